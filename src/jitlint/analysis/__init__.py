@@ -1,0 +1,1 @@
+"""Facts about a module that rules share: names and scopes, and the JAX jit model."""

@@ -1,0 +1,148 @@
+"""Settings from `[tool.jitlint]` in pyproject.toml or a top-level table in jitlint.toml.
+
+The nearest file upwards from the start directory wins; in one directory, jitlint.toml beats
+pyproject.toml, and a pyproject.toml without `[tool.jitlint]` is passed over (as ruff does).
+Paths in the file (exclude, per-file-ignores) are relative to the file's directory.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jitlint.rules import all_rules
+from jitlint.selection import UnknownSelector, check_selector
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file and the key."""
+
+
+_LISTS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "fixable", "unfixable")
+_BOOLS = ("force-exclude", "respect-gitignore", "unsafe-fixes")
+_CODE_LISTS = ("select", "extend-select", "ignore", "fixable", "unfixable")
+
+
+@dataclass
+class Settings:
+    root: Path
+    config_path: Path | None = None
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    fixable: list[str] | None = None
+    unfixable: list[str] = field(default_factory=list)
+    unsafe_fixes: bool = False
+    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def find_config(start: Path) -> Path | None:
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        candidate = directory / "jitlint.toml"
+        if candidate.is_file():
+            return candidate
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file() and "jitlint" in _read_text(candidate):
+            if "jitlint" in _load(candidate).get("tool", {}):
+                return candidate
+    return None
+
+
+def load_settings(config_path: Path | None = None, start: Path | None = None) -> Settings:
+    """Settings from `config_path`, or from the nearest config above `start` (default: cwd)."""
+    path = config_path or find_config(start or Path.cwd())
+    if path is None:
+        return Settings(root=(start or Path.cwd()).resolve())
+    data = _load(path)
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("jitlint", {})
+        prefix = "tool.jitlint"
+    else:
+        table, prefix = data, ""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `{prefix}` must be a table")
+    return settings_from_table(table, path, prefix)
+
+
+def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> Settings:
+    settings = Settings(root=path.parent.resolve(), config_path=path)
+    rules_by_name = {rule.name: rule for rule in all_rules().values()}
+
+    def where(key: str) -> str:
+        return f"{path}: `{prefix + '.' if prefix else ''}{key}`"
+
+    for key, value in table.items():
+        attr = key.replace("-", "_")
+        if key in _LISTS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where(key)} must be a list of strings, got {value!r}")
+            if key in _CODE_LISTS:
+                value = [_selector(v, where(key)) for v in value]
+            setattr(settings, attr, value)
+        elif key in _BOOLS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where(key)} must be true or false, got {value!r}")
+            setattr(settings, attr, value)
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where(key)} must be a table of pattern = [codes]")
+            for pattern, codes in value.items():
+                if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+                    raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
+                settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
+        elif key in rules_by_name:
+            rule = rules_by_name[key]
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where(key)} must be a table of options")
+            options: dict[str, Any] = {}
+            for name, option_value in value.items():
+                option = rule.options.get(name)
+                if option is None:
+                    known = ", ".join(rule.options) or "none"
+                    raise ConfigError(
+                        f"{where(key + '.' + name)}: unknown option (known options: {known})"
+                    )
+                if not isinstance(option_value, option.type):
+                    raise ConfigError(
+                        f"{where(key + '.' + name)} must be a {option.type.__name__}, "
+                        f"got {option_value!r}"
+                    )
+                options[name] = option_value
+            settings.rule_options[rule.code] = options
+        else:
+            raise ConfigError(f"{where(key)}: unknown key")
+    return settings
+
+
+def _selector(value: str, where: str) -> str:
+    try:
+        return check_selector(value)
+    except UnknownSelector as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(_read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None

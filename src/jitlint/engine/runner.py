@@ -1,0 +1,112 @@
+"""Lint many files: per-file rule sets, reading, and a process pool for `--jobs`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+from jitlint import selection
+from jitlint.config import Settings
+from jitlint.diagnostics import Diagnostic
+from jitlint.engine.linter import FileResult, lint_text
+
+# Below this many files a process pool costs more (workers re-import libcst) than it saves.
+_MIN_FILES_FOR_POOL = 16
+
+
+@dataclass(frozen=True)
+class Task:
+    display: str  # the path as shown to the user
+    path: str | None  # where to read it; None for stdin
+    codes: frozenset[str]
+    rule_options: dict[str, dict[str, Any]]
+    source: bytes | None = None
+
+
+@dataclass
+class RunResult:
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for f in self.files for d in f.diagnostics]
+
+    @property
+    def errors(self) -> list[str]:
+        return [e for f in self.files for e in f.errors]
+
+
+class RuleSets:
+    """The enabled codes for each file: the global selection minus per-file ignores."""
+
+    def __init__(self, settings: Settings, enabled: set[str]) -> None:
+        self.settings = settings
+        self.enabled = enabled
+        self._patterns = [
+            (pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), codes)
+            for pattern, codes in settings.per_file_ignores.items()
+        ]
+
+    def codes_for(self, path: Path) -> frozenset[str]:
+        codes = self.enabled
+        if self._patterns:
+            try:
+                relative = path.resolve().relative_to(self.settings.root).as_posix()
+            except ValueError:
+                relative = path.as_posix()
+            for spec, ignored in self._patterns:
+                if spec.match_file(relative):
+                    codes = selection.without(codes, ignored)
+        return frozenset(codes)
+
+
+def display_path(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def run_task(task: Task) -> FileResult:
+    source = task.source
+    if source is None:
+        assert task.path is not None
+        try:
+            with open(task.path, "rb") as handle:
+                source = handle.read()
+        except OSError as exc:
+            return _unreadable(task, exc)
+    try:
+        return lint_text(source, task.display, task.codes, task.rule_options)
+    except Exception as exc:  # never let one file end the run
+        result = FileResult(task.display)
+        result.errors.append(f"{task.display}: internal error: {type(exc).__name__}: {exc}")
+        return result
+
+
+def _unreadable(task: Task, exc: OSError) -> FileResult:
+    result = FileResult(task.display)
+    if "JIT001" in task.codes:
+        reason = exc.strerror or str(exc)
+        result.diagnostics.append(
+            Diagnostic("JIT001", "parse-error", f"cannot read: {reason}", task.display, 1, 1, 1, 2)
+        )
+    return result
+
+
+def run(tasks: Iterable[Task], jobs: int | None = None) -> RunResult:
+    tasks = list(tasks)
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(tasks) >= _MIN_FILES_FOR_POOL:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            files = list(pool.map(run_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+    else:
+        files = [run_task(task) for task in tasks]
+    files.sort(key=lambda f: f.path)
+    return RunResult(files)
