@@ -55,9 +55,12 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and "jitlint" in _read_text(candidate):
-            if "jitlint" in _load(candidate).get("tool", {}):
-                return candidate
+        if (
+            candidate.is_file()
+            and "jitlint" in _read_text(candidate)
+            and "jitlint" in _load(candidate).get("tool", {})
+        ):
+            return candidate
     return None
 
 

@@ -48,9 +48,7 @@ class Names:
             elif isinstance(node, cst.ClassDef):
                 if child is node.body and not inside_function:
                     chain.append(node)
-            elif isinstance(node, _COMPREHENSIONS):
-                chain.append(node)
-            elif isinstance(node, cst.Module):
+            elif isinstance(node, (_COMPREHENSIONS, cst.Module)):
                 chain.append(node)
         return chain
 

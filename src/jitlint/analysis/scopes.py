@@ -145,9 +145,7 @@ def _bind_target(scope: Scope, target: cst.CSTNode, binding: Binding | None) -> 
     elif isinstance(target, cst.Tuple | cst.List):
         for element in target.elements:
             _bind_target(scope, element.value, None)
-    elif isinstance(target, cst.StarredElement):
-        _bind_target(scope, target.value, None)
-    elif isinstance(target, cst.Element):
+    elif isinstance(target, (cst.StarredElement, cst.Element)):
         _bind_target(scope, target.value, None)
 
 

@@ -79,9 +79,7 @@ class FileFinder:
             return
         for directory, dirnames, filenames in os.walk(top):
             base = Path(directory)
-            dirnames[:] = sorted(
-                d for d in dirnames if not self.is_excluded(base / d, is_dir=True)
-            )
+            dirnames[:] = sorted(d for d in dirnames if not self.is_excluded(base / d, is_dir=True))
             for name in sorted(filenames):
                 path = base / name
                 if name.endswith(SUFFIXES) and not self.is_excluded(path, is_dir=False):

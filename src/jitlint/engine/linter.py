@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import traceback
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -10,12 +11,12 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.diagnostics import Diagnostic
+from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.engine.walker import Walker
 from jitlint.rules import all_rules
-from jitlint.rules.base import FileContext, Report, Rule
+from jitlint.rules.base import FileContext, NodeFix, Report, Rule
 
 
 @dataclass
@@ -41,18 +42,22 @@ def lint_text(
             source = decode_source(source).text
         except DecodeProblem as problem:
             if want_parse_errors:
-                result.diagnostics.append(_parse_error(path, str(problem), problem.line, problem.column))
+                result.diagnostics.append(
+                    _parse_error(path, str(problem), problem.line, problem.column)
+                )
             return result
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         if want_parse_errors:
-            message = f"cannot parse: {exc.message}"
-            result.diagnostics.append(_parse_error(path, message, exc.raw_line, exc.raw_column + 1))
+            message, line, column = _describe_syntax_error(source, exc)
+            result.diagnostics.append(_parse_error(path, message, line, column))
         return result
     except (RecursionError, MemoryError, ValueError) as exc:
         if want_parse_errors:
-            result.diagnostics.append(_parse_error(path, f"cannot parse: {type(exc).__name__}", 1, 1))
+            result.diagnostics.append(
+                _parse_error(path, f"cannot parse: {type(exc).__name__}", 1, 1)
+            )
         return result
 
     ctx = FileContext(module, path, source)
@@ -72,12 +77,23 @@ def lint_text(
     suppressions = suppression.collect(source) if result.diagnostics else None
     if suppressions is not None:
         result.diagnostics = [
-            d
-            for d in result.diagnostics
-            if not suppressions.covers(d.code, d.line)
+            d for d in result.diagnostics if not suppressions.covers(d.code, d.line)
         ]
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _describe_syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """Python's own message and position where it has one: libcst's point past the problem."""
+    try:
+        compile(source, "<jitlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as py_exc:
+        if py_exc.lineno:
+            return f"SyntaxError: {py_exc.msg}", py_exc.lineno, py_exc.offset or 1
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    # Python accepts it (syntax newer than libcst's grammar) or gave no position.
+    return f"cannot parse: {exc.message}", exc.raw_line, exc.raw_column + 1
 
 
 def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
@@ -91,8 +107,15 @@ def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
 def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
     rule = all_rules()["JIT001"]
     return Diagnostic(
-        rule.code, rule.name, message, path, max(line, 1), max(column, 1), max(line, 1),
-        max(column, 1) + 1, "error",
+        rule.code,
+        rule.name,
+        message,
+        path,
+        max(line, 1),
+        max(column, 1),
+        max(line, 1),
+        max(column, 1) + 1,
+        "error",
     )
 
 
@@ -103,6 +126,7 @@ def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diag
     out = []
     for report in reports:
         where = positions[report.node]
+        fix = _edits(module, positions, report.fix) if report.fix is not None else None
         out.append(
             Diagnostic(
                 code=report.code,
@@ -115,6 +139,59 @@ def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diag
                 end_column=where.end.column + 1,
                 severity=report.severity,
                 help=report.help,
+                fix=fix,
             )
         )
     return out
+
+
+def _edits(module: cst.Module, positions: Any, fix: NodeFix) -> Fix | None:
+    edits = []
+    for node, text in fix.replacements:
+        span = positions.get(node)
+        if span is None:
+            return None
+        edits.append(
+            Edit(span.start.line, span.start.column + 1, span.end.line, span.end.column + 1, text)
+        )
+    missing = [statement for statement in fix.imports if statement not in _existing_imports(module)]
+    if missing:
+        line = _import_line(module, positions)
+        text = "".join(f"{s}{module.default_newline}" for s in missing)
+        edits.append(Edit(line, 1, line, 1, text))
+    edits.sort(key=lambda e: (e.line, e.column))
+    return Fix(fix.applicability, fix.message, tuple(edits))
+
+
+def _existing_imports(module: cst.Module) -> set[str]:
+    found = set()
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import | cst.ImportFrom):
+                    found.add(module.code_for_node(small))
+    return found
+
+
+def _import_line(module: cst.Module, positions: Any) -> int:
+    """Where new imports go: after the docstring and `from __future__` imports, else before
+    the first statement (so shebangs and leading comments stay on top)."""
+    line = None
+    for index, statement in enumerate(module.body):
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        is_docstring = (
+            index == 0
+            and len(small) == 1
+            and isinstance(small[0], cst.Expr)
+            and isinstance(small[0].value, cst.SimpleString | cst.ConcatenatedString)
+        )
+        is_future = any(
+            isinstance(s, cst.ImportFrom)
+            and isinstance(s.module, cst.Name)
+            and s.module.value == "__future__"
+            for s in small
+        )
+        if not (is_docstring or is_future):
+            return line if line is not None else positions[statement].start.line
+        line = positions[statement].end.line + 1
+    return line if line is not None else len(module.header) + 1

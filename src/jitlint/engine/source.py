@@ -39,7 +39,9 @@ def decode_source(data: bytes) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise DecodeProblem(f"bad encoding declaration: {exc}", getattr(exc, "lineno", 1) or 1) from exc
+        raise DecodeProblem(
+            f"bad encoding declaration: {exc}", getattr(exc, "lineno", 1) or 1
+        ) from exc
     has_bom = data.startswith(_BOM)
     body = data[len(_BOM) :] if has_bom else data
     codec = "utf-8" if encoding == "utf-8-sig" else encoding

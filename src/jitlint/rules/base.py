@@ -17,7 +17,7 @@ import libcst as cst
 
 from jitlint.analysis.jit import JitModel
 from jitlint.analysis.names import Names
-from jitlint.diagnostics import Severity
+from jitlint.diagnostics import Applicability, Severity
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]
@@ -33,6 +33,22 @@ class Option:
 
 
 @dataclass(frozen=True)
+class NodeFix:
+    """A fix as a rule states it: replace nodes by source text, maybe add imports.
+
+    The engine turns it into positioned `Edit`s. `imports` are whole statements such as
+    "import jax.numpy as jnp"; use `FileContext.import_name` to reuse an alias the module
+    already has. A replacement's text stands exactly where the node's own text stood
+    (no surrounding whitespace); continuation lines must carry their own indentation.
+    """
+
+    applicability: Applicability
+    message: str
+    replacements: tuple[tuple[cst.CSTNode, str], ...]
+    imports: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Report:
     """What a rule says about a node; the engine turns it into a positioned Diagnostic."""
 
@@ -41,6 +57,7 @@ class Report:
     message: str
     help: str | None
     severity: Severity
+    fix: NodeFix | None = None
 
 
 class FileContext:
@@ -59,6 +76,39 @@ class FileContext:
     @cached_property
     def jit(self) -> JitModel:
         return JitModel(self.names)
+
+    def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
+        """How fix code should spell module `qualname`, and the import to add if any.
+
+        `import_name("jax.numpy", "jnp")` gives ("jnp", None) when the module already has
+        `import jax.numpy as jnp` (or any alias of it), ("jax.numpy", None) when it only has
+        `import jax`, else ("jnp", "import jax.numpy as jnp").
+        """
+        module_scope = self.names.scope(self.module)
+        spelled_from_parent = None
+        for name, bindings in module_scope.bindings.items():
+            if len(bindings) != 1 or bindings[0].kind != "import":
+                continue
+            bound = bindings[0].qualname
+            if bound == qualname:
+                return name, None
+            if bound and qualname.startswith(bound + ".") and bound == name:
+                spelled_from_parent = qualname
+        if spelled_from_parent is not None:
+            return spelled_from_parent, None
+        if alias in module_scope.bindings:  # taken by something else: use the full name
+            head = qualname.split(".")[0]
+            return qualname, f"import {head}" if head not in module_scope.bindings else None
+        if "." in qualname:
+            parent, _, leaf = qualname.rpartition(".")
+            statement = (
+                f"import {qualname} as {alias}" if leaf != alias else f"from {parent} import {leaf}"
+            )
+        else:
+            statement = (
+                f"import {qualname}" if alias == qualname else f"import {qualname} as {alias}"
+            )
+        return alias, statement
 
     def path_to(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """The path from the module to `node`, which must be the node being visited."""
@@ -109,13 +159,6 @@ class Rule:
         *,
         help: str | None = None,
         severity: Severity | None = None,
+        fix: NodeFix | None = None,
     ) -> None:
-        self.reports.append(
-            Report(
-                self.code,
-                node,
-                message,
-                help,
-                severity or self.severity,
-            )
-        )
+        self.reports.append(Report(self.code, node, message, help, severity or self.severity, fix))

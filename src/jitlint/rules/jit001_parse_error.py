@@ -4,7 +4,7 @@ from jitlint.rules.base import Rule
 
 
 class ParseError(Rule):
-    '''
+    """
     ## What it does
     Reports a file that cannot be read, decoded or parsed, at the place of the problem.
 
@@ -30,7 +30,7 @@ class ParseError(Rule):
     ## Known problems
     The parser is libcst's, which accepts the Python grammar up to 3.13. Syntax newer than
     that, or Python 2 code, is reported here even when your interpreter accepts it.
-    '''
+    """
 
     code = "JIT001"
     name = "parse-error"

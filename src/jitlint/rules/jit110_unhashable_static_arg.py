@@ -13,9 +13,9 @@ _BUILTINS = {
     "builtins.bytearray": "a bytearray",
 }
 _CONSTRUCTORS = (
-    "array asarray zeros ones empty full arange linspace eye identity "
-    "zeros_like ones_like full_like empty_like"
-).split()
+    *("array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace"),
+    *("eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like"),
+)
 _ARRAY_CALLS = {f"{m}.{f}" for m in ("numpy", "jax.numpy") for f in _CONSTRUCTORS}
 _DISPLAYS = {
     cst.List: "a list",
@@ -28,7 +28,7 @@ _DISPLAYS = {
 
 
 class UnhashableStaticArg(Rule):
-    '''
+    """
     ## What it does
     Finds a list, dict, set or array passed to a parameter that `jax.jit` treats as static
     (named in `static_argnums` or `static_argnames`).
@@ -90,7 +90,7 @@ class UnhashableStaticArg(Rule):
     ## Options
     - `unhashable-calls` (list of dotted names, default `[]`): further callables whose
       results are unhashable, e.g. `["mylib.make_config"]`.
-    '''
+    """
 
     code = "JIT110"
     name = "unhashable-static-arg"

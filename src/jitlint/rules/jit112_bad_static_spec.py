@@ -7,7 +7,7 @@ from jitlint.rules.base import Rule
 
 
 class BadStaticSpec(Rule):
-    '''
+    """
     ## What it does
     Checks `static_argnames` and `static_argnums` against the signature of the function
     `jax.jit` compiles: a name that is not a parameter (or is positional-only), or a
@@ -66,7 +66,7 @@ class BadStaticSpec(Rule):
     Only literal specs are checked, on functions whose signature is visible: a `def` or
     `lambda` in the same file, with jit as its innermost decorator. A function with
     `**kwargs` accepts any name and one with `*args` any position, so neither is reported.
-    '''
+    """
 
     code = "JIT112"
     name = "bad-static-spec"
@@ -179,7 +179,8 @@ h = jax.jit(lambda x: x, static_argnums=-2)  # error: JIT112
                 self.report(
                     node,
                     f"`static_argnums` includes {number}, but `{fname}` takes only {count} "
-                    "positional argument" + ("" if count == 1 else "s")
+                    "positional argument"
+                    + ("" if count == 1 else "s")
                     + ": jax.jit raises ValueError when it is applied",
                     help=f"use a position from {-count} to {count - 1}" if count else None,
                 )

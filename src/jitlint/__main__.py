@@ -1,0 +1,3 @@
+from jitlint.frontends.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""The rule catalogue: one Markdown page per rule, generated from the rule classes.
+
+The rule's docstring is the single source; `rules/` in the repository holds the rendered pages
+and a test keeps them in step. `python -m jitlint.catalogue rules` rewrites them.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from jitlint.diagnostics import rule_url
+from jitlint.rules import all_rules
+from jitlint.rules.base import Rule
+
+_FENCE = re.compile(r"```python\n(.*?)```", re.S)
+_FRAMEWORKS = {"jax": "JAX", "tensorflow": "TensorFlow", "any": "any"}
+_FIXES = {"none": "none", "sometimes": "sometimes", "always": "always"}
+
+
+def render_page(rule: type[Rule]) -> str:
+    facts = [
+        ("Framework", _FRAMEWORKS[rule.framework]),
+        ("Severity", rule.severity),
+        ("Fix", _FIXES[rule.fix_availability]),
+        ("Enabled by default", "yes" if rule.default_enabled else "no"),
+        ("Tier", str(rule.tier)),
+    ]
+    table = "| | |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in facts)
+    return f"# {rule.code} {rule.name}\n\n{rule.summary}\n\n{table}\n{rule.documentation()}\n"
+
+
+def render_index() -> str:
+    rows = "".join(
+        f"| [{code}]({code}.md) | {rule.name} | {_FRAMEWORKS[rule.framework]} | "
+        f"{_FIXES[rule.fix_availability]} | {rule.summary} |\n"
+        for code, rule in all_rules().items()
+    )
+    return (
+        "# jitlint rules\n\n"
+        "Generated from the rule classes by `python -m jitlint.catalogue rules`; "
+        "`jitlint --explain CODE` prints the same page.\n\n"
+        "| code | name | framework | fix | summary |\n|---|---|---|---|---|\n" + rows
+    )
+
+
+def section_code(rule: type[Rule], heading: str) -> str | None:
+    """The first ```python block under `## heading` in the rule's documentation."""
+    doc = rule.documentation()
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", doc, re.M | re.S)
+    if match is None:
+        return None
+    code = _FENCE.search(match.group(1))
+    return code.group(1) if code else None
+
+
+def explain_json(rule: type[Rule]) -> dict[str, object]:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "framework": rule.framework,
+        "severity": rule.severity,
+        "fix_availability": rule.fix_availability,
+        "default_enabled": rule.default_enabled,
+        "tier": rule.tier,
+        "url": rule_url(rule.code),
+        "explanation": render_page(rule),
+    }
+
+
+def expected_pages() -> dict[str, str]:
+    pages = {f"{code}.md": render_page(rule) for code, rule in all_rules().items()}
+    pages["README.md"] = render_index()
+    return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    check = "--check" in args
+    target = Path(next((a for a in args if not a.startswith("-")), "rules"))
+    target.mkdir(parents=True, exist_ok=True)
+    stale = []
+    for name, text in expected_pages().items():
+        page = target / name
+        current = page.read_text(encoding="utf-8") if page.exists() else None
+        if current != text:
+            stale.append(name)
+            if not check:
+                page.write_text(text, encoding="utf-8")
+    for page in target.glob("*.md"):
+        if page.name not in expected_pages():
+            stale.append(page.name)
+            if not check:
+                page.unlink()
+    if stale:
+        print(("stale: " if check else "wrote: ") + ", ".join(sorted(stale)))
+    return 1 if check and stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

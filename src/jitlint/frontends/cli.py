@@ -1,0 +1,216 @@
+"""`jitlint [OPTIONS] [PATHS...]`: ruff's conventions for selection, formats and exit codes.
+
+Exit status: 0 when nothing remains, 1 when findings remain, 2 for a usage or configuration
+error or an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from jitlint import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jitlint",
+        description="Find JIT/XLA compilation hazards in JAX and TensorFlow code.",
+    )
+    parser.add_argument("paths", nargs="*", help="files or directories (default: .); - for stdin")
+    sel = parser.add_argument_group("rule selection")
+    sel.add_argument(
+        "--select",
+        type=_codes,
+        action="extend",
+        metavar="CODES",
+        help="codes, prefixes or ALL to enable, replacing the configured set",
+    )
+    sel.add_argument(
+        "--extend-select",
+        type=_codes,
+        action="extend",
+        default=[],
+        metavar="CODES",
+        help="codes, prefixes or ALL to enable on top",
+    )
+    sel.add_argument(
+        "--ignore",
+        type=_codes,
+        action="extend",
+        default=[],
+        metavar="CODES",
+        help="codes or prefixes to disable",
+    )
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=("full", "concise", "json"), default="full")
+    out.add_argument("--statistics", action="store_true", help="print counts per rule")
+    out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    out.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    docs = parser.add_argument_group("documentation")
+    docs.add_argument("--explain", metavar="CODE", help="show a rule's documentation")
+    docs.add_argument("--list-rules", action="store_true", help="list every rule")
+    misc = parser.add_argument_group("other")
+    misc.add_argument(
+        "--config", type=Path, metavar="PATH", help="use this pyproject.toml or jitlint.toml"
+    )
+    misc.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="the name of the file read from stdin (for config and output)",
+    )
+    misc.add_argument(
+        "--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)"
+    )
+    misc.add_argument("--version", action="version", version=f"jitlint {__version__}")
+    return parser  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.explain:
+            return _explain(args.explain, args.format)
+        if args.list_rules:
+            return _list_rules(args.format)
+        return _check(args)
+    except BrokenPipeError:
+        return EXIT_ERROR
+
+
+def _error(message: str) -> int:
+    print(f"jitlint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _explain(code: str, fmt: str) -> int:
+    from jitlint import catalogue
+    from jitlint.rules import all_rules
+
+    rule = all_rules().get(code.strip().upper())
+    if rule is None:
+        return _error(f"unknown rule code {code!r} (see `jitlint --list-rules`)")
+    if fmt == "json":
+        print(json.dumps(catalogue.explain_json(rule), indent=2))
+    else:
+        print(catalogue.render_page(rule), end="")
+    return EXIT_CLEAN
+
+
+def _list_rules(fmt: str) -> int:
+    from jitlint import catalogue
+    from jitlint.rules import all_rules
+
+    rules = all_rules()
+    if fmt == "json":
+        entries = [catalogue.explain_json(rule) for rule in rules.values()]
+        for entry in entries:
+            del entry["explanation"]
+        print(json.dumps(entries, indent=2))
+        return EXIT_CLEAN
+    width = max(len(rule.name) for rule in rules.values())
+    for code, rule in rules.items():
+        default = " " if rule.default_enabled else "o"
+        fix = "*" if rule.fix_availability != "none" else " "
+        print(f"{code} {fix}{default} {rule.name:<{width}}  {rule.summary}")
+    print("\n* has a fix; o off by default (enable with --extend-select)")
+    return EXIT_CLEAN
+
+
+def _check(args: argparse.Namespace) -> int:
+    from jitlint import selection
+    from jitlint.config import ConfigError, load_settings
+    from jitlint.engine.discovery import FileFinder
+    from jitlint.engine.runner import RuleSets, Task, display_path, run
+    from jitlint.reporting import FORMATS, format_statistics
+    from jitlint.reporting.text import summary
+
+    paths = [Path(p) for p in (args.paths or ["."])]
+    stdin = any(str(p) == "-" for p in paths)
+    if stdin and len(paths) > 1:
+        return _error("`-` (stdin) cannot be combined with other paths")
+    start = Path(args.stdin_filename).parent if stdin and args.stdin_filename else Path.cwd()
+    try:
+        if args.config is not None and not args.config.is_file():
+            raise ConfigError(f"{args.config}: no such config file")
+        settings = load_settings(args.config, start)
+        chosen = [selection.check_selector(s) for s in args.select] if args.select else None
+        enabled = selection.resolve(
+            chosen if chosen is not None else settings.select,
+            [*settings.extend_select, *(selection.check_selector(s) for s in args.extend_select)],
+            [*settings.ignore, *(selection.check_selector(s) for s in args.ignore)],
+        )
+    except (ConfigError, selection.UnknownSelector) as exc:
+        return _error(str(exc))
+
+    rule_sets = RuleSets(settings, enabled)
+    tasks: list[Task] = []
+    missing: list[Path] = []
+    if stdin:
+        name = args.stdin_filename or "-"
+        data = sys.stdin.buffer.read()
+        tasks.append(Task(name, None, rule_sets.codes_for(Path(name)), settings.rule_options, data))
+    else:
+        finder = FileFinder(
+            settings.root,
+            settings.exclude,
+            settings.extend_exclude,
+            settings.respect_gitignore,
+            settings.force_exclude,
+        )
+        files, missing = finder.find(paths)
+        tasks = [
+            Task(display_path(f), str(f), rule_sets.codes_for(f), settings.rule_options)
+            for f in files
+        ]
+    for path in missing:
+        print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)
+
+    result = run(tasks, args.jobs)
+    diagnostics = result.diagnostics
+    for error in result.errors:
+        print(f"jitlint: error: {error}", file=sys.stderr)
+
+    if args.statistics:
+        sys.stdout.write(format_statistics(diagnostics))
+    else:
+        sources = _sources(result.files, tasks) if args.format == "full" else {}
+        sys.stdout.write(FORMATS[args.format](diagnostics, sources))
+        if args.format != "json" and not args.quiet:
+            if diagnostics and args.format == "full":
+                sys.stdout.write("\n")
+            sys.stdout.write(summary(diagnostics))
+    if result.errors or missing:
+        return EXIT_ERROR
+    if diagnostics and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _sources(files: Sequence[object], tasks: Sequence[object]) -> dict[str, list[str]]:
+    """The text of files with findings, for the source frames of the `full` format."""
+    from jitlint.engine.source import DecodeProblem, decode_source
+
+    wanted = {f.path for f in files if f.diagnostics}  # type: ignore[attr-defined]
+    sources: dict[str, list[str]] = {}
+    for task in tasks:
+        if task.display not in wanted:  # type: ignore[attr-defined]
+            continue
+        data = task.source  # type: ignore[attr-defined]
+        try:
+            if data is None:
+                with open(task.path, "rb") as handle:  # type: ignore[attr-defined]
+                    data = handle.read()
+            sources[task.display] = decode_source(data).text.splitlines()  # type: ignore[attr-defined]
+        except (OSError, DecodeProblem):
+            continue
+    return sources

@@ -1,0 +1,82 @@
+"""Human formats: `full` (ruff-like frame with a caret), `concise`, and `--statistics`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from jitlint.diagnostics import Diagnostic
+from jitlint.rules import all_rules
+
+
+def _fix_marker(diagnostic: Diagnostic) -> str:
+    return "[*] " if diagnostic.fix is not None else ""
+
+
+def format_concise(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    return "".join(
+        f"{d.path}:{d.line}:{d.column}: {d.code} {_fix_marker(d)}{d.message}\n"
+        for d in sorted(diagnostics, key=Diagnostic.sort_key)
+    )
+
+
+def format_full(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    """One block per finding: header, the source line with a caret under the span, help."""
+    sources = sources or {}
+    blocks = []
+    for d in sorted(diagnostics, key=Diagnostic.sort_key):
+        lines = [f"{d.path}:{d.line}:{d.column}: {d.code} {_fix_marker(d)}{d.message}"]
+        text_lines = sources.get(d.path, ())
+        if 0 < d.line <= len(text_lines):
+            source_line = text_lines[d.line - 1].rstrip("\r\n")
+            gutter = " " * len(str(d.line))
+            start = d.column - 1
+            end = d.end_column - 1 if d.end_line == d.line else len(source_line)
+            shown = source_line.expandtabs(4)
+            caret_start = len(source_line[:start].expandtabs(4))
+            caret_width = max(1, len(source_line[:end].expandtabs(4)) - caret_start)
+            lines += [
+                f"{gutter} |",
+                f"{d.line} | {shown}",
+                f"{gutter} | {' ' * caret_start}{'^' * caret_width} {d.code}",
+                f"{gutter} |",
+            ]
+            help_prefix = f"{gutter} = help: "
+        else:
+            help_prefix = "  = help: "
+        help_text = d.fix.message if d.fix is not None else d.help
+        if help_text:
+            lines.append(help_prefix + help_text)
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
+    """Counts per rule, most frequent first: `count  code  [*] name`."""
+    rules = all_rules()
+    counts = Counter(d.code for d in diagnostics)
+    fixable = {d.code for d in diagnostics if d.fix is not None}
+    if not counts:
+        return ""
+    width = len(str(max(counts.values())))
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "".join(
+        f"{count:>{width}}\t{code}\t{'[*] ' if code in fixable else ''}"
+        f"{rules[code].name if code in rules else ''}\n"
+        for code, count in rows
+    )
+
+
+def summary(diagnostics: Sequence[Diagnostic]) -> str:
+    count = len(diagnostics)
+    if count == 0:
+        return "All checks passed!\n"
+    text = f"Found {count} error{'s' if count != 1 else ''}.\n"
+    fixable = sum(1 for d in diagnostics if d.fix is not None)
+    if fixable:
+        text += f"[*] {fixable} fixable with the `--fix` option.\n"
+    return text
