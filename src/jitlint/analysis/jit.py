@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
@@ -160,16 +161,82 @@ def spec_from_args(args: Sequence[cst.Arg]) -> StaticSpec:
 
 
 class JitModel:
-    """Answers "is this jit, and with what static arguments?" for expressions in a module."""
+    """Answers "is this jit, and with what static arguments?" for expressions in a module.
+
+    Cheap structural tests (does the expression spell a jit-like identifier?) run before any
+    name resolution, so modules and calls that cannot involve jit build no scopes.
+    """
 
     def __init__(self, names: Names) -> None:
         self.names = names
 
+    @cached_property
+    def spellings(self) -> frozenset[str]:
+        """Identifiers that may denote jit here: `jit`, `pjit`, and aliases imported for them."""
+        found = {"jit", "pjit"}
+        for name, bindings in self.names.scope(self.names.module).bindings.items():
+            if any(b.kind == "import" and b.qualname in JIT_CALLABLES for b in bindings):
+                found.add(name)
+        return frozenset(found)
+
+    def mentions_jit(self, expr: cst.CSTNode) -> bool:
+        """Whether `expr` contains a name or attribute spelled like jit (a cheap pre-test)."""
+        kind = type(expr)
+        if kind is cst.Name:
+            return expr.value in self.spellings  # type: ignore[attr-defined]
+        if kind is cst.Attribute:
+            return expr.attr.value in self.spellings  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            return self.mentions_jit(expr.func) or any(  # type: ignore[attr-defined]
+                self.mentions_jit(arg.value)
+                for arg in expr.args  # type: ignore[attr-defined]
+            )
+        return False
+
+    @cached_property
+    def candidate_names(self) -> frozenset[str]:
+        """Names that may be bound to a jitted callable: defs with a jit-like decorator and
+        targets of `name = <call mentioning jit>`, anywhere in the module. A superset."""
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [self.names.module]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.FunctionDef:
+                if any(self.mentions_jit(d.decorator) for d in node.decorators):  # type: ignore[attr-defined]
+                    found.add(node.name.value)  # type: ignore[attr-defined]
+            elif kind is cst.Assign or kind is cst.AnnAssign:
+                value = node.value  # type: ignore[attr-defined]
+                if value is not None and self.mentions_jit(value):
+                    targets = (
+                        [t.target for t in node.targets]  # type: ignore[attr-defined]
+                        if kind is cst.Assign
+                        else [node.target]  # type: ignore[attr-defined]
+                    )
+                    found.update(t.value for t in targets if type(t) is cst.Name)
+            # Statements only: descend through bodies, never into expressions.
+            body = getattr(node, "body", None)
+            if isinstance(body, tuple | list):
+                stack.extend(body)
+            elif body is not None and type(body) is not cst.Module:
+                stack.append(body)
+            for extra in ("orelse", "finalbody", "handlers", "cases"):
+                value = getattr(node, extra, None)
+                if isinstance(value, tuple | list):
+                    stack.extend(value)
+                elif value is not None:
+                    stack.append(value)
+        return frozenset(found)
+
     def is_jit(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        if not self.mentions_jit(expr):
+            return False
         return self.names.resolves_to(expr, path, JIT_CALLABLES)
 
     def jit_spec(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> StaticSpec | None:
         """The static spec if `expr` is jit itself, `jit(**spec)` or `partial(jit, **spec)`."""
+        if not self.mentions_jit(expr):
+            return None
         if self.is_jit(expr, path):
             return StaticSpec(None, None, None, None)
         if not isinstance(expr, cst.Call):
@@ -198,6 +265,8 @@ class JitModel:
 
     def from_call(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> JitApplication | None:
         """`jax.jit(f, ...)`; `path` ends at `call`."""
+        if not self.mentions_jit(call.func):
+            return None
         positional = [a for a in call.args if a.keyword is None]
         if not positional or positional[0].star or not self.is_jit(call.func, path):
             return None
@@ -225,7 +294,7 @@ class JitModel:
         func = call.func
         if isinstance(func, cst.Call):
             return self.from_call(func, path)
-        if not isinstance(func, cst.Name):
+        if type(func) is not cst.Name or func.value not in self.candidate_names:
             return None
         found = self.names.lookup_with_path(func.value, path)
         if found is None or len(found[0]) != 1:

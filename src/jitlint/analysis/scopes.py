@@ -8,7 +8,7 @@ name bound twice has two candidate meanings and rules must respect both.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import libcst as cst
 
@@ -16,8 +16,6 @@ from jitlint.engine.walker import iter_children
 
 BindingKind = Literal["import", "def", "class", "assign", "param", "other"]
 ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda
-
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 @dataclass(frozen=True)
@@ -67,71 +65,111 @@ def _add_params(scope: Scope, params: cst.Parameters) -> None:
 
 def _bind(scope: Scope, node: cst.CSTNode) -> list[cst.CSTNode]:
     """Record the bindings `node` makes in `scope`; return the children still to look at."""
-    if isinstance(node, cst.FunctionDef | cst.ClassDef):
-        kind: BindingKind = "def" if isinstance(node, cst.FunctionDef) else "class"
-        scope.add(node.name.value, Binding(kind, node))
-        # Decorators, defaults and bases run in this scope; bodies are scopes of their own.
-        outer: list[cst.CSTNode] = [d.decorator for d in node.decorators]
-        if isinstance(node, cst.FunctionDef):
-            outer += _param_defaults(node.params)
+    handler = _HANDLERS.get(type(node))
+    if handler is None:
+        return iter_children(node)
+    return handler(scope, node)
+
+
+def _def_or_class(scope: Scope, node: Any) -> list[cst.CSTNode]:
+    kind: BindingKind = "def" if type(node) is cst.FunctionDef else "class"
+    scope.add(node.name.value, Binding(kind, node))
+    # Decorators, defaults and bases run in this scope; bodies are scopes of their own.
+    outer: list[cst.CSTNode] = [d.decorator for d in node.decorators]
+    if kind == "def":
+        outer += _param_defaults(node.params)
+    else:
+        outer += [a.value for a in node.bases] + [a.value for a in node.keywords]
+    return outer
+
+
+def _import(scope: Scope, node: Any) -> list[cst.CSTNode]:
+    for alias in node.names:
+        dotted = _dotted(alias.name)
+        if alias.asname is not None:
+            _bind_target(scope, alias.asname.name, Binding("import", alias, dotted))
         else:
-            outer += [a.value for a in node.bases] + [a.value for a in node.keywords]
-        return outer
-    if isinstance(node, cst.Lambda):
-        return _param_defaults(node.params)
-    if isinstance(node, _COMPREHENSIONS):
-        return [] if not isinstance(node, cst.GeneratorExp) else [node.for_in.iter]
-    if isinstance(node, cst.Import):
-        for alias in node.names:
-            dotted = _dotted(alias.name)
-            if alias.asname is not None:
-                _bind_target(scope, alias.asname.name, Binding("import", alias, dotted))
-            else:
-                head = dotted.split(".")[0]
-                scope.add(head, Binding("import", alias, head))
+            head = dotted.split(".")[0]
+            scope.add(head, Binding("import", alias, head))
+    return []
+
+
+def _import_from(scope: Scope, node: Any) -> list[cst.CSTNode]:
+    if isinstance(node.names, cst.ImportStar):
         return []
-    if isinstance(node, cst.ImportFrom):
-        if isinstance(node.names, cst.ImportStar):
-            return []
-        module = "." * len(node.relative) + (_dotted(node.module) if node.module else "")
-        for alias in node.names:
-            name = _dotted(alias.name)
-            qual = f"{module}.{name}" if not module.endswith(".") else f"{module}{name}"
-            target = alias.asname.name if alias.asname is not None else alias.name
-            _bind_target(scope, target, Binding("import", alias, qual))
+    module = "." * len(node.relative) + (_dotted(node.module) if node.module else "")
+    for alias in node.names:
+        name = _dotted(alias.name)
+        qual = f"{module}.{name}" if not module.endswith(".") else f"{module}{name}"
+        target = alias.asname.name if alias.asname is not None else alias.name
+        _bind_target(scope, target, Binding("import", alias, qual))
+    return []
+
+
+def _assign(scope: Scope, node: Any) -> list[cst.CSTNode]:
+    single = len(node.targets) == 1
+    for target in node.targets:
+        _bind_target(scope, target.target, Binding("assign", node.value) if single else None)
+    return [node.value]
+
+
+def _ann_assign(scope: Scope, node: Any) -> list[cst.CSTNode]:
+    binding = Binding("assign", node.value) if node.value is not None else None
+    _bind_target(scope, node.target, binding)
+    return [node.value] if node.value is not None else []
+
+
+def _rebinds(field_name: str, then_children: bool = True) -> Any:
+    """A handler for nodes that (re)bind the target held in `field_name` to an unknown value."""
+
+    def handler(scope: Scope, node: Any) -> list[cst.CSTNode]:
+        target = getattr(node, field_name)
+        if target is not None:
+            if type(target) is cst.AsName:
+                target = target.name
+            _bind_target(scope, target, None)
+        return iter_children(node) if then_children else []
+
+    return handler
+
+
+def _declares(attr: str) -> Any:
+    def handler(scope: Scope, node: Any) -> list[cst.CSTNode]:
+        getattr(scope, attr).update(n.name.value for n in node.names)
         return []
-    if isinstance(node, cst.Assign):
-        single = len(node.targets) == 1
-        for target in node.targets:
-            value = node.value if single else None
-            _bind_target(scope, target.target, Binding("assign", value) if value else None)
-        return [node.value]
-    if isinstance(node, cst.AnnAssign):
-        binding = Binding("assign", node.value) if node.value is not None else None
-        _bind_target(scope, node.target, binding)
-        return [node.value] if node.value is not None else []
-    if isinstance(node, cst.AugAssign):
-        _bind_target(scope, node.target, None)
-        return [node.value]
-    if isinstance(node, cst.For):
-        _bind_target(scope, node.target, None)
-    elif isinstance(node, cst.WithItem) and node.asname is not None:
-        _bind_target(scope, node.asname.name, None)
-    elif isinstance(node, cst.ExceptHandler) and node.name is not None:
-        _bind_target(scope, node.name.name, None)
-    elif isinstance(node, cst.NamedExpr):
-        _bind_target(scope, node.target, None)
-    elif isinstance(node, cst.Global):
-        scope.declared_global.update(n.name.value for n in node.names)
-    elif isinstance(node, cst.Nonlocal):
-        scope.declared_nonlocal.update(n.name.value for n in node.names)
-    elif isinstance(node, cst.Del):
-        _bind_target(scope, node.target, None)
-    elif isinstance(node, cst.MatchAs | cst.MatchStar) and node.name is not None:
-        _bind_target(scope, node.name, None)
-    elif isinstance(node, cst.MatchMapping) and node.rest is not None:
-        _bind_target(scope, node.rest, None)
-    return list(iter_children(node))
+
+    return handler
+
+
+def _augassign(scope: Scope, node: Any) -> list[cst.CSTNode]:
+    _bind_target(scope, node.target, None)
+    return [node.value]
+
+
+_HANDLERS: dict[type, Any] = {
+    cst.FunctionDef: _def_or_class,
+    cst.ClassDef: _def_or_class,
+    cst.Lambda: lambda scope, node: _param_defaults(node.params),
+    cst.ListComp: lambda scope, node: [],
+    cst.SetComp: lambda scope, node: [],
+    cst.DictComp: lambda scope, node: [],
+    cst.GeneratorExp: lambda scope, node: [node.for_in.iter],
+    cst.Import: _import,
+    cst.ImportFrom: _import_from,
+    cst.Assign: _assign,
+    cst.AnnAssign: _ann_assign,
+    cst.AugAssign: _augassign,
+    cst.For: _rebinds("target"),
+    cst.WithItem: _rebinds("asname"),
+    cst.ExceptHandler: _rebinds("name"),
+    cst.NamedExpr: _rebinds("target"),
+    cst.Del: _rebinds("target", then_children=False),
+    cst.MatchAs: _rebinds("name"),
+    cst.MatchStar: _rebinds("name"),
+    cst.MatchMapping: _rebinds("rest"),
+    cst.Global: _declares("declared_global"),
+    cst.Nonlocal: _declares("declared_nonlocal"),
+}
 
 
 def _param_defaults(params: cst.Parameters) -> list[cst.CSTNode]:

@@ -65,7 +65,9 @@ def lint_text(
     rules: list[Rule] = [
         registry[code](ctx, settings.get(code))
         for code in sorted(codes)
-        if code in registry and code != "JIT001"
+        if code in registry
+        and code != "JIT001"
+        and (not registry[code].requires or any(t in source for t in registry[code].requires))
     ]
     if rules:
         walker = Walker(rules, on_error=lambda rule, exc: _rule_failed(result, rule, exc))

@@ -42,6 +42,23 @@ _SKIPPED_FIELDS = frozenset(
 _child_fields: dict[type, tuple[str, ...]] = {}
 
 
+def _concrete_node_types() -> frozenset[type]:
+    found: set[type] = set()
+    pending = [CSTNode]
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                pending.append(sub)
+    return frozenset(found)
+
+
+# libcst node classes are ABCs, and isinstance() against an ABC is slow; a set lookup on the
+# exact type is not. Every node libcst builds is of one of these concrete classes.
+NODE_TYPES = _concrete_node_types()
+
+
 def child_fields(node_type: type) -> tuple[str, ...]:
     names = _child_fields.get(node_type)
     if names is None:
@@ -54,15 +71,17 @@ def child_fields(node_type: type) -> tuple[str, ...]:
     return names
 
 
-def iter_children(node: CSTNode) -> Iterable[CSTNode]:
+def iter_children(node: CSTNode) -> list[CSTNode]:
+    children: list[CSTNode] = []
+    node_types = NODE_TYPES
     for name in child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, CSTNode):
-            yield value
-        elif type(value) is tuple or type(value) is list:
-            for item in value:
-                if isinstance(item, CSTNode):
-                    yield item
+        kind = type(value)
+        if kind in node_types:
+            children.append(value)
+        elif kind is tuple or kind is list:
+            children.extend(item for item in value if type(item) in node_types)
+    return children
 
 
 class Walker:
@@ -109,7 +128,7 @@ class Walker:
                 self._call(hooks, node)
             parents.append(node)
             stack.append((node, False))
-            children = list(iter_children(node))
+            children = iter_children(node)
             stack.extend((child, True) for child in reversed(children))
 
     def _call(self, hooks: list[tuple[object, Hook]], node: CSTNode) -> None:

@@ -134,6 +134,10 @@ class Rule:
     # A regex the real compiler's error matches when the rule's bad example runs (None: the
     # hazard does not raise, e.g. it is silent or costs only compile time).
     runtime_error: ClassVar[str | None] = None
+    # A text gate: the rule runs only on files containing one of these substrings (empty: all
+    # files). Use it only where the hazard cannot be spelled without them, e.g. "jit" for
+    # jax.jit, which any spelling imports by a name containing "jit".
+    requires: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

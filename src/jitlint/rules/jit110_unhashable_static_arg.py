@@ -95,6 +95,7 @@ class UnhashableStaticArg(Rule):
     code = "JIT110"
     name = "unhashable-static-arg"
     summary = "An unhashable value is passed to a static argument of a jitted function."
+    requires = ("jit",)
     runtime_error = "Non-hashable static arguments are not supported"
     options = {
         "unhashable-calls": Option(list, [], "dotted names of callables returning unhashables")

@@ -71,6 +71,7 @@ class BadStaticSpec(Rule):
     code = "JIT112"
     name = "bad-static-spec"
     summary = "`static_argnames`/`static_argnums` name no parameter of the jitted function."
+    requires = ("jit",)
     runtime_error = "Jitted function has (invalid argnames|static_argnums)"
 
     VALID = (

@@ -1,0 +1,58 @@
+"""The rule catalogue in rules/: in step with the rule classes, and its examples executed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import expected, found, run_cli
+
+from jitlint import catalogue
+from jitlint.rules import all_rules
+
+RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
+HEADINGS = ["What it does", "Why is this bad", "Example", "Use instead", "Fix safety",
+            "Known problems"]  # fmt: skip
+RULES = [pytest.param(rule, id=code) for code, rule in all_rules().items()]
+
+
+def test_pages_match_the_rule_classes():
+    for name, text in catalogue.expected_pages().items():
+        page = RULES_DIR / name
+        assert page.exists(), f"rules/{name} missing: run `python -m jitlint.catalogue rules`"
+        assert page.read_text(encoding="utf-8") == text, f"rules/{name} is stale"
+
+
+def test_each_page_has_a_rule_and_each_rule_a_page():
+    pages = {p.stem for p in RULES_DIR.glob("JIT*.md")}
+    assert pages == set(all_rules())
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_page_has_every_heading_in_order(rule):
+    headings = re.findall(r"^## (.+)$", rule.documentation(), re.M)
+    assert [h for h in headings if h in HEADINGS] == HEADINGS
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_bad_example_is_flagged_at_the_marked_lines(rule):
+    bad = catalogue.section_code(rule, "Example")
+    assert bad is not None
+    marks = expected(bad)
+    assert marks and {code for _, code in marks} == {rule.code}
+    assert found(bad, set(all_rules())) == marks
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_good_example_is_clean(rule):
+    good = catalogue.section_code(rule, "Use instead")
+    assert good is not None
+    assert found(good, set(all_rules())) == set()
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_explain_prints_the_page(rule):
+    status, out, _ = run_cli("--explain", rule.code)
+    assert status == 0
+    assert out == (RULES_DIR / f"{rule.code}.md").read_text(encoding="utf-8")
