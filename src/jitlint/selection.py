@@ -48,7 +48,7 @@ def resolve(
     enabled = set()
     for code, rule in rules.items():
         if chosen is None:
-            picked = len(code) if rule.default_enabled else -1
+            picked = 0 if rule.default_enabled else -1  # the default set acts like ALL
         else:
             picked = _specificity(chosen, code)
         picked = max(picked, _specificity(extra, code))

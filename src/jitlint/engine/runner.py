@@ -49,7 +49,7 @@ class RuleSets:
         self.settings = settings
         self.enabled = enabled
         self._patterns = [
-            (pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), codes)
+            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
             for pattern, codes in settings.per_file_ignores.items()
         ]
 
