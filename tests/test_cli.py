@@ -43,10 +43,11 @@ def test_full_format_shows_frame_caret_and_help(project):
     assert status == 1
     assert "pkg/step.py:6:44: JIT112 `static_argnames` names `scale`" in out
     assert "11 | total(x, axes=[0, 1])" in out
-    caret_line = next(line for line in out.splitlines() if "^^^^^^ JIT110" in line)
-    assert caret_line.index("^") == out.splitlines()[
-        out.splitlines().index(next(l for l in out.splitlines() if l.startswith("11 |")))
-    ].index("[")
+    lines = out.splitlines()
+    source_line = next(line for line in lines if line.startswith("11 |"))
+    caret_line = lines[lines.index(source_line) + 1]
+    assert caret_line.endswith("^^^^^^ JIT110")
+    assert caret_line.index("^") == source_line.index("[")
     assert "= help: pass a tuple" in out
     assert out.rstrip().endswith("Found 2 errors.")
 

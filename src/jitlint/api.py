@@ -24,14 +24,18 @@ def lint_source(
 
     Without `settings`, the default rule set runs with default options; with `settings`, its
     selection, per-file ignores (matched against `path`) and rule options apply, and
-    `select`/`ignore` narrow it further as on the command line.
+    `select`/`ignore` act as the command line's flags do on top of it.
     """
     settings = settings or Settings(root=Path.cwd())
-    chosen = [selection.check_selector(s) for s in select] if select is not None else None
-    enabled = selection.resolve(
-        chosen if chosen is not None else settings.select,
-        settings.extend_select,
-        [*settings.ignore, *(selection.check_selector(s) for s in ignore)],
+    enabled = selection.resolve_layers(
+        [
+            selection.Layer(settings.select, settings.extend_select, settings.ignore),
+            selection.Layer(
+                [selection.check_selector(s) for s in select] if select is not None else None,
+                [],
+                [selection.check_selector(s) for s in ignore],
+            ),
+        ]
     )
     codes = RuleSets(settings, enabled).codes_for(Path(path))
     return lint_text(source, path, codes, settings.rule_options).diagnostics

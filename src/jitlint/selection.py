@@ -9,6 +9,7 @@ ignore = ["JIT1"]` keeps it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from jitlint.rules import all_rules
 
@@ -36,25 +37,52 @@ def _specificity(selectors: Iterable[str], code: str) -> int:
     return best
 
 
+@dataclass(frozen=True)
+class Layer:
+    """One source of selectors: the config file, then the command line (ruff's layering)."""
+
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+
+
+def resolve_layers(layers: Iterable[Layer]) -> set[str]:
+    """The enabled codes after applying `layers` in order over the default set.
+
+    A layer with `select` starts afresh from it (so `--select` on the command line overrides
+    the file's select and ignore); a layer without it adjusts what came before. Within a layer
+    the most specific selector wins, and ignore wins a tie.
+    """
+    rules = all_rules()
+    enabled = {code for code, rule in rules.items() if rule.default_enabled}
+    for layer in layers:
+        for code in rules:
+            picked = _specificity(layer.extend_select, code)
+            ignored = _specificity(layer.ignore, code)
+            if layer.select is not None:
+                picked = max(picked, _specificity(layer.select, code))
+                on = picked >= 0 and picked > ignored
+            elif picked >= 0 and picked > ignored:
+                on = True
+            elif ignored >= 0:
+                on = False
+            else:
+                on = code in enabled
+            if on:
+                enabled.add(code)
+            else:
+                enabled.discard(code)
+    return enabled
+
+
 def resolve(
     select: Iterable[str] | None,
     extend_select: Iterable[str] = (),
     ignore: Iterable[str] = (),
 ) -> set[str]:
-    """The enabled codes. `select=None` means the default set (rules enabled by default)."""
-    rules = all_rules()
+    """The enabled codes for one layer of selectors over the defaults."""
     chosen = list(select) if select is not None else None
-    extra, ignored = list(extend_select), list(ignore)
-    enabled = set()
-    for code, rule in rules.items():
-        if chosen is None:
-            picked = 0 if rule.default_enabled else -1  # the default set acts like ALL
-        else:
-            picked = _specificity(chosen, code)
-        picked = max(picked, _specificity(extra, code))
-        if picked >= 0 and picked > _specificity(ignored, code):
-            enabled.add(code)
-    return enabled
+    return resolve_layers([Layer(chosen, list(extend_select), list(ignore))])
 
 
 def without(codes: set[str], prefixes: Iterable[str]) -> set[str]:

@@ -143,11 +143,15 @@ def _check(args: argparse.Namespace) -> int:
         if args.config is not None and not args.config.is_file():
             raise ConfigError(f"{args.config}: no such config file")
         settings = load_settings(args.config, start)
-        chosen = [selection.check_selector(s) for s in args.select] if args.select else None
-        enabled = selection.resolve(
-            chosen if chosen is not None else settings.select,
-            [*settings.extend_select, *(selection.check_selector(s) for s in args.extend_select)],
-            [*settings.ignore, *(selection.check_selector(s) for s in args.ignore)],
+        enabled = selection.resolve_layers(
+            [
+                selection.Layer(settings.select, settings.extend_select, settings.ignore),
+                selection.Layer(
+                    [selection.check_selector(s) for s in args.select] if args.select else None,
+                    [selection.check_selector(s) for s in args.extend_select],
+                    [selection.check_selector(s) for s in args.ignore],
+                ),
+            ]
         )
     except (ConfigError, selection.UnknownSelector) as exc:
         return _error(str(exc))
