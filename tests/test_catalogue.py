@@ -56,3 +56,8 @@ def test_explain_prints_the_page(rule):
     status, out, _ = run_cli("--explain", rule.code)
     assert status == 0
     assert out == (RULES_DIR / f"{rule.code}.md").read_text(encoding="utf-8")
+
+
+def test_readme_rule_list_is_current():
+    readme = (RULES_DIR.parent / "README.md").read_text(encoding="utf-8")
+    assert catalogue.update_readme(readme) == readme, "run `python -m jitlint.catalogue rules`"

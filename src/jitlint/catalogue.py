@@ -70,6 +70,23 @@ def explain_json(rule: type[Rule]) -> dict[str, object]:
     }
 
 
+README_START, README_END = "<!-- rules:start -->", "<!-- rules:end -->"
+
+
+def render_readme_list() -> str:
+    rows = "".join(
+        f"| [{code}](rules/{code}.md) | {rule.name} | {rule.summary} |\n"
+        for code, rule in all_rules().items()
+    )
+    return f"{README_START}\n| code | name | summary |\n|---|---|---|\n{rows}{README_END}"
+
+
+def update_readme(text: str) -> str:
+    """`text` (the repository README) with its generated rule list brought up to date."""
+    start, end = text.index(README_START), text.index(README_END) + len(README_END)
+    return text[:start] + render_readme_list() + text[end:]
+
+
 def expected_pages() -> dict[str, str]:
     pages = {f"{code}.md": render_page(rule) for code, rule in all_rules().items()}
     pages["README.md"] = render_index()
@@ -94,6 +111,12 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(page.name)
             if not check:
                 page.unlink()
+    readme = target.parent / "README.md"
+    current = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    if README_START in current and update_readme(current) != current:
+        stale.append("../README.md")
+        if not check:
+            readme.write_text(update_readme(current), encoding="utf-8")
     if stale:
         print(("stale: " if check else "wrote: ") + ", ".join(sorted(stale)))
     return 1 if check and stale else 0
