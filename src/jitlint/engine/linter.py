@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import traceback
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from jitlint.engine.walker import Walker
 from jitlint.rules import all_rules
 from jitlint.rules.base import FileContext, NodeFix, Report, Rule
 
+_NOQA_WORD = re.compile("noqa", re.I)
+
 
 @dataclass
 class FileResult:
@@ -32,8 +35,14 @@ def lint_text(
     path: str,
     codes: Collection[str],
     rule_settings: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    noqa: bool = True,
 ) -> FileResult:
-    """Lint `source` with the rules whose codes are in `codes`."""
+    """Lint `source` with the rules whose codes are in `codes`.
+
+    `noqa=False` leaves `# noqa` comments to the caller (flake8 applies its own); jitlint's
+    own `# jitlint: ...` comments still apply.
+    """
     result = FileResult(path)
     registry = all_rules()
     want_parse_errors = "JIT001" in codes
@@ -76,13 +85,20 @@ def lint_text(
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(module, path, reports))
-    suppressions = suppression.collect(source) if result.diagnostics else None
+    suppressions = None
+    if result.diagnostics:
+        suppressions = suppression.collect(source if noqa else _hide_noqa(source))
     if suppressions is not None:
         result.diagnostics = [
             d for d in result.diagnostics if not suppressions.covers(d.code, d.line)
         ]
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _hide_noqa(source: str) -> str:
+    # Same length and still a valid token wherever it stands, so lines and spans are kept.
+    return _NOQA_WORD.sub("n0qa", source)
 
 
 def _describe_syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
