@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -14,6 +15,7 @@ import pathspec
 from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.cache import ResultCache, content_hash
 from jitlint.engine.linter import FileResult, lint_text
 
 # Below this many files a process pool costs more (workers re-import libcst) than it saves.
@@ -100,13 +102,59 @@ def _unreadable(task: Task, exc: OSError) -> FileResult:
     return result
 
 
-def run(tasks: Iterable[Task], jobs: int | None = None) -> RunResult:
+def run(
+    tasks: Iterable[Task], jobs: int | None = None, cache_root: Path | None = None
+) -> RunResult:
+    """Lint `tasks`; with `cache_root`, reuse and store results under its `.jitlint_cache/`."""
     tasks = list(tasks)
+    files: list[FileResult] = []
+    cache = None
+    if cache_root is not None and tasks:
+        codes = frozenset().union(*(task.codes for task in tasks))
+        cache = ResultCache(cache_root, codes, tasks[0].rule_options)
+        tasks, files, digests = _from_cache(cache, tasks)
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(tasks) >= _MIN_FILES_FOR_POOL:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            files = list(pool.map(run_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+            linted = list(pool.map(run_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     else:
-        files = [run_task(task) for task in tasks]
+        linted = [run_task(task) for task in tasks]
+    if cache is not None:
+        for task, result in zip(tasks, linted, strict=True):
+            # A file whose rules crashed is linted again next time, so the error shows again.
+            if task.display in digests and not result.errors:
+                cache.put(task.display, digests[task.display], task.codes, result.diagnostics)
+        cache.save()
+    files.extend(linted)
     files.sort(key=lambda f: f.path)
     return RunResult(files)
+
+
+def _from_cache(
+    cache: ResultCache, tasks: list[Task]
+) -> tuple[list[Task], list[FileResult], dict[str, str]]:
+    """The tasks still to lint (with their bytes read), the cached results, the digests."""
+    todo: list[Task] = []
+    hits: list[FileResult] = []
+    digests: dict[str, str] = {}
+    for task in tasks:
+        source = task.source
+        if source is None and task.path is not None:
+            try:
+                with open(task.path, "rb") as handle:
+                    source = handle.read()
+            except OSError:
+                todo.append(task)  # run_task reports it
+                continue
+        if source is None or task.path is None:  # stdin is not cached
+            todo.append(task)
+            continue
+        digest = content_hash(source)
+        cached = cache.get(task.display, digest, task.codes)
+        if cached is not None:
+            hits.append(FileResult(task.display, cached))
+            continue
+        digests[task.display] = digest
+        # The bytes are already read: hand them over rather than reading twice.
+        todo.append(dataclasses.replace(task, source=source))
+    return todo, hits, digests

@@ -52,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="codes or prefixes to disable",
     )
     out = parser.add_argument_group("output")
-    out.add_argument("--format", choices=("full", "concise", "json"), default="full")
+    out.add_argument(
+        "--format", choices=("full", "concise", "json", "sarif", "github"), default="full"
+    )
     out.add_argument("--statistics", action="store_true", help="print counts per rule")
     out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
@@ -70,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     misc.add_argument(
         "--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)"
+    )
+    misc.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write .jitlint_cache/"
     )
     misc.add_argument("--version", action="version", version=f"jitlint {__version__}")
     return parser  # fmt: skip
@@ -179,7 +184,7 @@ def _check(args: argparse.Namespace) -> int:
     for path in missing:
         print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)
 
-    result = run(tasks, args.jobs)
+    result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root)
     diagnostics = result.diagnostics
     for error in result.errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
@@ -189,7 +194,7 @@ def _check(args: argparse.Namespace) -> int:
     else:
         sources = _sources(result.files, tasks) if args.format == "full" else {}
         sys.stdout.write(FORMATS[args.format](diagnostics, sources))
-        if args.format != "json" and not args.quiet:
+        if args.format in ("full", "concise") and not args.quiet:
             if diagnostics and args.format == "full":
                 sys.stdout.write("\n")
             sys.stdout.write(summary(diagnostics))

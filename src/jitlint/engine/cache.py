@@ -1,0 +1,119 @@
+"""Result cache: an unchanged file with unchanged settings is not linted again.
+
+One JSON file per (jitlint build, selected codes, rule options) under `.jitlint_cache/` in the
+project root, mapping each path to the hash of its bytes, the codes it was linted with and its
+findings. A hit needs the same bytes and the same codes. The "build" is the version plus the
+size and mtime of jitlint's own modules, so an edited rule in a development checkout does not
+serve stale results under an unchanged version number.
+
+The cache is an optimisation only: a cache that cannot be read is empty, and one that cannot
+be written is skipped silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jitlint import __version__
+from jitlint.diagnostics import Diagnostic, Edit, Fix
+
+CACHE_DIR = ".jitlint_cache"
+
+
+@lru_cache(maxsize=1)
+def build_id() -> str:
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.blake2b(__version__.encode(), digest_size=8)
+    for module in sorted(package.rglob("*.py")):
+        try:
+            stat = module.stat()
+        except OSError:
+            continue
+        digest.update(f"{module.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    return f"{__version__}-{digest.hexdigest()}"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _codes_key(codes: Iterable[str]) -> str:
+    return ",".join(sorted(codes))
+
+
+class ResultCache:
+    def __init__(
+        self, root: Path, codes: Iterable[str], rule_options: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        settings = json.dumps(
+            {"codes": _codes_key(codes), "options": rule_options}, sort_keys=True, default=str
+        )
+        name = hashlib.blake2b(settings.encode(), digest_size=8).hexdigest()
+        self.directory = root / CACHE_DIR
+        self.path = self.directory / build_id() / f"{name}.json"
+        self.entries: dict[str, list[Any]] = self._load()
+        self.changed = False
+
+    def _load(self) -> dict[str, list[Any]]:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, path: str, digest: str, codes: Iterable[str]) -> list[Diagnostic] | None:
+        entry = self.entries.get(path)
+        if not entry or entry[0] != digest or entry[1] != _codes_key(codes):
+            return None
+        try:
+            return [_decode(item, path) for item in entry[2]]
+        except (TypeError, ValueError, KeyError):  # written by another layout: a miss
+            return None
+
+    def put(
+        self, path: str, digest: str, codes: Iterable[str], diagnostics: list[Diagnostic]
+    ) -> None:
+        self.entries[path] = [digest, _codes_key(codes), [_encode(d) for d in diagnostics]]
+        self.changed = True
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# created by jitlint\n*\n", encoding="utf-8")
+            # Write then rename, so a concurrent run never reads half a file.
+            fd, temp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(self.entries, handle, separators=(",", ":"))
+                os.replace(temp, self.path)
+            except BaseException:
+                os.unlink(temp)
+                raise
+        except OSError:
+            pass  # read-only checkout, full disk, ...: the run's results stand without it
+
+
+def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
+    data = asdict(diagnostic)
+    del data["path"]  # the key already says it
+    return data
+
+
+def _decode(data: dict[str, Any], path: str) -> Diagnostic:
+    fix = data.get("fix")
+    if fix is not None:
+        edits = tuple(Edit(**edit) for edit in fix["edits"])
+        fix = Fix(fix["applicability"], fix["message"], edits)
+    return Diagnostic(**{**data, "path": path, "fix": fix})
