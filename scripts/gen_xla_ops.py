@@ -1,0 +1,233 @@
+"""Generate jitlint's XLA op table for JIT203 from the installed TensorFlow.
+
+Needs TensorFlow (the linter itself never imports it). Two sources, both from TF itself:
+
+1. `tensorflow.python.util.pywrap_xla_ops.get_{cpu,gpu}_kernel_names()`: the TF op types that
+   have an XLA kernel.
+2. The op types each Python API creates, found by tracing the API once inside a
+   `tf.function` whose inputs are placeholders (not constants, so nothing is constant-folded).
+
+An API is unsupported under XLA when one of its op types has no XLA kernel. APIs whose ops all
+have kernels but produce data-dependent shapes are listed separately (they compile on XLA CPU
+in recent TF but not on every backend).
+
+Usage: python scripts/gen_xla_ops.py [OUTPUT]   (default: src/jitlint/data/xla_ops_tf<ver>.json)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.util import pywrap_xla_ops  # noqa: E402
+
+# Op types that are graph plumbing, not computation: XLA handles them without a kernel entry.
+PLUMBING = {"Placeholder", "NoOp", "_Arg", "_Retval"}
+# Ops with XLA kernels whose output shape depends on input values.
+DYNAMIC_SHAPE_OPS = {"Where", "Unique", "UniqueV2", "UniqueWithCounts", "ListDiff"}
+
+F = tf.TensorSpec([4], tf.float32)
+F2 = tf.TensorSpec([3, 3], tf.float32)
+I = tf.TensorSpec([4], tf.int32)  # noqa: E741
+I0 = tf.TensorSpec([], tf.int32)
+S = tf.TensorSpec([2], tf.string)
+S0 = tf.TensorSpec([], tf.string)
+B = tf.TensorSpec([4], tf.bool)
+IMG = tf.TensorSpec([1, 4, 4, 1], tf.float32)
+
+# (API path under `tf.`, input specs, call). The call gets the placeholders positionally.
+APIS: list[tuple[str, list[tf.TensorSpec], object]] = [
+    # Python callbacks and printing
+    ("py_function", [F], lambda a: tf.py_function(lambda t: t, [a], tf.float32)),
+    ("numpy_function", [F], lambda a: tf.numpy_function(lambda t: t, [a], tf.float32)),
+    ("print", [F], lambda a: tf.print(a)),
+    ("strings.format", [F], lambda a: tf.strings.format("{}", a)),
+    ("debugging.check_numerics", [F], lambda a: tf.debugging.check_numerics(a, "m")),
+    ("debugging.assert_positive", [F], lambda a: tf.debugging.assert_positive(a)),
+    # strings
+    ("strings.as_string", [F], lambda a: tf.strings.as_string(a)),
+    ("strings.to_number", [S], lambda s: tf.strings.to_number(s)),
+    ("strings.length", [S], lambda s: tf.strings.length(s)),
+    ("strings.join", [S], lambda s: tf.strings.join([s, s])),
+    ("strings.reduce_join", [S], lambda s: tf.strings.reduce_join(s)),
+    ("strings.split", [S], lambda s: tf.strings.split(s)),
+    ("strings.regex_replace", [S], lambda s: tf.strings.regex_replace(s, "a", "b")),
+    ("strings.regex_full_match", [S], lambda s: tf.strings.regex_full_match(s, "a")),
+    ("strings.lower", [S], lambda s: tf.strings.lower(s)),
+    ("strings.upper", [S], lambda s: tf.strings.upper(s)),
+    ("strings.strip", [S], lambda s: tf.strings.strip(s)),
+    ("strings.substr", [S], lambda s: tf.strings.substr(s, 0, 1)),
+    ("strings.to_hash_bucket_fast", [S], lambda s: tf.strings.to_hash_bucket_fast(s, 10)),
+    ("strings.unicode_decode", [S], lambda s: tf.strings.unicode_decode(s, "UTF-8")),
+    ("strings.bytes_split", [S], lambda s: tf.strings.bytes_split(s)),
+    # io and images
+    ("io.read_file", [S0], lambda s: tf.io.read_file(s)),
+    ("io.decode_png", [S0], lambda s: tf.io.decode_png(s)),
+    ("io.decode_jpeg", [S0], lambda s: tf.io.decode_jpeg(s)),
+    ("io.decode_raw", [S], lambda s: tf.io.decode_raw(s, tf.uint8)),
+    ("io.serialize_tensor", [F], lambda a: tf.io.serialize_tensor(a)),
+    ("io.parse_tensor", [S0], lambda s: tf.io.parse_tensor(s, tf.float32)),
+    ("io.encode_base64", [S], lambda s: tf.io.encode_base64(s)),
+    ("image.encode_png", [tf.TensorSpec([4, 4, 1], tf.uint8)], lambda a: tf.image.encode_png(a)),
+    (
+        "image.crop_and_resize",
+        [IMG, tf.TensorSpec([1, 4], tf.float32)],
+        lambda a, b: tf.image.crop_and_resize(a, b, [0], [2, 2]),
+    ),
+    (
+        "image.non_max_suppression",
+        [tf.TensorSpec([4, 4], tf.float32), F],
+        lambda b, s: tf.image.non_max_suppression(b, s, 2),
+    ),
+    # segments, histograms, sets
+    ("math.segment_sum", [F, I], lambda a, i: tf.math.segment_sum(a, i)),
+    ("math.segment_mean", [F, I], lambda a, i: tf.math.segment_mean(a, i)),
+    ("math.segment_max", [F, I], lambda a, i: tf.math.segment_max(a, i)),
+    ("math.segment_min", [F, I], lambda a, i: tf.math.segment_min(a, i)),
+    ("math.segment_prod", [F, I], lambda a, i: tf.math.segment_prod(a, i)),
+    ("math.unsorted_segment_sum", [F, I], lambda a, i: tf.math.unsorted_segment_sum(a, i, 4)),
+    ("sparse.segment_sum", [F, I], lambda a, i: tf.sparse.segment_sum(a, i, i)),
+    ("sparse.segment_mean", [F, I], lambda a, i: tf.sparse.segment_mean(a, i, i)),
+    ("math.bincount", [I], lambda i: tf.math.bincount(i)),
+    (
+        "histogram_fixed_width",
+        [F],
+        lambda a: tf.histogram_fixed_width(a, [0.0, 1.0], nbins=3),
+    ),
+    ("unravel_index", [I, tf.TensorSpec([2], tf.int32)], lambda i, d: tf.unravel_index(i, d)),
+    # linear algebra
+    ("linalg.slogdet", [F2], lambda m: tf.linalg.slogdet(m)),
+    ("linalg.eig", [F2], lambda m: tf.linalg.eig(m)),
+    ("linalg.eigvals", [F2], lambda m: tf.linalg.eigvals(m)),
+    ("linalg.eigh", [F2], lambda m: tf.linalg.eigh(m)),
+    ("linalg.det", [F2], lambda m: tf.linalg.det(m)),
+    ("linalg.inv", [F2], lambda m: tf.linalg.inv(m)),
+    ("linalg.cholesky", [F2], lambda m: tf.linalg.cholesky(m)),
+    ("linalg.svd", [F2], lambda m: tf.linalg.svd(m)),
+    ("linalg.qr", [F2], lambda m: tf.linalg.qr(m)),
+    ("linalg.logm", [tf.TensorSpec([3, 3], tf.complex64)], lambda m: tf.linalg.logm(m)),
+    # random
+    ("random.gamma", [], lambda: tf.random.gamma([3], 1.0)),
+    ("random.poisson", [], lambda: tf.random.poisson([3], 1.0)),
+    ("random.uniform", [], lambda: tf.random.uniform([3])),
+    ("random.normal", [], lambda: tf.random.normal([3])),
+    ("random.shuffle", [F], lambda a: tf.random.shuffle(a)),
+    ("random.categorical", [F2], lambda m: tf.random.categorical(m, 2)),
+    # dynamic output shapes
+    ("unique", [F], lambda a: tf.unique(a)[0]),
+    ("unique_with_counts", [F], lambda a: tf.unique_with_counts(a)[0]),
+    ("where", [B], lambda b: tf.where(b)),
+    ("boolean_mask", [F, B], lambda a, b: tf.boolean_mask(a, b)),
+    ("sets.difference", [tf.TensorSpec([1, 4], tf.int32)], lambda i: tf.sets.difference(i, i)),
+    # ragged and sparse
+    ("ragged.range", [I], lambda i: tf.ragged.range(i)),
+    ("sparse.to_dense", [tf.TensorSpec([2, 1], tf.int64), tf.TensorSpec([2], tf.float32)],
+     lambda i, v: tf.sparse.to_dense(tf.sparse.SparseTensor(i, v, [4]))),
+    # common ops, all with kernels (listed so the table says so explicitly)
+    ("exp", [F], lambda a: tf.exp(a)),
+    ("matmul", [F2], lambda m: tf.matmul(m, m)),
+    ("repeat", [F, I], lambda a, i: tf.repeat(a, i)),
+    ("tile", [F, tf.TensorSpec([1], tf.int32)], lambda a, i: tf.tile(a, i)),
+    ("reshape", [F], lambda a: tf.reshape(a, [2, 2])),
+    ("gather", [F, I], lambda a, i: tf.gather(a, i)),
+    ("searchsorted", [F, F], lambda a, b: tf.searchsorted(a, b)),
+    ("sort", [F], lambda a: tf.sort(a)),
+    ("math.top_k", [F], lambda a: tf.math.top_k(a, 2)),
+    ("signal.rfft", [F], lambda a: tf.signal.rfft(a)),
+    ("math.cumsum", [F], lambda a: tf.math.cumsum(a)),
+    ("math.lgamma", [F], lambda a: tf.math.lgamma(a)),
+    ("math.igamma", [F, F], lambda a, b: tf.math.igamma(a, b)),
+    ("nn.softmax", [F], lambda a: tf.nn.softmax(a)),
+    ("image.resize", [IMG], lambda a: tf.image.resize(a, [2, 2])),
+    ("linalg.triangular_solve", [F2, F2], lambda a, b: tf.linalg.triangular_solve(a, b)),
+]
+
+# Namespaces searched for other public spellings of the same function object.
+ALIAS_NAMESPACES = (
+    "", "math", "linalg", "strings", "io", "image", "random", "sparse", "nn", "debugging",
+    "sets", "signal", "ragged", "dtypes", "compat.v1", "compat.v1.math", "compat.v1.io",
+    "compat.v1.strings", "compat.v1.linalg", "compat.v1.random", "compat.v1.sparse",
+)
+
+
+def _resolve(path: str) -> object:
+    obj: object = tf
+    for part in path.split(".") if path else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+def op_types(specs: list[tf.TensorSpec], call: object) -> set[str]:
+    """Every op type a traced call creates, including ops in nested functions (loop bodies)."""
+    def traced(*args: object) -> None:
+        call(*args)  # type: ignore[operator]  # outputs are not needed, only the graph
+
+    concrete = tf.function(traced, input_signature=specs, autograph=False).get_concrete_function()
+    graph = concrete.graph
+    found = {op.type for op in graph.get_operations()}
+    for fdef in graph.as_graph_def().library.function:
+        found.update(node.op for node in fdef.node_def)
+    return found
+
+
+def aliases(path: str) -> list[str]:
+    target = _resolve(path)
+    leaf = path.rsplit(".", 1)[-1]
+    names = {path}
+    for space in ALIAS_NAMESPACES:
+        try:
+            module = _resolve(space)
+        except AttributeError:
+            continue
+        for attr in {leaf, leaf.replace("_", "")}:
+            if getattr(module, attr, None) is target:
+                names.add(f"{space}.{attr}" if space else attr)
+    return sorted(names)
+
+
+def build() -> dict[str, object]:
+    cpu = set(pywrap_xla_ops.get_cpu_kernel_names())
+    gpu = set(pywrap_xla_ops.get_gpu_kernel_names())
+    apis: dict[str, object] = {}
+    for path, specs, call in APIS:
+        ops = op_types(specs, call) - PLUMBING
+        entry = {
+            "ops": sorted(ops),
+            "no_xla_kernel_cpu": sorted(ops - cpu),
+            "no_xla_kernel_gpu": sorted(ops - gpu),
+            "dynamic_shape": sorted(ops & DYNAMIC_SHAPE_OPS),
+        }
+        for name in aliases(path):
+            apis[f"tensorflow.{name}"] = entry
+    return {
+        "generator": "scripts/gen_xla_ops.py",
+        "tensorflow_version": tf.__version__,
+        "xla_kernels": {"cpu": sorted(cpu), "gpu": sorted(gpu)},
+        "dynamic_shape_ops": sorted(DYNAMIC_SHAPE_OPS),
+        "apis": dict(sorted(apis.items())),
+    }
+
+
+def default_output() -> Path:
+    version = ".".join(tf.__version__.split(".")[:2])
+    return Path(__file__).resolve().parent.parent / "src/jitlint/data" / f"xla_ops_tf{version}.json"
+
+
+def render(table: dict[str, object]) -> str:
+    return json.dumps(table, indent=1, sort_keys=False) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else default_output()
+    out.write_text(render(build()), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
