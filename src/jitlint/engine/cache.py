@@ -57,6 +57,7 @@ class ResultCache:
             {"codes": _codes_key(codes), "options": rule_options}, sort_keys=True, default=str
         )
         name = hashlib.blake2b(settings.encode(), digest_size=8).hexdigest()
+        self.root = os.path.abspath(root)
         self.directory = root / CACHE_DIR
         self.path = self.directory / build_id() / f"{name}.json"
         self.entries: dict[str, list[Any]] = self._load()
@@ -69,19 +70,25 @@ class ResultCache:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def get(self, path: str, digest: str, codes: Iterable[str]) -> list[Diagnostic] | None:
-        entry = self.entries.get(path)
+    def key(self, path: str) -> str:
+        """Entries are keyed by the path from the project root, whatever the working dir."""
+        return os.path.relpath(os.path.abspath(path), self.root)
+
+    def get(
+        self, key: str, digest: str, codes: Iterable[str], display: str
+    ) -> list[Diagnostic] | None:
+        entry = self.entries.get(key)
         if not entry or entry[0] != digest or entry[1] != _codes_key(codes):
             return None
         try:
-            return [_decode(item, path) for item in entry[2]]
+            return [_decode(item, display) for item in entry[2]]
         except (TypeError, ValueError, KeyError):  # written by another layout: a miss
             return None
 
     def put(
-        self, path: str, digest: str, codes: Iterable[str], diagnostics: list[Diagnostic]
+        self, key: str, digest: str, codes: Iterable[str], diagnostics: list[Diagnostic]
     ) -> None:
-        self.entries[path] = [digest, _codes_key(codes), [_encode(d) for d in diagnostics]]
+        self.entries[key] = [digest, _codes_key(codes), [_encode(d) for d in diagnostics]]
         self.changed = True
 
     def save(self) -> None:
@@ -107,7 +114,7 @@ class ResultCache:
 
 def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
     data = asdict(diagnostic)
-    del data["path"]  # the key already says it
+    del data["path"]  # shown relative to the working directory, which may change
     return data
 
 

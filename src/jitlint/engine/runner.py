@@ -123,7 +123,8 @@ def run(
         for task, result in zip(tasks, linted, strict=True):
             # A file whose rules crashed is linted again next time, so the error shows again.
             if task.display in digests and not result.errors:
-                cache.put(task.display, digests[task.display], task.codes, result.diagnostics)
+                key, digest = digests[task.display]
+                cache.put(key, digest, task.codes, result.diagnostics)
         cache.save()
     files.extend(linted)
     files.sort(key=lambda f: f.path)
@@ -132,11 +133,12 @@ def run(
 
 def _from_cache(
     cache: ResultCache, tasks: list[Task]
-) -> tuple[list[Task], list[FileResult], dict[str, str]]:
-    """The tasks still to lint (with their bytes read), the cached results, the digests."""
+) -> tuple[list[Task], list[FileResult], dict[str, tuple[str, str]]]:
+    """The tasks still to lint (with their bytes read), the cached results, and the cache
+    key and content digest of each file to lint, by display path."""
     todo: list[Task] = []
     hits: list[FileResult] = []
-    digests: dict[str, str] = {}
+    digests: dict[str, tuple[str, str]] = {}
     for task in tasks:
         source = task.source
         if source is None and task.path is not None:
@@ -149,12 +151,12 @@ def _from_cache(
         if source is None or task.path is None:  # stdin is not cached
             todo.append(task)
             continue
-        digest = content_hash(source)
-        cached = cache.get(task.display, digest, task.codes)
+        key, digest = cache.key(task.path), content_hash(source)
+        cached = cache.get(key, digest, task.codes, task.display)
         if cached is not None:
             hits.append(FileResult(task.display, cached))
             continue
-        digests[task.display] = digest
+        digests[task.display] = (key, digest)
         # The bytes are already read: hand them over rather than reading twice.
         todo.append(dataclasses.replace(task, source=source))
     return todo, hits, digests
