@@ -10,6 +10,23 @@ from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import RuleSets
+from jitlint.fixes.engine import FixOutcome, fix_text
+
+
+def _codes(
+    path: str, select: Iterable[str] | None, ignore: Iterable[str], settings: Settings
+) -> frozenset[str]:
+    enabled = selection.resolve_layers(
+        [
+            selection.Layer(settings.select, settings.extend_select, settings.ignore),
+            selection.Layer(
+                [selection.check_selector(s) for s in select] if select is not None else None,
+                [],
+                [selection.check_selector(s) for s in ignore],
+            ),
+        ]
+    )
+    return RuleSets(settings, enabled).codes_for(Path(path))
 
 
 def lint_source(
@@ -27,15 +44,39 @@ def lint_source(
     `select`/`ignore` act as the command line's flags do on top of it.
     """
     settings = settings or Settings(root=Path.cwd())
-    enabled = selection.resolve_layers(
-        [
-            selection.Layer(settings.select, settings.extend_select, settings.ignore),
-            selection.Layer(
-                [selection.check_selector(s) for s in select] if select is not None else None,
-                [],
-                [selection.check_selector(s) for s in ignore],
-            ),
-        ]
-    )
-    codes = RuleSets(settings, enabled).codes_for(Path(path))
+    codes = _codes(path, select, ignore, settings)
     return lint_text(source, path, codes, settings.rule_options).diagnostics
+
+
+FixResult = FixOutcome
+
+
+def fix_source(
+    source: str,
+    path: str = "<string>",
+    *,
+    unsafe: bool = False,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+    settings: Settings | None = None,
+) -> FixResult:
+    """Apply the fixes for one file's text.
+
+    Returns `.source` (the new text), `.applied` (the findings fixed) and `.remaining` (the
+    findings left, positioned in the new text). Only safe fixes unless `unsafe`; the
+    configured `fixable`/`unfixable` apply. The text is returned unchanged when a fix would
+    not parse (see `.errors`).
+    """
+    settings = settings or Settings(root=Path.cwd())
+    codes = _codes(path, select, ignore, settings)
+    fixable = selection.resolve_layers(
+        [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
+    )
+    return fix_text(
+        source,
+        path,
+        codes,
+        settings.rule_options,
+        unsafe=unsafe or settings.unsafe_fixes,
+        fixable=fixable,
+    )

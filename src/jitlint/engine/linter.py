@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import traceback
 from collections.abc import Collection, Mapping
@@ -16,6 +17,7 @@ from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.engine.walker import Walker
+from jitlint.fixes.edits import line_starts, offsets
 from jitlint.rules import all_rules
 from jitlint.rules.base import FileContext, NodeFix, Report, Rule
 
@@ -140,11 +142,12 @@ def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
 def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diagnostic]:
     # Positions cost a full codegen pass (~1.9x a parse), so only files with findings pay it.
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    starts = (module.code, line_starts(module.code)) if any(r.fix for r in reports) else None
     registry = all_rules()
     out = []
     for report in reports:
         where = positions[report.node]
-        fix = _edits(module, positions, report.fix) if report.fix is not None else None
+        fix = _edits(module, positions, report.fix, starts) if report.fix is not None else None
         out.append(
             Diagnostic(
                 code=report.code,
@@ -163,15 +166,18 @@ def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diag
     return out
 
 
-def _edits(module: cst.Module, positions: Any, fix: NodeFix) -> Fix | None:
+def _edits(
+    module: cst.Module, positions: Any, fix: NodeFix, starts: tuple[str, list[int]] | None
+) -> Fix | None:
     edits = []
     for node, text in fix.replacements:
         span = positions.get(node)
-        if span is None:
+        if span is None or starts is None:
             return None
-        edits.append(
-            Edit(span.start.line, span.start.column + 1, span.end.line, span.end.column + 1, text)
+        edit = Edit(
+            span.start.line, span.start.column + 1, span.end.line, span.end.column + 1, text
         )
+        edits.append(_with_parentheses(module, node, edit, *starts))
     missing = [statement for statement in fix.imports if statement not in _existing_imports(module)]
     if missing:
         line = _import_line(module, positions)
@@ -179,6 +185,31 @@ def _edits(module: cst.Module, positions: Any, fix: NodeFix) -> Fix | None:
         edits.append(Edit(line, 1, line, 1, text))
     edits.sort(key=lambda e: (e.line, e.column))
     return Fix(fix.applicability, fix.message, tuple(edits))
+
+
+def _with_parentheses(
+    module: cst.Module, node: cst.CSTNode, edit: Edit, code: str, starts: list[int]
+) -> Edit:
+    """Widen `edit` over the node's own parentheses, which libcst's positions leave out but
+    `code_for_node` (what fixes are rendered with) includes."""
+    lpar, rpar = getattr(node, "lpar", ()), getattr(node, "rpar", ())
+    if not lpar and not rpar:
+        return edit
+    before = "".join(module.code_for_node(p) for p in lpar)
+    after = "".join(module.code_for_node(p) for p in rpar)
+    start, end = offsets(code, edit, starts)
+    if code[start - len(before) : start] != before or code[end : end + len(after)] != after:
+        return edit
+    return _edit_between(starts, start - len(before), end + len(after), edit.content)
+
+
+def _edit_between(starts: list[int], start: int, end: int, content: str) -> Edit:
+    def where(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    (line, column), (end_line, end_column) = where(start), where(end)
+    return Edit(line, column, end_line, end_column, content)
 
 
 def _existing_imports(module: cst.Module) -> set[str]:

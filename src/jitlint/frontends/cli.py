@@ -11,8 +11,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from jitlint import __version__
+
+if TYPE_CHECKING:
+    from jitlint.config import Settings
+    from jitlint.diagnostics import Diagnostic
+    from jitlint.engine.runner import Task
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -50,6 +56,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="CODES",
         help="codes or prefixes to disable",
+    )
+    fix = parser.add_argument_group("fixing")
+    fix.add_argument("--fix", action="store_true", help="apply safe fixes")
+    fix.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        default=None,
+        help="also apply (or show) unsafe fixes",
+    )
+    fix.add_argument(
+        "--no-unsafe-fixes",
+        action="store_false",
+        dest="unsafe_fixes",
+        help="override `unsafe-fixes = true` from the config",
+    )
+    fix.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff and write nothing"
     )
     out = parser.add_argument_group("output")
     out.add_argument(
@@ -136,8 +159,6 @@ def _check(args: argparse.Namespace) -> int:
     from jitlint.config import ConfigError, load_settings
     from jitlint.engine.discovery import FileFinder
     from jitlint.engine.runner import RuleSets, Task, display_path, run
-    from jitlint.reporting import FORMATS, format_statistics
-    from jitlint.reporting.text import summary
 
     paths = [Path(p) for p in (args.paths or ["."])]
     stdin = any(str(p) == "-" for p in paths)
@@ -183,21 +204,16 @@ def _check(args: argparse.Namespace) -> int:
         ]
     for path in missing:
         print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)
+    unsafe = settings.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
+    if args.fix or args.diff:
+        return _fix(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
 
     result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root)
     diagnostics = result.diagnostics
     for error in result.errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
 
-    if args.statistics:
-        sys.stdout.write(format_statistics(diagnostics))
-    else:
-        sources = _sources(result.files, tasks) if args.format == "full" else {}
-        sys.stdout.write(FORMATS[args.format](diagnostics, sources))
-        if args.format in ("full", "concise") and not args.quiet:
-            if diagnostics and args.format == "full":
-                sys.stdout.write("\n")
-            sys.stdout.write(summary(diagnostics))
+    _print_findings(diagnostics, tasks, args, unsafe, sys.stdout)
     if result.errors or missing:
         return EXIT_ERROR
     if diagnostics and not args.exit_zero:
@@ -205,21 +221,68 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _sources(files: Sequence[object], tasks: Sequence[object]) -> dict[str, list[str]]:
+def _print_findings(
+    diagnostics: list[Diagnostic],
+    tasks: Sequence[Task],
+    args: argparse.Namespace,
+    unsafe: bool,
+    stream: TextIO,
+    summarize: bool = True,
+) -> None:
+    from jitlint.reporting import FORMATS, format_statistics
+    from jitlint.reporting.text import summary
+
+    if args.statistics:
+        stream.write(format_statistics(diagnostics))
+        return
+    text_format = args.format in ("full", "concise")
+    sources = _sources(diagnostics, tasks) if args.format == "full" else {}
+    options = {"unsafe_fixes": unsafe} if text_format else {}
+    stream.write(FORMATS[args.format](diagnostics, sources, **options))
+    if text_format and summarize and not args.quiet:
+        if diagnostics and args.format == "full":
+            stream.write("\n")
+        stream.write(summary(diagnostics, unsafe))
+
+
+def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe: bool) -> int:
+    from jitlint import selection
+    from jitlint.frontends.fixing import run_fix_mode
+
+    fixable = selection.resolve_layers(
+        [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
+    )
+
+    def report(remaining: list[Diagnostic], to_stderr: bool) -> None:
+        stream = sys.stderr if to_stderr else sys.stdout
+        _print_findings(remaining, tasks, args, unsafe, stream, summarize=False)
+        if remaining and args.format == "full":
+            stream.write("\n")
+
+    status = run_fix_mode(
+        tasks, "diff" if args.diff else "fix", unsafe, fixable, args.jobs, report, args.quiet
+    )
+    if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
+        return EXIT_CLEAN
+    return status
+
+
+def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[str, list[str]]:
     """The text of files with findings, for the source frames of the `full` format."""
     from jitlint.engine.source import DecodeProblem, decode_source
 
-    wanted = {f.path for f in files if f.diagnostics}  # type: ignore[attr-defined]
+    wanted = {d.path for d in diagnostics}
     sources: dict[str, list[str]] = {}
     for task in tasks:
-        if task.display not in wanted:  # type: ignore[attr-defined]
+        if task.display not in wanted:
             continue
-        data = task.source  # type: ignore[attr-defined]
+        data = task.source
         try:
-            if data is None:
-                with open(task.path, "rb") as handle:  # type: ignore[attr-defined]
+            if data is None and task.path is not None:
+                with open(task.path, "rb") as handle:
                     data = handle.read()
-            sources[task.display] = decode_source(data).text.splitlines()  # type: ignore[attr-defined]
+            if data is not None:
+                sources[task.display] = decode_source(data).text.splitlines()
         except (OSError, DecodeProblem):
             continue
     return sources

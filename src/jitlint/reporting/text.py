@@ -9,27 +9,38 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.rules import all_rules
 
 
-def _fix_marker(diagnostic: Diagnostic) -> str:
-    return "[*] " if diagnostic.fix is not None else ""
+def fixable(diagnostic: Diagnostic, unsafe_fixes: bool) -> bool:
+    """Whether `--fix` would apply this finding's fix (ruff marks only those with [*])."""
+    fix = diagnostic.fix
+    return fix is not None and (fix.applicability == "safe" or unsafe_fixes)
+
+
+def _fix_marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
+    return "[*] " if fixable(diagnostic, unsafe_fixes) else ""
 
 
 def format_concise(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, Sequence[str]] | None = None,
+    unsafe_fixes: bool = False,
 ) -> str:
     return "".join(
-        f"{d.path}:{d.line}:{d.column}: {d.code} {_fix_marker(d)}{d.message}\n"
+        f"{d.path}:{d.line}:{d.column}: {d.code} {_fix_marker(d, unsafe_fixes)}{d.message}\n"
         for d in sorted(diagnostics, key=Diagnostic.sort_key)
     )
 
 
 def format_full(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, Sequence[str]] | None = None,
+    unsafe_fixes: bool = False,
 ) -> str:
     """One block per finding: header, the source line with a caret under the span, help."""
     sources = sources or {}
     blocks = []
     for d in sorted(diagnostics, key=Diagnostic.sort_key):
-        lines = [f"{d.path}:{d.line}:{d.column}: {d.code} {_fix_marker(d)}{d.message}"]
+        marker = _fix_marker(d, unsafe_fixes)
+        lines = [f"{d.path}:{d.line}:{d.column}: {d.code} {marker}{d.message}"]
         text_lines = sources.get(d.path, ())
         if 0 < d.line <= len(text_lines):
             source_line = text_lines[d.line - 1].rstrip("\r\n")
@@ -48,7 +59,10 @@ def format_full(
             help_prefix = f"{gutter} = help: "
         else:
             help_prefix = "  = help: "
-        help_text = d.fix.message if d.fix is not None else d.help
+        help_text = d.help
+        if d.fix is not None:
+            hint = "" if fixable(d, unsafe_fixes) else " (unsafe: needs --unsafe-fixes)"
+            help_text = d.fix.message + hint
         if help_text:
             lines.append(help_prefix + help_text)
         blocks.append("\n".join(lines) + "\n")
@@ -59,24 +73,28 @@ def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
     """Counts per rule, most frequent first: `count  code  [*] name`."""
     rules = all_rules()
     counts = Counter(d.code for d in diagnostics)
-    fixable = {d.code for d in diagnostics if d.fix is not None}
+    with_fix = {d.code for d in diagnostics if d.fix is not None}
     if not counts:
         return ""
     width = len(str(max(counts.values())))
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return "".join(
-        f"{count:>{width}}\t{code}\t{'[*] ' if code in fixable else ''}"
+        f"{count:>{width}}\t{code}\t{'[*] ' if code in with_fix else ''}"
         f"{rules[code].name if code in rules else ''}\n"
         for code, count in rows
     )
 
 
-def summary(diagnostics: Sequence[Diagnostic]) -> str:
+def summary(diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False) -> str:
     count = len(diagnostics)
     if count == 0:
         return "All checks passed!\n"
     text = f"Found {count} error{'s' if count != 1 else ''}.\n"
-    fixable = sum(1 for d in diagnostics if d.fix is not None)
-    if fixable:
-        text += f"[*] {fixable} fixable with the `--fix` option.\n"
+    ready = sum(1 for d in diagnostics if fixable(d, unsafe_fixes))
+    hidden = sum(1 for d in diagnostics if d.fix is not None) - ready
+    if ready:
+        text += f"[*] {ready} fixable with the `--fix` option"
+        text += f" ({hidden} more with `--unsafe-fixes`).\n" if hidden else ".\n"
+    elif hidden:
+        text += f"{hidden} fixable with `--fix --unsafe-fixes`.\n"
     return text

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.rules.base import Option, Rule
+from jitlint.rules.base import NodeFix, Option, Rule
 
 _BUILTINS = {
     "builtins.list": "a list",
@@ -76,8 +76,12 @@ class UnhashableStaticArg(Rule):
     ```
 
     ## Fix safety
-    No automatic fix is offered yet. Replacing a literal list by a tuple is the usual remedy;
-    the function may still index it, but it can no longer mutate it.
+    A literal list becomes a tuple of the same elements: a safe fix, since the call failed on
+    every input before and the function can still iterate and index the value. A name bound
+    only to lists is wrapped in `tuple(...)`: unsafe, because elements that are themselves
+    unhashable (nested lists) would still fail, and code that relied on mutating the value
+    changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
+    function uses them.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
@@ -95,6 +99,7 @@ class UnhashableStaticArg(Rule):
     code = "JIT110"
     name = "unhashable-static-arg"
     summary = "An unhashable value is passed to a static argument of a jitted function."
+    fix_availability = "sometimes"
     requires = ("jit",)
     runtime_error = "Non-hashable static arguments are not supported"
     options = {
@@ -243,7 +248,33 @@ f(x, ([0], 1))  # error: JIT110
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
+                    fix=self._fix(arg.value, kind),
                 )
+
+    def _fix(self, value: cst.BaseExpression, kind: str) -> NodeFix | None:
+        if type(value) is cst.List and not value.lpar:
+            elements = list(value.elements)
+            if len(elements) == 1 and elements[0].comma == cst.MaybeSentinel.DEFAULT:
+                elements[0] = elements[0].with_changes(comma=cst.Comma())
+            as_tuple = cst.Tuple(
+                elements=elements,
+                lpar=[cst.LeftParen(whitespace_after=value.lbracket.whitespace_after)],
+                rpar=[cst.RightParen(whitespace_before=value.rbracket.whitespace_before)],
+            )
+            # The call failed on every input before, so any working behaviour is an
+            # improvement; a tuple holds the same elements in the same order.
+            return NodeFix(
+                "safe",
+                "Replace the list with a tuple",
+                ((value, self.ctx.module.code_for_node(as_tuple)),),
+            )
+        if type(value) is cst.Name and kind.endswith(", a list"):
+            return NodeFix(
+                "unsafe",
+                f"Pass `tuple({value.value})`",
+                ((value, f"tuple({value.value})"),),
+            )
+        return None
 
     def _unhashable(
         self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], depth: int

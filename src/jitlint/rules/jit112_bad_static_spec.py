@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.analysis.jit import JitApplication
-from jitlint.rules.base import Rule
+from jitlint.rules.base import NodeFix, Rule
 
 
 class BadStaticSpec(Rule):
@@ -59,8 +59,10 @@ class BadStaticSpec(Rule):
     ```
 
     ## Fix safety
-    No automatic fix is offered yet: dropping the dead entry makes the code import, but the
-    parameter it was meant for may still need to be static.
+    The fix removes the dead entry (and the whole `static_argnames=`/`static_argnums=`
+    argument if it was the only one). It is safe: `jax.jit` rejected the spec for every input,
+    so nothing that worked can change. It does not guess what was meant: after a rename, add
+    the new parameter name yourself if it should be static.
 
     ## Known problems
     Only literal specs are checked, on functions whose signature is visible: a `def` or
@@ -71,6 +73,7 @@ class BadStaticSpec(Rule):
     code = "JIT112"
     name = "bad-static-spec"
     summary = "`static_argnames`/`static_argnums` name no parameter of the jitted function."
+    fix_availability = "always"
     requires = ("jit",)
     runtime_error = "Jitted function has (invalid argnames|static_argnums)"
 
@@ -156,9 +159,10 @@ h = jax.jit(lambda x: x, static_argnums=-2)  # error: JIT112
         if sig is None:
             return
         spec, fname = app.spec, app.func_name
+        call = app.node if type(app.node) is cst.Call else None
         if spec.argnames is not None and spec.argnames_arg and not sig.has_var_keyword:
             nodes = _element_nodes(spec.argnames_arg.value, len(spec.argnames))
-            for name, node in zip(spec.argnames, nodes, strict=True):
+            for index, (name, node) in enumerate(zip(spec.argnames, nodes, strict=True)):
                 if name in sig.positional_only:
                     problem = f"`{name}` is positional-only in `{fname}`"
                 elif not sig.accepts_keyword(name):
@@ -170,11 +174,12 @@ h = jax.jit(lambda x: x, static_argnums=-2)  # error: JIT112
                     f"`static_argnames` names `{name}`, but {problem}: jax.jit raises "
                     "ValueError when it is applied",
                     help=f"name a parameter of `{fname}`: {', '.join(sig.positional) or '-'}",
+                    fix=self._drop(call, spec.argnames_arg, index, f"`{name}`"),
                 )
         if spec.argnums is not None and spec.argnums_arg and not sig.has_var_positional:
             count = len(sig.positional)
             nodes = _element_nodes(spec.argnums_arg.value, len(spec.argnums))
-            for number, node in zip(spec.argnums, nodes, strict=True):
+            for index, (number, node) in enumerate(zip(spec.argnums, nodes, strict=True)):
                 if -count <= number < count:
                     continue
                 self.report(
@@ -184,7 +189,35 @@ h = jax.jit(lambda x: x, static_argnums=-2)  # error: JIT112
                     + ("" if count == 1 else "s")
                     + ": jax.jit raises ValueError when it is applied",
                     help=f"use a position from {-count} to {count - 1}" if count else None,
+                    fix=self._drop(call, spec.argnums_arg, index, str(number)),
                 )
+
+    def _drop(self, call: cst.Call | None, arg: cst.Arg, index: int, label: str) -> NodeFix | None:
+        """Remove entry `index` of the spec `arg`; remove the whole argument if it was the last."""
+        if call is None:
+            return None
+        value = arg.value
+        if type(value) in (cst.Tuple, cst.List) and len(value.elements) > 1:  # type: ignore[attr-defined]
+            elements = list(value.elements)  # type: ignore[attr-defined]
+            removed = elements.pop(index)
+            if index == len(elements):  # the last one went: keep its trailing-comma style
+                elements[-1] = elements[-1].with_changes(comma=removed.comma)
+            single = type(value) is cst.Tuple and len(elements) == 1
+            if single and elements[0].comma == cst.MaybeSentinel.DEFAULT:
+                elements[0] = elements[0].with_changes(comma=cst.Comma())
+            new_value = value.with_changes(elements=elements)
+            replacement = (value, self.ctx.module.code_for_node(new_value))
+        else:
+            args = list(call.args)
+            position = next(i for i, a in enumerate(args) if a is arg)
+            removed_arg = args.pop(position)
+            if position == len(args) and args:
+                args[-1] = args[-1].with_changes(comma=removed_arg.comma)
+            new_call = call.with_changes(args=args)
+            replacement = (call, self.ctx.module.code_for_node(new_call))
+        # jax.jit raised for every input before: dropping the entry it rejects cannot break
+        # anything that worked.
+        return NodeFix("safe", f"Remove the dead entry {label}", (replacement,))
 
 
 def _element_nodes(value: cst.BaseExpression, count: int) -> list[cst.CSTNode]:

@@ -1,0 +1,94 @@
+"""`--fix` and `--diff` over many files, in the same process pool shape as linting."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+from collections.abc import Collection, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from jitlint.diagnostics import Diagnostic
+from jitlint.engine.linter import lint_text
+from jitlint.engine.runner import Task, run_task
+from jitlint.engine.source import DecodeProblem, decode_source
+from jitlint.fixes.engine import fix_text
+from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
+
+Mode = Literal["fix", "diff"]
+
+
+@dataclass
+class FixedFile:
+    path: str
+    applied: list[Diagnostic] = field(default_factory=list)
+    remaining: list[Diagnostic] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    diff: str = ""
+    output: str | None = None  # the fixed text, for stdin
+
+
+def fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) -> FixedFile:
+    data = task.source
+    if data is None:
+        assert task.path is not None
+        try:
+            with open(task.path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            result = run_task(task)  # reports the unreadable file as JIT001
+            return FixedFile(task.display, remaining=result.diagnostics, errors=result.errors)
+    try:
+        decoded = decode_source(data)
+    except DecodeProblem:
+        result = lint_text(data, task.display, task.codes, task.rule_options)
+        return FixedFile(task.display, remaining=result.diagnostics, errors=result.errors)
+    outcome = fix_text(
+        decoded.text, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable
+    )
+    fixed = FixedFile(task.display, outcome.applied, outcome.remaining, outcome.errors)
+    if task.path is None:
+        fixed.output = outcome.source
+    if not outcome.applied or outcome.source == decoded.text:
+        return fixed
+    if mode == "diff":
+        fixed.diff = "".join(
+            difflib.unified_diff(
+                decoded.text.splitlines(keepends=True),
+                outcome.source.splitlines(keepends=True),
+                fromfile=f"a/{task.display}",
+                tofile=f"b/{task.display}",
+            )
+        )
+    elif task.path is not None:
+        try:
+            write_atomically(Path(task.path), encode(outcome.source, decoded), data)
+        except (ChangedOnDisk, OSError) as exc:
+            reason = str(exc) if isinstance(exc, ChangedOnDisk) else exc.strerror or str(exc)
+            fixed.errors.append(f"{task.display}: not written: {reason}")
+            # Nothing was written, so the original findings all remain.
+            original = lint_text(decoded.text, task.display, task.codes, task.rule_options)
+            fixed.applied, fixed.remaining = [], original.diagnostics
+    return fixed
+
+
+def run_fixes(
+    tasks: Iterable[Task],
+    mode: Mode,
+    unsafe: bool,
+    fixable: Collection[str],
+    jobs: int | None = None,
+) -> list[FixedFile]:
+    tasks = list(tasks)
+    work = functools.partial(fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable))
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(tasks) >= 16:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            files = list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+    else:
+        files = [work(task) for task in tasks]
+    files.sort(key=lambda f: f.path)
+    return files

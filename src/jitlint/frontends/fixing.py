@@ -1,0 +1,64 @@
+"""The command line's `--fix` / `--diff` path: apply or show fixes, then report what remains."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+from jitlint.diagnostics import Diagnostic
+from jitlint.engine.runner import Task
+from jitlint.fixes.runner import FixedFile, Mode, run_fixes
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def fix_summary(applied: Sequence[Diagnostic], remaining: Sequence[Diagnostic], diff: bool) -> str:
+    unsafe = sum(1 for d in applied if d.fix is not None and d.fix.applicability == "unsafe")
+    verb = "Would fix" if diff else "Fixed"
+    noun = "finding" if len(applied) == 1 else "findings"
+    text = f"{verb} {len(applied)} {noun}"
+    if unsafe:
+        text += f" ({unsafe} unsafe)"
+    if not diff:
+        text += f"; {len(remaining)} remain" if len(remaining) != 1 else "; 1 remains"
+    return text + ".\n"
+
+
+def run_fix_mode(
+    tasks: list[Task],
+    mode: Mode,
+    unsafe: bool,
+    fixable: set[str],
+    jobs: int | None,
+    report: Callable[[list[Diagnostic], bool], None],
+    quiet: bool,
+) -> int:
+    """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings."""
+    files: list[FixedFile] = run_fixes(tasks, mode, unsafe, fixable, jobs)
+    applied = [d for f in files for d in f.applied]
+    remaining = [d for f in files for d in f.remaining]
+    errors = [e for f in files for e in f.errors]
+    for error in errors:
+        print(f"jitlint: error: {error}", file=sys.stderr)
+    stdin = len(tasks) == 1 and tasks[0].path is None
+    if mode == "diff":
+        diffs = "".join(f.diff for f in files)
+        sys.stdout.write(diffs)
+        if not quiet:
+            sys.stderr.write(fix_summary(applied, remaining, diff=True))
+        if errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if diffs else EXIT_CLEAN
+    if stdin:
+        # The fixed text is the output; findings go to stderr, as editors expect.
+        sys.stdout.write(files[0].output if files[0].output is not None else "")
+        report(remaining, True)
+        if not quiet:
+            sys.stderr.write(fix_summary(applied, remaining, diff=False))
+    else:
+        report(remaining, False)
+        if not quiet:
+            sys.stdout.write(fix_summary(applied, remaining, diff=False))
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
