@@ -41,27 +41,28 @@ def project(tmp_path, monkeypatch):
 def test_full_format_shows_frame_caret_and_help(project):
     status, out, _ = run_cli("--select", "JIT11", "pkg")
     assert status == 1
-    assert "pkg/step.py:6:44: JIT112 `static_argnames` names `scale`" in out
+    assert "pkg/step.py:6:44: JIT112 [*] `static_argnames` names `scale`" in out
     assert "11 | total(x, axes=[0, 1])" in out
     lines = out.splitlines()
     source_line = next(line for line in lines if line.startswith("11 |"))
     caret_line = lines[lines.index(source_line) + 1]
     assert caret_line.endswith("^^^^^^ JIT110")
     assert caret_line.index("^") == source_line.index("[")
-    assert "= help: pass a tuple" in out
-    assert out.rstrip().endswith("Found 2 errors.")
+    assert "= help: Replace the list with a tuple" in out
+    assert out.rstrip().endswith("Found 2 errors.\n[*] 2 fixable with the `--fix` option.")
 
 
 def test_concise_format(project):
     status, out, _ = run_cli("--format", "concise", "--select", "JIT11", "pkg")
     assert status == 1
     assert out.splitlines() == [
-        "pkg/step.py:6:44: JIT112 `static_argnames` names `scale`, but `total` has no parameter "
+        "pkg/step.py:6:44: JIT112 [*] `static_argnames` names `scale`, but `total` has no parameter "
         "`scale`: jax.jit raises ValueError when it is applied",
-        "pkg/step.py:11:15: JIT110 `axes` is a static argument of `total`, but this call passes "
+        "pkg/step.py:11:15: JIT110 [*] `axes` is a static argument of `total`, but this call passes "
         "a list, which JAX cannot hash (ValueError: Non-hashable static arguments are not "
         "supported)",
         "Found 2 errors.",
+        "[*] 2 fixable with the `--fix` option.",
     ]
 
 
@@ -81,7 +82,13 @@ def test_json_matches_the_contract(project):
     # 1-based columns, end exclusive: `[0, 1]` spans columns 15..20.
     assert (jit110["end_line"], jit110["end_column"]) == (11, 21)
     assert jit110["severity"] == "error"
-    assert jit110["fix"] is None
+    assert jit110["fix"] == {
+        "applicability": "safe",
+        "message": "Replace the list with a tuple",
+        "edits": [
+            {"line": 11, "column": 15, "end_line": 11, "end_column": 21, "content": "(0, 1)"}
+        ],
+    }
     assert jit110["name"] == "unhashable-static-arg"
     assert jit110["url"].endswith("/rules/JIT110.md")
 
@@ -94,7 +101,7 @@ def test_clean_tree_exits_zero(project):
 def test_exit_zero_and_quiet(project):
     status, out, _ = run_cli("--exit-zero", "--quiet", "--format", "concise", "pkg")
     assert status == 0
-    assert len(out.splitlines()) == 2 and "Found" not in out
+    assert len(out.splitlines()) == 2 and "Found" not in out and "fixable" not in out
 
 
 def test_statistics(project):
@@ -102,8 +109,8 @@ def test_statistics(project):
     assert status == 1
     assert out.splitlines() == [
         "1\tJIT001\tparse-error",
-        "1\tJIT110\tunhashable-static-arg",
-        "1\tJIT112\tbad-static-spec",
+        "1\tJIT110\t[*] unhashable-static-arg",
+        "1\tJIT112\t[*] bad-static-spec",
     ]
 
 
