@@ -23,8 +23,8 @@ from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import tensorflow as tf  # noqa: E402
-from tensorflow.python.util import pywrap_xla_ops  # noqa: E402
+import tensorflow as tf
+from tensorflow.python.util import pywrap_xla_ops
 
 # Op types that are graph plumbing, not computation: XLA handles them without a kernel entry.
 PLUMBING = {"Placeholder", "NoOp", "_Arg", "_Retval"}
@@ -126,8 +126,11 @@ APIS: list[tuple[str, list[tf.TensorSpec], object]] = [
     ("sets.difference", [tf.TensorSpec([1, 4], tf.int32)], lambda i: tf.sets.difference(i, i)),
     # ragged and sparse
     ("ragged.range", [I], lambda i: tf.ragged.range(i)),
-    ("sparse.to_dense", [tf.TensorSpec([2, 1], tf.int64), tf.TensorSpec([2], tf.float32)],
-     lambda i, v: tf.sparse.to_dense(tf.sparse.SparseTensor(i, v, [4]))),
+    (
+        "sparse.to_dense",
+        [tf.TensorSpec([2, 1], tf.int64), tf.TensorSpec([2], tf.float32)],
+        lambda i, v: tf.sparse.to_dense(tf.sparse.SparseTensor(i, v, [4])),
+    ),
     # common ops, all with kernels (listed so the table says so explicitly)
     ("exp", [F], lambda a: tf.exp(a)),
     ("matmul", [F2], lambda m: tf.matmul(m, m)),
@@ -149,9 +152,27 @@ APIS: list[tuple[str, list[tf.TensorSpec], object]] = [
 
 # Namespaces searched for other public spellings of the same function object.
 ALIAS_NAMESPACES = (
-    "", "math", "linalg", "strings", "io", "image", "random", "sparse", "nn", "debugging",
-    "sets", "signal", "ragged", "dtypes", "compat.v1", "compat.v1.math", "compat.v1.io",
-    "compat.v1.strings", "compat.v1.linalg", "compat.v1.random", "compat.v1.sparse",
+    "",
+    "math",
+    "linalg",
+    "strings",
+    "io",
+    "image",
+    "random",
+    "sparse",
+    "nn",
+    "debugging",
+    "sets",
+    "signal",
+    "ragged",
+    "dtypes",
+    "compat.v1",
+    "compat.v1.math",
+    "compat.v1.io",
+    "compat.v1.strings",
+    "compat.v1.linalg",
+    "compat.v1.random",
+    "compat.v1.sparse",
 )
 
 
@@ -164,6 +185,7 @@ def _resolve(path: str) -> object:
 
 def op_types(specs: list[tf.TensorSpec], call: object) -> set[str]:
     """Every op type a traced call creates, including ops in nested functions (loop bodies)."""
+
     def traced(*args: object) -> None:
         call(*args)  # type: ignore[operator]  # outputs are not needed, only the graph
 

@@ -17,6 +17,8 @@ import libcst as cst
 
 from jitlint.analysis.jit import JitModel
 from jitlint.analysis.names import Names
+from jitlint.analysis.tracing import Tracing
+from jitlint.analysis.tf_model import TfModel
 from jitlint.diagnostics import Applicability, Severity
 
 FixAvailability = Literal["none", "sometimes", "always"]
@@ -76,6 +78,16 @@ class FileContext:
     @cached_property
     def jit(self) -> JitModel:
         return JitModel(self.names)
+
+    @cached_property
+    def tracing(self) -> Tracing:
+        """Which functions JAX traces and which values in them are tracers."""
+        return Tracing(self.names)
+
+    @cached_property
+    def tf(self) -> TfModel:
+        """The TensorFlow model: graph and XLA contexts, values, dtypes (analysis/tf_*.py)."""
+        return TfModel(self.names)
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

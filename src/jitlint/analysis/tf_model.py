@@ -1,0 +1,531 @@
+"""Where TensorFlow runs Python code as a graph, and where it compiles that graph with XLA.
+
+Graph code is the body of a `tf.function` (decorated, or bound by `tf.function(f, ...)`), a
+`tf.data` `map`/`filter` function, a Keras layer's `call` or a model's `train_step`/
+`test_step`/`predict_step`, a `tf.while_loop`/`tf.cond`/`tf.map_fn` body reached from graph
+code, and every module-local helper such code calls (autograph converts callees recursively).
+XLA code is the part compiled with `jit_compile=True` (or `experimental_compile=True`), or
+belonging to a Keras model compiled with `jit_compile=True`.
+
+Keras 3 (what `tf.keras` is since TF 2.16) calls `call` and `train_step` without autograph:
+`if tensor:` there raises (observed with TF 2.21 / Keras 3.15), unlike in a `tf.function`.
+The model is built with one walk over the module, the first time a rule asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import libcst as cst
+
+from jitlint.analysis.names import Names
+from jitlint.analysis.tf_api import (
+    DO_NOT_CONVERT,
+    GRAPH_CALLBACK_ARGS,
+    PARTIAL,
+    TF_FUNCTION,
+    WHILE_LOOP,
+)
+from jitlint.analysis.tf_values import TfValues
+from jitlint.engine.walker import iter_children
+
+Func = cst.FunctionDef | cst.Lambda
+Path = list[cst.CSTNode]
+KERAS_GRAPH_METHODS = {"call": "inputs", "train_step": "data", "test_step": "data"}
+KERAS_GRAPH_METHODS["predict_step"] = "data"
+DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """How a function body runs: always as graph code, maybe under XLA."""
+
+    xla: bool
+    autograph: bool
+    origin: str  # for messages: "`@tf.function(jit_compile=True)`", ...
+    # Parameters that are certainly tensors (input_signature, a Keras layer's inputs).
+    tensor_params: frozenset[str] = frozenset()
+    # True for the function TF calls itself (its parameters are the traced arguments).
+    root: bool = True
+
+    def merge(self, other: GraphContext) -> GraphContext:
+        """A helper reached from two graph contexts: hazards of either apply."""
+        return replace(
+            self,
+            xla=self.xla or other.xla,
+            autograph=self.autograph and other.autograph,
+            origin=self.origin if self.xla or not other.xla else other.origin,
+        )
+
+
+@dataclass(frozen=True)
+class TfFunction:
+    """A `tf.function` application: `@tf.function(...)` or `tf.function(f, ...)`."""
+
+    node: cst.CSTNode  # the decorator expression or the call
+    func: Func | None
+    xla: bool | None  # None: jit_compile given but not a literal
+    autograph: bool
+    input_signature: bool
+    reduce_retracing: bool
+
+
+@dataclass
+class _Scan:
+    roots: dict[int, tuple[Func, GraphContext]] = field(default_factory=dict)
+    applications: list[tuple[TfFunction, Path]] = field(default_factory=list)
+    # per function (or module): calls to names and `self.x` attributes, with their paths
+    calls: dict[int, list[tuple[cst.Call, Path]]] = field(default_factory=dict)
+    nested: dict[int, list[Func]] = field(default_factory=dict)
+    callbacks: dict[int, list[tuple[Func, bool]]] = field(default_factory=dict)
+    loop_bodies: set[int] = field(default_factory=set)
+    keras_methods: list[tuple[cst.ClassDef, cst.FunctionDef, str, Path]] = field(
+        default_factory=list
+    )
+    compiles: list[tuple[cst.Call, Path]] = field(default_factory=list)
+    owner: dict[int, cst.CSTNode] = field(default_factory=dict)  # function -> enclosing scope
+
+
+def _literal_bool(node: cst.BaseExpression) -> bool | None:
+    if type(node) is cst.Name and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def tf_function_options(args: Sequence[cst.Arg]) -> tuple[bool | None, bool, bool, bool]:
+    """(xla, autograph, input_signature, reduce_retracing) from `tf.function` keywords."""
+    xla: bool | None = False
+    autograph = True
+    signature = retracing = False
+    for arg in args:
+        if arg.keyword is None:
+            continue
+        key = arg.keyword.value
+        if key in ("jit_compile", "experimental_compile"):
+            if type(arg.value) is cst.Name and arg.value.value == "None":
+                xla = False  # None: TF's default, i.e. no forced XLA
+            else:
+                xla = _literal_bool(arg.value)
+        elif key == "autograph":
+            autograph = _literal_bool(arg.value) is not False
+        elif key == "input_signature":
+            signature = not (type(arg.value) is cst.Name and arg.value.value == "None")
+        elif key in ("reduce_retracing", "experimental_relax_shapes"):
+            retracing = _literal_bool(arg.value) is not False
+    return xla, autograph, signature, retracing
+
+
+def _origin(app: TfFunction) -> str:
+    if app.xla:
+        return "`tf.function(jit_compile=True)`"
+    if not app.autograph:
+        return "`tf.function(autograph=False)`"
+    return "`tf.function`"
+
+
+class TfModel:
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self.module = names.module
+        self._keras_kinds: dict[int, str | None] = {}
+
+    # ----- public questions -------------------------------------------------------------
+
+    @cached_property
+    def values(self) -> TfValues:
+        return TfValues(self.names, self)
+
+    def context(self, path: Sequence[cst.CSTNode]) -> GraphContext | None:
+        """The graph context of the innermost function on `path` that has one."""
+        contexts = self.contexts
+        for node in reversed(path):
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                found = contexts.get(id(node))
+                if found is not None:
+                    return found
+        return None
+
+    def function_context(self, func: Func) -> GraphContext | None:
+        return self.contexts.get(id(func))
+
+    def is_loop_body(self, func: Func) -> bool:
+        """A `tf.while_loop` body or condition: its parameters are loop variables."""
+        return id(func) in self.scan.loop_bodies
+
+    @property
+    def applications(self) -> list[tuple[TfFunction, Path]]:
+        return self.scan.applications
+
+    def tf_function_spec(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[bool | None, bool, bool, bool] | None:
+        """Options if `expr` is `tf.function`, `tf.function(**kw)`, `partial(tf.function, ..)`."""
+        kind = type(expr)
+        if kind is cst.Name or kind is cst.Attribute:
+            if self._spelled(expr, "function") and self.names.resolves_to(expr, path, TF_FUNCTION):
+                return False, True, False, False
+            return None
+        if kind is not cst.Call:
+            return None
+        func = expr.func  # type: ignore[attr-defined]
+        positional = [a for a in expr.args if a.keyword is None]  # type: ignore[attr-defined]
+        if (
+            not positional
+            and self._spelled(func, "function")
+            and self.names.resolves_to(func, path, TF_FUNCTION)
+        ):
+            return tf_function_options(expr.args)  # type: ignore[attr-defined]
+        if (
+            len(positional) == 1
+            and self._spelled(func, "partial")
+            and self.names.resolves_to(func, path, PARTIAL)
+            and self.names.resolves_to(positional[0].value, path, TF_FUNCTION)
+        ):
+            return tf_function_options(expr.args)  # type: ignore[attr-defined]
+        return None
+
+    def resolve_function(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[Func, bool] | None:
+        """The def/lambda `expr` names, and whether autograph still converts it."""
+        kind = type(expr)
+        if kind is cst.Lambda:
+            return expr, True  # type: ignore[return-value]
+        if kind is cst.Name:
+            bindings = self.names.lookup(expr.value, path)  # type: ignore[attr-defined]
+            if bindings and len(bindings) == 1 and bindings[0].kind == "def":
+                node = bindings[0].node
+                if type(node) is cst.FunctionDef:
+                    return node, not self._has_do_not_convert(node, path)
+            return None
+        if kind is cst.Attribute:
+            value = expr.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name and value.value in ("self", "cls"):
+                method = self._method(path, expr.attr.value)  # type: ignore[attr-defined]
+                if method is not None:
+                    return method, not self._has_do_not_convert(method, path)
+            return None
+        if kind is cst.Call and expr.args:  # type: ignore[attr-defined]
+            func = expr.func  # type: ignore[attr-defined]
+            inner = expr.args[0].value  # type: ignore[attr-defined]
+            if self._spelled(func, "do_not_convert") and self.names.resolves_to(
+                func, path, DO_NOT_CONVERT
+            ):
+                found = self.resolve_function(inner, path)
+                return (found[0], False) if found else None
+            if self._spelled(func, "partial") and self.names.resolves_to(func, path, PARTIAL):
+                return self.resolve_function(inner, path)
+        return None
+
+    # ----- construction -----------------------------------------------------------------
+
+    @staticmethod
+    def _spelled(expr: cst.CSTNode, leaf: str) -> bool:
+        kind = type(expr)
+        if kind is cst.Attribute:
+            return expr.attr.value == leaf  # type: ignore[attr-defined]
+        return kind is cst.Name and expr.value == leaf  # type: ignore[attr-defined]
+
+    def _has_do_not_convert(self, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
+        return any(
+            self._spelled(d.decorator, "do_not_convert")
+            and self.names.resolves_to(d.decorator, [*path, d], DO_NOT_CONVERT)
+            for d in func.decorators
+        )
+
+    def _method(self, path: Sequence[cst.CSTNode], name: str) -> cst.FunctionDef | None:
+        for node in reversed(path):
+            if type(node) is cst.ClassDef:
+                for stmt in node.body.body:  # type: ignore[attr-defined]
+                    if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+                        return stmt
+                return None
+        return None
+
+    @cached_property
+    def scan(self) -> _Scan:
+        scan = _Scan()
+        parents: list[cst.CSTNode] = []
+        funcs: list[cst.CSTNode] = [self.module]  # enclosing functions (module at the bottom)
+        stack: list[tuple[cst.CSTNode, bool]] = [(self.module, True)]
+        while stack:
+            node, entering = stack.pop()
+            kind = type(node)
+            if not entering:
+                parents.pop()
+                if kind is cst.FunctionDef or kind is cst.Lambda:
+                    funcs.pop()
+                continue
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                scan.owner[id(node)] = funcs[-1]
+                scan.nested.setdefault(id(funcs[-1]), []).append(node)  # type: ignore[arg-type]
+                if kind is cst.FunctionDef:
+                    self._scan_def(scan, node, parents)  # type: ignore[arg-type]
+            elif kind is cst.ClassDef:
+                self._scan_class(scan, node, parents)  # type: ignore[arg-type]
+            elif kind is cst.Call:
+                self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
+            parents.append(node)
+            stack.append((node, False))
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                funcs.append(node)
+            stack.extend((child, True) for child in reversed(iter_children(node)))
+        return scan
+
+    def _scan_def(self, scan: _Scan, node: cst.FunctionDef, parents: Path) -> None:
+        path = [*parents, node]
+        for decorator in node.decorators:
+            spec = self.tf_function_spec(decorator.decorator, [*path, decorator])
+            if spec is None:
+                continue
+            xla, autograph, signature, retracing = spec
+            autograph = autograph and not self._has_do_not_convert(node, parents)
+            app = TfFunction(decorator.decorator, node, xla, autograph, signature, retracing)
+            scan.applications.append((app, path))
+            self._add_root(scan, node, app)
+            return
+
+    def _add_root(self, scan: _Scan, func: Func, app: TfFunction) -> None:
+        params = frozenset()
+        if app.input_signature:
+            params = frozenset(p.name.value for p in func.params.params)
+        context = GraphContext(bool(app.xla), app.autograph, _origin(app), params)
+        known = scan.roots.get(id(func))
+        scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
+
+    def _scan_call(self, scan: _Scan, node: cst.Call, parents: Path, owner: cst.CSTNode) -> None:
+        func = node.func
+        kind = type(func)
+        if kind is cst.Name or (
+            kind is cst.Attribute and type(func.value) is cst.Name  # type: ignore[attr-defined]
+        ):
+            scan.calls.setdefault(id(owner), []).append((node, [*parents, node]))
+        if kind is not cst.Name and kind is not cst.Attribute:
+            return
+        leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if leaf == "function" and positional:
+            path = [*parents, node]
+            if self.names.resolves_to(func, path, TF_FUNCTION):
+                xla, autograph, signature, retracing = tf_function_options(node.args)
+                target = self.resolve_function(positional[0].value, path)
+                app = TfFunction(
+                    node,
+                    target[0] if target else None,
+                    xla,
+                    autograph and (target[1] if target else True),
+                    signature,
+                    retracing,
+                )
+                scan.applications.append((app, path))
+                if target is not None:
+                    self._add_root(scan, target[0], app)
+        elif leaf in ("while_loop", "cond", "map_fn", "scan", "foldl", "foldr", "vectorized_map"):
+            path = [*parents, node]
+            names = self.names.qualified_names(func, path)
+            if len(names) != 1:
+                return
+            api = next(iter(names)).replace("tensorflow.compat.v2.", "tensorflow.")
+            slots = GRAPH_CALLBACK_ARGS.get(api)
+            if slots is None:
+                return
+            for position, keyword in slots:
+                arg = _argument(node, position, keyword)
+                target = self.resolve_function(arg.value, path) if arg is not None else None
+                if target is not None:
+                    scan.callbacks.setdefault(id(owner), []).append(target)
+                    if api == WHILE_LOOP:
+                        scan.loop_bodies.add(id(target[0]))
+        elif leaf in DATASET_METHODS and kind is cst.Attribute and positional:
+            path = [*parents, node]
+            if self._is_dataset(func.value, node, path):  # type: ignore[attr-defined]
+                target = self.resolve_function(positional[0].value, path)
+                if target is not None:
+                    context = GraphContext(False, target[1], "a `tf.data` pipeline function")
+                    scan.roots.setdefault(id(target[0]), (target[0], context))
+        elif leaf == "compile" and kind is cst.Attribute:
+            for arg in node.args:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if keyword == "jit_compile" and _literal_bool(arg.value):
+                    scan.compiles.append((node, [*parents, node]))
+
+    def _is_dataset(self, receiver: cst.CSTNode, call: cst.Call, path: Path) -> bool:
+        """Whether `receiver.map(...)` is a `tf.data` method: the chain starts at `tf.data`,
+        the receiver is named like a dataset, or the call passes `num_parallel_calls`."""
+        if any(
+            a.keyword is not None and a.keyword.value == "num_parallel_calls" for a in call.args
+        ):
+            return True
+        node = receiver
+        while True:
+            kind = type(node)
+            if kind is cst.Call:
+                node = node.func  # type: ignore[attr-defined]
+            elif kind is cst.Attribute:
+                if "dataset" in node.attr.value.lower():  # type: ignore[attr-defined]
+                    return True
+                node = node.value  # type: ignore[attr-defined]
+            elif kind is cst.Name:
+                name = node.value.lower()  # type: ignore[attr-defined]
+                if "dataset" in name or name in ("ds", "train_ds", "val_ds", "test_ds"):
+                    return True
+                names = self.names.qualified_names(node, path)
+                return bool(names) and all(n.startswith("tensorflow.data") for n in names)
+            else:
+                return False
+
+    # ----- Keras --------------------------------------------------------------------------
+
+    def keras_kind(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
+        """ "keras3" / "keras2" when `cls` is a Keras layer or model subclass, else None."""
+        memo = self._keras_kinds
+        if id(cls) in memo:
+            return memo[id(cls)]
+        memo[id(cls)] = None  # cycles
+        found = None
+        for base in cls.bases:
+            for name in self.names.qualified_names(base.value, path):
+                found = found or _keras_base(name)
+            if found is None and type(base.value) is cst.Name:
+                bindings = self.names.lookup(base.value.value, path)
+                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                    local = bindings[0].node
+                    if type(local) is cst.ClassDef:
+                        found = self.keras_kind(local, path)
+        memo[id(cls)] = found
+        return found
+
+    def _scan_class(self, scan: _Scan, node: cst.ClassDef, parents: Path) -> None:
+        methods = [
+            s
+            for s in node.body.body  # type: ignore[attr-defined]
+            if type(s) is cst.FunctionDef and s.name.value in KERAS_GRAPH_METHODS
+        ]
+        if not methods:
+            return
+        kind = self.keras_kind(node, parents)
+        if kind is None:
+            return
+        for method in methods:
+            scan.keras_methods.append((node, method, kind, [*parents, node, node.body]))
+
+    def _instantiated(self, scan: _Scan, scope: cst.CSTNode) -> set[int]:
+        """Local classes called (instantiated) directly in a function or the module body."""
+        found: set[int] = set()
+        for call, path in scan.calls.get(id(scope), ()):
+            if type(call.func) is cst.Name:
+                bindings = self.names.lookup(call.func.value, path)
+                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                    found.add(id(bindings[0].node))
+        return found
+
+    def _jit_compiled_classes(self, scan: _Scan) -> set[int]:
+        """Keras classes whose model is compiled with `jit_compile=True` in this module."""
+        linked: set[int] = set()
+        for call, path in scan.compiles:
+            receiver = call.func.value  # type: ignore[attr-defined]
+            scope = next(
+                (n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)),
+                self.module,
+            )
+            if type(receiver) is cst.Name and receiver.value == "self":
+                cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+                if cls is not None:
+                    linked.add(id(cls))
+                continue
+            linked |= self._instantiated(scan, scope)
+            # One level down: model-building helpers called in the same scope.
+            for inner, inner_path in scan.calls.get(id(scope), ()):
+                target = self.resolve_function(inner.func, inner_path)
+                if target is not None:
+                    linked |= self._instantiated(scan, target[0])
+        # Layers a linked model creates in its own methods belong to it too.
+        classes = {id(c): c for c, _, _, _ in scan.keras_methods}
+        pending = list(linked)
+        while pending:
+            cls = classes.get(pending.pop())
+            if cls is None:
+                continue
+            for stmt in cls.body.body:  # type: ignore[attr-defined]
+                if type(stmt) is cst.FunctionDef:
+                    for found in self._instantiated(scan, stmt) - linked:
+                        linked.add(found)
+                        pending.append(found)
+        return linked
+
+    # ----- propagation --------------------------------------------------------------------
+
+    @cached_property
+    def contexts(self) -> dict[int, GraphContext]:
+        scan = self.scan
+        contexts: dict[int, GraphContext] = {}
+        funcs: dict[int, Func] = {}
+        for key, (func, context) in scan.roots.items():
+            contexts[key] = context
+            funcs[key] = func
+        if scan.keras_methods:
+            linked = self._jit_compiled_classes(scan) if scan.compiles else set()
+            for cls, method, kind, _path in scan.keras_methods:
+                name = method.name.value
+                xla = id(cls) in linked
+                where = "a Keras model compiled with `jit_compile=True`" if xla else "Keras"
+                role = "`call`" if name == "call" else f"`{name}`"
+                params = [p.name.value for p in method.params.params]
+                tensors = frozenset(params[1:2])  # the inputs (or data) after self
+                context = GraphContext(
+                    xla, kind == "keras2", f"{role} of `{cls.name.value}` ({where})", tensors
+                )
+                known = contexts.get(id(method))
+                contexts[id(method)] = known.merge(context) if known else context
+                funcs[id(method)] = method
+        pending = list(contexts)
+        while pending:
+            key = pending.pop()
+            context = contexts[key]
+            helper = replace(context, root=False, tensor_params=frozenset())
+            targets: list[tuple[Func, bool]] = []
+            for func in scan.nested.get(key, ()):
+                targets.append((func, True))
+            targets.extend(scan.callbacks.get(key, ()))
+            for call, path in scan.calls.get(key, ()):
+                target = self.resolve_function(call.func, path)
+                if target is not None:
+                    targets.append(target)
+            for func, converts in targets:
+                inherited = helper if converts else replace(helper, autograph=False)
+                known = contexts.get(id(func))
+                merged = known.merge(inherited) if known else inherited
+                if merged != known:
+                    contexts[id(func)] = merged
+                    funcs[id(func)] = func
+                    pending.append(id(func))
+        return contexts
+
+
+def _keras_base(qualname: str) -> str | None:
+    parts = qualname.split(".")
+    if "keras" not in qualname or not parts[-1][:1].isupper():
+        return None
+    head = parts[0]
+    if head == "tf_keras" or qualname.startswith("tensorflow.python.keras"):
+        kind = "keras2"
+    elif head in ("keras", "tensorflow"):
+        kind = "keras3"
+    else:
+        return None
+    leaf = parts[-1]
+    layerish = "layers" in parts or leaf in ("Layer", "Model", "Sequential", "Functional")
+    return kind if layerish or leaf.endswith(("Layer", "Model", "Cell")) else None
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    positional = [a for a in call.args if a.keyword is None]
+    if position < len(positional) and not any(a.star for a in positional[: position + 1]):
+        return positional[position]
+    return None

@@ -1,0 +1,1 @@
+"""Data files shipped with jitlint (the XLA op table for JIT203)."""
