@@ -17,8 +17,8 @@ import libcst as cst
 
 from jitlint.analysis.jit import JitModel
 from jitlint.analysis.names import Names
-from jitlint.analysis.tracing import Tracing
 from jitlint.analysis.tf_model import TfModel
+from jitlint.analysis.tracing import Tracing
 from jitlint.diagnostics import Applicability, Severity
 
 FixAvailability = Literal["none", "sometimes", "always"]
