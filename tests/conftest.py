@@ -10,3 +10,10 @@ def pytest_addoption(parser):
         action="store_true",
         help="rewrite tests/fixtures/fixes/*.out.py from the current fixes",
     )
+
+
+def pytest_terminal_summary(terminalreporter):
+    counts = getattr(sys.modules.get("test_fuzz"), "COUNTS", None)
+    if counts:
+        for kind, count in sorted(counts.items()):
+            terminalreporter.write_line(f"fuzz: {count} {kind} checked")

@@ -56,10 +56,10 @@ def test_concise_format(project):
     status, out, _ = run_cli("--format", "concise", "--select", "JIT11", "pkg")
     assert status == 1
     assert out.splitlines() == [
-        "pkg/step.py:6:44: JIT112 [*] `static_argnames` names `scale`, but `total` has no parameter "
-        "`scale`: jax.jit raises ValueError when it is applied",
-        "pkg/step.py:11:15: JIT110 [*] `axes` is a static argument of `total`, but this call passes "
-        "a list, which JAX cannot hash (ValueError: Non-hashable static arguments are not "
+        "pkg/step.py:6:44: JIT112 [*] `static_argnames` names `scale`, but `total` has no "
+        "parameter `scale`: jax.jit raises ValueError when it is applied",
+        "pkg/step.py:11:15: JIT110 [*] `axes` is a static argument of `total`, but this call "
+        "passes a list, which JAX cannot hash (ValueError: Non-hashable static arguments are not "
         "supported)",
         "Found 2 errors.",
         "[*] 2 fixable with the `--fix` option.",
