@@ -1,0 +1,199 @@
+"""Speed of jitlint on the pinned corpus, against the libcst parse floor measured in the same run.
+
+Usage: python bench/speed.py [--sample K] [--rounds N] [--small-runs N] [--json OUT]
+
+Every figure is whole-process CPU time (user + sys, children included, from wait4), one
+process unless stated, so other load on the machine moves it less than wall time would:
+  floor      libcst.parse_module on every corpus file
+  cold       jitlint --select ALL --no-cache -j1 (every rule)
+  flake8     flake8 -j1 with and without the jitlint plugin (every JIT code selected)
+  rerun      jitlint --select ALL -j1 twice with a cache: the second, unchanged run
+  jobs       jitlint --select ALL --no-cache -j2 vs -j1: identical output, CPU and wall time
+  one file   jitlint on one small file, whole process, wall ms (median), pre-commit style
+Budgets: cold <= 2x floor; flake8 plugin <= 2.5x floor on top of flake8; rerun <= 10% of
+cold; one file < 300 ms. The corpus comes from bench/corpus.py (built once into a cache
+outside the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import corpus  # bench/ is not a package
+
+SMALL_FILE = "jraph-0.0.6.dev0/jraph/examples/game_of_life.py"
+
+FLOOR = """
+import sys, libcst
+for name in sys.stdin.read().splitlines():
+    with open(name, "rb") as handle:
+        libcst.parse_module(handle.read())
+"""
+
+# flake8 finds plugins through package metadata; hide jitlint's to measure flake8 alone.
+FLAKE8 = """
+import sys
+import flake8.plugins.finder as finder
+from flake8.main.cli import main
+if sys.argv[1] == "without":
+    found = finder._find_importlib_plugins
+    finder._find_importlib_plugins = lambda: (p for p in found() if p.package != "jitlint")
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@dataclass
+class Run:
+    cpu: float  # seconds, user + sys, the process and its children
+    wall: float  # seconds
+    status: int
+    stdout: bytes
+
+
+def run(argv: list[str], *, cwd: Path | None = None, stdin: bytes = b"") -> Run:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as inp:
+        inp.write(stdin)
+        inp.seek(0)
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=inp, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read() if proc.stderr else b""
+        out.seek(0)
+        data = out.read()
+    code = proc.returncode
+    text = err.decode(errors="replace")
+    if code == 2 and data and "internal error" in text:
+        # A crashing rule is a bug to report, not a reason to lose the timing.
+        crashes = text.count("internal error")
+        print(f"WARNING: {crashes} internal errors, e.g. {text.splitlines()[0]}", file=sys.stderr)
+    elif code not in (0, 1):
+        raise SystemExit(f"{argv[:4]}... exited {code}:\n{text[-3000:]}")
+    return Run(usage.ru_utime + usage.ru_stime, wall, code, data)
+
+
+def jitlint(*args: str) -> list[str]:
+    return [sys.executable, "-m", "jitlint", *args]
+
+
+def corpus_files(sample: int) -> tuple[list[str], int]:
+    files: list[Path] = []
+    cache = corpus.default_cache()
+    for pin in corpus.read_pins():
+        files.extend(corpus.python_files(corpus.ensure(pin, cache)))
+    files = files[::sample]
+    lines = sum(p.read_bytes().count(b"\n") for p in files)
+    return [str(p) for p in files], lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, default=1, help="every K-th file (default: all)")
+    parser.add_argument("--rounds", type=int, default=1, help="repeat floor and cold N times")
+    parser.add_argument("--small-runs", type=int, default=9, help="runs of the one-file case")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+
+    files, lines = corpus_files(args.sample)
+    file_list = "\n".join(files).encode()
+    all_codes = json.loads(run(jitlint("--list-rules", "--format", "json")).stdout)
+    codes = ",".join(rule["code"] for rule in all_codes)
+    print(f"corpus: {len(files)} files, {lines} lines; {len(all_codes)} rules", flush=True)
+    figures: dict[str, float] = {}
+    work = Path(tempfile.mkdtemp(prefix="jitlint-speed-"))
+    try:
+        # Floor and cold alternate, so drifting machine load hits both alike.
+        floors, colds = [], []
+        cold = None
+        for _ in range(args.rounds):
+            floors.append(run([sys.executable, "-c", FLOOR], stdin=file_list).cpu)
+            cold = run(jitlint("--select", "ALL", "--no-cache", "-j1", "--format", "json", *files))
+            colds.append(cold.cpu)
+        assert cold is not None
+        figures["floor_cpu_s"] = floor = statistics.median(floors)
+        figures["cold_cpu_s"] = statistics.median(colds)
+        findings = len(json.loads(cold.stdout))
+        print(f"floor {floors}  cold {colds}  ({findings} findings)", flush=True)
+
+        base = [sys.executable, "-c", FLAKE8]
+        f8_args = ["-j1", f"--extend-select={codes}", *files]
+        without = run([*base, "without", *f8_args])
+        with_plugin = run([*base, "with", *f8_args])
+        figures["flake8_cpu_s"] = without.cpu
+        figures["flake8_with_plugin_cpu_s"] = with_plugin.cpu
+        jit_lines = [x for x in with_plugin.stdout.splitlines() if b": JIT" in x]
+        print(f"flake8 without {without.cpu:.1f}s, with plugin {with_plugin.cpu:.1f}s "
+              f"({len(jit_lines)} JIT findings)", flush=True)  # fmt: skip
+
+        # The cache lives in the config root: with no config, the working directory.
+        warm_args = jitlint("--select", "ALL", "-j1", "--format", "json", *files)
+        first = run(warm_args, cwd=work)
+        rerun = run(warm_args, cwd=work)
+        figures["rerun_cpu_s"] = rerun.cpu
+        figures["rerun_identical"] = float(first.stdout == rerun.stdout == cold.stdout)
+
+        one = run(jitlint("--select", "ALL", "--no-cache", "-j1", "--format", "json", *files))
+        two = run(jitlint("--select", "ALL", "--no-cache", "-j2", "--format", "json", *files))
+        figures["j1_wall_s"], figures["j2_wall_s"] = one.wall, two.wall
+        figures["j1_cpu_s"], figures["j2_cpu_s"] = one.cpu, two.cpu
+        figures["jobs_identical"] = float(one.stdout == two.stdout == cold.stdout)
+
+        small = corpus.default_cache() / "src" / SMALL_FILE
+        walls = []
+        for _ in range(args.small_runs):
+            walls.append(run(jitlint("--no-cache", str(small)), cwd=work).wall)
+        figures["one_file_ms"] = 1000 * statistics.median(walls)
+        figures["one_file_min_ms"] = 1000 * min(walls)
+        empty = run([sys.executable, "-c", "pass"], cwd=work)
+        figures["python_startup_ms"] = 1000 * empty.wall
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    report(figures, floor, len(files), lines)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def report(f: dict[str, float], floor: float, files: int, lines: int) -> None:
+    plugin = f["flake8_with_plugin_cpu_s"] - f["flake8_cpu_s"]
+    rows = [
+        ("libcst parse floor", f"{floor:.1f} s", "1.00x", ""),
+        ("cold, all rules, -j1", f"{f['cold_cpu_s']:.1f} s",
+         f"{f['cold_cpu_s'] / floor:.2f}x", "<= 2x floor"),
+        ("flake8 alone -j1", f"{f['flake8_cpu_s']:.1f} s", f"{f['flake8_cpu_s'] / floor:.2f}x", ""),
+        ("flake8 + jitlint plugin -j1", f"{f['flake8_with_plugin_cpu_s']:.1f} s",
+         f"{f['flake8_with_plugin_cpu_s'] / floor:.2f}x", ""),
+        ("plugin on top of flake8", f"{plugin:.1f} s", f"{plugin / floor:.2f}x", "<= 2.5x floor"),
+        ("unchanged re-run (cache)", f"{f['rerun_cpu_s']:.2f} s",
+         f"{f['rerun_cpu_s'] / f['cold_cpu_s']:.1%} of cold", "<= 10% of cold"),
+        ("-j1 (wall / CPU)", f"{f['j1_wall_s']:.1f} / {f['j1_cpu_s']:.1f} s", "", ""),
+        ("-j2 (wall / CPU)", f"{f['j2_wall_s']:.1f} / {f['j2_cpu_s']:.1f} s",
+         f"{f['j1_wall_s'] / f['j2_wall_s']:.2f}x faster (wall)",
+         "identical output" if f["jobs_identical"] else "OUTPUT DIFFERS"),
+        ("one small file, whole process",
+         f"{f['one_file_ms']:.0f} ms (min {f['one_file_min_ms']:.0f})",
+         f"python -c pass: {f['python_startup_ms']:.0f} ms", "< 300 ms"),
+    ]  # fmt: skip
+    print(f"\n{files} files, {lines} lines; CPU seconds unless stated\n")
+    print("| measure | time | ratio | budget |\n|---|---:|---:|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    if not f["rerun_identical"]:
+        print("\nWARNING: the cached re-run's output differs from the cold run's")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

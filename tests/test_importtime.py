@@ -1,0 +1,68 @@
+"""The static path imports no jax, tensorflow or numpy (they cost 0.6-3.4 s per process)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jitlint.catalogue import section_code
+from jitlint.rules import all_rules
+
+HEAVY = ("jax", "jaxlib", "tensorflow", "numpy", "keras", "torch")
+
+
+def _imported(*args: str, cwd: Path) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    modules = set()
+    for line in proc.stderr.splitlines():
+        # "import time:       self [us] |  cumulative | imported package"
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "imported package":
+                modules.add(name)
+    assert "libcst" in modules, "importtime output not understood"
+    return modules
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in HEAVY}
+
+
+@pytest.fixture
+def examples(tmp_path: Path) -> list[str]:
+    names = []
+    for code, rule in all_rules().items():
+        source = section_code(rule, "Example")
+        if source:
+            (tmp_path / f"ex_{code}.py").write_text(source, encoding="utf-8")
+            names.append(f"ex_{code}.py")
+    assert names
+    return names
+
+
+@pytest.mark.parametrize(
+    "options",
+    [(), ("--select", "ALL"), ("--select", "ALL", "--format", "sarif")],
+    ids=["default", "all-rules", "sarif"],
+)
+def test_cli_imports_no_framework(tmp_path, examples, options):
+    modules = _imported("-m", "jitlint", "--no-cache", "-j1", *options, *examples, cwd=tmp_path)
+    assert any(m.startswith("jitlint.rules.") for m in modules)
+    assert _heavy(modules) == set()
+
+
+def test_flake8_plugin_imports_no_framework(tmp_path, examples):
+    pytest.importorskip("flake8")
+    modules = _imported("-m", "flake8", "--select=JIT", *examples, cwd=tmp_path)
+    assert any(m.startswith("jitlint.engine") for m in modules)  # the plugin was loaded
+    assert _heavy(modules) == set()
