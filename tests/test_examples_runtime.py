@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from jitlint import catalogue
+from jitlint import catalogue, fix_source
 from jitlint.rules import all_rules
 
 
@@ -45,3 +45,33 @@ def test_tf_bad_example_fails_and_good_example_runs(rule):
         _run(bad)
     assert re.search(rule.runtime_error, str(failure.value)), str(failure.value)
     _run(good)
+
+
+def _fixable(framework: str) -> list[object]:
+    return [
+        pytest.param(rule, id=code)
+        for code, rule in all_rules().items()
+        if rule.framework == framework and rule.fix_availability != "none"
+    ]
+
+
+def _fixed_bad_example(rule) -> str:
+    bad = catalogue.section_code(rule, "Example")
+    result = fix_source(bad, select=[rule.code], unsafe=True)
+    assert result.applied, f"{rule.code}: the fix did not apply to its own bad example"
+    assert not [d for d in result.remaining if d.code == rule.code]
+    return result.source
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("rule", _fixable("jax"))
+def test_jax_fixed_bad_example_runs(rule):
+    pytest.importorskip("jax")
+    _run(_fixed_bad_example(rule))
+
+
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("rule", _fixable("tensorflow"))
+def test_tf_fixed_bad_example_runs(rule):
+    pytest.importorskip("tensorflow")
+    _run(_fixed_bad_example(rule))
