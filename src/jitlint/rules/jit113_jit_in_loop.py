@@ -1,0 +1,340 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.rules.base import Rule
+
+_PARTIAL = {"functools.partial"}
+# Each call returns a new function object, so jit's cache (keyed on the function) misses.
+_WRAPPERS = {
+    f"jax.{name}"
+    for name in (
+        *("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian"),
+        *("checkpoint", "remat", "named_call"),
+    )
+}
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_NOT_A_METHOD = {"builtins.staticmethod"}
+
+
+class JitInLoop(Rule):
+    """
+    ## What it does
+    Finds `jax.jit` applied to a function object that is new every time the code runs — a
+    lambda, a `functools.partial(...)`, a `jax.vmap(...)`/`jax.grad(...)` wrapper, a function
+    defined in the enclosing function, or a bound method `self.method` — inside a loop or a
+    function body, when the jitted result is called right there (`jax.jit(g)(x)`, or
+    `h = jax.jit(g)` followed only by calls of `h`).
+
+    ## Why is this bad
+    jit caches compiled code on the identity of the function it wraps. A new lambda,
+    partial, wrapper or bound method each time means a cache miss each time: every loop
+    iteration (or every call of the enclosing function) traces and compiles again. Nothing
+    fails; the program is just slow. Observed on jax 0.10.2, five loop iterations:
+
+    | pattern | traces |
+    |---|---|
+    | `jax.jit(lambda y: g(y))(x)` | 5 |
+    | `jax.jit(functools.partial(g, n=2.0))(x)` | 5 |
+    | `jax.jit(jax.vmap(g))(x)` | 5 |
+    | `jax.jit(obj.method)(x)` (same `obj`) | 5 |
+    | `jax.jit(h)(x)`, `h` defined in the enclosing function | 5 |
+    | `jax.jit(g)(x)`, `g` defined at module level | 1 |
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    def scale(x, factor):
+        return x * factor
+
+
+    x = jnp.ones(3)
+    for step in range(3):
+        x = jax.jit(lambda y: scale(y, 2.0))(x)  # error: JIT113
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def double(y):
+        return y * 2.0
+
+
+    x = jnp.ones(3)
+    for step in range(3):
+        x = double(x)
+    ```
+
+    ## Fix safety
+    No automatic fix is offered. Hoisting the jitted function out of the loop (or to module
+    level) is the remedy; values the lambda or partial captures from the loop must become
+    arguments (static ones for non-arrays), which needs a person to decide.
+
+    ## Known problems
+    Factories are not reported: when the jitted function is returned, stored, or passed on,
+    it is built once and reused, which is the right pattern. A function that jits and calls a
+    local function is reported even if the function itself runs only once per process.
+    `jax.jit` of a module-level function, or of a parameter, is never reported.
+    """
+
+    code = "JIT113"
+    name = "jit-in-loop"
+    summary = "`jax.jit` of a new lambda/partial/local function is built and called repeatedly."
+    severity = "warning"
+    requires = ("jit",)
+    runtime_error = None
+
+    VALID = (
+        # A module-level function: the cache is keyed on it, one compile.
+        """
+import jax
+def g(x):
+    return x * 2
+for i in range(10):
+    y = jax.jit(g)(x)
+""",
+        # A factory: the jitted function is returned and reused by the caller.
+        """
+import jax
+from functools import partial
+def make_step(cfg):
+    return jax.jit(partial(update, cfg=cfg))
+""",
+        # Built once per item and stored: each is compiled once.
+        """
+import jax
+from functools import partial
+fns = {}
+for name in names:
+    fns[name] = jax.jit(partial(apply, name=name))
+""",
+        # Built once at module level, outside any loop.
+        """
+import jax
+double = jax.jit(lambda x: x * 2)
+""",
+        # Hoisted out of the loop.
+        """
+import jax
+def run(xs):
+    step = jax.jit(lambda x: x + 1)
+    out = []
+    for x in xs:
+        out.append(step(x))
+    return step, out
+""",
+        # A parameter: unknown identity.
+        """
+import jax
+def run(fn, xs):
+    for x in xs:
+        jax.jit(fn)(x)
+""",
+        # A staticmethod reached through self is the same function each time.
+        """
+import jax
+class Model:
+    @staticmethod
+    def f(x):
+        return x
+    def run(self, xs):
+        for x in xs:
+            jax.jit(self.f)(x)
+""",
+        # Not jax's jit.
+        """
+from numba import jit
+for i in range(3):
+    jit(lambda x: x)(i)
+""",
+    )
+    INVALID = (
+        """
+import jax
+for i in range(10):
+    y = jax.jit(lambda x: x * 2)(x)  # error: JIT113
+""",
+        """
+import jax
+from functools import partial
+def loss(p, batch, scale):
+    return p
+def train(params, batches):
+    for batch in batches:
+        params = jax.jit(partial(loss, scale=2.0))(params, batch)  # error: JIT113
+    return params
+""",
+        """
+import jax
+def predict(params, x):
+    def forward(p):
+        return p * x
+    return jax.jit(forward)(params)  # error: JIT113
+""",
+        """
+from jax import jit, vmap
+def f(x):
+    return x
+def batched(xs):
+    fast = jit(vmap(f))  # error: JIT113
+    return fast(xs)
+""",
+        """
+import jax
+class Trainer:
+    def step(self, x):
+        return x
+    def fit(self, xs):
+        for x in xs:
+            x = jax.jit(self.step)(x)  # error: JIT113
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args:
+            return
+        path = self.ctx.path_to(node)
+        app = self.ctx.jit.from_call(node, path)
+        if app is None:
+            return
+        target = node.args[0].value
+        kind = self._fresh_function(target, path)
+        if kind is None:
+            return
+        where = _repeats(path)
+        if where is None or not self._called_here(node, path):
+            return
+        self.report(
+            node,
+            f"`jax.jit` of {kind} {where}: the function object is new each time, so jit's "
+            "cache misses and it traces and compiles again on every run",
+            help="build the jitted function once (at module level or before the loop) and "
+            "pass changing values as arguments",
+        )
+
+    def _fresh_function(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]):
+        if isinstance(expr, cst.Lambda):
+            return "a lambda"
+        if isinstance(expr, cst.Call):
+            names = self.ctx.names.qualified_names(expr.func, path)
+            if names and names <= _PARTIAL:
+                return "a new `functools.partial`"
+            if names and names <= _WRAPPERS:
+                return f"a new `{self.ctx.module.code_for_node(expr.func)}(...)` wrapper"
+            return None
+        if isinstance(expr, cst.Name):
+            found = self.ctx.names.lookup_with_path(expr.value, path)
+            if found is None or len(found[0]) != 1:
+                return None
+            binding, scope_path = found[0][0], found[1]
+            owner = scope_path[-2] if len(scope_path) >= 2 else None
+            if not isinstance(owner, cst.FunctionDef | cst.Lambda):
+                return None  # module- or class-level: the same object every time
+            if binding.kind == "def":
+                return f"the local function `{expr.value}`"
+            if binding.kind == "assign" and isinstance(binding.node, cst.Lambda):
+                return f"the local lambda `{expr.value}`"
+            return None
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+        ):
+            cls = _enclosing_class(path)
+            if cls is None:
+                return None
+            for statement in _body(cls.body):
+                if (
+                    isinstance(statement, cst.FunctionDef)
+                    and statement.name.value == expr.attr.value
+                ):
+                    if any(
+                        self.ctx.names.resolves_to(d.decorator, path, _NOT_A_METHOD)
+                        or _is_name(d.decorator, "classmethod", "property")
+                        for d in statement.decorators
+                    ):
+                        return None
+                    return f"the bound method `self.{expr.attr.value}`"
+        return None
+
+    def _called_here(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
+        """The jitted result is used only by calling it, in the same function or loop."""
+        parent = path[-2]
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return True
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return False
+        target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        scope = _enclosing_scope(path)
+        calls = 0
+        for use, use_parent in _name_uses(scope, target.value):
+            if use is target:
+                continue
+            if isinstance(use_parent, cst.Call) and use_parent.func is use:
+                calls += 1
+            elif not (isinstance(use_parent, cst.AssignTarget) and use_parent.target is use):
+                return False  # returned, stored, passed on: built once and reused
+        return calls > 0
+
+
+def _repeats(path: Sequence[cst.CSTNode]) -> str | None:
+    """Why the code at the end of `path` runs many times: a loop, or a function body."""
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        if isinstance(node, cst.For | cst.While) and child is node.body:
+            return "inside a loop"
+        if isinstance(node, _COMPREHENSIONS):
+            # The outermost iterable is evaluated once; everything else per element.
+            grandchild = path[index + 2] if index + 2 < len(path) else None
+            if not (child is node.for_in and grandchild is node.for_in.iter):
+                return "inside a comprehension"
+        if isinstance(node, cst.FunctionDef | cst.Lambda) and child is node.body:
+            name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+            return f"on every call of `{name}`"
+    return None
+
+
+def _enclosing_scope(path: Sequence[cst.CSTNode]) -> cst.CSTNode:
+    for node in reversed(path[:-1]):
+        if isinstance(node, cst.FunctionDef | cst.Module):
+            return node.body if isinstance(node, cst.FunctionDef) else node
+    return path[0]
+
+
+def _enclosing_class(path: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
+    for index in range(len(path) - 1, 1, -1):
+        if isinstance(path[index], cst.FunctionDef) and isinstance(path[index - 2], cst.ClassDef):
+            return path[index - 2]  # type: ignore[return-value]
+    return None
+
+
+def _name_uses(root: cst.CSTNode, name: str):
+    """(Name node, its parent) for every `name` under `root`, not inside nested defs that
+    rebind nothing (closures see the same object, so their uses count too)."""
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            yield node, parent
+            continue
+        stack.extend((child, node) for child in iter_children(node))
+
+
+def _body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return block.body if isinstance(block, cst.IndentedBlock) else ()
+
+
+def _is_name(expr: cst.BaseExpression, *names: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in names
