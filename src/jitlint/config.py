@@ -46,6 +46,16 @@ class Settings:
     unfixable: list[str] = field(default_factory=list)
     unsafe_fixes: bool = False
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    verify: VerifyConfig = field(default_factory=lambda: VerifyConfig())
+
+
+@dataclass
+class VerifyConfig:
+    """`[tool.jitlint.verify]`: inputs and limits of the runtime verifier (paths absolute)."""
+
+    examples: list[Path] = field(default_factory=list)
+    timeout: float = 120.0  # seconds per module
+    record_file: Path | None = None  # where the pytest plugin records; None: the default
 
 
 def find_config(start: Path) -> Path | None:
@@ -106,6 +116,8 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
                 if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                     raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
+        elif key == "verify":
+            settings.verify = _verify_table(value, settings.root, where(key))
         elif key in rules_by_name:
             rule = rules_by_name[key]
             if not isinstance(value, dict):
@@ -128,6 +140,36 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
         else:
             raise ConfigError(f"{where(key)}: unknown key")
     return settings
+
+
+def _verify_table(value: Any, root: Path, table: str) -> VerifyConfig:
+    """`table` is "file: `tool.jitlint.verify`", as the messages name it."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{table} must be a table")
+
+    def where(key: str) -> str:
+        return f"{table[:-1]}.{key}`"
+
+    config = VerifyConfig()
+    for key, item in value.items():
+        if key == "examples":
+            if not isinstance(item, list) or not all(isinstance(v, str) for v in item):
+                raise ConfigError(f"{where('examples')} must be a list of paths, got {item!r}")
+            config.examples = [root / v for v in item]
+        elif key == "timeout":
+            # bool is an int subclass; `timeout = true` is a mistake, not one second.
+            if isinstance(item, bool) or not isinstance(item, int | float) or item <= 0:
+                raise ConfigError(f"{where('timeout')} must be a positive number of seconds")
+            config.timeout = float(item)
+        elif key == "record-file":
+            if not isinstance(item, str) or not item:
+                raise ConfigError(f"{where('record-file')} must be a path, got {item!r}")
+            config.record_file = root / item
+        else:
+            raise ConfigError(
+                f"{where(key)}: unknown key (known keys: examples, timeout, record-file)"
+            )
+    return config
 
 
 def _selector(value: str, where: str) -> str:

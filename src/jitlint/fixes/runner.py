@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +14,21 @@ from typing import Literal
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import Task, run_task
-from jitlint.engine.source import DecodeProblem, decode_source
+from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
 
 Mode = Literal["fix", "diff"]
+
+
+@dataclass
+class PendingWrite:
+    """A fixed file not yet written: the verifier may narrow `text` (or drop it) first."""
+
+    task: Task
+    original: bytes
+    decoded: SourceText
+    text: str
 
 
 @dataclass
@@ -29,9 +39,12 @@ class FixedFile:
     errors: list[str] = field(default_factory=list)
     diff: str = ""
     output: str | None = None  # the fixed text, for stdin
+    pending: PendingWrite | None = None  # with `defer`: what to write once verified
 
 
-def fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) -> FixedFile:
+def fix_task(
+    task: Task, mode: Mode, unsafe: bool, fixable: Collection[str], defer: bool = False
+) -> FixedFile:
     data = task.source
     if data is None:
         assert task.path is not None
@@ -64,15 +77,26 @@ def fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) -> 
             )
         )
     elif task.path is not None:
-        try:
-            write_atomically(Path(task.path), encode(outcome.source, decoded), data)
-        except (ChangedOnDisk, OSError) as exc:
-            reason = str(exc) if isinstance(exc, ChangedOnDisk) else exc.strerror or str(exc)
-            fixed.errors.append(f"{task.display}: not written: {reason}")
-            # Nothing was written, so the original findings all remain.
-            original = lint_text(decoded.text, task.display, task.codes, task.rule_options)
-            fixed.applied, fixed.remaining = [], original.diagnostics
+        fixed.pending = PendingWrite(task, data, decoded, outcome.source)
+        if not defer:
+            write_pending(fixed)
     return fixed
+
+
+def write_pending(fixed: FixedFile) -> None:
+    pending, fixed.pending = fixed.pending, None
+    if pending is None or pending.text == pending.decoded.text:
+        return
+    task, decoded = pending.task, pending.decoded
+    assert task.path is not None
+    try:
+        write_atomically(Path(task.path), encode(pending.text, decoded), pending.original)
+    except (ChangedOnDisk, OSError) as exc:
+        reason = str(exc) if isinstance(exc, ChangedOnDisk) else exc.strerror or str(exc)
+        fixed.errors.append(f"{task.display}: not written: {reason}")
+        # Nothing was written, so the original findings all remain.
+        original = lint_text(decoded.text, task.display, task.codes, task.rule_options)
+        fixed.applied, fixed.remaining = [], original.diagnostics
 
 
 def run_fixes(
@@ -81,9 +105,15 @@ def run_fixes(
     unsafe: bool,
     fixable: Collection[str],
     jobs: int | None = None,
+    before_write: Callable[[list[FixedFile]], None] | None = None,
 ) -> list[FixedFile]:
+    """`before_write` (the verifier) sees every fixed file before anything is written and may
+    change or drop each `pending` write."""
     tasks = list(tasks)
-    work = functools.partial(fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable))
+    defer = before_write is not None
+    work = functools.partial(
+        fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable), defer=defer
+    )
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(tasks) >= 16:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -91,4 +121,8 @@ def run_fixes(
     else:
         files = [work(task) for task in tasks]
     files.sort(key=lambda f: f.path)
+    if before_write is not None:
+        before_write(files)
+        for fixed in files:
+            write_pending(fixed)
     return files

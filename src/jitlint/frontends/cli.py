@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff and write nothing"
     )
+    fix.add_argument(
+        "--verify",
+        action="store_true",
+        help="with --fix: compile each fixed function with the real backend, compare it with "
+        "the original run eagerly, and write only fixes that did not fail "
+        "(`jitlint verify PATHS` verifies without writing)",
+    )
+    fix.add_argument(
+        "--force", action="store_true", help="with --verify: write fixes that failed verification"
+    )
     out = parser.add_argument_group("output")
     out.add_argument(
         "--format", choices=("full", "concise", "json", "sarif", "github"), default="full"
@@ -104,7 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `jitlint verify PATHS`: a subcommand, told apart before argparse sees positional paths.
+    verify_command = bool(argv) and argv[0] == "verify"
+    args = build_parser().parse_args(argv[1:] if verify_command else argv)
+    args.verify_command = verify_command
     try:
         if args.explain:
             return _explain(args.explain, args.format)
@@ -205,6 +219,12 @@ def _check(args: argparse.Namespace) -> int:
     for path in missing:
         print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)
     unsafe = settings.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
+    if args.verify_command or args.verify:
+        problem = _verify_usage(args, stdin)
+        if problem:
+            return _error(problem)
+    if args.verify_command:
+        return _verify(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
     if args.fix or args.diff:
         return _fix(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
 
@@ -259,12 +279,60 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
         if remaining and args.format == "full":
             stream.write("\n")
 
+    verifier = None
+    if args.verify:
+        from jitlint.verify.command import FixVerifier, options_for
+
+        options = options_for(settings, args.jobs, confirm=False, quiet=args.quiet)
+        verifier = FixVerifier(options, args.force)
     status = run_fix_mode(
-        tasks, "diff" if args.diff else "fix", unsafe, fixable, args.jobs, report, args.quiet
+        tasks,
+        "diff" if args.diff else "fix",
+        unsafe,
+        fixable,
+        args.jobs,
+        report,
+        args.quiet,
+        verifier=verifier,
+        json_output=args.format == "json",
     )
     if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
         return EXIT_CLEAN
     return status
+
+
+def _verify_usage(args: argparse.Namespace, stdin: bool) -> str | None:
+    if stdin:
+        return "verification imports the code: name files, not `-`"
+    if args.verify_command and (args.fix or args.diff or args.verify):
+        return "`jitlint verify` writes nothing; use `jitlint --fix --verify` to write"
+    if args.verify and (args.diff or not args.fix):
+        return "--verify needs --fix (or run `jitlint verify PATHS` to verify without writing)"
+    if args.format not in ("full", "concise", "json"):
+        return "verification output is text or json"
+    return None
+
+
+def _verify(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe: bool) -> int:
+    """`jitlint verify`: fix in memory, verify, confirm findings; exit 1 if a function failed."""
+    from jitlint import selection
+    from jitlint.verify import report
+    from jitlint.verify.command import options_for, run_verify
+
+    fixable = selection.resolve_layers(
+        [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
+    )
+    options = options_for(settings, args.jobs, confirm=True, quiet=args.quiet)
+    run = run_verify(tasks, options, unsafe, fixable)
+    for error in run.errors:
+        print(f"jitlint: error: {error}", file=sys.stderr)
+    if args.format == "json":
+        sys.stdout.write(report.to_json(run.results, run.applied, run.findings))
+    else:
+        report.write_text(run.results, sys.stdout, quiet=args.quiet)
+    if run.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if any(r.status == "failed" for r in run.results) else EXIT_CLEAN
 
 
 def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[str, list[str]]:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.runner import Task
 from jitlint.fixes.runner import FixedFile, Mode, run_fixes
+
+if TYPE_CHECKING:
+    from jitlint.verify.command import FixVerifier
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -32,9 +36,14 @@ def run_fix_mode(
     jobs: int | None,
     report: Callable[[list[Diagnostic], bool], None],
     quiet: bool,
+    verifier: FixVerifier | None = None,
+    json_output: bool = False,
 ) -> int:
-    """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings."""
-    files: list[FixedFile] = run_fixes(tasks, mode, unsafe, fixable, jobs)
+    """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings.
+
+    With a `verifier`, nothing is written before it has verified (and maybe narrowed) every
+    file; its per-function lines follow the findings, or one JSON document replaces both."""
+    files: list[FixedFile] = run_fixes(tasks, mode, unsafe, fixable, jobs, verifier)
     applied = [d for f in files for d in f.applied]
     remaining = [d for f in files for d in f.remaining]
     errors = [e for f in files for e in f.errors]
@@ -55,6 +64,18 @@ def run_fix_mode(
         report(remaining, True)
         if not quiet:
             sys.stderr.write(fix_summary(applied, remaining, diff=False))
+    elif verifier is not None:
+        from jitlint.verify import report as verify_report
+
+        for note in verifier.notes:
+            print(f"jitlint: {note}", file=sys.stderr)
+        if json_output:
+            sys.stdout.write(verify_report.to_json(verifier.results, applied, remaining))
+        else:
+            report(remaining, False)
+            verify_report.write_text(verifier.results, sys.stdout, quiet)
+            if not quiet:
+                sys.stdout.write(fix_summary(applied, remaining, diff=False))
     else:
         report(remaining, False)
         if not quiet:

@@ -1,0 +1,99 @@
+"""The two ways in: `jitlint --fix --verify` (verify, then write what held) and `jitlint
+verify` (fix in memory, verify, confirm the findings, write nothing)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jitlint.config import Settings
+from jitlint.engine.linter import lint_text
+from jitlint.engine.runner import Task
+from jitlint.engine.source import DecodeProblem, decode_source
+from jitlint.fixes.engine import fix_text
+from jitlint.fixes.runner import FixedFile
+from jitlint.verify.apply import apply_results
+from jitlint.verify.plan import ModulePlan, plan_module
+from jitlint.verify.results import FunctionResult
+from jitlint.verify.runner import Options, Work, progress_printer, verify
+
+
+def options_for(settings: Settings, jobs: int | None, confirm: bool, quiet: bool) -> Options:
+    config = settings.verify
+    return Options(
+        root=settings.root,
+        examples=list(config.examples),
+        record_file=config.record_file,
+        timeout=config.timeout,
+        confirm=confirm,
+        jobs=jobs,
+        progress=None if quiet else progress_printer(sys.stderr),
+    )
+
+
+@dataclass
+class FixVerifier:
+    """The `before_write` hook of `run_fixes`: verify every pending write, narrow it."""
+
+    options: Options
+    force: bool
+    results: list[FunctionResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # fixes held back (or forced)
+
+    def __call__(self, files: list[FixedFile]) -> None:
+        works: list[tuple[FixedFile, Work]] = []
+        for fixed in files:
+            pending = fixed.pending
+            if pending is None or pending.task.path is None:
+                continue
+            plan = plan_module(fixed.path, pending.decoded.text, pending.text, fixed.applied)
+            works.append((fixed, Work(plan, Path(pending.task.path))))
+        self.results = verify([w for _, w in works], self.options)
+        for fixed, work in works:
+            mine = [r for r in self.results if r.path == work.plan.path]
+            note = apply_results(fixed, work.plan, mine, self.force)
+            if note:
+                self.notes.append(note)
+
+
+@dataclass
+class VerifyRun:
+    results: list[FunctionResult]
+    applied: list  # fixes that were verified in memory (nothing is written)
+    findings: list  # the findings of the original files
+    errors: list[str]
+
+
+def run_verify(
+    tasks: list[Task], options: Options, unsafe: bool, fixable: Collection[str]
+) -> VerifyRun:
+    """`jitlint verify`: every function with a finding or a fix, and the findings."""
+    works, applied, findings, errors = [], [], [], []
+    for task in tasks:
+        if task.path is None:
+            errors.append("jitlint verify: stdin is not supported; name the files")
+            continue
+        try:
+            data = task.source if task.source is not None else Path(task.path).read_bytes()
+            text = decode_source(data).text
+        except (OSError, DecodeProblem) as exc:
+            errors.append(f"{task.display}: cannot read: {exc}")
+            continue
+        original = lint_text(text, task.display, task.codes, task.rule_options)
+        errors.extend(original.errors)
+        if not original.diagnostics:
+            continue
+        outcome = fix_text(
+            text, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable
+        )
+        if any(d.code == "JIT001" for d in original.diagnostics):
+            continue  # nothing to import or compile in a file that does not parse
+        plan: ModulePlan = plan_module(
+            task.display, text, outcome.source, outcome.applied, original.diagnostics
+        )
+        works.append(Work(plan, Path(task.path)))
+        applied.extend(outcome.applied)
+        findings.extend(original.diagnostics)
+    return VerifyRun(verify(works, options), applied, findings, errors)
