@@ -222,12 +222,25 @@ class TfModel:
 
     # ----- construction -----------------------------------------------------------------
 
-    @staticmethod
-    def _spelled(expr: cst.CSTNode, leaf: str) -> bool:
+    @cached_property
+    def _aliases(self) -> dict[str, frozenset[str]]:
+        """Module-level import aliases of tf.function / do_not_convert / partial."""
+        wanted = {"function": TF_FUNCTION, "do_not_convert": DO_NOT_CONVERT, "partial": PARTIAL}
+        found: dict[str, set[str]] = {leaf: {leaf} for leaf in wanted}
+        for name, bindings in self.names.scope(self.module).bindings.items():
+            for leaf, qualnames in wanted.items():
+                if any(b.kind == "import" and b.qualname in qualnames for b in bindings):
+                    found[leaf].add(name)
+        return {leaf: frozenset(names) for leaf, names in found.items()}
+
+    def _spelled(self, expr: cst.CSTNode, leaf: str) -> bool:
+        """A cheap test before name resolution: `expr` is spelled `leaf` or an alias of it."""
         kind = type(expr)
         if kind is cst.Attribute:
             return expr.attr.value == leaf  # type: ignore[attr-defined]
-        return kind is cst.Name and expr.value == leaf  # type: ignore[attr-defined]
+        if kind is not cst.Name:
+            return False
+        return expr.value in self._aliases.get(leaf, (leaf,))  # type: ignore[attr-defined]
 
     def _has_do_not_convert(self, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
         return any(
@@ -306,6 +319,8 @@ class TfModel:
         if kind is not cst.Name and kind is not cst.Attribute:
             return
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
+        if kind is cst.Name and leaf in self._aliases["function"]:
+            leaf = "function"
         positional = [a for a in node.args if a.keyword is None and not a.star]
         if leaf == "function" and positional:
             path = [*parents, node]

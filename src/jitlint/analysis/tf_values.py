@@ -48,6 +48,14 @@ _NUMPY_FLOAT_MAKERS = {
 } | {f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform", "random")}
 
 
+# Methods of tf.Tensor / tf.Variable / tf.TensorArray that return tensors. Other methods on a
+# value believed to be a tensor (`.detach()`, `.cpu()`) mean it is something else.
+_TENSOR_METHODS = {
+    "read_value", "value", "assign", "assign_add", "assign_sub", "read", "stack", "gather",
+    "concat", "write", "to_tensor", "__getitem__", "__add__", "__mul__", "__sub__",
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Value:
     kind: str
@@ -162,7 +170,7 @@ def _bind(defs: dict[str, list[Def]], target: cst.CSTNode, definition: Def) -> N
     if kind is cst.Name:
         defs.setdefault(target.value, []).append(definition)  # type: ignore[attr-defined]
     elif kind is cst.Tuple or kind is cst.List:
-        element_kind = "for-elem" if definition.kind == "for" else "other"
+        element_kind = {"for": "for-elem", "assign": "elem"}.get(definition.kind, "other")
         for element in target.elements:  # type: ignore[attr-defined]
             _bind(defs, element.value, Def(element_kind, definition.node, definition.path))
     elif kind is cst.StarredElement:
@@ -303,6 +311,9 @@ class TfValues:
                 if inner.kind == TENSOR
                 else Value(UNKNOWN, inner.origins)
             )
+        if kind == "elem":  # `a, b = value`: parts of a tensor (structure) are tensors
+            inner = self.value(node, path)  # type: ignore[arg-type]
+            return Value(TENSOR if inner.kind == TENSOR else UNKNOWN, inner.origins)
         if kind in ("for", "for-elem"):
             return self._loop_target(node, path, kind == "for")  # type: ignore[arg-type]
         if kind == "python":
@@ -365,9 +376,11 @@ class TfValues:
         if kind is cst.Attribute and not names - {""}:
             receiver = self.value(func.value, path)  # type: ignore[attr-defined]
             if receiver.kind == TENSOR:
-                if func.attr.value in ("get_shape", "numpy", "__len__"):  # type: ignore[attr-defined]
+                method = func.attr.value  # type: ignore[attr-defined]
+                if method in ("get_shape", "numpy", "__len__"):
                     return PY
-                return combine([receiver, *(self.value(a.value, path) for a in call.args)])
+                if method in _TENSOR_METHODS:
+                    return combine([receiver, *(self.value(a.value, path) for a in call.args)])
         return UNK
 
     def _tf_call(self, call: cst.Call, names: frozenset[str], path: Sequence[cst.CSTNode]) -> Value:
@@ -496,6 +509,8 @@ class TfValues:
             if literal == "int":
                 return "int32"
             return self.dtype(data.value, path, depth + 1)  # e.g. a float64 NumPy array
+        if leaf in ("zeros", "ones") and dtype_arg is None:
+            dtype_arg = _positional(call, 1)
         if leaf in ("zeros", "ones", "eye", "fill", "random.uniform", "random.normal", "range"):
             if dtype_arg is not None:
                 return self.dtype_name(dtype_arg.value, path, depth + 1)

@@ -271,7 +271,7 @@ def _fixed_width(piece: cst.Slice) -> bool:
     if type(upper.operator) not in (cst.Add, cst.Subtract):
         return False
     if upper.left.deep_equals(lower):
-        return type(upper.right) is cst.Integer or type(upper.right) is cst.Name
+        return type(upper.right) in (cst.Integer, cst.Name, cst.Attribute)
     if type(lower) is cst.BinaryOperation and type(lower.operator) is cst.Add:
         return upper.left.deep_equals(lower.left)
     return False

@@ -5,15 +5,6 @@ import libcst as cst
 from jitlint.analysis.tf_values import TENSOR
 from jitlint.rules.base import NodeFix, Rule
 
-_ASSERTS = {
-    cst.GreaterThan: "assert_greater",
-    cst.GreaterThanEqual: "assert_greater_equal",
-    cst.LessThan: "assert_less",
-    cst.LessThanEqual: "assert_less_equal",
-    cst.Equal: "assert_equal",
-    cst.NotEqual: "assert_none_equal",
-}
-
 
 class SymbolicBool(Rule):
     """
@@ -44,13 +35,13 @@ class SymbolicBool(Rule):
     import tensorflow as tf
 
 
-    def relu_sum(x):
-        if tf.reduce_sum(x) > 0:  # error: JIT205
-            return x
-        return tf.zeros_like(x)
+    @tf.function
+    def safe_log(x):
+        assert tf.reduce_min(x) > 0  # error: JIT205
+        return tf.math.log(x)
 
 
-    tf.function(relu_sum, autograph=False)(tf.constant([1.0, -2.0]))
+    safe_log(tf.constant([1.0, 2.0]))
     ```
 
     ## Use instead
@@ -58,18 +49,24 @@ class SymbolicBool(Rule):
     import tensorflow as tf
 
 
-    def relu_sum(x):
-        return tf.cond(tf.reduce_sum(x) > 0, lambda: x, lambda: tf.zeros_like(x))
+    @tf.function
+    def safe_log(x):
+        tf.debugging.Assert(tf.reduce_min(x) > 0, ["x must be positive"])
+        return tf.math.log(x)
 
 
-    tf.function(relu_sum, autograph=False)(tf.constant([1.0, -2.0]))
+    safe_log(tf.constant([1.0, 2.0]))
     ```
 
+    The same holds for `if tf.reduce_sum(x) > 0:` in a Keras 3 layer's `call` or under
+    `autograph=False`: use `tf.cond(pred, true_fn, false_fn)` or `tf.where` there.
+
     ## Fix safety
-    `assert a > b` on tensors is rewritten to `tf.debugging.assert_greater(a, b)` (and so on
-    for the other comparisons) as an unsafe fix: the check then runs in the graph on every
-    call, and it raises `InvalidArgumentError` rather than `AssertionError`. No fix is
-    offered under XLA, where TensorFlow's asserts are silently dropped (JIT209).
+    `assert cond, msg` on a tensor is rewritten to `tf.debugging.Assert(cond, [msg])` as an
+    unsafe fix: the check then runs in the graph on every call, and it raises
+    `InvalidArgumentError` rather than `AssertionError`. (`tf.debugging.assert_greater(x, 0)`
+    is not used: unlike the `>` operator, it does not adapt the Python `0` to `x`'s dtype.)
+    No fix is offered under XLA, where TensorFlow's asserts are silently dropped (JIT209).
 
     ## Known problems
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
@@ -81,7 +78,7 @@ class SymbolicBool(Rule):
     name = "symbolic-bool"
     summary = "A symbolic tensor is used as a Python bool where autograph does not convert it."
     framework = "tensorflow"
-    fix_availability = "sometimes"
+    fix_availability = "sometimes"  # assert only
     requires = ("tensorflow",)
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
@@ -220,23 +217,17 @@ f = tf.function(helper, autograph=False)
             return
         self._report(node, "`assert`", context, None if context.xla else self._assert_fix(node))
 
-    def _assert_fix(self, node: cst.Assert) -> NodeFix | None:
-        test = node.test
-        if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-            return None
-        target = test.comparisons[0]
-        function = _ASSERTS.get(type(target.operator))
-        if function is None:
-            return None
+    def _assert_fix(self, node: cst.Assert) -> NodeFix:
+        # tf.debugging.Assert keeps the condition as written: the operator still adapts
+        # Python literals to the tensor's dtype, which assert_greater(x, 0) does not
+        # (int32 vs float32 TypeError, observed).
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         code = self.ctx.module.code_for_node
-        args = [code(test.left), code(target.comparator)]
-        if node.msg is not None:
-            args.append(f"message={code(node.msg)}")
-        replacement = f"{spelled}.debugging.{function}({', '.join(args)})"
+        test = code(node.test)
+        message = code(node.msg) if node.msg is not None else repr(f"assertion failed: {test}")
         return NodeFix(
             "unsafe",
-            f"Replace `assert` with `tf.debugging.{function}`",
-            ((node, replacement),),
+            "Replace `assert` with `tf.debugging.Assert`",
+            ((node, f"{spelled}.debugging.Assert({test}, [{message}])"),),
             (imports,) if imports else (),
         )

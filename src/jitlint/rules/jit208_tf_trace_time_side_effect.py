@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.analysis.tf_values import TENSOR, Value
 from jitlint.engine.walker import iter_children
 from jitlint.rules.base import NodeFix, Rule
 
@@ -13,8 +14,9 @@ class TfTraceTimeSideEffect(Rule):
     """
     ## What it does
     Finds Python side effects in TensorFlow graph code (a `tf.function`, the helpers it
-    calls, a `tf.data` function, a Keras layer's `call` or a model's `train_step`): `print`,
-    appending to a list that lives outside the function, and writing module globals.
+    calls, a `tf.data` function, a Keras layer's `call` or a model's `train_step`): `print`
+    of a tensor, appending to a list that lives outside the function, and writing module
+    globals.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -60,8 +62,10 @@ class TfTraceTimeSideEffect(Rule):
     rewritten.
 
     ## Known problems
-    Printing at trace time is sometimes intended (logging shapes once per trace). Only
-    lists bound by a literal outside the function are tracked for `append`/`extend`.
+    Printing Python values at trace time is often intended (logging a message or a shape
+    once per trace), so `print` is reported only when an argument is a tensor: a TensorFlow
+    op's result, or an argument of the traced function. Only lists bound by a literal
+    outside the function are tracked for `append`/`extend`.
     """
 
     code = "JIT208"
@@ -90,6 +94,14 @@ def f(x):
     parts = []
     parts.append(x)
     return tf.stack(parts)
+""",
+        # Trace-time logging of Python values.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    print("tracing f for shape", x.shape)
+    return x
 """,
         # `print` rebound to something else.
         """
@@ -125,7 +137,7 @@ def f(x):
         """
 import tensorflow as tf
 def show(x):
-    print(x)  # error: JIT208
+    print("sum", tf.reduce_sum(x))  # error: JIT208
 g = tf.function(lambda x: show(x), jit_compile=True)
 """,
     )
@@ -148,6 +160,15 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         if context is None:
             return
         if not self.ctx.names.resolves_to(node.func, path, {"builtins.print"}):
+            return
+        # Printing Python values (a message, a shape) once per trace is often intended;
+        # printing a tensor that way shows `Tensor("x:0", ...)` once, which never is.
+        values = self.ctx.tf.values
+        if not any(
+            _tensor_like(values.value(a.value, path), context.root)
+            for a in node.args
+            if a.keyword is None
+        ):
             return
         fix = None
         if context.xla:
@@ -241,6 +262,11 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if kind in _STATEMENTS:
                 stack.extend(iter_children(node))
         return found
+
+
+def _tensor_like(value: Value, root: bool) -> bool:
+    """A tensor, or a raw argument of the traced function (a tensor or a retrace key)."""
+    return value.kind == TENSOR or (root and value.origins == {"param"})
 
 
 _STATEMENTS = {

@@ -1,0 +1,38 @@
+"""The shipped XLA op table (JIT203) is what scripts/gen_xla_ops.py produces from TensorFlow."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from jitlint.analysis.tf_api import OP_TABLE, op_table
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "src/jitlint/data" / OP_TABLE
+
+
+def test_table_loads_without_tensorflow_and_records_its_version():
+    version, apis = op_table()
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    assert raw["generator"] == "scripts/gen_xla_ops.py"
+    assert version == raw["tensorflow_version"]
+    assert f"xla_ops_tf{'.'.join(version.split('.')[:2])}.json" == OP_TABLE
+    assert apis["tensorflow.print"].no_kernel_cpu == ("PrintV2", "StringFormat")
+    assert apis["tensorflow.py_function"].no_kernel_cpu == ("EagerPyFunc",)
+    assert apis["tensorflow.exp"].no_kernel_cpu == ()
+    assert apis["tensorflow.unique"].dynamic_shape == ("Unique",)
+
+
+@pytest.mark.tensorflow
+def test_shipped_table_equals_what_the_script_produces_now():
+    tf = pytest.importorskip("tensorflow")
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    if raw["tensorflow_version"] != tf.__version__:
+        pytest.skip(f"table built with TF {raw['tensorflow_version']}, installed {tf.__version__}")
+    spec = importlib.util.spec_from_file_location("gen_xla_ops", ROOT / "scripts/gen_xla_ops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.render(module.build()) == SHIPPED.read_text(encoding="utf-8")
