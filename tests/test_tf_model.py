@@ -187,7 +187,7 @@ def _value_of(source: str, marker: str):
             ):
                 path = [*self.stack, node.value]
                 result["value"] = ctx.tf.values.value(node.value, path)
-                result["dtype"] = ctx.tf.values.dtype(node.value, path)
+                result["dtype"] = ctx.tf.dtypes.dtype(node.value, path)
             return True
 
         def on_leave(self, node):

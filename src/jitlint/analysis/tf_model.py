@@ -28,13 +28,13 @@ from jitlint.analysis.tf_api import (
     TF_FUNCTION,
     WHILE_LOOP,
 )
+from jitlint.analysis.tf_dtypes import TfDtypes
+from jitlint.analysis.tf_keras import KerasLinks
 from jitlint.analysis.tf_values import TfValues
 from jitlint.engine.walker import iter_children
 
 Func = cst.FunctionDef | cst.Lambda
 Path = list[cst.CSTNode]
-KERAS_GRAPH_METHODS = {"call": "inputs", "train_step": "data", "test_step": "data"}
-KERAS_GRAPH_METHODS["predict_step"] = "data"
 DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
 
 
@@ -125,7 +125,7 @@ def _origin(app: TfFunction) -> str:
     return "`tf.function`"
 
 
-class TfModel:
+class TfModel(KerasLinks):
     def __init__(self, names: Names) -> None:
         self.names = names
         self.module = names.module
@@ -136,6 +136,10 @@ class TfModel:
     @cached_property
     def values(self) -> TfValues:
         return TfValues(self.names, self)
+
+    @cached_property
+    def dtypes(self) -> TfDtypes:
+        return TfDtypes(self.values)
 
     def context(self, path: Sequence[cst.CSTNode]) -> GraphContext | None:
         """The graph context of the innermost function on `path` that has one."""
@@ -392,85 +396,6 @@ class TfModel:
             else:
                 return False
 
-    # ----- Keras --------------------------------------------------------------------------
-
-    def keras_kind(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
-        """ "keras3" / "keras2" when `cls` is a Keras layer or model subclass, else None."""
-        memo = self._keras_kinds
-        if id(cls) in memo:
-            return memo[id(cls)]
-        memo[id(cls)] = None  # cycles
-        found = None
-        for base in cls.bases:
-            for name in self.names.qualified_names(base.value, path):
-                found = found or _keras_base(name)
-            if found is None and type(base.value) is cst.Name:
-                bindings = self.names.lookup(base.value.value, path)
-                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
-                    local = bindings[0].node
-                    if type(local) is cst.ClassDef:
-                        found = self.keras_kind(local, path)
-        memo[id(cls)] = found
-        return found
-
-    def _scan_class(self, scan: _Scan, node: cst.ClassDef, parents: Path) -> None:
-        methods = [
-            s
-            for s in node.body.body  # type: ignore[attr-defined]
-            if type(s) is cst.FunctionDef and s.name.value in KERAS_GRAPH_METHODS
-        ]
-        if not methods:
-            return
-        kind = self.keras_kind(node, parents)
-        if kind is None:
-            return
-        for method in methods:
-            scan.keras_methods.append((node, method, kind, [*parents, node, node.body]))
-
-    def _instantiated(self, scan: _Scan, scope: cst.CSTNode) -> set[int]:
-        """Local classes called (instantiated) directly in a function or the module body."""
-        found: set[int] = set()
-        for call, path in scan.calls.get(id(scope), ()):
-            if type(call.func) is cst.Name:
-                bindings = self.names.lookup(call.func.value, path)
-                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
-                    found.add(id(bindings[0].node))
-        return found
-
-    def _jit_compiled_classes(self, scan: _Scan) -> set[int]:
-        """Keras classes whose model is compiled with `jit_compile=True` in this module."""
-        linked: set[int] = set()
-        for call, path in scan.compiles:
-            receiver = call.func.value  # type: ignore[attr-defined]
-            scope = next(
-                (n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)),
-                self.module,
-            )
-            if type(receiver) is cst.Name and receiver.value == "self":
-                cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
-                if cls is not None:
-                    linked.add(id(cls))
-                continue
-            linked |= self._instantiated(scan, scope)
-            # One level down: model-building helpers called in the same scope.
-            for inner, inner_path in scan.calls.get(id(scope), ()):
-                target = self.resolve_function(inner.func, inner_path)
-                if target is not None:
-                    linked |= self._instantiated(scan, target[0])
-        # Layers a linked model creates in its own methods belong to it too.
-        classes = {id(c): c for c, _, _, _ in scan.keras_methods}
-        pending = list(linked)
-        while pending:
-            cls = classes.get(pending.pop())
-            if cls is None:
-                continue
-            for stmt in cls.body.body:  # type: ignore[attr-defined]
-                if type(stmt) is cst.FunctionDef:
-                    for found in self._instantiated(scan, stmt) - linked:
-                        linked.add(found)
-                        pending.append(found)
-        return linked
-
     # ----- propagation --------------------------------------------------------------------
 
     @cached_property
@@ -518,22 +443,6 @@ class TfModel:
                     funcs[id(func)] = func
                     pending.append(id(func))
         return contexts
-
-
-def _keras_base(qualname: str) -> str | None:
-    parts = qualname.split(".")
-    if "keras" not in qualname or not parts[-1][:1].isupper():
-        return None
-    head = parts[0]
-    if head == "tf_keras" or qualname.startswith("tensorflow.python.keras"):
-        kind = "keras2"
-    elif head in ("keras", "tensorflow"):
-        kind = "keras3"
-    else:
-        return None
-    leaf = parts[-1]
-    layerish = "layers" in parts or leaf in ("Layer", "Model", "Sequential", "Functional")
-    return kind if layerish or leaf.endswith(("Layer", "Model", "Cell")) else None
 
 
 def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.analysis.tf_api import FLOAT_DTYPES, SAME_DTYPE_OPS, WIDE_DTYPES
-from jitlint.analysis.tf_values import literal_kind
+from jitlint.analysis.tf_dtypes import literal_kind
 from jitlint.rules.base import NodeFix, Rule
 
 _CONSTANTS = {
@@ -180,7 +180,7 @@ shifted = data - tf.constant(0.5)  # error: JIT201
         if type(expr) is cst.Call:
             return (expr, True) if self._is_untyped_call(expr, path) else None
         if type(expr) is cst.Name:
-            assigned = self.ctx.tf.values._assigned_values(expr, path)
+            assigned = self.ctx.tf.values.assigned_values(expr, path)
             if assigned and len(assigned) == 1:
                 value, value_path = assigned[0]
                 if type(value) is cst.Call and self._is_untyped_call(value, value_path):
@@ -210,7 +210,7 @@ shifted = data - tf.constant(0.5)  # error: JIT201
         """NumPy arrays adapt to the tensor's dtype in operators (observed), so they do not
         count as meeting a float64 tensor."""
         if type(expr) is cst.Name:
-            assigned = self.ctx.tf.values._assigned_values(expr, path)
+            assigned = self.ctx.tf.values.assigned_values(expr, path)
             return bool(assigned) and all(self._is_numpy(v, p) for v, p in assigned)
         if type(expr) is cst.Call and type(expr.func) in (cst.Attribute, cst.Name):
             names = self.ctx.names.qualified_names(expr.func, path)
@@ -225,11 +225,10 @@ shifted = data - tf.constant(0.5)  # error: JIT201
         untyped = [(i, self._untyped(op, path)) for i, op in enumerate(operands)]
         if not any(found for _, found in untyped):
             return
-        values = self.ctx.tf.values
         others = {}
         for i, op in enumerate(operands):
             if untyped[i][1] is None and not self._is_numpy(op, path):
-                dtype = values.dtype(op, path)
+                dtype = self.ctx.tf.dtypes.dtype(op, path)
                 if dtype is not None:
                     others[i] = dtype
         wrong = {d for d in others.values() if d in FLOAT_DTYPES and d != "float32"}
@@ -279,7 +278,7 @@ shifted = data - tf.constant(0.5)  # error: JIT201
         found = self._untyped(positional[0].value, path)
         if found is None:
             return
-        dtype = self.ctx.tf.values.dtype_name(target.value, path)
+        dtype = self.ctx.tf.dtypes.dtype_name(target.value, path)
         if dtype not in WIDE_DTYPES:
             return
         call, direct = found
