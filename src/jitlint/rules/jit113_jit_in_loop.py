@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import libcst as cst
 
@@ -25,9 +26,10 @@ class JitInLoop(Rule):
     ## What it does
     Finds `jax.jit` applied to a function object that is new every time the code runs — a
     lambda, a `functools.partial(...)`, a `jax.vmap(...)`/`jax.grad(...)` wrapper, a function
-    defined in the enclosing function, or a bound method `self.method` — inside a loop or a
-    function body, when the jitted result is called right there (`jax.jit(g)(x)`, or
-    `h = jax.jit(g)` followed only by calls of `h`).
+    defined in the enclosing function, or a bound method `self.method` — when the jitted
+    result is called right there (`jax.jit(g)(x)`, or `h = jax.jit(g)` followed only by calls
+    of `h`), and that code runs repeatedly: inside a loop or comprehension, or in a function
+    that the module calls from a loop.
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -41,7 +43,8 @@ class JitInLoop(Rule):
     | `jax.jit(functools.partial(g, n=2.0))(x)` | 5 |
     | `jax.jit(jax.vmap(g))(x)` | 5 |
     | `jax.jit(obj.method)(x)` (same `obj`) | 5 |
-    | `jax.jit(h)(x)`, `h` defined in the enclosing function | 5 |
+    | `jax.jit(h)(x)`, `h` defined by a function that runs each time | 5 |
+    | `jax.jit(h)(x)`, `h` defined once before the loop | 1 |
     | `jax.jit(g)(x)`, `g` defined at module level | 1 |
 
     ## Example
@@ -83,8 +86,10 @@ class JitInLoop(Rule):
     ## Known problems
     Factories are not reported: when the jitted function is returned, stored, or passed on,
     it is built once and reused, which is the right pattern. A function that jits and calls a
-    local function is reported even if the function itself runs only once per process.
-    `jax.jit` of a module-level function, or of a parameter, is never reported.
+    new function object is reported only when this module calls it (`f(...)` or
+    `self.f(...)`, matched by name) inside a loop: a `main()` or a test that runs once
+    compiles once, and callers in other modules are not seen. `jax.jit` of a module-level
+    function, or of a parameter, is never reported.
     """
 
     code = "JIT113"
@@ -133,6 +138,30 @@ def run(xs):
         out.append(step(x))
     return step, out
 """,
+        # Jitted once per call of `evaluate`, which nothing here calls in a loop (a script's
+        # main, a test): one compile per run, and it is then reused in the loop.
+        """
+import jax
+from functools import partial
+def evaluate(params, batches, net):
+    loss = jax.jit(partial(compute_loss, net=net))
+    return [loss(params, b) for b in batches]
+""",
+        """
+import jax
+def test_double():
+    assert jax.jit(lambda x: 2 * x)(1.0) == 2.0
+""",
+        # The local function is defined once, before the loop: the same object each time.
+        """
+import jax
+def train(params, batches):
+    def step(p, b):
+        return p
+    for b in batches:
+        params = jax.jit(step)(params, b)
+    return params
+""",
         # A parameter: unknown identity.
         """
 import jax
@@ -180,14 +209,28 @@ def predict(params, x):
     def forward(p):
         return p * x
     return jax.jit(forward)(params)  # error: JIT113
+def evaluate(params, xs):
+    return [predict(params, x) for x in xs]
 """,
         """
 from jax import jit, vmap
 def f(x):
     return x
-def batched(xs):
-    fast = jit(vmap(f))  # error: JIT113
-    return fast(xs)
+class Runner:
+    def batched(self, xs):
+        fast = jit(vmap(f))  # error: JIT113
+        return fast(xs)
+    def run(self, data):
+        for xs in data:
+            self.batched(xs)
+""",
+        """
+import jax
+def train(params, batches):
+    for b in batches:
+        def step(p):
+            return p + b
+        params = jax.jit(step)(params)  # error: JIT113
 """,
         """
 import jax
@@ -207,13 +250,18 @@ class Trainer:
         app = self.ctx.jit.from_call(node, path)
         if app is None:
             return
-        target = node.args[0].value
-        kind = self._fresh_function(target, path)
-        if kind is None:
+        repeated = _repeats(path)
+        if repeated is None:
             return
-        where = _repeats(path)
-        if where is None or not self._called_here(node, path):
+        where, unit = repeated
+        kind = self._fresh_function(node.args[0].value, path, unit)
+        if kind is None or not self._called_here(node, path):
             return
+        if isinstance(where, cst.FunctionDef):
+            # Once per call of the function: a hazard only if something calls it repeatedly.
+            if where.name.value not in self._called_in_loops:
+                return
+            where = f"on every call of `{where.name.value}`, which is called in a loop"
         self.report(
             node,
             f"`jax.jit` of {kind} {where}: the function object is new each time, so jit's "
@@ -222,7 +270,40 @@ class Trainer:
             "pass changing values as arguments",
         )
 
-    def _fresh_function(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]):
+    @cached_property
+    def _called_in_loops(self) -> frozenset[str]:
+        """Names of functions and methods (`f(...)`, `self.f(...)`) called inside a loop
+        or comprehension anywhere in the module."""
+        found: set[str] = set()
+        stack: list[tuple[cst.CSTNode, bool]] = [(self.ctx.module, False)]
+        while stack:
+            node, in_loop = stack.pop()
+            if isinstance(node, cst.Call) and in_loop:
+                func = node.func
+                if isinstance(func, cst.Name):
+                    found.add(func.value)
+                elif (
+                    isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name)
+                    and func.value.value in ("self", "cls")
+                ):
+                    found.add(func.attr.value)
+            if isinstance(node, cst.FunctionDef | cst.Lambda):
+                in_loop = False  # a def inside a loop body runs its body only when called
+            for child in iter_children(node):
+                looped = in_loop or (
+                    (isinstance(node, cst.For | cst.While) and child is node.body)
+                    or (isinstance(node, _COMPREHENSIONS) and child is not node.for_in)
+                    or (isinstance(node, cst.CompFor) and child is not node.iter)
+                )
+                stack.append((child, looped))
+        return frozenset(found)
+
+    def _fresh_function(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], unit: cst.CSTNode
+    ) -> str | None:
+        """What `expr` is if it makes a new function object each time `unit` (the loop,
+        comprehension or function body that repeats) runs; None otherwise."""
         if isinstance(expr, cst.Lambda):
             return "a lambda"
         if isinstance(expr, cst.Call):
@@ -240,6 +321,8 @@ class Trainer:
             owner = scope_path[-2] if len(scope_path) >= 2 else None
             if not isinstance(owner, cst.FunctionDef | cst.Lambda):
                 return None  # module- or class-level: the same object every time
+            if binding.node is None or not _contains(unit, binding.node):
+                return None  # defined outside the repeating code: the same object each time
             if binding.kind == "def":
                 return f"the local function `{expr.value}`"
             if binding.kind == "assign" and isinstance(binding.node, cst.Lambda):
@@ -289,21 +372,36 @@ class Trainer:
         return calls > 0
 
 
-def _repeats(path: Sequence[cst.CSTNode]) -> str | None:
-    """Why the code at the end of `path` runs many times: a loop, or a function body."""
+def _repeats(
+    path: Sequence[cst.CSTNode],
+) -> tuple[str | cst.FunctionDef, cst.CSTNode] | None:
+    """Why the code at the end of `path` may run many times, and the code that repeats:
+    ("inside a loop", loop body), ("inside a comprehension", comprehension), or
+    (function, function body) for the innermost enclosing function, run once per call."""
     for index in range(len(path) - 2, -1, -1):
         node, child = path[index], path[index + 1]
         if isinstance(node, cst.For | cst.While) and child is node.body:
-            return "inside a loop"
+            return "inside a loop", node.body
         if isinstance(node, _COMPREHENSIONS):
             # The outermost iterable is evaluated once; everything else per element.
             grandchild = path[index + 2] if index + 2 < len(path) else None
             if not (child is node.for_in and grandchild is node.for_in.iter):
-                return "inside a comprehension"
-        if isinstance(node, cst.FunctionDef | cst.Lambda) and child is node.body:
-            name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
-            return f"on every call of `{name}`"
+                return "inside a comprehension", node
+        if isinstance(node, cst.FunctionDef) and child is node.body:
+            return node, node.body
+        if isinstance(node, cst.Lambda) and child is node.body:
+            return None  # where the lambda runs is unknown
     return None
+
+
+def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is target:
+            return True
+        stack.extend(iter_children(node))
+    return False
 
 
 def _enclosing_scope(path: Sequence[cst.CSTNode]) -> cst.CSTNode:
