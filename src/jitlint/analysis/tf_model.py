@@ -316,8 +316,12 @@ class TfModel(KerasLinks):
     def _scan_call(self, scan: _Scan, node: cst.Call, parents: Path, owner: cst.CSTNode) -> None:
         func = node.func
         kind = type(func)
+        # Calls that may reach a module-local helper or method: `f(...)`, `self.f(...)`.
+        # (Copying the path is the costly part of the scan; `tf.x(...)` calls need none.)
         if kind is cst.Name or (
-            kind is cst.Attribute and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            kind is cst.Attribute
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            and func.value.value in ("self", "cls")  # type: ignore[attr-defined]
         ):
             scan.calls.setdefault(id(owner), []).append((node, [*parents, node]))
         if kind is not cst.Name and kind is not cst.Attribute:

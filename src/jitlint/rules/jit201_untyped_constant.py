@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
@@ -18,6 +19,7 @@ _ARITHMETIC = {
     cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power,
     cst.MatrixMultiply, cst.Modulo,
 }  # fmt: skip
+_ASSIGNED_CONSTANT = re.compile(r"(\w+)\s*(?::[^=\n]*)?=\s*[\w.]*(?:constant|convert_to_tensor)\(")
 _OP_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in SAME_DTYPE_OPS) | {"cast"}
 
 
@@ -136,9 +138,24 @@ shifted = data - tf.constant(0.5)  # error: JIT201
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._reported: set[int] = set()  # a constant bound to a name may meet many uses
+        # Names the file assigns a tf.constant to: a textual superset, so that operands that
+        # cannot be an untyped constant are dismissed before any name resolution.
+        self._constant_names = set(_ASSIGNED_CONSTANT.findall(self.ctx.source))
+
+    def _may_be_constant(self, expr: cst.CSTNode) -> bool:
+        kind = type(expr)
+        if kind is cst.Name:
+            return expr.value in self._constant_names  # type: ignore[attr-defined]
+        if kind is not cst.Call:
+            return False
+        func = expr.func  # type: ignore[attr-defined]
+        leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)
+        return leaf in ("constant", "convert_to_tensor")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) not in _ARITHMETIC:
+            return
+        if not (self._may_be_constant(node.left) or self._may_be_constant(node.right)):
             return
         path = self.ctx.path_to(node)
         self._meet([node.left, node.right], path, "an operator")
@@ -152,6 +169,12 @@ shifted = data - tf.constant(0.5)  # error: JIT201
         else:
             return
         if leaf not in _OP_LEAVES or not node.args:
+            return
+        if not any(self._may_be_constant(a.value) for a in node.args) and not any(
+            type(a.value) in (cst.List, cst.Tuple)
+            and any(self._may_be_constant(e.value) for e in a.value.elements)  # type: ignore[attr-defined]
+            for a in node.args
+        ):
             return
         path = self.ctx.path_to(node)
         names = self.ctx.names.qualified_names(func, path)

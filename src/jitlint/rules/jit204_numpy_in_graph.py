@@ -157,11 +157,11 @@ class Model(tf.keras.Model):
 
     def _numpy_function(self, node: cst.Call, func: cst.Attribute) -> None:
         path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)  # cheap once built; name resolution is not
+        if context is None:
+            return
         names = self.ctx.names.qualified_names(func, path)
         if not names or not all(n.startswith("numpy.") for n in names) or names & _ATTRIBUTE_ONLY:
-            return
-        context = self.ctx.tf.context(path)
-        if context is None:
             return
         values = self.ctx.tf.values
         for arg in node.args:
