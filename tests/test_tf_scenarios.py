@@ -154,3 +154,69 @@ def test_mmd_fix_creates_the_constant_as_float64():
     result = fix_source(textwrap.dedent(MMD), "mmd.py", unsafe=True, select=["JIT201"])
     assert "sigmas=tf.constant(sigmas, dtype=tf.float64)" in result.source
     assert not [d for d in result.remaining if d.code == "JIT201"]
+
+
+TYPICAL = """
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+train_loss = keras.metrics.Mean()
+
+
+class Residual(keras.layers.Layer):
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.dense = keras.layers.Dense(units)
+
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(self.units,), initializer="ones")
+
+    def call(self, inputs, training=False, mask=None):
+        if training and mask is not None:
+            inputs = inputs * tf.cast(mask, inputs.dtype)[..., None]
+        batch = tf.shape(inputs)[0]
+        flat = tf.reshape(inputs, [batch, -1])
+        out = self.dense(flat) * self.scale
+        if inputs.shape[-1] == self.units:
+            out = out + inputs
+        return tf.reshape(out, tf.concat([tf.shape(inputs)[:-1], [self.units]], 0))
+
+
+@tf.function(jit_compile=True)
+def train_step(model, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        logits = model(x, training=True)
+        loss = loss_fn(y, logits)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    n = tf.size(y)
+    one_hot = tf.one_hot(y, depth=tf.shape(logits)[-1])
+    ranks = tf.range(tf.shape(x)[0])
+    return loss + tf.reduce_sum(one_hot) + tf.cast(n + tf.reduce_sum(ranks), tf.float32)
+
+
+def preprocess(image, label):
+    image = tf.image.resize(image, [32, 32]) / 255.0
+    if tf.reduce_max(image) > 1.0:
+        image = image / tf.reduce_max(image)
+    return image, label
+
+
+def main():
+    model = keras.Sequential([Residual(32), keras.layers.Dense(10)])
+    model.compile(optimizer="adam", loss=loss_fn)
+    optimizer = keras.optimizers.Adam()
+    data = np.random.rand(64, 28, 28, 1).astype("float32")
+    ds = tf.data.Dataset.from_tensor_slices((data, np.zeros(64))).map(preprocess).batch(8)
+    for epoch in range(3):
+        for x, y in ds:
+            loss = train_step(model, optimizer, x, y)
+        print("epoch", epoch, float(loss))
+"""
+
+
+def test_typical_training_code_is_clean():
+    assert lint(TYPICAL) == []

@@ -81,7 +81,8 @@ class XlaUnsupportedOp(Rule):
     unsupported op applied only to constants (`tf.unravel_index([3], [2, 2])`) compiles
     anyway; jitlint still reports it. Only the APIs in the shipped table are known; a Keras
     model counts as compiled with XLA only when `compile(jit_compile=True)` is in the same
-    file as the layer or model class.
+    file as the layer or model class. Iterating a `tf.data.Dataset` inside XLA code (which
+    creates dataset ops without kernels) is not detected yet.
     """
 
     code = "JIT203"
