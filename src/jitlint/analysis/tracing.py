@@ -1,0 +1,555 @@
+"""The JAX tracing model every JIT1xx rule queries: which code is traced, and which values
+inside it are tracers.
+
+A function is traced when a transformation is applied to it (see `transforms.py`), or when a
+traced function calls it by a name that resolves to a module-local `def` (a helper); a
+helper's parameters are traced when some traced call site passes a traced value. Everything
+is computed on demand and cached: finding the applications costs one pass over the module;
+a function's values are computed only when a rule asks about code inside it.
+
+Levels: ABSTRACT (jit, vmap, pmap, lax bodies, ...) where Python bool conversion of a tracer
+fails; GRAD (grad family alone) where values stay concrete and it works; 0 for code no
+transformation reaches (analysed only for JIT106, which needs "is this a JAX array?").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jitlint.analysis.names import UNKNOWN as UNKNOWN_NAME
+from jitlint.analysis.names import Names
+from jitlint.analysis.transforms import (
+    ABSTRACT,
+    GRAD,
+    Discovery,
+    Entry,
+    FuncNode,
+    Index,
+    enclosing_function,
+    static_truth,
+)
+from jitlint.analysis.values import (
+    PYTREE,
+    STATIC,
+    TRACED,
+    UNKNOWN,
+    Analyzer,
+    S,
+    U,
+    Value,
+    combine,
+    container,
+    first_traced,
+    traced,
+)
+
+__all__ = ["ABSTRACT", "GRAD", "FunctionTrace", "Tracing", "Value"]
+
+SHAPE_ATTRIBUTES = frozenset(
+    {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval"}
+)
+# jax.numpy functions answering from shapes and dtypes only: their results are Python values.
+JAX_STATIC = frozenset(
+    f"jax.numpy.{n}"
+    for n in (
+        "shape", "ndim", "size", "result_type", "dtype", "issubdtype", "iinfo", "finfo",
+        "promote_types", "can_cast", "isdtype", "isscalar", "iscomplexobj", "isrealobj",
+        "broadcast_shapes",
+    )
+) | {"jax.lax.broadcast_shapes", "jax.core.concrete_or_error"}  # fmt: skip
+JAX_OP_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.ops.")
+JAX_STATIC_PREFIXES = ("jax.dtypes.", "jax.tree_util.", "jax.tree.", "jax.debug.", "jax.config.")
+JAX_PROCESS = frozenset(
+    f"jax.{n}"
+    for n in (
+        "devices", "device_count", "local_devices", "local_device_count", "process_index",
+        "process_count", "default_backend",
+    )
+)  # fmt: skip
+# NumPy functions that call the array's own method (or only read its shape), so they accept
+# tracers [observed on jax 0.10.2]: the result is whatever the method returns.
+NUMPY_DISPATCH = frozenset(
+    f"numpy.{n}"
+    for n in (
+        "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "std", "var",
+        "argmax", "argmin", "cumsum", "cumprod", "reshape", "transpose", "swapaxes", "squeeze",
+        "round", "around", "repeat", "searchsorted",
+    )
+)  # fmt: skip
+NUMPY_STATIC = frozenset(
+    f"numpy.{n}"
+    for n in (
+        "shape", "ndim", "size", "result_type", "dtype", "issubdtype", "iinfo", "finfo",
+        "promote_types", "can_cast", "isscalar", "iscomplexobj", "isrealobj",
+    )
+)  # fmt: skip
+BUILTIN_STATIC = frozenset(
+    f"builtins.{n}"
+    for n in (
+        "len", "isinstance", "issubclass", "type", "callable", "hasattr", "id", "range",
+        "print", "repr", "str", "hash", "super", "object", "slice", "NotImplementedError",
+        "ValueError", "TypeError", "RuntimeError", "AssertionError", "KeyError",
+    )
+)  # fmt: skip
+BUILTIN_CONTAINERS = frozenset(
+    f"builtins.{n}"
+    for n in ("list", "tuple", "zip", "enumerate", "sorted", "reversed", "iter", "dict", "set")
+)
+# Methods that only arrays have: on a traced pytree parameter they mean it is an array.
+ARRAY_METHODS = frozenset(
+    {
+        "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all", "any",
+        "astype", "reshape", "transpose", "squeeze", "ravel", "flatten", "cumsum", "cumprod",
+        "dot", "clip", "round", "conj", "conjugate", "swapaxes", "take", "repeat", "sort",
+        "argsort", "nonzero", "block_until_ready", "view", "trace", "diagonal",
+    }
+)  # fmt: skip
+# JAX functions returning lists, tuples or pytrees of arrays rather than one array.
+JAX_SEQUENCE_RESULTS = frozenset(
+    [f"jax.lax.{n}" for n in (
+        "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
+        "custom_root", "custom_linear_solve", "platform_dependent", "optimization_barrier",
+    )]
+    + [f"jax.numpy.{n}" for n in (
+        "split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid", "nonzero",
+        "unravel_index", "tril_indices", "triu_indices", "diag_indices", "indices",
+        "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "histogram",
+        "gradient", "frexp", "modf", "divmod", "where", "linalg.eigh", "linalg.svd",
+        "linalg.qr", "linalg.slogdet", "linalg.eig",
+    )]
+)  # fmt: skip
+JAX_BOOLEAN = frozenset(
+    f"jax.numpy.{n}"
+    for n in (
+        "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
+        "logical_not", "logical_xor", "less", "less_equal", "greater", "greater_equal", "equal",
+        "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
+    )
+)  # fmt: skip
+CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__float__"})
+MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
+
+
+class FunctionTrace:
+    """What the model knows about one function body (or lambda, or the module)."""
+
+    def __init__(
+        self,
+        tracing: Tracing,
+        func: FuncNode | cst.Module,
+        level: int,
+        params: dict[str, Value],
+        entries: list[Entry],
+        path: list[cst.CSTNode],
+    ) -> None:
+        self.tracing = tracing
+        self.func = func
+        self.level = level
+        self.params = params
+        self.entries = entries
+        self.path = path  # from the module to the function's body
+        self._analyzer: Analyzer | None = None
+        self.analysing = False
+
+    @property
+    def name(self) -> str:
+        if type(self.func) is cst.FunctionDef:
+            return self.func.name.value  # type: ignore[union-attr]
+        return "<lambda>" if type(self.func) is cst.Lambda else "<module>"
+
+    @property
+    def abstract(self) -> bool:
+        """True where Python bool conversion of a tracer fails (jit, vmap, lax bodies...)."""
+        return self.level >= ABSTRACT
+
+    @property
+    def analyzer(self) -> Analyzer:
+        if self._analyzer is None:
+            self.analysing = True
+            try:
+                self._analyzer = self.tracing._analyse(self)
+            finally:
+                self.analysing = False
+        return self._analyzer
+
+    def value(self, expr: cst.CSTNode) -> Value:
+        return self.analyzer.values.get(id(expr), U)
+
+
+class Tracing:
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self.module = names.module
+        self._traces: dict[int, FunctionTrace | None] = {}
+        self._in_progress: set[int] = set()
+        self._qualnames: dict[int, frozenset[str]] = {}
+
+    @cached_property
+    def index(self) -> Index:
+        return Discovery(self.names).run()
+
+    @cached_property
+    def active(self) -> bool:
+        """Whether anything in the module is traced at all (a cheap early exit for rules)."""
+        return bool(self.index.entries)
+
+    @cached_property
+    def positions(self) -> Any:
+        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def line(self, node: cst.CSTNode) -> int | None:
+        where = self.positions.get(node)
+        return where.start.line if where is not None else None
+
+    # ---- queries ----------------------------------------------------------------------
+    def function_at(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
+        """The traced function whose body holds the end of `path`, or None."""
+        if not self.active:
+            return None
+        func = enclosing_function(path)
+        if func is None:
+            return None
+        return self.trace(func)
+
+    def any_function_at(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
+        """Like `function_at`, but untraced code (level 0, the module too) also answers."""
+        func = enclosing_function(path)
+        if func is None:
+            if any(type(node) is cst.ClassDef for node in path[:-1]):
+                return None
+            return self._untraced(self.module)
+        found = self.trace(func) if self.active else None
+        return found if found is not None else self._untraced(func)
+
+    def value(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Value | None:
+        """The value of `expr` (which ends `path`) if it is inside a traced function."""
+        found = self.function_at(path)
+        return found.value(expr) if found is not None else None
+
+    # ---- building traces --------------------------------------------------------------
+    def trace(self, func: FuncNode) -> FunctionTrace | None:
+        key = id(func)
+        if key in self._traces:
+            return self._traces[key]
+        if key in self._in_progress:
+            return None  # recursion: a cycle of helpers adds nothing new
+        self._in_progress.add(key)
+        try:
+            result = self._build(func)
+        finally:
+            self._in_progress.discard(key)
+        self._traces[key] = result
+        return result
+
+    def _build(self, func: FuncNode) -> FunctionTrace | None:
+        contributions: list[tuple[int, dict[str, Value]]] = []
+        entries = self.index.entries.get(id(func), [])
+        for entry in entries:
+            level = entry.level
+            if entry.enclosing is not None:
+                outer = self.trace(entry.enclosing)
+                if outer is not None:
+                    level = max(level, outer.level)
+            params = {
+                name: Value(kind, ("param", name, entry)) if kind == PYTREE else _KINDS[kind]
+                for name, kind in entry.params.items()
+            }
+            contributions.append((level, params))
+        if type(func) is cst.FunctionDef:
+            contributions.extend(self._helper_sites(func))  # type: ignore[arg-type]
+        if not contributions:
+            return None
+        level = max(c[0] for c in contributions)
+        names = _param_names(func)
+        params: dict[str, Value] = {}
+        for name in names:
+            values = [c[1].get(name, U) for c in contributions if c[0] == level]
+            hit = first_traced(values)
+            if hit is not None:
+                params[name] = hit
+            elif all(v.kind == STATIC for v in values):
+                params[name] = S
+            else:
+                params[name] = U
+        path = [*self.index.paths.get(id(func), [self.module]), func, func.body]
+        return FunctionTrace(self, func, level, params, entries, path)
+
+    def _helper_sites(self, func: cst.FunctionDef) -> list[tuple[int, dict[str, Value]]]:
+        """Contributions from traced functions calling `func` by name."""
+        out = []
+        p = func.params
+        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+        keyword = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
+        defaults = {
+            x.name.value
+            for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+            if x.default is not None
+        }
+        is_method = _is_method(func, self.index.paths.get(id(func), []))
+        if is_method:
+            return out
+        for call, call_path in self.index.calls.get(func.name.value, []):
+            bindings = self.names.lookup(func.name.value, call_path)
+            if not bindings or len(bindings) != 1 or bindings[0].node is not func:
+                continue
+            caller_func = enclosing_function(call_path)
+            if caller_func is None or caller_func is func:
+                continue
+            caller = self.trace(caller_func)
+            if caller is None or caller.level == 0 or caller.analysing:
+                continue
+            values = caller.analyzer.values
+            params: dict[str, Value] = {}
+            unknown_rest = False
+            for index, arg in enumerate(call.args):
+                if arg.star:
+                    unknown_rest = True
+                    break
+                if arg.keyword is not None:
+                    name = arg.keyword.value
+                    if name not in keyword:
+                        continue
+                elif index < len(positional):
+                    name = positional[index]
+                else:
+                    continue
+                given = values.get(id(arg.value), U)
+                if given.traced:
+                    given = Value(
+                        PYTREE if given.kind == PYTREE else TRACED,
+                        ("arg", name, caller, call, given.why),
+                        given.boolean,
+                    )
+                params[name] = given
+            for name in _param_names(func):
+                if name not in params:
+                    # Left at its default: a Python value. *args/**kwargs: unknown.
+                    params[name] = S if name in defaults and not unknown_rest else U
+            out.append((caller.level, params))
+        return out
+
+    def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
+        key = -id(func) - 1
+        found = self._traces.get(key)
+        if found is None:
+            if type(func) is cst.Module:
+                path: list[cst.CSTNode] = [func]
+                params: dict[str, Value] = {}
+            else:
+                path = [*self._path_to(func), func, func.body]  # type: ignore[union-attr]
+                params = {name: U for name in _param_names(func)}  # type: ignore[arg-type]
+            found = FunctionTrace(self, func, 0, params, [], path)
+            self._traces[key] = found
+        return found
+
+    def _path_to(self, func: FuncNode) -> list[cst.CSTNode]:
+        known = self.index.paths.get(id(func))
+        return known if known is not None else [self.module]
+
+    # ---- analysis ---------------------------------------------------------------------
+    def _analyse(self, trace: FunctionTrace) -> Analyzer:
+        func = trace.func
+        if type(func) is cst.Module:
+            local = set(self.names.scope(func).bindings)  # type: ignore[arg-type]
+        else:
+            local = set(self.names.scope(func).bindings)  # type: ignore[arg-type]
+        analyzer = Analyzer(
+            trace.params,
+            local,
+            lambda name: self._free_value(trace, name),
+            lambda an, call: self._call_value(trace, an, call),
+            lambda an, node, base: self._attribute_value(node, base),
+        )
+        analyzer.truth = lambda test: static_truth(self.names, test)
+        analyzer.run_function(func)  # type: ignore[arg-type]
+        return analyzer
+
+    def _free_value(self, trace: FunctionTrace, name: str) -> Value:
+        """A name the body reads but does not bind: a closure, a global or a builtin."""
+        if type(trace.func) is cst.Module:
+            return U
+        found = self.names.lookup_with_path(name, trace.path)
+        if found is None:
+            return S  # a builtin
+        bindings, scope_path = found
+        if all(b.kind in ("import", "def", "class") for b in bindings):
+            return S
+        owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
+        if type(owner) in (cst.FunctionDef, cst.Lambda):
+            outer = self.trace(owner)  # type: ignore[arg-type]
+            if outer is not None and outer.level > 0 and not outer.analysing:
+                return outer.analyzer.summary.get(name, U)
+        # Closed over from code that runs in Python (a module, a class, an untraced
+        # function): a Python value fixed when the function is traced.
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            pytype = _DISPLAYS.get(type(bindings[0].node))
+            if pytype is not None:
+                return Value(STATIC, pytype=pytype)
+        return S
+
+    def qualified(self, trace: FunctionTrace, expr: cst.CSTNode) -> frozenset[str]:
+        key = id(expr)
+        found = self._qualnames.get(key)
+        if found is None:
+            found = self._qualnames[key] = self.names.qualified_names(expr, trace.path)
+        return found
+
+    def _call_value(self, trace: FunctionTrace, analyzer: Analyzer, call: cst.Call) -> Value:
+        values = analyzer.values
+        args = [values.get(id(a.value), U) for a in call.args]
+        func = call.func
+        if type(func) is cst.Attribute:
+            receiver = values.get(id(func.value), U)
+            if receiver.traced:
+                method = func.attr.value
+                if method in CONCRETIZING_METHODS:
+                    return U
+                if receiver.kind == TRACED or method in ARRAY_METHODS:
+                    return traced(receiver.why)
+                if method in MAPPING_METHODS:
+                    return Value(PYTREE, receiver.why)
+                return U
+        elif type(func) is not cst.Name:
+            return U
+        qualnames = self.qualified(trace, func)
+        if not qualnames or UNKNOWN_NAME in qualnames:
+            return U
+        kinds = {_call_kind(q) for q in qualnames}
+        if len(kinds) != 1:
+            return U
+        kind = kinds.pop()
+        if kind == "jax":
+            if analyzer.compile_time_eval:
+                return combine(args)
+            qualname = next(iter(qualnames))
+            if qualname in JAX_SEQUENCE_RESULTS:  # a list, tuple or pytree of arrays
+                return Value(PYTREE, ("op", qualname, trace))
+            return traced(("op", qualname, trace), boolean=qualname in JAX_BOOLEAN)
+        if kind == "static":
+            return S
+        if kind == "same":
+            return combine(args)
+        if kind == "container":
+            return container(args)
+        if kind == "dispatch":
+            hit = first_traced(args)
+            if hit is not None:
+                return traced(hit.why)
+        if kind != "unknown" and all(v.kind == STATIC for v in args):
+            return S
+        return U
+
+    def _attribute_value(self, node: cst.Attribute, base: Value) -> Value:
+        attr = node.attr.value
+        if attr in SHAPE_ATTRIBUTES:
+            return S
+        if base.kind == TRACED:
+            return traced(base.why)
+        if base.kind == PYTREE:
+            return traced(base.why) if attr in ("T", "mT", "real", "imag", "at") else U
+        return S if base.kind == STATIC else U
+
+    # ---- explanations -----------------------------------------------------------------
+    def describe(self, trace: FunctionTrace) -> str:
+        """ "`f`, which `jax.jit` compiles at line 12" for the first application."""
+        name = f"`{trace.name}`" if trace.name != "<lambda>" else "this lambda"
+        if trace.entries:
+            entry = max(trace.entries, key=lambda e: e.level)
+            return f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} " + (
+                f"at line {self.line(entry.site)}"
+            )
+        return f"{name}, which traced code calls"
+
+    def explain(self, value: Value, depth: int = 0) -> str:
+        """Why `value` is traced, in words."""
+        why = value.why
+        if not why:
+            return "it is computed from traced values"
+        if why[0] == "param":
+            _, name, entry = why
+            func_name = (
+                f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
+            )
+            transform = entry.transform
+            article = "a non-static" if transform.style in ("jit", "pmap", "ckpt") else "an"
+            return (
+                f"`{name}` is traced because it is {article} argument of {func_name}, which "
+                f"`{transform.qualname}` {transform.verb} at line {self.line(entry.site)}"
+            )
+        if why[0] == "arg":
+            _, name, caller, call, inner = why
+            text = (
+                f"`{name}` is traced because `{caller.name}` passes it a traced value at line "
+                f"{self.line(call)}"
+            )
+            if depth < 2 and inner:
+                text += f" ({self.explain(Value(TRACED, inner), depth + 1)})"
+            return text
+        if why[0] == "op":
+            _, qualname, trace = why
+            return (
+                f"it is computed by `{qualname}`, and every JAX operation inside traced code "
+                f"returns a tracer ({self.describe(trace)})"
+            )
+        return "it is computed from traced values"
+
+
+_DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
+_KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+
+
+def _call_kind(qualname: str) -> str:
+    if qualname.startswith(JAX_OP_PREFIXES):
+        return "static" if qualname in JAX_STATIC else "jax"
+    if qualname.startswith(JAX_STATIC_PREFIXES):
+        return "other"
+    if qualname in JAX_PROCESS:
+        return "static"
+    if qualname.startswith("builtins."):
+        if qualname in BUILTIN_STATIC:
+            return "static"
+        if qualname in BUILTIN_CONTAINERS:
+            return "container"
+        if qualname in ("builtins.abs", "builtins.round", "builtins.sum"):
+            return "same"
+        return "other"
+    if qualname.startswith("numpy."):
+        if qualname in NUMPY_STATIC:
+            return "static"
+        return "dispatch" if qualname in NUMPY_DISPATCH else "other"
+    if qualname.startswith("math."):
+        return "other"
+    return "unknown"
+
+
+def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
+    """Short source text of `node` for messages."""
+    text = " ".join(module.code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _param_names(func: FuncNode) -> list[str]:
+    p = func.params
+    names = [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+    for star in (p.star_arg, p.star_kwarg):
+        if type(star) is cst.Param:
+            names.append(star.name.value)  # type: ignore[attr-defined]
+    return names
+
+
+def _is_method(func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
+    return len(path) >= 2 and type(path[-2]) is cst.ClassDef
+
+
+def is_traced(value: Value | None) -> bool:
+    return value is not None and value.traced
+
+
+def is_array(value: Value | None) -> bool:
+    """Certainly an array (not a container of arrays)."""
+    return value is not None and value.kind == TRACED

@@ -1,0 +1,678 @@
+"""Abstract values inside one function body: TRACED, STATIC or UNKNOWN per expression.
+
+An `Analyzer` walks a function's statements in order, keeping an environment from local names
+to values; every expression it evaluates is memoised by node identity, so a rule asking "is
+this `if` test traced?" is a dict lookup. Branches are analysed separately and joined; loop
+bodies run twice so loop-carried values reach their join. The lattice is deliberately coarse:
+when two paths disagree the name becomes UNKNOWN, and UNKNOWN never produces a finding.
+
+`PYTREE` is a traced value that may also be a container of arrays (a parameter, an element of
+one): arithmetic and comparisons on it give TRACED arrays, but its truthiness is not reported,
+because `if params:` on a dict of arrays is fine under jit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+
+STATIC, TRACED, PYTREE, UNKNOWN = 0, 1, 2, 3
+KIND_NAMES = {STATIC: "static", TRACED: "traced", PYTREE: "traced", UNKNOWN: "unknown"}
+
+
+class Value:
+    """An abstract value: its kind, why it is traced (a provenance tuple), whether it is a
+    boolean array (for mask indexing), and for static values what Python type it is known to
+    have ("list", "tuple", "ndarray", ...) when that matters to a rule."""
+
+    __slots__ = ("boolean", "kind", "pytype", "why")
+
+    def __init__(
+        self, kind: int, why: tuple[Any, ...] | None = None, boolean: bool = False, pytype=None
+    ) -> None:
+        self.kind = kind
+        self.why = why
+        self.boolean = boolean
+        self.pytype = pytype
+
+    @property
+    def traced(self) -> bool:
+        return self.kind == TRACED or self.kind == PYTREE
+
+    def __repr__(self) -> str:
+        why = self.why[:2] if self.why else None
+        return f"Value({KIND_NAMES[self.kind]}, {why!r}, bool={self.boolean})"
+
+
+S = Value(STATIC)
+U = Value(UNKNOWN)
+
+
+def join(a: Value, b: Value) -> Value:
+    if a is b:
+        return a
+    if a.kind == b.kind:
+        if a.kind == STATIC:
+            return a if a.pytype == b.pytype else S
+        if a.kind == UNKNOWN:
+            return U
+        if a.boolean and not b.boolean:
+            return Value(a.kind, a.why, False)
+        return a
+    if a.traced and b.traced:
+        return Value(PYTREE, a.why)
+    return U
+
+
+def traced(why: tuple[Any, ...] | None, boolean: bool = False) -> Value:
+    return Value(TRACED, why, boolean)
+
+
+def first_traced(values: Sequence[Value]) -> Value | None:
+    for value in values:
+        if value.traced:
+            return value
+    return None
+
+
+def combine(values: Sequence[Value]) -> Value:
+    """Arithmetic-like combination: traced if any operand is, static if all are."""
+    hit = first_traced(values)
+    if hit is not None:
+        return traced(hit.why)
+    if all(v.kind == STATIC for v in values):
+        return S
+    return U
+
+
+def container(values: Sequence[Value], pytype: str | None = None) -> Value:
+    """A tuple/list/dict built from `values`: a pytree of tracers if any element is traced."""
+    hit = first_traced(values)
+    if hit is not None:
+        return Value(PYTREE, hit.why)
+    if all(v.kind == STATIC for v in values):
+        return Value(STATIC, pytype=pytype) if pytype else S
+    return U
+
+
+Env = dict[str, Value]
+
+
+def join_envs(a: Env, b: Env) -> Env:
+    out: Env = {}
+    for name in a.keys() | b.keys():
+        va, vb = a.get(name), b.get(name)
+        out[name] = join(va, vb) if va is not None and vb is not None else U
+    return out
+
+
+_TERMINATORS = (cst.Return, cst.Raise)
+
+
+class Analyzer:
+    """Runs once over one function body (or lambda, or module) and memoises values.
+
+    `lookup_free(name)` answers for names the body does not bind (closures, globals,
+    builtins); `classify_call(call, args)` answers for calls (jnp/lax results, builtins,
+    helpers) and may record call sites. Both come from the tracing model.
+    """
+
+    def __init__(
+        self,
+        params: Env,
+        local_names: set[str],
+        lookup_free: Callable[[str], Value],
+        classify_call: Callable[[Analyzer, cst.Call], Value],
+        attribute: Callable[[Analyzer, cst.Attribute, Value], Value],
+    ) -> None:
+        self.env: Env = dict(params)
+        self.local_names = local_names
+        self.lookup_free = lookup_free
+        self.classify_call = classify_call
+        self.attribute = attribute
+        self.values: dict[int, Value] = {}
+        self.summary: Env = dict(params)
+        self.returns: Value | None = None
+        self.compile_time_eval = 0  # depth inside `with jax.ensure_compile_time_eval():`
+        # Answers whether an `if` test is statically true/false (None: unknown).
+        self.truth: Callable[[cst.BaseExpression], bool | None] | None = None
+        self._free: dict[str, Value] = {}
+
+    # ---- statements -------------------------------------------------------------------
+    def run_function(self, func: cst.FunctionDef | cst.Lambda | cst.Module) -> None:
+        if type(func) is cst.Lambda:
+            self.returns = self.eval(func.body)  # type: ignore[attr-defined]
+        elif type(func) is cst.Module:
+            self.run(func.body)  # type: ignore[attr-defined]
+        else:
+            self.run(func.body.body)  # type: ignore[attr-defined]
+
+    def run(self, statements: Sequence[cst.CSTNode]) -> bool:
+        """Run a block; True when it always ends in return/raise."""
+        return any(self.statement(statement) for statement in statements)
+
+    def statement(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            ends = False
+            for small in node.body:  # type: ignore[attr-defined]
+                ends = self.small(small) or ends
+            return ends
+        handler = _COMPOUND.get(kind)
+        if handler is not None:
+            return handler(self, node)
+        for child in iter_children(node):
+            if isinstance(child, cst.BaseExpression):
+                self.eval(child)
+        return False
+
+    def block(self, node: cst.BaseSuite) -> bool:
+        if type(node) is cst.IndentedBlock:
+            return self.run(node.body)  # type: ignore[attr-defined]
+        return self.run([node])
+
+    def small(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if kind is cst.Expr:
+            self.eval(node.value)  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
+            value = self.eval(node.value)  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                self.bind(target.target, value, node.value)  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign:
+            if node.value is not None:  # type: ignore[attr-defined]
+                value = self.eval(node.value)  # type: ignore[attr-defined]
+                self.bind(node.target, value, node.value)  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign:
+            right = self.eval(node.value)  # type: ignore[attr-defined]
+            target = node.target  # type: ignore[attr-defined]
+            left = self.eval(target)
+            self.bind(target, combine([left, right]), None)
+        elif kind in _TERMINATORS:
+            value = getattr(node, "value", None) or getattr(node, "exc", None)
+            result = self.eval(value) if value is not None else S
+            if kind is cst.Return:
+                self.returns = result if self.returns is None else join(self.returns, result)
+            return True
+        elif kind is cst.Assert:
+            self.eval(node.test)  # type: ignore[attr-defined]
+            if node.msg is not None:  # type: ignore[attr-defined]
+                self.eval(node.msg)  # type: ignore[attr-defined]
+        elif kind is cst.Del:
+            self._unbind(node.target)  # type: ignore[attr-defined]
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            for item in node.names:  # type: ignore[attr-defined]
+                self.env[item.name.value] = U
+        elif kind is cst.Import or kind is cst.ImportFrom:
+            names = node.names  # type: ignore[attr-defined]
+            if type(names) is not cst.ImportStar:
+                for alias in names:
+                    target = alias.asname.name if alias.asname is not None else alias.name
+                    while type(target) is cst.Attribute:
+                        target = target.value  # type: ignore[attr-defined]
+                    self.bind(target, S, None)
+        return False
+
+    def bind(self, target: cst.CSTNode, value: Value, source: cst.CSTNode | None) -> None:
+        kind = type(target)
+        if kind is cst.Name:
+            name = target.value  # type: ignore[attr-defined]
+            self.env[name] = value
+            known = self.summary.get(name)
+            self.summary[name] = value if known is None else join(known, value)
+        elif kind is cst.Tuple or kind is cst.List:
+            elements = target.elements  # type: ignore[attr-defined]
+            source_elements = None
+            if type(source) in (cst.Tuple, cst.List):
+                source_elements = source.elements  # type: ignore[union-attr]
+                if len(source_elements) != len(elements) or any(
+                    type(e) is cst.StarredElement for e in source_elements
+                ):
+                    source_elements = None
+            for index, element in enumerate(elements):
+                if type(element) is cst.StarredElement:
+                    self.bind(element.value, _element(value), None)
+                elif source_elements is not None:
+                    sub = source_elements[index].value
+                    self.bind(element.value, self.values.get(id(sub), U), sub)
+                else:
+                    self.bind(element.value, _element(value), None)
+        elif kind is cst.StarredElement:
+            self.bind(target.value, _element(value), None)  # type: ignore[attr-defined]
+        else:
+            # Attribute and subscript targets bind nothing, but their parts are loads.
+            for child in iter_children(target):
+                if isinstance(child, cst.BaseExpression):
+                    self.eval(child)
+
+    def _unbind(self, target: cst.CSTNode) -> None:
+        if type(target) is cst.Name:
+            self.env.pop(target.value, None)  # type: ignore[attr-defined]
+        elif type(target) in (cst.Tuple, cst.List):
+            for element in target.elements:  # type: ignore[attr-defined]
+                self._unbind(element.value)
+        else:
+            self.eval(target)
+
+    # ---- compound statements ----------------------------------------------------------
+    def _if(self, node: Any) -> bool:
+        self.eval(node.test)
+        truth = self.truth(node.test) if self.truth is not None else None
+        if truth is not None:  # a branch that never runs leaves no values
+            if truth:
+                return self.block(node.body)
+            if node.orelse is None:
+                return False
+            if type(node.orelse) is cst.If:
+                return self._if(node.orelse)
+            return self.block(node.orelse.body)
+        before = self.env
+        self.env = dict(before)
+        then_ends = self.block(node.body)
+        then_env = self.env
+        self.env = dict(before)
+        else_ends = False
+        if node.orelse is not None:
+            orelse = node.orelse
+            is_elif = type(orelse) is cst.If
+            else_ends = self._if(orelse) if is_elif else self.block(orelse.body)
+        else_env = self.env
+        if then_ends and else_ends:
+            self.env = join_envs(then_env, else_env)
+            return True
+        if then_ends:
+            self.env = else_env
+        elif else_ends:
+            self.env = then_env
+        else:
+            self.env = join_envs(then_env, else_env)
+        return False
+
+    def _loop(self, node: Any) -> bool:
+        is_for = type(node) is cst.For
+        before = dict(self.env)
+        for _ in range(2):  # the second pass sees what the first one carried round the loop
+            if is_for:
+                iterable = self.eval(node.iter)
+                self.bind_iteration(node.target, node.iter, iterable)
+            else:
+                self.eval(node.test)
+            self.block(node.body)
+            self.env = join_envs(before, self.env)
+            before = dict(self.env)
+        if node.orelse is not None:
+            self.block(node.orelse.body)
+        return False
+
+    def bind_iteration(self, target: cst.CSTNode, iterable: cst.CSTNode, value: Value) -> None:
+        """Bind a for/comprehension target from what iterating `iterable` yields."""
+        if type(iterable) is cst.Call and type(target) is cst.Tuple:
+            func = iterable.func  # type: ignore[attr-defined]
+            args = iterable.args  # type: ignore[attr-defined]
+            name = func.value if type(func) is cst.Name else None
+            elements = target.elements  # type: ignore[attr-defined]
+            if name == "enumerate" and len(elements) == 2 and args:
+                self.bind(elements[0].value, S, None)
+                inner = self.values.get(id(args[0].value), U)
+                self.bind(elements[1].value, _element(inner), None)
+                return
+            if name == "zip" and len(elements) == len(args):
+                for element, arg in zip(elements, args, strict=True):
+                    inner = self.values.get(id(arg.value), U)
+                    self.bind(element.value, _element(inner), None)
+                return
+        self.bind(target, _element(value), None)
+
+    def _try(self, node: Any) -> bool:
+        before = dict(self.env)
+        self.block(node.body)
+        after_body = self.env
+        merged = join_envs(before, after_body)
+        ends: list[Env] = [after_body]
+        for handler in node.handlers:
+            self.env = dict(merged)
+            if handler.type is not None:
+                self.eval(handler.type)
+            if handler.name is not None:
+                self.bind(handler.name.name, U, None)
+            if not self.block(handler.body):
+                ends.append(self.env)
+        if node.orelse is not None:
+            self.env = dict(after_body)
+            self.block(node.orelse.body)
+            ends[0] = self.env
+        env = ends[0]
+        for other in ends[1:]:
+            env = join_envs(env, other)
+        self.env = env
+        if node.finalbody is not None:
+            self.block(node.finalbody.body)
+        return False
+
+    def _with(self, node: Any) -> bool:
+        compile_time = False
+        for item in node.items:
+            self.eval(item.item)
+            call = item.item
+            if (
+                type(call) is cst.Call
+                and type(call.func) in (cst.Name, cst.Attribute)
+                and _leaf(call.func) == "ensure_compile_time_eval"
+            ):
+                compile_time = True
+            if item.asname is not None:
+                self.bind(item.asname.name, U, None)
+        self.compile_time_eval += compile_time
+        ends = self.block(node.body)
+        self.compile_time_eval -= compile_time
+        return ends
+
+    def _def(self, node: Any) -> bool:
+        for decorator in node.decorators:
+            self.eval(decorator.decorator)
+        if type(node) is cst.FunctionDef:
+            for param in _all_params(node.params):
+                if param.default is not None:
+                    self.eval(param.default)
+        else:
+            for arg in (*node.bases, *node.keywords):
+                self.eval(arg.value)
+        self.bind(node.name, S, None)
+        return False
+
+    def _match(self, node: Any) -> bool:
+        self.eval(node.subject)
+        before = self.env
+        envs = []
+        for case in node.cases:
+            self.env = dict(before)
+            for name in _capture_names(case.pattern):
+                self.bind(cst.Name(name), U, None)
+            if case.guard is not None:
+                self.eval(case.guard)
+            if not self.block(case.body):
+                envs.append(self.env)
+        env = dict(before)
+        for other in envs:
+            env = join_envs(env, other)
+        self.env = env
+        return False
+
+    # ---- expressions ------------------------------------------------------------------
+    def eval(self, node: cst.CSTNode) -> Value:
+        handler = _EXPRESSIONS.get(type(node))
+        value = handler(self, node) if handler is not None else self._generic(node)
+        self.values[id(node)] = value
+        return value
+
+    def _generic(self, node: cst.CSTNode) -> Value:
+        for child in iter_children(node):
+            if isinstance(child, cst.BaseExpression):
+                self.eval(child)
+            else:
+                self._generic(child)
+        return U
+
+    def _name(self, node: Any) -> Value:
+        name = node.value
+        found = self.env.get(name)
+        if found is not None:
+            return found
+        if name in self.local_names:
+            return U  # bound in this body, but not on the path analysed so far
+        cached = self._free.get(name)
+        if cached is None:
+            cached = self._free[name] = self.lookup_free(name)
+        return cached
+
+    def _attribute(self, node: Any) -> Value:
+        base = self.eval(node.value)
+        return self.attribute(self, node, base)
+
+    def _call(self, node: Any) -> Value:
+        for arg in node.args:
+            self.eval(arg.value)
+        func = node.func
+        if type(func) is cst.Attribute:
+            self.eval(func.value)
+        elif type(func) is not cst.Name:
+            self.eval(func)
+        return self.classify_call(self, node)
+
+    def _subscript(self, node: Any) -> Value:
+        base = self.eval(node.value)
+        indices = []
+        for element in node.slice:
+            inner = element.slice
+            if type(inner) is cst.Index:
+                indices.append(self.eval(inner.value))
+            else:
+                for part in (inner.lower, inner.upper, inner.step):
+                    if part is not None:
+                        indices.append(self.eval(part))
+        if base.kind == TRACED:
+            return traced(base.why)
+        if base.kind == PYTREE:
+            if first_traced(indices) is not None:
+                return traced(base.why)
+            return Value(PYTREE, base.why)
+        if base.kind == STATIC and all(i.kind == STATIC for i in indices):
+            return S
+        return U
+
+    def _binary(self, node: Any) -> Value:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        op = type(node.operator)
+        if op is cst.Modulo and type(node.left) in (cst.SimpleString, cst.ConcatenatedString):
+            return U  # %-formatting: a string, or a conversion error
+        value = combine([left, right])
+        if value.kind == TRACED and op in _BOOL_OPS and left.boolean and right.boolean:
+            return traced(value.why, boolean=True)
+        return value
+
+    def _unary(self, node: Any) -> Value:
+        inner = self.eval(node.expression)
+        if type(node.operator) is cst.Not:
+            return S if inner.kind == STATIC else U
+        if inner.traced:
+            return traced(inner.why, boolean=inner.boolean and type(node.operator) is cst.BitInvert)
+        return inner
+
+    def _boolean(self, node: Any) -> Value:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        return S if left.kind == STATIC and right.kind == STATIC else U
+
+    def _comparison(self, node: Any) -> Value:
+        values = [self.eval(node.left)]
+        identity = False
+        membership = False
+        container_literal = type(node.left) in _DISPLAY_TYPES or _is_none(node.left)
+        for target in node.comparisons:
+            values.append(self.eval(target.comparator))
+            op = type(target.operator)
+            if op in (cst.Is, cst.IsNot):
+                identity = True
+            elif op in (cst.In, cst.NotIn):
+                membership = True
+            if type(target.comparator) in _DISPLAY_TYPES or _is_none(target.comparator):
+                container_literal = True
+        if identity:
+            return S
+        if any(type(n) in _STRINGS for n in (node.left, *(t.comparator for t in node.comparisons))):
+            return U  # a str compared with a parameter: a non-array argument (JIT111's case)
+        if all(v.kind == STATIC for v in values):
+            return S
+        if membership:
+            return U  # `in` converts to bool itself; JIT101 reports it
+        hit = next((v for v in values if v.kind == TRACED), None)
+        if hit is None and not container_literal:
+            hit = first_traced(values)
+        if hit is not None:
+            return traced(hit.why, boolean=True)
+        return U
+
+    def _ifexp(self, node: Any) -> Value:
+        self.eval(node.test)
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def _display(self, node: Any) -> Value:
+        values = []
+        for element in node.elements:
+            values.append(self.eval(element.value))
+        pytype = _DISPLAY_TYPES.get(type(node))
+        return container(values, pytype)
+
+    def _dict(self, node: Any) -> Value:
+        values = []
+        for element in node.elements:
+            if type(element) is cst.DictElement:
+                self.eval(element.key)
+            values.append(self.eval(element.value))
+        return container(values, "dict")
+
+    def _comprehension(self, node: Any) -> Value:
+        saved = self.env
+        self.env = dict(saved)
+        comp_for = node.for_in
+        iters = []
+        while comp_for is not None:
+            iterable = self.eval(comp_for.iter)
+            iters.append(iterable)
+            self.bind_iteration(comp_for.target, comp_for.iter, iterable)
+            for condition in comp_for.ifs:
+                self.eval(condition.test)
+            comp_for = comp_for.inner_for_in
+        if type(node) is cst.DictComp:
+            self.eval(node.key)
+            element = self.eval(node.value)
+        else:
+            element = self.eval(node.elt)
+        self.env = saved
+        return container([element, *iters], "list" if type(node) is cst.ListComp else None)
+
+    def _lambda(self, node: Any) -> Value:
+        for param in _all_params(node.params):
+            if param.default is not None:
+                self.eval(param.default)
+        return S
+
+    def _named(self, node: Any) -> Value:
+        value = self.eval(node.value)
+        self.bind(node.target, value, node.value)
+        return value
+
+    def _fstring(self, node: Any) -> Value:
+        for part in node.parts:
+            if type(part) is cst.FormattedStringExpression:
+                self.eval(part.expression)
+                if part.format_spec:
+                    for spec in part.format_spec:
+                        if type(spec) is cst.FormattedStringExpression:
+                            self.eval(spec.expression)
+        return S
+
+    def _concat(self, node: Any) -> Value:
+        self.eval(node.left)
+        self.eval(node.right)
+        return S
+
+    def _constant(self, node: Any) -> Value:
+        return S
+
+
+def _element(value: Value) -> Value:
+    """What iterating (or unpacking) a value yields."""
+    if value.kind == TRACED:
+        return traced(value.why)
+    if value.kind == PYTREE:
+        return Value(PYTREE, value.why)
+    return S if value.kind == STATIC else U
+
+
+def _leaf(expr: cst.CSTNode) -> str:
+    if type(expr) is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return ""
+
+
+def _is_none(expr: cst.CSTNode) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if type(star) is cst.Param:
+            every.append(star)  # type: ignore[arg-type]
+    return every
+
+
+def _capture_names(pattern: cst.CSTNode) -> list[str]:
+    names = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in (cst.MatchAs, cst.MatchStar) and node.name is not None:  # type: ignore[attr-defined]
+            names.append(node.name.value)  # type: ignore[attr-defined]
+        if kind is cst.MatchMapping and node.rest is not None:  # type: ignore[attr-defined]
+            names.append(node.rest.value)  # type: ignore[attr-defined]
+        stack.extend(iter_children(node))
+    return names
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_BOOL_OPS = {cst.BitAnd, cst.BitOr, cst.BitXor}
+_DISPLAY_TYPES: dict[type, str] = {
+    cst.Tuple: "tuple",
+    cst.List: "list",
+    cst.Set: "set",
+    cst.Dict: "dict",
+}
+_COMPOUND: dict[type, Callable[[Analyzer, Any], bool]] = {
+    cst.If: Analyzer._if,
+    cst.For: Analyzer._loop,
+    cst.While: Analyzer._loop,
+    cst.Try: Analyzer._try,
+    cst.TryStar: Analyzer._try,
+    cst.With: Analyzer._with,
+    cst.FunctionDef: Analyzer._def,
+    cst.ClassDef: Analyzer._def,
+    cst.Match: Analyzer._match,
+}
+_EXPRESSIONS: dict[type, Callable[[Analyzer, Any], Value]] = {
+    cst.Name: Analyzer._name,
+    cst.Attribute: Analyzer._attribute,
+    cst.Call: Analyzer._call,
+    cst.Subscript: Analyzer._subscript,
+    cst.BinaryOperation: Analyzer._binary,
+    cst.UnaryOperation: Analyzer._unary,
+    cst.BooleanOperation: Analyzer._boolean,
+    cst.Comparison: Analyzer._comparison,
+    cst.IfExp: Analyzer._ifexp,
+    cst.Tuple: Analyzer._display,
+    cst.List: Analyzer._display,
+    cst.Set: Analyzer._display,
+    cst.Dict: Analyzer._dict,
+    cst.ListComp: Analyzer._comprehension,
+    cst.SetComp: Analyzer._comprehension,
+    cst.GeneratorExp: Analyzer._comprehension,
+    cst.DictComp: Analyzer._comprehension,
+    cst.Lambda: Analyzer._lambda,
+    cst.NamedExpr: Analyzer._named,
+    cst.FormattedString: Analyzer._fstring,
+    cst.ConcatenatedString: Analyzer._concat,
+    cst.Integer: Analyzer._constant,
+    cst.Float: Analyzer._constant,
+    cst.Imaginary: Analyzer._constant,
+    cst.SimpleString: Analyzer._constant,
+    cst.Ellipsis: Analyzer._constant,
+}

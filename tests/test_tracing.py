@@ -1,0 +1,256 @@
+"""The tracing model (analysis/tracing.py): which functions are traced, at which level, and
+which values inside them are tracers."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from jitlint.analysis.tracing import ABSTRACT, GRAD
+from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN
+from jitlint.engine.walker import iter_children
+from jitlint.rules.base import FileContext
+
+
+def _context(source: str) -> FileContext:
+    source = textwrap.dedent(source)
+    return FileContext(cst.parse_module(source), "case.py", source)
+
+
+def _find(ctx: FileContext, predicate) -> tuple[cst.CSTNode, list[cst.CSTNode]]:
+    """The first node (pre-order) matching `predicate`, with its path."""
+    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(ctx.module, [])]
+    while stack:
+        node, path = stack.pop()
+        here = [*path, node]
+        if predicate(node):
+            return node, here
+        stack.extend((child, here) for child in reversed(iter_children(node)))
+    raise AssertionError("node not found")
+
+
+def _function(ctx: FileContext, name: str):
+    node, _ = _find(ctx, lambda n: type(n) is cst.FunctionDef and n.name.value == name)
+    return ctx.tracing.trace(node)
+
+
+def _value_of_return(ctx: FileContext, name: str):
+    """The value of the first `return` expression in function `name`."""
+    func, _ = _find(ctx, lambda n: type(n) is cst.FunctionDef and n.name.value == name)
+    trace = ctx.tracing.trace(func)
+    assert trace is not None, f"{name} is not traced"
+    stack = [func.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Return:
+            return trace.value(node.value)
+        stack.extend(reversed(iter_children(node)))
+    raise AssertionError("no return")
+
+
+@pytest.mark.parametrize(
+    ("source", "level"),
+    [
+        ("import jax\n@jax.jit\ndef f(x): return x", ABSTRACT),
+        ("from jax import jit as J\n@J\ndef f(x): return x", ABSTRACT),
+        ("import jax\nfrom functools import partial\n@partial(jax.jit, static_argnums=1)\n"
+         "def f(x, n): return x", ABSTRACT),
+        ("import jax\n@jax.jit(static_argnames='n')\ndef f(x, n): return x", ABSTRACT),
+        ("import jax\ndef f(x): return x\ng = jax.jit(f)", ABSTRACT),
+        ("import jax\ndef f(x): return x\ny = jax.jit(f)(1.0)", ABSTRACT),
+        ("import jax\ndef f(x): return x\ng = jax.vmap(f)", ABSTRACT),
+        ("import jax\ndef f(x): return x\ng = jax.pmap(f)", ABSTRACT),
+        ("import jax\ndef f(x): return x\ng = jax.checkpoint(f)", ABSTRACT),
+        ("import jax\ndef f(x): return x\ng = jax.grad(f)", GRAD),
+        ("import jax\ndef f(x): return x\ng = jax.jit(jax.grad(f))", ABSTRACT),
+        ("from jax import lax\ndef f(c, x): return c, x\nlax.scan(f, 0, xs)", ABSTRACT),
+        ("from jax.experimental.shard_map import shard_map\ndef f(x): return x\n"
+         "g = shard_map(f, mesh, in_specs=P(), out_specs=P())", ABSTRACT),
+        ("import equinox as eqx\n@eqx.filter_jit\ndef f(x): return x", ABSTRACT),
+        ("from flax import nnx\n@nnx.jit\ndef f(x): return x", ABSTRACT),
+        ("import flax.linen as nn\ndef f(mdl, c, x): return c, x\nS = nn.scan(f)", ABSTRACT),
+        ("import jax\nfrom functools import partial\ndef f(cfg, x): return x\n"
+         "g = jax.jit(partial(f, cfg))", ABSTRACT),
+    ],
+)  # fmt: skip
+def test_every_spelling_is_found(source, level):
+    ctx = _context(source)
+    trace = _function(ctx, "f")
+    assert trace is not None and trace.level == level
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from numba import jit\n@jit\ndef f(x): return x",
+        "def jit(f): return f\n@jit\ndef f(x): return x",
+        "import jax\ndef f(x): return x\ndef g(f): return f",
+        # `jit` bound twice: one meaning is not jax's, so nothing is claimed.
+        "from jax import jit\nif cond:\n    from numba import jit\n@jit\ndef f(x): return x",
+        # Applied only in a branch that never runs.
+        "import jax\nJAX_MODE = False\ndef f(x): return x\nif JAX_MODE:\n    g = jax.jit(f)",
+    ],
+)
+def test_not_traced(source):
+    ctx = _context(source)
+    assert _function(ctx, "f") is None
+
+
+def test_static_arguments_and_defaults():
+    ctx = _context(
+        """
+        import jax
+        from functools import partial
+        @partial(jax.jit, static_argnums=(1,))
+        def f(x, n, flag, k=3):
+            return x
+        """
+    )
+    params = _function(ctx, "f").params
+    assert params["x"].kind == PYTREE
+    assert params["n"].kind == STATIC
+    assert params["flag"].kind == PYTREE
+    assert params["k"].kind == UNKNOWN  # a default the caller may leave out
+
+
+def test_vmap_in_axes_none_is_not_traced_and_positional_in_axes_is_read():
+    ctx = _context(
+        """
+        import jax
+        def f(x, size, op):
+            return x
+        g = jax.vmap(f, (0, None, None))
+        """
+    )
+    params = _function(ctx, "f").params
+    assert params["x"].kind == PYTREE
+    assert params["size"].kind == UNKNOWN and params["op"].kind == UNKNOWN
+
+
+def test_grad_only_differentiated_argument_is_traced():
+    ctx = _context(
+        """
+        import jax
+        def loss(p, batch):
+            return p
+        g = jax.grad(loss)
+        """
+    )
+    trace = _function(ctx, "loss")
+    assert trace.level == GRAD
+    assert trace.params["p"].kind == PYTREE and trace.params["batch"].kind == UNKNOWN
+
+
+def test_filter_jit_parameters_are_unknown():
+    ctx = _context("import equinox as eqx\n@eqx.filter_jit\ndef f(x, training): return x")
+    params = _function(ctx, "f").params
+    assert params["x"].kind == UNKNOWN and params["training"].kind == UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ("return x.shape[0] * 2 + x.ndim + len(x)", STATIC),
+        ("return x.sum()", TRACED),
+        ("return jnp.float32(2.0)", TRACED),  # omnistaging: jnp on constants is traced
+        ("return jnp.shape(x)", STATIC),
+        ("return np.sum(x)", TRACED),  # dispatches to the method
+        ("return np.sin(x)", UNKNOWN),  # converts: JIT104's business
+        ("return x is None", STATIC),
+        ("return isinstance(x, tuple)", STATIC),
+        ("return n", STATIC),
+        ("return SCALE * 2", STATIC),  # a closed-over Python value
+        ("y = x\ny = 3\nreturn y", STATIC),  # reassignment in order
+        ("a, b = x.shape\nreturn a", STATIC),
+        ("a, b = 1, x\nreturn b", PYTREE),
+        ("y = 0\ny += x\nreturn y", TRACED),
+        ("y = x.sum() if n else 1\nreturn y", UNKNOWN),  # branches disagree
+        ("return [v * 2 for v in range(n)]", STATIC),
+        ("return [x[i] for i in range(3)]", PYTREE),
+        ("return cfg.width", STATIC),
+        ("return x.at[0].set(1.0)", TRACED),
+        ("return self_attr.value", UNKNOWN),
+    ],
+)
+def test_values(body, kind):
+    header = (
+        "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+        "from functools import partial\nSCALE = 3\ncfg = object()\n"
+        '@partial(jax.jit, static_argnames="n")\ndef f(x, n, self_attr):\n'
+    )
+    source = header + textwrap.indent(body, "    ") + "\n"
+    assert _value_of_return(_context(source), "f").kind == kind
+
+
+def test_helpers_take_tracedness_from_traced_call_sites():
+    ctx = _context(
+        """
+        import jax
+        def helper(a, k, unused=None):
+            return a
+        def python_only(z):
+            return helper(z, 1)
+        @jax.jit
+        def f(x):
+            return helper(x, 2)
+        """
+    )
+    helper = _function(ctx, "helper")
+    assert helper.level == ABSTRACT
+    assert helper.params["a"].kind == PYTREE
+    assert helper.params["k"].kind == STATIC
+    assert helper.params["unused"].kind == STATIC
+    assert _function(ctx, "python_only") is None
+    assert "passes it a traced value" in ctx.tracing.explain(helper.params["a"])
+
+
+def test_closures_over_traced_values_in_lax_bodies():
+    ctx = _context(
+        """
+        import jax
+        from jax import lax
+        @jax.jit
+        def f(x, n):
+            def body(i, c):
+                return c + x
+            return lax.fori_loop(0, 3, body, 0.0)
+        """
+    )
+    assert _value_of_return(ctx, "body").kind == TRACED
+
+
+def test_untraced_functions_are_not_analysed():
+    ctx = _context(
+        """
+        import jax
+        @jax.jit
+        def f(x):
+            return x
+        def g(x):
+            return x + 1
+        """
+    )
+    tracing = ctx.tracing
+    g, _ = _find(ctx, lambda n: type(n) is cst.FunctionDef and n.name.value == "g")
+    assert tracing.trace(g) is None
+    f = _function(ctx, "f")
+    assert f._analyzer is None  # values are computed only when a rule asks
+
+
+def test_explanations_name_the_parameter_and_the_transformation_line():
+    ctx = _context(
+        """
+        import jax
+
+        @jax.jit
+        def f(x):
+            return x
+        """
+    )
+    value = _function(ctx, "f").params["x"]
+    assert ctx.tracing.explain(value) == (
+        "`x` is traced because it is a non-static argument of `f`, which `jax.jit` "
+        "compiles at line 4"
+    )
