@@ -243,7 +243,9 @@ class ModulePlan:
     fixed: str
     targets: list[Target]
     hunks: list[Hunk]
-    module_level: list[Diagnostic]  # applied fixes that belong to no compiled function
+    # Fixes and findings in code no compiled function owns, by the enclosing def (or
+    # "<module>"): (first line, applied fixes, findings).
+    unowned: dict[str, tuple[int, list[Diagnostic], list[Diagnostic]]] = field(default_factory=dict)
 
 
 def _params(func: cst.FunctionDef, module: cst.Module) -> list[tuple[str, str | None, bool]]:
@@ -302,18 +304,27 @@ def plan_module(
         for info in owners(before, *hunk_lines(hunk)):
             target(info).hunks.append(index)
             hunk.owners.append(info.qualname)
-    module_level = []
+    unowned: dict[str, tuple[int, list[Diagnostic], list[Diagnostic]]] = {}
+
+    def orphan(diagnostic: Diagnostic) -> tuple[int, list[Diagnostic], list[Diagnostic]]:
+        chain = before.chain(diagnostic.line, diagnostic.end_line)
+        name = chain[-1].qualname if chain else "<module>"
+        line = chain[-1].start if chain else diagnostic.line
+        return unowned.setdefault(name, (line, [], []))
+
     for diagnostic in applied:
         found = owners(before, diagnostic.line, diagnostic.end_line)
         for info in found:
             target(info).fixes.append(diagnostic)
         if not found:
-            module_level.append(diagnostic)
+            orphan(diagnostic)[1].append(diagnostic)
     for diagnostic in findings:
         found = owners(before, diagnostic.line, diagnostic.end_line)
         chain = before.chain(diagnostic.line, diagnostic.end_line)
         for info in found:
             inside = any(f.qualname == info.qualname for f in chain)
             target(info).findings.append((diagnostic, not inside))
+        if not found:
+            orphan(diagnostic)[2].append(diagnostic)
     ordered = sorted(targets.values(), key=lambda t: t.line)
-    return ModulePlan(path, original, fixed, ordered, diff, module_level)
+    return ModulePlan(path, original, fixed, ordered, diff, unowned)

@@ -147,19 +147,25 @@ def _verify_module(
                 target = next(t for t in plan.targets if t.qualname == entry["qualname"])
                 result.findings = _unchecked(target, found["detail"])
     out = list(results.values())
-    if plan.module_level:
-        codes = ", ".join(sorted({d.code for d in plan.module_level}))
-        line = min(d.line for d in plan.module_level)
-        out.append(
-            FunctionResult(
-                plan.path,
-                line,
-                "<module>",
-                "skipped",
-                f"module-level fix ({codes}): no compiled function to check",
-                fixes=sorted({f"{d.code}:{d.line}" for d in plan.module_level}),
-            )
+    for name, (line, fixes, findings) in plan.unowned.items():
+        codes = ", ".join(sorted({d.code for d in fixes or findings}))
+        kind = "fix" if fixes else "finding"
+        where = "module-level" if name == "<module>" else "uncompiled-code"
+        reason = f"{where} {kind} ({codes}): no compiled function the verifier can call owns it"
+        result = FunctionResult(
+            plan.path,
+            line,
+            name,
+            "skipped",
+            reason,
+            fixes=sorted({f"{d.code}:{d.line}" for d in fixes}),
         )
+        if options.confirm:
+            result.findings = [
+                FindingCheck(d.code, d.line, "not checked", "no compiled function owns it")
+                for d in findings
+            ]
+        out.append(result)
     return out
 
 

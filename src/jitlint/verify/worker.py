@@ -277,7 +277,7 @@ class Worker:
                 f"({source}); not compared with eager: {reason}",
             }
         agree = (
-            f"{count} example{plural} match eager"
+            f"{count} example{plural} match{'es' if count == 1 else ''} eager"
             if matched == count
             else f"{matched} of {count} examples match eager; {reasons[0]}"
         )
