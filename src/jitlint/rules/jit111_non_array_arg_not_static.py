@@ -203,6 +203,18 @@ def f(x, mode):
     return x
 f(x, "train")
 """,
+        # A decorated function may be a pytree (equinox's filter_jit returns a Module).
+        """
+import jax
+import equinox as eqx
+@eqx.filter_jit
+def inner(x):
+    return x
+@jax.jit
+def outer(x, fn):
+    return fn(x)
+outer(x, inner)
+""",
         # An IntEnum member is an int: traced fine.
         """
 import enum
@@ -415,7 +427,11 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 return None
             binding = bindings[0]
             if binding.kind == "def":
-                return f"the function `{expr.value}`"
+                # A decorator may turn it into a pytree (eqx.filter_jit, tree_util.Partial).
+                decorators = binding.node.decorators  # type: ignore[union-attr]
+                if all(self.ctx.jit.jit_spec(d.decorator, scope_path) for d in decorators):
+                    return f"the function `{expr.value}`"
+                return None
             if binding.kind == "class":
                 return f"the class `{expr.value}`"
             if binding.kind == "import":
