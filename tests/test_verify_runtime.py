@@ -309,31 +309,32 @@ def test_a_module_that_hangs_times_out(tmp_path, scratch, monkeypatch):
     assert not list(scratch.iterdir())
 
 
-def test_recorded_specs_from_the_pytest_plugin_are_used(tmp_path, scratch, monkeypatch):
-    project = tmp_path / "recorded"
-    shutil.copytree(SAMPLES / "recorded", project)
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+def _record(tmp_path: Path, sample: str, tests: str) -> tuple[Path, str]:
+    """Copy a sample project and run its tests with the recording plugin."""
+    project = tmp_path / sample
+    shutil.copytree(SAMPLES / sample, project)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
     env["PYTHONPATH"] = os.pathsep.join([str(project), str(REPO / "src")])
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "jitlint.pytest_plugin",
-            "--jitlint-record",
-            "-p",
-            "no:cacheprovider",
-            "tests/check_ops.py",  # not test_*.py: the main suite must not collect it
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "jitlint.pytest_plugin",
+        "--jitlint-record",
+        "-p",
+        "no:cacheprovider",
+        tests,
+    ]
+    proc = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return project, proc.stdout
+
+
+def test_recorded_specs_from_the_pytest_plugin_are_used(tmp_path, scratch, monkeypatch):
+    # check_ops.py, not test_*.py: the main suite must not collect the sample's tests.
+    project, _ = _record(tmp_path, "recorded", "tests/check_ops.py")
     recorded = json.loads((project / "specs" / "recorded.json").read_text())
     calls = recorded["calls"]["pkg.ops:total"]
     assert len(calls) == 2
@@ -346,6 +347,27 @@ def test_recorded_specs_from_the_pytest_plugin_are_used(tmp_path, scratch, monke
         "verified (compiled with jax.jit, 2 examples match eager (recorded specs))"
     ), out
     assert "axes=(0, 1)" in (project / "pkg" / "ops.py").read_text()
+
+
+@pytest.mark.tensorflow
+def test_recorded_tf_function_specs_are_used(tmp_path, scratch, monkeypatch):
+    pytest.importorskip("tensorflow")
+    project, _ = _record(tmp_path, "recorded_tf", "tests/check_steps.py")
+    recorded = json.loads((project / ".jitlint" / "verify-specs.json").read_text())
+    assert recorded["calls"]["tfpkg.steps:step"] == [
+        {
+            "args": [
+                {"__spec__": {"shape": [2], "dtype": "float32", "framework": "tensorflow"}},
+                2.0,
+            ],
+            "kwargs": {},
+        }
+    ]
+    _, out, _ = _fix_verify(project, monkeypatch, "tfpkg/steps.py")
+    assert _lines(out)["tfpkg/steps.py step"] == (
+        "verified (compiled with tf.function, 1 example matches eager (recorded specs))"
+    ), out
+    assert 'tf.print("x:", x)' in (project / "tfpkg" / "steps.py").read_text()
 
 
 def test_jaxtyping_annotations_give_inputs(tmp_path, scratch, monkeypatch):

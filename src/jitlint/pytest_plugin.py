@@ -2,20 +2,26 @@
 
     pytest -p jitlint.pytest_plugin --jitlint-record
 
-wraps `jax.jit` before the tests import the code, and records, for every call of a jitted
-function, the shapes and dtypes of its array arguments and the values of the others (static
-arguments must be hashable values, so they are kept as they are). The file goes to
-`[tool.jitlint.verify] record-file` (default `.jitlint/verify-specs.json` next to the config),
-merged with what is already there. Without `--jitlint-record` the plugin does nothing and
-imports nothing.
+wraps `jax.jit` and `tf.function` before the tests import the code (each when the framework is
+first imported: recording never imports a framework the project does not use), and records,
+for every call of a jitted function, the shapes and dtypes of its array arguments and the
+values of the others (static arguments must be hashable values, so they are kept as they are).
+`tf.function` is recorded for module-level functions only; methods keep TF's own binding.
+The file goes to `[tool.jitlint.verify] record-file` (default `.jitlint/verify-specs.json`
+next to the config), merged with what is already there. Without `--jitlint-record` the
+plugin does nothing and imports nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.abc
+import importlib.util
 import json
 import os
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +92,17 @@ class Recorder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.calls: dict[str, list[dict[str, Any]]] = {}
-        self._saved_jit: Any = None
+        self._hooks: list[Any] = []
+        self._restore: list[Callable[[], None]] = []
 
     def install(self) -> None:
-        import jax
+        self._hooks = [
+            after_import("jax", self._patch_jax),
+            after_import("tensorflow", self._patch_tf),
+        ]
 
-        self._saved_jit = original = jax.jit
+    def _patch_jax(self, jax: Any) -> None:
+        original = jax.jit
         recorder = self
 
         @functools.wraps(original)
@@ -101,12 +112,30 @@ class Recorder:
             return Recorded(original(fun, *args, **kwargs), fun, recorder)
 
         jax.jit = recording_jit
+        self._restore.append(lambda: setattr(jax, "jit", original))
+
+    def _patch_tf(self, tf: Any) -> None:
+        original = tf.function
+        recorder = self
+
+        @functools.wraps(original)
+        def recording_function(func: Any = None, *args: Any, **kwargs: Any) -> Any:
+            if func is None:  # @tf.function(jit_compile=True)
+                return lambda f: recording_function(f, *args, **kwargs)
+            compiled = original(func, *args, **kwargs)
+            if "." in getattr(func, "__qualname__", "."):
+                return compiled  # a method or a local function: leave TF's object alone
+            return Recorded(compiled, func, recorder)
+
+        tf.function = recording_function
+        self._restore.append(lambda: setattr(tf, "function", original))
 
     def uninstall(self) -> None:
-        if self._saved_jit is not None:
-            import jax
-
-            jax.jit = self._saved_jit
+        for hook in self._hooks:
+            if hook in sys.meta_path:
+                sys.meta_path.remove(hook)
+        for restore in self._restore:
+            restore()
 
     def record(self, fun: Any, args: tuple, kwargs: dict) -> None:
         key = f"{getattr(fun, '__module__', '?')}:{getattr(fun, '__qualname__', '?')}"
@@ -138,6 +167,38 @@ class Recorder:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump({"version": 1, "calls": existing}, out, indent=1, sort_keys=True)
         os.replace(temporary, self.path)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs `callback(module)` right after `name` is first imported."""
+
+    def __init__(self, name: str, callback: Callable[[Any], None]) -> None:
+        self.name, self.callback = name, callback
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)  # once; and let the other finders find the real spec
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run, callback = spec.loader.exec_module, self.callback
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            callback(module)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def after_import(name: str, callback: Callable[[Any], None]) -> Any:
+    if name in sys.modules:
+        callback(sys.modules[name])
+        return None
+    hook = _AfterImport(name, callback)
+    sys.meta_path.insert(0, hook)
+    return hook
 
 
 class Recorded:
