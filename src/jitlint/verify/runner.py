@@ -90,8 +90,12 @@ def verify(works: list[Work], options: Options) -> list[FunctionResult]:
         options.record_file or options.root / inputs.DEFAULT_RECORD_FILE
     )
     jobs = max(1, min(options.jobs or os.cpu_count() or 1, len(works) or 1, 4))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        per_module = list(pool.map(lambda w: _verify_module(w, options, recorded), works))
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            per_module = list(pool.map(lambda w: _verify_module(w, options, recorded), works))
+    finally:
+        if options.progress is not None:
+            options.progress("")  # a terminal's progress line is cleared before the report
     return [r for results in per_module for r in results]
 
 
@@ -351,8 +355,8 @@ def progress_printer(stream: Any) -> Callable[[str], None]:
     def show(text: str) -> None:
         with _LOCK:
             if tty:
-                stream.write(f"\r\x1b[Kverifying {text}")
-            else:
+                stream.write(f"\r\x1b[Kverifying {text}" if text else "\r\x1b[K")
+            elif text:
                 stream.write(f"verifying {text}\n")
             stream.flush()
 
