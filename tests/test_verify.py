@@ -189,3 +189,21 @@ def test_fix_verify_without_examples_imports_no_framework(tmp_path):
     }
     assert "libcst" in imported
     assert not imported & {"jax", "jaxlib", "tensorflow", "numpy"}
+
+
+def test_output_comparison_rules():
+    np = pytest.importorskip("numpy")
+    from jitlint.verify.compare import compare
+
+    # float(loss) -> loss: a Python scalar and a 0-d array of the same value agree.
+    assert compare({"loss": 0.25}, {"loss": np.float32(0.25)}) is None
+    assert compare((1.0, [np.ones(3)]), (np.array(1.0), [np.ones(3, np.float32)])) is None
+    # float32 noise within tolerance passes; a real difference does not.
+    assert compare(np.float32([1.0, 2.0]), np.float32([1.0, 2.0 + 1e-6])) is None
+    assert "1 of 2 elements differ" in compare(np.float32([1, 2]), np.float32([1, 2.1]))
+    # Shapes must match exactly, integers exactly, and the structure too.
+    assert compare(np.ones((2, 1)), np.ones(2)) == "output: shape (2, 1) vs (2,)"
+    assert compare(np.int32([1, 2]), np.int32([1, 3])) is not None
+    assert "structure differs" in compare((1.0, 2.0), [1.0, 2.0, 3.0])
+    assert compare({"a": 1}, {"b": 1}) is not None
+    assert compare(np.int32(1), np.float32(1)) == "output: dtype int32 vs float32"

@@ -455,3 +455,74 @@ def test_repository_examples_verify_with_hand_written_fixes(scratch):
         results["train_step"].detail
     )
     assert not list(scratch.iterdir())
+
+
+CONFIRM = textwrap.dedent(
+    """\
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def clip(x, limit):
+        if limit > 0:
+            return jnp.minimum(x, limit)
+        return x
+
+
+    @jax.jit
+    def noisy(x):
+        print("tracing", x)
+        return x * 2
+
+
+    @partial(jax.jit, static_argnames=("num_steps",))
+    def integrate(state, dt, steps):
+        for _ in range(steps):
+            state = state + dt * jnp.sin(state)
+        return state
+    """
+)
+
+
+def test_verify_confirms_findings_and_writes_nothing(tmp_path, scratch, monkeypatch):
+    (tmp_path / "mod.py").write_text(CONFIRM)
+    (tmp_path / "inputs.py").write_text(
+        "import jax.numpy as jnp\nEXAMPLES = {\n"
+        "    'mod:clip': [((jnp.arange(3.0), 1.0), {})],\n"
+        "    'mod:noisy': [((jnp.arange(3.0),), {})],\n"
+        "    'mod:integrate': [((jnp.ones(3), 0.1, 3), {})],\n}\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jitlint.verify]\nexamples = ["inputs.py"]\ntimeout = 240\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run_cli("verify", "--no-cache", "--format", "json", "mod.py")
+    document = json.loads(out)
+    functions = {f["function"]: f for f in document["functions"]}
+    checks = {
+        (c["code"], c["line"]): (c["status"], c["detail"])
+        for f in document["functions"]
+        for c in f["findings"]
+    }
+    # The if on a traced value: the original fails exactly as JIT101 predicts.
+    assert checks[("JIT101", 9)][0] == "confirmed"
+    assert "TracerBoolConversionError" in checks[("JIT101", 9)][1]
+    # A print costs nothing to compile: JIT107 predicts no error, so none is claimed.
+    assert checks[("JIT107", 16)][0] == "not checked"
+    # The bad static name stops jit itself; range() on a traced value is never reached.
+    assert checks[("JIT112", 20)][0] == "confirmed"
+    assert checks[("JIT102", 22)] == (
+        "not reproduced",
+        "the original fails differently: ValueError: Jitted function has invalid argnames "
+        "{'num_steps'} in static_argnames. Function does not take these args.",
+    )
+    # With unsafe fixes off, JIT107's fix is not applied, and nothing fixes clip.
+    assert functions["clip"]["status"] == "failed"
+    assert functions["noisy"]["status"] == "verified"
+    assert functions["noisy"]["detail"].endswith("; no fix changed it")
+    assert functions["integrate"]["status"] == "failed"
+    assert (tmp_path / "mod.py").read_text() == CONFIRM
+    assert status == 1

@@ -195,6 +195,7 @@ def _target_json(target: Target, recorded: list[Any]) -> dict[str, Any]:
         "original_recipe": target.original_recipe.to_json() if target.original_recipe else None,
         "top_level": target.top_level,
         "in_class": target.in_class,
+        "changed": bool(target.hunks),
         "reference_source": target.reference_source,
         "recorded": recorded,
         "annotated": annotated,

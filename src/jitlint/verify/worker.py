@@ -185,6 +185,9 @@ class Worker:
             return _skip("; ".join(reasons))
         backend = Backend.for_recipe(recipe)
         outcome = self.check_fixed(target, backend, cases, source)
+        if not target.get("changed", True):
+            # `jitlint verify` on a function no fix touched: the statement is about its code.
+            outcome["detail"] += "; no fix changed it"
         if self.job["confirm"]:
             outcome["findings"] = self.confirm(target, backend, cases)
         return outcome
