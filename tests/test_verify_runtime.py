@@ -244,6 +244,7 @@ HOSTILE = {
         "    os._exit(0)\n"
         "open({pids!r}, 'a').write(f'{{child}}\\n')\n"
     ),
+    "json": "",  # a module named like one the worker has already imported
     "writes": (
         "from pathlib import Path\n"
         "Path('relative.txt').write_text('x')\n"
@@ -280,6 +281,10 @@ def test_hostile_modules_are_contained(tmp_path, scratch, monkeypatch):
     ), out
     assert lines["segfaults.py total"] == (
         "skipped (the worker crashed (SIGSEGV) while importing the original module)"
+    ), out
+    assert lines["json.py total"].startswith(
+        "skipped (the module fails at import, before and after the fix: the module name json "
+        "is taken by an installed module"
     ), out
     # Forking and writing do not stop verification; the writes land in temporary copies.
     assert lines["forks.py total"].startswith("verified"), out

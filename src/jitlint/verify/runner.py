@@ -245,6 +245,7 @@ def _run_worker(
         (scratch / "cwd").mkdir()
         job = {
             "module": name,
+            "display": work.plan.path,
             "module_aliases": names,
             "sys_path": [str(scratch / "src"), str(root)],
             "original_file": str(copied),

@@ -21,6 +21,8 @@ from types import ModuleType
 from typing import Any
 
 PID = os.getpid()
+# Temporary paths in messages, and the name the user knows them by (set from the job).
+PATHS: dict[str, str] = {}
 NO_EXAMPLES = (
     "no example inputs for {name} (declare them in [tool.jitlint.verify] or record them "
     "with the pytest plugin)"
@@ -45,6 +47,8 @@ def describe(exc: BaseException, limit: int = 400) -> str:
     for cut in ("\nSee https://", "\nThe op is created at", "The error occurred while tracing"):
         text = text.split(cut)[0]
     text = " ".join(text.split())
+    for temporary, shown in PATHS.items():
+        text = text.replace(temporary, shown)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -74,17 +78,29 @@ class Worker:
     # ---- loading ------------------------------------------------------------------------
     def load(self) -> None:
         job = self.job
+        PATHS.update({job["fixed_file"]: job["display"], job["original_file"]: job["display"]})
         sys.path[:0] = job["sys_path"]
         name = job["module"]
         self.phase("importing the original module")
-        try:
-            self.original = importlib.import_module(name)
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
-            self.original_error = describe(exc)
-            sys.modules.pop(name, None)
+        taken = sys.modules.get(name.split(".")[0])
+        if taken is not None:
+            # `types.py`, `jax.py`...: importing by name would give the installed module.
+            where = getattr(taken, "__file__", None) or "built in"
+            self.original_error = (
+                f"the module name {name} is taken by an installed module ({where})"
+            )
+        else:
+            try:
+                self.original = importlib.import_module(name)
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
+                self.original_error = describe(exc)
+                sys.modules.pop(name, None)
         self.result["original_import"] = self.original_error
         self.phase("importing the fixed module")
-        self.fixed, self.fixed_error = self._load_fixed(name, job["fixed_file"])
+        if taken is not None:
+            self.fixed_error = self.original_error  # loading it would replace that module
+        else:
+            self.fixed, self.fixed_error = self._load_fixed(name, job["fixed_file"])
         self.result["fixed_import"] = self.fixed_error
         self.phase("importing the examples")
         for path in job["examples_files"]:
