@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import libcst as cst
@@ -245,6 +246,11 @@ HOSTILE = {
         "open({pids!r}, 'a').write(f'{{child}}\\n')\n"
     ),
     "json": "",  # a module named like one the worker has already imported
+    "threads": (
+        "import atexit, threading, time\n"
+        "threading.Thread(target=time.sleep, args=(600,)).start()\n"
+        "atexit.register(lambda: open('atexit.txt', 'w').write('x'))\n"
+    ),
     "writes": (
         "from pathlib import Path\n"
         "Path('relative.txt').write_text('x')\n"
@@ -269,7 +275,10 @@ def test_hostile_modules_are_contained(tmp_path, scratch, monkeypatch):
         '[tool.jitlint.verify]\nexamples = ["inputs.py"]\ntimeout = 120\n'
     )
     before = {p.name for p in project.iterdir()}
+    started = time.monotonic()
     status, out, err = _fix_verify(project, monkeypatch, *(f"{n}.py" for n in HOSTILE))
+    # Under the 120 s timeout: the never-ending thread did not hold its worker.
+    assert time.monotonic() - started < 120
     lines = _lines(out)
     assert lines["exits.py total"] == (
         "skipped (the module fails at import, before and after the fix: SystemExit(3): the "
@@ -289,6 +298,8 @@ def test_hostile_modules_are_contained(tmp_path, scratch, monkeypatch):
     # Forking and writing do not stop verification; the writes land in temporary copies.
     assert lines["forks.py total"].startswith("verified"), out
     assert lines["writes.py total"].startswith("verified"), out
+    # A thread that never ends does not hold the worker until the timeout.
+    assert lines["threads.py total"].startswith("verified"), out
     assert {p.name for p in project.iterdir()} - before == set()
     assert "noise on stdout" not in out
     # Skipped fixes are written (as plain --fix would); verified ones too.

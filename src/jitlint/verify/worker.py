@@ -595,7 +595,7 @@ class TfBackend(Backend):
             self.tf.config.run_functions_eagerly(False)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
     job_path, result_path = argv
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
@@ -605,8 +605,12 @@ def main(argv: list[str]) -> int:
     finally:
         if os.getpid() != PID:
             os._exit(0)  # a fork of the user's making ends here, silently
-    return 0
+    # Leave now: threads the user's code started would keep a normal exit waiting, and its
+    # atexit handlers (which may write files) have no business running here.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])
