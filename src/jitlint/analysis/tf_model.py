@@ -14,6 +14,7 @@ The model is built with one walk over the module, the first time a rule asks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -33,6 +34,13 @@ from jitlint.analysis.tf_keras import KerasLinks
 from jitlint.analysis.tf_values import TfValues
 from jitlint.engine.walker import iter_children
 
+# Text that any graph context needs: tf.function (called, decorating, or imported under an
+# alias), a tf.data method, or a class deriving from a Keras layer or model.
+_GRAPH_MARKERS = re.compile(
+    r"function\s*\(|@[\w.]*function\b|import[^\n]*\bfunction\b"
+    r"|\.(?:map|filter|flat_map|interleave)\("
+    r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell)\b"
+)
 Func = cst.FunctionDef | cst.Lambda
 Path = list[cst.CSTNode]
 DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
@@ -126,9 +134,11 @@ def _origin(app: TfFunction) -> str:
 
 
 class TfModel(KerasLinks):
-    def __init__(self, names: Names) -> None:
+    def __init__(self, names: Names, source: str | None = None) -> None:
         self.names = names
         self.module = names.module
+        # Without any of these spellings a module has no graph code: skip the scan.
+        self.may_have_graph_code = source is None or bool(_GRAPH_MARKERS.search(source))
         self._keras_kinds: dict[int, str | None] = {}
 
     # ----- public questions -------------------------------------------------------------
@@ -404,6 +414,8 @@ class TfModel(KerasLinks):
 
     @cached_property
     def contexts(self) -> dict[int, GraphContext]:
+        if not self.may_have_graph_code:
+            return {}
         scan = self.scan
         contexts: dict[int, GraphContext] = {}
         funcs: dict[int, Func] = {}

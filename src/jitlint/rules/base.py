@@ -87,7 +87,7 @@ class FileContext:
     @cached_property
     def tf(self) -> TfModel:
         """The TensorFlow model: graph and XLA contexts, values, dtypes (analysis/tf_*.py)."""
-        return TfModel(self.names)
+        return TfModel(self.names, self.source)
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

@@ -19,7 +19,9 @@ _ARITHMETIC = {
     cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power,
     cst.MatrixMultiply, cst.Modulo,
 }  # fmt: skip
-_ASSIGNED_CONSTANT = re.compile(r"(\w+)\s*(?::[^=\n]*)?=\s*[\w.]*(?:constant|convert_to_tensor)\(")
+_ASSIGNED_CONSTANT = re.compile(
+    r"\s*(\w+)\s*(?::[^=\n]*)?=\s*[\w.]*(?:constant|convert_to_tensor)\("
+)
 _OP_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in SAME_DTYPE_OPS) | {"cast"}
 
 
@@ -140,7 +142,13 @@ shifted = data - tf.constant(0.5)  # error: JIT201
         self._reported: set[int] = set()  # a constant bound to a name may meet many uses
         # Names the file assigns a tf.constant to: a textual superset, so that operands that
         # cannot be an untyped constant are dismissed before any name resolution.
-        self._constant_names = set(_ASSIGNED_CONSTANT.findall(self.ctx.source))
+        self._constant_names = {
+            match.group(1)
+            for line in self.ctx.source.splitlines()
+            if "constant(" in line or "convert_to_tensor(" in line
+            for match in [_ASSIGNED_CONSTANT.match(line)]
+            if match
+        }
 
     def _may_be_constant(self, expr: cst.CSTNode) -> bool:
         kind = type(expr)

@@ -202,7 +202,7 @@ f = tf.function(step, jit_compile=True)
 
     def _check(self, node: cst.CSTNode, value: Value, what: str, origin: str) -> bool:
         never = sorted(o for o in value.origins if o in _NEVER_CONSTANT)
-        if never:
+        if never and value.kind == TENSOR:  # UNKNOWN (e.g. `i if flag else 2`) never errs
             self.report(
                 node,
                 f"{what} depends on {_NEVER_CONSTANT[never[0]]}, so it is not a compile-time "
@@ -237,7 +237,7 @@ f = tf.function(step, jit_compile=True)
             bounds = [b for b in (piece.lower, piece.upper) if b is not None]  # type: ignore[attr-defined]
             for bound in bounds:
                 value = values.value(bound, path)
-                if "loop" in value.origins or "rng" in value.origins:
+                if value.kind == TENSOR and value.origins & _NEVER_CONSTANT.keys():
                     self.report(
                         bound,
                         f"slice bound depends on a loop variable in {context.origin}: the "
