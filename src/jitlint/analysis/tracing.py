@@ -26,6 +26,7 @@ from jitlint.analysis.names import Names
 from jitlint.analysis.transforms import (
     ABSTRACT,
     GRAD,
+    TRANSFORMS,
     Discovery,
     Entry,
     FuncNode,
@@ -414,11 +415,17 @@ class Tracing:
                 if method in MAPPING_METHODS:
                     return Value(PYTREE, receiver.why)
                 return U
-        elif type(func) is not cst.Name:
+        callee = values.get(id(func))
+        if callee is not None and callee.pytype == TRANSFORMED:
+            # Calling jax.jit(f)/grad(f)/vmap(f)...: arrays in traced code, pytrees of them.
+            return Value(PYTREE, ("call", callee.why[1], trace)) if callee.why else U
+        if type(func) is not cst.Name and type(func) is not cst.Attribute:
             return U
         qualnames = self.qualified(trace, func)
         if not qualnames or UNKNOWN_NAME in qualnames:
             return U
+        if qualnames <= TRANSFORMS.keys():
+            return Value(STATIC, ("transform", next(iter(qualnames))), pytype=TRANSFORMED)
         kinds = {_call_kind(q) for q in qualnames}
         if len(kinds) != 1:
             return U
@@ -496,9 +503,16 @@ class Tracing:
                 f"it is computed by `{qualname}`, and every JAX operation inside traced code "
                 f"returns a tracer ({self.describe(trace)})"
             )
+        if why[0] == "call":
+            _, qualname, trace = why
+            return (
+                f"it is returned by a function transformed with `{qualname}`, called inside "
+                f"traced code ({self.describe(trace)})"
+            )
         return "it is computed from traced values"
 
 
+TRANSFORMED = "transformed function"
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
 

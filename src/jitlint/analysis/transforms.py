@@ -293,6 +293,8 @@ class Discovery:
             bindings = self.names.lookup(expr.value, path)  # type: ignore[attr-defined]
             if bindings and len(bindings) == 1 and bindings[0].kind in ("def", "class"):
                 return bindings[0].node  # type: ignore[return-value]
+            if bindings and len(bindings) == 1 and type(bindings[0].node) is cst.Lambda:
+                return bindings[0].node  # type: ignore[return-value]  # `f = lambda ...`
         return None
 
     # ---- resolution -------------------------------------------------------------------

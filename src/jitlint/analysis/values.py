@@ -439,7 +439,7 @@ class Analyzer:
         func = node.func
         if type(func) is cst.Attribute:
             self.eval(func.value)
-        elif type(func) is not cst.Name:
+        else:
             self.eval(func)
         return self.classify_call(self, node)
 

@@ -26,6 +26,9 @@ _SHAPE_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
         "normal", "uniform", "randint", "truncated_normal", "bits", "gumbel", "laplace",
         "logistic", "exponential", "rademacher", "orthogonal", "ball", "permutation",
     )},
+    # NumPy builds shapes at trace time, so they must be static too.
+    **{f"numpy.{n}": ((0,), ("shape",)) for n in ("zeros", "ones", "empty", "full")},
+    "numpy.arange": ((0, 1, 2), ("start", "stop", "step")),
     "jax.random.bernoulli": ((2,), ("shape",)),
     "jax.random.categorical": ((3,), ("shape",)),
     "jax.random.choice": ((2,), ("shape",)),
@@ -217,7 +220,7 @@ def run(x, key):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        if not qualname.startswith("jax."):
+        if not qualname.startswith(("jax.", "numpy.")):
             return
         if axis is not None and self._axis(trace, node, axis):
             return
@@ -237,7 +240,7 @@ def run(x, key):
         for expr in candidates:
             value = self._traced_in(trace, expr)
             if value is not None:
-                label = qualname.replace("jax.numpy.", "jnp.")
+                label = qualname.replace("jax.numpy.", "jnp.").replace("numpy.", "np.", 1)
                 self._report(node, f"the size argument of `{label}`", value)
                 return
 

@@ -39,6 +39,8 @@ _JNP_TWINS = frozenset(
 )  # fmt: skip
 # numpy namespaces whose functions do not take arrays to compute on.
 _SKIPPED_PREFIXES = ("numpy.random.", "numpy.testing.", "numpy.dtype", "numpy.errstate")
+# Constructors taking a shape: a traced shape is JIT103's finding.
+_SHAPE_CONSTRUCTORS = {f"numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange")}
 
 
 class NumpyOnTracer(Rule):
@@ -169,6 +171,7 @@ def run(x):
             or qualname in NUMPY_DISPATCH
             or qualname in NUMPY_STATIC
             or qualname.startswith(_SKIPPED_PREFIXES)
+            or qualname in _SHAPE_CONSTRUCTORS
         ):
             return
         for arg in node.args:

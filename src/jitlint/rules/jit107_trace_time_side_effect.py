@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.analysis.tracing import FunctionTrace, snippet
+from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.transforms import enclosing_function
 from jitlint.rules.base import NodeFix, Rule
 
@@ -139,6 +139,7 @@ def run(x):
         global COUNT
         COUNT += 1  # error: JIT107
         print(c)  # error: JIT107
+        print(f"carry={c}")  # error: JIT107
         return c + i
     return lax.fori_loop(0, 3, body, x)
 """,
@@ -189,6 +190,8 @@ def run(x):
         elif qualname == "builtins.print" or self._is_logging(qualname):
             for arg in node.args:
                 value = trace.value(arg.value)
+                if type(arg.value) is cst.FormattedString:
+                    value = _formatted(trace, arg.value) or value
                 if value.traced:
                     name = "print" if qualname == "builtins.print" else qualname
                     self.report(
@@ -307,3 +310,13 @@ def _is_container(node: cst.CSTNode | None) -> bool:
         leaf = leaf.value if isinstance(leaf, cst.Name) else leaf
         return leaf in _CONTAINERS
     return False
+
+
+def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:
+    """A traced value formatted into an f-string (it prints the tracer's repr)."""
+    for part in node.parts:
+        if type(part) is cst.FormattedStringExpression:
+            value = trace.value(part.expression)
+            if value.traced:
+                return value
+    return None
