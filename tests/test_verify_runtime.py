@@ -542,3 +542,63 @@ def test_verify_confirms_findings_and_writes_nothing(tmp_path, scratch, monkeypa
     assert functions["integrate"]["status"] == "failed"
     assert (tmp_path / "mod.py").read_text() == CONFIRM
     assert status == 1
+
+
+XLA = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+
+    @tf.function(jit_compile=True)
+    def shift(x):
+        y = tf.cast(x, tf.float64)
+        return y + tf.constant(0.5)
+
+
+    @tf.function(jit_compile=True)
+    def scale(x):
+        return x * 2.0
+    """
+)
+
+
+@pytest.mark.tensorflow
+def test_tf_xla_functions_compile_to_hlo(tmp_path, scratch, monkeypatch):
+    """jit_compile=True goes through experimental_get_compiler_ir(...)(stage="hlo"): the real
+    JIT201 fix compiles; a tf.print injected into an XLA function fails with XLA's message."""
+    pytest.importorskip("tensorflow")
+    (tmp_path / "xla.py").write_text(XLA)
+    (tmp_path / "inputs.py").write_text(
+        "import tensorflow as tf\nEXAMPLES = {\n"
+        "    'xla:shift': [((tf.TensorSpec((3,), tf.float32),), {})],\n"
+        "    'xla:scale': [((tf.constant([1.0, 2.0]),), {})],\n}\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jitlint.verify]\nexamples = ["inputs.py"]\ntimeout = 240\n'
+    )
+    from jitlint.fixes import engine, runner
+
+    real = engine.fix_text
+
+    def with_wrong_scale(text, path, *args, **kwargs):
+        outcome = real(text, path, *args, **kwargs)
+        outcome.source = outcome.source.replace(
+            "return x * 2.0", 'tf.print("x", x)\n    return x * 2.0'
+        )
+        return outcome
+
+    monkeypatch.setattr(runner, "fix_text", with_wrong_scale)
+    _, out, _ = _fix_verify(tmp_path, monkeypatch, "xla.py")
+    lines = _lines(out)
+    # The original adds float32 to float64 and raises eagerly too: compiled, nothing to compare.
+    assert lines["xla.py shift"].startswith(
+        "compiled (compiled with tf.function(jit_compile=True) on 1 example (declared "
+        "examples); not compared with eager: the original raises when run eagerly"
+    ), out
+    assert lines["xla.py scale"].startswith(
+        "failed (does not compile with tf.function(jit_compile=True) (example 1 of 1)"
+    ), out
+    assert "OpKernel for XLA_CPU_JIT" in lines["xla.py scale"]
+    written = (tmp_path / "xla.py").read_text()
+    assert "tf.constant(0.5, dtype=tf.float64)" in written
+    assert "tf.print" not in written
