@@ -199,7 +199,13 @@ class Worker:
             if isinstance(target.get("annotated"), str) and target.get("annotations_seen"):
                 reasons.append(f"annotations: {target['annotated']}")
             return _skip("; ".join(reasons))
-        backend = Backend.for_recipe(recipe)
+        try:
+            backend = Backend.for_recipe(recipe)
+        except ImportError as exc:
+            extra = "jax" if recipe["framework"] == "jax" else "tensorflow"
+            return _skip(
+                f"{describe(exc)} in jitlint's environment (pip install 'jitlint[{extra}]')"
+            )
         outcome = self.check_fixed(target, backend, cases, source)
         if not target.get("changed", True):
             # `jitlint verify` on a function no fix touched: the statement is about its code.
