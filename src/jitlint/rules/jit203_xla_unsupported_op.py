@@ -4,8 +4,12 @@ from functools import cache
 
 import libcst as cst
 
-from jitlint.analysis.tf_api import op_table
+from jitlint.analysis.tf_api import XlaSupport, op_table
+from jitlint.analysis.tf_dtypes import literal_kind
 from jitlint.rules.base import Rule
+
+# Op types that are never constant-folded: they have effects or draw random numbers.
+_STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
 
 
 @cache
@@ -79,10 +83,11 @@ class XlaUnsupportedOp(Rule):
     ## Known problems
     TensorFlow folds ops whose inputs are all constants before XLA sees them, so an
     unsupported op applied only to constants (`tf.unravel_index([3], [2, 2])`) compiles
-    anyway; jitlint still reports it. Only the APIs in the shipped table are known; a Keras
-    model counts as compiled with XLA only when `compile(jit_compile=True)` is in the same
-    file as the layer or model class. Iterating a `tf.data.Dataset` inside XLA code (which
-    creates dataset ops without kernels) is not detected yet.
+    anyway; calls whose arguments are all numeric literals are therefore not reported
+    (unless the op prints, calls Python or draws random numbers). Only the APIs in the
+    shipped table are known; a Keras model counts as compiled with XLA only when
+    `compile(jit_compile=True)` is in the same file as the layer or model class. Iterating
+    a `tf.data.Dataset` inside XLA code (dataset ops have no kernels) is not detected yet.
     """
 
     code = "JIT203"
@@ -124,6 +129,13 @@ def f(x):
     return x
 def g(x):
     tf.print(x)
+""",
+        # Constant-folded before XLA sees it.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return x + tf.cast(tf.unravel_index([3], [2, 2])[0], tf.float32)
 """,
         # Keras model compiled without XLA.
         """
@@ -176,6 +188,17 @@ def f(x):
 """,
     )
 
+    def _constant_folded(self, node: cst.Call, entries: list[XlaSupport]) -> bool:
+        """TensorFlow folds a stateless op whose inputs are all literals before XLA sees it
+        (`tf.unravel_index([3], [2, 2])` compiles, observed)."""
+        if not node.args or any(
+            op.startswith(_STATEFUL) for e in entries for op in e.no_kernel_cpu
+        ):
+            return False
+        path = self.ctx.path_to(node)
+        values = self.ctx.tf.values
+        return all(literal_kind(a.value, values, path) is not None for a in node.args)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
@@ -197,6 +220,8 @@ def f(x):
         if not entries or any(e is None for e in entries):
             return
         api = min(names).replace("tensorflow.", "tf.", 1)
+        if self._constant_folded(node, entries):  # type: ignore[arg-type]
+            return
         if all(e.no_kernel_cpu for e in entries):  # type: ignore[union-attr]
             ops = ", ".join(sorted({op for e in entries for op in e.no_kernel_cpu}))  # type: ignore[union-attr]
             self.report(
