@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from functools import lru_cache
@@ -100,6 +99,8 @@ class ResultCache:
             if not ignore.exists():
                 ignore.write_text("# created by jitlint\n*\n", encoding="utf-8")
             # Write then rename, so a concurrent run never reads half a file.
+            import tempfile  # only when writing: it costs every startup a few ms
+
             fd, temp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
