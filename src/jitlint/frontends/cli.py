@@ -332,7 +332,8 @@ def _verify(args: argparse.Namespace, settings: Settings, tasks: list[Task], uns
         report.write_text(run.results, sys.stdout, quiet=args.quiet)
     if run.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if any(r.status == "failed" for r in run.results) else EXIT_CLEAN
+    failed = any(r.status == "failed" for r in run.results)
+    return EXIT_FINDINGS if failed and not args.exit_zero else EXIT_CLEAN
 
 
 def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[str, list[str]]:
