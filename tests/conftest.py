@@ -14,6 +14,8 @@ def pytest_addoption(parser):
 
 def pytest_terminal_summary(terminalreporter):
     counts = getattr(sys.modules.get("test_fuzz"), "COUNTS", None)
-    if counts:
-        for kind, count in sorted(counts.items()):
-            terminalreporter.write_line(f"fuzz: {count} {kind} checked")
+    for kind, count in sorted((counts or {}).items()):
+        terminalreporter.write_line(f"fuzz: {count} {kind} checked")
+    counts = getattr(sys.modules.get("test_real_code"), "COUNTS", None)
+    for kind, count in sorted((counts or {}).items()):
+        terminalreporter.write_line(f"real code: {kind}: {count}")

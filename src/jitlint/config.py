@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.rules import all_rules
 from jitlint.selection import UnknownSelector, check_selector
 
@@ -45,6 +46,7 @@ class Settings:
     fixable: list[str] | None = None
     unfixable: list[str] = field(default_factory=list)
     unsafe_fixes: bool = False
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     verify: VerifyConfig = field(default_factory=lambda: VerifyConfig())
 
@@ -109,6 +111,10 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
             if not isinstance(value, bool):
                 raise ConfigError(f"{where(key)} must be true or false, got {value!r}")
             setattr(settings, attr, value)
+        elif key == "max-file-size":
+            if type(value) is not int or value < 0:
+                raise ConfigError(f"{where(key)} must be a number of bytes (0: no limit)")
+            settings.max_file_size = value
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)} must be a table of pattern = [codes]")

@@ -82,8 +82,11 @@ class FileFinder:
             dirnames[:] = sorted(d for d in dirnames if not self.is_excluded(base / d, is_dir=True))
             for name in sorted(filenames):
                 path = base / name
-                if name.endswith(SUFFIXES) and not self.is_excluded(path, is_dir=False):
-                    yield path
+                if not name.endswith(SUFFIXES) or self.is_excluded(path, is_dir=False):
+                    continue
+                if path.is_symlink() and not path.exists():
+                    continue  # a dangling link is no file to lint
+                yield path
 
     def _relative(self, path: Path) -> str | None:
         try:

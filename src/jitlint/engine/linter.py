@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 import traceback
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
+from jitlint.engine.guards import nesting_problem
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
@@ -57,6 +59,15 @@ def lint_text(
                     _parse_error(path, str(problem), problem.line, problem.column)
                 )
             return result
+    problem = nesting_problem(source)
+    if problem is not None:
+        if want_parse_errors:
+            result.diagnostics.append(_parse_error(path, f"cannot parse: {problem}", 1, 1))
+        return result
+    # Positions and analyses recurse per nesting level; the guard bounds the depth at
+    # MAX_DEPTH, and this leaves room for a few frames per level.
+    if sys.getrecursionlimit() < 5000:
+        sys.setrecursionlimit(5000)
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

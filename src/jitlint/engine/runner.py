@@ -15,6 +15,7 @@ from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.cache import ResultCache, content_hash
+from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.engine.linter import FileResult, lint_text
 
 # Below this many files a process pool costs more (workers re-import libcst) than it saves.
@@ -28,6 +29,7 @@ class Task:
     codes: frozenset[str]
     rule_options: dict[str, dict[str, Any]]
     source: bytes | None = None
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
 
 
 @dataclass
@@ -68,8 +70,9 @@ class RuleSets:
 
 
 def display_path(path: Path) -> str:
+    """The path as the user knows it: relative to the working directory, links not followed."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -83,12 +86,28 @@ def run_task(task: Task) -> FileResult:
                 source = handle.read()
         except OSError as exc:
             return _unreadable(task, exc)
+    oversized = too_large(task, source)
+    if oversized is not None:
+        return oversized
     try:
         return lint_text(source, task.display, task.codes, task.rule_options)
     except Exception as exc:  # never let one file end the run
         result = FileResult(task.display)
         result.errors.append(f"{task.display}: internal error: {type(exc).__name__}: {exc}")
         return result
+
+
+def too_large(task: Task, data: bytes) -> FileResult | None:
+    """A JIT001 result for a file over the size limit (libcst needs ~800 bytes per byte)."""
+    problem = size_problem(len(data), task.max_file_size)
+    if problem is None:
+        return None
+    result = FileResult(task.display)
+    if "JIT001" in task.codes:
+        result.diagnostics.append(
+            Diagnostic("JIT001", "parse-error", problem, task.display, 1, 1, 1, 2)
+        )
+    return result
 
 
 def _unreadable(task: Task, exc: OSError) -> FileResult:
@@ -150,7 +169,8 @@ def _from_cache(
             except OSError:
                 todo.append(task)  # run_task reports it
                 continue
-        if source is None or task.path is None:  # stdin is not cached
+        # stdin is not cached, nor files over the size limit (a larger limit changes them).
+        if source is None or task.path is None or size_problem(len(source), task.max_file_size):
             todo.append(task)
             continue
         key, digest = cache.key(task.path), content_hash(source)

@@ -29,6 +29,7 @@ class SourceText:
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.M)
 
 
 def decode_source(data: bytes) -> SourceText:
@@ -39,9 +40,11 @@ def decode_source(data: bytes) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise DecodeProblem(
-            f"bad encoding declaration: {exc}", getattr(exc, "lineno", 1) or 1
-        ) from exc
+        if not _COOKIE.search(b"\n".join(data.splitlines()[:2])):
+            encoding = "utf-8"  # no declaration: an undecodable first line, reported below
+        else:
+            line = getattr(exc, "lineno", 1) or 1
+            raise DecodeProblem(f"bad encoding declaration: {exc}", line) from exc
     has_bom = data.startswith(_BOM)
     body = data[len(_BOM) :] if has_bom else data
     codec = "utf-8" if encoding == "utf-8-sig" else encoding

@@ -13,7 +13,7 @@ from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
-from jitlint.engine.runner import Task, run_task
+from jitlint.engine.runner import Task, run_task, too_large
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
@@ -54,6 +54,9 @@ def fix_task(
         except OSError:
             result = run_task(task)  # reports the unreadable file as JIT001
             return FixedFile(task.display, remaining=result.diagnostics, errors=result.errors)
+    oversized = too_large(task, data)
+    if oversized is not None:
+        return FixedFile(task.display, remaining=oversized.diagnostics)
     try:
         decoded = decode_source(data)
     except DecodeProblem:

@@ -202,7 +202,8 @@ def _check(args: argparse.Namespace) -> int:
     if stdin:
         name = args.stdin_filename or "-"
         data = sys.stdin.buffer.read()
-        tasks.append(Task(name, None, rule_sets.codes_for(Path(name)), settings.rule_options, data))
+        codes = rule_sets.codes_for(Path(name))
+        tasks.append(Task(name, None, codes, settings.rule_options, data, settings.max_file_size))
     else:
         finder = FileFinder(
             settings.root,
@@ -213,7 +214,13 @@ def _check(args: argparse.Namespace) -> int:
         )
         files, missing = finder.find(paths)
         tasks = [
-            Task(display_path(f), str(f), rule_sets.codes_for(f), settings.rule_options)
+            Task(
+                display_path(f),
+                str(f),
+                rule_sets.codes_for(f),
+                settings.rule_options,
+                max_file_size=settings.max_file_size,
+            )
             for f in files
         ]
     for path in missing:
