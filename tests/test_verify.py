@@ -207,3 +207,53 @@ def test_output_comparison_rules():
     assert "structure differs" in compare((1.0, 2.0), [1.0, 2.0, 3.0])
     assert compare({"a": 1}, {"b": 1}) is not None
     assert compare(np.int32(1), np.float32(1)) == "output: dtype int32 vs float32"
+
+
+def test_how_a_function_is_compiled_is_read_from_its_binding():
+    source = textwrap.dedent(
+        """\
+        import jax
+        import tensorflow as tf
+
+
+        def scale(x, n):
+            return x * n
+
+
+        fast_scale = jax.jit(scale, static_argnums=(1,))
+
+
+        def body(x):
+            return x + 1
+
+
+        xla_body = tf.function(body, jit_compile=True)
+
+
+        @tf.function
+        def plain(x):
+            return x
+
+
+        class Model:
+            @jax.jit
+            def apply(self, x):
+                return x
+        """
+    )
+    from jitlint.verify.plan import analyse
+
+    facts = analyse(source, "m.py")
+    scale = facts.by_qualname["scale"].recipe
+    assert scale is not None and not scale.decorated
+    assert (scale.framework, scale.static_argnums) == ("jax", (1,))
+    body = facts.by_qualname["body"].recipe
+    assert body is not None and (body.framework, body.xla, body.decorated) == (
+        "tensorflow",
+        True,
+        False,
+    )
+    plain = facts.by_qualname["plain"].recipe
+    assert plain is not None and (plain.how, plain.decorated) == ("tf.function", True)
+    method = facts.by_qualname["Model.apply"]
+    assert method.recipe is not None and method.in_class and not method.top_level
