@@ -437,6 +437,9 @@ class TfModel(KerasLinks):
                 known = contexts.get(id(method))
                 contexts[id(method)] = known.merge(context) if known else context
                 funcs[id(method)] = method
+        keras_methods: dict[int, list[cst.FunctionDef]] = {}
+        for cls, method, _kind, _path in scan.keras_methods:
+            keras_methods.setdefault(id(cls), []).append(method)
         pending = list(contexts)
         while pending:
             key = pending.pop()
@@ -450,6 +453,10 @@ class TfModel(KerasLinks):
                 target = self.resolve_function(call.func, path)
                 if target is not None:
                     targets.append(target)
+            # A Keras layer created in graph code (`Upsample()(x)`) runs its methods there.
+            if keras_methods:
+                for cls in self._instantiated(scan, funcs[key]):
+                    targets.extend((m, True) for m in keras_methods.get(cls, ()))
             for func, converts in targets:
                 inherited = helper if converts else replace(helper, autograph=False)
                 known = contexts.get(id(func))

@@ -393,16 +393,23 @@ class TfValues:
     def assigned_values(
         self, name: cst.Name, path: Sequence[cst.CSTNode]
     ) -> list[tuple[cst.CSTNode, Sequence[cst.CSTNode]]] | None:
-        """Every value `name` is assigned, when all its bindings are plain assignments."""
+        """Every value `name` may hold here, when all its bindings are plain assignments.
+
+        An assignment whose value contains this very use (`x = tf.cast(x, D)`) cannot be the
+        one the use reads (outside loops), so it is left out.
+        """
+        enclosing = {id(node) for node in path}
         defs = self.name_defs(name, path)
         if defs is not None:
             if all(d.kind == "assign" for d in defs):
-                return [(d.node, d.path) for d in defs]  # type: ignore[misc]
+                found = [(d.node, d.path) for d in defs if id(d.node) not in enclosing]
+                return found or None  # type: ignore[return-value]
             return None
         found = self.names.lookup_with_path(name.value, path)
         if found is None:
             return None
         bindings, scope_path = found
         if all(b.kind == "assign" and b.node is not None for b in bindings):
-            return [(b.node, scope_path) for b in bindings]  # type: ignore[misc]
+            values = [(b.node, scope_path) for b in bindings if id(b.node) not in enclosing]
+            return values or None  # type: ignore[return-value]
         return None

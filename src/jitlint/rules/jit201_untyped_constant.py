@@ -129,6 +129,15 @@ x = tf.zeros([3], dtype="float64")
 scale = tf.constant([0.5, 0.5, 0.5])  # error: JIT201
 y = tf.multiply(x, scale) + tf.matmul(tf.reshape(x, [3, 1]), tf.constant([[2.0]]))  # error: JIT201
 """,
+        # Rebinding the name to its cast: the cast reads the constant.
+        """
+import tensorflow as tf
+FLOAT = tf.float64
+def mmd_kernel(x):
+    sigmas = tf.constant([1.0, 2.0, 4.0])  # error: JIT201
+    sigmas = tf.cast(sigmas, FLOAT)
+    return x / sigmas
+""",
         """
 import numpy as np
 import tensorflow as tf

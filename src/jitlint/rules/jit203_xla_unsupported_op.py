@@ -179,6 +179,17 @@ def build():
     model.compile(optimizer="adam", loss="mse", jit_compile=True)
     return model
 """,
+        # A layer created and called inside an XLA function runs under XLA.
+        """
+import tensorflow as tf
+class Upsample(tf.keras.layers.Layer):
+    def call(self, x):
+        tf.print("upsample", tf.shape(x))  # error: JIT203
+        return x
+@tf.function(jit_compile=True)
+def step(x):
+    return Upsample()(x)
+""",
         # Dynamic output shape: a warning.
         """
 import tensorflow as tf
