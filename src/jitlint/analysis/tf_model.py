@@ -30,6 +30,13 @@ from jitlint.analysis.tf_api import (
     WHILE_LOOP,
 )
 from jitlint.analysis.tf_dtypes import TfDtypes
+from jitlint.analysis.tf_function import (
+    GraphContext,
+    TfFunction,
+    _literal_bool,
+    graph_origin,
+    tf_function_options,
+)
 from jitlint.analysis.tf_keras import KerasLinks
 from jitlint.analysis.tf_values import TfValues
 from jitlint.engine.walker import iter_children
@@ -46,40 +53,6 @@ Path = list[cst.CSTNode]
 DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
 
 
-@dataclass(frozen=True)
-class GraphContext:
-    """How a function body runs: always as graph code, maybe under XLA."""
-
-    xla: bool
-    autograph: bool
-    origin: str  # for messages: "`@tf.function(jit_compile=True)`", ...
-    # Parameters that are certainly tensors (input_signature, a Keras layer's inputs).
-    tensor_params: frozenset[str] = frozenset()
-    # True for the function TF calls itself (its parameters are the traced arguments).
-    root: bool = True
-
-    def merge(self, other: GraphContext) -> GraphContext:
-        """A helper reached from two graph contexts: hazards of either apply."""
-        return replace(
-            self,
-            xla=self.xla or other.xla,
-            autograph=self.autograph and other.autograph,
-            origin=self.origin if self.xla or not other.xla else other.origin,
-        )
-
-
-@dataclass(frozen=True)
-class TfFunction:
-    """A `tf.function` application: `@tf.function(...)` or `tf.function(f, ...)`."""
-
-    node: cst.CSTNode  # the decorator expression or the call
-    func: Func | None
-    xla: bool | None  # None: jit_compile given but not a literal
-    autograph: bool
-    input_signature: bool
-    reduce_retracing: bool
-
-
 @dataclass
 class _Scan:
     roots: dict[int, tuple[Func, GraphContext]] = field(default_factory=dict)
@@ -94,43 +67,6 @@ class _Scan:
     )
     compiles: list[tuple[cst.Call, Path]] = field(default_factory=list)
     owner: dict[int, cst.CSTNode] = field(default_factory=dict)  # function -> enclosing scope
-
-
-def _literal_bool(node: cst.BaseExpression) -> bool | None:
-    if type(node) is cst.Name and node.value in ("True", "False"):
-        return node.value == "True"
-    return None
-
-
-def tf_function_options(args: Sequence[cst.Arg]) -> tuple[bool | None, bool, bool, bool]:
-    """(xla, autograph, input_signature, reduce_retracing) from `tf.function` keywords."""
-    xla: bool | None = False
-    autograph = True
-    signature = retracing = False
-    for arg in args:
-        if arg.keyword is None:
-            continue
-        key = arg.keyword.value
-        if key in ("jit_compile", "experimental_compile"):
-            if type(arg.value) is cst.Name and arg.value.value == "None":
-                xla = False  # None: TF's default, i.e. no forced XLA
-            else:
-                xla = _literal_bool(arg.value)
-        elif key == "autograph":
-            autograph = _literal_bool(arg.value) is not False
-        elif key == "input_signature":
-            signature = not (type(arg.value) is cst.Name and arg.value.value == "None")
-        elif key in ("reduce_retracing", "experimental_relax_shapes"):
-            retracing = _literal_bool(arg.value) is not False
-    return xla, autograph, signature, retracing
-
-
-def _origin(app: TfFunction) -> str:
-    if app.xla:
-        return "`tf.function(jit_compile=True)`"
-    if not app.autograph:
-        return "`tf.function(autograph=False)`"
-    return "`tf.function`"
 
 
 class TfModel(KerasLinks):
@@ -319,7 +255,7 @@ class TfModel(KerasLinks):
         params = frozenset()
         if app.input_signature:
             params = frozenset(p.name.value for p in func.params.params)
-        context = GraphContext(bool(app.xla), app.autograph, _origin(app), params)
+        context = GraphContext(bool(app.xla), app.autograph, graph_origin(app), params)
         known = scan.roots.get(id(func))
         scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
 

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.analysis.tf_api import TF_FUNCTION
-from jitlint.analysis.tf_model import tf_function_options
+from jitlint.analysis.tf_function import tf_function_options
 from jitlint.rules.base import Rule
 
 _LOOPS = (cst.For, cst.While)

@@ -1,0 +1,81 @@
+"""What a `tf.function` application says: its options, and the graph context it opens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+Func = cst.FunctionDef | cst.Lambda
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """How a function body runs: always as graph code, maybe under XLA."""
+
+    xla: bool
+    autograph: bool
+    origin: str  # for messages: "`@tf.function(jit_compile=True)`", ...
+    # Parameters that are certainly tensors (input_signature, a Keras layer's inputs).
+    tensor_params: frozenset[str] = frozenset()
+    # True for the function TF calls itself (its parameters are the traced arguments).
+    root: bool = True
+
+    def merge(self, other: GraphContext) -> GraphContext:
+        """A helper reached from two graph contexts: hazards of either apply."""
+        return replace(
+            self,
+            xla=self.xla or other.xla,
+            autograph=self.autograph and other.autograph,
+            origin=self.origin if self.xla or not other.xla else other.origin,
+        )
+
+
+@dataclass(frozen=True)
+class TfFunction:
+    """A `tf.function` application: `@tf.function(...)` or `tf.function(f, ...)`."""
+
+    node: cst.CSTNode  # the decorator expression or the call
+    func: Func | None
+    xla: bool | None  # None: jit_compile given but not a literal
+    autograph: bool
+    input_signature: bool
+    reduce_retracing: bool
+
+
+def _literal_bool(node: cst.BaseExpression) -> bool | None:
+    if type(node) is cst.Name and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def tf_function_options(args: Sequence[cst.Arg]) -> tuple[bool | None, bool, bool, bool]:
+    """(xla, autograph, input_signature, reduce_retracing) from `tf.function` keywords."""
+    xla: bool | None = False
+    autograph = True
+    signature = retracing = False
+    for arg in args:
+        if arg.keyword is None:
+            continue
+        key = arg.keyword.value
+        if key in ("jit_compile", "experimental_compile"):
+            if type(arg.value) is cst.Name and arg.value.value == "None":
+                xla = False  # None: TF's default, i.e. no forced XLA
+            else:
+                xla = _literal_bool(arg.value)
+        elif key == "autograph":
+            autograph = _literal_bool(arg.value) is not False
+        elif key == "input_signature":
+            signature = not (type(arg.value) is cst.Name and arg.value.value == "None")
+        elif key in ("reduce_retracing", "experimental_relax_shapes"):
+            retracing = _literal_bool(arg.value) is not False
+    return xla, autograph, signature, retracing
+
+
+def graph_origin(app: TfFunction) -> str:
+    if app.xla:
+        return "`tf.function(jit_compile=True)`"
+    if not app.autograph:
+        return "`tf.function(autograph=False)`"
+    return "`tf.function`"
