@@ -143,6 +143,8 @@ class LateJaxEnv(Rule):
     from the shell, which `jax.config.update` would override.
 
     ## Known problems
+    A write is not reported when the module also sets the same option through `jax.config`
+    (`jax.config.update("jax_enable_x64", True)` next to the write), since that works.
     Only the module's own `import jax` (or of a library that imports it: flax, optax,
     equinox, haiku, chex, numpyro, ...) is seen; a write before the module's import can still
     be late if another module imported jax first. Options defined outside `import jax`
@@ -191,6 +193,13 @@ subprocess.run(["python", "-c", "import jax"])
         # The right way after import.
         """
 import jax
+jax.config.update("jax_enable_x64", True)
+""",
+        # The module also sets the option through jax.config, which works after the import.
+        """
+import os
+import jax
+os.environ["JAX_ENABLE_X64"] = "1"
 jax.config.update("jax_enable_x64", True)
 """,
         # An import inside a function that has not run when the module writes the variable.
@@ -251,7 +260,7 @@ environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")  # error: JIT302
                 )
                 continue
             imported = write.before.jax_import
-            if imported is None:
+            if imported is None or self._also_configured(option):
                 continue
             self.report(
                 write.node,
@@ -261,6 +270,12 @@ environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")  # error: JIT302
                 "jax is imported",
                 fix=self._fix(write, kind),
             )
+
+    def _also_configured(self, option: str) -> bool:
+        """The module also sets the option through `jax.config` (belt and braces): the
+        late write is then harmless."""
+        source = self.ctx.source
+        return "config" in source and (f'"{option}"' in source or f"'{option}'" in source)
 
     def _fix(self, write: EnvWrite, kind: str) -> NodeFix | None:
         node = write.node
