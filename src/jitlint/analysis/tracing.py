@@ -277,7 +277,7 @@ class Tracing:
                 params[name] = S
             else:
                 params[name] = U
-        path = [*self.index.paths.get(id(func), [self.module]), func, func.body]
+        path = [*(self.index.path(func) or [self.module]), func, func.body]
         return FunctionTrace(self, func, level, params, entries, path)
 
     def _helper_sites(self, func: cst.FunctionDef) -> list[tuple[int, dict[str, Value]]]:
@@ -291,7 +291,7 @@ class Tracing:
             for x in (*p.posonly_params, *p.params, *p.kwonly_params)
             if x.default is not None
         }
-        is_method = _is_method(func, self.index.paths.get(id(func), []))
+        is_method = _is_method(func, self.index.path(func) or [])
         if is_method:
             return out
         for call, call_path in self.index.calls.get(func.name.value, []):
@@ -349,7 +349,7 @@ class Tracing:
         return found
 
     def _path_to(self, func: FuncNode) -> list[cst.CSTNode]:
-        known = self.index.paths.get(id(func))
+        known = self.index.path(func)
         return known if known is not None else [self.module]
 
     # ---- analysis ---------------------------------------------------------------------

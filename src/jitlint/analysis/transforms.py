@@ -102,10 +102,35 @@ class Entry:
     level: int = 0  # the transformation's own level, raised by enclosing transformations
 
 
+Link = tuple[cst.CSTNode, "Link"] | None  # a node's ancestors, innermost first
+
+
+def materialise(link: Link) -> list[cst.CSTNode]:
+    """The path (module first) that a linked list of ancestors stands for."""
+    out: list[cst.CSTNode] = []
+    while link is not None:
+        out.append(link[0])
+        link = link[1]
+    out.reverse()
+    return out
+
+
 @dataclass
 class Index:
     entries: dict[int, list[Entry]] = field(default_factory=dict)
-    paths: dict[int, list[cst.CSTNode]] = field(default_factory=dict)  # func -> path to it
+    links: dict[int, Link] = field(default_factory=dict)  # function -> its ancestors
+    _paths: dict[int, list[cst.CSTNode]] = field(default_factory=dict)
+
+    def path(self, func: cst.CSTNode) -> list[cst.CSTNode] | None:
+        """The path from the module to `func` (excluded), or None if it was not seen."""
+        key = id(func)
+        found = self._paths.get(key)
+        if found is None:
+            if key not in self.links:
+                return None
+            found = self._paths[key] = materialise(self.links[key])
+        return found
+
     # Calls by plain name that may reach a module-local function: name -> [(call, path)].
     calls: dict[str, list[tuple[cst.Call, list[cst.CSTNode]]]] = field(default_factory=dict)
 
@@ -135,14 +160,14 @@ class Discovery:
                 self.spellings.add(name)
 
     def run(self) -> Index:
+        # Each stack entry carries its ancestors as a linked list (parent, link), so a path
+        # is only materialised for the few nodes that need one.
         module = self.names.module
-        stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
-        path: list[cst.CSTNode] = []
-        calls: list[tuple[cst.Call, list[cst.CSTNode]]] = []
+        stack: list[tuple[cst.CSTNode, Link]] = [(module, None)]
+        calls: list[tuple[cst.Call, Link]] = []
+        paths = self.index.links
         while stack:
-            node, depth = stack.pop()
-            del path[depth:]
-            path.append(node)
+            node, link = stack.pop()
             kind = type(node)
             if kind is cst.If:
                 # `if JAX_MODE:` with `JAX_MODE = False`: code that never runs applies nothing.
@@ -150,29 +175,30 @@ class Discovery:
                 if truth is not None:
                     live = node.body if truth else node.orelse  # type: ignore[attr-defined]
                     if live is not None:
-                        stack.append((live, depth + 1))
+                        stack.append((live, (node, link)))
                     continue
             if kind is cst.FunctionDef:
-                self.index.paths[id(node)] = path[:-1]
+                paths[id(node)] = link
                 self.def_names.add(node.name.value)  # type: ignore[attr-defined]
                 if node.decorators:  # type: ignore[attr-defined]
-                    self._decorated(node, path[:-1])  # type: ignore[arg-type]
+                    self._decorated(node, materialise(link))  # type: ignore[arg-type]
             elif kind is cst.Lambda:
-                self.index.paths[id(node)] = path[:-1]
+                paths[id(node)] = link
             elif kind is cst.Call:
                 func = node.func  # type: ignore[attr-defined]
                 leaf = _leaf(func)
                 if leaf in self.spellings:
-                    self._call(node, list(path))  # type: ignore[arg-type]
+                    self._call(node, [*materialise(link), node])  # type: ignore[arg-type]
                 elif type(func) is cst.Name:
-                    calls.append((node, list(path)))  # type: ignore[arg-type]
+                    calls.append((node, link))  # type: ignore[arg-type]
+            here = (node, link)
             children = iter_children(node)
             for child in reversed(children):
-                stack.append((child, depth + 1))
-        for call, call_path in calls:
+                stack.append((child, here))
+        for call, link in calls:
             name = call.func.value  # type: ignore[attr-defined]
             if name in self.def_names:
-                self.index.calls.setdefault(name, []).append((call, call_path))
+                self.index.calls.setdefault(name, []).append((call, [*materialise(link), call]))
         return self.index
 
     # ---- decorators -------------------------------------------------------------------

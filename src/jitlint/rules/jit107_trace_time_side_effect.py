@@ -172,18 +172,18 @@ def run(x):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        describe = self.ctx.tracing.describe(trace)
+        describe = self.ctx.tracing.describe  # positions are resolved only for a finding
         if qualname in _CLOCKS:
             self.report(
                 node,
-                f"`{qualname}()` runs once, while {describe} is traced: its result is baked "
+                f"`{qualname}()` runs once, while {describe(trace)} is traced: its result is baked "
                 "into the compiled program as a constant",
                 help="read the clock outside the jitted function and pass the value in",
             )
         elif qualname.startswith(("numpy.random.", "random.")):
             self.report(
                 node,
-                f"`{qualname}` draws once, while {describe} is traced: every call of the "
+                f"`{qualname}` draws once, while {describe(trace)} is traced: every call of the "
                 "compiled program reuses the same number",
                 help="use `jax.random` with a key passed in as an argument",
             )
@@ -196,7 +196,7 @@ def run(x):
                     name = "print" if qualname == "builtins.print" else qualname
                     self.report(
                         node,
-                        f"`{name}` runs once, while {describe} is traced, and shows the "
+                        f"`{name}` runs once, while {describe(trace)} is traced, and shows the "
                         f"tracer `{snippet(self.ctx.module, arg.value)}`, not its values; "
                         "later calls print nothing",
                         help='use `jax.debug.print("{}", x)` to print values on every call',
@@ -256,11 +256,11 @@ def run(x):
         func = enclosing_function(path)
         if func is None or type(func) is not cst.FunctionDef:
             return
-        scope = self.ctx.names.scope(func)
-        if target.value not in scope.declared_global | scope.declared_nonlocal:
-            return
         trace = self._trace(node)
         if trace is None:
+            return
+        scope = self.ctx.names.scope(func)
+        if target.value not in scope.declared_global | scope.declared_nonlocal:
             return
         self.report(
             node,
