@@ -242,3 +242,21 @@ def test_env_rules_report_at_the_write():
     """
     assert [(d.line, d.code) for d in _lint(source, "JIT301")] == [(5, "JIT301")]
     assert [(d.line, d.code) for d in _lint(source, "JIT302")] == [(6, "JIT302")]
+
+
+def test_jit111_staticmethod_swap_is_safe_and_exact():
+    source = textwrap.dedent(
+        """
+        import jax
+        class Ops:
+            @jax.jit
+            @staticmethod
+            def double(x):
+                return 2 * x
+        """
+    )
+    (diagnostic,) = _lint(source, "JIT111")
+    assert diagnostic.fix is not None and diagnostic.fix.applicability == "safe"
+    fixed = _apply(source, diagnostic)
+    assert "    @staticmethod\n    @jax.jit\n    def double" in fixed
+    assert _lint(fixed, "JIT111") == []

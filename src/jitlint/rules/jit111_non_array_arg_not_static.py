@@ -83,8 +83,9 @@ class NonArrayArgNotStatic(Rule):
     literal spec, the fix adds the parameter to `static_argnames` (or its position to
     `static_argnums` when only those are given). It is unsafe: each distinct string now
     compiles its own version, and a caller passing an array there would break. For
-    `@jax.jit` above `@staticmethod` the fix swaps the two decorators (unsafe only in that
-    other code might rely on the class attribute being the jitted object). Methods get help
+    `@jax.jit` above `@staticmethod` (adjacent) the fix swaps the two decorators; it is safe,
+    because the original raises as soon as the class is defined, so no working program can
+    depend on it. Methods get help
     text only: marking `self` static (`partial(jax.jit, static_argnums=0)`) needs hashable,
     immutable instances; registering the class as a pytree, or `eqx.filter_jit` /
     `nnx.jit`, are the alternatives.
@@ -367,7 +368,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 fix = None
                 if position == 0:
                     fix = NodeFix(
-                        "unsafe",
+                        "safe",
                         "apply `staticmethod` after `jax.jit`",
                         (
                             (app.node, self.ctx.module.code_for_node(decorator.decorator)),
