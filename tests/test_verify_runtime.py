@@ -210,10 +210,25 @@ def test_a_wrong_fix_fails_and_is_not_written(tmp_path, scratch, monkeypatch):
     assert "ConcretizationTypeError" in lines["wave.py peak"]
     assert (tmp_path / "wave.py").read_text() == WRONG
     assert "failed verification and were not written" in err
-    # --force writes them anyway, and says so.
-    _, _, err = run_cli("--fix", "--unsafe-fixes", "--verify", "--force", "--no-cache", "wave.py")
+    # --force writes them anyway, and says so; JSON carries each fix's verification.
+    _, out, err = run_cli(
+        "--fix",
+        "--unsafe-fixes",
+        "--verify",
+        "--force",
+        "--no-cache",
+        "--format",
+        "json",
+        "wave.py",
+    )
     assert (tmp_path / "wave.py").read_text() == wrong
     assert "written with --force" in err
+    document = json.loads(out)
+    assert document["summary"] == {"verified": 0, "compiled": 0, "failed": 2, "skipped": 0}
+    (fix,) = document["fixes"]
+    assert fix["code"] == "JIT104"
+    assert fix["verification"]["function"] == "wave"
+    assert fix["verification"]["status"] == "failed"
 
 
 HOSTILE_TAIL = textwrap.dedent(
