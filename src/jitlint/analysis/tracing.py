@@ -256,8 +256,12 @@ class Tracing:
                 outer = self.trace(entry.enclosing)
                 if outer is not None:
                     level = max(level, outer.level)
+            scalars = _scalar_params(entry.func)
             params = {
-                name: Value(kind, ("param", name, entry)) if kind == PYTREE else _KINDS[kind]
+                # A parameter annotated `bool`/`int`/`float` is one array, not a container.
+                name: Value(TRACED if name in scalars else PYTREE, ("param", name, entry))
+                if kind == PYTREE
+                else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
             contributions.append((level, params))
@@ -554,6 +558,18 @@ def _param_names(func: FuncNode) -> list[str]:
         if type(star) is cst.Param:
             names.append(star.name.value)  # type: ignore[attr-defined]
     return names
+
+
+def _scalar_params(func: FuncNode) -> set[str]:
+    """Parameters annotated as a Python scalar type (`flag: bool`, `n: int`)."""
+    p = func.params
+    return {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is not None
+        and type(x.annotation.annotation) is cst.Name
+        and x.annotation.annotation.value in ("bool", "int", "float", "complex")  # type: ignore[attr-defined]
+    }
 
 
 def _is_method(func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:

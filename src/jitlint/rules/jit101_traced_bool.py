@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import TRACED
 from jitlint.rules.base import NodeFix, Rule
@@ -74,9 +75,14 @@ class TracedBool(Rule):
     are not rewritten: `jnp.where` evaluates both sides and `lax.cond` needs both branches
     to return the same types, which needs judgement.
 
+    A parameter used directly as a flag (`if training:` with `training: bool`) gets an
+    unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
+    it then compiles once per value, and callers must pass a Python value.
+
     ## Known problems
-    A bare parameter (`if flag:`) is not reported: a non-static parameter may be a pytree
-    such as a dict or `None`, whose truth value is fine. Values the analysis cannot follow
+    A bare parameter (`if flag:`) is reported only when it is annotated `bool`, `int` or
+    `float`: a non-static parameter may be a pytree such as a dict or `None`, whose truth
+    value is fine. Values the analysis cannot follow
     (attributes of objects, results of functions from other modules) are not reported.
     """
 
@@ -142,6 +148,7 @@ def f(x):
     return -x
 """,
         # A dict pytree parameter's truth value and membership are fine.
+        # (An annotated `flag: bool` is reported; see INVALID.)
         """
 import jax
 @jax.jit
@@ -248,6 +255,15 @@ def f(x, axis, flag):
     return bool(x.any())  # error: JIT101
 f2 = jax.jit(lambda x: 1.0 in abs(x))  # error: JIT101
 """,
+        # A flag parameter that is not static.
+        """
+import jax
+@jax.jit
+def f(x, training: bool):
+    if training:  # error: JIT101
+        return x * 0.5
+    return x
+""",
     )
 
     def _report(
@@ -287,7 +303,8 @@ f2 = jax.jit(lambda x: 1.0 in abs(x))  # error: JIT101
         for sink in _sinks(test):
             value = trace.value(sink)
             if value.kind == TRACED:
-                self._report(sink, value, trace, reason)
+                fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                self._report(sink, value, trace, reason, fix)
                 return
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import STATIC
 from jitlint.rules.base import NodeFix, Rule
@@ -79,7 +80,9 @@ class TracedConcretization(Rule):
     ## Fix safety
     `math.f(x)` on a traced value is rewritten to `jnp.f(x)` where `jax.numpy` has the same
     function. It is unsafe: the result is a 0-d array, not a Python float, so later code
-    that needs a Python number still fails.
+    that needs a Python number still fails. `range(n)` and `int(n)` on a parameter of a
+    function `jax.jit` compiles add the parameter to `static_argnames`; also unsafe: one
+    compilation per value, and callers must pass a hashable Python value.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
@@ -210,6 +213,8 @@ def run(xs):
             if value.traced:
                 name = qualname.removeprefix("builtins.")
                 fix = self._math_fix(node, qualname) if is_math else None
+                if fix is None and qualname in ("builtins.range", "builtins.int"):
+                    fix = static_argname_fix(self.ctx, value)
                 self._report(node, f"`{name}()`", value, fix)
                 return
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import STATIC
 from jitlint.rules.base import NodeFix, Rule
@@ -93,6 +94,9 @@ class TracedShape(Rule):
     `x[i:i + k]` with `k` an integer literal is rewritten to
     `lax.dynamic_slice_in_dim(x, i, k)`. It is unsafe: at the end of the array
     `dynamic_slice` moves the window back to fit, where Python slicing returns fewer items.
+    Otherwise, when the value comes from a parameter of a function `jax.jit` compiles, the
+    parameter is added to `static_argnames`; also unsafe: one compilation per value, and
+    callers must pass a hashable Python value.
 
     ## Known problems
     Sizes derived from `x.shape`, `len(...)`, static parameters and closed-over Python
@@ -172,6 +176,8 @@ def run(x, key):
     def _report(
         self, node: cst.CSTNode, what: str, value: Value, fix: NodeFix | None = None
     ) -> None:
+        if fix is None:
+            fix = static_argname_fix(self.ctx, value)
         self.report(
             node,
             f"{what} must be static, but `{snippet(self.ctx.module, node)}` uses a traced "
