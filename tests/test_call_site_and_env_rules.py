@@ -260,3 +260,29 @@ def test_jit111_staticmethod_swap_is_safe_and_exact():
     fixed = _apply(source, diagnostic)
     assert "    @staticmethod\n    @jax.jit\n    def double" in fixed
     assert _lint(fixed, "JIT111") == []
+
+
+@pytest.mark.jax
+def test_jit301_move_fix_makes_the_flag_effective():
+    pytest.importorskip("jax")
+    source = catalogue.section_code(all_rules()["JIT301"], "Example")
+    (diagnostic,) = _lint(source, "JIT301")
+    assert diagnostic.fix is not None and diagnostic.fix.applicability == "unsafe"
+    fixed = _apply(source, diagnostic)
+    assert _lint(fixed, "JIT301") == []
+    assert "devices 4" in _python(fixed + "\nprint('devices', jax.device_count())\n")
+
+
+def test_jit301_no_move_fix_for_computed_values_or_writes_in_blocks():
+    source = """
+    import os
+    import jax
+    jax.devices()
+    flags = "--xla_dump_to=/tmp/x"
+    os.environ["XLA_FLAGS"] = flags
+    if True:
+        os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/y"
+    """
+    found = _lint(source, "JIT301")
+    assert [d.line for d in found] == [6, 8]
+    assert all(d.fix is None for d in found)

@@ -7,7 +7,7 @@ from typing import Literal
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
-from jitlint.rules.base import FileContext, Rule
+from jitlint.rules.base import FileContext, NodeFix, Rule
 
 # What happened before an environment write, as far as the module's own code shows. Every
 # field holds the first node that made it happen, or None.
@@ -414,6 +414,36 @@ class _Done:
     call: cst.Call
 
 
+def _index_containing(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> int | None:
+    for index, statement in enumerate(body):
+        stack = [statement]
+        while stack:
+            current = stack.pop()
+            if current is node:
+                return index
+            stack.extend(iter_children(current))
+    return None
+
+
+def _imported_before(body: Sequence[cst.CSTNode], name: str, statement: cst.CSTNode) -> bool:
+    """Whether a module-level import binding `name` comes before `statement`."""
+    for current in body:
+        if current is statement:
+            return False
+        if isinstance(current, cst.SimpleStatementLine):
+            for small in current.body:
+                if isinstance(small, cst.Import | cst.ImportFrom) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname else alias.name
+                        while isinstance(bound, cst.Attribute):
+                            bound = bound.value
+                        if isinstance(bound, cst.Name) and bound.value == name:
+                            return True
+    return False
+
+
 def _imports_jax(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Import):
         return any(_head(alias.name) in JAX_IMPORTERS for alias in node.names)
@@ -498,8 +528,12 @@ class LateXlaFlags(Rule):
     ```
 
     ## Fix safety
-    No automatic fix is offered: moving the write above the first computation is the fix,
-    but the value may depend on code between the two. Setting the variable before
+    When both the write (`os.environ["XLA_FLAGS"] = "<literal>"`) and the first computation
+    are one-statement lines at module level, after the import of `os`, the fix moves the
+    write just above the computation (a trailing comment stays behind, on a line of its
+    own). It is unsafe: the flags now take effect, which changes
+    what the program does (that is the point), and a backend started by another module
+    first is not seen. In other cases there is no fix; setting the variable before
     `import jax` (or in the shell) is always early enough.
 
     ## Known problems
@@ -516,6 +550,7 @@ class LateXlaFlags(Rule):
     summary = "`XLA_FLAGS`/`TF_XLA_FLAGS` is written after the backend has read it."
     severity = "warning"
     framework = "jax"
+    fix_availability = "sometimes"
     requires = ("XLA_FLAGS",)
     runtime_error = None
 
@@ -641,10 +676,50 @@ os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/dump"  # error: JIT301
                 continue
             if event is None:
                 continue
+            events = [event]
+            if write.key == "XLA_FLAGS" and write.before.tf_xla is not None:
+                events.append(write.before.tf_xla)
             self.report(
                 write.node,
                 f"`{write.key}` is written after {describe(self.ctx, event)} started {backend}: "
                 "this value is silently ignored",
                 help=f"set `{write.key}` before the first computation or device query "
                 "(right after the imports is early enough), or in the shell",
+                fix=self._move_fix(write, events),
             )
+
+    def _move_fix(self, write: EnvWrite, events: list[cst.CSTNode]) -> NodeFix | None:
+        """Move a module-level `os.environ[KEY] = "literal"` line just above the module-level
+        statement that started the backend, when that is a one-statement line after the
+        import of `os`/`environ`. Anything else (a computed value, an event inside a block,
+        a write in a function) is left to a person."""
+        body = list(self.ctx.module.body)
+        node = write.node
+        if write.kind != "setitem" or len(write.path) != 3 or not isinstance(node, cst.Assign):
+            return None
+        line = write.path[1]
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        if len(node.targets) != 1 or _literal_str(node.value) is None:
+            return None
+        starts = [_index_containing(body, e) for e in events]
+        if any(i is None for i in starts):
+            return None
+        first = body[min(starts)]  # type: ignore[type-var]
+        if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1:
+            return None
+        target = node.targets[0].target
+        head = target.value if isinstance(target, cst.Subscript) else None  # type: ignore[union-attr]
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name) or not _imported_before(body, head.value, first):
+            return None
+        code = self.ctx.module.code_for_node
+        return NodeFix(
+            "unsafe",
+            f"move the `{write.key}` write above the first computation",
+            (
+                (first.body[0], f"{code(node)}\n{code(first.body[0])}"),
+                (node, ""),
+            ),
+        )
