@@ -1,5 +1,6 @@
 """The catalogue's examples under the real compilers: bad ones fail as the rule says, good
-ones run. Skipped where the framework is not installed; CI installs both."""
+ones run, and fixed bad ones run. Skipped where the framework is not installed; CI installs
+both."""
 
 from __future__ import annotations
 
@@ -10,68 +11,37 @@ import pytest
 from jitlint import catalogue, fix_source
 from jitlint.rules import all_rules
 
+_MODULE = {"jax": "jax", "tensorflow": "tensorflow"}
 
-def _rules(framework: str) -> list[object]:
+
+def _params(wanted) -> list[object]:
+    """One param per rule that `wanted` selects, marked with its framework."""
     return [
-        pytest.param(rule, id=code)
+        pytest.param(rule, id=code, marks=getattr(pytest.mark, rule.framework))
         for code, rule in all_rules().items()
-        if rule.framework == framework and rule.runtime_error is not None
+        if rule.framework in _MODULE and wanted(rule)
     ]
 
 
-def _run(source: str) -> None:
+def _run(rule, source: str) -> None:
+    pytest.importorskip(_MODULE[rule.framework])
     exec(compile(source, "<example>", "exec"), {"__name__": "__example__"})
 
 
-@pytest.mark.jax
-@pytest.mark.parametrize("rule", _rules("jax"))
-def test_jax_bad_example_fails_and_good_example_runs(rule):
-    pytest.importorskip("jax")
+@pytest.mark.parametrize("rule", _params(lambda rule: rule.runtime_error is not None))
+def test_bad_example_fails_and_good_example_runs(rule):
     bad = catalogue.section_code(rule, "Example")
     good = catalogue.section_code(rule, "Use instead")
     with pytest.raises(Exception) as failure:
-        _run(bad)
+        _run(rule, bad)
     assert re.search(rule.runtime_error, str(failure.value)), str(failure.value)
-    _run(good)
+    _run(rule, good)
 
 
-@pytest.mark.tensorflow
-@pytest.mark.parametrize("rule", _rules("tensorflow"))
-def test_tf_bad_example_fails_and_good_example_runs(rule):
-    pytest.importorskip("tensorflow")
-    bad = catalogue.section_code(rule, "Example")
-    good = catalogue.section_code(rule, "Use instead")
-    with pytest.raises(Exception) as failure:
-        _run(bad)
-    assert re.search(rule.runtime_error, str(failure.value)), str(failure.value)
-    _run(good)
-
-
-def _fixable(framework: str) -> list[object]:
-    return [
-        pytest.param(rule, id=code)
-        for code, rule in all_rules().items()
-        if rule.framework == framework and rule.fix_availability != "none"
-    ]
-
-
-def _fixed_bad_example(rule) -> str:
+@pytest.mark.parametrize("rule", _params(lambda rule: rule.fix_availability != "none"))
+def test_fixed_bad_example_runs(rule):
     bad = catalogue.section_code(rule, "Example")
     result = fix_source(bad, select=[rule.code], unsafe=True)
     assert result.applied, f"{rule.code}: the fix did not apply to its own bad example"
     assert not [d for d in result.remaining if d.code == rule.code]
-    return result.source
-
-
-@pytest.mark.jax
-@pytest.mark.parametrize("rule", _fixable("jax"))
-def test_jax_fixed_bad_example_runs(rule):
-    pytest.importorskip("jax")
-    _run(_fixed_bad_example(rule))
-
-
-@pytest.mark.tensorflow
-@pytest.mark.parametrize("rule", _fixable("tensorflow"))
-def test_tf_fixed_bad_example_runs(rule):
-    pytest.importorskip("tensorflow")
-    _run(_fixed_bad_example(rule))
+    _run(rule, result.source)

@@ -77,7 +77,8 @@ def display_path(path: Path) -> str:
         return path.as_posix()
 
 
-def run_task(task: Task) -> FileResult:
+def read_task(task: Task) -> bytes | FileResult:
+    """The task's bytes, or the JIT001 result for a file that cannot be read or is too big."""
     source = task.source
     if source is None:
         assert task.path is not None
@@ -87,8 +88,13 @@ def run_task(task: Task) -> FileResult:
         except OSError as exc:
             return _unreadable(task, exc)
     oversized = too_large(task, source)
-    if oversized is not None:
-        return oversized
+    return oversized if oversized is not None else source
+
+
+def run_task(task: Task) -> FileResult:
+    source = read_task(task)
+    if isinstance(source, FileResult):
+        return source
     try:
         return lint_text(source, task.display, task.codes, task.rule_options)
     except Exception as exc:  # never let one file end the run

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
-from jitlint.engine.linter import lint_text
-from jitlint.engine.runner import Task, run_task, too_large
+from jitlint.engine.linter import FileResult, lint_text
+from jitlint.engine.runner import Task, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
@@ -45,18 +45,9 @@ class FixedFile:
 def fix_task(
     task: Task, mode: Mode, unsafe: bool, fixable: Collection[str], defer: bool = False
 ) -> FixedFile:
-    data = task.source
-    if data is None:
-        assert task.path is not None
-        try:
-            with open(task.path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            result = run_task(task)  # reports the unreadable file as JIT001
-            return FixedFile(task.display, remaining=result.diagnostics, errors=result.errors)
-    oversized = too_large(task, data)
-    if oversized is not None:
-        return FixedFile(task.display, remaining=oversized.diagnostics)
+    data = read_task(task)
+    if isinstance(data, FileResult):  # unreadable or too big: reported as JIT001
+        return FixedFile(task.display, remaining=data.diagnostics, errors=data.errors)
     try:
         decoded = decode_source(data)
     except DecodeProblem:
