@@ -254,3 +254,58 @@ def test_explanations_name_the_parameter_and_the_transformation_line():
         "`x` is traced because it is a non-static argument of `f`, which `jax.jit` "
         "compiles at line 4"
     )
+
+
+def test_messages_name_the_value_the_reason_and_the_remedy():
+    from jitlint.engine.linter import lint_text
+
+    source = textwrap.dedent(
+        """
+        import jax
+
+        @jax.jit
+        def f(x, n):
+            for i in range(n):
+                x = x + i
+            return x
+        """
+    )
+    (finding,) = lint_text(source, "case.py", {"JIT102"}).diagnostics
+    assert "`range()`" in finding.message
+    assert (
+        "`n` is traced because it is a non-static argument of `f`, which `jax.jit` compiles "
+        "at line 4" in finding.message
+    )
+    assert finding.help and "static" in finding.help
+    assert finding.fix is not None and finding.fix.applicability == "unsafe"
+
+
+def test_rules_are_silent_under_grad_alone_but_not_under_jit_of_grad():
+    from jitlint.engine.linter import lint_text
+
+    source = textwrap.dedent(
+        """
+        import jax
+
+        def loss(x):
+            if x > 0:
+                return float(x) * x
+            return -x
+
+        g = jax.grad(loss)
+        """
+    )
+    codes = {"JIT101", "JIT102"}
+    assert lint_text(source, "case.py", codes).diagnostics == []
+    jitted = source + "h = jax.jit(jax.grad(loss))\n"
+    # Under jit the differentiated argument is a tracer with no value.
+    found = {(d.line, d.code) for d in lint_text(jitted, "case.py", codes).diagnostics}
+    assert found == {(5, "JIT101"), (6, "JIT102")}
+
+
+def test_untraced_code_can_still_hold_jax_arrays_for_jit106():
+    from jitlint.engine.linter import lint_text
+
+    source = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\n"
+    (finding,) = lint_text(source, "case.py", {"JIT106"}).diagnostics
+    assert finding.fix is not None and finding.fix.applicability == "safe"

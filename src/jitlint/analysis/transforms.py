@@ -276,11 +276,14 @@ class Discovery:
                 target = args[0].value
             else:
                 # A transformation of a transformation, e.g. jax.jit(jax.grad(f)): the inner
-                # call is an entry of its own; the outer one raises its level.
+                # call is an entry of its own; the outer one raises its level, keeping the
+                # inner one's view of the parameters (the outer sees a different signature).
                 inner = self._resolve(target.func, path)  # type: ignore[attr-defined]
                 if inner is not None:
+                    inner_args = target.args  # type: ignore[attr-defined]
+                    inner_options = [a for a in inner_args if a.keyword is not None]
                     for func in self._functions_of(target, inner, path):
-                        params = {p: UNKNOWN for p in _param_names(func)}
+                        params = _params(inner, inner_options, func, False, 0, set())
                         entry = Entry(transform, site, func, params, enclosing)
                         entry.level = max(transform.level, inner.level)
                         self._add(entry)

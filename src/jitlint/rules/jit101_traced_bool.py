@@ -91,7 +91,7 @@ class TracedBool(Rule):
     summary = "A traced value is converted to a Python bool (if/while/assert/and/or/not...)."
     fix_availability = "sometimes"
     runtime_error = "TracerBoolConversionError"
-    requires = ("jax", "flax", "equinox")
+    requires = ("jax", "flax", "equinox", "haiku")
 
     VALID = (
         # Shapes, ndim, dtypes and `is None` are static.

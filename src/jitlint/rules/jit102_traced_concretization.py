@@ -95,7 +95,7 @@ class TracedConcretization(Rule):
     summary = "A traced value is converted to a Python number, list, index or string."
     fix_availability = "sometimes"
     runtime_error = "ConcretizationTypeError|TracerIntegerConversionError|unsupported format"
-    requires = ("jax", "flax", "equinox")
+    requires = ("jax", "flax", "equinox", "haiku")
 
     VALID = (
         """

@@ -109,7 +109,7 @@ class TracedShape(Rule):
     summary = "A traced value is used as a shape, size, axis or slice bound."
     fix_availability = "sometimes"
     runtime_error = "Shapes must be 1D sequences of concrete values|Slice entries must be static"
-    requires = ("jax", "flax", "equinox")
+    requires = ("jax", "flax", "equinox", "haiku")
 
     VALID = (
         """

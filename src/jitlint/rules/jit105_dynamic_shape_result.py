@@ -81,7 +81,7 @@ class DynamicShapeResult(Rule):
     summary = "A value-dependent shape: boolean-mask indexing, or nonzero/unique/... without size=."
     fix_availability = "sometimes"
     runtime_error = "NonConcreteBooleanIndexError|must be statically specified"
-    requires = ("jax", "flax", "equinox")
+    requires = ("jax", "flax", "equinox", "haiku")
 
     VALID = (
         """

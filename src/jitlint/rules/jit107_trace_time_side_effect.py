@@ -74,7 +74,7 @@ class TraceTimeSideEffect(Rule):
     summary = "A Python side effect in traced code runs once per trace, not once per call."
     severity = "warning"
     fix_availability = "sometimes"
-    requires = ("jax", "flax", "equinox")
+    requires = ("jax", "flax", "equinox", "haiku")
 
     VALID = (
         # Printing static values at trace time is deliberate.
