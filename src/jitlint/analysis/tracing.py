@@ -21,6 +21,15 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.analysis.jax_api import (
+    ARRAY_METHODS,
+    CONCRETIZING_METHODS,
+    JAX_BOOLEAN,
+    JAX_SEQUENCE_RESULTS,
+    MAPPING_METHODS,
+    SHAPE_ATTRIBUTES,
+    call_kind,
+)
 from jitlint.analysis.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.analysis.names import Names
 from jitlint.analysis.transforms import (
@@ -50,90 +59,6 @@ from jitlint.analysis.values import (
 )
 
 __all__ = ["ABSTRACT", "GRAD", "FunctionTrace", "Tracing", "Value"]
-
-SHAPE_ATTRIBUTES = frozenset(
-    {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval"}
-)
-# jax.numpy functions answering from shapes and dtypes only: their results are Python values.
-JAX_STATIC = frozenset(
-    f"jax.numpy.{n}"
-    for n in (
-        "shape", "ndim", "size", "result_type", "dtype", "issubdtype", "iinfo", "finfo",
-        "promote_types", "can_cast", "isdtype", "isscalar", "iscomplexobj", "isrealobj",
-        "broadcast_shapes",
-    )
-) | {"jax.lax.broadcast_shapes", "jax.core.concrete_or_error"}  # fmt: skip
-JAX_OP_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.ops.")
-JAX_STATIC_PREFIXES = ("jax.dtypes.", "jax.tree_util.", "jax.tree.", "jax.debug.", "jax.config.")
-JAX_PROCESS = frozenset(
-    f"jax.{n}"
-    for n in (
-        "devices", "device_count", "local_devices", "local_device_count", "process_index",
-        "process_count", "default_backend",
-    )
-)  # fmt: skip
-# NumPy functions that call the array's own method (or only read its shape), so they accept
-# tracers [observed on jax 0.10.2]: the result is whatever the method returns.
-NUMPY_DISPATCH = frozenset(
-    f"numpy.{n}"
-    for n in (
-        "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "std", "var",
-        "argmax", "argmin", "cumsum", "cumprod", "reshape", "transpose", "swapaxes", "squeeze",
-        "round", "around", "repeat", "searchsorted",
-    )
-)  # fmt: skip
-NUMPY_STATIC = frozenset(
-    f"numpy.{n}"
-    for n in (
-        "shape", "ndim", "size", "result_type", "dtype", "issubdtype", "iinfo", "finfo",
-        "promote_types", "can_cast", "isscalar", "iscomplexobj", "isrealobj",
-    )
-)  # fmt: skip
-BUILTIN_STATIC = frozenset(
-    f"builtins.{n}"
-    for n in (
-        "len", "isinstance", "issubclass", "type", "callable", "hasattr", "id", "range",
-        "print", "repr", "str", "hash", "super", "object", "slice", "NotImplementedError",
-        "ValueError", "TypeError", "RuntimeError", "AssertionError", "KeyError",
-    )
-)  # fmt: skip
-BUILTIN_CONTAINERS = frozenset(
-    f"builtins.{n}"
-    for n in ("list", "tuple", "zip", "enumerate", "sorted", "reversed", "iter", "dict", "set")
-)
-# Methods that only arrays have: on a traced pytree parameter they mean it is an array.
-ARRAY_METHODS = frozenset(
-    {
-        "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all", "any",
-        "astype", "reshape", "transpose", "squeeze", "ravel", "flatten", "cumsum", "cumprod",
-        "dot", "clip", "round", "conj", "conjugate", "swapaxes", "take", "repeat", "sort",
-        "argsort", "nonzero", "block_until_ready", "view", "trace", "diagonal",
-    }
-)  # fmt: skip
-# JAX functions returning lists, tuples or pytrees of arrays rather than one array.
-JAX_SEQUENCE_RESULTS = frozenset(
-    [f"jax.lax.{n}" for n in (
-        "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
-        "custom_root", "custom_linear_solve", "platform_dependent", "optimization_barrier",
-    )]
-    + [f"jax.numpy.{n}" for n in (
-        "split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid", "nonzero",
-        "unravel_index", "tril_indices", "triu_indices", "diag_indices", "indices",
-        "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "unique", "histogram",
-        "gradient", "frexp", "modf", "divmod", "where", "linalg.eigh", "linalg.svd",
-        "linalg.qr", "linalg.slogdet", "linalg.eig",
-    )]
-)  # fmt: skip
-JAX_BOOLEAN = frozenset(
-    f"jax.numpy.{n}"
-    for n in (
-        "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
-        "logical_not", "logical_xor", "less", "less_equal", "greater", "greater_equal", "equal",
-        "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
-    )
-)  # fmt: skip
-CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__float__"})
-MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 
 
 class FunctionTrace:
@@ -430,7 +355,7 @@ class Tracing:
             return U
         if qualnames <= TRANSFORMS.keys():
             return Value(STATIC, ("transform", next(iter(qualnames))), pytype=TRANSFORMED)
-        kinds = {_call_kind(q) for q in qualnames}
+        kinds = {call_kind(q) for q in qualnames}
         if len(kinds) != 1:
             return U
         kind = kinds.pop()
@@ -519,30 +444,6 @@ class Tracing:
 TRANSFORMED = "transformed function"
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
-
-
-def _call_kind(qualname: str) -> str:
-    if qualname.startswith(JAX_OP_PREFIXES):
-        return "static" if qualname in JAX_STATIC else "jax"
-    if qualname.startswith(JAX_STATIC_PREFIXES):
-        return "other"
-    if qualname in JAX_PROCESS:
-        return "static"
-    if qualname.startswith("builtins."):
-        if qualname in BUILTIN_STATIC:
-            return "static"
-        if qualname in BUILTIN_CONTAINERS:
-            return "container"
-        if qualname in ("builtins.abs", "builtins.round", "builtins.sum"):
-            return "same"
-        return "other"
-    if qualname.startswith("numpy."):
-        if qualname in NUMPY_STATIC:
-            return "static"
-        return "dispatch" if qualname in NUMPY_DISPATCH else "other"
-    if qualname.startswith("math."):
-        return "other"
-    return "unknown"
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:

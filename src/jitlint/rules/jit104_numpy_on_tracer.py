@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.analysis.tracing import NUMPY_DISPATCH, NUMPY_STATIC, snippet
+from jitlint.analysis.jax_api import NUMPY_DISPATCH, NUMPY_STATIC
+from jitlint.analysis.tracing import snippet
 from jitlint.rules.base import NodeFix, Rule
 
 # jax.numpy functions with the same name and meaning as NumPy's: the targets of the fix.
