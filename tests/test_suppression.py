@@ -43,7 +43,7 @@ def test_other_codes_do_not_suppress(comment):
 
 
 def test_noqa_without_a_colon_is_bare():
-    # flake8 reads `# noqa` followed by text without a colon as a bare noqa.
+    # flake8 reads a noqa comment followed by text without a colon as a bare one.
     comment = "# no" + "qa JIT110"
     assert lines_of(f"{BAD}  {comment}\n") == []
 
