@@ -16,11 +16,6 @@ from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.rules import all_rules
 from jitlint.selection import UnknownSelector, check_selector
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 class ConfigError(Exception):
     """A configuration problem; the message names the file and the key."""
@@ -194,6 +189,17 @@ def _read_text(path: Path) -> str:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(_read_text(path))
-    except tomllib.TOMLDecodeError as exc:
+        return _toml().loads(_read_text(path))
+    except _toml().TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _toml() -> Any:
+    # Imported on first use: a run with no config file never needs a TOML parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib
+    import tomli  # pragma: no cover
+
+    return tomli  # pragma: no cover

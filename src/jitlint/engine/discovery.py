@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_EXCLUDE = [
     ".bzr", ".direnv", ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
@@ -24,6 +26,8 @@ SUFFIXES = (".py", ".pyi")
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
+    import pathspec  # ~15 ms: only runs that match patterns pay for it
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
@@ -37,8 +41,8 @@ class FileFinder:
         force_exclude: bool = False,
     ) -> None:
         self.root = root.resolve()
-        patterns = (DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude)
-        self.exclude = _spec(patterns)
+        self._patterns = (DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude)
+        self._exclude: pathspec.PathSpec | None = None
         self.respect_gitignore = respect_gitignore
         self.force_exclude = force_exclude
         self._gitignores: dict[Path, pathspec.PathSpec | None] = {}
@@ -70,7 +74,9 @@ class FileFinder:
         if relative is None:
             return False
         text = relative + ("/" if is_dir else "")
-        if self.exclude.match_file(text):
+        if self._exclude is None:
+            self._exclude = _spec(self._patterns)
+        if self._exclude.match_file(text):
             return True
         return self.respect_gitignore and self._gitignored(path, is_dir)
 

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pathspec
-
 from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
@@ -45,6 +43,12 @@ class RunResult:
         return [e for f in self.files for e in f.errors]
 
 
+def _gitignore_spec(pattern: str) -> Any:
+    import pathspec  # only projects with per-file-ignores pay for the import
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+
 class RuleSets:
     """The enabled codes for each file: the global selection minus per-file ignores."""
 
@@ -52,7 +56,7 @@ class RuleSets:
         self.settings = settings
         self.enabled = enabled
         self._patterns = [
-            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes)
+            (_gitignore_spec(pattern), codes)
             for pattern, codes in settings.per_file_ignores.items()
         ]
 
