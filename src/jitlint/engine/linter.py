@@ -181,14 +181,19 @@ def _edits(
     module: cst.Module, positions: Any, fix: NodeFix, starts: tuple[str, list[int]] | None
 ) -> Fix | None:
     edits = []
-    for node, text in fix.replacements:
-        span = positions.get(node)
-        if span is None or starts is None:
+    for target, text in fix.replacements:
+        # A pair of nodes stands for the text from the start of the first to the end of the
+        # second (e.g. two consecutive statements merged into one).
+        first, last = target if type(target) is tuple else (target, target)
+        begin, end = positions.get(first), positions.get(last)
+        if begin is None or end is None or starts is None:
             return None
         edit = Edit(
-            span.start.line, span.start.column + 1, span.end.line, span.end.column + 1, text
+            begin.start.line, begin.start.column + 1, end.end.line, end.end.column + 1, text
         )
-        edits.append(_with_parentheses(module, node, edit, *starts))
+        if first is last:
+            edit = _with_parentheses(module, first, edit, *starts)
+        edits.append(edit)
     missing = [statement for statement in fix.imports if statement not in _existing_imports(module)]
     if missing:
         line = _import_line(module, positions)

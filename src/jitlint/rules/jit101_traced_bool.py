@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import TRACED
+from jitlint.analysis.where_fix import where_fix
 from jitlint.rules.base import NodeFix, Rule
 
 _TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
@@ -71,9 +72,14 @@ class TracedBool(Rule):
     ## Fix safety
     Builtin `max(a, b)`/`min(a, b)` on traced values are rewritten to
     `jnp.maximum(a, b)`/`jnp.minimum(a, b)`. The fix is unsafe: the result becomes an array
-    (a Python scalar before, where the code ran at all), and NaN handling differs. Branches
-    are not rewritten: `jnp.where` evaluates both sides and `lax.cond` needs both branches
-    to return the same types, which needs judgement.
+    (a Python scalar before, where the code ran at all), and NaN handling differs.
+
+    A branch that only selects a value becomes `jnp.where(c, A, B)`: `A if c else B`,
+    `if c: return A` / `else: return B`, and `if c: return A` followed directly by
+    `return B`. Unsafe: `jnp.where` evaluates both values (a branch that raises, prints or is
+    expensive now always runs), broadcasts them to one shape, and computes gradients through
+    both. Branches with comments, `elif` chains, statements other than the return, or
+    operands spanning several lines are left alone; `lax.cond` rewrites need judgement.
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
@@ -304,6 +310,8 @@ def f(x, training: bool):
             value = trace.value(sink)
             if value.kind == TRACED:
                 fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                if fix is None and type(owner) in (cst.If, cst.IfExp):
+                    fix = where_fix(self.ctx, owner, self.ctx.path_to(owner))
                 self._report(sink, value, trace, reason, fix)
                 return
 

@@ -80,7 +80,11 @@ class TracedConcretization(Rule):
     ## Fix safety
     `math.f(x)` on a traced value is rewritten to `jnp.f(x)` where `jax.numpy` has the same
     function. It is unsafe: the result is a 0-d array, not a Python float, so later code
-    that needs a Python number still fails. `range(n)` and `int(n)` on a parameter of a
+    that needs a Python number still fails. `float(x)`, `int(x)` or `complex(x)` that only
+    packs a returned value (`return params, {"loss": float(loss)}`) returns `x` itself:
+    unsafe, because callers get a 0-d array instead of a Python number (arithmetic,
+    formatting and comparisons still work; `isinstance(v, float)` and `json.dumps` do not).
+    Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)` on a parameter of a
     function `jax.jit` compiles add the parameter to `static_argnames`; also unsafe: one
     compilation per value, and callers must pass a hashable Python value.
 
@@ -213,10 +217,39 @@ def run(xs):
             if value.traced:
                 name = qualname.removeprefix("builtins.")
                 fix = self._math_fix(node, qualname) if is_math else None
+                if fix is None and qualname in _CONVERSIONS:
+                    fix = self._returned_fix(node)
                 if fix is None and qualname in ("builtins.range", "builtins.int"):
                     fix = static_argname_fix(self.ctx, value)
                 self._report(node, f"`{name}()`", value, fix)
                 return
+
+    def _returned_fix(self, node: cst.Call) -> NodeFix | None:
+        """`float(x)` that only packs a returned value (a metric): return the array itself.
+
+        Unsafe: callers get a 0-d array instead of a Python number (arithmetic, formatting and
+        comparisons still work; `isinstance(v, float)` and JSON encoding do not).
+        """
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return None
+        child: cst.CSTNode = node
+        for ancestor in reversed(self.ctx.parents):
+            kind = type(ancestor)
+            if kind is cst.Return:
+                break
+            if kind is cst.DictElement and ancestor.value is not child:  # type: ignore[attr-defined]
+                return None  # a dict key must stay hashable
+            if kind not in (cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Dict):
+                return None
+            child = ancestor
+        else:
+            return None
+        code = self.ctx.module.code_for_node(node.args[0].value)
+        return NodeFix(
+            "unsafe",
+            "return the array itself; convert with float() outside the jitted function",
+            ((node, code),),
+        )
 
     def _math_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
         twin = _MATH_TWINS.get(qualname.removeprefix("math."))
