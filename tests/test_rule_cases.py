@@ -36,3 +36,36 @@ def test_every_rule_but_jit001_has_both_kinds_of_case():
             continue
         assert rule.VALID, f"{code} has no VALID cases"
         assert rule.INVALID, f"{code} has no INVALID cases"
+
+
+def test_sequence_concatenation_holding_tracers_is_not_an_array():
+    # jax/experimental/jet.py: a list of per-order terms, filled in place; fine under jit.
+    source = textwrap.dedent(
+        """
+        import jax
+        from jax import lax
+
+        @jax.jit
+        def series(x):
+            v = [lax.exp(x)] + [None] * 3
+            v[1] = v[0] * 2
+            return v[1]
+        """
+    )
+    assert found(source, {"JIT106"}) == set()
+
+
+def test_axis_size_is_a_python_int():
+    source = textwrap.dedent(
+        """
+        import math
+        import jax
+        from jax import lax
+
+        @jax.jit
+        def f(x):
+            n = lax.axis_size("i")
+            return x * math.prod((n, 2))
+        """
+    )
+    assert found(source, {"JIT101", "JIT102", "JIT103"}) == set()

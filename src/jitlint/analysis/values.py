@@ -89,6 +89,10 @@ def combine(values: Sequence[Value]) -> Value:
     return U
 
 
+def _is_sequence(node: Any, value: Value) -> bool:
+    return type(node) in (cst.List, cst.Tuple, cst.ListComp) or value.pytype in ("list", "tuple")
+
+
 def container(values: Sequence[Value], pytype: str | None = None) -> Value:
     """A tuple/list/dict built from `values`: a pytree of tracers if any element is traced."""
     hit = first_traced(values)
@@ -470,6 +474,10 @@ class Analyzer:
         op = type(node.operator)
         if op is cst.Modulo and type(node.left) in (cst.SimpleString, cst.ConcatenatedString):
             return U  # %-formatting: a string, or a conversion error
+        if op in (cst.Add, cst.Multiply) and (
+            _is_sequence(node.left, left) or _is_sequence(node.right, right)
+        ):
+            return U  # `[x] + [None] * n`: Python sequence concatenation, not array arithmetic
         value = combine([left, right])
         if value.kind == TRACED and op in _BOOL_OPS and left.boolean and right.boolean:
             return traced(value.why, boolean=True)
