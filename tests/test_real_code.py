@@ -8,6 +8,7 @@ printed in the terminal summary.
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -66,7 +67,9 @@ def test_no_crash_on_installed_package(package):
     files = _files(package)
     if not files:
         pytest.skip(f"{package} is not installed")
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    # Spawned workers: this process may have loaded jax or TF, which forking can deadlock.
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=spawn) as pool:
         results = list(pool.map(_check, files, chunksize=8))
     problems = [(path, problem) for path, _, _, problem in results if problem]
     COUNTS[package] = len(results)

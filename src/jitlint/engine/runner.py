@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,18 @@ def _unreadable(task: Task, exc: OSError) -> FileResult:
     return result
 
 
+def process_pool(jobs: int) -> Any:
+    """A process pool. Forking a process that has jax or TF loaded (a test run, a program
+    embedding jitlint) can deadlock their threads, so such a process spawns its workers;
+    jitlint itself never loads them and keeps the cheap fork."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    loaded = {"jax", "jaxlib", "tensorflow"} & sys.modules.keys()
+    context = multiprocessing.get_context("spawn") if loaded else None
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+
 def run(
     tasks: Iterable[Task], jobs: int | None = None, cache_root: Path | None = None
 ) -> RunResult:
@@ -144,9 +157,8 @@ def run(
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(tasks) >= _MIN_FILES_FOR_POOL:
         # Imported here: multiprocessing costs a one-file (pre-commit) run ~10 ms for nothing.
-        from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:
             linted = list(pool.map(run_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     else:
         linted = [run_task(task) for task in tasks]

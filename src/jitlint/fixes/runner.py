@@ -6,14 +6,13 @@ import difflib
 import functools
 import os
 from collections.abc import Callable, Collection, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.engine.runner import Task, read_task
+from jitlint.engine.runner import Task, process_pool, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
@@ -110,7 +109,7 @@ def run_fixes(
     )
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(tasks) >= 16:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:
             files = list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     else:
         files = [work(task) for task in tasks]
