@@ -302,7 +302,7 @@ class TfModel(KerasLinks):
             if slots is None:
                 return
             for position, keyword in slots:
-                arg = _argument(node, position, keyword)
+                arg = call_argument(node, position, keyword)
                 target = self.resolve_function(arg.value, path) if arg is not None else None
                 if target is not None:
                     scan.callbacks.setdefault(id(owner), []).append(target)
@@ -404,7 +404,8 @@ class TfModel(KerasLinks):
         return contexts
 
 
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+def call_argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    """The argument passed for parameter `keyword` at `position`, if it can be told."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == keyword:
             return arg

@@ -3,22 +3,13 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.analysis.tf_api import SHAPE_ARG_APIS
+from jitlint.analysis.tf_model import call_argument
 from jitlint.analysis.tf_values import TENSOR, Value
 from jitlint.rules.base import Rule
 
 _LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
 _NEVER_CONSTANT = {"loop": "a loop variable", "rng": "a stateful random op"}
 _PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.Variable"}
-
-
-def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    positional = [a for a in call.args if a.keyword is None]
-    if position < len(positional) and not any(a.star for a in positional[: position + 1]):
-        return positional[position]
-    return None
 
 
 class XlaDynamicShape(Rule):
@@ -194,7 +185,7 @@ f = tf.function(step, jit_compile=True)
         api = next(iter(names)).replace("tensorflow.", "tf.", 1)
         values = self.ctx.tf.values
         for position, keyword in next(iter(slots)):
-            arg = _argument(node, position, keyword)
+            arg = call_argument(node, position, keyword)
             if arg is None:
                 continue
             value = values.value(arg.value, path)
