@@ -285,6 +285,21 @@ class JitModel:
                 return bindings[0].node  # type: ignore[return-value]
         return None
 
+    def static_call(
+        self, call: cst.Call, path: Sequence[cst.CSTNode]
+    ) -> tuple[JitApplication, set[int], set[str]] | None:
+        """The jitted callee of `call` with its static positions and names, when both are
+        known (see `StaticSpec.effective`)."""
+        if type(call.func) not in (cst.Name, cst.Call):
+            return None
+        app = self.jitted_callee(call, path)
+        if app is None:
+            return None
+        static = app.spec.effective(app.signature)
+        if static is None:
+            return None
+        return app, static[0], static[1]
+
     def jitted_callee(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> JitApplication | None:
         """The jit application behind the callee of `call`, if the callee is a jitted function.
 

@@ -41,6 +41,7 @@ from jitlint.analysis.transforms import (
     FuncNode,
     Index,
     enclosing_function,
+    param_names,
     static_truth,
 )
 from jitlint.analysis.values import (
@@ -195,7 +196,7 @@ class Tracing:
         if not contributions:
             return None
         level = max(c[0] for c in contributions)
-        names = _param_names(func)
+        names = param_names(func)
         params: dict[str, Value] = {}
         for name in names:
             values = [c[1].get(name, U) for c in contributions if c[0] == level]
@@ -256,7 +257,7 @@ class Tracing:
                         given.boolean,
                     )
                 params[name] = given
-            for name in _param_names(func):
+            for name in param_names(func):
                 if name not in params:
                     # Left at its default: a Python value. *args/**kwargs: unknown.
                     params[name] = S if name in defaults and not unknown_rest else U
@@ -272,7 +273,7 @@ class Tracing:
                 params: dict[str, Value] = {}
             else:
                 path = [*self._path_to(func), func, func.body]  # type: ignore[union-attr]
-                params = {name: U for name in _param_names(func)}  # type: ignore[arg-type]
+                params = {name: U for name in param_names(func)}  # type: ignore[arg-type]
             found = FunctionTrace(self, func, 0, params, [], path)
             self._traces[key] = found
         return found
@@ -450,15 +451,6 @@ def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
     """Short source text of `node` for messages."""
     text = " ".join(module.code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _param_names(func: FuncNode) -> list[str]:
-    p = func.params
-    names = [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
-    for star in (p.star_arg, p.star_kwarg):
-        if type(star) is cst.Param:
-            names.append(star.name.value)  # type: ignore[attr-defined]
-    return names
 
 
 def _scalar_params(func: FuncNode) -> set[str]:

@@ -410,7 +410,8 @@ def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     return None
 
 
-def _param_names(func: FuncNode) -> list[str]:
+def param_names(func: FuncNode) -> list[str]:
+    """Every parameter name of `func`, in order, with *args and **kwargs."""
     p = func.params
     names = [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
     for star in (p.star_arg, p.star_kwarg):
@@ -470,7 +471,7 @@ def _params(
     bound_names: set[str],
 ) -> dict[str, int]:
     """For one application: each parameter's kind (STATIC, PYTREE or UNKNOWN)."""
-    names = _param_names(func)
+    names = param_names(func)
     p = func.params
     positional = [x.name.value for x in (*p.posonly_params, *p.params)]
     with_default = {

@@ -215,16 +215,13 @@ f(x, ([0], 1))  # error: JIT110
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, cst.Name | cst.Call):
-            return
+        if type(node.func) not in (cst.Name, cst.Call):
+            return  # cheap pre-test before building the path
         path = self.ctx.path_to(node)
-        app = self.ctx.jit.jitted_callee(node, path)
-        if app is None:
+        found = self.ctx.jit.static_call(node, path)
+        if found is None or not (found[1] or found[2]):
             return
-        static = app.spec.effective(app.signature)
-        if static is None or static == (set(), set()):
-            return
-        nums, names = static
+        app, nums, names = found
         sig = app.signature
         for index, arg in enumerate(node.args):
             if arg.star:

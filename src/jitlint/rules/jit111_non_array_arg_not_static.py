@@ -306,16 +306,13 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not node.args or not isinstance(node.func, cst.Name | cst.Call):
-            return
+        if not node.args or type(node.func) not in (cst.Name, cst.Call):
+            return  # cheap pre-test before building the path
         path = self.ctx.path_to(node)
-        app = self.ctx.jit.jitted_callee(node, path)
-        if app is None:
+        found = self.ctx.jit.static_call(node, path)
+        if found is None:
             return
-        static = app.spec.effective(app.signature)
-        if static is None:
-            return
-        nums, names = static
+        app, nums, names = found
         sig = app.signature
         # Without a signature JAX's inference from one list to the other is unknown.
         positions_known = sig is not None or app.spec.argnames_arg is None
