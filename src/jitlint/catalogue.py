@@ -1,7 +1,8 @@
 """The rule catalogue: one Markdown page per rule, generated from the rule classes.
 
 The rule's docstring is the single source; `rules/` in the repository holds the rendered pages
-and a test keeps them in step. `python -m jitlint.catalogue rules` rewrites them.
+and a test keeps them in step. `python -m jitlint.catalogue rules` rewrites them, the README's
+rule list and `jitlint/rules/_index.py` (what a run reads to import only the rules it needs).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 import sys
 from pathlib import Path
 
+from jitlint import rules as rules_package
 from jitlint.diagnostics import rule_url
 from jitlint.rules import all_rules
 from jitlint.rules.base import Rule
@@ -111,6 +113,11 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(page.name)
             if not check:
                 page.unlink()
+    index = Path(rules_package.__file__).parent / "_index.py"
+    if index.read_text(encoding="utf-8") != rules_package.render_index():
+        stale.append("jitlint/rules/_index.py")
+        if not check:
+            index.write_text(rules_package.render_index(), encoding="utf-8")
     readme = target.parent / "README.md"
     current = readme.read_text(encoding="utf-8") if readme.exists() else ""
     if README_START in current and update_readme(current) != current:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
-from jitlint.rules import all_rules
+from jitlint.rules import code_for_name, rule_class
 from jitlint.selection import UnknownSelector, check_selector
 
 
@@ -89,7 +89,6 @@ def load_settings(config_path: Path | None = None, start: Path | None = None) ->
 
 def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> Settings:
     settings = Settings(root=path.parent.resolve(), config_path=path)
-    rules_by_name = {rule.name: rule for rule in all_rules().values()}
 
     def where(key: str) -> str:
         return f"{path}: `{prefix + '.' if prefix else ''}{key}`"
@@ -119,8 +118,8 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
         elif key == "verify":
             settings.verify = _verify_table(value, settings.root, where(key))
-        elif key in rules_by_name:
-            rule = rules_by_name[key]
+        elif (code := code_for_name(key)) is not None:
+            rule = rule_class(code)
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)} must be a table of options")
             options: dict[str, Any] = {}

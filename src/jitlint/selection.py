@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from jitlint.rules import all_rules
+from jitlint.rules import default_codes, known_codes
 
 
 class UnknownSelector(ValueError):
@@ -22,7 +22,7 @@ def check_selector(selector: str) -> str:
     selector = selector.strip().upper()
     if selector == "ALL":
         return selector
-    if not any(code.startswith(selector) for code in all_rules()) or not selector:
+    if not any(code.startswith(selector) for code in known_codes()) or not selector:
         raise UnknownSelector(f"unknown rule selector {selector!r}")
     return selector
 
@@ -53,10 +53,9 @@ def resolve_layers(layers: Iterable[Layer]) -> set[str]:
     the file's select and ignore); a layer without it adjusts what came before. Within a layer
     the most specific selector wins, and ignore wins a tie.
     """
-    rules = all_rules()
-    enabled = {code for code, rule in rules.items() if rule.default_enabled}
+    enabled = default_codes()
     for layer in layers:
-        for code in rules:
+        for code in known_codes():
             picked = _specificity(layer.extend_select, code)
             ignored = _specificity(layer.ignore, code)
             if layer.select is not None:

@@ -20,7 +20,8 @@ from jitlint.engine.guards import nesting_problem
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
-from jitlint.rules import all_rules
+from jitlint.rules import may_apply, rule_class, rule_name
+from jitlint.rules._index import INDEX
 from jitlint.rules.base import FileContext, NodeFix, Report, Rule
 
 _NOQA_WORD = re.compile("noqa", re.I)
@@ -41,14 +42,16 @@ def lint_text(
     rule_settings: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     noqa: bool = True,
+    text_gates: bool = True,
 ) -> FileResult:
     """Lint `source` with the rules whose codes are in `codes`.
 
     `noqa=False` leaves `# noqa` comments to the caller (flake8 applies its own); jitlint's
-    own `# jitlint: ...` comments still apply.
+    own `# jitlint: ...` comments still apply. `text_gates=False` runs every selected rule
+    even where its text gate says it cannot fire (the tests use it to show the gates are
+    sound).
     """
     result = FileResult(path)
-    registry = all_rules()
     want_parse_errors = "JIT001" in codes
     if isinstance(source, bytes):
         try:
@@ -85,11 +88,9 @@ def lint_text(
     ctx = FileContext(module, path, source)
     settings = rule_settings or {}
     rules: list[Rule] = [
-        registry[code](ctx, settings.get(code))
+        rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
-        if code in registry
-        and code != "JIT001"
-        and (not registry[code].requires or any(t in source for t in registry[code].requires))
+        if code in INDEX and code != "JIT001" and (not text_gates or may_apply(code, source))
     ]
     if rules:
         walker = Walker(rules, on_error=lambda rule, exc: _rule_failed(result, rule, exc))
@@ -136,10 +137,9 @@ def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
 
 
 def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
-    rule = all_rules()["JIT001"]
     return Diagnostic(
-        rule.code,
-        rule.name,
+        "JIT001",
+        rule_name("JIT001"),
         message,
         path,
         max(line, 1),
@@ -154,7 +154,6 @@ def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diag
     # Positions cost a full codegen pass (~1.9x a parse), so only files with findings pay it.
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     starts = (module.code, line_starts(module.code)) if any(r.fix for r in reports) else None
-    registry = all_rules()
     out = []
     for report in reports:
         where = positions[report.node]
@@ -162,7 +161,7 @@ def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diag
         out.append(
             Diagnostic(
                 code=report.code,
-                name=registry[report.code].name,
+                name=rule_name(report.code),
                 message=report.message,
                 path=path,
                 line=where.start.line,

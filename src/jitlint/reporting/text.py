@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from jitlint.diagnostics import Diagnostic
-from jitlint.rules import all_rules
+from jitlint.rules._index import INDEX
 
 
 def fixable(diagnostic: Diagnostic, unsafe_fixes: bool) -> bool:
@@ -71,7 +71,6 @@ def format_full(
 
 def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
     """Counts per rule, most frequent first: `count  code  [*] name`."""
-    rules = all_rules()
     counts = Counter(d.code for d in diagnostics)
     with_fix = {d.code for d in diagnostics if d.fix is not None}
     if not counts:
@@ -80,7 +79,7 @@ def format_statistics(diagnostics: Sequence[Diagnostic]) -> str:
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return "".join(
         f"{count:>{width}}\t{code}\t{'[*] ' if code in with_fix else ''}"
-        f"{rules[code].name if code in rules else ''}\n"
+        f"{INDEX[code][1] if code in INDEX else ''}\n"
         for code, count in rows
     )
 

@@ -11,15 +11,17 @@ import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import libcst as cst
 
-from jitlint.analysis.jit import JitModel
 from jitlint.analysis.names import Names
-from jitlint.analysis.tf_model import TfModel
-from jitlint.analysis.tracing import Tracing
 from jitlint.diagnostics import Applicability, Severity
+
+if TYPE_CHECKING:
+    from jitlint.analysis.jit import JitModel
+    from jitlint.analysis.tf_model import TfModel
+    from jitlint.analysis.tracing import Tracing
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]
@@ -77,16 +79,24 @@ class FileContext:
 
     @cached_property
     def jit(self) -> JitModel:
+        # The analyses are imported on first use: a run without TF rules never loads the TF
+        # model (start-up time counts for one-file pre-commit runs).
+        from jitlint.analysis.jit import JitModel
+
         return JitModel(self.names)
 
     @cached_property
     def tracing(self) -> Tracing:
         """Which functions JAX traces and which values in them are tracers."""
+        from jitlint.analysis.tracing import Tracing
+
         return Tracing(self.names)
 
     @cached_property
     def tf(self) -> TfModel:
         """The TensorFlow model: graph and XLA contexts, values, dtypes (analysis/tf_*.py)."""
+        from jitlint.analysis.tf_model import TfModel
+
         return TfModel(self.names, self.source)
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:

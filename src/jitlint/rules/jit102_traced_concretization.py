@@ -84,9 +84,9 @@ class TracedConcretization(Rule):
     packs a returned value (`return params, {"loss": float(loss)}`) returns `x` itself:
     unsafe, because callers get a 0-d array instead of a Python number (arithmetic,
     formatting and comparisons still work; `isinstance(v, float)` and `json.dumps` do not).
-    Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)` on a parameter of a
-    function `jax.jit` compiles add the parameter to `static_argnames`; also unsafe: one
-    compilation per value, and callers must pass a hashable Python value.
+    Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)`
+    on a parameter of a function `jax.jit` compiles add the parameter to `static_argnames`;
+    also unsafe: one compilation per value, and callers must pass a hashable Python value.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
