@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.analysis.env_timeline import EnvWrite, timeline
 from jitlint.rules.base import NodeFix, Rule
-from jitlint.rules.jit301_late_xla_flags import EnvWrite, timeline
 
 # The configuration options `import jax` defines on jax 0.10.2, by the type of value
 # `jax.config.update` takes (collected by tracing the option constructors during the
