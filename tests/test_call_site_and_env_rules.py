@@ -168,6 +168,46 @@ def test_jit113_example_recompiles_and_use_instead_does_not():
         assert done.stderr.count(f"Finished XLA compilation of jit({name})") == expected
 
 
+@pytest.mark.jax
+def test_jit113_hoisted_example_compiles_once():
+    pytest.importorskip("jax")
+    bad = catalogue.section_code(all_rules()["JIT113"], "Example")
+    assert bad is not None
+    (diagnostic,) = _lint(bad, "JIT113")
+    assert diagnostic.fix is not None and diagnostic.fix.applicability == "unsafe"
+    fixed = _apply(bad, diagnostic)
+    assert "jitted = jax.jit(lambda y: scale(y, 2.0))\nfor step in range(3):" in fixed
+    assert _lint(fixed, "JIT113") == []
+    counter = "import jax\njax.config.update('jax_log_compiles', True)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", counter + fixed], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.count("Finished XLA compilation of jit(<lambda>)") == 1
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        # The lambda reads the loop variable: traced once, it would keep the first value.
+        "for w in ws:\n    x = jax.jit(lambda y: y * w)(x)\n",
+        # A partial argument assigned in the loop.
+        "for w in ws:\n    s = w * 2\n    x = jax.jit(partial(f, s=s))(x)\n",
+        # An object the lambda reads is changed in the loop.
+        "for w in ws:\n    cfg.s = w\n    x = jax.jit(lambda y: y * cfg.s)(x)\n",
+        # Out of a try: an exception would no longer be caught.
+        "for w in ws:\n    try:\n        x = jax.jit(lambda y: y)(x)\n"
+        "    except TypeError:\n        pass\n",
+        # Not a loop statement.
+        "xs = [jax.jit(lambda y: y)(w) for w in ws]\n",
+    ],
+)
+def test_jit113_no_hoist_when_it_would_change_the_result(loop):
+    source = "import jax\nfrom functools import partial\n" + loop
+    (diagnostic,) = _lint(source, "JIT113")
+    assert diagnostic.fix is None
+
+
 # -- JIT301 / JIT302 -----------------------------------------------------------------------
 
 

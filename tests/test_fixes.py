@@ -122,3 +122,23 @@ def test_imports_a_fix_needs_are_added_once(monkeypatch):
         "import jax.numpy as jnp",
         "import jax",
     ]
+
+
+@pytest.mark.parametrize(
+    ("imports", "spelled", "added"),
+    [
+        ("import jax\nfrom jax import lax\n", "lax.cond(", False),
+        ("import jax\nimport jax.lax as L\n", "L.cond(", False),
+        ("import jax\n", "jax.lax.cond(", False),
+        ("from jax import jit as jax_jit\n", "lax.cond(", True),
+    ],
+)
+def test_jit101_cond_spells_lax_as_the_module_does(imports, spelled, added):
+    decorator = "@jax_jit" if "jax_jit" in imports else "@jax.jit"
+    source = (
+        f"{imports}def f(x):\n    return x\n{decorator}\ndef g(x):\n"
+        "    if x.sum() > 0:\n        y = f(x)\n    else:\n        y = -f(x)\n    return y\n"
+    )
+    result = fix_source(source, select=["JIT101"], unsafe=True)
+    assert f"    y = {spelled}x.sum() > 0, lambda: f(x), lambda: -f(x))\n" in result.source
+    assert ("from jax import lax\n" in result.source) == (added or "from jax import lax" in imports)

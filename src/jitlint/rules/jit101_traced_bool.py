@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.analysis.cond_fix import branch_fix
 from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import TRACED
-from jitlint.analysis.where_fix import where_fix
 from jitlint.rules.base import NodeFix, Rule
 
 _TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
@@ -74,12 +74,31 @@ class TracedBool(Rule):
     `jnp.maximum(a, b)`/`jnp.minimum(a, b)`. The fix is unsafe: the result becomes an array
     (a Python scalar before, where the code ran at all), and NaN handling differs.
 
-    A branch that only selects a value becomes `jnp.where(c, A, B)`: `A if c else B`,
-    `if c: return A` / `else: return B`, and `if c: return A` followed directly by
-    `return B`. Unsafe: `jnp.where` evaluates both values (a branch that raises, prints or is
-    expensive now always runs), broadcasts them to one shape, and computes gradients through
-    both. Branches with comments, `elif` chains, statements other than the return, or
-    operands spanning several lines are left alone; `lax.cond` rewrites need judgement.
+    A two-way choice of one value is rewritten: `A if c else B`, `if c: return A` /
+    `else: return B`, `if c: return A` followed directly by `return B`, and
+    `if c: y = A` / `else: y = B` (one assignment to the same name in each branch).
+
+    - An `if` statement whose branch is a computation becomes
+      `lax.cond(c, lambda: A, lambda: B)` (`return ...` or `y = ...`). A computation calls
+      something other than a `jax.numpy` function, a builtin or a method of a traced array:
+      `f(x)`, `model.apply(x)`, `jax.nn.relu(x)`. Only the taken branch runs and is
+      differentiated. Unsafe: both branches are still traced, so they must return the same
+      shapes and dtypes (`cond branches must have equal output types` otherwise), and `c`
+      must be a scalar.
+    - Everything else becomes `jnp.where(c, A, B)`: plain values and array math, every
+      conditional expression, and branches where one side is a bare literal such as `0.0`
+      (which `lax.cond` would reject for a shape mismatch). Unsafe: `jnp.where` evaluates
+      both values (a branch that raises or is expensive now always runs), broadcasts them to
+      one shape, and computes gradients through both.
+
+    Neither rewrite is offered when the test or a branch has a Python side effect the analysis
+    sees (`print`, `list.append`, logging, the clock, Python or NumPy random numbers, `:=`):
+    both rewrites trace both branches, so it would run for the branch not taken too. Nor when
+    the test converts a tracer itself (`a > 0 and b > 0`, `not`), the assigned name is
+    `global`/`nonlocal`, a branch holds a comment or another statement, an operand spans
+    several lines, or it is an `elif` whose `if` branch is not a single `return` (the rewrite
+    would then also run after that branch). A chain of returns through `elif` becomes nested
+    rewrites, one per pass.
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
@@ -311,7 +330,7 @@ def f(x, training: bool):
             if value.kind == TRACED:
                 fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
-                    fix = where_fix(self.ctx, owner, self.ctx.path_to(owner))
+                    fix = branch_fix(self.ctx, owner, self.ctx.path_to(owner), trace)
                 self._report(sink, value, trace, reason, fix)
                 return
 

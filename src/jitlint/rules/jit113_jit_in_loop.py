@@ -5,6 +5,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from jitlint.analysis.hoist_fix import hoist_fix, names_in
 from jitlint.engine.walker import iter_children
 from jitlint.rules.base import Rule
 
@@ -79,9 +80,22 @@ class JitInLoop(Rule):
     ```
 
     ## Fix safety
-    No automatic fix is offered. Hoisting the jitted function out of the loop (or to module
-    level) is the remedy; values the lambda or partial captures from the loop must become
-    arguments (static ones for non-arrays), which needs a person to decide.
+    Inside a loop, `jax.jit(...)` is hoisted to a new assignment just before the loop, under a
+    name no code in the module uses (`step_jit`, `jitted`, ...), and the call site uses that
+    name. It goes above the outermost enclosing loop it can leave. The fix is offered only
+    when nothing the `jax.jit(...)` expression reads (the free names of a lambda body
+    included) is bound in that loop: not the loop target, no assignment, `del`, `with ... as`,
+    `def`, import, and no attribute or item assignment (`cfg.x = ...`) or in-place method
+    (`history.append(...)`) on it. It is not offered out of a `try`, `with`, `match` or class
+    body, in a comprehension, or when the jitted function is a local `def` inside the loop.
+
+    The fix is unsafe: the `jax.jit(...)` expression (and the arguments of a `partial`) is
+    now evaluated once, before the loop, even when the loop runs zero times or an `if`
+    inside it would have skipped it, and an exception it raises is raised there. The jitted
+    function is now traced once, at the first call, so a value the function reads that the
+    loop changes in a way not visible here (a method that mutates an object, a global
+    rebound by a called function) is baked in from the first iteration. Values that do
+    change per iteration must become arguments, which needs a person to decide.
 
     ## Known problems
     Factories are not reported: when the jitted function is returned, stored, or passed on,
@@ -96,6 +110,7 @@ class JitInLoop(Rule):
     name = "jit-in-loop"
     summary = "`jax.jit` of a new lambda/partial/local function is built and called repeatedly."
     severity = "warning"
+    fix_availability = "sometimes"
     requires = ("jit",)
     runtime_error = None
 
@@ -257,6 +272,9 @@ class Trainer:
         kind = self._fresh_function(node.args[0].value, path, unit)
         if kind is None or not self._called_here(node, path):
             return
+        fix = None
+        if where == "inside a loop":
+            fix = hoist_fix(self.ctx, node, path, self._names_taken)
         if isinstance(where, cst.FunctionDef):
             # Once per call of the function: a hazard only if something calls it repeatedly.
             if where.name.value not in self._called_in_loops:
@@ -268,7 +286,13 @@ class Trainer:
             "cache misses and it traces and compiles again on every run",
             help="build the jitted function once (at module level or before the loop) and "
             "pass changing values as arguments",
+            fix=fix,
         )
+
+    @cached_property
+    def _names_taken(self) -> set[str]:
+        """Names a hoisting fix must not choose: the module's, and those already chosen."""
+        return names_in(self.ctx.module)
 
     @cached_property
     def _called_in_loops(self) -> frozenset[str]:
