@@ -32,6 +32,7 @@ from jitlint.analysis.jax_api import (
 )
 from jitlint.analysis.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.analysis.names import Names
+from jitlint.analysis.narrowing import Guards
 from jitlint.analysis.transforms import (
     ABSTRACT,
     GRAD,
@@ -297,6 +298,7 @@ class Tracing:
             lambda an, node, base: self._attribute_value(node, base),
         )
         analyzer.truth = lambda test: static_truth(self.names, test)
+        analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
 

@@ -187,6 +187,29 @@ def f(x):
             return x
     return -x
 """,
+        # Guards narrow: no tracer is an `int`, so where `isinstance(g, int)` holds, `g` is a
+        # Python value (jax/_src/pallas/mosaic/pipeline.py), also after an early exit.
+        """
+import jax
+from jax import lax
+def filter_indices(indices, grid):
+    return tuple(0 if isinstance(g, int) and g == 1 else i for i, g in zip(indices, grid))
+def body(step, carry):
+    indices, grid = carry
+    return filter_indices(indices, grid), grid
+lax.fori_loop(0, 4, body, ((0, 0), (2, 3)))
+""",
+        """
+import jax
+@jax.jit
+def f(x, n: int, k: int):
+    if not isinstance(n, int):
+        raise TypeError("n must be a Python int")
+    if n > 1:
+        x = x * n
+    scale = 2 if type(k) is int and k > 1 else 1
+    return x * scale
+""",
         # `jit` is numba's here.
         """
 from numba import jit
@@ -260,6 +283,17 @@ def f(x, axis, flag):
         return x
     return bool(x.any())  # error: JIT101
 f2 = jax.jit(lambda x: 1.0 in abs(x))  # error: JIT101
+""",
+        # A tracer is a jax.Array, and `or` runs its right operand when the guard failed.
+        """
+import jax
+@jax.jit
+def f(x, n: int):
+    if isinstance(x, jax.Array) and x.sum() > 0:  # error: JIT101
+        return x
+    if isinstance(n, int) or n > 1:  # error: JIT101
+        return x * 2
+    return -x
 """,
         # A flag parameter that is not static.
         """

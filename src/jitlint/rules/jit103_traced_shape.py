@@ -129,6 +129,16 @@ from functools import partial
 def f(x, n, axis):
     return jnp.zeros(n).sum() + x.sum(axis=axis) + x[1:n].sum()
 """,
+        # Past an isinstance guard's early exit, `n` is a Python int.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def f(x, n):
+    if not isinstance(n, int):
+        return x
+    return jnp.zeros((n, 2)) + x[:n]
+""",
         # A parameter left at its default is static.
         """
 import jax
