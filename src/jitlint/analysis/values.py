@@ -63,6 +63,8 @@ def join(a: Value, b: Value) -> Value:
             return U
         if a.boolean and not b.boolean:
             return Value(a.kind, a.why, False)
+        if a.pytype != b.pytype:  # e.g. instances of two different pytree classes
+            return Value(a.kind, a.why, a.boolean)
         return a
     if a.traced and b.traced:
         return Value(PYTREE, a.why)

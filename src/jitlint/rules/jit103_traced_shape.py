@@ -139,6 +139,17 @@ def f(x, n):
         return x
     return jnp.zeros((n, 2)) + x[:n]
 """,
+        # A static field of an equinox Module.
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+class Net(eqx.Module):
+    width: int = eqx.field(static=True)
+    @eqx.filter_jit
+    def __call__(self, x):
+        return x + jnp.zeros(self.width)
+""",
         # A parameter left at its default is static.
         """
 import jax
