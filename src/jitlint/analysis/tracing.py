@@ -32,6 +32,15 @@ from jitlint.analysis.jax_api import (
 )
 from jitlint.analysis.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.analysis.names import Names
+from jitlint.analysis.narrowing import Guards
+from jitlint.analysis.pytree_fields import (
+    ARRAY_FIELD,
+    STATIC_FIELD,
+    Instance,
+    PytreeClasses,
+    attach_instances,
+    field_kind,
+)
 from jitlint.analysis.transforms import (
     ABSTRACT,
     GRAD,
@@ -121,6 +130,10 @@ class Tracing:
         return Discovery(self.names).run()
 
     @cached_property
+    def pytree_classes(self) -> PytreeClasses:
+        return PytreeClasses(self.names)
+
+    @cached_property
     def active(self) -> bool:
         """Whether anything in the module is traced at all (a cheap early exit for rules)."""
         return bool(self.index.entries)
@@ -190,6 +203,7 @@ class Tracing:
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
+            attach_instances(self.pytree_classes, entry, self._path_to(entry.func), params)
             contributions.append((level, params))
         if type(func) is cst.FunctionDef:
             contributions.extend(self._helper_sites(func))  # type: ignore[arg-type]
@@ -205,6 +219,8 @@ class Tracing:
                 params[name] = hit
             elif all(v.kind == STATIC for v in values):
                 params[name] = S
+            elif len(values) == 1 and values[0].pytype is not None:
+                params[name] = values[0]  # under filter_jit, a pytree class instance
             else:
                 params[name] = U
         path = [*(self.index.path(func) or [self.module]), func, func.body]
@@ -297,6 +313,7 @@ class Tracing:
             lambda an, node, base: self._attribute_value(node, base),
         )
         analyzer.truth = lambda test: static_truth(self.names, test)
+        analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
 
@@ -383,6 +400,12 @@ class Tracing:
 
     def _attribute_value(self, node: cst.Attribute, base: Value) -> Value:
         attr = node.attr.value
+        if type(base.pytype) is Instance:  # `self.n` of an equinox Module, a flax struct
+            kind = field_kind(base.pytype, attr)
+            if kind == STATIC_FIELD:
+                return S
+            if kind == ARRAY_FIELD:
+                return traced(("field", attr, base.pytype, base.why))
         if attr in SHAPE_ATTRIBUTES:
             return S
         if base.kind == TRACED:
@@ -427,6 +450,17 @@ class Tracing:
             if depth < 2 and inner:
                 text += f" ({self.explain(Value(TRACED, inner), depth + 1)})"
             return text
+        if why[0] == "field":
+            _, attr, instance, owner = why
+            text = f"`{attr}` is a non-static field of `{instance.cls.name}`"
+            if not owner or owner[0] != "param":
+                return text
+            _, name, entry = owner
+            leaves = "every leaf" if instance.style == "jit" else "the array leaves"
+            return (
+                f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` at line "
+                f"{self.line(entry.site)}"
+            )
         if why[0] == "op":
             _, qualname, trace = why
             return (

@@ -57,11 +57,14 @@ def join(a: Value, b: Value) -> Value:
         return a
     if a.kind == b.kind:
         if a.kind == STATIC:
-            return a if a.pytype == b.pytype else S
+            # Never `a` itself without a pytype: it may be a narrowing marker (see `narrow`).
+            return a if a.pytype is not None and a.pytype == b.pytype else S
         if a.kind == UNKNOWN:
             return U
         if a.boolean and not b.boolean:
             return Value(a.kind, a.why, False)
+        if a.pytype != b.pytype:  # e.g. instances of two different pytree classes
+            return Value(a.kind, a.why, a.boolean)
         return a
     if a.traced and b.traced:
         return Value(PYTREE, a.why)
@@ -104,6 +107,7 @@ def container(values: Sequence[Value], pytype: str | None = None) -> Value:
 
 
 Env = dict[str, Value]
+Marks = dict[str, tuple[Value, Value | None]]  # narrowed name -> (its marker, value before)
 
 
 def join_envs(a: Env, b: Env) -> Env:
@@ -144,7 +148,11 @@ class Analyzer:
         self.compile_time_eval = 0  # depth inside `with jax.ensure_compile_time_eval():`
         # Answers whether an `if` test is statically true/false (None: unknown).
         self.truth: Callable[[cst.BaseExpression], bool | None] | None = None
+        # Names a test proves are not tracers where it evaluated to the given outcome.
+        self.guards: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
         self._free: dict[str, Value] = {}
+        # Per enclosing loop: the environments at its `continue`s and at its `break`s.
+        self._loops: list[tuple[list[Env], list[Env]]] = []
 
     # ---- statements -------------------------------------------------------------------
     def run_function(self, func: cst.FunctionDef | cst.Lambda | cst.Module) -> None:
@@ -206,6 +214,13 @@ class Analyzer:
             self.eval(node.test)  # type: ignore[attr-defined]
             if node.msg is not None:  # type: ignore[attr-defined]
                 self.eval(node.msg)  # type: ignore[attr-defined]
+            # Past the assert its test held. (Under `python -O` it is skipped, but narrowing
+            # only ever makes values static, so at worst a finding is missed.)
+            self.narrow(node.test, True)  # type: ignore[attr-defined]
+        elif (kind is cst.Continue or kind is cst.Break) and self._loops:
+            continues, breaks = self._loops[-1]
+            (continues if kind is cst.Continue else breaks).append(dict(self.env))
+            return True
         elif kind is cst.Del:
             self._unbind(node.target)  # type: ignore[attr-defined]
         elif kind is cst.Global or kind is cst.Nonlocal:
@@ -276,9 +291,11 @@ class Analyzer:
             return self.block(node.orelse.body)
         before = self.env
         self.env = dict(before)
+        then_marks = self.narrow(node.test, True)
         then_ends = self.block(node.body)
         then_env = self.env
         self.env = dict(before)
+        else_marks = self.narrow(node.test, False)
         else_ends = False
         if node.orelse is not None:
             orelse = node.orelse
@@ -288,17 +305,24 @@ class Analyzer:
         if then_ends and else_ends:
             self.env = join_envs(then_env, else_env)
             return True
+        # After an early exit (`if not isinstance(n, int): return`) the other branch's
+        # narrowing still holds; where both branches fall through, neither does.
         if then_ends:
             self.env = else_env
         elif else_ends:
             self.env = then_env
         else:
+            _restore(then_env, then_marks)
+            _restore(else_env, else_marks)
             self.env = join_envs(then_env, else_env)
         return False
 
     def _loop(self, node: Any) -> bool:
         is_for = type(node) is cst.For
         before = dict(self.env)
+        continues: list[Env] = []
+        breaks: list[Env] = []
+        self._loops.append((continues, breaks))
         for _ in range(2):  # the second pass sees what the first one carried round the loop
             if is_for:
                 iterable = self.eval(node.iter)
@@ -306,10 +330,17 @@ class Analyzer:
             else:
                 self.eval(node.test)
             self.block(node.body)
-            self.env = join_envs(before, self.env)
+            end = self.env
+            for other in continues:  # a `continue` goes back to the loop's head too
+                end = join_envs(end, other)
+            continues.clear()
+            self.env = join_envs(before, end)
             before = dict(self.env)
+        self._loops.pop()
         if node.orelse is not None:
             self.block(node.orelse.body)
+        for other in breaks:  # a `break` skips the `else` and leaves the loop
+            self.env = join_envs(self.env, other)
         return False
 
     def bind_iteration(self, target: cst.CSTNode, iterable: cst.CSTNode, value: Value) -> None:
@@ -406,6 +437,28 @@ class Analyzer:
         self.env = env
         return False
 
+    # ---- narrowing --------------------------------------------------------------------
+    def narrow(self, test: cst.BaseExpression, outcome: bool) -> Marks:
+        """Make the names `test` proves are not tracers (where it evaluated to `outcome`)
+        STATIC in the current environment. Returns what `_restore` needs to undo it."""
+        if self.guards is None:
+            return {}
+        marks: dict[str, tuple[Value, Value | None]] = {}
+        for name in self.guards(test, outcome):
+            # A fresh STATIC object per name: while the name still holds it, nothing has
+            # rebound the name, and undoing the narrowing is safe.
+            marker = Value(STATIC)
+            marks[name] = (marker, self.env.get(name))
+            self.env[name] = marker
+        return marks
+
+    def _narrowed(self, test: cst.BaseExpression, outcome: bool, expr: cst.BaseExpression) -> Value:
+        """Evaluate `expr` where `test` evaluated to `outcome`."""
+        marks = self.narrow(test, outcome)
+        value = self.eval(expr)
+        _restore(self.env, marks)
+        return value
+
     # ---- expressions ------------------------------------------------------------------
     def eval(self, node: cst.CSTNode) -> Value:
         handler = _EXPRESSIONS.get(type(node))
@@ -493,7 +546,8 @@ class Analyzer:
 
     def _boolean(self, node: Any) -> Value:
         left = self.eval(node.left)
-        right = self.eval(node.right)
+        # The right operand runs only when `and`'s left is true / `or`'s left is false.
+        right = self._narrowed(node.left, type(node.operator) is cst.And, node.right)
         return S if left.kind == STATIC and right.kind == STATIC else U
 
     def _comparison(self, node: Any) -> Value:
@@ -527,7 +581,8 @@ class Analyzer:
 
     def _ifexp(self, node: Any) -> Value:
         self.eval(node.test)
-        return join(self.eval(node.body), self.eval(node.orelse))
+        body = self._narrowed(node.test, True, node.body)
+        return join(body, self._narrowed(node.test, False, node.orelse))
 
     def _display(self, node: Any) -> Value:
         values = []
@@ -555,6 +610,7 @@ class Analyzer:
             self.bind_iteration(comp_for.target, comp_for.iter, iterable)
             for condition in comp_for.ifs:
                 self.eval(condition.test)
+                self.narrow(condition.test, True)  # undone with the comprehension's env
             comp_for = comp_for.inner_for_in
         if type(node) is cst.DictComp:
             self.eval(node.key)
@@ -592,6 +648,16 @@ class Analyzer:
 
     def _constant(self, node: Any) -> Value:
         return S
+
+
+def _restore(env: Env, marks: Marks) -> None:
+    """Undo `Analyzer.narrow` in `env`, except for names rebound since."""
+    for name, (marker, old) in marks.items():
+        if env.get(name) is marker:
+            if old is None:
+                del env[name]
+            else:
+                env[name] = old
 
 
 def _element(value: Value) -> Value:

@@ -107,8 +107,13 @@ class TracedBool(Rule):
     ## Known problems
     A bare parameter (`if flag:`) is reported only when it is annotated `bool`, `int` or
     `float`: a non-static parameter may be a pytree such as a dict or `None`, whose truth
-    value is fine. Values the analysis cannot follow
-    (attributes of objects, results of functions from other modules) are not reported.
+    value is fine. Values the analysis cannot follow (attributes of objects, results of
+    functions from other modules) are not reported. Attributes it does follow are the
+    fields of equinox Modules and flax struct dataclasses defined in the same file: fields
+    declared static are static, array fields are traced, and `int`/`bool` fields are traced
+    under `jax.jit` but static under `eqx.filter_jit`. After a guard such as
+    `isinstance(n, int)` (in `and`, `if`, a conditional expression, or before an early
+    `return`), `n` is a Python value, never a tracer.
     """
 
     code = "JIT101"
@@ -206,6 +211,45 @@ def f(x):
             return x
     return -x
 """,
+        # Guards narrow: no tracer is an `int`, so where `isinstance(g, int)` holds, `g` is a
+        # Python value (jax/_src/pallas/mosaic/pipeline.py), also after an early exit.
+        """
+import jax
+from jax import lax
+def filter_indices(indices, grid):
+    return tuple(0 if isinstance(g, int) and g == 1 else i for i, g in zip(indices, grid))
+def body(step, carry):
+    indices, grid = carry
+    return filter_indices(indices, grid), grid
+lax.fori_loop(0, 4, body, ((0, 0), (2, 3)))
+""",
+        """
+import jax
+@jax.jit
+def f(x, n: int, k: int):
+    if not isinstance(n, int):
+        raise TypeError("n must be a Python int")
+    if n > 1:
+        x = x * n
+    scale = 2 if type(k) is int and k > 1 else 1
+    return x * scale
+""",
+        # Static fields of a pytree class, and non-array leaves under `eqx.filter_jit`.
+        """
+import equinox as eqx
+import jax
+class MLP(eqx.Module):
+    w: jax.Array
+    use_bias: bool
+    depth: int = eqx.field(static=True)
+    @eqx.filter_jit
+    def __call__(self, x):
+        for _ in range(self.depth):
+            x = x @ self.w
+        if self.use_bias and self.depth > 1:
+            x = x + 1
+        return x
+""",
         # `jit` is numba's here.
         """
 from numba import jit
@@ -279,6 +323,33 @@ def f(x, axis, flag):
         return x
     return bool(x.any())  # error: JIT101
 f2 = jax.jit(lambda x: 1.0 in abs(x))  # error: JIT101
+""",
+        # A tracer is a jax.Array, and `or` runs its right operand when the guard failed.
+        """
+import jax
+@jax.jit
+def f(x, n: int):
+    if isinstance(x, jax.Array) and x.sum() > 0:  # error: JIT101
+        return x
+    if isinstance(n, int) or n > 1:  # error: JIT101
+        return x * 2
+    return -x
+""",
+        # `jax.jit` traces every leaf of a pytree argument, an `int` field included; only
+        # fields declared static are not.
+        """
+import flax.struct
+import jax
+@flax.struct.dataclass
+class State:
+    w: jax.Array
+    step: int
+    size: int = flax.struct.field(pytree_node=False)
+@jax.jit
+def update(state: State):
+    if state.size > 1 and state.step > 10:  # error: JIT101
+        return state.replace(w=state.w * 2)
+    return state
 """,
         # A flag parameter that is not static.
         """

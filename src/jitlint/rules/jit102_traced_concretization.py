@@ -123,6 +123,17 @@ def f(x):
     k = int(math.sqrt(WIDTH)) + int(np.prod((2, 2)))
     return x * k
 """,
+        # Guarded by isinstance: a Python int there, never a tracer.
+        """
+import jax
+@jax.jit
+def f(x, n):
+    if isinstance(n, int):
+        for i in range(n):
+            x = x + i
+    width = float(n) if isinstance(n, (int, float)) else x.shape[0]
+    return x * width
+""",
         # Under grad alone the rule stays silent.
         """
 import jax

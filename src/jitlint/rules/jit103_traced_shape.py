@@ -129,6 +129,27 @@ from functools import partial
 def f(x, n, axis):
     return jnp.zeros(n).sum() + x.sum(axis=axis) + x[1:n].sum()
 """,
+        # Past an isinstance guard's early exit, `n` is a Python int.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def f(x, n):
+    if not isinstance(n, int):
+        return x
+    return jnp.zeros((n, 2)) + x[:n]
+""",
+        # A static field of an equinox Module.
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+class Net(eqx.Module):
+    width: int = eqx.field(static=True)
+    @eqx.filter_jit
+    def __call__(self, x):
+        return x + jnp.zeros(self.width)
+""",
         # A parameter left at its default is static.
         """
 import jax

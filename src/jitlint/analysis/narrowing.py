@@ -1,0 +1,153 @@
+"""Guard narrowing: which names a test proves are not tracers where the test holds (or fails).
+
+`isinstance(g, int) and g == 1` is fine under jit even when `g` is a traced parameter: no
+tracer is an `int`, so wherever the right operand runs, `g` is a Python value. The Analyzer
+asks `Guards.facts(test, outcome)` for the names a test proves static on the path where it
+evaluated to `outcome`, and treats them as STATIC there (the right operand of `and`/`or`, the
+branches of `if` and of a conditional expression, the code after an early exit).
+
+Only guards that prove "not a tracer" narrow: `isinstance(x, <Python or NumPy types>)`,
+`type(x) is/== int`, `x is None`, and `not isinstance(x, Tracer)`. Container types (`tuple`,
+`list`, `dict`) deliberately do not: a tuple may hold tracers, and a traced pytree's own truth
+value is not reported anyway. `isinstance(x, jax.Array)` proves nothing: tracers are instances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+Facts = frozenset[str]
+NOTHING: Facts = frozenset()
+
+# No tracer is an instance of these: under jax.jit, `isinstance(tracer, T)` was False for each
+# of int, float, bool, complex, str, numbers.Number/Integral/Real, np.ndarray, np.generic and
+# np.number [observed on jax 0.10.2], and True for jax.Array, jnp.ndarray and core.Tracer.
+NOT_TRACER_TYPES = frozenset(
+    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
+    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
+    | {f"numpy.{n}" for n in (
+        "ndarray", "generic", "number", "integer", "signedinteger", "unsignedinteger",
+        "floating", "complexfloating", "bool_",
+    )}
+    | {"types.NoneType"}
+)  # fmt: skip
+# Every tracer is an instance of these, so `not isinstance(x, Tracer)` proves x is not one.
+TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
+
+Resolve = Callable[[cst.CSTNode], frozenset[str]]
+
+
+class Guards:
+    """Reads guards in one function; `resolve` gives an expression's qualified names."""
+
+    def __init__(self, resolve: Resolve) -> None:
+        self.resolve = resolve
+        self._memo: dict[tuple[int, bool], Facts] = {}
+
+    def facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
+        """Names that are not tracers wherever `test` evaluated to `outcome`."""
+        key = (id(test), outcome)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._facts(test, outcome)
+        return found
+
+    def _facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
+        kind = type(test)
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+            return self.facts(test.expression, not outcome)  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation:
+            left = self.facts(test.left, outcome)  # type: ignore[attr-defined]
+            right = self.facts(test.right, outcome)  # type: ignore[attr-defined]
+            is_and = type(test.operator) is cst.And  # type: ignore[attr-defined]
+            # `A and B` true: both held; false: one of them failed, only common facts survive.
+            return left | right if is_and == outcome else left & right
+        if kind is cst.Call:
+            return self._isinstance(test, outcome)  # type: ignore[arg-type]
+        if kind is cst.Comparison:
+            return self._comparison(test, outcome)  # type: ignore[arg-type]
+        return NOTHING
+
+    def _isinstance(self, call: cst.Call, outcome: bool) -> Facts:
+        args = call.args
+        if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+            return NOTHING
+        subject = args[0].value
+        if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.isinstance"):
+            return NOTHING
+        types = self._types(args[1].value)
+        if outcome and types and types <= NOT_TRACER_TYPES:
+            return frozenset({subject.value})
+        if not outcome and types and types <= TRACER_TYPES:
+            return frozenset({subject.value})
+        return NOTHING
+
+    def _comparison(self, test: cst.Comparison, outcome: bool) -> Facts:
+        if len(test.comparisons) != 1:
+            return NOTHING
+        target = test.comparisons[0]
+        op = type(target.operator)
+        left, right = test.left, target.comparator
+        # `x is None` holds / `x is not None` fails: x is None, a Python value.
+        if op in (cst.Is, cst.IsNot) and type(left) is cst.Name and _is_none(right):
+            return frozenset({left.value}) if outcome == (op is cst.Is) else NOTHING
+        # `type(x) is int`, `type(x) == int`, `type(x) in (int, float)`: a tracer's type is a
+        # Tracer subclass, never one of these.
+        if outcome and op in (cst.Is, cst.Equal, cst.In) and type(left) is cst.Call:
+            subject = _type_call_subject(left, self)
+            if subject is not None:
+                types = self._types(right) if op is cst.In else self._types_single(right)
+                if types and types <= NOT_TRACER_TYPES:
+                    return frozenset({subject})
+        return NOTHING
+
+    def _types(self, expr: cst.BaseExpression) -> frozenset[str]:
+        """The qualified names of a class or a tuple of classes; empty when unsure."""
+        if type(expr) is cst.Tuple:
+            out: set[str] = set()
+            for element in expr.elements:  # type: ignore[attr-defined]
+                if type(element) is not cst.Element:
+                    return frozenset()
+                one = self._types_single(element.value)
+                if not one:
+                    return frozenset()
+                out |= one
+            return frozenset(out)
+        return self._types_single(expr)
+
+    def _types_single(self, expr: cst.BaseExpression) -> frozenset[str]:
+        if type(expr) is cst.Call and _is_none_type(expr, self):
+            return frozenset({"types.NoneType"})
+        if type(expr) not in (cst.Name, cst.Attribute):
+            return frozenset()
+        names = self.resolve(expr)
+        return frozenset() if "" in names else names
+
+    def resolves(self, expr: cst.BaseExpression, qualname: str) -> bool:
+        """Whether `expr` is a plain name meaning exactly `qualname`."""
+        return type(expr) is cst.Name and self.resolve(expr) == {qualname}
+
+
+def _is_none(expr: cst.CSTNode) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def _type_call_subject(call: cst.Call, guards: Guards) -> str | None:
+    """`x` in `type(x)`, when `type` is the builtin."""
+    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    subject = call.args[0].value
+    if type(subject) is not cst.Name or not guards.resolves(call.func, "builtins.type"):
+        return None
+    return subject.value
+
+
+def _is_none_type(call: cst.Call, guards: Guards) -> bool:
+    """`type(None)`."""
+    return (
+        len(call.args) == 1
+        and _is_none(call.args[0].value)
+        and guards.resolves(call.func, "builtins.type")
+    )

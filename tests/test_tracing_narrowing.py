@@ -1,0 +1,195 @@
+"""Guard narrowing in the tracing model (analysis/narrowing.py): `isinstance(n, int)` and
+friends prove a name is not a tracer where the guard holds."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from helpers import found
+
+from jitlint.analysis.values import STATIC, TRACED, UNKNOWN
+from jitlint.engine.walker import iter_children
+from jitlint.rules.base import FileContext
+
+HEADER = """\
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import core
+@jax.jit
+def f(x, n: int):
+"""
+
+
+def _value(body: str, expr: str):
+    """The value of the last expression spelled `expr` in the body of the jitted `f`."""
+    source = HEADER + textwrap.indent(textwrap.dedent(body), "    ")
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "case.py", source)
+    func = next(s for s in module.body if type(s) is cst.FunctionDef)
+    trace = ctx.tracing.trace(func)
+    assert trace is not None
+    hits = []
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        code = module.code_for_node(node)
+        if code.startswith("(") and code.endswith(")"):
+            code = code[1:-1]
+        if isinstance(node, cst.BaseExpression) and code == expr:
+            hits.append(node)
+        stack.extend(reversed(iter_children(node)))
+    assert hits, f"{expr!r} not found"
+    return trace.value(hits[-1]).kind
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return isinstance(n, int) and n > 1",
+        "return not isinstance(n, int) or n > 1",
+        "return isinstance(n, (int, float, bool)) and isinstance(x, str) and n > 1",
+        "return (n > 1) if isinstance(n, int) else 0",
+        "return 0 if not isinstance(n, int) else (n > 1)",
+        "if isinstance(n, int):\n    return n > 1\nreturn x",
+        "if not isinstance(n, int):\n    return x\nreturn n > 1",
+        "if not isinstance(n, int):\n    raise TypeError(n)\nreturn n > 1",
+        "if isinstance(n, int):\n    pass\nelse:\n    return x\nreturn n > 1",
+        "for i in range(3):\n    if not isinstance(n, int):\n        continue\n    y = n > 1",
+        "assert isinstance(n, int)\nreturn n > 1",
+        "return type(n) is int and n > 1",
+        "return type(n) in (int, float) and n > 1",
+        "return isinstance(n, type(None)) or isinstance(n, np.ndarray) and n > 1",
+        "return not isinstance(n, core.Tracer) and n > 1",
+        "return n + 1 if n is None else 0",
+        "return [n > 1 for k in range(3) if isinstance(n, int)]",
+        "return isinstance(n, int) and (n > 1)",
+    ],
+)
+def test_guards_make_the_name_static_where_they_hold(body):
+    expr = "n + 1" if "n + 1" in body else "n > 1"
+    assert _value(body, expr) == STATIC
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Tracers are jax.Array instances: these guards prove nothing.
+        "return isinstance(n, jax.Array) and n > 1",
+        "return isinstance(n, (int, jnp.ndarray)) and n > 1",
+        "return isinstance(n, core.Tracer) and n > 1",
+        # The right operand of `or` runs when the guard failed.
+        "return isinstance(n, int) or n > 1",
+        "return n is not None and n > 1",
+        "return n > 1 if not isinstance(n, int) else 0",
+        # The narrowing ends with the branch unless the other branch left.
+        "if isinstance(n, int):\n    pass\nreturn n > 1",
+        "if isinstance(n, int):\n    return x\nreturn n > 1",
+        # Rebound inside the guarded region.
+        "if isinstance(n, int):\n    n = jnp.asarray(n)\n    return n > 1\nreturn x",
+        # Containers may hold tracers.
+        "return isinstance(n, tuple) and n > 1",
+        # A guard on another name.
+        "return isinstance(x, int) and n > 1",
+    ],
+)
+def test_guards_that_prove_nothing_leave_the_name_traced(body):
+    assert _value(body, "n > 1") == TRACED
+
+
+def test_a_shadowed_type_name_does_not_narrow():
+    source = HEADER.replace("import jax\n", "import jax\nint = jax.Array\n", 1)
+    source += "    if isinstance(n, int) and n > 1:\n        return x\n    return -x\n"
+    assert found(source, {"JIT101"}) == {(8, "JIT101")}
+    assert found(source.replace("int = jax.Array\n", ""), {"JIT101"}) == set()
+
+
+def test_continue_and_break_carry_their_values_to_the_loop_head_and_exit():
+    # After the `if`, only the path that did not `continue` goes on: y is static there.
+    # But the traced y reaches the next iteration and the code after the loop.
+    body = """
+    y = 0
+    for i in range(3):
+        z = y
+        if i > 1:
+            y = x.sum()
+            continue
+        w = y
+    return y
+    """
+    assert _value(body, "y") == UNKNOWN  # the last `y`: the return
+    body = """
+    y = 0
+    for i in range(3):
+        if i > 1:
+            y = x.sum()
+            break
+        w = y
+    else:
+        v = y
+    return y
+    """
+    assert _value(body, "y") == UNKNOWN
+    assert _value(body.replace("    return y", ""), "y") == STATIC  # in the else: no break
+
+
+def test_pipeline_filter_indices_is_clean():
+    # jax/_src/pallas/mosaic/pipeline.py: `g` is a grid size, a Python int or an array.
+    source = """
+    import jax
+    from jax import lax
+
+    def _filter_indices(indices, grid):
+        return tuple(
+            0 if isinstance(g, int) and g == 1 else i
+            for i, g in zip(indices, grid, strict=True)
+        )
+
+    def loop_body(step, carry):
+        indices, grid = carry
+        return _filter_indices(indices, grid), grid
+
+    lax.fori_loop(0, 4, loop_body, ((0, 0), (2, 3)))
+    """
+    assert found(source, {"JIT101", "JIT102", "JIT103"}) == set()
+    assert found(source.replace("isinstance(g, int) and ", ""), {"JIT101"}) != set()
+
+
+@pytest.mark.jax
+def test_no_tracer_is_an_instance_of_the_narrowing_types():
+    jax = pytest.importorskip("jax")
+    import importlib
+
+    from jitlint.analysis.narrowing import NOT_TRACER_TYPES, TRACER_TYPES
+
+    def load(qualname: str) -> type:
+        module, _, name = qualname.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+    seen: dict[str, bool] = {}
+
+    def probe(x):
+        for qualname in NOT_TRACER_TYPES | TRACER_TYPES:
+            seen[qualname] = isinstance(x, load(qualname))
+        return x
+
+    for transform in (jax.jit, jax.vmap, jax.grad):
+        seen.clear()
+        transform(probe)(jax.numpy.ones(()) if transform is jax.grad else jax.numpy.ones(2))
+        assert {q for q, hit in seen.items() if hit} == TRACER_TYPES, transform
+
+
+@pytest.mark.jax
+def test_pipeline_filter_indices_runs_under_jax():
+    # The guarded `g == 1` runs only on Python ints; traced grid sizes take the other branch.
+    jax = pytest.importorskip("jax")
+
+    def filter_indices(indices, grid):
+        return tuple(
+            0 if isinstance(g, int) and g == 1 else i for i, g in zip(indices, grid, strict=True)
+        )
+
+    out = jax.jit(lambda i, g: filter_indices(i, (1, g)))((5, 6), jax.numpy.int32(1))
+    assert [int(v) for v in out] == [0, 6]
