@@ -9,7 +9,6 @@ model. `all_rules()` imports everything (listings, docs, the flake8 options).
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import REGISTRY, Rule
@@ -21,6 +20,8 @@ def all_rules() -> dict[str, type[Rule]]:
     """Every registered rule by code, sorted; modules are imported on first call."""
     global _loaded
     if not _loaded:
+        import pkgutil
+
         for info in pkgutil.iter_modules(__path__):
             if info.name not in ("base", "_index"):
                 importlib.import_module(f"{__name__}.{info.name}")
