@@ -57,6 +57,10 @@ PY = Value(PYTHON)
 UNK = Value(UNKNOWN)
 
 
+# Internal modules whose functions build ops (array_ops.shape, gen_math_ops.add, ...).
+_INTERNAL_OPS = ("tensorflow.python.ops.", "tensorflow.python.framework.constant_op.")
+
+
 def join(values: Iterable[Value]) -> Value:
     """One of several possible values (a name assigned twice)."""
     values = list(values)
@@ -382,6 +386,11 @@ class TfValues:
         if names <= STATEFUL_RNG:
             return Value(TENSOR, frozenset({"rng"}))
         for name in names:
+            if name.startswith("tensorflow.python.") and not name.startswith(_INTERNAL_OPS):
+                # TF's internals (eager.context, framework.tensor_util, util.nest, ...) are
+                # mostly Python helpers: `context.executing_eagerly()` and
+                # `tensor_util.is_tf_type(x)` return bools (found in TF's own sources).
+                return UNK
             rest = name[len("tensorflow.") :]
             if name in NON_TENSOR_CALLS or rest.split(".")[-1][:1].isupper():
                 return PY

@@ -103,6 +103,17 @@ def f(x, training=False):
         return x
     return -x
 """,
+        # TF's internal helpers return Python values (TF's own checkpoint code does this).
+        """
+import tensorflow as tf
+from tensorflow.python.eager import context
+from tensorflow.python.framework import tensor_util
+@tf.function(autograph=False)
+def f(x):
+    if context.executing_eagerly() and tensor_util.is_tf_type(x):
+        return x
+    return -x
+""",
         # Eager code may branch on tensors.
         """
 import tensorflow as tf

@@ -112,6 +112,19 @@ def f(x):
     print(x)
     return x
 """,
+        # A list made by the traced function itself, appended to by a nested helper: each
+        # trace builds its own list (Keras' Lambda layer does this).
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    made = []
+    def creator(v):
+        made.append(v)
+        return v
+    y = creator(x * 2)
+    return y, len(made)
+""",
     )
     INVALID = (
         """
@@ -206,6 +219,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
         if owner is self._innermost_function(path):
             return  # a local list
+        if self.ctx.tf.context(scope_path) is not None:
+            return  # bound inside the traced code: each trace builds a new list
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
         ):
