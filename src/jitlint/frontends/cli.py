@@ -235,7 +235,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.fix or args.diff:
         return _fix(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
 
-    result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root)
+    result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root, settings.root)
     diagnostics = result.diagnostics
     for error in result.errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
