@@ -72,6 +72,14 @@ class Inbound:
     def origin(self) -> str:
         return f"{self.caller} ({self.site}), {self.how}"
 
+    def rank(self) -> tuple[Any, ...]:
+        """The order messages prefer: the highest level, a traced argument, then the site
+        (file, line as a number), so the first call named is the most direct cause."""
+        path, _, line = self.site.rpartition(":")
+        traced = any(kind in (TRACED, PYTREE) for _, kind in self.args)
+        key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
+        return (*key, self)
+
     def to_json(self) -> list[Any]:
         return [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]
 
@@ -330,4 +338,4 @@ def inbound_for(
                     record.level, record.args, record.star,
                 )
             )  # fmt: skip
-    return {path: tuple(sorted(calls)) for path, calls in found.items()}
+    return {path: tuple(sorted(calls, key=Inbound.rank)) for path, calls in found.items()}
