@@ -103,7 +103,7 @@ def test_hazard_in_an_imported_helper_is_reported_where_it_is(tmp_path):
 )
 def test_import_spellings(tmp_path, imports, call):
     train = f"import jax\n{imports}\n\n\n@jax.jit\ndef step(x):\n    return {call}\n"
-    status, found, err = check(project(tmp_path, train))
+    _, found, err = check(project(tmp_path, train))
     assert where(found) == [("pkg/util.py", 5, "JIT101")], err
 
 
@@ -128,7 +128,7 @@ def test_helpers_of_the_helper_are_followed(tmp_path):
             return h(y)
         """,
     )
-    status, found, err = check(root)
+    _, found, err = check(root)
     assert where(found) == [("pkg/util.py", 5, "JIT101"), ("pkg/util.py", 15, "JIT102")], err
     via_deep = str(found[0]["message"])
     assert "`outer` (pkg/deep.py:5), called by `step` (pkg/train.py:7)" in via_deep
@@ -223,7 +223,7 @@ def test_cycles_between_modules_end(tmp_path):
             """,
         },
     )
-    status, found, err = check(root)
+    _, found, err = check(root)
     assert where(found) == [("pkg/a.py", 11, "JIT101")], err
     assert "`g` (pkg/b.py:5), called by `f` (pkg/a.py:7)" in str(found[0]["message"])
 
@@ -261,7 +261,7 @@ def test_jobs_and_cache_give_identical_output(tmp_path, monkeypatch):
         before = os.getcwd()
         os.chdir(root)
         try:
-            status, out, err = run_cli("--format", "json", *args, "pkg")
+            _, out, err = run_cli("--format", "json", *args, "pkg")
         finally:
             os.chdir(before)
         assert "error" not in err, err
