@@ -19,7 +19,7 @@ import math
 
 
 def h(x, n=2):
-    if x > 0:  # the hazard, when x is traced
+    if x > 0:
         return x
     return x * n
 
@@ -297,3 +297,21 @@ def test_jobs_and_cache_give_identical_output(tmp_path, monkeypatch):
     moved = cached("-j1")
     assert where(moved) == [("pkg/util.py", 6, "JIT101"), ("pkg/util.py", 16, "JIT102")]
     assert moved == check(root)[1]
+
+
+def test_fix_uses_the_project_pass(tmp_path):
+    """A finding `jitlint check` shows in an imported helper is fixable by `--fix`."""
+    root = project(tmp_path, TRAIN)
+    before = os.getcwd()
+    os.chdir(root)
+    try:
+        status, diff, err = run_cli("--diff", "--unsafe-fixes", "pkg")
+        assert status == 1, err
+        assert "+++ b/pkg/util.py" in diff
+        status, _, err = run_cli("--fix", "--unsafe-fixes", "--no-cache", "pkg")
+    finally:
+        os.chdir(before)
+    assert "error" not in err, err
+    fixed = (root / "pkg/util.py").read_text()
+    assert "jnp.where(x > 0" in fixed
+    assert "JIT101" not in {d["code"] for d in check(root)[1]}

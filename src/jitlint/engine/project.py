@@ -20,16 +20,17 @@ def follow_imports(
     first: list[FileResult],
     lint: Callable[[list], list[FileResult]],
     config_root: str | None,
-) -> list[FileResult]:
+) -> tuple[list[FileResult], dict[str, tuple[Inbound, ...]]]:
     """`first` (the results of `tasks`, in order) with the files that receive calls from
-    traced code elsewhere in the run replaced by a lint that knows those calls."""
+    traced code elsewhere in the run replaced by a lint that knows those calls; and those
+    calls, by display path (files that receive none are left out)."""
     members = [
         (os.path.abspath(task.path), task, index)
         for index, task in enumerate(tasks)
         if task.path is not None and task.inbound is not None
     ]
     if len(members) < 2:
-        return first
+        return first, {}
     project = ProjectFiles.build(((path, task.display) for path, task, _ in members), config_root)
     results = list(first)
     given: dict[str, tuple[Inbound, ...]] = {path: () for path, _, _ in members}
@@ -52,4 +53,4 @@ def follow_imports(
         for (path, _, index), result in zip(changed, lint(batch), strict=True):
             results[index] = result
             given[path] = inbound.get(path, ())
-    return results
+    return results, {task.display: given[path] for path, task, _ in members if given[path]}

@@ -191,11 +191,28 @@ def run(
             return _lint(batch, mapper, cache, digests)
 
         files = lint(tasks)
-        files = follow_imports(tasks, files, lint, str(root) if root is not None else None)
+        files, _ = follow_imports(tasks, files, lint, str(root) if root is not None else None)
     if cache is not None:
         cache.save()
     files.sort(key=lambda f: f.path)
     return RunResult(files)
+
+
+def project_inbound(
+    tasks: list[Task], jobs: int | None, project_root: Path | None
+) -> dict[str, tuple[Inbound, ...]]:
+    """The calls traced code in other files of the run makes to each file (by display
+    path), as `run` finds them: what `--fix` lints each file with."""
+    tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]
+    if len(tasks) < 2:
+        return {}
+    with _mapper(jobs, len(tasks)) as mapper:
+
+        def lint(batch: list[Task]) -> list[FileResult]:
+            return mapper(run_task, batch)
+
+        root = str(project_root) if project_root is not None else None
+        return follow_imports(tasks, lint(tasks), lint, root)[1]
 
 
 def _lint(

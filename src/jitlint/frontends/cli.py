@@ -302,6 +302,7 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
         args.quiet,
         verifier=verifier,
         json_output=args.format == "json",
+        project_root=settings.root,
     )
     if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
         return EXIT_CLEAN
