@@ -153,16 +153,27 @@ Mapper = Callable[[Callable[[Task], FileResult], list[Task]], list[FileResult]]
 
 
 @contextmanager
-def _mapper(jobs: int | None, count: int) -> Iterator[Mapper]:
-    """`map` over tasks: in a process pool for `--jobs` on enough files, else in process."""
+def _mapper(jobs: int | None) -> Iterator[Mapper]:
+    """`map` over a batch of tasks: in a process pool for `--jobs` when the batch is big
+    enough, else in this process. The pool is made on first use, so a run answered from the
+    cache (or a small second round) never pays for it (multiprocessing alone costs a one-file
+    run ~10 ms)."""
     jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and count >= _MIN_FILES_FOR_POOL:
-        with process_pool(jobs) as pool:
-            yield lambda work, tasks: list(
-                pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
-            )
-    else:
-        yield lambda work, tasks: [work(task) for task in tasks]
+    pool = None
+
+    def mapper(work: Callable[[Task], FileResult], tasks: list[Task]) -> list[FileResult]:
+        nonlocal pool
+        if jobs > 1 and len(tasks) >= _MIN_FILES_FOR_POOL:
+            if pool is None:
+                pool = process_pool(jobs)
+            return list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+        return [work(task) for task in tasks]
+
+    try:
+        yield mapper
+    finally:
+        if pool is not None:
+            pool.shutdown()
 
 
 def run(
@@ -185,7 +196,7 @@ def run(
         codes = frozenset().union(*(task.codes for task in tasks))
         cache = ResultCache(cache_root, codes, tasks[0].rule_options)
     root = project_root or cache_root
-    with _mapper(jobs, len(tasks)) as mapper:
+    with _mapper(jobs) as mapper:
 
         def lint(batch: list[Task]) -> list[FileResult]:
             return _lint(batch, mapper, cache, digests)
@@ -206,7 +217,7 @@ def project_inbound(
     tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]
     if len(tasks) < 2:
         return {}
-    with _mapper(jobs, len(tasks)) as mapper:
+    with _mapper(jobs) as mapper:
 
         def lint(batch: list[Task]) -> list[FileResult]:
             return mapper(run_task, batch)
