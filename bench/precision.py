@@ -4,10 +4,12 @@ Usage: python bench/precision.py [--cache DIR] [--select CODES] [--framework jax
                                  [--json OUT] [NAME ...]
 
 Builds (or reuses) the pinned corpus with bench/corpus.py, lints every kept .py file with the
-selected rules (default: every registered rule; `--framework jax` keeps the JAX rules), and
-prints, per package and per rule: files, lines, findings, findings per 1,000 and per 10,000
-lines, then every finding as `path:line: CODE message`. Library code is mostly correct, so
-nearly every finding is either a real bug or a false positive to fix at its root; read them.
+selected rules (default: every registered rule; `--framework jax` keeps the JAX rules), each
+package as one project, as `jitlint PACKAGE_DIR` does (traced calls into helpers imported from
+other files of the package are followed), and prints, per package and per rule: files, lines,
+findings, findings per 1,000 and per 10,000 lines, then every finding as `path:line: CODE
+message`. Library code is mostly correct, so nearly every finding is either a real bug or a
+false positive to fix at its root; read them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import corpus  # bench/ is not a package
 
-from jitlint.engine.linter import lint_text
+from jitlint.engine.runner import Task, run
 from jitlint.rules import all_rules
 
 
@@ -39,14 +41,15 @@ class PackageResult:
 
 def lint_package(pin: corpus.Pin, root: Path, codes: set[str]) -> PackageResult:
     result = PackageResult(pin.name, pin.version)
+    tasks = []
     for path in corpus.python_files(root):
-        data = path.read_bytes()
         result.files += 1
-        result.lines += data.count(b"\n")
-        relative = str(path.relative_to(root.parent))
-        linted = lint_text(data, relative, codes)
-        result.errors.extend(linted.errors)
-        result.findings.extend((relative, d.line, d.code, d.message) for d in linted.diagnostics)
+        result.lines += path.read_bytes().count(b"\n")
+        tasks.append(Task(str(path.relative_to(root.parent)), str(path), frozenset(codes), {}))
+    # The CLI's path without the cache: one process, the whole package as one project.
+    linted = run(tasks, jobs=1, project_root=root)
+    result.errors.extend(linted.errors)
+    result.findings.extend((d.path, d.line, d.code, d.message) for d in linted.diagnostics)
     return result
 
 

@@ -3,7 +3,9 @@ inside it are tracers.
 
 A function is traced when a transformation is applied to it (see `transforms.py`), or when a
 traced function calls it by a name that resolves to a module-local `def` (a helper); a
-helper's parameters are traced when some traced call site passes a traced value. Everything
+helper's parameters are traced when some traced call site passes a traced value. The runner
+may also hand over *inbound* calls from traced code in other files of the run (see
+`project.py`): they count as call sites of the named top-level `def`. Everything
 is computed on demand and cached: finding the applications costs one pass over the module;
 a function's values are computed only when a rule asks about code inside it.
 
@@ -14,7 +16,7 @@ transformation reaches (analysed only for JIT106, which needs "is this a JAX arr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -33,6 +35,7 @@ from jitlint.analysis.jax_api import (
 from jitlint.analysis.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.analysis.names import Names
 from jitlint.analysis.narrowing import Guards
+from jitlint.analysis.project import Inbound, bind_arguments, inbound_contribution
 from jitlint.analysis.pytree_fields import (
     ARRAY_FIELD,
     STATIC_FIELD,
@@ -89,6 +92,7 @@ class FunctionTrace:
         self.params = params
         self.entries = entries
         self.path = path  # from the module to the function's body
+        self.inbound: list[Inbound] = []  # calls from traced code in other files
         self._analyzer: Analyzer | None = None
         self.analysing = False
 
@@ -118,9 +122,12 @@ class FunctionTrace:
 
 
 class Tracing:
-    def __init__(self, names: Names) -> None:
+    def __init__(
+        self, names: Names, inbound: Mapping[str, Sequence[Inbound]] | None = None
+    ) -> None:
         self.names = names
         self.module = names.module
+        self.inbound = inbound or {}  # top-level function name -> calls from other files
         self._traces: dict[int, FunctionTrace | None] = {}
         self._in_progress: set[int] = set()
         self._qualnames: dict[int, frozenset[str]] = {}
@@ -136,7 +143,7 @@ class Tracing:
     @cached_property
     def active(self) -> bool:
         """Whether anything in the module is traced at all (a cheap early exit for rules)."""
-        return bool(self.index.entries)
+        return bool(self.index.entries) or bool(self.inbound)
 
     @cached_property
     def positions(self) -> Any:
@@ -205,8 +212,11 @@ class Tracing:
             }
             attach_instances(self.pytree_classes, entry, self._path_to(entry.func), params)
             contributions.append((level, params))
+        inbound: list[Inbound] = []
         if type(func) is cst.FunctionDef:
             contributions.extend(self._helper_sites(func))  # type: ignore[arg-type]
+            inbound = self._inbound_calls(func)  # type: ignore[arg-type]
+            contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
         if not contributions:
             return None
         level = max(c[0] for c in contributions)
@@ -224,21 +234,25 @@ class Tracing:
             else:
                 params[name] = U
         path = [*(self.index.path(func) or [self.module]), func, func.body]
-        return FunctionTrace(self, func, level, params, entries, path)
+        trace = FunctionTrace(self, func, level, params, entries, path)
+        trace.inbound = inbound
+        return trace
+
+    def _inbound_calls(self, func: cst.FunctionDef) -> list[Inbound]:
+        """The inbound calls that reach `func`: it must be the module-level `def` its name
+        is bound to, once (as the runner checked with the same rule)."""
+        calls = self.inbound.get(func.name.value)
+        if not calls or self.index.path(func) != [self.module]:
+            return []
+        bindings = self.names.scope(self.module).bindings.get(func.name.value)
+        if not bindings or len(bindings) != 1 or bindings[0].node is not func:
+            return []
+        return list(calls)
 
     def _helper_sites(self, func: cst.FunctionDef) -> list[tuple[int, dict[str, Value]]]:
         """Contributions from traced functions calling `func` by name."""
-        out = []
-        p = func.params
-        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
-        keyword = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
-        defaults = {
-            x.name.value
-            for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-            if x.default is not None
-        }
-        is_method = _is_method(func, self.index.path(func) or [])
-        if is_method:
+        out: list[tuple[int, dict[str, Value]]] = []
+        if _is_method(func, self.index.path(func) or []):
             return out
         for call, call_path in self.index.calls.get(func.name.value, []):
             bindings = self.names.lookup(func.name.value, call_path)
@@ -251,33 +265,27 @@ class Tracing:
             if caller is None or caller.level == 0 or caller.analysing:
                 continue
             values = caller.analyzer.values
-            params: dict[str, Value] = {}
-            unknown_rest = False
-            for index, arg in enumerate(call.args):
+            args: list[tuple[str | None, Value]] = []
+            star = False
+            for arg in call.args:
                 if arg.star:
-                    unknown_rest = True
+                    star = True
                     break
-                if arg.keyword is not None:
-                    name = arg.keyword.value
-                    if name not in keyword:
-                        continue
-                elif index < len(positional):
-                    name = positional[index]
-                else:
-                    continue
-                given = values.get(id(arg.value), U)
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                args.append((keyword, values.get(id(arg.value), U)))
+
+            def wrap(
+                name: str, given: Value, caller: FunctionTrace = caller, call: cst.Call = call
+            ) -> Value:
                 if given.traced:
-                    given = Value(
+                    return Value(
                         PYTREE if given.kind == PYTREE else TRACED,
                         ("arg", name, caller, call, given.why),
                         given.boolean,
                     )
-                params[name] = given
-            for name in param_names(func):
-                if name not in params:
-                    # Left at its default: a Python value. *args/**kwargs: unknown.
-                    params[name] = S if name in defaults and not unknown_rest else U
-            out.append((caller.level, params))
+                return given
+
+            out.append((caller.level, bind_arguments(func, args, star, wrap)))
         return out
 
     def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
@@ -423,6 +431,9 @@ class Tracing:
             return f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} " + (
                 f"at line {self.line(entry.site)}"
             )
+        if trace.inbound:
+            first = trace.inbound[0]
+            return f"{name}, which {first.caller} ({first.site}) calls from traced code"
         return f"{name}, which traced code calls"
 
     def explain(self, value: Value, depth: int = 0) -> str:
@@ -460,6 +471,12 @@ class Tracing:
             return (
                 f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` at line "
                 f"{self.line(entry.site)}"
+            )
+        if why[0] == "import":
+            _, name, func, call = why
+            return (
+                f"`{name}` is traced because {call.origin}, passes a traced value to "
+                f"`{func.name.value}`"
             )
         if why[0] == "op":
             _, qualname, trace = why

@@ -133,6 +133,9 @@ class Index:
 
     # Calls by plain name that may reach a module-local function: name -> [(call, path)].
     calls: dict[str, list[tuple[cst.Call, list[cst.CSTNode]]]] = field(default_factory=dict)
+    # Calls of a name or dotted name whose head some import binds: they may reach a function
+    # of another module (see project.py). Paths stay linked lists: most are never needed.
+    imported_calls: list[tuple[cst.Call, Link]] = field(default_factory=list)
 
 
 def enclosing_function(path: Sequence[cst.CSTNode]) -> FuncNode | None:
@@ -165,6 +168,8 @@ class Discovery:
         module = self.names.module
         stack: list[tuple[cst.CSTNode, Link]] = [(module, None)]
         calls: list[tuple[cst.Call, Link]] = []
+        dotted_calls: list[tuple[cst.Call, Link]] = []
+        imported: set[str] = set()
         paths = self.index.links
         while stack:
             node, link = stack.pop()
@@ -191,6 +196,10 @@ class Discovery:
                     self._call(node, [*materialise(link), node])  # type: ignore[arg-type]
                 elif type(func) is cst.Name:
                     calls.append((node, link))  # type: ignore[arg-type]
+                elif type(func) is cst.Attribute:
+                    dotted_calls.append((node, link))  # type: ignore[arg-type]
+            elif kind is cst.Import or kind is cst.ImportFrom:
+                imported.update(_import_names(node))
             here = (node, link)
             children = iter_children(node)
             for child in reversed(children):
@@ -199,6 +208,10 @@ class Discovery:
             name = call.func.value  # type: ignore[attr-defined]
             if name in self.def_names:
                 self.index.calls.setdefault(name, []).append((call, [*materialise(link), call]))
+        if imported:
+            for call, link in (*calls, *dotted_calls):
+                if _head(call.func) in imported:
+                    self.index.imported_calls.append((call, link))
         return self.index
 
     # ---- decorators -------------------------------------------------------------------
@@ -398,6 +411,26 @@ def _leaf(expr: cst.CSTNode) -> str:
     if kind is cst.Attribute:
         return expr.attr.value  # type: ignore[attr-defined]
     return ""
+
+
+def _head(expr: cst.BaseExpression) -> str:
+    """`a` for `a.b.c`; "" when the dotted chain does not start with a name."""
+    while type(expr) is cst.Attribute:
+        expr = expr.value  # type: ignore[attr-defined]
+    return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
+
+
+def _import_names(node: cst.CSTNode) -> list[str]:
+    names = node.names  # type: ignore[attr-defined]
+    if type(names) is cst.ImportStar:
+        return []
+    out = []
+    for alias in names:
+        bound = alias.asname.name if alias.asname is not None else alias.name
+        head = _head(bound)
+        if head:
+            out.append(head)
+    return out
 
 
 def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:

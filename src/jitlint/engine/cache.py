@@ -1,10 +1,13 @@
 """Result cache: an unchanged file with unchanged settings is not linted again.
 
 One JSON file per (jitlint build, selected codes, rule options) under `.jitlint_cache/` in the
-project root, mapping each path to the hash of its bytes, the codes it was linted with and its
-findings. A hit needs the same bytes and the same codes. The "build" is the version plus the
-size and mtime of jitlint's own modules, so an edited rule in a development checkout does not
-serve stale results under an unchanged version number.
+project root, mapping each path to the hash of its bytes, the codes it was linted with, its
+findings, and what the project pass needs from it (its outbound calls and top-level defs).
+A hit needs the same bytes and the same codes. A file linted again with inbound calls from
+other files (the project pass) has its result stored beside, keyed by a hash of those calls:
+a changed caller changes the key, a changed file drops every variant. The "build" is the
+version plus the size and mtime of jitlint's own modules, so an edited rule in a development
+checkout does not serve stale results under an unchanged version number.
 
 The cache is an optimisation only: a cache that cannot be read is empty, and one that cannot
 be written is skipped silently.
@@ -22,9 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from jitlint import __version__
+from jitlint.analysis.project import CallRecord, Inbound
 from jitlint.diagnostics import Diagnostic, Edit, Fix
+from jitlint.engine.linter import FileResult
 
 CACHE_DIR = ".jitlint_cache"
+_MAX_VARIANTS = 4  # results with inbound calls kept per file (a caller edited back and forth)
 
 
 @lru_cache(maxsize=1)
@@ -46,6 +52,15 @@ def content_hash(data: bytes) -> str:
 
 def _codes_key(codes: Iterable[str]) -> str:
     return ",".join(sorted(codes))
+
+
+def inbound_key(inbound: Iterable[Inbound] | None) -> str:
+    """ "" for a file linted on its own; else a hash of the calls it was given."""
+    calls = [call.to_json() for call in inbound or ()]
+    if not calls:
+        return ""
+    text = json.dumps(calls, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 class ResultCache:
@@ -74,20 +89,47 @@ class ResultCache:
         return os.path.relpath(os.path.abspath(path), self.root)
 
     def get(
-        self, key: str, digest: str, codes: Iterable[str], display: str
-    ) -> list[Diagnostic] | None:
+        self, key: str, digest: str, codes: Iterable[str], display: str, inbound: str = ""
+    ) -> FileResult | None:
+        """The cached result for these bytes and codes, linted with the inbound calls whose
+        `inbound_key` is `inbound`."""
         entry = self.entries.get(key)
-        if not entry or entry[0] != digest or entry[1] != _codes_key(codes):
+        if not entry or len(entry) != 6 or entry[0] != digest or entry[1] != _codes_key(codes):
             return None
         try:
-            return [_decode(item, display) for item in entry[2]]
-        except (TypeError, ValueError, KeyError):  # written by another layout: a miss
+            diagnostics, outbound = entry[2], entry[3]
+            if inbound:
+                variant = entry[5].get(inbound)
+                if variant is None:
+                    return None
+                diagnostics, outbound = variant
+            return FileResult(
+                display,
+                [_decode(item, display) for item in diagnostics],
+                outbound=[CallRecord.from_json(item) for item in outbound],
+                defs=frozenset(entry[4]),
+            )
+        except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss
             return None
 
     def put(
-        self, key: str, digest: str, codes: Iterable[str], diagnostics: list[Diagnostic]
+        self, key: str, digest: str, codes: Iterable[str], result: FileResult, inbound: str = ""
     ) -> None:
-        self.entries[key] = [digest, _codes_key(codes), [_encode(d) for d in diagnostics]]
+        diagnostics = [_encode(d) for d in result.diagnostics]
+        outbound = [call.to_json() for call in result.outbound]
+        if not inbound:
+            self.entries[key] = [
+                digest, _codes_key(codes), diagnostics, outbound, sorted(result.defs), {}
+            ]  # fmt: skip
+        else:
+            entry = self.entries.get(key)
+            if not entry or len(entry) != 6 or entry[0] != digest:
+                return  # the file's own entry comes first; without it, nothing to add to
+            variants = entry[5]
+            variants.pop(inbound, None)
+            variants[inbound] = [diagnostics, outbound]
+            while len(variants) > _MAX_VARIANTS:
+                del variants[next(iter(variants))]
         self.changed = True
 
     def save(self) -> None:

@@ -7,13 +7,14 @@ import bisect
 import re
 import sys
 import traceback
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.analysis.project import CallRecord, Inbound, outbound_calls, top_level_defs
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.guards import nesting_problem
@@ -33,6 +34,10 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Internal errors (a rule crashed): "path: JIT110: ValueError: ..." lines for stderr.
     errors: list[str] = field(default_factory=list)
+    # The project pass only (`inbound` given): calls from this file's traced code to
+    # functions of other modules, and the names of its top-level functions.
+    outbound: list[CallRecord] = field(default_factory=list)
+    defs: frozenset[str] = frozenset()
 
 
 def lint_text(
@@ -43,13 +48,16 @@ def lint_text(
     *,
     noqa: bool = True,
     text_gates: bool = True,
+    inbound: Sequence[Inbound] | None = None,
 ) -> FileResult:
     """Lint `source` with the rules whose codes are in `codes`.
 
     `noqa=False` leaves `# noqa` comments to the caller (flake8 applies its own); jitlint's
     own `# jitlint: ...` comments still apply. `text_gates=False` runs every selected rule
     even where its text gate says it cannot fire (the tests use it to show the gates are
-    sound).
+    sound). `inbound` (the project pass, see analysis/project.py) are calls from traced code
+    in other files to this file's top-level functions; given (even empty), the result also
+    lists this file's outbound calls.
     """
     result = FileResult(path)
     want_parse_errors = "JIT001" in codes
@@ -86,16 +94,30 @@ def lint_text(
         return result
 
     ctx = FileContext(module, path, source)
+    if inbound:
+        by_function: dict[str, list[Inbound]] = {}
+        for call in inbound:
+            by_function.setdefault(call.function, []).append(call)
+        ctx.inbound = by_function
     settings = rule_settings or {}
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
-        if code in INDEX and code != "JIT001" and (not text_gates or may_apply(code, source))
+        if code in INDEX
+        and code != "JIT001"
+        and (
+            not text_gates
+            or may_apply(code, source)
+            # A helper traced from another file need not mention jax at all.
+            or bool(inbound and rule_class(code).uses_tracing)
+        )
     ]
     if rules:
         walker = Walker(rules, on_error=lambda rule, exc: _rule_failed(result, rule, exc))
         ctx.parents = walker.parents
         walker.walk(module)
+    if inbound is not None:
+        _project_facts(result, ctx, any(rule.uses_tracing for rule in rules))
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(module, path, reports))
@@ -108,6 +130,19 @@ def lint_text(
         ]
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) -> None:
+    """What the project pass needs from this file (analysis/project.py). Without a tracing
+    rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
+    calls), nothing is traced, so nothing goes out."""
+    result.defs = top_level_defs(ctx.module)
+    if not tracing_rules:
+        return
+    try:
+        result.outbound = outbound_calls(ctx.tracing)
+    except Exception as exc:  # a crash here must not lose the file's findings
+        _rule_failed(result, "project pass", exc)
 
 
 def _hide_noqa(source: str) -> str:

@@ -7,12 +7,13 @@ rules whose fixes were applied in that pass.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
+from jitlint.analysis.project import Inbound
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.fixes.edits import apply_edits, choose
@@ -49,13 +50,15 @@ def fix_text(
     *,
     unsafe: bool = False,
     fixable: Collection[str] | None = None,
+    inbound: Sequence[Inbound] | None = None,
 ) -> FixOutcome:
-    """Fix `source` with the rules in `codes`; `fixable` limits which codes may fix."""
+    """Fix `source` with the rules in `codes`; `fixable` limits which codes may fix.
+    `inbound`: calls from traced code in other files (the project pass; see `lint_text`)."""
     current = source
     applied: list[Diagnostic] = []
     errors: list[str] = []
     for _ in range(MAX_PASSES):
-        result = lint_text(current, path, codes, rule_options)
+        result = lint_text(current, path, codes, rule_options, inbound=inbound)
         errors.extend(e for e in result.errors if e not in errors)
         todo = [d for d in result.diagnostics if applicable(d, unsafe, fixable)]
         if not todo:
@@ -70,13 +73,13 @@ def fix_text(
                 f"{path}: internal error: the fixes of {rules} produced code that does not "
                 "parse; the file was left unchanged (please report this as a jitlint bug)"
             )
-            original = lint_text(source, path, codes, rule_options)
+            original = lint_text(source, path, codes, rule_options, inbound=inbound)
             return FixOutcome(source, [], original.diagnostics, errors)
         if candidate == current:
             break
         applied.extend(chosen)
         current = candidate
-    final = lint_text(current, path, codes, rule_options)
+    final = lint_text(current, path, codes, rule_options, inbound=inbound)
     if any(applicable(d, unsafe, fixable) for d in final.diagnostics):
         errors.append(
             f"{path}: fixes did not settle after {MAX_PASSES} passes; "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import os
@@ -12,7 +13,7 @@ from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.engine.runner import Task, process_pool, read_task
+from jitlint.engine.runner import Task, process_pool, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
@@ -53,7 +54,13 @@ def fix_task(
         result = lint_text(data, task.display, task.codes, task.rule_options)
         return FixedFile(task.display, remaining=result.diagnostics, errors=result.errors)
     outcome = fix_text(
-        decoded.text, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable
+        decoded.text,
+        task.display,
+        task.codes,
+        task.rule_options,
+        unsafe=unsafe,
+        fixable=fixable,
+        inbound=task.inbound,
     )
     fixed = FixedFile(task.display, outcome.applied, outcome.remaining, outcome.errors)
     if task.path is None:
@@ -88,7 +95,9 @@ def write_pending(fixed: FixedFile) -> None:
         reason = str(exc) if isinstance(exc, ChangedOnDisk) else exc.strerror or str(exc)
         fixed.errors.append(f"{task.display}: not written: {reason}")
         # Nothing was written, so the original findings all remain.
-        original = lint_text(decoded.text, task.display, task.codes, task.rule_options)
+        original = lint_text(
+            decoded.text, task.display, task.codes, task.rule_options, inbound=task.inbound
+        )
         fixed.applied, fixed.remaining = [], original.diagnostics
 
 
@@ -99,10 +108,18 @@ def run_fixes(
     fixable: Collection[str],
     jobs: int | None = None,
     before_write: Callable[[list[FixedFile]], None] | None = None,
+    project_root: Path | None = None,
 ) -> list[FixedFile]:
     """`before_write` (the verifier) sees every fixed file before anything is written and may
-    change or drop each `pending` write."""
+    change or drop each `pending` write.
+
+    A file that traced code in other files of the run calls into is fixed knowing those
+    calls, as `jitlint check` reports it; they are found once, on the files as they were
+    before any fix (a fix in the caller is seen by the next run)."""
     tasks = list(tasks)
+    inbound = project_inbound(tasks, jobs, project_root)
+    if inbound:
+        tasks = [dataclasses.replace(t, inbound=inbound.get(t.display)) for t in tasks]
     defer = before_write is not None
     work = functools.partial(
         fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable), defer=defer

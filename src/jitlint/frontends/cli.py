@@ -247,7 +247,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.fix or args.diff:
         return _fix(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
 
-    result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root)
+    result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root, settings.root)
     diagnostics = result.diagnostics
     for error in result.errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
@@ -314,6 +314,7 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
         args.quiet,
         verifier=verifier,
         json_output=args.format == "json",
+        project_root=settings.root,
     )
     if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
         return EXIT_CLEAN

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jitlint.diagnostics import Diagnostic
@@ -38,12 +39,15 @@ def run_fix_mode(
     quiet: bool,
     verifier: FixVerifier | None = None,
     json_output: bool = False,
+    project_root: Path | None = None,
 ) -> int:
     """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings.
 
     With a `verifier`, nothing is written before it has verified (and maybe narrowed) every
     file; its per-function lines follow the findings, or one JSON document replaces both."""
-    files: list[FixedFile] = run_fixes(tasks, mode, unsafe, fixable, jobs, verifier)
+    files: list[FixedFile] = run_fixes(
+        tasks, mode, unsafe, fixable, jobs, verifier, project_root=project_root
+    )
     applied = [d for f in files for d in f.applied]
     remaining = [d for f in files for d in f.remaining]
     errors = [e for f in files for e in f.errors]

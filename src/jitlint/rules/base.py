@@ -20,6 +20,7 @@ from jitlint.diagnostics import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis.jit import JitModel
+    from jitlint.analysis.project import Inbound
     from jitlint.analysis.tf_model import TfModel
     from jitlint.analysis.tracing import Tracing
 
@@ -72,6 +73,9 @@ class FileContext:
         self.path = path
         self.source = source
         self.parents: list[cst.CSTNode] = []  # set by the engine to the walker's stack
+        # Calls from traced code in other files of the run, by top-level function name (the
+        # project pass sets them before the traversal; see analysis/project.py).
+        self.inbound: Mapping[str, Sequence[Inbound]] = {}
 
     @cached_property
     def names(self) -> Names:
@@ -90,7 +94,7 @@ class FileContext:
         """Which functions JAX traces and which values in them are tracers."""
         from jitlint.analysis.tracing import Tracing
 
-        return Tracing(self.names)
+        return Tracing(self.names, self.inbound)
 
     @cached_property
     def tf(self) -> TfModel:
@@ -160,6 +164,10 @@ class Rule:
     # files). Use it only where the hazard cannot be spelled without them, e.g. "jit" for
     # jax.jit, which any spelling imports by a name containing "jit".
     requires: ClassVar[tuple[str, ...]] = ()
+    # True for rules that report on values the tracing model calls traced. Those values may
+    # come from traced code in another file (the project pass), so in a file that receives
+    # such calls the text gate, written for hazards the file's own transforms cause, is off.
+    uses_tracing: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -122,6 +122,7 @@ class TracedBool(Rule):
     fix_availability = "sometimes"
     runtime_error = "TracerBoolConversionError"
     requires = ("jax", "flax", "equinox", "haiku")
+    uses_tracing = True
 
     VALID = (
         # Shapes, ndim, dtypes and `is None` are static.

@@ -100,6 +100,7 @@ class TracedConcretization(Rule):
     fix_availability = "sometimes"
     runtime_error = "ConcretizationTypeError|TracerIntegerConversionError|unsupported format"
     requires = ("jax", "flax", "equinox", "haiku")
+    uses_tracing = True
 
     VALID = (
         """

@@ -110,6 +110,7 @@ class TracedShape(Rule):
     fix_availability = "sometimes"
     runtime_error = "Shapes must be 1D sequences of concrete values|Slice entries must be static"
     requires = ("jax", "flax", "equinox", "haiku")
+    uses_tracing = True
 
     VALID = (
         """

@@ -82,6 +82,7 @@ class DynamicShapeResult(Rule):
     fix_availability = "sometimes"
     runtime_error = "NonConcreteBooleanIndexError|must be statically specified"
     requires = ("jax", "flax", "equinox", "haiku")
+    uses_tracing = True
 
     VALID = (
         """

@@ -80,6 +80,7 @@ class InplaceUpdate(Rule):
     fix_availability = "sometimes"
     runtime_error = "JAX arrays are immutable"
     requires = ("jax",)
+    uses_tracing = True
 
     VALID = (
         """

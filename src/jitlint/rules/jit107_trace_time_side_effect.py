@@ -75,6 +75,7 @@ class TraceTimeSideEffect(Rule):
     severity = "warning"
     fix_availability = "sometimes"
     requires = ("jax", "flax", "equinox", "haiku")
+    uses_tracing = True
 
     VALID = (
         # Printing static values at trace time is deliberate.

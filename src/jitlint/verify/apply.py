@@ -52,7 +52,7 @@ def apply_results(
         text = plan.original  # a partial revert that does not parse: write nothing
     task = pending.task
     pending.text = text
-    after = lint_text(text, task.display, task.codes, task.rule_options)
+    after = lint_text(text, task.display, task.codes, task.rule_options, inbound=task.inbound)
     fixed.applied = _still_applied(fixed.applied, fixed.remaining, after.diagnostics)
     fixed.remaining = after.diagnostics
     fixed.errors.extend(after.errors)

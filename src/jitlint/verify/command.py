@@ -10,7 +10,7 @@ from pathlib import Path
 
 from jitlint.config import Settings
 from jitlint.engine.linter import lint_text
-from jitlint.engine.runner import Task
+from jitlint.engine.runner import Task, project_inbound
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.runner import FixedFile
@@ -71,6 +71,7 @@ def run_verify(
 ) -> VerifyRun:
     """`jitlint verify`: every function with a finding or a fix, and the findings."""
     works, applied, findings, errors = [], [], [], []
+    inbound = project_inbound(tasks, options.jobs, options.root)  # as `jitlint check` sees them
     for task in tasks:
         if task.path is None:
             errors.append("jitlint verify: stdin is not supported; name the files")
@@ -81,12 +82,19 @@ def run_verify(
         except (OSError, DecodeProblem) as exc:
             errors.append(f"{task.display}: cannot read: {exc}")
             continue
-        original = lint_text(text, task.display, task.codes, task.rule_options)
+        calls = inbound.get(task.display)
+        original = lint_text(text, task.display, task.codes, task.rule_options, inbound=calls)
         errors.extend(original.errors)
         if not original.diagnostics:
             continue
         outcome = fix_text(
-            text, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable
+            text,
+            task.display,
+            task.codes,
+            task.rule_options,
+            unsafe=unsafe,
+            fixable=fixable,
+            inbound=calls,
         )
         if any(d.code == "JIT001" for d in original.diagnostics):
             continue  # nothing to import or compile in a file that does not parse

@@ -1,0 +1,317 @@
+"""The project pass: traced code calling helpers imported from other files of the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+import jitlint.engine.runner as runner
+from jitlint import lint_source
+from jitlint.engine.cache import CACHE_DIR
+
+UTIL = """\
+import math
+
+
+def h(x, n=2):
+    if x > 0:
+        return x
+    return x * n
+
+
+def middle(x):
+    return local(x)
+
+
+def local(x):
+    return float(x)
+
+
+class Model:
+    def h(self, x):
+        if x > 0:
+            return x
+        return x
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def project(tmp_path: Path, train: str, util: str = UTIL, **more: str) -> Path:
+    files = {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/train.py": train}
+    files.update({name.replace("__", "/") + ".py": text for name, text in more.items()})
+    return write(tmp_path, files)
+
+
+def check(root: Path, *args: str) -> tuple[int, list[dict[str, object]], str]:
+    before = os.getcwd()
+    os.chdir(root)
+    try:
+        status, out, err = run_cli("--format", "json", "--no-cache", *(args or ("pkg",)))
+    finally:
+        os.chdir(before)
+    return status, json.loads(out) if out.strip() else [], err
+
+
+def where(found: list[dict[str, object]]) -> list[tuple[object, object, object]]:
+    return [(d["path"], d["line"], d["code"]) for d in found]
+
+
+def test_hazard_in_an_imported_helper_is_reported_where_it_is(tmp_path):
+    root = project(
+        tmp_path,
+        """\
+        import jax
+        from pkg import util
+
+
+        @jax.jit
+        def step(params, x):
+            return util.h(x)
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 1, err
+    assert where(found) == [("pkg/util.py", 5, "JIT101")]
+    message = str(found[0]["message"])
+    assert "`x` is traced because `step` (pkg/train.py:7), compiled by `jax.jit`" in message
+    assert "passes a traced value to `h`" in message
+    # A file linted on its own has no project view: the helper is not known to be traced.
+    assert lint_source((root / "pkg/util.py").read_text(), "pkg/util.py") == []
+
+
+@pytest.mark.parametrize(
+    "imports, call",
+    [
+        ("from .util import h", "h(x)"),
+        ("from pkg.util import h as g", "g(x)"),
+        ("import pkg.util as u", "u.h(x)"),
+        ("import pkg.util", "pkg.util.h(x)"),
+        ("from . import util", "util.h(x, n=3)"),
+    ],
+)
+def test_import_spellings(tmp_path, imports, call):
+    train = f"import jax\n{imports}\n\n\n@jax.jit\ndef step(x):\n    return {call}\n"
+    _, found, err = check(project(tmp_path, train))
+    assert where(found) == [("pkg/util.py", 5, "JIT101")], err
+
+
+def test_helpers_of_the_helper_are_followed(tmp_path):
+    """A local helper of the imported one, and a helper in a third module (another round)."""
+    root = project(
+        tmp_path,
+        """\
+        import jax
+        from pkg import util, deep
+
+
+        @jax.jit
+        def step(x):
+            return util.middle(x) + deep.outer(x)
+        """,
+        pkg__deep="""\
+        from pkg.util import h
+
+
+        def outer(y):
+            return h(y)
+        """,
+    )
+    _, found, err = check(root)
+    assert where(found) == [("pkg/util.py", 5, "JIT101"), ("pkg/util.py", 15, "JIT102")], err
+    via_deep = str(found[0]["message"])
+    assert "`outer` (pkg/deep.py:5), called by `step` (pkg/train.py:7)" in via_deep
+
+
+@pytest.mark.parametrize(
+    "decorator, call",
+    [
+        ("@jax.jit", "util.h(x.shape[0])"),  # a shape is a Python int
+        ("@jax.jit", "util.h(3)"),
+        ("@partial(jax.jit, static_argnames='n')", "util.h(n)"),
+        ("@jax.jit", "util.Model().h(x)"),  # a method: not followed
+        ("@jax.jit", "util.Model.h(None, x)"),
+        ("@jax.jit", "util.h(*[x])"),  # what a star argument fills is unknown
+        ("@jax.grad", "util.h(x)"),  # under grad alone, bool conversion works
+    ],
+)
+def test_no_finding(tmp_path, decorator, call):
+    train = f"""\
+import jax
+from functools import partial
+from pkg import util
+
+
+{decorator}
+def step(x, n):
+    return {call}
+"""
+    status, found, err = check(project(tmp_path, train))
+    assert (status, found) == (0, []), err
+
+
+def test_rebound_name_is_not_followed(tmp_path):
+    train = """\
+    import jax
+    from pkg.util import h
+    from pkg import util
+
+    if util:
+        h = abs
+
+
+    @jax.jit
+    def step(x):
+        util = None
+        return h(x), util.h(x)
+    """
+    status, found, err = check(project(tmp_path, train))
+    assert (status, found) == (0, []), err
+
+
+def test_helper_module_not_in_the_run(tmp_path):
+    root = project(tmp_path, "import jax\nfrom pkg import util\nstep = jax.jit(util.h)\n")
+    (root / "pkg/train.py").write_text(
+        "import jax\nfrom pkg import util\n\n\n@jax.jit\ndef step(x):\n    return util.h(x)\n"
+    )
+    status, found, err = check(root, "pkg/train.py")
+    assert (status, found) == (0, []), err
+    # A module the imports name but no file of the run is: dropped too.
+    (root / "pkg/train.py").write_text(
+        "import jax\nimport other.util\n\n\n@jax.jit\ndef step(x):\n    return other.util.h(x)\n"
+    )
+    assert check(root) == (0, [], "")
+
+
+def test_cycles_between_modules_end(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": """\
+            import jax
+            from pkg import b
+
+
+            @jax.jit
+            def f(x):
+                return b.g(x)
+
+
+            def k(x):
+                if x > 0:
+                    return b.g(x)
+                return x
+            """,
+            "pkg/b.py": """\
+            from pkg import a
+
+
+            def g(x):
+                return a.k(x) + a.f(x)
+            """,
+        },
+    )
+    _, found, err = check(root)
+    assert where(found) == [("pkg/a.py", 11, "JIT101")], err
+    assert "`g` (pkg/b.py:5), called by `f` (pkg/a.py:7)" in str(found[0]["message"])
+
+
+FILLER = {f"pkg/filler_{i:02}.py": f"X_{i} = {i}\n" for i in range(runner._MIN_FILES_FOR_POOL)}
+TRAIN = """\
+import jax
+from pkg import util
+
+
+@jax.jit
+def step(x, y):
+    return util.h(x) + util.middle(y)
+"""
+
+
+def test_jobs_and_cache_give_identical_output(tmp_path, monkeypatch):
+    root = project(tmp_path, TRAIN)
+    write(root, FILLER)
+    outputs = {}
+    for jobs in ("1", "2"):
+        for fmt in ("json", "full"):
+            before = os.getcwd()
+            os.chdir(root)
+            try:
+                outputs[jobs, fmt] = run_cli("--format", fmt, "--no-cache", "-j", jobs, "pkg")
+            finally:
+                os.chdir(before)
+    assert outputs["1", "json"] == outputs["2", "json"]
+    assert outputs["1", "full"] == outputs["2", "full"]
+    fresh = json.loads(outputs["1", "json"][1])
+    assert where(fresh) == [("pkg/util.py", 5, "JIT101"), ("pkg/util.py", 15, "JIT102")]
+
+    def cached(*args: str) -> list[dict[str, object]]:
+        before = os.getcwd()
+        os.chdir(root)
+        try:
+            _, out, err = run_cli("--format", "json", *args, "pkg")
+        finally:
+            os.chdir(before)
+        assert "error" not in err, err
+        return json.loads(out) if out.strip() else []
+
+    assert cached("-j2") == fresh  # cold: fills the cache
+    assert (root / CACHE_DIR).is_dir()
+
+    def no_linting(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a cached file was linted again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "lint_text", no_linting)
+        assert cached("-j1") == fresh  # warm: every round answered from the cache
+
+    # The caller changes: the helper's second-round result must not be reused.
+    (root / "pkg/train.py").write_text(TRAIN.replace("util.h(x)", "util.h(x.shape[0])"))
+    assert where(cached("-j1")) == [("pkg/util.py", 15, "JIT102")]
+    assert cached("-j1") == check(root)[1]
+    # ... and back: train.py is linted again, the helper's earlier variant is still there.
+    (root / "pkg/train.py").write_text(TRAIN)
+    lint_text = runner.lint_text
+
+    def only_train(source: bytes, path: str, *args: object, **kwargs: object) -> object:
+        assert path == "pkg/train.py", f"{path} was linted again"
+        return lint_text(source, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "lint_text", only_train)
+        assert cached("-j1") == fresh
+    # The helper changes: its findings move.
+    (root / "pkg/util.py").write_text("# moved\n" + UTIL)
+    moved = cached("-j1")
+    assert where(moved) == [("pkg/util.py", 6, "JIT101"), ("pkg/util.py", 16, "JIT102")]
+    assert moved == check(root)[1]
+
+
+def test_fix_uses_the_project_pass(tmp_path):
+    """A finding `jitlint check` shows in an imported helper is fixable by `--fix`."""
+    root = project(tmp_path, TRAIN)
+    before = os.getcwd()
+    os.chdir(root)
+    try:
+        status, diff, err = run_cli("--diff", "--unsafe-fixes", "pkg")
+        assert status == 1, err
+        assert "+++ b/pkg/util.py" in diff
+        status, _, err = run_cli("--fix", "--unsafe-fixes", "--no-cache", "pkg")
+    finally:
+        os.chdir(before)
+    assert "error" not in err, err
+    fixed = (root / "pkg/util.py").read_text()
+    assert "jnp.where(x > 0" in fixed
+    assert "JIT101" not in {d["code"] for d in check(root)[1]}
