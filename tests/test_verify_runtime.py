@@ -48,6 +48,9 @@ def _calls_of(statement: cst.CSTNode, defs: set[str]) -> list[cst.Call]:
             if isinstance(node.func, cst.Name) and node.func.value in defs:
                 found.append(node)
 
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False  # a call in a lambda's body reads the lambda's own parameters
+
     statement.visit(Calls())
     return found
 
