@@ -7,6 +7,7 @@ import textwrap
 
 import libcst as cst
 import pytest
+from helpers import found
 
 from jitlint.analysis.tracing import ABSTRACT, GRAD
 from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN
@@ -309,3 +310,29 @@ def test_untraced_code_can_still_hold_jax_arrays_for_jit106():
     source = "import jax.numpy as jnp\nx = jnp.zeros(3)\nx[0] = 1.0\n"
     (finding,) = lint_text(source, "case.py", {"JIT106"}).diagnostics
     assert finding.fix is not None and finding.fix.applicability == "safe"
+
+
+def test_a_helper_flag_left_at_its_literal_default_prunes_the_branch():
+    source = """
+    import jax
+    import jax.numpy as jnp
+
+    def loss(p, apply_softmax=True, strict=False, mode=None):
+        if not apply_softmax:
+            if not jnp.allclose(p.sum(), 1.0):  # never runs: every caller leaves it True
+                raise ValueError("bad")
+        if strict:
+            assert p.sum() > 0  # step2 passes strict=True
+        if mode is None:
+            return p
+        return p
+
+    @jax.jit
+    def step(p):
+        return loss(p)
+
+    @jax.jit
+    def step2(p):
+        return loss(p, strict=True)
+    """
+    assert found(source, {"JIT101"}) == {(10, "JIT101")}

@@ -66,6 +66,10 @@ def _value(body: str, expr: str):
         "return n + 1 if n is None else 0",
         "return [n > 1 for k in range(3) if isinstance(n, int)]",
         "return isinstance(n, int) and (n > 1)",
+        # Every tracer has the array attributes: without one, n is not a tracer.
+        "return 0 if hasattr(n, 'shape') else n > 1",
+        "if not hasattr(n, 'dtype'):\n    return n > 1\nreturn x",
+        "return hasattr(n, 'ndim') or n > 1",
     ],
 )
 def test_guards_make_the_name_static_where_they_hold(body):
@@ -93,6 +97,10 @@ def test_guards_make_the_name_static_where_they_hold(body):
         "return isinstance(n, tuple) and n > 1",
         # A guard on another name.
         "return isinstance(x, int) and n > 1",
+        # Having the attribute proves nothing; other attributes prove nothing either way.
+        "return hasattr(n, 'shape') and n > 1",
+        "return 0 if hasattr(n, 'numpy') else n > 1",
+        "return 0 if hasattr(x, 'shape') else n > 1",
     ],
 )
 def test_guards_that_prove_nothing_leave_the_name_traced(body):
@@ -179,6 +187,25 @@ def test_no_tracer_is_an_instance_of_the_narrowing_types():
         seen.clear()
         transform(probe)(jax.numpy.ones(()) if transform is jax.grad else jax.numpy.ones(2))
         assert {q for q, hit in seen.items() if hit} == TRACER_TYPES, transform
+
+
+@pytest.mark.jax
+def test_every_tracer_has_the_array_attributes():
+    jax = pytest.importorskip("jax")
+    from jitlint.analysis.narrowing import ARRAY_ATTRIBUTES
+
+    seen: list[tuple[str, bool]] = []
+
+    def probe(x):
+        seen.append((type(x).__name__, all(hasattr(x, a) for a in ARRAY_ATTRIBUTES)))
+        return x
+
+    ones = jax.numpy.ones
+    jax.jit(probe)(ones(2))
+    jax.vmap(probe)(ones((2, 2)))
+    jax.grad(lambda x: probe(x).sum())(ones(2))
+    jax.lax.scan(lambda c, x: (probe(c), x), 0.0, ones(2))
+    assert len(seen) == 4 and all(has for _, has in seen), seen
 
 
 @pytest.mark.jax

@@ -7,7 +7,8 @@ evaluated to `outcome`, and treats them as STATIC there (the right operand of `a
 branches of `if` and of a conditional expression, the code after an early exit).
 
 Only guards that prove "not a tracer" narrow: `isinstance(x, <Python or NumPy types>)`,
-`type(x) is/== int`, `x is None`, and `not isinstance(x, Tracer)`. Container types (`tuple`,
+`type(x) is/== int`, `x is None`, `not isinstance(x, Tracer)`, and a failed
+`hasattr(x, "shape")` (every tracer has the array attributes). Container types (`tuple`,
 `list`, `dict`) deliberately do not: a tuple may hold tracers, and a traced pytree's own truth
 value is not reported anyway. `isinstance(x, jax.Array)` proves nothing: tracers are instances.
 """
@@ -33,6 +34,9 @@ NOT_TRACER_TYPES = frozenset(
     )}
     | {"types.NoneType"}
 )  # fmt: skip
+# Attributes every tracer has (jax.core.Tracer defines them for every abstract array), so
+# `hasattr(x, "shape")` failing proves x is not one (optax's `check_shapes_equal` does this).
+ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T"})
 # Every tracer is an instance of these, so `not isinstance(x, Tracer)` proves x is not one.
 TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
 
@@ -65,6 +69,8 @@ class Guards:
             # `A and B` true: both held; false: one of them failed, only common facts survive.
             return left | right if is_and == outcome else left & right
         if kind is cst.Call:
+            if not outcome and self._is_array_hasattr(test):  # type: ignore[arg-type]
+                return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
             return self._isinstance(test, outcome)  # type: ignore[arg-type]
         if kind is cst.Comparison:
             return self._comparison(test, outcome)  # type: ignore[arg-type]
@@ -83,6 +89,19 @@ class Guards:
         if not outcome and types and types <= TRACER_TYPES:
             return frozenset({subject.value})
         return NOTHING
+
+    def _is_array_hasattr(self, call: cst.Call) -> bool:
+        """`hasattr(x, "shape")` (or another attribute every tracer has)."""
+        args = call.args
+        if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+            return False
+        subject, attr = args[0].value, args[1].value
+        return (
+            type(subject) is cst.Name
+            and type(attr) is cst.SimpleString
+            and attr.evaluated_value in ARRAY_ATTRIBUTES  # type: ignore[attr-defined]
+            and self.resolves(call.func, "builtins.hasattr")
+        )
 
     def _comparison(self, test: cst.Comparison, outcome: bool) -> Facts:
         if len(test.comparisons) != 1:

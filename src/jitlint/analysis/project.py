@@ -195,7 +195,7 @@ def bind_arguments(
     positional = [x.name.value for x in (*p.posonly_params, *p.params)]
     keyword = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
     defaults = {
-        x.name.value
+        x.name.value: x.default
         for x in (*p.posonly_params, *p.params, *p.kwonly_params)
         if x.default is not None
     }
@@ -214,8 +214,16 @@ def bind_arguments(
         params[name] = wrap(name, given)
     for name in param_names(func):
         if name not in params:
-            params[name] = S if name in defaults and not star else U
+            params[name] = default_value(defaults[name]) if name in defaults and not star else U
     return params
+
+
+def default_value(default: cst.BaseExpression) -> Value:
+    """A parameter left at its default: a Python value, and for `True`/`False`/`None` a known
+    one, so `if not apply_softmax:` is not analysed for a call that leaves it at True."""
+    if type(default) is cst.Name and default.value in ("True", "False", "None"):
+        return Value(STATIC, pytype=f"literal:{default.value}")
+    return S
 
 
 _KIND_VALUES = {STATIC: S, UNKNOWN: U}

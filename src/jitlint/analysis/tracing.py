@@ -228,7 +228,12 @@ class Tracing:
             if hit is not None:
                 params[name] = hit
             elif all(v.kind == STATIC for v in values):
-                params[name] = S
+                # The same literal default at every call site keeps its value (see
+                # project.default_value); anything else is just a Python value.
+                first = values[0].pytype
+                literal = isinstance(first, str) and first.startswith("literal:")
+                same = literal and all(v.pytype == first for v in values)
+                params[name] = values[0] if same else S
             elif len(values) == 1 and values[0].pytype is not None:
                 params[name] = values[0]  # under filter_jit, a pytree class instance
             else:
@@ -320,7 +325,7 @@ class Tracing:
             lambda an, call: self._call_value(trace, an, call),
             lambda an, node, base: self._attribute_value(node, base),
         )
-        analyzer.truth = lambda test: static_truth(self.names, test)
+        analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
         analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer

@@ -10,14 +10,14 @@ makes it traced (PYTREE), static (STATIC) or leaves it unknown (UNKNOWN).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from jitlint.analysis.jit import Signature, spec_from_args
 from jitlint.analysis.names import Names
-from jitlint.analysis.values import PYTREE, STATIC, UNKNOWN
+from jitlint.analysis.values import PYTREE, STATIC, UNKNOWN, Value
 from jitlint.engine.walker import iter_children
 
 GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
@@ -382,10 +382,24 @@ class Discovery:
         self.index.entries.setdefault(id(entry.func), []).append(entry)
 
 
-def static_truth(names: Names, test: cst.BaseExpression) -> bool | None:
+def static_truth(
+    names: Names,
+    test: cst.BaseExpression,
+    local: Callable[[str], Value | None] | None = None,
+) -> bool | None:
     """The truth of a test on module-level constants bound once to True/False, such as
-    `if JAX_MODE:` in code generated for several backends; None when unknown."""
+    `if JAX_MODE:` in code generated for several backends, or on a local name whose value is
+    a known literal (`local` gives the analyser's current value); None when unknown."""
     kind = type(test)
+    if kind is cst.Name and local is not None:
+        value = local(test.value)  # type: ignore[attr-defined]
+        if value is not None:
+            pytype = value.pytype
+            if value.kind != STATIC or not isinstance(pytype, str):
+                return None
+            if pytype.startswith("literal:"):
+                return pytype == "literal:True"
+            return None
     if kind is cst.Name:
         bindings = names.scope(names.module).bindings.get(test.value)  # type: ignore[attr-defined]
         if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
@@ -394,10 +408,10 @@ def static_truth(names: Names, test: cst.BaseExpression) -> bool | None:
                 return value.value == "True"  # type: ignore[attr-defined]
         return None
     if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
-        inner = static_truth(names, test.expression)  # type: ignore[attr-defined]
+        inner = static_truth(names, test.expression, local)  # type: ignore[attr-defined]
         return None if inner is None else not inner
     if kind is cst.BooleanOperation:
-        left = static_truth(names, test.left)  # type: ignore[attr-defined]
+        left = static_truth(names, test.left, local)  # type: ignore[attr-defined]
         is_and = type(test.operator) is cst.And  # type: ignore[attr-defined]
         if left is not None and left != is_and:
             return left  # `False and ...` / `True or ...`
