@@ -57,6 +57,14 @@ PY = Value(PYTHON)
 UNK = Value(UNKNOWN)
 
 
+# Context managers whose body runs eagerly inside a graph function.
+EAGER_SCOPES = frozenset(
+    {
+        "tensorflow.init_scope",
+        "tensorflow.python.framework.ops.init_scope",
+        "tensorflow.python.eager.context.eager_mode",
+    }
+)
 # Internal modules whose functions build ops (array_ops.shape, gen_math_ops.add, ...).
 _INTERNAL_OPS = ("tensorflow.python.ops.", "tensorflow.python.framework.constant_op.")
 
@@ -362,6 +370,8 @@ class TfValues:
             else frozenset()
         )
         if names and all(n.startswith("tensorflow.") for n in names):
+            if self._in_eager_scope(path):
+                return UNK  # an eager tensor, with a value, even inside graph code
             return self._tf_call(call, names, path)
         if names and names <= _PY_BUILTINS:
             return PY
@@ -377,6 +387,23 @@ class TfValues:
                 if method in _TENSOR_METHODS:
                     return combine([receiver, *(self.value(a.value, path) for a in call.args)])
         return UNK
+
+    def _in_eager_scope(self, path: Sequence[cst.CSTNode]) -> bool:
+        """Inside `with tf.init_scope():` (or TF's `context.eager_mode()`) in the innermost
+        function: ops there run eagerly, lifted out of the graph being built."""
+        for index in range(len(path) - 1, -1, -1):
+            node = path[index]
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                return False
+            if kind is cst.With:
+                for item in node.items:  # type: ignore[attr-defined]
+                    manager = item.item
+                    if type(manager) is cst.Call and (
+                        self.names.qualified_names(manager.func, path[:index]) & EAGER_SCOPES
+                    ):
+                        return True
+        return False
 
     def _tf_call(self, call: cst.Call, names: frozenset[str], path: Sequence[cst.CSTNode]) -> Value:
         if names <= {"tensorflow.Variable"}:

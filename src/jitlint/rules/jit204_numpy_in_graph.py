@@ -77,6 +77,18 @@ class NumpyInGraph(Rule):
     runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
 
     VALID = (
+        # `tf.init_scope()` lifts its body out of the graph: ops there run eagerly
+        # (observed on TF 2.21: `.numpy()` and `if` on them work inside tf.function).
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    with tf.init_scope():
+        scale = tf.constant(2.0).numpy()
+        if tf.reduce_sum(tf.ones(3)) > 0:
+            scale = 3.0
+    return x * scale
+""",
         # Eager code may call .numpy().
         """
 import tensorflow as tf
