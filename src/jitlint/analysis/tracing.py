@@ -23,6 +23,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.analysis.analyzer import Analyzer
 from jitlint.analysis.jax_api import (
     ARRAY_METHODS,
     CONCRETIZING_METHODS,
@@ -61,7 +62,6 @@ from jitlint.analysis.values import (
     STATIC,
     TRACED,
     UNKNOWN,
-    Analyzer,
     S,
     U,
     Value,
