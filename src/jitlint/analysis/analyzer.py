@@ -14,6 +14,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.analysis.expressions import Expressions, all_params
+from jitlint.analysis.names import leaf_name
 from jitlint.analysis.values import (
     PYTREE,
     STATIC,
@@ -308,7 +309,7 @@ class Analyzer(Expressions):
             if (
                 type(call) is cst.Call
                 and type(call.func) in (cst.Name, cst.Attribute)
-                and _leaf(call.func) == "ensure_compile_time_eval"
+                and leaf_name(call.func) == "ensure_compile_time_eval"
             ):
                 compile_time = True
             if item.asname is not None:
@@ -389,14 +390,6 @@ def _element(value: Value) -> Value:
     if value.kind == PYTREE:
         return Value(PYTREE, value.why)
     return S if value.kind == STATIC else U
-
-
-def _leaf(expr: cst.CSTNode) -> str:
-    if type(expr) is cst.Name:
-        return expr.value  # type: ignore[attr-defined]
-    if type(expr) is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    return ""
 
 
 def _capture_names(pattern: cst.CSTNode) -> list[str]:

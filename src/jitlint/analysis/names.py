@@ -121,3 +121,13 @@ def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
         if item is node:
             return i
     raise ValueError("scope node not on path")
+
+
+def leaf_name(expr: cst.CSTNode) -> str:
+    """The last name of `f` or `a.b.f`: how a call is spelled, before any resolution."""
+    kind = type(expr)
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if kind is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return ""

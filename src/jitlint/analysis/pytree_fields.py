@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint.analysis.names import Names
+from jitlint.analysis.names import Names, leaf_name
 from jitlint.analysis.transforms import Entry
 from jitlint.analysis.values import PYTREE, UNKNOWN, U, Value
 
@@ -256,7 +256,7 @@ def attach_instances(
     declared = [*p.posonly_params, *p.params, *p.kwonly_params]
     found: dict[str, PytreeClass] = {}
     if len(path) >= 2 and type(path[-2]) is cst.ClassDef and (p.posonly_params or p.params):
-        kinds = {_leaf(d.decorator) for d in func.decorators}
+        kinds = {leaf_name(d.decorator) for d in func.decorators}
         cls = classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
         if cls is not None and not kinds & {"staticmethod", "classmethod"}:
             found[declared[0].name.value] = cls
@@ -279,11 +279,3 @@ def attach_instances(
             value.why or ("param", name, entry),
             pytype=Instance(cls, leaves),
         )
-
-
-def _leaf(expr: cst.BaseExpression) -> str:
-    if type(expr) is cst.Name:
-        return expr.value  # type: ignore[attr-defined]
-    if type(expr) is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    return ""
