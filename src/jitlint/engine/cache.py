@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlint import __version__
-from jitlint.analysis.project import CallRecord, Inbound
+from jitlint.analysis.project import Received, record_from_json
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
 
@@ -54,8 +54,9 @@ def _codes_key(codes: Iterable[str]) -> str:
     return ",".join(sorted(codes))
 
 
-def inbound_key(inbound: Iterable[Inbound] | None) -> str:
-    """ "" for a file linted on its own; else a hash of the calls it was given."""
+def inbound_key(inbound: Iterable[Received] | None) -> str:
+    """ "" for a file linted on its own; else a hash of the calls and applications it was
+    given (each kind has its own JSON shape, so they never collide)."""
     calls = [call.to_json() for call in inbound or ()]
     if not calls:
         return ""
@@ -106,7 +107,7 @@ class ResultCache:
             return FileResult(
                 display,
                 [_decode(item, display) for item in diagnostics],
-                outbound=[CallRecord.from_json(item) for item in outbound],
+                outbound=[record_from_json(item) for item in outbound],
                 defs=frozenset(entry[4]),
             )
         except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss

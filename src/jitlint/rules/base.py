@@ -20,7 +20,7 @@ from jitlint.diagnostics import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis.jit import JitModel
-    from jitlint.analysis.project import Inbound
+    from jitlint.analysis.project import Received
     from jitlint.analysis.tf_model import TfModel
     from jitlint.analysis.tracing import Tracing
 
@@ -73,9 +73,10 @@ class FileContext:
         self.path = path
         self.source = source
         self.parents: list[cst.CSTNode] = []  # set by the engine to the walker's stack
-        # Calls from traced code in other files of the run, by top-level function name (the
-        # project pass sets them before the traversal; see analysis/project.py).
-        self.inbound: Mapping[str, Sequence[Inbound]] = {}
+        # Calls from traced code in, and transformations applied in, other files of the run,
+        # by top-level function name (the project pass sets them before the traversal; see
+        # analysis/project.py).
+        self.inbound: Mapping[str, Sequence[Received]] = {}
 
     @cached_property
     def names(self) -> Names:
