@@ -473,3 +473,92 @@ def test_applications_give_identical_output_across_jobs_and_follow_the_cache(tmp
     assert cached() == [("pkg/model.py", 4, "JIT101")]
     (root / "pkg/train.py").write_text(APPLY)
     assert cached() == where(fresh)
+
+
+# ---- re-exports ---------------------------------------------------------------------------
+USE_LOSS = """\
+import jax
+from pkg import loss
+
+
+@jax.jit
+def step(p, x):
+    return loss(p, x)
+
+
+grad_step = jax.jit(jax.grad(loss, argnums=1))
+"""
+
+
+@pytest.mark.parametrize(
+    "init, more",
+    [
+        ("from .model import loss\n", {}),
+        ("from pkg.model import loss\n", {}),
+        ("from .model import loss as loss\nfrom .model import predict\n", {}),
+        ("from . import model\nfrom .model import *\nloss = model.loss\n", None),
+        # Two hops: the package re-exports what one of its modules re-exports.
+        ("from .api import loss\n", {"pkg/api.py": "from pkg.model import loss\n"}),
+    ],
+)
+def test_reexports_through_a_package(tmp_path, init, more):
+    root = project(tmp_path, USE_LOSS, pkg__model=MODEL)
+    write(root, {"pkg/__init__.py": init, **(more or {})})
+    _, found, err = check(root)
+    if more is None:  # a star import, an assignment: not followed
+        assert found == [], err
+        return
+    assert where(found) == [("pkg/model.py", 4, "JIT101")], err
+    # The application ranks first; without it, the call is what traces `loss`.
+    assert "which `jax.jit` compiles at pkg/train.py:10" in str(found[0]["message"])
+    (root / "pkg/train.py").write_text(USE_LOSS.split("\n\n\ngrad_step")[0])
+    _, found, err = check(root)
+    assert where(found) == [("pkg/model.py", 4, "JIT101")], err
+    message = str(found[0]["message"])
+    assert "`step` (pkg/train.py:7), compiled by `jax.jit`, passes a traced value" in message
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # A loop of re-exports with no def at its end.
+        {"pkg/__init__.py": "from .a import loss\n", "pkg/a.py": "from pkg import loss\n"},
+        {"pkg/__init__.py": "from pkg import loss\n"},
+        # Two meanings: whichever import works at run time.
+        {"pkg/__init__.py": "try:\n    from .fast import loss\nexcept ImportError:\n"
+         "    from .model import loss\n", "pkg/fast.py": "def loss(p, x):\n    return x\n"},
+        # Bound again after the import.
+        {"pkg/__init__.py": "from .model import loss\n\n\ndef loss(p, x):\n    return x\n"},
+        # Too many hops.
+        {"pkg/__init__.py": "from .a import loss\n", "pkg/a.py": "from .b import loss\n",
+         "pkg/b.py": "from .c import loss\n", "pkg/c.py": "from .model import loss\n"},
+    ],
+)  # fmt: skip
+def test_loops_and_ambiguous_reexports_are_dropped(tmp_path, files):
+    root = project(tmp_path, USE_LOSS, pkg__model=MODEL)
+    write(root, files)
+    status, found, err = check(root)
+    assert (status, found) == (0, []), err
+
+
+def test_reexports_are_cached(tmp_path, monkeypatch):
+    root = project(tmp_path, USE_LOSS, pkg__model=MODEL)
+    write(root, {"pkg/__init__.py": "from .model import loss\n"})
+
+    def cached() -> list[tuple[object, object, object]]:
+        before = os.getcwd()
+        os.chdir(root)
+        try:
+            _, out, err = run_cli("--format", "json", "pkg")
+        finally:
+            os.chdir(before)
+        assert "error" not in err, err
+        return where(json.loads(out) if out.strip() else [])
+
+    assert cached() == [("pkg/model.py", 4, "JIT101")]
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "lint_text", lambda *a, **k: pytest.fail("linted again"))
+        assert cached() == [("pkg/model.py", 4, "JIT101")]
+    # The re-export goes: the helper is linted again, on its own.
+    (root / "pkg/__init__.py").write_text("")
+    assert cached() == []

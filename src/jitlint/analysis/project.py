@@ -38,6 +38,7 @@ from jitlint.analysis.transforms import (
 from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value
 
 if TYPE_CHECKING:
+    from jitlint.analysis.names import Names
     from jitlint.analysis.tracing import FunctionTrace, Tracing
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
@@ -176,7 +177,7 @@ def outbound_calls(tracing: Tracing) -> list[Outbound]:
         if len(qualnames) != 1:
             continue  # rebound somewhere, or several meanings: ambiguous
         (target,) = qualnames
-        if not _may_be_project_function(target):
+        if not may_be_project_function(target):
             continue
         found.append((call, caller, target))
     if not found:
@@ -209,7 +210,7 @@ def _outbound_entries(tracing: Tracing) -> list[EntryRecord]:
         if len(qualnames) != 1:
             continue
         (target,) = qualnames
-        if not _may_be_project_function(target):
+        if not may_be_project_function(target):
             continue
         level = application.level
         if application.enclosing is not None:  # applied inside traced code: as in _build
@@ -237,7 +238,7 @@ def _outbound_entries(tracing: Tracing) -> list[EntryRecord]:
     return sorted(out)
 
 
-def _may_be_project_function(target: str) -> bool:
+def may_be_project_function(target: str) -> bool:
     if not target or target in TRANSFORMS or call_kind(target) != "unknown":
         return False  # jax, numpy, builtins...: modelled already, never project code
     # `import util; util(x)` calls a module; a relative `.f` is a function of the package.
@@ -356,6 +357,21 @@ def inbound_entry(func: cst.FunctionDef, record: InboundEntry) -> Entry | None:
         applied, options, func, False, record.bound, set(record.bound_names)
     )
     return Entry(transform, func, func, params, None, record.level, origin=record.site)
+
+
+def reexports(names: Names) -> dict[str, str]:
+    """Names the module binds once, and only by an import, to a name that may be a project
+    function (`from .model import loss`: "loss" -> ".model.loss"). A module with a star
+    import has none: what it binds is not known."""
+    if names.has_star_import():
+        return {}
+    out = {}
+    for name, bindings in names.scope(names.module).bindings.items():
+        if len(bindings) == 1 and bindings[0].kind == "import":
+            qualname = bindings[0].qualname
+            if qualname and qualname != name and may_be_project_function(qualname):
+                out[name] = qualname
+    return out
 
 
 def top_level_defs(module: cst.Module) -> frozenset[str]:

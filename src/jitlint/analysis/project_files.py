@@ -1,14 +1,28 @@
 """The runner's side of the project pass: which file of the run a dotted name is, and what
-each file receives from the others' outbound records (see project.py)."""
+each file receives from the others' outbound records (see project.py).
+
+A name may reach its function through re-exports: `from pkg import loss` where
+`pkg/__init__.py` does `from .model import loss`. Each file's lint lists the names it binds
+once, by an import (`reexports`); resolution follows them for a few hops, never in a loop.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitlint.analysis.project import EntryRecord, Inbound, InboundEntry, Outbound, Received
+from jitlint.analysis.project import (
+    EntryRecord,
+    Inbound,
+    InboundEntry,
+    Outbound,
+    Received,
+)
+
+# `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
+MAX_HOPS = 3
 
 
 @dataclass
@@ -88,23 +102,47 @@ def _dotted(path: str, root: str) -> str | None:
     return ".".join(parts)
 
 
+def locate(
+    project: ProjectFiles,
+    caller_path: str,
+    target: str,
+    defs: Mapping[str, frozenset[str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> tuple[str, str] | None:
+    """(file, top-level def name) that `target`, as `caller_path` spells it, names, following
+    re-exports; None when it is no def of the run, or the chain is too long or loops."""
+    seen: set[tuple[str, str]] = set()
+    for _ in range(MAX_HOPS + 1):
+        resolved = project.resolve(caller_path, target)
+        if resolved is None or resolved in seen:
+            return None
+        path, name = resolved
+        if name in defs.get(path, ()):
+            return resolved
+        following = reexports.get(path, {}).get(name)
+        if following is None:
+            return None
+        seen.add(resolved)
+        caller_path, target = path, following
+    return None
+
+
 def inbound_for(
     project: ProjectFiles,
-    outbound: dict[str, Sequence[Outbound]],
-    defs: dict[str, frozenset[str]],
+    outbound: Mapping[str, Sequence[Outbound]],
+    defs: Mapping[str, frozenset[str]],
+    reexports: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, tuple[Received, ...]]:
     """Each callee file's inbound calls and entries, sorted, from every file's outbound
-    records (by absolute path); those naming no top-level def of the callee are dropped."""
+    records (by absolute path); those naming no top-level def of the run are dropped."""
     found: dict[str, set[Received]] = {}
     for caller_path, records in outbound.items():
         display = project.paths.get(caller_path, caller_path)
         for record in records:
-            resolved = project.resolve(caller_path, record.target)
+            resolved = locate(project, caller_path, record.target, defs, reexports or {})
             if resolved is None:
                 continue
             callee, function = resolved
-            if function not in defs.get(callee, ()):
-                continue
             site = f"{display}:{record.line}"
             received: Received
             if isinstance(record, EntryRecord):

@@ -14,7 +14,13 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.analysis.project import Outbound, Received, outbound_calls, top_level_defs
+from jitlint.analysis.project import (
+    Outbound,
+    Received,
+    outbound_calls,
+    reexports,
+    top_level_defs,
+)
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.guards import nesting_problem
@@ -36,9 +42,10 @@ class FileResult:
     errors: list[str] = field(default_factory=list)
     # The project pass only (`inbound` given): calls from this file's traced code to
     # functions of other modules and transformations applied to them, and the names of its
-    # top-level functions.
+    # top-level functions, and the names it binds by an import only (possible re-exports).
     outbound: list[Outbound] = field(default_factory=list)
     defs: frozenset[str] = frozenset()
+    reexports: dict[str, str] = field(default_factory=dict)
 
 
 def lint_text(
@@ -136,12 +143,13 @@ def lint_text(
 def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) -> None:
     """What the project pass needs from this file (analysis/project.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
-    calls), nothing is traced, so nothing goes out."""
+    calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
+    still (a package's `__init__.py` that only imports need not mention jax)."""
     result.defs = top_level_defs(ctx.module)
-    if not tracing_rules:
-        return
     try:
-        result.outbound = outbound_calls(ctx.tracing)
+        result.reexports = reexports(ctx.names)
+        if tracing_rules:
+            result.outbound = outbound_calls(ctx.tracing)
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
 

@@ -40,6 +40,7 @@ def follow_imports(
             project,
             {path: results[index].outbound for path, _, index in members},
             {path: results[index].defs for path, _, index in members},
+            {path: results[index].reexports for path, _, index in members},
         )
         # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
         changed = sorted(
