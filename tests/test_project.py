@@ -315,3 +315,250 @@ def test_fix_uses_the_project_pass(tmp_path):
     fixed = (root / "pkg/util.py").read_text()
     assert "jnp.where(x > 0" in fixed
     assert "JIT101" not in {d["code"] for d in check(root)[1]}
+
+
+# ---- transformations applied in one file to a function of another ----------------------
+MODEL = """\
+def loss(params, x, training=True):
+    if training:
+        params = params * 2
+    if x > 0:
+        return params
+    return x
+
+
+def predict(w, x):
+    return float(x) + w
+
+
+def grad_only(x):
+    if x > 0:
+        return x
+    return -x
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, application, expected",
+    [
+        ("from .model import loss", "jax.jit(loss)", [4]),
+        ("from pkg import model", "jax.jit(model.loss)", [4]),
+        ("import pkg.model as m", "jax.jit(m.loss, donate_argnums=0)", [4]),
+        # `training` has a default (a Python value the caller may leave out) and is static
+        # here besides; `params` static by position, so `if x > 0` alone remains.
+        ("from pkg import model", "jax.jit(model.loss, static_argnames=('training',))", [4]),
+        ("from pkg import model", "jax.jit(model.loss, static_argnums=(0, 2))", [4]),
+        ("from pkg import model", "jax.jit(model.loss, static_argnames=('x',))", []),
+        ("from pkg import model", "jax.jit(model.loss, static_argnums=1)", []),
+        ("from pkg import model", "partial(jax.jit, static_argnums=1)(model.loss)", []),
+        ("from pkg import model", "partial(jax.jit, static_argnums=0)(model.loss)", [4]),
+        # As for a local jit-of-grad, the parameters are the inner transformation's view:
+        # only the differentiated one is known traced.
+        ("from pkg import model", "jax.jit(jax.value_and_grad(model.loss))", []),
+        ("from pkg import model", "jax.jit(jax.value_and_grad(model.grad_only))", [14]),
+        ("from pkg import model", "jax.value_and_grad(model.loss, argnums=1)", []),
+        ("from pkg import model", "jax.grad(model.grad_only)", []),  # grad alone: bool works
+        ("from pkg import model", "jax.jit(jax.grad(model.grad_only))", [14]),
+        ("from pkg import model", "jax.jit(partial(model.loss, 1.0, 2.0))", []),
+        ("from pkg import model", "jax.jit(partial(model.loss, 1.0))", [4]),
+        ("import equinox as eqx\nfrom pkg import model", "eqx.filter_jit(model.loss)", []),
+        ("from pkg import model", "jax.vmap(model.predict)", [10]),
+        ("from pkg import model", "jax.vmap(model.predict, in_axes=(0, None))", []),
+    ],
+)
+def test_transformation_applied_to_an_imported_function(tmp_path, imports, application, expected):
+    train = f"import jax\nfrom functools import partial\n{imports}\n\nstep = {application}\n"
+    root = project(tmp_path, train, pkg__model=MODEL)
+    _, found, err = check(root)
+    assert [d["line"] for d in found if d["path"] == "pkg/model.py"] == expected, err
+    assert [d for d in found if d["path"] != "pkg/model.py"] == []
+
+
+def test_the_message_names_the_application_in_the_other_file(tmp_path):
+    train = """\
+    import jax
+    from pkg import model
+
+
+    def main(data):
+        step = jax.jit(
+            model.loss, static_argnames="training"
+        )
+        return step(1.0, data)
+    """
+    _, found, err = check(project(tmp_path, train, pkg__model=MODEL))
+    assert where(found) == [("pkg/model.py", 4, "JIT101")], err
+    message = str(found[0]["message"])
+    assert (
+        "`x` is traced because it is a non-static argument of `loss`, which `jax.jit` compiles "
+        "at pkg/train.py:6" in message
+    )
+    # The jit call is in another file: no fix may edit it (jnp.where's still applies).
+    fix = found[0]["fix"]
+    assert fix is None or "static_argnames" not in str(fix)
+
+
+def test_an_application_inside_traced_code_takes_its_level(tmp_path):
+    """`jax.grad(f)` called inside a jitted function: traced at the jit's level."""
+    train = """\
+    import jax
+    from pkg import model
+
+
+    @jax.jit
+    def step(x):
+        return jax.grad(model.grad_only)(x)
+    """
+    _, found, err = check(project(tmp_path, train, pkg__model=MODEL))
+    assert where(found) == [("pkg/model.py", 14, "JIT101")], err
+
+
+def test_applications_to_what_is_not_a_top_level_function_are_dropped(tmp_path):
+    train = """\
+    import jax
+    from pkg import model
+    from pkg.model import Net
+
+    net = Net()
+    a = jax.jit(net.apply)
+    b = jax.jit(model.Net.apply)
+    c = jax.jit(model.CONSTANT)
+    d = jax.vmap(Net)
+    """
+    more = "\n\nCONSTANT = 3\n\n\nclass Net:\n    def apply(self, x):\n        return float(x)\n"
+    status, found, err = check(project(tmp_path, train, pkg__model=MODEL + more))
+    assert (status, found) == (0, []), err
+
+
+APPLY = """\
+import jax
+from pkg import model
+
+step = jax.jit(model.loss)
+predict = jax.vmap(model.predict)
+"""
+
+
+def test_applications_give_identical_output_across_jobs_and_follow_the_cache(tmp_path):
+    root = project(tmp_path, APPLY, pkg__model=MODEL)
+    write(root, FILLER)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        before = os.getcwd()
+        os.chdir(root)
+        try:
+            return run_cli(*args, "pkg")
+        finally:
+            os.chdir(before)
+
+    for fmt in ("json", "full"):
+        assert run("--format", fmt, "--no-cache", "-j1") == run(
+            "--format", fmt, "--no-cache", "-j2"
+        )
+    fresh = json.loads(run("--format", "json", "--no-cache")[1])
+    assert where(fresh) == [("pkg/model.py", 4, "JIT101"), ("pkg/model.py", 10, "JIT102")]
+
+    def cached() -> list[tuple[object, object, object]]:
+        _, out, err = run("--format", "json", "-j1")
+        assert "error" not in err, err
+        return where(json.loads(out) if out.strip() else [])
+
+    assert cached() == where(fresh)  # fills the cache
+    # The file applying jit changes: the application's entry is part of the callee's key.
+    (root / "pkg/train.py").write_text(
+        APPLY.replace("model.loss)", "model.loss, static_argnums=1)")
+    )
+    assert cached() == [("pkg/model.py", 10, "JIT102")]
+    (root / "pkg/train.py").write_text(APPLY.replace("jax.vmap", "jax.grad"))
+    assert cached() == [("pkg/model.py", 4, "JIT101")]
+    (root / "pkg/train.py").write_text(APPLY)
+    assert cached() == where(fresh)
+
+
+# ---- re-exports ---------------------------------------------------------------------------
+USE_LOSS = """\
+import jax
+from pkg import loss
+
+
+@jax.jit
+def step(p, x):
+    return loss(p, x)
+
+
+grad_step = jax.jit(jax.grad(loss, argnums=1))
+"""
+
+
+@pytest.mark.parametrize(
+    "init, more",
+    [
+        ("from .model import loss\n", {}),
+        ("from pkg.model import loss\n", {}),
+        ("from .model import loss as loss\nfrom .model import predict\n", {}),
+        ("from . import model\nfrom .model import *\nloss = model.loss\n", None),
+        # Two hops: the package re-exports what one of its modules re-exports.
+        ("from .api import loss\n", {"pkg/api.py": "from pkg.model import loss\n"}),
+    ],
+)
+def test_reexports_through_a_package(tmp_path, init, more):
+    root = project(tmp_path, USE_LOSS, pkg__model=MODEL)
+    write(root, {"pkg/__init__.py": init, **(more or {})})
+    _, found, err = check(root)
+    if more is None:  # a star import, an assignment: not followed
+        assert found == [], err
+        return
+    assert where(found) == [("pkg/model.py", 4, "JIT101")], err
+    # The application ranks first; without it, the call is what traces `loss`.
+    assert "which `jax.jit` compiles at pkg/train.py:10" in str(found[0]["message"])
+    (root / "pkg/train.py").write_text(USE_LOSS.split("\n\n\ngrad_step")[0])
+    _, found, err = check(root)
+    assert where(found) == [("pkg/model.py", 4, "JIT101")], err
+    message = str(found[0]["message"])
+    assert "`step` (pkg/train.py:7), compiled by `jax.jit`, passes a traced value" in message
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # A loop of re-exports with no def at its end.
+        {"pkg/__init__.py": "from .a import loss\n", "pkg/a.py": "from pkg import loss\n"},
+        {"pkg/__init__.py": "from pkg import loss\n"},
+        # Two meanings: whichever import works at run time.
+        {"pkg/__init__.py": "try:\n    from .fast import loss\nexcept ImportError:\n"
+         "    from .model import loss\n", "pkg/fast.py": "def loss(p, x):\n    return x\n"},
+        # Bound again after the import.
+        {"pkg/__init__.py": "from .model import loss\n\n\ndef loss(p, x):\n    return x\n"},
+        # Too many hops.
+        {"pkg/__init__.py": "from .a import loss\n", "pkg/a.py": "from .b import loss\n",
+         "pkg/b.py": "from .c import loss\n", "pkg/c.py": "from .model import loss\n"},
+    ],
+)  # fmt: skip
+def test_loops_and_ambiguous_reexports_are_dropped(tmp_path, files):
+    root = project(tmp_path, USE_LOSS, pkg__model=MODEL)
+    write(root, files)
+    status, found, err = check(root)
+    assert (status, found) == (0, []), err
+
+
+def test_reexports_are_cached(tmp_path, monkeypatch):
+    root = project(tmp_path, USE_LOSS, pkg__model=MODEL)
+    write(root, {"pkg/__init__.py": "from .model import loss\n"})
+
+    def cached() -> list[tuple[object, object, object]]:
+        before = os.getcwd()
+        os.chdir(root)
+        try:
+            _, out, err = run_cli("--format", "json", "pkg")
+        finally:
+            os.chdir(before)
+        assert "error" not in err, err
+        return where(json.loads(out) if out.strip() else [])
+
+    assert cached() == [("pkg/model.py", 4, "JIT101")]
+    with monkeypatch.context() as patch:
+        patch.setattr(runner, "lint_text", lambda *a, **k: pytest.fail("linted again"))
+        assert cached() == [("pkg/model.py", 4, "JIT101")]
+    # The re-export goes: the helper is linted again, on its own.
+    (root / "pkg/__init__.py").write_text("")
+    assert cached() == []

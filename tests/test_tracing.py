@@ -74,6 +74,9 @@ def _value_of_return(ctx: FileContext, name: str):
         ("import flax.linen as nn\ndef f(mdl, c, x): return c, x\nS = nn.scan(f)", ABSTRACT),
         ("import jax\nfrom functools import partial\ndef f(cfg, x): return x\n"
          "g = jax.jit(partial(f, cfg))", ABSTRACT),
+        ("import jax\nfrom functools import partial\ndef f(x, n): return x\n"
+         "g = partial(jax.jit, static_argnums=1)(f)", ABSTRACT),
+        ("import jax\ndef f(x, n): return x\ng = jax.jit(static_argnames='n')(f)", ABSTRACT),
     ],
 )  # fmt: skip
 def test_every_spelling_is_found(source, level):
@@ -114,6 +117,18 @@ def test_static_arguments_and_defaults():
     assert params["n"].kind == STATIC
     assert params["flag"].kind == PYTREE
     assert params["k"].kind == UNKNOWN  # a default the caller may leave out
+
+
+@pytest.mark.parametrize(
+    "application",
+    ["partial(jax.jit, static_argnums=1)(f)", "jax.jit(static_argnames=('n',))(f)"],
+)
+def test_options_bound_before_the_function_is_given(application):
+    ctx = _context(
+        f"import jax\nfrom functools import partial\ndef f(x, n): return x\ng = {application}"
+    )
+    params = _function(ctx, "f").params
+    assert (params["x"].kind, params["n"].kind) == (PYTREE, STATIC)
 
 
 def test_vmap_in_axes_none_is_not_traced_and_positional_in_axes_is_read():

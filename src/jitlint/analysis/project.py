@@ -7,25 +7,38 @@ module among the files of the run (`ProjectFiles`) and lints the callee's file a
 those calls as *inbound* calls: the named top-level `def` is then traced, its parameters'
 kinds bound from the call exactly as for a module-local helper (`bind_arguments`).
 
+It also records transformations applied to such a name (`jax.jit(model.loss,
+static_argnames=...)`) as `EntryRecord`s: the transformation and the text of the options
+that decide the parameters. The defining file rebuilds them into an `Entry` with the same
+`application_params` as a local application: its signature is known only there.
+
 Records are plain frozen dataclasses of strings, ints and tuples: they cross the `--jobs`
 process pool and the JSON result cache, and sort deterministically.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from jitlint.analysis.jax_api import call_kind
-from jitlint.analysis.transforms import TRANSFORMS, enclosing_function, materialise, param_names
+from jitlint.analysis.transforms import (
+    PARAM_OPTIONS,
+    TRANSFORMS,
+    Entry,
+    application_params,
+    enclosing_function,
+    materialise,
+    param_names,
+)
 from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value
 
 if TYPE_CHECKING:
+    from jitlint.analysis.names import Names
     from jitlint.analysis.tracing import FunctionTrace, Tracing
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
@@ -78,17 +91,78 @@ class Inbound:
         path, _, line = self.site.rpartition(":")
         traced = any(kind in (TRACED, PYTREE) for _, kind in self.args)
         key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
-        return (*key, self)
+        return (*key, 1, self)
 
     def to_json(self) -> list[Any]:
         return [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]
 
 
+@dataclass(frozen=True, order=True)
+class EntryRecord:
+    """A transformation applied to a function of another module, as the applying file sees
+    it (no path: the runner adds it)."""
+
+    target: str  # as for CallRecord
+    line: int  # of the application
+    transform: str  # the outermost transformation: `jax.jit` in `jax.jit(jax.grad(f))`
+    applied: str  # the one whose options decide the parameters: `jax.grad` there
+    level: int
+    options: tuple[tuple[str, str], ...]  # (keyword, source text) of the options it reads
+    bound: int  # positional arguments bound by `partial(f, ...)`
+    bound_names: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        # A dict, where a CallRecord is a list: one cached list holds both.
+        return {"entry": [self.target, self.line, self.transform, self.applied, self.level,
+                          self.options, self.bound, self.bound_names]}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EntryRecord:
+        target, line, transform, applied, level, options, bound, names = data["entry"]
+        return cls(
+            str(target), int(line), str(transform), str(applied), int(level),
+            tuple((str(k), str(v)) for k, v in options), int(bound), tuple(map(str, names)),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, order=True)
+class InboundEntry:
+    """A transformation applied to the top-level def `function` in another file of the run."""
+
+    function: str
+    site: str  # "pkg/train.py:12"
+    transform: str
+    applied: str
+    level: int
+    options: tuple[tuple[str, str], ...]
+    bound: int
+    bound_names: tuple[str, ...]
+
+    def rank(self) -> tuple[Any, ...]:
+        """As `Inbound.rank`; an application ranks before a call at the same level."""
+        path, _, line = self.site.rpartition(":")
+        return (self.function, -self.level, False, path, int(line) if line.isdigit() else 0,
+                0, self)  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return {"entry": [self.function, self.site, self.transform, self.applied, self.level,
+                          self.options, self.bound, self.bound_names]}  # fmt: skip
+
+
+Outbound = CallRecord | EntryRecord
+Received = Inbound | InboundEntry
+
+
+def record_from_json(data: Any) -> Outbound:
+    return EntryRecord.from_json(data) if isinstance(data, dict) else CallRecord.from_json(data)
+
+
 # ---- the caller's side --------------------------------------------------------------------
-def outbound_calls(tracing: Tracing) -> list[CallRecord]:
-    """Calls from traced code to functions that the imports place in another module."""
+def outbound_calls(tracing: Tracing) -> list[Outbound]:
+    """Calls from traced code to functions that the imports place in another module, then
+    transformations applied to such functions."""
     if not tracing.active:
-        return []
+        return _outbound_entries(tracing) if tracing.index.foreign else []
     names = tracing.names
     found: list[tuple[cst.Call, FunctionTrace, str]] = []
     for call, link in tracing.index.imported_calls:
@@ -103,13 +177,13 @@ def outbound_calls(tracing: Tracing) -> list[CallRecord]:
         if len(qualnames) != 1:
             continue  # rebound somewhere, or several meanings: ambiguous
         (target,) = qualnames
-        if not _may_be_project_function(target):
+        if not may_be_project_function(target):
             continue
         found.append((call, caller, target))
     if not found:
-        return []
+        return _outbound_entries(tracing)
     lines = _lines(tracing, [call for call, _, _ in found])
-    out = []
+    out: list[CallRecord] = []
     for call, caller, target in found:
         values = caller.analyzer.values
         args: list[tuple[str | None, int]] = []
@@ -126,10 +200,45 @@ def outbound_calls(tracing: Tracing) -> list[CallRecord]:
                 tuple(args), star,
             )
         )  # fmt: skip
-    return sorted(set(out))
+    return [*sorted(set(out)), *_outbound_entries(tracing)]
 
 
-def _may_be_project_function(target: str) -> bool:
+def _outbound_entries(tracing: Tracing) -> list[EntryRecord]:
+    found = []
+    for application in tracing.index.foreign:
+        qualnames = tracing.names.qualified_names(application.target, application.path)
+        if len(qualnames) != 1:
+            continue
+        (target,) = qualnames
+        if not may_be_project_function(target):
+            continue
+        level = application.level
+        if application.enclosing is not None:  # applied inside traced code: as in _build
+            outer = tracing.trace(application.enclosing)
+            if outer is not None:
+                level = max(level, outer.level)
+        found.append((application, target, level))
+    if not found:
+        return []
+    lines = _lines(tracing, [application.site for application, _, _ in found])  # type: ignore[misc]
+    out = set()
+    for application, target, level in found:
+        options = tuple(
+            (arg.keyword.value, tracing.module.code_for_node(arg.value))
+            for arg in application.options
+            if arg.keyword is not None and arg.keyword.value in PARAM_OPTIONS
+        )
+        out.add(
+            EntryRecord(
+                target, lines[id(application.site)], application.transform.qualname,
+                application.applied.qualname, level, options, application.bound_positional,
+                tuple(sorted(application.bound_names)),
+            )
+        )  # fmt: skip
+    return sorted(out)
+
+
+def may_be_project_function(target: str) -> bool:
     if not target or target in TRANSFORMS or call_kind(target) != "unknown":
         return False  # jax, numpy, builtins...: modelled already, never project code
     # `import util; util(x)` calls a module; a relative `.f` is a function of the package.
@@ -166,7 +275,7 @@ class _LineCounter(CodegenState):
             self.starts[id(node)] = (self.line, len(self.tokens))
 
 
-def _lines(tracing: Tracing, calls: list[cst.Call]) -> dict[int, int]:
+def _lines(tracing: Tracing, calls: Sequence[cst.CSTNode]) -> dict[int, int]:
     if "positions" in tracing.__dict__:  # resolved already for this file's findings
         return {id(call): tracing.line(call) or 1 for call in calls}
     state = _LineCounter(tracing.module, {id(call) for call in calls})
@@ -239,111 +348,41 @@ def inbound_contribution(func: cst.FunctionDef, call: Inbound) -> dict[str, Valu
     return bind_arguments(func, args, call.star, wrap)
 
 
+def inbound_entry(func: cst.FunctionDef, record: InboundEntry) -> Entry | None:
+    """The `Entry` an application in another file makes of `func`: its parameters as
+    `application_params` computes them for a local one, from the options' text."""
+    transform, applied = TRANSFORMS.get(record.transform), TRANSFORMS.get(record.applied)
+    if transform is None or applied is None:
+        return None
+    options = []
+    for keyword, text in record.options:
+        try:
+            value = cst.parse_expression(text)
+        except (cst.ParserSyntaxError, ValueError, RecursionError):
+            return None
+        options.append(cst.Arg(value, keyword=cst.Name(keyword)))
+    params = application_params(
+        applied, options, func, False, record.bound, set(record.bound_names)
+    )
+    return Entry(transform, func, func, params, None, record.level, origin=record.site)
+
+
+def reexports(names: Names) -> dict[str, str]:
+    """Names the module binds once, and only by an import, to a name that may be a project
+    function (`from .model import loss`: "loss" -> ".model.loss"). A module with a star
+    import has none: what it binds is not known."""
+    if names.has_star_import():
+        return {}
+    out = {}
+    for name, bindings in names.scope(names.module).bindings.items():
+        if len(bindings) == 1 and bindings[0].kind == "import":
+            qualname = bindings[0].qualname
+            if qualname and qualname != name and may_be_project_function(qualname):
+                out[name] = qualname
+    return out
+
+
 def top_level_defs(module: cst.Module) -> frozenset[str]:
     """Names of the module's top-level `def`s: the only functions inbound calls may reach.
     A cheap superset for the runner; `Tracing` checks the name is bound once, by the def."""
     return frozenset(s.name.value for s in module.body if type(s) is cst.FunctionDef)
-
-
-# ---- the runner's side: which file a dotted name is ------------------------------------
-@dataclass
-class ProjectFiles:
-    """The run's files by absolute path, and by the dotted module names they can be
-    imported as from the package roots (the parent of the top-most directory with an
-    `__init__.py`; a script's own directory; the config root and `root/src`)."""
-
-    paths: dict[str, str]  # absolute path -> display path
-    modules: dict[str, str | None] = field(default_factory=dict)  # dotted -> path (None: two)
-
-    @classmethod
-    def build(cls, files: Iterable[tuple[str, str]], config_root: str | None) -> ProjectFiles:
-        paths = {os.path.abspath(path): display for path, display in files}
-        project = cls(paths)
-        package_dirs: dict[str, bool] = {}
-
-        def is_package(directory: str) -> bool:
-            known = package_dirs.get(directory)
-            if known is None:
-                known = package_dirs[directory] = os.path.isfile(
-                    os.path.join(directory, "__init__.py")
-                )
-            return known
-
-        roots: set[str] = set()
-        if config_root is not None:
-            roots |= {os.path.abspath(config_root), os.path.join(config_root, "src")}
-        for path in paths:
-            directory = os.path.dirname(path)
-            while is_package(directory) and os.path.dirname(directory) != directory:
-                directory = os.path.dirname(directory)
-            roots.add(directory)
-        for path in paths:
-            for root in roots:
-                dotted = _dotted(path, root)
-                if dotted is None:
-                    continue
-                if project.modules.get(dotted, path) != path:
-                    project.modules[dotted] = None  # two files claim the name: ambiguous
-                else:
-                    project.modules[dotted] = path
-        return project
-
-    def resolve(self, caller_path: str, target: str) -> tuple[str, str] | None:
-        """(callee's absolute path, function name) for a recorded call, or None."""
-        dots = len(target) - len(target.lstrip("."))
-        parts = target[dots:].split(".")
-        module, function = parts[:-1], parts[-1]
-        if dots:
-            base = os.path.dirname(os.path.abspath(caller_path))
-            for _ in range(dots - 1):
-                base = os.path.dirname(base)
-            stem = os.path.join(base, *module)
-            candidates = [os.path.join(stem, "__init__.py")]
-            if module:
-                candidates.insert(0, stem + ".py")
-            found = next((c for c in candidates if c in self.paths), None)
-        else:
-            found = self.modules.get(".".join(module)) if module else None
-        if found is None or found == os.path.abspath(caller_path):
-            return None
-        return found, function
-
-
-def _dotted(path: str, root: str) -> str | None:
-    relative = os.path.relpath(path, root)
-    if relative.startswith(".."):
-        return None
-    parts = relative[: -len(".py")].split(os.sep) if relative.endswith(".py") else None
-    if not parts:
-        return None
-    if parts[-1] == "__init__":
-        parts.pop()
-    if not parts or not all(part.isidentifier() for part in parts):
-        return None
-    return ".".join(parts)
-
-
-def inbound_for(
-    project: ProjectFiles,
-    outbound: dict[str, Sequence[CallRecord]],
-    defs: dict[str, frozenset[str]],
-) -> dict[str, tuple[Inbound, ...]]:
-    """Each callee file's inbound calls, sorted, from every file's outbound records (by
-    absolute path); calls to names that are not a top-level def of the callee are dropped."""
-    found: dict[str, set[Inbound]] = {}
-    for caller_path, records in outbound.items():
-        display = project.paths.get(caller_path, caller_path)
-        for record in records:
-            resolved = project.resolve(caller_path, record.target)
-            if resolved is None:
-                continue
-            callee, function = resolved
-            if function not in defs.get(callee, ()):
-                continue
-            found.setdefault(callee, set()).add(
-                Inbound(
-                    function, f"{display}:{record.line}", record.caller, record.how,
-                    record.level, record.args, record.star,
-                )
-            )  # fmt: skip
-    return {path: tuple(sorted(calls, key=Inbound.rank)) for path, calls in found.items()}

@@ -34,6 +34,8 @@ def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
     _, name, entry = why
     if not isinstance(entry, Entry) or entry.transform.qualname not in _JIT:
         return None
+    if entry.origin is not None:
+        return None  # jit is applied in another file: the edit belongs there
     site = entry.site
     module = ctx.module
     if type(site) in (cst.Name, cst.Attribute):  # `@jax.jit`

@@ -36,7 +36,13 @@ from jitlint.analysis.jax_api import (
 from jitlint.analysis.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.analysis.names import Names
 from jitlint.analysis.narrowing import Guards
-from jitlint.analysis.project import Inbound, bind_arguments, inbound_contribution
+from jitlint.analysis.project import (
+    Inbound,
+    Received,
+    bind_arguments,
+    inbound_contribution,
+    inbound_entry,
+)
 from jitlint.analysis.pytree_fields import (
     ARRAY_FIELD,
     STATIC_FIELD,
@@ -123,11 +129,12 @@ class FunctionTrace:
 
 class Tracing:
     def __init__(
-        self, names: Names, inbound: Mapping[str, Sequence[Inbound]] | None = None
+        self, names: Names, inbound: Mapping[str, Sequence[Received]] | None = None
     ) -> None:
         self.names = names
         self.module = names.module
-        self.inbound = inbound or {}  # top-level function name -> calls from other files
+        # top-level function name -> calls from, and applications in, other files
+        self.inbound = inbound or {}
         self._traces: dict[int, FunctionTrace | None] = {}
         self._in_progress: set[int] = set()
         self._qualnames: dict[int, frozenset[str]] = {}
@@ -196,6 +203,15 @@ class Tracing:
     def _build(self, func: FuncNode) -> FunctionTrace | None:
         contributions: list[tuple[int, dict[str, Value]]] = []
         entries = self.index.entries.get(id(func), [])
+        inbound: list[Inbound] = []
+        if type(func) is cst.FunctionDef:
+            for received in self._inbound_calls(func):  # type: ignore[arg-type]
+                if isinstance(received, Inbound):
+                    inbound.append(received)
+                else:
+                    entry = inbound_entry(func, received)  # type: ignore[arg-type]
+                    if entry is not None:
+                        entries = [*entries, entry]
         for entry in entries:
             level = entry.level
             if entry.enclosing is not None:
@@ -212,10 +228,8 @@ class Tracing:
             }
             attach_instances(self.pytree_classes, entry, self._path_to(entry.func), params)
             contributions.append((level, params))
-        inbound: list[Inbound] = []
         if type(func) is cst.FunctionDef:
             contributions.extend(self._helper_sites(func))  # type: ignore[arg-type]
-            inbound = self._inbound_calls(func)  # type: ignore[arg-type]
             contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
         if not contributions:
             return None
@@ -243,9 +257,9 @@ class Tracing:
         trace.inbound = inbound
         return trace
 
-    def _inbound_calls(self, func: cst.FunctionDef) -> list[Inbound]:
-        """The inbound calls that reach `func`: it must be the module-level `def` its name
-        is bound to, once (as the runner checked with the same rule)."""
+    def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
+        """The inbound calls and applications that reach `func`: it must be the module-level
+        `def` its name is bound to, once (as the runner checked with the same rule)."""
         calls = self.inbound.get(func.name.value)
         if not calls or self.index.path(func) != [self.module]:
             return []
@@ -433,13 +447,20 @@ class Tracing:
         name = f"`{trace.name}`" if trace.name != "<lambda>" else "this lambda"
         if trace.entries:
             entry = max(trace.entries, key=lambda e: e.level)
-            return f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} " + (
-                f"at line {self.line(entry.site)}"
+            return (
+                f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} "
+                f"{self.where(entry)}"
             )
         if trace.inbound:
             first = trace.inbound[0]
             return f"{name}, which {first.caller} ({first.site}) calls from traced code"
         return f"{name}, which traced code calls"
+
+    def where(self, entry: Entry) -> str:
+        """ "at line 12", or "at pkg/train.py:12" for an application in another file."""
+        if entry.origin is not None:
+            return f"at {entry.origin}"
+        return f"at line {self.line(entry.site)}"
 
     def explain(self, value: Value, depth: int = 0) -> str:
         """Why `value` is traced, in words."""
@@ -455,7 +476,7 @@ class Tracing:
             article = "a non-static" if transform.style in ("jit", "pmap", "ckpt") else "an"
             return (
                 f"`{name}` is traced because it is {article} argument of {func_name}, which "
-                f"`{transform.qualname}` {transform.verb} at line {self.line(entry.site)}"
+                f"`{transform.qualname}` {transform.verb} {self.where(entry)}"
             )
         if why[0] == "arg":
             _, name, caller, call, inner = why
@@ -474,8 +495,8 @@ class Tracing:
             _, name, entry = owner
             leaves = "every leaf" if instance.style == "jit" else "the array leaves"
             return (
-                f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` at line "
-                f"{self.line(entry.site)}"
+                f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` "
+                f"{self.where(entry)}"
             )
         if why[0] == "import":
             _, name, func, call = why

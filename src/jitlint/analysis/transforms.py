@@ -100,6 +100,26 @@ class Entry:
     params: dict[str, int]  # parameter name -> STATIC / PYTREE / UNKNOWN
     enclosing: FuncNode | None  # the function the application happens in, if any
     level: int = 0  # the transformation's own level, raised by enclosing transformations
+    # "pkg/train.py:12" for an application in another file of the run (project.py); `site`
+    # is then the function itself, and no fix may edit it.
+    origin: str | None = None
+
+
+@dataclass
+class Foreign:
+    """An application to something that is not a module-local function, such as an imported
+    one (`jax.jit(model.loss)`): project.py records it for the file that defines it."""
+
+    transform: Transform  # the outermost transformation: named in messages
+    applied: Transform  # the one whose options decide the parameters (inner, when nested)
+    options: list[cst.Arg]
+    site: cst.CSTNode
+    target: cst.BaseExpression
+    path: list[cst.CSTNode]  # to the site
+    enclosing: FuncNode | None
+    level: int
+    bound_positional: int = 0
+    bound_names: frozenset[str] = frozenset()
 
 
 Link = tuple[cst.CSTNode, "Link"] | None  # a node's ancestors, innermost first
@@ -136,6 +156,8 @@ class Index:
     # Calls of a name or dotted name whose head some import binds: they may reach a function
     # of another module (see project.py). Paths stay linked lists: most are never needed.
     imported_calls: list[tuple[cst.Call, Link]] = field(default_factory=list)
+    # Applications whose target is a name or attribute but no module-local function.
+    foreign: list[Foreign] = field(default_factory=list)
 
 
 def enclosing_function(path: Sequence[cst.CSTNode]) -> FuncNode | None:
@@ -198,6 +220,8 @@ class Discovery:
                     calls.append((node, link))  # type: ignore[arg-type]
                 elif type(func) is cst.Attribute:
                     dotted_calls.append((node, link))  # type: ignore[arg-type]
+                elif type(func) is cst.Call and _leaf(func.func) in self.spellings:  # type: ignore[attr-defined]
+                    self._factory_call(node, [*materialise(link), node])  # type: ignore[arg-type]
             elif kind is cst.Import or kind is cst.ImportFrom:
                 imported.update(_import_names(node))
             here = (node, link)
@@ -232,14 +256,29 @@ class Discovery:
             inner_unknown = any(
                 i not in transforms_at for i in range(position + 1, len(decorators))
             )
-            params = _params(transform, options, func, inner_unknown, 0, set())
+            params = application_params(transform, options, func, inner_unknown, 0, set())
             self._add(Entry(transform, site, func, params, enclosing))
 
     # ---- calls ------------------------------------------------------------------------
     def _call(self, call: cst.Call, path: list[cst.CSTNode]) -> None:
         transform = self._resolve(call.func, path)
-        if transform is None:
-            return
+        if transform is not None:
+            self._apply(transform, [], call, path)
+
+    def _factory_call(self, call: cst.Call, path: list[cst.CSTNode]) -> None:
+        """`partial(jax.jit, static_argnums=1)(f)` or `jax.jit(static_argnames=...)(f)`."""
+        resolved = self._transform_of(call.func, path)
+        if resolved is not None:
+            self._apply(resolved[0], resolved[1], call, path)
+
+    def _apply(
+        self,
+        transform: Transform,
+        bound: list[cst.Arg],
+        call: cst.Call,
+        path: list[cst.CSTNode],
+    ) -> None:
+        """`call` applies `transform` (with the options `bound` by a factory) to its targets."""
         positional = [a for a in call.args if a.keyword is None]
         if any(a.star for a in positional[: max(transform.targets) + 1]):
             return
@@ -250,7 +289,7 @@ class Discovery:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in transform.target_keywords:
                 targets.append(arg.value)
-        options = [a for a in call.args if a.keyword is not None]
+        options = [*bound, *(a for a in call.args if a.keyword is not None)]
         # vmap(f, in_axes, out_axes) and grad(f, argnums) also take options by position.
         named = _POSITIONAL_OPTIONS.get(transform.style, ())
         for index, name in enumerate(named, start=1):
@@ -295,14 +334,25 @@ class Discovery:
                 if inner is not None:
                     inner_args = target.args  # type: ignore[attr-defined]
                     inner_options = [a for a in inner_args if a.keyword is not None]
-                    for func in self._functions_of(target, inner, path):
-                        params = _params(inner, inner_options, func, False, 0, set())
-                        entry = Entry(transform, site, func, params, enclosing)
-                        entry.level = max(transform.level, inner.level)
-                        self._add(entry)
+                    level = max(transform.level, inner.level)
+                    for expr in self._targets_of(target, inner):
+                        func = self._function(expr, path)
+                        if func is None:
+                            self._foreign(
+                                Foreign(transform, inner, inner_options, site, expr, path,
+                                        enclosing, level)
+                            )  # fmt: skip
+                        elif not isinstance(func, cst.ClassDef):
+                            params = application_params(inner, inner_options, func, False, 0, set())
+                            entry = Entry(transform, site, func, params, enclosing, level)
+                            self._add(entry)
                 return
         func = self._function(target, path)
         if func is None:
+            self._foreign(
+                Foreign(transform, transform, list(options), site, target, path, enclosing,
+                        transform.level, bound_positional, frozenset(bound_names))
+            )  # fmt: skip
             return
         if type(func) is cst.ClassDef:
             if transform.style != "linen":
@@ -311,20 +361,16 @@ class Discovery:
             if method is None:
                 return
             func = method
-        params = _params(transform, options, func, False, bound_positional, bound_names)
+        params = application_params(transform, options, func, False, bound_positional, bound_names)
         self._add(Entry(transform, site, func, params, enclosing))
 
-    def _functions_of(
-        self, call: cst.CSTNode, transform: Transform, path: list[cst.CSTNode]
-    ) -> list[FuncNode]:
+    def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
         positional = [a for a in call.args if a.keyword is None]  # type: ignore[attr-defined]
-        out: list[FuncNode] = []
-        for position in transform.targets:
-            if position < len(positional):
-                func = self._function(positional[position].value, path)
-                if func is not None and type(func) is not cst.ClassDef:
-                    out.append(func)  # type: ignore[arg-type]
-        return out
+        return [positional[i].value for i in transform.targets if i < len(positional)]
+
+    def _foreign(self, application: Foreign) -> None:
+        if type(application.target) in (cst.Name, cst.Attribute):
+            self.index.foreign.append(application)
 
     def _function(
         self, expr: cst.BaseExpression, path: list[cst.CSTNode]
@@ -509,7 +555,14 @@ def _axes(expr: cst.BaseExpression, count: int) -> list[bool] | None:
     return None
 
 
-def _params(
+# The options `application_params` reads: all an application in another file hands over.
+PARAM_OPTIONS = frozenset(
+    {"static_argnums", "static_argnames", "in_axes", "excluded", "static_broadcasted_argnums",
+     "argnums"}
+)  # fmt: skip
+
+
+def application_params(
     transform: Transform,
     options: Sequence[cst.Arg],
     func: FuncNode,

@@ -2,7 +2,8 @@
 
 One JSON file per (jitlint build, selected codes, rule options) under `.jitlint_cache/` in the
 project root, mapping each path to the hash of its bytes, the codes it was linted with, its
-findings, and what the project pass needs from it (its outbound calls and top-level defs).
+findings, and what the project pass needs from it (its outbound records, top-level defs and
+re-exported names).
 A hit needs the same bytes and the same codes. A file linted again with inbound calls from
 other files (the project pass) has its result stored beside, keyed by a hash of those calls:
 a changed caller changes the key, a changed file drops every variant. The "build" is the
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlint import __version__
-from jitlint.analysis.project import CallRecord, Inbound
+from jitlint.analysis.project import Received, record_from_json
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
 
@@ -54,8 +55,9 @@ def _codes_key(codes: Iterable[str]) -> str:
     return ",".join(sorted(codes))
 
 
-def inbound_key(inbound: Iterable[Inbound] | None) -> str:
-    """ "" for a file linted on its own; else a hash of the calls it was given."""
+def inbound_key(inbound: Iterable[Received] | None) -> str:
+    """ "" for a file linted on its own; else a hash of the calls and applications it was
+    given (each kind has its own JSON shape, so they never collide)."""
     calls = [call.to_json() for call in inbound or ()]
     if not calls:
         return ""
@@ -94,7 +96,7 @@ class ResultCache:
         """The cached result for these bytes and codes, linted with the inbound calls whose
         `inbound_key` is `inbound`."""
         entry = self.entries.get(key)
-        if not entry or len(entry) != 6 or entry[0] != digest or entry[1] != _codes_key(codes):
+        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
             return None
         try:
             diagnostics, outbound = entry[2], entry[3]
@@ -106,8 +108,9 @@ class ResultCache:
             return FileResult(
                 display,
                 [_decode(item, display) for item in diagnostics],
-                outbound=[CallRecord.from_json(item) for item in outbound],
+                outbound=[record_from_json(item) for item in outbound],
                 defs=frozenset(entry[4]),
+                reexports={str(k): str(v) for k, v in entry[6].items()},
             )
         except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss
             return None
@@ -119,11 +122,12 @@ class ResultCache:
         outbound = [call.to_json() for call in result.outbound]
         if not inbound:
             self.entries[key] = [
-                digest, _codes_key(codes), diagnostics, outbound, sorted(result.defs), {}
+                digest, _codes_key(codes), diagnostics, outbound, sorted(result.defs), {},
+                result.reexports,
             ]  # fmt: skip
         else:
             entry = self.entries.get(key)
-            if not entry or len(entry) != 6 or entry[0] != digest:
+            if not entry or len(entry) != 7 or entry[0] != digest:
                 return  # the file's own entry comes first; without it, nothing to add to
             variants = entry[5]
             variants.pop(inbound, None)

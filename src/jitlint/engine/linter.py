@@ -14,7 +14,13 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.analysis.project import CallRecord, Inbound, outbound_calls, top_level_defs
+from jitlint.analysis.project import (
+    Outbound,
+    Received,
+    outbound_calls,
+    reexports,
+    top_level_defs,
+)
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.guards import nesting_problem
@@ -35,9 +41,11 @@ class FileResult:
     # Internal errors (a rule crashed): "path: JIT110: ValueError: ..." lines for stderr.
     errors: list[str] = field(default_factory=list)
     # The project pass only (`inbound` given): calls from this file's traced code to
-    # functions of other modules, and the names of its top-level functions.
-    outbound: list[CallRecord] = field(default_factory=list)
+    # functions of other modules and transformations applied to them, and the names of its
+    # top-level functions, and the names it binds by an import only (possible re-exports).
+    outbound: list[Outbound] = field(default_factory=list)
     defs: frozenset[str] = frozenset()
+    reexports: dict[str, str] = field(default_factory=dict)
 
 
 def lint_text(
@@ -48,7 +56,7 @@ def lint_text(
     *,
     noqa: bool = True,
     text_gates: bool = True,
-    inbound: Sequence[Inbound] | None = None,
+    inbound: Sequence[Received] | None = None,
 ) -> FileResult:
     """Lint `source` with the rules whose codes are in `codes`.
 
@@ -56,8 +64,8 @@ def lint_text(
     own `# jitlint: ...` comments still apply. `text_gates=False` runs every selected rule
     even where its text gate says it cannot fire (the tests use it to show the gates are
     sound). `inbound` (the project pass, see analysis/project.py) are calls from traced code
-    in other files to this file's top-level functions; given (even empty), the result also
-    lists this file's outbound calls.
+    in other files to this file's top-level functions, and transformations applied to them
+    there; given (even empty), the result also lists this file's outbound records.
     """
     result = FileResult(path)
     want_parse_errors = "JIT001" in codes
@@ -95,7 +103,7 @@ def lint_text(
 
     ctx = FileContext(module, path, source)
     if inbound:
-        by_function: dict[str, list[Inbound]] = {}
+        by_function: dict[str, list[Received]] = {}
         for call in inbound:
             by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
@@ -135,12 +143,13 @@ def lint_text(
 def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) -> None:
     """What the project pass needs from this file (analysis/project.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
-    calls), nothing is traced, so nothing goes out."""
+    calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
+    still (a package's `__init__.py` that only imports need not mention jax)."""
     result.defs = top_level_defs(ctx.module)
-    if not tracing_rules:
-        return
     try:
-        result.outbound = outbound_calls(ctx.tracing)
+        result.reexports = reexports(ctx.names)
+        if tracing_rules:
+            result.outbound = outbound_calls(ctx.tracing)
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
 

@@ -7,7 +7,8 @@ import dataclasses
 import os
 from collections.abc import Callable
 
-from jitlint.analysis.project import Inbound, ProjectFiles, inbound_for
+from jitlint.analysis.project import Received
+from jitlint.analysis.project_files import ProjectFiles, inbound_for
 from jitlint.engine.linter import FileResult
 
 # A helper calling a helper in a third module needs a round per step; past this the
@@ -20,7 +21,7 @@ def follow_imports(
     first: list[FileResult],
     lint: Callable[[list], list[FileResult]],
     config_root: str | None,
-) -> tuple[list[FileResult], dict[str, tuple[Inbound, ...]]]:
+) -> tuple[list[FileResult], dict[str, tuple[Received, ...]]]:
     """`first` (the results of `tasks`, in order) with the files that receive calls from
     traced code elsewhere in the run replaced by a lint that knows those calls; and those
     calls, by display path (files that receive none are left out)."""
@@ -33,12 +34,13 @@ def follow_imports(
         return first, {}
     project = ProjectFiles.build(((path, task.display) for path, task, _ in members), config_root)
     results = list(first)
-    given: dict[str, tuple[Inbound, ...]] = {path: () for path, _, _ in members}
+    given: dict[str, tuple[Received, ...]] = {path: () for path, _, _ in members}
     for _ in range(MAX_ROUNDS):
         inbound = inbound_for(
             project,
             {path: results[index].outbound for path, _, index in members},
             {path: results[index].defs for path, _, index in members},
+            {path: results[index].reexports for path, _, index in members},
         )
         # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
         changed = sorted(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlint import selection
-from jitlint.analysis.project import Inbound
+from jitlint.analysis.project import Received
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.cache import ResultCache, content_hash, inbound_key
@@ -34,7 +34,7 @@ class Task:
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
     # None: linted on its own (stdin). A tuple: part of the project pass, with the calls
     # traced code in other files of the run makes to this file (engine/project.py).
-    inbound: tuple[Inbound, ...] | None = None
+    inbound: tuple[Received, ...] | None = None
 
 
 @dataclass
@@ -211,7 +211,7 @@ def run(
 
 def project_inbound(
     tasks: list[Task], jobs: int | None, project_root: Path | None
-) -> dict[str, tuple[Inbound, ...]]:
+) -> dict[str, tuple[Received, ...]]:
     """The calls traced code in other files of the run makes to each file (by display
     path), as `run` finds them: what `--fix` lints each file with."""
     tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]

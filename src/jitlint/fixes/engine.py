@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.analysis.project import Inbound
+from jitlint.analysis.project import Received
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.fixes.edits import apply_edits, choose
@@ -50,10 +50,10 @@ def fix_text(
     *,
     unsafe: bool = False,
     fixable: Collection[str] | None = None,
-    inbound: Sequence[Inbound] | None = None,
+    inbound: Sequence[Received] | None = None,
 ) -> FixOutcome:
     """Fix `source` with the rules in `codes`; `fixable` limits which codes may fix.
-    `inbound`: calls from traced code in other files (the project pass; see `lint_text`)."""
+    `inbound`: calls and applications in other files (the project pass; see `lint_text`)."""
     current = source
     applied: list[Diagnostic] = []
     errors: list[str] = []

@@ -20,7 +20,7 @@ from jitlint.diagnostics import Applicability, Severity
 
 if TYPE_CHECKING:
     from jitlint.analysis.jit import JitModel
-    from jitlint.analysis.project import Inbound
+    from jitlint.analysis.project import Received
     from jitlint.analysis.tf_model import TfModel
     from jitlint.analysis.tracing import Tracing
 
@@ -73,9 +73,10 @@ class FileContext:
         self.path = path
         self.source = source
         self.parents: list[cst.CSTNode] = []  # set by the engine to the walker's stack
-        # Calls from traced code in other files of the run, by top-level function name (the
-        # project pass sets them before the traversal; see analysis/project.py).
-        self.inbound: Mapping[str, Sequence[Inbound]] = {}
+        # Calls from traced code in, and transformations applied in, other files of the run,
+        # by top-level function name (the project pass sets them before the traversal; see
+        # analysis/project.py).
+        self.inbound: Mapping[str, Sequence[Received]] = {}
 
     @cached_property
     def names(self) -> Names:
@@ -168,6 +169,10 @@ class Rule:
     # come from traced code in another file (the project pass), so in a file that receives
     # such calls the text gate, written for hazards the file's own transforms cause, is off.
     uses_tracing: ClassVar[bool] = False
+    # Exception classes (qualified names) that catch the error the hazard raises: in the body
+    # of a `try` that handles one of them, the code probes for a tracer on purpose
+    # (`except jax.errors.ConcretizationTypeError: pass`), and nothing is reported.
+    caught_by: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -195,4 +200,27 @@ class Rule:
         severity: Severity | None = None,
         fix: NodeFix | None = None,
     ) -> None:
+        if self.caught_by and handled(self.ctx, self.ctx.path_to(node), self.caught_by):
+            return
         self.reports.append(Report(self.code, node, message, help, severity or self.severity, fix))
+
+
+def handled(ctx: FileContext, path: Sequence[cst.CSTNode], errors: frozenset[str]) -> bool:
+    """Whether the end of `path` is in the body of a `try` (in the same function) with a
+    handler naming one of `errors`."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            return False
+        if kind is not cst.Try or path[index + 1] is not node.body:  # type: ignore[attr-defined]
+            continue
+        where = path[: index + 1]
+        for handler in node.handlers:  # type: ignore[attr-defined]
+            caught = handler.type
+            if caught is None:
+                continue
+            names = [e.value for e in caught.elements] if type(caught) is cst.Tuple else [caught]
+            if any(ctx.names.resolves_to(name, where, errors) for name in names):  # type: ignore[arg-type]
+                return True
+    return False

@@ -121,6 +121,14 @@ class TracedBool(Rule):
     summary = "A traced value is converted to a Python bool (if/while/assert/and/or/not...)."
     fix_availability = "sometimes"
     runtime_error = "TracerBoolConversionError"
+    caught_by = frozenset(
+        {
+            "jax.errors.TracerBoolConversionError",
+            "jax.errors.ConcretizationTypeError",
+            "jax.errors.JAXTypeError",
+            "jax.core.ConcretizationTypeError",  # an older alias
+        }
+    )
     requires = ("jax", "flax", "equinox", "haiku")
     uses_tracing = True
 
@@ -260,6 +268,18 @@ def f(x):
         return x
     return -x
 """,
+        # Probing for a tracer on purpose (haiku's dropout): the error is caught.
+        """
+import jax
+@jax.jit
+def dropout(rate, x):
+    try:
+        if rate == 0.0:
+            return x
+    except jax.errors.ConcretizationTypeError:
+        pass
+    return x / (1.0 - rate)
+""",
     )
     INVALID = (
         """
@@ -360,6 +380,24 @@ def f(x, training: bool):
     if training:  # error: JIT101
         return x * 0.5
     return x
+""",
+        # The handler does not catch the tracer error; nor does one of another function.
+        """
+import jax
+from jax.errors import ConcretizationTypeError
+@jax.jit
+def f(x):
+    try:
+        if x > 0:  # error: JIT101
+            return x
+    except (ValueError, jax.errors.TracerArrayConversionError):
+        pass
+    try:
+        def g(y):
+            return y if y > 0 else -y  # error: JIT101
+        return jax.vmap(g)(x)
+    except ConcretizationTypeError:
+        return x
 """,
     )
 
