@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jitlint.analysis.jit import Signature, spec_from_args
-from jitlint.analysis.names import Names
+from jitlint.analysis.names import Names, leaf_name
 from jitlint.analysis.values import PYTREE, STATIC, UNKNOWN, Value
 from jitlint.engine.walker import iter_children
 
@@ -213,14 +213,14 @@ class Discovery:
                 paths[id(node)] = link
             elif kind is cst.Call:
                 func = node.func  # type: ignore[attr-defined]
-                leaf = _leaf(func)
+                leaf = leaf_name(func)
                 if leaf in self.spellings:
                     self._call(node, [*materialise(link), node])  # type: ignore[arg-type]
                 elif type(func) is cst.Name:
                     calls.append((node, link))  # type: ignore[arg-type]
                 elif type(func) is cst.Attribute:
                     dotted_calls.append((node, link))  # type: ignore[arg-type]
-                elif type(func) is cst.Call and _leaf(func.func) in self.spellings:  # type: ignore[attr-defined]
+                elif type(func) is cst.Call and leaf_name(func.func) in self.spellings:  # type: ignore[attr-defined]
                     self._factory_call(node, [*materialise(link), node])  # type: ignore[arg-type]
             elif kind is cst.Import or kind is cst.ImportFrom:
                 imported.update(_import_names(node))
@@ -318,7 +318,7 @@ class Discovery:
         bound_positional = 0
         bound_names: set[str] = set()
         # `partial(f, a, k=v)`: the bound arguments are Python values fixed at wrap time.
-        if type(target) is cst.Call and _leaf(target.func) in self.spellings:  # type: ignore[attr-defined]
+        if type(target) is cst.Call and leaf_name(target.func) in self.spellings:  # type: ignore[attr-defined]
             if self.names.resolves_to(target.func, path, PARTIAL):  # type: ignore[attr-defined]
                 args = target.args  # type: ignore[attr-defined]
                 if not args or args[0].keyword is not None or args[0].star:
@@ -387,7 +387,7 @@ class Discovery:
 
     # ---- resolution -------------------------------------------------------------------
     def _resolve(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Transform | None:
-        if _leaf(expr) not in self.spellings:
+        if leaf_name(expr) not in self.spellings:
             return None
         candidates = self.names.qualified_names(expr, path)
         if not candidates:
@@ -414,7 +414,7 @@ class Discovery:
             return transform, options
         if (
             len(positional) == 1
-            and _leaf(expr.func) in self.spellings  # type: ignore[attr-defined]
+            and leaf_name(expr.func) in self.spellings  # type: ignore[attr-defined]
             and self.names.resolves_to(expr.func, path, PARTIAL)  # type: ignore[attr-defined]
         ):
             transform = self._resolve(positional[0].value, path)
@@ -462,15 +462,6 @@ def static_truth(
         if left is not None and left != is_and:
             return left  # `False and ...` / `True or ...`
     return None
-
-
-def _leaf(expr: cst.CSTNode) -> str:
-    kind = type(expr)
-    if kind is cst.Name:
-        return expr.value  # type: ignore[attr-defined]
-    if kind is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    return ""
 
 
 def _head(expr: cst.BaseExpression) -> str:
