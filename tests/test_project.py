@@ -7,6 +7,7 @@ import os
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from helpers import run_cli
 
@@ -562,3 +563,41 @@ def test_reexports_are_cached(tmp_path, monkeypatch):
     # The re-export goes: the helper is linted again, on its own.
     (root / "pkg/__init__.py").write_text("")
     assert cached() == []
+
+
+def test_call_lines_match_libcst_positions():
+    """The project pass finds a call's line by searching its text (or, when the text repeats,
+    by a line-counting codegen); both must agree with libcst's own positions."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from jitlint.analysis.project import _lines
+    from jitlint.rules.base import FileContext
+
+    source = (
+        "import jax\n"
+        "from pkg.util import h\n\n"
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    y = h(x)  # h(x) again in a comment\n"
+        "    z = (\n"
+        "        h(y)\n"
+        "    )\n"
+        "    w = ((\n"
+        "        h(\n"
+        "            z)))\n"
+        "    return h(x) + w\n"
+    )
+    module = cst.parse_module(source)
+    calls: list[cst.Call] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            calls.append(node)
+
+    module.visit(Calls())
+    ctx = FileContext(module, "m.py", source)
+    found = _lines(ctx.tracing, calls, source)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    expected = {id(c): positions[c].start.line for c in calls}
+    assert found == expected
+    assert len(set(found.values())) > 3  # unique and repeated texts both occur

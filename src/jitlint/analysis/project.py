@@ -158,11 +158,11 @@ def record_from_json(data: Any) -> Outbound:
 
 
 # ---- the caller's side --------------------------------------------------------------------
-def outbound_calls(tracing: Tracing) -> list[Outbound]:
+def outbound_calls(tracing: Tracing, source: str) -> list[Outbound]:
     """Calls from traced code to functions that the imports place in another module, then
-    transformations applied to such functions."""
+    transformations applied to such functions. `source` is the module's text."""
     if not tracing.active:
-        return _outbound_entries(tracing) if tracing.index.foreign else []
+        return _outbound_entries(tracing, source) if tracing.index.foreign else []
     names = tracing.names
     found: list[tuple[cst.Call, FunctionTrace, str]] = []
     for call, link in tracing.index.imported_calls:
@@ -181,8 +181,8 @@ def outbound_calls(tracing: Tracing) -> list[Outbound]:
             continue
         found.append((call, caller, target))
     if not found:
-        return _outbound_entries(tracing)
-    lines = _lines(tracing, [call for call, _, _ in found])
+        return _outbound_entries(tracing, source)
+    lines = _lines(tracing, [call for call, _, _ in found], source)
     out: list[CallRecord] = []
     for call, caller, target in found:
         values = caller.analyzer.values
@@ -200,10 +200,10 @@ def outbound_calls(tracing: Tracing) -> list[Outbound]:
                 tuple(args), star,
             )
         )  # fmt: skip
-    return [*sorted(set(out)), *_outbound_entries(tracing)]
+    return [*sorted(set(out)), *_outbound_entries(tracing, source)]
 
 
-def _outbound_entries(tracing: Tracing) -> list[EntryRecord]:
+def _outbound_entries(tracing: Tracing, source: str) -> list[EntryRecord]:
     found = []
     for application in tracing.index.foreign:
         qualnames = tracing.names.qualified_names(application.target, application.path)
@@ -220,7 +220,8 @@ def _outbound_entries(tracing: Tracing) -> list[EntryRecord]:
         found.append((application, target, level))
     if not found:
         return []
-    lines = _lines(tracing, [application.site for application, _, _ in found])  # type: ignore[misc]
+    sites = [application.site for application, _, _ in found]
+    lines = _lines(tracing, sites, source)  # type: ignore[arg-type]
     out = set()
     for application, target, level in found:
         options = tuple(
@@ -275,12 +276,26 @@ class _LineCounter(CodegenState):
             self.starts[id(node)] = (self.line, len(self.tokens))
 
 
-def _lines(tracing: Tracing, calls: Sequence[cst.CSTNode]) -> dict[int, int]:
+def _lines(tracing: Tracing, calls: Sequence[cst.CSTNode], source: str) -> dict[int, int]:
     if "positions" in tracing.__dict__:  # resolved already for this file's findings
         return {id(call): tracing.line(call) or 1 for call in calls}
-    state = _LineCounter(tracing.module, {id(call) for call in calls})
+    # libcst reproduces the source exactly, so a node whose text occurs once in it starts
+    # there: a search per call instead of a codegen of the whole module (most calls).
+    lines: dict[int, int] = {}
+    rest = []
+    for call in calls:
+        text = tracing.module.code_for_node(call)
+        at = source.find(text)
+        if at < 0 or source.find(text, at + 1) >= 0:
+            rest.append(call)
+            continue
+        # A call's text may begin with its own parentheses and line breaks.
+        at += len(text) - len(text.lstrip("( \t\r\n\\"))
+        lines[id(call)] = source.count("\n", 0, at) + 1
+    if not rest:
+        return lines
+    state = _LineCounter(tracing.module, {id(call) for call in rest})
     tracing.module._codegen(state)
-    lines = {}
     for key, (line, start) in state.starts.items():
         # A call's text may begin with its own parentheses and line breaks.
         for token in state.tokens[start:]:

@@ -149,7 +149,7 @@ def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) ->
     try:
         result.reexports = reexports(ctx.names)
         if tracing_rules:
-            result.outbound = outbound_calls(ctx.tracing)
+            result.outbound = outbound_calls(ctx.tracing, ctx.source)
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
 
