@@ -585,19 +585,27 @@ def test_call_lines_match_libcst_positions():
         "    w = ((\n"
         "        h(\n"
         "            z)))\n"
-        "    return h(x) + w\n"
+        "    return h(x) + w\n\n"
+        "class C:\n"
+        "    def m(self, x):\n"
+        "        return h(x) + h(x)\n\n"
+        "def g(x):\n"
+        "    return h(x)\n\n"
+        "def g(x):\n"
+        "    return h(x)\n"
     )
     module = cst.parse_module(source)
-    calls: list[cst.Call] = []
+    calls: list[tuple[cst.Call, cst.CSTNode]] = []
+    for top in module.body:
 
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            calls.append(node)
+        class Calls(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call, top: cst.CSTNode = top) -> None:
+                calls.append((node, top))
 
-    module.visit(Calls())
+        top.visit(Calls())
     ctx = FileContext(module, "m.py", source)
     found = _lines(ctx.tracing, calls, source)
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    expected = {id(c): positions[c].start.line for c in calls}
+    expected = {id(c): positions[c].start.line for c, _ in calls}
     assert found == expected
     assert len(set(found.values())) > 3  # unique and repeated texts both occur
