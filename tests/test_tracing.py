@@ -351,3 +351,35 @@ def test_a_helper_flag_left_at_its_literal_default_prunes_the_branch():
         return loss(p, strict=True)
     """
     assert found(source, {"JIT101"}) == {(10, "JIT101")}
+
+
+def test_static_argnums_of_pmap_and_checkpoint():
+    source = """
+    import jax
+    from functools import partial
+
+    @partial(jax.pmap, static_broadcasted_argnums=(1,))
+    def p(x, n):
+        if n > 0:  # static
+            return x
+        return -x
+
+    @partial(jax.checkpoint, static_argnums=(1,))
+    def c(x, n):
+        if n > 0:  # static
+            return x
+        return -x
+
+    @jax.checkpoint
+    def d(x, n):
+        if n > 0:  # traced
+            return x
+        return -x
+
+    @partial(jax.checkpoint, static_argnums=N)
+    def e(x, n):
+        if n > 0:  # the spec is not a literal: unknown
+            return x
+        return -x
+    """
+    assert found(source, {"JIT101"}) == {(19, "JIT101")}

@@ -553,6 +553,20 @@ PARAM_OPTIONS = frozenset(
 )  # fmt: skip
 
 
+def _static_positions(
+    options: Sequence[cst.Arg], keyword: str, positional: list[str]
+) -> list[str] | None:
+    """The positional parameters an argnums-style option (`static_argnums=(1,)`) names: none
+    when it is absent, None when it is not a literal."""
+    option = _option(options, keyword)
+    if option is None:
+        return []
+    nums = _int_positions(option.value)
+    if nums is None:
+        return None
+    return [name for index, name in enumerate(positional) if index in nums]
+
+
 def application_params(
     transform: Transform,
     options: Sequence[cst.Arg],
@@ -597,14 +611,10 @@ def application_params(
                 if index >= len(mapped) or not mapped[index]:
                     out[name] = UNKNOWN
     elif style == "pmap":
-        static_arg = _option(options, "static_broadcasted_argnums")
-        if static_arg is not None:
-            nums_ = _int_positions(static_arg.value)
-            if nums_ is None:
-                return {name: UNKNOWN for name in names}
-            for index, name in enumerate(positional):
-                if index in nums_:
-                    out[name] = STATIC
+        static = _static_positions(options, "static_broadcasted_argnums", positional)
+        if static is None:
+            return {name: UNKNOWN for name in names}
+        out.update(dict.fromkeys(static, STATIC))
     elif style == "grad":
         argnums = _option(options, "argnums")
         diff = {0} if argnums is None else _int_positions(argnums.value)
@@ -620,14 +630,10 @@ def application_params(
             if literal is None:
                 return {name: UNKNOWN for name in names}
             out.update({name: STATIC for name in literal if name in out})
-        static_arg = _option(options, "static_argnums")
-        if static_arg is not None:
-            nums_ = _int_positions(static_arg.value)
-            if nums_ is None:
-                return {name: UNKNOWN for name in names}
-            for index, name in enumerate(positional):
-                if index in nums_:
-                    out[name] = STATIC
+        static = _static_positions(options, "static_argnums", positional)
+        if static is None:
+            return {name: UNKNOWN for name in names}
+        out.update(dict.fromkeys(static, STATIC))
     elif style == "linen":
         if _option(options, "static_argnums") is not None or _option(options, "in_axes"):
             return {name: UNKNOWN for name in names}
