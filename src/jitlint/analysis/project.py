@@ -35,7 +35,7 @@ from jitlint.analysis.transforms import (
     materialise,
     param_names,
 )
-from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value
+from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value, literal
 
 if TYPE_CHECKING:
     from jitlint.analysis.names import Names
@@ -390,9 +390,8 @@ def bind_arguments(
 def default_value(default: cst.BaseExpression) -> Value:
     """A parameter left at its default: a Python value, and for `True`/`False`/`None` a known
     one, so `if not apply_softmax:` is not analysed for a call that leaves it at True."""
-    if type(default) is cst.Name and default.value in ("True", "False", "None"):
-        return Value(STATIC, pytype=f"literal:{default.value}")
-    return S
+    known = literal(default.value) if type(default) is cst.Name else None
+    return known or S
 
 
 _KIND_VALUES = {STATIC: S, UNKNOWN: U}

@@ -74,6 +74,7 @@ from jitlint.analysis.values import (
     combine,
     container,
     first_traced,
+    literal_truth,
     traced,
 )
 
@@ -244,10 +245,10 @@ class Tracing:
             elif all(v.kind == STATIC for v in values):
                 # The same literal default at every call site keeps its value (see
                 # project.default_value); anything else is just a Python value.
-                first = values[0].pytype
-                literal = isinstance(first, str) and first.startswith("literal:")
-                same = literal and all(v.pytype == first for v in values)
-                params[name] = values[0] if same else S
+                first = values[0]
+                known = literal_truth(first) is not None
+                same = known and all(v.pytype == first.pytype for v in values)
+                params[name] = first if same else S
             elif len(values) == 1 and values[0].pytype is not None:
                 params[name] = values[0]  # under filter_jit, a pytree class instance
             else:

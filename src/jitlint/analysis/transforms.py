@@ -17,7 +17,7 @@ import libcst as cst
 
 from jitlint.analysis.jit import Signature, spec_from_args
 from jitlint.analysis.names import Names, leaf_name
-from jitlint.analysis.values import PYTREE, STATIC, UNKNOWN, Value
+from jitlint.analysis.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.engine.walker import iter_children
 
 GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
@@ -440,12 +440,7 @@ def static_truth(
     if kind is cst.Name and local is not None:
         value = local(test.value)  # type: ignore[attr-defined]
         if value is not None:
-            pytype = value.pytype
-            if value.kind != STATIC or not isinstance(pytype, str):
-                return None
-            if pytype.startswith("literal:"):
-                return pytype == "literal:True"
-            return None
+            return literal_truth(value)
     if kind is cst.Name:
         bindings = names.scope(names.module).bindings.get(test.value)  # type: ignore[attr-defined]
         if bindings and len(bindings) == 1 and bindings[0].kind == "assign":

@@ -94,6 +94,24 @@ def container(values: Sequence[Value], pytype: str | None = None) -> Value:
     return U
 
 
+# A Python constant known by value (a parameter left at its `True`/`False`/`None` default):
+# STATIC, with the constant in `pytype`, so `if flag:` on it can be decided.
+_LITERALS = {"True": "literal:True", "False": "literal:False", "None": "literal:None"}
+
+
+def literal(text: str) -> Value | None:
+    """The value of the constant spelled `text` (`True`, `False`, `None`), else None."""
+    pytype = _LITERALS.get(text)
+    return Value(STATIC, pytype=pytype) if pytype else None
+
+
+def literal_truth(value: Value) -> bool | None:
+    """The truth of a known constant; None for any other value."""
+    if value.kind != STATIC or value.pytype not in _LITERALS.values():
+        return None
+    return value.pytype == "literal:True"
+
+
 Env = dict[str, Value]
 Marks = dict[str, tuple[Value, Value | None]]  # narrowed name -> (its marker, value before)
 
