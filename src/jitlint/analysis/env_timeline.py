@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
+from jitlint.engine.walker import contains, iter_children
 
 if TYPE_CHECKING:
     from jitlint.rules.base import FileContext
@@ -422,14 +422,7 @@ class _Done:
 
 
 def index_containing(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> int | None:
-    for index, statement in enumerate(body):
-        stack = [statement]
-        while stack:
-            current = stack.pop()
-            if current is node:
-                return index
-            stack.extend(iter_children(current))
-    return None
+    return next((i for i, statement in enumerate(body) if contains(statement, node)), None)
 
 
 def imported_before(body: Sequence[cst.CSTNode], name: str, statement: cst.CSTNode) -> bool:

@@ -84,6 +84,17 @@ def iter_children(node: CSTNode) -> list[CSTNode]:
     return children
 
 
+def contains(root: CSTNode, target: CSTNode) -> bool:
+    """Whether `target` is `root` or a node below it."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is target:
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
 class Walker:
     """Dispatch `visit_<NodeType>` / `leave_<NodeType>` hooks of many listeners in one pass.
 

@@ -6,7 +6,7 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.analysis.hoist_fix import hoist_fix, names_in
-from jitlint.engine.walker import iter_children
+from jitlint.engine.walker import contains, iter_children
 from jitlint.rules.base import Rule
 
 _PARTIAL = {"functools.partial"}
@@ -345,7 +345,7 @@ class Trainer:
             owner = scope_path[-2] if len(scope_path) >= 2 else None
             if not isinstance(owner, cst.FunctionDef | cst.Lambda):
                 return None  # module- or class-level: the same object every time
-            if binding.node is None or not _contains(unit, binding.node):
+            if binding.node is None or not contains(unit, binding.node):
                 return None  # defined outside the repeating code: the same object each time
             if binding.kind == "def":
                 return f"the local function `{expr.value}`"
@@ -416,16 +416,6 @@ def _repeats(
         if isinstance(node, cst.Lambda) and child is node.body:
             return None  # where the lambda runs is unknown
     return None
-
-
-def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node is target:
-            return True
-        stack.extend(iter_children(node))
-    return False
 
 
 def _enclosing_scope(path: Sequence[cst.CSTNode]) -> cst.CSTNode:
