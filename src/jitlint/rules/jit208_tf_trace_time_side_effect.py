@@ -216,11 +216,10 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         if found is None:
             return
         bindings, scope_path = found
-        owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
-        if owner is self._innermost_function(path):
-            return  # a local list
         if self.ctx.tf.context(scope_path) is not None:
-            return  # bound inside the traced code: each trace builds a new list
+            # Bound inside the traced code (the same function or an enclosing one that is
+            # traced too): each trace builds a new list.
+            return
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
         ):
