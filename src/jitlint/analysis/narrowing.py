@@ -77,13 +77,13 @@ class Guards:
         return NOTHING
 
     def _isinstance(self, call: cst.Call, outcome: bool) -> Facts:
-        args = call.args
-        if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+        args = _positional(call, 2)
+        if args is None:
             return NOTHING
-        subject = args[0].value
+        subject = args[0]
         if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.isinstance"):
             return NOTHING
-        types = self._types(args[1].value)
+        types = self._types(args[1])
         if outcome and types and types <= NOT_TRACER_TYPES:
             return frozenset({subject.value})
         if not outcome and types and types <= TRACER_TYPES:
@@ -92,10 +92,10 @@ class Guards:
 
     def _is_array_hasattr(self, call: cst.Call) -> bool:
         """`hasattr(x, "shape")` (or another attribute every tracer has)."""
-        args = call.args
-        if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+        args = _positional(call, 2)
+        if args is None:
             return False
-        subject, attr = args[0].value, args[1].value
+        subject, attr = args
         return (
             type(subject) is cst.Name
             and type(attr) is cst.SimpleString
@@ -153,11 +153,20 @@ def _is_none(expr: cst.CSTNode) -> bool:
     return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
+def _positional(call: cst.Call, count: int) -> list[cst.BaseExpression] | None:
+    """The call's arguments when it has exactly `count`, all plain positional ones."""
+    args = call.args
+    if len(args) != count or any(a.keyword is not None or a.star for a in args):
+        return None
+    return [a.value for a in args]
+
+
 def _type_call_subject(call: cst.Call, guards: Guards) -> str | None:
     """`x` in `type(x)`, when `type` is the builtin."""
-    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+    args = _positional(call, 1)
+    if args is None:
         return None
-    subject = call.args[0].value
+    subject = args[0]
     if type(subject) is not cst.Name or not guards.resolves(call.func, "builtins.type"):
         return None
     return subject.value
