@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import re
 import textwrap
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 from jitlint.engine.linter import lint_text
 from jitlint.frontends.cli import main
@@ -47,3 +49,16 @@ def run_cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
         if stdin is not None:
             sys.stdin = saved
     return status, out.getvalue(), err.getvalue()
+
+
+def installed_sources(package: str) -> list[Path]:
+    """Every .py file of an installed package, sorted; found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return sorted(
+        path
+        for location in spec.submodule_search_locations
+        for path in Path(location).rglob("*.py")
+        if path.is_file()
+    )

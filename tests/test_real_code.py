@@ -7,7 +7,6 @@ printed in the terminal summary.
 
 from __future__ import annotations
 
-import importlib.util
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from helpers import installed_sources
 
 from jitlint.engine.linter import lint_text
 from jitlint.engine.source import DecodeProblem, decode_source
@@ -23,18 +23,6 @@ from jitlint.rules import all_rules
 
 PACKAGES = ("jax", "tensorflow", "numpy", "libcst")
 COUNTS: dict[str, int] = {}
-
-
-def _files(package: str) -> list[Path]:
-    spec = importlib.util.find_spec(package)  # finds the package without importing it
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    return sorted(
-        path
-        for location in spec.submodule_search_locations
-        for path in Path(location).rglob("*.py")
-        if path.is_file()
-    )
 
 
 def _check(path: Path) -> tuple[str, int, int, str | None]:
@@ -64,7 +52,7 @@ def _check(path: Path) -> tuple[str, int, int, str | None]:
 )
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_crash_on_installed_package(package):
-    files = _files(package)
+    files = installed_sources(package)
     if not files:
         pytest.skip(f"{package} is not installed")
     # Spawned workers: this process may have loaded jax or TF, which forking can deadlock.

@@ -8,11 +8,11 @@ and off and compare.
 
 from __future__ import annotations
 
-import importlib.util
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import installed_sources
 
 from jitlint import catalogue
 from jitlint.engine.linter import lint_text
@@ -72,17 +72,9 @@ def test_rule_cases_give_the_same_findings_without_gates(label: str, source: str
     assert _found(source, gates=True) == _found(source, gates=False)
 
 
-def _installed_sample(package: str, every: int) -> list[Path]:
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    files = sorted(p for loc in spec.submodule_search_locations for p in Path(loc).rglob("*.py"))
-    return files[::every]
-
-
 @pytest.mark.parametrize("package", ["jax", "tensorflow"])
 def test_real_sources_give_the_same_findings_without_gates(package: str) -> None:
-    files = _installed_sample(package, every=40)
+    files = installed_sources(package)[::40]
     if not files:
         pytest.skip(f"{package} is not installed")
     compared = 0
