@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]
+# The text gate of rules that need traced JAX code: any way to trace it imports one of these.
+JAX_TRACING = ("jax", "flax", "equinox", "haiku")
 
 
 @dataclass(frozen=True)

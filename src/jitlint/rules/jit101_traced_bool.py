@@ -6,7 +6,7 @@ from jitlint.analysis.cond_fix import branch_fix
 from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import TRACED
-from jitlint.rules.base import NodeFix, Rule
+from jitlint.rules.base import JAX_TRACING, NodeFix, Rule
 
 _TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
 _MINMAX = {"builtins.max": "maximum", "builtins.min": "minimum"}
@@ -129,7 +129,7 @@ class TracedBool(Rule):
             "jax.core.ConcretizationTypeError",  # an older alias
         }
     )
-    requires = ("jax", "flax", "equinox", "haiku")
+    requires = JAX_TRACING
     uses_tracing = True
 
     VALID = (

@@ -5,7 +5,7 @@ import libcst as cst
 from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import STATIC
-from jitlint.rules.base import NodeFix, Rule
+from jitlint.rules.base import JAX_TRACING, NodeFix, Rule
 
 _CONVERSIONS = {"builtins.float", "builtins.int", "builtins.complex"}
 # math functions with a jax.numpy twin of the same meaning.
@@ -99,7 +99,7 @@ class TracedConcretization(Rule):
     summary = "A traced value is converted to a Python number, list, index or string."
     fix_availability = "sometimes"
     runtime_error = "ConcretizationTypeError|TracerIntegerConversionError|unsupported format"
-    requires = ("jax", "flax", "equinox", "haiku")
+    requires = JAX_TRACING
     uses_tracing = True
 
     VALID = (

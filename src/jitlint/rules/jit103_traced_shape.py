@@ -5,7 +5,7 @@ import libcst as cst
 from jitlint.analysis.static_fix import static_argname_fix
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import STATIC
-from jitlint.rules.base import NodeFix, Rule
+from jitlint.rules.base import JAX_TRACING, NodeFix, Rule
 
 # For each shape-taking function: (positions, keywords) of its shape/size arguments.
 _JNP = "jax.numpy."
@@ -109,7 +109,7 @@ class TracedShape(Rule):
     summary = "A traced value is used as a shape, size, axis or slice bound."
     fix_availability = "sometimes"
     runtime_error = "Shapes must be 1D sequences of concrete values|Slice entries must be static"
-    requires = ("jax", "flax", "equinox", "haiku")
+    requires = JAX_TRACING
     uses_tracing = True
 
     VALID = (

@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.values import TRACED
-from jitlint.rules.base import NodeFix, Rule
+from jitlint.rules.base import JAX_TRACING, NodeFix, Rule
 
 # Functions whose output length depends on values, with the keyword that bounds it.
 _SIZED = {
@@ -81,7 +81,7 @@ class DynamicShapeResult(Rule):
     summary = "A value-dependent shape: boolean-mask indexing, or nonzero/unique/... without size=."
     fix_availability = "sometimes"
     runtime_error = "NonConcreteBooleanIndexError|must be statically specified"
-    requires = ("jax", "flax", "equinox", "haiku")
+    requires = JAX_TRACING
     uses_tracing = True
 
     VALID = (

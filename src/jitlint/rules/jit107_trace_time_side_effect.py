@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.analysis.tracing import FunctionTrace, Value, snippet
 from jitlint.analysis.transforms import enclosing_function
-from jitlint.rules.base import NodeFix, Rule
+from jitlint.rules.base import JAX_TRACING, NodeFix, Rule
 
 _CLOCKS = {f"time.{n}" for n in ("time", "perf_counter", "monotonic", "process_time", "time_ns")}
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
@@ -74,7 +74,7 @@ class TraceTimeSideEffect(Rule):
     summary = "A Python side effect in traced code runs once per trace, not once per call."
     severity = "warning"
     fix_availability = "sometimes"
-    requires = ("jax", "flax", "equinox", "haiku")
+    requires = JAX_TRACING
     uses_tracing = True
 
     VALID = (
