@@ -13,7 +13,7 @@ process unless stated, so other load on the machine moves it less than wall time
   one file   jitlint on one small file, whole process, wall and CPU ms (median), as
              pre-commit runs it, alternating with a process that only imports libcst and
              parses the file (the floor of any libcst-based tool)
-jitlint runs from a copy of src/jitlint taken at the start and byte-compiled, as an installed
+jitlint runs from a copy of jitlint/ taken at the start and byte-compiled, as an installed
 package is, so edits to the checkout during the run cannot change what is measured (and a
 PYTHONDONTWRITEBYTECODE environment does not make every process recompile jitlint).
 Budgets: cold <= 2x floor; flake8 plugin <= 2.5x floor on top of flake8; rerun <= 10% of
@@ -129,7 +129,7 @@ def main() -> int:
     try:
         # Measure a snapshot of the source tree: a checkout being edited during the run
         # would change the results (and the cache key) from one measurement to the next.
-        package = Path(__file__).resolve().parents[1] / "src" / "jitlint"
+        package = Path(__file__).resolve().parents[1] / "jitlint"
         ignore = shutil.ignore_patterns("__pycache__")
         shutil.copytree(package, work / "snapshot" / "jitlint", ignore=ignore)
         # pip compiles an installed package's modules; without .pyc files every process would

@@ -11,7 +11,7 @@ An API is unsupported under XLA when one of its op types has no XLA kernel. APIs
 have kernels but produce data-dependent shapes are listed separately (they compile on XLA CPU
 in recent TF but not on every backend).
 
-Usage: python scripts/gen_xla_ops.py [OUTPUT]   (default: src/jitlint/data/xla_ops_tf<ver>.json)
+Usage: python scripts/gen_xla_ops.py [OUTPUT]   (default: jitlint/data/xla_ops_tf<ver>.json)
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def build() -> dict[str, object]:
 
 def default_output() -> Path:
     version = ".".join(tf.__version__.split(".")[:2])
-    return Path(__file__).resolve().parent.parent / "src/jitlint/data" / f"xla_ops_tf{version}.json"
+    return Path(__file__).resolve().parent.parent / "jitlint/data" / f"xla_ops_tf{version}.json"
 
 
 def render(table: dict[str, object]) -> str:

@@ -570,8 +570,8 @@ def test_call_lines_match_libcst_positions():
     by a line-counting codegen); both must agree with libcst's own positions."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jitlint.analysis.project import _lines
-    from jitlint.rules.base import FileContext
+    from jitlint.engine.context import FileContext
+    from jitlint.model.project.records import _lines
 
     source = (
         "import jax\n"

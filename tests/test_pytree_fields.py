@@ -1,4 +1,4 @@
-"""Fields of module-local pytree classes (analysis/pytree_fields.py): equinox Modules and flax
+"""Fields of module-local pytree classes (model/jax/pytree_fields.py): equinox Modules and flax
 struct dataclasses. `self.n` is static or traced by how the field is declared and by which
 transformation traces the object; the runtime tests below check each claim under jax."""
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.analysis.tf_api import OP_TABLE, op_table
+from jitlint.model.tf.api import OP_TABLE, op_table
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "src/jitlint/data" / OP_TABLE
+SHIPPED = ROOT / "jitlint/data" / OP_TABLE
 
 
 def test_table_loads_without_tensorflow_and_records_its_version():

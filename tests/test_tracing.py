@@ -1,4 +1,4 @@
-"""The tracing model (analysis/tracing.py): which functions are traced, at which level, and
+"""The tracing model (model/jax/tracing.py): which functions are traced, at which level, and
 which values inside them are tracers."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import libcst as cst
 import pytest
 from helpers import found
 
-from jitlint.analysis.tracing import ABSTRACT, GRAD
-from jitlint.analysis.values import PYTREE, STATIC, TRACED, UNKNOWN
+from jitlint.engine.context import FileContext
 from jitlint.engine.walker import iter_children
-from jitlint.rules.base import FileContext
+from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN
+from jitlint.model.jax.tracing import ABSTRACT, GRAD
 
 
 def _context(source: str) -> FileContext:

@@ -1,4 +1,4 @@
-"""Guard narrowing in the tracing model (analysis/narrowing.py): `isinstance(n, int)` and
+"""Guard narrowing in the tracing model (model/jax/narrowing.py): `isinstance(n, int)` and
 friends prove a name is not a tracer where the guard holds."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import libcst as cst
 import pytest
 from helpers import found
 
-from jitlint.analysis.values import STATIC, TRACED, UNKNOWN
+from jitlint.engine.context import FileContext
 from jitlint.engine.walker import iter_children
-from jitlint.rules.base import FileContext
+from jitlint.model.domain.values import STATIC, TRACED, UNKNOWN
 
 HEADER = """\
 import jax
@@ -170,7 +170,7 @@ def test_no_tracer_is_an_instance_of_the_narrowing_types():
     jax = pytest.importorskip("jax")
     import importlib
 
-    from jitlint.analysis.narrowing import NOT_TRACER_TYPES, TRACER_TYPES
+    from jitlint.model.jax.narrowing import NOT_TRACER_TYPES, TRACER_TYPES
 
     def load(qualname: str) -> type:
         module, _, name = qualname.rpartition(".")
@@ -192,7 +192,7 @@ def test_no_tracer_is_an_instance_of_the_narrowing_types():
 @pytest.mark.jax
 def test_every_tracer_has_the_array_attributes():
     jax = pytest.importorskip("jax")
-    from jitlint.analysis.narrowing import ARRAY_ATTRIBUTES
+    from jitlint.model.jax.narrowing import ARRAY_ATTRIBUTES
 
     seen: list[tuple[str, bool]] = []
 

@@ -369,7 +369,7 @@ def _record(tmp_path: Path, sample: str, tests: str) -> tuple[Path, str]:
     project = tmp_path / sample
     shutil.copytree(SAMPLES / sample, project)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
-    env["PYTHONPATH"] = os.pathsep.join([str(project), str(REPO / "src")])
+    env["PYTHONPATH"] = os.pathsep.join([str(project), str(REPO)])
     command = [
         sys.executable,
         "-m",

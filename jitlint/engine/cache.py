@@ -1,0 +1,173 @@
+"""Result cache: an unchanged file with unchanged settings is not linted again.
+
+One JSON file per (jitlint build, selected codes, rule options) under `.jitlint_cache/` in the
+project root, mapping each path to the hash of its bytes, the codes it was linted with, its
+findings, and what the project pass needs from it (its outbound records, top-level defs and
+re-exported names).
+A hit needs the same bytes and the same codes. A file linted again with inbound calls from
+other files (the project pass) has its result stored beside, keyed by a hash of those calls:
+a changed caller changes the key, a changed file drops every variant. The "build" is the
+version plus the size and mtime of jitlint's own modules, so an edited rule in a development
+checkout does not serve stale results under an unchanged version number.
+
+The cache is an optimisation only: a cache that cannot be read is empty, and one that cannot
+be written is skipped silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jitlint.diagnostics import Diagnostic, Edit, Fix
+from jitlint.engine.linter import FileResult
+from jitlint.model.project.records import Received, record_from_json
+from jitlint.version import __version__
+
+CACHE_DIR = ".jitlint_cache"
+_MAX_VARIANTS = 4  # results with inbound calls kept per file (a caller edited back and forth)
+
+
+@lru_cache(maxsize=1)
+def build_id() -> str:
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.blake2b(__version__.encode(), digest_size=8)
+    for module in sorted(package.rglob("*.py")):
+        try:
+            stat = module.stat()
+        except OSError:
+            continue
+        digest.update(f"{module.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    return f"{__version__}-{digest.hexdigest()}"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _codes_key(codes: Iterable[str]) -> str:
+    return ",".join(sorted(codes))
+
+
+def inbound_key(inbound: Iterable[Received] | None) -> str:
+    """ "" for a file linted on its own; else a hash of the calls and applications it was
+    given (each kind has its own JSON shape, so they never collide)."""
+    calls = [call.to_json() for call in inbound or ()]
+    if not calls:
+        return ""
+    text = json.dumps(calls, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+class ResultCache:
+    def __init__(
+        self, root: Path, codes: Iterable[str], rule_options: Mapping[str, Mapping[str, Any]]
+    ) -> None:
+        settings = json.dumps(
+            {"codes": _codes_key(codes), "options": rule_options}, sort_keys=True, default=str
+        )
+        name = hashlib.blake2b(settings.encode(), digest_size=8).hexdigest()
+        self.root = os.path.abspath(root)
+        self.directory = root / CACHE_DIR
+        self.path = self.directory / build_id() / f"{name}.json"
+        self.entries: dict[str, list[Any]] = self._load()
+        self.changed = False
+
+    def _load(self) -> dict[str, list[Any]]:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def key(self, path: str) -> str:
+        """Entries are keyed by the path from the project root, whatever the working dir."""
+        return os.path.relpath(os.path.abspath(path), self.root)
+
+    def get(
+        self, key: str, digest: str, codes: Iterable[str], display: str, inbound: str = ""
+    ) -> FileResult | None:
+        """The cached result for these bytes and codes, linted with the inbound calls whose
+        `inbound_key` is `inbound`."""
+        entry = self.entries.get(key)
+        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
+            return None
+        try:
+            diagnostics, outbound = entry[2], entry[3]
+            if inbound:
+                variant = entry[5].get(inbound)
+                if variant is None:
+                    return None
+                diagnostics, outbound = variant
+            return FileResult(
+                display,
+                [_decode(item, display) for item in diagnostics],
+                outbound=[record_from_json(item) for item in outbound],
+                defs=frozenset(entry[4]),
+                reexports={str(k): str(v) for k, v in entry[6].items()},
+            )
+        except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss
+            return None
+
+    def put(
+        self, key: str, digest: str, codes: Iterable[str], result: FileResult, inbound: str = ""
+    ) -> None:
+        diagnostics = [_encode(d) for d in result.diagnostics]
+        outbound = [call.to_json() for call in result.outbound]
+        if not inbound:
+            self.entries[key] = [
+                digest, _codes_key(codes), diagnostics, outbound, sorted(result.defs), {},
+                result.reexports,
+            ]  # fmt: skip
+        else:
+            entry = self.entries.get(key)
+            if not entry or len(entry) != 7 or entry[0] != digest:
+                return  # the file's own entry comes first; without it, nothing to add to
+            variants = entry[5]
+            variants.pop(inbound, None)
+            variants[inbound] = [diagnostics, outbound]
+            while len(variants) > _MAX_VARIANTS:
+                del variants[next(iter(variants))]
+        self.changed = True
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# created by jitlint\n*\n", encoding="utf-8")
+            # Write then rename, so a concurrent run never reads half a file.
+            import tempfile  # only when writing: it costs every startup a few ms
+
+            fd, temp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(self.entries, handle, separators=(",", ":"))
+                os.replace(temp, self.path)
+            except BaseException:
+                os.unlink(temp)
+                raise
+        except OSError:
+            pass  # read-only checkout, full disk, ...: the run's results stand without it
+
+
+def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
+    data = asdict(diagnostic)
+    del data["path"]  # shown relative to the working directory, which may change
+    return data
+
+
+def _decode(data: dict[str, Any], path: str) -> Diagnostic:
+    fix = data.get("fix")
+    if fix is not None:
+        edits = tuple(Edit(**edit) for edit in fix["edits"])
+        fix = Fix(fix["applicability"], fix["message"], edits)
+    return Diagnostic(**{**data, "path": path, "fix": fix})

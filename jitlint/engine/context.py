@@ -1,0 +1,94 @@
+"""The engine's per-file state: what every rule shares about one file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.model.domain.names import Names
+
+if TYPE_CHECKING:
+    from jitlint.model.jax.jit import JitModel
+    from jitlint.model.jax.tracing import Tracing
+    from jitlint.model.project.records import Received
+    from jitlint.model.tf.model import TfModel
+
+
+class FileContext:
+    """Everything rules share about one file. Analyses are built on first use."""
+
+    def __init__(self, module: cst.Module, path: str, source: str) -> None:
+        self.module = module
+        self.path = path
+        self.source = source
+        self.parents: list[cst.CSTNode] = []  # set by the engine to the walker's stack
+        # Calls from traced code in, and transformations applied in, other files of the run,
+        # by top-level function name (the project pass sets them before the traversal; see
+        # model/project/records.py).
+        self.inbound: Mapping[str, Sequence[Received]] = {}
+
+    @cached_property
+    def names(self) -> Names:
+        return Names(self.module)
+
+    @cached_property
+    def jit(self) -> JitModel:
+        # The analyses are imported on first use: a run without TF rules never loads the TF
+        # model (start-up time counts for one-file pre-commit runs).
+        from jitlint.model.jax.jit import JitModel
+
+        return JitModel(self.names)
+
+    @cached_property
+    def tracing(self) -> Tracing:
+        """Which functions JAX traces and which values in them are tracers."""
+        from jitlint.model.jax.tracing import Tracing
+
+        return Tracing(self.names, self.inbound)
+
+    @cached_property
+    def tf(self) -> TfModel:
+        """The TensorFlow model: graph and XLA contexts, values, dtypes (model/tf/)."""
+        from jitlint.model.tf.model import TfModel
+
+        return TfModel(self.names, self.source)
+
+    def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
+        """How fix code should spell module `qualname`, and the import to add if any.
+
+        `import_name("jax.numpy", "jnp")` gives ("jnp", None) when the module already has
+        `import jax.numpy as jnp` (or any alias of it), ("jax.numpy", None) when it only has
+        `import jax`, else ("jnp", "import jax.numpy as jnp").
+        """
+        module_scope = self.names.scope(self.module)
+        spelled_from_parent = None
+        for name, bindings in module_scope.bindings.items():
+            if len(bindings) != 1 or bindings[0].kind != "import":
+                continue
+            bound = bindings[0].qualname
+            if bound == qualname:
+                return name, None
+            if bound and qualname.startswith(bound + ".") and bound == name:
+                spelled_from_parent = qualname
+        if spelled_from_parent is not None:
+            return spelled_from_parent, None
+        if alias in module_scope.bindings:  # taken by something else: use the full name
+            head = qualname.split(".")[0]
+            return qualname, f"import {head}" if head not in module_scope.bindings else None
+        if "." in qualname:
+            parent, _, leaf = qualname.rpartition(".")
+            statement = (
+                f"import {qualname} as {alias}" if leaf != alias else f"from {parent} import {leaf}"
+            )
+        else:
+            statement = (
+                f"import {qualname}" if alias == qualname else f"import {qualname} as {alias}"
+            )
+        return alias, statement
+
+    def path_to(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The path from the module to `node`, which must be the node being visited."""
+        return [*self.parents, node]

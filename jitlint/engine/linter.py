@@ -1,0 +1,307 @@
+"""Lint one file's text: decode, parse once, one traversal, positions, suppressions."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+import sys
+import traceback
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from jitlint.diagnostics import Diagnostic, Edit, Fix
+from jitlint.engine import suppression
+from jitlint.engine.context import FileContext
+from jitlint.engine.guards import nesting_problem
+from jitlint.engine.source import DecodeProblem, decode_source
+from jitlint.engine.walker import Walker
+from jitlint.fixes.edits import line_starts, offsets
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.project.outbound import outbound_calls
+from jitlint.model.project.records import (
+    Outbound,
+    Received,
+    reexports,
+    top_level_defs,
+)
+from jitlint.rules import may_apply, rule_class, rule_name
+from jitlint.rules._index import INDEX
+from jitlint.rules.base import Report, Rule
+
+_NOQA_WORD = re.compile("noqa", re.I)
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Internal errors (a rule crashed): "path: JIT110: ValueError: ..." lines for stderr.
+    errors: list[str] = field(default_factory=list)
+    # The project pass only (`inbound` given): calls from this file's traced code to
+    # functions of other modules and transformations applied to them, and the names of its
+    # top-level functions, and the names it binds by an import only (possible re-exports).
+    outbound: list[Outbound] = field(default_factory=list)
+    defs: frozenset[str] = frozenset()
+    reexports: dict[str, str] = field(default_factory=dict)
+
+
+def lint_text(
+    source: str | bytes,
+    path: str,
+    codes: Collection[str],
+    rule_settings: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    noqa: bool = True,
+    text_gates: bool = True,
+    inbound: Sequence[Received] | None = None,
+) -> FileResult:
+    """Lint `source` with the rules whose codes are in `codes`.
+
+    `noqa=False` leaves `# noqa` comments to the caller (flake8 applies its own); jitlint's
+    own `# jitlint: ...` comments still apply. `text_gates=False` runs every selected rule
+    even where its text gate says it cannot fire (the tests use it to show the gates are
+    sound). `inbound` (the project pass, see model/project/records.py) are calls from traced code
+    in other files to this file's top-level functions, and transformations applied to them
+    there; given (even empty), the result also lists this file's outbound records.
+    """
+    result = FileResult(path)
+    want_parse_errors = "JIT001" in codes
+    if isinstance(source, bytes):
+        try:
+            source = decode_source(source).text
+        except DecodeProblem as problem:
+            if want_parse_errors:
+                result.diagnostics.append(
+                    _parse_error(path, str(problem), problem.line, problem.column)
+                )
+            return result
+    problem = nesting_problem(source)
+    if problem is not None:
+        if want_parse_errors:
+            result.diagnostics.append(_parse_error(path, f"cannot parse: {problem}", 1, 1))
+        return result
+    # Positions and analyses recurse per nesting level; the guard bounds the depth at
+    # MAX_DEPTH, and this leaves room for a few frames per level.
+    if sys.getrecursionlimit() < 5000:
+        sys.setrecursionlimit(5000)
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        if want_parse_errors:
+            message, line, column = _describe_syntax_error(source, exc)
+            result.diagnostics.append(_parse_error(path, message, line, column))
+        return result
+    except (RecursionError, MemoryError, ValueError) as exc:
+        if want_parse_errors:
+            result.diagnostics.append(
+                _parse_error(path, f"cannot parse: {type(exc).__name__}", 1, 1)
+            )
+        return result
+
+    ctx = FileContext(module, path, source)
+    if inbound:
+        by_function: dict[str, list[Received]] = {}
+        for call in inbound:
+            by_function.setdefault(call.function, []).append(call)
+        ctx.inbound = by_function
+    settings = rule_settings or {}
+    rules: list[Rule] = [
+        rule_class(code)(ctx, settings.get(code))
+        for code in sorted(codes)
+        if code in INDEX
+        and code != "JIT001"
+        and (
+            not text_gates
+            or may_apply(code, source)
+            # A helper traced from another file need not mention jax at all.
+            or bool(inbound and rule_class(code).uses_tracing)
+        )
+    ]
+    if rules:
+        walker = Walker(rules, on_error=lambda rule, exc: _rule_failed(result, rule, exc))
+        ctx.parents = walker.parents
+        walker.walk(module)
+    if inbound is not None:
+        _project_facts(result, ctx, any(rule.uses_tracing for rule in rules))
+    reports = [report for rule in rules for report in rule.reports]
+    if reports:
+        result.diagnostics.extend(_position(module, path, reports))
+    suppressions = None
+    if result.diagnostics:
+        suppressions = suppression.collect(source if noqa else _hide_noqa(source))
+    if suppressions is not None:
+        result.diagnostics = [
+            d for d in result.diagnostics if not suppressions.covers(d.code, d.line)
+        ]
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) -> None:
+    """What the project pass needs from this file (model/project/records.py). Without a tracing
+    rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
+    calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
+    still (a package's `__init__.py` that only imports need not mention jax)."""
+    result.defs = top_level_defs(ctx.module)
+    try:
+        result.reexports = reexports(ctx.names)
+        if tracing_rules:
+            result.outbound = outbound_calls(ctx.tracing, ctx.source)
+    except Exception as exc:  # a crash here must not lose the file's findings
+        _rule_failed(result, "project pass", exc)
+
+
+def _hide_noqa(source: str) -> str:
+    # Same length and still a valid token wherever it stands, so lines and spans are kept.
+    return _NOQA_WORD.sub("n0qa", source)
+
+
+def _describe_syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """Python's own message and position where it has one: libcst's point past the problem."""
+    try:
+        compile(source, "<jitlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as py_exc:
+        if py_exc.lineno:
+            return f"SyntaxError: {py_exc.msg}", py_exc.lineno, py_exc.offset or 1
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    # Python accepts it (syntax newer than libcst's grammar) or gave no position.
+    return f"cannot parse: {exc.message}", exc.raw_line, exc.raw_column + 1
+
+
+def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    result.errors.append(
+        f"{result.path}: internal error in {getattr(rule, 'code', rule)}: "
+        f"{type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})"
+    )
+
+
+def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
+    return Diagnostic(
+        "JIT001",
+        rule_name("JIT001"),
+        message,
+        path,
+        max(line, 1),
+        max(column, 1),
+        max(line, 1),
+        max(column, 1) + 1,
+        "error",
+    )
+
+
+def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diagnostic]:
+    # Positions cost a full codegen pass (~1.9x a parse), so only files with findings pay it.
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    starts = (module.code, line_starts(module.code)) if any(r.fix for r in reports) else None
+    out = []
+    for report in reports:
+        where = positions[report.node]
+        fix = _edits(module, positions, report.fix, starts) if report.fix is not None else None
+        out.append(
+            Diagnostic(
+                code=report.code,
+                name=rule_name(report.code),
+                message=report.message,
+                path=path,
+                line=where.start.line,
+                column=where.start.column + 1,
+                end_line=where.end.line,
+                end_column=where.end.column + 1,
+                severity=report.severity,
+                help=report.help,
+                fix=fix,
+            )
+        )
+    return out
+
+
+def _edits(
+    module: cst.Module, positions: Any, fix: NodeFix, starts: tuple[str, list[int]] | None
+) -> Fix | None:
+    edits = []
+    for target, text in fix.replacements:
+        # A pair of nodes stands for the text from the start of the first to the end of the
+        # second (e.g. two consecutive statements merged into one).
+        first, last = target if type(target) is tuple else (target, target)
+        begin, end = positions.get(first), positions.get(last)
+        if begin is None or end is None or starts is None:
+            return None
+        edit = Edit(
+            begin.start.line, begin.start.column + 1, end.end.line, end.end.column + 1, text
+        )
+        if first is last:
+            edit = _with_parentheses(module, first, edit, *starts)
+        edits.append(edit)
+    missing = [statement for statement in fix.imports if statement not in _existing_imports(module)]
+    if missing:
+        line = _import_line(module, positions)
+        text = "".join(f"{s}{module.default_newline}" for s in missing)
+        edits.append(Edit(line, 1, line, 1, text))
+    edits.sort(key=lambda e: (e.line, e.column))
+    return Fix(fix.applicability, fix.message, tuple(edits))
+
+
+def _with_parentheses(
+    module: cst.Module, node: cst.CSTNode, edit: Edit, code: str, starts: list[int]
+) -> Edit:
+    """Widen `edit` over the node's own parentheses, which libcst's positions leave out but
+    `code_for_node` (what fixes are rendered with) includes."""
+    lpar, rpar = getattr(node, "lpar", ()), getattr(node, "rpar", ())
+    if not lpar and not rpar:
+        return edit
+    before = "".join(module.code_for_node(p) for p in lpar)
+    after = "".join(module.code_for_node(p) for p in rpar)
+    start, end = offsets(code, edit, starts)
+    if code[start - len(before) : start] != before or code[end : end + len(after)] != after:
+        return edit
+    return _edit_between(starts, start - len(before), end + len(after), edit.content)
+
+
+def _edit_between(starts: list[int], start: int, end: int, content: str) -> Edit:
+    def where(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    (line, column), (end_line, end_column) = where(start), where(end)
+    return Edit(line, column, end_line, end_column, content)
+
+
+def _existing_imports(module: cst.Module) -> set[str]:
+    found = set()
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import | cst.ImportFrom):
+                    found.add(module.code_for_node(small))
+    return found
+
+
+def _import_line(module: cst.Module, positions: Any) -> int:
+    """Where new imports go: after the docstring and `from __future__` imports, else before
+    the first statement (so shebangs and leading comments stay on top)."""
+    line = None
+    for index, statement in enumerate(module.body):
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+        is_docstring = (
+            index == 0
+            and len(small) == 1
+            and isinstance(small[0], cst.Expr)
+            and isinstance(small[0].value, cst.SimpleString | cst.ConcatenatedString)
+        )
+        is_future = any(
+            isinstance(s, cst.ImportFrom)
+            and isinstance(s.module, cst.Name)
+            and s.module.value == "__future__"
+            for s in small
+        )
+        if not (is_docstring or is_future):
+            return line if line is not None else positions[statement].start.line
+        line = positions[statement].end.line + 1
+    return line if line is not None else len(module.header) + 1

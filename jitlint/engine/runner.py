@@ -1,0 +1,277 @@
+"""Lint many files: per-file rule sets, reading, and a process pool for `--jobs`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jitlint import selection
+from jitlint.config import Settings
+from jitlint.diagnostics import Diagnostic
+from jitlint.engine.cache import ResultCache, content_hash, inbound_key
+from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
+from jitlint.engine.linter import FileResult, lint_text
+from jitlint.engine.project import follow_imports
+from jitlint.model.project.records import Received
+
+# Below this many files a process pool costs more (workers re-import libcst) than it saves.
+_MIN_FILES_FOR_POOL = 16
+
+
+@dataclass(frozen=True)
+class Task:
+    display: str  # the path as shown to the user
+    path: str | None  # where to read it; None for stdin
+    codes: frozenset[str]
+    rule_options: dict[str, dict[str, Any]]
+    source: bytes | None = None
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+    # None: linted on its own (stdin). A tuple: part of the project pass, with the calls
+    # traced code in other files of the run makes to this file (engine/project.py).
+    inbound: tuple[Received, ...] | None = None
+
+
+@dataclass
+class RunResult:
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for f in self.files for d in f.diagnostics]
+
+    @property
+    def errors(self) -> list[str]:
+        return [e for f in self.files for e in f.errors]
+
+
+def _gitignore_spec(pattern: str) -> Any:
+    import pathspec  # only projects with per-file-ignores pay for the import
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+
+class RuleSets:
+    """The enabled codes for each file: the global selection minus per-file ignores."""
+
+    def __init__(self, settings: Settings, enabled: set[str]) -> None:
+        self.settings = settings
+        self.enabled = enabled
+        self._patterns = [
+            (_gitignore_spec(pattern), codes)
+            for pattern, codes in settings.per_file_ignores.items()
+        ]
+
+    def codes_for(self, path: Path) -> frozenset[str]:
+        codes = self.enabled
+        if self._patterns:
+            try:
+                relative = path.resolve().relative_to(self.settings.root).as_posix()
+            except ValueError:
+                relative = path.as_posix()
+            for spec, ignored in self._patterns:
+                if spec.match_file(relative):
+                    codes = selection.without(codes, ignored)
+        return frozenset(codes)
+
+
+def display_path(path: Path) -> str:
+    """The path as the user knows it: relative to the working directory, links not followed."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_task(task: Task) -> bytes | FileResult:
+    """The task's bytes, or the JIT001 result for a file that cannot be read or is too big."""
+    source = task.source
+    if source is None:
+        assert task.path is not None
+        try:
+            with open(task.path, "rb") as handle:
+                source = handle.read()
+        except OSError as exc:
+            return _unreadable(task, exc)
+    oversized = too_large(task, source)
+    return oversized if oversized is not None else source
+
+
+def run_task(task: Task) -> FileResult:
+    source = read_task(task)
+    if isinstance(source, FileResult):
+        return source
+    try:
+        return lint_text(source, task.display, task.codes, task.rule_options, inbound=task.inbound)
+    except Exception as exc:  # never let one file end the run
+        result = FileResult(task.display)
+        result.errors.append(f"{task.display}: internal error: {type(exc).__name__}: {exc}")
+        return result
+
+
+def too_large(task: Task, data: bytes) -> FileResult | None:
+    """A JIT001 result for a file over the size limit (libcst needs ~800 bytes per byte)."""
+    problem = size_problem(len(data), task.max_file_size)
+    if problem is None:
+        return None
+    result = FileResult(task.display)
+    if "JIT001" in task.codes:
+        result.diagnostics.append(
+            Diagnostic("JIT001", "parse-error", problem, task.display, 1, 1, 1, 2)
+        )
+    return result
+
+
+def _unreadable(task: Task, exc: OSError) -> FileResult:
+    result = FileResult(task.display)
+    if "JIT001" in task.codes:
+        reason = exc.strerror or str(exc)
+        result.diagnostics.append(
+            Diagnostic("JIT001", "parse-error", f"cannot read: {reason}", task.display, 1, 1, 1, 2)
+        )
+    return result
+
+
+def process_pool(jobs: int) -> Any:
+    """A process pool. Forking a process that has jax or TF loaded (a test run, a program
+    embedding jitlint) can deadlock their threads, so such a process spawns its workers;
+    jitlint itself never loads them and keeps the cheap fork."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    loaded = {"jax", "jaxlib", "tensorflow"} & sys.modules.keys()
+    context = multiprocessing.get_context("spawn") if loaded else None
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+
+
+Mapper = Callable[[Callable[[Task], FileResult], list[Task]], list[FileResult]]
+
+
+@contextmanager
+def _mapper(jobs: int | None) -> Iterator[Mapper]:
+    """`map` over a batch of tasks: in a process pool for `--jobs` when the batch is big
+    enough, else in this process. The pool is made on first use, so a run answered from the
+    cache (or a small second round) never pays for it (multiprocessing alone costs a one-file
+    run ~10 ms)."""
+    jobs = jobs or os.cpu_count() or 1
+    pool = None
+
+    def mapper(work: Callable[[Task], FileResult], tasks: list[Task]) -> list[FileResult]:
+        nonlocal pool
+        if jobs > 1 and len(tasks) >= _MIN_FILES_FOR_POOL:
+            if pool is None:
+                pool = process_pool(jobs)
+            return list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+        return [work(task) for task in tasks]
+
+    try:
+        yield mapper
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def run(
+    tasks: Iterable[Task],
+    jobs: int | None = None,
+    cache_root: Path | None = None,
+    project_root: Path | None = None,
+) -> RunResult:
+    """Lint `tasks`; with `cache_root`, reuse and store results under its `.jitlint_cache/`.
+
+    Files (not stdin) are linted as one project: calls from traced code to functions of
+    other files of the run are followed (engine/project.py). `project_root` (the config
+    root; default `cache_root`) is one of the roots absolute imports are resolved from."""
+    tasks = [
+        dataclasses.replace(task, inbound=()) if task.path is not None else task for task in tasks
+    ]
+    cache = None
+    digests: dict[str, tuple[str, str]] = {}
+    if cache_root is not None and tasks:
+        codes = frozenset().union(*(task.codes for task in tasks))
+        cache = ResultCache(cache_root, codes, tasks[0].rule_options)
+    root = project_root or cache_root
+    with _mapper(jobs) as mapper:
+
+        def lint(batch: list[Task]) -> list[FileResult]:
+            return _lint(batch, mapper, cache, digests)
+
+        files = lint(tasks)
+        files, _ = follow_imports(tasks, files, lint, str(root) if root is not None else None)
+    if cache is not None:
+        cache.save()
+    files.sort(key=lambda f: f.path)
+    return RunResult(files)
+
+
+def project_inbound(
+    tasks: list[Task], jobs: int | None, project_root: Path | None
+) -> dict[str, tuple[Received, ...]]:
+    """The calls traced code in other files of the run makes to each file (by display
+    path), as `run` finds them: what `--fix` lints each file with."""
+    tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]
+    if len(tasks) < 2:
+        return {}
+    with _mapper(jobs) as mapper:
+
+        def lint(batch: list[Task]) -> list[FileResult]:
+            return mapper(run_task, batch)
+
+        root = str(project_root) if project_root is not None else None
+        return follow_imports(tasks, lint(tasks), lint, root)[1]
+
+
+def _lint(
+    tasks: list[Task],
+    mapper: Mapper,
+    cache: ResultCache | None,
+    digests: dict[str, tuple[str, str]],
+) -> list[FileResult]:
+    """Results in the order of `tasks`, from the cache where it has them. `digests` keeps
+    each file's cache key and content hash (by display path) from its first lint on."""
+    if cache is None:
+        return mapper(run_task, tasks)
+    results: list[FileResult | None] = []
+    todo: list[tuple[int, Task, str]] = []
+    for task in tasks:
+        known = digests.get(task.display)
+        if known is None:
+            task = _read_for_cache(cache, task, digests)
+            known = digests.get(task.display)
+        hit = None
+        key = inbound_key(task.inbound)
+        if known is not None:
+            hit = cache.get(known[0], known[1], task.codes, task.display, key)
+        if hit is None:
+            todo.append((len(results), task, key))
+        results.append(hit)
+    linted = mapper(run_task, [task for _, task, _ in todo])
+    for (index, task, key), result in zip(todo, linted, strict=True):
+        results[index] = result
+        # A file whose rules crashed is linted again next time, so the error shows again.
+        known = digests.get(task.display)
+        if known is not None and not result.errors:
+            cache.put(known[0], known[1], task.codes, result, key)
+    return results  # type: ignore[return-value]
+
+
+def _read_for_cache(cache: ResultCache, task: Task, digests: dict[str, tuple[str, str]]) -> Task:
+    """The task with its bytes read, and its cache key and digest noted in `digests`."""
+    source = task.source
+    if source is None and task.path is not None:
+        try:
+            with open(task.path, "rb") as handle:
+                source = handle.read()
+        except OSError:
+            return task  # run_task reports it
+    # stdin is not cached, nor files over the size limit (a larger limit changes them).
+    if source is None or task.path is None or size_problem(len(source), task.max_file_size):
+        return task
+    digests[task.display] = (cache.key(task.path), content_hash(source))
+    # The bytes are already read: hand them over rather than reading twice.
+    return dataclasses.replace(task, source=source)

@@ -1,0 +1,154 @@
+"""Choose the rewrite for a branch on a traced condition: `lax.cond` or `jnp.where`.
+
+An `if` statement whose branches are a single `return` each (or `if c: return A` then
+`return B`), or a single assignment to the same name, becomes
+`return lax.cond(c, lambda: A, lambda: B)` (`y = lax.cond(...)`) when a branch is a
+computation rather than a value: it calls something other than a `jax.numpy` function, a
+builtin or a method of a traced array (`f(x)`, `model.apply(p, x)`, `jax.nn.relu(x)`). Then
+only the taken branch runs and is differentiated, which `jnp.where` would not do. Everything
+else (plain values, array math, any conditional expression) stays with `jnp.where`, and so
+does a branch that is a bare literal: `lax.cond` needs both branches to have one shape and
+dtype, and `0.0` rarely matches the other branch's shape.
+
+No rewrite at all when a branch or the test has a Python side effect the analysis can see
+(`print`, `list.append`, logging, the clock, Python/NumPy random numbers, `:=`, `yield`):
+both rewrites trace both branches, so it would run for the branch not taken. Nor when the
+test uses `and`/`or`/`not` (still a bool conversion inside the rewrite), or the assigned
+name is `global`/`nonlocal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.engine.context import FileContext
+from jitlint.engine.walker import iter_children
+from jitlint.fixes.hoist_fix import MUTATING_METHODS
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.where_fix import Branches, branches, where_of
+from jitlint.model.domain.values import STATIC, TRACED
+from jitlint.model.jax.tracing import FunctionTrace
+
+MESSAGE = "branch with `lax.cond` (both branches are traced; they must return one type)"
+# Builtins that act on the world, or whose meaning changes inside a lambda.
+_EFFECT_BUILTINS = {
+    f"builtins.{n}"
+    for n in (
+        *("print", "input", "open", "exec", "eval", "breakpoint", "next"),
+        *("setattr", "delattr", "super", "locals", "vars", "globals"),
+    )
+}
+_EFFECT_PREFIXES = ("time.", "random.", "numpy.random.", "logging.", "os.", "sys.")
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+_ARRAY_MATH = ("jax.numpy.", "builtins.")
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+
+
+def branch_fix(
+    ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode], trace: FunctionTrace
+) -> NodeFix | None:
+    """The rewrite for `owner` (an If or IfExp with a traced test); `path` ends at it."""
+    found = branches(ctx, owner, path)
+    if found is None:
+        return None
+    parts = (found.test, found.then, found.other)
+    if any(_has_effect(ctx, trace, part) for part in parts):
+        return None
+    if _converts_to_bool(trace, found.test):
+        return None  # the rewritten test would still fail
+    if found.target is not None and _declared_outside(ctx, trace, found.target):
+        return None  # a global/nonlocal target: the traced value would leak out
+    if type(owner) is cst.If and _is_computation(ctx, trace, found):
+        return _cond(ctx, found)
+    return where_of(ctx, found)
+
+
+def _cond(ctx: FileContext, found: Branches) -> NodeFix | None:
+    lax, imported = ctx.import_name("jax.lax", "lax")
+    code = ctx.module.code_for_node
+    then, other = (
+        f"({code(v)})" if type(v) is cst.Tuple and not v.lpar else code(v)  # type: ignore[attr-defined]
+        for v in (found.then, found.other)
+    )
+    text = f"{found.prefix}{lax}.cond({code(found.test)}, lambda: {then}, lambda: {other})"
+    if "\n" in text or "\r" in text:
+        return None  # multi-line operands would need re-indenting
+    return NodeFix("unsafe", MESSAGE, ((found.span, text),), (imported,) if imported else ())  # type: ignore[arg-type]
+
+
+def _converts_to_bool(trace: FunctionTrace, test: cst.BaseExpression) -> bool:
+    """Whether `test` itself turns a possibly traced value into a bool: the left operand of
+    `and`/`or` (the last operand is returned as it is), or the operand of `not`."""
+    for node in _walk(test):
+        operand = None
+        if type(node) is cst.BooleanOperation:
+            operand = node.left  # type: ignore[attr-defined]
+        elif type(node) is cst.UnaryOperation and type(node.operator) is cst.Not:  # type: ignore[attr-defined]
+            operand = node.expression  # type: ignore[attr-defined]
+        if operand is not None and trace.value(operand).kind != STATIC:
+            return True
+    return False
+
+
+def _is_computation(ctx: FileContext, trace: FunctionTrace, found: Branches) -> bool:
+    """A branch calls a function that is not array math, and neither is a bare literal."""
+    values = (found.then, found.other)
+    if any(_is_literal(v) for v in values):
+        return False
+    for value in values:
+        for node in _walk(value):
+            if type(node) is not cst.Call:
+                continue
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is cst.Attribute and trace.value(func.value).traced:
+                continue  # a method of a traced array (or pytree): `x.sum()`
+            names = ctx.tracing.qualified(trace, func)
+            if not names or not all(n.startswith(_ARRAY_MATH) for n in names):
+                return True
+    return False
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    if type(expr) is cst.UnaryOperation:
+        expr = expr.expression  # type: ignore[attr-defined]
+    if type(expr) is cst.Name:
+        return expr.value in ("True", "False", "None")  # type: ignore[attr-defined]
+    return isinstance(expr, _LITERALS)
+
+
+def _has_effect(ctx: FileContext, trace: FunctionTrace, expr: cst.CSTNode) -> bool:
+    for node in _walk(expr):
+        kind = type(node)
+        if kind in (cst.NamedExpr, cst.Yield, cst.Await):
+            return True
+        if kind is not cst.Call:
+            continue
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute:
+            if trace.value(func.value).kind == TRACED:
+                continue  # array methods return new arrays (a pytree's `update` does not)
+            if func.attr.value in MUTATING_METHODS or func.attr.value in _LOG_METHODS:
+                return True
+        names = ctx.tracing.qualified(trace, func)
+        if any(n in _EFFECT_BUILTINS or n.startswith(_EFFECT_PREFIXES) for n in names):
+            return True
+    return False
+
+
+def _declared_outside(ctx: FileContext, trace: FunctionTrace, name: str) -> bool:
+    func = trace.func
+    if type(func) is not cst.FunctionDef:
+        return False
+    scope = ctx.names.scope(func)  # type: ignore[arg-type]
+    return name in scope.declared_global or name in scope.declared_nonlocal
+
+
+def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(iter_children(node))
+    return found

@@ -1,0 +1,222 @@
+"""Hoist a `jax.jit(...)` built inside a loop to a new assignment just before the loop.
+
+`for b in bs: p = jax.jit(partial(loss, s=2.0))(p, b)` becomes
+`loss_jit = jax.jit(partial(loss, s=2.0))` above the loop and `p = loss_jit(p, b)` in it.
+Offered only when nothing the jit expression reads (a lambda's free names included: the
+lambda is traced once, at the first call) is bound or visibly mutated anywhere in the loop,
+and only out of plain loop/`if` nesting: never out of a `try`, `with`, class body or
+comprehension. The loop to hoist above is the outermost one that allows it, so one fix
+leaves no loop around the compile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.scopes import comprehension_targets
+
+if TYPE_CHECKING:
+    from jitlint.engine.context import FileContext
+# function reads changes what it would see (shared with the lax.cond fix).
+MUTATING_METHODS = frozenset(
+    {
+        *("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"),
+        *("update", "setdefault", "popitem", "add", "discard"),
+    }
+)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Moving code out of these changes which handler, context or scope it runs under.
+_BARRIERS = (
+    cst.Try,
+    cst.TryStar,
+    cst.With,
+    cst.ClassDef,
+    cst.FunctionDef,
+    cst.Lambda,
+    cst.Match,
+    *_COMPREHENSIONS,
+)
+
+
+def hoist_fix(
+    ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode], taken: set[str]
+) -> NodeFix | None:
+    """The fix for `call` (a `jax.jit(...)` application built in a loop); `path` ends at it.
+    `taken` holds the names in use (see `names_in`); the new name is added to it, so fixes
+    applied in the same pass never pick the same one."""
+
+    reads = _free_reads(call)
+    if reads is None:
+        return None
+    found = _outermost_loop(path, reads)
+    if found is None:
+        return None
+    loop, depth = found
+    header = _header(ctx.module, loop)
+    if header is None or type(path[depth - 1]) not in (cst.IndentedBlock, cst.Module):
+        return None
+    name = _fresh_name(_base_name(call, path), taken)
+    code = ctx.module.code_for_node
+    text = f"{name} = {code(call)}{ctx.module.default_newline}{_indent(ctx.module, path[:depth])}"
+    return NodeFix(
+        "unsafe",
+        f"build the jitted function once, as `{name}` before the loop",
+        ((call, name), (header[0], text + header[1])),
+    )
+
+
+def _outermost_loop(
+    path: Sequence[cst.CSTNode], reads: set[str]
+) -> tuple[cst.For | cst.While, int] | None:
+    """The outermost loop around the end of `path` that the expression can leave: reached
+    through no barrier, and binding none of `reads`. Also its index in `path`."""
+    best = None
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        if isinstance(node, _BARRIERS):
+            break
+        if isinstance(node, cst.For | cst.While) and child is node.body:
+            if reads & _bound_in(node):
+                break
+            best = (node, index)
+    return best
+
+
+def _free_reads(expr: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[str] | None:
+    """Names `expr` reads from its surroundings, lambda bodies included; None when it
+    contains something that cannot move (`await`, `yield`, `:=`)."""
+    kind = type(expr)
+    if kind in (cst.Await, cst.Yield, cst.NamedExpr):
+        return None
+    if kind is cst.Name:
+        value = expr.value  # type: ignore[attr-defined]
+        return set() if value in bound else {value}
+    parts: list[tuple[cst.CSTNode, frozenset[str]]]
+    if kind in (cst.Attribute, cst.Arg):  # not `.attr` nor `keyword=`
+        parts = [(expr.value, bound)]  # type: ignore[attr-defined]
+    elif kind is cst.Lambda:
+        params = expr.params  # type: ignore[attr-defined]
+        inner = bound | {p.name.value for p in _params(params)}
+        defaults = [p.default for p in _params(params) if p.default is not None]
+        parts = [(d, bound) for d in defaults] + [(expr.body, inner)]  # type: ignore[attr-defined]
+    elif kind in _COMPREHENSIONS:
+        inner = bound | comprehension_targets(expr)
+        parts = [(child, inner) for child in iter_children(expr)]
+    else:
+        parts = [(child, bound) for child in iter_children(expr)]
+    reads: set[str] = set()
+    for part, names in parts:
+        found = _free_reads(part, names)
+        if found is None:
+            return None
+        reads |= found
+    return reads
+
+
+def _params(params: cst.Parameters) -> list[cst.Param]:
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return found
+
+
+def _bound_in(loop: cst.For | cst.While) -> set[str]:
+    """Every name the loop may rebind or visibly mutate (conservatively: any name inside an
+    assignment target, including `obj` of `obj.x = v` and `a`, `i` of `a[i] = v`)."""
+    names: set[str] = set()
+    for node in _walk(loop):
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, cst.For | cst.CompFor):
+            targets.append(node.target)
+        elif isinstance(node, cst.Assign):
+            targets.extend(t.target for t in node.targets)
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.Del):
+            targets.append(node.target)
+        elif isinstance(node, cst.AsName):  # `with ... as x`, `except E as e`, imports
+            targets.append(node.name)
+        elif isinstance(node, cst.FunctionDef | cst.ClassDef):
+            names.add(node.name.value)
+        elif isinstance(node, cst.Import | cst.ImportFrom) and not isinstance(
+            node.names, cst.ImportStar
+        ):
+            names.update(a.evaluated_alias or a.evaluated_name.split(".")[0] for a in node.names)
+        elif isinstance(node, cst.Global | cst.Nonlocal):
+            names.update(n.name.value for n in node.names)
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in MUTATING_METHODS
+        ):
+            targets.append(node.func.value)
+        for target in targets:
+            names.update(n.value for n in _walk(target) if isinstance(n, cst.Name))
+    return names
+
+
+def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(iter_children(node))
+
+
+def _header(module: cst.Module, loop: cst.For | cst.While) -> tuple[object, str] | None:
+    """A span from the loop's first keyword to the end of its target (or test), and the text
+    that rewrites it unchanged. The new statement goes in front of that text."""
+    code = module.code_for_node
+    if isinstance(loop, cst.For):
+        prefix = code(loop.asynchronous) if loop.asynchronous is not None else ""
+        head, rest = f"{prefix}for{code(loop.whitespace_after_for)}", loop.target
+    else:
+        head, rest = f"while{code(loop.whitespace_after_while)}", loop.test
+    text = code(rest)
+    # The span ends where the node's own text ends, before its closing parentheses.
+    closing = "".join(code(p) for p in getattr(rest, "rpar", ()))
+    if closing:
+        if not text.endswith(closing):
+            return None
+        text = text[: -len(closing)]
+    return (loop, rest), head + text
+
+
+def _indent(module: cst.Module, path: Sequence[cst.CSTNode]) -> str:
+    return "".join(
+        (node.indent if node.indent is not None else module.default_indent)
+        for node in path
+        if isinstance(node, cst.IndentedBlock)
+    )
+
+
+def _base_name(call: cst.Call, path: Sequence[cst.CSTNode]) -> str:
+    """A readable name: the variable the jitted function was assigned to, else the function
+    being jitted (`step`, `self.step`, `partial(step, ...)`, `vmap(step)`)."""
+    parent = path[-2] if len(path) >= 2 else None
+    if isinstance(parent, cst.Assign) and isinstance(parent.targets[0].target, cst.Name):
+        return f"{parent.targets[0].target.value}_jit"
+    expr: cst.BaseExpression = call.args[0].value
+    while isinstance(expr, cst.Call) and expr.args:
+        expr = expr.args[0].value
+    if isinstance(expr, cst.Name | cst.Attribute):
+        leaf = expr.value if isinstance(expr, cst.Name) else expr.attr.value
+        return f"{leaf.lstrip('_')}_jit" if leaf.strip("_") else "jitted"
+    return "jitted"
+
+
+def names_in(module: cst.Module) -> set[str]:
+    """Every name the module spells anywhere (attributes and keywords too: a superset)."""
+    return {n.value for n in _walk(module) if isinstance(n, cst.Name)}
+
+
+def _fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, ...: the first not in `taken`, which it joins."""
+    name, number = base, 1
+    while name in taken:
+        number += 1
+        name = f"{base}_{number}"
+    taken.add(name)
+    return name

@@ -1,0 +1,87 @@
+"""A fix shared by the JIT1xx rules: make a traced `jax.jit` parameter static.
+
+When a finding's traced value comes from a parameter of a function that `jax.jit` compiles,
+the usual remedy is `static_argnames=("n",)`. The edit goes on the jit application itself:
+`@jax.jit` becomes `@jax.jit(static_argnames=("n",))`, and a `jax.jit(...)` or
+`partial(jax.jit, ...)` call gets the keyword (or its literal tuple grows). It is always
+unsafe: the function now compiles once per distinct value, and every caller must pass a
+hashable Python value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.values import Value
+from jitlint.model.jax.jit import spec_from_args
+from jitlint.model.jax.transforms import Entry
+
+if TYPE_CHECKING:
+    from jitlint.engine.context import FileContext
+
+_JIT = {"jax.jit"}
+
+
+def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
+    """A fix making the jit parameter at the root of `value` static, if there is one."""
+
+    why = value.why
+    if not why or why[0] != "param":
+        return None
+    _, name, entry = why
+    if not isinstance(entry, Entry) or entry.transform.qualname not in _JIT:
+        return None
+    if entry.origin is not None:
+        return None  # jit is applied in another file: the edit belongs there
+    site = entry.site
+    module = ctx.module
+    if type(site) in (cst.Name, cst.Attribute):  # `@jax.jit`
+        if not any(d.decorator is site for d in _decorators(entry)):
+            return None
+        text = f'{module.code_for_node(site)}(static_argnames=("{name}",))'
+    elif type(site) is cst.Call:
+        text = _with_static_name(module, site, name)  # type: ignore[arg-type]
+        if text is None:
+            return None
+    else:
+        return None
+    return NodeFix("unsafe", f"mark `{name}` static with `static_argnames`", ((site, text),))
+
+
+def _decorators(entry: Entry) -> tuple[cst.Decorator, ...]:
+    func = entry.func
+    return func.decorators if type(func) is cst.FunctionDef else ()  # type: ignore[union-attr]
+
+
+def _with_static_name(module: cst.Module, call: cst.Call, name: str) -> str | None:
+    spec = spec_from_args(call.args)
+    if spec.argnums_arg is not None:
+        return None  # adding names would stop JAX inferring them from static_argnums
+    if spec.argnames_arg is not None:
+        if spec.argnames is None or name in spec.argnames:
+            return None
+        names = (*spec.argnames, name)
+        literal = "(" + ", ".join(f'"{n}"' for n in names) + ("," if len(names) == 1 else "") + ")"
+        new_arg = spec.argnames_arg.with_changes(value=cst.parse_expression(literal))
+        args = [new_arg if a is spec.argnames_arg else a for a in call.args]
+    else:
+        if any(a.star for a in call.args):
+            return None
+        keyword = cst.Arg(
+            value=cst.parse_expression(f'("{name}",)'),
+            keyword=cst.Name("static_argnames"),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            ),
+        )
+        args = list(call.args)
+        if args:
+            args[-1] = args[-1].with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+        args.append(keyword)
+    return module.code_for_node(call.with_changes(args=args))

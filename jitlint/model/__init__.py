@@ -1,0 +1,1 @@
+"""The model jitlint analyses code with: value domain, JAX and TF models, environment, project."""

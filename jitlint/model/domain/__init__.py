@@ -1,0 +1,1 @@
+"""The value domain every model shares, and name binding (scopes, imports, aliases)."""

@@ -1,0 +1,133 @@
+"""What a name means at a place in the module: import aliases, shadowing, scopes.
+
+Resolution answers with every candidate meaning. A name bound both by `from jax import jit` and
+by an assignment resolves to {"jax.jit", ""}; the empty string stands for "something local we
+cannot name", so a rule that requires all candidates to be hazards stays silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.model.domain.scopes import Binding, Scope, build_scope, comprehension_targets
+
+UNKNOWN = ""
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class Names:
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._scopes: dict[int, Scope] = {}
+        self._has_star_import: bool | None = None
+
+    def scope(self, node: cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda) -> Scope:
+        found = self._scopes.get(id(node))
+        if found is None:
+            found = self._scopes[id(node)] = build_scope(node)
+        return found
+
+    def scope_chain(self, path: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+        """Scopes visible at the end of `path` (root first), innermost first.
+
+        `path` runs from the module down to a node; a function or lambda counts only when the
+        path goes through its body (decorators and defaults belong to the enclosing scope), and a
+        class body is visible only to code directly inside it.
+        """
+        chain: list[cst.CSTNode] = []
+        inside_function = False
+        for index in range(len(path) - 1, -1, -1):
+            node = path[index]
+            child = path[index + 1] if index + 1 < len(path) else None
+            if isinstance(node, cst.FunctionDef | cst.Lambda):
+                if child is node.body:
+                    chain.append(node)
+                    inside_function = True
+            elif isinstance(node, cst.ClassDef):
+                if child is node.body and not inside_function:
+                    chain.append(node)
+            elif isinstance(node, (_COMPREHENSIONS, cst.Module)):
+                chain.append(node)
+        return chain
+
+    def lookup(self, name: str, path: Sequence[cst.CSTNode]) -> list[Binding] | None:
+        """The bindings `name` refers to at the end of `path`; None if nothing binds it."""
+        found = self.lookup_with_path(name, path)
+        return found[0] if found else None
+
+    def lookup_with_path(
+        self, name: str, path: Sequence[cst.CSTNode]
+    ) -> tuple[list[Binding], list[cst.CSTNode]] | None:
+        """Like `lookup`, plus a path into the body of the scope that binds the name.
+
+        That path is where the binding's own expressions (a def's decorators, an assigned
+        value) are resolved.
+        """
+        for scope_node in self.scope_chain(path):
+            if isinstance(scope_node, _COMPREHENSIONS):
+                if name in comprehension_targets(scope_node):
+                    return [Binding("other")], list(path)
+                continue
+            scope = self.scope(scope_node)  # type: ignore[arg-type]
+            if name in scope.declared_global:
+                bindings = self.scope(self.module).bindings.get(name)
+                return (bindings, [self.module]) if bindings else None
+            if name in scope.bindings:
+                prefix = list(path[: _index(path, scope_node) + 1])
+                if not isinstance(scope_node, cst.Module):
+                    prefix.append(scope_node.body)  # type: ignore[union-attr]
+                return scope.bindings[name], prefix
+        return None
+
+    def qualified_names(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> frozenset[str]:
+        """Every dotted name `expr` may stand for; empty when it is not a name at all."""
+        if isinstance(expr, cst.Attribute):
+            heads = self.qualified_names(expr.value, path)
+            attr = expr.attr.value
+            return frozenset(f"{h}.{attr}" if h else UNKNOWN for h in heads)
+        if not isinstance(expr, cst.Name):
+            return frozenset()
+        bindings = self.lookup(expr.value, path)
+        if bindings is None:
+            if self.has_star_import():
+                return frozenset({f"builtins.{expr.value}", UNKNOWN})
+            return frozenset({f"builtins.{expr.value}"})
+        return frozenset(
+            b.qualname if b.kind == "import" and b.qualname else UNKNOWN for b in bindings
+        )
+
+    def resolves_to(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], names: set[str]) -> bool:
+        """True when every meaning `expr` can have is one of `names`."""
+        candidates = self.qualified_names(expr, path)
+        return bool(candidates) and candidates <= names
+
+    def has_star_import(self) -> bool:
+        if self._has_star_import is None:
+            self._has_star_import = any(
+                isinstance(stmt, cst.SimpleStatementLine)
+                and any(
+                    isinstance(s, cst.ImportFrom) and isinstance(s.names, cst.ImportStar)
+                    for s in stmt.body
+                )
+                for stmt in self.module.body
+            )
+        return self._has_star_import
+
+
+def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
+    for i, item in enumerate(path):
+        if item is node:
+            return i
+    raise ValueError("scope node not on path")
+
+
+def leaf_name(expr: cst.CSTNode) -> str:
+    """The last name of `f` or `a.b.f`: how a call is spelled, before any resolution."""
+    kind = type(expr)
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if kind is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return ""

@@ -1,0 +1,419 @@
+"""Walks one function body in order, giving every expression a value (see values.py).
+
+An `Analyzer` keeps an environment from local names to values; every expression it evaluates
+is memoised by node identity, so a rule asking "is this `if` test traced?" is a dict lookup.
+Branches are analysed separately and joined; loop bodies run twice so loop-carried values
+reach their join. Statements are here; expressions are in `expressions.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.model.domain.names import leaf_name
+from jitlint.model.domain.values import (
+    PYTREE,
+    STATIC,
+    TRACED,
+    Env,
+    Marks,
+    S,
+    U,
+    Value,
+    combine,
+    join,
+    join_envs,
+    traced,
+)
+from jitlint.model.jax.expressions import Expressions, all_params
+
+_TERMINATORS = (cst.Return, cst.Raise)
+
+
+class Analyzer(Expressions):
+    """Runs once over one function body (or lambda, or module) and memoises values.
+
+    `lookup_free(name)` answers for names the body does not bind (closures, globals,
+    builtins); `classify_call(call, args)` answers for calls (jnp/lax results, builtins,
+    helpers) and may record call sites. Both come from the tracing model.
+    """
+
+    def __init__(
+        self,
+        params: Env,
+        local_names: set[str],
+        lookup_free: Callable[[str], Value],
+        classify_call: Callable[[Analyzer, cst.Call], Value],
+        attribute: Callable[[Analyzer, cst.Attribute, Value], Value],
+    ) -> None:
+        self.env: Env = dict(params)
+        self.local_names = local_names
+        self.lookup_free = lookup_free
+        self.classify_call = classify_call
+        self.attribute = attribute
+        self.values: dict[int, Value] = {}
+        self.summary: Env = dict(params)
+        self.returns: Value | None = None
+        self.compile_time_eval = 0  # depth inside `with jax.ensure_compile_time_eval():`
+        # Answers whether an `if` test is statically true/false (None: unknown).
+        self.truth: Callable[[cst.BaseExpression], bool | None] | None = None
+        # Names a test proves are not tracers where it evaluated to the given outcome.
+        self.guards: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
+        self._free: dict[str, Value] = {}
+        # Per enclosing loop: the environments at its `continue`s and at its `break`s.
+        self._loops: list[tuple[list[Env], list[Env]]] = []
+
+    # ---- statements -------------------------------------------------------------------
+    def run_function(self, func: cst.FunctionDef | cst.Lambda | cst.Module) -> None:
+        if type(func) is cst.Lambda:
+            self.returns = self.eval(func.body)  # type: ignore[attr-defined]
+        elif type(func) is cst.Module:
+            self.run(func.body)  # type: ignore[attr-defined]
+        else:
+            self.run(func.body.body)  # type: ignore[attr-defined]
+
+    def run(self, statements: Sequence[cst.CSTNode]) -> bool:
+        """Run a block; True when it always ends in return/raise."""
+        return any(self.statement(statement) for statement in statements)
+
+    def statement(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            ends = False
+            for small in node.body:  # type: ignore[attr-defined]
+                ends = self.small(small) or ends
+            return ends
+        handler = _COMPOUND.get(kind)
+        if handler is not None:
+            return handler(self, node)
+        for child in iter_children(node):
+            if isinstance(child, cst.BaseExpression):
+                self.eval(child)
+        return False
+
+    def block(self, node: cst.BaseSuite) -> bool:
+        if type(node) is cst.IndentedBlock:
+            return self.run(node.body)  # type: ignore[attr-defined]
+        return self.run([node])
+
+    def small(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        if kind is cst.Expr:
+            self.eval(node.value)  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
+            value = self.eval(node.value)  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                self.bind(target.target, value, node.value)  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign:
+            if node.value is not None:  # type: ignore[attr-defined]
+                value = self.eval(node.value)  # type: ignore[attr-defined]
+                self.bind(node.target, value, node.value)  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign:
+            right = self.eval(node.value)  # type: ignore[attr-defined]
+            target = node.target  # type: ignore[attr-defined]
+            left = self.eval(target)
+            self.bind(target, combine([left, right]), None)
+        elif kind in _TERMINATORS:
+            value = getattr(node, "value", None) or getattr(node, "exc", None)
+            result = self.eval(value) if value is not None else S
+            if kind is cst.Return:
+                self.returns = result if self.returns is None else join(self.returns, result)
+            return True
+        elif kind is cst.Assert:
+            self.eval(node.test)  # type: ignore[attr-defined]
+            if node.msg is not None:  # type: ignore[attr-defined]
+                self.eval(node.msg)  # type: ignore[attr-defined]
+            # Past the assert its test held. (Under `python -O` it is skipped, but narrowing
+            # only ever makes values static, so at worst a finding is missed.)
+            self.narrow(node.test, True)  # type: ignore[attr-defined]
+        elif (kind is cst.Continue or kind is cst.Break) and self._loops:
+            continues, breaks = self._loops[-1]
+            (continues if kind is cst.Continue else breaks).append(dict(self.env))
+            return True
+        elif kind is cst.Del:
+            self._unbind(node.target)  # type: ignore[attr-defined]
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            for item in node.names:  # type: ignore[attr-defined]
+                self.env[item.name.value] = U
+        elif kind is cst.Import or kind is cst.ImportFrom:
+            names = node.names  # type: ignore[attr-defined]
+            if type(names) is not cst.ImportStar:
+                for alias in names:
+                    target = alias.asname.name if alias.asname is not None else alias.name
+                    while type(target) is cst.Attribute:
+                        target = target.value  # type: ignore[attr-defined]
+                    self.bind(target, S, None)
+        return False
+
+    def bind(self, target: cst.CSTNode, value: Value, source: cst.CSTNode | None) -> None:
+        kind = type(target)
+        if kind is cst.Name:
+            name = target.value  # type: ignore[attr-defined]
+            self.env[name] = value
+            known = self.summary.get(name)
+            self.summary[name] = value if known is None else join(known, value)
+        elif kind is cst.Tuple or kind is cst.List:
+            elements = target.elements  # type: ignore[attr-defined]
+            source_elements = None
+            if type(source) in (cst.Tuple, cst.List):
+                source_elements = source.elements  # type: ignore[union-attr]
+                if len(source_elements) != len(elements) or any(
+                    type(e) is cst.StarredElement for e in source_elements
+                ):
+                    source_elements = None
+            for index, element in enumerate(elements):
+                if type(element) is cst.StarredElement:
+                    self.bind(element.value, _element(value), None)
+                elif source_elements is not None:
+                    sub = source_elements[index].value
+                    self.bind(element.value, self.values.get(id(sub), U), sub)
+                else:
+                    self.bind(element.value, _element(value), None)
+        elif kind is cst.StarredElement:
+            self.bind(target.value, _element(value), None)  # type: ignore[attr-defined]
+        else:
+            # Attribute and subscript targets bind nothing, but their parts are loads.
+            for child in iter_children(target):
+                if isinstance(child, cst.BaseExpression):
+                    self.eval(child)
+
+    def _unbind(self, target: cst.CSTNode) -> None:
+        if type(target) is cst.Name:
+            self.env.pop(target.value, None)  # type: ignore[attr-defined]
+        elif type(target) in (cst.Tuple, cst.List):
+            for element in target.elements:  # type: ignore[attr-defined]
+                self._unbind(element.value)
+        else:
+            self.eval(target)
+
+    # ---- compound statements ----------------------------------------------------------
+    def _if(self, node: Any) -> bool:
+        self.eval(node.test)
+        truth = self.truth(node.test) if self.truth is not None else None
+        if truth is not None:  # a branch that never runs leaves no values
+            if truth:
+                return self.block(node.body)
+            if node.orelse is None:
+                return False
+            if type(node.orelse) is cst.If:
+                return self._if(node.orelse)
+            return self.block(node.orelse.body)
+        before = self.env
+        self.env = dict(before)
+        then_marks = self.narrow(node.test, True)
+        then_ends = self.block(node.body)
+        then_env = self.env
+        self.env = dict(before)
+        else_marks = self.narrow(node.test, False)
+        else_ends = False
+        if node.orelse is not None:
+            orelse = node.orelse
+            is_elif = type(orelse) is cst.If
+            else_ends = self._if(orelse) if is_elif else self.block(orelse.body)
+        else_env = self.env
+        if then_ends and else_ends:
+            self.env = join_envs(then_env, else_env)
+            return True
+        # After an early exit (`if not isinstance(n, int): return`) the other branch's
+        # narrowing still holds; where both branches fall through, neither does.
+        if then_ends:
+            self.env = else_env
+        elif else_ends:
+            self.env = then_env
+        else:
+            _restore(then_env, then_marks)
+            _restore(else_env, else_marks)
+            self.env = join_envs(then_env, else_env)
+        return False
+
+    def _loop(self, node: Any) -> bool:
+        is_for = type(node) is cst.For
+        before = dict(self.env)
+        continues: list[Env] = []
+        breaks: list[Env] = []
+        self._loops.append((continues, breaks))
+        for _ in range(2):  # the second pass sees what the first one carried round the loop
+            if is_for:
+                iterable = self.eval(node.iter)
+                self.bind_iteration(node.target, node.iter, iterable)
+            else:
+                self.eval(node.test)
+            self.block(node.body)
+            end = self.env
+            for other in continues:  # a `continue` goes back to the loop's head too
+                end = join_envs(end, other)
+            continues.clear()
+            self.env = join_envs(before, end)
+            before = dict(self.env)
+        self._loops.pop()
+        if node.orelse is not None:
+            self.block(node.orelse.body)
+        for other in breaks:  # a `break` skips the `else` and leaves the loop
+            self.env = join_envs(self.env, other)
+        return False
+
+    def bind_iteration(self, target: cst.CSTNode, iterable: cst.CSTNode, value: Value) -> None:
+        """Bind a for/comprehension target from what iterating `iterable` yields."""
+        if type(iterable) is cst.Call and type(target) is cst.Tuple:
+            func = iterable.func  # type: ignore[attr-defined]
+            args = iterable.args  # type: ignore[attr-defined]
+            name = func.value if type(func) is cst.Name else None
+            elements = target.elements  # type: ignore[attr-defined]
+            if name == "enumerate" and len(elements) == 2 and args:
+                self.bind(elements[0].value, S, None)
+                inner = self.values.get(id(args[0].value), U)
+                self.bind(elements[1].value, _element(inner), None)
+                return
+            if name == "zip" and len(elements) == len(args):
+                for element, arg in zip(elements, args, strict=True):
+                    inner = self.values.get(id(arg.value), U)
+                    self.bind(element.value, _element(inner), None)
+                return
+        self.bind(target, _element(value), None)
+
+    def _try(self, node: Any) -> bool:
+        before = dict(self.env)
+        self.block(node.body)
+        after_body = self.env
+        merged = join_envs(before, after_body)
+        ends: list[Env] = [after_body]
+        for handler in node.handlers:
+            self.env = dict(merged)
+            if handler.type is not None:
+                self.eval(handler.type)
+            if handler.name is not None:
+                self.bind(handler.name.name, U, None)
+            if not self.block(handler.body):
+                ends.append(self.env)
+        if node.orelse is not None:
+            self.env = dict(after_body)
+            self.block(node.orelse.body)
+            ends[0] = self.env
+        env = ends[0]
+        for other in ends[1:]:
+            env = join_envs(env, other)
+        self.env = env
+        if node.finalbody is not None:
+            self.block(node.finalbody.body)
+        return False
+
+    def _with(self, node: Any) -> bool:
+        compile_time = False
+        for item in node.items:
+            self.eval(item.item)
+            call = item.item
+            if (
+                type(call) is cst.Call
+                and type(call.func) in (cst.Name, cst.Attribute)
+                and leaf_name(call.func) == "ensure_compile_time_eval"
+            ):
+                compile_time = True
+            if item.asname is not None:
+                self.bind(item.asname.name, U, None)
+        self.compile_time_eval += compile_time
+        ends = self.block(node.body)
+        self.compile_time_eval -= compile_time
+        return ends
+
+    def _def(self, node: Any) -> bool:
+        for decorator in node.decorators:
+            self.eval(decorator.decorator)
+        if type(node) is cst.FunctionDef:
+            for param in all_params(node.params):
+                if param.default is not None:
+                    self.eval(param.default)
+        else:
+            for arg in (*node.bases, *node.keywords):
+                self.eval(arg.value)
+        self.bind(node.name, S, None)
+        return False
+
+    def _match(self, node: Any) -> bool:
+        self.eval(node.subject)
+        before = self.env
+        envs = []
+        for case in node.cases:
+            self.env = dict(before)
+            for name in _capture_names(case.pattern):
+                self.bind(cst.Name(name), U, None)
+            if case.guard is not None:
+                self.eval(case.guard)
+            if not self.block(case.body):
+                envs.append(self.env)
+        env = dict(before)
+        for other in envs:
+            env = join_envs(env, other)
+        self.env = env
+        return False
+
+    # ---- narrowing --------------------------------------------------------------------
+    def narrow(self, test: cst.BaseExpression, outcome: bool) -> Marks:
+        """Make the names `test` proves are not tracers (where it evaluated to `outcome`)
+        STATIC in the current environment. Returns what `_restore` needs to undo it."""
+        if self.guards is None:
+            return {}
+        marks: dict[str, tuple[Value, Value | None]] = {}
+        for name in self.guards(test, outcome):
+            # A fresh STATIC object per name: while the name still holds it, nothing has
+            # rebound the name, and undoing the narrowing is safe.
+            marker = Value(STATIC)
+            marks[name] = (marker, self.env.get(name))
+            self.env[name] = marker
+        return marks
+
+    def _narrowed(self, test: cst.BaseExpression, outcome: bool, expr: cst.BaseExpression) -> Value:
+        """Evaluate `expr` where `test` evaluated to `outcome`."""
+        marks = self.narrow(test, outcome)
+        value = self.eval(expr)
+        _restore(self.env, marks)
+        return value
+
+
+def _restore(env: Env, marks: Marks) -> None:
+    """Undo `Analyzer.narrow` in `env`, except for names rebound since."""
+    for name, (marker, old) in marks.items():
+        if env.get(name) is marker:
+            if old is None:
+                del env[name]
+            else:
+                env[name] = old
+
+
+def _element(value: Value) -> Value:
+    """What iterating (or unpacking) a value yields."""
+    if value.kind == TRACED:
+        return traced(value.why)
+    if value.kind == PYTREE:
+        return Value(PYTREE, value.why)
+    return S if value.kind == STATIC else U
+
+
+def _capture_names(pattern: cst.CSTNode) -> list[str]:
+    names = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in (cst.MatchAs, cst.MatchStar) and node.name is not None:  # type: ignore[attr-defined]
+            names.append(node.name.value)  # type: ignore[attr-defined]
+        if kind is cst.MatchMapping and node.rest is not None:  # type: ignore[attr-defined]
+            names.append(node.rest.value)  # type: ignore[attr-defined]
+        stack.extend(iter_children(node))
+    return names
+
+
+_COMPOUND: dict[type, Callable[[Analyzer, Any], bool]] = {
+    cst.If: Analyzer._if,
+    cst.For: Analyzer._loop,
+    cst.While: Analyzer._loop,
+    cst.Try: Analyzer._try,
+    cst.TryStar: Analyzer._try,
+    cst.With: Analyzer._with,
+    cst.FunctionDef: Analyzer._def,
+    cst.ClassDef: Analyzer._def,
+    cst.Match: Analyzer._match,
+}

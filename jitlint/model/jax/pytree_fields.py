@@ -1,0 +1,281 @@
+"""Fields of pytree classes defined in the linted module: equinox Modules and flax struct
+dataclasses. Under a transformation, `self.n` / `state.n` is traced or not by how the field is
+declared, not by what the object is:
+
+- a field declared static (`eqx.field(static=True)`, `eqx.static_field()`,
+  `flax.struct.field(pytree_node=False)`) is auxiliary data of the pytree: never a tracer;
+- under `jax.jit` every other leaf is traced, Python ints and bools included;
+- under `equinox.filter_jit`/`filter_vmap` only array leaves are traced; the others are static.
+
+[observed on jax 0.10.2, equinox 0.13.8, flax 0.12.8; tests/test_pytree_fields.py]
+
+Only what the class body states is used: a field annotated with an array type is an array, one
+annotated `int`/`bool`/`Callable`... is a Python value. Anything unsure is left out (the value
+stays UNKNOWN): unknown bases, a custom `__init__`/`__post_init__`, `default_factory`,
+converters, unions, class variables. A class from another module is never modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jitlint.model.domain.names import Names, leaf_name
+from jitlint.model.domain.values import PYTREE, UNKNOWN, U, Value
+from jitlint.model.jax.transforms import Entry
+
+STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD = "static", "array", "scalar", "python"
+
+_EQX_BASES = frozenset({"equinox.Module"})
+_FLAX_BASES = frozenset({"flax.struct.PyTreeNode"})
+_FLAX_DECORATORS = frozenset({"flax.struct.dataclass"})
+_EQX_FIELD = frozenset({"equinox.field"})
+_EQX_STATIC_FIELD = frozenset({"equinox.static_field"})
+_FLAX_FIELD = frozenset({"flax.struct.field"})
+_ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+# jaxtyping's dtype annotations: `Float[Array, "b n"]` is an array.
+_JAXTYPING = frozenset(
+    f"jaxtyping.{n}"
+    for n in (
+        "Float", "Int", "UInt", "Integer", "Bool", "Complex", "Inexact", "Real", "Num",
+        "Shaped", "Float32", "Float64", "Float16", "BFloat16", "Int32", "Int64", "Int8",
+        "UInt8", "UInt32", "Key",
+    )
+)  # fmt: skip
+# Leaves jax.jit traces too (a Python scalar becomes a 0-d tracer); under filter_jit, static.
+_SCALARS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
+# Other Python values: static under filter_jit; under jax.jit not valid leaves at all.
+_PYTHON = frozenset({"builtins.str", "typing.Callable", "collections.abc.Callable"})
+_CUSTOM_INIT = frozenset({"__init__", "__post_init__", "__new__"})
+
+
+@dataclass(frozen=True)
+class PytreeClass:
+    name: str
+    framework: str  # "equinox" or "flax"
+    fields: dict[str, str]  # field -> STATIC_FIELD / ARRAY_FIELD / SCALAR_FIELD / PYTHON_FIELD
+
+
+@dataclass(frozen=True)
+class Instance:
+    """The `pytype` of a parameter known to be an instance of a module-local pytree class.
+    `style` is how the transformation treats its leaves: "jit" (every leaf traced), "filter"
+    (array leaves traced) or "pytree" (another transformation: only static and array fields
+    are known)."""
+
+    cls: PytreeClass
+    style: str
+
+
+def field_kind(instance: Instance, attr: str) -> str | None:
+    """STATIC_FIELD or ARRAY_FIELD (traced) for `obj.attr`, or None when unknown."""
+    kind = instance.cls.fields.get(attr)
+    if kind is None or kind in (STATIC_FIELD, ARRAY_FIELD):
+        return kind
+    if instance.style == "filter":
+        return STATIC_FIELD  # filter_jit/filter_vmap: non-array leaves are static
+    if instance.style == "jit" and kind == SCALAR_FIELD:
+        return ARRAY_FIELD  # jax.jit turns a Python int/bool leaf into a tracer
+    return None
+
+
+class PytreeClasses:
+    """Reads (and caches) the pytree classes of one module."""
+
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self._classes: dict[int, PytreeClass | None] = {}
+
+    def of(self, cls: cst.ClassDef, scope_path: Sequence[cst.CSTNode]) -> PytreeClass | None:
+        """`cls` as a pytree class; `scope_path` leads into the scope that defines it."""
+        key = id(cls)
+        if key not in self._classes:
+            self._classes[key] = self._read(cls, scope_path)
+        return self._classes[key]
+
+    def annotated(
+        self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> PytreeClass | None:
+        """The module-local pytree class a parameter annotation names, if any."""
+        if type(annotation) is not cst.Name:
+            return None
+        found = self.names.lookup_with_path(annotation.value, path)  # type: ignore[attr-defined]
+        if found is None:
+            return None
+        bindings, scope_path = found
+        if len(bindings) != 1 or bindings[0].kind != "class":
+            return None
+        return self.of(bindings[0].node, scope_path)  # type: ignore[arg-type]
+
+    # ---- reading a class --------------------------------------------------------------
+    def _read(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> PytreeClass | None:
+        framework = self._framework(cls, path)
+        if framework is None or type(cls.body) is not cst.IndentedBlock:
+            return None
+        statements = cls.body.body  # type: ignore[attr-defined]
+        defined: set[str] = set()  # names bound in the body other than by a field annotation
+        declared: list[cst.AnnAssign] = []
+        for statement in statements:
+            if type(statement) in (cst.FunctionDef, cst.ClassDef):
+                defined.add(statement.name.value)  # type: ignore[attr-defined]
+            elif type(statement) is cst.SimpleStatementLine:
+                for small in statement.body:  # type: ignore[attr-defined]
+                    if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                        declared.append(small)
+                    elif type(small) is cst.Assign:
+                        for target in small.targets:
+                            if type(target.target) is cst.Name:
+                                defined.add(target.target.value)
+            elif type(statement) is not cst.SimpleStatementLine:
+                return None  # `if`/`try`/... in a class body: fields we cannot read
+        # A custom initialiser may store anything in a field: only static declarations hold.
+        custom_init = bool(defined & _CUSTOM_INIT)
+        fields: dict[str, str] = {}
+        for small in declared:
+            name = small.target.value  # type: ignore[attr-defined]
+            kind = self._field(framework, small, custom_init, path)
+            if kind is not None and name not in defined and name not in fields:
+                fields[name] = kind
+            else:
+                fields.pop(name, None)
+                defined.add(name)
+        return PytreeClass(cls.name.value, framework, fields)
+
+    def _framework(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
+        bases = [a for a in cls.bases if a.keyword is None]
+        if any(a.star for a in cls.bases):
+            return None
+        decorators = [d.decorator for d in cls.decorators]
+        if len(bases) == 1 and not decorators:
+            base = bases[0].value
+            if self._is(base, path, _EQX_BASES):
+                return "equinox"
+            if self._is(base, path, _FLAX_BASES):
+                return "flax"
+            return None
+        if not bases and len(decorators) == 1:
+            decorator = decorators[0]
+            if type(decorator) is cst.Call:
+                decorator = decorator.func  # `@flax.struct.dataclass(frozen=True)`
+            if self._is(decorator, path, _FLAX_DECORATORS):
+                return "flax"
+        return None
+
+    def _field(
+        self,
+        framework: str,
+        declaration: cst.AnnAssign,
+        custom_init: bool,
+        path: Sequence[cst.CSTNode],
+    ) -> str | None:
+        value = declaration.value
+        has_default = value is not None
+        if type(value) is cst.Call:
+            func = value.func  # type: ignore[attr-defined]
+            args = value.args  # type: ignore[attr-defined]
+            if any(a.keyword is None for a in args):
+                return None  # `flax.struct.field(False)`, `**options`: not read
+            options = {a.keyword.value: a.value for a in args}
+            if framework == "equinox" and self._is(func, path, _EQX_STATIC_FIELD):
+                return STATIC_FIELD
+            if framework == "equinox" and self._is(func, path, _EQX_FIELD):
+                flag = options.get("static")  # static=True: aux data; anything else: a leaf
+            elif framework == "flax" and self._is(func, path, _FLAX_FIELD):
+                flag = options.get("pytree_node")  # pytree_node=False: aux data
+                flag = None if flag is None else _negate(flag)
+            else:
+                return None  # dataclasses.field(metadata=...) and the like: not read
+            if flag is not None and _is_true(flag):
+                return STATIC_FIELD
+            if flag is not None and not _is_false(flag):
+                return None  # a computed flag
+            if "converter" in options or "default_factory" in options:
+                return None  # the stored value is not what the annotation says
+            has_default = "default" in options
+        kind = None if custom_init else self._annotated(declaration.annotation.annotation, path)
+        # A default for an array field is most likely a Python value standing in for it.
+        return None if kind == ARRAY_FIELD and has_default else kind
+
+    def _annotated(self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
+        """What a field's annotation says it holds."""
+        if type(annotation) is cst.Subscript:
+            head = annotation.value  # type: ignore[attr-defined]
+            if self._is(head, path, _JAXTYPING):
+                elements = annotation.slice  # type: ignore[attr-defined]
+                first = elements[0].slice if elements else None
+                if type(first) is cst.Index and self._is(first.value, path, _ARRAYS):
+                    return ARRAY_FIELD
+                return None
+            if self._is(head, path, _PYTHON):  # `Callable[[int], int]`
+                return PYTHON_FIELD
+            return None
+        if self._is(annotation, path, _ARRAYS):
+            return ARRAY_FIELD
+        if self._is(annotation, path, _SCALARS):
+            return SCALAR_FIELD
+        if self._is(annotation, path, _PYTHON):
+            return PYTHON_FIELD
+        return None
+
+    def _is(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], names: frozenset[str]) -> bool:
+        if type(expr) not in (cst.Name, cst.Attribute):
+            return False
+        return self.names.resolves_to(expr, path, names)  # type: ignore[arg-type]
+
+
+def _is_true(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.Name and expr.value == "True"  # type: ignore[attr-defined]
+
+
+def _is_false(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.Name and expr.value == "False"  # type: ignore[attr-defined]
+
+
+def _negate(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`pytree_node=False` means static: the flag that `static=` would have."""
+    if _is_true(expr):
+        return cst.Name("False")
+    if _is_false(expr):
+        return cst.Name("True")
+    return expr
+
+
+def attach_instances(
+    classes: PytreeClasses, entry: Entry, path: Sequence[cst.CSTNode], params: dict[str, Value]
+) -> None:
+    """Mark the parameters of one transformation's application that are instances of a
+    module-local pytree class: `self` of a method, or a parameter annotated with the class.
+    `path` leads to the function (excluded)."""
+    func = entry.func
+    if type(func) is not cst.FunctionDef:
+        return
+    style = entry.transform.style
+    p = func.params
+    declared = [*p.posonly_params, *p.params, *p.kwonly_params]
+    found: dict[str, PytreeClass] = {}
+    if len(path) >= 2 and type(path[-2]) is cst.ClassDef and (p.posonly_params or p.params):
+        kinds = {leaf_name(d.decorator) for d in func.decorators}
+        cls = classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
+        if cls is not None and not kinds & {"staticmethod", "classmethod"}:
+            found[declared[0].name.value] = cls
+    for param in declared:
+        if param.annotation is not None and param.name.value not in found:
+            cls = classes.annotated(param.annotation.annotation, path)
+            if cls is not None:
+                found[param.name.value] = cls
+    for name, cls in found.items():
+        kind = entry.params.get(name)
+        if kind == PYTREE:
+            leaves = "jit" if style == "jit" else "filter" if style == "filter" else "pytree"
+        elif kind == UNKNOWN and style == "filter":
+            leaves = "filter"
+        else:
+            continue
+        value = params.get(name, U)
+        params[name] = Value(
+            value.kind if value.traced else UNKNOWN,
+            value.why or ("param", name, entry),
+            pytype=Instance(cls, leaves),
+        )

@@ -1,0 +1,644 @@
+"""Which functions JAX transformations trace, found in one pass over the module.
+
+Every spelling users write is an application of a transformation to a function: a decorator
+(`@jax.jit`, `@partial(jax.jit, static_argnames=...)`, `@jax.jit(...)`), a call
+(`g = jax.vmap(f)`, `jax.jit(f)(x)`, `lax.scan(body, ...)`), possibly with the function
+wrapped in `functools.partial` or in another transformation. Each application becomes an
+`Entry`: the function, the transformation, and for each parameter whether that application
+makes it traced (PYTREE), static (STATIC) or leaves it unknown (UNKNOWN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.model.domain.names import Names, leaf_name
+from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
+from jitlint.model.jax.jit import Signature, spec_from_args
+
+GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
+FuncNode = cst.FunctionDef | cst.Lambda
+
+
+@dataclass(frozen=True)
+class Transform:
+    qualname: str
+    level: int
+    style: str  # how parameters are treated: jit, vmap, pmap, grad, all, filter, linen, ckpt
+    targets: tuple[int, ...] = (0,)  # positions of the traced functions among the arguments
+    target_keywords: tuple[str, ...] = ("fun", "f", "fn")
+    verb: str = "traces"
+
+
+def _table() -> dict[str, Transform]:
+    table: dict[str, Transform] = {}
+
+    def add(names: Sequence[str], *args: object, **kwargs: object) -> None:
+        for name in names:
+            table[name] = Transform(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    add(["jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "flax.nnx.jit"], ABSTRACT, "jit",
+        verb="compiles")  # fmt: skip
+    add(["equinox.filter_jit"], ABSTRACT, "filter", verb="compiles")
+    add(["equinox.filter_vmap", "equinox.filter_pmap"], ABSTRACT, "filter")
+    add(["jax.vmap", "flax.nnx.vmap", "haiku.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap")
+    add(["jax.pmap"], ABSTRACT, "pmap", verb="compiles")
+    grads = ["jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"]
+    add([*grads, "flax.nnx.grad", "flax.nnx.value_and_grad"], GRAD, "grad", verb="differentiates")
+    add(["equinox.filter_grad", "equinox.filter_value_and_grad"], GRAD, "grad",
+        verb="differentiates")  # fmt: skip
+    add(["jax.jvp", "jax.vjp", "jax.linearize"], GRAD, "all", verb="differentiates")
+    add(["jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat",
+         "haiku.remat", "equinox.filter_checkpoint"], ABSTRACT, "ckpt")  # fmt: skip
+    add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt")
+    add(["jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map"],
+        ABSTRACT, "all")  # fmt: skip
+    for prefix in ("jax.lax.", "haiku.", "flax.nnx."):
+        add([prefix + "scan", prefix + "map"], ABSTRACT, "all")
+        add([prefix + "cond"], ABSTRACT, "all", (1, 2), ("true_fun", "false_fun"))
+        add([prefix + "switch"], ABSTRACT, "all", (1,), ("branches",))
+        add([prefix + "fori_loop"], ABSTRACT, "all", (2,), ("body_fun",))
+        add([prefix + "while_loop"], ABSTRACT, "all", (0, 1), ("cond_fun", "body_fun"))
+    add(["jax.lax.associative_scan"], ABSTRACT, "all")
+    linen = [f"flax.linen.{n}" for n in ("jit", "vmap", "scan", "remat", "checkpoint")]
+    add([*linen, "flax.linen.remat_scan"], ABSTRACT, "linen")
+    add(["flax.linen.while_loop"], ABSTRACT, "linen", (0, 1), ("cond_fn", "body_fn"))
+    add(["flax.linen.cond"], ABSTRACT, "linen", (1, 2), ("true_fun", "false_fun"))
+    add(["flax.linen.switch"], ABSTRACT, "linen", (1,), ("branches",))
+    # `flax.linen.transforms.scan` and friends are the same objects.
+    for name in list(table):
+        if name.startswith("flax.linen."):
+            alias = "flax.linen.transforms." + name.rsplit(".", 1)[1]
+            table[alias] = Transform(alias, *_fields(table[name])[1:])
+    return table
+
+
+def _fields(t: Transform) -> tuple[object, ...]:
+    return (t.qualname, t.level, t.style, t.targets, t.target_keywords, t.verb)
+
+
+TRANSFORMS = _table()
+_POSITIONAL_OPTIONS = {
+    "vmap": ("in_axes", "out_axes"),
+    "grad": ("argnums",),
+}
+LEAVES = frozenset(name.rsplit(".", 1)[1] for name in TRANSFORMS)
+PARTIAL = frozenset({"functools.partial"})
+
+
+@dataclass
+class Entry:
+    """One application of a transformation to a function."""
+
+    transform: Transform
+    site: cst.CSTNode  # the decorator expression or the transformation call
+    func: FuncNode
+    params: dict[str, int]  # parameter name -> STATIC / PYTREE / UNKNOWN
+    enclosing: FuncNode | None  # the function the application happens in, if any
+    level: int = 0  # the transformation's own level, raised by enclosing transformations
+    # "pkg/train.py:12" for an application in another file of the run (model/project/); `site`
+    # is then the function itself, and no fix may edit it.
+    origin: str | None = None
+
+
+@dataclass
+class Foreign:
+    """An application to something that is not a module-local function, such as an imported
+    one (`jax.jit(model.loss)`): model/project/ records it for the file that defines it."""
+
+    transform: Transform  # the outermost transformation: named in messages
+    applied: Transform  # the one whose options decide the parameters (inner, when nested)
+    options: list[cst.Arg]
+    site: cst.CSTNode
+    target: cst.BaseExpression
+    path: list[cst.CSTNode]  # to the site
+    enclosing: FuncNode | None
+    level: int
+    bound_positional: int = 0
+    bound_names: frozenset[str] = frozenset()
+
+
+Link = tuple[cst.CSTNode, "Link"] | None  # a node's ancestors, innermost first
+
+
+def materialise(link: Link) -> list[cst.CSTNode]:
+    """The path (module first) that a linked list of ancestors stands for."""
+    out: list[cst.CSTNode] = []
+    while link is not None:
+        out.append(link[0])
+        link = link[1]
+    out.reverse()
+    return out
+
+
+@dataclass
+class Index:
+    entries: dict[int, list[Entry]] = field(default_factory=dict)
+    links: dict[int, Link] = field(default_factory=dict)  # function -> its ancestors
+    _paths: dict[int, list[cst.CSTNode]] = field(default_factory=dict)
+
+    def path(self, func: cst.CSTNode) -> list[cst.CSTNode] | None:
+        """The path from the module to `func` (excluded), or None if it was not seen."""
+        key = id(func)
+        found = self._paths.get(key)
+        if found is None:
+            if key not in self.links:
+                return None
+            found = self._paths[key] = materialise(self.links[key])
+        return found
+
+    # Calls by plain name that may reach a module-local function: name -> [(call, path)].
+    calls: dict[str, list[tuple[cst.Call, list[cst.CSTNode]]]] = field(default_factory=dict)
+    # Calls of a name or dotted name whose head some import binds: they may reach a function
+    # of another module (see model/project/). Paths stay linked lists: most are never needed.
+    imported_calls: list[tuple[cst.Call, Link]] = field(default_factory=list)
+    # Applications whose target is a name or attribute but no module-local function.
+    foreign: list[Foreign] = field(default_factory=list)
+
+
+def enclosing_function(path: Sequence[cst.CSTNode]) -> FuncNode | None:
+    """The innermost function or lambda whose body contains the end of `path`."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda:
+            if path[index + 1] is node.body:  # type: ignore[attr-defined]
+                return node  # type: ignore[return-value]
+        elif kind is cst.ClassDef:
+            return None
+    return None
+
+
+class Discovery:
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self.index = Index()
+        module_scope = names.scope(names.module)
+        self.spellings = set(LEAVES) | {"partial"}
+        self.def_names: set[str] = set()
+        for name, bindings in module_scope.bindings.items():
+            if any(b.kind == "import" and b.qualname in TRANSFORMS for b in bindings):
+                self.spellings.add(name)
+
+    def run(self) -> Index:
+        # Each stack entry carries its ancestors as a linked list (parent, link), so a path
+        # is only materialised for the few nodes that need one.
+        module = self.names.module
+        stack: list[tuple[cst.CSTNode, Link]] = [(module, None)]
+        calls: list[tuple[cst.Call, Link]] = []
+        dotted_calls: list[tuple[cst.Call, Link]] = []
+        imported: set[str] = set()
+        paths = self.index.links
+        while stack:
+            node, link = stack.pop()
+            kind = type(node)
+            if kind is cst.If:
+                # `if JAX_MODE:` with `JAX_MODE = False`: code that never runs applies nothing.
+                truth = static_truth(self.names, node.test)  # type: ignore[attr-defined]
+                if truth is not None:
+                    live = node.body if truth else node.orelse  # type: ignore[attr-defined]
+                    if live is not None:
+                        stack.append((live, (node, link)))
+                    continue
+            if kind is cst.FunctionDef:
+                paths[id(node)] = link
+                self.def_names.add(node.name.value)  # type: ignore[attr-defined]
+                if node.decorators:  # type: ignore[attr-defined]
+                    self._decorated(node, materialise(link))  # type: ignore[arg-type]
+            elif kind is cst.Lambda:
+                paths[id(node)] = link
+            elif kind is cst.Call:
+                func = node.func  # type: ignore[attr-defined]
+                leaf = leaf_name(func)
+                if leaf in self.spellings:
+                    self._call(node, [*materialise(link), node])  # type: ignore[arg-type]
+                elif type(func) is cst.Name:
+                    calls.append((node, link))  # type: ignore[arg-type]
+                elif type(func) is cst.Attribute:
+                    dotted_calls.append((node, link))  # type: ignore[arg-type]
+                elif type(func) is cst.Call and leaf_name(func.func) in self.spellings:  # type: ignore[attr-defined]
+                    self._factory_call(node, [*materialise(link), node])  # type: ignore[arg-type]
+            elif kind is cst.Import or kind is cst.ImportFrom:
+                imported.update(_import_names(node))
+            here = (node, link)
+            children = iter_children(node)
+            for child in reversed(children):
+                stack.append((child, here))
+        for call, link in calls:
+            name = call.func.value  # type: ignore[attr-defined]
+            if name in self.def_names:
+                self.index.calls.setdefault(name, []).append((call, [*materialise(link), call]))
+        if imported:
+            for call, link in (*calls, *dotted_calls):
+                if _head(call.func) in imported:
+                    self.index.imported_calls.append((call, link))
+        return self.index
+
+    # ---- decorators -------------------------------------------------------------------
+    def _decorated(self, func: cst.FunctionDef, path: list[cst.CSTNode]) -> None:
+        decorators = func.decorators
+        found = []
+        for position, decorator in enumerate(decorators):
+            where = [*path, func, decorator]
+            resolved = self._transform_of(decorator.decorator, where)
+            if resolved is not None:
+                found.append((position, resolved, decorator.decorator))
+        if not found:
+            return
+        transforms_at = {position for position, _, _ in found}
+        enclosing = enclosing_function([*path, func])
+        for position, (transform, options), site in found:
+            # Decorators below this one that are not transformations may change the signature.
+            inner_unknown = any(
+                i not in transforms_at for i in range(position + 1, len(decorators))
+            )
+            params = application_params(transform, options, func, inner_unknown, 0, set())
+            self._add(Entry(transform, site, func, params, enclosing))
+
+    # ---- calls ------------------------------------------------------------------------
+    def _call(self, call: cst.Call, path: list[cst.CSTNode]) -> None:
+        transform = self._resolve(call.func, path)
+        if transform is not None:
+            self._apply(transform, [], call, path)
+
+    def _factory_call(self, call: cst.Call, path: list[cst.CSTNode]) -> None:
+        """`partial(jax.jit, static_argnums=1)(f)` or `jax.jit(static_argnames=...)(f)`."""
+        resolved = self._transform_of(call.func, path)
+        if resolved is not None:
+            self._apply(resolved[0], resolved[1], call, path)
+
+    def _apply(
+        self,
+        transform: Transform,
+        bound: list[cst.Arg],
+        call: cst.Call,
+        path: list[cst.CSTNode],
+    ) -> None:
+        """`call` applies `transform` (with the options `bound` by a factory) to its targets."""
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional[: max(transform.targets) + 1]):
+            return
+        targets: list[cst.BaseExpression] = []
+        for position in transform.targets:
+            if position < len(positional):
+                targets.append(positional[position].value)
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in transform.target_keywords:
+                targets.append(arg.value)
+        options = [*bound, *(a for a in call.args if a.keyword is not None)]
+        # vmap(f, in_axes, out_axes) and grad(f, argnums) also take options by position.
+        named = _POSITIONAL_OPTIONS.get(transform.style, ())
+        for index, name in enumerate(named, start=1):
+            if index < len(positional) and index not in transform.targets:
+                if positional[index].star:
+                    break
+                options.append(positional[index].with_changes(keyword=cst.Name(name)))
+        enclosing = enclosing_function(path)
+        for target in targets:
+            if type(target) in (cst.List, cst.Tuple):  # lax.switch branches
+                elements = [e.value for e in target.elements]  # type: ignore[attr-defined]
+            else:
+                elements = [target]
+            for element in elements:
+                self._target(transform, options, call, element, path, enclosing)
+
+    def _target(
+        self,
+        transform: Transform,
+        options: list[cst.Arg],
+        site: cst.CSTNode,
+        target: cst.BaseExpression,
+        path: list[cst.CSTNode],
+        enclosing: FuncNode | None,
+    ) -> None:
+        bound_positional = 0
+        bound_names: set[str] = set()
+        # `partial(f, a, k=v)`: the bound arguments are Python values fixed at wrap time.
+        if type(target) is cst.Call and leaf_name(target.func) in self.spellings:  # type: ignore[attr-defined]
+            if self.names.resolves_to(target.func, path, PARTIAL):  # type: ignore[attr-defined]
+                args = target.args  # type: ignore[attr-defined]
+                if not args or args[0].keyword is not None or args[0].star:
+                    return
+                bound_positional = sum(1 for a in args[1:] if a.keyword is None)
+                bound_names = {a.keyword.value for a in args[1:] if a.keyword is not None}
+                target = args[0].value
+            else:
+                # A transformation of a transformation, e.g. jax.jit(jax.grad(f)): the inner
+                # call is an entry of its own; the outer one raises its level, keeping the
+                # inner one's view of the parameters (the outer sees a different signature).
+                inner = self._resolve(target.func, path)  # type: ignore[attr-defined]
+                if inner is not None:
+                    inner_args = target.args  # type: ignore[attr-defined]
+                    inner_options = [a for a in inner_args if a.keyword is not None]
+                    level = max(transform.level, inner.level)
+                    for expr in self._targets_of(target, inner):
+                        func = self._function(expr, path)
+                        if func is None:
+                            self._foreign(
+                                Foreign(transform, inner, inner_options, site, expr, path,
+                                        enclosing, level)
+                            )  # fmt: skip
+                        elif not isinstance(func, cst.ClassDef):
+                            params = application_params(inner, inner_options, func, False, 0, set())
+                            entry = Entry(transform, site, func, params, enclosing, level)
+                            self._add(entry)
+                return
+        func = self._function(target, path)
+        if func is None:
+            self._foreign(
+                Foreign(transform, transform, list(options), site, target, path, enclosing,
+                        transform.level, bound_positional, frozenset(bound_names))
+            )  # fmt: skip
+            return
+        if type(func) is cst.ClassDef:
+            if transform.style != "linen":
+                return
+            method = _method(func, "__call__")
+            if method is None:
+                return
+            func = method
+        params = application_params(transform, options, func, False, bound_positional, bound_names)
+        self._add(Entry(transform, site, func, params, enclosing))
+
+    def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
+        positional = [a for a in call.args if a.keyword is None]  # type: ignore[attr-defined]
+        return [positional[i].value for i in transform.targets if i < len(positional)]
+
+    def _foreign(self, application: Foreign) -> None:
+        if type(application.target) in (cst.Name, cst.Attribute):
+            self.index.foreign.append(application)
+
+    def _function(
+        self, expr: cst.BaseExpression, path: list[cst.CSTNode]
+    ) -> FuncNode | cst.ClassDef | None:
+        if type(expr) is cst.Lambda:
+            return expr  # type: ignore[return-value]
+        if type(expr) is cst.Name:
+            bindings = self.names.lookup(expr.value, path)  # type: ignore[attr-defined]
+            if bindings and len(bindings) == 1 and bindings[0].kind in ("def", "class"):
+                return bindings[0].node  # type: ignore[return-value]
+            if bindings and len(bindings) == 1 and type(bindings[0].node) is cst.Lambda:
+                return bindings[0].node  # type: ignore[return-value]  # `f = lambda ...`
+        return None
+
+    # ---- resolution -------------------------------------------------------------------
+    def _resolve(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Transform | None:
+        if leaf_name(expr) not in self.spellings:
+            return None
+        candidates = self.names.qualified_names(expr, path)
+        if not candidates:
+            return None
+        found = {TRANSFORMS.get(c) for c in candidates}
+        if None in found or len(found) != 1:
+            return None
+        return found.pop()
+
+    def _transform_of(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[Transform, list[cst.Arg]] | None:
+        """A decorator: `T`, `T(**options)` or `partial(T, **options)`."""
+        transform = self._resolve(expr, path)
+        if transform is not None:
+            return transform, []
+        if type(expr) is not cst.Call:
+            return None
+        args = expr.args  # type: ignore[attr-defined]
+        positional = [a for a in args if a.keyword is None]
+        options = [a for a in args if a.keyword is not None]
+        transform = self._resolve(expr.func, path)  # type: ignore[attr-defined]
+        if transform is not None and not positional:
+            return transform, options
+        if (
+            len(positional) == 1
+            and leaf_name(expr.func) in self.spellings  # type: ignore[attr-defined]
+            and self.names.resolves_to(expr.func, path, PARTIAL)  # type: ignore[attr-defined]
+        ):
+            transform = self._resolve(positional[0].value, path)
+            if transform is not None:
+                return transform, options
+        return None
+
+    def _add(self, entry: Entry) -> None:
+        if not entry.level:
+            entry.level = entry.transform.level
+        self.index.entries.setdefault(id(entry.func), []).append(entry)
+
+
+def static_truth(
+    names: Names,
+    test: cst.BaseExpression,
+    local: Callable[[str], Value | None] | None = None,
+) -> bool | None:
+    """The truth of a test on module-level constants bound once to True/False, such as
+    `if JAX_MODE:` in code generated for several backends, or on a local name whose value is
+    a known literal (`local` gives the analyser's current value); None when unknown."""
+    kind = type(test)
+    if kind is cst.Name and local is not None:
+        value = local(test.value)  # type: ignore[attr-defined]
+        if value is not None:
+            return literal_truth(value)
+    if kind is cst.Name:
+        bindings = names.scope(names.module).bindings.get(test.value)  # type: ignore[attr-defined]
+        if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
+            value = bindings[0].node
+            if type(value) is cst.Name and value.value in ("True", "False"):  # type: ignore[attr-defined]
+                return value.value == "True"  # type: ignore[attr-defined]
+        return None
+    if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+        inner = static_truth(names, test.expression, local)  # type: ignore[attr-defined]
+        return None if inner is None else not inner
+    if kind is cst.BooleanOperation:
+        left = static_truth(names, test.left, local)  # type: ignore[attr-defined]
+        is_and = type(test.operator) is cst.And  # type: ignore[attr-defined]
+        if left is not None and left != is_and:
+            return left  # `False and ...` / `True or ...`
+    return None
+
+
+def _head(expr: cst.BaseExpression) -> str:
+    """`a` for `a.b.c`; "" when the dotted chain does not start with a name."""
+    while type(expr) is cst.Attribute:
+        expr = expr.value  # type: ignore[attr-defined]
+    return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
+
+
+def _import_names(node: cst.CSTNode) -> list[str]:
+    names = node.names  # type: ignore[attr-defined]
+    if type(names) is cst.ImportStar:
+        return []
+    out = []
+    for alias in names:
+        bound = alias.asname.name if alias.asname is not None else alias.name
+        head = _head(bound)
+        if head:
+            out.append(head)
+    return out
+
+
+def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+    body = cls.body
+    if type(body) is not cst.IndentedBlock:
+        return None
+    for statement in body.body:  # type: ignore[attr-defined]
+        if type(statement) is cst.FunctionDef and statement.name.value == name:
+            return statement
+    return None
+
+
+def param_names(func: FuncNode) -> list[str]:
+    """Every parameter name of `func`, in order, with *args and **kwargs."""
+    p = func.params
+    names = [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+    for star in (p.star_arg, p.star_kwarg):
+        if type(star) is cst.Param:
+            names.append(star.name.value)  # type: ignore[attr-defined]
+    return names
+
+
+def _option(options: Sequence[cst.Arg], name: str) -> cst.Arg | None:
+    for arg in options:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def _int_positions(expr: cst.BaseExpression) -> set[int] | None:
+    if type(expr) is cst.Integer:
+        return {int(expr.value, 0)}  # type: ignore[attr-defined]
+    if type(expr) in (cst.Tuple, cst.List):
+        out: set[int] = set()
+        for element in expr.elements:  # type: ignore[attr-defined]
+            if type(element.value) is not cst.Integer:
+                return None
+            out.add(int(element.value.value, 0))
+        return out
+    return None
+
+
+def _axes(expr: cst.BaseExpression, count: int) -> list[bool] | None:
+    """vmap's in_axes: for each positional parameter, whether it is mapped (traced)."""
+    if type(expr) is cst.Integer or (
+        type(expr) is cst.UnaryOperation and type(expr.expression) is cst.Integer  # type: ignore[attr-defined]
+    ):
+        return [True] * count
+    if type(expr) is cst.Name and expr.value == "None":  # type: ignore[attr-defined]
+        return [False] * count
+    if type(expr) in (cst.Tuple, cst.List):
+        out = []
+        for element in expr.elements:  # type: ignore[attr-defined]
+            value = element.value
+            if type(value) is cst.Name and value.value == "None":
+                out.append(False)
+            elif type(value) is cst.Integer or type(value) is cst.UnaryOperation:
+                out.append(True)
+            else:
+                return None
+        return out
+    return None
+
+
+# The options `application_params` reads: all an application in another file hands over.
+PARAM_OPTIONS = frozenset(
+    {"static_argnums", "static_argnames", "in_axes", "excluded", "static_broadcasted_argnums",
+     "argnums"}
+)  # fmt: skip
+
+
+def _static_positions(
+    options: Sequence[cst.Arg], keyword: str, positional: list[str]
+) -> list[str] | None:
+    """The positional parameters an argnums-style option (`static_argnums=(1,)`) names: none
+    when it is absent, None when it is not a literal."""
+    option = _option(options, keyword)
+    if option is None:
+        return []
+    nums = _int_positions(option.value)
+    if nums is None:
+        return None
+    return [name for index, name in enumerate(positional) if index in nums]
+
+
+def application_params(
+    transform: Transform,
+    options: Sequence[cst.Arg],
+    func: FuncNode,
+    signature_unknown: bool,
+    bound_positional: int,
+    bound_names: set[str],
+) -> dict[str, int]:
+    """For one application: each parameter's kind (STATIC, PYTREE or UNKNOWN)."""
+    names = param_names(func)
+    p = func.params
+    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+    with_default = {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.default is not None
+    }
+    out = {name: PYTREE for name in names}
+    style = transform.style
+    if signature_unknown or style == "filter":
+        return {name: UNKNOWN for name in names}
+    if style == "jit":
+        static = spec_from_args(options).effective(Signature.of(func))
+        if static is None:
+            return {name: UNKNOWN for name in names}
+        nums, static_names = static
+        for index, name in enumerate(positional):
+            if index in nums:
+                out[name] = STATIC
+        for name in static_names:
+            if name in out:
+                out[name] = STATIC
+    elif style == "vmap":
+        axes_arg = _option(options, "in_axes")
+        if _option(options, "excluded") is not None:
+            return {name: UNKNOWN for name in names}
+        if axes_arg is not None:
+            mapped = _axes(axes_arg.value, len(positional))
+            if mapped is None:
+                return {name: UNKNOWN for name in names}
+            for index, name in enumerate(positional):
+                if index >= len(mapped) or not mapped[index]:
+                    out[name] = UNKNOWN
+    elif style == "pmap":
+        static = _static_positions(options, "static_broadcasted_argnums", positional)
+        if static is None:
+            return {name: UNKNOWN for name in names}
+        out.update(dict.fromkeys(static, STATIC))
+    elif style == "grad":
+        argnums = _option(options, "argnums")
+        diff = {0} if argnums is None else _int_positions(argnums.value)
+        if diff is None:
+            return {name: UNKNOWN for name in names}
+        for index, name in enumerate(names):
+            if index not in diff or index >= len(positional):
+                out[name] = UNKNOWN
+    elif style == "ckpt":
+        static_names = _option(options, "static_argnames")
+        if static_names is not None:
+            literal = spec_from_args([static_names]).argnames
+            if literal is None:
+                return {name: UNKNOWN for name in names}
+            out.update({name: STATIC for name in literal if name in out})
+        static = _static_positions(options, "static_argnums", positional)
+        if static is None:
+            return {name: UNKNOWN for name in names}
+        out.update(dict.fromkeys(static, STATIC))
+    elif style == "linen":
+        if _option(options, "static_argnums") is not None or _option(options, "in_axes"):
+            return {name: UNKNOWN for name in names}
+        if names:
+            out[names[0]] = UNKNOWN  # the module (or `self`)
+    # Arguments bound by partial, and parameters that may be left at their defaults, hold
+    # Python values the caller chose: nothing says they are traced.
+    for name in positional[:bound_positional]:
+        out[name] = UNKNOWN
+    for name in bound_names | with_default:
+        if name in out and out[name] == PYTREE:
+            out[name] = UNKNOWN
+    return out

@@ -1,0 +1,1 @@
+"""The cross-file layer: records of traced calls and transformations between files."""

@@ -1,0 +1,163 @@
+"""The runner's side of the project pass: which file of the run a dotted name is, and what
+each file receives from the others' outbound records (see records.py).
+
+A name may reach its function through re-exports: `from pkg import loss` where
+`pkg/__init__.py` does `from .model import loss`. Each file's lint lists the names it binds
+once, by an import (`reexports`); resolution follows them for a few hops, never in a loop.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jitlint.model.project.records import (
+    EntryRecord,
+    Inbound,
+    InboundEntry,
+    Outbound,
+    Received,
+)
+
+# `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
+MAX_HOPS = 3
+
+
+@dataclass
+class ProjectFiles:
+    """The run's files by absolute path, and by the dotted module names they can be
+    imported as from the package roots (the parent of the top-most directory with an
+    `__init__.py`; a script's own directory; the config root and `root/src`)."""
+
+    paths: dict[str, str]  # absolute path -> display path
+    modules: dict[str, str | None] = field(default_factory=dict)  # dotted -> path (None: two)
+
+    @classmethod
+    def build(cls, files: Iterable[tuple[str, str]], config_root: str | None) -> ProjectFiles:
+        paths = {os.path.abspath(path): display for path, display in files}
+        project = cls(paths)
+        package_dirs: dict[str, bool] = {}
+
+        def is_package(directory: str) -> bool:
+            known = package_dirs.get(directory)
+            if known is None:
+                known = package_dirs[directory] = os.path.isfile(
+                    os.path.join(directory, "__init__.py")
+                )
+            return known
+
+        roots: set[str] = set()
+        if config_root is not None:
+            roots |= {os.path.abspath(config_root), os.path.join(config_root, "src")}
+        for path in paths:
+            directory = os.path.dirname(path)
+            while is_package(directory) and os.path.dirname(directory) != directory:
+                directory = os.path.dirname(directory)
+            roots.add(directory)
+        for path in paths:
+            for root in roots:
+                dotted = _dotted(path, root)
+                if dotted is None:
+                    continue
+                if project.modules.get(dotted, path) != path:
+                    project.modules[dotted] = None  # two files claim the name: ambiguous
+                else:
+                    project.modules[dotted] = path
+        return project
+
+    def resolve(self, caller_path: str, target: str) -> tuple[str, str] | None:
+        """(callee's absolute path, function name) for a recorded call, or None."""
+        dots = len(target) - len(target.lstrip("."))
+        parts = target[dots:].split(".")
+        module, function = parts[:-1], parts[-1]
+        if dots:
+            base = os.path.dirname(os.path.abspath(caller_path))
+            for _ in range(dots - 1):
+                base = os.path.dirname(base)
+            stem = os.path.join(base, *module)
+            candidates = [os.path.join(stem, "__init__.py")]
+            if module:
+                candidates.insert(0, stem + ".py")
+            found = next((c for c in candidates if c in self.paths), None)
+        else:
+            found = self.modules.get(".".join(module)) if module else None
+        if found is None or found == os.path.abspath(caller_path):
+            return None
+        return found, function
+
+
+def _dotted(path: str, root: str) -> str | None:
+    relative = os.path.relpath(path, root)
+    if relative.startswith(".."):
+        return None
+    parts = relative[: -len(".py")].split(os.sep) if relative.endswith(".py") else None
+    if not parts:
+        return None
+    if parts[-1] == "__init__":
+        parts.pop()
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
+
+
+def locate(
+    project: ProjectFiles,
+    caller_path: str,
+    target: str,
+    defs: Mapping[str, frozenset[str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> tuple[str, str] | None:
+    """(file, top-level def name) that `target`, as `caller_path` spells it, names, following
+    re-exports; None when it is no def of the run, or the chain is too long or loops."""
+    seen: set[tuple[str, str]] = set()
+    for _ in range(MAX_HOPS + 1):
+        resolved = project.resolve(caller_path, target)
+        if resolved is None or resolved in seen:
+            return None
+        path, name = resolved
+        if name in defs.get(path, ()):
+            return resolved
+        following = reexports.get(path, {}).get(name)
+        if following is None:
+            return None
+        seen.add(resolved)
+        caller_path, target = path, following
+    return None
+
+
+def inbound_for(
+    project: ProjectFiles,
+    outbound: Mapping[str, Sequence[Outbound]],
+    defs: Mapping[str, frozenset[str]],
+    reexports: Mapping[str, Mapping[str, str]] | None = None,
+) -> dict[str, tuple[Received, ...]]:
+    """Each callee file's inbound calls and entries, sorted, from every file's outbound
+    records (by absolute path); those naming no top-level def of the run are dropped."""
+    found: dict[str, set[Received]] = {}
+    for caller_path, records in outbound.items():
+        display = project.paths.get(caller_path, caller_path)
+        for record in records:
+            resolved = locate(project, caller_path, record.target, defs, reexports or {})
+            if resolved is None:
+                continue
+            callee, function = resolved
+            site = f"{display}:{record.line}"
+            received: Received
+            if isinstance(record, EntryRecord):
+                received = InboundEntry(
+                    function, site, record.transform, record.applied, record.level,
+                    record.options, record.bound, record.bound_names,
+                )  # fmt: skip
+            else:
+                received = Inbound(
+                    function, site, record.caller, record.how, record.level, record.args,
+                    record.star,
+                )  # fmt: skip
+            found.setdefault(callee, set()).add(received)
+    return {path: tuple(sorted(calls, key=_rank)) for path, calls in found.items()}
+
+
+def _rank(received: Received) -> tuple[Any, ...]:
+    return received.rank()

@@ -1,0 +1,253 @@
+"""Traced calls that cross modules: the project view of the tracing model.
+
+A file's lint records its *outbound* calls: calls from traced code to a name its imports
+resolve to a function of another module (`from .m import f; f(x)`, `import pkg.m as m;
+m.f(x)`), with the kind (traced, static, unknown) of each argument. The runner resolves the
+module among the files of the run (`ProjectFiles`) and lints the callee's file again with
+those calls as *inbound* calls: the named top-level `def` is then traced, its parameters'
+kinds bound from the call exactly as for a module-local helper (`bind_arguments`).
+
+It also records transformations applied to such a name (`jax.jit(model.loss,
+static_argnames=...)`) as `EntryRecord`s: the transformation and the text of the options
+that decide the parameters. The defining file rebuilds them into an `Entry` with the same
+`application_params` as a local application: its signature is known only there.
+
+Records are plain frozen dataclasses of strings, ints and tuples: they cross the `--jobs`
+process pool and the JSON result cache, and sort deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value, literal
+from jitlint.model.jax.api import call_kind
+from jitlint.model.jax.transforms import (
+    TRANSFORMS,
+    Entry,
+    application_params,
+    param_names,
+)
+
+if TYPE_CHECKING:
+    from jitlint.model.domain.names import Names
+
+# (keyword or None, kind) for each argument before the first `*`/`**`.
+Arguments = tuple[tuple[str | None, int], ...]
+
+
+@dataclass(frozen=True, order=True)
+class CallRecord:
+    """An outbound call, as the caller's lint sees it (no path: the runner adds it)."""
+
+    target: str  # the callee as the caller's imports spell it: ".util.h", "pkg.util.h"
+    line: int  # of the call, in the caller's file
+    caller: str  # "`step`"
+    how: str  # "compiled by `jax.jit`", for the message
+    level: int  # the caller's tracing level (GRAD, ABSTRACT)
+    args: Arguments
+    star: bool  # a `*`/`**` argument: the parameters it may fill are unknown
+
+    def to_json(self) -> list[Any]:
+        return [self.target, self.line, self.caller, self.how, self.level, self.args, self.star]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> CallRecord:
+        target, line, caller, how, level, args, star = data
+        bound = tuple((k, int(v)) for k, v in args)
+        return cls(str(target), int(line), str(caller), str(how), int(level), bound, bool(star))
+
+
+@dataclass(frozen=True, order=True)
+class Inbound:
+    """A call from traced code in another file of the run to the top-level def `function`."""
+
+    function: str
+    site: str  # "pkg/train.py:12"
+    caller: str  # "`step`"
+    how: str
+    level: int
+    args: Arguments
+    star: bool
+
+    @property
+    def origin(self) -> str:
+        return f"{self.caller} ({self.site}), {self.how}"
+
+    def rank(self) -> tuple[Any, ...]:
+        """The order messages prefer: the highest level, a traced argument, then the site
+        (file, line as a number), so the first call named is the most direct cause."""
+        path, _, line = self.site.rpartition(":")
+        traced = any(kind in (TRACED, PYTREE) for _, kind in self.args)
+        key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
+        return (*key, 1, self)
+
+    def to_json(self) -> list[Any]:
+        return [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]
+
+
+@dataclass(frozen=True, order=True)
+class EntryRecord:
+    """A transformation applied to a function of another module, as the applying file sees
+    it (no path: the runner adds it)."""
+
+    target: str  # as for CallRecord
+    line: int  # of the application
+    transform: str  # the outermost transformation: `jax.jit` in `jax.jit(jax.grad(f))`
+    applied: str  # the one whose options decide the parameters: `jax.grad` there
+    level: int
+    options: tuple[tuple[str, str], ...]  # (keyword, source text) of the options it reads
+    bound: int  # positional arguments bound by `partial(f, ...)`
+    bound_names: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        # A dict, where a CallRecord is a list: one cached list holds both.
+        return {"entry": [self.target, self.line, self.transform, self.applied, self.level,
+                          self.options, self.bound, self.bound_names]}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EntryRecord:
+        target, line, transform, applied, level, options, bound, names = data["entry"]
+        return cls(
+            str(target), int(line), str(transform), str(applied), int(level),
+            tuple((str(k), str(v)) for k, v in options), int(bound), tuple(map(str, names)),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, order=True)
+class InboundEntry:
+    """A transformation applied to the top-level def `function` in another file of the run."""
+
+    function: str
+    site: str  # "pkg/train.py:12"
+    transform: str
+    applied: str
+    level: int
+    options: tuple[tuple[str, str], ...]
+    bound: int
+    bound_names: tuple[str, ...]
+
+    def rank(self) -> tuple[Any, ...]:
+        """As `Inbound.rank`; an application ranks before a call at the same level."""
+        path, _, line = self.site.rpartition(":")
+        return (self.function, -self.level, False, path, int(line) if line.isdigit() else 0,
+                0, self)  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return {"entry": [self.function, self.site, self.transform, self.applied, self.level,
+                          self.options, self.bound, self.bound_names]}  # fmt: skip
+
+
+Outbound = CallRecord | EntryRecord
+Received = Inbound | InboundEntry
+
+
+def record_from_json(data: Any) -> Outbound:
+    return EntryRecord.from_json(data) if isinstance(data, dict) else CallRecord.from_json(data)
+
+
+def may_be_project_function(target: str) -> bool:
+    if not target or target in TRANSFORMS or call_kind(target) != "unknown":
+        return False  # jax, numpy, builtins...: modelled already, never project code
+    # `import util; util(x)` calls a module; a relative `.f` is a function of the package.
+    return target.startswith(".") or "." in target
+
+
+# ---- the callee's side --------------------------------------------------------------------
+def bind_arguments(
+    func: cst.FunctionDef,
+    args: Sequence[tuple[str | None, Value]],
+    star: bool,
+    wrap: Callable[[str, Value], Value],
+) -> dict[str, Value]:
+    """Each parameter's value for one call: the argument it receives (through `wrap`), a
+    Python value if left at its default, unknown if a `*`/`**` argument may fill it."""
+    p = func.params
+    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+    keyword = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
+    defaults = {
+        x.name.value: x.default
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.default is not None
+    }
+    params: dict[str, Value] = {}
+    index = 0
+    for name, given in args:
+        if name is not None:
+            if name not in keyword:
+                continue
+        else:
+            if index >= len(positional):
+                index += 1
+                continue
+            name = positional[index]
+            index += 1
+        params[name] = wrap(name, given)
+    for name in param_names(func):
+        if name not in params:
+            params[name] = default_value(defaults[name]) if name in defaults and not star else U
+    return params
+
+
+def default_value(default: cst.BaseExpression) -> Value:
+    """A parameter left at its default: a Python value, and for `True`/`False`/`None` a known
+    one, so `if not apply_softmax:` is not analysed for a call that leaves it at True."""
+    known = literal(default.value) if type(default) is cst.Name else None
+    return known or S
+
+
+_KIND_VALUES = {STATIC: S, UNKNOWN: U}
+
+
+def inbound_contribution(func: cst.FunctionDef, call: Inbound) -> dict[str, Value]:
+    def wrap(name: str, kind: Value) -> Value:
+        if kind.traced:
+            return Value(PYTREE if kind.kind == PYTREE else TRACED, ("import", name, func, call))
+        return kind
+
+    args = [(keyword, _KIND_VALUES.get(kind) or Value(kind)) for keyword, kind in call.args]
+    return bind_arguments(func, args, call.star, wrap)
+
+
+def inbound_entry(func: cst.FunctionDef, record: InboundEntry) -> Entry | None:
+    """The `Entry` an application in another file makes of `func`: its parameters as
+    `application_params` computes them for a local one, from the options' text."""
+    transform, applied = TRANSFORMS.get(record.transform), TRANSFORMS.get(record.applied)
+    if transform is None or applied is None:
+        return None
+    options = []
+    for keyword, text in record.options:
+        try:
+            value = cst.parse_expression(text)
+        except (cst.ParserSyntaxError, ValueError, RecursionError):
+            return None
+        options.append(cst.Arg(value, keyword=cst.Name(keyword)))
+    params = application_params(
+        applied, options, func, False, record.bound, set(record.bound_names)
+    )
+    return Entry(transform, func, func, params, None, record.level, origin=record.site)
+
+
+def reexports(names: Names) -> dict[str, str]:
+    """Names the module binds once, and only by an import, to a name that may be a project
+    function (`from .model import loss`: "loss" -> ".model.loss"). A module with a star
+    import has none: what it binds is not known."""
+    if names.has_star_import():
+        return {}
+    out = {}
+    for name, bindings in names.scope(names.module).bindings.items():
+        if len(bindings) == 1 and bindings[0].kind == "import":
+            qualname = bindings[0].qualname
+            if qualname and qualname != name and may_be_project_function(qualname):
+                out[name] = qualname
+    return out
+
+
+def top_level_defs(module: cst.Module) -> frozenset[str]:
+    """Names of the module's top-level `def`s: the only functions inbound calls may reach.
+    A cheap superset for the runner; `Tracing` checks the name is bound once, by the def."""
+    return frozenset(s.name.value for s in module.body if type(s) is cst.FunctionDef)

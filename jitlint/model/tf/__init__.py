@@ -1,0 +1,1 @@
+"""The TensorFlow/Keras model: graph and XLA contexts, tensor values, dtypes."""

@@ -1,0 +1,400 @@
+"""Where TensorFlow runs Python code as a graph, and where it compiles that graph with XLA.
+
+Graph code is the body of a `tf.function` (decorated, or bound by `tf.function(f, ...)`), a
+`tf.data` `map`/`filter` function, a Keras layer's `call` or a model's `train_step`/
+`test_step`/`predict_step`, a `tf.while_loop`/`tf.cond`/`tf.map_fn` body reached from graph
+code, and every module-local helper such code calls (autograph converts callees recursively).
+XLA code is the part compiled with `jit_compile=True` (or `experimental_compile=True`), or
+belonging to a Keras model compiled with `jit_compile=True`.
+
+Keras 3 (what `tf.keras` is since TF 2.16) calls `call` and `train_step` without autograph:
+`if tensor:` there raises (observed with TF 2.21 / Keras 3.15), unlike in a `tf.function`.
+The model is built with one walk over the module, the first time a rule asks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import cached_property
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.model.domain.names import Names
+from jitlint.model.tf.api import (
+    DO_NOT_CONVERT,
+    GRAPH_CALLBACK_ARGS,
+    PARTIAL,
+    TF_FUNCTION,
+    WHILE_LOOP,
+)
+from jitlint.model.tf.dtypes import TfDtypes
+from jitlint.model.tf.function import (
+    GraphContext,
+    TfFunction,
+    _literal_bool,
+    graph_origin,
+    tf_function_options,
+)
+from jitlint.model.tf.keras import KerasLinks
+from jitlint.model.tf.scan import Func, GraphScan, Path
+from jitlint.model.tf.values import TfValues
+
+# Text that any graph context needs: tf.function (called, decorating, or imported under an
+# alias), a tf.data method, or a class deriving from a Keras layer or model.
+_GRAPH_MARKERS = re.compile(
+    r"function\s*\(|@[\w.]*function\b|import[^\n]*\bfunction\b"
+    r"|\.(?:map|filter|flat_map|interleave)\("
+    r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell)\b"
+)
+DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
+
+
+class TfModel(KerasLinks):
+    def __init__(self, names: Names, source: str | None = None) -> None:
+        self.names = names
+        self.module = names.module
+        # Without any of these spellings a module has no graph code: skip the scan.
+        self.may_have_graph_code = source is None or bool(_GRAPH_MARKERS.search(source))
+        self._keras_kinds: dict[int, str | None] = {}
+
+    # ----- public questions -------------------------------------------------------------
+
+    @cached_property
+    def values(self) -> TfValues:
+        return TfValues(self.names, self)
+
+    @cached_property
+    def dtypes(self) -> TfDtypes:
+        return TfDtypes(self.values)
+
+    def context(self, path: Sequence[cst.CSTNode]) -> GraphContext | None:
+        """The graph context of the innermost function on `path` that has one."""
+        contexts = self.contexts
+        for node in reversed(path):
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                found = contexts.get(id(node))
+                if found is not None:
+                    return found
+        return None
+
+    def function_context(self, func: Func) -> GraphContext | None:
+        return self.contexts.get(id(func))
+
+    def is_loop_body(self, func: Func) -> bool:
+        """A `tf.while_loop` body or condition: its parameters are loop variables."""
+        return id(func) in self.scan.loop_bodies
+
+    @property
+    def applications(self) -> list[tuple[TfFunction, Path]]:
+        return self.scan.applications
+
+    def tf_function_spec(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[bool | None, bool, bool, bool] | None:
+        """Options if `expr` is `tf.function`, `tf.function(**kw)`, `partial(tf.function, ..)`."""
+        kind = type(expr)
+        if kind is cst.Name or kind is cst.Attribute:
+            if self._spelled(expr, "function") and self.names.resolves_to(expr, path, TF_FUNCTION):
+                return False, True, False, False
+            return None
+        if kind is not cst.Call:
+            return None
+        func = expr.func  # type: ignore[attr-defined]
+        positional = [a for a in expr.args if a.keyword is None]  # type: ignore[attr-defined]
+        if (
+            not positional
+            and self._spelled(func, "function")
+            and self.names.resolves_to(func, path, TF_FUNCTION)
+        ):
+            return tf_function_options(expr.args)  # type: ignore[attr-defined]
+        if (
+            len(positional) == 1
+            and self._spelled(func, "partial")
+            and self.names.resolves_to(func, path, PARTIAL)
+            and self.names.resolves_to(positional[0].value, path, TF_FUNCTION)
+        ):
+            return tf_function_options(expr.args)  # type: ignore[attr-defined]
+        return None
+
+    def resolve_function(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[Func, bool] | None:
+        """The def/lambda `expr` names, and whether autograph still converts it."""
+        kind = type(expr)
+        if kind is cst.Lambda:
+            return expr, True  # type: ignore[return-value]
+        if kind is cst.Name:
+            bindings = self.names.lookup(expr.value, path)  # type: ignore[attr-defined]
+            if bindings and len(bindings) == 1 and bindings[0].kind == "def":
+                node = bindings[0].node
+                if type(node) is cst.FunctionDef:
+                    return node, not self._has_do_not_convert(node, path)
+            return None
+        if kind is cst.Attribute:
+            value = expr.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name and value.value in ("self", "cls"):
+                method = self._method(path, expr.attr.value)  # type: ignore[attr-defined]
+                if method is not None:
+                    return method, not self._has_do_not_convert(method, path)
+            return None
+        if kind is cst.Call and expr.args:  # type: ignore[attr-defined]
+            func = expr.func  # type: ignore[attr-defined]
+            inner = expr.args[0].value  # type: ignore[attr-defined]
+            if self._spelled(func, "do_not_convert") and self.names.resolves_to(
+                func, path, DO_NOT_CONVERT
+            ):
+                found = self.resolve_function(inner, path)
+                return (found[0], False) if found else None
+            if self._spelled(func, "partial") and self.names.resolves_to(func, path, PARTIAL):
+                return self.resolve_function(inner, path)
+        return None
+
+    # ----- construction -----------------------------------------------------------------
+
+    @cached_property
+    def _aliases(self) -> dict[str, frozenset[str]]:
+        """Module-level import aliases of tf.function / do_not_convert / partial."""
+        wanted = {"function": TF_FUNCTION, "do_not_convert": DO_NOT_CONVERT, "partial": PARTIAL}
+        found: dict[str, set[str]] = {leaf: {leaf} for leaf in wanted}
+        for name, bindings in self.names.scope(self.module).bindings.items():
+            for leaf, qualnames in wanted.items():
+                if any(b.kind == "import" and b.qualname in qualnames for b in bindings):
+                    found[leaf].add(name)
+        return {leaf: frozenset(names) for leaf, names in found.items()}
+
+    def _spelled(self, expr: cst.CSTNode, leaf: str) -> bool:
+        """A cheap test before name resolution: `expr` is spelled `leaf` or an alias of it."""
+        kind = type(expr)
+        if kind is cst.Attribute:
+            return expr.attr.value == leaf  # type: ignore[attr-defined]
+        if kind is not cst.Name:
+            return False
+        return expr.value in self._aliases.get(leaf, (leaf,))  # type: ignore[attr-defined]
+
+    def _has_do_not_convert(self, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
+        return any(
+            self._spelled(d.decorator, "do_not_convert")
+            and self.names.resolves_to(d.decorator, [*path, d], DO_NOT_CONVERT)
+            for d in func.decorators
+        )
+
+    def _method(self, path: Sequence[cst.CSTNode], name: str) -> cst.FunctionDef | None:
+        for node in reversed(path):
+            if type(node) is cst.ClassDef:
+                for stmt in node.body.body:  # type: ignore[attr-defined]
+                    if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+                        return stmt
+                return None
+        return None
+
+    @cached_property
+    def scan(self) -> GraphScan:
+        scan = GraphScan()
+        parents: list[cst.CSTNode] = []
+        funcs: list[cst.CSTNode] = [self.module]  # enclosing functions (module at the bottom)
+        stack: list[tuple[cst.CSTNode, bool]] = [(self.module, True)]
+        while stack:
+            node, entering = stack.pop()
+            kind = type(node)
+            if not entering:
+                parents.pop()
+                if kind is cst.FunctionDef or kind is cst.Lambda:
+                    funcs.pop()
+                continue
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                scan.owner[id(node)] = funcs[-1]
+                scan.nested.setdefault(id(funcs[-1]), []).append(node)  # type: ignore[arg-type]
+                if kind is cst.FunctionDef:
+                    self._scan_def(scan, node, parents)  # type: ignore[arg-type]
+            elif kind is cst.ClassDef:
+                self._scan_class(scan, node, parents)  # type: ignore[arg-type]
+            elif kind is cst.Call:
+                self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
+            parents.append(node)
+            stack.append((node, False))
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                funcs.append(node)
+            stack.extend((child, True) for child in reversed(iter_children(node)))
+        return scan
+
+    def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:
+        path = [*parents, node]
+        for decorator in node.decorators:
+            spec = self.tf_function_spec(decorator.decorator, [*path, decorator])
+            if spec is None:
+                continue
+            xla, autograph, signature, retracing = spec
+            autograph = autograph and not self._has_do_not_convert(node, parents)
+            app = TfFunction(decorator.decorator, node, xla, autograph, signature, retracing)
+            scan.applications.append((app, path))
+            self._add_root(scan, node, app)
+            return
+
+    def _add_root(self, scan: GraphScan, func: Func, app: TfFunction) -> None:
+        params = frozenset()
+        if app.input_signature:
+            params = frozenset(p.name.value for p in func.params.params)
+        context = GraphContext(bool(app.xla), app.autograph, graph_origin(app), params)
+        known = scan.roots.get(id(func))
+        scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
+
+    def _scan_call(
+        self, scan: GraphScan, node: cst.Call, parents: Path, owner: cst.CSTNode
+    ) -> None:
+        func = node.func
+        kind = type(func)
+        # Calls that may reach a module-local helper or method: `f(...)`, `self.f(...)`.
+        # (Copying the path is the costly part of the scan; `tf.x(...)` calls need none.)
+        if kind is cst.Name or (
+            kind is cst.Attribute
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            and func.value.value in ("self", "cls")  # type: ignore[attr-defined]
+        ):
+            scan.calls.setdefault(id(owner), []).append((node, [*parents, node]))
+        if kind is not cst.Name and kind is not cst.Attribute:
+            return
+        leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
+        if kind is cst.Name and leaf in self._aliases["function"]:
+            leaf = "function"
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if leaf == "function" and positional:
+            path = [*parents, node]
+            if self.names.resolves_to(func, path, TF_FUNCTION):
+                xla, autograph, signature, retracing = tf_function_options(node.args)
+                target = self.resolve_function(positional[0].value, path)
+                app = TfFunction(
+                    node,
+                    target[0] if target else None,
+                    xla,
+                    autograph and (target[1] if target else True),
+                    signature,
+                    retracing,
+                )
+                scan.applications.append((app, path))
+                if target is not None:
+                    self._add_root(scan, target[0], app)
+        elif leaf in ("while_loop", "cond", "map_fn", "scan", "foldl", "foldr", "vectorized_map"):
+            path = [*parents, node]
+            names = self.names.qualified_names(func, path)
+            if len(names) != 1:
+                return
+            api = next(iter(names)).replace("tensorflow.compat.v2.", "tensorflow.")
+            slots = GRAPH_CALLBACK_ARGS.get(api)
+            if slots is None:
+                return
+            for position, keyword in slots:
+                arg = call_argument(node, position, keyword)
+                target = self.resolve_function(arg.value, path) if arg is not None else None
+                if target is not None:
+                    scan.callbacks.setdefault(id(owner), []).append(target)
+                    if api == WHILE_LOOP:
+                        scan.loop_bodies.add(id(target[0]))
+        elif leaf in DATASET_METHODS and kind is cst.Attribute and positional:
+            path = [*parents, node]
+            if self._is_dataset(func.value, node, path):  # type: ignore[attr-defined]
+                target = self.resolve_function(positional[0].value, path)
+                if target is not None:
+                    context = GraphContext(False, target[1], "a `tf.data` pipeline function")
+                    scan.roots.setdefault(id(target[0]), (target[0], context))
+        elif leaf == "compile" and kind is cst.Attribute:
+            for arg in node.args:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if keyword == "jit_compile" and _literal_bool(arg.value):
+                    scan.compiles.append((node, [*parents, node]))
+
+    def _is_dataset(self, receiver: cst.CSTNode, call: cst.Call, path: Path) -> bool:
+        """Whether `receiver.map(...)` is a `tf.data` method: the chain starts at `tf.data`,
+        the receiver is named like a dataset, or the call passes `num_parallel_calls`."""
+        if any(
+            a.keyword is not None and a.keyword.value == "num_parallel_calls" for a in call.args
+        ):
+            return True
+        node = receiver
+        while True:
+            kind = type(node)
+            if kind is cst.Call:
+                node = node.func  # type: ignore[attr-defined]
+            elif kind is cst.Attribute:
+                if "dataset" in node.attr.value.lower():  # type: ignore[attr-defined]
+                    return True
+                node = node.value  # type: ignore[attr-defined]
+            elif kind is cst.Name:
+                name = node.value.lower()  # type: ignore[attr-defined]
+                if "dataset" in name or name in ("ds", "train_ds", "val_ds", "test_ds"):
+                    return True
+                names = self.names.qualified_names(node, path)
+                return bool(names) and all(n.startswith("tensorflow.data") for n in names)
+            else:
+                return False
+
+    # ----- propagation --------------------------------------------------------------------
+
+    @cached_property
+    def contexts(self) -> dict[int, GraphContext]:
+        if not self.may_have_graph_code:
+            return {}
+        scan = self.scan
+        contexts: dict[int, GraphContext] = {}
+        funcs: dict[int, Func] = {}
+        for key, (func, context) in scan.roots.items():
+            contexts[key] = context
+            funcs[key] = func
+        if scan.keras_methods:
+            linked = self._jit_compiled_classes(scan) if scan.compiles else set()
+            for cls, method, kind, _path in scan.keras_methods:
+                name = method.name.value
+                xla = id(cls) in linked
+                where = "a Keras model compiled with `jit_compile=True`" if xla else "Keras"
+                role = "`call`" if name == "call" else f"`{name}`"
+                params = [p.name.value for p in method.params.params]
+                tensors = frozenset(params[1:2])  # the inputs (or data) after self
+                context = GraphContext(
+                    xla, kind == "keras2", f"{role} of `{cls.name.value}` ({where})", tensors
+                )
+                known = contexts.get(id(method))
+                contexts[id(method)] = known.merge(context) if known else context
+                funcs[id(method)] = method
+        keras_methods: dict[int, list[cst.FunctionDef]] = {}
+        for cls, method, _kind, _path in scan.keras_methods:
+            keras_methods.setdefault(id(cls), []).append(method)
+        pending = list(contexts)
+        while pending:
+            key = pending.pop()
+            context = contexts[key]
+            helper = replace(context, root=False, tensor_params=frozenset())
+            targets: list[tuple[Func, bool]] = []
+            for func in scan.nested.get(key, ()):
+                targets.append((func, True))
+            targets.extend(scan.callbacks.get(key, ()))
+            for call, path in scan.calls.get(key, ()):
+                target = self.resolve_function(call.func, path)
+                if target is not None:
+                    targets.append(target)
+            # A Keras layer created in graph code (`Upsample()(x)`) runs its methods there.
+            if keras_methods:
+                for cls in self._instantiated(scan, funcs[key]):
+                    targets.extend((m, True) for m in keras_methods.get(cls, ()))
+            for func, converts in targets:
+                inherited = helper if converts else replace(helper, autograph=False)
+                known = contexts.get(id(func))
+                merged = known.merge(inherited) if known else inherited
+                if merged != known:
+                    contexts[id(func)] = merged
+                    funcs[id(func)] = func
+                    pending.append(id(func))
+        return contexts
+
+
+def call_argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    """The argument passed for parameter `keyword` at `position`, if it can be told."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    positional = [a for a in call.args if a.keyword is None]
+    if position < len(positional) and not any(a.star for a in positional[: position + 1]):
+        return positional[position]
+    return None

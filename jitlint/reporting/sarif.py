@@ -1,0 +1,126 @@
+"""`--format sarif`: SARIF 2.1.0 for code scanning (GitHub, GitLab, IDE viewers).
+
+One run, with every registered rule in the driver (so a viewer can explain any code) and one
+result per finding, with its region and, when it has one, its fix. Paths are relative to the
+working directory (`%SRCROOT%`), as code scanning wants them relative to the checkout.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from jitlint.diagnostics import Diagnostic, Edit, rule_url
+from jitlint.version import __version__
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/jitlint/jitlint"
+_LEVELS = {"error": "error", "warning": "warning"}
+
+
+def format_sarif(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    from jitlint import catalogue
+    from jitlint.rules import all_rules
+
+    rules = all_rules()
+    index = {code: i for i, code in enumerate(rules)}
+    driver = {
+        "name": "jitlint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [
+            {
+                "id": code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": rule.summary},
+                "help": {
+                    "text": f"{rule.summary}\n\nSee {rule_url(code)}",
+                    "markdown": catalogue.render_page(rule),
+                },
+                "helpUri": rule_url(code),
+                "defaultConfiguration": {
+                    "level": _LEVELS[rule.severity],
+                    "enabled": rule.default_enabled,
+                },
+                "properties": {"tags": [rule.framework], "fixAvailability": rule.fix_availability},
+            }
+            for code, rule in rules.items()
+        ],
+    }
+    results = [_result(d, index.get(d.code)) for d in sorted(diagnostics, key=Diagnostic.sort_key)]
+    log = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                # jitlint counts columns in characters, not UTF-16 code units (the default).
+                "columnKind": "unicodeCodePoints",
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _artifact(path: str) -> dict[str, str]:
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(PurePosixPath(path).as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
+    return {
+        "startLine": line,
+        "startColumn": column,
+        "endLine": end_line,
+        "endColumn": end_column,
+    }
+
+
+def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
+    message = d.message if d.help is None else f"{d.message}\nhelp: {d.help}"
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "level": _LEVELS[d.severity],
+        "message": {"text": message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": _artifact(d.path),
+                    "region": _region(d.line, d.column, d.end_line, d.end_column),
+                }
+            }
+        ],
+    }
+    if rule_index is not None:
+        result["ruleIndex"] = rule_index
+    if d.fix is not None and d.fix.edits:
+        result["fixes"] = [
+            {
+                "description": {"text": f"{d.fix.message} ({d.fix.applicability} fix)"},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": _artifact(d.path),
+                        "replacements": [_replacement(e) for e in d.fix.edits],
+                    }
+                ],
+                "properties": {"applicability": d.fix.applicability},
+            }
+        ]
+    return result
+
+
+def _replacement(edit: Edit) -> dict[str, Any]:
+    return {
+        "deletedRegion": _region(edit.line, edit.column, edit.end_line, edit.end_column),
+        "insertedContent": {"text": edit.content},
+    }

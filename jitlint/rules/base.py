@@ -1,0 +1,129 @@
+"""A rule is one small class: its metadata, its documentation, its cases, and its hooks.
+
+Hooks are methods named `visit_<NodeType>` / `leave_<NodeType>` (libcst node class names). The
+engine calls every selected rule's hooks in a single traversal. Shared analysis lives on
+`self.ctx`, computed the first time any rule asks for it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import libcst as cst
+
+from jitlint.diagnostics import Severity
+from jitlint.engine.context import FileContext
+from jitlint.fixes.node_fix import NodeFix
+
+FixAvailability = Literal["none", "sometimes", "always"]
+Framework = Literal["jax", "tensorflow", "any"]
+# The text gate of rules that need traced JAX code: any way to trace it imports one of these.
+JAX_TRACING = ("jax", "flax", "equinox", "haiku")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A per-rule setting, read from `[tool.jitlint.<rule-name>]`."""
+
+    type: type
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule says about a node; the engine turns it into a positioned Diagnostic."""
+
+    code: str
+    node: cst.CSTNode
+    message: str
+    help: str | None
+    severity: Severity
+    fix: NodeFix | None = None
+
+
+REGISTRY: dict[str, type[Rule]] = {}
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    severity: ClassVar[Severity] = "error"
+    fix_availability: ClassVar[FixAvailability] = "none"
+    framework: ClassVar[Framework] = "jax"
+    tier: ClassVar[int] = 1
+    default_enabled: ClassVar[bool] = True
+    options: ClassVar[Mapping[str, Option]] = {}
+    # Inline cases, Fixit style: each INVALID case marks its flagged lines with `# error: CODE`.
+    VALID: ClassVar[Sequence[str]] = ()
+    INVALID: ClassVar[Sequence[str]] = ()
+    # A regex the real compiler's error matches when the rule's bad example runs (None: the
+    # hazard does not raise, e.g. it is silent or costs only compile time).
+    runtime_error: ClassVar[str | None] = None
+    # A text gate: the rule runs only on files containing one of these substrings (empty: all
+    # files). Use it only where the hazard cannot be spelled without them, e.g. "jit" for
+    # jax.jit, which any spelling imports by a name containing "jit".
+    requires: ClassVar[tuple[str, ...]] = ()
+    # True for rules that report on values the tracing model calls traced. Those values may
+    # come from traced code in another file (the project pass), so in a file that receives
+    # such calls the text gate, written for hazards the file's own transforms cause, is off.
+    uses_tracing: ClassVar[bool] = False
+    # Exception classes (qualified names) that catch the error the hazard raises: in the body
+    # of a `try` that handles one of them, the code probes for a tracer on purpose
+    # (`except jax.errors.ConcretizationTypeError: pass`), and nothing is reported.
+    caught_by: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__:
+            if cls.code in REGISTRY:
+                raise ValueError(f"duplicate rule code {cls.code}")
+            REGISTRY[cls.code] = cls
+
+    def __init__(self, ctx: FileContext, settings: Mapping[str, Any] | None = None) -> None:
+        self.ctx = ctx
+        self.settings = {k: o.default for k, o in self.options.items()}
+        self.settings.update(settings or {})
+        self.reports: list[Report] = []
+
+    @classmethod
+    def documentation(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        help: str | None = None,
+        severity: Severity | None = None,
+        fix: NodeFix | None = None,
+    ) -> None:
+        if self.caught_by and handled(self.ctx, self.ctx.path_to(node), self.caught_by):
+            return
+        self.reports.append(Report(self.code, node, message, help, severity or self.severity, fix))
+
+
+def handled(ctx: FileContext, path: Sequence[cst.CSTNode], errors: frozenset[str]) -> bool:
+    """Whether the end of `path` is in the body of a `try` (in the same function) with a
+    handler naming one of `errors`."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            return False
+        if kind is not cst.Try or path[index + 1] is not node.body:  # type: ignore[attr-defined]
+            continue
+        where = path[: index + 1]
+        for handler in node.handlers:  # type: ignore[attr-defined]
+            caught = handler.type
+            if caught is None:
+                continue
+            names = [e.value for e in caught.elements] if type(caught) is cst.Tuple else [caught]
+            if any(ctx.names.resolves_to(name, where, errors) for name in names):  # type: ignore[arg-type]
+                return True
+    return False

@@ -1,0 +1,1 @@
+"""Environment and process set-up rules (JIT3xx)."""

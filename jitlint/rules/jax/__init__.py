@@ -1,0 +1,1 @@
+"""JAX rules (JIT1xx)."""

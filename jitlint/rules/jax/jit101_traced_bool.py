@@ -1,0 +1,544 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.fixes.cond_fix import branch_fix
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.model.domain.values import TRACED
+from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.rules.base import JAX_TRACING, Rule
+
+_TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
+_MINMAX = {"builtins.max": "maximum", "builtins.min": "minimum"}
+_ITERATING = {"builtins.any", "builtins.all", "builtins.sorted"}
+
+
+class TracedBool(Rule):
+    """
+    ## What it does
+    Finds Python code that converts a traced value to `bool` inside a function JAX traces
+    (`jax.jit`, `vmap`, `pmap`, `lax` loop and branch bodies, ...): an `if`, `elif`,
+    `while` or `assert` test, a conditional expression, `and`/`or`/`not`, `bool(...)`,
+    `in`, and the builtins `max`, `min`, `any`, `all` and `sorted` on traced arrays.
+
+    ## Why is this bad
+    Under `jax.jit` an argument is an abstract tracer: it has a shape and a dtype but no
+    value, so Python cannot decide which branch to take. Tracing stops with:
+
+    ```text
+    jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array
+    with shape bool[].
+    ```
+
+    Results of `jnp`/`lax` operations are tracers too, even when their inputs are
+    constants. Under `jax.grad` alone (no `jit` or `vmap`) values stay concrete and Python
+    branching works, so the rule stays silent there.
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def relu_total(x):
+        return max(x.sum(), 0.0)  # error: JIT101
+
+
+    relu_total(jnp.arange(3.0))
+    ```
+
+    The same error comes from `if x.sum() > 0:`, `while`, `assert`, `a if c else b`,
+    `and`/`or`/`not` and `1.0 in x` on traced values.
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def relu_total(x):
+        return jnp.maximum(x.sum(), 0.0)
+
+
+    relu_total(jnp.arange(3.0))
+    ```
+
+    To choose between values use `jnp.where(c, a, b)` or `lax.select`; for control flow
+    use `lax.cond`/`lax.switch`/`lax.while_loop`; for a configuration flag, make the
+    parameter static (`static_argnames=("flag",)`).
+
+    ## Fix safety
+    Builtin `max(a, b)`/`min(a, b)` on traced values are rewritten to
+    `jnp.maximum(a, b)`/`jnp.minimum(a, b)`. The fix is unsafe: the result becomes an array
+    (a Python scalar before, where the code ran at all), and NaN handling differs.
+
+    A two-way choice of one value is rewritten: `A if c else B`, `if c: return A` /
+    `else: return B`, `if c: return A` followed directly by `return B`, and
+    `if c: y = A` / `else: y = B` (one assignment to the same name in each branch).
+
+    - An `if` statement whose branch is a computation becomes
+      `lax.cond(c, lambda: A, lambda: B)` (`return ...` or `y = ...`). A computation calls
+      something other than a `jax.numpy` function, a builtin or a method of a traced array:
+      `f(x)`, `model.apply(x)`, `jax.nn.relu(x)`. Only the taken branch runs and is
+      differentiated. Unsafe: both branches are still traced, so they must return the same
+      shapes and dtypes (`cond branches must have equal output types` otherwise), and `c`
+      must be a scalar.
+    - Everything else becomes `jnp.where(c, A, B)`: plain values and array math, every
+      conditional expression, and branches where one side is a bare literal such as `0.0`
+      (which `lax.cond` would reject for a shape mismatch). Unsafe: `jnp.where` evaluates
+      both values (a branch that raises or is expensive now always runs), broadcasts them to
+      one shape, and computes gradients through both.
+
+    Neither rewrite is offered when the test or a branch has a Python side effect the analysis
+    sees (`print`, `list.append`, logging, the clock, Python or NumPy random numbers, `:=`):
+    both rewrites trace both branches, so it would run for the branch not taken too. Nor when
+    the test converts a tracer itself (`a > 0 and b > 0`, `not`), the assigned name is
+    `global`/`nonlocal`, a branch holds a comment or another statement, an operand spans
+    several lines, or it is an `elif` whose `if` branch is not a single `return` (the rewrite
+    would then also run after that branch). A chain of returns through `elif` becomes nested
+    rewrites, one per pass.
+
+    A parameter used directly as a flag (`if training:` with `training: bool`) gets an
+    unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
+    it then compiles once per value, and callers must pass a Python value.
+
+    ## Known problems
+    A bare parameter (`if flag:`) is reported only when it is annotated `bool`, `int` or
+    `float`: a non-static parameter may be a pytree such as a dict or `None`, whose truth
+    value is fine. Values the analysis cannot follow (attributes of objects, results of
+    functions from other modules) are not reported. Attributes it does follow are the
+    fields of equinox Modules and flax struct dataclasses defined in the same file: fields
+    declared static are static, array fields are traced, and `int`/`bool` fields are traced
+    under `jax.jit` but static under `eqx.filter_jit`. After a guard such as
+    `isinstance(n, int)` (in `and`, `if`, a conditional expression, or before an early
+    `return`), `n` is a Python value, never a tracer.
+    """
+
+    code = "JIT101"
+    name = "traced-bool"
+    summary = "A traced value is converted to a Python bool (if/while/assert/and/or/not...)."
+    fix_availability = "sometimes"
+    runtime_error = "TracerBoolConversionError"
+    caught_by = frozenset(
+        {
+            "jax.errors.TracerBoolConversionError",
+            "jax.errors.ConcretizationTypeError",
+            "jax.errors.JAXTypeError",
+            "jax.core.ConcretizationTypeError",  # an older alias
+        }
+    )
+    requires = JAX_TRACING
+    uses_tracing = True
+
+    VALID = (
+        # Shapes, ndim, dtypes and `is None` are static.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def f(x, y=None):
+    if x.ndim == 2 and x.shape[0] > 2:
+        x = x.T
+    if y is None:
+        y = x
+    if x.dtype == jnp.float32:
+        pass
+    assert x.shape == y.shape
+    return x + y
+""",
+        # A static flag.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="training")
+def f(x, training):
+    if training:
+        return x * 0.5
+    return x
+""",
+        # Python loops over static ranges; loop variables are static.
+        """
+import jax
+@jax.jit
+def f(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if i % 2 == 0:
+            total = total + x[i]
+    return total
+""",
+        # Under grad alone values are concrete: Python branching works.
+        """
+import jax
+def loss(x):
+    if x > 0:
+        return x * x
+    return -x
+g = jax.grad(loss)
+""",
+        # Not traced at all.
+        """
+import jax.numpy as jnp
+def f(x):
+    if jnp.sum(x) > 0:
+        return x
+    return -x
+""",
+        # A dict pytree parameter's truth value and membership are fine.
+        # (An annotated `flag: bool` is reported; see INVALID.)
+        """
+import jax
+@jax.jit
+def f(params, x):
+    if params and "w" in params:
+        x = x * params["w"]
+    return x
+""",
+        # isinstance, len and closed-over Python values are static.
+        """
+import jax
+SCALE = 2
+@jax.jit
+def f(xs):
+    if isinstance(xs, tuple) and len(xs) > 1 and SCALE > 1:
+        return xs[0]
+    return xs
+""",
+        # jnp results inside ensure_compile_time_eval are concrete.
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+G = np.arange(3.0)
+@jax.jit
+def f(x):
+    with jax.ensure_compile_time_eval():
+        positive = jnp.sum(G) > 0
+        if positive:
+            return x
+    return -x
+""",
+        # Guards narrow: no tracer is an `int`, so where `isinstance(g, int)` holds, `g` is a
+        # Python value (jax/_src/pallas/mosaic/pipeline.py), also after an early exit.
+        """
+import jax
+from jax import lax
+def filter_indices(indices, grid):
+    return tuple(0 if isinstance(g, int) and g == 1 else i for i, g in zip(indices, grid))
+def body(step, carry):
+    indices, grid = carry
+    return filter_indices(indices, grid), grid
+lax.fori_loop(0, 4, body, ((0, 0), (2, 3)))
+""",
+        """
+import jax
+@jax.jit
+def f(x, n: int, k: int):
+    if not isinstance(n, int):
+        raise TypeError("n must be a Python int")
+    if n > 1:
+        x = x * n
+    scale = 2 if type(k) is int and k > 1 else 1
+    return x * scale
+""",
+        # Static fields of a pytree class, and non-array leaves under `eqx.filter_jit`.
+        """
+import equinox as eqx
+import jax
+class MLP(eqx.Module):
+    w: jax.Array
+    use_bias: bool
+    depth: int = eqx.field(static=True)
+    @eqx.filter_jit
+    def __call__(self, x):
+        for _ in range(self.depth):
+            x = x @ self.w
+        if self.use_bias and self.depth > 1:
+            x = x + 1
+        return x
+""",
+        # `jit` is numba's here.
+        """
+from numba import jit
+@jit
+def f(x):
+    if x > 0:
+        return x
+    return -x
+""",
+        # Probing for a tracer on purpose (haiku's dropout): the error is caught.
+        """
+import jax
+@jax.jit
+def dropout(rate, x):
+    try:
+        if rate == 0.0:
+            return x
+    except jax.errors.ConcretizationTypeError:
+        pass
+    return x / (1.0 - rate)
+""",
+    )
+    INVALID = (
+        """
+import jax
+@jax.jit
+def f(x):
+    if x > 0:  # error: JIT101
+        return x
+    return -x
+""",
+        """
+from jax import jit
+import jax.numpy as jnp
+@jit
+def f(x, n):
+    while n > 0:  # error: JIT101
+        n = n - 1
+    assert jnp.all(x > 0)  # error: JIT101
+    y = x if x.sum() > 1 else -x  # error: JIT101
+    return y
+""",
+        # Helpers called from traced code are traced, with their arguments.
+        """
+import jax
+def helper(a, scale):
+    if a.mean() > scale:  # error: JIT101
+        return a
+    return a * scale
+@jax.jit
+def f(x):
+    return helper(x, 2.0)
+""",
+        # lax bodies (lambdas and local functions) are traced even outside jit.
+        """
+from jax import lax
+import jax.numpy as jnp
+def run(x):
+    def body(i, carry):
+        if carry > 10:  # error: JIT101
+            return carry
+        return carry + i
+    flip = lambda v: v if v > 1 else -v  # error: JIT101
+    return lax.fori_loop(0, 5, body, x) + lax.cond(x > 0, flip, lambda v: v, x)
+""",
+        # jnp results on constants are tracers too (omnistaging).
+        """
+import jax
+import jax.numpy as jnp
+@jax.vmap
+def f(x):
+    scale = jnp.float32(2.0)
+    if not scale > 1:  # error: JIT101
+        return x
+    return max(x, scale)  # error: JIT101
+""",
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnums=(1,))
+def f(x, axis, flag):
+    if x.sum(axis) > 0 or flag > 0:  # error: JIT101
+        return x
+    return bool(x.any())  # error: JIT101
+f2 = jax.jit(lambda x: 1.0 in abs(x))  # error: JIT101
+""",
+        # A tracer is a jax.Array, and `or` runs its right operand when the guard failed.
+        """
+import jax
+@jax.jit
+def f(x, n: int):
+    if isinstance(x, jax.Array) and x.sum() > 0:  # error: JIT101
+        return x
+    if isinstance(n, int) or n > 1:  # error: JIT101
+        return x * 2
+    return -x
+""",
+        # `jax.jit` traces every leaf of a pytree argument, an `int` field included; only
+        # fields declared static are not.
+        """
+import flax.struct
+import jax
+@flax.struct.dataclass
+class State:
+    w: jax.Array
+    step: int
+    size: int = flax.struct.field(pytree_node=False)
+@jax.jit
+def update(state: State):
+    if state.size > 1 and state.step > 10:  # error: JIT101
+        return state.replace(w=state.w * 2)
+    return state
+""",
+        # A flag parameter that is not static.
+        """
+import jax
+@jax.jit
+def f(x, training: bool):
+    if training:  # error: JIT101
+        return x * 0.5
+    return x
+""",
+        # The handler does not catch the tracer error; nor does one of another function.
+        """
+import jax
+from jax.errors import ConcretizationTypeError
+@jax.jit
+def f(x):
+    try:
+        if x > 0:  # error: JIT101
+            return x
+    except (ValueError, jax.errors.TracerArrayConversionError):
+        pass
+    try:
+        def g(y):
+            return y if y > 0 else -y  # error: JIT101
+        return jax.vmap(g)(x)
+    except ConcretizationTypeError:
+        return x
+""",
+    )
+
+    def _report(
+        self,
+        node: cst.CSTNode,
+        value: Value,
+        trace: FunctionTrace,
+        reason: str,
+        fix: NodeFix | None = None,
+    ) -> None:
+        tracing = self.ctx.tracing
+        self.report(
+            node,
+            f"{reason} converts `{snippet(self.ctx.module, node)}` to a Python bool, but it is "
+            f"a tracer with no value yet: {tracing.explain(value)}",
+            help="use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` "
+            "for control flow, or make a flag parameter static (`static_argnames`)",
+            fix=fix,
+        )
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check_test(node, node.test, "this `if`")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check_test(node, node.test, "this `while`")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check_test(node, node.test, "this `assert`")
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check_test(node, node.test, "this conditional expression")
+
+    def _check_test(self, owner: cst.CSTNode, test: cst.BaseExpression, reason: str) -> None:
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(owner))
+        if trace is None or not trace.abstract:
+            return
+        for sink in _sinks(test):
+            value = trace.value(sink)
+            if value.kind == TRACED:
+                fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                if fix is None and type(owner) in (cst.If, cst.IfExp):
+                    fix = branch_fix(self.ctx, owner, self.ctx.path_to(owner), trace)
+                self._report(sink, value, trace, reason, fix)
+                return
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if self._in_test(node):
+            return
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        if trace is None or not trace.abstract:
+            return
+        value = trace.value(node.left)
+        if value.kind == TRACED:
+            operator = "and" if type(node.operator) is cst.And else "or"
+            self._report(node.left, value, trace, f"`{operator}`")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if type(node.operator) is not cst.Not or self._in_test(node):
+            return
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        if trace is None or not trace.abstract:
+            return
+        value = trace.value(node.expression)
+        if value.kind == TRACED:
+            self._report(node.expression, value, trace, "`not`")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        membership = [t for t in node.comparisons if type(t.operator) in (cst.In, cst.NotIn)]
+        if not membership:
+            return
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        if trace is None or not trace.abstract:
+            return
+        for operand in (node.left, *(t.comparator for t in membership)):
+            value = trace.value(operand)
+            if value.kind == TRACED:
+                self._report(node, value, trace, "`in`")
+                return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is not cst.Name or func.value not in (
+            "bool", "max", "min", "any", "all", "sorted"
+        ):  # fmt: skip
+            return
+        path = self.ctx.path_to(node)
+        trace = self.ctx.tracing.function_at(path)
+        if trace is None or not trace.abstract:
+            return
+        qualnames = self.ctx.names.qualified_names(func, path)
+        if len(qualnames) != 1:
+            return
+        qualname = next(iter(qualnames))
+        if qualname not in ("builtins.bool", *_MINMAX, *_ITERATING):
+            return
+        for arg in node.args:
+            value = trace.value(arg.value)
+            if value.kind == TRACED:
+                fix = self._minmax_fix(node, qualname)
+                self._report(node, value, trace, f"`{func.value}()`", fix)
+                return
+
+    def _minmax_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
+        if qualname not in _MINMAX or len(node.args) != 2:
+            return None
+        if any(a.keyword is not None or a.star for a in node.args):
+            return None
+        jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
+        module = self.ctx.module
+        a, b = (module.code_for_node(arg.value) for arg in node.args)
+        return NodeFix(
+            "unsafe",
+            f"use `{jnp}.{_MINMAX[qualname]}`",
+            ((node, f"{jnp}.{_MINMAX[qualname]}({a}, {b})"),),
+            (imported,) if imported else (),
+        )
+
+    def _in_test(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is (part of) a test the statement hooks already check."""
+        parents = self.ctx.parents
+        child = node
+        for parent in reversed(parents):
+            kind = type(parent)
+            if kind is cst.BooleanOperation or (
+                kind is cst.UnaryOperation and type(parent.operator) is cst.Not  # type: ignore[attr-defined]
+            ):
+                child = parent
+                continue
+            if kind in _TESTS:
+                return parent.test is child  # type: ignore[attr-defined]
+            return kind is cst.BooleanOperation
+        return False
+
+
+def _sinks(expr: cst.CSTNode) -> list[cst.CSTNode]:
+    """The sub-expressions a truth test converts to bool: operands of and/or/not."""
+    kind = type(expr)
+    if kind is cst.BooleanOperation:
+        return _sinks(expr.left) + _sinks(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+        return _sinks(expr.expression)  # type: ignore[attr-defined]
+    return [expr]

@@ -1,0 +1,301 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.model.domain.values import STATIC
+from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.rules.base import JAX_TRACING, Rule
+
+_CONVERSIONS = {"builtins.float", "builtins.int", "builtins.complex"}
+# math functions with a jax.numpy twin of the same meaning.
+_MATH_TWINS = {
+    **{n: n for n in ("sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
+                      "tan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "isnan", "isinf",
+                      "isfinite", "hypot", "copysign", "degrees", "radians")},
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2", "fabs": "abs",
+    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power",
+}  # fmt: skip
+_METHODS = {"item", "tolist"}
+
+
+class TracedConcretization(Rule):
+    """
+    ## What it does
+    Finds code that needs the concrete value of a traced array inside a function JAX
+    traces: `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `math.*` functions,
+    `range(n)`, indexing a Python list or tuple with a traced index, and format specs such
+    as `f"{loss:.3f}"`.
+
+    ## Why is this bad
+    A tracer has a shape and dtype but no value until the compiled function runs, so asking
+    for a Python number fails while tracing:
+
+    ```text
+    jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete
+    value is expected: traced array with shape float32[]
+    jax.errors.TracerIntegerConversionError: The __index__() method was called on traced
+    array with shape int32[]
+    ```
+
+    Under `jax.grad` alone values stay concrete, so the rule does not report there.
+
+    ## Example
+    ```python
+    import math
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def norm(x):
+        return math.sqrt(jnp.sum(x * x))  # error: JIT102
+
+
+    norm(jnp.arange(3.0))
+    ```
+
+    `float(x.sum())`, `int(n)`, `x.item()`, `x.tolist()`, `range(n)` and
+    `f"{loss:.3f}"` on traced values fail the same way.
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def norm(x):
+        return jnp.sqrt(jnp.sum(x * x))
+
+
+    float(norm(jnp.arange(3.0)))
+    ```
+
+    Convert to a Python number outside the jitted function, use `x.astype(float)` for a
+    dtype change, `jnp.*` instead of `math.*`, `lax.fori_loop` or a static argument instead
+    of `range(n)`, and `jax.debug.print` to print values.
+
+    ## Fix safety
+    `math.f(x)` on a traced value is rewritten to `jnp.f(x)` where `jax.numpy` has the same
+    function. It is unsafe: the result is a 0-d array, not a Python float, so later code
+    that needs a Python number still fails. `float(x)`, `int(x)` or `complex(x)` that only
+    packs a returned value (`return params, {"loss": float(loss)}`) returns `x` itself:
+    unsafe, because callers get a 0-d array instead of a Python number (arithmetic,
+    formatting and comparisons still work; `isinstance(v, float)` and `json.dumps` do not).
+    Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)`
+    on a parameter of a function `jax.jit` compiles add the parameter to `static_argnames`;
+    also unsafe: one compilation per value, and callers must pass a hashable Python value.
+
+    ## Known problems
+    `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
+    the analysis cannot follow are not reported. Indexing is reported only for lists and
+    tuples built in the traced function.
+    """
+
+    code = "JIT102"
+    name = "traced-concretization"
+    summary = "A traced value is converted to a Python number, list, index or string."
+    fix_availability = "sometimes"
+    runtime_error = "ConcretizationTypeError|TracerIntegerConversionError|unsupported format"
+    requires = JAX_TRACING
+    uses_tracing = True
+
+    VALID = (
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="n")
+def f(x, n):
+    scale = float(x.shape[0]) + int(x.size) + len(x)
+    for i in range(n):
+        x = x * scale
+    return x[[1, 2][n % 2]]
+""",
+        # Python values closed over, and numpy on static data.
+        """
+import jax
+import math
+import numpy as np
+WIDTH = 4
+@jax.jit
+def f(x):
+    k = int(math.sqrt(WIDTH)) + int(np.prod((2, 2)))
+    return x * k
+""",
+        # Guarded by isinstance: a Python int there, never a tracer.
+        """
+import jax
+@jax.jit
+def f(x, n):
+    if isinstance(n, int):
+        for i in range(n):
+            x = x + i
+    width = float(n) if isinstance(n, (int, float)) else x.shape[0]
+    return x * width
+""",
+        # Under grad alone the rule stays silent.
+        """
+import jax
+def loss(x):
+    return x * float(x)
+g = jax.grad(loss)
+""",
+        # Outside any transformation.
+        """
+import jax.numpy as jnp
+def report(x):
+    return float(jnp.sum(x)), x.tolist(), f"{jnp.mean(x):.3f}"
+""",
+    )
+    INVALID = (
+        """
+import jax
+@jax.jit
+def f(x, n):
+    for i in range(n):  # error: JIT102
+        x = x + i
+    return x, int(n)  # error: JIT102
+""",
+        """
+import jax
+import jax.numpy as jnp
+import math
+@jax.jit
+def f(x):
+    a = x.sum().item()  # error: JIT102
+    b = math.sqrt(x[0])  # error: JIT102
+    c = x.tolist()  # error: JIT102
+    print(f"loss={jnp.mean(x):.3f}")  # error: JIT102
+    return a + b
+""",
+        """
+from jax import lax
+def run(xs):
+    options = [1.0, 2.0, 3.0]
+    return lax.map(lambda i: options[i], xs)  # error: JIT102
+""",
+    )
+
+    def _trace(self, node: cst.CSTNode) -> FunctionTrace | None:
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        return trace if trace is not None and trace.abstract else None
+
+    def _report(
+        self, node: cst.CSTNode, what: str, value: Value, fix: NodeFix | None = None
+    ) -> None:
+        self.report(
+            node,
+            f"{what} needs a concrete value, but `{snippet(self.ctx.module, node)}` works on a "
+            f"tracer: {self.ctx.tracing.explain(value)}",
+            help="convert outside the jitted function, use `.astype(...)`/`jnp.*` inside it, "
+            "`jax.debug.print` to print, or make the parameter static",
+            fix=fix,
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        kind = type(func)
+        if kind is cst.Attribute and func.attr.value in _METHODS:  # type: ignore[attr-defined]
+            if node.args:
+                return
+            trace = self._trace(node)
+            if trace is None:
+                return
+            value = trace.value(func.value)  # type: ignore[attr-defined]
+            if value.traced:
+                self._report(node, f"`.{func.attr.value}()`", value)  # type: ignore[attr-defined]
+            return
+        if kind is cst.Name:
+            if func.value not in ("float", "int", "complex", "range"):  # type: ignore[attr-defined]
+                return
+        elif kind is not cst.Attribute or type(func.value) is not cst.Name:  # type: ignore[attr-defined]
+            return
+        trace = self._trace(node)
+        if trace is None:
+            return
+        qualnames = self.ctx.tracing.qualified(trace, func)
+        if len(qualnames) != 1:
+            return
+        qualname = next(iter(qualnames))
+        is_math = qualname.startswith("math.")
+        if not (is_math or qualname in _CONVERSIONS or qualname == "builtins.range"):
+            return
+        for arg in node.args:
+            if arg.keyword is not None:
+                continue
+            value = trace.value(arg.value)
+            if value.traced:
+                name = qualname.removeprefix("builtins.")
+                fix = self._math_fix(node, qualname) if is_math else None
+                if fix is None and qualname in _CONVERSIONS:
+                    fix = self._returned_fix(node)
+                if fix is None and qualname in ("builtins.range", "builtins.int"):
+                    fix = static_argname_fix(self.ctx, value)
+                self._report(node, f"`{name}()`", value, fix)
+                return
+
+    def _returned_fix(self, node: cst.Call) -> NodeFix | None:
+        """`float(x)` that only packs a returned value (a metric): return the array itself.
+
+        Unsafe: callers get a 0-d array instead of a Python number (arithmetic, formatting and
+        comparisons still work; `isinstance(v, float)` and JSON encoding do not).
+        """
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return None
+        child: cst.CSTNode = node
+        for ancestor in reversed(self.ctx.parents):
+            kind = type(ancestor)
+            if kind is cst.Return:
+                break
+            if kind is cst.DictElement and ancestor.value is not child:  # type: ignore[attr-defined]
+                return None  # a dict key must stay hashable
+            if kind not in (cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Dict):
+                return None
+            child = ancestor
+        else:
+            return None
+        code = self.ctx.module.code_for_node(node.args[0].value)
+        return NodeFix(
+            "unsafe",
+            "return the array itself; convert with float() outside the jitted function",
+            ((node, code),),
+        )
+
+    def _math_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
+        twin = _MATH_TWINS.get(qualname.removeprefix("math."))
+        if twin is None:
+            return None
+        jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
+        return NodeFix(
+            "unsafe",
+            f"use `{jnp}.{twin}`",
+            ((node.func, f"{jnp}.{twin}"),),
+            (imported,) if imported else (),
+        )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+            return
+        trace = self._trace(node)
+        if trace is None:
+            return
+        base = trace.value(node.value)
+        if base.kind != STATIC or base.pytype not in ("list", "tuple"):
+            return
+        index = node.slice[0].slice.value  # type: ignore[attr-defined]
+        value = trace.value(index)
+        if value.traced:
+            self._report(node, f"indexing a Python {base.pytype}", value)
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        if not node.format_spec:
+            return
+        trace = self._trace(node)
+        if trace is None:
+            return
+        value = trace.value(node.expression)
+        if value.traced:
+            self._report(node.expression, "a format spec", value)

@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.api import NUMPY_DISPATCH, NUMPY_STATIC
+from jitlint.model.jax.tracing import snippet
+from jitlint.rules.base import Rule
+
+_JNP_TWINS = frozenset(
+    [
+        "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append",
+        "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
+        "argmin", "argsort", "argwhere", "around", "array", "array_equal", "asarray",
+        "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "broadcast_to", "cbrt", "ceil",
+        "clip", "column_stack", "concatenate", "conj", "conjugate", "copysign", "corrcoef",
+        "cos", "cosh", "count_nonzero", "cov", "cross", "cumprod", "cumsum", "deg2rad",
+        "degrees", "diag", "diagonal", "diff", "digitize", "divide", "dot", "dstack", "einsum",
+        "empty_like", "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "fabs",
+        "flatnonzero", "flip", "fliplr", "flipud", "float_power", "floor", "floor_divide",
+        "fmax", "fmin", "fmod", "full_like", "greater", "greater_equal", "heaviside",
+        "histogram", "hstack", "hypot", "inner", "interp", "isclose", "iscomplex", "isfinite",
+        "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron", "ldexp", "less",
+        "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
+        "logical_not", "logical_or", "logical_xor", "matmul", "maximum", "median", "meshgrid",
+        "minimum", "mod", "moveaxis", "multiply", "nan_to_num", "nanargmax", "nanargmin",
+        "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
+        "nanprod", "nanstd", "nansum", "nanvar", "negative", "nonzero", "not_equal", "ones_like",
+        "outer", "pad", "percentile", "polyval", "positive", "power", "ptp", "quantile",
+        "rad2deg", "radians", "ravel", "real", "reciprocal", "remainder", "roll", "rot90",
+        "sign", "signbit", "sin", "sinc", "sinh", "sort", "split", "sqrt", "square", "stack",
+        "subtract", "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "trapezoid",
+        "tril", "triu", "true_divide", "trunc", "unique", "vdot", "vstack", "where",
+        "zeros_like", "linalg.norm", "linalg.inv", "linalg.det", "linalg.solve", "linalg.eigh",
+        "linalg.svd", "linalg.qr", "linalg.cholesky", "linalg.slogdet", "linalg.pinv", "fft.fft",
+        "fft.ifft", "fft.rfft", "fft.irfft", "fft.fft2", "fft.ifft2", "fft.fftn", "fft.ifftn",
+        "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint32",
+        "bool_", "complex64", "complex128",
+    ]
+)  # fmt: skip
+# numpy namespaces whose functions do not take arrays to compute on.
+_SKIPPED_PREFIXES = ("numpy.random.", "numpy.testing.", "numpy.dtype", "numpy.errstate")
+# Constructors taking a shape: a traced shape is JIT103's finding.
+_SHAPE_CONSTRUCTORS = {f"numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange")}
+
+
+class NumpyOnTracer(Rule):
+    """
+    ## What it does
+    Finds a NumPy function applied to a traced value inside a function JAX traces, e.g.
+    `np.sin(x)`, `np.asarray(x)`, `np.concatenate([x, y])`, `np.float32(x)`.
+
+    NumPy functions that simply call the array's own method (`np.sum`, `np.mean`,
+    `np.max`, `np.reshape`, `np.transpose`, ...) or only read its shape (`np.shape`,
+    `np.ndim`, `np.size`) work on tracers and are not reported.
+
+    ## Why is this bad
+    NumPy computes on concrete buffers: it asks the tracer for one through `__array__`,
+    and a tracer has no values while it is being traced:
+
+    ```text
+    jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method
+    __array__() was called on traced array with shape float32[3]
+    ```
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+
+    @jax.jit
+    def wave(x):
+        return np.sin(x) * 2  # error: JIT104
+
+
+    wave(jnp.arange(3.0))
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def wave(x):
+        return jnp.sin(x) * 2
+
+
+    wave(jnp.arange(3.0))
+    ```
+
+    ## Fix safety
+    `np.f` is replaced by `jnp.f` where `jax.numpy` has a function of that name. The fix is
+    unsafe: default dtypes (float32 unless x64 is enabled), type promotion and
+    out-of-bounds indexing differ between NumPy and JAX.
+
+    ## Known problems
+    NumPy on static data (shapes, Python constants, NumPy constants) is correct inside jit
+    and not reported. Functions not known to convert their arguments are not reported.
+    """
+
+    code = "JIT104"
+    name = "numpy-on-tracer"
+    summary = "A NumPy function that converts its argument is applied to a traced value."
+    fix_availability = "sometimes"
+    runtime_error = "TracerArrayConversionError"
+    requires = ("numpy",)
+
+    VALID = (
+        # np.sum / np.mean / np.shape dispatch to the array's methods and work on tracers.
+        """
+import jax
+import numpy as np
+@jax.jit
+def f(x):
+    return np.sum(x) + np.mean(x) + np.shape(x)[0] + np.zeros(x.shape).sum()
+""",
+        # NumPy on static data, and NumPy types as dtypes.
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+TABLE = np.arange(4.0)
+@jax.jit
+def f(x):
+    scale = np.sqrt(x.shape[0]) * np.max(TABLE)
+    return x.astype(np.float32) * scale + jnp.zeros(3, dtype=np.float32)
+""",
+        # Not traced.
+        """
+import numpy as np
+import jax.numpy as jnp
+def f(x):
+    return np.asarray(jnp.sin(x))
+""",
+    )
+    INVALID = (
+        """
+import jax
+import numpy as np
+@jax.jit
+def f(x):
+    y = np.asarray(x)  # error: JIT104
+    return np.concatenate([x, x]) + np.float32(x[0])  # error: JIT104, JIT104
+""",
+        """
+import jax
+import numpy as onp
+from jax import lax
+def run(x):
+    return lax.scan(lambda c, v: (c + onp.exp(v), None), 0.0, x)  # error: JIT104
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is not cst.Attribute:
+            return
+        path = self.ctx.path_to(node)
+        trace = self.ctx.tracing.function_at(path)
+        if trace is None or not trace.abstract:
+            return
+        qualnames = self.ctx.tracing.qualified(trace, func)
+        if len(qualnames) != 1:
+            return
+        qualname = next(iter(qualnames))
+        if (
+            not qualname.startswith("numpy.")
+            or qualname in NUMPY_DISPATCH
+            or qualname in NUMPY_STATIC
+            or qualname.startswith(_SKIPPED_PREFIXES)
+            or qualname in _SHAPE_CONSTRUCTORS
+        ):
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                continue
+            value = trace.value(arg.value)
+            if not value.traced and type(arg.value) in (cst.List, cst.Tuple):
+                value = next(
+                    (
+                        trace.value(e.value)
+                        for e in arg.value.elements  # type: ignore[attr-defined]
+                        if trace.value(e.value).traced
+                    ),
+                    value,
+                )
+            if value.traced:
+                short = qualname.replace("numpy.", "np.", 1)
+                self.report(
+                    node,
+                    f"`{short}` converts its argument to a NumPy array, but "
+                    f"`{snippet(self.ctx.module, arg.value)}` is a tracer: "
+                    f"{self.ctx.tracing.explain(value)}",
+                    help="use the `jax.numpy` function of the same name",
+                    fix=self._fix(func, qualname),
+                )
+                return
+
+    def _fix(self, func: cst.Attribute, qualname: str) -> NodeFix | None:
+        name = qualname.removeprefix("numpy.")
+        if name not in _JNP_TWINS:
+            return None
+        jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
+        return NodeFix(
+            "unsafe",
+            f"use `{jnp}.{name}`",
+            ((func, f"{jnp}.{name}"),),
+            (imported,) if imported else (),
+        )

@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.values import TRACED
+from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.rules.base import JAX_TRACING, Rule
+
+_SIZED = {
+    **{f"jax.numpy.{n}": "size" for n in (
+        "nonzero", "flatnonzero", "argwhere", "unique", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d",
+        "compress", "extract",
+    )},
+    "jax.numpy.bincount": "length",
+}  # fmt: skip
+
+
+class DynamicShapeResult(Rule):
+    """
+    ## What it does
+    Finds operations whose result shape depends on the values of a traced array, inside a
+    function JAX traces: boolean-mask indexing (`x[x > 0]`, `x.at[mask]`), and
+    `jnp.nonzero`, `jnp.flatnonzero`, `jnp.argwhere`, `jnp.unique` (and variants), set
+    operations, `jnp.compress`, `jnp.extract`, `jnp.bincount` and one-argument
+    `jnp.where` without a static `size=` (`length=` for `bincount`).
+
+    ## Why is this bad
+    `jax.jit` compiles for fixed shapes. How many elements a mask selects is only known
+    when the function runs, so tracing fails:
+
+    ```text
+    jax.errors.NonConcreteBooleanIndexError: Array boolean indices must be concrete;
+    got bool[3]
+    jax.errors.ConcretizationTypeError: ... The size argument of jnp.nonzero must be
+    statically specified to use jnp.nonzero within JAX transformations.
+    ```
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def positive_total(x):
+        return x[x > 0].sum()  # error: JIT105
+
+
+    positive_total(jnp.arange(-2.0, 3.0))
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def positive_total(x):
+        return jnp.where(x > 0, x, 0).sum()
+
+
+    positive_total(jnp.arange(-2.0, 3.0))
+    ```
+
+    ## Fix safety
+    `x[mask].sum()` is rewritten to `jnp.where(mask, x, 0).sum()`. It is unsafe: the result
+    is the same for finite values, but `nan` or `inf` entries outside the mask now take
+    part in the gradient (the "double where" trap). Other patterns need a bound for `size=`
+    and a padding value, which is a judgement call.
+
+    ## Known problems
+    A mask built from static data (a NumPy mask on a NumPy constant) is not reported. Masks
+    the analysis cannot see are boolean (e.g. returned by a helper) are not reported.
+    """
+
+    code = "JIT105"
+    name = "dynamic-shape-result"
+    summary = "A value-dependent shape: boolean-mask indexing, or nonzero/unique/... without size=."
+    fix_availability = "sometimes"
+    runtime_error = "NonConcreteBooleanIndexError|must be statically specified"
+    requires = JAX_TRACING
+    uses_tracing = True
+
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def f(x):
+    idx = jnp.nonzero(x > 0, size=3, fill_value=0)
+    return jnp.where(x > 0, x, 0).sum() + jnp.unique(x, size=2).sum() + x[idx].sum()
+""",
+        # Integer indexing, and masks on NumPy constants.
+        """
+import jax
+import numpy as np
+MASK = np.array([True, False, True])
+@jax.jit
+def f(x, i):
+    return x[i] + x[MASK].sum() + x[x.shape[0] - 1]
+""",
+        # Outside jit, and under grad alone, masks are concrete.
+        """
+import jax
+import jax.numpy as jnp
+def f(x):
+    return x[x > 0].sum() + jnp.nonzero(x)[0].sum()
+g = jax.grad(lambda x: x[x > 0].sum())
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def f(x):
+    mask = jnp.isnan(x) | (x < 0)
+    clean = x.at[mask].set(0.0)  # error: JIT105
+    idx = jnp.nonzero(x)  # error: JIT105
+    rows = jnp.where(x > 1)  # error: JIT105
+    return clean[~mask].mean(), idx, rows  # error: JIT105
+""",
+        """
+import jax
+import jax.numpy as jnp
+@jax.vmap
+def f(x):
+    return jnp.unique(x).sum()  # error: JIT105
+""",
+    )
+
+    def _trace(self, node: cst.CSTNode) -> FunctionTrace | None:
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        return trace if trace is not None and trace.abstract else None
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        trace = self._trace(node)
+        if trace is None or not trace.value(node.value).traced:
+            return
+        for element in node.slice:
+            part = element.slice
+            if type(part) is not cst.Index:
+                continue
+            value = trace.value(part.value)  # type: ignore[attr-defined]
+            if value.kind == TRACED and value.boolean:
+                self._report_mask(node, part.value, value)  # type: ignore[attr-defined]
+                return
+
+    def _report_mask(self, node: cst.Subscript, mask: cst.CSTNode, value: Value) -> None:
+        self.report(
+            node,
+            f"indexing with the traced boolean mask `{snippet(self.ctx.module, mask)}` gives "
+            "a result whose length depends on the mask's values, which jit cannot compile: "
+            f"{self.ctx.tracing.explain(value)}",
+            help="use `jnp.where(mask, x, 0)` (three arguments) to keep the shape, or "
+            "`jnp.nonzero(mask, size=..., fill_value=...)`",
+            fix=self._mask_fix(node, mask),
+        )
+
+    def _mask_fix(self, node: cst.Subscript, mask: cst.CSTNode) -> NodeFix | None:
+        """`x[m].sum()` -> `jnp.where(m, x, 0).sum()`."""
+        parents = self.ctx.parents
+        if len(node.slice) != 1 or len(parents) < 2:
+            return None
+        attribute, call = parents[-1], parents[-2]
+        if (
+            type(attribute) is not cst.Attribute
+            or attribute.value is not node  # type: ignore[attr-defined]
+            or attribute.attr.value != "sum"  # type: ignore[attr-defined]
+            or type(call) is not cst.Call
+            or call.func is not attribute  # type: ignore[attr-defined]
+            or call.args  # type: ignore[attr-defined]
+            or type(node.value) is cst.Attribute  # `.at[mask]`
+        ):
+            return None
+        module = self.ctx.module
+        jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
+        text = (
+            f"{jnp}.where({module.code_for_node(mask)}, {module.code_for_node(node.value)}, 0)"
+            ".sum()"
+        )
+        return NodeFix(
+            "unsafe",
+            "use `jnp.where(mask, x, 0).sum()`",
+            ((call, text),),
+            (imported,) if imported else (),
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) not in (cst.Attribute, cst.Name):
+            return
+        trace = self._trace(node)
+        if trace is None:
+            return
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        positional = [a for a in node.args if a.keyword is None]
+        if type(func) is cst.Attribute and func.attr.value == "nonzero":  # type: ignore[attr-defined]
+            receiver = trace.value(func.value)  # type: ignore[attr-defined]
+            if receiver.traced:
+                if "size" not in keywords and not positional:
+                    self._report_call(node, "`.nonzero()`", receiver, "size")
+                return
+        qualnames = self.ctx.tracing.qualified(trace, func)
+        if len(qualnames) != 1:
+            return
+        qualname = next(iter(qualnames))
+        bound = _SIZED.get(qualname)
+        if qualname == "jax.numpy.where":
+            if len(positional) != 1 or keywords & {"x", "y"} or any(a.star for a in node.args):
+                return
+            bound = "size"
+        if bound is None or bound in keywords or not positional or positional[0].star:
+            return
+        value = trace.value(positional[0].value)
+        if value.traced:
+            label = qualname.replace("jax.numpy.", "jnp.")
+            self._report_call(node, f"`{label}`", value, bound)
+
+    def _report_call(self, node: cst.Call, label: str, value: Value, bound: str) -> None:
+        self.report(
+            node,
+            f"{label} returns an array whose length depends on the values of "
+            f"`{snippet(self.ctx.module, node)}`, which jit cannot compile without a static "
+            f"`{bound}=`: {self.ctx.tracing.explain(value)}",
+            help=f"pass `{bound}=` an upper bound (e.g. `x.size`) and a `fill_value`, or use a "
+            "three-argument `jnp.where`",
+        )

@@ -1,0 +1,324 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.model.jax.transforms import enclosing_function
+from jitlint.rules.base import JAX_TRACING, Rule
+
+_CLOCKS = {f"time.{n}" for n in ("time", "perf_counter", "monotonic", "process_time", "time_ns")}
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
+_INSPECTORS = {"jax.eval_shape", "jax.make_jaxpr"}
+_CONTAINERS = {"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"}
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+
+
+class TraceTimeSideEffect(Rule):
+    """
+    ## What it does
+    Finds Python side effects inside a function JAX traces: `print` and `logging` of traced
+    values, reading the clock (`time.time()`), drawing Python or NumPy random numbers, and
+    mutating lists, dicts or sets defined outside the function (or `global` names).
+
+    ## Why is this bad
+    JAX runs the Python body once, while tracing, and then reuses the compiled program.
+    Side effects happen once per trace, not once per call, and see tracers instead of
+    values: `print(x)` prints `JitTracer(float32[3])` on the first call and nothing
+    afterwards; `time.time()` and `np.random.rand()` become constants baked into the
+    program; an outer list grows once. Nothing raises, so the bug is silent.
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def step(x):
+        print("x =", x)  # error: JIT107
+        return x * 2
+
+
+    step(jnp.arange(3.0))
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def step(x):
+        jax.debug.print("x = {}", x)
+        return x * 2
+
+
+    step(jnp.arange(3.0))
+    ```
+
+    ## Fix safety
+    `print(a, b)` without keyword arguments becomes `jax.debug.print("{} {}", a, b)`, with
+    literal strings folded into the format string. It is unsafe: the output now appears on
+    every call, from the device, possibly out of order with other output, and values are
+    formatted by JAX rather than by `str`.
+
+    ## Known problems
+    `print` and logging of static values only (shapes, configuration) are not reported:
+    they are often deliberate trace-time logging. Mutations are reported only for names
+    bound at module level, `global` names, or names of enclosing untraced functions.
+    """
+
+    code = "JIT107"
+    name = "trace-time-side-effect"
+    summary = "A Python side effect in traced code runs once per trace, not once per call."
+    severity = "warning"
+    fix_availability = "sometimes"
+    requires = JAX_TRACING
+    uses_tracing = True
+
+    VALID = (
+        # Printing static values at trace time is deliberate.
+        """
+import jax
+@jax.jit
+def f(x):
+    print("tracing f for shape", x.shape)
+    return x
+""",
+        """
+import jax
+@jax.jit
+def f(x):
+    jax.debug.print("x = {}", x)
+    out = []
+    out.append(x)
+    return out
+""",
+        # Recording static facts at trace time is deliberate; methods are not mutations.
+        """
+import jax
+shapes = []
+@jax.jit
+def f(x, opt, state):
+    shapes.append(x.shape)
+    updates, state = opt.update(x, state)
+    return updates
+""",
+        # Not traced.
+        """
+import time
+import jax.numpy as jnp
+calls = []
+def f(x):
+    print(jnp.sum(x), time.time())
+    calls.append(1)
+    return x
+""",
+    )
+    INVALID = (
+        """
+import jax
+import logging
+import time
+import numpy as np
+calls = []
+@jax.jit
+def f(x):
+    logging.info("x is %s", x)  # error: JIT107
+    start = time.time()  # error: JIT107
+    noise = np.random.normal()  # error: JIT107
+    calls.append(x)  # error: JIT107
+    return x + noise + start
+""",
+        """
+import jax
+from jax import lax
+COUNT = 0
+def run(x):
+    def body(i, c):
+        global COUNT
+        COUNT += 1  # error: JIT107
+        print(c)  # error: JIT107
+        print(f"carry={c}")  # error: JIT107
+        return c + i
+    return lax.fori_loop(0, 3, body, x)
+""",
+    )
+
+    def _trace(self, node: cst.CSTNode) -> FunctionTrace | None:
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        if trace is None or not trace.abstract:
+            return None
+        # eval_shape/make_jaxpr are called for their trace: its side effects are the point.
+        if trace.entries and all(e.transform.qualname in _INSPECTORS for e in trace.entries):
+            return None
+        return trace
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        kind = type(func)
+        if kind is cst.Name:
+            if func.value != "print":  # type: ignore[attr-defined]
+                return
+        elif kind is not cst.Attribute:
+            return
+        trace = self._trace(node)
+        if trace is None:
+            return
+        if kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
+            self._mutation(node, func.value, trace)  # type: ignore[attr-defined]
+            return
+        qualnames = self.ctx.tracing.qualified(trace, func)
+        if len(qualnames) != 1:
+            return
+        qualname = next(iter(qualnames))
+        describe = self.ctx.tracing.describe  # positions are resolved only for a finding
+        if qualname in _CLOCKS:
+            self.report(
+                node,
+                f"`{qualname}()` runs once, while {describe(trace)} is traced: its result is baked "
+                "into the compiled program as a constant",
+                help="read the clock outside the jitted function and pass the value in",
+            )
+        elif qualname.startswith(("numpy.random.", "random.")):
+            self.report(
+                node,
+                f"`{qualname}` draws once, while {describe(trace)} is traced: every call of the "
+                "compiled program reuses the same number",
+                help="use `jax.random` with a key passed in as an argument",
+            )
+        elif qualname == "builtins.print" or self._is_logging(qualname):
+            for arg in node.args:
+                value = trace.value(arg.value)
+                if type(arg.value) is cst.FormattedString:
+                    value = _formatted(trace, arg.value) or value
+                if value.traced:
+                    name = "print" if qualname == "builtins.print" else qualname
+                    self.report(
+                        node,
+                        f"`{name}` runs once, while {describe(trace)} is traced, and shows the "
+                        f"tracer `{snippet(self.ctx.module, arg.value)}`, not its values; "
+                        "later calls print nothing",
+                        help='use `jax.debug.print("{}", x)` to print values on every call',
+                        fix=self._print_fix(node) if name == "print" else None,
+                    )
+                    return
+
+    @staticmethod
+    def _is_logging(qualname: str) -> bool:
+        head, _, leaf = qualname.rpartition(".")
+        return head in ("logging", "absl.logging") and leaf in _LOG_METHODS
+
+    def _mutation(self, node: cst.Call, target: cst.BaseExpression, trace: FunctionTrace) -> None:
+        # Recording static facts (shapes, names) at trace time is a common, deliberate
+        # idiom; storing a tracer outside is the bug.
+        value = next((trace.value(a.value) for a in node.args if trace.value(a.value).traced), None)
+        if value is None or type(target) is not cst.Name or not self._outer(target, trace):
+            return
+        self.report(
+            node,
+            f"`{snippet(self.ctx.module, node)}` stores a tracer in `{target.value}`, which "
+            f"lives outside the traced function: it happens once, while "
+            f"{self.ctx.tracing.describe(trace)} is traced, not on every call, and the stored "
+            "tracer is invalid afterwards",
+            help="return the value from the function instead of storing it outside",
+        )
+
+    def _outer(self, name: cst.Name, trace: FunctionTrace) -> bool:
+        """Whether `name` is bound outside the traced function (module, global, untraced
+        enclosing function), to a container display or constructor."""
+        found = self.ctx.names.lookup_with_path(name.value, trace.path)
+        if found is None:
+            return False
+        bindings, scope_path = found
+        owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
+        if owner is trace.func:
+            return False
+        if type(owner) in (cst.FunctionDef, cst.Lambda):
+            outer = self.ctx.tracing.trace(owner)  # type: ignore[arg-type]
+            if outer is not None:
+                return False  # a container built while tracing: it is fresh per trace
+        elif type(owner) is not cst.Module:
+            return False
+        return all(b.kind == "assign" and _is_container(b.node) for b in bindings)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._global_write(node, node.target)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._global_write(node, target.target)
+
+    def _global_write(self, node: cst.CSTNode, target: cst.BaseExpression) -> None:
+        if type(target) is not cst.Name:
+            return
+        path = self.ctx.path_to(node)
+        func = enclosing_function(path)
+        if func is None or type(func) is not cst.FunctionDef:
+            return
+        trace = self._trace(node)
+        if trace is None:
+            return
+        scope = self.ctx.names.scope(func)
+        if target.value not in scope.declared_global | scope.declared_nonlocal:
+            return
+        self.report(
+            node,
+            f"assigning to the {'global' if target.value in scope.declared_global else 'outer'} "
+            f"`{target.value}` happens once, while {self.ctx.tracing.describe(trace)} is "
+            "traced, not on every call",
+            help="return the value from the function instead of storing it outside",
+        )
+
+    def _print_fix(self, node: cst.Call) -> NodeFix | None:
+        pieces: list[str] = []
+        values: list[str] = []
+        module = self.ctx.module
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                return None
+            expr = arg.value
+            if type(expr) is cst.SimpleString:
+                text = expr.evaluated_value
+                if not isinstance(text, str):
+                    return None
+                pieces.append(text.replace("{", "{{").replace("}", "}}"))
+            elif type(expr) in (cst.FormattedString, cst.ConcatenatedString):
+                return None
+            else:
+                pieces.append("{}")
+                values.append(module.code_for_node(expr))
+        jax_name, imported = self.ctx.import_name("jax", "jax")
+        fmt = repr(" ".join(pieces))
+        text = f"{jax_name}.debug.print({', '.join([fmt, *values])})"
+        return NodeFix(
+            "unsafe",
+            "use `jax.debug.print`",
+            ((node, text),),
+            (imported,) if imported else (),
+        )
+
+
+def _is_container(node: cst.CSTNode | None) -> bool:
+    """A list/dict/set display or a call of a container type."""
+    kind = type(node)
+    if kind in (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp):
+        return True
+    if kind is cst.Call:
+        func = node.func  # type: ignore[union-attr]
+        leaf = func.value if type(func) is cst.Name else getattr(func, "attr", None)
+        leaf = leaf.value if isinstance(leaf, cst.Name) else leaf
+        return leaf in _CONTAINERS
+    return False
+
+
+def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:
+    """A traced value formatted into an f-string (it prints the tracer's repr)."""
+    for part in node.parts:
+        if type(part) is cst.FormattedStringExpression:
+            value = trace.value(part.expression)
+            if value.traced:
+                return value
+    return None

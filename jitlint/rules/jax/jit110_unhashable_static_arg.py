@@ -1,0 +1,319 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.rules.base import Option, Rule
+
+_BUILTINS = {
+    "builtins.list": "a list",
+    "builtins.dict": "a dict",
+    "builtins.set": "a set",
+    "builtins.bytearray": "a bytearray",
+}
+_CONSTRUCTORS = (
+    *("array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace"),
+    *("eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like"),
+)
+_ARRAY_CALLS = {f"{m}.{f}" for m in ("numpy", "jax.numpy") for f in _CONSTRUCTORS}
+_DISPLAYS = {
+    cst.List: "a list",
+    cst.ListComp: "a list",
+    cst.Dict: "a dict",
+    cst.DictComp: "a dict",
+    cst.Set: "a set",
+    cst.SetComp: "a set",
+}
+
+
+class UnhashableStaticArg(Rule):
+    """
+    ## What it does
+    Finds a list, dict, set or array passed to a parameter that `jax.jit` treats as static
+    (named in `static_argnums` or `static_argnames`).
+
+    ## Why is this bad
+    JAX hashes every static argument to find the compiled function in its cache. Lists,
+    dicts, sets and arrays cannot be hashed, so the call fails before anything is traced:
+
+    ```text
+    ValueError: Non-hashable static arguments are not supported. An error occurred while
+    trying to hash an object of type <class 'list'>, [0, 1]. The error was:
+    TypeError: unhashable type: 'list'
+    ```
+
+    ## Example
+    ```python
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @partial(jax.jit, static_argnames="axes")
+    def total(x, axes):
+        return x.sum(axis=axes)
+
+
+    total(jnp.ones((2, 3)), axes=[0, 1])  # error: JIT110
+    ```
+
+    ## Use instead
+    ```python
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @partial(jax.jit, static_argnames="axes")
+    def total(x, axes):
+        return x.sum(axis=axes)
+
+
+    total(jnp.ones((2, 3)), axes=(0, 1))
+    ```
+
+    ## Fix safety
+    A literal list becomes a tuple of the same elements: a safe fix, since the call failed on
+    every input before and the function can still iterate and index the value. A name bound
+    only to lists is wrapped in `tuple(...)`: unsafe, because elements that are themselves
+    unhashable (nested lists) would still fail, and code that relied on mutating the value
+    changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
+    function uses them.
+
+    ## Known problems
+    Only values whose type is visible in the file are checked: list, dict and set displays
+    and comprehensions, `list()`/`dict()`/`set()`/`bytearray()` calls, NumPy and `jax.numpy`
+    array constructors, tuples containing any of those, and names bound only to such values.
+    Calls through attributes (`self.step(...)`, `module.step(...)`) are not resolved.
+    A list as the default value of a static parameter is not reported: JAX does not hash
+    defaults that the caller leaves out (observed on jax 0.10.2).
+
+    ## Options
+    - `unhashable-calls` (list of dotted names, default `[]`): further callables whose
+      results are unhashable, e.g. `["mylib.make_config"]`.
+    """
+
+    code = "JIT110"
+    name = "unhashable-static-arg"
+    summary = "An unhashable value is passed to a static argument of a jitted function."
+    fix_availability = "sometimes"
+    requires = ("jit",)
+    runtime_error = "Non-hashable static arguments are not supported"
+    options = {
+        "unhashable-calls": Option(list, [], "dotted names of callables returning unhashables")
+    }
+
+    VALID = (
+        # A tuple is hashable.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnums=1)
+def f(x, dims):
+    return x.sum(dims)
+f(x, (0, 1))
+""",
+        # The list goes to a traced parameter: a pytree, which is fine.
+        """
+import jax
+@jax.jit
+def f(x, dims):
+    return x
+f(x, [0, 1])
+""",
+        # Both argnums and argnames given: JAX infers nothing, so `dims` by keyword is traced.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnums=1, static_argnames="other")
+def f(x, dims, other=None):
+    return x
+f(x, dims=[0, 1])
+""",
+        # A list default is never hashed.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="dims")
+def f(x, dims=[0]):
+    return x
+f(x)
+""",
+        # The name is rebound to a tuple before the call.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="dims")
+def f(x, dims):
+    return x
+def g(x):
+    dims = [0, 1]
+    dims = tuple(dims)
+    return f(x, dims=dims)
+""",
+        # `jit` here is not jax's.
+        """
+from numba import jit
+@jit(static_argnums=1)
+def f(x, dims):
+    return x
+f(x, [0, 1])
+""",
+        # A local name shadows the jitted function.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnums=1)
+def f(x, dims):
+    return x
+def g(f, x):
+    return f(x, [1])
+""",
+    )
+    INVALID = (
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnums=(1,))
+def f(x, dims):
+    return x.sum(dims)
+f(x, [0, 1])  # error: JIT110
+""",
+        """
+import jax
+def f(x, table):
+    return x
+g = jax.jit(f, static_argnames=["table"])
+g(x, table={"a": 1})  # error: JIT110
+""",
+        """
+import jax
+import numpy as np
+from jax import jit
+@jit(static_argnames="shape")
+def f(x, shape):
+    return x
+def run(x):
+    shape = np.array([2, 3])
+    return f(x, shape=shape)  # error: JIT110
+""",
+        """
+import jax
+jax.jit(lambda x, s: x, static_argnums=1)(1.0, {1, 2})  # error: JIT110
+""",
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="dims")
+def f(x, dims):
+    return x
+f(x, ([0], 1))  # error: JIT110
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) not in (cst.Name, cst.Call):
+            return  # cheap pre-test before building the path
+        path = self.ctx.path_to(node)
+        found = self.ctx.jit.static_call(node, path)
+        if found is None or not (found[1] or found[2]):
+            return
+        app, nums, names = found
+        sig = app.signature
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                if arg.keyword is None:
+                    break  # positions after *args are unknown
+                continue
+            if arg.keyword is not None:
+                param = arg.keyword.value
+                if param not in names:
+                    continue
+            else:
+                if index not in nums:
+                    continue
+                param = sig.positional[index] if sig and index < len(sig.positional) else None
+            kind = self._unhashable(arg.value, path, depth=0)
+            if kind is not None:
+                label = f"`{param}`" if param else f"argument {index}"
+                self.report(
+                    arg.value,
+                    f"{label} is a static argument of `{app.func_name}`, but this call passes "
+                    f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
+                    "are not supported)",
+                    help="pass a tuple or another hashable, immutable value",
+                    fix=self._fix(arg.value, kind),
+                )
+
+    def _fix(self, value: cst.BaseExpression, kind: str) -> NodeFix | None:
+        if type(value) is cst.List and not value.lpar:
+            elements = list(value.elements)
+            if len(elements) == 1 and elements[0].comma == cst.MaybeSentinel.DEFAULT:
+                elements[0] = elements[0].with_changes(comma=cst.Comma())
+            as_tuple = cst.Tuple(
+                elements=elements,
+                lpar=[cst.LeftParen(whitespace_after=value.lbracket.whitespace_after)],
+                rpar=[cst.RightParen(whitespace_before=value.rbracket.whitespace_before)],
+            )
+            # The call failed on every input before, so any working behaviour is an
+            # improvement; a tuple holds the same elements in the same order.
+            return NodeFix(
+                "safe",
+                "Replace the list with a tuple",
+                ((value, self.ctx.module.code_for_node(as_tuple)),),
+            )
+        if type(value) is cst.Name and kind.endswith(", a list"):
+            return NodeFix(
+                "unsafe",
+                f"Pass `tuple({value.value})`",
+                ((value, f"tuple({value.value})"),),
+            )
+        return None
+
+    def _unhashable(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], depth: int
+    ) -> str | None:
+        if depth > 3:
+            return None
+        display = _DISPLAYS.get(type(expr))
+        if display is not None:
+            return display
+        if isinstance(expr, cst.Tuple):
+            for element in expr.elements:
+                inner = self._unhashable(element.value, path, depth + 1)
+                if inner is not None:
+                    return f"a tuple containing {inner}"
+            return None
+        if isinstance(expr, cst.Call):
+            candidates = self.ctx.names.qualified_names(expr.func, path)
+            if not candidates:
+                return None
+            if candidates <= _BUILTINS.keys():
+                return _BUILTINS[next(iter(candidates))]
+            extra = set(self.settings["unhashable-calls"])
+            if candidates <= _ARRAY_CALLS:
+                return "an array"
+            if candidates <= extra:
+                return "an unhashable value"
+            return None
+        if isinstance(expr, cst.Name):
+            found = self.ctx.names.lookup_with_path(expr.value, path)
+            if found is None:
+                return None
+            bindings, scope_path = found
+            kinds = set()
+            for binding in bindings:
+                if binding.kind != "assign" or binding.node is None:
+                    return None
+                value = binding.node
+                kind = self._unhashable(value, scope_path, depth + 1)  # type: ignore[arg-type]
+                if kind is None:
+                    return None
+                kinds.add(kind)
+            if len(kinds) == 1:
+                return f"`{expr.value}`, {kinds.pop()}"
+        return None

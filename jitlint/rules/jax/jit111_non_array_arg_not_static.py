@@ -1,0 +1,567 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.jit import JitApplication
+from jitlint.rules.base import Rule
+
+_ENUM_BASES = {"enum.Enum", "enum.Flag", "enum.StrEnum"}
+_PLAIN_BASES = {"builtins.object", "abc.ABC"}
+_DATACLASS = {"dataclasses.dataclass"}
+_STATICMETHOD = {"builtins.staticmethod"}
+_CLASSMETHOD = {"builtins.classmethod"}
+# Callables from these modules are functions (or dtypes), never arrays.
+_FUNCTION_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.scipy.", "math.", "operator.")
+_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma", "tau", "NINF", "PINF"}
+# `register_pytree_node(Name, ...)`, `register_dataclass(Name)` ... make `Name` a pytree.
+_PYTREE_HINTS = (
+    *("register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys"),
+    *("register_dataclass", "register_static"),
+)
+
+
+class NonArrayArgNotStatic(Rule):
+    """
+    ## What it does
+    Finds values that are not arrays reaching a parameter that `jax.jit` traces:
+
+    - a string, lambda, function, class, enum member or instance of a plain class passed
+      at a call site of a jitted function to a parameter not named in `static_argnums` /
+      `static_argnames`;
+    - `@jax.jit` directly on a method whose class is not a pytree: `self` is traced;
+    - `@jax.jit` above `@staticmethod` or `@classmethod`.
+
+    ## Why is this bad
+    Every non-static argument is converted to an abstract array before tracing. A string, a
+    function or a configuration object cannot be, so the call fails:
+
+    ```text
+    TypeError: Error interpreting argument to <function f at 0x...> as an abstract array.
+    The problematic value is of type <class 'str'> and was passed to the function at path mode.
+    ```
+
+    The same happens for `self` when `@jax.jit` decorates a method. `jax.jit` applied to a
+    `staticmethod` object fails when the class is defined (`TypeError: staticmethod
+    arguments are not supported`), and to a `classmethod` object with `TypeError: Expected a
+    callable value`. (Observed on jax 0.10.2.) `eqx.filter_jit` and `nnx.jit` make such
+    values static by themselves and are never reported.
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def activate(x, kind):
+        return jnp.tanh(x) if kind == "tanh" else jax.nn.relu(x)
+
+
+    activate(jnp.ones(3), "tanh")  # error: JIT111
+    ```
+
+    ## Use instead
+    ```python
+    from functools import partial
+
+    import jax
+    import jax.numpy as jnp
+
+
+    @partial(jax.jit, static_argnames=("kind",))
+    def activate(x, kind):
+        return jnp.tanh(x) if kind == "tanh" else jax.nn.relu(x)
+
+
+    activate(jnp.ones(3), "tanh")
+    ```
+
+    ## Fix safety
+    For a string literal passed to a function whose `jax.jit` this file applies with a
+    literal spec, the fix adds the parameter to `static_argnames` (or its position to
+    `static_argnums` when only those are given). It is unsafe: each distinct string now
+    compiles its own version, and a caller passing an array there would break. For
+    `@jax.jit` above `@staticmethod` (adjacent) the fix swaps the two decorators; it is safe,
+    because the original raises as soon as the class is defined, so no working program can
+    depend on it. Methods get help
+    text only: marking `self` static (`partial(jax.jit, static_argnums=0)`) needs hashable,
+    immutable instances; registering the class as a pytree, or `eqx.filter_jit` /
+    `nnx.jit`, are the alternatives.
+
+    ## Known problems
+    Call sites are resolved only through names bound once to a jitted function in the same
+    file (`f(...)`, not `self.f(...)` or `module.f(...)`), and only values whose kind is
+    visible are reported: literals, lambdas, names bound once to a `def`, `class`, lambda or
+    string, members of local `Enum` classes, instances of local classes that are not
+    pytrees, and functions of `jax.numpy`, `jax.nn`, `jax.lax`, `math` and `operator`.
+    A method is reported only when its class is visibly not a pytree: no base other than
+    `object`/`ABC` or other such local classes, no decorator but `dataclasses.dataclass`, no
+    `tree_flatten`, and no registration call naming it.
+    """
+
+    code = "JIT111"
+    name = "non-array-arg-not-static"
+    summary = "A string, callable, config object or `self` reaches a traced parameter of jit."
+    fix_availability = "sometimes"
+    requires = ("jit",)
+    runtime_error = "as an abstract array"
+
+    VALID = (
+        # The string goes to a static parameter.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="mode")
+def f(x, mode):
+    return x
+f(x, "train")
+f(x, mode="eval")
+""",
+        # static_argnums alone: JAX infers the name, so the keyword is static too.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnums=1)
+def f(x, mode):
+    return x
+f(x, mode="train")
+""",
+        # Numbers, booleans, None and tuples of them are valid traced arguments.
+        """
+import jax
+@jax.jit
+def f(x, scale, flag, extra):
+    return x
+f(x, 2.0, True, None)
+""",
+        # eqx.filter_jit makes non-array leaves static.
+        """
+import equinox as eqx
+@eqx.filter_jit
+def f(x, fn):
+    return fn(x)
+f(x, lambda y: y)
+""",
+        # A method of a class registered as a pytree.
+        """
+import jax
+import dataclasses
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class Params:
+    w: jax.Array
+    @jax.jit
+    def apply(self, x):
+        return self.w * x
+""",
+        # flax and equinox modules are pytrees (or their bases are unknown): not reported.
+        """
+import jax
+import equinox as eqx
+class Model(eqx.Module):
+    w: jax.Array
+    @jax.jit
+    def __call__(self, x):
+        return self.w * x
+""",
+        # self marked static.
+        """
+import jax
+from functools import partial
+class Model:
+    @partial(jax.jit, static_argnums=0)
+    def apply(self, x):
+        return x
+""",
+        # staticmethod applied after jit: the right order.
+        """
+import jax
+class Ops:
+    @staticmethod
+    @jax.jit
+    def double(x):
+        return 2 * x
+""",
+        # A non-literal static spec: unknown, so silent.
+        """
+import jax
+from functools import partial
+STATIC = ("mode",)
+@partial(jax.jit, static_argnames=STATIC)
+def f(x, mode):
+    return x
+f(x, "train")
+""",
+        # Another decorator hides the signature, and the spec names `mode`.
+        """
+import jax
+from functools import partial
+@partial(jax.jit, static_argnames="mode")
+@wraps_something
+def f(x, mode):
+    return x
+f(x, "train")
+""",
+        # A decorated function may be a pytree (equinox's filter_jit returns a Module).
+        """
+import jax
+import equinox as eqx
+@eqx.filter_jit
+def inner(x):
+    return x
+@jax.jit
+def outer(x, fn):
+    return fn(x)
+outer(x, inner)
+""",
+        # An IntEnum member is an int: traced fine.
+        """
+import enum
+import jax
+class Axis(enum.IntEnum):
+    ROWS = 0
+@jax.jit
+def f(x, axis):
+    return x
+f(x, Axis.ROWS)
+""",
+        # The name `f` is rebound locally.
+        """
+import jax
+@jax.jit
+def f(x, mode):
+    return x
+def g(f):
+    return f(1.0, "train")
+""",
+    )
+    INVALID = (
+        """
+import jax
+@jax.jit
+def f(x, mode):
+    return x
+f(x, "train")  # error: JIT111
+""",
+        """
+import jax
+def loss(params, batch, activation):
+    return params
+fast = jax.jit(loss, static_argnums=(1,))
+fast(p, b, lambda y: y)  # error: JIT111
+""",
+        """
+import jax
+import jax.numpy as jnp
+from functools import partial
+@partial(jax.jit, static_argnames=("n",))
+def f(x, n, op):
+    return op(x)
+f(x, n=2, op=jnp.tanh)  # error: JIT111
+""",
+        """
+import enum
+import jax
+class Mode(enum.Enum):
+    TRAIN = 1
+@jax.jit
+def f(x, mode):
+    return x
+f(x, Mode.TRAIN)  # error: JIT111
+""",
+        """
+import jax
+from dataclasses import dataclass
+@dataclass
+class Config:
+    depth: int = 2
+@jax.jit
+def f(x, cfg):
+    return x
+f(x, Config())  # error: JIT111
+""",
+        """
+import jax
+class Model:
+    def __init__(self, w):
+        self.w = w
+    @jax.jit  # error: JIT111
+    def apply(self, x):
+        return self.w * x
+""",
+        """
+import jax
+class Ops:
+    @jax.jit  # error: JIT111
+    @staticmethod
+    def double(x):
+        return 2 * x
+""",
+        """
+import jax
+jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or type(node.func) not in (cst.Name, cst.Call):
+            return  # cheap pre-test before building the path
+        path = self.ctx.path_to(node)
+        found = self.ctx.jit.static_call(node, path)
+        if found is None:
+            return
+        app, nums, names = found
+        sig = app.signature
+        # Without a signature JAX's inference from one list to the other is unknown.
+        positions_known = sig is not None or app.spec.argnames_arg is None
+        names_known = sig is not None or app.spec.argnums_arg is None
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                if arg.keyword is None:
+                    break  # positions after *args are unknown
+                continue
+            if arg.keyword is not None:
+                param: str | None = arg.keyword.value
+                if not names_known or param in names:
+                    continue
+            else:
+                if not positions_known or index in nums:
+                    continue
+                param = sig.positional[index] if sig and index < len(sig.positional) else None
+            kind = self._non_array(arg.value, path)
+            if kind is None:
+                continue
+            label = f"`{param}`" if param else f"argument {index}"
+            fix = None
+            if param and isinstance(arg.value, cst.SimpleString | cst.ConcatenatedString):
+                fix = self._static_fix(app, param, path)
+            self.report(
+                arg.value,
+                f"{label} of `{app.func_name}` is traced by jax.jit, but this call passes "
+                f"{kind}, which is not an array (TypeError: Error interpreting argument ... "
+                "as an abstract array)",
+                help=f"mark {label} static with `static_argnames` (the value must be hashable), "
+                "or pass arrays only",
+                fix=fix,
+            )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not node.decorators:
+            return
+        path = self.ctx.path_to(node)
+        if len(path) < 3 or not isinstance(path[-3], cst.ClassDef):
+            return
+        app = self.ctx.jit.from_decorators(node, path)
+        if app is None:
+            return
+        cls = path[-3]
+        index = next(i for i, d in enumerate(node.decorators) if d.decorator is app.node)
+        below = node.decorators[index + 1 :]
+        for position, decorator in enumerate(below):
+            kinds = self.ctx.names.qualified_names(decorator.decorator, path)
+            if kinds and kinds <= _STATICMETHOD:
+                fix = None
+                if position == 0:
+                    fix = NodeFix(
+                        "safe",
+                        "apply `staticmethod` after `jax.jit`",
+                        (
+                            (app.node, self.ctx.module.code_for_node(decorator.decorator)),
+                            (decorator.decorator, self.ctx.module.code_for_node(app.node)),
+                        ),
+                    )
+                self.report(
+                    app.node,
+                    f"`jax.jit` is applied to the staticmethod object of `{node.name.value}`: "
+                    "it raises TypeError (staticmethod arguments are not supported) when "
+                    f"`{cls.name.value}` is defined",
+                    help="put `@staticmethod` above `@jax.jit`",
+                    fix=fix,
+                )
+                return
+            if kinds and kinds <= _CLASSMETHOD:
+                self.report(
+                    app.node,
+                    f"`jax.jit` is applied to the classmethod object of `{node.name.value}`: "
+                    f"it raises TypeError (Expected a callable value) when `{cls.name.value}` "
+                    "is defined",
+                    help="put `@classmethod` above `@partial(jax.jit, static_argnums=0)`: the "
+                    "class itself is not an array",
+                )
+                return
+        sig = app.signature
+        if sig is None or not sig.positional or sig.positional[0] != "self":
+            return
+        static = app.spec.effective(sig)
+        if static is None or 0 in static[0] or "self" in static[1]:
+            return
+        if not self._plain_class(cls, path[:-2], depth=0):
+            return
+        self.report(
+            app.node,
+            f"`jax.jit` on the method `{node.name.value}` traces `self`, but "
+            f"`{cls.name.value}` is not a pytree: calls fail with TypeError (Error "
+            "interpreting argument ... as an abstract array)",
+            help="jit a function of arrays; or register the class as a pytree; or mark self "
+            "static with `partial(jax.jit, static_argnums=0)` if instances are hashable and "
+            "immutable; or use `eqx.filter_jit` / `nnx.jit`",
+        )
+
+    # -- what a value is -------------------------------------------------------------------
+
+    def _non_array(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
+        if isinstance(expr, cst.SimpleString | cst.ConcatenatedString | cst.FormattedString):
+            return "a string"
+        if isinstance(expr, cst.Lambda):
+            return "a lambda"
+        if isinstance(expr, cst.Name):
+            found = self.ctx.names.lookup_with_path(expr.value, path)
+            if found is None:
+                return None
+            bindings, scope_path = found
+            if len(bindings) != 1:
+                return None
+            binding = bindings[0]
+            if binding.kind == "def":
+                # A decorator may turn it into a pytree (eqx.filter_jit, tree_util.Partial).
+                decorators = binding.node.decorators  # type: ignore[union-attr]
+                if all(self.ctx.jit.jit_spec(d.decorator, scope_path) for d in decorators):
+                    return f"the function `{expr.value}`"
+                return None
+            if binding.kind == "class":
+                return f"the class `{expr.value}`"
+            if binding.kind == "import":
+                return self._imported_function(expr, path)
+            if binding.kind == "assign" and isinstance(
+                binding.node, cst.SimpleString | cst.ConcatenatedString | cst.Lambda
+            ):
+                inner = self._non_array(binding.node, scope_path)  # type: ignore[arg-type]
+                return f"`{expr.value}`, {inner}" if inner else None
+            return None
+        if isinstance(expr, cst.Attribute):
+            imported = self._imported_function(expr, path)
+            if imported is not None:
+                return imported
+            cls = self._local_class(expr.value, path)
+            if cls is not None and self._is_enum(cls, path):
+                return f"a member of the enum `{cls.name.value}`"
+            return None
+        if isinstance(expr, cst.Call):
+            cls = self._local_class(expr.func, path)
+            if cls is not None and self._plain_class(cls, path, depth=0):
+                return f"a `{cls.name.value}` instance"
+        return None
+
+    def _imported_function(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
+        names = self.ctx.names.qualified_names(expr, path)
+        if not names or not all(n.startswith(_FUNCTION_MODULES) for n in names):
+            return None
+        if any(n.rpartition(".")[2] in _CONSTANTS for n in names):
+            return None
+        return f"`{self.ctx.module.code_for_node(expr)}`, a function or dtype"
+
+    def _local_class(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
+        if not isinstance(expr, cst.Name):
+            return None
+        bindings = self.ctx.names.lookup(expr.value, path)
+        if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+            return bindings[0].node  # type: ignore[return-value]
+        return None
+
+    def _is_enum(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> bool:
+        return bool(cls.bases) and all(
+            self.ctx.names.resolves_to(base.value, path, _ENUM_BASES) for base in cls.bases
+        )
+
+    def _plain_class(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int) -> bool:
+        """True when instances of `cls` are visibly not pytrees (nor arrays)."""
+        if depth > 3 or cls.keywords:
+            return False
+        name = cls.name.value
+        source = self.ctx.source
+        if any(f"{hint}({name}" in source for hint in _PYTREE_HINTS):
+            return False
+        for decorator in cls.decorators:
+            if not self.ctx.names.resolves_to(_callee(decorator.decorator), path, _DATACLASS):
+                return False
+        for statement in _block_body(cls.body):
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in (
+                "tree_flatten",
+                "tree_flatten_with_keys",
+                "__jax_array__",
+                "__array__",
+            ):
+                return False
+        for base in cls.bases:
+            if base.keyword is not None or base.star:
+                return False
+            if self.ctx.names.resolves_to(base.value, path, _PLAIN_BASES):
+                continue
+            parent = self._local_class(base.value, path)
+            if parent is None or not self._plain_class(parent, path, depth + 1):
+                return False
+        return True
+
+    # -- the fix ---------------------------------------------------------------------------
+
+    def _static_fix(
+        self, app: JitApplication, param: str, path: Sequence[cst.CSTNode]
+    ) -> NodeFix | None:
+        sig = app.signature
+        if sig is None or app.spec.effective(sig) is None:
+            return None
+        spec = app.spec
+        message = f"make `{param}` static"
+        if spec.argnames_arg is not None and spec.argnums_arg is not None:
+            return None
+        if spec.argnums_arg is not None:
+            # Adding static_argnames would stop JAX inferring names from the numbers.
+            if param not in sig.positional or spec.argnums is None:
+                return None
+            numbers = (*spec.argnums, sig.positional.index(param))
+            return NodeFix(
+                "unsafe",
+                message,
+                ((spec.argnums_arg.value, _tuple_text(map(str, numbers))),),
+            )
+        if spec.argnames_arg is not None:
+            if spec.argnames is None or not sig.accepts_keyword(param):
+                return None
+            names = (*spec.argnames, param)
+            return NodeFix(
+                "unsafe",
+                message,
+                ((spec.argnames_arg.value, _tuple_text(f'"{n}"' for n in names)),),
+            )
+        if not sig.accepts_keyword(param):
+            return None
+        quoted = f'"{param}"'
+        keyword = f"static_argnames={_tuple_text([quoted])}"
+        node = app.node
+        if isinstance(node, cst.Call):  # jax.jit(f) or jax.jit(f, donate_argnums=...)
+            text = self.ctx.module.code_for_node(node)
+            if not text.endswith(")") or "#" in text:
+                return None
+            inner = text[:-1].rstrip()
+            separator = " " if inner.endswith(",") else ", "
+            return NodeFix("unsafe", message, ((node, f"{inner}{separator}{keyword})"),))
+        if isinstance(node, cst.Name | cst.Attribute):  # bare @jax.jit
+            text = self.ctx.module.code_for_node(node)
+            return NodeFix("unsafe", message, ((node, f"{text}({keyword})"),))
+        return None
+
+
+def _tuple_text(items: object) -> str:
+    parts = list(items)  # type: ignore[call-overload]
+    return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
+
+
+def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
+
+
+def _block_body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return block.body if isinstance(block, cst.IndentedBlock) else ()

@@ -1,0 +1,452 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import libcst as cst
+
+from jitlint.engine.walker import contains, iter_children
+from jitlint.fixes.hoist_fix import hoist_fix, names_in
+from jitlint.rules.base import Rule
+
+_PARTIAL = {"functools.partial"}
+# Each call returns a new function object, so jit's cache (keyed on the function) misses.
+_WRAPPERS = {
+    f"jax.{name}"
+    for name in (
+        *("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian"),
+        *("checkpoint", "remat", "named_call"),
+    )
+}
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_NOT_A_METHOD = {"builtins.staticmethod"}
+
+
+class JitInLoop(Rule):
+    """
+    ## What it does
+    Finds `jax.jit` applied to a function object that is new every time the code runs — a
+    lambda, a `functools.partial(...)`, a `jax.vmap(...)`/`jax.grad(...)` wrapper, a function
+    defined in the enclosing function, or a bound method `self.method` — when the jitted
+    result is called right there (`jax.jit(g)(x)`, or `h = jax.jit(g)` followed only by calls
+    of `h`), and that code runs repeatedly: inside a loop or comprehension, or in a function
+    that the module calls from a loop.
+
+    ## Why is this bad
+    jit caches compiled code on the identity of the function it wraps. A new lambda,
+    partial, wrapper or bound method each time means a cache miss each time: every loop
+    iteration (or every call of the enclosing function) traces and compiles again. Nothing
+    fails; the program is just slow. Observed on jax 0.10.2, five loop iterations:
+
+    | pattern | traces |
+    |---|---|
+    | `jax.jit(lambda y: g(y))(x)` | 5 |
+    | `jax.jit(functools.partial(g, n=2.0))(x)` | 5 |
+    | `jax.jit(jax.vmap(g))(x)` | 5 |
+    | `jax.jit(obj.method)(x)` (same `obj`) | 5 |
+    | `jax.jit(h)(x)`, `h` defined by a function that runs each time | 5 |
+    | `jax.jit(h)(x)`, `h` defined once before the loop | 1 |
+    | `jax.jit(g)(x)`, `g` defined at module level | 1 |
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    def scale(x, factor):
+        return x * factor
+
+
+    x = jnp.ones(3)
+    for step in range(3):
+        x = jax.jit(lambda y: scale(y, 2.0))(x)  # error: JIT113
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def double(y):
+        return y * 2.0
+
+
+    x = jnp.ones(3)
+    for step in range(3):
+        x = double(x)
+    ```
+
+    ## Fix safety
+    Inside a loop, `jax.jit(...)` is hoisted to a new assignment just before the loop, under a
+    name no code in the module uses (`step_jit`, `jitted`, ...), and the call site uses that
+    name. It goes above the outermost enclosing loop it can leave. The fix is offered only
+    when nothing the `jax.jit(...)` expression reads (the free names of a lambda body
+    included) is bound in that loop: not the loop target, no assignment, `del`, `with ... as`,
+    `def`, import, and no attribute or item assignment (`cfg.x = ...`) or in-place method
+    (`history.append(...)`) on it. It is not offered out of a `try`, `with`, `match` or class
+    body, in a comprehension, or when the jitted function is a local `def` inside the loop.
+
+    The fix is unsafe: the `jax.jit(...)` expression (and the arguments of a `partial`) is
+    now evaluated once, before the loop, even when the loop runs zero times or an `if`
+    inside it would have skipped it, and an exception it raises is raised there. The jitted
+    function is now traced once, at the first call, so a value the function reads that the
+    loop changes in a way not visible here (a method that mutates an object, a global
+    rebound by a called function) is baked in from the first iteration. Values that do
+    change per iteration must become arguments, which needs a person to decide.
+
+    ## Known problems
+    Factories are not reported: when the jitted function is returned, stored, or passed on,
+    it is built once and reused, which is the right pattern. A function that jits and calls a
+    new function object is reported only when this module calls it (`f(...)` or
+    `self.f(...)`, matched by name) inside a loop: a `main()` or a test that runs once
+    compiles once, and callers in other modules are not seen. `jax.jit` of a module-level
+    function, or of a parameter, is never reported.
+    """
+
+    code = "JIT113"
+    name = "jit-in-loop"
+    summary = "`jax.jit` of a new lambda/partial/local function is built and called repeatedly."
+    severity = "warning"
+    fix_availability = "sometimes"
+    requires = ("jit",)
+    runtime_error = None
+
+    VALID = (
+        # A module-level function: the cache is keyed on it, one compile.
+        """
+import jax
+def g(x):
+    return x * 2
+for i in range(10):
+    y = jax.jit(g)(x)
+""",
+        # A factory: the jitted function is returned and reused by the caller.
+        """
+import jax
+from functools import partial
+def make_step(cfg):
+    return jax.jit(partial(update, cfg=cfg))
+""",
+        # Built once per item and stored: each is compiled once.
+        """
+import jax
+from functools import partial
+fns = {}
+for name in names:
+    fns[name] = jax.jit(partial(apply, name=name))
+""",
+        # Built once at module level, outside any loop.
+        """
+import jax
+double = jax.jit(lambda x: x * 2)
+""",
+        # Hoisted out of the loop.
+        """
+import jax
+def run(xs):
+    step = jax.jit(lambda x: x + 1)
+    out = []
+    for x in xs:
+        out.append(step(x))
+    return step, out
+""",
+        # Jitted once per call of `evaluate`, which nothing here calls in a loop (a script's
+        # main, a test): one compile per run, and it is then reused in the loop.
+        """
+import jax
+from functools import partial
+def evaluate(params, batches, net):
+    loss = jax.jit(partial(compute_loss, net=net))
+    return [loss(params, b) for b in batches]
+""",
+        """
+import jax
+def test_double():
+    assert jax.jit(lambda x: 2 * x)(1.0) == 2.0
+""",
+        # The local function is defined once, before the loop: the same object each time.
+        """
+import jax
+def train(params, batches):
+    def step(p, b):
+        return p
+    for b in batches:
+        params = jax.jit(step)(params, b)
+    return params
+""",
+        # A parameter: unknown identity.
+        """
+import jax
+def run(fn, xs):
+    for x in xs:
+        jax.jit(fn)(x)
+""",
+        # A staticmethod reached through self is the same function each time.
+        """
+import jax
+class Model:
+    @staticmethod
+    def f(x):
+        return x
+    def run(self, xs):
+        for x in xs:
+            jax.jit(self.f)(x)
+""",
+        # Not jax's jit.
+        """
+from numba import jit
+for i in range(3):
+    jit(lambda x: x)(i)
+""",
+    )
+    INVALID = (
+        """
+import jax
+for i in range(10):
+    y = jax.jit(lambda x: x * 2)(x)  # error: JIT113
+""",
+        """
+import jax
+from functools import partial
+def loss(p, batch, scale):
+    return p
+def train(params, batches):
+    for batch in batches:
+        params = jax.jit(partial(loss, scale=2.0))(params, batch)  # error: JIT113
+    return params
+""",
+        """
+import jax
+def predict(params, x):
+    def forward(p):
+        return p * x
+    return jax.jit(forward)(params)  # error: JIT113
+def evaluate(params, xs):
+    return [predict(params, x) for x in xs]
+""",
+        """
+from jax import jit, vmap
+def f(x):
+    return x
+class Runner:
+    def batched(self, xs):
+        fast = jit(vmap(f))  # error: JIT113
+        return fast(xs)
+    def run(self, data):
+        for xs in data:
+            self.batched(xs)
+""",
+        """
+import jax
+def train(params, batches):
+    for b in batches:
+        def step(p):
+            return p + b
+        params = jax.jit(step)(params)  # error: JIT113
+""",
+        """
+import jax
+class Trainer:
+    def step(self, x):
+        return x
+    def fit(self, xs):
+        for x in xs:
+            x = jax.jit(self.step)(x)  # error: JIT113
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args:
+            return
+        path = self.ctx.path_to(node)
+        app = self.ctx.jit.from_call(node, path)
+        if app is None:
+            return
+        repeated = _repeats(path)
+        if repeated is None:
+            return
+        where, unit = repeated
+        kind = self._fresh_function(node.args[0].value, path, unit)
+        if kind is None or not self._called_here(node, path):
+            return
+        fix = None
+        if where == "inside a loop":
+            fix = hoist_fix(self.ctx, node, path, self._names_taken)
+        if isinstance(where, cst.FunctionDef):
+            # Once per call of the function: a hazard only if something calls it repeatedly.
+            if where.name.value not in self._called_in_loops:
+                return
+            where = f"on every call of `{where.name.value}`, which is called in a loop"
+        self.report(
+            node,
+            f"`jax.jit` of {kind} {where}: the function object is new each time, so jit's "
+            "cache misses and it traces and compiles again on every run",
+            help="build the jitted function once (at module level or before the loop) and "
+            "pass changing values as arguments",
+            fix=fix,
+        )
+
+    @cached_property
+    def _names_taken(self) -> set[str]:
+        """Names a hoisting fix must not choose: the module's, and those already chosen."""
+        return names_in(self.ctx.module)
+
+    @cached_property
+    def _called_in_loops(self) -> frozenset[str]:
+        """Names of functions and methods (`f(...)`, `self.f(...)`) called inside a loop
+        or comprehension anywhere in the module."""
+        found: set[str] = set()
+        stack: list[tuple[cst.CSTNode, bool]] = [(self.ctx.module, False)]
+        while stack:
+            node, in_loop = stack.pop()
+            if isinstance(node, cst.Call) and in_loop:
+                func = node.func
+                if isinstance(func, cst.Name):
+                    found.add(func.value)
+                elif (
+                    isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name)
+                    and func.value.value in ("self", "cls")
+                ):
+                    found.add(func.attr.value)
+            if isinstance(node, cst.FunctionDef | cst.Lambda):
+                in_loop = False  # a def inside a loop body runs its body only when called
+            for child in iter_children(node):
+                looped = in_loop or (
+                    (isinstance(node, cst.For | cst.While) and child is node.body)
+                    or (isinstance(node, _COMPREHENSIONS) and child is not node.for_in)
+                    or (isinstance(node, cst.CompFor) and child is not node.iter)
+                )
+                stack.append((child, looped))
+        return frozenset(found)
+
+    def _fresh_function(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], unit: cst.CSTNode
+    ) -> str | None:
+        """What `expr` is if it makes a new function object each time `unit` (the loop,
+        comprehension or function body that repeats) runs; None otherwise."""
+        if isinstance(expr, cst.Lambda):
+            return "a lambda"
+        if isinstance(expr, cst.Call):
+            names = self.ctx.names.qualified_names(expr.func, path)
+            if names and names <= _PARTIAL:
+                return "a new `functools.partial`"
+            if names and names <= _WRAPPERS:
+                return f"a new `{self.ctx.module.code_for_node(expr.func)}(...)` wrapper"
+            return None
+        if isinstance(expr, cst.Name):
+            found = self.ctx.names.lookup_with_path(expr.value, path)
+            if found is None or len(found[0]) != 1:
+                return None
+            binding, scope_path = found[0][0], found[1]
+            owner = scope_path[-2] if len(scope_path) >= 2 else None
+            if not isinstance(owner, cst.FunctionDef | cst.Lambda):
+                return None  # module- or class-level: the same object every time
+            if binding.node is None or not contains(unit, binding.node):
+                return None  # defined outside the repeating code: the same object each time
+            if binding.kind == "def":
+                return f"the local function `{expr.value}`"
+            if binding.kind == "assign" and isinstance(binding.node, cst.Lambda):
+                return f"the local lambda `{expr.value}`"
+            return None
+        if (
+            isinstance(expr, cst.Attribute)
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+        ):
+            cls = _enclosing_class(path)
+            if cls is None:
+                return None
+            for statement in _body(cls.body):
+                if (
+                    isinstance(statement, cst.FunctionDef)
+                    and statement.name.value == expr.attr.value
+                ):
+                    if any(
+                        self.ctx.names.resolves_to(d.decorator, path, _NOT_A_METHOD)
+                        or _is_name(d.decorator, "classmethod", "property")
+                        for d in statement.decorators
+                    ):
+                        return None
+                    return f"the bound method `self.{expr.attr.value}`"
+        return None
+
+    def _called_here(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
+        """The jitted result is used only by calling it, in the same function or loop."""
+        parent = path[-2]
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return True
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return False
+        target = parent.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        scope = _enclosing_scope(path)
+        calls = 0
+        for use, use_parent in _name_uses(scope, target.value):
+            if use is target:
+                continue
+            if isinstance(use_parent, cst.Call) and use_parent.func is use:
+                calls += 1
+            elif not (isinstance(use_parent, cst.AssignTarget) and use_parent.target is use):
+                return False  # returned, stored, passed on: built once and reused
+        return calls > 0
+
+
+def _repeats(
+    path: Sequence[cst.CSTNode],
+) -> tuple[str | cst.FunctionDef, cst.CSTNode] | None:
+    """Why the code at the end of `path` may run many times, and the code that repeats:
+    ("inside a loop", loop body), ("inside a comprehension", comprehension), or
+    (function, function body) for the innermost enclosing function, run once per call."""
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        if isinstance(node, cst.For | cst.While) and child is node.body:
+            return "inside a loop", node.body
+        if isinstance(node, _COMPREHENSIONS):
+            # The outermost iterable is evaluated once; everything else per element.
+            grandchild = path[index + 2] if index + 2 < len(path) else None
+            if not (child is node.for_in and grandchild is node.for_in.iter):
+                return "inside a comprehension", node
+        if isinstance(node, cst.FunctionDef) and child is node.body:
+            return node, node.body
+        if isinstance(node, cst.Lambda) and child is node.body:
+            return None  # where the lambda runs is unknown
+    return None
+
+
+def _enclosing_scope(path: Sequence[cst.CSTNode]) -> cst.CSTNode:
+    for node in reversed(path[:-1]):
+        if isinstance(node, cst.FunctionDef | cst.Module):
+            return node.body if isinstance(node, cst.FunctionDef) else node
+    return path[0]
+
+
+def _enclosing_class(path: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
+    for index in range(len(path) - 1, 1, -1):
+        if isinstance(path[index], cst.FunctionDef) and isinstance(path[index - 2], cst.ClassDef):
+            return path[index - 2]  # type: ignore[return-value]
+    return None
+
+
+def _name_uses(root: cst.CSTNode, name: str):
+    """(Name node, its parent) for every `name` under `root`, not inside nested defs that
+    rebind nothing (closures see the same object, so their uses count too)."""
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            yield node, parent
+            continue
+        stack.extend((child, node) for child in iter_children(node))
+
+
+def _body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    return block.body if isinstance(block, cst.IndentedBlock) else ()
+
+
+def _is_name(expr: cst.BaseExpression, *names: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in names

@@ -1,0 +1,1 @@
+"""TensorFlow and Keras rules (JIT2xx)."""

@@ -1,0 +1,256 @@
+from __future__ import annotations
+
+from functools import cache
+
+import libcst as cst
+
+from jitlint.model.tf.api import XlaSupport, op_table
+from jitlint.model.tf.dtypes import literal_kind
+from jitlint.rules.base import Rule
+
+_STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
+
+
+@cache
+def _leaves() -> frozenset[str]:
+    """Last components of every API in the table: a cheap test before name resolution."""
+    return frozenset(name.rsplit(".", 1)[-1] for name in op_table()[1])
+
+
+class XlaUnsupportedOp(Rule):
+    """
+    ## What it does
+    Finds TensorFlow calls that create an op with no XLA kernel inside code compiled with
+    XLA: a `tf.function(jit_compile=True)` (or `experimental_compile=True`), the helpers it
+    calls, and the layers and steps of a Keras model compiled with `jit_compile=True`.
+    Ops whose output shape depends on the data (`tf.unique`, one-argument `tf.where`,
+    `tf.boolean_mask`) are reported as warnings.
+
+    ## Why is this bad
+    `jit_compile=True` means "compile all of it or fail": there is no fallback to the
+    TensorFlow executor. The first call raises:
+
+    ```text
+    InvalidArgumentError: Detected unsupported operations when trying to compile graph
+    __inference_f_12[_XlaMustCompile=true,...] on XLA_CPU_JIT: StringFormat (No registered
+    'StringFormat' OpKernel for XLA_CPU_JIT devices compatible with node ...)
+    ```
+
+    The list of APIs comes from TensorFlow itself: `scripts/gen_xla_ops.py` traces each API
+    once and checks its op types against `pywrap_xla_ops.get_cpu_kernel_names()`; the
+    table shipped with jitlint records the TensorFlow version it was built with (2.21).
+    Examples: `tf.print`, `tf.py_function`, `tf.numpy_function`, `tf.strings.*`,
+    `tf.math.segment_sum`, `tf.linalg.slogdet`, `tf.linalg.eig`, `tf.random.gamma`,
+    `tf.random.poisson`, `tf.histogram_fixed_width`, `tf.io.decode_png`.
+
+    Data-dependent output shapes (`Where`, `Unique`) compile on XLA CPU in TF 2.21, which
+    uses bounded dynamic shapes, but failed in older releases; hence only a warning.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function(jit_compile=True)
+    def scaled(x):
+        tf.print("x:", x)  # error: JIT203
+        return x * 2.0
+
+
+    scaled(tf.constant([1.0, 2.0]))
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function(jit_compile=True)
+    def scaled(x):
+        return x * 2.0
+
+
+    y = scaled(tf.constant([1.0, 2.0]))
+    tf.print("y:", y)
+    ```
+
+    ## Fix safety
+    No automatic fix: removing a `tf.print`, or rewriting a `py_function` in TensorFlow
+    ops, changes what the program does. The usual remedies are moving the call out of the
+    compiled function, or compiling without `jit_compile`.
+
+    ## Known problems
+    TensorFlow folds ops whose inputs are all constants before XLA sees them, so an
+    unsupported op applied only to constants (`tf.unravel_index([3], [2, 2])`) compiles
+    anyway; calls whose arguments are all numeric literals are therefore not reported
+    (unless the op prints, calls Python or draws random numbers). Only the APIs in the
+    shipped table are known; a Keras model counts as compiled with XLA only when
+    `compile(jit_compile=True)` is in the same file as the layer or model class. Iterating
+    a `tf.data.Dataset` inside XLA code (dataset ops have no kernels) is not detected yet.
+    """
+
+    code = "JIT203"
+    name = "xla-unsupported-op"
+    summary = "An op with no XLA kernel is used in code compiled with jit_compile=True."
+    framework = "tensorflow"
+    requires = ("tensorflow",)
+    runtime_error = "Detected unsupported operations when trying to compile graph"
+
+    VALID = (
+        # The same op without XLA is fine.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    tf.print(x)
+    return tf.strings.as_string(x)
+""",
+        # Ops with XLA kernels.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return tf.exp(tf.matmul(x, x)) + tf.math.unsorted_segment_sum(x, [0, 1], 2)
+""",
+        # Three-argument where selects elementwise: a static shape.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return tf.where(x > 0, x, 0.0)
+""",
+        # jit_compile=False, and a local `print` that is not TensorFlow's.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=False)
+def f(x):
+    tf.print(x)
+    return x
+def g(x):
+    tf.print(x)
+""",
+        # Constant-folded before XLA sees it.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return x + tf.cast(tf.unravel_index([3], [2, 2])[0], tf.float32)
+""",
+        # Keras model compiled without XLA.
+        """
+import tensorflow as tf
+class L(tf.keras.layers.Layer):
+    def call(self, x):
+        tf.print(x)
+        return x
+m = tf.keras.Sequential([L()])
+m.compile(loss="mse")
+""",
+    )
+    INVALID = (
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    tf.print(x)  # error: JIT203
+    return tf.py_function(lambda v: v, [x], tf.float32)  # error: JIT203
+""",
+        # A helper called from XLA code is compiled with it.
+        """
+import tensorflow as tf
+def helper(x):
+    return tf.math.segment_sum(x, [0, 0, 1])  # error: JIT203
+def step(x):
+    return helper(x) * 2
+fast = tf.function(step, experimental_compile=True)
+""",
+        # A Keras layer in a model compiled with jit_compile=True.
+        """
+import tensorflow as tf
+from tensorflow import keras
+class Debug(keras.layers.Layer):
+    def call(self, inputs):
+        tf.print("batch", tf.shape(inputs))  # error: JIT203
+        return inputs
+def build():
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, Debug()(inputs))
+    model.compile(optimizer="adam", loss="mse", jit_compile=True)
+    return model
+""",
+        # A layer created and called inside an XLA function runs under XLA.
+        """
+import tensorflow as tf
+class Upsample(tf.keras.layers.Layer):
+    def call(self, x):
+        tf.print("upsample", tf.shape(x))  # error: JIT203
+        return x
+@tf.function(jit_compile=True)
+def step(x):
+    return Upsample()(x)
+""",
+        # Dynamic output shape: a warning.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return tf.unique(x)[0], tf.where(x > 0)  # error: JIT203
+""",
+    )
+
+    def _constant_folded(self, node: cst.Call, entries: list[XlaSupport]) -> bool:
+        """TensorFlow folds a stateless op whose inputs are all literals before XLA sees it
+        (`tf.unravel_index([3], [2, 2])` compiles, observed)."""
+        if not node.args or any(
+            op.startswith(_STATEFUL) for e in entries for op in e.no_kernel_cpu
+        ):
+            return False
+        path = self.ctx.path_to(node)
+        values = self.ctx.tf.values
+        return all(literal_kind(a.value, values, path) is not None for a in node.args)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        kind = type(func)
+        if kind is cst.Attribute:
+            leaf = func.attr.value  # type: ignore[attr-defined]
+        elif kind is cst.Name:
+            leaf = func.value  # type: ignore[attr-defined]
+        else:
+            return
+        if leaf not in _leaves():
+            return
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not context.xla:
+            return
+        names = self.ctx.names.qualified_names(func, path)
+        version, table = op_table()
+        entries = [table.get(name) for name in names]
+        if not entries or any(e is None for e in entries):
+            return
+        api = min(names).replace("tensorflow.", "tf.", 1)
+        if self._constant_folded(node, entries):  # type: ignore[arg-type]
+            return
+        if all(e.no_kernel_cpu for e in entries):  # type: ignore[union-attr]
+            ops = ", ".join(sorted({op for e in entries for op in e.no_kernel_cpu}))  # type: ignore[union-attr]
+            self.report(
+                node,
+                f"`{api}` creates {ops}, which has no XLA kernel (TensorFlow {version}); "
+                f"compiling {context.origin} fails with 'Detected unsupported operations'",
+                help="move the call out of the XLA-compiled code, or compile without jit_compile",
+            )
+            return
+        if leaf == "repeat":
+            return  # its counts are JIT202's business
+        if leaf == "where" and (len(node.args) != 1 or node.args[0].keyword is not None):
+            return  # tf.where(c, x, y) selects elementwise
+        if all(e.dynamic_shape for e in entries):  # type: ignore[union-attr]
+            self.report(
+                node,
+                f"`{api}` has a data-dependent output shape; XLA compiles it only as a "
+                f"bounded dynamic shape (TensorFlow {version} on CPU does; older releases "
+                "and other backends raise 'No registered ... OpKernel')",
+                help="keep a static shape: a mask with tf.where(c, x, 0), or a padded size",
+                severity="warning",
+            )

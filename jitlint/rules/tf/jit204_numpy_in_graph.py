@@ -1,0 +1,188 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.model.tf.values import TENSOR
+from jitlint.rules.base import Rule
+
+# tensors (np.shape and np.ndim were observed to work inside tf.function on TF 2.21).
+_ATTRIBUTE_ONLY = {
+    f"numpy.{n}"
+    for n in ("shape", "ndim", "dtype", "result_type", "issubdtype", "promote_types",
+              "finfo", "iinfo", "isscalar", "iterable")
+}  # fmt: skip
+
+
+class NumpyInGraph(Rule):
+    """
+    ## What it does
+    Finds `.numpy()` on a tensor, and NumPy functions applied to a symbolic tensor, in graph
+    code: a `tf.function`, the helpers it calls, a `tf.data` function, a Keras layer's `call`
+    or a model's `train_step`.
+
+    ## Why is this bad
+    Inside a graph a tensor has no value yet; it is a placeholder in the graph being built.
+    `.numpy()` does not exist on it and NumPy cannot convert it:
+
+    ```text
+    AttributeError: 'SymbolicTensor' object has no attribute 'numpy'
+    NotImplementedError: Cannot convert a symbolic tf.Tensor (a:0) to a numpy array.
+    ```
+
+    ## Example
+    ```python
+    import numpy as np
+    import tensorflow as tf
+
+
+    @tf.function
+    def norm(x):
+        return np.sqrt(np.sum(tf.square(x)))  # error: JIT204
+
+
+    norm(tf.constant([3.0, 4.0]))
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function
+    def norm(x):
+        return tf.sqrt(tf.reduce_sum(tf.square(x)))
+
+
+    norm(tf.constant([3.0, 4.0]))
+    ```
+
+    ## Fix safety
+    No automatic fix: NumPy and TensorFlow differ in dtype promotion and in functions'
+    signatures. Use the `tf.` equivalent, `tf.experimental.numpy`, or return the tensor and
+    convert it outside the function.
+
+    ## Known problems
+    Only values known to be tensors are checked: results of TensorFlow ops, arguments of
+    a `tf.function` with an `input_signature`, and the inputs of a Keras `call`. `.numpy()`
+    is also reported on any `tf.function` argument. NumPy functions that only read
+    `.shape`/`.ndim` (`np.shape`, `np.ndim`) work and are not reported.
+    """
+
+    code = "JIT204"
+    name = "numpy-in-graph"
+    summary = "NumPy conversion of a symbolic tensor inside a tf.function."
+    framework = "tensorflow"
+    requires = ("tensorflow", "keras")
+    runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
+
+    VALID = (
+        # `tf.init_scope()` lifts its body out of the graph: ops there run eagerly
+        # (observed on TF 2.21: `.numpy()` and `if` on them work inside tf.function).
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    with tf.init_scope():
+        scale = tf.constant(2.0).numpy()
+        if tf.reduce_sum(tf.ones(3)) > 0:
+            scale = 3.0
+    return x * scale
+""",
+        # Eager code may call .numpy().
+        """
+import tensorflow as tf
+import numpy as np
+def eager(x):
+    return np.sum(tf.square(x).numpy())
+""",
+        # NumPy on Python values and on static shapes inside a tf.function.
+        """
+import tensorflow as tf
+import numpy as np
+@tf.function
+def f(x):
+    scale = np.sqrt(2.0)
+    n = np.prod(x.shape)
+    return x * scale / n + np.shape(x)[0]
+""",
+        # A parameter that may be a Python value.
+        """
+import tensorflow as tf
+import numpy as np
+@tf.function
+def f(x, table):
+    return x * np.asarray(table)
+""",
+    )
+    INVALID = (
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    return x.numpy() + 1  # error: JIT204
+""",
+        """
+import tensorflow as tf
+import numpy as np
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def f(x):
+    y = tf.exp(x)
+    return np.mean(y), np.array(x)  # error: JIT204
+""",
+        """
+import tensorflow as tf
+import numpy as np
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        loss = tf.reduce_mean(data)
+        print(float(loss.numpy()))  # error: JIT204
+        return {"loss": loss}
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is not cst.Attribute:
+            return
+        if func.attr.value == "numpy" and not node.args:
+            self._numpy_method(node, func)
+        elif node.args:
+            self._numpy_function(node, func)
+
+    def _numpy_method(self, node: cst.Call, func: cst.Attribute) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        value = self.ctx.tf.values.value(func.value, path)
+        # A raw argument of the traced function: `.numpy()` means it is meant to be a tensor.
+        if value.kind != TENSOR and not (value.origins == {"param"} and context.root):
+            return
+        self.report(
+            node,
+            f"`.numpy()` on a symbolic tensor in {context.origin}: graph tensors have no value "
+            "while the function is traced (AttributeError: 'SymbolicTensor' object has no "
+            "attribute 'numpy')",
+            help="use the tensor directly (tf ops, tf.print), or return it and convert outside",
+        )
+
+    def _numpy_function(self, node: cst.Call, func: cst.Attribute) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)  # cheap once built; name resolution is not
+        if context is None:
+            return
+        names = self.ctx.names.qualified_names(func, path)
+        if not names or not all(n.startswith("numpy.") for n in names) or names & _ATTRIBUTE_ONLY:
+            return
+        values = self.ctx.tf.values
+        for arg in node.args:
+            if arg.keyword is None and values.value(arg.value, path).kind == TENSOR:
+                api = min(names).replace("numpy.", "np.", 1)
+                self.report(
+                    node,
+                    f"`{api}` on a symbolic tensor in {context.origin}: NumPy cannot convert a "
+                    "graph tensor (NotImplementedError: Cannot convert a symbolic tf.Tensor)",
+                    help="use the tf equivalent (or tf.experimental.numpy), or convert outside "
+                    "the function",
+                )
+                return

@@ -1,0 +1,245 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.tf.values import TENSOR
+from jitlint.rules.base import Rule
+
+
+class SymbolicBool(Rule):
+    """
+    ## What it does
+    Finds a symbolic tensor used as a Python `bool` where TensorFlow's autograph does not
+    rewrite it: `bool(t)` and `assert t` anywhere in graph code, and `if`/`while`/ternary/
+    `and`/`or`/`not` on a tensor in code autograph does not convert: `tf.function(...,
+    autograph=False)`, `tf.autograph.experimental.do_not_convert`, and Keras 3 layer `call`
+    and model `train_step`/`test_step`/`predict_step` methods, which Keras runs without
+    autograph.
+
+    ## Why is this bad
+    A graph tensor has no value while the function is traced, so Python cannot branch on
+    it:
+
+    ```text
+    OperatorNotAllowedInGraphError: Using a symbolic `tf.Tensor` as a Python `bool` is not
+    allowed.
+    ```
+
+    Inside an ordinary `tf.function`, autograph turns `if tensor:` into `tf.cond` and
+    `while tensor:` into `tf.while_loop`, so those are fine there and are not reported.
+    Keras 3 (`tf.keras` since TensorFlow 2.16) does not autograph `call` or `train_step`:
+    `if tf.reduce_sum(x) > 0:` in a layer fails (observed with Keras 3.15 / TF 2.21).
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function
+    def safe_log(x):
+        assert tf.reduce_min(x) > 0  # error: JIT205
+        return tf.math.log(x)
+
+
+    safe_log(tf.constant([1.0, 2.0]))
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function
+    def safe_log(x):
+        tf.debugging.Assert(tf.reduce_min(x) > 0, ["x must be positive"])
+        return tf.math.log(x)
+
+
+    safe_log(tf.constant([1.0, 2.0]))
+    ```
+
+    The same holds for `if tf.reduce_sum(x) > 0:` in a Keras 3 layer's `call` or under
+    `autograph=False`: use `tf.cond(pred, true_fn, false_fn)` or `tf.where` there.
+
+    ## Fix safety
+    `assert cond, msg` on a tensor is rewritten to `tf.debugging.Assert(cond, [msg])` as an
+    unsafe fix: the check then runs in the graph on every call, and it raises
+    `InvalidArgumentError` rather than `AssertionError`. (`tf.debugging.assert_greater(x, 0)`
+    is not used: unlike the `>` operator, it does not adapt the Python `0` to `x`'s dtype.)
+    No fix is offered under XLA, where TensorFlow's asserts are silently dropped (JIT209).
+
+    ## Known problems
+    Only values known to be tensors are checked (TensorFlow op results, arguments with an
+    `input_signature`, a Keras `call`'s inputs). Keras 2 (`tf_keras`) autographs `call`;
+    classes derived from it are treated like `tf.function`.
+    """
+
+    code = "JIT205"
+    name = "symbolic-bool"
+    summary = "A symbolic tensor is used as a Python bool where autograph does not convert it."
+    framework = "tensorflow"
+    fix_availability = "sometimes"  # assert only
+    requires = ("tensorflow",)
+    runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
+
+    VALID = (
+        # Autograph converts `if tensor:` inside tf.function.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        x = x * 2
+    while tf.reduce_max(x) > 10:
+        x = x / 2
+    return x if x[0] > 0 else -x
+""",
+        # Python values and static shapes, even without autograph.
+        """
+import tensorflow as tf
+@tf.function(autograph=False)
+def f(x, training=False):
+    if training and x.shape[0] > 1 and x is not None:
+        return x
+    return -x
+""",
+        # TF's internal helpers return Python values (TF's own checkpoint code does this).
+        """
+import tensorflow as tf
+from tensorflow.python.eager import context
+from tensorflow.python.framework import tensor_util
+@tf.function(autograph=False)
+def f(x):
+    if context.executing_eagerly() and tensor_util.is_tf_type(x):
+        return x
+    return -x
+""",
+        # Eager code may branch on tensors.
+        """
+import tensorflow as tf
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        return x
+    assert x[0] > 0
+    return -x
+""",
+        # Keras 2 autographs call.
+        """
+import tensorflow as tf
+import tf_keras
+class L(tf_keras.layers.Layer):
+    def call(self, x):
+        if tf.reduce_sum(x) > 0:
+            return x
+        return -x
+""",
+    )
+    INVALID = (
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    assert tf.reduce_min(x) > 0  # error: JIT205
+    return bool(tf.reduce_sum(x) > 1)  # error: JIT205
+""",
+        """
+import tensorflow as tf
+@tf.autograph.experimental.do_not_convert
+def body(x):
+    while tf.reduce_max(x) > 1.0:  # error: JIT205
+        x = x / 2
+    return x
+g = tf.function(body)
+""",
+        # Keras 3 runs call without autograph.
+        """
+import tensorflow as tf
+class Gate(tf.keras.layers.Layer):
+    def call(self, inputs):
+        if tf.reduce_mean(inputs) > 0.5:  # error: JIT205
+            return inputs
+        return tf.zeros_like(inputs)
+""",
+        """
+import tensorflow as tf
+def helper(x):
+    return x if not tf.reduce_any(x > 0) else -x  # error: JIT205
+f = tf.function(helper, autograph=False)
+""",
+    )
+
+    def _tensor_context(self, node: cst.CSTNode, expr: cst.CSTNode, needs_no_autograph: bool):
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or (needs_no_autograph and context.autograph):
+            return None
+        if self.ctx.tf.values.value(expr, path).kind != TENSOR:
+            return None
+        return context
+
+    def _report(self, node: cst.CSTNode, what: str, context, fix: NodeFix | None = None) -> None:
+        why = "autograph does not convert it" if not context.autograph else "it is traced"
+        self.report(
+            node,
+            f"{what} on a symbolic tensor in {context.origin}, where {why}: "
+            "OperatorNotAllowedInGraphError",
+            help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks",
+            fix=fix,
+        )
+
+    def visit_If(self, node: cst.If) -> None:
+        context = self._tensor_context(node, node.test, True)
+        if context is not None:
+            self._report(node.test, "`if`", context)
+
+    def visit_While(self, node: cst.While) -> None:
+        context = self._tensor_context(node, node.test, True)
+        if context is not None:
+            self._report(node.test, "`while`", context)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        context = self._tensor_context(node, node.test, True)
+        if context is not None:
+            self._report(node.test, "a conditional expression", context)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if type(node.operator) is cst.Not:
+            context = self._tensor_context(node, node.expression, True)
+            if context is not None:
+                self._report(node, "`not`", context)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        context = self._tensor_context(node, node.left, True)
+        if context is not None:
+            self._report(node.left, "`and`/`or`", context)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is not cst.Name or node.func.value != "bool" or len(node.args) != 1:
+            return
+        context = self._tensor_context(node, node.args[0].value, False)
+        if context is None:
+            return
+        if self.ctx.names.resolves_to(node.func, self.ctx.path_to(node), {"builtins.bool"}):
+            self._report(node, "`bool()`", context)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        context = self._tensor_context(node, node.test, False)
+        if context is None:
+            return
+        self._report(node, "`assert`", context, None if context.xla else self._assert_fix(node))
+
+    def _assert_fix(self, node: cst.Assert) -> NodeFix:
+        # tf.debugging.Assert keeps the condition as written: the operator still adapts
+        # Python literals to the tensor's dtype, which assert_greater(x, 0) does not
+        # (int32 vs float32 TypeError, observed).
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        code = self.ctx.module.code_for_node
+        test = code(node.test)
+        message = code(node.msg) if node.msg is not None else repr(f"assertion failed: {test}")
+        return NodeFix(
+            "unsafe",
+            "Replace `assert` with `tf.debugging.Assert`",
+            ((node, f"{spelled}.debugging.Assert({test}, [{message}])"),),
+            (imports,) if imports else (),
+        )

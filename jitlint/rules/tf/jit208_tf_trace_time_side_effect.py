@@ -1,0 +1,290 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.tf.values import TENSOR, Value
+from jitlint.rules.base import Rule
+
+_MUTATORS = {"append", "extend", "insert"}
+_PRINT_KEYWORDS = {"sep", "end"}  # the keywords tf.print accepts as print does
+
+
+class TfTraceTimeSideEffect(Rule):
+    """
+    ## What it does
+    Finds Python side effects in TensorFlow graph code (a `tf.function`, the helpers it
+    calls, a `tf.data` function, a Keras layer's `call` or a model's `train_step`): `print`
+    of a tensor, appending to a list that lives outside the function, and writing module
+    globals.
+
+    ## Why is this bad
+    TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
+    `print` prints once (with symbolic tensors such as `Tensor("x:0", shape=(2,),
+    dtype=float32)`), not on every call, and an outer list grows once per trace rather than
+    once per call. Nothing raises; the program just does something else than it says.
+
+    ## Example
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function
+    def step(x):
+        print("x:", x)  # error: JIT208
+        return x * 2.0
+
+
+    for _ in range(3):
+        step(tf.constant([1.0, 2.0]))
+    ```
+
+    ## Use instead
+    ```python
+    import tensorflow as tf
+
+
+    @tf.function
+    def step(x):
+        tf.print("x:", x)
+        return x * 2.0
+
+
+    for _ in range(3):
+        step(tf.constant([1.0, 2.0]))
+    ```
+
+    ## Fix safety
+    `print(...)` → `tf.print(...)` is offered as an unsafe fix outside XLA: it prints on
+    every call, with values, which is the intent but a change of behaviour. Under
+    `jit_compile=True` no fix is offered, because `tf.print` has no XLA kernel (JIT203):
+    return the value and print it outside instead. Calls with `file=` or `flush=` are not
+    rewritten.
+
+    ## Known problems
+    Printing Python values at trace time is often intended (logging a message or a shape
+    once per trace), so `print` is reported only when an argument is a tensor: a TensorFlow
+    op's result, or an argument of the traced function. Only lists bound by a literal
+    outside the function are tracked for `append`/`extend`.
+    """
+
+    code = "JIT208"
+    name = "tf-trace-time-side-effect"
+    summary = "A Python side effect in a tf.function runs once per trace, not once per call."
+    severity = "warning"
+    framework = "tensorflow"
+    fix_availability = "sometimes"
+    requires = ("tensorflow", "keras")
+    runtime_error = None
+
+    VALID = (
+        # Outside graph code print runs every time.
+        """
+import tensorflow as tf
+def eager(x):
+    print(x)
+    return x
+""",
+        # tf.print, and a local list.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    tf.print(x)
+    parts = []
+    parts.append(x)
+    return tf.stack(parts)
+""",
+        # Trace-time logging of Python values.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    print("tracing f for shape", x.shape)
+    return x
+""",
+        # `print` rebound to something else.
+        """
+import tensorflow as tf
+from rich import print
+@tf.function
+def f(x):
+    print(x)
+    return x
+""",
+        # A list made by the traced function itself, appended to by a nested helper: each
+        # trace builds its own list (Keras' Lambda layer does this).
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    made = []
+    def creator(v):
+        made.append(v)
+        return v
+    y = creator(x * 2)
+    return y, len(made)
+""",
+    )
+    INVALID = (
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    print("x", x)  # error: JIT208
+    return x
+""",
+        # Outer list and global.
+        """
+import tensorflow as tf
+seen = []
+count = 0
+@tf.function
+def f(x):
+    global count
+    seen.append(x)  # error: JIT208
+    count = count + 1  # error: JIT208
+    return x
+""",
+        # print under XLA: reported, no tf.print fix.
+        """
+import tensorflow as tf
+def show(x):
+    print("sum", tf.reduce_sum(x))  # error: JIT208
+g = tf.function(lambda x: show(x), jit_compile=True)
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        kind = type(func)
+        if kind is cst.Name and func.value == "print":  # type: ignore[attr-defined]
+            self._print(node)
+        elif (
+            kind is cst.Attribute
+            and func.attr.value in _MUTATORS  # type: ignore[attr-defined]
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+        ):
+            self._append(node, func.value)  # type: ignore[attr-defined]
+
+    def _print(self, node: cst.Call) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        if not self.ctx.names.resolves_to(node.func, path, {"builtins.print"}):
+            return
+        # Printing Python values (a message, a shape) once per trace is often intended;
+        # printing a tensor that way shows `Tensor("x:0", ...)` once, which never is.
+        values = self.ctx.tf.values
+        if not any(
+            _tensor_like(values.value(a.value, path), context.root)
+            for a in node.args
+            if a.keyword is None
+        ):
+            return
+        fix = None
+        if context.xla:
+            help = (
+                "tf.print has no XLA kernel (JIT203): return the value and print it outside "
+                "the compiled function"
+            )
+        else:
+            help = "use tf.print, which runs on every call"
+            keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+            if keywords <= _PRINT_KEYWORDS and "tensorflow" in self.ctx.source:
+                spelled, imports = self.ctx.import_name("tensorflow", "tf")
+                fix = NodeFix(
+                    "unsafe",
+                    "Replace `print` with `tf.print`",
+                    ((node.func, f"{spelled}.print"),),
+                    (imports,) if imports else (),
+                )
+        self.report(
+            node,
+            f"`print` in {context.origin} runs once per trace, not on every call",
+            help=help,
+            fix=fix,
+        )
+
+    def _append(self, node: cst.Call, target: cst.Name) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        found = self.ctx.names.lookup_with_path(target.value, path)
+        if found is None:
+            return
+        bindings, scope_path = found
+        if self.ctx.tf.context(scope_path) is not None:
+            # Bound inside the traced code (the same function or an enclosing one that is
+            # traced too): each trace builds a new list.
+            return
+        if not all(
+            b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
+        ):
+            return
+        self.report(
+            node,
+            f"`{target.value}.{node.func.attr.value}` in {context.origin} changes an outer "  # type: ignore[attr-defined]
+            "list once per trace, not on every call",
+            help="return the values from the function, or use a tf.TensorArray",
+        )
+
+    def visit_Global(self, node: cst.Global) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        func = self._innermost_function(path)
+        if type(func) is not cst.FunctionDef:
+            return
+        names = {n.name.value for n in node.names}
+        for target in self._assigned_names(func):  # type: ignore[arg-type]
+            if target.value in names:
+                self.report(
+                    target,
+                    f"writing global `{target.value}` in {context.origin} happens once per "
+                    "trace, not on every call",
+                    help="return the value, or keep the state in a tf.Variable",
+                )
+
+    @staticmethod
+    def _innermost_function(path: list[cst.CSTNode]) -> cst.CSTNode | None:
+        for node in reversed(path):
+            if type(node) in (cst.FunctionDef, cst.Lambda):
+                return node
+        return None
+
+    @staticmethod
+    def _assigned_names(func: cst.FunctionDef) -> list[cst.Name]:
+        found: list[cst.Name] = []
+        stack: list[cst.CSTNode] = [func.body]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.Assign:
+                found.extend(
+                    t.target
+                    for t in node.targets  # type: ignore[attr-defined]
+                    if type(t.target) is cst.Name
+                )
+            elif kind is cst.AugAssign and type(node.target) is cst.Name:  # type: ignore[attr-defined]
+                found.append(node.target)  # type: ignore[attr-defined]
+            if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                continue
+            if kind in _STATEMENTS:
+                stack.extend(iter_children(node))
+        return found
+
+
+def _tensor_like(value: Value, root: bool) -> bool:
+    """A tensor, or a raw argument of the traced function (a tensor or a retrace key)."""
+    return value.kind == TENSOR or (root and value.origins == {"param"})
+
+
+_STATEMENTS = {
+    cst.IndentedBlock, cst.SimpleStatementLine, cst.If, cst.Else, cst.For, cst.While,
+    cst.With, cst.Try, cst.ExceptHandler, cst.Finally,
+}  # fmt: skip

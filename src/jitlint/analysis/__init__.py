@@ -1,1 +1,0 @@
-"""Facts about a module that rules share: names and scopes, and the JAX jit model."""
