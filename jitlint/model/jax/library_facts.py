@@ -1,0 +1,71 @@
+"""What jax says about its own library functions, as shipped data.
+
+`scripts/gen_jax_facts.py` generates `jitlint/data/jax_facts.json` from the installed jax
+(introspection of jax's own `jit` wrappers, and probing under `jax.jit` on the CPU); a test
+checks that the shipped file is what the script produces. Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+FACTS_FILE = "jax_facts.json"
+
+
+@dataclass(frozen=True)
+class StaticParameters:
+    """The parameters of one function that must be Python values under `jax.jit`."""
+
+    always: frozenset[str]  # a traced value there fails (`jnp.zeros(shape)`)
+    if_int: frozenset[str]  # fails when a traced int, fine as an array (`permutation(key, x)`)
+
+
+@dataclass(frozen=True)
+class Collective:
+    returns_structure: bool  # `pmean({"a": x}, axis)` is a dict of arrays
+    constant_gives_python_value: bool  # `psum(1, axis)` is the axis size, a Python int
+
+
+@cache
+def _raw() -> dict[str, Any]:
+    text = resources.files("jitlint.data").joinpath(FACTS_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def jax_version() -> str:
+    """The jax version the facts were generated with."""
+    return _raw()["jax_version"]
+
+
+@cache
+def static_parameters(qualname: str) -> StaticParameters | None:
+    """The static parameters of `qualname` (`jax.numpy.zeros`), None when it has none."""
+    entry = _raw()["static_parameters"].get(qualname)
+    if entry is None:
+        return None
+    return StaticParameters(
+        frozenset(entry.get("static", ())), frozenset(entry.get("static_if_int", ()))
+    )
+
+
+@cache
+def collective(qualname: str) -> Collective | None:
+    """What the collective `qualname` (`jax.lax.psum`) returns, None for other functions."""
+    entry = _raw()["collectives"].get(qualname)
+    if entry is None:
+        return None
+    return Collective(entry["returns_structure"], entry["constant_gives_python_value"])
+
+
+def axis_size_is_python_int() -> bool:
+    return bool(_raw()["axis_size_is_python_int"])
+
+
+def shard_map_none_spec_argument() -> dict[str, str]:
+    """What an argument whose `in_specs` entry is None is inside the mapped function:
+    {"called directly": ..., "under jax.jit": ...} ("python value" or "tracer")."""
+    return dict(_raw()["shard_map_none_in_spec"])

@@ -1,0 +1,266 @@
+"""Generate jitlint's JAX library facts from the installed jax.
+
+Needs jax (the linter itself never imports it). Everything in the output is what jax says
+about itself, by introspection or by probing under `jax.jit` on the CPU:
+
+1. **Static parameters** of the public functions of `jax.numpy` (and its `linalg`/`fft`),
+   `jax.lax`, `jax.nn`, `jax.random` and `jax.ops`: the parameters that must be Python values
+   under `jax.jit`.
+   - Functions that jax itself wraps in `jit` declare them (`static_argnames` and
+     `static_argnums` of the wrapper's `_jit_info`).
+   - For the others, each parameter annotated as an int, axis, shape or size is probed: the
+     function is called eagerly with a small concrete argument, then under `jax.jit` with that
+     argument traced. It is static when only the traced call fails with a concreteness error.
+2. **Collectives** (`lax.psum`, `pmean`, ...): probed under `jax.vmap(..., axis_name=...)`,
+   whether they return the structure they are given (a dict stays a dict) and whether a
+   Python constant gives a Python value (`psum(1, axis)` is the axis size, an `int`).
+3. **`shard_map`**: what an argument whose `in_specs` entry is `None` arrives as.
+
+Usage: python scripts/gen_jax_facts.py [OUTPUT]   (default: jitlint/data/jax_facts.json)
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+MODULES = (
+    "jax.numpy",
+    "jax.numpy.linalg",
+    "jax.numpy.fft",
+    "jax.lax",
+    "jax.nn",
+    "jax.random",
+    "jax.ops",
+)
+# Annotations of parameters worth probing: what jax's own type hints call ints, axes, shapes.
+PROBED_ANNOTATION = re.compile(r"\b(int|Axis|Shape|DimSize|Sequence\[int\]|SupportsIndex)\b")
+# The message of a failure caused by a traced value where jax wanted a Python one.
+CONCRETENESS = re.compile(
+    r"concrete|static|[Tt]racer|Traced<|hashable|compile-time constant|__index__"
+)
+COLLECTIVES = ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter")
+
+
+def public_functions(module_name: str) -> dict[str, Callable[..., Any]]:
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None) or dir(module)
+    found = {}
+    for name in sorted(names):
+        if name.startswith("_"):
+            continue
+        obj = getattr(module, name, None)
+        if callable(obj) and not inspect.isclass(obj) and not inspect.ismodule(obj):
+            found[name] = obj
+    return found
+
+
+def signature(fn: Callable[..., Any]) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def declared_static(fn: Callable[..., Any], sig: inspect.Signature) -> list[str] | None:
+    """The static parameters of a function jax wraps in `jit`, as the wrapper declares them."""
+    info = getattr(fn, "_jit_info", None)
+    if info is None:
+        return None
+    params = list(sig.parameters)
+    static = set(info.static_argnames)
+    static |= {params[i] for i in info.static_argnums if i < len(params)}
+    return sorted(static & set(params))
+
+
+def sample(param: inspect.Parameter) -> Any:
+    """A small concrete argument for a parameter, chosen from its name and annotation."""
+    text = str(param.annotation)
+    if param.name == "key" or "KeyArray" in text:
+        return jax.random.key(0)
+    if "Shape" in text or param.name == "shape":
+        return (2, 3)
+    if param.name.endswith(("_ids", "indices")):
+        return jnp.array([0, 1])  # integer ids for the leading axis of the array sample
+    if PROBED_ANNOTATION.search(text):
+        return 1
+    return jnp.arange(6.0).reshape(2, 3)
+
+
+def probe_static(fn: Callable[..., Any], sig: inspect.Signature) -> dict[str, str]:
+    """Probe each int/axis/shape-annotated parameter: 'static', 'static if a Python int' (it
+    also takes an array, which may be traced: `permutation(key, x)`), or 'traced' (both the
+    eager and the traced call work)."""
+    required = {}
+    for name, param in sig.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is param.empty:
+            required[name] = sample(param)
+    try:
+        bound = sig.bind(**required)
+        fn(*bound.args, **bound.kwargs)
+    except Exception:
+        return {}  # no concrete call to compare with: say nothing about this function
+    verdicts = {}
+    for name, param in sig.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if not PROBED_ANNOTATION.search(str(param.annotation)) and param.name != "shape":
+            continue
+        value = required.get(name, sample(param))
+        arguments = dict(required)
+
+        def call(v: Any, name: str = name, arguments: dict[str, Any] = arguments) -> Any:
+            bound = sig.bind(**{**arguments, name: v})
+            return fn(*bound.args, **bound.kwargs)
+
+        try:
+            call(value)
+        except Exception:
+            continue  # the sample does not suit this parameter
+        failure = fails_traced(call, value)
+        if failure is None:
+            verdicts[name] = "traced"
+        elif failure == "concreteness":
+            array = jnp.arange(6.0).reshape(2, 3)
+            takes_arrays = "Array" in str(param.annotation) and works(call, array)
+            static_if_int = takes_arrays and fails_traced(call, array) is None
+            verdicts[name] = "static_if_int" if static_if_int else "static"
+    return verdicts
+
+
+def works(call: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        call(value)
+    except Exception:
+        return False
+    return True
+
+
+def fails_traced(call: Callable[[Any], Any], value: Any) -> str | None:
+    """None when `call` works with `value` traced; 'concreteness' when it fails for wanting a
+    Python value; 'other' for any other failure."""
+    try:
+        jax.jit(call)(value)
+    except Exception as error:  # any failure is data
+        return (
+            "concreteness" if CONCRETENESS.search(f"{type(error).__name__}: {error}") else "other"
+        )
+    return None
+
+
+def static_parameters() -> dict[str, dict[str, Any]]:
+    facts: dict[str, dict[str, Any]] = {}
+    for module_name in MODULES:
+        for name, fn in public_functions(module_name).items():
+            sig = signature(fn)
+            if sig is None:
+                continue
+            qualname = f"{module_name}.{name}"
+            declared = declared_static(fn, sig)
+            if declared is not None:
+                if declared:
+                    facts[qualname] = {"static": declared, "how": "jit"}
+                continue
+            verdicts = probe_static(fn, sig)
+            entry: dict[str, Any] = {"how": "probe"}
+            for verdict in ("static", "static_if_int"):
+                names = sorted(n for n, v in verdicts.items() if v == verdict)
+                if names:
+                    entry[verdict] = names
+            if len(entry) > 1:
+                facts[qualname] = entry
+    return facts
+
+
+def collectives() -> dict[str, dict[str, bool]]:
+    out: dict[str, dict[str, bool]] = {}
+    x = jnp.ones((2, 4))
+    for name in COLLECTIVES:
+        fn = getattr(lax, name)
+        seen: dict[str, bool] = {}
+
+        def body(row: Any, fn: Callable[..., Any] = fn, seen: dict[str, bool] = seen) -> Any:
+            result = fn({"a": row, "b": row}, "i")
+            seen["returns_structure"] = isinstance(result, dict) and set(result) == {"a", "b"}
+            try:
+                constant = fn(1, "i")
+                seen["constant_gives_python_value"] = isinstance(constant, int | float)
+            except Exception:
+                seen["constant_gives_python_value"] = False
+            return row
+
+        try:
+            jax.vmap(body, axis_name="i")(x)
+        except Exception:
+            continue
+        out[f"jax.lax.{name}"] = seen
+    return out
+
+
+def axis_size_is_python_int() -> bool:
+    seen = {}
+
+    def body(row: Any) -> Any:
+        seen["size"] = lax.axis_size("i")
+        return row
+
+    jax.vmap(body, axis_name="i")(jnp.ones((3, 2)))
+    return type(seen["size"]) is int
+
+
+def shard_map_none_spec() -> dict[str, str]:
+    """What an argument with a `None` in_specs entry is inside the shard_map'd function,
+    called directly and under an outer `jax.jit`."""
+    from jax.sharding import Mesh
+    from jax.sharding import PartitionSpec as P
+
+    mesh = Mesh(jax.devices()[:1], ("x",))
+    seen: dict[str, str] = {}
+
+    def body(a: Any, config: Any) -> Any:
+        seen["kind"] = "tracer" if isinstance(config, jax.core.Tracer) else "python value"
+        return a
+
+    mapped = jax.shard_map(body, mesh=mesh, in_specs=(P("x"), None), out_specs=P("x"))
+    mapped(jnp.ones(4), 3)
+    direct = seen["kind"]
+    jax.jit(mapped)(jnp.ones(4), 3)
+    return {"called directly": direct, "under jax.jit": seen["kind"]}
+
+
+def main(argv: list[str]) -> int:
+    warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
+    default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
+    target = Path(argv[1]) if len(argv) > 1 else default
+    facts = {
+        "generator": "scripts/gen_jax_facts.py",
+        "jax_version": jax.__version__,
+        "static_parameters": static_parameters(),
+        "collectives": collectives(),
+        "axis_size_is_python_int": axis_size_is_python_int(),
+        "shard_map_none_in_spec": shard_map_none_spec(),
+    }
+    target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    count = len(facts["static_parameters"])
+    print(f"wrote {target}: {count} functions with static parameters", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

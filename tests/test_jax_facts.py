@@ -1,0 +1,77 @@
+"""The shipped JAX library facts are what scripts/gen_jax_facts.py produces from jax."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jitlint.model.jax import library_facts
+from jitlint.model.jax.library_facts import (
+    FACTS_FILE,
+    collective,
+    shard_map_none_spec_argument,
+    static_parameters,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "jitlint" / "data" / FACTS_FILE
+
+
+def test_facts_load_without_jax_and_record_their_version():
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    assert raw["generator"] == "scripts/gen_jax_facts.py"
+    assert library_facts.jax_version() == raw["jax_version"]
+    zeros = static_parameters("jax.numpy.zeros")
+    assert zeros is not None and "shape" in zeros.always
+    one_hot = static_parameters("jax.nn.one_hot")
+    assert one_hot is not None and "num_classes" in one_hot.always
+    # Declared by jax's own jit wrapper:
+    argsort = static_parameters("jax.numpy.argsort")
+    assert argsort is not None and "axis" in argsort.always
+    # An int is a size, an array is permuted: only a traced int fails.
+    permutation = static_parameters("jax.random.permutation")
+    assert permutation is not None
+    assert permutation.if_int == {"x"} and "x" not in permutation.always
+    assert static_parameters("jax.numpy.sin") is None
+
+
+def test_reading_the_facts_imports_no_framework():
+    code = (
+        "import sys\n"
+        "from jitlint.model.jax.library_facts import collective, static_parameters\n"
+        "static_parameters('jax.numpy.zeros'); collective('jax.lax.psum')\n"
+        "assert not {'jax', 'numpy', 'tensorflow'} & set(sys.modules), sys.modules.keys()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_collectives_and_shard_map_facts():
+    psum = collective("jax.lax.psum")
+    assert psum is not None and psum.returns_structure and psum.constant_gives_python_value
+    pmean = collective("jax.lax.pmean")
+    assert pmean is not None and pmean.returns_structure
+    assert collective("jax.numpy.sum") is None
+    assert library_facts.axis_size_is_python_int()
+    assert shard_map_none_spec_argument() == {
+        "called directly": "python value",
+        "under jax.jit": "tracer",
+    }
+
+
+@pytest.mark.jax
+def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
+    jax = pytest.importorskip("jax")
+    if library_facts.jax_version() != jax.__version__:
+        pytest.skip(f"facts built with jax {library_facts.jax_version()}, have {jax.__version__}")
+    out = tmp_path / FACTS_FILE
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_jax_facts.py"), str(out)],
+        check=True,
+        capture_output=True,
+        timeout=1200,
+    )
+    assert out.read_text(encoding="utf-8") == SHIPPED.read_text(encoding="utf-8")
