@@ -357,8 +357,10 @@ def _verify(args: argparse.Namespace, settings: Settings, tasks: list[Task], uns
 
 
 def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[str, list[str]]:
-    """The text of files with findings, for the source frames of the `full` format."""
+    """The text of files with findings, for the source frames of the `full` format (of a
+    notebook's cells, by `path:cell N`)."""
     from jitlint.engine.source import DecodeProblem, decode_source
+    from jitlint.notebook import is_notebook
 
     wanted = {d.path for d in diagnostics}
     sources: dict[str, list[str]] = {}
@@ -370,7 +372,12 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
             if data is None and task.path is not None:
                 with open(task.path, "rb") as handle:
                     data = handle.read()
-            if data is not None:
+            if data is not None and is_notebook(task.path or task.display):
+                from jitlint.notebook.check import cell_sources
+
+                for cell, text in cell_sources(data).items():
+                    sources[f"{task.display}:cell {cell}"] = text.splitlines()
+            elif data is not None:
                 sources[task.display] = decode_source(data).text.splitlines()
         except (OSError, DecodeProblem):
             continue
