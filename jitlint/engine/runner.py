@@ -219,20 +219,29 @@ def run(
 
 
 def project_inbound(
-    tasks: list[Task], jobs: int | None, project_root: Path | None
+    tasks: list[Task], jobs: int | None, project_root: Path | None, cache_root: Path | None = None
 ) -> dict[str, tuple[Received, ...]]:
     """The calls traced code in other files of the run makes to each file (by display
-    path), as `run` finds them: what `--fix` lints each file with."""
+    path), as `run` finds them: what `--fix` (and the editor server, with the cache) lints
+    each file with."""
     tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]
     if len(tasks) < 2:
         return {}
+    cache = None
+    if cache_root is not None:
+        codes = frozenset().union(*(task.codes for task in tasks))
+        cache = ResultCache(cache_root, codes, tasks[0].rule_options)
+    digests: dict[str, tuple[str, str]] = {}
     with _mapper(jobs) as mapper:
 
         def lint(batch: list[Task]) -> list[FileResult]:
-            return mapper(run_task, batch)
+            return _lint(batch, mapper, cache, digests)
 
         root = str(project_root) if project_root is not None else None
-        return follow_imports(tasks, lint(tasks), lint, root)[1]
+        inbound = follow_imports(tasks, lint(tasks), lint, root)[1]
+    if cache is not None:
+        cache.save()
+    return inbound
 
 
 def _lint(

@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/server.py)
+        from jitlint.frontends.server import main as serve
+
+        return serve(argv[1:])
     # `jitlint verify PATHS`: a subcommand, told apart before argparse sees positional paths.
     verify_command = bool(argv) and argv[0] == "verify"
     args = build_parser().parse_args(argv[1:] if verify_command else argv)
