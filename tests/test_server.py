@@ -356,11 +356,17 @@ def test_calls_from_other_files_on_disk_are_followed(client, tmp_path):
 
 
 def test_configuration_nearest_the_file_applies(client, tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.jitlint]\nignore = ["JIT110"]\n')
+    config = '[tool.jitlint]\nignore = ["JIT110"]\nextend-exclude = ["vendor"]\n'
+    (tmp_path / "pyproject.toml").write_text(config)
+    (tmp_path / "vendor").mkdir()
     client.initialize(tmp_path)
     client.open(tmp_path / "step.py", SOURCE)
     published = client.wait_for("textDocument/publishDiagnostics")
     assert _codes(published["diagnostics"]) == ["JIT101"]
+    # An excluded file is not linted, as `jitlint .` skips it.
+    uri = client.open(tmp_path / "vendor" / "step.py", SOURCE)
+    excluded = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+    assert excluded["diagnostics"] == []
     assert client.close() == 0
 
 

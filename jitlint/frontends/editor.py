@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jitlint import selection
 from jitlint.config import Settings, load_settings
@@ -20,6 +21,9 @@ from jitlint.engine.linter import lint_text
 from jitlint.fixes.engine import fix_text
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
+
+if TYPE_CHECKING:
+    from jitlint.engine.discovery import FileFinder
 
 # A workspace with more files than this is linted one file at a time (the project pass over
 # a whole home directory opened by mistake would keep the server busy for minutes).
@@ -35,6 +39,7 @@ class FileSetup:
     fixable: frozenset[str]
     display: str
     root: Path  # the project the file belongs to (its config's directory, or the workspace)
+    excluded: bool = False  # by the configuration's exclude patterns or .gitignore
 
 
 class EditorState:
@@ -69,7 +74,8 @@ class EditorState:
         codes = RuleSets(settings, enabled).codes_for(name)
         root = settings.root if settings.config_path is not None else self._workspace_of(directory)
         display = display_path(path) if path is not None else "untitled.py"
-        return FileSetup(settings, codes, frozenset(fixable), display, root)
+        excluded = path is not None and _finder(settings, settings.root).is_excluded(path, False)
+        return FileSetup(settings, codes, frozenset(fixable), display, root, excluded)
 
     def _workspace_of(self, directory: Path) -> Path:
         containing = [r for r in self.workspace_roots if r == directory or r in directory.parents]
@@ -98,18 +104,10 @@ class EditorState:
             self._refresh(setup)
 
     def _refresh(self, setup: FileSetup) -> None:
-        from jitlint.engine.discovery import FileFinder
         from jitlint.engine.runner import RuleSets, Task, display_path, project_inbound
 
         settings = setup.settings
-        finder = FileFinder(
-            setup.root,
-            settings.exclude,
-            settings.extend_exclude,
-            settings.respect_gitignore,
-            settings.force_exclude,
-        )
-        files, _ = finder.find([setup.root])
+        files, _ = _finder(settings, setup.root).find([setup.root])
         inbound: dict[str, tuple[Received, ...]] = {}
         if len(files) <= MAX_PROJECT_FILES:
             enabled = selection.resolve_layers(
@@ -138,7 +136,7 @@ class EditorState:
     def lint(self, setup: FileSetup, text: str) -> list[Diagnostic]:
         """The buffer's findings; none for a notebook opened as JSON text (its positions are
         in cells, which a text editor of the JSON does not show)."""
-        if is_notebook(setup.display):
+        if is_notebook(setup.display) or setup.excluded:
             return []
         settings = setup.settings
         result = lint_text(
@@ -149,7 +147,7 @@ class EditorState:
     def fix_all(self, setup: FileSetup, text: str) -> str:
         """The buffer with every fix `jitlint --fix` would apply (unsafe ones only when the
         configuration sets `unsafe-fixes`); the text itself if none applies."""
-        if is_notebook(setup.display):
+        if is_notebook(setup.display) or setup.excluded:
             return text
         outcome = fix_text(
             text,
@@ -161,6 +159,18 @@ class EditorState:
             inbound=self.inbound(setup),
         )
         return outcome.source
+
+
+def _finder(settings: Settings, root: Path) -> FileFinder:
+    from jitlint.engine.discovery import FileFinder
+
+    return FileFinder(
+        root,
+        settings.exclude,
+        settings.extend_exclude,
+        settings.respect_gitignore,
+        settings.force_exclude,
+    )
 
 
 def rule_docs(code: str) -> str | None:
