@@ -370,3 +370,26 @@ def test_a_notebook_calling_a_module_is_named_with_its_cell(tmp_path, monkeypatc
     [finding] = json.loads(out)
     assert (finding["path"], finding["line"]) == ("helpers.py", 2)
     assert "nb.ipynb:cell 2:2" in finding["message"]
+
+
+def test_fix_with_verify_writes_notebook_fixes_unverified(analysis):
+    path, _, data = analysis
+    status, _, err = run_cli("--no-cache", "--fix", "--unsafe-fixes", "--verify", "analysis.ipynb")
+    assert status == 0, err
+    assert "analysis.ipynb: notebooks are not verified" in err
+    assert path.read_bytes() != data
+    assert "jax.numpy.where" in "".join(json.loads(path.read_bytes())["cells"][2]["source"])
+
+
+def test_an_edit_up_to_the_boundary_ends_the_cell_only_if_the_cell_ends_a_line():
+    from jitlint.diagnostics import Edit
+
+    document = notebook(code("import jax\nx = 1\n"), code("y = 2"), code("z = 3"))
+    joined = Joined.build(read_notebook(json.dumps(document)).cells)
+    cells = joined.cell_map(joined.text)
+    # Joined lines: 1-2 cell 1, 3 boundary, 4 cell 2, 5 boundary, 6 cell 3, 7 boundary.
+    whole_line = cells.edit(Edit(2, 1, 3, 1, ""))
+    assert whole_line == Edit(2, 1, 3, 1, "", cell=1)
+    assert cells.edit(Edit(4, 1, 5, 1, "")) is None  # "y = 2" has no newline to delete
+    assert cells.edit(Edit(2, 1, 4, 1, "")) is None  # across the boundary
+    assert cells.edit(Edit(6, 5, 6, 6, "4")) == Edit(1, 5, 1, 6, "4", cell=3)
