@@ -11,6 +11,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import RuleSets
 from jitlint.fixes.engine import FixOutcome, fix_text
+from jitlint.notebook import is_notebook
 
 
 def _codes(
@@ -37,7 +38,8 @@ def lint_source(
     ignore: Iterable[str] = (),
     settings: Settings | None = None,
 ) -> list[Diagnostic]:
-    """Lint one file's text. `select`/`ignore` take codes, prefixes or `ALL`.
+    """Lint one file's text. `select`/`ignore` take codes, prefixes or `ALL`. A `path`
+    ending in `.ipynb` reads `source` as a notebook: findings carry their `cell`.
 
     Without `settings`, the default rule set runs with default options; with `settings`, its
     selection, per-file ignores (matched against `path`) and rule options apply, and
@@ -45,6 +47,10 @@ def lint_source(
     """
     settings = settings or Settings(root=Path.cwd())
     codes = _codes(path, select, ignore, settings)
+    if is_notebook(path):  # the notebook's JSON; findings carry their cell
+        from jitlint.notebook.check import lint_notebook
+
+        return lint_notebook(source, path, codes, settings.rule_options).diagnostics
     return lint_text(source, path, codes, settings.rule_options).diagnostics
 
 
@@ -60,7 +66,7 @@ def fix_source(
     ignore: Iterable[str] = (),
     settings: Settings | None = None,
 ) -> FixResult:
-    """Apply the fixes for one file's text.
+    """Apply the fixes for one file's text (a notebook's JSON for a `.ipynb` path).
 
     Returns `.source` (the new text), `.applied` (the findings fixed) and `.remaining` (the
     findings left, positioned in the new text). Only safe fixes unless `unsafe`; the
@@ -72,6 +78,14 @@ def fix_source(
     fixable = selection.resolve_layers(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
     )
+    if is_notebook(path):  # the notebook's JSON in and out; only code cells change
+        from jitlint.notebook.check import fix_notebook
+
+        fixed = fix_notebook(
+            source, path, codes, settings.rule_options,
+            unsafe=unsafe or settings.unsafe_fixes, fixable=fixable,
+        )  # fmt: skip
+        return FixOutcome(fixed.text, fixed.applied, fixed.remaining, fixed.errors)
     return fix_text(
         source,
         path,

@@ -17,13 +17,15 @@ def rule_url(code: str) -> str:
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace the text between two 1-based positions (end column exclusive)."""
+    """Replace the text between two 1-based positions (end column exclusive). In a notebook,
+    the positions are in code cell `cell` (numbered from 1 among all its cells)."""
 
     line: int
     column: int
     end_line: int
     end_column: int
     content: str
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -46,13 +48,21 @@ class Diagnostic:
     severity: Severity = "error"
     fix: Fix | None = None
     help: str | None = None
+    # In a notebook: the cell (numbered from 1 among all its cells, as Jupyter and ruff
+    # count them) that `line` and `column` are in.
+    cell: int | None = None
 
     @property
     def url(self) -> str:
         return rule_url(self.code)
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.column, self.code)
+    @property
+    def where(self) -> str:
+        """The path, and in a notebook the cell: `nb.ipynb:cell 3` (ruff's spelling)."""
+        return self.path if self.cell is None else f"{self.path}:cell {self.cell}"
+
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.code)
 
     def to_json(self) -> dict[str, object]:
         fix = None
@@ -60,22 +70,18 @@ class Diagnostic:
             fix = {
                 "applicability": self.fix.applicability,
                 "message": self.fix.message,
-                "edits": [
-                    {
-                        "line": e.line,
-                        "column": e.column,
-                        "end_line": e.end_line,
-                        "end_column": e.end_column,
-                        "content": e.content,
-                    }
-                    for e in self.fix.edits
-                ],
+                "edits": [_edit_json(e) for e in self.fix.edits],
             }
-        return {
+        data: dict[str, object] = {
             "code": self.code,
             "name": self.name,
             "message": self.message,
             "path": self.path,
+        }
+        if self.cell is not None:  # notebooks only: a .py finding keeps the documented keys
+            data["cell"] = self.cell
+        return {
+            **data,
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,
@@ -84,3 +90,15 @@ class Diagnostic:
             "fix": fix,
             "url": self.url,
         }
+
+
+def _edit_json(edit: Edit) -> dict[str, object]:
+    data: dict[str, object] = {} if edit.cell is None else {"cell": edit.cell}
+    return {
+        **data,
+        "line": edit.line,
+        "column": edit.column,
+        "end_line": edit.end_line,
+        "end_column": edit.end_column,
+        "content": edit.content,
+    }

@@ -8,6 +8,7 @@ environment, so this test needs the package index that pip uses.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -60,6 +61,13 @@ def _try_repo(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _notebook(source: str) -> str:
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    cell["source"] = source.splitlines(keepends=True)
+    document = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(document, indent=1) + "\n"
+
+
 def test_hooks_flag_and_fix_a_hazard_and_skip_an_empty_commit(tmp_path):
     assert (REPO / ".git").exists(), "try-repo needs this repository as a git checkout"
     assert (REPO / ".pre-commit-hooks.yaml").is_file()
@@ -69,7 +77,8 @@ def test_hooks_flag_and_fix_a_hazard_and_skip_an_empty_commit(tmp_path):
     _git(tmp_path, "init", "-q")
     (tmp_path / "step.py").write_text(source, encoding="utf-8")
     (tmp_path / "notes.txt").write_text("total(x, axes=[0, 1])\n", encoding="utf-8")
-    _git(tmp_path, "add", "step.py", "notes.txt")
+    (tmp_path / "nb.ipynb").write_text(_notebook(source), encoding="utf-8")
+    _git(tmp_path, "add", "step.py", "notes.txt", "nb.ipynb")
     _git(tmp_path, "commit", "-q", "-m", "a hazard")
 
     proc = _try_repo(tmp_path, "--all-files")
@@ -81,13 +90,16 @@ def test_hooks_flag_and_fix_a_hazard_and_skip_an_empty_commit(tmp_path):
     assert "- hook id: jitlint-fix\n- files were modified by this hook" in out, out
     fixed = (tmp_path / "step.py").read_text(encoding="utf-8")
     assert "axes=(0, 1)" in fixed and "axes=[0, 1]" not in fixed
-    # types: [python]: the text file is not touched.
+    # types_or: [python, pyi, jupyter]: the notebook is checked and fixed, the text file is
+    # not touched.
+    assert "nb.ipynb:cell 1:12:30: JIT110" in out, out
+    assert "axes=(0, 1)" in (tmp_path / "nb.ipynb").read_text(encoding="utf-8")
     assert (tmp_path / "notes.txt").read_text() == "total(x, axes=[0, 1])\n"
     # The cache directory keeps itself out of git.
     status = subprocess.run(
         ["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True, check=True
     )
-    assert status.stdout.strip() == "M step.py"
+    assert status.stdout.split() == ["M", "nb.ipynb", "M", "step.py"]
 
     _git(tmp_path, "commit", "-q", "-am", "fixed")
     _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")

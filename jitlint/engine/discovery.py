@@ -2,8 +2,8 @@
 
 Patterns use gitignore syntax, matched against paths relative to the project root (the config
 file's directory). Files named on the command line are always linted unless `force-exclude`
-is set, as in ruff; directory walks take only `*.py` and `*.pyi` and never follow symlinked
-directories (so a symlink loop cannot trap the walk).
+is set, as in ruff; directory walks take only `*.py`, `*.pyi` and `*.ipynb` and never follow
+symlinked directories (so a symlink loop cannot trap the walk).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ DEFAULT_EXCLUDE = [
     "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
     "site-packages", "venv",
 ]  # fmt: skip
-SUFFIXES = (".py", ".pyi")
+SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: jitlint/notebook/
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:

@@ -19,6 +19,7 @@ from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.project import follow_imports
 from jitlint.model.project.records import Received
+from jitlint.notebook import is_notebook
 
 # Below this many files a process pool costs more (workers re-import libcst) than it saves.
 _MIN_FILES_FOR_POOL = 16
@@ -98,7 +99,8 @@ def read_task(task: Task) -> bytes | FileResult:
                 source = handle.read()
         except OSError as exc:
             return _unreadable(task, exc)
-    oversized = too_large(task, source)
+    # A notebook's outputs (images) may be large; the limit is on its code (notebook/check.py).
+    oversized = None if is_notebook(task.path or task.display) else too_large(task, source)
     return oversized if oversized is not None else source
 
 
@@ -107,6 +109,13 @@ def run_task(task: Task) -> FileResult:
     if isinstance(source, FileResult):
         return source
     try:
+        if is_notebook(task.path or task.display):
+            from jitlint.notebook.check import lint_notebook
+
+            return lint_notebook(
+                source, task.display, task.codes, task.rule_options,
+                inbound=task.inbound, max_file_size=task.max_file_size,
+            )  # fmt: skip
         return lint_text(source, task.display, task.codes, task.rule_options, inbound=task.inbound)
     except Exception as exc:  # never let one file end the run
         result = FileResult(task.display)
@@ -210,20 +219,29 @@ def run(
 
 
 def project_inbound(
-    tasks: list[Task], jobs: int | None, project_root: Path | None
+    tasks: list[Task], jobs: int | None, project_root: Path | None, cache_root: Path | None = None
 ) -> dict[str, tuple[Received, ...]]:
     """The calls traced code in other files of the run makes to each file (by display
-    path), as `run` finds them: what `--fix` lints each file with."""
+    path), as `run` finds them: what `--fix` (and the editor server, with the cache) lints
+    each file with."""
     tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]
     if len(tasks) < 2:
         return {}
+    cache = None
+    if cache_root is not None:
+        codes = frozenset().union(*(task.codes for task in tasks))
+        cache = ResultCache(cache_root, codes, tasks[0].rule_options)
+    digests: dict[str, tuple[str, str]] = {}
     with _mapper(jobs) as mapper:
 
         def lint(batch: list[Task]) -> list[FileResult]:
-            return mapper(run_task, batch)
+            return _lint(batch, mapper, cache, digests)
 
         root = str(project_root) if project_root is not None else None
-        return follow_imports(tasks, lint(tasks), lint, root)[1]
+        inbound = follow_imports(tasks, lint(tasks), lint, root)[1]
+    if cache is not None:
+        cache.save()
+    return inbound
 
 
 def _lint(
@@ -270,7 +288,9 @@ def _read_for_cache(cache: ResultCache, task: Task, digests: dict[str, tuple[str
         except OSError:
             return task  # run_task reports it
     # stdin is not cached, nor files over the size limit (a larger limit changes them).
-    if source is None or task.path is None or size_problem(len(source), task.max_file_size):
+    if source is None or task.path is None:
+        return task
+    if not is_notebook(task.path) and size_problem(len(source), task.max_file_size):
         return task
     digests[task.display] = (cache.key(task.path), content_hash(source))
     # The bytes are already read: hand them over rather than reading twice.

@@ -17,6 +17,7 @@ from jitlint.engine.runner import Task, process_pool, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
+from jitlint.notebook import is_notebook
 
 Mode = Literal["fix", "diff"]
 
@@ -48,6 +49,8 @@ def fix_task(
     data = read_task(task)
     if isinstance(data, FileResult):  # unreadable or too big: reported as JIT001
         return FixedFile(task.display, remaining=data.diagnostics, errors=data.errors)
+    if is_notebook(task.path or task.display):
+        return _fix_notebook(task, data, mode, unsafe, fixable, defer)
     try:
         decoded = decode_source(data)
     except DecodeProblem:
@@ -83,6 +86,43 @@ def fix_task(
     return fixed
 
 
+def _fix_notebook(
+    task: Task, data: bytes, mode: Mode, unsafe: bool, fixable: Collection[str], defer: bool
+) -> FixedFile:
+    """As `fix_task` for a notebook: its code cells are fixed, nothing else in it changes."""
+    from jitlint.notebook.check import fix_notebook
+
+    outcome = fix_notebook(
+        data, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable,
+        inbound=task.inbound, max_file_size=task.max_file_size,
+    )  # fmt: skip
+    fixed = FixedFile(task.display, outcome.applied, outcome.remaining, outcome.errors)
+    if task.path is None:
+        fixed.output = outcome.text
+    if not outcome.changed:
+        return fixed
+    if mode == "diff":
+        fixed.diff = outcome.diff(task.display)
+    elif task.path is not None:
+        # JSON is UTF-8: read_notebook refused anything else; the BOM is in outcome.text.
+        original = SourceText(data.decode("utf-8"), "utf-8", False, "\n")
+        fixed.pending = PendingWrite(task, data, original, outcome.text)
+        if not defer:
+            write_pending(fixed)
+    return fixed
+
+
+def _lint_unwritten(task: Task, text: str) -> FileResult:
+    """The findings of a file whose fixes could not be written."""
+    if is_notebook(task.path or task.display):
+        from jitlint.notebook.check import lint_notebook
+
+        return lint_notebook(
+            text, task.display, task.codes, task.rule_options, inbound=task.inbound
+        )
+    return lint_text(text, task.display, task.codes, task.rule_options, inbound=task.inbound)
+
+
 def write_pending(fixed: FixedFile) -> None:
     pending, fixed.pending = fixed.pending, None
     if pending is None or pending.text == pending.decoded.text:
@@ -95,9 +135,7 @@ def write_pending(fixed: FixedFile) -> None:
         reason = str(exc) if isinstance(exc, ChangedOnDisk) else exc.strerror or str(exc)
         fixed.errors.append(f"{task.display}: not written: {reason}")
         # Nothing was written, so the original findings all remain.
-        original = lint_text(
-            decoded.text, task.display, task.codes, task.rule_options, inbound=task.inbound
-        )
+        original = _lint_unwritten(task, decoded.text)
         fixed.applied, fixed.remaining = [], original.diagnostics
 
 

@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/server.py)
+        from jitlint.frontends.server import main as serve
+
+        return serve(argv[1:])
     # `jitlint verify PATHS`: a subcommand, told apart before argparse sees positional paths.
     verify_command = bool(argv) and argv[0] == "verify"
     args = build_parser().parse_args(argv[1:] if verify_command else argv)
@@ -357,8 +361,10 @@ def _verify(args: argparse.Namespace, settings: Settings, tasks: list[Task], uns
 
 
 def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[str, list[str]]:
-    """The text of files with findings, for the source frames of the `full` format."""
+    """The text of files with findings, for the source frames of the `full` format (of a
+    notebook's cells, by `path:cell N`)."""
     from jitlint.engine.source import DecodeProblem, decode_source
+    from jitlint.notebook import is_notebook
 
     wanted = {d.path for d in diagnostics}
     sources: dict[str, list[str]] = {}
@@ -370,7 +376,12 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
             if data is None and task.path is not None:
                 with open(task.path, "rb") as handle:
                     data = handle.read()
-            if data is not None:
+            if data is not None and is_notebook(task.path or task.display):
+                from jitlint.notebook.check import cell_sources
+
+                for cell, text in cell_sources(data).items():
+                    sources[f"{task.display}:cell {cell}"] = text.splitlines()
+            elif data is not None:
                 sources[task.display] = decode_source(data).text.splitlines()
         except (OSError, DecodeProblem):
             continue

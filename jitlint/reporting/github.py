@@ -32,5 +32,7 @@ def format_github(
             where.append(f"endLine={d.end_line}")
         where.append(f"title={_escape_property(f'{d.code} {d.name}')}")
         message = d.message if d.help is None else f"{d.message}\nhelp: {d.help}"
+        if d.cell is not None:  # lines count within the cell; say which one
+            message = f"cell {d.cell}, line {d.line}: {message}"
         lines.append(f"::{d.severity} {','.join(where)}::{_escape_data(message)}\n")
     return "".join(lines)

@@ -2,7 +2,8 @@
 
 One run, with every registered rule in the driver (so a viewer can explain any code) and one
 result per finding, with its region and, when it has one, its fix. Paths are relative to the
-working directory (`%SRCROOT%`), as code scanning wants them relative to the checkout.
+working directory (`%SRCROOT%`), as code scanning wants them relative to the checkout. In a
+notebook, a region's lines count within the code cell its `properties.cell` names.
 """
 
 from __future__ import annotations
@@ -77,13 +78,19 @@ def _artifact(path: str) -> dict[str, str]:
     return {"uri": quote(PurePosixPath(path).as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
-def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
-    return {
+def _region(
+    line: int, column: int, end_line: int, end_column: int, cell: int | None = None
+) -> dict[str, Any]:
+    region: dict[str, Any] = {
         "startLine": line,
         "startColumn": column,
         "endLine": end_line,
         "endColumn": end_column,
     }
+    if cell is not None:
+        # SARIF has no notebook cells: lines count within the cell named here.
+        region["properties"] = {"cell": cell}
+    return region
 
 
 def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
@@ -96,7 +103,7 @@ def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
             {
                 "physicalLocation": {
                     "artifactLocation": _artifact(d.path),
-                    "region": _region(d.line, d.column, d.end_line, d.end_column),
+                    "region": _region(d.line, d.column, d.end_line, d.end_column, d.cell),
                 }
             }
         ],
@@ -121,6 +128,6 @@ def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
 
 def _replacement(edit: Edit) -> dict[str, Any]:
     return {
-        "deletedRegion": _region(edit.line, edit.column, edit.end_line, edit.end_column),
+        "deletedRegion": _region(edit.line, edit.column, edit.end_line, edit.end_column, edit.cell),
         "insertedContent": {"text": edit.content},
     }

@@ -25,7 +25,7 @@ def format_concise(
     unsafe_fixes: bool = False,
 ) -> str:
     return "".join(
-        f"{d.path}:{d.line}:{d.column}: {d.code} {_fix_marker(d, unsafe_fixes)}{d.message}\n"
+        f"{d.where}:{d.line}:{d.column}: {d.code} {_fix_marker(d, unsafe_fixes)}{d.message}\n"
         for d in sorted(diagnostics, key=Diagnostic.sort_key)
     )
 
@@ -35,13 +35,14 @@ def format_full(
     sources: Mapping[str, Sequence[str]] | None = None,
     unsafe_fixes: bool = False,
 ) -> str:
-    """One block per finding: header, the source line with a caret under the span, help."""
+    """One block per finding: header, the source line with a caret under the span, help.
+    `sources` holds each file's lines by path, a notebook cell's by `path:cell N`."""
     sources = sources or {}
     blocks = []
     for d in sorted(diagnostics, key=Diagnostic.sort_key):
         marker = _fix_marker(d, unsafe_fixes)
-        lines = [f"{d.path}:{d.line}:{d.column}: {d.code} {marker}{d.message}"]
-        text_lines = sources.get(d.path, ())
+        lines = [f"{d.where}:{d.line}:{d.column}: {d.code} {marker}{d.message}"]
+        text_lines = sources.get(d.where, ())  # a notebook's are by cell
         if 0 < d.line <= len(text_lines):
             source_line = text_lines[d.line - 1].rstrip("\r\n")
             gutter = " " * len(str(d.line))

@@ -14,6 +14,7 @@ from jitlint.engine.runner import Task, project_inbound
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.runner import FixedFile
+from jitlint.notebook import is_notebook
 from jitlint.verify.apply import apply_results
 from jitlint.verify.plan import ModulePlan, plan_module
 from jitlint.verify.results import FunctionResult
@@ -48,6 +49,10 @@ class FixVerifier:
             pending = fixed.pending
             if pending is None or pending.task.path is None:
                 continue
+            if is_notebook(pending.task.path):
+                # A notebook cannot be imported: its fixes are written as plain --fix would.
+                self.notes.append(f"{fixed.path}: notebooks are not verified")
+                continue
             plan = plan_module(fixed.path, pending.decoded.text, pending.text, fixed.applied)
             works.append((fixed, Work(plan, Path(pending.task.path))))
         self.results = verify([w for _, w in works], self.options)
@@ -76,6 +81,8 @@ def run_verify(
         if task.path is None:
             errors.append("jitlint verify: stdin is not supported; name the files")
             continue
+        if is_notebook(task.path):
+            continue  # a notebook cannot be imported, so nothing in it can be called
         try:
             data = task.source if task.source is not None else Path(task.path).read_bytes()
             text = decode_source(data).text

@@ -143,7 +143,7 @@ def inbound_for(
             if resolved is None:
                 continue
             callee, function = resolved
-            site = f"{display}:{record.line}"
+            site = f"{display}:{record.place}"
             received: Received
             if isinstance(record, EntryRecord):
                 received = InboundEntry(

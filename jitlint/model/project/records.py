@@ -51,15 +51,25 @@ class CallRecord:
     level: int  # the caller's tracing level (GRAD, ABSTRACT)
     args: Arguments
     star: bool  # a `*`/`**` argument: the parameters it may fill are unknown
+    cell: int = 0  # a notebook's cell that `line` is in (0: a plain file)
 
     def to_json(self) -> list[Any]:
-        return [self.target, self.line, self.caller, self.how, self.level, self.args, self.star]
+        data = [self.target, self.line, self.caller, self.how, self.level, self.args, self.star]
+        return [*data, self.cell] if self.cell else data
 
     @classmethod
     def from_json(cls, data: list[Any]) -> CallRecord:
-        target, line, caller, how, level, args, star = data
+        target, line, caller, how, level, args, star, *cell = data
         bound = tuple((k, int(v)) for k, v in args)
-        return cls(str(target), int(line), str(caller), str(how), int(level), bound, bool(star))
+        return cls(
+            str(target), int(line), str(caller), str(how), int(level), bound, bool(star),
+            int(cell[0]) if cell else 0,
+        )  # fmt: skip
+
+    @property
+    def place(self) -> str:
+        """The line, after the cell in a notebook: `12`, `cell 3:12`."""
+        return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
 
 
 @dataclass(frozen=True, order=True)
@@ -67,7 +77,7 @@ class Inbound:
     """A call from traced code in another file of the run to the top-level def `function`."""
 
     function: str
-    site: str  # "pkg/train.py:12"
+    site: str  # "pkg/train.py:12"; in a notebook "nb.ipynb:cell 3:12"
     caller: str  # "`step`"
     how: str
     level: int
@@ -103,19 +113,26 @@ class EntryRecord:
     options: tuple[tuple[str, str], ...]  # (keyword, source text) of the options it reads
     bound: int  # positional arguments bound by `partial(f, ...)`
     bound_names: tuple[str, ...]
+    cell: int = 0  # as for CallRecord
 
     def to_json(self) -> dict[str, Any]:
         # A dict, where a CallRecord is a list: one cached list holds both.
-        return {"entry": [self.target, self.line, self.transform, self.applied, self.level,
-                          self.options, self.bound, self.bound_names]}  # fmt: skip
+        data = [self.target, self.line, self.transform, self.applied, self.level,
+                self.options, self.bound, self.bound_names]  # fmt: skip
+        return {"entry": [*data, self.cell] if self.cell else data}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EntryRecord:
-        target, line, transform, applied, level, options, bound, names = data["entry"]
+        target, line, transform, applied, level, options, bound, names, *cell = data["entry"]
         return cls(
             str(target), int(line), str(transform), str(applied), int(level),
             tuple((str(k), str(v)) for k, v in options), int(bound), tuple(map(str, names)),
+            int(cell[0]) if cell else 0,
         )  # fmt: skip
+
+    @property
+    def place(self) -> str:
+        return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
 
 
 @dataclass(frozen=True, order=True)
@@ -123,7 +140,7 @@ class InboundEntry:
     """A transformation applied to the top-level def `function` in another file of the run."""
 
     function: str
-    site: str  # "pkg/train.py:12"
+    site: str  # "pkg/train.py:12"; in a notebook "nb.ipynb:cell 3:12"
     transform: str
     applied: str
     level: int
