@@ -73,8 +73,9 @@ def budget(seconds: float | None, memory: int | None) -> Iterator[None]:
         if memory:
             grown = _resident_bytes() - start_memory
             if grown > memory:
+                amount = f"{memory >> 20} MiB" if memory >= 1 << 20 else f"{memory} bytes"
                 raise OverBudget(
-                    f"needed more than {memory / 1048576:.0f} MiB of memory to lint; skipped "
+                    f"needed more than {amount} of memory to lint; skipped "
                     "(raise `max-file-memory` to lint it)"
                 )
 
