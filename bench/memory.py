@@ -9,8 +9,9 @@
 Each file is linted by `python -m jitlint --no-cache -j1` in its own child process, run from a
 temporary directory whose jitlint.toml lifts the size limit and the per-file budgets (so the
 whole lint is measured; `--defaults` keeps them, to see what a default run does with the
-file). The child's max RSS comes from `getrusage(RUSAGE_CHILDREN)` of a wrapper process that
-runs only that child. See bench/README.md, "Memory and limits".
+file; `--limits TEXT` sets the file's text). The child's max RSS comes from
+`getrusage(RUSAGE_CHILDREN)` of a wrapper process that runs only that child. See
+bench/README.md, "Memory and limits".
 """
 
 from __future__ import annotations
@@ -59,14 +60,11 @@ def generated(lines: int) -> str:
     return "".join(out)
 
 
-def measure(
-    path: Path, jitlint_path: str | None, defaults: bool, budgets: bool = True
-) -> dict[str, object]:
+def measure(path: Path, jitlint_path: str | None, limits: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         shutil.copyfile(path, work / path.name)
-        limits = UNLIMITED if budgets else UNLIMITED.splitlines()[0] + "\n"
-        (work / "jitlint.toml").write_text("" if defaults else limits)
+        (work / "jitlint.toml").write_text(limits)
         env = dict(os.environ)
         if jitlint_path:
             env["PYTHONPATH"] = jitlint_path
@@ -102,6 +100,9 @@ def main() -> None:
     parser.add_argument("--jitlint-path", help="PYTHONPATH of the jitlint to measure")
     parser.add_argument("--defaults", action="store_true", help="keep the default limits")
     parser.add_argument(
+        "--limits", help="jitlint.toml text instead (e.g. 'max-file-memory = 268435456')"
+    )
+    parser.add_argument(
         "--before-budgets",
         action="store_true",
         help="a checkout without the max-file-seconds/max-file-memory keys (before #19)",
@@ -114,7 +115,10 @@ def main() -> None:
             path.write_text(generated(args.lines))
             files = [path]
         for path in files:
-            result = measure(path, args.jitlint_path, args.defaults, not args.before_budgets)
+            limits = UNLIMITED.splitlines()[0] + "\n" if args.before_budgets else UNLIMITED
+            if args.defaults or args.limits is not None:
+                limits = (args.limits or "").replace("\\n", "\n") + "\n"
+            result = measure(path, args.jitlint_path, limits)
             print(json.dumps(result), flush=True)
 
 

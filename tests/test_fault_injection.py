@@ -40,7 +40,7 @@ FORM_FEED = (
 FORM_FEED_FIXED = FORM_FEED.replace(b", static_argnums=3", b"")
 LATIN1 = b"# -*- coding: latin-1 -*-\ns = '\xe9'\n" + HAZARD
 BOM = b"\xef\xbb\xbf" + HAZARD.replace(b"\n", b"\r\n")
-BIG = b"# padding\n" * 250_000  # 2.4 MB, over the default 2 MiB limit
+BIG = b"# padding\n" * 120_000  # 1.2 MB, over the default 1 MiB limit
 
 # display path -> a fragment of its one JIT001 message
 BAD = {
@@ -53,7 +53,7 @@ BAD = {
     "utf16.py": "UTF-16-LE encoded",
     "utf16_nobom.py": "UTF-16-LE encoded",
     "binary.py": "NUL bytes",
-    "big.py": "over the 2.0 MiB limit",
+    "big.py": "over the 1.0 MiB limit",
     "py2.py": "Missing parentheses",
     "bad_cookie.py": "encoding",
 }
@@ -231,7 +231,7 @@ def test_stdin_bad_inputs_in_every_format(tmp_path):
     for data, fragment in [
         (HAZARD.decode().encode("utf-16"), "UTF-16"),
         (b"x = '\xe9'\n", "cannot decode"),
-        (BIG + HAZARD, "over the 2.0 MiB limit"),
+        (BIG + HAZARD, "over the 1.0 MiB limit"),
         (bytes(range(256)), "NUL bytes"),
     ]:
         status, out, err = run_jitlint(

@@ -56,7 +56,7 @@ def test_a_10_mb_generated_file_is_refused_by_size(workdir):
     line = b"VALUES_%07d = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]\n"
     (workdir / "generated.py").write_bytes(b"".join(line % i for i in range(200_000)))
     assert os.path.getsize(workdir / "generated.py") > 10_000_000
-    assert_one_jit001(findings("."), "generated.py", "over the 2.0 MiB limit")
+    assert_one_jit001(findings("."), "generated.py", "over the 1.0 MiB limit")
 
 
 def test_max_file_size_setting(workdir):

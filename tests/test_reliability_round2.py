@@ -133,7 +133,7 @@ def test_fix_of_a_link_and_its_target_in_one_tree(workdir):
     ("data", "message"),
     [
         (b"x = '\xe9'\n" + HAZARD.encode(), "cannot decode byte 0xe9"),
-        (b"# padding\n" * 250_000 + HAZARD.encode(), "over the 2.0 MiB limit"),
+        (b"# padding\n" * 120_000 + HAZARD.encode(), "over the 1.0 MiB limit"),
         (HAZARD.encode("utf-16"), "UTF-16-LE"),
     ],
     ids=["undecodable", "too-big", "utf-16"],

@@ -15,7 +15,7 @@ import ast
 import sys
 
 MAX_DEPTH = 600
-DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+DEFAULT_MAX_FILE_SIZE = 1024 * 1024  # bench/README.md, "Memory and limits"
 _TOO_DEEP = ("too many nested parentheses", "too complex", "too many levels of indentation")
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-DEFAULT_SECONDS = 60.0  # CPU seconds per file (lint, or every pass of a fix)
+DEFAULT_SECONDS = 120.0  # CPU seconds per file (its lint, or every pass of its fix)
 DEFAULT_MEMORY = 1024 * 1024 * 1024  # bytes of resident memory a file may add
 _SAMPLE = 0.05  # CPU seconds between checks
 
