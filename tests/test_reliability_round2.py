@@ -144,6 +144,29 @@ def test_stdin_fix_echoes_what_it_cannot_fix(workdir, data, message):
     assert status == 1 and message in err
 
 
+class BoundedStdin(io.BytesIO):
+    """stdin that fails a read of everything at once (`/dev/zero` piped in never ends)."""
+
+    def read(self, size=-1):
+        assert size is not None and 0 <= size <= (1 << 20) + 1, size
+        return super().read(size)
+
+
+def test_stdin_is_read_only_up_to_the_limit_and_streamed_back(workdir, monkeypatch):
+    data = b"# padding\n" * 300_000 + HAZARD.encode()  # 3 MB
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(BoundedStdin(data)))
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["-", "--fix", "--stdin-filename", "m.py"])
+        out.flush()
+    assert status == 1 and out.buffer.getvalue() == data
+    assert "file is more than 1.0 MiB, over the 1.0 MiB limit" in err.getvalue()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(BoundedStdin(data)))
+    status, out_text, _ = run_cli("-", "--format", "concise", "--stdin-filename", "m.py")
+    assert status == 1 and "m.py:1:1: JIT001 file is more than 1.0 MiB" in out_text
+
+
 def test_stdin_fix_keeps_a_latin1_cookie_encoding_and_a_bom(workdir):
     latin = b"# -*- coding: latin-1 -*-\ns = '\xe9'\n" + HAZARD.encode()
     status, out, _ = run_cli_bytes("-", "--fix", "--stdin-filename", "m.py", stdin=latin)
@@ -167,6 +190,24 @@ def test_a_fifo_named_or_fixed_is_never_opened_for_a_blocking_read(tmp_path):
         assert status == 1, err
         assert "x.py:1:1: JIT001 a FIFO (named pipe), not a regular file; not read" in out.decode()
     assert (tmp_path / "good.py").read_text() == FIXED
+
+
+@posix_only
+def test_a_fifo_as_the_cache_file_or_given_to_verify_does_not_block(tmp_path):
+    from jitlint.engine.cache import CACHE_DIR
+
+    (tmp_path / "pyproject.toml").write_text("[tool.jitlint]\n")
+    (tmp_path / "good.py").write_text(TRACED_IF)
+    assert run_jitlint("good.py", cwd=tmp_path)[0] == 1
+    [cache_file] = (tmp_path / CACHE_DIR).rglob("*.json")
+    cache_file.unlink()
+    os.mkfifo(cache_file)
+    status, out, err = run_jitlint("--format", "concise", "good.py", cwd=tmp_path, timeout=60)
+    assert status == 1 and b"good.py:5:8: JIT101" in out, err
+    os.mkfifo(tmp_path / "x.py")
+    status, out, err = run_jitlint("verify", "x.py", "good.py", cwd=tmp_path, timeout=60)
+    assert status == 2 and "x.py: cannot read: a FIFO (named pipe)" in err
+    assert b"good.py:3 f: skipped" in out
 
 
 @posix_only

@@ -28,6 +28,7 @@ from typing import Any
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
 from jitlint.model.project.records import Received, record_from_json
+from jitlint.system.reading import Unreadable, read_regular_file
 from jitlint.version import __version__
 
 CACHE_DIR = ".jitlint_cache"
@@ -82,9 +83,9 @@ class ResultCache:
     def _load(self) -> dict[str, list[Any]]:
         """The entries of a readable cache file whose shape is right; any other entry
         (edited by hand, written by a bug, another layout) is dropped, not trusted."""
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError, RecursionError):
+        try:  # a regular file only: a FIFO left there must not block the run
+            data = json.loads(read_regular_file(str(self.path), None))
+        except (Unreadable, ValueError, RecursionError):
             return {}
         if not isinstance(data, dict):
             return {}

@@ -129,7 +129,10 @@ def run_task(task: Task) -> FileResult:
 
 def too_large(task: Task, data: bytes) -> FileResult | None:
     """A JIT001 result for a file over the size limit (libcst needs ~800 bytes per byte)."""
-    problem = size_problem(len(data), task.max_file_size)
+    # Read up to one byte past the limit (stdin, or a file whose size `stat` understated),
+    # the data says only that the input is over it.
+    limit = task.max_file_size
+    problem = size_problem(len(data), limit, exact=not limit or len(data) > limit + 1)
     return jit001(task, problem) if problem is not None else None
 
 

@@ -238,15 +238,17 @@ def _check(args: argparse.Namespace) -> int:
     excluded_stdin = stdin and _stdin_force_excluded(args, settings)
     if excluded_stdin:
         # Nothing to lint; `--fix` still hands the input back, as an editor expects.
-        data = sys.stdin.buffer.read()
         if args.fix and not args.diff:
-            from jitlint.frontends.fixing import write_bytes
+            from jitlint.frontends.fixing import echo_stdin
 
-            write_bytes(data)
+            echo_stdin(b"")
             return EXIT_CLEAN
     elif stdin:
         name = args.stdin_filename or "-"
-        data = sys.stdin.buffer.read()
+        # One byte past the limit is enough to know it is over; `--fix` then streams the
+        # rest back unread (frontends/fixing.py), so no input size is held in memory.
+        limit = settings.max_file_size
+        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
         codes = rule_sets.codes_for(Path(name))
         tasks.append(
             Task(

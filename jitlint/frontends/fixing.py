@@ -67,7 +67,11 @@ def run_fix_mode(
         return EXIT_FINDINGS if diffs else EXIT_CLEAN
     if stdin:
         # The fixed text is the output; findings go to stderr, as editors expect.
-        write_bytes(files[0].output or b"")
+        output = files[0].output or b""
+        if output == tasks[0].source:
+            echo_stdin(output)  # unchanged: with whatever was left unread
+        else:
+            write_bytes(output)
         report(remaining, True)
         if not quiet:
             sys.stderr.write(fix_summary(applied, remaining, diff=False))
@@ -101,3 +105,11 @@ def write_bytes(data: bytes) -> None:
     sys.stdout.flush()
     buffer.write(data)
     buffer.flush()
+
+
+def echo_stdin(head: bytes) -> None:
+    """Give back stdin unchanged: `head` (what was read of it), then the rest, in chunks."""
+    write_bytes(head)
+    source = getattr(sys.stdin, "buffer", None)
+    while source is not None and (chunk := source.read(1 << 20)):
+        write_bytes(chunk)
