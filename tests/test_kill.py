@@ -99,6 +99,37 @@ def kill_during_fix(root: Path, whole_group: bool, after_first_write: bool) -> N
         assert data in (HAZARD, FIXED), f"{name} is neither original nor fixed: {data!r}"
 
 
+def test_a_killed_worker_ends_the_run_cleanly(tmp_path):
+    for index in range(FILES):
+        (tmp_path / f"m{index:03d}.py").write_bytes(HAZARD)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jitlint", "--fix", "--no-cache", "-q", "-j", "2", "."],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    group = process.pid
+    assert wait_for(lambda: len(group_members(group)) > 1 or process.poll() is not None, 60)
+    workers = [pid for pid in group_members(group) if pid != process.pid]
+    if workers:
+        os.kill(workers[0], signal.SIGKILL)
+    _, err = process.communicate(timeout=300)
+    assert wait_for(lambda: not group_members(group), 15), group_members(group)
+    if workers and process.returncode == 2:
+        assert "a worker process died unexpectedly" in err.decode()
+        assert b"Traceback" not in err
+    else:  # it finished before the kill landed
+        assert process.returncode == 0, err
+    for name, data in contents(tmp_path).items():
+        assert data in (HAZARD, FIXED), name
+
+
 def test_kill_9_during_fix_leaves_every_file_original_or_fixed_and_no_process(tmp_path):
     for index in range(FILES):
         (tmp_path / f"m{index:03d}.py").write_bytes(HAZARD)

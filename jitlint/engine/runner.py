@@ -128,7 +128,7 @@ def run_task(task: Task) -> FileResult:
 
 
 def too_large(task: Task, data: bytes) -> FileResult | None:
-    """A JIT001 result for a file over the size limit (libcst needs ~800 bytes per byte)."""
+    """A JIT001 result for a file over the size limit (bench/README.md, "Memory and limits")."""
     # Read up to one byte past the limit (stdin, or a file whose size `stat` understated),
     # the data says only that the input is over it.
     limit = task.max_file_size

@@ -161,6 +161,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args)
     except BrokenPipeError:
         return EXIT_ERROR
+    except RuntimeError as exc:
+        # A worker process killed under us (the OOM killer, a signal): no traceback. What
+        # was written is whole (the main process writes), the rest is left as it was.
+        pool = sys.modules.get("concurrent.futures.process")
+        if pool is None or not isinstance(exc, pool.BrokenProcessPool):
+            raise
+        return _error(
+            "a worker process died unexpectedly (out of memory?); files not yet written "
+            "are unchanged (run with -j1 to find the file)"
+        )
 
 
 def _error(message: str) -> int:
