@@ -55,7 +55,7 @@ def _current(path: str, expected: bytes) -> os.stat_result:
     except TooLarge:  # it grew
         data = None
     if data != expected:
-        raise ChangedOnDisk(f"{path}: changed on disk since it was read; not overwritten")
+        raise ChangedOnDisk("changed on disk since it was read; not overwritten")
     return os.stat(path)
 
 
@@ -80,7 +80,7 @@ def write_atomically(path: Path, data: bytes, expected_old: bytes) -> None:
         # Compare again now that the new text is on disk: the window left is the rename.
         again = _current(target, expected_old)
         if (again.st_ino, again.st_dev) != (info.st_ino, info.st_dev):
-            raise ChangedOnDisk(f"{path}: replaced on disk since it was read; not overwritten")
+            raise ChangedOnDisk("replaced on disk since it was read; not overwritten")
         os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
