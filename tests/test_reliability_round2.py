@@ -507,19 +507,58 @@ def test_a_file_over_its_time_budget_is_a_finding_and_is_not_fixed(workdir):
 
     if not can_enforce():
         pytest.skip("no CPU-time timer here")
-    (workdir / "pyproject.toml").write_text("[tool.jitlint]\nmax-file-seconds = 0.001\n")
-    (workdir / "heavy.py").write_text(_many_functions(400))
+    (workdir / "pyproject.toml").write_text("[tool.jitlint]\nmax-file-seconds = 1\n")
+    (workdir / "heavy.py").write_text(_many_functions(1500))
     (workdir / "good.py").write_text(HAZARD)
     status, out, err = run_cli("--no-cache", "-j1", "--format", "json", ".")
     assert status == 1, err
     by_path = {f["path"]: f for f in json.loads(out)}
     assert by_path["heavy.py"]["code"] == "JIT001"
-    assert "took more than 0.001 s of CPU time to lint" in by_path["heavy.py"]["message"]
+    assert "took more than 1 s of CPU time to lint" in by_path["heavy.py"]["message"]
     assert by_path["good.py"]["code"] == "JIT112"  # a small file fits the budget
     status, out, err = run_cli("-j1", "--fix", "--unsafe-fixes", "--format", "concise", ".")
     assert status == 1 and "heavy.py:1:1: JIT001 took more than" in out
-    assert (workdir / "heavy.py").read_text() == _many_functions(400)  # left as it was
+    assert (workdir / "heavy.py").read_text() == _many_functions(1500)  # left as it was
     assert (workdir / "good.py").read_text() == FIXED
+
+
+def test_a_budget_never_cuts_an_import_short(tmp_path, monkeypatch):
+    """Rules and analyses are imported on first use, inside a file's budget: an import cut
+    short would leave other modules holding classes the next import makes again."""
+    import time
+
+    from jitlint.system.budget import OverBudget, budget, can_enforce
+
+    if not can_enforce():
+        pytest.skip("no CPU-time timer here")
+    (tmp_path / "slow_import_19.py").write_text(
+        "import time\nend = time.process_time() + 0.3\n"
+        "while time.process_time() < end:\n    pass\nDONE = True\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(OverBudget), budget(0.01, None):
+        import slow_import_19  # noqa: F401
+
+        end = time.process_time() + 5
+        while time.process_time() < end:
+            pass
+    assert sys.modules["slow_import_19"].DONE
+    del sys.modules["slow_import_19"]
+
+
+def test_a_result_cut_short_by_a_budget_is_not_cached(workdir):
+    from jitlint.system.budget import can_enforce
+
+    if not can_enforce():
+        pytest.skip("no CPU-time timer here")
+    (workdir / "pyproject.toml").write_text("[tool.jitlint]\nmax-file-seconds = 0.001\n")
+    (workdir / "heavy.py").write_text(_many_functions(100))
+    status, out, _ = run_cli("-j1", "--format", "json", "heavy.py")
+    assert status == 1 and [f["code"] for f in json.loads(out)] == ["JIT001"]
+    (workdir / "pyproject.toml").write_text("[tool.jitlint]\nmax-file-seconds = 0\n")
+    status, out, _ = run_cli("-j1", "--format", "json", "heavy.py")
+    # The linted findings, not the JIT001 of the first run from the cache.
+    assert status == 1 and [f["code"] for f in json.loads(out)] == ["JIT101"] * 100
 
 
 def test_a_file_over_its_memory_budget_is_a_finding(tmp_path):

@@ -53,6 +53,9 @@ class FileResult:
     outbound: list[Outbound] = field(default_factory=list)
     defs: frozenset[str] = frozenset()
     reexports: dict[str, str] = field(default_factory=dict)
+    # False for a result a per-file budget cut short: another run (a quieter machine, a
+    # larger budget) may lint the same bytes, so it is never cached.
+    cacheable: bool = True
 
 
 def lint_text(

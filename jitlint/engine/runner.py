@@ -120,7 +120,9 @@ def run_task(task: Task) -> FileResult:
                 source, task.display, task.codes, task.rule_options, inbound=task.inbound
             )
     except OverBudget as exc:
-        return jit001(task, str(exc))
+        result = jit001(task, str(exc))
+        result.cacheable = False
+        return result
     except Exception as exc:  # never let one file end the run
         result = FileResult(task.display)
         result.errors.append(f"{task.display}: internal error: {type(exc).__name__}: {exc}")
@@ -242,7 +244,7 @@ def _lint(
         results[index] = result
         # A file whose rules crashed is linted again next time, so the error shows again.
         known = digests.get(task.display)
-        if known is not None and not result.errors:
+        if known is not None and not result.errors and result.cacheable:
             cache.put(known[0], known[1], task.codes, result, key)
     return results  # type: ignore[return-value]
 

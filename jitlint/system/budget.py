@@ -9,9 +9,11 @@ CPU, and raises `OverBudget` when either is over its limit. The caller turns it 
 JIT001 finding and goes on with the next file.
 
 `OverBudget` is a BaseException: rule hooks run under `except Exception` (a crashing rule
-is reported, not fatal), and the budget must get past them. The sample cannot interrupt
-native code (libcst's parser), so memory can overshoot by what one parse allocates; the
-size limit bounds that (bench/README.md, "Memory and limits").
+is reported, not fatal), and the budget must get past them. It is never raised while a
+module is being imported (rules and analyses are imported on first use), only at the next
+sample after. The sample cannot interrupt native code (libcst's parser), so memory can
+overshoot by what one parse allocates; the size limit bounds that (bench/README.md,
+"Memory and limits").
 
 Timers and signal handlers belong to the main thread: elsewhere (jitlint embedded in a
 threaded program), on platforms without `setitimer`, or with both limits 0, nothing is
@@ -54,6 +56,17 @@ def can_enforce() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+def _importing(frame: FrameType | None) -> bool:
+    """Whether a module is being imported: an exception there would leave other modules
+    holding classes of a half-run module that the next import runs again (a rule's
+    dispatch on them then fails with KeyError, file after file)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextmanager
 def budget(seconds: float | None, memory: int | None) -> Iterator[None]:
     """Raise `OverBudget` if the body uses more than `seconds` of CPU time or grows the
@@ -65,6 +78,8 @@ def budget(seconds: float | None, memory: int | None) -> Iterator[None]:
     start_memory = _resident_bytes()
 
     def check(signum: int, frame: FrameType | None) -> None:
+        if _importing(frame):
+            return  # never cut an import short (the next sample will)
         if seconds and time.process_time() - start_cpu > seconds:
             raise OverBudget(
                 f"took more than {seconds:g} s of CPU time to lint; skipped "
