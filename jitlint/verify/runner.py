@@ -255,6 +255,7 @@ def _run_worker(
             "examples_files": [str(p.resolve()) for p in options.examples],
             "confirm": options.confirm,
             "targets": targets,
+            "parent": os.getpid(),  # the worker ends if this process dies
         }
         (scratch / "job.json").write_text(json.dumps(job), encoding="utf-8")
         return _supervise(work.plan.path, scratch, options, targets)
