@@ -1,20 +1,10 @@
 from __future__ import annotations
 
-from functools import cache
-
 import libcst as cst
 
-from jitlint.model.tf.api import XlaSupport, op_table
-from jitlint.model.tf.dtypes import literal_kind
+from jitlint.model.tf.api import op_table
+from jitlint.model.tf.xla_checks import call_leaf, op_leaves, op_problem
 from jitlint.rules.base import Rule
-
-_STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
-
-
-@cache
-def _leaves() -> frozenset[str]:
-    """Last components of every API in the table: a cheap test before name resolution."""
-    return frozenset(name.rsplit(".", 1)[-1] for name in op_table()[1])
 
 
 class XlaUnsupportedOp(Rule):
@@ -198,57 +188,30 @@ def f(x):
 """,
     )
 
-    def _constant_folded(self, node: cst.Call, entries: list[XlaSupport]) -> bool:
-        """TensorFlow folds a stateless op whose inputs are all literals before XLA sees it
-        (`tf.unravel_index([3], [2, 2])` compiles, observed)."""
-        if not node.args or any(
-            op.startswith(_STATEFUL) for e in entries for op in e.no_kernel_cpu
-        ):
-            return False
-        path = self.ctx.path_to(node)
-        values = self.ctx.tf.values
-        return all(literal_kind(a.value, values, path) is not None for a in node.args)
-
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        kind = type(func)
-        if kind is cst.Attribute:
-            leaf = func.attr.value  # type: ignore[attr-defined]
-        elif kind is cst.Name:
-            leaf = func.value  # type: ignore[attr-defined]
-        else:
-            return
-        if leaf not in _leaves():
+        leaf = call_leaf(node)
+        if leaf is None or leaf not in op_leaves():
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or not context.xla:
             return
-        names = self.ctx.names.qualified_names(func, path)
-        version, table = op_table()
-        entries = [table.get(name) for name in names]
-        if not entries or any(e is None for e in entries):
+        problem = op_problem(self.ctx, node, path)
+        if problem is None:
             return
-        api = min(names).replace("tensorflow.", "tf.", 1)
-        if self._constant_folded(node, entries):  # type: ignore[arg-type]
-            return
-        if all(e.no_kernel_cpu for e in entries):  # type: ignore[union-attr]
-            ops = ", ".join(sorted({op for e in entries for op in e.no_kernel_cpu}))  # type: ignore[union-attr]
+        version = op_table()[0]
+        if problem.kind == "no-kernel":
             self.report(
                 node,
-                f"`{api}` creates {ops}, which has no XLA kernel (TensorFlow {version}); "
-                f"compiling {context.origin} fails with 'Detected unsupported operations'",
+                f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
+                f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
+                "unsupported operations'",
                 help="move the call out of the XLA-compiled code, or compile without jit_compile",
             )
-            return
-        if leaf == "repeat":
-            return  # its counts are JIT202's business
-        if leaf == "where" and (len(node.args) != 1 or node.args[0].keyword is not None):
-            return  # tf.where(c, x, y) selects elementwise
-        if all(e.dynamic_shape for e in entries):  # type: ignore[union-attr]
+        elif problem.kind == "dynamic-output":
             self.report(
                 node,
-                f"`{api}` has a data-dependent output shape; XLA compiles it only as a "
+                f"`{problem.what}` has a data-dependent output shape; XLA compiles it only as a "
                 f"bounded dynamic shape (TensorFlow {version} on CPU does; older releases "
                 "and other backends raise 'No registered ... OpKernel')",
                 help="keep a static shape: a mask with tf.where(c, x, 0), or a padded size",
