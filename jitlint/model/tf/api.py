@@ -41,6 +41,14 @@ def op_table() -> tuple[str, dict[str, XlaSupport]]:
     return raw["tensorflow_version"], apis
 
 
+def canonical(names: frozenset[str]) -> frozenset[str]:
+    """Qualified names with TF 2's compatibility spelling folded: `import
+    tensorflow.compat.v2 as tf` (common in TF 1-era projects) means the same API."""
+    if not any(n.startswith("tensorflow.compat.v2.") for n in names):
+        return names
+    return frozenset(n.replace("tensorflow.compat.v2.", "tensorflow.", 1) for n in names)
+
+
 # `tf.function` and its deprecated spellings.
 TF_FUNCTION = {
     "tensorflow.function",

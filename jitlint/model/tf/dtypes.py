@@ -16,6 +16,7 @@ from jitlint.model.tf.api import (
     DTYPE_PRESERVING,
     FLOAT_DTYPES,
     SAME_DTYPE_OPS,
+    canonical,
 )
 from jitlint.model.tf.values import TfValues
 
@@ -88,7 +89,7 @@ class TfDtypes:
         return None
 
     def _call_dtype(self, call: cst.Call, path: Sequence[cst.CSTNode], depth: int) -> str | None:
-        names = self.values.names.qualified_names(call.func, path)
+        names = canonical(self.values.names.qualified_names(call.func, path))
         if len(names) != 1:
             return None
         name = next(iter(names))

@@ -260,7 +260,7 @@ class KerasLinks:
         return uses, foreign
 
     def _foreign_creations(
-        self, scan: GraphScan, scope: cst.CSTNode, status: str
+        self, scan: GraphScan, scope: cst.CSTNode, status: str, classes_only: bool = False
     ) -> list[tuple[cst.Call, Path]]:
         """Calls in `scope` of names imported from elsewhere: classes (capitalised) always;
         any function where a model is compiled (it may build the model)."""
@@ -269,7 +269,7 @@ class KerasLinks:
         for call, path in calls:
             func = call.func
             leaf = func.value if type(func) is cst.Name else func.attr.value  # type: ignore[attr-defined]
-            if status in ("plain", "model") and not leaf[:1].isupper():
+            if (classes_only or status in ("plain", "model")) and not leaf[:1].isupper():
                 continue
             if type(func) is cst.Name:
                 bindings = self.names.lookup(func.value, path)

@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     PARTIAL,
     TF_FUNCTION,
     WHILE_LOOP,
+    canonical,
 )
 from jitlint.model.tf.dtypes import TfDtypes
 from jitlint.model.tf.function import (
@@ -122,13 +123,43 @@ class TfModel(KerasLinks):
     def context(self, path: Sequence[cst.CSTNode]) -> GraphContext | None:
         """The graph context of the innermost function on `path` that has one."""
         contexts = self.contexts
-        for node in reversed(path):
+        if not contexts:
+            return None
+        for index in range(len(path) - 1, -1, -1):
+            node = path[index]
             kind = type(node)
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 found = contexts.get(id(node))
                 if found is not None:
                     return found
+            elif (
+                kind is cst.If
+                and index + 1 < len(path)
+                and self._eager_branch(node, path[index + 1], path[:index])  # type: ignore[arg-type]
+            ):
+                return None
         return None
+
+    def _eager_branch(self, node: cst.If, branch: cst.CSTNode, path: Path) -> bool:
+        """The branch of `if tf.executing_eagerly():` (or the `else` of `if
+        tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly."""
+        test, negated = node.test, False
+        while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            test, negated = test.expression, not negated  # type: ignore[attr-defined]
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            if negated:
+                return False
+            test = test.left  # type: ignore[attr-defined]
+        if type(test) is not cst.Call or type(test.func) not in (cst.Name, cst.Attribute):  # type: ignore[attr-defined]
+            return False
+        leaf = test.func.attr.value if type(test.func) is cst.Attribute else test.func.value  # type: ignore[attr-defined]
+        if leaf not in ("executing_eagerly", "inside_function"):
+            return False
+        names = canonical(self.names.qualified_names(test.func, [*path, node]))  # type: ignore[attr-defined]
+        if not names or not all(n.startswith("tensorflow.") for n in names):
+            return False
+        eager_when_true = (leaf == "executing_eagerly") != negated
+        return branch is (node.body if eager_when_true else node.orelse)
 
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))
@@ -353,10 +384,10 @@ class TfModel(KerasLinks):
                     self._add_root(scan, target[0], app)
         elif leaf in ("while_loop", "cond", "map_fn", "scan", "foldl", "foldr", "vectorized_map"):
             path = [*parents, node]
-            names = self.names.qualified_names(func, path)
+            names = canonical(self.names.qualified_names(func, path))
             if len(names) != 1:
                 return
-            api = next(iter(names)).replace("tensorflow.compat.v2.", "tensorflow.")
+            api = next(iter(names))
             slots = GRAPH_CALLBACK_ARGS.get(api)
             if slots is None:
                 return

@@ -11,7 +11,7 @@ from functools import cache
 
 import libcst as cst
 
-from jitlint.model.tf.api import SHAPE_ARG_APIS, XlaSupport, op_table
+from jitlint.model.tf.api import SHAPE_ARG_APIS, XlaSupport, canonical, op_table
 from jitlint.model.tf.dtypes import literal_kind
 from jitlint.model.tf.values import TENSOR, Value
 
@@ -50,7 +50,7 @@ def op_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | No
     leaf = call_leaf(node)
     if leaf is None or leaf not in op_leaves():
         return None
-    names = ctx.names.qualified_names(node.func, path)
+    names = canonical(ctx.names.qualified_names(node.func, path))
     _, table = op_table()
     entries = [table.get(name) for name in names]
     if not entries or any(e is None for e in entries):
@@ -92,7 +92,7 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
         return []
     from jitlint.model.tf.model import call_argument  # the model imports this module
 
-    names = ctx.names.qualified_names(node.func, path)
+    names = canonical(ctx.names.qualified_names(node.func, path))
     slots = {tuple(SHAPE_ARG_APIS.get(n, ())) for n in names}
     if len(slots) != 1 or not next(iter(slots)):
         return []
@@ -122,6 +122,8 @@ def slice_problems(ctx, node: cst.Subscript, path: Sequence[cst.CSTNode]) -> lis
     """Slice bounds whose distance changes with a loop variable (a dynamic shape), or that
     are computed from the compiled function's data (recompiles per value)."""
     values = ctx.tf.values
+    if _reduced_at_once(path):
+        return []
     for element in node.slice:
         piece = element.slice
         if type(piece) is not cst.Slice or _fixed_width(piece):
@@ -135,6 +137,36 @@ def slice_problems(ctx, node: cst.Subscript, path: Sequence[cst.CSTNode]) -> lis
             if value.kind == TENSOR and value.origins & PER_VALUE.keys():
                 return [Problem(bound, "per-value", "slice bound", "the function's data")]
     return []
+
+
+_FULL_REDUCTIONS = frozenset(
+    {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+     "reduce_all", "reduce_logsumexp", "reduce_std", "reduce_variance", "norm"}
+)  # fmt: skip
+_ELEMENTWISE = frozenset(
+    {"square", "abs", "exp", "log", "sqrt", "cast", "sigmoid", "tanh", "relu", "multiply",
+     "add", "subtract", "divide", "maximum", "minimum", "pow", "negative"}
+)  # fmt: skip
+
+
+def _reduced_at_once(path: Sequence[cst.CSTNode]) -> bool:
+    """The slice (the end of `path`) is consumed where it stands: through elementwise ops
+    into a reduction over all axes, whose scalar result has a static shape. A slice that is
+    bound to a name, returned or passed on may reach ops that need its size."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in (cst.BinaryOperation, cst.UnaryOperation, cst.Arg):
+            continue
+        if kind is not cst.Call:
+            return False
+        leaf = call_leaf(node)  # type: ignore[arg-type]
+        args = node.args  # type: ignore[attr-defined]
+        if leaf in _FULL_REDUCTIONS:
+            return len(args) == 1 and args[0].keyword is None
+        if leaf not in _ELEMENTWISE:
+            return False
+    return False
 
 
 def _fixed_width(piece: cst.Slice) -> bool:

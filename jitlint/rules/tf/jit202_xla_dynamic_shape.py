@@ -26,7 +26,8 @@ class XlaDynamicShape(Rule):
     - fed by data computed from the function's arguments (or a `tf.Variable`): a warning,
       XLA silently compiles a new program for every distinct value;
     - a Python slice whose size changes with a loop variable inside an XLA loop: a warning,
-      the result has a dynamic shape.
+      the result has a dynamic shape (not when it is reduced to a scalar where it stands,
+      `tf.reduce_sum(w * x[: i + 1])`, which compiles).
 
     Values derived from `tf.shape(x)`, `x.shape` and Python ints are constants per
     compilation and are fine.
@@ -124,6 +125,16 @@ def f(a, k=2):
         out.append(tf.tile(a, [i + 1]))
     return tf.one_hot(tf.cast(a, tf.int32), 4), tf.zeros([k]), out
 """,
+        # A growing slice reduced to a scalar where it stands (bounded, compiles on CPU).
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    total = 0.0
+    for i in tf.range(tf.shape(x)[0]):
+        total += tf.reduce_sum(tf.square(x[: i + 1]))
+    return total
+""",
         # A fixed-width window moved by the loop variable.
         """
 import tensorflow as tf
@@ -156,7 +167,8 @@ import tensorflow as tf
 def step(a):
     def body(i, acc):
         acc = acc + tf.reduce_sum(tf.slice(a, [0], [i + 1]))  # error: JIT202
-        return i + 1, acc + tf.reduce_sum(a[: i + 1])  # error: JIT202
+        head = a[: i + 1]  # error: JIT202
+        return i + 1, acc + tf.reduce_sum(head)
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
 f = tf.function(step, jit_compile=True)
 """,

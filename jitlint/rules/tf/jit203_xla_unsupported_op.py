@@ -14,7 +14,8 @@ class XlaUnsupportedOp(Rule):
     XLA: a `tf.function(jit_compile=True)` (or `experimental_compile=True`), the helpers it
     calls, and the layers and steps of a Keras model compiled with `jit_compile=True`.
     Ops whose output shape depends on the data (`tf.unique`, one-argument `tf.where`,
-    `tf.boolean_mask`) are reported as warnings.
+    `tf.boolean_mask`) are not reported here: they compile on XLA CPU (JIT215, off by
+    default, reports them).
 
     ## Why is this bad
     `jit_compile=True` means "compile all of it or fail": there is no fallback to the
@@ -33,8 +34,9 @@ class XlaUnsupportedOp(Rule):
     `tf.math.segment_sum`, `tf.linalg.slogdet`, `tf.linalg.eig`, `tf.random.gamma`,
     `tf.random.poisson`, `tf.histogram_fixed_width`, `tf.io.decode_png`.
 
-    Data-dependent output shapes (`Where`, `Unique`) compile on XLA CPU in TF 2.21, which
-    uses bounded dynamic shapes, but failed in older releases; hence only a warning.
+    The table also knows which ops have a data-dependent output shape (`Where`, `Unique`):
+    they compile on XLA CPU in TF 2.21, which uses bounded dynamic shapes, so JIT215
+    (`xla-dynamic-output-shape`, off by default) reports them instead.
 
     ## Example
     ```python
@@ -119,6 +121,13 @@ def f(x):
 def g(x):
     tf.print(x)
 """,
+        # Data-dependent output shapes compile with bounded dynamic shapes (JIT215).
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return tf.unique(x)[0], tf.where(x > 0), tf.boolean_mask(x, x > 0)
+""",
         # Constant-folded before XLA sees it.
         """
 import tensorflow as tf
@@ -179,13 +188,6 @@ class Upsample(tf.keras.layers.Layer):
 def step(x):
     return Upsample()(x)
 """,
-        # Dynamic output shape: a warning.
-        """
-import tensorflow as tf
-@tf.function(jit_compile=True)
-def f(x):
-    return tf.unique(x)[0], tf.where(x > 0)  # error: JIT203
-""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -207,13 +209,4 @@ def f(x):
                 f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
                 "unsupported operations'",
                 help="move the call out of the XLA-compiled code, or compile without jit_compile",
-            )
-        elif problem.kind == "dynamic-output":
-            self.report(
-                node,
-                f"`{problem.what}` has a data-dependent output shape; XLA compiles it only as a "
-                f"bounded dynamic shape (TensorFlow {version} on CPU does; older releases "
-                "and other backends raise 'No registered ... OpKernel')",
-                help="keep a static shape: a mask with tf.where(c, x, 0), or a padded size",
-                severity="warning",
             )
