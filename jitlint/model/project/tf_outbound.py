@@ -43,8 +43,8 @@ def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode])
 def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
     exports = model.exports()
+    scan = model.scan
     if model.may_have_graph_code:
-        scan = model.scan
         for key, context in model.contexts.items():
             calls = (*scan.calls.get(key, ()), *scan.attribute_calls.get(key, ()))
             for call, path in calls:
@@ -57,6 +57,9 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
         if scan.keras_classes or scan.compiles or scan.model_builds:
             for call, path, status in model.keras_uses[1]:
                 found.append((call.func, path, "use", status, None))
+    if scan.loop_calls:
+        for _call, path, expr, method in model.repeats.foreign:
+            found.append((expr, path, "repeat", method, None))
     imports = model.project_imports()
     records: set[TfRecord] = set()
     if found or imports:

@@ -9,6 +9,8 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
 - "use": a class (or a model-building function) of another module is used where a model is
   compiled (`status` "xla"/"auto"/"off"), built without a visible compile ("model"), or
   elsewhere ("plain"): see model/tf/keras.py for what the statuses decide;
+- "repeat": a loop calls a function of another module, or a method (`status`) of an
+  instance of its class: the function runs more than once (model/tf/repeats.py);
 - "import"/"export": a module's dtype facts (`FLOAT = tf.float64`, a class attribute dtype,
   a function returning a dtype, float literal data) sent to the modules importing them.
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("graph", "loss", "use", "import", "export")
+KINDS = ("graph", "loss", "use", "repeat", "import", "export")
 
 
 @dataclass(frozen=True, order=True)

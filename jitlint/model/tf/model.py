@@ -41,6 +41,7 @@ from jitlint.model.tf.function import (
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
+from jitlint.model.tf.repeats import Repeats, find_repeats, in_loop
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
 
@@ -105,6 +106,12 @@ class TfModel(KerasLinks):
         """(statuses of each local Keras class, calls that create classes of other modules
         where a model is built or compiled, with the status to send): keras.py."""
         return self.class_uses(self.scan)
+
+    @cached_property
+    def repeats(self) -> Repeats:
+        """Functions that run more than once, and parameters that receive varying Python
+        values (repeats.py)."""
+        return find_repeats(self)
 
     def exports(self) -> dict[str, str]:
         """Facts about this module's top-level names that other modules may import (the
@@ -360,6 +367,8 @@ class TfModel(KerasLinks):
             scan.attribute_calls.setdefault(id(owner), []).append((node, [*parents, node]))
         if kind is not cst.Name and kind is not cst.Attribute:
             return
+        if (kind is cst.Name or type(func.value) is cst.Name) and in_loop([*parents, node]):  # type: ignore[attr-defined]
+            scan.loop_calls.append((node, [*parents, node]))
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
         if kind is cst.Name and leaf in self._aliases["function"]:
             leaf = "function"

@@ -37,6 +37,8 @@ class GraphScan:
     # Calls of `name.attr(...)` whose receiver is not `self`/`cls` (maybe a module of the
     # project: `helpers.f(x)`), per scope, with their paths.
     attribute_calls: dict[int, list[tuple[cst.Call, Path]]] = field(default_factory=dict)
+    # Calls of `f(...)` and `name.f(...)` in loop bodies and comprehensions.
+    loop_calls: list[tuple[cst.Call, Path]] = field(default_factory=list)
     # Graph callbacks (`tf.map_fn(f, x)`) and `compile(loss=f)` values that name no local
     # function: maybe functions of other modules.
     foreign_callbacks: dict[int, list[tuple[cst.CSTNode, Path]]] = field(default_factory=dict)
