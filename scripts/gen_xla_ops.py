@@ -142,16 +142,36 @@ APIS: list[tuple[str, list[tf.TensorSpec], object]] = [
         [IMG, tf.TensorSpec([1, 1, 4], tf.float32)],
         lambda a, b: tf.image.draw_bounding_boxes(a, b, [[1.0, 0.0, 0.0, 1.0]]),
     ),
-    ("image.extract_patches", [IMG], lambda a: tf.image.extract_patches(a, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")),
+    (
+        "image.extract_patches",
+        [IMG],
+        lambda a: tf.image.extract_patches(a, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+    ),
     ("image.rgb_to_hsv", [tf.TensorSpec([4, 4, 3], tf.float32)], lambda a: tf.image.rgb_to_hsv(a)),
-    ("image.adjust_hue", [tf.TensorSpec([4, 4, 3], tf.float32)], lambda a: tf.image.adjust_hue(a, 0.1)),
-    ("strings.to_hash_bucket_strong", [S], lambda s: tf.strings.to_hash_bucket_strong(s, 10, [1, 2])),
+    (
+        "image.adjust_hue",
+        [tf.TensorSpec([4, 4, 3], tf.float32)],
+        lambda a: tf.image.adjust_hue(a, 0.1),
+    ),
+    (
+        "strings.to_hash_bucket_strong",
+        [S],
+        lambda s: tf.strings.to_hash_bucket_strong(s, 10, [1, 2]),
+    ),
     ("strings.to_hash_bucket", [S], lambda s: tf.strings.to_hash_bucket(s, 10)),
     ("math.unsorted_segment_max", [F, I], lambda a, i: tf.math.unsorted_segment_max(a, i, 4)),
-    ("nn.ctc_greedy_decoder", [tf.TensorSpec([4, 1, 3], tf.float32), tf.TensorSpec([1], tf.int32)], lambda a, n: tf.nn.ctc_greedy_decoder(a, n)),
+    (
+        "nn.ctc_greedy_decoder",
+        [tf.TensorSpec([4, 1, 3], tf.float32), tf.TensorSpec([1], tf.int32)],
+        lambda a, n: tf.nn.ctc_greedy_decoder(a, n),
+    ),
     # ragged and sparse
     ("ragged.range", [I], lambda i: tf.ragged.range(i)),
-    ("ragged.boolean_mask", [F2, tf.TensorSpec([3, 3], tf.bool)], lambda a, b: tf.ragged.boolean_mask(a, b)),
+    (
+        "ragged.boolean_mask",
+        [F2, tf.TensorSpec([3, 3], tf.bool)],
+        lambda a, b: tf.ragged.boolean_mask(a, b),
+    ),
     (
         "sparse.to_dense",
         [tf.TensorSpec([2, 1], tf.int64), tf.TensorSpec([2], tf.float32)],

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
 from jitlint.model.tf.scan import Func, Path
 
-if TYPE_CHECKING:
-    from jitlint.model.tf.model import TfModel
+# The TF model (model.py imports this module, so it is not imported back).
+TfModel = Any
 
 _LOOPS = (cst.For, cst.While)
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
