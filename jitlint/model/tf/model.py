@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -41,7 +41,7 @@ from jitlint.model.tf.function import (
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
-from jitlint.model.tf.repeats import Repeats, find_repeats, in_loop
+from jitlint.model.tf.repeats import Repeats, callee, find_repeats, in_loop
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
 
@@ -64,6 +64,14 @@ DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interlea
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
 )
+
+
+# Libraries that are never modules of a project: no dtype facts to ask them for.
+_NOT_PROJECT = frozenset(
+    {"tensorflow", "numpy", "jax", "keras", "tf_keras", "functools", "typing", "os", "sys",
+     "math", "collections", "itertools", "logging", "re", "abc", "dataclasses", "__future__",
+     "scipy", "tensorflow_probability", "absl", "six", "time", "json", "pathlib", "warnings"}
+)  # fmt: skip
 
 
 def _func_name(func: Func) -> str:
@@ -116,16 +124,69 @@ class TfModel(KerasLinks):
     def exports(self) -> dict[str, str]:
         """Facts about this module's top-level names that other modules may import (the
         dtype facts of dtypes.py): dotted name -> fact."""
-        return {}
+        return self.dtypes.summaries()
 
     def project_imports(self) -> list[tuple[cst.CSTNode, Path, str]]:
         """Module-level imports of names that may be in other modules of the project:
         (the alias node, its path, the dotted name), for the dtype facts they export."""
-        return []
+        found: list[tuple[cst.CSTNode, Path, str]] = []
+        for stmt in self.module.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue
+            for small in stmt.body:
+                kind = type(small)
+                if kind is cst.ImportFrom and type(small.names) is not cst.ImportStar:  # type: ignore[attr-defined]
+                    base = "." * len(small.relative)  # type: ignore[attr-defined]
+                    if small.module is not None:  # type: ignore[attr-defined]
+                        base += self.module.code_for_node(small.module)  # type: ignore[attr-defined]
+                    for alias in small.names:  # type: ignore[attr-defined]
+                        name = self.module.code_for_node(alias.name)
+                        dotted = f"{base}.{name}" if not base.endswith(".") else base + name
+                        found.append((alias, [self.module, stmt, small], dotted))
+                elif kind is cst.Import:
+                    for alias in small.names:  # type: ignore[attr-defined]
+                        dotted = self.module.code_for_node(alias.name)
+                        found.append((alias, [self.module, stmt, small], dotted))
+        return [f for f in found if f[2].split(".")[0] not in _NOT_PROJECT]
 
     @cached_property
     def dtypes(self) -> TfDtypes:
-        return TfDtypes(self.values)
+        return TfDtypes(self.values, self)
+
+    @cached_property
+    def facts(self) -> dict[str, str]:
+        """Dtype facts of imported names (dotted as this module spells them) -> fact."""
+        return {r.function: r.status for r in self.inbound if r.kind == "fact"}
+
+    def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """The path from the module to a function or class, ending with it."""
+        if node is self.module:
+            return (self.module,)
+        return self.scan.def_paths.get(id(node), (self.module, node))
+
+    @property
+    def loss_functions(self) -> set[int]:
+        return self.scan.loss_functions
+
+    def is_tf_function(self, func: Func) -> bool:
+        """TensorFlow calls `func` itself (a tf.function, a tf.data or loss function):
+        NumPy arguments reach it as tensors."""
+        return id(func) in self.scan.roots
+
+    def callee(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> tuple[Func, int] | None:
+        return callee(self, call, path)  # type: ignore[arg-type]
+
+    @cached_property
+    def _keras_methods_by_id(self) -> dict[int, tuple[Any, str]]:
+        scan = self.scan
+        return {
+            id(method): (scan.keras_classes[id(cls)], method.name.value)
+            for cls, method, _kind, _path in scan.keras_methods
+        }
+
+    def keras_class_of(self, func: Func) -> tuple[Any, str] | None:
+        """(KerasClass, method name) when `func` is a Keras graph method."""
+        return self._keras_methods_by_id.get(id(func))
 
     def context(self, path: Sequence[cst.CSTNode]) -> GraphContext | None:
         """The graph context of the innermost function on `path` that has one."""
@@ -309,11 +370,13 @@ class TfModel(KerasLinks):
                 scan.owner[id(node)] = funcs[-1]
                 scan.nested.setdefault(id(funcs[-1]), []).append(node)  # type: ignore[arg-type]
                 scan.scopes[id(node)] = node
+                scan.def_paths[id(node)] = (*parents, node)
                 if kind is cst.FunctionDef:
                     if len(parents) >= 2 and type(parents[-2]) is cst.ClassDef:
                         scan.owner_class[id(node)] = parents[-2]  # type: ignore[assignment]
                     self._scan_def(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.ClassDef:
+                scan.def_paths[id(node)] = (*parents, node)
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
@@ -462,6 +525,7 @@ class TfModel(KerasLinks):
                         scan.foreign_losses.append((expr, path, flag))
                     continue
                 func, bound = target
+                scan.loss_functions.add(id(func))
                 params = [p.name.value for p in func.params.params][bound : bound + 2]
                 context = GraphContext(
                     flag is True,

@@ -34,6 +34,9 @@ class GraphScan:
     owner: dict[int, cst.CSTNode] = field(default_factory=dict)  # function -> enclosing scope
     owner_class: dict[int, cst.ClassDef] = field(default_factory=dict)  # method -> its class
     scopes: dict[int, cst.CSTNode] = field(default_factory=dict)  # every function, the module
+    # The path from the module to each function and class (ending with it).
+    def_paths: dict[int, tuple[cst.CSTNode, ...]] = field(default_factory=dict)
+    loss_functions: set[int] = field(default_factory=set)  # given to compile(loss=...)
     # Calls of `name.attr(...)` whose receiver is not `self`/`cls` (maybe a module of the
     # project: `helpers.f(x)`), per scope, with their paths.
     attribute_calls: dict[int, list[tuple[cst.Call, Path]]] = field(default_factory=dict)
