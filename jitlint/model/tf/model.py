@@ -611,6 +611,28 @@ class TfModel(KerasLinks):
             else:
                 return False
 
+    def is_dataset_value(
+        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> bool:
+        """`expr` is certainly a `tf.data.Dataset`: a chain of calls that starts at
+        `tf.data.*` (`tf.data.Dataset.from_tensor_slices(x).batch(4)`), or a name bound
+        only to one."""
+        if depth > 4:
+            return False
+        node = expr
+        while type(node) in (cst.Call, cst.Attribute):
+            if type(node) is cst.Call:
+                node = node.func  # type: ignore[attr-defined]
+                continue
+            names = canonical(self.names.qualified_names(node, path))
+            if names and all(n.startswith("tensorflow.data.") for n in names):
+                return True
+            node = node.value  # type: ignore[attr-defined]
+        if type(node) is not cst.Name or node is not expr:
+            return False
+        values = self.values.assigned_values(node, path)  # type: ignore[arg-type]
+        return bool(values) and all(self.is_dataset_value(v, p, depth + 1) for v, p in values)
+
     # ----- propagation --------------------------------------------------------------------
 
     @cached_property

@@ -50,6 +50,9 @@ def op_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | No
     leaf = call_leaf(node)
     if leaf is None or leaf not in op_leaves():
         return None
+    strings = string_problem(ctx, node, path)
+    if strings is not None:
+        return strings
     names = canonical(ctx.names.qualified_names(node.func, path))
     _, table = op_table()
     entries = [table.get(name) for name in names]
@@ -67,6 +70,39 @@ def op_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | No
         return None  # tf.where(c, x, y) selects elementwise
     if all(e.dynamic_shape for e in entries):  # type: ignore[union-attr]
         return Problem(node, "dynamic-output", api, "")
+    return None
+
+
+def loop_problem(ctx, node: cst.For, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """`for batch in dataset:` over a `tf.data.Dataset`: in graph code autograph turns it
+    into dataset ops (`ReduceDataset`, `ScanDataset`, ...), which have no XLA kernel."""
+    if ctx.tf.is_dataset_value(node.iter, path):
+        return Problem(node.iter, "no-kernel", "iterating a tf.data.Dataset", "dataset ops")
+    return None
+
+
+_STRING_DATA = {"tensorflow.where": (1, 2), "tensorflow.fill": (1,)}
+
+
+def string_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """`tf.where(c, "yes", "no")`: a string tensor computed from data; XLA has no kernels
+    for DT_STRING (hazards T18)."""
+    if call_leaf(node) not in ("where", "fill"):
+        return None
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    slots = {_STRING_DATA.get(n) for n in names}
+    if len(slots) != 1 or None in slots:
+        return None
+    positional = [a for a in node.args if a.keyword is None]
+    if any(a.star for a in positional):
+        return None
+    for index in next(iter(slots)):  # type: ignore[union-attr]
+        if index < len(positional) and type(positional[index].value) in (
+            cst.SimpleString,
+            cst.ConcatenatedString,
+        ):
+            api = min(names).replace("tensorflow.", "tf.", 1)
+            return Problem(node, "no-kernel", api, "a string tensor (DT_STRING)")
     return None
 
 

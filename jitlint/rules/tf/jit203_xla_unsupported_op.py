@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.model.tf.api import op_table
-from jitlint.model.tf.xla_checks import call_leaf, op_leaves, op_problem
+from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
 
 
@@ -32,7 +32,10 @@ class XlaUnsupportedOp(Rule):
     table shipped with jitlint records the TensorFlow version it was built with (2.21).
     Examples: `tf.print`, `tf.py_function`, `tf.numpy_function`, `tf.strings.*`,
     `tf.math.segment_sum`, `tf.linalg.slogdet`, `tf.linalg.eig`, `tf.random.gamma`,
-    `tf.random.poisson`, `tf.histogram_fixed_width`, `tf.io.decode_png`.
+    `tf.random.poisson`, `tf.histogram_fixed_width`, `tf.io.decode_png`,
+    `tf.nn.dilation2d`. Two more need no table: iterating a `tf.data.Dataset` inside the
+    compiled function (dataset ops), and `tf.where(c, "a", "b")` (a string tensor: XLA has
+    no DT_STRING kernels, observed).
 
     The table also knows which ops have a data-dependent output shape (`Where`, `Unique`):
     they compile on XLA CPU in TF 2.21, which uses bounded dynamic shapes, so JIT215
@@ -135,6 +138,17 @@ import tensorflow as tf
 def f(x):
     return x + tf.cast(tf.unravel_index([3], [2, 2])[0], tf.float32)
 """,
+        # A dataset iterated outside XLA.
+        """
+import tensorflow as tf
+dataset = tf.data.Dataset.range(4).batch(2)
+@tf.function
+def total():
+    out = tf.constant(0, tf.int64)
+    for batch in dataset:
+        out += tf.reduce_sum(batch)
+    return out
+""",
         # Keras model compiled without XLA.
         """
 import tensorflow as tf
@@ -153,6 +167,17 @@ import tensorflow as tf
 def f(x):
     tf.print(x)  # error: JIT203
     return tf.py_function(lambda v: v, [x], tf.float32)  # error: JIT203
+""",
+        # A dataset iterated, and a string tensor computed, under XLA.
+        """
+import tensorflow as tf
+features = tf.data.Dataset.from_tensor_slices(tf.ones([8, 2])).batch(4)
+@tf.function(jit_compile=True)
+def mean(w):
+    total = tf.zeros([2])
+    for batch in features:  # error: JIT203
+        total += tf.reduce_sum(batch * w, axis=0)
+    return total, tf.where(w > 0, "pos", "neg")  # error: JIT203
 """,
         # A helper called from XLA code is compiled with it.
         """
@@ -189,6 +214,23 @@ def step(x):
     return Upsample()(x)
 """,
     )
+
+    def visit_For(self, node: cst.For) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not context.xla:
+            return
+        problem = loop_problem(self.ctx, node, path)
+        if problem is not None:
+            self._loop(problem, context.origin)
+
+    def _loop(self, problem, origin: str) -> None:  # type: ignore[no-untyped-def]
+        self.report(
+            problem.node,
+            f"{problem.what} in {origin} creates dataset ops (ReduceDataset, ...), which "
+            "have no XLA kernel; compiling fails with 'Detected unsupported operations'",
+            help="iterate the dataset outside the compiled function and pass each batch in",
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)

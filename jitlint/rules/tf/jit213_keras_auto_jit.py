@@ -7,6 +7,7 @@ from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
     call_leaf,
+    loop_problem,
     op_leaves,
     op_problem,
     shape_problems,
@@ -214,6 +215,23 @@ class Staircase(keras.layers.Layer):
         return x * total
 """,
     )
+
+    def visit_For(self, node: cst.For) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or context.xla or not context.auto_xla:
+            return
+        problem = loop_problem(self.ctx, node, path)
+        if problem is not None:
+            self._loop(problem, context.origin)
+
+    def _loop(self, problem: Problem, origin: str) -> None:
+        self.report(
+            problem.node,
+            f"{problem.what} in {origin} creates dataset ops, which have no XLA kernel: "
+            f"{_WHERE}, and there it fails with 'Detected unsupported operations'",
+            help=_HELP,
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
