@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from jitlint.model.jax.jit import JitModel
     from jitlint.model.jax.tracing import Tracing
     from jitlint.model.project.records import Received
+    from jitlint.model.project.tf_records import TfInbound
     from jitlint.model.tf.model import TfModel
 
 
@@ -31,6 +32,9 @@ class FileContext:
         # by top-level function name (the project pass sets them before the traversal; see
         # model/project/records.py).
         self.inbound: Mapping[str, Sequence[Received]] = {}
+        # What other files of the run say about this file's names for the TF model: graph
+        # code calling its functions, its Keras classes' uses, dtype facts it imports.
+        self.tf_inbound: list[TfInbound] = []
 
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
@@ -67,7 +71,7 @@ class FileContext:
         """The TensorFlow model: graph and XLA contexts, values, dtypes (model/tf/)."""
         from jitlint.model.tf.model import TfModel
 
-        return TfModel(self.names, self.source)
+        return TfModel(self.names, self.source, self.tf_inbound)
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

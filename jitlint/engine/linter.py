@@ -34,6 +34,8 @@ from jitlint.model.project.records import (
     reexports,
     top_level_defs,
 )
+from jitlint.model.project.tf_outbound import tf_outbound
+from jitlint.model.project.tf_records import TfInbound
 from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
@@ -123,7 +125,10 @@ def lint_text(
     if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
-            by_function.setdefault(call.function, []).append(call)
+            if isinstance(call, TfInbound):  # for the TF model (model/project/tf_records.py)
+                ctx.tf_inbound.append(call)
+            else:
+                by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
     settings = rule_settings or {}
     rules: list[Rule] = [
@@ -135,7 +140,7 @@ def lint_text(
             not text_gates
             or may_apply(code, source)
             # A helper traced from another file need not mention jax at all.
-            or bool(inbound and rule_class(code).uses_tracing)
+            or bool(ctx.inbound and rule_class(code).uses_tracing)
         )
     ]
     if rules:
@@ -143,7 +148,12 @@ def lint_text(
         ctx.parents = walker.parents
         walker.walk(module)
     if inbound is not None:
-        _project_facts(result, ctx, any(rule.uses_tracing for rule in rules))
+        _project_facts(
+            result,
+            ctx,
+            any(rule.uses_tracing for rule in rules),
+            any(rule.framework == "tensorflow" for rule in rules),
+        )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))
@@ -158,7 +168,9 @@ def lint_text(
     return result
 
 
-def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) -> None:
+def _project_facts(
+    result: FileResult, ctx: FileContext, tracing_rules: bool, tf_rules: bool
+) -> None:
     """What the project pass needs from this file (model/project/records.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
     calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
@@ -170,6 +182,11 @@ def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) ->
             result.outbound = outbound_calls(ctx.tracing, ctx.source)
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
+    try:
+        if tf_rules:
+            result.outbound.extend(tf_outbound(ctx.tf, ctx.source))
+    except Exception as exc:
+        _rule_failed(result, "project pass (TensorFlow)", exc)
 
 
 def _hide_noqa(source: str) -> str:

@@ -32,6 +32,7 @@ from jitlint.model.jax.transforms import (
     application_params,
     param_names,
 )
+from jitlint.model.project.tf_records import TfInbound, TfRecord
 
 if TYPE_CHECKING:
     from jitlint.model.domain.names import Names
@@ -159,11 +160,13 @@ class InboundEntry:
                           self.options, self.bound, self.bound_names]}  # fmt: skip
 
 
-Outbound = CallRecord | EntryRecord
-Received = Inbound | InboundEntry
+Outbound = CallRecord | EntryRecord | TfRecord
+Received = Inbound | InboundEntry | TfInbound
 
 
 def record_from_json(data: Any) -> Outbound:
+    if isinstance(data, dict) and "tf" in data:
+        return TfRecord.from_json(data)
     return EntryRecord.from_json(data) if isinstance(data, dict) else CallRecord.from_json(data)
 
 
