@@ -53,8 +53,22 @@ class FixVerifier:
                 # A notebook cannot be imported: its fixes are written as plain --fix would.
                 self.notes.append(f"{fixed.path}: notebooks are not verified")
                 continue
-            plan = plan_module(fixed.path, pending.decoded.text, pending.text, fixed.applied)
-            works.append((fixed, Work(plan, Path(pending.task.path))))
+            task = pending.task
+            # The original's findings tell a finding left unfixed from one a fix brought in.
+            before = lint_text(
+                pending.decoded.text, task.display, task.codes, task.rule_options,
+                inbound=task.inbound,
+            )  # fmt: skip
+            plan = plan_module(
+                fixed.path,
+                pending.decoded.text,
+                pending.text,
+                fixed.applied,
+                remaining=fixed.remaining,
+                originals=before.diagnostics,
+                inbound=task.inbound,
+            )
+            works.append((fixed, Work(plan, Path(task.path))))
         self.results = verify([w for _, w in works], self.options)
         for fixed, work in works:
             mine = [r for r in self.results if r.path == work.plan.path]
@@ -106,7 +120,13 @@ def run_verify(
         if any(d.code == "JIT001" for d in original.diagnostics):
             continue  # nothing to import or compile in a file that does not parse
         plan: ModulePlan = plan_module(
-            task.display, text, outcome.source, outcome.applied, original.diagnostics
+            task.display,
+            text,
+            outcome.source,
+            outcome.applied,
+            original.diagnostics,
+            remaining=outcome.remaining,
+            inbound=calls,
         )
         works.append(Work(plan, Path(task.path)))
         applied.extend(outcome.applied)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jitlint.diagnostics import Diagnostic
 from jitlint.rules import all_rules
 from jitlint.verify import inputs
 from jitlint.verify.plan import ModulePlan, Target
@@ -32,6 +33,10 @@ from jitlint.verify.results import FindingCheck, FunctionResult
 NO_EXAMPLES = (
     "no example inputs for {name} (declare them in [tool.jitlint.verify] or record them "
     "with the pytest plugin)"
+)
+NO_INSTANCE = (
+    "no example inputs for {name} (declare an instance factory and arguments in "
+    "[tool.jitlint.verify] examples, or record them with the pytest plugin)"
 )
 _POLL = 0.1
 _ORIGINAL_PHASES = ("start", "importing the original module", "importing the examples")
@@ -85,10 +90,12 @@ def aliases(path: Path, root: Path) -> list[str]:
     return found
 
 
+def record_path(options: Options) -> Path:
+    return options.record_file or options.root / inputs.DEFAULT_RECORD_FILE
+
+
 def verify(works: list[Work], options: Options) -> list[FunctionResult]:
-    recorded = inputs.load_recorded(
-        options.record_file or options.root / inputs.DEFAULT_RECORD_FILE
-    )
+    recorded = inputs.load_recorded(record_path(options))
     jobs = max(1, min(options.jobs or os.cpu_count() or 1, len(works) or 1, 4))
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -127,9 +134,12 @@ def _verify_module(
         local = _local_reason(target)
         entry = _target_json(target, _recorded_for(names, target.qualname, recorded))
         if local is None and not (
-            options.examples or entry["recorded"] or isinstance(entry["annotated"], dict)
+            options.examples
+            or entry["recorded"]
+            or (isinstance(entry["annotated"], dict) and target.top_level)
         ):
-            local = NO_EXAMPLES.format(name=target.qualname)
+            message = NO_EXAMPLES if target.top_level else NO_INSTANCE
+            local = message.format(name=target.qualname)
         if local is not None:
             result.detail = local
             result.findings = _unchecked(target, local) if options.confirm else []
@@ -176,10 +186,21 @@ def _verify_module(
 def _local_reason(target: Target) -> str | None:
     if target.recipe is None:
         return f"{target.qualname} is not compiled in the fixed source"
-    if not target.top_level:
-        kind = "a method" if target.in_class else "a nested function"
-        return f"{target.qualname} is {kind}; only module-level functions can be called"
+    if not target.callable:
+        return (
+            f"{target.qualname} is a nested function; only module-level functions and "
+            "methods of module-level classes can be called"
+        )
     return None
+
+
+def _why_unfixed(diagnostic: Diagnostic) -> str:
+    fix = diagnostic.fix
+    if fix is None:
+        return "it has no fix"
+    if fix.applicability == "unsafe":
+        return "its fix is unsafe and was not applied (--unsafe-fixes applies it)"
+    return "its fix was not applied"
 
 
 def _unchecked(target: Target, reason: str) -> list[FindingCheck]:
@@ -195,6 +216,17 @@ def _target_json(target: Target, recorded: list[Any]) -> dict[str, Any]:
         "original_recipe": target.original_recipe.to_json() if target.original_recipe else None,
         "top_level": target.top_level,
         "in_class": target.in_class,
+        "class": target.class_qualname,
+        "class_kind": target.class_kind,
+        "unfixed": [
+            {
+                "code": d.code,
+                "line": line,
+                "regex": rules[d.code].runtime_error if d.code in rules else None,
+                "why": _why_unfixed(d),
+            }
+            for d, line in target.unfixed
+        ],
         "changed": bool(target.hunks),
         "reference_source": target.reference_source,
         "recorded": recorded,
@@ -253,6 +285,8 @@ def _run_worker(
             "is_package": is_package,
             "package_dir": str(copied.parent),
             "examples_files": [str(p.resolve()) for p in options.examples],
+            # Recorded instances are pickles beside the record file (see pytest_plugin.py).
+            "record_dir": str(record_path(options).resolve().parent),
             "confirm": options.confirm,
             "targets": targets,
         }
