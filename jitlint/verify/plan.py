@@ -131,8 +131,9 @@ CLASS_KINDS = {
     "flax.nnx.module.Module": "flax.nnx",
     "haiku.Module": "haiku",
 }
-# Transformations that compile a method they decorate, besides `jax.jit` (jit.py's).
+# Transformations that compile a function they decorate, besides `jax.jit` (jit.py's).
 _METHOD_JITS = ("equinox.filter_jit", "flax.nnx.jit")
+_JAX_MODULES = ("equinox", "flax.linen", "flax.nnx", "haiku")
 
 
 def class_kind(ctx: FileContext, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
@@ -269,9 +270,22 @@ def analyse(source: str, path: str, inbound: Sequence[Received] | None = None) -
         info.recipe = _tf_recipe(tf_app.xla, tf_app.autograph, decorated=decorator is not None)
         info.compile_decorator = decorator
     for info in functions:
+        if info.recipe is None and info.node.decorators:
+            _decorator_recipe(ctx, info)
         if info.is_method:
             _method_recipe(ctx, info)
     return ModuleFacts(module, functions, {f.qualname: f for f in functions}, calls, classes)
+
+
+def _decorator_recipe(ctx: FileContext, info: FuncInfo) -> None:
+    """`@eqx.filter_jit` / `@nnx.jit` (jit.py knows the `jax.jit` spellings)."""
+    decorators = {id(d.decorator): d for d in info.node.decorators}
+    for entry in ctx.tracing.index.entries.get(id(info.node), ()):
+        if entry.transform.qualname in _METHOD_JITS and id(entry.site) in decorators:
+            how = "eqx.filter_jit" if entry.transform.qualname.startswith("equinox") else "nnx.jit"
+            info.recipe = Recipe("jax", how, True)
+            info.compile_decorator = decorators[id(entry.site)]
+            return
 
 
 def _method_recipe(ctx: FileContext, info: FuncInfo) -> None:
@@ -279,13 +293,6 @@ def _method_recipe(ctx: FileContext, info: FuncInfo) -> None:
     if info.recipe is not None:
         info.recipe = replace(info.recipe, method=True)
         return
-    decorators = {id(d.decorator): d for d in info.node.decorators}
-    for entry in ctx.tracing.index.entries.get(id(info.node), ()):
-        if entry.transform.qualname in _METHOD_JITS and id(entry.site) in decorators:
-            how = "eqx.filter_jit" if entry.transform.qualname.startswith("equinox") else "nnx.jit"
-            info.recipe = Recipe("jax", how, True, method=True)
-            info.compile_decorator = decorators[id(entry.site)]
-            return
     if info.class_kind == "keras" and info.name == "call":
         info.recipe = Recipe(
             "tensorflow",
@@ -297,8 +304,11 @@ def _method_recipe(ctx: FileContext, info: FuncInfo) -> None:
             implied=True,
         )
         return
-    trace = ctx.tracing.trace(info.node)
-    if trace is not None and trace.abstract:
+    # A JAX module's `__call__` is what its framework traces (haiku and flax linen only
+    # ever run it inside a transformation), even where the callers are not visible here.
+    module_call = info.class_kind in _JAX_MODULES and info.name == "__call__"
+    trace = None if module_call else ctx.tracing.trace(info.node)
+    if module_call or (trace is not None and trace.abstract):
         info.recipe = Recipe("jax", "jax.jit", False, method=True, implied=True)
 
 

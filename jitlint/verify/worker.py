@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -254,8 +255,21 @@ class Worker:
         if compiled is None:
             return _skip(problem)
         reference, note = self.reference(target)
+        how = recipe["how"] if recipe["framework"] == "jax" else backend.how
+        if how != "jax.jit" and reference is not None:
+            reference = inspect.unwrap(reference)  # eqx/nnx wrappers may ignore disable_jit
         return [
-            instances.Subject(args, kwargs, compiled, reference, None, backend.how, "", note=note)
+            instances.Subject(
+                args,
+                kwargs,
+                compiled,
+                reference,
+                None,
+                how,
+                "",
+                concrete_compile=how == "eqx.filter_jit",  # it takes array specs as static
+                note=note,
+            )
             for args, kwargs in cases
         ]
 
