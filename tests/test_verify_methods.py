@@ -341,3 +341,54 @@ def test_fix_verify_writes_a_safe_fix_beside_an_unfixed_finding(tmp_path, scratc
     ), out
     assert "axes=(0, 1)" in (tmp_path / "step.py").read_text()
     assert "failed verification" not in err
+
+
+HELPER = "def shrink(x, limit):\n    if x.mean() > limit:\n        return x / limit\n    return x\n"
+CALLER = (
+    "import jax\n\nfrom tpkg.util import shrink\n\n\n@jax.jit\ndef step(x):\n"
+    "    return shrink(x, 2.0) * 3\n"
+)
+
+
+def test_a_helper_in_another_file_is_verified_through_its_caller(tmp_path, scratch, monkeypatch):
+    """`shrink` is traced only because `step` in another file calls it under jax.jit: its fix
+    is compiled and compared through `step`, with the fixed helper in place; a wrong fix of
+    it fails there and is not written."""
+    (tmp_path / "tpkg").mkdir()
+    (tmp_path / "tpkg" / "__init__.py").write_text("")
+    (tmp_path / "tpkg" / "util.py").write_text(HELPER)
+    (tmp_path / "tpkg" / "train.py").write_text(CALLER)
+    (tmp_path / "inputs.py").write_text(
+        "import jax.numpy as jnp\n"
+        "EXAMPLES = {'tpkg.train:step': [((jnp.arange(6.0),), {}), ((jnp.ones(3),), {})]}\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jitlint.verify]\nexamples = ["inputs.py"]\ntimeout = 240\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run_cli("verify", "--unsafe-fixes", "--no-cache", "tpkg")
+    assert _lines(out)["tpkg/util.py shrink"] == (
+        "verified (through step (tpkg/train.py:8): compiled with jax.jit, 2 examples match "
+        "eager (declared examples))"
+    ), out
+    assert "JIT101 at line 2: confirmed (TracerBoolConversionError" in out
+    assert status == 0
+
+    from jitlint.fixes import runner
+
+    real = runner.fix_text
+
+    def wrong_helper(text, path, *args, **kwargs):
+        outcome = real(text, path, *args, **kwargs)
+        if path.endswith("util.py"):
+            outcome.source = outcome.source.replace("x / limit", "x * limit")
+        return outcome
+
+    monkeypatch.setattr(runner, "fix_text", wrong_helper)
+    _, out, err = run_cli("--fix", "--unsafe-fixes", "--verify", "--no-cache", "tpkg")
+    assert _lines(out)["tpkg/util.py shrink"].startswith(
+        "failed (through step (tpkg/train.py:8): compiles with jax.jit, but example 1 differs "
+        "from the original run eagerly"
+    ), out
+    assert (tmp_path / "tpkg" / "util.py").read_text() == HELPER
+    assert "the fixes for shrink failed verification and were not written" in err

@@ -4,7 +4,7 @@ verify` (fix in memory, verify, confirm the findings, write nothing)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +34,20 @@ def options_for(settings: Settings, jobs: int | None, confirm: bool, quiet: bool
     )
 
 
+def caller_reader(paths: dict[str, str]) -> Callable[[str], tuple[str, str] | None]:
+    """Reads a file of the run by its display path (as inbound call sites name it), as it is
+    on disk: a helper's fix is verified with its callers as they were."""
+
+    def read(display: str) -> tuple[str, str] | None:
+        path = Path(paths.get(display) or display)
+        try:
+            return str(path.resolve()), decode_source(path.read_bytes()).text
+        except (OSError, DecodeProblem):
+            return None
+
+    return read
+
+
 @dataclass
 class FixVerifier:
     """The `before_write` hook of `run_fixes`: verify every pending write, narrow it."""
@@ -45,6 +59,12 @@ class FixVerifier:
 
     def __call__(self, files: list[FixedFile]) -> None:
         works: list[tuple[FixedFile, Work]] = []
+        paths = {
+            f.pending.task.display: f.pending.task.path
+            for f in files
+            if f.pending is not None and f.pending.task.path is not None
+        }
+        read = caller_reader(paths)
         for fixed in files:
             pending = fixed.pending
             if pending is None or pending.task.path is None:
@@ -67,6 +87,7 @@ class FixVerifier:
                 remaining=fixed.remaining,
                 originals=before.diagnostics,
                 inbound=task.inbound,
+                read_caller=read,
             )
             works.append((fixed, Work(plan, Path(task.path))))
         self.results = verify([w for _, w in works], self.options)
@@ -91,6 +112,7 @@ def run_verify(
     """`jitlint verify`: every function with a finding or a fix, and the findings."""
     works, applied, findings, errors = [], [], [], []
     inbound = project_inbound(tasks, options.jobs, options.root)  # as `jitlint check` sees them
+    read = caller_reader({t.display: t.path for t in tasks if t.path is not None})
     for task in tasks:
         if task.path is None:
             errors.append("jitlint verify: stdin is not supported; name the files")
@@ -127,6 +149,7 @@ def run_verify(
             original.diagnostics,
             remaining=outcome.remaining,
             inbound=calls,
+            read_caller=read,
         )
         works.append(Work(plan, Path(task.path)))
         applied.extend(outcome.applied)

@@ -17,7 +17,7 @@ itself: the verifier then compiles them the way their framework would (`implied`
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -27,7 +27,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.context import FileContext
 from jitlint.engine.walker import iter_children
 from jitlint.model.jax.jit import JitApplication
-from jitlint.model.project.records import Received
+from jitlint.model.project.records import Inbound, Received
 
 
 @dataclass(frozen=True)
@@ -404,6 +404,36 @@ class ModulePlan:
     # Fixes and findings in code no compiled function owns, by the enclosing def (or
     # "<module>"): (first line, applied fixes, findings).
     unowned: dict[str, tuple[int, list[Diagnostic], list[Diagnostic]]] = field(default_factory=dict)
+    # Helpers that only traced code in other files calls: verified through those callers.
+    through: list[Through] = field(default_factory=list)
+
+
+@dataclass
+class Caller:
+    """A compiled function in another file that calls a helper of this one."""
+
+    display: str  # the caller's file, as reported
+    file: str  # its real path
+    qualname: str
+    line: int  # of the call
+    recipe: Recipe
+    top_level: bool
+
+
+@dataclass
+class Through:
+    """A top-level helper whose fixes are verified by compiling the callers that reach it,
+    with the fixed helper in place of the original."""
+
+    helper: str
+    line: int
+    callers: list[Caller]
+    fixes: list[Diagnostic]
+    findings: list[Diagnostic]
+
+
+# Reads a caller's file by its display path: (real path, text), or None.
+ReadCaller = Callable[[str], "tuple[str, str] | None"]
 
 
 def _params(func: cst.FunctionDef, module: cst.Module) -> list[tuple[str, str | None, bool]]:
@@ -438,12 +468,14 @@ def plan_module(
     remaining: Sequence[Diagnostic] = (),
     originals: Sequence[Diagnostic] | None = None,
     inbound: Sequence[Received] | None = None,
+    read_caller: ReadCaller | None = None,
 ) -> ModulePlan:
     """Targets for the hunks of original→fixed, the applied fixes and (for `jitlint verify`)
     the findings; positions of diagnostics are taken as lines of the original text.
     `remaining`: the findings of the fixed text (its lines), to tell a fix that fails from a
     finding left unfixed (see `Target.unfixed`), with `originals`, the original text's
-    findings (default: `findings`)."""
+    findings (default: `findings`). `inbound` and `read_caller`: calls from traced code in
+    other files of the run, and how to read those files (see `Through`)."""
     before = analyse(original, path, inbound)
     after = analyse(fixed, path, inbound) if fixed != original else before
     targets: dict[str, Target] = {}
@@ -494,7 +526,54 @@ def plan_module(
             orphan(diagnostic)[2].append(diagnostic)
     _attach_unfixed(targets, before, after, findings if originals is None else originals, remaining)
     ordered = sorted(targets.values(), key=lambda t: t.line)
-    return ModulePlan(path, original, fixed, ordered, diff, unowned)
+    plan = ModulePlan(path, original, fixed, ordered, diff, unowned)
+    if inbound and read_caller is not None:
+        _plan_through(plan, before, inbound, read_caller)
+    return plan
+
+
+def _plan_through(
+    plan: ModulePlan, before: ModuleFacts, inbound: Sequence[Received], read: ReadCaller
+) -> None:
+    """Unowned fixes and findings in a top-level helper that traced code in other files of
+    the run calls: they belong to the compiled functions around those calls."""
+    calls: dict[str, list[Inbound]] = {}
+    for received in inbound:
+        if isinstance(received, Inbound):
+            calls.setdefault(received.function, []).append(received)
+    analysed: dict[str, tuple[str, ModuleFacts] | None] = {}
+    for name, (line, fixes, findings) in list(plan.unowned.items()):
+        info = before.by_qualname.get(name)
+        if info is None or not info.top_level or name not in calls:
+            continue
+        callers: dict[tuple[str, str], Caller] = {}
+        for received in sorted(calls[name], key=Inbound.rank):
+            display, _, at = received.site.rpartition(":")
+            if not at.isdigit() or ":" in display:
+                continue  # a notebook's cell: nothing to import
+            if display not in analysed:
+                source = read(display)
+                analysed[display] = (
+                    (source[0], analyse(source[1], display)) if source is not None else None
+                )
+            known = analysed[display]
+            if known is None:
+                continue
+            real, facts = known
+            for owner in owners(facts, int(at), int(at)):
+                if owner.recipe is not None:
+                    caller = Caller(
+                        display, real, owner.qualname, int(at), owner.recipe, owner.top_level
+                    )
+                    callers.setdefault((display, owner.qualname), caller)
+        if not callers:
+            continue
+        del plan.unowned[name]
+        plan.through.append(Through(name, line, list(callers.values()), fixes, findings))
+        for hunk in plan.hunks:
+            first, last = hunk_lines(hunk)
+            if info.start <= first and last <= info.end:
+                hunk.owners.append(name)
 
 
 def _attach_unfixed(

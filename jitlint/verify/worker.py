@@ -72,6 +72,8 @@ class Worker:
         self.original_error: str | None = None
         self.fixed_error: str | None = None
         self.examples: dict[str, list[Any]] = {}
+        # Every module's examples, for callers in other modules (`check_through`).
+        self.other_examples: dict[str, dict[str, list[Any]]] = {}
         self.examples_errors: list[str] = []
 
     # ---- bookkeeping --------------------------------------------------------------------
@@ -114,9 +116,13 @@ class Worker:
         for path in job["examples_files"]:
             self._load_examples(Path(path), len(self.examples_errors))
 
-    def _load_fixed(self, name: str, path: str) -> tuple[ModuleType | None, str | None]:
-        package = self.job["is_package"]
-        locations = [self.job["package_dir"]] if package else None
+    def _load_fixed(
+        self, name: str, path: str, package: bool | None = None
+    ) -> tuple[ModuleType | None, str | None]:
+        """Execute `path` as a fresh module called `name`; `package`: it is an __init__."""
+        if package is None:
+            package = self.job["is_package"]
+        locations = [str(Path(path).parent)] if package else None
         spec = importlib.util.spec_from_file_location(
             name, path, submodule_search_locations=locations
         )
@@ -154,6 +160,8 @@ class Worker:
             module_name, _, func = str(key).partition(":")
             if module_name in self.job["module_aliases"]:
                 self.examples.setdefault(func, []).extend(list(cases))
+            table_of = self.other_examples.setdefault(module_name, {})
+            table_of.setdefault(func, []).extend(list(cases))
 
     # ---- per target ---------------------------------------------------------------------
     def run(self) -> None:
@@ -196,6 +204,8 @@ class Worker:
     def check(self, target: dict[str, Any]) -> dict[str, Any]:
         name = target["qualname"]
         recipe = target["recipe"]
+        if target.get("through"):
+            return self.check_through(target)
         if recipe is None:
             return _skip(f"{name} is not compiled in the fixed source")
         method = not target["top_level"]
@@ -245,6 +255,102 @@ class Worker:
             outcome["detail"] += "; no fix changed it"
         if self.job["confirm"]:
             outcome["findings"] = self.confirm(target, backend, prepared)
+        return outcome
+
+    def check_through(self, target: dict[str, Any]) -> dict[str, Any]:
+        """A helper that traced code in other modules calls: compile the first caller that
+        has example inputs, once with the original helper and once with the fixed one (the
+        caller's module executed again with the fixed module under the helper module's
+        name), and compare."""
+        name = target["qualname"]
+        if self.fixed_error is not None:
+            return {
+                "status": "failed",
+                "detail": f"the fixed module fails at import: {self.fixed_error}",
+            }
+        if self.original is None:
+            return _skip(f"the original module fails at import: {self.original_error}")
+        record_dir = Path(self.job.get("record_dir") or ".")
+        tried = []
+        for caller in target["through"]:
+            where = f"{caller['qualname']} ({caller['display']}:{caller['line']})"
+            tried.append(where)
+            if not caller["top_level"]:
+                continue  # a caller that is a method: its instance is not at hand here
+            declared = next(
+                (
+                    self.other_examples[alias][caller["qualname"]]
+                    for alias in caller["aliases"]
+                    if caller["qualname"] in self.other_examples.get(alias, {})
+                ),
+                None,
+            )
+            try:
+                if declared:
+                    cases, source = [_case(c) for c in declared], "declared examples"
+                elif caller["recorded"]:
+                    cases = [_decode_case(c, record_dir) for c in caller["recorded"]]
+                    source = "recorded specs"
+                else:
+                    continue
+            except Exception as exc:
+                return _skip(f"the example inputs for {where} are malformed: {describe(exc)}")
+            outcome = self.through_caller(target, caller, cases, source)
+            outcome["detail"] = f"through {where}: {outcome['detail']}"
+            return outcome
+        return _skip(
+            f"no example inputs for the callers of {name} in other files: " + ", ".join(tried)
+        )
+
+    def through_caller(
+        self, target: dict[str, Any], caller: dict[str, Any], cases: list[Any], source: str
+    ) -> dict[str, Any]:
+        recipe = caller["recipe"]
+        try:
+            original_caller = importlib.import_module(caller["module"])
+        except BaseException as exc:
+            return _skip(f"the caller's module fails at import: {describe(exc)}")
+        modules = instances.Modules(self.job["module"], self.original, self.fixed)
+        with modules.as_fixed():
+            fixed_caller, error = self._load_fixed(
+                caller["module"], caller["copied_file"], caller["is_package"]
+            )
+        if fixed_caller is None:
+            return {
+                "status": "failed",
+                "detail": f"the caller's module fails at import with the fixed helper: {error}",
+            }
+        try:
+            backend = Backend.for_recipe(recipe)
+        except ImportError as exc:
+            return _skip(f"{describe(exc)} in jitlint's environment")
+        compiled, problem = backend.compiled(fixed_caller, caller["qualname"], recipe)
+        if compiled is None:
+            return _skip(problem)
+        reference = getattr(original_caller, caller["qualname"], None)
+        how = recipe["how"] if recipe["framework"] == "jax" else backend.how
+        if how != "jax.jit" and reference is not None:
+            reference = inspect.unwrap(reference)
+        subjects = [
+            instances.Subject(
+                args,
+                kwargs,
+                compiled,
+                reference,
+                None,
+                how,
+                "",
+                concrete_compile=how == "eqx.filter_jit",
+                note="" if reference is not None else "the original caller cannot be loaded",
+            )
+            for args, kwargs in cases
+        ]
+        outcome = self.run_cases(target, backend, subjects, source)
+        if self.job["confirm"] and target["findings"] and reference is not None:
+            # The helper's findings, confirmed by compiling the original caller.
+            original = getattr(original_caller, caller["qualname"])
+            subjects[0].original_compiled = backend.compiled_from(original, recipe)[0]
+            outcome["findings"] = self.confirm(target, backend, subjects)
         return outcome
 
     def prepare_function(
@@ -450,7 +556,7 @@ class Worker:
     ) -> tuple[bool, str | None, str]:
         """(whether the original could be compiled at all, how it failed, a note)."""
         first = subjects[0]
-        if not target["top_level"]:
+        if not target["top_level"] or target.get("through"):
             compiled, note = first.original_compiled, ""
         else:
             original, note = self.reference(target)
