@@ -32,6 +32,7 @@ imports nothing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.abc
@@ -43,7 +44,7 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,14 @@ def pytest_sessionfinish(session: Any) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     recorder = getattr(config, "_jitlint_recorder", None)
-    if recorder is not None:
-        terminalreporter.write_line(recorder.summary(Path(str(config.rootpath))))
+    if recorder is None:
+        return
+    if getattr(config.option, "numprocesses", None) and not recorder.calls:
+        # pytest-xdist: the tests ran in the workers, which saved what they recorded.
+        line = f"jitlint: the pytest-xdist workers recorded into {recorder.path}"
+    else:
+        line = recorder.summary(Path(str(config.rootpath)))
+    terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: Any) -> None:
@@ -318,6 +325,11 @@ class Recorder:
         if self.saved or not self.calls:
             return
         self.saved = True
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(self.path):  # pytest-xdist workers save into one file
+            self._merge_and_write()
+
+    def _merge_and_write(self) -> None:
         existing: dict[str, Any] = {}
         try:
             existing = json.loads(self.path.read_text(encoding="utf-8")).get("calls", {})
@@ -366,6 +378,22 @@ class Recorder:
             f"jitlint: recorded {count} call(s) of {len(self.calls)} function(s){extra} "
             f"in {shown}, for `jitlint verify`"
         )
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock beside `path` where the platform has one (POSIX)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: saves are rare enough to go unlocked
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _same_inputs(a: dict[str, Any], b: dict[str, Any]) -> bool:
