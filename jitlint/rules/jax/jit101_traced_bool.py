@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.cond_fix import branch_fix
+from jitlint.fixes.cond_fix import branch_fix_or_reason
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import TRACED
@@ -92,14 +92,19 @@ class TracedBool(Rule):
       both values (a branch that raises or is expensive now always runs), broadcasts them to
       one shape, and computes gradients through both.
 
+    A branch that is a tuple, dict or list display gets `lax.cond` (it returns pytrees;
+    `jnp.where` would stack them into one array). Comments in the rewritten statements are
+    kept on their own lines above the new one.
+
     Neither rewrite is offered when the test or a branch has a Python side effect the analysis
     sees (`print`, `list.append`, logging, the clock, Python or NumPy random numbers, `:=`):
     both rewrites trace both branches, so it would run for the branch not taken too. Nor when
     the test converts a tracer itself (`a > 0 and b > 0`, `not`), the assigned name is
-    `global`/`nonlocal`, a branch holds a comment or another statement, an operand spans
-    several lines, or it is an `elif` whose `if` branch is not a single `return` (the rewrite
-    would then also run after that branch). A chain of returns through `elif` becomes nested
-    rewrites, one per pass.
+    `global`/`nonlocal`, a branch is not an array (a string, `None`, a lambda) or holds
+    another statement, an operand spans several lines, or it is an `elif` whose `if` branch is
+    not a single `return` (the rewrite would then also run after that branch); the finding's
+    help then says which. A chain of returns through `elif` becomes nested rewrites, one per
+    pass.
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
@@ -409,14 +414,16 @@ def f(x):
         trace: FunctionTrace,
         reason: str,
         fix: NodeFix | None = None,
+        no_fix: str | None = None,
     ) -> None:
         tracing = self.ctx.tracing
+        why = f"; no automatic fix: {no_fix}" if no_fix else ""
         self.report(
             node,
             f"{reason} converts `{snippet(self.ctx.module, node)}` to a Python bool, but it is "
             f"a tracer with no value yet: {tracing.explain(value)}",
             help="use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` "
-            "for control flow, or make a flag parameter static (`static_argnames`)",
+            f"for control flow, or make a flag parameter static (`static_argnames`){why}",
             fix=fix,
         )
 
@@ -440,9 +447,11 @@ def f(x):
             value = trace.value(sink)
             if value.kind == TRACED:
                 fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                no_fix = None
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
-                    fix = branch_fix(self.ctx, owner, self.ctx.path_to(owner), trace)
-                self._report(sink, value, trace, reason, fix)
+                    found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
+                    fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                self._report(sink, value, trace, reason, fix, no_fix)
                 return
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
