@@ -571,7 +571,7 @@ def test_call_lines_match_libcst_positions():
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     from jitlint.engine.context import FileContext
-    from jitlint.model.project.records import _lines
+    from jitlint.model.project.outbound import _lines
 
     source = (
         "import jax\n"

@@ -40,6 +40,18 @@ class Value:
         return f"Value({KIND_NAMES[self.kind]}, {why!r}, bool={self.boolean})"
 
 
+# Iterating a pytree of unknown structure yields a list's elements or a dict's (static)
+# keys: traced for comparisons, but not shown to be a tracer when printed (see JIT107).
+MAYBE_KEY = "element or key"
+# `.items()` of a traced mapping, and one (key, value) pair of it.
+ITEMS, ITEM = "items", "item"
+
+
+def shows_tracer(value: Value) -> bool:
+    """Whether printing `value` shows a tracer (a dict key it may be does not)."""
+    return value.traced and value.pytype != MAYBE_KEY
+
+
 S = Value(STATIC)
 U = Value(UNKNOWN)
 

@@ -16,6 +16,9 @@ import libcst as cst
 from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.domain.values import (
+    ITEM,
+    ITEMS,
+    MAYBE_KEY,
     PYTREE,
     STATIC,
     TRACED,
@@ -165,6 +168,15 @@ class Analyzer(Expressions):
                     type(e) is cst.StarredElement for e in source_elements
                 ):
                     source_elements = None
+            if (
+                value.pytype == ITEM
+                and len(elements) == 2
+                and source_elements is None
+                and type(elements[0]) is not cst.StarredElement
+            ):
+                self.bind(elements[0].value, S, None)  # a key: static
+                self.bind(elements[1].value, _element(value), None)
+                return
             for index, element in enumerate(elements):
                 if type(element) is cst.StarredElement:
                     self.bind(element.value, _element(value), None)
@@ -266,14 +278,14 @@ class Analyzer(Expressions):
             if name == "enumerate" and len(elements) == 2 and args:
                 self.bind(elements[0].value, S, None)
                 inner = self.values.get(id(args[0].value), U)
-                self.bind(elements[1].value, _element(inner), None)
+                self.bind(elements[1].value, _iterated(inner), None)
                 return
             if name == "zip" and len(elements) == len(args):
                 for element, arg in zip(elements, args, strict=True):
                     inner = self.values.get(id(arg.value), U)
-                    self.bind(element.value, _element(inner), None)
+                    self.bind(element.value, _iterated(inner), None)
                 return
-        self.bind(target, _element(value), None)
+        self.bind(target, _iterated(value), None)
 
     def _try(self, node: Any) -> bool:
         before = dict(self.env)
@@ -384,12 +396,21 @@ def _restore(env: Env, marks: Marks) -> None:
 
 
 def _element(value: Value) -> Value:
-    """What iterating (or unpacking) a value yields."""
+    """What unpacking a value yields."""
     if value.kind == TRACED:
         return traced(value.why)
     if value.kind == PYTREE:
         return Value(PYTREE, value.why)
     return S if value.kind == STATIC else U
+
+
+def _iterated(value: Value) -> Value:
+    """What iterating a value yields."""
+    if value.kind == PYTREE:
+        if value.pytype == ITEMS:
+            return Value(PYTREE, value.why, pytype=ITEM)
+        return Value(PYTREE, value.why, pytype=MAYBE_KEY)
+    return _element(value)
 
 
 def _capture_names(pattern: cst.CSTNode) -> list[str]:

@@ -185,10 +185,8 @@ class Expressions:
         saved = self.env
         self.env = dict(saved)
         comp_for = node.for_in
-        iters = []
         while comp_for is not None:
             iterable = self.eval(comp_for.iter)
-            iters.append(iterable)
             self.bind_iteration(comp_for.target, comp_for.iter, iterable)
             for condition in comp_for.ifs:
                 self.eval(condition.test)
@@ -200,7 +198,10 @@ class Expressions:
         else:
             element = self.eval(node.elt)
         self.env = saved
-        return container([element, *iters], "list" if type(node) is cst.ListComp else None)
+        # The elements are what the element expression makes of the targets: `len(a)` of
+        # each traced array is static. An iterable whose length is not known (a traced
+        # array's rows) still has a static length under jit.
+        return container([element], "list" if type(node) is cst.ListComp else None)
 
     def _lambda(self, node: Any) -> Value:
         for param in all_params(node.params):

@@ -26,6 +26,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.model.domain.names import Names
 from jitlint.model.domain.values import (
+    ITEMS,
     PYTREE,
     STATIC,
     TRACED,
@@ -42,6 +43,7 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer
 from jitlint.model.jax.api import (
     ARRAY_METHODS,
+    COLLECTIVES,
     CONCRETIZING_METHODS,
     JAX_BOOLEAN,
     JAX_SEQUENCE_RESULTS,
@@ -387,6 +389,10 @@ class Tracing:
                     return U
                 if receiver.kind == TRACED or method in ARRAY_METHODS:
                     return traced(receiver.why)
+                if method == "keys":
+                    return S  # the keys of a pytree are its static structure
+                if method == "items":
+                    return Value(PYTREE, receiver.why, pytype=ITEMS)
                 if method in MAPPING_METHODS:
                     return Value(PYTREE, receiver.why)
                 return U
@@ -409,6 +415,8 @@ class Tracing:
             if analyzer.compile_time_eval:
                 return combine(args)
             qualname = next(iter(qualnames))
+            if qualname in COLLECTIVES:
+                return _collective(args[0] if call.args and not call.args[0].star else U)
             if qualname in JAX_SEQUENCE_RESULTS:  # a list, tuple or pytree of arrays
                 return Value(PYTREE, ("op", qualname, trace))
             return traced(("op", qualname, trace), boolean=qualname in JAX_BOOLEAN)
@@ -523,6 +531,17 @@ class Tracing:
 TRANSFORMED = "transformed function"
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+
+
+def _collective(value: Value) -> Value:
+    """What `lax.psum`/`pmean`/`all_gather`... return for their first argument."""
+    if value.kind == TRACED:
+        return traced(value.why)
+    if value.kind == PYTREE:
+        return Value(PYTREE, value.why)
+    if value.kind == STATIC and value.pytype is None:
+        return S  # a Python scalar (or a pytree of them) comes back as one
+    return U
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:

@@ -25,8 +25,10 @@ _SHAPE_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     _JNP + "array_split": ((1,), ("indices_or_sections",)),
     **{f"jax.random.{n}": ((1,), ("shape",)) for n in (
         "normal", "uniform", "randint", "truncated_normal", "bits", "gumbel", "laplace",
-        "logistic", "exponential", "rademacher", "orthogonal", "ball", "permutation",
+        "logistic", "exponential", "rademacher", "orthogonal", "ball",
     )},
+    # Not `jax.random.permutation(key, x)`: `x` is a size only when it is an int; an array
+    # (traced or not) is permuted.
     # NumPy builds shapes at trace time, so they must be static too.
     **{f"numpy.{n}": ((0,), ("shape",)) for n in ("zeros", "ones", "empty", "full")},
     "numpy.arange": ((0, 1, 2), ("start", "stop", "step")),

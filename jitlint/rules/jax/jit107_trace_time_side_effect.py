@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.values import shows_tracer
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -194,7 +195,7 @@ def run(x):
                 value = trace.value(arg.value)
                 if type(arg.value) is cst.FormattedString:
                     value = _formatted(trace, arg.value) or value
-                if value.traced:
+                if shows_tracer(value):
                     name = "print" if qualname == "builtins.print" else qualname
                     self.report(
                         node,
@@ -319,6 +320,6 @@ def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:
     for part in node.parts:
         if type(part) is cst.FormattedStringExpression:
             value = trace.value(part.expression)
-            if value.traced:
+            if shows_tracer(value):
                 return value
     return None
