@@ -210,7 +210,7 @@ class Discovery:
                 self.def_names.add(node.name.value)  # type: ignore[attr-defined]
                 if node.decorators:  # type: ignore[attr-defined]
                     self._decorated(node, materialise(link))  # type: ignore[arg-type]
-            elif kind is cst.Lambda:
+            elif kind is cst.Lambda or kind is cst.ClassDef:
                 paths[id(node)] = link
             elif kind is cst.Call:
                 func = node.func  # type: ignore[attr-defined]
@@ -589,8 +589,11 @@ def application_params(
     signature_unknown: bool,
     bound_positional: int,
     bound_names: set[str],
+    defaults_unknown: bool = True,
 ) -> dict[str, int]:
-    """For one application: each parameter's kind (STATIC, PYTREE or UNKNOWN)."""
+    """For one application: each parameter's kind (STATIC, PYTREE or UNKNOWN). Parameters
+    with a default are UNKNOWN unless `defaults_unknown` is False (a call site, which passes
+    them or not)."""
     names = param_names(func)
     p = func.params
     positional = [x.name.value for x in (*p.posonly_params, *p.params)]
@@ -667,7 +670,7 @@ def application_params(
     # Python values the caller chose: nothing says they are traced.
     for name in positional[:bound_positional]:
         out[name] = UNKNOWN
-    for name in bound_names | with_default:
+    for name in bound_names | (with_default if defaults_unknown else set()):
         if name in out and out[name] == PYTREE:
             out[name] = UNKNOWN
     return out

@@ -1,0 +1,45 @@
+"""One analysis of one function body: a *context* of the tracing model (see tracing.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jitlint.model.domain.classes import ClassInfo
+from jitlint.model.domain.values import Env, Scalar, U, Value
+
+
+class Context:
+    """One analysis of one function body (or lambda, or the module): the values of its
+    parameters, the level it runs at, the frame it closes over (for a local function or
+    lambda called where it was made), and `site`: how it was reached, for messages."""
+
+    __slots__ = ("analyzer", "closure", "func", "level", "owner", "params", "site", "trace")
+
+    def __init__(
+        self,
+        trace: Any,  # the FunctionTrace it adds to
+        level: int,
+        params: Env,
+        closure: Any = None,  # the Analyzer of the frame it closes over
+        owner: ClassInfo | None = None,
+        site: Any = None,
+    ) -> None:
+        self.trace = trace
+        self.func = trace.func
+        self.level = level
+        self.params = params
+        self.closure = closure
+        self.owner = owner
+        self.site = site
+        self.analyzer: Any = None  # the Analyzer, once it runs
+
+    @property
+    def returns(self) -> Value:
+        analyzer = self.analyzer
+        if analyzer is None or analyzer.running:
+            return U  # recursion
+        if analyzer.yields:
+            return U
+        if analyzer.returns is None:
+            return Scalar("None", None) if not analyzer.falls_through_unknown else U
+        return analyzer.returns
