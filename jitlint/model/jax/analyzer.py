@@ -56,6 +56,8 @@ class Analyzer(Expressions):
         self.classify_call = classify_call
         self.attribute = attribute
         self.values: dict[int, Value] = {}
+        # Nodes evaluated more than once whose earlier value was traced (see `eval`).
+        self.sticky: dict[int, Value] = {}
         self.summary: Env = dict(params)
         self.returns: Value | None = None
         self.compile_time_eval = 0  # depth inside `with jax.ensure_compile_time_eval():`
@@ -282,10 +284,15 @@ class Analyzer(Expressions):
                 self.bind_iteration(node.target, node.iter, iterable)
             else:
                 self.eval(node.test)
-            self.block(node.body)
+            ends = self.block(node.body)
             end = self.env
             for other in continues:  # a `continue` goes back to the loop's head too
                 end = join_envs(end, other)
+            if not is_for and not (ends and not continues):
+                # The test runs again on what the body left: `done = False` before the loop
+                # and `done = jnp.all(...)` in it make the second test convert a tracer.
+                self.env = dict(end)
+                self.eval(node.test)
             continues.clear()
             self.env = join_envs(before, end)
             before = dict(self.env)

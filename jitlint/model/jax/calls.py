@@ -182,7 +182,7 @@ class Calls:
         if type(func) is cst.Attribute:
             receiver = an.values.get(id(func.value), U)  # type: ignore[attr-defined]
             callee = self.member(context, receiver, func.attr.value, func)  # type: ignore[attr-defined]
-            if isinstance(callee, Ref):
+            if isinstance(callee, (Ref, Object)):
                 found = self.call(context, call, callee, args, star)
                 if found is not None:
                     return found
@@ -193,7 +193,7 @@ class Calls:
                 return U  # a method of a container or object the model does not know
         else:
             callee = an.values.get(id(func))
-            if isinstance(callee, Ref):
+            if isinstance(callee, (Ref, Object)):
                 found = self.call(context, call, callee, args, star)
                 if found is not None:
                     return found
@@ -265,6 +265,11 @@ class Calls:
             )
         if isinstance(callee, ClassRef):
             return self.construct(context, call, callee.cls, args, star)
+        if isinstance(callee, Object):  # `obj(...)` runs `__call__`
+            method = self.member(context, callee, "__call__", call)
+            if isinstance(method, (BoundMethod, Transformed)):
+                return self.call(context, call, method, args, star)
+            return None
         if isinstance(callee, PartialRef):
             bound: Args = [(None, v) for v in callee.args]
             given = {k for k, _ in args if k is not None}
@@ -504,9 +509,9 @@ class Calls:
         return SuperRef(owner, receiver)
 
     def _owner(self, context: Context) -> ClassInfo | None:
-        path = context.trace.path
-        if len(path) >= 3 and type(path[-3]) is cst.ClassDef:
-            return self.tracing.classes.of(path[-3], path[:-3])  # type: ignore[arg-type]
+        path = context.trace.path  # [..., class, its body, the function, its body]
+        if len(path) >= 4 and type(path[-4]) is cst.ClassDef:
+            return self.tracing.classes.of(path[-4], path[:-4])  # type: ignore[arg-type]
         return None
 
     def attribute_value(
@@ -578,7 +583,7 @@ class Calls:
             callee = fn
             if isinstance(callee, (FunctionRef, BoundMethod, PartialRef)):
                 wrapped = [(None, tracerize(v, why)) for v in inputs]
-                return self._call_at(context, call, callee, wrapped, level)
+                return self._call_at(context, call, callee, wrapped, level, transform.qualname)
             return U
 
         if name == "fori_loop":
@@ -617,19 +622,33 @@ class Calls:
         return Value(PYTREE, why)
 
     def _call_at(
-        self, context: Context, call: cst.CSTNode, callee: Value, args: Args, level: int
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        callee: Value,
+        args: Args,
+        level: int,
+        passer: str | None = None,
     ) -> Value:
-        """Call `callee` with `args` at `level` (a transformation's body)."""
+        """Call `callee` with `args` at `level`: a function a library function calls
+        (`passer`, for messages: the lax loop or `tree_map` that passes the arguments)."""
+        wrap = None
+        if passer is not None:
+
+            def wrap(name: str, given: Value) -> Value:
+                if not given.traced:
+                    return given
+                return rewhy(given, ("body", name, passer, call, context.trace))
+
         if isinstance(callee, PartialRef):
             bound: Args = [(None, v) for v in callee.args]
             merged = [*bound, *args, *callee.keywords.items()]
-            return self._call_at(context, call, callee.target, merged, level)
+            return self._call_at(context, call, callee.target, merged, level, passer)
         if isinstance(callee, BoundMethod):
-            return self.invoke(
-                context, call, callee.function, [(None, callee.receiver), *args], False, level
-            )
+            arguments = [(None, callee.receiver), *args]
+            return self.invoke(context, call, callee.function, arguments, False, level, wrap=wrap)
         if isinstance(callee, FunctionRef):
-            return self.invoke(context, call, callee, args, False, level)
+            return self.invoke(context, call, callee, args, False, level, wrap=wrap)
         return U
 
     def _partial(
@@ -657,7 +676,7 @@ class Calls:
             return U
         fn, tree, rest = positional[0], positional[1], positional[2:]
         inputs = [(None, tree_leaf(tree)), *((None, tree_leaf(v)) for v in rest)]
-        result = self._call_at(context, call, fn, inputs, context.level)
+        result = self._call_at(context, call, fn, inputs, context.level, "tree_map")
         if not isinstance(fn, (FunctionRef, BoundMethod, PartialRef)):
             return U
         return tree_like(tree, result)
@@ -705,6 +724,8 @@ class Calls:
         def wrap(name: str, value: Value) -> Value:
             if name in bound_names:
                 return value  # bound by partial or the bound method: not an argument
+            if style == "filter":
+                return filtered(value, ("param", name, entry))
             kind = kinds.get(name, UNKNOWN)
             if kind == STATIC:
                 return value
@@ -852,6 +873,15 @@ def rewhy(value: Value, why: tuple[Any, ...]) -> Value:
 
 def tracerize(value: Value, why: tuple[Any, ...]) -> Value:
     """An argument as a jitted (or vmapped, or lax) function sees it: every leaf a tracer."""
+    if why and why[0] in ("param", "passed") and isinstance(value, (Seq, Dict, Object)):
+        # A leaf inside the argument: explained as the argument, but not the argument itself
+        # (making the parameter static is no remedy for a pytree of arrays).
+        inner = ("leaf", *why[1:])
+        return _tracerize(value, inner, why)
+    return _tracerize(value, why, why)
+
+
+def _tracerize(value: Value, why: tuple[Any, ...], top: tuple[Any, ...]) -> Value:
     if isinstance(value, Array):
         return Array(why, dtype=value.dtype, rank=value.rank, boolean=value.boolean)
     if isinstance(value, Scalar):
@@ -864,12 +894,12 @@ def tracerize(value: Value, why: tuple[Any, ...]) -> Value:
         if value.pytype not in ("list", "tuple"):
             return U
         if value.items is not None:
-            return Seq(value.pytype, [tracerize(v, why) for v in value.items], why=why)
-        return Seq(value.pytype, elem=tracerize(value.elem, why), why=why)
+            return Seq(value.pytype, [_tracerize(v, why, top) for v in value.items], why=top)
+        return Seq(value.pytype, elem=_tracerize(value.elem, why, top), why=top)
     if isinstance(value, Dict):
         if value.entries is not None:
-            return Dict({k: tracerize(v, why) for k, v in value.entries.items()}, why=why)
-        return Dict(elem=tracerize(value.elem, why), why=why)
+            return Dict({k: _tracerize(v, why, top) for k, v in value.entries.items()}, why=top)
+        return Dict(elem=_tracerize(value.elem, why, top), why=top)
     if isinstance(value, Object):
         cls = value.cls
         if cls.registered:
@@ -880,9 +910,9 @@ def tracerize(value: Value, why: tuple[Any, ...]) -> Value:
         fields = {}
         for name, field in value.fields.items():
             static = declared is not None and declared.fields.get(name) == STATIC_FIELD
-            fields[name] = field if static else tracerize(field, why)
+            fields[name] = field if static else _tracerize(field, why, top)
         instance = Instance(declared, "jit") if declared is not None else None
-        return Object(cls, fields, kind=PYTREE, why=why, declared=instance)
+        return Object(cls, fields, kind=PYTREE, why=top, declared=instance)
     if isinstance(value, Ref):
         return U
     if value.kind == TRACED:

@@ -53,7 +53,13 @@ class Expressions:
     def eval(self, node: cst.CSTNode) -> Value:
         handler = _EXPRESSIONS.get(type(node))
         value = handler(self, node) if handler is not None else self._generic(node)
-        self.values[id(node)] = value
+        key = id(node)
+        before = self.values.get(key)
+        if before is not None and before.traced and not value.traced:
+            # Evaluated again (a loop's second pass): it was a tracer on an earlier pass,
+            # which is the value rules must see.
+            self.sticky[key] = before
+        self.values[key] = value
         return value
 
     def _generic(self, node: cst.CSTNode) -> Value:

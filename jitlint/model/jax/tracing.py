@@ -31,7 +31,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain.classes import Classes
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
-from jitlint.model.domain.names import Names
+from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -101,9 +101,9 @@ class FunctionTrace:
     @property
     def qualname(self) -> str:
         """`Cls.method` for a method, else the name."""
-        path = self.path
-        if len(path) >= 3 and type(path[-3]) is cst.ClassDef:
-            return f"{path[-3].name.value}.{self.name}"  # type: ignore[attr-defined]
+        path = self.path  # [..., class, its body, the function, its body]
+        if len(path) >= 4 and type(path[-4]) is cst.ClassDef:
+            return f"{path[-4].name.value}.{self.name}"  # type: ignore[attr-defined]
         return self.name
 
     @property
@@ -148,17 +148,22 @@ class FunctionTrace:
         return out
 
     def value(self, expr: cst.CSTNode) -> Value:
+        key = id(expr)
         top = self.top()
         if len(top) == 1:
-            return top[0].analyzer.values.get(id(expr), U)  # type: ignore[union-attr]
-        key = id(expr)
-        return merge([c.analyzer.values.get(key, U) for c in top])  # type: ignore[union-attr]
+            return _seen(top[0].analyzer, key)
+        return merge([_seen(c.analyzer, key) for c in top])
 
     def summary(self, name: str) -> Value | None:
         """Every value `name` takes in the body (for functions closing over it)."""
         top = [c for c in self.top() if not c.analyzer.running]  # type: ignore[union-attr]
         found = [c.analyzer.summary[name] for c in top if name in c.analyzer.summary]  # type: ignore[union-attr]
         return merge(found) if found else None
+
+
+def _seen(analyzer: Analyzer, key: int) -> Value:
+    """A node's value in one analysis, as rules see it (traced on any pass)."""
+    return analyzer.sticky.get(key) or analyzer.values.get(key, U)
 
 
 def merge(values: Sequence[Value]) -> Value:
@@ -212,8 +217,12 @@ class Tracing:
 
     @cached_property
     def active(self) -> bool:
-        """Whether anything in the module is traced at all (a cheap early exit for rules)."""
-        return bool(self.index.entries) or bool(self.inbound)
+        """Whether anything in the module is traced at all (a cheap early exit for rules):
+        an entry, an inbound call, or a transformation applied to something the discovery
+        pass could not name (`f = jax.jit(f)`, `jax.jit(self.step)`), which interpreting
+        the module may resolve."""
+        index = self.index
+        return bool(index.entries) or bool(self.inbound) or bool(index.foreign)
 
     @cached_property
     def positions(self) -> Any:
@@ -347,9 +356,9 @@ class Tracing:
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
-            attach_instances(
-                self.pytree_classes, self.classes, entry, self._path_to(entry.func), params
-            )
+            path = self._path_to(entry.func)
+            attach_instances(self.pytree_classes, self.classes, entry, path, params)
+            self._receiver(entry.func, path, params)
             contributions.append((level, params))
         contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
         if not contributions:
@@ -361,6 +370,8 @@ class Tracing:
             hit = first_traced(values)
             if hit is not None:
                 params[name] = hit
+            elif len(values) == 1 and isinstance(values[0], Object):
+                params[name] = values[0]  # `self` of a method, or a pytree class instance
             elif all(v.kind == STATIC for v in values):
                 # The same literal default at every call site keeps its value (see
                 # project.default_value); anything else is just a Python value.
@@ -369,12 +380,31 @@ class Tracing:
                     literal_truth(v) is not None and v.key() == first.key() for v in values
                 )
                 params[name] = first if same else S
-            elif len(values) == 1 and isinstance(values[0], Object):
-                params[name] = values[0]  # under filter_jit, a pytree class instance
             else:
                 params[name] = U
         context = Context(trace, level, params, site="root")
         self.analyse(context, invoke=True)
+
+    def _receiver(self, func: FuncNode, path: list[cst.CSTNode], params: Env) -> None:
+        """`self` of a method an entry reaches: an instance of its class (its fields unknown),
+        so that `self.m(...)` resolves; a pytree class's instance is attached already."""
+        if type(func) is not cst.FunctionDef or len(path) < 2:
+            return
+        if type(path[-2]) is not cst.ClassDef:
+            return
+        p = func.params  # type: ignore[union-attr]
+        first = [*p.posonly_params, *p.params]
+        if not first or any(
+            leaf_name(d.decorator) in ("staticmethod", "classmethod") for d in func.decorators
+        ):  # type: ignore[union-attr]
+            return
+        name = first[0].name.value
+        value = params.get(name, U)
+        if isinstance(value, Object):
+            return
+        cls = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
+        kind = STATIC if value.kind == STATIC else UNKNOWN
+        params[name] = Object(cls, kind=kind, why=value.why)
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level
@@ -539,18 +569,25 @@ class Tracing:
         why = value.why
         if not why:
             return "it is computed from traced values"
-        if why[0] in ("param", "passed"):
+        if why[0] in ("param", "passed", "leaf"):
             name, entry = why[1], why[2]
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
             )
             transform = entry.transform
             article = "a non-static" if transform.style in ("jit", "pmap", "ckpt") else "an"
-            text = (
-                f"`{name}` is traced because it is {article} argument of {func_name}, which "
-                f"`{transform.qualname}` {transform.verb} {self.where(entry)}"
-            )
-            if why[0] == "passed":
+            if why[0] == "leaf":
+                text = (
+                    f"it comes from a leaf of `{name}`, {article} argument of {func_name}, "
+                    f"which `{transform.qualname}` {transform.verb} {self.where(entry)} (every "
+                    "leaf of a traced argument is a tracer)"
+                )
+            else:
+                text = (
+                    f"`{name}` is traced because it is {article} argument of {func_name}, "
+                    f"which `{transform.qualname}` {transform.verb} {self.where(entry)}"
+                )
+            if why[0] == "passed" or (why[0] == "leaf" and len(why) > 3):
                 text += f", and the call at line {self.line(why[3])} passes it"
             return text
         if why[0] == "arg":
@@ -569,6 +606,12 @@ class Tracing:
             if depth < 3 and inner:
                 text += f" ({self.explain(Value(TRACED, inner), depth + 1)})"
             return text
+        if why[0] == "body":
+            _, name, passer, call, caller = why
+            what = "a leaf of a traced pytree" if passer == "tree_map" else "a tracer"
+            return (
+                f"`{name}` is traced because `{passer}` passes it {what} at line {self.line(call)}"
+            )
         if why[0] == "field":
             _, attr, instance, owner = why
             text = f"`{attr}` is a non-static field of `{instance.cls.name}`"

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from jitlint.model.domain.values import U
 from jitlint.model.jax.transforms import (
     PARAM_OPTIONS,
     enclosing_function,
@@ -59,14 +58,13 @@ def outbound_calls(tracing: Tracing, source: str) -> list[Outbound]:
     lines = _lines(tracing, [(call, _top(caller.path)) for call, caller, _ in found], source)
     out: list[CallRecord] = []
     for call, caller, target in found:
-        values = caller.analyzer.values
         args: list[tuple[str | None, int]] = []
         star = False
         for arg in call.args:
             if arg.star:
                 star = True  # as for local helpers: what it fills, and all after it, is unknown
                 break
-            kind = values.get(id(arg.value), U).kind
+            kind = caller.value(arg.value).kind
             args.append((arg.keyword.value if arg.keyword is not None else None, kind))
         out.append(
             CallRecord(

@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
-from jitlint.model.domain.values import STATIC
+from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
 
@@ -287,7 +287,7 @@ def run(x, key):
         if trace is None:
             return
         base = trace.value(node.value)
-        if not base.traced and not (base.kind == STATIC and base.pytype in ("list", "tuple")):
+        if not base.traced and python_sequence(base) is None:
             return
         for element in node.slice:
             part = element.slice

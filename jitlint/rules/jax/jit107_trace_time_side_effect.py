@@ -80,6 +80,23 @@ class TraceTimeSideEffect(Rule):
     uses_tracing = True
 
     VALID = (
+        # A nonlocal of a function that is itself traced: a fresh local per trace.
+        """
+import jax
+import jax.tree_util as jtu
+def contains(tree, node):
+    found = False
+    def visit(x):
+        nonlocal found
+        if x is node:
+            found = True
+        return x
+    jtu.tree_map(visit, tree)
+    return found
+@jax.jit
+def f(x):
+    return x if contains(x, None) else -x
+""",
         # Printing static values at trace time is deliberate.
         """
 import jax
@@ -265,6 +282,8 @@ def run(x):
         scope = self.ctx.names.scope(func)
         if target.value not in scope.declared_global | scope.declared_nonlocal:
             return
+        if target.value in scope.declared_nonlocal and self._owner_traced(path, func, target.value):
+            return  # a local of a function that runs while tracing too: fresh per trace
         self.report(
             node,
             f"assigning to the {'global' if target.value in scope.declared_global else 'outer'} "
@@ -272,6 +291,17 @@ def run(x):
             "traced, not on every call",
             help="return the value from the function instead of storing it outside",
         )
+
+    def _owner_traced(self, path: list[cst.CSTNode], func: cst.FunctionDef, name: str) -> bool:
+        """Whether the function whose local `nonlocal name` rebinds is traced itself."""
+        index = next(i for i, node in enumerate(path) if node is func)
+        for node in reversed(path[:index]):
+            if type(node) is not cst.FunctionDef:
+                continue
+            scope = self.ctx.names.scope(node)  # type: ignore[arg-type]
+            if name in scope.bindings and name not in scope.declared_nonlocal:
+                return self.ctx.tracing.trace(node) is not None  # type: ignore[arg-type]
+        return False
 
     def _print_fix(self, node: cst.Call) -> NodeFix | None:
         pieces: list[str] = []
