@@ -84,6 +84,8 @@ class ClassInfo:
     framework: str | None = None
     open: bool = False  # a base the model does not know: a missing attribute may be there
     registered: bool = False  # a pytree with flattening of its own (register_pytree_node)
+    # The keywords of a dataclass decorator call: `@dataclass(frozen=True)`.
+    decorator_options: dict[str, cst.BaseExpression] = field(default_factory=dict)
     pytree: Any = None  # its pytree_fields.PytreeClass, once someone asked
     _mro: list[ClassInfo] | None = None
 
@@ -204,6 +206,12 @@ class Classes:
             kinds = {_DATACLASS_DECORATORS.get(q) for q in qualnames}
             if len(kinds) == 1 and None not in kinds:
                 info.framework = kinds.pop()
+                if type(expr) is cst.Call:
+                    info.decorator_options = {
+                        a.keyword.value: a.value
+                        for a in expr.args  # type: ignore[attr-defined]
+                        if a.keyword is not None
+                    }
             else:
                 info.open = True  # a decorator may replace the class
         body = node.body

@@ -49,6 +49,7 @@ from jitlint.model.domain.values import (
     join_all,
 )
 from jitlint.model.jax.context import Context
+from jitlint.model.jax.jit import Signature, spec_from_args
 from jitlint.model.jax.library import (
     array_attribute,
     arrays,
@@ -555,6 +556,12 @@ class Calls:
         targets += [v for k, v in args if k in transform.target_keywords]
         if not targets:
             return Transformed(transform, None, options, why)  # type: ignore[arg-type]
+        if transform.style == "jit" and isinstance(targets[0], Object):
+            # jit keys its cache on the callable: an instance must be hashable.
+            reason = unhashable(targets[0])
+            if reason is not None:
+                events = self.tracing.static_events.setdefault(id(call), [])
+                events.append(("the function", reason, None, call))
         return Transformed(transform, targets[0], options, why)
 
     def _control_flow(
@@ -691,7 +698,8 @@ class Calls:
         bound: Args = []
         while isinstance(target, Transformed) and target.target is not None:
             target = target.target  # jax.jit(jax.vmap(f)): the inner one decides the spec
-        if isinstance(target, _SelfBound):
+        receiver = isinstance(target, _SelfBound)
+        if receiver:
             args = [(None, target.args[0]), *args]  # `self` of a jitted method: an argument
             target = target.target
         elif isinstance(target, PartialRef):
@@ -738,8 +746,55 @@ class Calls:
             return tracerize(value, why)
 
         all_args = [*bound, *args]
+        if any(kind == STATIC for kind in kinds.values()):
+            self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
         result = self.invoke(context, call, target, all_args, False, level, wrap=wrap)
         return self._transformed_result(context, t, result, all_args, func)
+
+    def _check_static(
+        self,
+        call: cst.Call,
+        t: Transformed,
+        func: Any,
+        kinds: dict[str, int],
+        args: Args,
+        hidden: int,
+        style: str,
+    ) -> None:
+        """Record static arguments whose value JAX cannot hash (see `unhashable`), at the
+        argument (or, for `self` or a partial's arguments, at the transformation)."""
+        p = func.params
+        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+        spec = None
+        if style == "jit":
+            # jax.jit: static_argnums holds for positional arguments, static_argnames for
+            # keyword ones (each inferred from the other only when it alone is given).
+            spec = spec_from_args(list(_inner_options(t))).effective(Signature.of(func))
+            if spec is None:
+                return
+        plain = all(not a.star for a in call.args)
+        nodes: list[cst.CSTNode | None] = [None] * hidden
+        nodes += [a.value for a in call.args] if plain else [None] * len(call.args)
+        site = t.why[2] if t.why and len(t.why) > 2 else call
+        index = 0
+        for position, (keyword, value) in enumerate(args):
+            if keyword is None:
+                name = positional[index] if index < len(positional) else None
+                static = spec[0] if spec is not None else None
+                is_static = index in static if static is not None else kinds.get(name) == STATIC
+                index += 1
+            else:
+                name = keyword
+                names = spec[1] if spec is not None else None
+                is_static = name in names if names is not None else kinds.get(name) == STATIC
+            if name is None or not is_static:
+                continue
+            why = unhashable(value)
+            if why is None:
+                continue
+            node = nodes[position] if position < len(nodes) else None
+            where = node if node is not None else (site if position < hidden else call)
+            self.tracing.static_events.setdefault(id(where), []).append((name, why, func, where))
 
     def _transformed_result(
         self,
@@ -793,6 +848,13 @@ class Calls:
 _LAX_FLOW = frozenset({"fori_loop", "while_loop", "scan", "cond", "switch", "map"})
 
 
+def _inner_options(t: Transformed) -> tuple[Any, ...]:
+    inner = t
+    while isinstance(inner.target, Transformed) and inner.target.target is not None:
+        inner = inner.target
+    return inner.options
+
+
 def _inner_transform(t: Transformed) -> Transform:
     """The transformation whose options decide the parameters (the innermost)."""
     inner = t
@@ -838,6 +900,97 @@ def _differentiated(t: Transformed, args: Args, func: Any, why: tuple[Any, ...])
     if argnums < len(positional):
         return arrays(positional[argnums], why)
     return Value(PYTREE, why)
+
+
+def unhashable(value: Value, depth: int = 0) -> str | None:
+    """Why JAX cannot hash `value` as a static argument (a short phrase), or None when it
+    can or the model does not know."""
+    if depth > 3:
+        return None
+    if isinstance(value, Seq):
+        if value.pytype == "list":
+            return "a list"
+        if value.pytype == "tuple" and value.items is not None:
+            for item in value.items:
+                inner = unhashable(item, depth + 1)
+                if inner is not None:
+                    return f"a tuple containing {inner}"
+        return None
+    if isinstance(value, Dict):
+        return "a dict"
+    if isinstance(value, Array):
+        return "an array"
+    if type(value) is Value and value.kind == STATIC and value.pytype in ("list", "dict"):
+        return f"a {value.pytype}"
+    if isinstance(value, Object):
+        return _unhashable_instance(value, depth)
+    return None
+
+
+def _unhashable_instance(obj: Object, depth: int) -> str | None:
+    cls = obj.cls
+    name = f"`{cls.name}`"
+    framework = cls.kind
+    if framework == "dataclass":
+        options = cls.decorator_options
+        if _flag(options, "unsafe_hash", False):
+            return None
+        if _flag(options, "eq", True) and not _flag(options, "frozen", False):
+            return (
+                f"an instance of {name}, a dataclass with `eq=True` and no `frozen=True` (its "
+                "`__hash__` is None)"
+            )
+    if framework in ("equinox", "flax.struct", "dataclass"):
+        # equinox hashes the module's leaves; a frozen dataclass (flax.struct's too) hashes
+        # the tuple of its fields.
+        check = _unhashable_leaf if framework == "equinox" else unhashable
+        for field_name, field in obj.fields.items():
+            inner = check(field, depth + 1)
+            if inner is not None:
+                return f"an instance of {name}, whose field `{field_name}` holds {inner}"
+        return None
+    if not cls.closed:
+        return None
+    # Python sets `__hash__ = None` in a class that defines `__eq__` but not `__hash__`.
+    for owner in cls.mro:
+        if "__hash__" in owner.methods:
+            return None
+        if "__hash__" in owner.attributes:
+            expr = owner.attributes["__hash__"]
+            if type(expr) is cst.Name and expr.value == "None":  # type: ignore[attr-defined]
+                return f"an instance of {name}, whose `__hash__` is None"
+            return None
+        if "__eq__" in owner.methods:
+            return f"an instance of {name}, which defines `__eq__` but not `__hash__`"
+    return None
+
+
+def _unhashable_leaf(value: Value, depth: int) -> str | None:
+    """An unhashable leaf of a pytree (lists and dicts are nodes, not leaves)."""
+    if depth > 4:
+        return None
+    if isinstance(value, Array):
+        return "an array"
+    if isinstance(value, Seq) and value.items is not None:
+        return next((r for v in value.items if (r := _unhashable_leaf(v, depth + 1))), None)
+    if isinstance(value, Dict) and value.entries is not None:
+        return next(
+            (r for v in value.entries.values() if (r := _unhashable_leaf(v, depth + 1))), None
+        )
+    if isinstance(value, Object) and value.cls.kind == "equinox":
+        return next(
+            (r for v in value.fields.values() if (r := _unhashable_leaf(v, depth + 1))), None
+        )
+    return None
+
+
+def _flag(options: dict[str, cst.BaseExpression], name: str, default: bool) -> bool:
+    expr = options.get(name)
+    if expr is None:
+        return default
+    if type(expr) is cst.Name and expr.value in ("True", "False"):  # type: ignore[attr-defined]
+        return expr.value == "True"  # type: ignore[attr-defined]
+    return not default  # a computed flag: assume the safe reading
 
 
 def _aux(value: Value, why: tuple[Any, ...]) -> Value:

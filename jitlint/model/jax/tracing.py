@@ -193,6 +193,9 @@ class Tracing:
         self._qualnames: dict[int, frozenset[str]] = {}
         self.solving = False
         self._solved = False
+        # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
+        # (parameter, why, the function, the node).
+        self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
         self.module_context: Context | None = None
 
     @cached_property
