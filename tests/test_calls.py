@@ -510,3 +510,51 @@ def f(x):
     from jitlint.model.jax.calls import MAX_PER_FUNCTION
 
     assert len(traces[0].contexts) == MAX_PER_FUNCTION
+
+
+# ---- one-file front ends ------------------------------------------------------------------
+ONE_FILE = """\
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Config(eqx.Module):
+    depth: int
+
+
+class Memory(eqx.Module):
+    buffer: jax.Array
+
+    def __init__(self, depth):
+        self.buffer = jnp.zeros((depth, 4))
+
+
+@jax.jit
+def create(config: Config):
+    return Memory(config.depth)
+"""
+
+
+def test_stdin_follows_what_the_file_defines():
+    from helpers import run_cli
+
+    status, out, _ = run_cli("--no-cache", "--format", "concise", "-", stdin=ONE_FILE.encode())
+    assert status == 1
+    assert ":14:" in out and "JIT103" in out, out
+
+
+def test_flake8_follows_what_the_file_defines(tmp_path):
+    pytest.importorskip("flake8")
+    import subprocess
+    import sys
+
+    path = tmp_path / "memory.py"
+    path.write_text(ONE_FILE)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=JIT", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ":14:" in proc.stdout and "JIT103" in proc.stdout, proc.stdout + proc.stderr
