@@ -209,8 +209,10 @@ def call_result(
         if hit is not None:
             return traced(hit.why, sure=isinstance(hit, Array) and hit.sure)
     if qualname.startswith("numpy.") and kind != "unknown":
+        if _numpy_array(qualname) and first_traced(values) is None:
+            return Array(jax=False)  # a NumPy constructor returns an array (or raises)
         if all(v.kind == STATIC for v in values):
-            return Array(jax=False) if _numpy_array(qualname) else S
+            return S
         return U
     if kind != "unknown" and all(v.kind == STATIC for _, v in args):
         return S
@@ -233,7 +235,7 @@ _NUMPY_CONSTRUCTORS = frozenset(
         "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
         "identity", "zeros_like", "ones_like", "empty_like", "full_like", "stack", "concatenate",
         "vstack", "hstack", "tile", "repeat", "diag", "tri", "tril", "triu", "meshgrid",
-        "logspace", "geomspace", "copy", "ascontiguousarray",
+        "logspace", "geomspace", "copy", "ascontiguousarray", "indices",
     }
 )  # fmt: skip
 
