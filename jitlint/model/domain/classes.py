@@ -84,6 +84,8 @@ class ClassInfo:
     framework: str | None = None
     open: bool = False  # a base the model does not know: a missing attribute may be there
     registered: bool = False  # a pytree with flattening of its own (register_pytree_node)
+    # Bases imported from other modules, by their dotted names (".core.ProcessorBase").
+    imported_bases: list[str] = field(default_factory=list)
     # The keywords of a dataclass decorator call: `@dataclass(frozen=True)`.
     decorator_options: dict[str, cst.BaseExpression] = field(default_factory=dict)
     pytree: Any = None  # its pytree_fields.PytreeClass, once someone asked
@@ -134,6 +136,20 @@ class ClassInfo:
             if cls.open:
                 return None
         return None
+
+    def imported_base(self, after: ClassInfo | None = None) -> str | None:
+        """The one base from another module the order reaches (after `after`), when the
+        rest of the order is known: an attribute the module's classes do not define is
+        there, or nowhere."""
+        order = self.mro
+        if after is not None:
+            for index, cls in enumerate(order):
+                if cls is after:
+                    order = order[index + 1 :]
+                    break
+        found = [q for cls in order for q in cls.imported_bases]
+        unknown = sum(1 for cls in order for b in cls.bases if b is None)
+        return found[0] if len(found) == 1 and unknown == 1 else None
 
     def init_fields(self) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]]:
         """The fields a generated `__init__` takes, base classes' first."""
@@ -196,6 +212,8 @@ class Classes:
             else:
                 info.bases.append(None)
                 info.open = True
+                if len(qualnames) == 1 and "" not in qualnames:
+                    info.imported_bases.append(next(iter(qualnames)))
         for keyword in node.keywords:
             if keyword.keyword is not None and keyword.keyword.value == "metaclass":
                 info.open = True

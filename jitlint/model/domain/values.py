@@ -390,6 +390,29 @@ class Transformed(Ref):
         return ("transformed", id(self))
 
 
+class Foreign(Ref):
+    """Something another module of the project defines, known only by its dotted name
+    (`path`, as the importing file spells it: ".model.Net"): the name itself ("name"), an
+    instance made by calling it ("instance": `Net(...)`), or a member of such an instance
+    ("member": `net.apply`, `path` ".model.Net.apply"). Calling one from traced code is an
+    outbound call for the project pass (model/project/)."""
+
+    __slots__ = ("path", "role")
+
+    def __init__(self, path: str, role: str = "name") -> None:
+        super().__init__(None, "foreign")
+        self.path = path
+        self.role = role
+        if role != "name":
+            self.kind = UNKNOWN
+
+    def key(self, depth: int = _KEY_DEPTH) -> Hashable:
+        return ("foreign", self.path, self.role)
+
+    def __repr__(self) -> str:
+        return f"Foreign({self.path}, {self.role})"
+
+
 class ModuleRef(Ref):
     __slots__ = ("qualname",)
 
@@ -544,6 +567,7 @@ _JOINS: dict[type, Any] = {
     FunctionRef: _join_refs,
     BoundMethod: _join_refs,
     ModuleRef: _join_refs,
+    Foreign: _join_refs,
 }
 
 

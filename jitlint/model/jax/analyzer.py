@@ -73,7 +73,10 @@ class Analyzer(Expressions):
         # The value a `def`/`class` statement binds; an assignment to an attribute or item.
         self.define: Callable[[Analyzer, cst.CSTNode], Value] | None = None
         self.store: Callable[[Analyzer, cst.CSTNode, Value], None] | None = None
+        # `obj[i]` on an instance: runs its class's `__getitem__`.
+        self.item: Callable[[Analyzer, cst.CSTNode, Value, Value], Value] | None = None
         self.running = False
+        self.statement_now: cst.CSTNode | None = None  # the module statement running
         self.yields = False  # a generator: calling it returns a generator, not `returns`
         self.falls_through_unknown = False
 
@@ -84,7 +87,10 @@ class Analyzer(Expressions):
             if type(func) is cst.Lambda:
                 self.returns = self.eval(func.body)  # type: ignore[attr-defined]
             elif type(func) is cst.Module:
-                self.run(func.body)  # type: ignore[attr-defined]
+                for statement in func.body:  # type: ignore[attr-defined]
+                    self.statement_now = statement
+                    if self.statement(statement):
+                        break
             elif type(func.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
                 ends = self.run(func.body.body)  # type: ignore[attr-defined]
                 if not ends and self.returns is not None:
@@ -171,7 +177,8 @@ class Analyzer(Expressions):
                     target = alias.asname.name if alias.asname is not None else alias.name
                     while type(target) is cst.Attribute:
                         target = target.value  # type: ignore[attr-defined]
-                    self.bind(target, S, None)
+                    value = self.define(self, alias) if self.define is not None else S
+                    self.bind(target, value, None)
         return False
 
     def bind(self, target: cst.CSTNode, value: Value, source: cst.CSTNode | None) -> None:

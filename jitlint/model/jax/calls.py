@@ -34,6 +34,7 @@ from jitlint.model.domain.values import (
     BoundMethod,
     ClassRef,
     Dict,
+    Foreign,
     FunctionRef,
     Object,
     PartialRef,
@@ -48,7 +49,7 @@ from jitlint.model.domain.values import (
     join,
     join_all,
 )
-from jitlint.model.jax.context import Context
+from jitlint.model.jax.context import Context, ForeignRecord
 from jitlint.model.jax.jit import Signature, spec_from_args
 from jitlint.model.jax.library import (
     array_attribute,
@@ -130,6 +131,13 @@ class Calls:
             return self.function_value(node, an, None)  # type: ignore[arg-type]
         if type(node) is cst.ClassDef:
             return ClassRef(self.tracing.classes.of(node, self.tracing._path_to(node)))  # type: ignore[arg-type]
+        if type(node) is cst.ImportAlias:
+            # What the import binds: the scope's binding made from this alias.
+            scope = self.names.scope(context.func)
+            for bindings in scope.bindings.values():
+                for binding in bindings:
+                    if binding.node is node:
+                        return self.tracing._binding_value(binding, [])
         return S
 
     def store(self, context: Context, an: Analyzer, target: cst.CSTNode, value: Value) -> None:
@@ -202,7 +210,10 @@ class Calls:
                 found = self._super(context)
                 if found is not None:
                     return found
-        return self.library_value(context, an, call, args, star)
+        result = self.library_value(context, an, call, args, star)
+        if result is U and isinstance(callee, Foreign) and callee.role == "name":
+            return Foreign(callee.path, "instance")  # what another module's class makes
+        return result
 
     def library_value(
         self,
@@ -266,6 +277,14 @@ class Calls:
             )
         if isinstance(callee, ClassRef):
             return self.construct(context, call, callee.cls, args, star)
+        if isinstance(callee, Foreign):
+            if callee.role == "name":
+                return None  # the library tables, then an instance (see call_value)
+            # A method of another module's class, or an instance's `__call__`: the project
+            # pass hands the call to that module (self is an instance it knows nothing of).
+            target = callee.path if callee.role == "member" else f"{callee.path}.__call__"
+            self._record(context, call, target, [(None, U), *args], star)
+            return U
         if isinstance(callee, Object):  # `obj(...)` runs `__call__`
             method = self.member(context, callee, "__call__", call)
             if isinstance(method, (BoundMethod, Transformed)):
@@ -350,7 +369,13 @@ class Calls:
 
     # ---- classes ----------------------------------------------------------------------
     def construct(
-        self, context: Context, call: cst.Call, cls: ClassInfo, args: Args, star: bool
+        self,
+        context: Context,
+        call: cst.Call | None,
+        cls: ClassInfo,
+        args: Args,
+        star: bool,
+        wrap: Any = None,
     ) -> Value:
         """`cls(...)`: a new instance, its fields set by `__init__` (the class's own, or the
         one a dataclass, equinox or flax module generates), then `__post_init__` and
@@ -369,10 +394,10 @@ class Calls:
                 obj.building = False
                 return obj
             fref = FunctionRef(method.func, None, init[0])
-            self.invoke(context, call, fref, [(None, obj), *args], star, label=label)
+            self.invoke(context, call, fref, [(None, obj), *args], star, label=label, wrap=wrap)
         elif init is None and framework in FIELD_INIT:
             generated = True
-            self._generated_init(context, call, cls, obj, args, star, label)
+            self._generated_init(context, call, cls, obj, args, star, label, wrap)
         if framework in ("dataclass", "equinox", "flax.struct") and generated:
             self._run_method(context, call, obj, "__post_init__", label)
         if framework == "equinox":
@@ -394,10 +419,12 @@ class Calls:
         args: Args,
         star: bool,
         label: str,
+        wrap: Any = None,
     ) -> None:
         fields = cls.init_fields()
         names = [f[0] for f in fields]
-        wrap = self._arg_wrapper(context, call, label)
+        if wrap is None:
+            wrap = self._arg_wrapper(context, call, label)
         index = 0
         for keyword, value in args:
             if keyword is None:
@@ -423,16 +450,53 @@ class Calls:
             fref = FunctionRef(method.func, None, found[0])
             self.invoke(context, call, fref, [(None, obj)], False, label=label)
 
+    def item(self, context: Context, node: cst.CSTNode, base: Value, index: Value) -> Value:
+        """`obj[index]`: the class's `__getitem__`, run (or recorded for another module)."""
+        if isinstance(base, Foreign):
+            if base.role == "instance":
+                target = f"{base.path}.__getitem__"
+                self._record(context, node, target, [(None, U), (None, index)], False)
+            return U
+        method = self.member(context, base, "__getitem__", node)
+        if isinstance(method, (BoundMethod, Transformed)):
+            found = self.call(context, node, method, [(None, index)], False)  # type: ignore[arg-type]
+            return found if found is not None else U
+        return U
+
+    def _record(
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        target: str,
+        args: Args,
+        star: bool,
+        options: list[cst.Arg] | None = None,
+        level: int | None = None,
+    ) -> None:
+        """An outbound call (or, with `options`, transformation) for the project pass."""
+        level = context.level if level is None else level
+        if level == 0:
+            return  # a call made in Python: nothing is traced there
+        kinds = [(k, v.kind) for k, v in args]
+        record = ForeignRecord(target, call, context, level, kinds, star, options)
+        self.tracing.foreign_records.append(record)
+
     def member(
         self, context: Context, base: Value, attr: str, node: cst.CSTNode | None = None
     ) -> Value | None:
         """`base.attr` for objects, classes and `super()`; None for other values."""
+        if isinstance(base, Foreign):
+            if base.role == "name":
+                return Foreign(f"{base.path}.{attr}")
+            if base.role == "instance":
+                return Foreign(f"{base.path}.{attr}", "member")
+            return U
         if isinstance(base, SuperRef):
             receiver = base.receiver
             cls = receiver.cls if isinstance(receiver, Object) else base.cls
             found = cls.lookup(attr, after=base.cls)
             if found is None:
-                return U
+                return _inherited(cls, attr, base.cls)
             return self._class_member(context, found[0], attr, found[1], receiver)
         if isinstance(base, Object):
             if attr in base.fields:
@@ -448,7 +512,7 @@ class Calls:
                     return Value(PYTREE, ("field", attr, declared, base.why))
             found = base.cls.lookup(attr)
             if found is None:
-                return U
+                return _inherited(base.cls, attr, None)
             owner, how = found
             if how == "field":
                 return U
@@ -556,6 +620,13 @@ class Calls:
         targets += [v for k, v in args if k in transform.target_keywords]
         if not targets:
             return Transformed(transform, None, options, why)  # type: ignore[arg-type]
+        target = targets[0]
+        if isinstance(target, Foreign) and target.role == "member":
+            # `jax.jit(net.apply)` with `net` an instance of another module's class: the
+            # method is traced there, `self` bound.
+            level = max(context.level, transform.level)
+            params = [a for a in options if a.keyword is not None]
+            self._record(context, call, target.path, [(None, U)], False, params, level)
         if transform.style == "jit" and isinstance(targets[0], Object):
             # jit keys its cache on the callable: an instance must be hashable.
             reason = unhashable(targets[0])
@@ -846,6 +917,13 @@ class Calls:
 
 
 _LAX_FLOW = frozenset({"fori_loop", "while_loop", "scan", "cond", "switch", "map"})
+
+
+def _inherited(cls: ClassInfo, attr: str, after: ClassInfo | None) -> Value:
+    """An attribute of an instance that the module's classes do not define: a member of
+    the one base another module defines, if that is where it must be."""
+    base = cls.imported_base(after)
+    return Foreign(f"{base}.{attr}", "member") if base is not None else U
 
 
 def _inner_options(t: Transformed) -> tuple[Any, ...]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import libcst as cst
+
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.values import Env, Scalar, U, Value
 
@@ -43,3 +45,34 @@ class Context:
         if analyzer.returns is None:
             return Scalar("None", None) if not analyzer.falls_through_unknown else U
         return analyzer.returns
+
+
+class ForeignRecord:
+    """An outbound call (`options` None) or transformation found by interpretation."""
+
+    __slots__ = ("args", "call", "context", "level", "options", "star", "target", "top")
+
+    def __init__(
+        self,
+        target: str,
+        call: cst.CSTNode,
+        context: Context,
+        level: int,
+        args: list[tuple[str | None, int]],
+        star: bool,
+        options: list[cst.Arg] | None = None,
+    ) -> None:
+        self.target = target
+        self.call = call
+        self.context = context
+        self.level = level
+        self.args = args
+        self.star = star
+        self.options = options
+        analyzer = context.trace.tracing.module_context
+        # The module-level statement around the call, for finding its line cheaply.
+        path = context.trace.path
+        if len(path) > 1:
+            self.top = path[1]
+        else:
+            self.top = analyzer.analyzer.statement_now if analyzer and analyzer.analyzer else None

@@ -19,6 +19,7 @@ from jitlint.model.domain.values import (
     TRACED,
     Array,
     Dict,
+    Foreign,
     FunctionRef,
     Object,
     S,
@@ -137,6 +138,8 @@ class Expressions:
                 if base.pytype == "str" and all(i.kind == STATIC for i in indices)
                 else U
             )
+        if isinstance(base, (Object, Foreign)) and single and self.item is not None:
+            return self.item(self, node, base, indices[0])  # `obj[i]` runs `__getitem__`
         if isinstance(base, Object):
             return U
         if base.kind == TRACED:

@@ -22,6 +22,7 @@ transformation reaches (analysed only for JIT106, which needs "is this a JAX arr
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
@@ -42,6 +43,7 @@ from jitlint.model.domain.values import (
     ClassRef,
     Dict,
     Env,
+    Foreign,
     Object,
     Ref,
     S,
@@ -56,7 +58,7 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer
 from jitlint.model.jax.calls import Calls
-from jitlint.model.jax.context import Context
+from jitlint.model.jax.context import Context, ForeignRecord
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
 from jitlint.model.jax.transforms import (
@@ -75,6 +77,7 @@ from jitlint.model.project.records import (
     Received,
     inbound_contribution,
     inbound_entry,
+    may_be_project_function,
 )
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
@@ -196,6 +199,9 @@ class Tracing:
         # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
         # (parameter, why, the function, the node).
         self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Calls and transformations of things other modules define that interpretation found
+        # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
+        self.foreign_records: list[ForeignRecord] = []
         self.module_context: Context | None = None
 
     @cached_property
@@ -287,6 +293,7 @@ class Tracing:
                 roots.append((1, -1 - order, func))
             for _, _, func in sorted(roots, key=lambda r: (r[0], r[1])):
                 self._root(func)
+            self._inbound_constructors()
         finally:
             self.solving = False
             self._solved = True
@@ -310,17 +317,55 @@ class Tracing:
 
     def _inbound_functions(self) -> list[cst.FunctionDef]:
         out = []
-        scope = self.names.scope(self.module)
         for name in self.inbound:
-            bindings = scope.bindings.get(name)
-            if (
-                bindings
-                and len(bindings) == 1
-                and type(bindings[0].node) is cst.FunctionDef
-                and self.index.path(bindings[0].node) == [self.module]
-            ):
-                out.append(bindings[0].node)
+            found = self._inbound_target(name)
+            if type(found) is cst.FunctionDef:
+                out.append(found)
         return out
+
+    def _inbound_target(self, name: str) -> cst.FunctionDef | cst.ClassDef | None:
+        """What an inbound record's name reaches: a top-level `def` or class bound once by
+        that statement, or `Class.method`, a method of such a class."""
+        head, _, method = name.partition(".")
+        bindings = self.names.scope(self.module).bindings.get(head)
+        if not bindings or len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        if type(node) not in (cst.FunctionDef, cst.ClassDef):
+            return None
+        if self.index.path(node) != [self.module]:
+            return None
+        if not method:
+            return node  # type: ignore[return-value]
+        if type(node) is not cst.ClassDef:
+            return None
+        cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
+        found = cls.methods.get(method)
+        return found.func if found is not None and found.plain else None
+
+    def _inbound_constructors(self) -> None:
+        """Classes other files instantiate from traced code: run their constructors with the
+        calls' arguments."""
+        for name, records in self.inbound.items():
+            node = self._inbound_target(name) if "." not in name else None
+            if type(node) is not cst.ClassDef:
+                continue
+            cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
+            for record in records:
+                if not isinstance(record, Inbound):
+                    continue
+                caller = Context(self.function_trace(self.module), record.level, {})
+
+                def wrap(
+                    param: str, kind: Value, record: Inbound = record, node: Any = node
+                ) -> Value:
+                    if kind.traced:
+                        why = ("import", param, node, record)
+                        return Value(PYTREE if kind.kind == PYTREE else TRACED, why)
+                    return kind
+
+                args = [(k, _KIND_ARGS.get(kind) or Value(kind)) for k, kind in record.args]
+                self.calls.construct(caller, None, cls, args, record.star, wrap=wrap)
 
     def _root(self, func: FuncNode) -> None:
         """The context the entries (and inbound calls) of `func` make: parameters as each
@@ -367,6 +412,9 @@ class Tracing:
         if not contributions:
             return
         level = max(c[0] for c in contributions)
+        if inbound:
+            for _, given in contributions:
+                self._receiver(func, self._path_to(func), given)
         params: dict[str, Value] = {}
         for name in param_names(func):
             values = [c[1].get(name, U) for c in contributions if c[0] == level]
@@ -411,12 +459,16 @@ class Tracing:
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level
-        `def` its name is bound to, once (as the runner checked with the same rule)."""
-        calls = self.inbound.get(func.name.value)
-        if not calls or self.index.path(func) != [self.module]:
+        `def` its name is bound to, once (as the runner checked with the same rule), or a
+        method of such a class."""
+        if not self.inbound:
             return []
-        bindings = self.names.scope(self.module).bindings.get(func.name.value)
-        if not bindings or len(bindings) != 1 or bindings[0].node is not func:
+        path = self.index.path(func)
+        name = func.name.value
+        if path is not None and len(path) == 3 and type(path[1]) is cst.ClassDef:
+            name = f"{path[1].name.value}.{name}"  # type: ignore[attr-defined]
+        calls = self.inbound.get(name)
+        if not calls or self._inbound_target(name) is not func:
             return []
         return list(calls)
 
@@ -467,6 +519,10 @@ class Tracing:
         analyzer.invoke = invoke
         analyzer.define = lambda an, node: self.calls.define(context, an, node)
         analyzer.store = lambda an, target, value: self.calls.store(context, an, target, value)
+        if invoke:
+            analyzer.item = lambda an, node, base, index: self.calls.item(
+                context, node, base, index
+            )
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
         analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
         context.analyzer = analyzer
@@ -513,7 +569,7 @@ class Tracing:
     def _global_value(self, name: str, bindings: list[Any], scope_path: list[cst.CSTNode]) -> Value:
         if len(bindings) == 1:
             binding = bindings[0]
-            if binding.kind in ("def", "class"):
+            if binding.kind in ("def", "class", "import"):
                 return self._binding_value(binding, scope_path)
             if binding.kind == "assign" and self.module_context is not None:
                 analyzer = self.module_context.analyzer
@@ -525,6 +581,11 @@ class Tracing:
         return S
 
     def _binding_value(self, binding: Any, scope_path: list[cst.CSTNode]) -> Value:
+        if binding.kind == "import":
+            qualname = binding.qualname or ""
+            if may_be_project_function(qualname) and qualname.split(".")[0] not in _STDLIB:
+                return Foreign(qualname)
+            return S
         if binding.kind == "def":
             return self.calls.function_value(binding.node, None, scope_path)
         if binding.kind == "class":
@@ -555,7 +616,10 @@ class Tracing:
         if trace.inbound:
             first = trace.inbound[0]
             return f"{name}, which {first.caller} ({first.site}) calls from traced code"
-        site = next((c.site for c in trace.top() if isinstance(c.site, tuple)), None)
+        site = next(
+            (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
+            None,
+        )
         if site is not None:
             caller, call = site
             return f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
@@ -648,7 +712,9 @@ class Tracing:
 
 
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
+_STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+_KIND_ARGS = {STATIC: S, UNKNOWN: U}
 
 
 def _from_python(value: Value) -> Value:

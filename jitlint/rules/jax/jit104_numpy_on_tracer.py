@@ -186,9 +186,15 @@ def run(x):
             return
         for element in node.slice:
             part = element.slice
-            parts = [part.value] if type(part) is cst.Index else [  # type: ignore[attr-defined]
-                p for p in (part.lower, part.upper, part.step) if p is not None  # type: ignore[attr-defined]
-            ]
+            parts = (
+                [part.value]
+                if type(part) is cst.Index
+                else [  # type: ignore[attr-defined]
+                    p
+                    for p in (part.lower, part.upper, part.step)
+                    if p is not None  # type: ignore[attr-defined]
+                ]
+            )
             for expr in parts:
                 value = trace.value(expr)
                 if value.traced:
