@@ -254,7 +254,7 @@ class Object(Value):
     fields of a traced argument. `building`: `__init__` is still running, so assignments to
     `self.x` add fields."""
 
-    __slots__ = ("building", "cls", "declared", "fields")
+    __slots__ = ("building", "cls", "declared", "fields", "made_at")
 
     def __init__(
         self,
@@ -270,6 +270,8 @@ class Object(Value):
         self.fields = fields if fields is not None else {}
         self.declared = declared
         self.building = False
+        # The level of the code that made it (0: Python, outside any trace), if known.
+        self.made_at: int | None = None
 
     def key(self, depth: int = _KEY_DEPTH) -> Hashable:
         return ("object", id(self))

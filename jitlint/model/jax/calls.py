@@ -317,8 +317,10 @@ class Calls:
         level: int | None = None,
         label: str | None = None,
         wrap: Any = None,
+        entry: Entry | None = None,
     ) -> Value:
-        """Analyse `fref`'s body for these arguments (memoised); its return value."""
+        """Analyse `fref`'s body for these arguments (memoised); its return value. `entry`:
+        the transformation it runs under, when the call is of a transformed function."""
         func = fref.func
         if level is None:
             level = context.level
@@ -349,6 +351,7 @@ class Calls:
         created = Context(
             trace, level, params, fref.closure, fref.owner, site=(context.trace, call)
         )
+        created.entry = entry
         self.memo[key] = created
         self.stack.append(context)
         try:
@@ -384,6 +387,7 @@ class Calls:
             cls.pytree = self.tracing.pytree_classes.of(cls.node, cls.path)
         obj = Object(cls)
         obj.building = True
+        obj.made_at = context.level
         label = f"`{cls.name}(...)`"
         framework = cls.kind
         init = cls.lookup("__init__")
@@ -819,7 +823,7 @@ class Calls:
         all_args = [*bound, *args]
         if any(kind == STATIC for kind in kinds.values()):
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
-        result = self.invoke(context, call, target, all_args, False, level, wrap=wrap)
+        result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
         return self._transformed_result(context, t, result, all_args, func)
 
     def _check_static(

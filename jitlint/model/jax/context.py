@@ -15,7 +15,9 @@ class Context:
     parameters, the level it runs at, the frame it closes over (for a local function or
     lambda called where it was made), and `site`: how it was reached, for messages."""
 
-    __slots__ = ("analyzer", "closure", "func", "level", "owner", "params", "site", "trace")
+    __slots__ = (
+        "analyzer", "closure", "entry", "func", "level", "owner", "params", "site", "trace",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -33,6 +35,7 @@ class Context:
         self.closure = closure
         self.owner = owner
         self.site = site
+        self.entry: Any = None  # the transformation, for a call of a transformed function
         self.analyzer: Any = None  # the Analyzer, once it runs
 
     @property

@@ -455,7 +455,8 @@ class Tracing:
             return
         cls = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
         kind = STATIC if value.kind == STATIC else UNKNOWN
-        params[name] = Object(cls, kind=kind, why=value.why)
+        params[name] = receiver = Object(cls, kind=kind, why=value.why)
+        receiver.made_at = 0  # an argument: made outside the trace
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level
@@ -616,6 +617,12 @@ class Tracing:
         if trace.inbound:
             first = trace.inbound[0]
             return f"{name}, which {first.caller} ({first.site}) calls from traced code"
+        entry = next((c.entry for c in trace.top() if c.entry is not None), None)
+        if entry is not None:
+            return (
+                f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} "
+                f"{self.where(entry)}"
+            )
         site = next(
             (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
             None,
