@@ -117,13 +117,25 @@ def run_program(cwd: Path, command: list[str], timeout: float = DEFAULT_TIMEOUT)
     return Run(f"error {name}", message, observed, seconds)
 
 
+_CHAIN = {
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+}
+
+
 def last_exception(stderr: str) -> tuple[str, str] | None:
     """(class name, first message line) of the last traceback in `stderr`, if any."""
     lines = stderr.splitlines()
     starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call")]
     if not starts:
         return None
-    for line in lines[starts[-1] + 1 :]:
+    # A chained exception's traceback follows one of Python's separator sentences. A traceback
+    # copied into an exception's message (jax does this for a failing __hash__) does not: the
+    # uncaught exception is the one after the last traceback that starts a chain link.
+    links = [starts[0]] + [
+        i for i in starts[1:] if any(lines[j].strip() in _CHAIN for j in range(max(0, i - 2), i))
+    ]
+    for line in lines[links[-1] + 1 :]:
         if not line or line[0].isspace() or _CARETS.fullmatch(line):
             continue  # a frame, its source line or a caret line (unindented for long lines)
         match = _EXCEPTION.fullmatch(line.rstrip())

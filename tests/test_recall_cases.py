@@ -335,3 +335,24 @@ def test_the_seed_cache_is_emptied_only_when_this_script_made_it(tmp_path):
     with pytest.raises(SystemExit):
         seeds.prepare(foreign)
     assert (foreign / "keep.txt").read_text() == "mine"
+
+
+def test_the_uncaught_exception_is_found_past_a_traceback_inside_its_message():
+    # jax copies a failing __hash__'s traceback into its ValueError's message.
+    stderr = (
+        "Traceback (most recent call last):\n"
+        '  File "case.py", line 3, in <module>\n'
+        "    step(model)\n"
+        "ValueError: Non-hashable static arguments are not supported. The error was:\n"
+        "Traceback (most recent call last):\n"
+        '  File "eqx.py", line 9, in __hash__\n'
+        "TypeError: unhashable type: 'dict'\n"
+    )
+    assert truth.last_exception(stderr) == (
+        "ValueError",
+        "Non-hashable static arguments are not supported. The error was:",
+    )
+    separator = "\n\nDuring handling of the above exception, another exception occurred:\n\n"
+    link = 'Traceback (most recent call last):\n  File "case.py", line 5\n'
+    chained = stderr.replace("ValueError: Non", f"KeyError: 'x'{separator}{link}ValueError: Non")
+    assert truth.last_exception(chained)[0] == "ValueError"
