@@ -110,11 +110,16 @@ def run_program(cwd: Path, command: list[str], timeout: float = DEFAULT_TIMEOUT)
     if proc.returncode == 0:
         return Run("ok", "", observed, seconds)
     exception = last_exception(proc.stderr)
-    if exception is None:
-        return Run(f"exit {proc.returncode}", "", observed, seconds)
+    if exception is None:  # the message: stderr's last line (a signal, sys.exit, no file)
+        last = next((line for line in reversed(proc.stderr.splitlines()) if line.strip()), "")
+        return Run(f"exit {proc.returncode}", _clean(last, cwd), observed, seconds)
     name, message = exception
-    message = _ADDRESS.sub("0x?", message.replace(str(cwd), "."))
-    return Run(f"error {name}", message, observed, seconds)
+    return Run(f"error {name}", _clean(message, cwd), observed, seconds)
+
+
+def _clean(message: str, cwd: Path) -> str:
+    """Without the run's folder and object addresses, which change from run to run."""
+    return _ADDRESS.sub("0x?", message.replace(str(cwd), ".")).strip()
 
 
 _CHAIN = {

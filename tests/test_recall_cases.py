@@ -299,6 +299,9 @@ def test_run_program_and_the_label_rules(tmp_path):
     assert not truth.agrees("ok", ran)
     script.write_text("import sys\nsys.exit(3)\n")
     assert truth.run_program(tmp_path, ["s.py"], timeout=60).outcome == "exit 3"
+    script.write_text("import sys\nsys.exit('no GPU here')\n")
+    ran = truth.run_program(tmp_path, ["s.py"], timeout=60)
+    assert (ran.outcome, ran.message) == ("exit 1", "no GPU here")
     script.write_text("import time\ntime.sleep(30)\n")
     assert truth.run_program(tmp_path, ["s.py"], timeout=1).outcome == "timeout"
 
