@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import functools
@@ -13,7 +14,7 @@ from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.engine.runner import Task, process_pool, project_inbound, read_task
+from jitlint.engine.runner import Progress, Task, process_pool, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
@@ -58,8 +59,8 @@ def fix_task(
         task.display,
         task.codes,
         task.rule_options,
-        unsafe=unsafe,
-        fixable=fixable,
+        unsafe=unsafe if task.unsafe_fixes is None else task.unsafe_fixes,
+        fixable=fixable if task.fixable is None else task.fixable,
         inbound=task.inbound,
     )
     fixed = FixedFile(task.display, outcome.applied, outcome.remaining, outcome.errors)
@@ -68,12 +69,13 @@ def fix_task(
     if not outcome.applied or outcome.source == decoded.text:
         return fixed
     if mode == "diff":
+        old_name, new_name = diff_names(task.display)
         fixed.diff = "".join(
             difflib.unified_diff(
                 decoded.text.splitlines(keepends=True),
                 outcome.source.splitlines(keepends=True),
-                fromfile=f"a/{task.display}",
-                tofile=f"b/{task.display}",
+                fromfile=old_name,
+                tofile=new_name,
             )
         )
     elif task.path is not None:
@@ -81,6 +83,14 @@ def fix_task(
         if not defer:
             write_pending(fixed)
     return fixed
+
+
+def diff_names(display: str) -> tuple[str, str]:
+    """git's `a/` and `b/` prefixes for a relative path; an absolute one is named as it is
+    (`a//tmp/x.py` is no path at all), as `diff -u` names it."""
+    if os.path.isabs(display):
+        return display, display
+    return f"a/{display}", f"b/{display}"
 
 
 def write_pending(fixed: FixedFile) -> None:
@@ -109,6 +119,7 @@ def run_fixes(
     jobs: int | None = None,
     before_write: Callable[[list[FixedFile]], None] | None = None,
     project_root: Path | None = None,
+    progress: Progress | None = None,
 ) -> list[FixedFile]:
     """`before_write` (the verifier) sees every fixed file before anything is written and may
     change or drop each `pending` write.
@@ -125,11 +136,20 @@ def run_fixes(
         fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable), defer=defer
     )
     jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and len(tasks) >= 16:
-        with process_pool(jobs) as pool:
-            files = list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
-    else:
-        files = [work(task) for task in tasks]
+    if progress is not None:
+        progress.planned(len(tasks))
+    files = []
+    with contextlib.ExitStack() as stack:
+        results: Iterable[FixedFile]
+        if jobs > 1 and len(tasks) >= 16:
+            pool = stack.enter_context(process_pool(jobs))
+            results = pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8)))
+        else:
+            results = (work(task) for task in tasks)
+        for fixed in results:
+            files.append(fixed)
+            if progress is not None:
+                progress.done()
     files.sort(key=lambda f: f.path)
     if before_write is not None:
         before_write(files)
