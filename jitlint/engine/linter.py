@@ -33,8 +33,8 @@ from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
 
-# flake8's own `# noqa` (flake8 applies it); not the file-level `# ruff: noqa`, which it
-# does not know.
+# flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
+# flake8 does not know.
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
 
 
