@@ -42,13 +42,19 @@ def _readme_tables() -> list[str]:
 
 def test_the_readme_configuration_examples_are_accepted_as_pasted(workdir):
     tables = _readme_tables()
-    assert tables, "the README shows no [tool.jitlint] example"
-    (workdir / "a.py").write_text(TRACED_IF)
+    assert len(tables) >= 3, "the README shows no [tool.jitlint] example"
     (workdir / "tests").mkdir()
     (workdir / "tests" / "jit_examples.py").write_text("EXAMPLES = {}\n")
+    (workdir / "pyproject.toml").write_text(tables[0])
     for table in tables:
-        (workdir / "pyproject.toml").write_text(table)
-        status, _, err = run_cli("--format", "json", "a.py")
+        # A block may name its file in a first comment (`# services/api/pyproject.toml`).
+        first = table.splitlines()[0]
+        where = first[2:].strip() if first.startswith("# ") and "toml" in first else None
+        config = workdir / (where or "pyproject.toml")
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(table)
+        (config.parent / "a.py").write_text(TRACED_IF)
+        status, _, err = run_cli("--format", "json", str(config.parent / "a.py"))
         assert status in (0, 1), f"{err}\n---\n{table}"
 
 
