@@ -167,3 +167,14 @@ def test_resolver_reads_each_config_once_and_defaults_to_the_working_directory(n
     assert resolver.for_file(nested / "top.py").config_path == nested / "pyproject.toml"
     with pytest.raises(ConfigError, match="no such config file"):
         ConfigResolver(nested / "nope.toml")
+
+
+def test_the_python_api_honours_an_extended_config(tmp_path):
+    from jitlint import lint_source
+    from jitlint.config import load_settings
+
+    write(tmp_path / "pyproject.toml", '[tool.jitlint]\nignore = ["JIT112"]\n')
+    write(tmp_path / "svc" / "jitlint.toml", 'extend = "../pyproject.toml"\n')
+    settings = load_settings(tmp_path / "svc" / "jitlint.toml")
+    assert lint_source(HAZARD, "svc/a.py", settings=settings) == []
+    assert [d.code for d in lint_source(HAZARD, "svc/a.py")] == ["JIT112"]

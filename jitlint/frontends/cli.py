@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=positive_jobs,
         metavar="N",
-        help="worker processes (default: all cores)",
+        help="worker processes, at least 1 (default: all cores)",
     )
     misc.add_argument(
         "--no-cache", action="store_true", help="neither read nor write .jitlint_cache/"
@@ -380,11 +380,8 @@ def _lint(args: argparse.Namespace, plan: _Plan) -> int:
     from jitlint.engine.runner import run
     from jitlint.frontends.terminal import TerminalProgress
 
-    settings, tasks, stdin = (
-        plan.settings,
-        plan.tasks,
-        bool(plan.tasks) and plan.tasks[0].path is None,
-    )
+    settings, tasks = plan.settings, plan.tasks
+    stdin = bool(tasks) and tasks[0].path is None
     progress = TerminalProgress.for_run(sys.stderr, args.quiet)
     try:
         cache_root = None if args.no_cache or stdin else settings.root
