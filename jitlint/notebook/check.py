@@ -58,14 +58,18 @@ class NotebookFix:
     changed: list[tuple[int, str, str]] = field(default_factory=list)  # (cell, old, new)
 
     def diff(self, path: str) -> str:
-        """A unified diff per changed cell, headed `a/path:cell N` as ruff heads them."""
+        """A unified diff per changed cell, headed `a/path:cell N` as ruff heads them (an
+        absolute path without the prefixes, as fixes/runner.py names a file's)."""
+        from jitlint.fixes.runner import diff_names
+
+        old_name, new_name = diff_names(path)
         return "".join(
             "".join(
                 difflib.unified_diff(
                     _newline_ended(old).splitlines(keepends=True),
                     _newline_ended(new).splitlines(keepends=True),
-                    fromfile=f"a/{path}:cell {number}",
-                    tofile=f"b/{path}:cell {number}",
+                    fromfile=f"{old_name}:cell {number}",
+                    tofile=f"{new_name}:cell {number}",
                 )
             )
             for number, old, new in self.changed
