@@ -126,7 +126,8 @@ def load_settings(config_path: Path | None = None, start: Path | None = None) ->
 class ConfigResolver:
     """The settings each file is linted with: those of the config nearest to it, as ruff
     does, or of `override` (`--config`) for every file. Each config is read once; a file
-    with no config above it gets the defaults, rooted at `cwd`."""
+    with no config above it gets the config that governs `cwd` (as ruff falls back to it),
+    else the defaults, rooted at `cwd`."""
 
     def __init__(self, override: Path | None = None, cwd: Path | None = None) -> None:
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
@@ -145,6 +146,8 @@ class ConfigResolver:
             return self._override
         config = self._config_for(Path(os.path.abspath(directory)))
         if config is None:
+            config = self._config_for(self.cwd)
+        if config is None:
             if self._default is None:
                 self._default = Settings(root=self.cwd)
             return self._default
@@ -154,13 +157,23 @@ class ConfigResolver:
 
     def _config_for(self, directory: Path) -> Path | None:
         # Memoized along the chain of parents: a tree of many directories costs two stats
-        # per directory, not two per directory and file.
-        if directory not in self._nearest:
-            here = _config_in(directory)
-            if here is None and directory.parent != directory:
-                here = self._config_for(directory.parent)
-            self._nearest[directory] = here
-        return self._nearest[directory]
+        # per directory, not two per directory and file. A loop, not recursion: a path may
+        # be deeper than the recursion limit.
+        unknown: list[Path] = []
+        found: Path | None = None
+        current = directory
+        while True:
+            if current in self._nearest:
+                found = self._nearest[current]
+                break
+            unknown.append(current)
+            found = _config_in(current)
+            if found is not None or current.parent == current:
+                break
+            current = current.parent
+        for seen in unknown:
+            self._nearest[seen] = found
+        return found
 
 
 def _config_in(directory: Path) -> Path | None:

@@ -110,7 +110,8 @@ def test_check_is_a_subcommand_as_in_ruff(workdir):
     ("name", "text"),
     [
         ("notes.txt", TRACED_IF),
-        ("nb.ipynb", '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'),
+        # (A named notebook is linted: tests/test_notebooks.py.)
+        ("setup.cfg", "[metadata]\nname = x\n"),
         ("data.json", "[]\n"),
     ],
 )
@@ -205,8 +206,9 @@ def test_help_is_the_same_text_in_every_format(workdir, extra):
     assert _help_lines("sarif", *extra) == full
 
 
-@pytest.mark.parametrize("jobs", ["0", "-3", "two"])
-def test_jobs_must_be_a_positive_number(workdir, jobs):
+# `-j 0` is one worker per core, the default (tests/test_reliability_round2.py).
+@pytest.mark.parametrize("jobs", ["-3", "two", "257"])
+def test_jobs_must_be_a_number_in_range(workdir, jobs):
     (workdir / "a.py").write_text(SAFE_FIX)
     status, out, err = run_cli("-j", jobs, "a.py")
     assert status == 2 and out == ""

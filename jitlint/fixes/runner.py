@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-import os
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.runner import Progress, Task, jit001, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source, split_lines
 from jitlint.fixes.engine import fix_text
-from jitlint.fixes.files import ChangedOnDisk, NotWritable, encode, write_atomically
+from jitlint.fixes.files import ChangedOnDisk, NotWritable, diff_names, encode, write_atomically
 from jitlint.notebook import is_notebook
 from jitlint.system.budget import OverBudget, budget
 from jitlint.system.workers import Workers
@@ -154,14 +153,6 @@ def _not_fixed(fixed: FixedFile, task: Task, decoded: SourceText, reason: str) -
     # Nothing was written, so the original findings all remain.
     original = _lint_unwritten(task, decoded.text)
     fixed.applied, fixed.remaining = [], original.diagnostics
-
-
-def diff_names(display: str) -> tuple[str, str]:
-    """git's `a/` and `b/` prefixes for a relative path; an absolute one is named as it is
-    (`a//tmp/x.py` is no path at all), as `diff -u` names it."""
-    if os.path.isabs(display):
-        return display, display
-    return f"a/{display}", f"b/{display}"
 
 
 def write_pending(fixed: FixedFile) -> None:
