@@ -19,7 +19,7 @@ def _codes(
 ) -> frozenset[str]:
     enabled = selection.resolve_layers(
         [
-            selection.Layer(settings.select, settings.extend_select, settings.ignore),
+            *settings.selection_layers(),
             selection.Layer(
                 [selection.check_selector(s) for s in select] if select is not None else None,
                 [],

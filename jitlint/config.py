@@ -1,20 +1,29 @@
 """Settings from `[tool.jitlint]` in pyproject.toml or a top-level table in jitlint.toml.
 
-The nearest file upwards from the start directory wins; in one directory, jitlint.toml beats
-pyproject.toml, and a pyproject.toml without `[tool.jitlint]` is passed over (as ruff does).
-Paths in the file (exclude, per-file-ignores) are relative to the file's directory.
+Each file is linted with the configuration nearest to it (`ConfigResolver`, as ruff does):
+the nearest file upwards from the file's directory wins; in one directory, jitlint.toml beats
+pyproject.toml, and a pyproject.toml without `[tool.jitlint]` is passed over. Paths in a file
+(exclude, per-file-ignores) are relative to that file's directory. `extend = "../pyproject.toml"`
+inherits another file's settings: this file's values override them, its selectors apply after
+the inherited ones, and the inherited patterns stay relative to the file that wrote them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jitlint.engine.discovery import DEFAULT_EXCLUDE
 from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.rules import code_for_name, rule_class
-from jitlint.selection import UnknownSelector, check_selector
+from jitlint.rules._index import INDEX
+from jitlint.selection import Layer, UnknownSelector, check_selector
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS
 
 
@@ -26,6 +35,18 @@ _LISTS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "fix
 _BOOLS = ("force-exclude", "respect-gitignore", "unsafe-fixes")
 _CODE_LISTS = ("select", "extend-select", "ignore", "fixable", "unfixable")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
+_OTHER_KEYS = (
+    "extend",
+    "max-file-size",
+    "max-file-memory",
+    "max-file-seconds",
+    "per-file-ignores",
+    "verify",
+)
+_VERIFY_KEYS = ("examples", "timeout", "record-file")
+
+# Gitignore-style patterns and the directory they are relative to.
+PatternGroup = tuple[Path, list[str]]
 
 
 @dataclass
@@ -48,6 +69,32 @@ class Settings:
     max_file_memory: int = DEFAULT_MEMORY
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     verify: VerifyConfig = field(default_factory=lambda: VerifyConfig())
+    # The settings of the file named by `extend`; the fields above already hold the merged
+    # values, except the selectors and patterns, which keep their own file's meaning.
+    base: Settings | None = None
+
+    def selection_layers(self) -> list[Layer]:
+        """The selectors of the `extend` chain, outermost first, then this file's."""
+        inherited = self.base.selection_layers() if self.base is not None else []
+        return [*inherited, Layer(self.select, self.extend_select, self.ignore)]
+
+    def exclude_groups(self) -> list[PatternGroup]:
+        """`exclude` (this file's, else the inherited one, else the defaults), then every
+        `extend-exclude` of the chain."""
+        extended = self.base.exclude_groups()[1:] if self.base is not None else []
+        return [self._exclude(), *extended, (self.root, self.extend_exclude)]
+
+    def _exclude(self) -> PatternGroup:
+        if self.exclude is not None:
+            return (self.root, self.exclude)
+        if self.base is not None:
+            return self.base._exclude()
+        return (self.root, list(DEFAULT_EXCLUDE))
+
+    def per_file_ignore_groups(self) -> list[tuple[Path, dict[str, list[str]]]]:
+        """The inherited per-file-ignores still apply, each relative to its own file."""
+        inherited = self.base.per_file_ignore_groups() if self.base is not None else []
+        return [*inherited, (self.root, self.per_file_ignores)]
 
 
 @dataclass
@@ -62,16 +109,9 @@ class VerifyConfig:
 def find_config(start: Path) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
-        candidate = directory / "jitlint.toml"
-        if candidate.is_file():
-            return candidate
-        candidate = directory / "pyproject.toml"
-        if (
-            candidate.is_file()
-            and "jitlint" in _read_text(candidate)
-            and "jitlint" in _load(candidate).get("tool", {})
-        ):
-            return candidate
+        found = _config_in(directory)
+        if found is not None:
+            return found
     return None
 
 
@@ -80,6 +120,78 @@ def load_settings(config_path: Path | None = None, start: Path | None = None) ->
     path = config_path or find_config(start or Path.cwd())
     if path is None:
         return Settings(root=(start or Path.cwd()).resolve())
+    return _load_file(path, ())
+
+
+class ConfigResolver:
+    """The settings each file is linted with: those of the config nearest to it, as ruff
+    does, or of `override` (`--config`) for every file. Each config is read once; a file
+    with no config above it gets the config that governs `cwd` (as ruff falls back to it),
+    else the defaults, rooted at `cwd`."""
+
+    def __init__(self, override: Path | None = None, cwd: Path | None = None) -> None:
+        self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
+        if override is not None and not override.is_file():
+            raise ConfigError(f"{override}: no such config file")
+        self._override = load_settings(override) if override is not None else None
+        self._nearest: dict[Path, Path | None] = {}
+        self._loaded: dict[Path, Settings] = {}
+        self._default: Settings | None = None
+
+    def for_file(self, path: Path) -> Settings:
+        return self.for_directory(Path(os.path.abspath(path)).parent)
+
+    def for_directory(self, directory: Path) -> Settings:
+        if self._override is not None:
+            return self._override
+        config = self._config_for(Path(os.path.abspath(directory)))
+        if config is None:
+            config = self._config_for(self.cwd)
+        if config is None:
+            if self._default is None:
+                self._default = Settings(root=self.cwd)
+            return self._default
+        if config not in self._loaded:
+            self._loaded[config] = _load_file(config, ())
+        return self._loaded[config]
+
+    def _config_for(self, directory: Path) -> Path | None:
+        # Memoized along the chain of parents: a tree of many directories costs two stats
+        # per directory, not two per directory and file. A loop, not recursion: a path may
+        # be deeper than the recursion limit.
+        unknown: list[Path] = []
+        found: Path | None = None
+        current = directory
+        while True:
+            if current in self._nearest:
+                found = self._nearest[current]
+                break
+            unknown.append(current)
+            found = _config_in(current)
+            if found is not None or current.parent == current:
+                break
+            current = current.parent
+        for seen in unknown:
+            self._nearest[seen] = found
+        return found
+
+
+def _config_in(directory: Path) -> Path | None:
+    candidate = directory / "jitlint.toml"
+    if candidate.is_file():
+        return candidate
+    candidate = directory / "pyproject.toml"
+    if (
+        candidate.is_file()
+        and "jitlint" in _read_text(candidate)
+        and "jitlint" in _load(candidate).get("tool", {})
+    ):
+        return candidate
+    return None
+
+
+def _load_file(path: Path, chain: tuple[Path, ...]) -> Settings:
+    """The settings of one file; `chain` is the files that `extend` it, to catch a cycle."""
     data = _load(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("jitlint", {})
@@ -88,16 +200,54 @@ def load_settings(config_path: Path | None = None, start: Path | None = None) ->
         table, prefix = data, ""
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: `{prefix}` must be a table")
-    return settings_from_table(table, path, prefix)
+    return settings_from_table(table, path, prefix, _chain=chain)
 
 
-def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> Settings:
-    settings = Settings(root=path.parent.resolve(), config_path=path)
+def _extended(value: Any, path: Path, where: str, chain: tuple[Path, ...]) -> Settings:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where} must be the path of a pyproject.toml or jitlint.toml")
+    target = Path(os.path.abspath(path.parent / os.path.expanduser(value)))
+    if not target.is_file():
+        raise ConfigError(f"{where}: {target}: no such file")
+    chain = (*chain, Path(os.path.abspath(path)))
+    if target in chain:
+        raise ConfigError(f"{where}: {value} extends back to this file (a cycle)")
+    return _load_file(target, chain)
 
+
+def _inherit(base: Settings, path: Path) -> Settings:
+    """A new file's settings starting from `base`'s values; selectors and patterns are the
+    new file's own (the base's are reached through `base`)."""
+    return dataclasses.replace(
+        base,
+        root=path.parent.resolve(),
+        config_path=path,
+        select=None,
+        extend_select=[],
+        ignore=[],
+        exclude=None,
+        extend_exclude=[],
+        per_file_ignores={},
+        rule_options={code: dict(options) for code, options in base.rule_options.items()},
+        verify=dataclasses.replace(base.verify, examples=list(base.verify.examples)),
+        base=base,
+    )
+
+
+def settings_from_table(
+    table: dict[str, Any], path: Path, prefix: str = "", *, _chain: tuple[Path, ...] = ()
+) -> Settings:
     def where(key: str) -> str:
         return f"{path}: `{prefix + '.' if prefix else ''}{key}`"
 
+    if "extend" in table:
+        settings = _inherit(_extended(table["extend"], path, where("extend"), _chain), path)
+    else:
+        settings = Settings(root=path.parent.resolve(), config_path=path)
+
     for key, value in table.items():
+        if key == "extend":
+            continue
         attr = key.replace("-", "_")
         if key in _LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -133,18 +283,19 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
                     raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
         elif key == "verify":
-            settings.verify = _verify_table(value, settings.root, where(key))
+            settings.verify = _verify_table(value, settings.root, where(key), settings.verify)
         elif (code := code_for_name(key)) is not None:
             rule = rule_class(code)
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)} must be a table of options")
-            options: dict[str, Any] = {}
+            options: dict[str, Any] = dict(settings.rule_options.get(rule.code, {}))
             for name, option_value in value.items():
                 option = rule.options.get(name)
                 if option is None:
                     known = ", ".join(rule.options) or "none"
+                    hint = did_you_mean(name, rule.options)
                     raise ConfigError(
-                        f"{where(key + '.' + name)}: unknown option (known options: {known})"
+                        f"{where(key + '.' + name)}: unknown option{hint} (known options: {known})"
                     )
                 if not isinstance(option_value, option.type):
                     raise ConfigError(
@@ -154,11 +305,28 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
                 options[name] = option_value
             settings.rule_options[rule.code] = options
         else:
-            raise ConfigError(f"{where(key)}: unknown key")
+            raise ConfigError(f"{where(key)}: unknown key{did_you_mean(key, known_keys())}")
     return settings
 
 
-def _verify_table(value: Any, root: Path, table: str) -> VerifyConfig:
+def known_keys() -> list[str]:
+    """Every key `[tool.jitlint]` accepts: the settings and one table per rule name."""
+    return [*_LISTS, *_BOOLS, *_OTHER_KEYS, *(entry[1] for entry in INDEX.values())]
+
+
+def did_you_mean(key: str, known: Iterable[str]) -> str:
+    """` (did you mean `x`?)` for the nearest known key (a typo, `_` for `-`), else ""."""
+    candidates = list(known)
+    normalized = key.replace("_", "-").lower()
+    if normalized in candidates and normalized != key:
+        return f" (did you mean `{normalized}`?)"
+    close = difflib.get_close_matches(normalized, candidates, n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _verify_table(
+    value: Any, root: Path, table: str, inherited: VerifyConfig | None = None
+) -> VerifyConfig:
     """`table` is "file: `tool.jitlint.verify`", as the messages name it."""
     if not isinstance(value, dict):
         raise ConfigError(f"{table} must be a table")
@@ -166,7 +334,7 @@ def _verify_table(value: Any, root: Path, table: str) -> VerifyConfig:
     def where(key: str) -> str:
         return f"{table[:-1]}.{key}`"
 
-    config = VerifyConfig()
+    config = dataclasses.replace(inherited) if inherited is not None else VerifyConfig()
     for key, item in value.items():
         if key == "examples":
             if not isinstance(item, list) or not all(isinstance(v, str) for v in item):
@@ -183,7 +351,8 @@ def _verify_table(value: Any, root: Path, table: str) -> VerifyConfig:
             config.record_file = root / item
         else:
             raise ConfigError(
-                f"{where(key)}: unknown key (known keys: examples, timeout, record-file)"
+                f"{where(key)}: unknown key{did_you_mean(key, _VERIFY_KEYS)} "
+                f"(known keys: {', '.join(_VERIFY_KEYS)})"
             )
     return config
 

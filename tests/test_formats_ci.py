@@ -171,7 +171,8 @@ def test_github_annotations():
         "endLine": "5",
         "title": "JIT110 unhashable-static-arg",
     }
-    assert message == f"{two_lines.message}\nhelp: a help line"
+    # The help every format shows: the fix's, marked when it needs --unsafe-fixes.
+    assert message == f"{two_lines.message}\nhelp: use jnp.where (unsafe: needs --unsafe-fixes)"
 
 
 def test_cli_github_format_prints_only_annotations(tmp_path):

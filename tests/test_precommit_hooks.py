@@ -78,7 +78,11 @@ def test_hooks_flag_and_fix_a_hazard_and_skip_an_empty_commit(tmp_path):
     (tmp_path / "step.py").write_text(source, encoding="utf-8")
     (tmp_path / "notes.txt").write_text("total(x, axes=[0, 1])\n", encoding="utf-8")
     (tmp_path / "nb.ipynb").write_text(_notebook(source), encoding="utf-8")
-    _git(tmp_path, "add", "step.py", "notes.txt", "nb.ipynb")
+    # An excluded file: pre-commit names it, the hooks' --force-exclude skips it.
+    (tmp_path / "pyproject.toml").write_text('[tool.jitlint]\nextend-exclude = ["vendor"]\n')
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "x.py").write_text(source, encoding="utf-8")
+    _git(tmp_path, "add", "step.py", "notes.txt", "nb.ipynb", "pyproject.toml", "vendor/x.py")
     _git(tmp_path, "commit", "-q", "-m", "a hazard")
 
     proc = _try_repo(tmp_path, "--all-files")
@@ -95,6 +99,9 @@ def test_hooks_flag_and_fix_a_hazard_and_skip_an_empty_commit(tmp_path):
     assert "nb.ipynb:cell 1:12:30: JIT110" in out, out
     assert "axes=(0, 1)" in (tmp_path / "nb.ipynb").read_text(encoding="utf-8")
     assert (tmp_path / "notes.txt").read_text() == "total(x, axes=[0, 1])\n"
+    # The config's excludes hold for the files pre-commit names.
+    assert "vendor/x.py" not in out, out
+    assert (tmp_path / "vendor" / "x.py").read_text(encoding="utf-8") == source
     # The cache directory keeps itself out of git.
     status = subprocess.run(
         ["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True, check=True

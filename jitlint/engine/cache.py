@@ -219,7 +219,7 @@ def _typed(
 
 
 def _decode(data: dict[str, Any], path: str) -> Diagnostic:
-    _typed(data, _FIELDS, {"help": str, "fix": dict, "cell": int})
+    _typed(data, _FIELDS, {"help": str, "fix": dict, "cell": int})  # cell: notebooks
     if data["severity"] not in ("error", "warning"):
         raise ValueError("severity")
     fix = data.get("fix")

@@ -1,21 +1,26 @@
 """Which files to lint: walk the given paths, honouring exclude patterns and .gitignore files.
 
-Patterns use gitignore syntax, matched against paths relative to the project root (the config
-file's directory). Files named on the command line are always linted unless `force-exclude`
-is set, as in ruff; directory walks take only `*.py`, `*.pyi` and `*.ipynb` and never follow
-symlinked directories (so a symlink loop cannot trap the walk). A walked dangling link is skipped
-(editors leave them as lock files); a `.py` link in a loop is kept, so reading reports it (JIT001)
-once. Links are resolved with `os.path.realpath`, which stops at a loop instead of raising.
+Each directory is walked with the exclusion of its own configuration (`Exclusion`, from the
+nearest config file): gitignore-syntax patterns, each group matched against paths relative to
+the directory it is relative to, and the .gitignore files from the config's root down. Files
+named on the command line are linted unless `force-exclude` is set, as in ruff, and only when
+they are Python files or notebooks (a `.txt` or other file named by mistake is reported as
+skipped, not parsed as Python); directory walks take only `*.py`, `*.pyi` and `*.ipynb` and
+never follow symlinked directories (so a symlink loop cannot trap the walk). A walked dangling
+link is skipped (editors leave them as lock files); a `.py` link in a loop is kept, so reading
+reports it (JIT001) once. Links are resolved with `os.path.realpath`, which stops at a loop
+instead of raising.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jitlint.system.reading import is_symlink_loop, real_path
+from jitlint.system.reading import is_symlink_loop, read_head, real_path
 
 if TYPE_CHECKING:
     import pathspec
@@ -56,34 +61,80 @@ def _lenient_spec(lines: list[str]) -> pathspec.PathSpec:
         return _spec(line for line in lines if pattern_problem(line) is None)
 
 
+def is_python_file(path: Path) -> bool:
+    """A file named on the command line is linted when it has a Python suffix, or none and a
+    `python` shebang (a script), as pre-commit's `types: [python]` decides."""
+    if path.suffix in SUFFIXES:
+        return True
+    if path.suffix:
+        return False
+    head = read_head(path, 200)  # a FIFO or device named without a suffix is never opened
+    if head is None:
+        return False
+    first = head.split(b"\n", 1)[0]
+    return first.startswith(b"#!") and b"python" in first
+
+
+@dataclass
+class Exclusion:
+    """How one configuration excludes files."""
+
+    root: Path  # the config's directory, resolved: .gitignore files from here down apply
+    groups: Sequence[tuple[Path, Sequence[str]]]  # patterns, each group relative to its directory
+    respect_gitignore: bool = True
+    force: bool = False  # also exclude files named on the command line
+    _specs: list[tuple[Path, pathspec.PathSpec]] | None = field(default=None, repr=False)
+
+    def matches(self, path: Path, is_dir: bool) -> bool:
+        """Whether a pattern excludes `path` (absolute); .gitignore files are the finder's."""
+        if self._specs is None:
+            self._specs = [
+                (Path(real_path(base)), _spec(patterns)) for base, patterns in self.groups
+            ]
+        for base, spec in self._specs:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if relative != "." and spec.match_file(relative + ("/" if is_dir else "")):
+                return True
+        return False
+
+
+@dataclass
+class Found:
+    files: list[Path]  # to lint, in a stable order
+    missing: list[Path]  # named but not there
+    not_python: list[Path]  # named, but not Python files: skipped
+
+
 class FileFinder:
+    """`exclusion_for(directory)` is the exclusion of the config nearest to the directory.
+    .gitignore files apply from that config's root down, or from `gitignore_root` (the run's
+    project root) when it is above: a nested project still honours its repository's."""
+
     def __init__(
-        self,
-        root: Path,
-        exclude: list[str] | None = None,
-        extend_exclude: Iterable[str] = (),
-        respect_gitignore: bool = True,
-        force_exclude: bool = False,
+        self, exclusion_for: Callable[[Path], Exclusion], gitignore_root: Path | None = None
     ) -> None:
-        self.root = Path(real_path(root))
-        self._patterns = (DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude)
-        self._exclude: pathspec.PathSpec | None = None
-        self.respect_gitignore = respect_gitignore
-        self.force_exclude = force_exclude
+        self._exclusion_for = exclusion_for
+        self._gitignore_root = (
+            Path(real_path(gitignore_root)) if gitignore_root is not None else None
+        )
         self._gitignores: dict[Path, pathspec.PathSpec | None] = {}
 
-    def find(self, paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
-        """(files to lint in a stable order, paths that do not exist)."""
+    def find(self, paths: Iterable[Path]) -> Found:
         seen: set[Path] = set()
-        files: list[Path] = []
-        missing: list[Path] = []
+        found = Found([], [], [])
         for given in paths:
             if not given.exists() and not given.is_symlink():
-                missing.append(given)
+                found.missing.append(given)
                 continue
             if given.is_dir():
                 candidates: Iterable[Path] = self._walk(given)
-            elif self.force_exclude and self.is_excluded(given, is_dir=False):
+            elif self._exclusion(given.parent).force and self.is_excluded(given, is_dir=False):
+                continue
+            elif not is_python_file(given):
+                found.not_python.append(given)
                 continue
             else:
                 candidates = [given]
@@ -91,22 +142,22 @@ class FileFinder:
                 key = Path(real_path(path))
                 if key not in seen:
                     seen.add(key)
-                    files.append(path)
-        return files, missing
+                    found.files.append(path)
+        return found
+
+    def _exclusion(self, directory: Path) -> Exclusion:
+        return self._exclusion_for(directory)
 
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
-        relative = self._relative(path)
-        if relative is None:
-            return False
-        text = relative + ("/" if is_dir else "")
-        if self._exclude is None:
-            self._exclude = _spec(self._patterns)
-        if self._exclude.match_file(text):
+        """By the patterns and .gitignore files of the config of the directory holding it."""
+        exclusion = self._exclusion(path.parent)
+        absolute = Path(real_path(path))
+        if exclusion.matches(absolute, is_dir):
             return True
-        return self.respect_gitignore and self._gitignored(path, is_dir)
+        return exclusion.respect_gitignore and self._gitignored(absolute, is_dir, exclusion.root)
 
     def _walk(self, top: Path) -> Iterator[Path]:
-        if Path(real_path(top)) != self.root and self.is_excluded(top, is_dir=True):
+        if Path(real_path(top)) != self._exclusion(top).root and self.is_excluded(top, is_dir=True):
             return
         for directory, dirnames, filenames in os.walk(top):
             base = Path(directory)
@@ -119,17 +170,12 @@ class FileFinder:
                     continue  # a dangling link is no file to lint
                 yield path
 
-    def _relative(self, path: Path) -> str | None:
-        try:
-            return Path(real_path(path)).relative_to(self.root).as_posix()
-        except ValueError:
-            return None
-
-    def _gitignored(self, path: Path, is_dir: bool) -> bool:
-        absolute = Path(real_path(path))
+    def _gitignored(self, absolute: Path, is_dir: bool, root: Path) -> bool:
+        if self._gitignore_root is not None and self._gitignore_root in root.parents:
+            root = self._gitignore_root
         # Every .gitignore from the root down to the path's directory applies to it.
         for directory in reversed([absolute.parent, *absolute.parent.parents]):
-            if directory != self.root and self.root not in directory.parents:
+            if directory != root and root not in directory.parents:
                 continue
             spec = self._gitignore(directory)
             if spec is None:

@@ -40,7 +40,9 @@ from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
 
-_NOQA_WORD = re.compile("noqa", re.I)
+# flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
+# flake8 does not know.
+_NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
 
 
 @dataclass
@@ -191,7 +193,7 @@ def _project_facts(
 
 def _hide_noqa(source: str) -> str:
     # Same length and still a valid token wherever it stands, so lines and spans are kept.
-    return _NOQA_WORD.sub("n0qa", source)
+    return _NOQA_WORD.sub(r"\1n0qa", source)
 
 
 def _describe_syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[str, int, int]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from jitlint import selection
 from jitlint.config import Settings
@@ -41,6 +42,19 @@ class Task:
     # None: linted on its own (stdin). A tuple: part of the project pass, with the calls
     # traced code in other files of the run makes to this file (engine/project.py).
     inbound: tuple[Received, ...] | None = None
+    # The file's own config's `fixable`/`unfixable` and `unsafe-fixes` (nearest config per
+    # file); None: the run's.
+    fixable: frozenset[str] | None = None
+    unsafe_fixes: bool | None = None
+
+
+class Progress(Protocol):
+    """Told how many files a run will lint (more as the project pass adds rounds) and how
+    many are done; the command line draws it on a terminal."""
+
+    def planned(self, count: int) -> None: ...
+
+    def done(self, count: int = 1) -> None: ...
 
 
 @dataclass
@@ -63,24 +77,32 @@ def _gitignore_spec(pattern: str) -> Any:
 
 
 class RuleSets:
-    """The enabled codes for each file: the global selection minus per-file ignores."""
+    """The enabled codes for each file: the selection minus per-file ignores (the config's,
+    its `extend`ed configs', and `extra` ones, each relative to its own directory)."""
 
-    def __init__(self, settings: Settings, enabled: set[str]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        enabled: set[str],
+        extra: Sequence[tuple[Path, dict[str, list[str]]]] = (),
+    ) -> None:
         self.settings = settings
         self.enabled = enabled
         self._patterns = [
-            (_gitignore_spec(pattern), codes)
-            for pattern, codes in settings.per_file_ignores.items()
+            (Path(real_path(base)), _gitignore_spec(pattern), codes)
+            for base, table in [*settings.per_file_ignore_groups(), *extra]
+            for pattern, codes in table.items()
         ]
 
     def codes_for(self, path: Path) -> frozenset[str]:
         codes = self.enabled
         if self._patterns:
-            try:
-                relative = Path(real_path(path)).relative_to(self.settings.root).as_posix()
-            except ValueError:
-                relative = path.as_posix()
-            for spec, ignored in self._patterns:
+            absolute = Path(real_path(path))
+            for base, spec, ignored in self._patterns:
+                try:
+                    relative = absolute.relative_to(base).as_posix()
+                except ValueError:
+                    relative = path.as_posix()
                 if spec.match_file(relative):
                     codes = selection.without(codes, ignored)
         return frozenset(codes)
@@ -168,15 +190,20 @@ Mapper = Callable[[Callable[[Task], FileResult], list[Task]], list[FileResult]]
 
 
 @contextmanager
-def _mapper(jobs: int | None) -> Iterator[Mapper]:
+def _mapper(jobs: int | None, progress: Progress | None = None) -> Iterator[Mapper]:
     """`map` over a batch of tasks: in worker processes for `--jobs` when the batch is big
-    enough, else in this process (system/workers.py). The pool is made on first use, so a
-    run answered from the cache (or a small second round) never pays for it
-    (multiprocessing alone costs a one-file run ~10 ms)."""
+    enough, else in this process (system/workers.py), telling `progress` of each finished
+    file. The pool is made on first use, so a run answered from the cache (or a small second
+    round) never pays for it (multiprocessing alone costs a one-file run ~10 ms)."""
     with Workers(jobs, _MIN_FILES_FOR_POOL) as workers:
 
         def mapper(work: Callable[[Task], FileResult], tasks: list[Task]) -> list[FileResult]:
-            return list(workers.map(work, tasks))
+            done = []
+            for result in workers.map(work, tasks):
+                done.append(result)
+                if progress is not None:
+                    progress.done()
+            return done
 
         yield mapper
 
@@ -186,6 +213,7 @@ def run(
     jobs: int | None = None,
     cache_root: Path | None = None,
     project_root: Path | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
     """Lint `tasks`; with `cache_root`, reuse and store results under its `.jitlint_cache/`.
 
@@ -195,21 +223,22 @@ def run(
     tasks = [
         dataclasses.replace(task, inbound=()) if task.path is not None else task for task in tasks
     ]
-    cache = None
+    caches = None
     digests: dict[str, tuple[str, str]] = {}
     if cache_root is not None and tasks:
-        codes = frozenset().union(*(task.codes for task in tasks))
-        cache = ResultCache(cache_root, codes, tasks[0].rule_options)
+        caches = _Caches(cache_root, frozenset().union(*(task.codes for task in tasks)))
     root = project_root or cache_root
-    with _mapper(jobs) as mapper:
+    with _mapper(jobs, progress) as mapper:
 
         def lint(batch: list[Task]) -> list[FileResult]:
-            return _lint(batch, mapper, cache, digests)
+            if progress is not None:
+                progress.planned(len(batch))
+            return _lint(batch, mapper, caches, digests, progress)
 
         files = lint(tasks)
         files, _ = follow_imports(tasks, files, lint, str(root) if root is not None else None)
-    if cache is not None:
-        cache.save()
+    if caches is not None:
+        caches.save()
     files.sort(key=lambda f: f.path)
     return RunResult(files)
 
@@ -223,36 +252,57 @@ def project_inbound(
     tasks = [dataclasses.replace(task, inbound=()) for task in tasks if task.path is not None]
     if len(tasks) < 2:
         return {}
-    cache = None
+    caches = None
     if cache_root is not None:
-        codes = frozenset().union(*(task.codes for task in tasks))
-        cache = ResultCache(cache_root, codes, tasks[0].rule_options)
+        caches = _Caches(cache_root, frozenset().union(*(task.codes for task in tasks)))
     digests: dict[str, tuple[str, str]] = {}
     with _mapper(jobs) as mapper:
 
         def lint(batch: list[Task]) -> list[FileResult]:
-            return _lint(batch, mapper, cache, digests)
+            return _lint(batch, mapper, caches, digests)
 
         root = str(project_root) if project_root is not None else None
         inbound = follow_imports(tasks, lint(tasks), lint, root)[1]
-    if cache is not None:
-        cache.save()
+    if caches is not None:
+        caches.save()
     return inbound
+
+
+class _Caches:
+    """One result cache per set of rule options: with a config per directory, files of one
+    run may be linted with different options."""
+
+    def __init__(self, root: Path, codes: frozenset[str]) -> None:
+        self.root = root
+        self.codes = codes
+        self._by_options: dict[str, ResultCache] = {}
+
+    def for_task(self, task: Task) -> ResultCache:
+        key = json.dumps(task.rule_options, sort_keys=True, default=str)
+        if key not in self._by_options:
+            self._by_options[key] = ResultCache(self.root, self.codes, task.rule_options)
+        return self._by_options[key]
+
+    def save(self) -> None:
+        for cache in self._by_options.values():
+            cache.save()
 
 
 def _lint(
     tasks: list[Task],
     mapper: Mapper,
-    cache: ResultCache | None,
+    caches: _Caches | None,
     digests: dict[str, tuple[str, str]],
+    progress: Progress | None = None,
 ) -> list[FileResult]:
     """Results in the order of `tasks`, from the cache where it has them. `digests` keeps
     each file's cache key and content hash (by display path) from its first lint on."""
-    if cache is None:
+    if caches is None:
         return mapper(run_task, tasks)
     results: list[FileResult | None] = []
     todo: list[tuple[int, Task, str]] = []
     for task in tasks:
+        cache = caches.for_task(task)
         known = digests.get(task.display)
         if known is None:
             task = _read_for_cache(cache, task, digests)
@@ -264,13 +314,15 @@ def _lint(
         if hit is None:
             todo.append((len(results), task, key))
         results.append(hit)
+    if progress is not None and len(todo) < len(tasks):
+        progress.done(len(tasks) - len(todo))
     linted = mapper(run_task, [task for _, task, _ in todo])
     for (index, task, key), result in zip(todo, linted, strict=True):
         results[index] = result
         # A file whose rules crashed is linted again next time, so the error shows again.
         known = digests.get(task.display)
         if known is not None and not result.errors and result.cacheable:
-            cache.put(known[0], known[1], task.codes, result, key)
+            caches.for_task(task).put(known[0], known[1], task.codes, result, key)
     return results  # type: ignore[return-value]
 
 

@@ -1,4 +1,6 @@
-"""`# noqa`, `# jitlint: ignore[...]` and `# jitlint: file-ignore[...]` comments.
+"""`# noqa`, `# jitlint: ignore[...]` and `# jitlint: file-ignore[...]` comments, and the
+file-level comments of flake8 and ruff: `# flake8: noqa` and `# ruff: noqa` (every code, the
+whole file) and `# ruff: noqa: JIT101` (those codes, the whole file), as ruff reads them.
 
 Comments are found with the tokenizer (so `# noqa` inside a string does not count), and only in
 files whose text mentions `noqa` or `jitlint` at all. A comment on any line of a logical line
@@ -15,6 +17,8 @@ import tokenize
 from dataclasses import dataclass, field
 
 _NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.I)
+_CODES = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
+_FILE_NOQA = re.compile(rf"#\s*(?:flake8|ruff)[:=]\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.I)
 _JITLINT = re.compile(r"#\s*jitlint:\s*(?P<kind>ignore|file-ignore)(?:\[(?P<codes>[^\]]*)\])?")
 _QUICK = re.compile(r"noqa|jitlint", re.I)
 
@@ -69,6 +73,8 @@ def collect(source: str) -> Suppressions | None:
             found.line_codes[line] = found.line_codes.get(line, frozenset()) | _codes(
                 match.group("codes")
             )
+        for match in _FILE_NOQA.finditer(text):
+            found.file_codes |= _codes(match.group("codes"))
         for match in _JITLINT.finditer(text):
             codes = _codes(match.group("codes"))
             if match.group("kind") == "file-ignore":

@@ -7,7 +7,9 @@ tokens are never visited: no rule looks at them as nodes of their own.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Any
 
 from libcst import CSTNode
@@ -40,6 +42,7 @@ _SKIPPED_FIELDS = frozenset(
     }
 )
 _child_fields: dict[type, tuple[str, ...]] = {}
+_getters: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
 
 
 def _concrete_node_types() -> frozenset[type]:
@@ -60,27 +63,53 @@ NODE_TYPES = _concrete_node_types()
 
 
 def child_fields(node_type: type) -> tuple[str, ...]:
+    """The fields of a node type that can hold nodes a rule looks at. `dataclasses.fields`
+    lists real fields only: libcst's `__dataclass_fields__` also holds its `__slots__`
+    (a tuple of strings every traversal would otherwise read and skip, item by item)."""
     names = _child_fields.get(node_type)
     if names is None:
         names = tuple(
-            name
-            for name in node_type.__dataclass_fields__  # type: ignore[attr-defined]
-            if name not in _SKIPPED_FIELDS and not name.startswith("whitespace")
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
         )
         _child_fields[node_type] = names
     return names
 
 
+def _no_children(node: CSTNode) -> tuple[Any, ...]:
+    return ()
+
+
+def _getter(node_type: type) -> Callable[[Any], tuple[Any, ...]]:
+    """One C call that reads every child field of a node of `node_type` (`attrgetter`);
+    iter_children runs for every node of every traversal, so its Python overhead counts."""
+    getter = _getters.get(node_type)
+    if getter is None:
+        names = child_fields(node_type)
+        if len(names) >= 2:
+            getter = attrgetter(*names)
+        elif names:
+            # attrgetter of one name returns the value, not a 1-tuple; `__class__` pads it
+            # (a class is neither a node nor a sequence, so it is skipped).
+            getter = attrgetter(names[0], "__class__")
+        else:
+            getter = _no_children
+        _getters[node_type] = getter
+    return getter
+
+
 def iter_children(node: CSTNode) -> list[CSTNode]:
+    """The node's children in source order (a new list; callers may change it)."""
     children: list[CSTNode] = []
     node_types = NODE_TYPES
-    for name in child_fields(type(node)):
-        value = getattr(node, name)
+    for value in (_getters.get(type(node)) or _getter(type(node)))(node):
         kind = type(value)
         if kind in node_types:
             children.append(value)
         elif kind is tuple or kind is list:
-            children.extend(item for item in value if type(item) in node_types)
+            # Every item of a libcst sequence field is a node.
+            children.extend(value)
     return children
 
 
@@ -122,25 +151,28 @@ class Walker:
 
     def walk(self, root: CSTNode) -> None:
         visit, leave, parents = self.visit, self.leave, self.parents
-        # Iterative, so deeply nested code cannot exhaust Python's recursion limit.
-        # A stack entry is (node, entering): leave hooks run when the node comes back off.
-        stack: list[tuple[CSTNode, bool]] = [(root, True)]
+        # Iterative, so deeply nested code cannot exhaust Python's recursion limit. A node on
+        # the stack is to be entered; a 1-tuple `(node,)` is to be left (its leave hooks run
+        # when it comes back off, after its children).
+        stack: list[Any] = [root]
+        pop, push, push_all = stack.pop, stack.append, stack.extend
         while stack:
-            node, entering = stack.pop()
-            kind = type(node).__name__
-            if not entering:
+            node = pop()
+            if type(node) is tuple:
+                node = node[0]
                 parents.pop()
-                hooks = leave.get(kind)
+                hooks = leave.get(type(node).__name__)
                 if hooks:
                     self._call(hooks, node)
                 continue
-            hooks = visit.get(kind)
+            hooks = visit.get(type(node).__name__)
             if hooks:
                 self._call(hooks, node)
             parents.append(node)
-            stack.append((node, False))
+            push((node,))
             children = iter_children(node)
-            stack.extend((child, True) for child in reversed(children))
+            children.reverse()
+            push_all(children)
 
     def _call(self, hooks: list[tuple[object, Hook]], node: CSTNode) -> None:
         for owner, hook in hooks:

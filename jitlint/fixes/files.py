@@ -33,6 +33,14 @@ from jitlint.system.reading import TooLarge, Unreadable, read_regular_file, real
 _BOM = b"\xef\xbb\xbf"
 
 
+def diff_names(display: str) -> tuple[str, str]:
+    """A diff's names for a file: git's `a/` and `b/` prefixes for a relative path; an
+    absolute one is named as it is (`a//tmp/x.py` is no path at all), as `diff -u` names it."""
+    if os.path.isabs(display):
+        return display, display
+    return f"a/{display}", f"b/{display}"
+
+
 def encode(text: str, original: SourceText) -> bytes:
     data = text.encode(original.encoding)
     return _BOM + data if original.has_bom else data

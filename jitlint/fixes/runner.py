@@ -12,10 +12,10 @@ from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.engine.runner import Task, jit001, project_inbound, read_task
+from jitlint.engine.runner import Progress, Task, jit001, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source, split_lines
 from jitlint.fixes.engine import fix_text
-from jitlint.fixes.files import ChangedOnDisk, NotWritable, encode, write_atomically
+from jitlint.fixes.files import ChangedOnDisk, NotWritable, diff_names, encode, write_atomically
 from jitlint.notebook import is_notebook
 from jitlint.system.budget import OverBudget, budget
 from jitlint.system.workers import Workers
@@ -65,6 +65,9 @@ def _fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) ->
         return FixedFile(
             task.display, remaining=data.diagnostics, errors=data.errors, output=task.source
         )
+    # The file's own config's fix settings (nearest config per file), else the run's.
+    unsafe = unsafe if task.unsafe_fixes is None else task.unsafe_fixes
+    fixable = fixable if task.fixable is None else task.fixable
     if is_notebook(task.path or task.display):
         return _fix_notebook(task, data, mode, unsafe, fixable)
     stdin = task.path is None
@@ -93,10 +96,11 @@ def _fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) ->
     if not outcome.applied or outcome.source == decoded.text:
         return fixed
     if mode == "diff":
+        old_name, new_name = diff_names(task.display)
         fixed.diff = "".join(
             difflib.unified_diff(
                 split_lines(decoded.text), split_lines(outcome.source),
-                fromfile=f"a/{task.display}", tofile=f"b/{task.display}",
+                fromfile=old_name, tofile=new_name,
             )
         )  # fmt: skip
     elif stdin:
@@ -176,6 +180,7 @@ def run_fixes(
     jobs: int | None = None,
     before_write: Callable[[list[FixedFile]], None] | None = None,
     project_root: Path | None = None,
+    progress: Progress | None = None,
 ) -> list[FixedFile]:
     """`before_write` (the verifier) sees every fixed file before anything is written and may
     change or drop each `pending` write.
@@ -191,12 +196,16 @@ def run_fixes(
     if inbound:
         tasks = [dataclasses.replace(t, inbound=inbound.get(t.display)) for t in tasks]
     work = functools.partial(fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable))
+    if progress is not None:
+        progress.planned(len(tasks))
     files: list[FixedFile] = []
     with Workers(jobs) as workers:
         for fixed in workers.map(work, tasks):
             if before_write is None:
                 write_pending(fixed)
             files.append(fixed)
+            if progress is not None:
+                progress.done()
     files.sort(key=lambda f: f.path)
     if before_write is not None:
         before_write(files)

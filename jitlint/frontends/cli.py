@@ -1,16 +1,19 @@
-"""`jitlint [OPTIONS] [PATHS...]`: ruff's conventions for selection, formats and exit codes.
+"""`jitlint [check] [OPTIONS] [PATHS...]`: ruff's conventions for selection, formats and
+exit codes (`jitlint server` starts the Language Server, frontends/server.py).
 
-Exit status: 0 when nothing remains, 1 when findings remain, 2 for a usage or configuration
-error or an internal error.
+Exit status: 0 when nothing remains (or nothing was found to check), 1 when findings remain,
+2 for a usage or configuration error or an internal error.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -20,12 +23,20 @@ if TYPE_CHECKING:
     from jitlint.config import Settings
     from jitlint.diagnostics import Diagnostic
     from jitlint.engine.runner import Task
+    from jitlint.frontends.profiles import Profiles
+    from jitlint.reporting.options import ReportOptions
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+SUBCOMMANDS = ("check", "verify")
 
 
 def _codes(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _per_file_ignores(value: str) -> list[str]:
+    # flake8's spelling: whitespace-separated `PATTERN:CODES` entries.
+    return value.split()
 
 
 def _jobs(value: str) -> int:
@@ -63,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_formatter,
     )
     parser.add_argument("paths", nargs="*", help="files or directories (default: .); - for stdin")
+    parser.usage = "jitlint [check] [OPTIONS] [PATHS ...]   (or: jitlint verify [OPTIONS] PATHS)"
     sel = parser.add_argument_group("rule selection")
     sel.add_argument(
         "--select",
@@ -86,6 +98,52 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="CODES",
         help="codes or prefixes to disable",
+    )
+    sel.add_argument(
+        "--extend-ignore",
+        type=_codes,
+        action="extend",
+        dest="ignore",
+        metavar="CODES",
+        help="the same as --ignore (flake8's name)",
+    )
+    sel.add_argument(
+        "--per-file-ignores",
+        type=_per_file_ignores,
+        action="extend",
+        default=[],
+        metavar="PATTERN:CODES",
+        help="codes to disable in files matching a pattern (relative to the working directory), "
+        "e.g. 'tests/*:JIT107,JIT110'; several entries separated by spaces",
+    )
+    files = parser.add_argument_group("file selection")
+    files.add_argument(
+        "--exclude",
+        type=_codes,
+        action="extend",
+        metavar="PATTERNS",
+        help="gitignore-style patterns to skip, replacing the configured `exclude` and the "
+        "defaults (comma-separated, relative to the working directory)",
+    )
+    files.add_argument(
+        "--extend-exclude",
+        type=_codes,
+        action="extend",
+        default=[],
+        metavar="PATTERNS",
+        help="patterns to skip on top of the configured ones",
+    )
+    files.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply the excludes to files named on the command line too (for pre-commit)",
+    )
+    files.add_argument(
+        "--no-force-exclude",
+        action="store_false",
+        dest="force_exclude",
+        help="override `force-exclude = true` from the config",
     )
     fix = parser.add_argument_group("fixing")
     fix.add_argument("--fix", action="store_true", help="apply safe fixes")
@@ -114,19 +172,47 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument(
         "--force", action="store_true", help="with --verify: write fixes that failed verification"
     )
+    fix.add_argument(
+        "--show-fixes",
+        action="store_true",
+        help="with --fix: list the fixes applied; without: show each fix's edits (full format)",
+    )
+    fix.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add a `# noqa: CODES` comment to each line with a finding, then exit 0",
+    )
     out = parser.add_argument_group("output")
     out.add_argument(
         "--format", choices=("full", "concise", "json", "sarif", "github"), default="full"
     )
-    out.add_argument("--statistics", action="store_true", help="print counts per rule")
-    out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    out.add_argument(
+        "--statistics", action="store_true", help="print counts per rule (text or json)"
+    )
+    out.add_argument(
+        "-o", "--output-file", type=Path, metavar="PATH", help="write the report to PATH"
+    )
+    out.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text formats: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
+        "forces it), always or never",
+    )
+    out.add_argument(
+        "-q", "--quiet", action="store_true", help="print findings only: no summary, no progress"
+    )
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     docs = parser.add_argument_group("documentation")
     docs.add_argument("--explain", metavar="CODE", help="show a rule's documentation")
     docs.add_argument("--list-rules", action="store_true", help="list every rule")
     misc = parser.add_argument_group("other")
     misc.add_argument(
-        "--config", type=Path, metavar="PATH", help="use this pyproject.toml or jitlint.toml"
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="use this pyproject.toml or jitlint.toml for every file (default: the one "
+        "nearest to each file)",
     )
     misc.add_argument(
         "--stdin-filename",
@@ -153,10 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jitlint.frontends.server import main as serve
 
         return serve(argv[1:])
-    # `jitlint verify PATHS`: a subcommand, told apart before argparse sees positional paths.
-    verify_command = bool(argv) and argv[0] == "verify"
-    args = build_parser().parse_args(argv[1:] if verify_command else argv)
-    args.verify_command = verify_command
+    # `jitlint verify PATHS` and `jitlint check PATHS` (ruff's spelling of the default):
+    # subcommands, told apart before argparse sees positional paths. `./check` names a path.
+    command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    args = build_parser().parse_args(argv[1:] if command else argv)
+    args.verify_command = command == "verify"
     try:
         if args.explain:
             return _explain(args.explain, args.format)
@@ -180,6 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _error(message: str) -> int:
     print(f"jitlint: error: {message}", file=sys.stderr)
     return EXIT_ERROR
+
+
+def _warning(message: str) -> None:
+    print(f"jitlint: warning: {message}", file=sys.stderr)
 
 
 def _explain(code: str, fmt: str) -> int:
@@ -216,175 +307,244 @@ def _list_rules(fmt: str) -> int:
     return EXIT_CLEAN
 
 
+def _usage_problem(args: argparse.Namespace, stdin: bool) -> str | None:
+    """A combination of options that would do something other than asked: refused (exit 2)
+    rather than ignored."""
+    if args.force and not args.verify:
+        return "--force needs --verify (it writes fixes that failed verification)"
+    if args.statistics and args.format not in ("full", "concise", "json"):
+        return f"--statistics prints text or json, not {args.format}"
+    if args.add_noqa and (args.fix or args.diff or args.verify or args.verify_command):
+        return "--add-noqa edits comments only; run it without --fix, --diff or --verify"
+    if args.add_noqa and stdin:
+        return "--add-noqa writes files: name files, not `-`"
+    return None
+
+
+@dataclass
+class _Plan:
+    """What a run lints and how it reports."""
+
+    tasks: list[Task]
+    settings: Settings  # of the config that governs the working directory (or --config)
+    unsafe: bool  # the command line's, else that config's: what `[*]` and help show
+    missing: list[Path] = field(default_factory=list)
+    stdin_excluded: bool = False  # `--stdin-filename` names a file `force-exclude` excludes
+
+
+def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
+    from jitlint import selection
+    from jitlint.config import ConfigResolver
+    from jitlint.engine.discovery import FileFinder
+    from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores
+
+    overrides = Overrides(
+        layer=selection.Layer(
+            [selection.check_selector(s) for s in args.select] if args.select else None,
+            [selection.check_selector(s) for s in args.extend_select],
+            [selection.check_selector(s) for s in args.ignore],
+        ),
+        exclude=args.exclude,
+        extend_exclude=args.extend_exclude,
+        force_exclude=args.force_exclude,
+        per_file_ignores=parse_per_file_ignores(args.per_file_ignores),
+        unsafe_fixes=args.unsafe_fixes,
+    )
+    profiles = Profiles(ConfigResolver(args.config), overrides)
+    stdin_name = args.stdin_filename if stdin else None
+    start = Path(stdin_name).parent if stdin_name else Path.cwd()
+    settings = profiles.for_directory(start).settings
+    unsafe = settings.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
+    if stdin:
+        name = args.stdin_filename or "-"
+        if args.stdin_filename and _force_excluded(profiles, settings.root, Path(name)):
+            return _Plan([], settings, unsafe, stdin_excluded=True)
+        # One byte past the limit is enough to know it is over; `--fix` then streams the
+        # rest back unread (frontends/fixing.py), so no input size is held in memory.
+        limit = profiles.for_file(Path(name)).settings.max_file_size
+        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
+        return _Plan([profiles.task(Path(name), display=name, source=data)], settings, unsafe)
+    found = FileFinder(profiles.exclusion_for, settings.root).find(paths)
+    for path in found.not_python:
+        _warning(f"{path}: not a Python file; skipped")
+    tasks = [profiles.task(path) for path in found.files]
+    return _Plan(tasks, settings, unsafe, found.missing)
+
+
 def _check(args: argparse.Namespace) -> int:
     from jitlint import selection
-    from jitlint.config import ConfigError, load_settings
-    from jitlint.engine.discovery import FileFinder
-    from jitlint.engine.runner import RuleSets, Task, display_path, run
+    from jitlint.config import ConfigError
 
     paths = [Path(p) for p in (args.paths or ["."])]
     stdin = any(str(p) == "-" for p in paths)
     if stdin and len(paths) > 1:
         return _error("`-` (stdin) cannot be combined with other paths")
-    start = Path(args.stdin_filename).parent if stdin and args.stdin_filename else Path.cwd()
+    problem = _usage_problem(args, stdin)
+    if problem:
+        return _error(problem)
     try:
-        if args.config is not None and not args.config.is_file():
-            raise ConfigError(f"{args.config}: no such config file")
-        settings = load_settings(args.config, start)
-        enabled = selection.resolve_layers(
-            [
-                selection.Layer(settings.select, settings.extend_select, settings.ignore),
-                selection.Layer(
-                    [selection.check_selector(s) for s in args.select] if args.select else None,
-                    [selection.check_selector(s) for s in args.extend_select],
-                    [selection.check_selector(s) for s in args.ignore],
-                ),
-            ]
-        )
+        plan = _plan(args, paths, stdin)
     except (ConfigError, selection.UnknownSelector) as exc:
         return _error(str(exc))
-
-    if args.statistics and args.format in ("sarif", "github"):
-        return _error("--statistics prints text or json")
-    rule_sets = RuleSets(settings, enabled)
-    tasks: list[Task] = []
-    missing: list[Path] = []
-    excluded_stdin = stdin and _stdin_force_excluded(args, settings)
-    if excluded_stdin:
-        # Nothing to lint; `--fix` still hands the input back, as an editor expects.
-        if args.fix and not args.diff:
-            from jitlint.frontends.fixing import echo_stdin
-
-            echo_stdin(b"")
-            return EXIT_CLEAN
-    elif stdin:
-        name = args.stdin_filename or "-"
-        # One byte past the limit is enough to know it is over; `--fix` then streams the
-        # rest back unread (frontends/fixing.py), so no input size is held in memory.
-        limit = settings.max_file_size
-        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
-        codes = rule_sets.codes_for(Path(name))
-        tasks.append(
-            Task(
-                name,
-                None,
-                codes,
-                settings.rule_options,
-                data,
-                settings.max_file_size,
-                settings.max_file_seconds,
-                settings.max_file_memory,
-            )
-        )
-    else:
-        finder = FileFinder(
-            settings.root,
-            settings.exclude,
-            settings.extend_exclude,
-            settings.respect_gitignore,
-            settings.force_exclude,
-        )
-        files, missing = finder.find(paths)
-        tasks = [
-            Task(
-                display_path(f),
-                str(f),
-                rule_sets.codes_for(f),
-                settings.rule_options,
-                max_file_size=settings.max_file_size,
-                max_seconds=settings.max_file_seconds,
-                max_memory=settings.max_file_memory,
-            )
-            for f in files
-        ]
-    for path in missing:
+    for path in plan.missing:
         print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)
-    unsafe = settings.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
+    if not plan.tasks and not plan.missing and not stdin:
+        _warning("no Python files found")
+    tasks, settings, unsafe = plan.tasks, plan.settings, plan.unsafe
     if args.verify_command or args.verify:
         problem = _verify_usage(args, stdin)
         if problem:
             return _error(problem)
+    if plan.stdin_excluded and args.fix and not args.diff:
+        # Nothing to lint; `--fix` still hands the input back, as an editor expects.
+        from jitlint.frontends.fixing import echo_stdin
+
+        echo_stdin(b"")
+        return EXIT_CLEAN
     # A missing path is an error, but the other paths are still checked, fixed or verified.
     if args.verify_command:
         status = _verify(args, settings, tasks, unsafe)
-        return EXIT_ERROR if missing else status
+        return EXIT_ERROR if plan.missing else status
     if args.fix or args.diff:
         status = _fix(args, settings, tasks, unsafe)
-        return EXIT_ERROR if missing else status
+        return EXIT_ERROR if plan.missing else status
+    return _lint(args, plan)
 
-    result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root, settings.root)
+
+def _lint(args: argparse.Namespace, plan: _Plan) -> int:
+    from jitlint.engine.runner import run
+    from jitlint.frontends.terminal import TerminalProgress
+
+    settings, tasks = plan.settings, plan.tasks
+    stdin = bool(tasks) and tasks[0].path is None
+    progress = TerminalProgress.for_run(sys.stderr, args.quiet)
+    try:
+        cache_root = None if args.no_cache or stdin else settings.root
+        result = run(tasks, args.jobs, cache_root, settings.root, progress)
+    finally:
+        if progress is not None:
+            progress.close()
     diagnostics = result.diagnostics
     for error in result.errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
-
-    _print_findings(diagnostics, tasks, args, unsafe, sys.stdout)
-    if result.errors or missing:
+    failed = bool(result.errors or plan.missing)
+    if args.add_noqa:
+        return _add_noqa(args, diagnostics, tasks, failed)
+    with _output(args) as stream:
+        options = _report_options(args, plan, stream)
+        # "All checks passed!" only when something was checked and nothing went wrong.
+        summarize = bool(tasks) and not (failed and not diagnostics)
+        _print_findings(diagnostics, tasks, args, options, stream, summarize=summarize)
+    if failed:
         return EXIT_ERROR
     if diagnostics and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
 
+def _add_noqa(
+    args: argparse.Namespace, diagnostics: list[Diagnostic], tasks: list[Task], failed: bool
+) -> int:
+    from jitlint.frontends.noqa import add_noqa
+
+    added, errors, skipped = add_noqa(diagnostics, tasks)
+    for error in errors:
+        print(f"jitlint: error: {error}", file=sys.stderr)
+    for path in skipped:
+        _warning(f"{path}: --add-noqa leaves notebooks as they are; skipped")
+    if not args.quiet:
+        print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_ERROR if failed or errors else EXIT_CLEAN
+
+
+@contextlib.contextmanager
+def _output(args: argparse.Namespace) -> Iterator[TextIO]:
+    """The report's stream: `--output-file`, else stdout."""
+    if args.output_file is None:
+        yield sys.stdout
+        return
+    with open(args.output_file, "w", encoding="utf-8") as handle:
+        yield handle
+
+
+def _report_options(args: argparse.Namespace, plan: _Plan, stream: TextIO) -> ReportOptions:
+    from jitlint.frontends.terminal import use_colour
+    from jitlint.reporting.options import ReportOptions
+
+    return ReportOptions(
+        unsafe_fixes=plan.unsafe,
+        colour=use_colour(args.color, stream),
+        show_fixes=args.show_fixes,
+        root=plan.settings.root,
+    )
+
+
 def _print_findings(
     diagnostics: list[Diagnostic],
     tasks: Sequence[Task],
     args: argparse.Namespace,
-    unsafe: bool,
+    options: ReportOptions,
     stream: TextIO,
     summarize: bool = True,
 ) -> None:
-    from jitlint.reporting import FORMATS, format_statistics, format_statistics_json
+    from jitlint.reporting import FORMATS, format_statistics
     from jitlint.reporting.text import summary
 
     if args.statistics:
-        if args.format == "json":
-            stream.write(format_statistics_json(diagnostics))
-        else:
-            stream.write(format_statistics(diagnostics))
+        stream.write(format_statistics(diagnostics, options, as_json=args.format == "json"))
         return
     text_format = args.format in ("full", "concise")
     sources = _sources(diagnostics, tasks) if args.format == "full" else {}
-    options = {"unsafe_fixes": unsafe} if text_format else {}
-    stream.write(FORMATS[args.format](diagnostics, sources, **options))
+    stream.write(FORMATS[args.format](diagnostics, sources, options))
     if text_format and summarize and not args.quiet:
         if diagnostics and args.format == "full":
             stream.write("\n")
-        stream.write(summary(diagnostics, unsafe))
+        stream.write(summary(diagnostics, options))
 
 
 def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe: bool) -> int:
     from jitlint import selection
     from jitlint.frontends.fixing import run_fix_mode
+    from jitlint.frontends.terminal import TerminalProgress
 
     fixable = selection.resolve_layers(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
     )
+    plan = _Plan(tasks, settings, unsafe)
+    stdin = len(tasks) == 1 and tasks[0].path is None
 
-    def report(remaining: list[Diagnostic], to_stderr: bool) -> None:
-        stream = sys.stderr if to_stderr else sys.stdout
-        _print_findings(remaining, tasks, args, unsafe, stream, summarize=False)
-        if remaining and args.format == "full":
-            stream.write("\n")
+    with _output(args) as stream:
 
-    verifier = None
-    if args.verify:
-        from jitlint.verify.command import FixVerifier, options_for
+        def report(remaining: list[Diagnostic], to_stderr: bool) -> None:
+            out = sys.stderr if to_stderr else stream
+            options = _report_options(args, plan, out)
+            _print_findings(remaining, tasks, args, options, out, summarize=False)
+            if remaining and args.format == "full":
+                out.write("\n")
 
-        options = options_for(settings, args.jobs, confirm=False, quiet=args.quiet)
-        verifier = FixVerifier(options, args.force)
-    status = run_fix_mode(
-        tasks,
-        "diff" if args.diff else "fix",
-        unsafe,
-        fixable,
-        args.jobs,
-        report,
-        args.quiet,
-        verifier=verifier,
-        json_output=args.format == "json",
-        project_root=settings.root,
-        machine_output=args.format in MACHINE_FORMATS,
-    )
+        verifier = None
+        if args.verify:
+            from jitlint.verify.command import FixVerifier, options_for
+
+            options = options_for(settings, args.jobs, confirm=False, quiet=args.quiet)
+            verifier = FixVerifier(options, args.force)
+        progress = None if stdin else TerminalProgress.for_run(sys.stderr, args.quiet)
+        status = run_fix_mode(
+            tasks,
+            "diff" if args.diff else "fix",
+            unsafe,
+            fixable,
+            args.jobs,
+            report,
+            args.quiet,
+            verifier=verifier,
+            json_output=args.format == "json",
+            project_root=settings.root,
+            machine_output=args.format in MACHINE_FORMATS,
+            stream=stream,
+            show_fixes=args.show_fixes,
+            progress=progress,
+        )
     if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
         return EXIT_CLEAN
     return status
@@ -457,13 +617,10 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
     return sources
 
 
-def _stdin_force_excluded(args: argparse.Namespace, settings: Settings) -> bool:
-    """`force-exclude = true` applies to `--stdin-filename` as to a named file (ruff)."""
-    if not (args.stdin_filename and settings.force_exclude):
-        return False
+def _force_excluded(profiles: Profiles, root: Path, path: Path) -> bool:
+    """`force-exclude` applies to `--stdin-filename` as to a named file (ruff)."""
     from jitlint.engine.discovery import FileFinder
 
-    finder = FileFinder(
-        settings.root, settings.exclude, settings.extend_exclude, settings.respect_gitignore
-    )
-    return finder.is_excluded(Path(args.stdin_filename), is_dir=False)
+    if not profiles.exclusion_for(path.parent).force:
+        return False
+    return FileFinder(profiles.exclusion_for, root).is_excluded(path, is_dir=False)

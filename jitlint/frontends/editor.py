@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jitlint import selection
-from jitlint.config import Settings, load_settings
+from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.fixes.engine import fix_text
@@ -24,6 +23,7 @@ from jitlint.notebook import is_notebook
 
 if TYPE_CHECKING:
     from jitlint.engine.discovery import FileFinder
+    from jitlint.frontends.profiles import Profiles
 
 # A workspace with more files than this is linted one file at a time (the project pass over
 # a whole home directory opened by mistake would keep the server busy for minutes).
@@ -50,32 +50,35 @@ class EditorState:
         self.jobs = jobs
         self._lock = threading.RLock()
         self._refreshing = threading.Lock()  # one project pass at a time
-        self._settings: dict[Path, Settings] = {}
+        self._profiles: Profiles | None = None  # each file's nearest config, as the CLI
         # root -> the calls each file (by display path) receives; absent: not computed yet.
         self._projects: dict[Path, dict[str, tuple[Received, ...]]] = {}
 
     # ---- configuration ------------------------------------------------------------------
     def setup(self, path: Path | None) -> FileSetup:
         """Raises ConfigError or selection.UnknownSelector for a bad configuration."""
-        from jitlint.engine.runner import RuleSets, display_path
+        from jitlint.engine.runner import display_path
 
         directory = (path.parent if path is not None else Path.cwd()).resolve()
         with self._lock:
-            settings = self._settings.get(directory)
-            if settings is None:
-                settings = self._settings[directory] = load_settings(None, directory)
-        enabled = selection.resolve_layers(
-            [selection.Layer(settings.select, settings.extend_select, settings.ignore)]
-        )
-        fixable = selection.resolve_layers(
-            [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
-        )
-        name = path if path is not None else Path("untitled.py")
-        codes = RuleSets(settings, enabled).codes_for(name)
+            profiles = self._get_profiles()
+            profile = profiles.for_directory(directory)
+            settings = profile.settings
+            name = path if path is not None else Path("untitled.py")
+            codes = profile.rule_sets.codes_for(name)
+            excluded = path is not None and _finder(profiles, settings.root).is_excluded(
+                path, False
+            )
         root = settings.root if settings.config_path is not None else self._workspace_of(directory)
         display = display_path(path) if path is not None else "untitled.py"
-        excluded = path is not None and _finder(settings, settings.root).is_excluded(path, False)
-        return FileSetup(settings, codes, frozenset(fixable), display, root, excluded)
+        return FileSetup(settings, codes, profile.fixable, display, root, excluded)
+
+    def _get_profiles(self) -> Profiles:
+        from jitlint.frontends.profiles import Overrides, Profiles
+
+        if self._profiles is None:
+            self._profiles = Profiles(ConfigResolver(), Overrides())
+        return self._profiles
 
     def _workspace_of(self, directory: Path) -> Path:
         containing = [r for r in self.workspace_roots if r == directory or r in directory.parents]
@@ -84,7 +87,7 @@ class EditorState:
     def forget_settings(self) -> None:
         """A configuration file changed: read them again, and redo the project passes."""
         with self._lock:
-            self._settings.clear()
+            self._profiles = None
             self._projects.clear()
 
     # ---- the project pass ---------------------------------------------------------------
@@ -104,26 +107,15 @@ class EditorState:
             self._refresh(setup)
 
     def _refresh(self, setup: FileSetup) -> None:
-        from jitlint.engine.runner import RuleSets, Task, display_path, project_inbound
+        from jitlint.engine.runner import project_inbound
 
-        settings = setup.settings
-        files, _ = _finder(settings, setup.root).find([setup.root])
+        with self._lock:
+            profiles = self._get_profiles()
+            files = _finder(profiles, setup.root).find([setup.root]).files
+            # Each file with its own nearest config's selection and limits, as the CLI.
+            tasks = [profiles.task(f) for f in files] if len(files) <= MAX_PROJECT_FILES else []
         inbound: dict[str, tuple[Received, ...]] = {}
-        if len(files) <= MAX_PROJECT_FILES:
-            enabled = selection.resolve_layers(
-                [selection.Layer(settings.select, settings.extend_select, settings.ignore)]
-            )
-            rule_sets = RuleSets(settings, enabled)
-            tasks = [
-                Task(
-                    display_path(f),
-                    str(f),
-                    rule_sets.codes_for(f),
-                    settings.rule_options,
-                    max_file_size=settings.max_file_size,
-                )
-                for f in files
-            ]
+        if tasks:
             inbound = project_inbound(tasks, self.jobs, setup.root, cache_root=setup.root)
         with self._lock:
             self._projects[setup.root] = inbound
@@ -161,16 +153,10 @@ class EditorState:
         return outcome.source
 
 
-def _finder(settings: Settings, root: Path) -> FileFinder:
+def _finder(profiles: Profiles, root: Path) -> FileFinder:
     from jitlint.engine.discovery import FileFinder
 
-    return FileFinder(
-        root,
-        settings.exclude,
-        settings.extend_exclude,
-        settings.respect_gitignore,
-        settings.force_exclude,
-    )
+    return FileFinder(profiles.exclusion_for, root)
 
 
 def rule_docs(code: str) -> str | None:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.runner import Task
 from jitlint.fixes.runner import FixedFile, Mode, run_fixes
 
 if TYPE_CHECKING:
+    from jitlint.frontends.terminal import TerminalProgress
     from jitlint.verify.command import FixVerifier
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -29,6 +31,22 @@ def fix_summary(applied: Sequence[Diagnostic], remaining: Sequence[Diagnostic], 
     return text + ".\n"
 
 
+def fixes_listing(applied: Sequence[Diagnostic]) -> str:
+    """`--show-fixes`: the fixes applied, per file and rule, as ruff lists them."""
+    if not applied:
+        return ""
+    by_file: dict[str, Counter[tuple[str, str]]] = {}
+    for d in applied:
+        by_file.setdefault(d.path, Counter())[(d.code, d.name)] += 1
+    noun = "finding" if len(applied) == 1 else "findings"
+    lines = [f"Fixed {len(applied)} {noun}:"]
+    for path in sorted(by_file):
+        lines.append(f"- {path}:")
+        for (code, name), count in sorted(by_file[path].items()):
+            lines.append(f"    {count} x {code} ({name})")
+    return "\n".join(lines) + "\n\n"
+
+
 def run_fix_mode(
     tasks: list[Task],
     mode: Mode,
@@ -41,22 +59,33 @@ def run_fix_mode(
     json_output: bool = False,
     project_root: Path | None = None,
     machine_output: bool = False,
+    stream: TextIO | None = None,
+    show_fixes: bool = False,
+    progress: TerminalProgress | None = None,
 ) -> int:
     """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings.
 
     With a `verifier`, nothing is written before it has verified (and maybe narrowed) every
-    file; its per-function lines follow the findings, or one JSON document replaces both."""
-    files: list[FixedFile] = run_fixes(
-        tasks, mode, unsafe, fixable, jobs, verifier, project_root=project_root
-    )
+    file; its per-function lines follow the findings, or one JSON document replaces both.
+    The report goes to `stream` (default stdout); a diff and stdin's fixed text to stdout.
+    With `machine_output` the report owns that stream and the summary goes to stderr.
+    `progress` is erased before anything is printed."""
+    out = stream if stream is not None else sys.stdout
+    try:
+        files: list[FixedFile] = run_fixes(
+            tasks, mode, unsafe, fixable, jobs, verifier, project_root, progress
+        )
+    finally:
+        if progress is not None:
+            progress.close()
     applied = [d for f in files for d in f.applied]
     remaining = [d for f in files for d in f.remaining]
     errors = [e for f in files for e in f.errors]
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     stdin = len(tasks) == 1 and tasks[0].path is None
-    # A machine format owns stdout: the human summary goes to stderr beside it.
-    summary_stream = sys.stderr if machine_output else sys.stdout
+    # A machine format owns its stream: the human summary goes to stderr beside it.
+    summary_stream = sys.stderr if machine_output else out
     if mode == "diff":
         diffs = "".join(f.diff for f in files)
         sys.stdout.write(diffs)
@@ -81,14 +110,16 @@ def run_fix_mode(
         for note in verifier.notes:
             print(f"jitlint: {note}", file=sys.stderr)
         if json_output:
-            sys.stdout.write(verify_report.to_json(verifier.results, applied, remaining))
+            out.write(verify_report.to_json(verifier.results, applied, remaining))
         else:
             report(remaining, False)
-            verify_report.write_text(verifier.results, sys.stdout, quiet)
+            verify_report.write_text(verifier.results, out, quiet)
             if not quiet:
-                sys.stdout.write(fix_summary(applied, remaining, diff=False))
+                out.write(fix_summary(applied, remaining, diff=False))
     else:
         report(remaining, False)
+        if show_fixes and not json_output:
+            summary_stream.write(fixes_listing(applied))
         if not quiet:
             summary_stream.write(fix_summary(applied, remaining, diff=False))
     if errors:

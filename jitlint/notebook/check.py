@@ -16,6 +16,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.fixes.engine import fix_text
+from jitlint.fixes.files import diff_names
 from jitlint.model.project.records import Outbound, Received
 from jitlint.notebook.document import Notebook, NotebookError, read_notebook
 from jitlint.notebook.joined import CellMap, Joined
@@ -58,14 +59,16 @@ class NotebookFix:
     changed: list[tuple[int, str, str]] = field(default_factory=list)  # (cell, old, new)
 
     def diff(self, path: str) -> str:
-        """A unified diff per changed cell, headed `a/path:cell N` as ruff heads them."""
+        """A unified diff per changed cell, headed `a/path:cell N` as ruff heads them (an
+        absolute path without the prefixes, as fixes/files.py names a file's)."""
+        old_name, new_name = diff_names(path)
         return "".join(
             "".join(
                 difflib.unified_diff(
                     _newline_ended(old).splitlines(keepends=True),
                     _newline_ended(new).splitlines(keepends=True),
-                    fromfile=f"a/{path}:cell {number}",
-                    tofile=f"b/{path}:cell {number}",
+                    fromfile=f"{old_name}:cell {number}",
+                    tofile=f"{new_name}:cell {number}",
                 )
             )
             for number, old, new in self.changed

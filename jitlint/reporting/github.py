@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.reporting.options import ReportOptions, help_text
 
 
 def _escape_data(text: str) -> str:
@@ -21,8 +22,11 @@ def _escape_property(text: str) -> str:
 
 
 def format_github(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, Sequence[str]] | None = None,
+    options: ReportOptions | None = None,
 ) -> str:
+    unsafe_fixes = options is not None and options.unsafe_fixes
     lines = []
     for d in sorted(diagnostics, key=Diagnostic.sort_key):
         where = [f"file={_escape_property(d.path)}", f"line={d.line}"]
@@ -31,7 +35,8 @@ def format_github(
         else:
             where.append(f"endLine={d.end_line}")
         where.append(f"title={_escape_property(f'{d.code} {d.name}')}")
-        message = d.message if d.help is None else f"{d.message}\nhelp: {d.help}"
+        advice = help_text(d, unsafe_fixes)
+        message = d.message if advice is None else f"{d.message}\nhelp: {advice}"
         if d.cell is not None:  # lines count within the cell; say which one
             message = f"cell {d.cell}, line {d.line}: {message}"
         lines.append(f"::{d.severity} {','.join(where)}::{_escape_data(message)}\n")

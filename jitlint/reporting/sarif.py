@@ -2,19 +2,23 @@
 
 One run, with every registered rule in the driver (so a viewer can explain any code) and one
 result per finding, with its region and, when it has one, its fix. Paths are relative to the
-working directory (`%SRCROOT%`), as code scanning wants them relative to the checkout. In a
-notebook, a region's lines count within the code cell its `properties.cell` names.
+project root (`%SRCROOT%`: the root the front end names, else the working directory), as code
+scanning wants them relative to the checkout, whichever subdirectory jitlint ran from; a file
+outside it gets an absolute `file:` uri. In a notebook, a region's lines count within the code
+cell its `properties.cell` names.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from jitlint.diagnostics import Diagnostic, Edit, rule_url
+from jitlint.reporting.options import ReportOptions, help_text
 from jitlint.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -23,7 +27,9 @@ _LEVELS = {"error": "error", "warning": "warning"}
 
 
 def format_sarif(
-    diagnostics: Sequence[Diagnostic], sources: Mapping[str, Sequence[str]] | None = None
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, Sequence[str]] | None = None,
+    options: ReportOptions | None = None,
 ) -> str:
     from jitlint import catalogue
     from jitlint.rules import all_rules
@@ -55,7 +61,12 @@ def format_sarif(
             for code, rule in rules.items()
         ],
     }
-    results = [_result(d, index.get(d.code)) for d in sorted(diagnostics, key=Diagnostic.sort_key)]
+    options = options or ReportOptions()
+    root = Path(os.path.abspath(options.root or Path.cwd()))
+    results = [
+        _result(d, index.get(d.code), root, options.unsafe_fixes)
+        for d in sorted(diagnostics, key=Diagnostic.sort_key)
+    ]
     log = {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
@@ -64,7 +75,7 @@ def format_sarif(
                 "tool": {"driver": driver},
                 # jitlint counts columns in characters, not UTF-16 code units (the default).
                 "columnKind": "unicodeCodePoints",
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": _directory_uri(root)}},
                 "results": results,
             }
         ],
@@ -72,10 +83,19 @@ def format_sarif(
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _artifact(path: str) -> dict[str, str]:
-    if Path(path).is_absolute():
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(PurePosixPath(path).as_posix()), "uriBaseId": "%SRCROOT%"}
+def _directory_uri(directory: Path) -> str:
+    uri = directory.as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _artifact(path: str, root: Path) -> dict[str, str]:
+    """`path` is as shown: relative to the working directory, or absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(root)
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
 def _region(
@@ -93,8 +113,9 @@ def _region(
     return region
 
 
-def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
-    message = d.message if d.help is None else f"{d.message}\nhelp: {d.help}"
+def _result(d: Diagnostic, rule_index: int | None, root: Path, unsafe: bool) -> dict[str, Any]:
+    advice = help_text(d, unsafe)
+    message = d.message if advice is None else f"{d.message}\nhelp: {advice}"
     result: dict[str, Any] = {
         "ruleId": d.code,
         "level": _LEVELS[d.severity],
@@ -102,7 +123,7 @@ def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": _artifact(d.path),
+                    "artifactLocation": _artifact(d.path, root),
                     "region": _region(d.line, d.column, d.end_line, d.end_column, d.cell),
                 }
             }
@@ -116,7 +137,7 @@ def _result(d: Diagnostic, rule_index: int | None) -> dict[str, Any]:
                 "description": {"text": f"{d.fix.message} ({d.fix.applicability} fix)"},
                 "artifactChanges": [
                     {
-                        "artifactLocation": _artifact(d.path),
+                        "artifactLocation": _artifact(d.path, root),
                         "replacements": [_replacement(e) for e in d.fix.edits],
                     }
                 ],

@@ -83,6 +83,25 @@ def read_regular_file(path: str, limit: int | None) -> bytes:
     return data
 
 
+def read_head(path: str | os.PathLike[str], size: int) -> bytes | None:
+    """Up to `size` bytes from the start of the regular file at `path`; None for anything
+    else (a FIFO is never opened, so this cannot block) or when it cannot be read."""
+    try:
+        if kind(os.stat(path).st_mode) is not None:
+            return None
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        if kind(os.fstat(fd).st_mode) is not None:
+            return None
+        return os.read(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def real_path(path: str | os.PathLike[str]) -> str:
     """The path with links resolved as far as they go; a loop or a dangling link ends the
     resolution there instead of raising (`Path.resolve` raises RuntimeError on a loop up to

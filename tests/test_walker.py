@@ -1,0 +1,53 @@
+"""The traversal every rule and model shares: which children it yields, in which order."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.engine.walker import Walker, child_fields, iter_children
+
+SOURCE = "from . import a as b\n\n\n@d\ndef f(x, *, y=1) -> int:\n    return g(x)[0] + y\n"
+
+
+def test_child_fields_are_real_fields_only():
+    # libcst's __dataclass_fields__ also lists `__slots__`: reading it on every node cost
+    # every traversal a tuple of strings to skip.
+    for node_type in (cst.Call, cst.Module, cst.FunctionDef, cst.Name, cst.Pass):
+        names = child_fields(node_type)
+        assert not any(name.startswith("__") for name in names), (node_type, names)
+    assert child_fields(cst.Call) == ("func", "args")
+    assert child_fields(cst.Pass) == ()
+
+
+def test_children_are_nodes_in_source_order():
+    module = cst.parse_module(SOURCE)
+    function = module.body[1]
+    assert isinstance(function, cst.FunctionDef)
+    kinds = [type(child).__name__ for child in iter_children(function)]
+    assert kinds == ["Name", "Parameters", "IndentedBlock", "Decorator", "Annotation"]
+    top = [type(child).__name__ for child in iter_children(module)]
+    assert top == ["SimpleStatementLine", "FunctionDef"]
+    name = function.name
+    assert iter_children(name) == []  # `value` is a string, not a node
+
+
+def test_walk_visits_in_order_and_leaves_after_children():
+    events: list[str] = []
+
+    class Listener:
+        def visit_Call(self, node: cst.Call) -> None:
+            events.append("visit Call")
+
+        def leave_Call(self, node: cst.Call) -> None:
+            events.append("leave Call")
+
+        def visit_Name(self, node: cst.Name) -> None:
+            events.append(f"visit {node.value}")
+
+    walker = Walker([Listener()])
+    walker.walk(cst.parse_module("h(g(x), y)\n"))
+    assert events == [
+        "visit Call", "visit h", "visit Call", "visit g", "visit x", "leave Call", "visit y",
+        "leave Call",
+    ]  # fmt: skip
+    assert walker.parents == []
