@@ -282,8 +282,13 @@ class Calls:
                 return None  # the library tables, then an instance (see call_value)
             # A method of another module's class, or an instance's `__call__`: the project
             # pass hands the call to that module (self is an instance it knows nothing of).
-            target = callee.path if callee.role == "member" else f"{callee.path}.__call__"
-            self._record(context, call, target, [(None, U), *args], star)
+            targets = (
+                [callee.path, *callee.also]
+                if callee.role == "member"
+                else [f"{callee.path}.__call__"]
+            )
+            for target in targets:
+                self._record(context, call, target, [(None, U), *args], star)
             return U
         if isinstance(callee, Object):  # `obj(...)` runs `__call__`
             method = self.member(context, callee, "__call__", call)
@@ -925,9 +930,12 @@ _LAX_FLOW = frozenset({"fori_loop", "while_loop", "scan", "cond", "switch", "map
 
 def _inherited(cls: ClassInfo, attr: str, after: ClassInfo | None) -> Value:
     """An attribute of an instance that the module's classes do not define: a member of
-    the one base another module defines, if that is where it must be."""
-    base = cls.imported_base(after)
-    return Foreign(f"{base}.{attr}", "member") if base is not None else U
+    a base another module defines, if that is where it must be."""
+    bases = cls.imported_bases_after(after)
+    if not bases:
+        return U
+    paths = [f"{base}.{attr}" for base in bases]
+    return Foreign(paths[0], "member", tuple(paths[1:]))
 
 
 def _inner_options(t: Transformed) -> tuple[Any, ...]:
