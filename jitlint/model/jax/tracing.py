@@ -56,9 +56,8 @@ from jitlint.model.domain.values import (
     literal,
     literal_truth,
 )
-from jitlint.model.jax.analyzer import Analyzer
+from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
-from jitlint.model.jax.context import Context, ForeignRecord
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
 from jitlint.model.jax.transforms import (
