@@ -263,6 +263,24 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # A JAX array made in Python and stored on an object is a concrete constant in traced
+    # code: NumPy may read it.
+    "numpy_reads_concrete_field": """
+        import functools
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        class Normalizer:
+            def __init__(self):
+                self.mean = jnp.zeros(3)
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def apply(self, x):
+                return x - np.asarray(self.mean)
+
+        Normalizer().apply(jnp.ones(3))
+        """,
     # Static arguments stay static through methods and constructors.
     "static_through_methods": """
         import functools

@@ -46,6 +46,7 @@ from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, b
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
+    from_python,
     leaves_of,
     method_result,
     rewhy,
@@ -496,7 +497,12 @@ class Calls(Transformations):
             return self._class_member(context, found[0], attr, found[1], receiver)
         if isinstance(base, Object):
             if attr in base.fields:
-                return base.fields[attr]
+                found = base.fields[attr]
+                if base.made_at == 0 and context.level > 0:
+                    # Made in Python: a JAX array in it is a concrete constant, which NumPy
+                    # may read, not a tracer.
+                    return from_python(found)
+                return found
             declared = base.declared
             if isinstance(declared, Instance):
                 kind = field_kind(declared, attr)

@@ -456,6 +456,25 @@ def filtered(value: Value, why: tuple[Any, ...]) -> Value:
     return U
 
 
+def from_python(value: Value) -> Value:
+    """A value computed in Python (the module, an untraced function) as traced code sees it
+    when it closes over it: fixed when the function is traced. A JAX array made there is a
+    concrete constant, not a tracer (NumPy may read it), so it is a plain Python value."""
+    if isinstance(value, Array):
+        return value if not value.jax else S
+    if isinstance(value, (Scalar, Ref, Object)):
+        return value
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [from_python(v) for v in value.items])
+        return Seq(value.pytype, elem=from_python(value.elem))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: from_python(v) for k, v in value.entries.items()})
+        return Dict(elem=from_python(value.elem))
+    return S if value.kind == STATIC else U
+
+
 _PYTREE_KINDS = frozenset({"equinox", "flax.struct", "namedtuple", "chex"})
 
 
@@ -467,6 +486,7 @@ __all__ = [
     "call_result",
     "collective",
     "filtered",
+    "from_python",
     "iterated_unknown",
     "jax_result",
     "join_all",
