@@ -33,6 +33,7 @@ from jitlint.model.jax.analyzer import Analyzer, Args, Context
 from jitlint.model.jax.jit import Signature, spec_from_args
 from jitlint.model.jax.library import (
     arrays,
+    aux,
     filtered,
     rewhy,
     tracerize,
@@ -337,8 +338,9 @@ class Transformations:
                 grads = _differentiated(t, args, func, why)
             if not value_and_grad:
                 if has_aux and result is not None:
-                    aux = result.unpacked(2)
-                    return Seq("tuple", [grads, aux(aux[1], why) if aux else Value(PYTREE, why)])
+                    parts = result.unpacked(2)
+                    extra = aux(parts[1], why) if parts else Value(PYTREE, why)
+                    return Seq("tuple", [grads, extra])
                 return grads
             if result is None:
                 return Seq("tuple", [Value(PYTREE, why), grads])
