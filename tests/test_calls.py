@@ -246,6 +246,24 @@ POSITIVE = {
 
         forward([jnp.eye(2), jnp.eye(2)], jnp.ones(2))
         """,
+    # The auxiliary output of value_and_grad/grad with has_aux: what the function returned,
+    # its arrays traced (a Python int in it stays one).
+    "has_aux": """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def step(params, x):
+            def loss_fn(p):
+                loss = jnp.sum((p * x) ** 2)
+                return loss, {"loss": loss, "n": 3}
+
+            (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+            g, extra = jax.grad(loss_fn, has_aux=True)(params)
+            total = float(loss)  # error: JIT102
+            parts = [float(aux["loss"]), float(extra["loss"])]  # error: JIT102
+            return total, parts, int(aux["n"]), int(extra["n"]), grads, g
+        """,
     # `while not done` tests the tracer the body assigned.
     "while_flag": """
         import jax
@@ -263,6 +281,24 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # A JAX array made in Python and stored on an object is a concrete constant in traced
+    # code: NumPy may read it.
+    "numpy_reads_concrete_field": """
+        import functools
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+        class Normalizer:
+            def __init__(self):
+                self.mean = jnp.zeros(3)
+
+            @functools.partial(jax.jit, static_argnums=0)
+            def apply(self, x):
+                return x - np.asarray(self.mean)
+
+        Normalizer().apply(jnp.ones(3))
+        """,
     # Static arguments stay static through methods and constructors.
     "static_through_methods": """
         import functools

@@ -673,3 +673,44 @@ def test_call_lines_match_libcst_positions():
     expected = {id(c): positions[c].start.line for c, _ in calls}
     assert found == expected
     assert len(set(found.values())) > 3  # unique and repeated texts both occur
+
+
+def test_methods_inherited_from_imported_bases(tmp_path):
+    """`super().__call__(x)` and `self.check(x)` reach methods of base classes defined in
+    other files (the first of several mixins that defines the method)."""
+    train = """\
+    import jax
+    from pkg.bases import Base
+    from pkg.mixins import Logging, Checks
+
+
+    class Model(Base, Logging, Checks):
+        def __call__(self, x):
+            self.check(x)
+            return super().__call__(x)
+
+
+    @jax.jit
+    def step(x):
+        return Model()(x)
+    """
+    bases = """\
+    class Base:
+        def __call__(self, x):
+            if x.sum() > 0:
+                return x
+            return -x
+    """
+    mixins = """\
+    class Logging:
+        def log(self, x):
+            return x
+
+
+    class Checks:
+        def check(self, x):
+            assert x.max() < 10
+    """
+    root = project(tmp_path, train, pkg__bases=bases, pkg__mixins=mixins)
+    _, found, err = check(root)
+    assert where(found) == [("pkg/bases.py", 3, "JIT101"), ("pkg/mixins.py", 8, "JIT101")], err

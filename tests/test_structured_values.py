@@ -192,3 +192,26 @@ def test_collectives_keep_an_array_an_array():
         f = jax.vmap(step, axis_name="i")
         """
     assert found(source, {"JIT101", "JIT106"}) == {(8, "JIT101"), (10, "JIT106")}
+
+
+def test_inplace_fix_is_unsafe_where_the_array_is_only_assumed():
+    """`x * 2` on a traced argument is an array if the arithmetic works, but `x` may be a
+    list (then `*` repeats it, and item assignment works): the fix is not safe there."""
+    source = textwrap.dedent(
+        """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            y = x * 2
+            y[0] = 0
+            z = jnp.zeros(3)
+            z[0] = 1.0
+            return y, z
+        """
+    )
+    safe = fix_source(source, "case.py", select=["JIT106"]).source
+    assert "y[0] = 0" in safe and "z = z.at[0].set(1.0)" in safe
+    unsafe = fix_source(source, "case.py", select=["JIT106"], unsafe=True).source
+    assert "y = y.at[0].set(0)" in unsafe

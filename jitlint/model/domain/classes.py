@@ -137,19 +137,20 @@ class ClassInfo:
                 return None
         return None
 
-    def imported_base(self, after: ClassInfo | None = None) -> str | None:
-        """The one base from another module the order reaches (after `after`), when the
-        rest of the order is known: an attribute the module's classes do not define is
-        there, or nowhere."""
+    def imported_bases_after(self, after: ClassInfo | None = None) -> list[str]:
+        """The bases from other modules the order reaches (after `after`), in order, when
+        every other base is known: an attribute the module's classes do not define is in
+        one of them (the first that defines it), or nowhere. Empty when some base is not a
+        name the project pass can follow."""
         order = self.mro
-        if after is not None:
+        if after is not None:  # `after`'s own bases come after it in the order
             for index, cls in enumerate(order):
                 if cls is after:
-                    order = order[index + 1 :]
+                    order = order[index:]
                     break
         found = [q for cls in order for q in cls.imported_bases]
         unknown = sum(1 for cls in order for b in cls.bases if b is None)
-        return found[0] if len(found) == 1 and unknown == 1 else None
+        return found if found and len(found) == unknown else []
 
     def init_fields(self) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]]:
         """The fields a generated `__init__` takes, base classes' first."""

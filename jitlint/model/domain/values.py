@@ -399,12 +399,15 @@ class Foreign(Ref):
     ("member": `net.apply`, `path` ".model.Net.apply"). Calling one from traced code is an
     outbound call for the project pass (model/project/)."""
 
-    __slots__ = ("path", "role")
+    __slots__ = ("also", "path", "role")
 
-    def __init__(self, path: str, role: str = "name") -> None:
+    def __init__(self, path: str, role: str = "name", also: tuple[str, ...] = ()) -> None:
         super().__init__(None, "foreign")
         self.path = path
         self.role = role
+        # For a member inherited from one of several imported bases: the other candidates
+        # (the project pass hands the call to whichever defines it).
+        self.also = also
         if role != "name":
             self.kind = UNKNOWN
 

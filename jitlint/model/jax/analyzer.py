@@ -4,6 +4,9 @@ An `Analyzer` keeps an environment from local names to values; every expression 
 is memoised by node identity, so a rule asking "is this `if` test traced?" is a dict lookup.
 Branches are analysed separately and joined; loop bodies run twice so loop-carried values
 reach their join. Statements are here; expressions are in `expressions.py`.
+
+A `Context` is one such analysis of one body for one set of parameter values (see
+tracing.py); `bind` makes those values from a call's arguments.
 """
 
 from __future__ import annotations
@@ -14,18 +17,22 @@ from typing import Any
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
+from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.domain.values import (
     ITEM,
     NONE,
     PYTREE,
     STATIC,
+    Dict,
     Env,
     Marks,
     S,
+    Scalar,
     Seq,
     U,
     Value,
+    constant,
     join,
     join_envs,
 )
@@ -469,3 +476,145 @@ _COMPOUND: dict[type, Callable[[Analyzer, Any], bool]] = {
     cst.ClassDef: Analyzer._def,
     cst.Match: Analyzer._match,
 }
+
+
+class Context:
+    """One analysis of one function body (or lambda, or the module): the values of its
+    parameters, the level it runs at, the frame it closes over (for a local function or
+    lambda called where it was made), and `site`: how it was reached, for messages."""
+
+    __slots__ = (
+        "analyzer", "closure", "entry", "func", "level", "owner", "params", "site", "trace",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        trace: Any,  # the FunctionTrace it adds to
+        level: int,
+        params: Env,
+        closure: Any = None,  # the Analyzer of the frame it closes over
+        owner: ClassInfo | None = None,
+        site: Any = None,
+    ) -> None:
+        self.trace = trace
+        self.func = trace.func
+        self.level = level
+        self.params = params
+        self.closure = closure
+        self.owner = owner
+        self.site = site
+        self.entry: Any = None  # the transformation, for a call of a transformed function
+        self.analyzer: Any = None  # the Analyzer, once it runs
+
+    @property
+    def returns(self) -> Value:
+        analyzer = self.analyzer
+        if analyzer is None or analyzer.running:
+            return U  # recursion
+        if analyzer.yields:
+            return U
+        if analyzer.returns is None:
+            return Scalar("None", None) if not analyzer.falls_through_unknown else U
+        return analyzer.returns
+
+
+class ForeignRecord:
+    """An outbound call (`options` None) or transformation found by interpretation."""
+
+    __slots__ = ("args", "call", "context", "level", "options", "star", "target", "top")
+
+    def __init__(
+        self,
+        target: str,
+        call: cst.CSTNode,
+        context: Context,
+        level: int,
+        args: list[tuple[str | None, int]],
+        star: bool,
+        options: list[cst.Arg] | None = None,
+    ) -> None:
+        self.target = target
+        self.call = call
+        self.context = context
+        self.level = level
+        self.args = args
+        self.star = star
+        self.options = options
+        analyzer = context.trace.tracing.module_context
+        # The module-level statement around the call, for finding its line cheaply.
+        path = context.trace.path
+        if len(path) > 1:
+            self.top = path[1]
+        else:
+            self.top = analyzer.analyzer.statement_now if analyzer and analyzer.analyzer else None
+
+
+Args = list[tuple[str | None, Value]]
+
+
+def default_value(expr: cst.BaseExpression | None) -> Value:
+    """A parameter's default (or a class attribute): its value when it is a literal."""
+    if expr is None:
+        return U
+    kind = type(expr)
+    if kind is cst.Integer or kind is cst.Float or kind is cst.Imaginary:
+        try:
+            return constant(expr.evaluated_value)  # type: ignore[attr-defined]
+        except (ValueError, SyntaxError):
+            return S
+    if kind is cst.SimpleString:
+        try:
+            return constant(expr.evaluated_value)  # type: ignore[attr-defined]
+        except (ValueError, SyntaxError):
+            return S
+    if kind is cst.Name and expr.value in ("True", "False", "None"):  # type: ignore[attr-defined]
+        return constant({"True": True, "False": False, "None": None}[expr.value])  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
+        inner = default_value(expr.expression)  # type: ignore[attr-defined]
+        if isinstance(inner, Scalar) and inner.known and isinstance(inner.const, (int, float)):
+            return constant(-inner.const)
+        return S
+    if kind is cst.Tuple:
+        return Seq("tuple", [default_value(e.value) for e in expr.elements])  # type: ignore[attr-defined]
+    return S
+
+
+def bind(func: Any, args: Args, star: bool, wrap: Any) -> dict[str, Value]:
+    """Each parameter's value for one call of `func`: the argument it receives (through
+    `wrap`), its default when left out, unknown when a `*`/`**` argument may fill it."""
+    p = func.params
+    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+    keywordable = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
+    defaults = {
+        x.name.value: x.default
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.default is not None
+    }
+    var_positional = p.star_arg.name.value if type(p.star_arg) is cst.Param else None
+    var_keyword = p.star_kwarg.name.value if p.star_kwarg is not None else None
+    params: dict[str, Value] = {}
+    extra_positional: list[Value] = []
+    extra_keywords: dict[str, Value] = {}
+    index = 0
+    for name, given in args:
+        if name is None:
+            if index < len(positional):
+                params[positional[index]] = wrap(positional[index], given)
+                index += 1
+            else:
+                extra_positional.append(given)
+        elif name in keywordable and name not in params:
+            params[name] = wrap(name, given)
+        elif var_keyword is not None:
+            extra_keywords[name] = given
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        name = x.name.value
+        if name not in params:
+            params[name] = default_value(defaults[name]) if name in defaults and not star else U
+    if var_positional is not None:
+        params[var_positional] = (
+            Seq("tuple", extra_positional) if not star else Seq("tuple", elem=U)
+        )
+    if var_keyword is not None:
+        params[var_keyword] = Dict(extra_keywords) if not star else Dict(elem=U)
+    return params

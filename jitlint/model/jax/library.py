@@ -17,6 +17,7 @@ from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
     TRACED,
+    UNKNOWN,
     Array,
     Dict,
     Object,
@@ -43,6 +44,7 @@ from jitlint.model.jax.api import (
     SHAPE_ATTRIBUTES,
     call_kind,
 )
+from jitlint.model.jax.pytree_fields import STATIC_FIELD, Instance
 
 Args = Sequence[tuple[str | None, Value]]
 
@@ -359,17 +361,139 @@ def leaves_of(value: Value) -> Value:
     return Seq("list", elem=leaf)
 
 
+def aux(value: Value, why: tuple[Any, ...]) -> Value:
+    """The auxiliary output of a differentiated function (`has_aux=True`): returned as the
+    function made it, where what the model could not follow was computed while tracing, from
+    traced values (as any output of a transformed function): a pytree of tracers."""
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [aux(v, why) for v in value.items])
+        return Seq(value.pytype, elem=aux(value.elem, why))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: aux(v, why) for k, v in value.entries.items()})
+        return Dict(elem=aux(value.elem, why))
+    if value.kind == UNKNOWN and type(value) is Value:
+        return Value(PYTREE, why)
+    return value
+
+
+def rewhy(value: Value, why: tuple[Any, ...]) -> Value:
+    """`value` with a new provenance (its structure unchanged)."""
+    if isinstance(value, Array):
+        return Array(why, jax=value.jax, boolean=value.boolean, dtype=value.dtype,
+                     rank=value.rank, sure=value.sure)  # fmt: skip
+    if type(value) is Value:
+        return Value(value.kind, why, value.boolean, value.pytype)
+    if isinstance(value, Seq):
+        return Seq(value.pytype, value.items, value.elem, why)
+    if isinstance(value, Dict):
+        return Dict(value.entries, value.elem, why)
+    return value
+
+
+def tracerize(value: Value, why: tuple[Any, ...]) -> Value:
+    """An argument as a jitted (or vmapped, or lax) function sees it: every leaf a tracer."""
+    if why and why[0] in ("param", "passed") and isinstance(value, (Seq, Dict, Object)):
+        # A leaf inside the argument: explained as the argument, but not the argument itself
+        # (making the parameter static is no remedy for a pytree of arrays).
+        inner = ("leaf", *why[1:])
+        return _tracerize(value, inner, why)
+    return _tracerize(value, why, why)
+
+
+def _tracerize(value: Value, why: tuple[Any, ...], top: tuple[Any, ...]) -> Value:
+    if isinstance(value, Array):
+        return Array(why, dtype=value.dtype, rank=value.rank, boolean=value.boolean)
+    if isinstance(value, Scalar):
+        if value.pytype in ("int", "float", "bool", "complex"):
+            return Array(why, dtype=value.pytype, rank=0, boolean=value.pytype == "bool")
+        if value.pytype == "None":
+            return value
+        return U
+    if isinstance(value, Seq):
+        if value.pytype not in ("list", "tuple"):
+            return U
+        if value.items is not None:
+            return Seq(value.pytype, [_tracerize(v, why, top) for v in value.items], why=top)
+        return Seq(value.pytype, elem=_tracerize(value.elem, why, top), why=top)
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: _tracerize(v, why, top) for k, v in value.entries.items()}, why=top)
+        return Dict(elem=_tracerize(value.elem, why, top), why=top)
+    if isinstance(value, Object):
+        cls = value.cls
+        if cls.registered:
+            return Value(PYTREE, why)  # flattened by functions of its own
+        if cls.kind not in _PYTREE_KINDS:
+            return U
+        declared = cls.pytree
+        fields = {}
+        for name, field in value.fields.items():
+            static = declared is not None and declared.fields.get(name) == STATIC_FIELD
+            fields[name] = field if static else _tracerize(field, why, top)
+        instance = Instance(declared, "jit") if declared is not None else None
+        return Object(cls, fields, kind=PYTREE, why=top, declared=instance)
+    if isinstance(value, Ref):
+        return U
+    if value.kind == TRACED:
+        return Array(why, sure=False)
+    return Value(PYTREE, why)
+
+
+def filtered(value: Value, why: tuple[Any, ...]) -> Value:
+    """An argument as `equinox.filter_jit` sees it: arrays traced, everything else static."""
+    if isinstance(value, Array):
+        return Array(why, dtype=value.dtype, rank=value.rank, boolean=value.boolean)
+    if isinstance(value, (Scalar, Ref)):
+        return value
+    if isinstance(value, Seq) and value.items is not None:
+        return Seq(value.pytype, [filtered(v, why) for v in value.items])
+    if isinstance(value, Dict) and value.entries is not None:
+        return Dict({k: filtered(v, why) for k, v in value.entries.items()})
+    if isinstance(value, Object):
+        return value
+    return U
+
+
+def from_python(value: Value) -> Value:
+    """A value computed in Python (the module, an untraced function) as traced code sees it
+    when it closes over it: fixed when the function is traced. A JAX array made there is a
+    concrete constant, not a tracer (NumPy may read it), so it is a plain Python value."""
+    if isinstance(value, Array):
+        return value if not value.jax else S
+    if isinstance(value, (Scalar, Ref, Object)):
+        return value
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [from_python(v) for v in value.items])
+        return Seq(value.pytype, elem=from_python(value.elem))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: from_python(v) for k, v in value.entries.items()})
+        return Dict(elem=from_python(value.elem))
+    return S if value.kind == STATIC else U
+
+
+_PYTREE_KINDS = frozenset({"equinox", "flax.struct", "namedtuple", "chex"})
+
+
 __all__ = [
     "array_attribute",
     "arrays",
+    "aux",
     "builtin_result",
     "call_result",
     "collective",
+    "filtered",
+    "from_python",
     "iterated_unknown",
     "jax_result",
     "join_all",
     "leaves_of",
     "method_result",
+    "rewhy",
+    "tracerize",
     "tree_leaf",
     "tree_like",
 ]

@@ -41,14 +41,10 @@ from jitlint.model.domain.values import (
     UNKNOWN,
     Array,
     ClassRef,
-    Dict,
     Env,
     Foreign,
     Object,
-    Ref,
     S,
-    Scalar,
-    Seq,
     U,
     Value,
     first_traced,
@@ -56,9 +52,9 @@ from jitlint.model.domain.values import (
     literal,
     literal_truth,
 )
-from jitlint.model.jax.analyzer import Analyzer
+from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
-from jitlint.model.jax.context import Context, ForeignRecord
+from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
 from jitlint.model.jax.transforms import (
@@ -560,7 +556,7 @@ class Tracing:
             if outer is not None and outer.contexts:
                 value = outer.summary(name)
                 if value is not None:
-                    return _from_python(value)
+                    return from_python(value)
         if type(owner) is cst.Module:
             return self._global_value(name, bindings, scope_path)
         if len(bindings) == 1:
@@ -577,7 +573,7 @@ class Tracing:
                 if analyzer is not None and not analyzer.running:
                     found = analyzer.env.get(name)
                     if found is not None:
-                        return _from_python(found)
+                        return from_python(found)
             return self._binding_value(binding, scope_path)
         return S
 
@@ -722,25 +718,6 @@ _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
 _KIND_ARGS = {STATIC: S, UNKNOWN: U}
-
-
-def _from_python(value: Value) -> Value:
-    """A value computed in Python (the module, an untraced function) as traced code sees it
-    when it closes over it: fixed when the function is traced. A JAX array made there is a
-    concrete constant, not a tracer (NumPy may read it), so it is a plain Python value."""
-    if isinstance(value, Array):
-        return value if not value.jax else S
-    if isinstance(value, (Scalar, Ref, Object)):
-        return value
-    if isinstance(value, Seq):
-        if value.items is not None:
-            return Seq(value.pytype, [_from_python(v) for v in value.items])
-        return Seq(value.pytype, elem=_from_python(value.elem))
-    if isinstance(value, Dict):
-        if value.entries is not None:
-            return Dict({k: _from_python(v) for k, v in value.entries.items()})
-        return Dict(elem=_from_python(value.elem))
-    return S if value.kind == STATIC else U
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:

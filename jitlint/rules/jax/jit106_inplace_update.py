@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.values import TRACED
+from jitlint.model.domain.values import TRACED, sure_jax_array
 from jitlint.model.jax.tracing import FunctionTrace, Value
 from jitlint.rules.base import Rule
 
@@ -65,9 +65,11 @@ class InplaceUpdate(Rule):
 
     ## Fix safety
     `x[i] = v` becomes `x = x.at[i].set(v)`; `+=`, `-=`, `*=`, `/=` and `**=` become
-    `.add`, `.subtract`, `.multiply`, `.divide` and `.power`. The fix is safe: it is only
-    offered where `x` is certainly a JAX array, on which the original statement always
-    raises, so no working behaviour changes. Note that with repeated indices `.add`
+    `.add`, `.subtract`, `.multiply`, `.divide` and `.power`. The fix is safe where `x` is
+    certainly a JAX array (made by a JAX function, or by arithmetic on one), on which the
+    original statement always raises, so no working behaviour changes; where `x` is only
+    assumed to be an array (arithmetic on a traced argument that may be a list: `params *
+    2`), it is unsafe. Note that with repeated indices `.add`
     accumulates every update, and that other names bound to the old array keep seeing it.
 
     ## Known problems
@@ -196,7 +198,7 @@ def f(x):
             f"`{name}` is a JAX array, and JAX arrays are immutable: item assignment raises "
             f"TypeError ({origin})",
             help=f"write `{name} = {name}.at[...].set(...)` (or `.add`, `.multiply`, ...)",
-            fix=self._fix(statement, target, method, new),
+            fix=self._fix(statement, target, method, new, value),
         )
 
     def _fix(
@@ -205,6 +207,7 @@ def f(x):
         target: cst.Subscript,
         method: str | None,
         new: cst.BaseExpression,
+        value: Value,
     ) -> NodeFix | None:
         if method == "":
             return None  # an operator with no .at[] twin (//=, %=, ...)
@@ -216,4 +219,8 @@ def f(x):
         index = ", ".join(module.code_for_node(e.slice) for e in target.slice)
         call = method or "set"
         text = f"{name} = {name}.at[{index}].{call}({module.code_for_node(new)})"
-        return NodeFix("safe", f"use `{name}.at[...].{call}(...)`", ((statement, text),))
+        # Safe only on a value known to be a JAX array (made by JAX): one assumed from
+        # arithmetic on a traced argument may be a list (`params * 2`), which item
+        # assignment works on.
+        applicability = "safe" if sure_jax_array(value) else "unsafe"
+        return NodeFix(applicability, f"use `{name}.at[...].{call}(...)`", ((statement, text),))

@@ -82,6 +82,16 @@ class TraceTimeSideEffect(Rule):
     uses_tracing = True
 
     VALID = (
+        # A tracer stored on the object leaks (a leaked tracer, not a value set once).
+        """
+import jax
+class Sim:
+    def step(self, x):
+        self.last = x * 2
+        return x
+sim = Sim()
+jax.jit(sim.step)(1.0)
+""",
         # An object made while tracing, and a method run in Python.
         """
 import jax
@@ -336,6 +346,9 @@ def run(x):
         obj = trace.value(target.value)
         if not isinstance(obj, Object) or obj.made_at != 0 or obj.traced:
             return
+        assigned = getattr(node, "value", None)
+        if assigned is not None and trace.value(assigned).traced:
+            return  # a tracer stored outside: a leaked tracer, not a value set once
         if obj.cls.kind not in (None, "dataclass") or obj.cls.decorator_options.get("frozen"):
             return  # frameworks keep state their own way; frozen classes raise instead
         self.report(

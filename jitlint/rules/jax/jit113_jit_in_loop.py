@@ -7,6 +7,7 @@ import libcst as cst
 
 from jitlint.engine.walker import contains, iter_children
 from jitlint.fixes.hoist_fix import hoist_fix, names_in
+from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.rules.base import Rule
 
 _PARTIAL = {"functools.partial"}
@@ -100,9 +101,11 @@ class JitInLoop(Rule):
     ## Known problems
     Factories are not reported: when the jitted function is returned, stored, or passed on,
     it is built once and reused, which is the right pattern. A function that jits and calls a
-    new function object is reported only when this module calls it (`f(...)` or
-    `self.f(...)`, matched by name) inside a loop: a `main()` or a test that runs once
-    compiles once, and callers in other modules are not seen. `jax.jit` of a module-level
+    new function object (also a `@jax.jit` local `def`) is reported only when this module
+    calls it (`f(...)`, `self.f(...)`, or `obj.f(...)` on an instance the tracing model
+    knows) inside a loop: a `main()` or a test that runs once compiles once, and callers in
+    other modules are not seen. A bound method of an instance (`jax.jit(sim.step)`) is new
+    on every attribute access. `jax.jit` of a module-level
     function, or of a parameter, is never reported.
     """
 
@@ -115,6 +118,23 @@ class JitInLoop(Rule):
     runtime_error = None
 
     VALID = (
+        # A `@jax.jit` local def returned (built once per factory call), and one in a
+        # function called once.
+        """
+import jax
+def make():
+    @jax.jit
+    def step(x):
+        return x * 2
+    return step
+def once(x):
+    @jax.jit
+    def inner(y):
+        return y + 1
+    return inner(x)
+steps = [make() for _ in range(3)]
+once(1.0)
+""",
         # A module-level function: the cache is keyed on it, one compile.
         """
 import jax
@@ -203,6 +223,24 @@ for i in range(3):
 """,
     )
     INVALID = (
+        # A bound method of an instance, and a `@jax.jit` local def in a method called in a
+        # loop through the instance.
+        """
+import jax
+class Sim:
+    def step(self, u):
+        return u * 2
+    def act(self, x):
+        @jax.jit  # error: JIT113
+        def inner(y):
+            return y + 1
+        return inner(x)
+sim = Sim()
+u = 1.0
+for _ in range(3):
+    u = jax.jit(sim.step)(u)  # error: JIT113
+    u = sim.act(u)
+""",
         """
 import jax
 for i in range(10):
@@ -289,6 +327,42 @@ class Trainer:
             fix=fix,
         )
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """`@jax.jit` on a local function: a new function object each time its `def` runs."""
+        if not node.decorators:
+            return
+        path = self.ctx.path_to(node)
+        app = self.ctx.jit.from_decorators(node, path)
+        if app is None:
+            return
+        repeated = _repeats(path)
+        if repeated is None:
+            return
+        where, _ = repeated
+        scope = _enclosing_scope(path)
+        calls = 0
+        for use, use_parent in _name_uses(scope, node.name.value):
+            if use is node.name:
+                continue
+            if isinstance(use_parent, cst.Call) and use_parent.func is use:
+                calls += 1
+            else:
+                return  # returned, stored, passed on: built once and reused
+        if not calls:
+            return
+        if isinstance(where, cst.FunctionDef):
+            if where.name.value not in self._called_in_loops:
+                return
+            where = f"on every call of `{where.name.value}`, which is called in a loop"
+        self.report(
+            app.node,
+            f"`jax.jit` of the local function `{node.name.value}`, defined {where}: the "
+            "function object is new each time, so jit's cache misses and it traces and "
+            "compiles again on every run",
+            help="define the jitted function once (at module level or before the loop) and "
+            "pass changing values as arguments",
+        )
+
     @cached_property
     def _names_taken(self) -> set[str]:
         """Names a hoisting fix must not choose: the module's, and those already chosen."""
@@ -299,9 +373,10 @@ class Trainer:
         """Names of functions and methods (`f(...)`, `self.f(...)`) called inside a loop
         or comprehension anywhere in the module."""
         found: set[str] = set()
-        stack: list[tuple[cst.CSTNode, bool]] = [(self.ctx.module, False)]
+        stack: list[tuple[cst.CSTNode, bool, cst.CSTNode | None]] = [(self.ctx.module, False, None)]
+        receivers: list[tuple[cst.Attribute, cst.CSTNode | None]] = []
         while stack:
-            node, in_loop = stack.pop()
+            node, in_loop, owner = stack.pop()
             if isinstance(node, cst.Call) and in_loop:
                 func = node.func
                 if isinstance(func, cst.Name):
@@ -312,6 +387,8 @@ class Trainer:
                     and func.value.value in ("self", "cls")
                 ):
                     found.add(func.attr.value)
+                elif isinstance(func, cst.Attribute):
+                    receivers.append((func, owner))
             if isinstance(node, cst.FunctionDef | cst.Lambda):
                 in_loop = False  # a def inside a loop body runs its body only when called
             for child in iter_children(node):
@@ -320,7 +397,27 @@ class Trainer:
                     or (isinstance(node, _COMPREHENSIONS) and child is not node.for_in)
                     or (isinstance(node, cst.CompFor) and child is not node.iter)
                 )
-                stack.append((child, looped))
+                inner = (
+                    node
+                    if isinstance(node, cst.FunctionDef | cst.Lambda) and (child is node.body)
+                    else owner
+                )
+                stack.append((child, looped, inner))
+        # `agent.act(...)` in a loop, with `agent` an instance of the file's class whose
+        # method `act` this is (the tracing model knows the receiver).
+        tracing = self.ctx.tracing
+        if receivers and tracing.active:
+            tracing.solve()
+        for func, owner in receivers:
+            if func.attr.value in found or not tracing.active:
+                continue
+            if owner is None:
+                trace = tracing.module_context.trace if tracing.module_context else None
+            else:
+                trace = tracing.trace(owner)  # type: ignore[arg-type]
+            receiver = trace.value(func.value) if trace is not None else None
+            if isinstance(receiver, Object) and receiver.cls.lookup(func.attr.value):
+                found.add(func.attr.value)
         return frozenset(found)
 
     def _fresh_function(
@@ -351,6 +448,16 @@ class Trainer:
                 return f"the local function `{expr.value}`"
             if binding.kind == "assign" and isinstance(binding.node, cst.Lambda):
                 return f"the local lambda `{expr.value}`"
+            return None
+        if isinstance(expr, cst.Attribute) and not (
+            isinstance(expr.value, cst.Name) and expr.value.value == "self"
+        ):
+            # `jax.jit(sim.step)`: the model knows `sim` is an instance of the file's class,
+            # and each attribute access makes a new bound method.
+            trace = self.ctx.tracing.any_function_at(path)
+            value = trace.value(expr) if trace is not None else None
+            if isinstance(value, BoundMethod) and isinstance(value.receiver, Object):
+                return f"the bound method `{self.ctx.module.code_for_node(expr)}`"
             return None
         if (
             isinstance(expr, cst.Attribute)

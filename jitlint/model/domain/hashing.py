@@ -1,0 +1,100 @@
+"""Which values JAX can hash: a static argument of a jitted function (and the function
+itself) is a key of jit's compilation cache, and hashing fails for lists, dicts, arrays and
+instances of classes that cannot be hashed."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.model.domain.values import STATIC, Array, Dict, Object, Seq, Value
+
+
+def unhashable(value: Value, depth: int = 0) -> str | None:
+    """Why JAX cannot hash `value` as a static argument (a short phrase), or None when it
+    can or the model does not know."""
+    if depth > 3:
+        return None
+    if isinstance(value, Seq):
+        if value.pytype == "list":
+            return "a list"
+        if value.pytype == "tuple" and value.items is not None:
+            for item in value.items:
+                inner = unhashable(item, depth + 1)
+                if inner is not None:
+                    return f"a tuple containing {inner}"
+        return None
+    if isinstance(value, Dict):
+        return "a dict"
+    if isinstance(value, Array):
+        return "an array"
+    if type(value) is Value and value.kind == STATIC and value.pytype in ("list", "dict"):
+        return f"a {value.pytype}"
+    if isinstance(value, Object):
+        return _unhashable_instance(value, depth)
+    return None
+
+
+def _unhashable_instance(obj: Object, depth: int) -> str | None:
+    cls = obj.cls
+    name = f"`{cls.name}`"
+    framework = cls.kind
+    if framework == "dataclass":
+        options = cls.decorator_options
+        if _flag(options, "unsafe_hash", False):
+            return None
+        if _flag(options, "eq", True) and not _flag(options, "frozen", False):
+            return (
+                f"an instance of {name}, a dataclass with `eq=True` and no `frozen=True` (its "
+                "`__hash__` is None)"
+            )
+    if framework in ("equinox", "flax.struct", "dataclass"):
+        # equinox hashes the module's leaves; a frozen dataclass (flax.struct's too) hashes
+        # the tuple of its fields.
+        check = _unhashable_leaf if framework == "equinox" else unhashable
+        for field_name, field in obj.fields.items():
+            inner = check(field, depth + 1)
+            if inner is not None:
+                return f"an instance of {name}, whose field `{field_name}` holds {inner}"
+        return None
+    if not cls.closed:
+        return None
+    # Python sets `__hash__ = None` in a class that defines `__eq__` but not `__hash__`.
+    for owner in cls.mro:
+        if "__hash__" in owner.methods:
+            return None
+        if "__hash__" in owner.attributes:
+            expr = owner.attributes["__hash__"]
+            if type(expr) is cst.Name and expr.value == "None":  # type: ignore[attr-defined]
+                return f"an instance of {name}, whose `__hash__` is None"
+            return None
+        if "__eq__" in owner.methods:
+            return f"an instance of {name}, which defines `__eq__` but not `__hash__`"
+    return None
+
+
+def _unhashable_leaf(value: Value, depth: int) -> str | None:
+    """An unhashable leaf of a pytree (lists and dicts are nodes, not leaves)."""
+    if depth > 4:
+        return None
+    if isinstance(value, Array):
+        return "an array"
+    if isinstance(value, Seq) and value.items is not None:
+        return next((r for v in value.items if (r := _unhashable_leaf(v, depth + 1))), None)
+    if isinstance(value, Dict) and value.entries is not None:
+        return next(
+            (r for v in value.entries.values() if (r := _unhashable_leaf(v, depth + 1))), None
+        )
+    if isinstance(value, Object) and value.cls.kind == "equinox":
+        return next(
+            (r for v in value.fields.values() if (r := _unhashable_leaf(v, depth + 1))), None
+        )
+    return None
+
+
+def _flag(options: dict[str, cst.BaseExpression], name: str, default: bool) -> bool:
+    expr = options.get(name)
+    if expr is None:
+        return default
+    if type(expr) is cst.Name and expr.value in ("True", "False"):  # type: ignore[attr-defined]
+        return expr.value == "True"  # type: ignore[attr-defined]
+    return not default  # a computed flag: assume the safe reading

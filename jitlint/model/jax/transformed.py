@@ -1,0 +1,426 @@
+"""What transformations do when the interpreter meets them (a mixin of `Calls`, calls.py):
+`jax.jit(f, ...)` and its kin make a `Transformed` value; calling one runs its target at the
+transformation's level, the static spec deciding which arguments arrive as tracers (and
+which static ones JAX must hash); lax loops and branches run their functions with tracers;
+`tree_map` runs its function on leaves; `functools.partial` binds arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import libcst as cst
+
+from jitlint.model.domain.hashing import unhashable
+from jitlint.model.domain.values import (
+    PYTREE,
+    STATIC,
+    UNKNOWN,
+    Array,
+    BoundMethod,
+    Foreign,
+    FunctionRef,
+    Object,
+    PartialRef,
+    Ref,
+    Seq,
+    Transformed,
+    U,
+    Value,
+    join_all,
+)
+from jitlint.model.jax.analyzer import Analyzer, Args, Context
+from jitlint.model.jax.jit import Signature, spec_from_args
+from jitlint.model.jax.library import (
+    arrays,
+    aux,
+    filtered,
+    rewhy,
+    tracerize,
+    tree_leaf,
+    tree_like,
+)
+from jitlint.model.jax.transforms import Entry, Transform, application_params
+
+
+class Transformations:
+    """Transformation semantics; needs `Calls.invoke`, `.call` and `.tracing`."""
+
+    def _transform(
+        self,
+        context: Context,
+        an: Analyzer,
+        call: cst.Call,
+        transform: Transform,
+        args: Args,
+        star: bool,
+    ) -> Value:
+        """A call of a transformation: `jax.jit(f, ...)` makes a transformed function; a lax
+        loop or branch runs its function arguments."""
+        positional = [v for k, v in args if k is None]
+        options = [a for a in call.args if a.keyword is not None]
+        why = ("transform", transform.qualname, call)
+        if (
+            transform.qualname.startswith(("jax.lax.", "haiku.", "flax.nnx."))
+            and transform.style == "all"
+            and transform.qualname.rsplit(".", 1)[1] in _LAX_FLOW
+        ):
+            return self._control_flow(context, an, call, transform, args, star)
+        if star:
+            return Transformed(transform, U, options, why)
+        targets = [positional[i] for i in transform.targets if i < len(positional)]
+        targets += [v for k, v in args if k in transform.target_keywords]
+        if not targets:
+            return Transformed(transform, None, options, why)  # type: ignore[arg-type]
+        target = targets[0]
+        if isinstance(target, Foreign) and target.role == "member":
+            # `jax.jit(net.apply)` with `net` an instance of another module's class: the
+            # method is traced there, `self` bound.
+            level = max(context.level, transform.level)
+            params = [a for a in options if a.keyword is not None]
+            self._record(context, call, target.path, [(None, U)], False, params, level)
+        if transform.style == "jit" and isinstance(targets[0], Object):
+            # jit keys its cache on the callable: an instance must be hashable.
+            reason = unhashable(targets[0])
+            if reason is not None:
+                events = self.tracing.static_events.setdefault(id(call), [])
+                events.append(("the function", reason, None, call))
+        return Transformed(transform, targets[0], options, why)
+
+    def _control_flow(
+        self,
+        context: Context,
+        an: Analyzer,
+        call: cst.Call,
+        transform: Transform,
+        args: Args,
+        star: bool,
+    ) -> Value:
+        name = transform.qualname.rsplit(".", 1)[1]
+        positional = [v for k, v in args if k is None]
+        keywords = {k: v for k, v in args if k is not None}
+        why = ("op", transform.qualname, context.trace)
+        level = max(context.level, transform.level)
+
+        def arg(index: int, keyword: str) -> Value:
+            if index < len(positional):
+                return positional[index]
+            return keywords.get(keyword, U)
+
+        def run(fn: Value, inputs: list[Value]) -> Value:
+            if star or not an.invoke:
+                return U
+            callee = fn
+            if isinstance(callee, (FunctionRef, BoundMethod, PartialRef)):
+                wrapped = [(None, tracerize(v, why)) for v in inputs]
+                return self._call_at(context, call, callee, wrapped, level, transform.qualname)
+            return U
+
+        if name == "fori_loop":
+            init = arg(3, "init_val")
+            run(arg(2, "body_fun"), [Array(why, dtype="int", rank=0), init])
+            return tracerize(init, why)
+        if name == "while_loop":
+            init = arg(2, "init_val")
+            run(arg(0, "cond_fun"), [init])
+            run(arg(1, "body_fun"), [init])
+            return tracerize(init, why)
+        if name == "scan":
+            init = arg(1, "init")
+            xs = arg(2, "xs")
+            run(arg(0, "f"), [init, tracerize(xs, why).element() if xs is not U else U])
+            return Seq("tuple", [tracerize(init, why), Value(PYTREE, why)])
+        if name == "cond":
+            operands = positional[3:]
+            results = [run(arg(i, k), operands) for i, k in ((1, "true_fun"), (2, "false_fun"))]
+            return (
+                arrays(join_all(results), why)
+                if all(r is not U for r in results)
+                else Value(PYTREE, why)
+            )
+        if name == "switch":
+            branches = arg(1, "branches")
+            operands = positional[2:]
+            if isinstance(branches, Seq) and branches.items is not None:
+                for branch in branches.items:
+                    run(branch, operands)
+            return Value(PYTREE, why)
+        if name == "map":
+            xs = arg(1, "xs")
+            run(arg(0, "f"), [tracerize(xs, why).element() if xs is not U else U])
+            return Value(PYTREE, why)
+        return Value(PYTREE, why)
+
+    def _call_at(
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        callee: Value,
+        args: Args,
+        level: int,
+        passer: str | None = None,
+    ) -> Value:
+        """Call `callee` with `args` at `level`: a function a library function calls
+        (`passer`, for messages: the lax loop or `tree_map` that passes the arguments)."""
+        wrap = None
+        if passer is not None:
+
+            def wrap(name: str, given: Value) -> Value:
+                if not given.traced:
+                    return given
+                return rewhy(given, ("body", name, passer, call, context.trace))
+
+        if isinstance(callee, PartialRef):
+            bound: Args = [(None, v) for v in callee.args]
+            merged = [*bound, *args, *callee.keywords.items()]
+            return self._call_at(context, call, callee.target, merged, level, passer)
+        if isinstance(callee, BoundMethod):
+            arguments = [(None, callee.receiver), *args]
+            return self.invoke(context, call, callee.function, arguments, False, level, wrap=wrap)
+        if isinstance(callee, FunctionRef):
+            return self.invoke(context, call, callee, args, False, level, wrap=wrap)
+        return U
+
+    def _partial(
+        self, context: Context, an: Analyzer, call: cst.Call, args: Args, star: bool
+    ) -> Value:
+        if not args or args[0][0] is not None:
+            return U
+        target_arg = call.args[0].value
+        transform = self.tracing.discovery._resolve(target_arg, context.trace.path)
+        options = [a for a in call.args[1:] if a.keyword is not None]
+        if transform is not None:
+            why = ("transform", transform.qualname, call)
+            return Transformed(transform, None, options, why)  # type: ignore[arg-type]
+        target = args[0][1]
+        if not isinstance(target, Ref):
+            return U
+        rest = args[1:]
+        positional = [v for k, v in rest if k is None]
+        keywords = {k: v for k, v in rest if k is not None}
+        return PartialRef(target, positional, keywords, star)
+
+    def _tree_map(self, context: Context, call: cst.Call, args: Args, star: bool) -> Value:
+        positional = [v for k, v in args if k is None]
+        if star or len(positional) < 2:
+            return U
+        fn, tree, rest = positional[0], positional[1], positional[2:]
+        inputs = [(None, tree_leaf(tree)), *((None, tree_leaf(v)) for v in rest)]
+        result = self._call_at(context, call, fn, inputs, context.level, "tree_map")
+        if not isinstance(fn, (FunctionRef, BoundMethod, PartialRef)):
+            return U
+        return tree_like(tree, result)
+
+    def call_transformed(
+        self, context: Context, call: cst.Call, t: Transformed, args: Args, star: bool
+    ) -> Value:
+        """Call a transformed function: its target runs at the transformation's level with
+        the arguments as the static spec makes them (tracers, or Python values)."""
+        transform = t.transform
+        target = t.target
+        bound: Args = []
+        while isinstance(target, Transformed) and target.target is not None:
+            target = target.target  # jax.jit(jax.vmap(f)): the inner one decides the spec
+        receiver = isinstance(target, _SelfBound)
+        if receiver:
+            args = [(None, target.args[0]), *args]  # `self` of a jitted method: an argument
+            target = target.target
+        elif isinstance(target, PartialRef):
+            bound = [(None, v) for v in target.args] + list(target.keywords.items())
+            target = target.target
+        if isinstance(target, BoundMethod):
+            bound = [(None, target.receiver), *bound]
+            target = target.function
+        if not isinstance(target, FunctionRef) or star:
+            return self._transformed_result(context, t, None)
+        func = target.func
+        level = max(context.level, transform.level)
+        entry = self._entry(t, func)
+        positional_bound = sum(1 for k, _ in bound if k is None)
+        kinds = application_params(
+            _inner_transform(t), list(t.options), func, False, positional_bound,
+            {k for k, _ in bound if k is not None}, defaults_unknown=False,
+        )  # fmt: skip
+        p = func.params
+        with_default = {
+            x.name.value
+            for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+            if x.default is not None
+        }
+        style = _inner_transform(t).style
+        positional_names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        bound_names = set(positional_names[:positional_bound])
+        bound_names.update(k for k, _ in bound if k is not None)
+
+        def wrap(name: str, value: Value) -> Value:
+            if name in bound_names:
+                return value  # bound by partial or the bound method: not an argument
+            if style == "filter":
+                return filtered(value, ("param", name, entry))
+            kind = kinds.get(name, UNKNOWN)
+            if kind == STATIC:
+                return value
+            if kind == UNKNOWN:
+                return value if style in ("vmap", "shard", "all") else U
+            # A parameter with a default is traced because this call passes it.
+            why = ("passed", name, entry, call) if name in with_default else ("param", name, entry)
+            if style == "filter":
+                return filtered(value, why)
+            return tracerize(value, why)
+
+        all_args = [*bound, *args]
+        if any(kind == STATIC for kind in kinds.values()):
+            self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
+        result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
+        return self._transformed_result(context, t, result, all_args, func)
+
+    def _check_static(
+        self,
+        call: cst.Call,
+        t: Transformed,
+        func: Any,
+        kinds: dict[str, int],
+        args: Args,
+        hidden: int,
+        style: str,
+    ) -> None:
+        """Record static arguments whose value JAX cannot hash (see `unhashable`), at the
+        argument (or, for `self` or a partial's arguments, at the transformation)."""
+        p = func.params
+        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+        spec = None
+        if style == "jit":
+            # jax.jit: static_argnums holds for positional arguments, static_argnames for
+            # keyword ones (each inferred from the other only when it alone is given).
+            spec = spec_from_args(list(_inner_options(t))).effective(Signature.of(func))
+            if spec is None:
+                return
+        plain = all(not a.star for a in call.args)
+        nodes: list[cst.CSTNode | None] = [None] * hidden
+        nodes += [a.value for a in call.args] if plain else [None] * len(call.args)
+        site = t.why[2] if t.why and len(t.why) > 2 else call
+        index = 0
+        for position, (keyword, value) in enumerate(args):
+            if keyword is None:
+                name = positional[index] if index < len(positional) else None
+                static = spec[0] if spec is not None else None
+                is_static = index in static if static is not None else kinds.get(name) == STATIC
+                index += 1
+            else:
+                name = keyword
+                names = spec[1] if spec is not None else None
+                is_static = name in names if names is not None else kinds.get(name) == STATIC
+            if name is None or not is_static:
+                continue
+            why = unhashable(value)
+            if why is None:
+                continue
+            node = nodes[position] if position < len(nodes) else None
+            where = node if node is not None else (site if position < hidden else call)
+            self.tracing.static_events.setdefault(id(where), []).append((name, why, func, where))
+
+    def _transformed_result(
+        self,
+        context: Context,
+        t: Transformed,
+        result: Value | None,
+        args: Args | None = None,
+        func: Any = None,
+    ) -> Value:
+        transform = _inner_transform(t)
+        why = ("call", t.transform.qualname, context.trace)
+        style = transform.style
+        if style == "grad":
+            has_aux = _option_true(t.options, "has_aux")
+            value_and_grad = "value_and_grad" in transform.qualname
+            grads = Value(PYTREE, why)
+            if args is not None and func is not None:
+                grads = _differentiated(t, args, func, why)
+            if not value_and_grad:
+                if has_aux and result is not None:
+                    parts = result.unpacked(2)
+                    extra = aux(parts[1], why) if parts else Value(PYTREE, why)
+                    return Seq("tuple", [grads, extra])
+                return grads
+            if result is None:
+                return Seq("tuple", [Value(PYTREE, why), grads])
+            if has_aux:
+                parts = result.unpacked(2)
+                if parts is None:
+                    return Seq("tuple", [Value(PYTREE, why), grads])
+                out = Seq("tuple", [arrays(parts[0], why), aux(parts[1], why)])
+                return Seq("tuple", [out, grads])
+            return Seq("tuple", [arrays(result, why), grads])
+        if result is None or result is U:
+            return Value(PYTREE, why)
+        if style == "filter":
+            return result
+        if transform.qualname in ("jax.eval_shape", "jax.make_jaxpr"):
+            return U
+        return arrays(result, why)
+
+    def _entry(self, t: Transformed, func: Any) -> Entry:
+        site = t.why[2] if t.why and len(t.why) > 2 else func
+        for entry in self.tracing.index.entries.get(id(func), []):
+            if entry.site is site:
+                return entry
+        inner = _inner_transform(t)
+        params = application_params(inner, list(t.options), func, False, 0, set())
+        return Entry(t.transform, site, func, params, None, max(t.transform.level, inner.level))
+
+
+_LAX_FLOW = frozenset({"fori_loop", "while_loop", "scan", "cond", "switch", "map"})
+
+
+def _inner_options(t: Transformed) -> tuple[Any, ...]:
+    inner = t
+    while isinstance(inner.target, Transformed) and inner.target.target is not None:
+        inner = inner.target
+    return inner.options
+
+
+def _inner_transform(t: Transformed) -> Transform:
+    """The transformation whose options decide the parameters (the innermost)."""
+    inner = t
+    while isinstance(inner.target, Transformed) and inner.target.target is not None:
+        inner = inner.target
+    return inner.transform
+
+
+def bind_receiver(value: Transformed, receiver: Value) -> Transformed:
+    """A transformed method looked up on an instance: `self` is its first argument."""
+    target = value.target
+    if isinstance(target, Transformed):
+        target = bind_receiver(target, receiver)
+    elif isinstance(target, FunctionRef):
+        return Transformed(value.transform, _SelfBound(target, receiver), value.options, value.why)
+    return Transformed(value.transform, target, value.options, value.why)
+
+
+class _SelfBound(PartialRef):
+    """`self` passed to a jitted method: an argument of the jitted function (static only if
+    the spec says so), unlike a bound method given to `jax.jit(obj.m)`."""
+
+    def __init__(self, function: FunctionRef, receiver: Value) -> None:
+        super().__init__(function, [receiver], {})
+
+
+def _option_true(options: Sequence[cst.Arg], name: str) -> bool:
+    for arg in options:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return type(arg.value) is cst.Name and arg.value.value == "True"  # type: ignore[attr-defined]
+    return False
+
+
+def _differentiated(t: Transformed, args: Args, func: Any, why: tuple[Any, ...]) -> Value:
+    argnums = 0
+    for arg in t.options:
+        if arg.keyword is not None and arg.keyword.value == "argnums":
+            if type(arg.value) is cst.Integer:
+                argnums = int(arg.value.value, 0)  # type: ignore[attr-defined]
+            else:
+                return Value(PYTREE, why)
+    positional = [v for k, v in args if k is None]
+    if argnums < len(positional):
+        return arrays(positional[argnums], why)
+    return Value(PYTREE, why)
