@@ -78,7 +78,7 @@ def run_jitlint(*args: str, cwd: Path, stdin: bytes = b"", timeout: float = 120)
     )
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
     process = subprocess.Popen(
         [sys.executable, "-c", script, *args],

@@ -48,7 +48,7 @@ def group_members(group: int) -> list[int]:
 def start_fix(root: Path) -> subprocess.Popen:
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
     return subprocess.Popen(
         [sys.executable, "-m", "jitlint", "--fix", "--no-cache", "-q", "-j", "2", "."],
@@ -104,7 +104,7 @@ def test_a_killed_worker_ends_the_run_cleanly(tmp_path):
         (tmp_path / f"m{index:03d}.py").write_bytes(HAZARD)
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "jitlint", "--fix", "--no-cache", "-q", "-j", "2", "."],

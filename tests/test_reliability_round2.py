@@ -546,6 +546,35 @@ def test_a_budget_never_cuts_an_import_short(tmp_path, monkeypatch):
     del sys.modules["slow_import_19"]
 
 
+def test_a_budget_never_raises_in_a_gc_callback():
+    import gc
+    import time
+
+    from jitlint.system.budget import OverBudget, budget, can_enforce
+
+    if not can_enforce():
+        pytest.skip("no CPU-time timer here")
+    finished = []
+
+    def slow_callback(phase, info):
+        if phase == "start" and not finished:
+            end = time.process_time() + 0.3
+            while time.process_time() < end:
+                pass
+            finished.append(phase)
+
+    gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(OverBudget), budget(0.01, None):
+            gc.collect()
+            end = time.process_time() + 5
+            while time.process_time() < end:
+                pass
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert finished == ["start"]  # the callback ran to its end
+
+
 def test_a_result_cut_short_by_a_budget_is_not_cached(workdir):
     from jitlint.system.budget import can_enforce
 

@@ -10,10 +10,10 @@ JIT001 finding and goes on with the next file.
 
 `OverBudget` is a BaseException: rule hooks run under `except Exception` (a crashing rule
 is reported, not fatal), and the budget must get past them. It is never raised while a
-module is being imported (rules and analyses are imported on first use), only at the next
-sample after. The sample cannot interrupt native code (libcst's parser), so memory can
-overshoot by what one parse allocates; the size limit bounds that (bench/README.md,
-"Memory and limits").
+module is being imported (rules and analyses are imported on first use) or in a gc
+callback, only at the next sample after. The sample cannot interrupt native code (libcst's
+parser), so memory can overshoot by what one parse allocates; the size limit bounds that
+(bench/README.md, "Memory and limits").
 
 Timers and signal handlers belong to the main thread: elsewhere (jitlint embedded in a
 threaded program), on platforms without `setitimer`, or with both limits 0, nothing is
@@ -23,6 +23,7 @@ only catches a file that raises the process's peak.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -56,12 +57,15 @@ def can_enforce() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-def _importing(frame: FrameType | None) -> bool:
-    """Whether a module is being imported: an exception there would leave other modules
-    holding classes of a half-run module that the next import runs again (a rule's
-    dispatch on them then fails with KeyError, file after file)."""
+def _must_not_raise(frame: FrameType | None) -> bool:
+    """Whether a module is being imported, or a garbage-collector callback runs. An
+    exception in an import would leave other modules holding classes of a half-run module
+    that the next import runs again (a rule's dispatch on them then fails with KeyError,
+    file after file); one in a gc callback is swallowed, and breaks its owner's bookkeeping."""
+    callbacks = {getattr(c, "__code__", None) for c in gc.callbacks}
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or code in callbacks:
             return True
         frame = frame.f_back
     return False
@@ -78,8 +82,8 @@ def budget(seconds: float | None, memory: int | None) -> Iterator[None]:
     start_memory = _resident_bytes()
 
     def check(signum: int, frame: FrameType | None) -> None:
-        if _importing(frame):
-            return  # never cut an import short (the next sample will)
+        if _must_not_raise(frame):
+            return  # the next sample will
         if seconds and time.process_time() - start_cpu > seconds:
             raise OverBudget(
                 f"took more than {seconds:g} s of CPU time to lint; skipped "
