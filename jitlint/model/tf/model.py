@@ -208,6 +208,17 @@ class TfModel(KerasLinks):
                 return None
         return None
 
+    def in_eager_branch(self, path: Sequence[cst.CSTNode]) -> bool:
+        """The end of `path` is in a branch that runs only eagerly, in its own function."""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                return False
+            if kind is cst.If and self._eager_branch(node, path[index + 1], path[:index]):  # type: ignore[arg-type]
+                return True
+        return False
+
     def _eager_branch(self, node: cst.If, branch: cst.CSTNode, path: Path) -> bool:
         """The branch of `if tf.executing_eagerly():` (or the `else` of `if
         tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly."""
@@ -672,7 +683,7 @@ class TfModel(KerasLinks):
             targets.extend(scan.callbacks.get(key, ()))
             for call, path in scan.calls.get(key, ()):
                 target = self.resolve_function(call.func, path)
-                if target is not None:
+                if target is not None and not self.in_eager_branch(path):
                     targets.append(target)
             # A Keras layer created in graph code (`Upsample()(x)`) runs its methods there.
             if keras_methods:
