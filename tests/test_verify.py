@@ -257,3 +257,125 @@ def test_how_a_function_is_compiled_is_read_from_its_binding():
     assert plain is not None and (plain.how, plain.decorated) == ("tf.function", True)
     method = facts.by_qualname["Model.apply"]
     assert method.recipe is not None and method.in_class and not method.top_level
+
+
+METHODS = textwrap.dedent(
+    """\
+    from functools import partial
+
+    import equinox as eqx
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import keras
+
+
+    class Gate(eqx.Module):
+        w: jax.Array
+
+        @eqx.filter_jit
+        def __call__(self, x):
+            return x * self.w
+
+
+    class Dense(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(2)(x)
+
+
+    class Counter:
+        def __init__(self, scale):
+            self.scale = scale
+            self.offset = 1.0
+
+        @partial(jax.jit, static_argnums=0)
+        def total(self, x):
+            return x.sum() * self.scale
+
+        def describe(self):
+            return "counter"
+
+
+    class Project(keras.layers.Layer):
+        def call(self, x):
+            return x
+
+
+    @eqx.filter_jit
+    def loss(model, x):
+        return model(x)
+    """
+)
+
+
+def test_methods_are_compiled_as_their_source_or_framework_says():
+    from jitlint.verify.plan import analyse
+
+    facts = analyse(METHODS, "m.py")
+
+    def recipe(name):
+        found = facts.by_qualname[name].recipe
+        assert found is not None, name
+        return found.framework, found.how, found.decorated, found.method, found.implied
+
+    assert recipe("Gate.__call__") == ("jax", "eqx.filter_jit", True, True, False)
+    # A linen module's __call__ only ever runs inside a transformation.
+    assert recipe("Dense.__call__") == ("jax", "jax.jit", False, True, True)
+    assert recipe("Counter.total") == ("jax", "jax.jit", True, True, False)
+    assert facts.by_qualname["Counter.total"].recipe.static_argnums == (0,)
+    # Keras compiles a layer's call itself; the verifier uses XLA, without autograph.
+    keras_call = facts.by_qualname["Project.call"].recipe
+    assert recipe("Project.call") == (
+        "tensorflow",
+        "tf.function(jit_compile=True)",
+        False,
+        True,
+        True,
+    )
+    assert keras_call.xla and not keras_call.autograph
+    assert recipe("loss") == ("jax", "eqx.filter_jit", True, False, False)
+    assert facts.by_qualname["Counter.__init__"].recipe is None
+    assert facts.by_qualname["Counter.describe"].recipe is None
+    kinds = {f.qualname: f.class_kind for f in facts.functions if f.in_class}
+    assert kinds["Gate.__call__"] == "equinox"
+    assert kinds["Dense.__call__"] == "flax.linen"
+    assert kinds["Project.call"] == "keras"
+    assert kinds["Counter.total"] is None
+
+
+def test_a_change_in_init_or_a_helper_method_belongs_to_the_compiled_methods():
+    """A fix that creates something once in `__init__` (or changes a helper method) is
+    verified through the compiled methods of the class, which run with it."""
+    fixed = METHODS.replace("self.offset = 1.0", "self.offset = 2.0").replace(
+        'return "counter"', 'return "Counter"'
+    )
+    plan = plan_module("m.py", METHODS, fixed, [])
+    assert [t.qualname for t in plan.targets] == ["Counter.total"]
+    target = plan.targets[0]
+    assert target.in_class and not target.top_level and target.callable
+    assert len(target.hunks) == 2 and target.class_qualname == "Counter"
+    assert not plan.unowned
+
+
+def test_findings_left_unfixed_are_told_from_findings_a_fix_brought_in():
+    from jitlint.diagnostics import Diagnostic
+
+    original = STEP
+    fixed = STEP.replace("x * 2", "x + x")
+
+    def finding(code, line):
+        return Diagnostic(code, "name", "message", "step.py", line, 5, line, 9)
+
+    # The original had a JIT101 in `double` (line 13); the fixed text still has it, on the
+    # same line, and a new JIT104 the fix brought in: only the JIT101 is paired.
+    plan = plan_module(
+        "step.py",
+        original,
+        fixed,
+        [],
+        findings=[finding("JIT101", 13)],
+        remaining=[finding("JIT101", 13), finding("JIT104", 13)],
+    )
+    (target,) = plan.targets
+    assert [(d.code, line) for d, line in target.unfixed] == [("JIT101", 13)]

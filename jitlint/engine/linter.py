@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import re
 import sys
 import traceback
@@ -12,13 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.context import FileContext
 from jitlint.engine.guards import nesting_problem
-from jitlint.engine.source import DecodeProblem, decode_source
+from jitlint.engine.source import (
+    DecodeProblem,
+    FormFeedShift,
+    cut_indentation_form_feeds,
+    decode_source,
+)
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
@@ -50,6 +55,9 @@ class FileResult:
     outbound: list[Outbound] = field(default_factory=list)
     defs: frozenset[str] = frozenset()
     reexports: dict[str, str] = field(default_factory=dict)
+    # False for a result a per-file budget cut short: another run (a quieter machine, a
+    # larger budget) may lint the same bytes, so it is never cached.
+    cacheable: bool = True
 
 
 def lint_text(
@@ -91,11 +99,19 @@ def lint_text(
     # MAX_DEPTH, and this leaves room for a few frames per level.
     if sys.getrecursionlimit() < 5000:
         sys.setrecursionlimit(5000)
+    # What libcst parses: the text itself, or with form feeds cut from the indentation
+    # (libcst misplaces them); `shift` maps positions back to the text.
+    parsed, shift = source, None
+    cut = cut_indentation_form_feeds(source)
+    if cut is not None:
+        parsed, shift = cut
     try:
-        module = cst.parse_module(source)
+        module = cst.parse_module(parsed)
     except cst.ParserSyntaxError as exc:
         if want_parse_errors:
             message, line, column = _describe_syntax_error(source, exc)
+            if shift is not None and message.startswith("cannot parse"):
+                column = shift.column(line, column)
             result.diagnostics.append(_parse_error(path, message, line, column))
         return result
     except (RecursionError, MemoryError, ValueError) as exc:
@@ -105,7 +121,7 @@ def lint_text(
             )
         return result
 
-    ctx = FileContext(module, path, source)
+    ctx = FileContext(module, path, parsed)
     if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
@@ -142,7 +158,7 @@ def lint_text(
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
-        result.diagnostics.extend(_position(module, path, reports))
+        result.diagnostics.extend(_position(ctx, path, reports, shift))
     suppressions = None
     if result.diagnostics:
         suppressions = suppression.collect(source if noqa else _hide_noqa(source))
@@ -215,30 +231,53 @@ def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
     )
 
 
-def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diagnostic]:
+def _position(
+    ctx: FileContext, path: str, reports: list[Report], shift: FormFeedShift | None
+) -> list[Diagnostic]:
     # Positions cost a full codegen pass (~1.9x a parse), so only files with findings pay it.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    module = ctx.module
+    positions = ctx.positions
     starts = (module.code, line_starts(module.code)) if any(r.fix for r in reports) else None
     out = []
     for report in reports:
         where = positions[report.node]
         fix = _edits(module, positions, report.fix, starts) if report.fix is not None else None
-        out.append(
-            Diagnostic(
-                code=report.code,
-                name=rule_name(report.code),
-                message=report.message,
-                path=path,
-                line=where.start.line,
-                column=where.start.column + 1,
-                end_line=where.end.line,
-                end_column=where.end.column + 1,
-                severity=report.severity,
-                help=report.help,
-                fix=fix,
-            )
+        diagnostic = Diagnostic(
+            code=report.code,
+            name=rule_name(report.code),
+            message=report.message,
+            path=path,
+            line=where.start.line,
+            column=where.start.column + 1,
+            end_line=where.end.line,
+            end_column=where.end.column + 1,
+            severity=report.severity,
+            help=report.help,
+            fix=fix,
         )
+        out.append(diagnostic if shift is None else _shifted(diagnostic, shift))
     return out
+
+
+def _shifted(diagnostic: Diagnostic, shift: FormFeedShift) -> Diagnostic:
+    """`diagnostic`, positioned in the text before form feeds were cut from it."""
+    fix = diagnostic.fix
+    if fix is not None:
+        edits = tuple(
+            dataclasses.replace(
+                e,
+                column=shift.column(e.line, e.column),
+                end_column=shift.column(e.end_line, e.end_column),
+            )
+            for e in fix.edits
+        )
+        fix = dataclasses.replace(fix, edits=edits)
+    return dataclasses.replace(
+        diagnostic,
+        column=shift.column(diagnostic.line, diagnostic.column),
+        end_column=shift.column(diagnostic.end_line, diagnostic.end_column),
+        fix=fix,
+    )
 
 
 def _edits(

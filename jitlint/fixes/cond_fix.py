@@ -10,11 +10,15 @@ else (plain values, array math, any conditional expression) stays with `jnp.wher
 does a branch that is a bare literal: `lax.cond` needs both branches to have one shape and
 dtype, and `0.0` rarely matches the other branch's shape.
 
+A branch that is a container (a tuple, dict or list display) also gets `lax.cond`, which
+returns pytrees: `jnp.where` would stack it into one array.
+
 No rewrite at all when a branch or the test has a Python side effect the analysis can see
 (`print`, `list.append`, logging, the clock, Python/NumPy random numbers, `:=`, `yield`):
 both rewrites trace both branches, so it would run for the branch not taken. Nor when the
-test uses `and`/`or`/`not` (still a bool conversion inside the rewrite), or the assigned
-name is `global`/`nonlocal`.
+test uses `and`/`or`/`not` (still a bool conversion inside the rewrite), the assigned
+name is `global`/`nonlocal`, or a branch is not an array at all (a string, `None`, a lambda).
+`branch_fix_or_reason` says which, for the finding's help.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ from jitlint.engine.context import FileContext
 from jitlint.engine.walker import iter_children
 from jitlint.fixes.hoist_fix import MUTATING_METHODS
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.where_fix import Branches, branches, where_of
+from jitlint.fixes.where_fix import (
+    Branches,
+    branches,
+    needs_cond,
+    value_problem,
+    where_of,
+    with_comments,
+)
 from jitlint.model.domain.values import STATIC, TRACED
 from jitlint.model.jax.tracing import FunctionTrace
 
@@ -50,22 +61,36 @@ def branch_fix(
     ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode], trace: FunctionTrace
 ) -> NodeFix | None:
     """The rewrite for `owner` (an If or IfExp with a traced test); `path` ends at it."""
+    found = branch_fix_or_reason(ctx, owner, path, trace)
+    return found if isinstance(found, NodeFix) else None
+
+
+def branch_fix_or_reason(
+    ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode], trace: FunctionTrace
+) -> NodeFix | str:
+    """The rewrite for `owner`, or why there is none (for the finding's help)."""
     found = branches(ctx, owner, path)
-    if found is None:
-        return None
+    if isinstance(found, str):
+        return found
     parts = (found.test, found.then, found.other)
     if any(_has_effect(ctx, trace, part) for part in parts):
-        return None
+        return (
+            "the condition or a branch has a Python side effect, which a rewrite would run "
+            "for the branch not taken too"
+        )
     if _converts_to_bool(trace, found.test):
-        return None  # the rewritten test would still fail
+        return "the condition itself converts a tracer to bool (`and`/`or`/`not`)"
     if found.target is not None and _declared_outside(ctx, trace, found.target):
-        return None  # a global/nonlocal target: the traced value would leak out
-    if type(owner) is cst.If and _is_computation(ctx, trace, found):
+        return f"`{found.target}` is global or nonlocal: the traced value would leak out"
+    problem = value_problem(found)
+    if problem is not None:
+        return problem
+    if needs_cond(found) or (type(owner) is cst.If and _is_computation(ctx, trace, found)):
         return _cond(ctx, found)
     return where_of(ctx, found)
 
 
-def _cond(ctx: FileContext, found: Branches) -> NodeFix | None:
+def _cond(ctx: FileContext, found: Branches) -> NodeFix | str:
     lax, imported = ctx.import_name("jax.lax", "lax")
     code = ctx.module.code_for_node
     then, other = (
@@ -74,8 +99,13 @@ def _cond(ctx: FileContext, found: Branches) -> NodeFix | None:
     )
     text = f"{found.prefix}{lax}.cond({code(found.test)}, lambda: {then}, lambda: {other})"
     if "\n" in text or "\r" in text:
-        return None  # multi-line operands would need re-indenting
-    return NodeFix("unsafe", MESSAGE, ((found.span, text),), (imported,) if imported else ())  # type: ignore[arg-type]
+        return "an operand spans several lines"
+    return NodeFix(
+        "unsafe",
+        MESSAGE,
+        ((found.span, with_comments(found, text)),),  # type: ignore[arg-type]
+        (imported,) if imported else (),
+    )
 
 
 def _converts_to_bool(trace: FunctionTrace, test: cst.BaseExpression) -> bool:

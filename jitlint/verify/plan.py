@@ -3,15 +3,22 @@
 The unit of change is a hunk of a line diff between the original and the fixed text. A hunk
 belongs to the innermost compiled function around it; a hunk in uncompiled code (a call site
 passing a list to a static argument, say) belongs to the compiled functions it calls; a hunk
-in an uncompiled helper belongs to the compiled functions that call the helper. Hunks that
-belong to no compiled function (an added import, a module-level statement) are module-level.
+in an uncompiled helper belongs to the compiled functions that call the helper; a hunk
+elsewhere in a class (`__init__`, `build`, a helper method, the class body) belongs to the
+class's compiled methods. Hunks that belong to no compiled function (an added import, a
+module-level statement) are module-level.
+
+Methods count as compiled when the source compiles them (`@jax.jit`, `@eqx.filter_jit`,
+`@nnx.jit`, `@tf.function`), when the JAX model traces them (an equinox module's `__call__`
+reached from jitted code), and for a Keras layer's or model's `call`, which Keras compiles
+itself: the verifier then compiles them the way their framework would (`implied`).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -20,6 +27,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.context import FileContext
 from jitlint.engine.walker import iter_children
 from jitlint.model.jax.jit import JitApplication
+from jitlint.model.project.records import Inbound, Received
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,10 @@ class Recipe:
     literal: bool = True  # False when static arguments or jit_compile are not literals
     xla: bool = False
     autograph: bool = True
+    method: bool = False  # a method: called on an instance of its class
+    # Compiled by the verifier, not by the source: a traced method (compiled the way its
+    # class's framework compiles it) or a Keras layer's `call`.
+    implied: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -45,6 +57,8 @@ class Recipe:
             "literal": self.literal,
             "xla": self.xla,
             "autograph": self.autograph,
+            "method": self.method,
+            "implied": self.implied,
         }
 
 
@@ -60,6 +74,20 @@ class FuncInfo:
     in_class: bool
     recipe: Recipe | None = None
     compile_decorator: cst.Decorator | None = None
+    class_qualname: str | None = None  # for a method: its class, "Model" or "Outer.Inner"
+    class_kind: str | None = None  # the class's framework (see `CLASS_KINDS`), if any
+
+    @property
+    def is_method(self) -> bool:
+        """Defined in a class body that is reachable from the module (no `<locals>`)."""
+        return self.in_class and "<locals>" not in self.qualname
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    qualname: str
+    start: int
+    end: int
 
 
 @dataclass
@@ -69,6 +97,7 @@ class ModuleFacts:
     by_qualname: dict[str, FuncInfo]
     # (first line, last line, callee name) of calls by plain name, or `jit(f)(...)`
     calls: list[tuple[int, int, str]]
+    classes: list[ClassInfo] = field(default_factory=list)
 
     def chain(self, first: int, last: int) -> list[FuncInfo]:
         """Functions whose span holds lines first..last, outermost first."""
@@ -78,6 +107,59 @@ class ModuleFacts:
     def compiled_named(self, name: str) -> FuncInfo | None:
         info = self.by_qualname.get(name)
         return info if info is not None and info.recipe is not None else None
+
+    def compiled_methods(self, first: int, last: int) -> list[FuncInfo]:
+        """The compiled methods of the innermost class whose span holds lines first..last."""
+        around = [c for c in self.classes if c.start <= first and last <= c.end]
+        if not around:
+            return []
+        cls = max(around, key=lambda c: c.start)
+        return [
+            f
+            for f in self.functions
+            if f.class_qualname == cls.qualname and f.recipe is not None and f.is_method
+        ]
+
+
+# Base classes whose subclasses' methods the verifier can call, by the framework it names.
+CLASS_KINDS = {
+    "equinox.Module": "equinox",
+    "equinox._module.Module": "equinox",
+    "flax.linen.Module": "flax.linen",
+    "flax.linen.module.Module": "flax.linen",
+    "flax.nnx.Module": "flax.nnx",
+    "flax.nnx.module.Module": "flax.nnx",
+    "haiku.Module": "haiku",
+}
+# Transformations that compile a function they decorate, besides `jax.jit` (jit.py's).
+_METHOD_JITS = ("equinox.filter_jit", "flax.nnx.jit")
+_JAX_MODULES = ("equinox", "flax.linen", "flax.nnx", "haiku")
+
+
+def class_kind(ctx: FileContext, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
+    """ "keras", "equinox", "flax.linen", "flax.nnx", "haiku" or None, through local bases."""
+    seen: set[int] = set()
+
+    def kind_of(node: cst.ClassDef) -> str | None:
+        if id(node) in seen:
+            return None
+        seen.add(id(node))
+        for base in node.bases:
+            for name in ctx.names.qualified_names(base.value, path):
+                if name in CLASS_KINDS:
+                    return CLASS_KINDS[name]
+            if type(base.value) is cst.Name:
+                bindings = ctx.names.lookup(base.value.value, path)
+                if bindings and len(bindings) == 1 and type(bindings[0].node) is cst.ClassDef:
+                    found = kind_of(bindings[0].node)
+                    if found is not None:
+                        return found
+        return None
+
+    mentions_keras = any(word in ctx.source for word in ("keras", "Layer", "Model"))
+    if mentions_keras and ctx.tf.keras_kind(cls, path) is not None:
+        return "keras"
+    return kind_of(cls)
 
 
 def _jax_recipe(app: JitApplication, decorated: bool) -> Recipe:
@@ -98,16 +180,28 @@ def _tf_recipe(xla: bool | None, autograph: bool, decorated: bool) -> Recipe:
     )
 
 
-def analyse(source: str, path: str) -> ModuleFacts:
+def analyse(source: str, path: str, inbound: Sequence[Received] | None = None) -> ModuleFacts:
     module = cst.parse_module(source)
     ctx = FileContext(module, path, source)
+    if inbound:  # as lint_text has them: calls from traced code in other files of the run
+        by_function: dict[str, list[Received]] = {}
+        for received in inbound:
+            by_function.setdefault(received.function, []).append(received)
+        ctx.inbound = by_function
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     functions: list[FuncInfo] = []
+    classes: list[ClassInfo] = []
     by_node: dict[int, FuncInfo] = {}
     calls: list[tuple[int, int, str]] = []
     call_apps: list[tuple[JitApplication, int]] = []
 
-    def walk(node: cst.CSTNode, path: list[cst.CSTNode], scope: list[str], in_def: bool) -> None:
+    def walk(
+        node: cst.CSTNode,
+        path: list[cst.CSTNode],
+        scope: list[str],
+        in_def: bool,
+        cls: tuple[str, str | None] | None,
+    ) -> None:
         kind = type(node)
         if kind is cst.FunctionDef:
             func: cst.FunctionDef = node  # type: ignore[assignment]
@@ -124,6 +218,8 @@ def analyse(source: str, path: str) -> ModuleFacts:
                 not scope,
                 bool(scope) and not in_def,
             )
+            if info.in_class and cls is not None:
+                info.class_qualname, info.class_kind = cls
             app = ctx.jit.from_decorators(func, [*path, func])
             if app is not None:
                 info.recipe = _jax_recipe(app, decorated=True)
@@ -132,12 +228,18 @@ def analyse(source: str, path: str) -> ModuleFacts:
             by_node[id(func)] = info
             inner = [*scope, func.name.value, "<locals>"]
             for child in iter_children(node):
-                walk(child, [*path, node], inner, True)
+                walk(child, [*path, node], inner, True, None)
             return
         if kind is cst.ClassDef:
-            name = node.name.value  # type: ignore[attr-defined]
+            class_node: cst.ClassDef = node  # type: ignore[assignment]
+            name = class_node.name.value
+            qualname = ".".join([*scope, name])
+            where = positions[class_node]
+            starts = [positions[d].start.line for d in class_node.decorators]
+            classes.append(ClassInfo(qualname, min([where.start.line, *starts]), where.end.line))
+            here = (qualname, class_kind(ctx, class_node, path))
             for child in iter_children(node):
-                walk(child, [*path, node], [*scope, name], False)
+                walk(child, [*path, node], [*scope, name], False, here)
             return
         if kind is cst.Call:
             call: cst.Call = node  # type: ignore[assignment]
@@ -153,9 +255,9 @@ def analyse(source: str, path: str) -> ModuleFacts:
             if app is not None and isinstance(app.func, cst.FunctionDef):
                 call_apps.append((app, where.start.line))
         for child in iter_children(node):
-            walk(child, [*path, node], scope, in_def)
+            walk(child, [*path, node], scope, in_def, cls)
 
-    walk(module, [], [], False)
+    walk(module, [], [], False, None)
     for app, _line in call_apps:
         info = by_node.get(id(app.func))
         if info is not None and info.recipe is None:
@@ -167,7 +269,47 @@ def analyse(source: str, path: str) -> ModuleFacts:
         decorator = next((d for d in info.node.decorators if d.decorator is tf_app.node), None)
         info.recipe = _tf_recipe(tf_app.xla, tf_app.autograph, decorated=decorator is not None)
         info.compile_decorator = decorator
-    return ModuleFacts(module, functions, {f.qualname: f for f in functions}, calls)
+    for info in functions:
+        if info.recipe is None and info.node.decorators:
+            _decorator_recipe(ctx, info)
+        if info.is_method:
+            _method_recipe(ctx, info)
+    return ModuleFacts(module, functions, {f.qualname: f for f in functions}, calls, classes)
+
+
+def _decorator_recipe(ctx: FileContext, info: FuncInfo) -> None:
+    """`@eqx.filter_jit` / `@nnx.jit` (jit.py knows the `jax.jit` spellings)."""
+    decorators = {id(d.decorator): d for d in info.node.decorators}
+    for entry in ctx.tracing.index.entries.get(id(info.node), ()):
+        if entry.transform.qualname in _METHOD_JITS and id(entry.site) in decorators:
+            how = "eqx.filter_jit" if entry.transform.qualname.startswith("equinox") else "nnx.jit"
+            info.recipe = Recipe("jax", how, True)
+            info.compile_decorator = decorators[id(entry.site)]
+            return
+
+
+def _method_recipe(ctx: FileContext, info: FuncInfo) -> None:
+    """How a method is compiled: by its own decorator, else as its framework would."""
+    if info.recipe is not None:
+        info.recipe = replace(info.recipe, method=True)
+        return
+    if info.class_kind == "keras" and info.name == "call":
+        info.recipe = Recipe(
+            "tensorflow",
+            "tf.function(jit_compile=True)",
+            False,
+            xla=True,
+            autograph=False,  # Keras 3 calls `call` without autograph
+            method=True,
+            implied=True,
+        )
+        return
+    # A JAX module's `__call__` is what its framework traces (haiku and flax linen only
+    # ever run it inside a transformation), even where the callers are not visible here.
+    module_call = info.class_kind in _JAX_MODULES and info.name == "__call__"
+    trace = None if module_call else ctx.tracing.trace(info.node)
+    if module_call or (trace is not None and trace.abstract):
+        info.recipe = Recipe("jax", "jax.jit", False, method=True, implied=True)
 
 
 def owners(facts: ModuleFacts, first: int, last: int) -> list[FuncInfo]:
@@ -190,6 +332,11 @@ def owners(facts: ModuleFacts, first: int, last: int) -> list[FuncInfo]:
             for caller in facts.chain(start, end):
                 if caller.recipe is not None:
                     found[caller.qualname] = caller
+    if not found and not (chain and chain[-1].top_level):
+        # `__init__`, `build`, a helper method or the class body: the compiled methods of
+        # the class run with what they set up.
+        for method in facts.compiled_methods(first, last):
+            found[method.qualname] = method
     return sorted(found.values(), key=lambda f: f.start)
 
 
@@ -234,6 +381,17 @@ class Target:
     hunks: list[int] = field(default_factory=list)
     fixes: list[Diagnostic] = field(default_factory=list)
     findings: list[tuple[Diagnostic, bool]] = field(default_factory=list)  # (d, at call site)
+    class_qualname: str | None = None  # for a method
+    class_kind: str | None = None
+    # Findings of the original that the fixed text still has here: (finding in the fixed
+    # text, the same finding's line in the original). The verifier does not blame the fixes
+    # for an error such a finding predicts.
+    unfixed: list[tuple[Diagnostic, int]] = field(default_factory=list)
+
+    @property
+    def callable(self) -> bool:
+        """Reachable from the module: a top-level function or a method of a class."""
+        return self.top_level or (self.in_class and "<locals>" not in self.qualname)
 
 
 @dataclass
@@ -246,6 +404,36 @@ class ModulePlan:
     # Fixes and findings in code no compiled function owns, by the enclosing def (or
     # "<module>"): (first line, applied fixes, findings).
     unowned: dict[str, tuple[int, list[Diagnostic], list[Diagnostic]]] = field(default_factory=dict)
+    # Helpers that only traced code in other files calls: verified through those callers.
+    through: list[Through] = field(default_factory=list)
+
+
+@dataclass
+class Caller:
+    """A compiled function in another file that calls a helper of this one."""
+
+    display: str  # the caller's file, as reported
+    file: str  # its real path
+    qualname: str
+    line: int  # of the call
+    recipe: Recipe
+    top_level: bool
+
+
+@dataclass
+class Through:
+    """A top-level helper whose fixes are verified by compiling the callers that reach it,
+    with the fixed helper in place of the original."""
+
+    helper: str
+    line: int
+    callers: list[Caller]
+    fixes: list[Diagnostic]
+    findings: list[Diagnostic]
+
+
+# Reads a caller's file by its display path: (real path, text), or None.
+ReadCaller = Callable[[str], "tuple[str, str] | None"]
 
 
 def _params(func: cst.FunctionDef, module: cst.Module) -> list[tuple[str, str | None, bool]]:
@@ -277,11 +465,19 @@ def plan_module(
     fixed: str,
     applied: Sequence[Diagnostic],
     findings: Sequence[Diagnostic] = (),
+    remaining: Sequence[Diagnostic] = (),
+    originals: Sequence[Diagnostic] | None = None,
+    inbound: Sequence[Received] | None = None,
+    read_caller: ReadCaller | None = None,
 ) -> ModulePlan:
     """Targets for the hunks of original→fixed, the applied fixes and (for `jitlint verify`)
-    the findings; positions of diagnostics are taken as lines of the original text."""
-    before = analyse(original, path)
-    after = analyse(fixed, path) if fixed != original else before
+    the findings; positions of diagnostics are taken as lines of the original text.
+    `remaining`: the findings of the fixed text (its lines), to tell a fix that fails from a
+    finding left unfixed (see `Target.unfixed`), with `originals`, the original text's
+    findings (default: `findings`). `inbound` and `read_caller`: calls from traced code in
+    other files of the run, and how to read those files (see `Through`)."""
+    before = analyse(original, path, inbound)
+    after = analyse(fixed, path, inbound) if fixed != original else before
     targets: dict[str, Target] = {}
 
     def target(info: FuncInfo) -> Target:
@@ -296,6 +492,8 @@ def plan_module(
                 info.in_class,
                 _params(fixed_info.node, after.module) if fixed_info is not None else [],
                 _reference(info, before.module),
+                class_qualname=info.class_qualname,
+                class_kind=info.class_kind,
             )
         return targets[info.qualname]
 
@@ -326,5 +524,73 @@ def plan_module(
             target(info).findings.append((diagnostic, not inside))
         if not found:
             orphan(diagnostic)[2].append(diagnostic)
+    _attach_unfixed(targets, before, after, findings if originals is None else originals, remaining)
     ordered = sorted(targets.values(), key=lambda t: t.line)
-    return ModulePlan(path, original, fixed, ordered, diff, unowned)
+    plan = ModulePlan(path, original, fixed, ordered, diff, unowned)
+    if inbound and read_caller is not None:
+        _plan_through(plan, before, inbound, read_caller)
+    return plan
+
+
+def _plan_through(
+    plan: ModulePlan, before: ModuleFacts, inbound: Sequence[Received], read: ReadCaller
+) -> None:
+    """Unowned fixes and findings in a top-level helper that traced code in other files of
+    the run calls: they belong to the compiled functions around those calls."""
+    calls: dict[str, list[Inbound]] = {}
+    for received in inbound:
+        if isinstance(received, Inbound):
+            calls.setdefault(received.function, []).append(received)
+    analysed: dict[str, tuple[str, ModuleFacts] | None] = {}
+    for name, (line, fixes, findings) in list(plan.unowned.items()):
+        info = before.by_qualname.get(name)
+        if info is None or not info.top_level or name not in calls:
+            continue
+        callers: dict[tuple[str, str], Caller] = {}
+        for received in sorted(calls[name], key=Inbound.rank):
+            display, _, at = received.site.rpartition(":")
+            if not at.isdigit() or ":" in display:
+                continue  # a notebook's cell: nothing to import
+            if display not in analysed:
+                source = read(display)
+                analysed[display] = (
+                    (source[0], analyse(source[1], display)) if source is not None else None
+                )
+            known = analysed[display]
+            if known is None:
+                continue
+            real, facts = known
+            for owner in owners(facts, int(at), int(at)):
+                if owner.recipe is not None:
+                    caller = Caller(
+                        display, real, owner.qualname, int(at), owner.recipe, owner.top_level
+                    )
+                    callers.setdefault((display, owner.qualname), caller)
+        if not callers:
+            continue
+        del plan.unowned[name]
+        plan.through.append(Through(name, line, list(callers.values()), fixes, findings))
+        for hunk in plan.hunks:
+            first, last = hunk_lines(hunk)
+            if info.start <= first and last <= info.end:
+                hunk.owners.append(name)
+
+
+def _attach_unfixed(
+    targets: dict[str, Target],
+    before: ModuleFacts,
+    after: ModuleFacts,
+    findings: Sequence[Diagnostic],
+    remaining: Sequence[Diagnostic],
+) -> None:
+    """Each finding of the fixed text that the original had too (same rule, same function),
+    paired with the original's line; a finding the fixes brought in is not paired."""
+    originals: dict[tuple[str, str], list[int]] = {}
+    for diagnostic in findings:
+        for info in owners(before, diagnostic.line, diagnostic.end_line):
+            originals.setdefault((info.qualname, diagnostic.code), []).append(diagnostic.line)
+    for diagnostic in remaining:
+        for info in owners(after, diagnostic.line, diagnostic.end_line):
+            lines = originals.get((info.qualname, diagnostic.code))
+            if lines and info.qualname in targets:
+                targets[info.qualname].unfixed.append((diagnostic, lines.pop(0)))

@@ -24,14 +24,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jitlint.diagnostics import Diagnostic
 from jitlint.rules import all_rules
 from jitlint.verify import inputs
-from jitlint.verify.plan import ModulePlan, Target
+from jitlint.verify.plan import ModulePlan, Target, Through
 from jitlint.verify.results import FindingCheck, FunctionResult
 
 NO_EXAMPLES = (
     "no example inputs for {name} (declare them in [tool.jitlint.verify] or record them "
     "with the pytest plugin)"
+)
+NO_INSTANCE = (
+    "no example inputs for {name} (declare an instance factory and arguments in "
+    "[tool.jitlint.verify] examples, or record them with the pytest plugin)"
 )
 _POLL = 0.1
 _ORIGINAL_PHASES = ("start", "importing the original module", "importing the examples")
@@ -85,10 +90,12 @@ def aliases(path: Path, root: Path) -> list[str]:
     return found
 
 
+def record_path(options: Options) -> Path:
+    return options.record_file or options.root / inputs.DEFAULT_RECORD_FILE
+
+
 def verify(works: list[Work], options: Options) -> list[FunctionResult]:
-    recorded = inputs.load_recorded(
-        options.record_file or options.root / inputs.DEFAULT_RECORD_FILE
-    )
+    recorded = inputs.load_recorded(record_path(options))
     jobs = max(1, min(options.jobs or os.cpu_count() or 1, len(works) or 1, 4))
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -112,6 +119,7 @@ def _verify_module(
 ) -> list[FunctionResult]:
     plan = work.plan
     results: dict[str, FunctionResult] = {}
+    unchecked: dict[str, list[FindingCheck]] = {}  # by target: its findings, not checked
     to_run: list[dict[str, Any]] = []
     names = aliases(work.file, options.root)
     for target in plan.targets:
@@ -127,12 +135,38 @@ def _verify_module(
         local = _local_reason(target)
         entry = _target_json(target, _recorded_for(names, target.qualname, recorded))
         if local is None and not (
-            options.examples or entry["recorded"] or isinstance(entry["annotated"], dict)
+            options.examples
+            or entry["recorded"]
+            or (isinstance(entry["annotated"], dict) and target.top_level)
         ):
-            local = NO_EXAMPLES.format(name=target.qualname)
+            message = NO_EXAMPLES if target.top_level else NO_INSTANCE
+            local = message.format(name=target.qualname)
+        unchecked[target.qualname] = [
+            FindingCheck(d.code, d.line, "not checked", "") for d, _ in target.findings
+        ]
         if local is not None:
             result.detail = local
             result.findings = _unchecked(target, local) if options.confirm else []
+            continue
+        to_run.append(entry)
+    for through in plan.through:
+        result = FunctionResult(
+            plan.path,
+            through.line,
+            through.helper,
+            "skipped",
+            "",
+            fixes=sorted({f"{d.code}:{d.line}" for d in through.fixes}),
+        )
+        results[through.helper] = result
+        entry = _through_json(through, options, recorded)
+        unchecked[through.helper] = [
+            FindingCheck(d.code, d.line, "not checked", "") for d in through.findings
+        ]
+        if not (options.examples or any(c["recorded"] for c in entry["through"])):
+            result.detail = NO_EXAMPLES.format(name=_caller_names(entry))
+            if options.confirm:
+                result.findings = _not_checked(unchecked[through.helper], result.detail)
             continue
         to_run.append(entry)
     if to_run:
@@ -148,8 +182,7 @@ def _verify_module(
             result.examples = found.get("examples", 0)
             result.findings = [FindingCheck(**c) for c in found.get("findings", [])]
             if options.confirm and not found.get("findings"):
-                target = next(t for t in plan.targets if t.qualname == entry["qualname"])
-                result.findings = _unchecked(target, found["detail"])
+                result.findings = _not_checked(unchecked[entry["qualname"]], found["detail"])
     out = list(results.values())
     for name, (line, fixes, findings) in plan.unowned.items():
         codes = ", ".join(sorted({d.code for d in fixes or findings}))
@@ -176,14 +209,76 @@ def _verify_module(
 def _local_reason(target: Target) -> str | None:
     if target.recipe is None:
         return f"{target.qualname} is not compiled in the fixed source"
-    if not target.top_level:
-        kind = "a method" if target.in_class else "a nested function"
-        return f"{target.qualname} is {kind}; only module-level functions can be called"
+    if not target.callable:
+        return (
+            f"{target.qualname} is a nested function; only module-level functions and "
+            "methods of module-level classes can be called"
+        )
     return None
+
+
+def _why_unfixed(diagnostic: Diagnostic) -> str:
+    fix = diagnostic.fix
+    if fix is None:
+        return "it has no fix"
+    if fix.applicability == "unsafe":
+        return "its fix is unsafe and was not applied (--unsafe-fixes applies it)"
+    return "its fix was not applied"
 
 
 def _unchecked(target: Target, reason: str) -> list[FindingCheck]:
     return [FindingCheck(d.code, d.line, "not checked", reason) for d, _ in target.findings]
+
+
+def _not_checked(checks: list[FindingCheck], reason: str) -> list[FindingCheck]:
+    return [FindingCheck(c.code, c.line, "not checked", reason) for c in checks]
+
+
+def _caller_names(entry: dict[str, Any]) -> str:
+    return ", ".join(f"{c['qualname']} ({c['display']})" for c in entry["through"])
+
+
+def _through_json(
+    through: Through, options: Options, recorded: dict[str, list[Any]]
+) -> dict[str, Any]:
+    """A helper verified through its callers in other files (the worker's `check_through`)."""
+    rules = all_rules()
+    callers = []
+    for caller in through.callers:
+        file = Path(caller.file)
+        names = aliases(file, options.root)
+        callers.append(
+            {
+                "display": caller.display,
+                "file": caller.file,
+                "module": module_name(file)[0],
+                "aliases": names,
+                "qualname": caller.qualname,
+                "line": caller.line,
+                "recipe": caller.recipe.to_json(),
+                "top_level": caller.top_level,
+                "recorded": _recorded_for(names, caller.qualname, recorded),
+            }
+        )
+    return {
+        "qualname": through.helper,
+        "through": callers,
+        "recipe": callers[0]["recipe"],
+        "top_level": True,
+        "in_class": False,
+        "changed": bool(through.fixes),
+        "reference_source": None,
+        "unfixed": [],
+        "findings": [
+            {
+                "code": d.code,
+                "line": d.line,
+                "regex": rules[d.code].runtime_error if d.code in rules else None,
+                "call_site": False,
+            }
+            for d in through.findings
+        ],
+    }
 
 
 def _target_json(target: Target, recorded: list[Any]) -> dict[str, Any]:
@@ -195,6 +290,17 @@ def _target_json(target: Target, recorded: list[Any]) -> dict[str, Any]:
         "original_recipe": target.original_recipe.to_json() if target.original_recipe else None,
         "top_level": target.top_level,
         "in_class": target.in_class,
+        "class": target.class_qualname,
+        "class_kind": target.class_kind,
+        "unfixed": [
+            {
+                "code": d.code,
+                "line": line,
+                "regex": rules[d.code].runtime_error if d.code in rules else None,
+                "why": _why_unfixed(d),
+            }
+            for d, line in target.unfixed
+        ],
         "changed": bool(target.hunks),
         "reference_source": target.reference_source,
         "recorded": recorded,
@@ -213,13 +319,16 @@ def _target_json(target: Target, recorded: list[Any]) -> dict[str, Any]:
 
 
 def _copy_sources(real: Path, top: Path | None, into: Path) -> Path:
-    """Copy the module's top package (or the lone module) and return the copied file."""
-    into.mkdir(parents=True)
+    """Copy the module's top package (or the lone module) and return the copied file; a
+    package copied already (a caller in the same package) is not copied again."""
+    into.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", ".*", "*.pyc")
     if top is None:
-        shutil.copy2(real, into / real.name)
+        if not (into / real.name).exists():
+            shutil.copy2(real, into / real.name)
         return into / real.name
-    shutil.copytree(top, into / top.name, ignore=ignore, symlinks=True)
+    if not (into / top.name).exists():
+        shutil.copytree(top, into / top.name, ignore=ignore, symlinks=True)
     return into / top.name / real.relative_to(top)
 
 
@@ -243,18 +352,32 @@ def _run_worker(
         fixed_file.parent.mkdir(parents=True)
         fixed_file.write_text(work.plan.fixed, encoding="utf-8")
         (scratch / "cwd").mkdir()
+        sys_path = [str(scratch / "src"), str(root)]
+        for entry in targets:
+            for caller in entry.get("through", ()):
+                _, caller_root, caller_top, _ = module_name(Path(caller["file"]))
+                copied_caller = _copy_sources(
+                    Path(caller["file"]).resolve(), caller_top, scratch / "src"
+                )
+                caller["copied_file"] = str(copied_caller)
+                caller["is_package"] = copied_caller.name == "__init__.py"
+                if str(caller_root) not in sys_path:
+                    sys_path.append(str(caller_root))
         job = {
             "module": name,
             "display": work.plan.path,
             "module_aliases": names,
-            "sys_path": [str(scratch / "src"), str(root)],
+            "sys_path": sys_path,
             "original_file": str(copied),
             "fixed_file": str(fixed_file),
             "is_package": is_package,
             "package_dir": str(copied.parent),
             "examples_files": [str(p.resolve()) for p in options.examples],
+            # Recorded instances are pickles beside the record file (see pytest_plugin.py).
+            "record_dir": str(record_path(options).resolve().parent),
             "confirm": options.confirm,
             "targets": targets,
+            "parent": os.getpid(),  # the worker ends if this process dies
         }
         (scratch / "job.json").write_text(json.dumps(job), encoding="utf-8")
         return _supervise(work.plan.path, scratch, options, targets)

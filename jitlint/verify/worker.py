@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -20,12 +21,19 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from jitlint.verify import instances
+
 PID = os.getpid()
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Keras colours its messages
 # Temporary paths in messages, and the name the user knows them by (set from the job).
 PATHS: dict[str, str] = {}
 NO_EXAMPLES = (
     "no example inputs for {name} (declare them in [tool.jitlint.verify] or record them "
     "with the pytest plugin)"
+)
+NO_INSTANCE = (
+    "no example inputs for {name} (declare an instance factory and arguments in "
+    "[tool.jitlint.verify] examples, or record them with the pytest plugin)"
 )
 
 
@@ -46,7 +54,7 @@ def describe(exc: BaseException, limit: int = 400) -> str:
     # JAX appends long tutorials and TF appends "The op is created at": keep the first part.
     for cut in ("\nSee https://", "\nThe op is created at", "The error occurred while tracing"):
         text = text.split(cut)[0]
-    text = " ".join(text.split())
+    text = " ".join(_ANSI.sub("", text).split())
     for temporary, shown in PATHS.items():
         text = text.replace(temporary, shown)
     if len(text) > limit:
@@ -64,6 +72,8 @@ class Worker:
         self.original_error: str | None = None
         self.fixed_error: str | None = None
         self.examples: dict[str, list[Any]] = {}
+        # Every module's examples, for callers in other modules (`check_through`).
+        self.other_examples: dict[str, dict[str, list[Any]]] = {}
         self.examples_errors: list[str] = []
 
     # ---- bookkeeping --------------------------------------------------------------------
@@ -106,9 +116,13 @@ class Worker:
         for path in job["examples_files"]:
             self._load_examples(Path(path), len(self.examples_errors))
 
-    def _load_fixed(self, name: str, path: str) -> tuple[ModuleType | None, str | None]:
-        package = self.job["is_package"]
-        locations = [self.job["package_dir"]] if package else None
+    def _load_fixed(
+        self, name: str, path: str, package: bool | None = None
+    ) -> tuple[ModuleType | None, str | None]:
+        """Execute `path` as a fresh module called `name`; `package`: it is an __init__."""
+        if package is None:
+            package = self.job["is_package"]
+        locations = [str(Path(path).parent)] if package else None
         spec = importlib.util.spec_from_file_location(
             name, path, submodule_search_locations=locations
         )
@@ -146,6 +160,8 @@ class Worker:
             module_name, _, func = str(key).partition(":")
             if module_name in self.job["module_aliases"]:
                 self.examples.setdefault(func, []).extend(list(cases))
+            table_of = self.other_examples.setdefault(module_name, {})
+            table_of.setdefault(func, []).extend(list(cases))
 
     # ---- per target ---------------------------------------------------------------------
     def run(self) -> None:
@@ -163,24 +179,41 @@ class Worker:
         self.phase("done")
 
     def inputs(self, target: dict[str, Any]) -> tuple[list[Any], str]:
+        """The cases: (args, kwargs) for a function, (Instance, args, kwargs) for a method."""
         name = target["qualname"]
+        method = not target["top_level"]
+        record_dir = Path(self.job.get("record_dir") or ".")
         declared = self.examples.get(name)
         if declared:
+            if method:
+                return [instances.declared(c) for c in declared], "declared examples"
             return [_case(c) for c in declared], "declared examples"
         if target.get("recorded"):
-            return [_decode_case(c) for c in target["recorded"]], "recorded specs"
-        if isinstance(target.get("annotated"), dict):
-            return [_decode_case(target["annotated"])], "annotations"
+            cases = []
+            for case in target["recorded"]:
+                args, kwargs = _decode_case(case, record_dir)
+                if method:
+                    cases.append((instances.recorded(case.get("self")), args, kwargs))
+                else:
+                    cases.append((args, kwargs))
+            return cases, "recorded specs"
+        if isinstance(target.get("annotated"), dict) and not method:
+            return [_decode_case(target["annotated"], record_dir)], "annotations"
         return [], ""
 
     def check(self, target: dict[str, Any]) -> dict[str, Any]:
         name = target["qualname"]
         recipe = target["recipe"]
+        if target.get("through"):
+            return self.check_through(target)
         if recipe is None:
             return _skip(f"{name} is not compiled in the fixed source")
-        if not target["top_level"]:
-            kind = "a method" if target["in_class"] else "a nested function"
-            return _skip(f"{name} is {kind}; only module-level functions can be called")
+        method = not target["top_level"]
+        if method and not (target["in_class"] and "<locals>" not in name):
+            return _skip(
+                f"{name} is a nested function; only module-level functions and methods of "
+                "module-level classes can be called"
+            )
         if self.fixed_error is not None:
             if self.original_error == self.fixed_error:
                 return _skip(
@@ -192,10 +225,13 @@ class Worker:
             }
         try:
             cases, source = self.inputs(target)
+        except instances.NotBuilt as exc:
+            return _skip(str(exc))
         except Exception as exc:
             return _skip(f"the example inputs for {name} are malformed: {describe(exc)}")
         if not cases:
-            reasons = [NO_EXAMPLES.format(name=name), *self.examples_errors]
+            reasons = [(NO_INSTANCE if method else NO_EXAMPLES).format(name=name)]
+            reasons += self.examples_errors
             if isinstance(target.get("annotated"), str) and target.get("annotations_seen"):
                 reasons.append(f"annotations: {target['annotated']}")
             return _skip("; ".join(reasons))
@@ -206,32 +242,221 @@ class Worker:
             return _skip(
                 f"{describe(exc)} in jitlint's environment (pip install 'jitlint[{extra}]')"
             )
-        outcome = self.check_fixed(target, backend, cases, source)
-        if not target.get("changed", True):
+        if method:
+            self.phase(f"making instances for {name}")
+            prepared = self.prepare_method(target, backend, cases)
+        else:
+            prepared = self.prepare_function(target, backend, cases)
+        if isinstance(prepared, dict):
+            return prepared  # no subject to compile: skipped or failed, with the reason
+        outcome = self.run_cases(target, backend, prepared, source)
+        if not target.get("changed", True) and outcome["status"] != "skipped":
             # `jitlint verify` on a function no fix touched: the statement is about its code.
             outcome["detail"] += "; no fix changed it"
         if self.job["confirm"]:
-            outcome["findings"] = self.confirm(target, backend, cases)
+            outcome["findings"] = self.confirm(target, backend, prepared)
         return outcome
 
-    def check_fixed(self, target: dict, backend: Backend, cases: list, source: str) -> dict:
+    def check_through(self, target: dict[str, Any]) -> dict[str, Any]:
+        """A helper that traced code in other modules calls: compile the first caller that
+        has example inputs, once with the original helper and once with the fixed one (the
+        caller's module executed again with the fixed module under the helper module's
+        name), and compare."""
+        name = target["qualname"]
+        if self.fixed_error is not None:
+            return {
+                "status": "failed",
+                "detail": f"the fixed module fails at import: {self.fixed_error}",
+            }
+        if self.original is None:
+            return _skip(f"the original module fails at import: {self.original_error}")
+        record_dir = Path(self.job.get("record_dir") or ".")
+        tried = []
+        for caller in target["through"]:
+            where = f"{caller['qualname']} ({caller['display']}:{caller['line']})"
+            tried.append(where)
+            if not caller["top_level"]:
+                continue  # a caller that is a method: its instance is not at hand here
+            declared = next(
+                (
+                    self.other_examples[alias][caller["qualname"]]
+                    for alias in caller["aliases"]
+                    if caller["qualname"] in self.other_examples.get(alias, {})
+                ),
+                None,
+            )
+            try:
+                if declared:
+                    cases, source = [_case(c) for c in declared], "declared examples"
+                elif caller["recorded"]:
+                    cases = [_decode_case(c, record_dir) for c in caller["recorded"]]
+                    source = "recorded specs"
+                else:
+                    continue
+            except Exception as exc:
+                return _skip(f"the example inputs for {where} are malformed: {describe(exc)}")
+            outcome = self.through_caller(target, caller, cases, source)
+            outcome["detail"] = f"through {where}: {outcome['detail']}"
+            return outcome
+        return _skip(
+            f"no example inputs for the callers of {name} in other files: " + ", ".join(tried)
+        )
+
+    def through_caller(
+        self, target: dict[str, Any], caller: dict[str, Any], cases: list[Any], source: str
+    ) -> dict[str, Any]:
+        recipe = caller["recipe"]
+        try:
+            original_caller = importlib.import_module(caller["module"])
+        except BaseException as exc:
+            return _skip(f"the caller's module fails at import: {describe(exc)}")
+        modules = instances.Modules(self.job["module"], self.original, self.fixed)
+        with modules.as_fixed():
+            fixed_caller, error = self._load_fixed(
+                caller["module"], caller["copied_file"], caller["is_package"]
+            )
+        if fixed_caller is None:
+            return {
+                "status": "failed",
+                "detail": f"the caller's module fails at import with the fixed helper: {error}",
+            }
+        try:
+            backend = Backend.for_recipe(recipe)
+        except ImportError as exc:
+            return _skip(f"{describe(exc)} in jitlint's environment")
+        compiled, problem = backend.compiled(fixed_caller, caller["qualname"], recipe)
+        if compiled is None:
+            return _skip(problem)
+        reference = getattr(original_caller, caller["qualname"], None)
+        how = recipe["how"] if recipe["framework"] == "jax" else backend.how
+        if how != "jax.jit" and reference is not None:
+            reference = inspect.unwrap(reference)
+        subjects = [
+            instances.Subject(
+                args,
+                kwargs,
+                compiled,
+                reference,
+                None,
+                how,
+                "",
+                concrete_compile=how == "eqx.filter_jit",
+                note="" if reference is not None else "the original caller cannot be loaded",
+            )
+            for args, kwargs in cases
+        ]
+        outcome = self.run_cases(target, backend, subjects, source)
+        if self.job["confirm"] and target["findings"] and reference is not None:
+            # The helper's findings, confirmed by compiling the original caller.
+            original = getattr(original_caller, caller["qualname"])
+            subjects[0].original_compiled = backend.compiled_from(original, recipe)[0]
+            outcome["findings"] = self.confirm(target, backend, subjects)
+        return outcome
+
+    def prepare_function(
+        self, target: dict[str, Any], backend: Backend, cases: list[Any]
+    ) -> list[instances.Subject] | dict[str, Any]:
         name, recipe = target["qualname"], target["recipe"]
         compiled, problem = backend.compiled(self.fixed, name, recipe)
         if compiled is None:
             return _skip(problem)
-        self.phase(f"compiling {name}")
-        for index, (args, kwargs) in enumerate(cases, 1):
-            cargs, ckwargs = backend.abstract(args), backend.abstract(kwargs)
+        reference, note = self.reference(target)
+        how = recipe["how"] if recipe["framework"] == "jax" else backend.how
+        if how != "jax.jit" and reference is not None:
+            reference = inspect.unwrap(reference)  # eqx/nnx wrappers may ignore disable_jit
+        return [
+            instances.Subject(
+                args,
+                kwargs,
+                compiled,
+                reference,
+                None,
+                how,
+                "",
+                concrete_compile=how == "eqx.filter_jit",  # it takes array specs as static
+                note=note,
+            )
+            for args, kwargs in cases
+        ]
+
+    def prepare_method(
+        self, target: dict[str, Any], backend: Backend, cases: list[Any]
+    ) -> list[instances.Subject] | dict[str, Any]:
+        """An original and a fixed instance per case, and how to compile the method on them."""
+        recipe = target["recipe"]
+        method = target["qualname"].rsplit(".", 1)[1]
+        modules = instances.Modules(self.job["module"], self.original, self.fixed)
+        record_dir = Path(self.job.get("record_dir") or ".")
+        kinds = (target.get("class_kind") or "",)
+        subjects = []
+        for index, (source, args, kwargs) in enumerate(cases, 1):
             try:
-                backend.compile(compiled, cargs, ckwargs)
+                original, fixed, origin = instances.pair(
+                    source, modules, target["class"], record_dir, kinds
+                )
+                subject = instances.subject(
+                    recipe,
+                    method,
+                    original,
+                    fixed,
+                    args,
+                    kwargs,
+                    lambda value, seed=index: backend.concrete(value, seed),
+                )
+            except instances.FixedFails as exc:
+                return {"status": "failed", "detail": f"example {index}: {exc}"}
+            except instances.NotBuilt as exc:
+                return _skip(f"example {index}: {exc}")
             except Exception as exc:
+                return _skip(
+                    f"the instances for example {index} could not be made: {describe(exc)}"
+                )
+            subject.origin = origin
+            subjects.append(subject)
+        return subjects
+
+    def failure(
+        self, target: dict[str, Any], how: str, what: str, still: str, exc: BaseException
+    ) -> dict[str, Any]:
+        """`failed`, unless the error is one that a finding no fix was applied to predicts:
+        the fixes are not to blame then, and nothing was verified (`skipped`). `what` says
+        what went wrong, `still` the same for a finding left unfixed."""
+        error = describe(exc)
+        full = f"{type(exc).__name__}: {exc}"
+        for finding in target.get("unfixed", ()):
+            regex = finding.get("regex")
+            if regex and (re.search(regex, error) or re.search(regex, full)):
                 return {
-                    "status": "failed",
-                    "compiled_with": backend.how,
-                    "detail": f"does not compile with {backend.how} "
-                    f"(example {index} of {len(cases)}): {describe(exc)}",
+                    "status": "skipped",
+                    "compiled_with": how,
+                    "detail": f"not verified: it {still}, as {finding['code']} at line "
+                    f"{finding['line']} predicts, and {finding['why']}: {error}",
                 }
-        return self.compare(target, backend, compiled, cases, source)
+        return {"status": "failed", "compiled_with": how, "detail": f"{what}: {error}"}
+
+    def run_cases(
+        self,
+        target: dict[str, Any],
+        backend: Backend,
+        subjects: list[instances.Subject],
+        source: str,
+    ) -> dict[str, Any]:
+        """Compile every case before anything runs, then compare with the original."""
+        name = target["qualname"]
+        self.phase(f"compiling {name}")
+        for index, subject in enumerate(subjects, 1):
+            how = subject.how or backend.how
+            if subject.concrete_compile:
+                cargs = backend.concrete(subject.args, index)
+                ckwargs = backend.concrete(subject.kwargs, index)
+            else:
+                cargs, ckwargs = backend.abstract(subject.args), backend.abstract(subject.kwargs)
+            try:
+                backend.compile(subject.compiled, cargs, ckwargs)
+            except Exception as exc:
+                what = f"does not compile with {how} (example {index} of {len(subjects)})"
+                return self.failure(target, how, what, f"still does not compile with {how}", exc)
+        return self.compare(target, backend, subjects, source)
 
     def reference(self, target: dict[str, Any]) -> tuple[Any, str]:
         """The original function, to run eagerly, and a note on where it came from."""
@@ -253,17 +478,25 @@ class Worker:
             "in the fixed module's namespace"
         )
 
-    def compare(self, target: dict, backend: Backend, compiled: Any, cases: list, source: str):
+    def compare(
+        self,
+        target: dict[str, Any],
+        backend: Backend,
+        subjects: list[instances.Subject],
+        source: str,
+    ) -> dict[str, Any]:
         from jitlint.verify.compare import compare
 
         name = target["qualname"]
-        reference, note = self.reference(target)
+        how = subjects[0].how or backend.how
         matched, reasons = 0, []
-        for index, (args, kwargs) in enumerate(cases, 1):
+        for index, subject in enumerate(subjects, 1):
             self.phase(f"running {name} (example {index})")
+            args, kwargs, reference = subject.args, subject.kwargs, subject.reference
             # The original first, and fresh inputs for each run (same seed, same values):
             # a fixed function that donates its buffers cannot spoil the reference's inputs.
-            expected, no_comparison = None, (note if reference is None else None)
+            expected = None
+            no_comparison = (subject.note or "no original") if reference is None else None
             if reference is not None:
                 try:
                     cargs, ckwargs = backend.concrete(args, index), backend.concrete(kwargs, index)
@@ -273,15 +506,13 @@ class Worker:
                         f"the original raises when run eagerly on example {index}: {describe(exc)}"
                     )
             try:
+                if subject.before_run is not None:
+                    subject.before_run()
                 cargs, ckwargs = backend.concrete(args, index), backend.concrete(kwargs, index)
-                actual = backend.call(compiled, cargs, ckwargs)
+                actual = backend.call(subject.compiled, cargs, ckwargs)
             except Exception as exc:
-                return {
-                    "status": "failed",
-                    "compiled_with": backend.how,
-                    "detail": f"compiles with {backend.how}, but raises when run on example "
-                    f"{index}: {describe(exc)}",
-                }
+                what = f"compiles with {how}, but raises when run on example {index}"
+                return self.failure(target, how, what, "still raises when run", exc)
             if no_comparison is not None:
                 reasons.append(no_comparison)
                 continue
@@ -289,50 +520,74 @@ class Worker:
             if problem is not None:
                 return {
                     "status": "failed",
-                    "compiled_with": backend.how,
-                    "detail": f"compiles with {backend.how}, but example {index} differs from "
+                    "compiled_with": how,
+                    "detail": f"compiles with {how}, but example {index} differs from "
                     f"the original run eagerly: {problem}",
                 }
             matched += 1
-        count = len(cases)
+        count = len(subjects)
         plural = "s" if count != 1 else ""
-        base = {"compiled_with": backend.how, "examples": count, "inputs": source}
+        origins = sorted({s.origin for s in subjects if s.origin})
+        where = "; ".join([source, *origins])
+        base = {"compiled_with": how, "examples": count, "inputs": source}
         if matched == 0:
             reason = reasons[0] if reasons else "no comparison ran"
             return {
                 **base,
                 "status": "compiled",
-                "detail": f"compiled with {backend.how} on {count} example{plural} "
-                f"({source}); not compared with eager: {reason}",
+                "detail": f"compiled with {how} on {count} example{plural} "
+                f"({where}); not compared with eager: {reason}",
             }
         agree = (
             f"{count} example{plural} match{'es' if count == 1 else ''} eager"
             if matched == count
             else f"{matched} of {count} examples match eager; {reasons[0]}"
         )
+        note = subjects[0].note
         extra = f"; {note}" if note else ""
         return {
             **base,
             "status": "verified",
-            "detail": f"compiled with {backend.how}, {agree} ({source}){extra}",
+            "detail": f"compiled with {how}, {agree} ({where}){extra}",
         }
 
-    def confirm(self, target: dict, backend: Backend, cases: list) -> list[dict[str, Any]]:
-        """Does the original fail the way each finding's rule predicts?"""
-        out = []
-        original, note = self.reference(target)
-        recipe = target["original_recipe"] or target["recipe"]
-        error: str | None = None  # how the original fails to compile, if it does
-        if original is not None:
+    def original_compile_error(
+        self, target: dict[str, Any], backend: Backend, subjects: list[instances.Subject]
+    ) -> tuple[bool, str | None, str]:
+        """(whether the original could be compiled at all, how it failed, a note)."""
+        first = subjects[0]
+        if not target["top_level"] or target.get("through"):
+            compiled, note = first.original_compiled, ""
+        else:
+            original, note = self.reference(target)
+            if original is None:
+                return False, None, note
+            recipe = target["original_recipe"] or target["recipe"]
             try:
                 compiled, problem = backend.compiled_from(original, recipe)
-                if compiled is None:
-                    original, note = None, problem
-                else:
-                    args, kwargs = cases[0]
-                    backend.compile(compiled, backend.abstract(args), backend.abstract(kwargs))
             except Exception as exc:  # jax.jit itself rejects a bad static spec
-                error = describe(exc)
+                return True, describe(exc), ""
+            if compiled is None:
+                return False, None, problem
+        if compiled is None:
+            return False, None, note or "the original cannot be compiled"
+        if first.concrete_compile:
+            args, kwargs = backend.concrete(first.args, 1), backend.concrete(first.kwargs, 1)
+        else:
+            args, kwargs = backend.abstract(first.args), backend.abstract(first.kwargs)
+        try:
+            backend.compile(compiled, args, kwargs)
+        except Exception as exc:
+            return True, describe(exc), ""
+        return True, None, ""
+
+    def confirm(
+        self, target: dict[str, Any], backend: Backend, subjects: list[instances.Subject]
+    ) -> list[dict[str, Any]]:
+        """Does the original fail the way each finding's rule predicts?"""
+        out = []
+        available, error, note = self.original_compile_error(target, backend, subjects)
+        how = subjects[0].how or backend.how
         for finding in target["findings"]:
             regex = finding["regex"]
             check = {"code": finding["code"], "line": finding["line"]}
@@ -361,7 +616,7 @@ class Worker:
                         "that call's arguments",
                     }
                 )
-            elif original is None:
+            elif not available:
                 out.append(
                     {
                         **check,
@@ -384,7 +639,7 @@ class Worker:
                     {
                         **check,
                         "status": "not reproduced",
-                        "detail": f"the original compiles with {backend.how} on example 1",
+                        "detail": f"the original compiles with {how} on example 1",
                     }
                 )
         return out
@@ -407,29 +662,41 @@ def _case(case: Any) -> tuple[tuple, dict]:
 class Spec:
     """A shape and dtype from a recording or an annotation; the backend picks the type."""
 
-    def __init__(self, shape: list[int], dtype: str, framework: str) -> None:
-        self.shape, self.dtype, self.framework = tuple(shape), dtype, framework
+    def __init__(self, shape: list[int | None], dtype: str, framework: str) -> None:
+        # A dimension recorded as unknown (a Keras batch dimension in a graph) gets a size.
+        self.shape = tuple(3 if d is None else d for d in shape)
+        self.dtype, self.framework = dtype, framework
 
 
-def _decode(value: Any) -> Any:
+def _decode(value: Any, record_dir: Path) -> Any:
     if isinstance(value, list):
-        return [_decode(v) for v in value]
+        return [_decode(v, record_dir) for v in value]
     if isinstance(value, dict):
         if "__tuple__" in value:
-            return tuple(_decode(v) for v in value["__tuple__"])
+            return tuple(_decode(v, record_dir) for v in value["__tuple__"])
         if "__dict__" in value:
-            return {k: _decode(v) for k, v in value["__dict__"]}
+            return {k: _decode(v, record_dir) for k, v in value["__dict__"]}
         if "__spec__" in value:
             s = value["__spec__"]
             return Spec(s["shape"], s["dtype"], s.get("framework", "jax"))
+        if "__pickle__" in value:
+            # An object the plugin pickled (a model passed to a jitted function, say).
+            return _unpickle(record_dir, value["__pickle__"])
         if "__repr__" in value:
-            raise ValueError(f"a value could not be recorded: {value['__repr__']}")
+            why = f" ({value['why']})" if value.get("why") else ""
+            raise ValueError(f"a value could not be recorded: {value['__repr__']}{why}")
     return value
 
 
-def _decode_case(case: dict[str, Any]) -> tuple[tuple, dict]:
-    return tuple(_decode(a) for a in case["args"]), {
-        k: _decode(v) for k, v in case.get("kwargs", {}).items()
+def _unpickle(record_dir: Path, entry: dict[str, Any]) -> Any:
+    import pickle
+
+    return pickle.loads((record_dir / entry["file"]).read_bytes())
+
+
+def _decode_case(case: dict[str, Any], record_dir: Path) -> tuple[tuple, dict]:
+    return tuple(_decode(a, record_dir) for a in case["args"]), {
+        k: _decode(v, record_dir) for k, v in case.get("kwargs", {}).items()
     }
 
 
@@ -609,6 +876,10 @@ def main(argv: list[str]) -> None:
     job_path, result_path = argv
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
+    if "parent" in job:  # its own session, so a kill of the run's group misses it: tie it
+        from jitlint.system.workers import tie_to_parent
+
+        tie_to_parent(job["parent"])
     worker = Worker(job, result_path)
     try:
         worker.run()

@@ -69,10 +69,19 @@ class ProjectFiles:
         return project
 
     def resolve(self, caller_path: str, target: str) -> tuple[str, str] | None:
-        """(callee's absolute path, function name) for a recorded call, or None."""
+        """(callee's absolute path, function name) for a recorded call, or None. The name
+        may be `Class.method` (`.model.Net.apply`: module `.model`, name `Net.apply`)."""
+        found = self._resolve(caller_path, target, 1)
+        if found is None and target.lstrip(".").count(".") >= 1:
+            found = self._resolve(caller_path, target, 2)
+        return found
+
+    def _resolve(self, caller_path: str, target: str, name_parts: int) -> tuple[str, str] | None:
         dots = len(target) - len(target.lstrip("."))
         parts = target[dots:].split(".")
-        module, function = parts[:-1], parts[-1]
+        if len(parts) < name_parts:
+            return None
+        module, function = parts[:-name_parts], ".".join(parts[-name_parts:])
         if dots:
             base = os.path.dirname(os.path.abspath(caller_path))
             for _ in range(dots - 1):
@@ -120,11 +129,12 @@ def locate(
         path, name = resolved
         if name in defs.get(path, ()):
             return resolved
-        following = reexports.get(path, {}).get(name)
+        head, dot, rest = name.partition(".")  # `Net.apply` through a re-export of `Net`
+        following = reexports.get(path, {}).get(head)
         if following is None:
             return None
         seen.add(resolved)
-        caller_path, target = path, following
+        caller_path, target = path, following + dot + rest
     return None
 
 
@@ -193,17 +203,17 @@ def _tf_resolve(
     followed a few hops."""
     seen: set[tuple[str, str]] = set()
     for _ in range(MAX_HOPS + 1):
-        module = project.resolve(caller_path, target + "._")
+        module = _module_file(project, caller_path, target)
         if module is not None:
-            return module[0], ""
+            return module, ""
         dots = len(target) - len(target.lstrip("."))
         parts = target[dots:].split(".")
         resolved = None
         for cut in range(len(parts) - 1, 0, -1):  # `.consts.Const.FLOAT`: module `.consts`
             head = target[:dots] + ".".join(parts[:cut])
-            module = project.resolve(caller_path, head + "._")
+            module = _module_file(project, caller_path, head)
             if module is not None:
-                resolved = module[0], ".".join(parts[cut:])
+                resolved = module, ".".join(parts[cut:])
                 break
         if resolved is None:
             resolved = project.resolve(caller_path, target)
@@ -217,6 +227,12 @@ def _tf_resolve(
         seen.add(resolved)
         caller_path, target = path, following + ("." + rest if rest else "")
     return None
+
+
+def _module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | None:
+    """The file of the run that is the module `dotted` (as `caller_path` spells it)."""
+    found = project._resolve(caller_path, dotted + "._", 1)
+    return found[0] if found is not None else None
 
 
 def _tf_received(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.cond_fix import branch_fix
+from jitlint.fixes.cond_fix import branch_fix_or_reason
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import TRACED
@@ -20,7 +20,8 @@ class TracedBool(Rule):
     Finds Python code that converts a traced value to `bool` inside a function JAX traces
     (`jax.jit`, `vmap`, `pmap`, `lax` loop and branch bodies, ...): an `if`, `elif`,
     `while` or `assert` test, a conditional expression, `and`/`or`/`not`, `bool(...)`,
-    `in`, and the builtins `max`, `min`, `any`, `all` and `sorted` on traced arrays.
+    `in`, a chained comparison (`0 < x < 1` is `(0 < x) and (x < 1)`), and the builtins
+    `max`, `min`, `any`, `all` and `sorted` on traced arrays.
 
     ## Why is this bad
     Under `jax.jit` an argument is an abstract tracer: it has a shape and a dtype but no
@@ -92,14 +93,19 @@ class TracedBool(Rule):
       both values (a branch that raises or is expensive now always runs), broadcasts them to
       one shape, and computes gradients through both.
 
+    A branch that is a tuple, dict or list display gets `lax.cond` (it returns pytrees;
+    `jnp.where` would stack them into one array). Comments in the rewritten statements are
+    kept on their own lines above the new one.
+
     Neither rewrite is offered when the test or a branch has a Python side effect the analysis
     sees (`print`, `list.append`, logging, the clock, Python or NumPy random numbers, `:=`):
     both rewrites trace both branches, so it would run for the branch not taken too. Nor when
     the test converts a tracer itself (`a > 0 and b > 0`, `not`), the assigned name is
-    `global`/`nonlocal`, a branch holds a comment or another statement, an operand spans
-    several lines, or it is an `elif` whose `if` branch is not a single `return` (the rewrite
-    would then also run after that branch). A chain of returns through `elif` becomes nested
-    rewrites, one per pass.
+    `global`/`nonlocal`, a branch is not an array (a string, `None`, a lambda) or holds
+    another statement, an operand spans several lines, or it is an `elif` whose `if` branch is
+    not a single `return` (the rewrite would then also run after that branch); the finding's
+    help then says which. A chain of returns through `elif` becomes nested rewrites, one per
+    pass.
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
@@ -134,6 +140,14 @@ class TracedBool(Rule):
     uses_tracing = True
 
     VALID = (
+        # Chained comparisons of static values.
+        """
+import jax
+@jax.jit
+def f(x):
+    small = 0 < x.shape[0] < 4
+    return x * 2 if small else x
+""",
         # Shapes, ndim, dtypes and `is None` are static.
         """
 import jax
@@ -283,6 +297,14 @@ def dropout(rate, x):
 """,
     )
     INVALID = (
+        # A chained comparison converts every link but the last to bool.
+        """
+import jax
+import jax.numpy as jnp
+def ramp(x):
+    return jnp.piecewise(x, [x < 0, 0 < x < 1], [0.0, lambda v: v, 1.0])  # error: JIT101
+ramp_jit = jax.jit(ramp)
+""",
         """
 import jax
 @jax.jit
@@ -409,14 +431,16 @@ def f(x):
         trace: FunctionTrace,
         reason: str,
         fix: NodeFix | None = None,
+        no_fix: str | None = None,
     ) -> None:
         tracing = self.ctx.tracing
+        why = f"; no automatic fix: {no_fix}" if no_fix else ""
         self.report(
             node,
             f"{reason} converts `{snippet(self.ctx.module, node)}` to a Python bool, but it is "
             f"a tracer with no value yet: {tracing.explain(value)}",
             help="use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` "
-            "for control flow, or make a flag parameter static (`static_argnames`)",
+            f"for control flow, or make a flag parameter static (`static_argnames`){why}",
             fix=fix,
         )
 
@@ -440,9 +464,11 @@ def f(x):
             value = trace.value(sink)
             if value.kind == TRACED:
                 fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                no_fix = None
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
-                    fix = branch_fix(self.ctx, owner, self.ctx.path_to(owner), trace)
-                self._report(sink, value, trace, reason, fix)
+                    found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
+                    fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                self._report(sink, value, trace, reason, fix, no_fix)
                 return
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
@@ -468,7 +494,8 @@ def f(x):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         membership = [t for t in node.comparisons if type(t.operator) in (cst.In, cst.NotIn)]
-        if not membership:
+        chained = len(node.comparisons) > 1 and not self._in_test(node)
+        if not membership and not chained:
             return
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
@@ -477,6 +504,23 @@ def f(x):
             value = trace.value(operand)
             if value.kind == TRACED:
                 self._report(node, value, trace, "`in`")
+                return
+        if chained:
+            self._check_chain(node, trace)
+
+    def _check_chain(self, node: cst.Comparison, trace: FunctionTrace) -> None:
+        """`a < x < b` is `(a < x) and (x < b)`: every link but the last is converted."""
+        operands = [node.left, *(t.comparator for t in node.comparisons)]
+        for index, link in enumerate(node.comparisons[:-1]):
+            if type(link.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+                continue
+            pair = operands[index : index + 2]
+            values = [trace.value(operand) for operand in pair]
+            hit = next((v for v in values if v.kind == TRACED), None)
+            if hit is None and not any(_is_display_or_none(o) for o in pair):
+                hit = next((v for v in values if v.traced), None)
+            if hit is not None:
+                self._report(node, hit, trace, "this chained comparison")
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -532,6 +576,13 @@ def f(x):
                 return parent.test is child  # type: ignore[attr-defined]
             return kind is cst.BooleanOperation
         return False
+
+
+def _is_display_or_none(expr: cst.CSTNode) -> bool:
+    kind = type(expr)
+    if kind in (cst.Tuple, cst.List, cst.Dict, cst.Set):
+        return True
+    return kind is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
 def _sinks(expr: cst.CSTNode) -> list[cst.CSTNode]:

@@ -1,0 +1,28 @@
+# source: https://github.com/QuantEcon/lecture-jax/issues/95
+# framework: jax
+# shape: function
+# expect: ok
+
+# The lecture's situation after removing static_argnums: the function is only
+# ever called with its defaults, and parameters that are not passed keep
+# their Python default values inside jit, so range() and the PRNG seed work.
+import jax
+import jax.numpy as jnp
+
+
+def power_iteration_sr(A, num_iterations=15, seed=1234):
+    key = jax.random.PRNGKey(seed)
+    b = jax.random.normal(key, (A.shape[1],))
+    for _ in range(num_iterations):
+        b = A @ b
+        b = b / jnp.linalg.norm(b)
+    return jnp.dot(b, A @ b) / jnp.dot(b, b)
+
+
+power_iteration_sr = jax.jit(power_iteration_sr)
+
+
+if __name__ == "__main__":
+    A = jnp.array([[0.9, 0.1], [0.4, 0.6]])
+    print(power_iteration_sr(A))
+    print(power_iteration_sr(A * 2.0))
