@@ -170,7 +170,7 @@ def main():
     assert where(diagnostics) == expected, err
     if jit == "jit_compile=True":
         message = str(diagnostics[0]["message"])
-        assert "`call` of `Probe`" in message and "pkg/layers.py:7" in message
+        assert "`call` of `Probe`" in message and "reached from pkg/layers.py" in message
 
 
 def test_do_not_convert_and_numpy_in_helpers_of_other_modules(tmp_path):

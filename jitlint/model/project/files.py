@@ -249,7 +249,7 @@ def _tf_received(
     if resolved is None:
         return []
     callee, name = resolved
-    site = f"{display}:{record.place}"
+    site = f"{display}:{record.place}" if record.place else display
     if record.kind == "import":
         facts = exports.get(callee, {})
         out: list[tuple[str, Received]] = []

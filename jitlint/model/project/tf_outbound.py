@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.project.outbound import _lines
+from jitlint.model.project.outbound import _counted_lines, _lines
 from jitlint.model.project.tf_records import TfRecord
 
 if TYPE_CHECKING:
@@ -66,17 +66,27 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
     records: set[TfRecord] = set()
     if found or imports:
         named = []
+        seen: set[tuple[object, ...]] = set()
         for expr, path, kind, status, context in found:
             target = foreign_name(model, expr, path)
-            if target is not None:
-                named.append((expr, path, kind, status, context, target))
+            if target is None:
+                continue
+            # One record per target and context: the first place names the site.
+            key = (target, kind, status, context)
+            if key in seen:
+                continue
+            seen.add(key)
+            named.append((expr, path, kind, status, context, target))
         sites = [
             (at.get(id(expr), expr), path[1] if len(path) > 1 else None) for expr, path, *_ in named
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
-        lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
+        if len(sites) > 16:  # one counting codegen of the module beats many searches
+            lines = _counted_lines(model.module, model.module, 1, [n for n, _ in sites])
+        else:
+            lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
         for expr, _path, kind, status, context, target in named:
-            line = lines[id(at.get(id(expr), expr))]
+            line = 0 if kind == "graph" else lines[id(at.get(id(expr), expr))]
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)
                 records.add(TfRecord(target, line, kind, status, *flags, context.origin))

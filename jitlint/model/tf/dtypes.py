@@ -655,18 +655,35 @@ class TfDtypes:
 
     def _function_summary(self, func: cst.FunctionDef) -> str | None:
         params = {p.name.value: i for i, p in enumerate(func.params.params)}
-        returns = self.returned_dtype_name(func)
+        widens = id(func) in self.model.scan.widening
+        # `default_float()`: a function returning a dtype is a line or two.
+        short = type(func.body) is cst.IndentedBlock and len(func.body.body) <= 3
+        returns = self.returned_dtype_name(func) if short else None
         sinks: set[str] = set()
-        if params:
-            for event in self.events([func]):
-                for param, dtype, how in _param_sinks(event):
-                    if param in params:
-                        sinks.add(f"{param}@{params[param]}={how} {dtype}")
+        if params and widens:
+            # Casts only: where a parameter is cast to a wide dtype (the cheap, common sink).
+            path = self.model.scope_path(func)
+            for call, call_path in _calls_in(func, path):
+                if leaf_of(call.func) != "cast":
+                    continue
+                for event in self._call_events(call, call_path):
+                    for param, dtype, how in _param_sinks(event):
+                        if param in params:
+                            sinks.add(f"{param}@{params[param]}={how} {dtype}")
         items = []
         if returns is not None:
             items.append(f"ret={returns}")
         items.extend(f"sink={s}" for s in sorted(sinks))
         return "fn:" + ";".join(items) if items else None
+
+
+def leaf_of(expr: cst.CSTNode) -> str:
+    kind = type(expr)
+    if kind is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    return ""
 
 
 def _param_sinks(event: Event) -> Iterator[tuple[str, str, str]]:

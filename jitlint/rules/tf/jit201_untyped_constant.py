@@ -6,7 +6,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
-from jitlint.model.tf.dtypes import DType, Event, sink_description
+from jitlint.model.tf.dtypes import DType, Event, literal_kind, sink_description
 from jitlint.rules.base import Rule
 
 
@@ -182,7 +182,14 @@ accept(tf.constant(0.3, tf.float64))
 
     def visit_Module(self, node: cst.Module) -> None:
         self._reported: set[int] = set()  # a constant may meet many wide values
-        dtypes = self.ctx.tf.dtypes
+        model = self.ctx.tf
+        values = model.values
+        if not any(
+            literal_kind(call.args[0].value, values, path) == "float"
+            for call, path in model.scan.constants
+        ):
+            return  # no untyped float constant: nothing to follow
+        dtypes = model.dtypes
         for event in dtypes.events():
             if event.kind == "meet":
                 self._meet(event)

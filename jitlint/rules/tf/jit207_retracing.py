@@ -338,12 +338,18 @@ for layer in range(4):
     def _called(self, node: cst.Call) -> None:
         """A tf.function (without input_signature) called with a Python value that changes
         from call to call: the loop's variable, or a parameter that receives one."""
-        path = self.ctx.path_to(node)
-        varying = self._varying_arguments(node, path)
-        if not varying:
+        if not any(type(a.value) is cst.Name for a in node.args):
             return
+        path = self.ctx.path_to(node)
+        owner = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
+        passed = self.ctx.tf.repeats.varying.get(id(owner)) if owner is not None else None
+        if not passed and enclosing_loop(path) is None:
+            return  # neither a loop nor a parameter that receives changing values
         name = self._tf_function_name(node, path)
         if name is None or self.ctx.tf.context(path) is not None:
+            return
+        varying = self._varying_arguments(node, path)
+        if not varying:
             return
         arg, why = varying[0]
         self.report(
