@@ -110,11 +110,22 @@ def run_program(cwd: Path, command: list[str], timeout: float = DEFAULT_TIMEOUT)
     if proc.returncode == 0:
         return Run("ok", "", observed, seconds)
     exception = last_exception(proc.stderr)
-    if exception is None:
-        return Run(f"exit {proc.returncode}", "", observed, seconds)
+    if exception is None:  # the message: stderr's last line (a signal, sys.exit, no file)
+        last = next((line for line in reversed(proc.stderr.splitlines()) if line.strip()), "")
+        return Run(f"exit {proc.returncode}", _clean(last, cwd), observed, seconds)
     name, message = exception
-    message = _ADDRESS.sub("0x?", message.replace(str(cwd), "."))
-    return Run(f"error {name}", message, observed, seconds)
+    return Run(f"error {name}", _clean(message, cwd), observed, seconds)
+
+
+def _clean(message: str, cwd: Path) -> str:
+    """Without the run's folder and object addresses, which change from run to run."""
+    return _ADDRESS.sub("0x?", message.replace(str(cwd), ".")).strip()
+
+
+_CHAIN = {
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+}
 
 
 def last_exception(stderr: str) -> tuple[str, str] | None:
@@ -123,7 +134,13 @@ def last_exception(stderr: str) -> tuple[str, str] | None:
     starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call")]
     if not starts:
         return None
-    for line in lines[starts[-1] + 1 :]:
+    # A chained exception's traceback follows one of Python's separator sentences. A traceback
+    # copied into an exception's message (jax does this for a failing __hash__) does not: the
+    # uncaught exception is the one after the last traceback that starts a chain link.
+    links = [starts[0]] + [
+        i for i in starts[1:] if any(lines[j].strip() in _CHAIN for j in range(max(0, i - 2), i))
+    ]
+    for line in lines[links[-1] + 1 :]:
         if not line or line[0].isspace() or _CARETS.fullmatch(line):
             continue  # a frame, its source line or a caret line (unindented for long lines)
         match = _EXCEPTION.fullmatch(line.rstrip())

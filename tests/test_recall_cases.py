@@ -299,6 +299,9 @@ def test_run_program_and_the_label_rules(tmp_path):
     assert not truth.agrees("ok", ran)
     script.write_text("import sys\nsys.exit(3)\n")
     assert truth.run_program(tmp_path, ["s.py"], timeout=60).outcome == "exit 3"
+    script.write_text("import sys\nsys.exit('no GPU here')\n")
+    ran = truth.run_program(tmp_path, ["s.py"], timeout=60)
+    assert (ran.outcome, ran.message) == ("exit 1", "no GPU here")
     script.write_text("import time\ntime.sleep(30)\n")
     assert truth.run_program(tmp_path, ["s.py"], timeout=1).outcome == "timeout"
 
@@ -335,3 +338,24 @@ def test_the_seed_cache_is_emptied_only_when_this_script_made_it(tmp_path):
     with pytest.raises(SystemExit):
         seeds.prepare(foreign)
     assert (foreign / "keep.txt").read_text() == "mine"
+
+
+def test_the_uncaught_exception_is_found_past_a_traceback_inside_its_message():
+    # jax copies a failing __hash__'s traceback into its ValueError's message.
+    stderr = (
+        "Traceback (most recent call last):\n"
+        '  File "case.py", line 3, in <module>\n'
+        "    step(model)\n"
+        "ValueError: Non-hashable static arguments are not supported. The error was:\n"
+        "Traceback (most recent call last):\n"
+        '  File "eqx.py", line 9, in __hash__\n'
+        "TypeError: unhashable type: 'dict'\n"
+    )
+    assert truth.last_exception(stderr) == (
+        "ValueError",
+        "Non-hashable static arguments are not supported. The error was:",
+    )
+    separator = "\n\nDuring handling of the above exception, another exception occurred:\n\n"
+    link = 'Traceback (most recent call last):\n  File "case.py", line 5\n'
+    chained = stderr.replace("ValueError: Non", f"KeyError: 'x'{separator}{link}ValueError: Non")
+    assert truth.last_exception(chained)[0] == "ValueError"

@@ -219,7 +219,7 @@ def _typed(
 
 
 def _decode(data: dict[str, Any], path: str) -> Diagnostic:
-    _typed(data, _FIELDS, {"help": str, "fix": dict})
+    _typed(data, _FIELDS, {"help": str, "fix": dict, "cell": int})
     if data["severity"] not in ("error", "warning"):
         raise ValueError("severity")
     fix = data.get("fix")
@@ -228,7 +228,7 @@ def _decode(data: dict[str, Any], path: str) -> Diagnostic:
         if fix["applicability"] not in ("safe", "unsafe"):
             raise ValueError("applicability")
         for edit in fix["edits"]:
-            _typed(edit, _EDIT_FIELDS)
+            _typed(edit, _EDIT_FIELDS, {"cell": int})
         edits = tuple(Edit(**edit) for edit in fix["edits"])
         fix = Fix(fix["applicability"], fix["message"], edits)
     return Diagnostic(**{**data, "path": path, "fix": fix})
