@@ -143,6 +143,8 @@ def lint_text(
             or may_apply(code, source)
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
+            # Nor a helper that graph code of another file calls mention Keras.
+            or bool(ctx.tf_inbound and rule_class(code).framework == "tensorflow")
         )
     ]
     if rules:

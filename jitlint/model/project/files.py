@@ -203,17 +203,17 @@ def _tf_resolve(
     followed a few hops."""
     seen: set[tuple[str, str]] = set()
     for _ in range(MAX_HOPS + 1):
-        module = project.resolve(caller_path, target + "._")
+        module = _module_file(project, caller_path, target)
         if module is not None:
-            return module[0], ""
+            return module, ""
         dots = len(target) - len(target.lstrip("."))
         parts = target[dots:].split(".")
         resolved = None
         for cut in range(len(parts) - 1, 0, -1):  # `.consts.Const.FLOAT`: module `.consts`
             head = target[:dots] + ".".join(parts[:cut])
-            module = project.resolve(caller_path, head + "._")
+            module = _module_file(project, caller_path, head)
             if module is not None:
-                resolved = module[0], ".".join(parts[cut:])
+                resolved = module, ".".join(parts[cut:])
                 break
         if resolved is None:
             resolved = project.resolve(caller_path, target)
@@ -227,6 +227,12 @@ def _tf_resolve(
         seen.add(resolved)
         caller_path, target = path, following + ("." + rest if rest else "")
     return None
+
+
+def _module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | None:
+    """The file of the run that is the module `dotted` (as `caller_path` spells it)."""
+    found = project._resolve(caller_path, dotted + "._", 1)
+    return found[0] if found is not None else None
 
 
 def _tf_received(
@@ -243,7 +249,7 @@ def _tf_received(
     if resolved is None:
         return []
     callee, name = resolved
-    site = f"{display}:{record.place}"
+    site = f"{display}:{record.place}" if record.place else display
     if record.kind == "import":
         facts = exports.get(callee, {})
         out: list[tuple[str, Received]] = []

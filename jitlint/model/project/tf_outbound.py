@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.project.outbound import _lines
+from jitlint.model.project.outbound import _counted_lines, _lines
 from jitlint.model.project.tf_records import TfRecord
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode])
 
 def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
+    at: dict[int, cst.CSTNode] = {}  # where a record's line is, when not at its name
     exports = model.exports()
     scan = model.scan
     if model.may_have_graph_code:
@@ -58,21 +59,34 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
             for call, path, status in model.keras_uses[1]:
                 found.append((call.func, path, "use", status, None))
     if scan.loop_calls:
-        for _call, path, expr, method in model.repeats.foreign:
+        for call, path, expr, method in model.repeats.foreign:
             found.append((expr, path, "repeat", method, None))
+            at[id(expr)] = call  # the loop's call, not the creation of the instance
     imports = model.project_imports()
     records: set[TfRecord] = set()
     if found or imports:
         named = []
+        seen: set[tuple[object, ...]] = set()
         for expr, path, kind, status, context in found:
             target = foreign_name(model, expr, path)
-            if target is not None:
-                named.append((expr, path, kind, status, context, target))
-        sites = [(expr, path[1] if len(path) > 1 else None) for expr, path, *_ in named]
+            if target is None:
+                continue
+            # One record per target and context: the first place names the site.
+            key = (target, kind, status, context)
+            if key in seen:
+                continue
+            seen.add(key)
+            named.append((expr, path, kind, status, context, target))
+        sites = [
+            (at.get(id(expr), expr), path[1] if len(path) > 1 else None) for expr, path, *_ in named
+        ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
-        lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
+        if len(sites) > 16:  # one counting codegen of the module beats many searches
+            lines = _counted_lines(model.module, model.module, 1, [n for n, _ in sites])
+        else:
+            lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
         for expr, _path, kind, status, context, target in named:
-            line = lines[id(expr)]
+            line = 0 if kind == "graph" else lines[id(at.get(id(expr), expr))]
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)
                 records.add(TfRecord(target, line, kind, status, *flags, context.origin))

@@ -56,6 +56,9 @@ class TfRecord:
 
     @property
     def place(self) -> str:
+        """`12`, `cell 3:12`; "" when the line is not recorded (graph calls)."""
+        if not self.line:
+            return ""
         return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
 
 

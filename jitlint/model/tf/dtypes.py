@@ -50,6 +50,9 @@ _NUMPY_FLOAT_MAKERS = {
 } | {f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform", "random")}
 _NUMPY_KEEPS_DTYPE = {"reshape", "transpose", "copy", "ravel", "flatten", "squeeze", "T"}
 _CONSTANTS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
+# TensorArray methods whose result has the array's dtype (`write` returns the array).
+_TENSOR_ARRAY_READS = {"stack", "read", "gather", "concat", "write", "scatter", "unstack"}
+_ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
 _CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
 _FLOATX_SETTERS = {
     "tensorflow.keras.backend.set_floatx",
@@ -320,6 +323,9 @@ class TfDtypes:
         if name in _CASTS:
             target = dtype_arg or _positional(call, 1)
             return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
+        if name == "tensorflow.TensorArray":
+            target = dtype_arg or _positional(call, 0)
+            return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
         if name in _NUMPY_FLOAT_MAKERS:
             if dtype_arg is not None:
                 return DType(self.dtype_name(dtype_arg.value, path, depth + 1), numpy=True)
@@ -382,6 +388,9 @@ class TfDtypes:
         if method in _NUMPY_KEEPS_DTYPE:
             receiver = self.info(func.value, path, depth + 1)
             return receiver if receiver.numpy else UNKNOWN
+        if method in _TENSOR_ARRAY_READS:
+            receiver = self.info(func.value, path, depth + 1)
+            return DType(receiver.name) if not receiver.numpy else UNKNOWN
         return UNKNOWN
 
     # ----- parameters and attributes ------------------------------------------------------
@@ -520,6 +529,17 @@ class TfDtypes:
                         where="an operator",
                         exprs=(node.left, node.right),  # type: ignore[attr-defined]
                     )
+                elif (
+                    kind is cst.Comparison
+                    and len(node.comparisons) == 1  # type: ignore[attr-defined]
+                    and type(node.comparisons[0].operator) in _ORDERING  # type: ignore[attr-defined]
+                ):
+                    right = node.comparisons[0].comparator  # type: ignore[attr-defined]
+                    operands = (self.info(node.left, here), self.info(right, here))  # type: ignore[attr-defined]
+                    yield Event(
+                        "meet", node, here, operands, where="a comparison",
+                        exprs=(node.left, right),  # type: ignore[attr-defined]
+                    )  # fmt: skip
                 elif kind is cst.Call:
                     yield from self._call_events(node, here)  # type: ignore[arg-type]
                 stack.extend((child, here) for child in reversed(iter_children(node)))
@@ -530,6 +550,15 @@ class TfDtypes:
             return
         names = canonical(self.names.qualified_names(func, path))
         if not names:
+            return
+        if type(func) is cst.Attribute and func.attr.value == "write" and len(call.args) == 2:
+            # `ta.write(i, value)`: the value must have the TensorArray's dtype.
+            array = self.info(func.value, path)
+            if array.name is not None and not array.numpy:
+                value = call.args[1].value
+                operands = (DType(array.name), self.info(value, path))
+                where = "`TensorArray.write`"
+                yield Event("meet", call, path, operands, where=where, exprs=(func.value, value))
             return
         if names <= _CASTS:
             target = _keyword(call, "dtype") or _positional(call, 1)
@@ -626,18 +655,35 @@ class TfDtypes:
 
     def _function_summary(self, func: cst.FunctionDef) -> str | None:
         params = {p.name.value: i for i, p in enumerate(func.params.params)}
-        returns = self.returned_dtype_name(func)
+        widens = id(func) in self.model.scan.widening
+        # `default_float()`: a function returning a dtype is a line or two.
+        short = type(func.body) is cst.IndentedBlock and len(func.body.body) <= 3
+        returns = self.returned_dtype_name(func) if short else None
         sinks: set[str] = set()
-        if params:
-            for event in self.events([func]):
-                for param, dtype, how in _param_sinks(event):
-                    if param in params:
-                        sinks.add(f"{param}@{params[param]}={how} {dtype}")
+        if params and widens:
+            # Casts only: where a parameter is cast to a wide dtype (the cheap, common sink).
+            path = self.model.scope_path(func)
+            for call, call_path in _calls_in(func, path):
+                if leaf_of(call.func) != "cast":
+                    continue
+                for event in self._call_events(call, call_path):
+                    for param, dtype, how in _param_sinks(event):
+                        if param in params:
+                            sinks.add(f"{param}@{params[param]}={how} {dtype}")
         items = []
         if returns is not None:
             items.append(f"ret={returns}")
         items.extend(f"sink={s}" for s in sorted(sinks))
         return "fn:" + ";".join(items) if items else None
+
+
+def leaf_of(expr: cst.CSTNode) -> str:
+    kind = type(expr)
+    if kind is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    if kind is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    return ""
 
 
 def _param_sinks(event: Event) -> Iterator[tuple[str, str, str]]:

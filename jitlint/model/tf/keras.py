@@ -46,7 +46,6 @@ Path = list[cst.CSTNode]
 GRAPH_METHODS: dict[str, dict[str, int]] = {
     "layer": {
         "call": 1,
-        "build": 0,
         "train_step": 1,
         "test_step": 1,
         "predict_step": 1,
@@ -55,8 +54,9 @@ GRAPH_METHODS: dict[str, dict[str, int]] = {
     "loss": {"call": 2},
     "metric": {"update_state": 2, "result": 0},
 }
-# Methods that Keras runs while building a model, not in the compiled step.
-NOT_COMPILED = {"build"}
+# `build` is not here: Keras 3 builds a model before it traces the train step (`fit` calls
+# `_symbolic_build` first), so weights and NumPy there are fine.
+NOT_COMPILED: set[str] = set()
 KERAS_GRAPH_METHODS = {name for methods in GRAPH_METHODS.values() for name in methods}
 MODEL_BUILDERS = frozenset(
     f"{prefix}.{leaf}"

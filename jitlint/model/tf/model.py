@@ -41,7 +41,7 @@ from jitlint.model.tf.function import (
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
-from jitlint.model.tf.repeats import Repeats, callee, find_repeats, in_loop
+from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
 
@@ -60,6 +60,7 @@ _GRAPH_MARKERS = re.compile(
 # cheap filter for `c.f(...)` calls that may reach a function of another module.
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+\(?([^\n#]*)", re.M)
 DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
@@ -72,6 +73,26 @@ _NOT_PROJECT = frozenset(
      "math", "collections", "itertools", "logging", "re", "abc", "dataclasses", "__future__",
      "scipy", "tensorflow_probability", "absl", "six", "time", "json", "pathlib", "warnings"}
 )  # fmt: skip
+
+
+_WIDE_SPELLINGS = frozenset({"float64", "double", "complex128", "FLOAT", "DOUBLE"})
+
+
+def _may_widen(leaf: str, call: cst.Call) -> bool:
+    """A cast, a `dtype=`, or a wide dtype's name as an argument: where a parameter may be
+    cast to, or meet, float64 (the top-level functions worth a dtype summary)."""
+    if leaf == "cast":
+        return True
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return True
+        value = arg.value
+        kind = type(value)
+        if (kind is cst.Attribute and value.attr.value in _WIDE_SPELLINGS) or (  # type: ignore[attr-defined]
+            kind is cst.Name and value.value in _WIDE_SPELLINGS  # type: ignore[attr-defined]
+        ):
+            return True
+    return False
 
 
 def _func_name(func: Func) -> str:
@@ -207,6 +228,17 @@ class TfModel(KerasLinks):
             ):
                 return None
         return None
+
+    def in_eager_branch(self, path: Sequence[cst.CSTNode]) -> bool:
+        """The end of `path` is in a branch that runs only eagerly, in its own function."""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                return False
+            if kind is cst.If and self._eager_branch(node, path[index + 1], path[:index]):  # type: ignore[arg-type]
+                return True
+        return False
 
     def _eager_branch(self, node: cst.If, branch: cst.CSTNode, path: Path) -> bool:
         """The branch of `if tf.executing_eagerly():` (or the `else` of `if
@@ -356,6 +388,9 @@ class TfModel(KerasLinks):
         scan = GraphScan()
         parents: list[cst.CSTNode] = []
         funcs: list[cst.CSTNode] = [self.module]  # enclosing functions (module at the bottom)
+        # Per enclosing function: how many loop bodies / comprehensions hold the node.
+        self._loops = loops = [0]
+        loop_parts: set[int] = set()
         scan.scopes[id(self.module)] = self.module
         stack: list[tuple[cst.CSTNode, bool]] = [(self.module, True)]
         while stack:
@@ -365,6 +400,9 @@ class TfModel(KerasLinks):
                 parents.pop()
                 if kind is cst.FunctionDef or kind is cst.Lambda:
                     funcs.pop()
+                    loops.pop()
+                elif id(node) in loop_parts:
+                    loops[-1] -= 1
                 continue
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 scan.owner[id(node)] = funcs[-1]
@@ -380,10 +418,16 @@ class TfModel(KerasLinks):
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
+            elif kind is cst.For or kind is cst.While:
+                loop_parts.add(id(node.body))  # type: ignore[attr-defined]
+            if id(node) in loop_parts or kind in _COMPREHENSIONS:
+                loop_parts.add(id(node))
+                loops[-1] += 1
             parents.append(node)
             stack.append((node, False))
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
+                loops.append(0)
             stack.extend((child, True) for child in reversed(iter_children(node)))
         return scan
 
@@ -430,9 +474,13 @@ class TfModel(KerasLinks):
             scan.attribute_calls.setdefault(id(owner), []).append((node, [*parents, node]))
         if kind is not cst.Name and kind is not cst.Attribute:
             return
-        if (kind is cst.Name or type(func.value) is cst.Name) and in_loop([*parents, node]):  # type: ignore[attr-defined]
+        if self._loops[-1] and (kind is cst.Name or type(func.value) is cst.Name):  # type: ignore[attr-defined]
             scan.loop_calls.append((node, [*parents, node]))
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
+        if leaf in ("constant", "convert_to_tensor") and len(node.args) == 1:
+            scan.constants.append((node, [*parents, node]))  # maybe an untyped float constant
+        if len(parents) >= 2 and type(parents[1]) is cst.FunctionDef and _may_widen(leaf, node):
+            scan.widening.add(id(parents[1]))  # a top-level function that may cast/widen
         if kind is cst.Name and leaf in self._aliases["function"]:
             leaf = "function"
         positional = [a for a in node.args if a.keyword is None and not a.star]
@@ -672,7 +720,7 @@ class TfModel(KerasLinks):
             targets.extend(scan.callbacks.get(key, ()))
             for call, path in scan.calls.get(key, ()):
                 target = self.resolve_function(call.func, path)
-                if target is not None:
+                if target is not None and not self.in_eager_branch(path):
                     targets.append(target)
             # A Keras layer created in graph code (`Upsample()(x)`) runs its methods there.
             if keras_methods:

@@ -108,17 +108,27 @@ def find_repeats(model: TfModel) -> Repeats:
                 for item in stmt.body.body:  # type: ignore[attr-defined]
                     if type(item) is cst.FunctionDef and item.name.value == record.status:
                         out.repeated.setdefault(id(item), f"called in a loop at {record.site}")
-    # What a repeated function calls runs repeatedly too.
-    pending = list(out.repeated)
-    while pending:
-        key = pending.pop()
-        why = out.repeated[key]
+    # What a repeated function calls unconditionally runs repeatedly too; one level only:
+    # further down, callees tend to cache what they build (`if self.fn is None: ...`).
+    for key, why in list(out.repeated.items()):
         for call, path in scan.calls.get(key, ()):
+            if _conditional(path):
+                continue
             target = callee(model, call, path)
             if target is not None and id(target[0]) not in out.repeated:
-                out.repeated[id(target[0])] = why
-                pending.append(id(target[0]))
+                out.repeated[id(target[0])] = f"called from a function {why}"
     return out
+
+
+def _conditional(path: Sequence[cst.CSTNode]) -> bool:
+    """Under an `if` or `try` of its own function: may not run on every call."""
+    for node in reversed(path[:-1]):
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            return False
+        if kind in (cst.If, cst.Try, cst.IfExp):
+            return True
+    return False
 
 
 def callee(model: TfModel, call: cst.Call, path: Path) -> tuple[Func, int] | None:

@@ -40,6 +40,9 @@ class GraphScan:
     # Calls of `name.attr(...)` whose receiver is not `self`/`cls` (maybe a module of the
     # project: `helpers.f(x)`), per scope, with their paths.
     attribute_calls: dict[int, list[tuple[cst.Call, Path]]] = field(default_factory=dict)
+    widening: set[int] = field(default_factory=set)  # top-level defs that may cast/widen
+    # `tf.constant(x)` / `convert_to_tensor(x)` calls with one argument (no dtype).
+    constants: list[tuple[cst.Call, Path]] = field(default_factory=list)
     # Calls of `f(...)` and `name.f(...)` in loop bodies and comprehensions.
     loop_calls: list[tuple[cst.Call, Path]] = field(default_factory=list)
     # Graph callbacks (`tf.map_fn(f, x)`) and `compile(loss=f)` values that name no local

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
@@ -27,7 +28,9 @@ from jitlint.model.tf.api import (
     SHAPE_QUERIES,
     STATEFUL_RNG,
     canonical,
+    op_table,
 )
+from jitlint.model.tf.repeats import bind
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
@@ -70,6 +73,34 @@ EAGER_SCOPES = frozenset(
 _INTERNAL_OPS = ("tensorflow.python.ops.", "tensorflow.python.framework.constant_op.")
 
 
+def fixed_width(piece: cst.Slice) -> bool:
+    """`x[i : i + k]` (and `x[i + a : i + b]`) with a constant offset between the bounds."""
+    lower, upper = piece.lower, piece.upper
+    if lower is None or upper is None or type(upper) is not cst.BinaryOperation:
+        return False
+    if type(upper.operator) not in (cst.Add, cst.Subtract):
+        return False
+    if upper.left.deep_equals(lower):
+        return type(upper.right) in (cst.Integer, cst.Name, cst.Attribute)
+    if type(lower) is cst.BinaryOperation and type(lower.operator) is cst.Add:
+        return upper.left.deep_equals(lower.left)
+    return False
+
+
+# A tensor whose shape depends on the data ("dynamic-shape:<dim>", "*" for any dim): a
+# slice with loop-carried bounds, the result of an op with a data-dependent output shape, a
+# RaggedTensor ("ragged@<id>" names the op that made it). The size of such a dimension
+# (`tf.shape(x)[dim]`, `tf.size(x)`) is "dynamic-size" ("dynamic-size:<dim>" for the whole
+# shape vector): never a compile-time constant under XLA.
+DYNAMIC_SHAPE, DYNAMIC_SIZE = "dynamic-shape", "dynamic-size"
+_VALUE_LOOP_ORIGINS = {"loop", "rng"}
+_REDUCTIONS = {
+    f"tensorflow.{p}reduce_{op}"
+    for p in ("", "math.")
+    for op in ("sum", "mean", "max", "min", "prod", "any", "all", "logsumexp", "std", "variance")
+}
+
+
 def join(values: Iterable[Value]) -> Value:
     """One of several possible values (a name assigned twice)."""
     values = list(values)
@@ -96,6 +127,40 @@ class Def:
     kind: str  # "param", "assign", "for", "aug", "python", "other"
     node: cst.CSTNode | None
     path: tuple[cst.CSTNode, ...]
+
+
+def _index_shape_vector(origins: frozenset[str], expr: cst.Subscript) -> set[str]:
+    """Origins of `shape[k]` for a shape vector whose "dynamic-size:<dim>" origins say which
+    entries depend on the data: entry `k` is a dynamic size only if `k` is such a dim (or
+    not known)."""
+    out = set()
+    literal = None
+    if len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+        index = expr.slice[0].slice.value  # type: ignore[attr-defined]
+        if type(index) is cst.Integer:
+            literal = index.value
+    for origin in origins:
+        if not origin.startswith(DYNAMIC_SIZE + ":"):
+            out.add(origin)
+            continue
+        dim = origin.split(":", 1)[1]
+        if literal is None or dim in ("*", literal):
+            out.add(DYNAMIC_SIZE)
+    return out
+
+
+def _dynamic_output(names: frozenset[str], call: cst.Call) -> bool:
+    """An op whose output shape depends on the data (the op table's `dynamic_shape`; a
+    one-argument `tf.where`), or a RaggedTensor made from data."""
+    if any(n.startswith("tensorflow.ragged.") for n in names):
+        return True
+    _, table = op_table()
+    entries = [table.get(n) for n in names]
+    if not entries or any(e is None or not e.dynamic_shape for e in entries):
+        return False
+    if any(n.endswith(".where") for n in names):
+        return len(call.args) == 1 and call.args[0].keyword is None
+    return True
 
 
 def _function_defs(
@@ -190,6 +255,7 @@ class TfValues:
         self._defs: dict[int, dict[str, list[Def]]] = {}
         self._memo: dict[int, Value] = {}
         self._dtype_memo: dict[int, str | None] = {}
+        self.sources: dict[int, cst.CSTNode] = {}  # the ops named by "ragged@<id>" origins
 
     # ----- names ----------------------------------------------------------------------------
 
@@ -253,7 +319,16 @@ class TfValues:
                     )
             if parts[0].kind == PYTHON and any(p.kind != PYTHON for p in parts[1:]):
                 return Value(UNKNOWN, combine(parts).origins)
-            return combine(parts)
+            found = combine(parts)
+            if found.kind != TENSOR:
+                return found
+            origins = _index_shape_vector(parts[0].origins, expr) | (
+                found.origins - parts[0].origins
+            )
+            grown = self._growing_slice(expr, path)  # type: ignore[arg-type]
+            if grown is not None:
+                origins |= {f"{DYNAMIC_SHAPE}:{grown}"}
+            return Value(TENSOR, frozenset(origins))
         if kind is cst.BinaryOperation:
             return combine([self.value(expr.left, path), self.value(expr.right, path)])  # type: ignore[attr-defined]
         if kind is cst.UnaryOperation:
@@ -338,11 +413,39 @@ class TfValues:
             and name in ("self", "cls")
         ):
             return PY
-        if context is None or not context.root:
+        if context is None:
             return UNK
+        if not context.root:
+            return self._helper_param(func, name)
         if name in context.tensor_params:
             return Value(TENSOR, frozenset({"param"}))
         return Value(UNKNOWN, frozenset({"param"}))
+
+    def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
+        """A helper's parameter: what the module's graph code passes to it (unknown where
+        no call is seen; a call from another module is not seen)."""
+        sites = self._helper_sites.get(id(func))
+        if not sites or type(func) is not cst.FunctionDef:
+            return UNK
+        found = []
+        for call, path, bound in sites:
+            for param, arg in bind(func, call, bound):  # type: ignore[arg-type]
+                if param == name:
+                    found.append(self.value(arg, path))
+        return join(found) if found else UNK
+
+    @cached_property
+    def _helper_sites(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]]:
+        model = self.model
+        scan = model.scan  # type: ignore[attr-defined]
+        sites: dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]] = {}
+        for key in model.contexts:  # type: ignore[attr-defined]
+            for call, path in scan.calls.get(key, ()):
+                target = model.resolve_function(call.func, path)  # type: ignore[attr-defined]
+                if target is not None:
+                    bound = 1 if type(call.func) is cst.Attribute else 0
+                    sites.setdefault(id(target[0]), []).append((call, path, bound))
+        return sites
 
     def _loop_target(
         self, iterable: cst.CSTNode, path: Sequence[cst.CSTNode], whole: bool
@@ -406,11 +509,43 @@ class TfValues:
                         return True
         return False
 
+    def _growing_slice(self, expr: cst.Subscript, path: Sequence[cst.CSTNode]) -> str | None:
+        """The dimension ("*" when not known) a slice whose size changes with a loop
+        variable makes dynamic (bounded)."""
+        for dim, element in enumerate(expr.slice):
+            piece = element.slice
+            if type(piece) is not cst.Slice or fixed_width(piece):
+                continue
+            for bound in (piece.lower, piece.upper):
+                if bound is not None:
+                    value = self.value(bound, path)
+                    if value.kind == TENSOR and value.origins & _VALUE_LOOP_ORIGINS:
+                        before = expr.slice[:dim]
+                        known = all(
+                            type(e.slice) is cst.Slice
+                            or (type(e.slice) is cst.Index and type(e.slice.value) is cst.Integer)
+                            for e in before
+                        )
+                        return str(dim) if known else "*"
+        return None
+
     def _tf_call(self, call: cst.Call, names: frozenset[str], path: Sequence[cst.CSTNode]) -> Value:
         if names <= {"tensorflow.Variable"}:
             return Value(TENSOR, frozenset({"variable"}))
         if names <= SHAPE_QUERIES:
-            return Value(TENSOR)
+            # XLA compiles per static shape: sizes are constants, unless the shape itself
+            # depends on the data.
+            shaped = [self.value(a.value, path) for a in call.args[:1]]
+            dims = [
+                o.split(":", 1)[1]
+                for o in (shaped[0].origins if shaped else ())
+                if o.startswith(DYNAMIC_SHAPE)
+            ]
+            if not dims or names <= {"tensorflow.rank"}:
+                return Value(TENSOR)
+            if names <= {"tensorflow.shape"}:
+                return Value(TENSOR, frozenset(f"{DYNAMIC_SIZE}:{d}" for d in dims))
+            return Value(TENSOR, frozenset({DYNAMIC_SIZE}))
         if names <= STATEFUL_RNG:
             return Value(TENSOR, frozenset({"rng"}))
         for name in names:
@@ -425,7 +560,19 @@ class TfValues:
             if any(rest == ns or rest.startswith(ns + ".") for ns in NON_TENSOR_NAMESPACES):
                 return PY
         args = [self.value(a.value, path) for a in call.args if type(a.value) is not cst.Lambda]
-        return Value(TENSOR, combine(args).origins if args else frozenset())
+        origins = combine(args).origins if args else frozenset()
+        if names <= _REDUCTIONS and len(call.args) == 1:
+            # A reduction over every axis is a scalar: its shape is static again.
+            origins = frozenset(
+                o for o in origins if not o.startswith(DYNAMIC_SHAPE) and "@" not in o
+            )
+        elif _dynamic_output(names, call):
+            if any(n.startswith("tensorflow.ragged.") for n in names):
+                self.sources[id(call)] = call
+                origins = origins | {f"ragged@{id(call)}", f"{DYNAMIC_SHAPE}:*"}
+            else:
+                origins = origins | {f"{DYNAMIC_SHAPE}:0"}  # the data-dependent count
+        return Value(TENSOR, origins)
 
     def assigned_values(
         self, name: cst.Name, path: Sequence[cst.CSTNode]

@@ -13,11 +13,16 @@ import libcst as cst
 
 from jitlint.model.tf.api import SHAPE_ARG_APIS, XlaSupport, canonical, op_table
 from jitlint.model.tf.dtypes import literal_kind
-from jitlint.model.tf.values import TENSOR, Value
+from jitlint.model.tf.values import DYNAMIC_SIZE, TENSOR, Value, fixed_width
 
 _STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
 SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
-NEVER_CONSTANT = {"loop": "a loop variable", "rng": "a stateful random op"}
+NEVER_CONSTANT = {
+    "loop": "a loop variable",
+    "rng": "a stateful random op",
+    DYNAMIC_SIZE: "the size of a tensor whose shape depends on the data (a slice with "
+    "loop-carried bounds, tf.unique, tf.boolean_mask, ...)",
+}
 PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.Variable"}
 
 
@@ -146,7 +151,11 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
 
 
 def value_problem(node: cst.CSTNode, value: Value, what: str) -> Problem | None:
-    never = sorted(o for o in value.origins if o in NEVER_CONSTANT)
+    never = sorted(
+        o.split(":", 1)[0]
+        for o in value.origins
+        if o in NEVER_CONSTANT or o.startswith(DYNAMIC_SIZE)
+    )
     if never and value.kind == TENSOR:  # UNKNOWN (e.g. `i if flag else 2`) never errs
         return Problem(node, "never-constant", what, NEVER_CONSTANT[never[0]])
     if value.kind == TENSOR and value.origins & PER_VALUE.keys():
@@ -162,7 +171,7 @@ def slice_problems(ctx, node: cst.Subscript, path: Sequence[cst.CSTNode]) -> lis
         return []
     for element in node.slice:
         piece = element.slice
-        if type(piece) is not cst.Slice or _fixed_width(piece):
+        if type(piece) is not cst.Slice or fixed_width(piece):
             continue
         for bound in (piece.lower, piece.upper):
             if bound is None:
@@ -205,15 +214,22 @@ def _reduced_at_once(path: Sequence[cst.CSTNode]) -> bool:
     return False
 
 
-def _fixed_width(piece: cst.Slice) -> bool:
-    """`x[i : i + k]` (and `x[i + a : i + b]`) with a constant offset between the bounds."""
-    lower, upper = piece.lower, piece.upper
-    if lower is None or upper is None or type(upper) is not cst.BinaryOperation:
-        return False
-    if type(upper.operator) not in (cst.Add, cst.Subtract):
-        return False
-    if upper.left.deep_equals(lower):
-        return type(upper.right) in (cst.Integer, cst.Name, cst.Attribute)
-    if type(lower) is cst.BinaryOperation and type(lower.operator) is cst.Add:
-        return upper.left.deep_equals(lower.left)
-    return False
+def ragged_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Problem]:  # type: ignore[no-untyped-def]
+    """A reduction of a RaggedTensor made from data: under XLA its row ranges need sizes
+    that are not compile-time constants (observed: `tf.reduce_mean` of
+    `tf.ragged.boolean_mask(x, m)` fails with "Range must be a compile-time constant")."""
+    if call_leaf(node) is None or not call_leaf(node).startswith("reduce_") or not node.args:  # type: ignore[union-attr]
+        return []
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    if not names or not all(n.startswith("tensorflow.") for n in names):
+        return []
+    values = ctx.tf.values
+    value = values.value(node.args[0].value, path)
+    out = []
+    for origin in sorted(value.origins):
+        if origin.startswith("ragged@"):
+            source = values.sources.get(int(origin[len("ragged@") :]))
+            if source is not None:
+                api = min(names).replace("tensorflow.", "tf.", 1)
+                out.append(Problem(source, "ragged", api, ""))
+    return out

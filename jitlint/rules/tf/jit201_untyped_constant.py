@@ -6,7 +6,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
-from jitlint.model.tf.dtypes import DType, Event, sink_description
+from jitlint.model.tf.dtypes import DType, Event, literal_kind, sink_description
 from jitlint.rules.base import Rule
 
 
@@ -56,10 +56,21 @@ class UntypedConstant(Rule):
     `tf.cast(tf.constant(v), D)` → `tf.constant(v, dtype=D)` is unsafe: the values change in
     their last bits (they are no longer rounded through float32).
 
+    It also follows the constant: through names, arithmetic with Python numbers and ops
+    that keep the dtype (a value *made from* it meets the float64 tensor), into the
+    parameters of the module's functions (calls, `functools.partial` keywords, methods
+    through `self` or an instance), and into functions of other modules of the run that
+    cast the parameter to float64 or make it meet one (their summary, through the project
+    pass).
+
     ## Known problems
-    Only dtypes the file states are known: `dtype=` arguments, `tf.cast` targets, dtype
-    constants, float64 NumPy data converted with `tf.constant`, and ops that keep their
-    input's dtype. Function arguments have unknown dtypes.
+    Only dtypes the code states are known: `dtype=` arguments and `tf.cast` targets (also
+    spelled through dtype constants, class attributes such as `Const.FLOAT` and functions
+    returning a dtype, in this or an imported module), NumPy data (float64), Keras inputs
+    (a layer's `dtype=`, `set_floatx`), arguments at the module's call sites (NumPy arrays
+    become tensors when the callee is a `tf.function`), `self` attributes, and ops that
+    keep their input's dtype. Everything else is unknown and never reported. `floatx` set
+    in a module that is not imported by the layer's module is not seen.
     """
 
     code = "JIT201"
@@ -89,6 +100,15 @@ steps = tf.cast(tf.constant([1, 2, 3]), tf.float64)
 import tensorflow as tf
 def f(x):
     return x * tf.constant(2.0)
+""",
+        # A parameter bound to float32 only; a NumPy array given to a plain function.
+        """
+import numpy as np
+import tensorflow as tf
+def scale(x):
+    return x * tf.constant([0.5, 2.0])
+scale(tf.ones([2]))
+scale(np.ones(2))
 """,
         # NumPy arrays adapt to the tensor's dtype in an operator.
         """
@@ -129,11 +149,47 @@ import tensorflow as tf
 data = tf.constant(np.linspace(0.0, 1.0, 5))
 shifted = data - tf.constant(0.5)  # error: JIT201
 """,
+        # set_floatx makes Keras layer inputs float64; a constant bound through partial
+        # reaches a loss whose inputs are float64; a NumPy float64 array reaches a
+        # tf.function; a float32 threshold meets a float64 sample; a TensorArray of float64.
+        """
+import functools
+import numpy as np
+import tensorflow as tf
+tf.keras.backend.set_floatx("float64")
+class Scaler(tf.keras.layers.Layer):
+    def call(self, inputs):
+        return inputs * tf.constant([0.5, 2.0])  # error: JIT201
+def weighted(y_true, y_pred, weights):
+    return tf.reduce_mean(weights * tf.square(y_true - y_pred))
+loss = functools.partial(weighted, weights=tf.constant([0.2, 0.8]))  # error: JIT201
+@tf.function
+def energy(signal):
+    window = tf.constant([0.25, 0.5])  # error: JIT201
+    return tf.reduce_sum(signal * window)
+@tf.function
+def accept(sample):
+    threshold = tf.constant(0.5)  # error: JIT201
+    ta = tf.TensorArray(tf.float64, size=2)
+    ta = ta.write(0, tf.constant(1.5))  # error: JIT201
+    return sample < threshold, ta.stack()
+model = tf.keras.Sequential([tf.keras.Input((2,)), Scaler()])
+model.compile(loss=loss)
+energy(np.linspace(0.0, 1.0, 2))
+accept(tf.constant(0.3, tf.float64))
+""",
     )
 
     def visit_Module(self, node: cst.Module) -> None:
         self._reported: set[int] = set()  # a constant may meet many wide values
-        dtypes = self.ctx.tf.dtypes
+        model = self.ctx.tf
+        values = model.values
+        if not any(
+            literal_kind(call.args[0].value, values, path) == "float"
+            for call, path in model.scan.constants
+        ):
+            return  # no untyped float constant: nothing to follow
+        dtypes = model.dtypes
         for event in dtypes.events():
             if event.kind == "meet":
                 self._meet(event)

@@ -6,6 +6,7 @@ from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
     call_leaf,
+    ragged_problems,
     shape_problems,
     slice_problems,
 )
@@ -30,7 +31,11 @@ class XlaDynamicShape(Rule):
       `tf.reduce_sum(w * x[: i + 1])`, which compiles).
 
     Values derived from `tf.shape(x)`, `x.shape` and Python ints are constants per
-    compilation and are fine.
+    compilation and are fine, unless `x`'s own shape depends on the data: the size of a
+    slice with loop-carried bounds, of `tf.unique`'s or `tf.boolean_mask`'s result (also
+    when it reaches a helper as an argument) is never a constant. A reduction of a
+    RaggedTensor made from data (`tf.ragged.boolean_mask`) needs its row lengths as
+    constants and fails too (reported where the RaggedTensor is made).
 
     ## Why is this bad
     XLA compiles for fixed shapes. A shape computed inside the compiled program from
@@ -153,6 +158,29 @@ def f(a):
     n = tf.random.uniform([], 1, 3, dtype=tf.int32)
     return tf.zeros([n])  # error: JIT202
 """,
+        # The size of a data-dependent shape; a ragged reduction.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def prototypes(z, labels):
+    classes, idx = tf.unique(labels)
+    onehot = tf.one_hot(idx, tf.size(classes))  # error: JIT202
+    kept = tf.ragged.boolean_mask(z, z > 0)  # error: JIT202
+    return onehot, tf.reduce_mean(kept, axis=-1)
+""",
+        # A helper receives a slice whose size grows with the loop variable.
+        """
+import tensorflow as tf
+def repeat_rows(images, rows):
+    return tf.repeat(rows, tf.shape(images)[0] // tf.shape(rows)[0], axis=0)  # error: JIT202
+@tf.function(jit_compile=True)
+def chunks(images, rows):
+    def body(i, acc):
+        end = tf.minimum(i + 3, tf.shape(images)[0])
+        chunk = images[i:end]  # error: JIT202
+        return end, acc + tf.reduce_sum(repeat_rows(chunk, rows))
+    return tf.while_loop(lambda i, acc: i < 9, body, [0, 0.0])
+""",
         # Data-dependent counts: recompiles per value (warning).
         """
 import tensorflow as tf
@@ -175,7 +203,8 @@ f = tf.function(step, jit_compile=True)
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if call_leaf(node) not in SHAPE_LEAVES:
+        leaf = call_leaf(node)
+        if leaf not in SHAPE_LEAVES and not (leaf or "").startswith("reduce_"):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -183,6 +212,14 @@ f = tf.function(step, jit_compile=True)
             return
         for problem in shape_problems(self.ctx, node, path):
             self._report(problem, context.origin)
+        for problem in ragged_problems(self.ctx, node, path):
+            self.report(
+                problem.node,
+                f"this RaggedTensor is reduced by `{problem.what}` in {context.origin}: a "
+                "ragged reduction builds ranges whose sizes are the row lengths, which XLA "
+                "needs as compile-time constants ('Range must be a compile-time constant')",
+                help="keep a dense tensor and a mask: tf.where(mask, x, 0) and sums of the mask",
+            )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if not any(type(e.slice) is cst.Slice for e in node.slice):

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from jitlint.engine.walker import iter_children
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
@@ -127,6 +128,24 @@ import tensorflow as tf
 def make(f):
     return tf.function(f, jit_compile=True)
 """,
+        # Made and called once per call of a function that runs repeatedly: one trace per
+        # run by design (a closure over per-call state); made behind a cache check.
+        """
+import tensorflow as tf
+def jacobian(f, x):
+    @tf.function
+    def numerical():
+        return f(x + 1e-3) - f(x - 1e-3)
+    return numerical()
+class Runner:
+    def step_fn(self):
+        if self._fn is None:
+            self._fn = tf.function(lambda v: v * 2)
+        return self._fn
+for i in range(3):
+    jacobian(tf.exp, tf.constant(float(i)))
+    Runner().step_fn()
+""",
         # Built and called once: in main(), in a test.
         """
 import tensorflow as tf
@@ -153,10 +172,11 @@ for i in range(3):
 """,
         """
 import tensorflow as tf
-def run(x):
-    return tf.function(lambda v: v + 1)(x)  # error: JIT207
+def run(xs):
+    step = tf.function(lambda v: v + 1)  # error: JIT207
+    return [step(x) for x in xs]
 for _ in range(3):
-    run(tf.constant(1.0))
+    run([tf.constant(1.0)])
 """,
         # A method that runs once per epoch defines the step; a decaying Python float.
         """
@@ -231,6 +251,8 @@ for layer in range(4):
         path = self.ctx.path_to(node)
         loop = enclosing_loop(path)
         repeated = None if loop is not None else self._repeated_owner(path)
+        if repeated is not None and not self._used_repeatedly(node, path):
+            repeated = None
         if loop is None and repeated is None:
             return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
@@ -250,6 +272,8 @@ for layer in range(4):
         path = self.ctx.path_to(node)
         in_loop = enclosing_loop(path) is not None
         repeated = None if in_loop else self._repeated_owner(path)
+        if repeated is not None and not self._used_repeatedly(node, path):
+            repeated = None
         if not in_loop and repeated is None:
             return
         for decorator in node.decorators:
@@ -277,15 +301,55 @@ for layer in range(4):
             )
             return
 
+    def _used_repeatedly(self, made: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """A tf.function made in a function that runs repeatedly retraces on each run; it
+        matters when each one is then used more than once: called in a loop or twice,
+        passed on (`tf.while_loop(cond, body, ...)`), or returned. Made under an `if` (a
+        cache), or made and called once (`f = tf.function(g); return f(x)`), it is not
+        reported: that is one trace per run by design."""
+        owner_index = max(i for i, n in enumerate(path[:-1]) if type(n) in _FUNCTIONS)
+        owner = path[owner_index]
+        if any(type(n) in (cst.If, cst.IfExp, cst.Try) for n in path[owner_index + 1 : -1]):
+            return False
+        parent = path[-2]
+        if type(made) is cst.Call:
+            if type(parent) is cst.Call and parent.func is made:  # type: ignore[attr-defined]
+                return False  # tf.function(f)(x): made and called once
+            if type(parent) in (cst.Return, cst.Arg):
+                return True
+            statement = next(
+                (n for n in reversed(path) if type(n) in (cst.Assign, cst.AnnAssign)), None
+            )
+            targets = (
+                [t.target for t in statement.targets]  # type: ignore[attr-defined]
+                if type(statement) is cst.Assign
+                else [statement.target]  # type: ignore[attr-defined]
+                if statement is not None
+                else []
+            )
+            names = [t.value for t in targets if type(t) is cst.Name]
+            if not names:
+                return False  # stored on an object: a cache, used elsewhere
+            name = names[0]
+        else:
+            name = made.name.value  # type: ignore[attr-defined]
+        return _uses_repeatedly(owner, name)
+
     def _called(self, node: cst.Call) -> None:
         """A tf.function (without input_signature) called with a Python value that changes
         from call to call: the loop's variable, or a parameter that receives one."""
-        path = self.ctx.path_to(node)
-        varying = self._varying_arguments(node, path)
-        if not varying:
+        if not any(type(a.value) is cst.Name for a in node.args):
             return
+        path = self.ctx.path_to(node)
+        owner = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
+        passed = self.ctx.tf.repeats.varying.get(id(owner)) if owner is not None else None
+        if not passed and enclosing_loop(path) is None:
+            return  # neither a loop nor a parameter that receives changing values
         name = self._tf_function_name(node, path)
         if name is None or self.ctx.tf.context(path) is not None:
+            return
+        varying = self._varying_arguments(node, path)
+        if not varying:
             return
         arg, why = varying[0]
         self.report(
@@ -363,3 +427,29 @@ for layer in range(4):
         ):
             return tf_function_options(node.args)
         return None
+
+
+def _uses_repeatedly(owner: cst.CSTNode, name: str) -> bool:
+    """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
+    argument, or returned."""
+    calls = 0
+    stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
+    loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+    while stack:
+        node, looping = stack.pop()
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            continue
+        looping = looping or kind in loops
+        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
+            calls += 1
+            if looping or calls > 1:
+                return True
+        if (
+            kind in (cst.Arg, cst.Return)
+            and type(node.value) is cst.Name  # type: ignore[attr-defined]
+            and node.value.value == name  # type: ignore[attr-defined]
+        ):
+            return True
+        stack.extend((child, looping) for child in iter_children(node))
+    return False

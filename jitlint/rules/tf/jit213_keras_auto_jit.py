@@ -10,6 +10,7 @@ from jitlint.model.tf.xla_checks import (
     loop_problem,
     op_leaves,
     op_problem,
+    ragged_problems,
     shape_problems,
     slice_problems,
 )
@@ -235,7 +236,9 @@ class Staircase(keras.layers.Layer):
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
-        if leaf is None or (leaf not in op_leaves() and leaf not in SHAPE_LEAVES):
+        if leaf is None or (
+            leaf not in op_leaves() and leaf not in SHAPE_LEAVES and not leaf.startswith("reduce_")
+        ):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -253,6 +256,14 @@ class Staircase(keras.layers.Layer):
         for shape in shape_problems(self.ctx, node, path):
             if shape.kind == "never-constant":
                 self._never_constant(shape, context.origin)
+        for ragged in ragged_problems(self.ctx, node, path):
+            self.report(
+                ragged.node,
+                f"this RaggedTensor is reduced by `{ragged.what}` in {context.origin}: "
+                f"{_WHERE}, and there the ragged reduction fails ('Range must be a "
+                "compile-time constant')",
+                help=_HELP,
+            )
 
     def _never_constant(self, problem: Problem, origin: str) -> None:
         self.report(

@@ -1,0 +1,335 @@
+"""Keras on the TF model, and TensorFlow facts across the modules of a run (issue 16):
+jit_compile statuses of Keras classes, helpers in other modules inheriting graph and XLA
+contexts, functions that run more than once, dtypes from other modules, data-dependent
+shapes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from helpers import found
+from test_project import check, where, write
+
+from jitlint.engine.context import FileContext
+from jitlint.model.project.records import record_from_json
+from jitlint.model.project.tf_records import TfInbound, TfRecord
+
+TF_CODES = {f"JIT2{n:02d}" for n in range(1, 16)}
+
+
+def contexts(source: str) -> dict[str, object]:
+    """Per `Class.method` (or function name): its graph context, None outside graph code."""
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "m.py", source)
+    out: dict[str, object] = {}
+    for stmt in module.body:
+        if type(stmt) is cst.ClassDef:
+            for item in stmt.body.body:
+                if type(item) is cst.FunctionDef:
+                    out[f"{stmt.name.value}.{item.name.value}"] = ctx.tf.function_context(item)
+        elif type(stmt) is cst.FunctionDef:
+            out[stmt.name.value] = ctx.tf.function_context(stmt)
+    return out
+
+
+def test_jit_compile_statuses_of_keras_classes():
+    found_contexts = contexts(
+        """
+        import tensorflow as tf
+        import tf_keras
+        from tensorflow import keras
+        class Forced(keras.layers.Layer):
+            def call(self, x): return x
+        class Auto(keras.layers.Layer):
+            def call(self, x): return x
+        class Off(keras.layers.Layer):
+            def call(self, x): return x
+        class Library(keras.layers.Layer):
+            def call(self, x): return x
+        class LoopOnly(keras.layers.Layer):
+            def call(self, x): return x
+        class OptedOut(keras.layers.Layer):
+            supports_jit = False
+            def call(self, x): return x
+        class Legacy(tf_keras.layers.Layer):
+            def call(self, x): return x
+        class Built(keras.layers.Layer):
+            def build(self, shape): pass
+            def call(self, x): return x
+        class Focal(keras.losses.Loss):
+            def call(self, y_true, y_pred): return y_pred
+        def forced():
+            model = keras.Sequential([Forced()])
+            model.compile(loss=Focal(), jit_compile=True)
+        def auto():
+            model = keras.Sequential([Auto(), OptedOut(), Legacy()])
+            model.compile(loss="mse")
+        def off():
+            model = keras.Sequential([Off()])
+            model.compile(loss="mse", jit_compile=False)
+        def only_built():
+            return keras.Sequential([Built()])
+        layer = LoopOnly()
+        """
+    )
+    assert found_contexts["Forced.call"].xla
+    assert found_contexts["Focal.call"].xla  # a loss given to a model compiled with XLA
+    assert found_contexts["Focal.call"].tensor_params == {"y_true", "y_pred"}
+    auto = found_contexts["Auto.call"]
+    assert not auto.xla and auto.auto_xla and 'jit_compile="auto"' in auto.origin
+    assert not found_contexts["Off.call"].auto_xla and not found_contexts["Off.call"].xla
+    assert found_contexts["Library.call"].auto_xla  # used nowhere: Keras models run it at auto
+    assert not found_contexts["LoopOnly.call"].auto_xla  # created outside any Keras model
+    assert not found_contexts["OptedOut.call"].auto_xla
+    assert not found_contexts["Legacy.call"].auto_xla  # Keras 2 has no "auto"
+    assert found_contexts["Built.call"].auto_xla  # built into a model, no compile seen
+    assert found_contexts["Built.build"] is None  # Keras builds before it traces the step
+
+
+def test_losses_models_given_to_tf_function_and_eager_branches():
+    found_contexts = contexts(
+        """
+        import functools
+        import tensorflow as tf
+        class Net(tf.keras.Model):
+            def call(self, x):
+                if tf.executing_eagerly():
+                    eager_only(x)
+                return x
+        def eager_only(x): return x
+        def weighted(y_true, y_pred, w): return w * (y_true - y_pred)
+        def plain(y_true, y_pred): return y_true - y_pred
+        def main():
+            model = Net()
+            fast = tf.function(model, jit_compile=True)
+            loss = functools.partial(weighted, w=2.0)
+            model.compile(loss=loss)
+            other = tf.keras.Sequential([tf.keras.Input((2,))])
+            other.compile(loss=plain, jit_compile=True)
+        """
+    )
+    assert found_contexts["Net.call"].xla  # tf.function(model, jit_compile=True)
+    assert found_contexts["weighted"].tensor_params == {"y_true", "y_pred"}
+    assert found_contexts["weighted"].auto_xla and not found_contexts["weighted"].xla
+    assert found_contexts["plain"].xla
+    assert found_contexts["eager_only"] is None  # only under `if tf.executing_eagerly():`
+
+
+def test_tf_records_survive_the_json_cache():
+    record = TfRecord(".util.h", 12, "graph", "", True, False, False, "`call` of `L`")
+    assert record_from_json(record.to_json()) == record
+    assert TfInbound("h", "pkg/a.py:3", "use", "auto").to_json()["tf"][2] == "use"
+
+
+LAYER = """\
+import tensorflow as tf
+from pkg.helpers import log_stats
+
+
+class Probe(tf.keras.layers.Layer):
+    def call(self, x):
+        return log_stats(x)
+"""
+HELPERS = """\
+import tensorflow as tf
+
+
+def log_stats(x):
+    tf.print("mean", tf.reduce_mean(x))
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("jit", "expected"),
+    [
+        ("jit_compile=True", [("pkg/helpers.py", 5, "JIT203")]),
+        ("", [("pkg/helpers.py", 5, "JIT213")]),
+        ("jit_compile=False", []),
+    ],
+)
+def test_a_model_compiled_in_another_module_reaches_a_helper_in_a_third(tmp_path, jit, expected):
+    train = f"""\
+import tensorflow as tf
+from pkg.layers import Probe
+
+
+def main():
+    model = tf.keras.Sequential([tf.keras.Input((4,)), Probe()])
+    model.compile(loss="mse", {jit})
+"""
+    root = write(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/layers.py": LAYER, "pkg/helpers.py": HELPERS,
+         "pkg/train.py": train},
+    )  # fmt: skip
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == expected, err
+    if jit == "jit_compile=True":
+        message = str(diagnostics[0]["message"])
+        assert "`call` of `Probe`" in message and "reached from pkg/layers.py" in message
+
+
+def test_do_not_convert_and_numpy_in_helpers_of_other_modules(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/clip.py": """\
+import numpy as np
+import tensorflow as tf
+
+
+@tf.autograph.experimental.do_not_convert
+def clip(g):
+    if tf.reduce_max(g) > 1.0:
+        return g / 2
+    return g
+
+
+def spread(r):
+    return np.percentile(tf.abs(r), 90)
+""",
+            "pkg/train.py": """\
+import tensorflow as tf
+from pkg.clip import clip, spread
+
+
+class Model(tf.keras.Model):
+    def train_step(self, data):
+        x, y = data
+        return {"loss": spread(x - y)}
+
+
+@tf.function
+def step(g):
+    return clip(g)
+""",
+        },
+    )
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == [("pkg/clip.py", 7, "JIT205"), ("pkg/clip.py", 13, "JIT204")], err
+
+
+def test_a_loop_in_another_module_makes_a_method_run_repeatedly(tmp_path):
+    models = """\
+import tensorflow as tf
+
+
+class Predictor:
+    def run(self, batches):
+        @tf.function
+        def step(x):
+            return x * 2
+
+        return [step(b) for b in batches]
+
+
+def once(x):
+    return tf.function(lambda v: v + 1)(x)
+"""
+    main = """\
+import tensorflow as tf
+from pkg.models import Predictor, once
+
+
+def main(chunks):
+    model = Predictor()
+    for chunk in chunks:
+        model.run(chunk)
+    once(tf.constant(1.0))
+"""
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/models.py": models, "pkg/main.py": main})
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == [("pkg/models.py", 6, "JIT207")], err
+    assert "pkg/main.py:8" in str(diagnostics[0]["message"])
+
+
+def test_dtype_facts_of_imported_modules(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/consts.py": """\
+import tensorflow as tf
+
+
+class Const:
+    FLOAT = tf.float64
+    SIGMAS = [1e-6, 1e-3, 1, 10]
+
+
+_DEFAULT = tf.float64
+
+
+def default_float():
+    return _DEFAULT
+""",
+            "pkg/kernels.py": """\
+import tensorflow as tf
+from pkg.consts import Const, default_float
+
+
+def gaussian(x, sigmas):
+    beta = 1.0 / (2.0 * tf.expand_dims(tf.cast(sigmas, Const.FLOAT), 1))
+    return tf.exp(-beta * x)
+
+
+def scaled(x):
+    variance = tf.Variable(1.0, dtype=default_float())
+    return variance * (x - tf.constant(0.5))
+""",
+            "pkg/losses.py": """\
+import functools
+
+import tensorflow as tf
+from pkg.consts import Const
+from pkg.kernels import gaussian
+
+
+def loss(x):
+    kernel = functools.partial(gaussian, sigmas=tf.constant(Const.SIGMAS))
+    return kernel(x)
+""",
+        },
+    )
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == [
+        ("pkg/kernels.py", 12, "JIT201"),
+        ("pkg/losses.py", 9, "JIT201"),
+    ], err
+    assert "casts its parameter `sigmas` to float64" in str(diagnostics[1]["message"])
+
+
+def test_a_file_alone_knows_nothing_of_other_modules():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+        from pkg.consts import Const
+        def gaussian(x, sigmas):
+            return tf.cast(sigmas, Const.FLOAT) * x
+        gaussian(1.0, tf.constant([0.5]))
+        """
+    )
+    assert found(source, TF_CODES) == set()
+
+
+def test_data_dependent_shapes_per_dimension():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+        @tf.function(jit_compile=True)
+        def f(images):
+            def body(i, acc):
+                end = tf.minimum(i + 2, 8)
+                chunk = images[i:end]
+                rows = tf.zeros([tf.shape(chunk)[1], 2])
+                return end, acc + tf.reduce_sum(rows) + tf.reduce_sum(tf.ones([tf.shape(chunk)[0]]))
+            return tf.while_loop(lambda i, acc: i < 8, body, [0, 0.0])
+        """
+    )
+    # dim 1 of the chunk is static; dim 0 grows with the loop (and the slice is reported).
+    assert found(source, {"JIT202"}) == {(7, "JIT202"), (9, "JIT202")}
