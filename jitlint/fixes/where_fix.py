@@ -98,9 +98,7 @@ def value_problem(found: Branches) -> str | None:
 
 def needs_cond(found: Branches) -> bool:
     """A branch is a container (a tuple, dict or list of values): only `lax.cond` returns it."""
-    return any(
-        isinstance(v, (cst.Tuple, *CONTAINERS)) for v in (found.then, found.other)
-    )
+    return any(isinstance(v, (cst.Tuple, *CONTAINERS)) for v in (found.then, found.other))
 
 
 def where_of(ctx: FileContext, found: Branches) -> NodeFix | str:
