@@ -15,6 +15,7 @@ from typing import Any
 from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.rules import code_for_name, rule_class
 from jitlint.selection import UnknownSelector, check_selector
+from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS
 
 
 class ConfigError(Exception):
@@ -24,6 +25,7 @@ class ConfigError(Exception):
 _LISTS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "fixable", "unfixable")
 _BOOLS = ("force-exclude", "respect-gitignore", "unsafe-fixes")
 _CODE_LISTS = ("select", "extend-select", "ignore", "fixable", "unfixable")
+_PATTERN_LISTS = ("exclude", "extend-exclude")
 
 
 @dataclass
@@ -42,6 +44,8 @@ class Settings:
     unfixable: list[str] = field(default_factory=list)
     unsafe_fixes: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    max_file_seconds: float = DEFAULT_SECONDS
+    max_file_memory: int = DEFAULT_MEMORY
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     verify: VerifyConfig = field(default_factory=lambda: VerifyConfig())
 
@@ -100,6 +104,9 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
                 raise ConfigError(f"{where(key)} must be a list of strings, got {value!r}")
             if key in _CODE_LISTS:
                 value = [_selector(v, where(key)) for v in value]
+            if key in _PATTERN_LISTS:
+                for pattern in value:
+                    _check_pattern(pattern, where(key))
             setattr(settings, attr, value)
         elif key in _BOOLS:
             if not isinstance(value, bool):
@@ -109,10 +116,19 @@ def settings_from_table(table: dict[str, Any], path: Path, prefix: str = "") -> 
             if type(value) is not int or value < 0:
                 raise ConfigError(f"{where(key)} must be a number of bytes (0: no limit)")
             settings.max_file_size = value
+        elif key == "max-file-memory":
+            if type(value) is not int or value < 0:
+                raise ConfigError(f"{where(key)} must be a number of bytes (0: no limit)")
+            settings.max_file_memory = value
+        elif key == "max-file-seconds":
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"{where(key)} must be a number of seconds (0: no limit)")
+            settings.max_file_seconds = float(value)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where(key)} must be a table of pattern = [codes]")
             for pattern, codes in value.items():
+                _check_pattern(pattern, where(key))
                 if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                     raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
@@ -170,6 +186,15 @@ def _verify_table(value: Any, root: Path, table: str) -> VerifyConfig:
                 f"{where(key)}: unknown key (known keys: examples, timeout, record-file)"
             )
     return config
+
+
+def _check_pattern(pattern: str, where: str) -> None:
+    """An invalid pattern is a configuration error up front, not a crash mid-run."""
+    from jitlint.engine.discovery import pattern_problem
+
+    problem = pattern_problem(pattern)
+    if problem is not None:
+        raise ConfigError(f"{where}: invalid pattern {pattern!r}: {problem}")
 
 
 def _selector(value: str, where: str) -> str:

@@ -124,8 +124,54 @@ APIS: list[tuple[str, list[tf.TensorSpec], object]] = [
     ("where", [B], lambda b: tf.where(b)),
     ("boolean_mask", [F, B], lambda a, b: tf.boolean_mask(a, b)),
     ("sets.difference", [tf.TensorSpec([1, 4], tf.int32)], lambda i: tf.sets.difference(i, i)),
+    # morphology, pooling and image ops used in Keras layers
+    (
+        "nn.dilation2d",
+        [IMG, tf.TensorSpec([3, 3, 1], tf.float32)],
+        lambda a, k: tf.nn.dilation2d(a, k, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1]),
+    ),
+    (
+        "nn.erosion2d",
+        [IMG, tf.TensorSpec([3, 3, 1], tf.float32)],
+        lambda a, k: tf.nn.erosion2d(a, k, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1]),
+    ),
+    ("nn.max_pool_with_argmax", [IMG], lambda a: tf.nn.max_pool_with_argmax(a, 2, 2, "SAME")),
+    ("nn.fractional_max_pool", [IMG], lambda a: tf.nn.fractional_max_pool(a, [1.0, 1.5, 1.5, 1.0])),
+    (
+        "image.draw_bounding_boxes",
+        [IMG, tf.TensorSpec([1, 1, 4], tf.float32)],
+        lambda a, b: tf.image.draw_bounding_boxes(a, b, [[1.0, 0.0, 0.0, 1.0]]),
+    ),
+    (
+        "image.extract_patches",
+        [IMG],
+        lambda a: tf.image.extract_patches(a, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+    ),
+    ("image.rgb_to_hsv", [tf.TensorSpec([4, 4, 3], tf.float32)], lambda a: tf.image.rgb_to_hsv(a)),
+    (
+        "image.adjust_hue",
+        [tf.TensorSpec([4, 4, 3], tf.float32)],
+        lambda a: tf.image.adjust_hue(a, 0.1),
+    ),
+    (
+        "strings.to_hash_bucket_strong",
+        [S],
+        lambda s: tf.strings.to_hash_bucket_strong(s, 10, [1, 2]),
+    ),
+    ("strings.to_hash_bucket", [S], lambda s: tf.strings.to_hash_bucket(s, 10)),
+    ("math.unsorted_segment_max", [F, I], lambda a, i: tf.math.unsorted_segment_max(a, i, 4)),
+    (
+        "nn.ctc_greedy_decoder",
+        [tf.TensorSpec([4, 1, 3], tf.float32), tf.TensorSpec([1], tf.int32)],
+        lambda a, n: tf.nn.ctc_greedy_decoder(a, n),
+    ),
     # ragged and sparse
     ("ragged.range", [I], lambda i: tf.ragged.range(i)),
+    (
+        "ragged.boolean_mask",
+        [F2, tf.TensorSpec([3, 3], tf.bool)],
+        lambda a, b: tf.ragged.boolean_mask(a, b),
+    ),
     (
         "sparse.to_dense",
         [tf.TensorSpec([2, 1], tf.int64), tf.TensorSpec([2], tf.float32)],

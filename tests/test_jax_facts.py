@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.model.jax import library_facts
-from jitlint.model.jax.library_facts import (
+from jitlint.model.library import jax_facts
+from jitlint.model.library.jax_facts import (
     FACTS_FILE,
     collective,
     shard_map_none_spec_argument,
@@ -24,7 +24,7 @@ SHIPPED = ROOT / "jitlint" / "data" / FACTS_FILE
 def test_facts_load_without_jax_and_record_their_version():
     raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
     assert raw["generator"] == "scripts/gen_jax_facts.py"
-    assert library_facts.jax_version() == raw["jax_version"]
+    assert jax_facts.jax_version() == raw["jax_version"]
     zeros = static_parameters("jax.numpy.zeros")
     assert zeros is not None and "shape" in zeros.always
     one_hot = static_parameters("jax.nn.one_hot")
@@ -42,7 +42,7 @@ def test_facts_load_without_jax_and_record_their_version():
 def test_reading_the_facts_imports_no_framework():
     code = (
         "import sys\n"
-        "from jitlint.model.jax.library_facts import collective, static_parameters\n"
+        "from jitlint.model.library.jax_facts import collective, static_parameters\n"
         "static_parameters('jax.numpy.zeros'); collective('jax.lax.psum')\n"
         "assert not {'jax', 'numpy', 'tensorflow'} & set(sys.modules), sys.modules.keys()\n"
     )
@@ -55,7 +55,7 @@ def test_collectives_and_shard_map_facts():
     pmean = collective("jax.lax.pmean")
     assert pmean is not None and pmean.returns_structure
     assert collective("jax.numpy.sum") is None
-    assert library_facts.axis_size_is_python_int()
+    assert jax_facts.axis_size_is_python_int()
     assert shard_map_none_spec_argument() == {
         "called directly": "python value",
         "under jax.jit": "tracer",
@@ -65,8 +65,8 @@ def test_collectives_and_shard_map_facts():
 @pytest.mark.jax
 def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
     jax = pytest.importorskip("jax")
-    if library_facts.jax_version() != jax.__version__:
-        pytest.skip(f"facts built with jax {library_facts.jax_version()}, have {jax.__version__}")
+    if jax_facts.jax_version() != jax.__version__:
+        pytest.skip(f"facts built with jax {jax_facts.jax_version()}, have {jax.__version__}")
     out = tmp_path / FACTS_FILE
     subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "gen_jax_facts.py"), str(out)],

@@ -141,8 +141,6 @@ def test_helpers_of_the_helper_are_followed(tmp_path):
         ("@jax.jit", "util.h(x.shape[0])"),  # a shape is a Python int
         ("@jax.jit", "util.h(3)"),
         ("@partial(jax.jit, static_argnames='n')", "util.h(n)"),
-        ("@jax.jit", "util.Model().h(x)"),  # a method: not followed
-        ("@jax.jit", "util.Model.h(None, x)"),
         ("@jax.jit", "util.h(*[x])"),  # what a star argument fills is unknown
         ("@jax.grad", "util.h(x)"),  # under grad alone, bool conversion works
     ],
@@ -160,6 +158,57 @@ def step(x, n):
 """
     status, found, err = check(project(tmp_path, train))
     assert (status, found) == (0, []), err
+
+
+@pytest.mark.parametrize("call", ["util.Model().h(x)", "util.Model.h(None, x)"])
+def test_methods_of_imported_classes_are_followed(tmp_path, call):
+    """A method of a class of another file, called from traced code on an instance (or on
+    the class): traced there, its `self` an instance whose fields are unknown."""
+    train = f"""\
+import jax
+from pkg import util
+
+
+@jax.jit
+def step(x):
+    return {call}
+"""
+    _, found, err = check(project(tmp_path, train))
+    assert where(found) == [("pkg/util.py", 20, "JIT101")], err
+
+
+def test_jitted_method_of_an_imported_instance(tmp_path):
+    """`jax.jit(obj.method)` with `obj` made from another file's class: the method is traced
+    there with `self` bound; a constructor called from traced code runs its `__init__`."""
+    train = """\
+    import jax
+    from pkg.util import Model
+    from pkg.shapes import Grid
+
+
+    def main():
+        model = Model()
+        step = jax.jit(model.h)
+        step(1.0)
+
+
+    @jax.jit
+    def build(n):
+        return Grid(n)
+
+
+    main()
+    """
+    shapes = """\
+    import jax.numpy as jnp
+
+
+    class Grid:
+        def __init__(self, n):
+            self.cells = jnp.zeros((n, n))
+    """
+    _, found, err = check(project(tmp_path, train, pkg__shapes=shapes))
+    assert where(found) == [("pkg/shapes.py", 6, "JIT103"), ("pkg/util.py", 20, "JIT101")], err
 
 
 def test_rebound_name_is_not_followed(tmp_path):
@@ -420,15 +469,30 @@ def test_applications_to_what_is_not_a_top_level_function_are_dropped(tmp_path):
     from pkg import model
     from pkg.model import Net
 
-    net = Net()
-    a = jax.jit(net.apply)
-    b = jax.jit(model.Net.apply)
     c = jax.jit(model.CONSTANT)
     d = jax.vmap(Net)
     """
     more = "\n\nCONSTANT = 3\n\n\nclass Net:\n    def apply(self, x):\n        return float(x)\n"
     status, found, err = check(project(tmp_path, train, pkg__model=MODEL + more))
     assert (status, found) == (0, []), err
+
+
+@pytest.mark.parametrize("applied", ["net.apply", "model.Net.apply"])
+def test_applications_to_methods_of_imported_classes(tmp_path, applied):
+    """A transformation of a method of another file's class (bound to an instance made
+    from it, or taken from the class) traces the method there."""
+    train = f"""\
+import jax
+from pkg import model
+from pkg.model import Net
+
+net = Net()
+a = jax.jit({applied})
+"""
+    more = "\n\nclass Net:\n    def apply(self, x):\n        return float(x)\n"
+    _, found, err = check(project(tmp_path, train, pkg__model=MODEL + more))
+    lines = MODEL.count("\n") + 5
+    assert where(found) == [("pkg/model.py", lines, "JIT102")], err
 
 
 APPLY = """\

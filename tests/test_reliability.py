@@ -3,7 +3,6 @@ and the other files are still linted (issue: reliability)."""
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 import sys
@@ -57,7 +56,7 @@ def test_a_10_mb_generated_file_is_refused_by_size(workdir):
     line = b"VALUES_%07d = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]\n"
     (workdir / "generated.py").write_bytes(b"".join(line % i for i in range(200_000)))
     assert os.path.getsize(workdir / "generated.py") > 10_000_000
-    assert_one_jit001(findings("."), "generated.py", "over the 2.0 MiB limit")
+    assert_one_jit001(findings("."), "generated.py", "over the 1.0 MiB limit")
 
 
 def test_max_file_size_setting(workdir):
@@ -98,7 +97,9 @@ def test_mixed_endings_bom_tabs_form_feeds_and_unicode_names():
 
 
 def test_unreadable_file(workdir, monkeypatch):
-    real_open = builtins.open
+    from jitlint.system import reading
+
+    real_open = os.open
 
     def guarded(path, *args, **kwargs):
         if str(path).endswith("secret.py"):
@@ -106,7 +107,7 @@ def test_unreadable_file(workdir, monkeypatch):
         return real_open(path, *args, **kwargs)
 
     (workdir / "secret.py").write_text("x = 1\n")
-    monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(reading.os, "open", guarded)
     assert_one_jit001(findings("--no-cache", "."), "secret.py", "cannot read: Permission denied")
 
 

@@ -249,10 +249,12 @@ def test_untraced_functions_are_not_analysed():
         """
     )
     tracing = ctx.tracing
+    assert not tracing._solved  # nothing is interpreted until a rule asks
     g, _ = _find(ctx, lambda n: type(n) is cst.FunctionDef and n.name.value == "g")
     assert tracing.trace(g) is None
-    f = _function(ctx, "f")
-    assert f._analyzer is None  # values are computed only when a rule asks
+    assert tracing._solved
+    assert _function(ctx, "f") is not None
+    assert id(g) not in tracing._traces  # nothing calls it: never analysed
 
 
 def test_explanations_name_the_parameter_and_the_transformation_line():

@@ -28,6 +28,7 @@ from typing import Any
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
 from jitlint.model.project.records import Received, record_from_json
+from jitlint.system.reading import Unreadable, read_regular_file
 from jitlint.version import __version__
 
 CACHE_DIR = ".jitlint_cache"
@@ -76,15 +77,21 @@ class ResultCache:
         self.root = os.path.abspath(root)
         self.directory = root / CACHE_DIR
         self.path = self.directory / build_id() / f"{name}.json"
-        self.entries: dict[str, list[Any]] = self._load()
         self.changed = False
+        self.entries: dict[str, list[Any]] = self._load()
 
     def _load(self) -> dict[str, list[Any]]:
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError):
+        """The entries of a readable cache file whose shape is right; any other entry
+        (edited by hand, written by a bug, another layout) is dropped, not trusted."""
+        try:  # a regular file only: a FIFO left there must not block the run
+            data = json.loads(read_regular_file(str(self.path), None))
+        except (Unreadable, ValueError, RecursionError):
             return {}
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        entries = {key: entry for key, entry in data.items() if _valid_entry(entry)}
+        self.changed = len(entries) != len(data)  # rewrite without the bad ones
+        return entries
 
     def key(self, path: str) -> str:
         """Entries are keyed by the path from the project root, whatever the working dir."""
@@ -165,9 +172,63 @@ def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
     return data
 
 
+def _valid_entry(entry: Any) -> bool:
+    """[digest, codes, diagnostics, outbound, defs, variants, reexports], each of its type;
+    what is inside the diagnostics and records is checked as they are decoded."""
+    if not isinstance(entry, list) or len(entry) != 7:
+        return False
+    digest, codes, diagnostics, outbound, defs, variants, reexports = entry
+    return (
+        isinstance(digest, str)
+        and isinstance(codes, str)
+        and isinstance(diagnostics, list)
+        and isinstance(outbound, list)
+        and isinstance(defs, list)
+        and all(isinstance(name, str) for name in defs)
+        and isinstance(variants, dict)
+        and all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(x, list) for x in v)
+            for v in variants.values()
+        )
+        and isinstance(reexports, dict)
+        and all(isinstance(v, str) for v in reexports.values())
+    )
+
+
+_FIELDS = {
+    "code": str, "name": str, "message": str, "line": int, "column": int, "end_line": int,
+    "end_column": int, "severity": str,
+}  # fmt: skip
+_EDIT_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": int, "content": str}
+
+
+def _typed(
+    data: Any, fields: Mapping[str, type], optional: Mapping[str, type] | None = None
+) -> None:
+    """Raise ValueError unless `data` is a dict with exactly these fields of these types
+    (a bool is no int here)."""
+    optional = optional or {}
+    if not isinstance(data, dict) or not set(fields) <= data.keys() <= set(fields) | set(optional):
+        raise ValueError("not an entry of this layout")
+    for name, kind in {**fields, **optional}.items():
+        value = data.get(name)
+        if name in optional and value is None:
+            continue
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{name}: not a {kind.__name__}")
+
+
 def _decode(data: dict[str, Any], path: str) -> Diagnostic:
+    _typed(data, _FIELDS, {"help": str, "fix": dict, "cell": int})
+    if data["severity"] not in ("error", "warning"):
+        raise ValueError("severity")
     fix = data.get("fix")
     if fix is not None:
+        _typed(fix, {"applicability": str, "message": str, "edits": list})
+        if fix["applicability"] not in ("safe", "unsafe"):
+            raise ValueError("applicability")
+        for edit in fix["edits"]:
+            _typed(edit, _EDIT_FIELDS, {"cell": int})
         edits = tuple(Edit(**edit) for edit in fix["edits"])
         fix = Fix(fix["applicability"], fix["message"], edits)
     return Diagnostic(**{**data, "path": path, "fix": fix})

@@ -3,7 +3,9 @@
 Patterns use gitignore syntax, matched against paths relative to the project root (the config
 file's directory). Files named on the command line are always linted unless `force-exclude`
 is set, as in ruff; directory walks take only `*.py`, `*.pyi` and `*.ipynb` and never follow
-symlinked directories (so a symlink loop cannot trap the walk).
+symlinked directories (so a symlink loop cannot trap the walk). A walked dangling link is skipped
+(editors leave them as lock files); a `.py` link in a loop is kept, so reading reports it (JIT001)
+once. Links are resolved with `os.path.realpath`, which stops at a loop instead of raising.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from jitlint.system.reading import is_symlink_loop, real_path
 
 if TYPE_CHECKING:
     import pathspec
@@ -31,6 +35,27 @@ def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
+def pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a valid gitignore-style pattern, or None. pathspec raises its own
+    `GitWildMatchPatternError` (a ValueError) for `!` or a trailing `\\`, and `re.error`
+    for a bad character range such as `[z-a]`."""
+    import re
+
+    try:
+        _spec([pattern])
+    except (ValueError, re.error) as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def _lenient_spec(lines: list[str]) -> pathspec.PathSpec:
+    """A .gitignore's patterns; lines git would not accept either are dropped, not fatal."""
+    try:
+        return _spec(lines)
+    except Exception:  # pathspec's own error or re.error: find the bad lines
+        return _spec(line for line in lines if pattern_problem(line) is None)
+
+
 class FileFinder:
     def __init__(
         self,
@@ -40,7 +65,7 @@ class FileFinder:
         respect_gitignore: bool = True,
         force_exclude: bool = False,
     ) -> None:
-        self.root = root.resolve()
+        self.root = Path(real_path(root))
         self._patterns = (DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude)
         self._exclude: pathspec.PathSpec | None = None
         self.respect_gitignore = respect_gitignore
@@ -63,7 +88,7 @@ class FileFinder:
             else:
                 candidates = [given]
             for path in candidates:
-                key = path.resolve() if not path.is_symlink() or path.exists() else path
+                key = Path(real_path(path))
                 if key not in seen:
                     seen.add(key)
                     files.append(path)
@@ -81,7 +106,7 @@ class FileFinder:
         return self.respect_gitignore and self._gitignored(path, is_dir)
 
     def _walk(self, top: Path) -> Iterator[Path]:
-        if top.resolve() != self.root and self.is_excluded(top, is_dir=True):
+        if Path(real_path(top)) != self.root and self.is_excluded(top, is_dir=True):
             return
         for directory, dirnames, filenames in os.walk(top):
             base = Path(directory)
@@ -90,18 +115,18 @@ class FileFinder:
                 path = base / name
                 if not name.endswith(SUFFIXES) or self.is_excluded(path, is_dir=False):
                     continue
-                if path.is_symlink() and not path.exists():
+                if path.is_symlink() and not path.exists() and not is_symlink_loop(path):
                     continue  # a dangling link is no file to lint
                 yield path
 
     def _relative(self, path: Path) -> str | None:
         try:
-            return path.resolve().relative_to(self.root).as_posix()
+            return Path(real_path(path)).relative_to(self.root).as_posix()
         except ValueError:
             return None
 
     def _gitignored(self, path: Path, is_dir: bool) -> bool:
-        absolute = path.resolve()
+        absolute = Path(real_path(path))
         # Every .gitignore from the root down to the path's directory applies to it.
         for directory in reversed([absolute.parent, *absolute.parent.parents]):
             if directory != self.root and self.root not in directory.parents:
@@ -121,7 +146,7 @@ class FileFinder:
             if ignore_file.is_file():
                 try:
                     lines = ignore_file.read_text(encoding="utf-8", errors="replace")
-                    spec = _spec(lines.splitlines())
+                    spec = _lenient_spec(lines.splitlines())
                 except OSError:
                     spec = None
             self._gitignores[directory] = spec

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import re
 import sys
 import traceback
@@ -12,13 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.context import FileContext
 from jitlint.engine.guards import nesting_problem
-from jitlint.engine.source import DecodeProblem, decode_source
+from jitlint.engine.source import (
+    DecodeProblem,
+    FormFeedShift,
+    cut_indentation_form_feeds,
+    decode_source,
+)
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
@@ -29,6 +34,8 @@ from jitlint.model.project.records import (
     reexports,
     top_level_defs,
 )
+from jitlint.model.project.tf_outbound import tf_outbound
+from jitlint.model.project.tf_records import TfInbound
 from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
@@ -48,6 +55,9 @@ class FileResult:
     outbound: list[Outbound] = field(default_factory=list)
     defs: frozenset[str] = frozenset()
     reexports: dict[str, str] = field(default_factory=dict)
+    # False for a result a per-file budget cut short: another run (a quieter machine, a
+    # larger budget) may lint the same bytes, so it is never cached.
+    cacheable: bool = True
 
 
 def lint_text(
@@ -89,11 +99,19 @@ def lint_text(
     # MAX_DEPTH, and this leaves room for a few frames per level.
     if sys.getrecursionlimit() < 5000:
         sys.setrecursionlimit(5000)
+    # What libcst parses: the text itself, or with form feeds cut from the indentation
+    # (libcst misplaces them); `shift` maps positions back to the text.
+    parsed, shift = source, None
+    cut = cut_indentation_form_feeds(source)
+    if cut is not None:
+        parsed, shift = cut
     try:
-        module = cst.parse_module(source)
+        module = cst.parse_module(parsed)
     except cst.ParserSyntaxError as exc:
         if want_parse_errors:
             message, line, column = _describe_syntax_error(source, exc)
+            if shift is not None and message.startswith("cannot parse"):
+                column = shift.column(line, column)
             result.diagnostics.append(_parse_error(path, message, line, column))
         return result
     except (RecursionError, MemoryError, ValueError) as exc:
@@ -103,11 +121,14 @@ def lint_text(
             )
         return result
 
-    ctx = FileContext(module, path, source)
+    ctx = FileContext(module, path, parsed)
     if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
-            by_function.setdefault(call.function, []).append(call)
+            if isinstance(call, TfInbound):  # for the TF model (model/project/tf_records.py)
+                ctx.tf_inbound.append(call)
+            else:
+                by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
     settings = rule_settings or {}
     rules: list[Rule] = [
@@ -119,7 +140,7 @@ def lint_text(
             not text_gates
             or may_apply(code, source)
             # A helper traced from another file need not mention jax at all.
-            or bool(inbound and rule_class(code).uses_tracing)
+            or bool(ctx.inbound and rule_class(code).uses_tracing)
         )
     ]
     if rules:
@@ -127,10 +148,15 @@ def lint_text(
         ctx.parents = walker.parents
         walker.walk(module)
     if inbound is not None:
-        _project_facts(result, ctx, any(rule.uses_tracing for rule in rules))
+        _project_facts(
+            result,
+            ctx,
+            any(rule.uses_tracing for rule in rules),
+            any(rule.framework == "tensorflow" for rule in rules),
+        )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
-        result.diagnostics.extend(_position(module, path, reports))
+        result.diagnostics.extend(_position(ctx, path, reports, shift))
     suppressions = None
     if result.diagnostics:
         suppressions = suppression.collect(source if noqa else _hide_noqa(source))
@@ -142,7 +168,9 @@ def lint_text(
     return result
 
 
-def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) -> None:
+def _project_facts(
+    result: FileResult, ctx: FileContext, tracing_rules: bool, tf_rules: bool
+) -> None:
     """What the project pass needs from this file (model/project/records.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
     calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
@@ -154,6 +182,11 @@ def _project_facts(result: FileResult, ctx: FileContext, tracing_rules: bool) ->
             result.outbound = outbound_calls(ctx.tracing, ctx.source)
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
+    try:
+        if tf_rules:
+            result.outbound.extend(tf_outbound(ctx.tf, ctx.source))
+    except Exception as exc:
+        _rule_failed(result, "project pass (TensorFlow)", exc)
 
 
 def _hide_noqa(source: str) -> str:
@@ -196,30 +229,53 @@ def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
     )
 
 
-def _position(module: cst.Module, path: str, reports: list[Report]) -> list[Diagnostic]:
+def _position(
+    ctx: FileContext, path: str, reports: list[Report], shift: FormFeedShift | None
+) -> list[Diagnostic]:
     # Positions cost a full codegen pass (~1.9x a parse), so only files with findings pay it.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    module = ctx.module
+    positions = ctx.positions
     starts = (module.code, line_starts(module.code)) if any(r.fix for r in reports) else None
     out = []
     for report in reports:
         where = positions[report.node]
         fix = _edits(module, positions, report.fix, starts) if report.fix is not None else None
-        out.append(
-            Diagnostic(
-                code=report.code,
-                name=rule_name(report.code),
-                message=report.message,
-                path=path,
-                line=where.start.line,
-                column=where.start.column + 1,
-                end_line=where.end.line,
-                end_column=where.end.column + 1,
-                severity=report.severity,
-                help=report.help,
-                fix=fix,
-            )
+        diagnostic = Diagnostic(
+            code=report.code,
+            name=rule_name(report.code),
+            message=report.message,
+            path=path,
+            line=where.start.line,
+            column=where.start.column + 1,
+            end_line=where.end.line,
+            end_column=where.end.column + 1,
+            severity=report.severity,
+            help=report.help,
+            fix=fix,
         )
+        out.append(diagnostic if shift is None else _shifted(diagnostic, shift))
     return out
+
+
+def _shifted(diagnostic: Diagnostic, shift: FormFeedShift) -> Diagnostic:
+    """`diagnostic`, positioned in the text before form feeds were cut from it."""
+    fix = diagnostic.fix
+    if fix is not None:
+        edits = tuple(
+            dataclasses.replace(
+                e,
+                column=shift.column(e.line, e.column),
+                end_column=shift.column(e.end_line, e.end_column),
+            )
+            for e in fix.edits
+        )
+        fix = dataclasses.replace(fix, edits=edits)
+    return dataclasses.replace(
+        diagnostic,
+        column=shift.column(diagnostic.line, diagnostic.column),
+        end_column=shift.column(diagnostic.end_line, diagnostic.end_column),
+        fix=fix,
+    )
 
 
 def _edits(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +19,9 @@ from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.project import follow_imports
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
+from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, OverBudget, budget
+from jitlint.system.reading import TooLarge, Unreadable, read_regular_file, real_path
+from jitlint.system.workers import Workers
 
 # Below this many files a process pool costs more (workers re-import libcst) than it saves.
 _MIN_FILES_FOR_POOL = 16
@@ -33,6 +35,9 @@ class Task:
     rule_options: dict[str, dict[str, Any]]
     source: bytes | None = None
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+    # Per-file budgets (system/budget.py): over either, the file is a JIT001 finding.
+    max_seconds: float | None = DEFAULT_SECONDS
+    max_memory: int | None = DEFAULT_MEMORY
     # None: linted on its own (stdin). A tuple: part of the project pass, with the calls
     # traced code in other files of the run makes to this file (engine/project.py).
     inbound: tuple[Received, ...] | None = None
@@ -72,7 +77,7 @@ class RuleSets:
         codes = self.enabled
         if self._patterns:
             try:
-                relative = path.resolve().relative_to(self.settings.root).as_posix()
+                relative = Path(real_path(path)).relative_to(self.settings.root).as_posix()
             except ValueError:
                 relative = path.as_posix()
             for spec, ignored in self._patterns:
@@ -89,34 +94,51 @@ def display_path(path: Path) -> str:
         return path.as_posix()
 
 
+# A notebook's JSON carries its outputs; its code is limited after the cells are joined.
+NOTEBOOK_READ_LIMIT = 64 * 1024 * 1024
+
+
 def read_task(task: Task) -> bytes | FileResult:
-    """The task's bytes, or the JIT001 result for a file that cannot be read or is too big."""
+    """The task's bytes, or the JIT001 result for a file that cannot be read (not a regular
+    file, a symlink loop, no permission) or is too big. Only regular files are opened, and
+    never more than `max_file_size` bytes are read (system/reading.py)."""
     source = task.source
+    notebook = is_notebook(task.path or task.display)
+    limit = NOTEBOOK_READ_LIMIT if notebook else task.max_file_size
     if source is None:
         assert task.path is not None
         try:
-            with open(task.path, "rb") as handle:
-                source = handle.read()
-        except OSError as exc:
-            return _unreadable(task, exc)
-    # A notebook's outputs (images) may be large; the limit is on its code (notebook/check.py).
-    oversized = None if is_notebook(task.path or task.display) else too_large(task, source)
+            source = read_regular_file(task.path, limit)
+        except Unreadable as exc:
+            return jit001(task, str(exc))
+        except TooLarge as exc:
+            return jit001(task, size_problem(exc.size, limit, exc.exact) or "")
+    # A notebook's outputs (images) may be large; the limit on its code is applied to the
+    # joined cells (notebook/check.py). Its read is still bounded.
+    oversized = None if notebook else too_large(task, source)
     return oversized if oversized is not None else source
 
 
 def run_task(task: Task) -> FileResult:
-    source = read_task(task)
-    if isinstance(source, FileResult):
-        return source
     try:
-        if is_notebook(task.path or task.display):
-            from jitlint.notebook.check import lint_notebook
+        with budget(task.max_seconds, task.max_memory):
+            source = read_task(task)
+            if isinstance(source, FileResult):
+                return source
+            if is_notebook(task.path or task.display):
+                from jitlint.notebook.check import lint_notebook
 
-            return lint_notebook(
-                source, task.display, task.codes, task.rule_options,
-                inbound=task.inbound, max_file_size=task.max_file_size,
-            )  # fmt: skip
-        return lint_text(source, task.display, task.codes, task.rule_options, inbound=task.inbound)
+                return lint_notebook(
+                    source, task.display, task.codes, task.rule_options,
+                    inbound=task.inbound, max_file_size=task.max_file_size,
+                )  # fmt: skip
+            return lint_text(
+                source, task.display, task.codes, task.rule_options, inbound=task.inbound
+            )
+    except OverBudget as exc:
+        result = jit001(task, str(exc))
+        result.cacheable = False
+        return result
     except Exception as exc:  # never let one file end the run
         result = FileResult(task.display)
         result.errors.append(f"{task.display}: internal error: {type(exc).__name__}: {exc}")
@@ -124,38 +146,22 @@ def run_task(task: Task) -> FileResult:
 
 
 def too_large(task: Task, data: bytes) -> FileResult | None:
-    """A JIT001 result for a file over the size limit (libcst needs ~800 bytes per byte)."""
-    problem = size_problem(len(data), task.max_file_size)
-    if problem is None:
-        return None
+    """A JIT001 result for a file over the size limit (bench/README.md, "Memory and limits")."""
+    # Read up to one byte past the limit (stdin, or a file whose size `stat` understated),
+    # the data says only that the input is over it.
+    limit = task.max_file_size
+    problem = size_problem(len(data), limit, exact=not limit or len(data) > limit + 1)
+    return jit001(task, problem) if problem is not None else None
+
+
+def jit001(task: Task, message: str) -> FileResult:
+    """The result of a file that is not linted: one JIT001 finding (when selected)."""
     result = FileResult(task.display)
     if "JIT001" in task.codes:
         result.diagnostics.append(
-            Diagnostic("JIT001", "parse-error", problem, task.display, 1, 1, 1, 2)
+            Diagnostic("JIT001", "parse-error", message, task.display, 1, 1, 1, 2)
         )
     return result
-
-
-def _unreadable(task: Task, exc: OSError) -> FileResult:
-    result = FileResult(task.display)
-    if "JIT001" in task.codes:
-        reason = exc.strerror or str(exc)
-        result.diagnostics.append(
-            Diagnostic("JIT001", "parse-error", f"cannot read: {reason}", task.display, 1, 1, 1, 2)
-        )
-    return result
-
-
-def process_pool(jobs: int) -> Any:
-    """A process pool. Forking a process that has jax or TF loaded (a test run, a program
-    embedding jitlint) can deadlock their threads, so such a process spawns its workers;
-    jitlint itself never loads them and keeps the cheap fork."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    loaded = {"jax", "jaxlib", "tensorflow"} & sys.modules.keys()
-    context = multiprocessing.get_context("spawn") if loaded else None
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
 
 
 Mapper = Callable[[Callable[[Task], FileResult], list[Task]], list[FileResult]]
@@ -163,26 +169,16 @@ Mapper = Callable[[Callable[[Task], FileResult], list[Task]], list[FileResult]]
 
 @contextmanager
 def _mapper(jobs: int | None) -> Iterator[Mapper]:
-    """`map` over a batch of tasks: in a process pool for `--jobs` when the batch is big
-    enough, else in this process. The pool is made on first use, so a run answered from the
-    cache (or a small second round) never pays for it (multiprocessing alone costs a one-file
-    run ~10 ms)."""
-    jobs = jobs or os.cpu_count() or 1
-    pool = None
+    """`map` over a batch of tasks: in worker processes for `--jobs` when the batch is big
+    enough, else in this process (system/workers.py). The pool is made on first use, so a
+    run answered from the cache (or a small second round) never pays for it
+    (multiprocessing alone costs a one-file run ~10 ms)."""
+    with Workers(jobs, _MIN_FILES_FOR_POOL) as workers:
 
-    def mapper(work: Callable[[Task], FileResult], tasks: list[Task]) -> list[FileResult]:
-        nonlocal pool
-        if jobs > 1 and len(tasks) >= _MIN_FILES_FOR_POOL:
-            if pool is None:
-                pool = process_pool(jobs)
-            return list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
-        return [work(task) for task in tasks]
+        def mapper(work: Callable[[Task], FileResult], tasks: list[Task]) -> list[FileResult]:
+            return list(workers.map(work, tasks))
 
-    try:
         yield mapper
-    finally:
-        if pool is not None:
-            pool.shutdown()
 
 
 def run(
@@ -273,7 +269,7 @@ def _lint(
         results[index] = result
         # A file whose rules crashed is linted again next time, so the error shows again.
         known = digests.get(task.display)
-        if known is not None and not result.errors:
+        if known is not None and not result.errors and result.cacheable:
             cache.put(known[0], known[1], task.codes, result, key)
     return results  # type: ignore[return-value]
 
@@ -283,9 +279,8 @@ def _read_for_cache(cache: ResultCache, task: Task, digests: dict[str, tuple[str
     source = task.source
     if source is None and task.path is not None:
         try:
-            with open(task.path, "rb") as handle:
-                source = handle.read()
-        except OSError:
+            source = read_regular_file(task.path, task.max_file_size)
+        except (Unreadable, TooLarge):
             return task  # run_task reports it
     # stdin is not cached, nor files over the size limit (a larger limit changes them).
     if source is None or task.path is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-import os
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,11 +12,13 @@ from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.engine.runner import Task, process_pool, project_inbound, read_task
-from jitlint.engine.source import DecodeProblem, SourceText, decode_source
+from jitlint.engine.runner import Task, jit001, project_inbound, read_task
+from jitlint.engine.source import DecodeProblem, SourceText, decode_source, split_lines
 from jitlint.fixes.engine import fix_text
-from jitlint.fixes.files import ChangedOnDisk, encode, write_atomically
+from jitlint.fixes.files import ChangedOnDisk, NotWritable, encode, write_atomically
 from jitlint.notebook import is_notebook
+from jitlint.system.budget import OverBudget, budget
+from jitlint.system.workers import Workers
 
 Mode = Literal["fix", "diff"]
 
@@ -39,23 +40,44 @@ class FixedFile:
     remaining: list[Diagnostic] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     diff: str = ""
-    output: str | None = None  # the fixed text, for stdin
-    pending: PendingWrite | None = None  # with `defer`: what to write once verified
+    # stdin: the bytes to print, in the input's encoding and BOM; the input itself when it
+    # was not fixed (cannot be decoded, too big, over budget): an editor that pipes its
+    # buffer through `jitlint - --fix` must never get less back than it gave.
+    output: bytes | None = None
+    pending: PendingWrite | None = None  # what the main process writes (maybe verified first)
 
 
-def fix_task(
-    task: Task, mode: Mode, unsafe: bool, fixable: Collection[str], defer: bool = False
-) -> FixedFile:
+def fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) -> FixedFile:
+    """Fix one file in memory: what to write is left in `pending` (workers never write).
+    A file over its time or memory budget is left as it is, with a JIT001 finding."""
+    try:
+        with budget(task.max_seconds, task.max_memory):
+            return _fix_task(task, mode, unsafe, fixable)
+    except OverBudget as exc:
+        return FixedFile(
+            task.display, remaining=jit001(task, str(exc)).diagnostics, output=task.source
+        )
+
+
+def _fix_task(task: Task, mode: Mode, unsafe: bool, fixable: Collection[str]) -> FixedFile:
     data = read_task(task)
     if isinstance(data, FileResult):  # unreadable or too big: reported as JIT001
-        return FixedFile(task.display, remaining=data.diagnostics, errors=data.errors)
+        return FixedFile(
+            task.display, remaining=data.diagnostics, errors=data.errors, output=task.source
+        )
     if is_notebook(task.path or task.display):
-        return _fix_notebook(task, data, mode, unsafe, fixable, defer)
+        return _fix_notebook(task, data, mode, unsafe, fixable)
+    stdin = task.path is None
     try:
         decoded = decode_source(data)
     except DecodeProblem:
         result = lint_text(data, task.display, task.codes, task.rule_options)
-        return FixedFile(task.display, remaining=result.diagnostics, errors=result.errors)
+        return FixedFile(
+            task.display,
+            remaining=result.diagnostics,
+            errors=result.errors,
+            output=data if stdin else None,
+        )
     outcome = fix_text(
         decoded.text,
         task.display,
@@ -66,30 +88,31 @@ def fix_task(
         inbound=task.inbound,
     )
     fixed = FixedFile(task.display, outcome.applied, outcome.remaining, outcome.errors)
-    if task.path is None:
-        fixed.output = outcome.source
+    if stdin:
+        fixed.output = data
     if not outcome.applied or outcome.source == decoded.text:
         return fixed
     if mode == "diff":
         fixed.diff = "".join(
             difflib.unified_diff(
-                decoded.text.splitlines(keepends=True),
-                outcome.source.splitlines(keepends=True),
-                fromfile=f"a/{task.display}",
-                tofile=f"b/{task.display}",
+                split_lines(decoded.text), split_lines(outcome.source),
+                fromfile=f"a/{task.display}", tofile=f"b/{task.display}",
             )
-        )
-    elif task.path is not None:
+        )  # fmt: skip
+    elif stdin:
+        try:
+            fixed.output = encode(outcome.source, decoded)
+        except UnicodeEncodeError as exc:
+            _not_fixed(fixed, task, decoded, f"the fixed text cannot be encoded as {exc.encoding}")
+    else:
         fixed.pending = PendingWrite(task, data, decoded, outcome.source)
-        if not defer:
-            write_pending(fixed)
     return fixed
 
 
 def _fix_notebook(
-    task: Task, data: bytes, mode: Mode, unsafe: bool, fixable: Collection[str], defer: bool
+    task: Task, data: bytes, mode: Mode, unsafe: bool, fixable: Collection[str]
 ) -> FixedFile:
-    """As `fix_task` for a notebook: its code cells are fixed, nothing else in it changes."""
+    """As `_fix_task` for a notebook: its code cells are fixed, nothing else in it changes."""
     from jitlint.notebook.check import fix_notebook
 
     outcome = fix_notebook(
@@ -98,7 +121,7 @@ def _fix_notebook(
     )  # fmt: skip
     fixed = FixedFile(task.display, outcome.applied, outcome.remaining, outcome.errors)
     if task.path is None:
-        fixed.output = outcome.text
+        fixed.output = outcome.text.encode("utf-8")
     if not outcome.changed:
         return fixed
     if mode == "diff":
@@ -107,8 +130,6 @@ def _fix_notebook(
         # JSON is UTF-8: read_notebook refused anything else; the BOM is in outcome.text.
         original = SourceText(data.decode("utf-8"), "utf-8", False, "\n")
         fixed.pending = PendingWrite(task, data, original, outcome.text)
-        if not defer:
-            write_pending(fixed)
     return fixed
 
 
@@ -123,6 +144,13 @@ def _lint_unwritten(task: Task, text: str) -> FileResult:
     return lint_text(text, task.display, task.codes, task.rule_options, inbound=task.inbound)
 
 
+def _not_fixed(fixed: FixedFile, task: Task, decoded: SourceText, reason: str) -> None:
+    fixed.errors.append(f"{task.display}: not written: {reason}")
+    # Nothing was written, so the original findings all remain.
+    original = _lint_unwritten(task, decoded.text)
+    fixed.applied, fixed.remaining = [], original.diagnostics
+
+
 def write_pending(fixed: FixedFile) -> None:
     pending, fixed.pending = fixed.pending, None
     if pending is None or pending.text == pending.decoded.text:
@@ -130,13 +158,14 @@ def write_pending(fixed: FixedFile) -> None:
     task, decoded = pending.task, pending.decoded
     assert task.path is not None
     try:
-        write_atomically(Path(task.path), encode(pending.text, decoded), pending.original)
-    except (ChangedOnDisk, OSError) as exc:
-        reason = str(exc) if isinstance(exc, ChangedOnDisk) else exc.strerror or str(exc)
-        fixed.errors.append(f"{task.display}: not written: {reason}")
-        # Nothing was written, so the original findings all remain.
-        original = _lint_unwritten(task, decoded.text)
-        fixed.applied, fixed.remaining = [], original.diagnostics
+        data = encode(pending.text, decoded)
+        write_atomically(Path(task.path), data, pending.original)
+    except UnicodeEncodeError as exc:
+        _not_fixed(fixed, task, decoded, f"the fixed text cannot be encoded as {exc.encoding}")
+    except (ChangedOnDisk, NotWritable) as exc:
+        _not_fixed(fixed, task, decoded, str(exc))
+    except OSError as exc:
+        _not_fixed(fixed, task, decoded, exc.strerror or str(exc))
 
 
 def run_fixes(
@@ -153,21 +182,21 @@ def run_fixes(
 
     A file that traced code in other files of the run calls into is fixed knowing those
     calls, as `jitlint check` reports it; they are found once, on the files as they were
-    before any fix (a fix in the caller is seen by the next run)."""
+    before any fix (a fix in the caller is seen by the next run).
+
+    Workers only compute; this process writes, each file as its result arrives (so a killed
+    main process stops every write at once, and workers die with it)."""
     tasks = list(tasks)
     inbound = project_inbound(tasks, jobs, project_root)
     if inbound:
         tasks = [dataclasses.replace(t, inbound=inbound.get(t.display)) for t in tasks]
-    defer = before_write is not None
-    work = functools.partial(
-        fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable), defer=defer
-    )
-    jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and len(tasks) >= 16:
-        with process_pool(jobs) as pool:
-            files = list(pool.map(work, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
-    else:
-        files = [work(task) for task in tasks]
+    work = functools.partial(fix_task, mode=mode, unsafe=unsafe, fixable=frozenset(fixable))
+    files: list[FixedFile] = []
+    with Workers(jobs) as workers:
+        for fixed in workers.map(work, tasks):
+            if before_write is None:
+                write_pending(fixed)
+            files.append(fixed)
     files.sort(key=lambda f: f.path)
     if before_write is not None:
         before_write(files)

@@ -29,9 +29,9 @@ def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
     """A fix making the jit parameter at the root of `value` static, if there is one."""
 
     why = value.why
-    if not why or why[0] != "param":
+    if not why or why[0] not in ("param", "passed"):
         return None
-    _, name, entry = why
+    name, entry = why[1], why[2]
     if not isinstance(entry, Entry) or entry.transform.qualname not in _JIT:
         return None
     if entry.origin is not None:

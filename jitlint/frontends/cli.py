@@ -28,6 +28,24 @@ def _codes(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _jobs(value: str) -> int:
+    """`-j N`: 0 (one worker per core, the default) up to `MAX_JOBS`."""
+    from jitlint.system import MAX_JOBS
+
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if not 0 <= number <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(
+            f"must be from 0 (one per core) to {MAX_JOBS}, got {value}"
+        )
+    return number
+
+
+MACHINE_FORMATS = ("json", "sarif", "github")
+
+
 def _formatter(prog: str) -> argparse.HelpFormatter:
     # argparse's default formatter imports shutil (with bz2 and lzma) only to read the terminal
     # width, on every run: a few ms of a one-file pre-commit run. Same width rule, no import.
@@ -116,7 +134,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the name of the file read from stdin (for config and output)",
     )
     misc.add_argument(
-        "--jobs", "-j", type=int, metavar="N", help="worker processes (default: all cores)"
+        "--jobs",
+        "-j",
+        type=_jobs,
+        metavar="N",
+        help="worker processes, at most 256 (default, or 0: one per core)",
     )
     misc.add_argument(
         "--no-cache", action="store_true", help="neither read nor write .jitlint_cache/"
@@ -143,6 +165,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args)
     except BrokenPipeError:
         return EXIT_ERROR
+    except RuntimeError as exc:
+        # A worker process killed under us (the OOM killer, a signal): no traceback. What
+        # was written is whole (the main process writes), the rest is left as it was.
+        pool = sys.modules.get("concurrent.futures.process")
+        if pool is None or not isinstance(exc, pool.BrokenProcessPool):
+            raise
+        return _error(
+            "a worker process died unexpectedly (out of memory?); files not yet written "
+            "are unchanged (run with -j1 to find the file)"
+        )
 
 
 def _error(message: str) -> int:
@@ -212,14 +244,38 @@ def _check(args: argparse.Namespace) -> int:
     except (ConfigError, selection.UnknownSelector) as exc:
         return _error(str(exc))
 
+    if args.statistics and args.format in ("sarif", "github"):
+        return _error("--statistics prints text or json")
     rule_sets = RuleSets(settings, enabled)
     tasks: list[Task] = []
     missing: list[Path] = []
-    if stdin:
+    excluded_stdin = stdin and _stdin_force_excluded(args, settings)
+    if excluded_stdin:
+        # Nothing to lint; `--fix` still hands the input back, as an editor expects.
+        if args.fix and not args.diff:
+            from jitlint.frontends.fixing import echo_stdin
+
+            echo_stdin(b"")
+            return EXIT_CLEAN
+    elif stdin:
         name = args.stdin_filename or "-"
-        data = sys.stdin.buffer.read()
+        # One byte past the limit is enough to know it is over; `--fix` then streams the
+        # rest back unread (frontends/fixing.py), so no input size is held in memory.
+        limit = settings.max_file_size
+        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
         codes = rule_sets.codes_for(Path(name))
-        tasks.append(Task(name, None, codes, settings.rule_options, data, settings.max_file_size))
+        tasks.append(
+            Task(
+                name,
+                None,
+                codes,
+                settings.rule_options,
+                data,
+                settings.max_file_size,
+                settings.max_file_seconds,
+                settings.max_file_memory,
+            )
+        )
     else:
         finder = FileFinder(
             settings.root,
@@ -236,6 +292,8 @@ def _check(args: argparse.Namespace) -> int:
                 rule_sets.codes_for(f),
                 settings.rule_options,
                 max_file_size=settings.max_file_size,
+                max_seconds=settings.max_file_seconds,
+                max_memory=settings.max_file_memory,
             )
             for f in files
         ]
@@ -246,10 +304,13 @@ def _check(args: argparse.Namespace) -> int:
         problem = _verify_usage(args, stdin)
         if problem:
             return _error(problem)
+    # A missing path is an error, but the other paths are still checked, fixed or verified.
     if args.verify_command:
-        return _verify(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
+        status = _verify(args, settings, tasks, unsafe)
+        return EXIT_ERROR if missing else status
     if args.fix or args.diff:
-        return _fix(args, settings, tasks, unsafe) if not missing else EXIT_ERROR
+        status = _fix(args, settings, tasks, unsafe)
+        return EXIT_ERROR if missing else status
 
     result = run(tasks, args.jobs, None if args.no_cache or stdin else settings.root, settings.root)
     diagnostics = result.diagnostics
@@ -272,11 +333,14 @@ def _print_findings(
     stream: TextIO,
     summarize: bool = True,
 ) -> None:
-    from jitlint.reporting import FORMATS, format_statistics
+    from jitlint.reporting import FORMATS, format_statistics, format_statistics_json
     from jitlint.reporting.text import summary
 
     if args.statistics:
-        stream.write(format_statistics(diagnostics))
+        if args.format == "json":
+            stream.write(format_statistics_json(diagnostics))
+        else:
+            stream.write(format_statistics(diagnostics))
         return
     text_format = args.format in ("full", "concise")
     sources = _sources(diagnostics, tasks) if args.format == "full" else {}
@@ -319,6 +383,7 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
         verifier=verifier,
         json_output=args.format == "json",
         project_root=settings.root,
+        machine_output=args.format in MACHINE_FORMATS,
     )
     if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
         return EXIT_CLEAN
@@ -363,8 +428,10 @@ def _verify(args: argparse.Namespace, settings: Settings, tasks: list[Task], uns
 def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[str, list[str]]:
     """The text of files with findings, for the source frames of the `full` format (of a
     notebook's cells, by `path:cell N`)."""
-    from jitlint.engine.source import DecodeProblem, decode_source
+    from jitlint.engine.runner import NOTEBOOK_READ_LIMIT
+    from jitlint.engine.source import DecodeProblem, decode_source, split_lines
     from jitlint.notebook import is_notebook
+    from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
     wanted = {d.path for d in diagnostics}
     sources: dict[str, list[str]] = {}
@@ -374,15 +441,29 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
         data = task.source
         try:
             if data is None and task.path is not None:
-                with open(task.path, "rb") as handle:
-                    data = handle.read()
+                notebook = is_notebook(task.path or task.display)
+                limit = NOTEBOOK_READ_LIMIT if notebook else task.max_file_size
+                data = read_regular_file(task.path, limit)
             if data is not None and is_notebook(task.path or task.display):
                 from jitlint.notebook.check import cell_sources
 
                 for cell, text in cell_sources(data).items():
                     sources[f"{task.display}:cell {cell}"] = text.splitlines()
             elif data is not None:
-                sources[task.display] = decode_source(data).text.splitlines()
-        except (OSError, DecodeProblem):
+                lines = split_lines(decode_source(data).text)
+                sources[task.display] = [line.rstrip("\r\n") for line in lines]
+        except (Unreadable, TooLarge, DecodeProblem):
             continue
     return sources
+
+
+def _stdin_force_excluded(args: argparse.Namespace, settings: Settings) -> bool:
+    """`force-exclude = true` applies to `--stdin-filename` as to a named file (ruff)."""
+    if not (args.stdin_filename and settings.force_exclude):
+        return False
+    from jitlint.engine.discovery import FileFinder
+
+    finder = FileFinder(
+        settings.root, settings.exclude, settings.extend_exclude, settings.respect_gitignore
+    )
+    return finder.is_excluded(Path(args.stdin_filename), is_dir=False)

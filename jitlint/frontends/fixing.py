@@ -40,6 +40,7 @@ def run_fix_mode(
     verifier: FixVerifier | None = None,
     json_output: bool = False,
     project_root: Path | None = None,
+    machine_output: bool = False,
 ) -> int:
     """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings.
 
@@ -54,6 +55,8 @@ def run_fix_mode(
     for error in errors:
         print(f"jitlint: error: {error}", file=sys.stderr)
     stdin = len(tasks) == 1 and tasks[0].path is None
+    # A machine format owns stdout: the human summary goes to stderr beside it.
+    summary_stream = sys.stderr if machine_output else sys.stdout
     if mode == "diff":
         diffs = "".join(f.diff for f in files)
         sys.stdout.write(diffs)
@@ -64,7 +67,11 @@ def run_fix_mode(
         return EXIT_FINDINGS if diffs else EXIT_CLEAN
     if stdin:
         # The fixed text is the output; findings go to stderr, as editors expect.
-        sys.stdout.write(files[0].output if files[0].output is not None else "")
+        output = files[0].output or b""
+        if output == tasks[0].source:
+            echo_stdin(output)  # unchanged: with whatever was left unread
+        else:
+            write_bytes(output)
         report(remaining, True)
         if not quiet:
             sys.stderr.write(fix_summary(applied, remaining, diff=False))
@@ -83,7 +90,26 @@ def run_fix_mode(
     else:
         report(remaining, False)
         if not quiet:
-            sys.stdout.write(fix_summary(applied, remaining, diff=False))
+            summary_stream.write(fix_summary(applied, remaining, diff=False))
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
+
+
+def write_bytes(data: bytes) -> None:
+    """Write `data` to stdout unchanged (stdin --fix keeps the input's encoding and BOM)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (tests redirect stdout to a StringIO)
+        sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def echo_stdin(head: bytes) -> None:
+    """Give back stdin unchanged: `head` (what was read of it), then the rest, in chunks."""
+    write_bytes(head)
+    source = getattr(sys.stdin, "buffer", None)
+    while source is not None and (chunk := source.read(1 << 20)):
+        write_bytes(chunk)

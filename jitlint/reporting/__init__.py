@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jitlint.reporting.github import format_github
-from jitlint.reporting.json_format import format_json
+from jitlint.reporting.json_format import format_json, format_statistics_json
 from jitlint.reporting.sarif import format_sarif
 from jitlint.reporting.text import format_concise, format_full, format_statistics
 
@@ -15,4 +15,4 @@ FORMATS = {
     "github": format_github,
 }
 
-__all__ = ["FORMATS", "format_statistics"]
+__all__ = ["FORMATS", "format_statistics", "format_statistics_json"]

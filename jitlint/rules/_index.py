@@ -21,9 +21,11 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT203': ('tf.jit203_xla_unsupported_op', 'xla-unsupported-op', True, ('tensorflow',), 'tensorflow'),
     'JIT204': ('tf.jit204_numpy_in_graph', 'numpy-in-graph', True, ('tensorflow', 'keras'), 'tensorflow'),
     'JIT205': ('tf.jit205_symbolic_bool', 'symbolic-bool', True, ('tensorflow',), 'tensorflow'),
-    'JIT206': ('tf.jit206_variable_in_tf_function', 'variable-in-tf-function', True, ('Variable',), 'tensorflow'),
+    'JIT206': ('tf.jit206_variable_in_tf_function', 'variable-in-tf-function', True, ('Variable', 'keras'), 'tensorflow'),
     'JIT207': ('tf.jit207_retracing', 'retracing', True, ('function',), 'tensorflow'),
     'JIT208': ('tf.jit208_tf_trace_time_side_effect', 'tf-trace-time-side-effect', True, ('tensorflow', 'keras'), 'tensorflow'),
+    'JIT213': ('tf.jit213_keras_auto_jit', 'keras-auto-jit', True, ('keras',), 'tensorflow'),
+    'JIT215': ('tf.jit215_xla_dynamic_output_shape', 'xla-dynamic-output-shape', False, ('tensorflow',), 'tensorflow'),
     'JIT301': ('env.jit301_late_xla_flags', 'late-xla-flags', True, ('XLA_FLAGS',), 'jax'),
     'JIT302': ('env.jit302_late_jax_env', 'late-jax-env', True, ('JAX_',), 'jax'),
 }

@@ -15,6 +15,7 @@ from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.fixes.engine import fix_text
 from jitlint.fixes.runner import FixedFile
 from jitlint.notebook import is_notebook
+from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 from jitlint.verify.apply import apply_results
 from jitlint.verify.plan import ModulePlan, plan_module
 from jitlint.verify.results import FunctionResult
@@ -119,11 +120,19 @@ def run_verify(
             continue
         if is_notebook(task.path):
             continue  # a notebook cannot be imported, so nothing in it can be called
-        try:
-            data = task.source if task.source is not None else Path(task.path).read_bytes()
+        try:  # a regular file, boundedly: a FIFO or a link to a device is no module
+            data = task.source
+            if data is None:
+                data = read_regular_file(task.path, task.max_file_size)
             text = decode_source(data).text
-        except (OSError, DecodeProblem) as exc:
-            errors.append(f"{task.display}: cannot read: {exc}")
+        except TooLarge:
+            errors.append(f"{task.display}: over the size limit; not verified")
+            continue
+        except (Unreadable, DecodeProblem) as exc:
+            message = str(exc)
+            if not message.startswith("cannot read"):
+                message = f"cannot read: {message}"
+            errors.append(f"{task.display}: {message}")
             continue
         calls = inbound.get(task.display)
         original = lint_text(text, task.display, task.codes, task.rule_options, inbound=calls)

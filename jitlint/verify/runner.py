@@ -377,6 +377,7 @@ def _run_worker(
             "record_dir": str(record_path(options).resolve().parent),
             "confirm": options.confirm,
             "targets": targets,
+            "parent": os.getpid(),  # the worker ends if this process dies
         }
         (scratch / "job.json").write_text(json.dumps(job), encoding="utf-8")
         return _supervise(work.plan.path, scratch, options, targets)

@@ -876,6 +876,10 @@ def main(argv: list[str]) -> None:
     job_path, result_path = argv
     with open(job_path, encoding="utf-8") as handle:
         job = json.load(handle)
+    if "parent" in job:  # its own session, so a kill of the run's group misses it: tie it
+        from jitlint.system.workers import tie_to_parent
+
+        tie_to_parent(job["parent"])
     worker = Worker(job, result_path)
     try:
         worker.run()

@@ -16,18 +16,18 @@ import libcst as cst
 from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.domain.values import (
+    ITEM,
+    NONE,
     PYTREE,
     STATIC,
-    TRACED,
     Env,
     Marks,
     S,
+    Seq,
     U,
     Value,
-    combine,
     join,
     join_envs,
-    traced,
 )
 from jitlint.model.jax.expressions import Expressions, all_params
 
@@ -56,6 +56,8 @@ class Analyzer(Expressions):
         self.classify_call = classify_call
         self.attribute = attribute
         self.values: dict[int, Value] = {}
+        # Nodes evaluated more than once whose earlier value was traced (see `eval`).
+        self.sticky: dict[int, Value] = {}
         self.summary: Env = dict(params)
         self.returns: Value | None = None
         self.compile_time_eval = 0  # depth inside `with jax.ensure_compile_time_eval():`
@@ -66,15 +68,44 @@ class Analyzer(Expressions):
         self._free: dict[str, Value] = {}
         # Per enclosing loop: the environments at its `continue`s and at its `break`s.
         self._loops: list[tuple[list[Env], list[Env]]] = []
+        self.context: Any = None  # the tracing Context this analysis is for
+        self.invoke = False  # whether calls into the project are followed
+        # The value a `def`/`class` statement binds; an assignment to an attribute or item.
+        self.define: Callable[[Analyzer, cst.CSTNode], Value] | None = None
+        self.store: Callable[[Analyzer, cst.CSTNode, Value], None] | None = None
+        # `obj[i]` on an instance: runs its class's `__getitem__`.
+        self.item: Callable[[Analyzer, cst.CSTNode, Value, Value], Value] | None = None
+        self.running = False
+        self.statement_now: cst.CSTNode | None = None  # the module statement running
+        self.yields = False  # a generator: calling it returns a generator, not `returns`
+        self.falls_through_unknown = False
 
     # ---- statements -------------------------------------------------------------------
     def run_function(self, func: cst.FunctionDef | cst.Lambda | cst.Module) -> None:
-        if type(func) is cst.Lambda:
-            self.returns = self.eval(func.body)  # type: ignore[attr-defined]
-        elif type(func) is cst.Module:
-            self.run(func.body)  # type: ignore[attr-defined]
-        else:
-            self.run(func.body.body)  # type: ignore[attr-defined]
+        self.running = True
+        try:
+            if type(func) is cst.Lambda:
+                self.returns = self.eval(func.body)  # type: ignore[attr-defined]
+            elif type(func) is cst.Module:
+                for statement in func.body:  # type: ignore[attr-defined]
+                    self.statement_now = statement
+                    if self.statement(statement):
+                        break
+            elif type(func.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+                ends = self.run(func.body.body)  # type: ignore[attr-defined]
+                if not ends and self.returns is not None:
+                    self.returns = join(self.returns, NONE)  # it may also fall off the end
+            else:
+                self.run([func.body])  # type: ignore[attr-defined]
+        finally:
+            self.running = False
+
+    def free(self, name: str) -> Value:
+        """A name this body does not bind, as a function closing over it sees it."""
+        cached = self._free.get(name)
+        if cached is None:
+            cached = self._free[name] = self.lookup_free(name)
+        return cached
 
     def run(self, statements: Sequence[cst.CSTNode]) -> bool:
         """Run a block; True when it always ends in return/raise."""
@@ -116,7 +147,7 @@ class Analyzer(Expressions):
             right = self.eval(node.value)  # type: ignore[attr-defined]
             target = node.target  # type: ignore[attr-defined]
             left = self.eval(target)
-            self.bind(target, combine([left, right]), None)
+            self.bind(target, self.operate(node.operator, left, right), None)  # type: ignore[attr-defined]
         elif kind in _TERMINATORS:
             value = getattr(node, "value", None) or getattr(node, "exc", None)
             result = self.eval(value) if value is not None else S
@@ -146,7 +177,8 @@ class Analyzer(Expressions):
                     target = alias.asname.name if alias.asname is not None else alias.name
                     while type(target) is cst.Attribute:
                         target = target.value  # type: ignore[attr-defined]
-                    self.bind(target, S, None)
+                    value = self.define(self, alias) if self.define is not None else S
+                    self.bind(target, value, None)
         return False
 
     def bind(self, target: cst.CSTNode, value: Value, source: cst.CSTNode | None) -> None:
@@ -158,6 +190,12 @@ class Analyzer(Expressions):
             self.summary[name] = value if known is None else join(known, value)
         elif kind is cst.Tuple or kind is cst.List:
             elements = target.elements  # type: ignore[attr-defined]
+            if not any(type(e) is cst.StarredElement for e in elements):
+                parts = value.unpacked(len(elements))
+                if parts is not None:
+                    for element, part in zip(elements, parts, strict=True):
+                        self.bind(element.value, part, None)
+                    return
             source_elements = None
             if type(source) in (cst.Tuple, cst.List):
                 source_elements = source.elements  # type: ignore[union-attr]
@@ -165,21 +203,32 @@ class Analyzer(Expressions):
                     type(e) is cst.StarredElement for e in source_elements
                 ):
                     source_elements = None
+            if (
+                value.pytype == ITEM
+                and len(elements) == 2
+                and source_elements is None
+                and type(elements[0]) is not cst.StarredElement
+            ):
+                self.bind(elements[0].value, S, None)  # a key: static
+                self.bind(elements[1].value, Value(PYTREE, value.why), None)
+                return
             for index, element in enumerate(elements):
                 if type(element) is cst.StarredElement:
-                    self.bind(element.value, _element(value), None)
+                    self.bind(element.value, _starred(value), None)
                 elif source_elements is not None:
                     sub = source_elements[index].value
                     self.bind(element.value, self.values.get(id(sub), U), sub)
                 else:
-                    self.bind(element.value, _element(value), None)
+                    self.bind(element.value, value.item(), None)
         elif kind is cst.StarredElement:
-            self.bind(target.value, _element(value), None)  # type: ignore[attr-defined]
+            self.bind(target.value, _starred(value), None)  # type: ignore[attr-defined]
         else:
             # Attribute and subscript targets bind nothing, but their parts are loads.
             for child in iter_children(target):
                 if isinstance(child, cst.BaseExpression):
                     self.eval(child)
+            if self.store is not None:
+                self.store(self, target, value)
 
     def _unbind(self, target: cst.CSTNode) -> None:
         if type(target) is cst.Name:
@@ -242,10 +291,15 @@ class Analyzer(Expressions):
                 self.bind_iteration(node.target, node.iter, iterable)
             else:
                 self.eval(node.test)
-            self.block(node.body)
+            ends = self.block(node.body)
             end = self.env
             for other in continues:  # a `continue` goes back to the loop's head too
                 end = join_envs(end, other)
+            if not is_for and not (ends and not continues):
+                # The test runs again on what the body left: `done = False` before the loop
+                # and `done = jnp.all(...)` in it make the second test convert a tracer.
+                self.env = dict(end)
+                self.eval(node.test)
             continues.clear()
             self.env = join_envs(before, end)
             before = dict(self.env)
@@ -266,14 +320,14 @@ class Analyzer(Expressions):
             if name == "enumerate" and len(elements) == 2 and args:
                 self.bind(elements[0].value, S, None)
                 inner = self.values.get(id(args[0].value), U)
-                self.bind(elements[1].value, _element(inner), None)
+                self.bind(elements[1].value, inner.element(), None)
                 return
             if name == "zip" and len(elements) == len(args):
                 for element, arg in zip(elements, args, strict=True):
                     inner = self.values.get(id(arg.value), U)
-                    self.bind(element.value, _element(inner), None)
+                    self.bind(element.value, inner.element(), None)
                 return
-        self.bind(target, _element(value), None)
+        self.bind(target, value.element(), None)
 
     def _try(self, node: Any) -> bool:
         before = dict(self.env)
@@ -329,7 +383,7 @@ class Analyzer(Expressions):
         else:
             for arg in (*node.bases, *node.keywords):
                 self.eval(arg.value)
-        self.bind(node.name, S, None)
+        self.bind(node.name, self.define(self, node) if self.define is not None else S, None)
         return False
 
     def _match(self, node: Any) -> bool:
@@ -383,13 +437,11 @@ def _restore(env: Env, marks: Marks) -> None:
                 env[name] = old
 
 
-def _element(value: Value) -> Value:
-    """What iterating (or unpacking) a value yields."""
-    if value.kind == TRACED:
-        return traced(value.why)
-    if value.kind == PYTREE:
-        return Value(PYTREE, value.why)
-    return S if value.kind == STATIC else U
+def _starred(value: Value) -> Value:
+    """What a starred target (`a, *rest = value`) binds: a list of the elements."""
+    if value.kind == STATIC or value.kind == PYTREE or isinstance(value, Seq):
+        return Seq("list", elem=value.item())
+    return U
 
 
 def _capture_names(pattern: cst.CSTNode) -> list[str]:

@@ -89,6 +89,16 @@ JAX_BOOLEAN = frozenset(
         "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
     )
 )  # fmt: skip
+# Collectives map over the leaves of their first argument and keep its structure: a dict
+# stays a dict, and a Python scalar leaf stays a Python scalar (`lax.psum(1, "i")` is the
+# axis size as an `int`, `lax.psum(2.0, "i")` a `float`) [observed on jax 0.10.2].
+COLLECTIVES = frozenset(
+    f"jax.lax.{n}"
+    for n in (
+        "psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "all_to_all",
+        "psum_scatter", "pswapaxes", "pbroadcast",
+    )
+)  # fmt: skip
 CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__float__"})
 MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 

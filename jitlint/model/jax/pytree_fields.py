@@ -19,17 +19,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
+from jitlint.model.domain.classes import Classes, registered_pytrees
 from jitlint.model.domain.names import Names, leaf_name
-from jitlint.model.domain.values import PYTREE, UNKNOWN, U, Value
+from jitlint.model.domain.values import PYTREE, UNKNOWN, Object, U, Value
 from jitlint.model.jax.transforms import Entry
 
 STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD = "static", "array", "scalar", "python"
+# A leaf (not static) whose type the declaration does not say; and how `jax.jit` sees it: a
+# pytree of tracers (its truthiness is not reported).
+LEAF_FIELD, PYTREE_FIELD = "leaf", "pytree"
 
 _EQX_BASES = frozenset({"equinox.Module"})
 _FLAX_BASES = frozenset({"flax.struct.PyTreeNode"})
+_NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple"})
 _FLAX_DECORATORS = frozenset({"flax.struct.dataclass"})
 _EQX_FIELD = frozenset({"equinox.field"})
 _EQX_STATIC_FIELD = frozenset({"equinox.static_field"})
@@ -54,8 +60,10 @@ _CUSTOM_INIT = frozenset({"__init__", "__post_init__", "__new__"})
 @dataclass(frozen=True)
 class PytreeClass:
     name: str
-    framework: str  # "equinox" or "flax"
-    fields: dict[str, str]  # field -> STATIC_FIELD / ARRAY_FIELD / SCALAR_FIELD / PYTHON_FIELD
+    framework: str  # "equinox", "flax" or "namedtuple"
+    # field -> STATIC_FIELD / ARRAY_FIELD / SCALAR_FIELD / PYTHON_FIELD / LEAF_FIELD
+    fields: dict[str, str]
+    custom_init: bool = False  # an __init__ may store anything: only static declarations hold
 
 
 @dataclass(frozen=True)
@@ -70,14 +78,24 @@ class Instance:
 
 
 def field_kind(instance: Instance, attr: str) -> str | None:
-    """STATIC_FIELD or ARRAY_FIELD (traced) for `obj.attr`, or None when unknown."""
-    kind = instance.cls.fields.get(attr)
-    if kind is None or kind in (STATIC_FIELD, ARRAY_FIELD):
+    """STATIC_FIELD, ARRAY_FIELD (traced) or PYTREE_FIELD (a pytree of tracers) for
+    `obj.attr`, or None when unknown."""
+    cls = instance.cls
+    kind = cls.fields.get(attr)
+    if kind is None or kind == STATIC_FIELD:
         return kind
-    if instance.style == "filter":
+    if instance.style == "jit":
+        # jax.jit traces every leaf, whatever an __init__ stored: a Python int/bool leaf
+        # becomes a tracer too.
+        if kind in (ARRAY_FIELD, SCALAR_FIELD):
+            return ARRAY_FIELD
+        return PYTREE_FIELD if kind == LEAF_FIELD else None
+    if cls.custom_init:
+        return None
+    if kind == ARRAY_FIELD:
+        return kind
+    if instance.style == "filter" and kind in (SCALAR_FIELD, PYTHON_FIELD):
         return STATIC_FIELD  # filter_jit/filter_vmap: non-array leaves are static
-    if instance.style == "jit" and kind == SCALAR_FIELD:
-        return ARRAY_FIELD  # jax.jit turns a Python int/bool leaf into a tracer
     return None
 
 
@@ -87,6 +105,10 @@ class PytreeClasses:
     def __init__(self, names: Names) -> None:
         self.names = names
         self._classes: dict[int, PytreeClass | None] = {}
+
+    @cached_property
+    def registered(self) -> frozenset[str]:
+        return registered_pytrees(self.names.module)
 
     def of(self, cls: cst.ClassDef, scope_path: Sequence[cst.CSTNode]) -> PytreeClass | None:
         """`cls` as a pytree class; `scope_path` leads into the scope that defines it."""
@@ -99,6 +121,18 @@ class PytreeClasses:
         self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]
     ) -> PytreeClass | None:
         """The module-local pytree class a parameter annotation names, if any."""
+        found = self.annotated_class(annotation, path)
+        return found[0] if found is not None else None
+
+    def annotated_class(
+        self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[PytreeClass, cst.ClassDef, Sequence[cst.CSTNode]] | None:
+        """Like `annotated`, with the class statement and the path into its scope."""
+        if type(annotation) is cst.SimpleString:  # a forward reference: "State"
+            text = annotation.evaluated_value  # type: ignore[attr-defined]
+            if not isinstance(text, str) or not text.isidentifier():
+                return None
+            annotation = cst.Name(text)
         if type(annotation) is not cst.Name:
             return None
         found = self.names.lookup_with_path(annotation.value, path)  # type: ignore[attr-defined]
@@ -107,13 +141,16 @@ class PytreeClasses:
         bindings, scope_path = found
         if len(bindings) != 1 or bindings[0].kind != "class":
             return None
-        return self.of(bindings[0].node, scope_path)  # type: ignore[arg-type]
+        cls = self.of(bindings[0].node, scope_path)  # type: ignore[arg-type]
+        return (cls, bindings[0].node, scope_path) if cls is not None else None  # type: ignore[return-value]
 
     # ---- reading a class --------------------------------------------------------------
     def _read(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> PytreeClass | None:
         framework = self._framework(cls, path)
         if framework is None or type(cls.body) is not cst.IndentedBlock:
             return None
+        if cls.name.value in self.registered:
+            return None  # flattened by functions of its own: its fields say nothing
         statements = cls.body.body  # type: ignore[attr-defined]
         defined: set[str] = set()  # names bound in the body other than by a field annotation
         declared: list[cst.AnnAssign] = []
@@ -130,18 +167,19 @@ class PytreeClasses:
                                 defined.add(target.target.value)
             elif type(statement) is not cst.SimpleStatementLine:
                 return None  # `if`/`try`/... in a class body: fields we cannot read
-        # A custom initialiser may store anything in a field: only static declarations hold.
+        # A custom initialiser may store anything in a field: only static declarations hold
+        # (and, under jax.jit, that every other field is traced).
         custom_init = bool(defined & _CUSTOM_INIT)
         fields: dict[str, str] = {}
         for small in declared:
             name = small.target.value  # type: ignore[attr-defined]
-            kind = self._field(framework, small, custom_init, path)
+            kind = self._field(framework, small, path)
             if kind is not None and name not in defined and name not in fields:
                 fields[name] = kind
             else:
                 fields.pop(name, None)
                 defined.add(name)
-        return PytreeClass(cls.name.value, framework, fields)
+        return PytreeClass(cls.name.value, framework, fields, custom_init)
 
     def _framework(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
         bases = [a for a in cls.bases if a.keyword is None]
@@ -154,6 +192,8 @@ class PytreeClasses:
                 return "equinox"
             if self._is(base, path, _FLAX_BASES):
                 return "flax"
+            if self._is(base, path, _NAMEDTUPLE_BASES):
+                return "namedtuple"
             return None
         if not bases and len(decorators) == 1:
             decorator = decorators[0]
@@ -164,11 +204,7 @@ class PytreeClasses:
         return None
 
     def _field(
-        self,
-        framework: str,
-        declaration: cst.AnnAssign,
-        custom_init: bool,
-        path: Sequence[cst.CSTNode],
+        self, framework: str, declaration: cst.AnnAssign, path: Sequence[cst.CSTNode]
     ) -> str | None:
         value = declaration.value
         has_default = value is not None
@@ -194,9 +230,11 @@ class PytreeClasses:
             if "converter" in options or "default_factory" in options:
                 return None  # the stored value is not what the annotation says
             has_default = "default" in options
-        kind = None if custom_init else self._annotated(declaration.annotation.annotation, path)
+        kind = self._annotated(declaration.annotation.annotation, path)
         # A default for an array field is most likely a Python value standing in for it.
-        return None if kind == ARRAY_FIELD and has_default else kind
+        if kind is None or (kind == ARRAY_FIELD and has_default):
+            return LEAF_FIELD
+        return kind
 
     def _annotated(self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
         """What a field's annotation says it holds."""
@@ -243,7 +281,11 @@ def _negate(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def attach_instances(
-    classes: PytreeClasses, entry: Entry, path: Sequence[cst.CSTNode], params: dict[str, Value]
+    classes: PytreeClasses,
+    infos: Classes,
+    entry: Entry,
+    path: Sequence[cst.CSTNode],
+    params: dict[str, Value],
 ) -> None:
     """Mark the parameters of one transformation's application that are instances of a
     module-local pytree class: `self` of a method, or a parameter annotated with the class.
@@ -254,18 +296,18 @@ def attach_instances(
     style = entry.transform.style
     p = func.params
     declared = [*p.posonly_params, *p.params, *p.kwonly_params]
-    found: dict[str, PytreeClass] = {}
+    found: dict[str, tuple[PytreeClass, cst.ClassDef, Sequence[cst.CSTNode]]] = {}
     if len(path) >= 2 and type(path[-2]) is cst.ClassDef and (p.posonly_params or p.params):
         kinds = {leaf_name(d.decorator) for d in func.decorators}
         cls = classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
         if cls is not None and not kinds & {"staticmethod", "classmethod"}:
-            found[declared[0].name.value] = cls
+            found[declared[0].name.value] = (cls, path[-2], path[:-2])  # type: ignore[assignment]
     for param in declared:
         if param.annotation is not None and param.name.value not in found:
-            cls = classes.annotated(param.annotation.annotation, path)
-            if cls is not None:
-                found[param.name.value] = cls
-    for name, cls in found.items():
+            annotated = classes.annotated_class(param.annotation.annotation, path)
+            if annotated is not None:
+                found[param.name.value] = annotated
+    for name, (cls, node, scope_path) in found.items():
         kind = entry.params.get(name)
         if kind == PYTREE:
             leaves = "jit" if style == "jit" else "filter" if style == "filter" else "pytree"
@@ -274,8 +316,9 @@ def attach_instances(
         else:
             continue
         value = params.get(name, U)
-        params[name] = Value(
-            value.kind if value.traced else UNKNOWN,
-            value.why or ("param", name, entry),
-            pytype=Instance(cls, leaves),
+        params[name] = Object(
+            infos.of(node, scope_path),
+            kind=value.kind if value.traced else UNKNOWN,
+            why=value.why or ("param", name, entry),
+            declared=Instance(cls, leaves),
         )

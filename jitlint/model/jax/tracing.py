@@ -1,13 +1,19 @@
 """The JAX tracing model every JIT1xx rule queries: which code is traced, and which values
 inside it are tracers.
 
-A function is traced when a transformation is applied to it (see `transforms.py`), or when a
-traced function calls it by a name that resolves to a module-local `def` (a helper); a
-helper's parameters are traced when some traced call site passes a traced value. The runner
-may also hand over *inbound* calls from traced code in other files of the run (see
-`model/project/records.py`): they count as call sites of the named top-level `def`. Everything
-is computed on demand and cached: finding the applications costs one pass over the module;
-a function's values are computed only when a rule asks about code inside it.
+A function is traced when a transformation is applied to it (see `transforms.py`: an
+*entry*), when the runner hands over *inbound* calls from traced code in other files of the
+run (see `model/project/records.py`), or when traced code calls it. The model is an abstract
+interpreter: each *context* is one analysis of a function body for given abstract arguments
+at one level (`Context`); calls inside it resolve through the module's names and classes to
+functions, methods, constructors, partials, lambdas and transformed functions (`calls.py`),
+each analysed in a context of its own for the call's arguments (memoised, within a budget;
+what exceeds it is unknown). A function's `FunctionTrace` gathers its contexts; a rule asking
+about a node inside it sees the node's value in the most traced of them.
+
+Everything runs once per module, on the first question: the module's own code (at level 0,
+so that calls made when the module runs reach the functions with their real arguments), then
+every entry. A module nothing transforms is never interpreted.
 
 Levels: ABSTRACT (jit, vmap, pmap, lax bodies, ...) where Python bool conversion of a tracer
 fails; GRAD (grad family alone) where values stay concrete and it works; 0 for code no
@@ -16,6 +22,7 @@ transformation reaches (analysed only for JIT106, which needs "is this a JAX arr
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
@@ -23,45 +30,40 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.model.domain.classes import Classes
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
-from jitlint.model.domain.names import Names
+from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
     TRACED,
+    TRANSFORMED,
     UNKNOWN,
+    Array,
+    ClassRef,
+    Dict,
+    Env,
+    Foreign,
+    Object,
+    Ref,
     S,
+    Scalar,
+    Seq,
     U,
     Value,
-    combine,
-    container,
     first_traced,
+    join,
+    literal,
     literal_truth,
-    traced,
 )
 from jitlint.model.jax.analyzer import Analyzer
-from jitlint.model.jax.api import (
-    ARRAY_METHODS,
-    CONCRETIZING_METHODS,
-    JAX_BOOLEAN,
-    JAX_SEQUENCE_RESULTS,
-    MAPPING_METHODS,
-    SHAPE_ATTRIBUTES,
-    call_kind,
-)
+from jitlint.model.jax.calls import Calls
+from jitlint.model.jax.context import Context, ForeignRecord
 from jitlint.model.jax.narrowing import Guards
-from jitlint.model.jax.pytree_fields import (
-    ARRAY_FIELD,
-    STATIC_FIELD,
-    Instance,
-    PytreeClasses,
-    attach_instances,
-    field_kind,
-)
+from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
 from jitlint.model.jax.transforms import (
     ABSTRACT,
     GRAD,
-    TRANSFORMS,
     Discovery,
     Entry,
     FuncNode,
@@ -73,35 +75,25 @@ from jitlint.model.jax.transforms import (
 from jitlint.model.project.records import (
     Inbound,
     Received,
-    bind_arguments,
     inbound_contribution,
     inbound_entry,
+    may_be_project_function,
 )
 
-__all__ = ["ABSTRACT", "GRAD", "FunctionTrace", "Tracing", "Value"]
+__all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
 
 class FunctionTrace:
     """What the model knows about one function body (or lambda, or the module)."""
 
-    def __init__(
-        self,
-        tracing: Tracing,
-        func: FuncNode | cst.Module,
-        level: int,
-        params: dict[str, Value],
-        entries: list[Entry],
-        path: list[cst.CSTNode],
-    ) -> None:
+    def __init__(self, tracing: Tracing, func: FuncNode | cst.Module, path: list[cst.CSTNode]):
         self.tracing = tracing
         self.func = func
-        self.level = level
-        self.params = params
-        self.entries = entries
         self.path = path  # from the module to the function's body
+        self.entries: list[Entry] = []
         self.inbound: list[Inbound] = []  # calls from traced code in other files
-        self._analyzer: Analyzer | None = None
-        self.analysing = False
+        self.contexts: list[Context] = []
+        self._top: list[Context] | None = None
 
     @property
     def name(self) -> str:
@@ -110,22 +102,85 @@ class FunctionTrace:
         return "<lambda>" if type(self.func) is cst.Lambda else "<module>"
 
     @property
+    def qualname(self) -> str:
+        """`Cls.method` for a method, else the name."""
+        path = self.path  # [..., class, its body, the function, its body]
+        if len(path) >= 4 and type(path[-4]) is cst.ClassDef:
+            return f"{path[-4].name.value}.{self.name}"  # type: ignore[attr-defined]
+        return self.name
+
+    @property
+    def level(self) -> int:
+        return max((c.level for c in self.contexts), default=0)
+
+    @property
     def abstract(self) -> bool:
         """True where Python bool conversion of a tracer fails (jit, vmap, lax bodies...)."""
         return self.level >= ABSTRACT
 
     @property
+    def analysing(self) -> bool:
+        return any(c.analyzer is not None and c.analyzer.running for c in self.contexts)
+
+    def top(self) -> list[Context]:
+        """The analysed contexts at the function's level: the ones rules see."""
+        if self._top is not None:
+            return self._top
+        level = self.level
+        top = [c for c in self.contexts if c.level == level and c.analyzer is not None]
+        if not self.tracing.solving:
+            self._top = top
+        return top
+
+    @property
     def analyzer(self) -> Analyzer:
-        if self._analyzer is None:
-            self.analysing = True
-            try:
-                self._analyzer = self.tracing._analyse(self)
-            finally:
-                self.analysing = False
-        return self._analyzer
+        """The first analysis at the function's level (the root one when there is one)."""
+        top = self.top()
+        if not top:
+            raise LookupError("no analysed context")
+        return top[0].analyzer  # type: ignore[return-value]
+
+    @property
+    def params(self) -> Env:
+        top = self.top()
+        if len(top) == 1:
+            return top[0].params
+        out: Env = {}
+        for name in param_names(self.func) if type(self.func) is not cst.Module else ():  # type: ignore[arg-type]
+            out[name] = merge([c.params.get(name, U) for c in top])
+        return out
 
     def value(self, expr: cst.CSTNode) -> Value:
-        return self.analyzer.values.get(id(expr), U)
+        key = id(expr)
+        top = self.top()
+        if len(top) == 1:
+            return _seen(top[0].analyzer, key)
+        return merge([_seen(c.analyzer, key) for c in top])
+
+    def summary(self, name: str) -> Value | None:
+        """Every value `name` takes in the body (for functions closing over it)."""
+        top = [c for c in self.top() if not c.analyzer.running]  # type: ignore[union-attr]
+        found = [c.analyzer.summary[name] for c in top if name in c.analyzer.summary]  # type: ignore[union-attr]
+        return merge(found) if found else None
+
+
+def _seen(analyzer: Analyzer, key: int) -> Value:
+    """A node's value in one analysis, as rules see it (traced on any pass)."""
+    return analyzer.sticky.get(key) or analyzer.values.get(key, U)
+
+
+def merge(values: Sequence[Value]) -> Value:
+    """A node's value over several contexts: traced where any of them traces it (the hazard
+    happens in that context), else what they agree on."""
+    if len(values) == 1:
+        return values[0]
+    hit = next((v for v in values if v.kind == TRACED), None) or first_traced(values)
+    if hit is not None:
+        return hit
+    out = values[0]
+    for value in values[1:]:
+        out = join(out, value)
+    return out
 
 
 class Tracing:
@@ -136,22 +191,47 @@ class Tracing:
         self.module = names.module
         # top-level function name -> calls from, and applications in, other files
         self.inbound = inbound or {}
-        self._traces: dict[int, FunctionTrace | None] = {}
-        self._in_progress: set[int] = set()
+        self._traces: dict[int, FunctionTrace] = {}
+        self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
+        self.solving = False
+        self._solved = False
+        # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
+        # (parameter, why, the function, the node).
+        self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Calls and transformations of things other modules define that interpretation found
+        # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
+        self.foreign_records: list[ForeignRecord] = []
+        self.module_context: Context | None = None
+
+    @cached_property
+    def discovery(self) -> Discovery:
+        return Discovery(self.names)
 
     @cached_property
     def index(self) -> Index:
-        return Discovery(self.names).run()
+        return self.discovery.run()
 
     @cached_property
     def pytree_classes(self) -> PytreeClasses:
         return PytreeClasses(self.names)
 
     @cached_property
+    def classes(self) -> Classes:
+        return Classes(self.names)
+
+    @cached_property
+    def calls(self) -> Calls:
+        return Calls(self)
+
+    @cached_property
     def active(self) -> bool:
-        """Whether anything in the module is traced at all (a cheap early exit for rules)."""
-        return bool(self.index.entries) or bool(self.inbound)
+        """Whether anything in the module is traced at all (a cheap early exit for rules):
+        an entry, an inbound call, or a transformation applied to something the discovery
+        pass could not name (`f = jax.jit(f)`, `jax.jit(self.step)`), which interpreting
+        the module may resolve."""
+        index = self.index
+        return bool(index.entries) or bool(self.inbound) or bool(index.foreign)
 
     @cached_property
     def positions(self) -> Any:
@@ -169,7 +249,8 @@ class Tracing:
         func = enclosing_function(path)
         if func is None:
             return None
-        return self.trace(func)
+        found = self.trace(func)
+        return found if found is not None and found.level > 0 else None
 
     def any_function_at(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
         """Like `function_at`, but untraced code (level 0, the module too) also answers."""
@@ -177,6 +258,10 @@ class Tracing:
         if func is None:
             if any(type(node) is cst.ClassDef for node in path[:-1]):
                 return None
+            if self.active:
+                self.solve()
+                if self.module_context is not None:
+                    return self.module_context.trace
             return self._untraced(self.module)
         found = self.trace(func) if self.active else None
         return found if found is not None else self._untraced(func)
@@ -186,24 +271,110 @@ class Tracing:
         found = self.function_at(path)
         return found.value(expr) if found is not None else None
 
-    # ---- building traces --------------------------------------------------------------
     def trace(self, func: FuncNode) -> FunctionTrace | None:
-        key = id(func)
-        if key in self._traces:
-            return self._traces[key]
-        if key in self._in_progress:
-            return None  # recursion: a cycle of helpers adds nothing new
-        self._in_progress.add(key)
-        try:
-            result = self._build(func)
-        finally:
-            self._in_progress.discard(key)
-        self._traces[key] = result
-        return result
+        """`func`'s trace, if any context analysed it (while solving: so far)."""
+        self.solve()
+        found = self._traces.get(id(func))
+        return found if found is not None and found.top() else None
 
-    def _build(self, func: FuncNode) -> FunctionTrace | None:
+    # ---- solving ----------------------------------------------------------------------
+    def solve(self) -> None:
+        """Interpret the module once: its own code, then every entry (outermost first)."""
+        if self._solved or self.solving or not self.active:
+            return
+        self.solving = True
+        try:
+            self._run_module()
+            roots: list[tuple[int, int, FuncNode]] = []
+            for order, entries in enumerate(self.index.entries.values()):
+                func = entries[0].func
+                roots.append((len(self.index.path(func) or ()), order, func))
+            for order, func in enumerate(self._inbound_functions()):
+                roots.append((1, -1 - order, func))
+            for _, _, func in sorted(roots, key=lambda r: (r[0], r[1])):
+                self._root(func)
+            self._inbound_constructors()
+        finally:
+            self.solving = False
+            self._solved = True
+
+    def function_trace(self, func: FuncNode | cst.Module) -> FunctionTrace:
+        key = id(func)
+        found = self._traces.get(key)
+        if found is None:
+            if type(func) is cst.Module:
+                path: list[cst.CSTNode] = [func]
+            else:
+                path = [*self._path_to(func), func, func.body]  # type: ignore[union-attr]
+            found = self._traces[key] = FunctionTrace(self, func, path)
+        return found
+
+    def _run_module(self) -> None:
+        trace = self.function_trace(self.module)
+        context = Context(trace, 0, {})
+        self.module_context = context
+        self.analyse(context, invoke=True)
+
+    def _inbound_functions(self) -> list[cst.FunctionDef]:
+        out = []
+        for name in self.inbound:
+            found = self._inbound_target(name)
+            if type(found) is cst.FunctionDef:
+                out.append(found)
+        return out
+
+    def _inbound_target(self, name: str) -> cst.FunctionDef | cst.ClassDef | None:
+        """What an inbound record's name reaches: a top-level `def` or class bound once by
+        that statement, or `Class.method`, a method of such a class."""
+        head, _, method = name.partition(".")
+        bindings = self.names.scope(self.module).bindings.get(head)
+        if not bindings or len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        if type(node) not in (cst.FunctionDef, cst.ClassDef):
+            return None
+        if self.index.path(node) != [self.module]:
+            return None
+        if not method:
+            return node  # type: ignore[return-value]
+        if type(node) is not cst.ClassDef:
+            return None
+        cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
+        found = cls.methods.get(method)
+        return found.func if found is not None and found.plain else None
+
+    def _inbound_constructors(self) -> None:
+        """Classes other files instantiate from traced code: run their constructors with the
+        calls' arguments."""
+        for name, records in self.inbound.items():
+            node = self._inbound_target(name) if "." not in name else None
+            if type(node) is not cst.ClassDef:
+                continue
+            cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
+            for record in records:
+                if not isinstance(record, Inbound):
+                    continue
+                caller = Context(self.function_trace(self.module), record.level, {})
+
+                def wrap(
+                    param: str, kind: Value, record: Inbound = record, node: Any = node
+                ) -> Value:
+                    if kind.traced:
+                        why = ("import", param, node, record)
+                        return Value(PYTREE if kind.kind == PYTREE else TRACED, why)
+                    return kind
+
+                args = [(k, _KIND_ARGS.get(kind) or Value(kind)) for k, kind in record.args]
+                self.calls.construct(caller, None, cls, args, record.star, wrap=wrap)
+
+    def _root(self, func: FuncNode) -> None:
+        """The context the entries (and inbound calls) of `func` make: parameters as each
+        application's static spec says, joined over the applications at the highest level."""
+        trace = self.function_trace(func)
+        if any(c.site == "root" for c in trace.contexts):
+            return
         contributions: list[tuple[int, dict[str, Value]]] = []
-        entries = self.index.entries.get(id(func), [])
+        entries = list(self.index.entries.get(id(func), []))
         inbound: list[Inbound] = []
         if type(func) is cst.FunctionDef:
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
@@ -212,105 +383,101 @@ class Tracing:
                 else:
                     entry = inbound_entry(func, received)  # type: ignore[arg-type]
                     if entry is not None:
-                        entries = [*entries, entry]
+                        entries.append(entry)
+        trace.entries = entries
+        trace.inbound = inbound
         for entry in entries:
             level = entry.level
             if entry.enclosing is not None:
-                outer = self.trace(entry.enclosing)
+                outer = self._traces.get(id(entry.enclosing))
                 if outer is not None:
                     level = max(level, outer.level)
             scalars = _scalar_params(entry.func)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
-                name: Value(TRACED if name in scalars else PYTREE, ("param", name, entry))
+                name: (
+                    Array(("param", name, entry), sure=True)
+                    if name in scalars
+                    else Value(PYTREE, ("param", name, entry))
+                )
                 if kind == PYTREE
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
-            attach_instances(self.pytree_classes, entry, self._path_to(entry.func), params)
+            path = self._path_to(entry.func)
+            attach_instances(self.pytree_classes, self.classes, entry, path, params)
+            self._receiver(entry.func, path, params)
             contributions.append((level, params))
-        if type(func) is cst.FunctionDef:
-            contributions.extend(self._helper_sites(func))  # type: ignore[arg-type]
-            contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
+        contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
         if not contributions:
-            return None
+            return
         level = max(c[0] for c in contributions)
-        names = param_names(func)
+        if inbound:
+            for _, given in contributions:
+                self._receiver(func, self._path_to(func), given)
         params: dict[str, Value] = {}
-        for name in names:
+        for name in param_names(func):
             values = [c[1].get(name, U) for c in contributions if c[0] == level]
             hit = first_traced(values)
             if hit is not None:
                 params[name] = hit
+            elif len(values) == 1 and isinstance(values[0], Object):
+                params[name] = values[0]  # `self` of a method, or a pytree class instance
             elif all(v.kind == STATIC for v in values):
                 # The same literal default at every call site keeps its value (see
                 # project.default_value); anything else is just a Python value.
                 first = values[0]
-                known = literal_truth(first) is not None
-                same = known and all(v.pytype == first.pytype for v in values)
+                same = literal_truth(first) is not None and all(
+                    literal_truth(v) is not None and v.key() == first.key() for v in values
+                )
                 params[name] = first if same else S
-            elif len(values) == 1 and values[0].pytype is not None:
-                params[name] = values[0]  # under filter_jit, a pytree class instance
             else:
                 params[name] = U
-        path = [*(self.index.path(func) or [self.module]), func, func.body]
-        trace = FunctionTrace(self, func, level, params, entries, path)
-        trace.inbound = inbound
-        return trace
+        context = Context(trace, level, params, site="root")
+        self.analyse(context, invoke=True)
+
+    def _receiver(self, func: FuncNode, path: list[cst.CSTNode], params: Env) -> None:
+        """`self` of a method an entry reaches: an instance of its class (its fields unknown),
+        so that `self.m(...)` resolves; a pytree class's instance is attached already."""
+        if type(func) is not cst.FunctionDef or len(path) < 2:
+            return
+        if type(path[-2]) is not cst.ClassDef:
+            return
+        p = func.params  # type: ignore[union-attr]
+        first = [*p.posonly_params, *p.params]
+        if not first or any(
+            leaf_name(d.decorator) in ("staticmethod", "classmethod") for d in func.decorators
+        ):  # type: ignore[union-attr]
+            return
+        name = first[0].name.value
+        value = params.get(name, U)
+        if isinstance(value, Object):
+            return
+        cls = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
+        kind = STATIC if value.kind == STATIC else UNKNOWN
+        params[name] = receiver = Object(cls, kind=kind, why=value.why)
+        receiver.made_at = 0  # an argument: made outside the trace
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level
-        `def` its name is bound to, once (as the runner checked with the same rule)."""
-        calls = self.inbound.get(func.name.value)
-        if not calls or self.index.path(func) != [self.module]:
+        `def` its name is bound to, once (as the runner checked with the same rule), or a
+        method of such a class."""
+        if not self.inbound:
             return []
-        bindings = self.names.scope(self.module).bindings.get(func.name.value)
-        if not bindings or len(bindings) != 1 or bindings[0].node is not func:
+        path = self.index.path(func)
+        name = func.name.value
+        if path is not None and len(path) == 3 and type(path[1]) is cst.ClassDef:
+            name = f"{path[1].name.value}.{name}"  # type: ignore[attr-defined]
+        calls = self.inbound.get(name)
+        if not calls or self._inbound_target(name) is not func:
             return []
         return list(calls)
 
-    def _helper_sites(self, func: cst.FunctionDef) -> list[tuple[int, dict[str, Value]]]:
-        """Contributions from traced functions calling `func` by name."""
-        out: list[tuple[int, dict[str, Value]]] = []
-        if _is_method(func, self.index.path(func) or []):
-            return out
-        for call, call_path in self.index.calls.get(func.name.value, []):
-            bindings = self.names.lookup(func.name.value, call_path)
-            if not bindings or len(bindings) != 1 or bindings[0].node is not func:
-                continue
-            caller_func = enclosing_function(call_path)
-            if caller_func is None or caller_func is func:
-                continue
-            caller = self.trace(caller_func)
-            if caller is None or caller.level == 0 or caller.analysing:
-                continue
-            values = caller.analyzer.values
-            args: list[tuple[str | None, Value]] = []
-            star = False
-            for arg in call.args:
-                if arg.star:
-                    star = True
-                    break
-                keyword = arg.keyword.value if arg.keyword is not None else None
-                args.append((keyword, values.get(id(arg.value), U)))
-
-            def wrap(
-                name: str, given: Value, caller: FunctionTrace = caller, call: cst.Call = call
-            ) -> Value:
-                if given.traced:
-                    return Value(
-                        PYTREE if given.kind == PYTREE else TRACED,
-                        ("arg", name, caller, call, given.why),
-                        given.boolean,
-                    )
-                return given
-
-            out.append((caller.level, bind_arguments(func, args, star, wrap)))
-        return out
-
     def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
-        key = -id(func) - 1
-        found = self._traces.get(key)
+        """A level-0 analysis with unknown parameters, calling nothing: for JIT106 in code
+        no context reaches."""
+        key = id(func)
+        found = self._untraced_traces.get(key)
         if found is None:
             if type(func) is cst.Module:
                 path: list[cst.CSTNode] = [func]
@@ -318,52 +485,114 @@ class Tracing:
             else:
                 path = [*self._path_to(func), func, func.body]  # type: ignore[union-attr]
                 params = {name: U for name in param_names(func)}  # type: ignore[arg-type]
-            found = FunctionTrace(self, func, 0, params, [], path)
-            self._traces[key] = found
+            found = FunctionTrace(self, func, path)
+            context = Context(found, 0, params)
+            found.contexts.append(context)
+            self.analyse(context, invoke=False)
+            self._untraced_traces[key] = found
         return found
 
-    def _path_to(self, func: FuncNode) -> list[cst.CSTNode]:
+    def _path_to(self, func: FuncNode | cst.ClassDef) -> list[cst.CSTNode]:
         known = self.index.path(func)
         return known if known is not None else [self.module]
 
     # ---- analysis ---------------------------------------------------------------------
-    def _analyse(self, trace: FunctionTrace) -> Analyzer:
+    def analyse(self, context: Context, invoke: bool) -> Analyzer:
+        """Run `context`'s body (registering it with its function's trace first, so that
+        recursion sees it running)."""
+        trace = context.trace
+        if context not in trace.contexts:
+            trace.contexts.append(context)
         func = trace.func
-        if type(func) is cst.Module:
-            local = set(self.names.scope(func).bindings)  # type: ignore[arg-type]
-        else:
-            local = set(self.names.scope(func).bindings)  # type: ignore[arg-type]
+        local = set(self.names.scope(func).bindings)  # type: ignore[arg-type]
         analyzer = Analyzer(
-            trace.params,
+            context.params,
             local,
-            lambda name: self._free_value(trace, name),
-            lambda an, call: self._call_value(trace, an, call),
-            lambda an, node, base: self._attribute_value(node, base),
+            lambda name: self._free_value(context, name),
+            lambda an, call: (
+                self.calls.call_value(context, an, call)
+                if invoke
+                else self.calls.library_value(context, an, call)
+            ),
+            lambda an, node, base: self.calls.attribute_value(context, an, node, base),
         )
+        analyzer.context = context
+        analyzer.invoke = invoke
+        analyzer.define = lambda an, node: self.calls.define(context, an, node)
+        analyzer.store = lambda an, target, value: self.calls.store(context, an, target, value)
+        if invoke:
+            analyzer.item = lambda an, node, base, index: self.calls.item(
+                context, node, base, index
+            )
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
         analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
+        context.analyzer = analyzer
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
 
-    def _free_value(self, trace: FunctionTrace, name: str) -> Value:
+    def _free_value(self, context: Context, name: str) -> Value:
         """A name the body reads but does not bind: a closure, a global or a builtin."""
+        closure = context.closure
+        if closure is not None:
+            found = closure.env.get(name)
+            if found is None:
+                found = closure.summary.get(name)
+            if found is not None:
+                return found
+            if name not in closure.local_names:
+                return closure.free(name)
+            return U
+        trace = context.trace
         if type(trace.func) is cst.Module:
             return U
-        found = self.names.lookup_with_path(name, trace.path)
-        if found is None:
-            return S  # a builtin
-        bindings, scope_path = found
-        if all(b.kind in ("import", "def", "class") for b in bindings):
-            return S
+        found_bindings = self.names.lookup_with_path(name, trace.path)
+        if found_bindings is None:
+            known = literal(name)
+            return known if known is not None else S  # a builtin
+        bindings, scope_path = found_bindings
         owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
         if type(owner) in (cst.FunctionDef, cst.Lambda):
-            outer = self.trace(owner)  # type: ignore[arg-type]
-            if outer is not None and outer.level > 0 and not outer.analysing:
-                return outer.analyzer.summary.get(name, U)
-        # Closed over from code that runs in Python (a module, a class, an untraced
-        # function): a Python value fixed when the function is traced.
-        if len(bindings) == 1 and bindings[0].kind == "assign":
-            pytype = _DISPLAYS.get(type(bindings[0].node))
+            outer = self._traces.get(id(owner))
+            if outer is not None and outer.level > 0:
+                value = outer.summary(name)
+                if value is not None:
+                    return value
+            if outer is not None and outer.contexts:
+                value = outer.summary(name)
+                if value is not None:
+                    return _from_python(value)
+        if type(owner) is cst.Module:
+            return self._global_value(name, bindings, scope_path)
+        if len(bindings) == 1:
+            return self._binding_value(bindings[0], scope_path)
+        return S
+
+    def _global_value(self, name: str, bindings: list[Any], scope_path: list[cst.CSTNode]) -> Value:
+        if len(bindings) == 1:
+            binding = bindings[0]
+            if binding.kind in ("def", "class", "import"):
+                return self._binding_value(binding, scope_path)
+            if binding.kind == "assign" and self.module_context is not None:
+                analyzer = self.module_context.analyzer
+                if analyzer is not None and not analyzer.running:
+                    found = analyzer.env.get(name)
+                    if found is not None:
+                        return _from_python(found)
+            return self._binding_value(binding, scope_path)
+        return S
+
+    def _binding_value(self, binding: Any, scope_path: list[cst.CSTNode]) -> Value:
+        if binding.kind == "import":
+            qualname = binding.qualname or ""
+            if may_be_project_function(qualname) and qualname.split(".")[0] not in _STDLIB:
+                return Foreign(qualname)
+            return S
+        if binding.kind == "def":
+            return self.calls.function_value(binding.node, None, scope_path)
+        if binding.kind == "class":
+            return ClassRef(self.classes.of(binding.node, scope_path))
+        if binding.kind == "assign":
+            pytype = _DISPLAYS.get(type(binding.node))
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
         return S
@@ -375,77 +604,10 @@ class Tracing:
             found = self._qualnames[key] = self.names.qualified_names(expr, trace.path)
         return found
 
-    def _call_value(self, trace: FunctionTrace, analyzer: Analyzer, call: cst.Call) -> Value:
-        values = analyzer.values
-        args = [values.get(id(a.value), U) for a in call.args]
-        func = call.func
-        if type(func) is cst.Attribute:
-            receiver = values.get(id(func.value), U)
-            if receiver.traced:
-                method = func.attr.value
-                if method in CONCRETIZING_METHODS:
-                    return U
-                if receiver.kind == TRACED or method in ARRAY_METHODS:
-                    return traced(receiver.why)
-                if method in MAPPING_METHODS:
-                    return Value(PYTREE, receiver.why)
-                return U
-        callee = values.get(id(func))
-        if callee is not None and callee.pytype == TRANSFORMED:
-            # Calling jax.jit(f)/grad(f)/vmap(f)...: arrays in traced code, pytrees of them.
-            return Value(PYTREE, ("call", callee.why[1], trace)) if callee.why else U
-        if type(func) is not cst.Name and type(func) is not cst.Attribute:
-            return U
-        qualnames = self.qualified(trace, func)
-        if not qualnames or UNKNOWN_NAME in qualnames:
-            return U
-        if qualnames <= TRANSFORMS.keys():
-            return Value(STATIC, ("transform", next(iter(qualnames))), pytype=TRANSFORMED)
-        kinds = {call_kind(q) for q in qualnames}
-        if len(kinds) != 1:
-            return U
-        kind = kinds.pop()
-        if kind == "jax":
-            if analyzer.compile_time_eval:
-                return combine(args)
-            qualname = next(iter(qualnames))
-            if qualname in JAX_SEQUENCE_RESULTS:  # a list, tuple or pytree of arrays
-                return Value(PYTREE, ("op", qualname, trace))
-            return traced(("op", qualname, trace), boolean=qualname in JAX_BOOLEAN)
-        if kind == "static":
-            return S
-        if kind == "same":
-            return combine(args)
-        if kind == "container":
-            return container(args)
-        if kind == "dispatch":
-            hit = first_traced(args)
-            if hit is not None:
-                return traced(hit.why)
-        if kind != "unknown" and all(v.kind == STATIC for v in args):
-            return S
-        return U
-
-    def _attribute_value(self, node: cst.Attribute, base: Value) -> Value:
-        attr = node.attr.value
-        if type(base.pytype) is Instance:  # `self.n` of an equinox Module, a flax struct
-            kind = field_kind(base.pytype, attr)
-            if kind == STATIC_FIELD:
-                return S
-            if kind == ARRAY_FIELD:
-                return traced(("field", attr, base.pytype, base.why))
-        if attr in SHAPE_ATTRIBUTES:
-            return S
-        if base.kind == TRACED:
-            return traced(base.why)
-        if base.kind == PYTREE:
-            return traced(base.why) if attr in ("T", "mT", "real", "imag", "at") else U
-        return S if base.kind == STATIC else U
-
     # ---- explanations -----------------------------------------------------------------
     def describe(self, trace: FunctionTrace) -> str:
         """ "`f`, which `jax.jit` compiles at line 12" for the first application."""
-        name = f"`{trace.name}`" if trace.name != "<lambda>" else "this lambda"
+        name = f"`{trace.qualname}`" if trace.name != "<lambda>" else "this lambda"
         if trace.entries:
             entry = max(trace.entries, key=lambda e: e.level)
             return (
@@ -455,6 +617,19 @@ class Tracing:
         if trace.inbound:
             first = trace.inbound[0]
             return f"{name}, which {first.caller} ({first.site}) calls from traced code"
+        entry = next((c.entry for c in trace.top() if c.entry is not None), None)
+        if entry is not None:
+            return (
+                f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} "
+                f"{self.where(entry)}"
+            )
+        site = next(
+            (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
+            None,
+        )
+        if site is not None:
+            caller, call = site
+            return f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
         return f"{name}, which traced code calls"
 
     def where(self, entry: Entry) -> str:
@@ -468,32 +643,55 @@ class Tracing:
         why = value.why
         if not why:
             return "it is computed from traced values"
-        if why[0] == "param":
-            _, name, entry = why
+        if why[0] in ("param", "passed", "leaf"):
+            name, entry = why[1], why[2]
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
             )
             transform = entry.transform
             article = "a non-static" if transform.style in ("jit", "pmap", "ckpt") else "an"
-            return (
-                f"`{name}` is traced because it is {article} argument of {func_name}, which "
-                f"`{transform.qualname}` {transform.verb} {self.where(entry)}"
-            )
+            if why[0] == "leaf":
+                text = (
+                    f"it comes from a leaf of `{name}`, {article} argument of {func_name}, "
+                    f"which `{transform.qualname}` {transform.verb} {self.where(entry)} (every "
+                    "leaf of a traced argument is a tracer)"
+                )
+            else:
+                text = (
+                    f"`{name}` is traced because it is {article} argument of {func_name}, "
+                    f"which `{transform.qualname}` {transform.verb} {self.where(entry)}"
+                )
+            if why[0] == "passed" or (why[0] == "leaf" and len(why) > 3):
+                text += f", and the call at line {self.line(why[3])} passes it"
+            return text
         if why[0] == "arg":
-            _, name, caller, call, inner = why
-            text = (
-                f"`{name}` is traced because `{caller.name}` passes it a traced value at line "
-                f"{self.line(call)}"
-            )
-            if depth < 2 and inner:
+            _, name, caller, call, inner = why[:5]
+            callee = why[5] if len(why) > 5 else None
+            if callee is not None:
+                text = (
+                    f"`{name}` is traced because `{caller.qualname}` passes a traced value to "
+                    f"{callee} at line {self.line(call)}"
+                )
+            else:
+                text = (
+                    f"`{name}` is traced because `{caller.qualname}` passes it a traced value "
+                    f"at line {self.line(call)}"
+                )
+            if depth < 3 and inner:
                 text += f" ({self.explain(Value(TRACED, inner), depth + 1)})"
             return text
+        if why[0] == "body":
+            _, name, passer, call, caller = why
+            what = "a leaf of a traced pytree" if passer == "tree_map" else "a tracer"
+            return (
+                f"`{name}` is traced because `{passer}` passes it {what} at line {self.line(call)}"
+            )
         if why[0] == "field":
             _, attr, instance, owner = why
             text = f"`{attr}` is a non-static field of `{instance.cls.name}`"
             if not owner or owner[0] != "param":
                 return text
-            _, name, entry = owner
+            name, entry = owner[1], owner[2]
             leaves = "every leaf" if instance.style == "jit" else "the array leaves"
             return (
                 f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` "
@@ -520,9 +718,29 @@ class Tracing:
         return "it is computed from traced values"
 
 
-TRANSFORMED = "transformed function"
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
+_STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+_KIND_ARGS = {STATIC: S, UNKNOWN: U}
+
+
+def _from_python(value: Value) -> Value:
+    """A value computed in Python (the module, an untraced function) as traced code sees it
+    when it closes over it: fixed when the function is traced. A JAX array made there is a
+    concrete constant, not a tracer (NumPy may read it), so it is a plain Python value."""
+    if isinstance(value, Array):
+        return value if not value.jax else S
+    if isinstance(value, (Scalar, Ref, Object)):
+        return value
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [_from_python(v) for v in value.items])
+        return Seq(value.pytype, elem=_from_python(value.elem))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: _from_python(v) for k, v in value.entries.items()})
+        return Dict(elem=_from_python(value.elem))
+    return S if value.kind == STATIC else U
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
@@ -543,10 +761,6 @@ def _scalar_params(func: FuncNode) -> set[str]:
     }
 
 
-def _is_method(func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
-    return len(path) >= 2 and type(path[-2]) is cst.ClassDef
-
-
 def is_traced(value: Value | None) -> bool:
     return value is not None and value.traced
 
@@ -554,3 +768,7 @@ def is_traced(value: Value | None) -> bool:
 def is_array(value: Value | None) -> bool:
     """Certainly an array (not a container of arrays)."""
     return value is not None and value.kind == TRACED
+
+
+def unknown_name(qualnames: frozenset[str]) -> bool:
+    return not qualnames or UNKNOWN_NAME in qualnames

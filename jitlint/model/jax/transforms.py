@@ -56,7 +56,7 @@ def _table() -> dict[str, Transform]:
          "haiku.remat", "equinox.filter_checkpoint"], ABSTRACT, "ckpt")  # fmt: skip
     add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt")
     add(["jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map"],
-        ABSTRACT, "all")  # fmt: skip
+        ABSTRACT, "shard")  # fmt: skip
     for prefix in ("jax.lax.", "haiku.", "flax.nnx."):
         add([prefix + "scan", prefix + "map"], ABSTRACT, "all")
         add([prefix + "cond"], ABSTRACT, "all", (1, 2), ("true_fun", "false_fun"))
@@ -85,6 +85,7 @@ TRANSFORMS = _table()
 _POSITIONAL_OPTIONS = {
     "vmap": ("in_axes", "out_axes"),
     "grad": ("argnums",),
+    "shard": ("mesh", "in_specs", "out_specs"),  # jax.experimental.shard_map's order
 }
 LEAVES = frozenset(name.rsplit(".", 1)[1] for name in TRANSFORMS)
 PARTIAL = frozenset({"functools.partial"})
@@ -209,7 +210,7 @@ class Discovery:
                 self.def_names.add(node.name.value)  # type: ignore[attr-defined]
                 if node.decorators:  # type: ignore[attr-defined]
                     self._decorated(node, materialise(link))  # type: ignore[arg-type]
-            elif kind is cst.Lambda:
+            elif kind is cst.Lambda or kind is cst.ClassDef:
                 paths[id(node)] = link
             elif kind is cst.Call:
                 func = node.func  # type: ignore[attr-defined]
@@ -541,10 +542,29 @@ def _axes(expr: cst.BaseExpression, count: int) -> list[bool] | None:
     return None
 
 
+def _in_specs(expr: cst.BaseExpression, count: int) -> list[bool] | None:
+    """shard_map's in_specs: for each positional parameter, whether it arrives as a traced
+    shard. A `None` entry passes the caller's value through unchanged (a Python int stays
+    one [observed on jax 0.10.2]); None when the specs are not written out."""
+    if type(expr) is cst.Call:
+        return [True] * count  # one PartitionSpec for every argument
+    if type(expr) is cst.Name and expr.value == "None":  # type: ignore[attr-defined]
+        return [False] * count
+    if type(expr) in (cst.Tuple, cst.List):
+        out = []
+        for element in expr.elements:  # type: ignore[attr-defined]
+            value = element.value
+            if type(element) is cst.StarredElement:
+                return None
+            out.append(not (type(value) is cst.Name and value.value == "None"))
+        return out
+    return None
+
+
 # The options `application_params` reads: all an application in another file hands over.
 PARAM_OPTIONS = frozenset(
     {"static_argnums", "static_argnames", "in_axes", "excluded", "static_broadcasted_argnums",
-     "argnums"}
+     "argnums", "in_specs"}
 )  # fmt: skip
 
 
@@ -569,8 +589,11 @@ def application_params(
     signature_unknown: bool,
     bound_positional: int,
     bound_names: set[str],
+    defaults_unknown: bool = True,
 ) -> dict[str, int]:
-    """For one application: each parameter's kind (STATIC, PYTREE or UNKNOWN)."""
+    """For one application: each parameter's kind (STATIC, PYTREE or UNKNOWN). Parameters
+    with a default are UNKNOWN unless `defaults_unknown` is False (a call site, which passes
+    them or not)."""
     names = param_names(func)
     p = func.params
     positional = [x.name.value for x in (*p.posonly_params, *p.params)]
@@ -629,6 +652,15 @@ def application_params(
         if static is None:
             return {name: UNKNOWN for name in names}
         out.update(dict.fromkeys(static, STATIC))
+    elif style == "shard":
+        specs = _option(options, "in_specs")
+        if specs is not None:
+            sharded = _in_specs(specs.value, len(positional))
+            if sharded is None:
+                return {name: UNKNOWN for name in names}
+            for index, name in enumerate(positional):
+                if index >= len(sharded) or not sharded[index]:
+                    out[name] = UNKNOWN
     elif style == "linen":
         if _option(options, "static_argnums") is not None or _option(options, "in_axes"):
             return {name: UNKNOWN for name in names}
@@ -638,7 +670,7 @@ def application_params(
     # Python values the caller chose: nothing says they are traced.
     for name in positional[:bound_positional]:
         out[name] = UNKNOWN
-    for name in bound_names | with_default:
+    for name in bound_names | (with_default if defaults_unknown else set()):
         if name in out and out[name] == PYTREE:
             out[name] = UNKNOWN
     return out

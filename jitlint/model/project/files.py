@@ -20,6 +20,7 @@ from jitlint.model.project.records import (
     Outbound,
     Received,
 )
+from jitlint.model.project.tf_records import TfInbound, TfRecord
 
 # `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
 MAX_HOPS = 3
@@ -68,10 +69,19 @@ class ProjectFiles:
         return project
 
     def resolve(self, caller_path: str, target: str) -> tuple[str, str] | None:
-        """(callee's absolute path, function name) for a recorded call, or None."""
+        """(callee's absolute path, function name) for a recorded call, or None. The name
+        may be `Class.method` (`.model.Net.apply`: module `.model`, name `Net.apply`)."""
+        found = self._resolve(caller_path, target, 1)
+        if found is None and target.lstrip(".").count(".") >= 1:
+            found = self._resolve(caller_path, target, 2)
+        return found
+
+    def _resolve(self, caller_path: str, target: str, name_parts: int) -> tuple[str, str] | None:
         dots = len(target) - len(target.lstrip("."))
         parts = target[dots:].split(".")
-        module, function = parts[:-1], parts[-1]
+        if len(parts) < name_parts:
+            return None
+        module, function = parts[:-name_parts], ".".join(parts[-name_parts:])
         if dots:
             base = os.path.dirname(os.path.abspath(caller_path))
             for _ in range(dots - 1):
@@ -119,11 +129,12 @@ def locate(
         path, name = resolved
         if name in defs.get(path, ()):
             return resolved
-        following = reexports.get(path, {}).get(name)
+        head, dot, rest = name.partition(".")  # `Net.apply` through a re-export of `Net`
+        following = reexports.get(path, {}).get(head)
         if following is None:
             return None
         seen.add(resolved)
-        caller_path, target = path, following
+        caller_path, target = path, following + dot + rest
     return None
 
 
@@ -136,9 +147,16 @@ def inbound_for(
     """Each callee file's inbound calls and entries, sorted, from every file's outbound
     records (by absolute path); those naming no top-level def of the run are dropped."""
     found: dict[str, set[Received]] = {}
+    exports = _tf_exports(outbound)
     for caller_path, records in outbound.items():
         display = project.paths.get(caller_path, caller_path)
         for record in records:
+            if isinstance(record, TfRecord):
+                for path, received in _tf_received(
+                    project, caller_path, display, record, exports, reexports or {}
+                ):
+                    found.setdefault(path, set()).add(received)
+                continue
             resolved = locate(project, caller_path, record.target, defs, reexports or {})
             if resolved is None:
                 continue
@@ -161,3 +179,83 @@ def inbound_for(
 
 def _rank(received: Received) -> tuple[Any, ...]:
     return received.rank()
+
+
+# ---- TensorFlow records (tf_records.py) ------------------------------------------------------
+def _tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[str, str]]:
+    """Each file's exported facts: its own dotted name -> fact."""
+    found: dict[str, dict[str, str]] = {}
+    for path, records in outbound.items():
+        for record in records:
+            if isinstance(record, TfRecord) and record.kind == "export":
+                found.setdefault(path, {})[record.target] = record.status
+    return found
+
+
+def _tf_resolve(
+    project: ProjectFiles,
+    caller_path: str,
+    target: str,
+    reexports: Mapping[str, Mapping[str, str]],
+) -> tuple[str, str] | None:
+    """(file, dotted name in it) for a name as `caller_path` spells it; "" for the module
+    itself. Names that only re-export (`from .layers import Dense` in `__init__.py`) are
+    followed a few hops."""
+    seen: set[tuple[str, str]] = set()
+    for _ in range(MAX_HOPS + 1):
+        module = project.resolve(caller_path, target + "._")
+        if module is not None:
+            return module[0], ""
+        dots = len(target) - len(target.lstrip("."))
+        parts = target[dots:].split(".")
+        resolved = None
+        for cut in range(len(parts) - 1, 0, -1):  # `.consts.Const.FLOAT`: module `.consts`
+            head = target[:dots] + ".".join(parts[:cut])
+            module = project.resolve(caller_path, head + "._")
+            if module is not None:
+                resolved = module[0], ".".join(parts[cut:])
+                break
+        if resolved is None:
+            resolved = project.resolve(caller_path, target)
+        if resolved is None or resolved in seen:
+            return None
+        path, name = resolved
+        head, _, rest = name.partition(".")
+        following = reexports.get(path, {}).get(head)
+        if following is None:
+            return resolved
+        seen.add(resolved)
+        caller_path, target = path, following + ("." + rest if rest else "")
+    return None
+
+
+def _tf_received(
+    project: ProjectFiles,
+    caller_path: str,
+    display: str,
+    record: TfRecord,
+    exports: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> list[tuple[str, Received]]:
+    if record.kind == "export":
+        return []
+    resolved = _tf_resolve(project, caller_path, record.target, reexports)
+    if resolved is None:
+        return []
+    callee, name = resolved
+    site = f"{display}:{record.place}"
+    if record.kind == "import":
+        facts = exports.get(callee, {})
+        out: list[tuple[str, Received]] = []
+        for key, fact in facts.items():
+            if not name or key == name or key.startswith(name + "."):
+                spelled = record.target + ("." + key if not name else key[len(name) :])
+                out.append((caller_path, TfInbound(spelled, site, "fact", fact)))
+        return out
+    if not name or "." in name:
+        return []
+    received = TfInbound(
+        name, site, record.kind, record.status, record.xla, record.auto_xla, record.autograph,
+        record.origin,
+    )  # fmt: skip
+    return [(callee, received)]

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from jitlint.model.domain.values import U
 from jitlint.model.jax.transforms import (
     PARAM_OPTIONS,
     enclosing_function,
@@ -37,6 +36,50 @@ def outbound_calls(tracing: Tracing, source: str) -> list[Outbound]:
     transformations applied to such functions. `source` is the module's text."""
     if not tracing.active:
         return _outbound_entries(tracing, source) if tracing.index.foreign else []
+    records = {*_syntactic_calls(tracing, source), *_interpreted(tracing, source)}
+    calls = sorted(r for r in records if isinstance(r, CallRecord))
+    entries = sorted(r for r in records if isinstance(r, EntryRecord))
+    return [*calls, *entries]
+
+
+def _interpreted(tracing: Tracing, source: str) -> list[Outbound]:
+    """What interpretation found: calls of methods of other modules' classes
+    (`net.apply(x)`, `super().__call__(x)` through an imported base) and transformations of
+    them (`jax.jit(net.apply)`)."""
+    tracing.solve()
+    records = tracing.foreign_records
+    if not records:
+        return []
+    lines = _lines(tracing, [(r.call, r.top) for r in records], source)
+    out: list[Outbound] = []
+    for record in records:
+        line = lines[id(record.call)]
+        caller = record.context.trace
+        if record.options is None:
+            out.append(
+                CallRecord(
+                    record.target, line, f"`{caller.qualname}`", _how(caller), record.level,
+                    tuple(record.args), record.star,
+                )
+            )  # fmt: skip
+            continue
+        options = tuple(
+            (arg.keyword.value, tracing.module.code_for_node(arg.value))
+            for arg in record.options
+            if arg.keyword is not None and arg.keyword.value in PARAM_OPTIONS
+        )
+        transform = record.call.func  # type: ignore[attr-defined]
+        qualnames = tracing.names.qualified_names(transform, caller.path)
+        if len(qualnames) != 1:
+            continue
+        (qualname,) = qualnames
+        out.append(
+            EntryRecord(record.target, line, qualname, qualname, record.level, options, 1, ())
+        )
+    return out
+
+
+def _syntactic_calls(tracing: Tracing, source: str) -> list[Outbound]:
     names = tracing.names
     found: list[tuple[cst.Call, FunctionTrace, str]] = []
     for call, link in tracing.index.imported_calls:
@@ -57,16 +100,16 @@ def outbound_calls(tracing: Tracing, source: str) -> list[Outbound]:
     if not found:
         return _outbound_entries(tracing, source)
     lines = _lines(tracing, [(call, _top(caller.path)) for call, caller, _ in found], source)
+    tracing.solve()
     out: list[CallRecord] = []
     for call, caller, target in found:
-        values = caller.analyzer.values
         args: list[tuple[str | None, int]] = []
         star = False
         for arg in call.args:
             if arg.star:
                 star = True  # as for local helpers: what it fills, and all after it, is unknown
                 break
-            kind = values.get(id(arg.value), U).kind
+            kind = caller.value(arg.value).kind
             args.append((arg.keyword.value if arg.keyword is not None else None, kind))
         out.append(
             CallRecord(

@@ -32,6 +32,7 @@ from jitlint.model.jax.transforms import (
     application_params,
     param_names,
 )
+from jitlint.model.project.tf_records import TfInbound, TfRecord
 
 if TYPE_CHECKING:
     from jitlint.model.domain.names import Names
@@ -159,11 +160,13 @@ class InboundEntry:
                           self.options, self.bound, self.bound_names]}  # fmt: skip
 
 
-Outbound = CallRecord | EntryRecord
-Received = Inbound | InboundEntry
+Outbound = CallRecord | EntryRecord | TfRecord
+Received = Inbound | InboundEntry | TfInbound
 
 
 def record_from_json(data: Any) -> Outbound:
+    if isinstance(data, dict) and "tf" in data:
+        return TfRecord.from_json(data)
     return EntryRecord.from_json(data) if isinstance(data, dict) else CallRecord.from_json(data)
 
 
@@ -265,6 +268,20 @@ def reexports(names: Names) -> dict[str, str]:
 
 
 def top_level_defs(module: cst.Module) -> frozenset[str]:
-    """Names of the module's top-level `def`s: the only functions inbound calls may reach.
-    A cheap superset for the runner; `Tracing` checks the name is bound once, by the def."""
-    return frozenset(s.name.value for s in module.body if type(s) is cst.FunctionDef)
+    """Names of the module's top-level `def`s and classes, and `Class.method` for the
+    methods of those classes: what inbound calls may reach. A cheap superset for the runner;
+    `Tracing` checks the name is bound once, by that statement."""
+    names = set()
+    for statement in module.body:
+        kind = type(statement)
+        if kind is cst.FunctionDef:
+            names.add(statement.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.ClassDef:
+            cls = statement.name.value  # type: ignore[attr-defined]
+            names.add(cls)
+            body = statement.body  # type: ignore[attr-defined]
+            if type(body) is cst.IndentedBlock:
+                for inner in body.body:  # type: ignore[attr-defined]
+                    if type(inner) is cst.FunctionDef:
+                        names.add(f"{cls}.{inner.name.value}")
+    return frozenset(names)

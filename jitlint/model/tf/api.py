@@ -41,6 +41,14 @@ def op_table() -> tuple[str, dict[str, XlaSupport]]:
     return raw["tensorflow_version"], apis
 
 
+def canonical(names: frozenset[str]) -> frozenset[str]:
+    """Qualified names with TF 2's compatibility spelling folded: `import
+    tensorflow.compat.v2 as tf` (common in TF 1-era projects) means the same API."""
+    if not any(n.startswith("tensorflow.compat.v2.") for n in names):
+        return names
+    return frozenset(n.replace("tensorflow.compat.v2.", "tensorflow.", 1) for n in names)
+
+
 # `tf.function` and its deprecated spellings.
 TF_FUNCTION = {
     "tensorflow.function",
@@ -277,5 +285,72 @@ DTYPE_PRESERVING = SAME_DTYPE_OPS | {
         "linalg.inv",
         "linalg.cholesky",
         "broadcast_to",
+        # elementwise math and reductions that keep the dtype
+        "math.erf",
+        "math.erfc",
+        "erf",
+        "erfc",
+        "math.log1p",
+        "math.expm1",
+        "math.sin",
+        "math.cos",
+        "math.tan",
+        "math.sinh",
+        "math.cosh",
+        "math.asin",
+        "math.acos",
+        "math.atan",
+        "math.lgamma",
+        "math.digamma",
+        "math.sign",
+        "sign",
+        "floor",
+        "ceil",
+        "round",
+        "math.floor",
+        "math.ceil",
+        "math.round",
+        "clip_by_value",
+        "math.reciprocal",
+        "reciprocal",
+        "math.rsqrt",
+        "rsqrt",
+        "math.log_sigmoid",
+        "nn.elu",
+        "nn.selu",
+        "nn.gelu",
+        "nn.leaky_relu",
+        "math.softsign",
+        "nn.log_softmax",
+        "math.log_softmax",
+        "math.l2_normalize",
+        "nn.l2_normalize",
+        "reduce_prod",
+        "math.reduce_prod",
+        "reduce_logsumexp",
+        "math.reduce_logsumexp",
+        "math.reduce_std",
+        "math.reduce_variance",
+        "math.reduce_max",
+        "math.reduce_min",
+        "cumsum",
+        "math.cumsum",
+        "cumprod",
+        "math.cumprod",
+        "linalg.diag_part",
+        "linalg.trace",
+        "linalg.det",
+        "linalg.logdet",
+        "linalg.triangular_solve",
+        "linalg.solve",
+        "squeeze",
+        "pad",
+        "roll",
+        "reverse",
+        "gather_nd",
+        "boolean_mask",
+        "math.negative",
+        "math.exp",
+        "math.pow",
     )
 }

@@ -1,40 +1,166 @@
-"""Dtypes of TensorFlow values where the file states them, for JIT201.
+"""Dtypes of TensorFlow values, for JIT201: where a `float32` made by an untyped
+`tf.constant` of Python floats meets another float dtype.
 
-Sources: `dtype=` arguments, `tf.cast` targets, dtype constants (`FLOAT = tf.float64`),
-Python float data (float32 in `tf.constant`), NumPy data (float64), and ops that keep their
-input's dtype. Everything else is unknown (None), and unknown never yields a finding.
+A value's `DType` says its dtype where the code states it (None when unknown: unknown
+never yields a finding), the untyped float constants its `float32` comes from (`consts`),
+the parameters of its function it is computed from (`params`, for summaries), and whether
+it is a NumPy array (which adapts to a tensor's dtype in an operator, observed).
+
+Sources of dtypes:
+- `dtype=` arguments and `tf.cast` targets, spelled `tf.float64`, `"float64"`, `np.double`,
+  `x.dtype`, a name or class attribute bound to one (`FLOAT = tf.float64`,
+  `Const.FLOAT`), a function returning one (`default_float()`), in this module or, through
+  the project pass, in a module it imports (`facts`);
+- Python float data in `tf.constant` (float32: the untyped constants), NumPy data
+  (float64), and ops that keep their input's dtype;
+- Keras: a layer's inputs are cast to its dtype (`super().__init__(dtype="float64")`, or
+  `dtype=` where it is created, else `floatx`, set by `keras.config.set_floatx` /
+  `tf.keras.backend.set_floatx`); a loss's targets and predictions have `floatx`;
+- parameters: the arguments at the module's call sites (calls, `self.method(...)`,
+  `instance.method(...)`, `functools.partial(f, name=value)`), NumPy arrays becoming tensors
+  when the function is a `tf.function`; attributes `self.x` from their assignments in the
+  class.
+Everything is flow-insensitive (a name joins its assignments) and bounded in depth.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
 
 import libcst as cst
 
+from jitlint.engine.walker import iter_children
 from jitlint.model.tf.api import (
     DTYPE_ALIASES,
     DTYPE_PRESERVING,
     FLOAT_DTYPES,
     SAME_DTYPE_OPS,
+    WIDE_DTYPES,
+    canonical,
 )
+from jitlint.model.tf.repeats import bind
 from jitlint.model.tf.values import TfValues
 
 _NUMPY_FLOAT_MAKERS = {
     f"numpy.{n}"
     for n in ("array", "asarray", "ones", "zeros", "full", "linspace", "arange", "eye", "empty")
 } | {f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform", "random")}
+_NUMPY_KEEPS_DTYPE = {"reshape", "transpose", "copy", "ravel", "flatten", "squeeze", "T"}
+_CONSTANTS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
+_CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
+_FLOATX_SETTERS = {
+    "tensorflow.keras.backend.set_floatx",
+    "keras.backend.set_floatx",
+    "keras.config.set_floatx",
+    "tf_keras.backend.set_floatx",
+}
+_FLOATX_GETTERS = {
+    "tensorflow.keras.backend.floatx",
+    "keras.backend.floatx",
+    "keras.config.floatx",
+    "tf_keras.backend.floatx",
+}
+_ARITHMETIC = {
+    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power,
+    cst.MatrixMultiply, cst.Modulo,
+}  # fmt: skip
+_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_MAX_DEPTH = 12
+Path = Sequence[cst.CSTNode]
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str | None = None
+    consts: frozenset[int] = frozenset()
+    params: frozenset[str] = frozenset()
+    numpy: bool = False
+
+    @property
+    def from_constants(self) -> bool:
+        """A float32 that untyped float constants made (or may have made)."""
+        return bool(self.consts) and self.name in (None, "float32")
+
+
+UNKNOWN = DType()
+
+
+def join(items: Iterable[DType]) -> DType:
+    """One of several possible values (a name assigned twice, a parameter of two calls)."""
+    items = list(items)
+    if not items:
+        return UNKNOWN
+    names = {i.name for i in items}
+    return DType(
+        names.pop() if len(names) == 1 else None,
+        frozenset().union(*(i.consts for i in items)),
+        frozenset().union(*(i.params for i in items)),
+        all(i.numpy for i in items),
+    )
+
+
+def combine(items: Iterable[DType]) -> DType:
+    """The result of an op whose operands must share a dtype: NumPy arrays and Python
+    numbers adapt to the tensors among them; a conflict leaves the dtype unknown."""
+    items = list(items)
+    tensors = [i for i in items if not i.numpy] or items
+    names = {i.name for i in tensors if i.name is not None}
+    consts = frozenset().union(*(i.consts for i in tensors))
+    params = frozenset().union(*(i.params for i in tensors))
+    if len(names) > 1:
+        return DType(None, frozenset(), params)  # a mismatch: reported where it happens
+    return DType(names.pop() if names else None, consts, params, all(i.numpy for i in items))
+
+
+@dataclass(frozen=True)
+class Event:
+    """A place where dtypes must agree (`meet`), or a float value is cast (`cast`), or
+    arguments go to a function of another module with a parameter summary (`call`)."""
+
+    kind: str
+    node: cst.CSTNode
+    path: tuple[cst.CSTNode, ...]
+    operands: tuple[DType, ...] = ()
+    target: str | None = None  # the cast's dtype; the callee's dotted name
+    where: str = ""
+    arguments: tuple[tuple[str, DType], ...] = ()
+    exprs: tuple[cst.CSTNode, ...] = ()  # the operands' expressions
+
+
+@dataclass
+class _Sites:
+    by_function: dict[int, list[tuple[cst.Call, tuple[cst.CSTNode, ...], int]]] = field(
+        default_factory=dict
+    )
 
 
 class TfDtypes:
-    def __init__(self, values: TfValues) -> None:
+    def __init__(self, values: TfValues, model: Any) -> None:
         self.values = values
+        self.model = model
+        self.names = values.names
+        self._memo: dict[int, DType] = {}
+        self.constants: dict[int, cst.Call] = {}  # untyped float constants met so far
 
-    def dtype_name(
-        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
-    ) -> str | None:
+    # ----- facts from other modules -------------------------------------------------------
+
+    def _fact(self, expr: cst.CSTNode, path: Path) -> str | None:
+        facts = self.model.facts
+        if not facts or type(expr) not in (cst.Name, cst.Attribute):
+            return None
+        names = self.names.qualified_names(expr, path)
+        found = {facts.get(n) for n in names}
+        return found.pop() if len(found) == 1 else None
+
+    # ----- dtype spellings ----------------------------------------------------------------
+
+    def dtype_name(self, expr: cst.CSTNode, path: Path, depth: int = 0) -> str | None:
         """The dtype a dtype expression denotes: `tf.float64`, `"float64"`, `np.double`,
-        `x.dtype`, or a name bound to one of those (`FLOAT = tf.float64`)."""
-        if depth > 4:
+        `x.dtype`, a name or class attribute bound to one, `default_float()`, `floatx()`."""
+        if depth > 6:
             return None
         kind = type(expr)
         if kind is cst.SimpleString:
@@ -42,9 +168,11 @@ class TfDtypes:
             return _canonical(value) if isinstance(value, str) else None
         if kind is cst.Attribute and expr.attr.value == "dtype":  # type: ignore[attr-defined]
             return self.dtype(expr.value, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            return self._dtype_of_call(expr, path, depth)  # type: ignore[arg-type]
         if kind not in (cst.Name, cst.Attribute):
             return None
-        names = self.values.names.qualified_names(expr, path)
+        names = self.names.qualified_names(expr, path)
         leaves = set()
         for name in names:
             head = name.split(".")[0]
@@ -54,95 +182,585 @@ class TfDtypes:
                 leaves.add(None)
         if names and len(leaves) == 1 and None not in leaves:
             return leaves.pop()
+        fact = self._fact(expr, path)
+        if fact is not None and fact.startswith("dtype:"):
+            return fact[len("dtype:") :]
         if kind is cst.Name:
             values = self.values.assigned_values(expr, path)  # type: ignore[arg-type]
             if values:
                 found = {self.dtype_name(v, p, depth + 1) for v, p in values}
                 if len(found) == 1:
                     return found.pop()
+            return None
+        # `Const.FLOAT`: a class attribute of a module class.
+        return self._class_attribute_dtype(expr, path, depth)  # type: ignore[arg-type]
+
+    def _class_attribute_dtype(self, expr: cst.Attribute, path: Path, depth: int) -> str | None:
+        if type(expr.value) is not cst.Name:
+            return None
+        bindings = self.names.lookup(expr.value.value, path)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+            return None
+        cls = bindings[0].node
+        outer = self.model.scope_path(cls)[:-1]
+        for value, value_path in _class_body_assignments(cls, expr.attr.value, outer):  # type: ignore[arg-type]
+            return self.dtype_name(value, value_path, depth + 1)
         return None
 
-    def dtype(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> str | None:
-        """The dtype of a tensor expression where the file states it; None when unknown."""
-        if depth > 6:
+    def _dtype_of_call(self, call: cst.Call, path: Path, depth: int) -> str | None:
+        """`default_float()`, `tf.keras.backend.floatx()`: calls that return a dtype."""
+        if type(call.func) not in (cst.Name, cst.Attribute):
             return None
+        names = canonical(self.names.qualified_names(call.func, path))
+        if names and names <= _FLOATX_GETTERS:
+            return self.floatx
+        fact = self._fact(call.func, path)
+        if fact is not None and fact.startswith("fn:"):
+            returns = _function_fact(fact).get("ret")
+            return returns[0] if returns else None
+        found = self.model.resolve_function(call.func, path)
+        if found is not None and type(found[0]) is cst.FunctionDef:
+            return self.returned_dtype_name(found[0], depth + 1)
+        return None
+
+    def returned_dtype_name(self, func: cst.FunctionDef, depth: int = 0) -> str | None:
+        """The dtype every `return` of `func` names, if they agree."""
+        found = set()
+        for value, value_path in _returns(func, self.model.scope_path(func)):
+            found.add(self.dtype_name(value, value_path, depth + 1))
+        return found.pop() if len(found) == 1 else None
+
+    @cached_property
+    def floatx(self) -> str | None:
+        """The dtype `set_floatx` sets at module level (here or in an imported module)."""
+        found = set()
+        for stmt in self.model.module.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue
+            for small in stmt.body:
+                if type(small) is cst.Expr and type(small.value) is cst.Call:
+                    call = small.value
+                    path = [self.model.module, stmt, small, call]
+                    names = canonical(self.names.qualified_names(call.func, path))
+                    if names and names <= _FLOATX_SETTERS and call.args:
+                        found.add(self.dtype_name(call.args[0].value, path))
+        for fact in self.model.facts.values():
+            if fact.startswith("floatx:"):
+                found.add(fact[len("floatx:") :])
+        return found.pop() if len(found) == 1 else None
+
+    # ----- dtypes of tensor expressions ---------------------------------------------------
+
+    def dtype(self, expr: cst.CSTNode, path: Path, depth: int = 0) -> str | None:
+        """The dtype of a tensor expression where the code states it; None when unknown."""
+        return self.info(expr, path, depth).name
+
+    def info(self, expr: cst.CSTNode, path: Path, depth: int = 0) -> DType:
+        key = id(expr)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        self._memo[key] = UNKNOWN  # recursion guard
+        result = self._info(expr, path, depth)
+        self._memo[key] = result
+        return result
+
+    def _info(self, expr: cst.CSTNode, path: Path, depth: int) -> DType:
         kind = type(expr)
         if kind is cst.Call:
-            return self._call_dtype(expr, path, depth)  # type: ignore[arg-type]
+            return self._call_info(expr, path, depth)  # type: ignore[arg-type]
         if kind is cst.Name:
-            values = self.values.assigned_values(expr, path)  # type: ignore[arg-type]
-            if values:
-                found = {self.dtype(v, p, depth + 1) for v, p in values}
-                return found.pop() if len(found) == 1 else None
-            return None
+            return self._name_info(expr, path, depth)  # type: ignore[arg-type]
+        if kind is cst.Attribute:
+            value = expr.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name and value.value == "self":
+                return self._attribute_info(expr, path, depth)  # type: ignore[arg-type]
+            if expr.attr.value == "T":  # type: ignore[attr-defined]
+                return self.info(value, path, depth + 1)
+            return UNKNOWN
         if kind is cst.BinaryOperation:
-            left = self.dtype(expr.left, path, depth + 1)  # type: ignore[attr-defined]
-            right = self.dtype(expr.right, path, depth + 1)  # type: ignore[attr-defined]
-            if left and right:
-                return left if left == right else None
-            return left or right
+            return combine(
+                [
+                    self.info(expr.left, path, depth + 1),  # type: ignore[attr-defined]
+                    self.info(expr.right, path, depth + 1),  # type: ignore[attr-defined]
+                ]
+            )
         if kind is cst.Subscript:
-            return self.dtype(expr.value, path, depth + 1)  # type: ignore[attr-defined]
+            return self.info(expr.value, path, depth + 1)  # type: ignore[attr-defined]
         if kind is cst.UnaryOperation:
-            return self.dtype(expr.expression, path, depth + 1)  # type: ignore[attr-defined]
-        return None
+            return self.info(expr.expression, path, depth + 1)  # type: ignore[attr-defined]
+        return UNKNOWN
 
-    def _call_dtype(self, call: cst.Call, path: Sequence[cst.CSTNode], depth: int) -> str | None:
-        names = self.values.names.qualified_names(call.func, path)
-        if len(names) != 1:
-            return None
+    def _name_info(self, name: cst.Name, path: Path, depth: int) -> DType:
+        defs = self.values.name_defs(name, path)
+        if defs is not None and all(d.kind == "param" for d in defs) and defs:
+            definition = defs[0]
+            func = definition.path[-1]
+            return self.param_info(func, name.value, depth)  # type: ignore[arg-type]
+        values = self.values.assigned_values(name, path)
+        if values:
+            return join(self.info(v, p, depth + 1) for v, p in values)
+        return UNKNOWN
+
+    def _call_info(self, call: cst.Call, path: Path, depth: int) -> DType:
+        func = call.func
+        if type(func) is cst.Attribute and type(func.value) not in (cst.Name, cst.Attribute):
+            return self._method_info(call, path, depth)
+        if type(func) not in (cst.Name, cst.Attribute):
+            return UNKNOWN
+        names = canonical(self.names.qualified_names(func, path))
+        if len(names) != 1 or "" in names:
+            if type(func) is cst.Attribute:
+                return self._method_info(call, path, depth)
+            return UNKNOWN
         name = next(iter(names))
         dtype_arg = _keyword(call, "dtype")
-        if name in ("tensorflow.cast", "tensorflow.dtypes.cast"):
+        if name in _CASTS:
             target = dtype_arg or _positional(call, 1)
-            return self.dtype_name(target.value, path, depth + 1) if target else None
+            return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
         if name in _NUMPY_FLOAT_MAKERS:
             if dtype_arg is not None:
-                return self.dtype_name(dtype_arg.value, path, depth + 1)
+                return DType(self.dtype_name(dtype_arg.value, path, depth + 1), numpy=True)
             data = _positional(call, 0)
             if name in ("numpy.array", "numpy.asarray", "numpy.arange"):
                 literal = literal_kind(data.value, self.values, path) if data else None
-                return {"float": "float64", "int": "int64"}.get(literal or "")
-            return "float64"
+                found = {"float": "float64", "int": "int64"}.get(literal or "")
+                return DType(found, numpy=True)
+            return DType("float64", numpy=True)
         if not name.startswith("tensorflow."):
-            return None
+            return UNKNOWN
         leaf = name[len("tensorflow.") :]
         if leaf in ("constant", "convert_to_tensor", "Variable"):
             target = dtype_arg or (_positional(call, 1) if leaf == "constant" else None)
             if target is not None:
-                return self.dtype_name(target.value, path, depth + 1)
+                return DType(self.dtype_name(target.value, path, depth + 1))
             data = _positional(call, 0)
             if data is None:
-                return None
+                return UNKNOWN
             literal = literal_kind(data.value, self.values, path)
             if literal == "float":
-                return "float32"
+                if name in _CONSTANTS and not _keyword(call, "dtype_hint"):
+                    self.constants[id(call)] = call
+                    return DType("float32", frozenset({id(call)}))
+                return DType("float32")
             if literal == "int":
-                return "int32"
-            return self.dtype(data.value, path, depth + 1)  # e.g. a float64 NumPy array
+                return DType("int32")
+            inner = self.info(data.value, path, depth + 1)
+            return DType(inner.name, inner.consts, inner.params)  # a tensor now
         if leaf in ("zeros", "ones") and dtype_arg is None:
             dtype_arg = _positional(call, 1)
         if leaf in ("zeros", "ones", "eye", "fill", "random.uniform", "random.normal", "range"):
             if dtype_arg is not None:
-                return self.dtype_name(dtype_arg.value, path, depth + 1)
-            return (
-                "float32"
-                if leaf in ("zeros", "ones", "eye", "random.uniform", "random.normal")
-                else None
-            )
+                return DType(self.dtype_name(dtype_arg.value, path, depth + 1))
+            defaults = ("zeros", "ones", "eye", "random.uniform", "random.normal")
+            return DType("float32" if leaf in defaults else None)
         if leaf in ("zeros_like", "ones_like") and dtype_arg is not None:
-            return self.dtype_name(dtype_arg.value, path, depth + 1)
+            return DType(self.dtype_name(dtype_arg.value, path, depth + 1))
         if name in DTYPE_PRESERVING or leaf in ("zeros_like", "ones_like"):
-            found = {
-                self.dtype(a.value, path, depth + 1)
+            operands = [
+                self.info(a.value, path, depth + 1)
                 for a in call.args
                 if a.keyword is None and literal_kind(a.value, self.values, path) is None
-            } - {None}
+            ]
             if name in SAME_DTYPE_OPS:
-                return found.pop() if len(found) == 1 else None
-            first = _positional(call, 0)
-            return self.dtype(first.value, path, depth + 1) if first is not None else None
+                found = combine(operands)
+            else:
+                found = operands[0] if operands else UNKNOWN
+            return replace(found, numpy=False)
+        return UNKNOWN
+
+    def _method_info(self, call: cst.Call, path: Path, depth: int) -> DType:
+        """`array.reshape(...)`, `array.astype(D)`, `tensor.numpy()`: NumPy methods."""
+        func = call.func
+        if type(func) is not cst.Attribute:
+            return UNKNOWN
+        method = func.attr.value
+        if method == "astype" and call.args:
+            return DType(self.dtype_name(call.args[0].value, path, depth + 1), numpy=True)
+        if method in _NUMPY_KEEPS_DTYPE:
+            receiver = self.info(func.value, path, depth + 1)
+            return receiver if receiver.numpy else UNKNOWN
+        return UNKNOWN
+
+    # ----- parameters and attributes ------------------------------------------------------
+
+    def param_info(self, func: cst.FunctionDef | cst.Lambda, name: str, depth: int) -> DType:
+        provenance = DType(params=frozenset({name}))
+        if depth > _MAX_DEPTH or type(func) is not cst.FunctionDef:
+            return provenance
+        found = self._keras_param(func, name)
+        sites = self._bound_arguments(func, name, depth)
+        if found is None and not sites:
+            return provenance
+        items = ([DType(found)] if found is not None else []) + sites
+        joined = join(items)
+        return replace(joined, params=joined.params | provenance.params)
+
+    def _keras_param(self, func: cst.FunctionDef, name: str) -> str | None:
+        """Keras casts a layer's inputs to its compute dtype; losses see `floatx`."""
+        context = self.model.function_context(func)
+        if context is None or name not in context.tensor_params:
+            return None
+        if id(func) in self.model.loss_functions:
+            return self.floatx
+        cls = self.model.keras_class_of(func)
+        if cls is None:
+            return None
+        info, method = cls
+        if info.category == "loss":
+            return self.floatx
+        if info.category != "layer" or method != "call":
+            return None
+        return self.layer_dtype(info.node) or self.floatx
+
+    def layer_dtype(self, cls: cst.ClassDef) -> str | None:
+        """`super().__init__(dtype=...)` in the class (or its module bases), or `dtype=`
+        wherever the module creates it (all agreeing)."""
+        for stmt in cls.body.body:  # type: ignore[attr-defined]
+            if type(stmt) is cst.FunctionDef and stmt.name.value == "__init__":
+                for call, call_path in _calls_in(stmt, self.model.scope_path(stmt)):
+                    func = call.func
+                    if (
+                        type(func) is cst.Attribute
+                        and func.attr.value == "__init__"
+                        and type(func.value) is cst.Call
+                    ):
+                        arg = _keyword(call, "dtype")
+                        if arg is not None:
+                            return self.dtype_name(arg.value, call_path)
+        found = set()
+        for call, call_path, _ in self._sites.by_function.get(id(cls), ()):
+            arg = _keyword(call, "dtype")
+            found.add(self.dtype_name(arg.value, call_path) if arg is not None else None)
+        return found.pop() if len(found) == 1 else None
+
+    def _bound_arguments(self, func: cst.FunctionDef, name: str, depth: int) -> list[DType]:
+        """What the module's calls of `func` pass for `name`."""
+        out = []
+        graph_root = self.model.is_tf_function(func)
+        for call, call_path, bound in self._sites.by_function.get(id(func), ()):
+            for param, arg in bind(func, call, bound):
+                if param != name:
+                    continue
+                found = self.info(arg, call_path, depth + 1)
+                if graph_root:  # NumPy arrays become tensors of their dtype
+                    found = replace(found, numpy=False)
+                out.append(found)
+        return out
+
+    @cached_property
+    def _sites(self) -> _Sites:
+        """Every call (and `partial(f, ...)`) of a module function or class, by callee."""
+        sites = _Sites()
+        model = self.model
+        for call, call_path in _calls_in(model.module, (model.module,)):
+            func = call.func
+            target = None
+            bound = 0
+            if (type(func) is cst.Name and func.value == "partial") or (
+                type(func) is cst.Attribute and func.attr.value == "partial"
+            ):
+                positional = [a for a in call.args if a.keyword is None]
+                if positional and not positional[0].star:
+                    inner = model.resolve_function(positional[0].value, call_path)
+                    if inner is not None:
+                        # `partial(f, a, b=c)`: bind as a call f(a, b=c)
+                        shifted = cst.Call(func=positional[0].value, args=call.args[1:])
+                        sites.by_function.setdefault(id(inner[0]), []).append(
+                            (shifted, call_path, 0)
+                        )
+                continue
+            if type(func) is cst.Name:
+                bindings = self.names.lookup(func.value, call_path)
+                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                    target = bindings[0].node
+            if target is None:
+                found = model.callee(call, call_path)
+                if found is not None:
+                    target, bound = found
+            if target is not None:
+                sites.by_function.setdefault(id(target), []).append((call, call_path, bound))
+        return sites
+
+    def _attribute_info(self, expr: cst.Attribute, path: Path, depth: int) -> DType:
+        cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+        if cls is None:
+            return UNKNOWN
+        values = _self_assignments(cls, expr.attr.value, self.model.scope_path(cls)[:-1])  # type: ignore[arg-type]
+        if not values:
+            return UNKNOWN
+        return join(self.info(v, p, depth + 1) for v, p in values)
+
+    # ----- events -------------------------------------------------------------------------
+
+    def events(self, roots: Iterable[cst.CSTNode] | None = None) -> Iterator[Event]:
+        """Meetings, casts and calls with summaries in the module (or under `roots`)."""
+        model = self.model
+        starts = [(model.module, (model.module,))] if roots is None else [
+            (root, tuple(model.scope_path(root))) for root in roots
+        ]  # fmt: skip
+        for start, start_path in starts:
+            stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(start, start_path[:-1])]
+            while stack:
+                node, parents = stack.pop()
+                here = (*parents, node)
+                kind = type(node)
+                if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:  # type: ignore[attr-defined]
+                    operands = (
+                        self.info(node.left, here),  # type: ignore[attr-defined]
+                        self.info(node.right, here),  # type: ignore[attr-defined]
+                    )
+                    yield Event(
+                        "meet",
+                        node,
+                        here,
+                        operands,
+                        where="an operator",
+                        exprs=(node.left, node.right),  # type: ignore[attr-defined]
+                    )
+                elif kind is cst.Call:
+                    yield from self._call_events(node, here)  # type: ignore[arg-type]
+                stack.extend((child, here) for child in reversed(iter_children(node)))
+
+    def _call_events(self, call: cst.Call, path: tuple[cst.CSTNode, ...]) -> Iterator[Event]:
+        func = call.func
+        if type(func) not in (cst.Name, cst.Attribute):
+            return
+        names = canonical(self.names.qualified_names(func, path))
+        if not names:
+            return
+        if names <= _CASTS:
+            target = _keyword(call, "dtype") or _positional(call, 1)
+            data = _positional(call, 0)
+            if target is not None and data is not None:
+                dtype = self.dtype_name(target.value, path)
+                yield Event("cast", call, path, (self.info(data.value, path),), dtype)
+            return
+        if names <= SAME_DTYPE_OPS:
+            leaf = next(iter(names)).rsplit(".", 1)[-1]
+            operands = [a.value for a in call.args if a.keyword is None and not a.star]
+            if leaf in ("concat", "stack", "add_n") and operands:
+                first = operands[0]
+                if type(first) in (cst.List, cst.Tuple):
+                    operands = [e.value for e in first.elements]  # type: ignore[attr-defined]
+            elif leaf == "where":
+                operands = operands[1:]
+            infos = tuple(self.info(o, path) for o in operands)
+            api = min(names).replace("tensorflow.", "tf.", 1)
+            yield Event("meet", call, path, infos, where=f"`{api}`", exprs=tuple(operands))
+            return
+        callee = func
+        args = call.args
+        if names & {"functools.partial"} and args and args[0].keyword is None:
+            callee, args = args[0].value, args[1:]
+            if type(callee) not in (cst.Name, cst.Attribute):
+                return
+        fact = self._fact(callee, path)
+        if fact is None or not fact.startswith("fn:"):
+            return
+        (target,) = self.names.qualified_names(callee, path) or ("",)
+        summary = _function_fact(fact)
+        bound: list[tuple[str, DType]] = []
+        for index, arg in enumerate(args):
+            if arg.star:
+                break
+            key = arg.keyword.value if arg.keyword is not None else f"#{index}"
+            if any(_sink_matches(s, key) for s in summary.get("sink", ())):
+                bound.append((key, self.info(arg.value, path)))
+        if bound:
+            yield Event("call", call, path, target=target, arguments=tuple(bound), where=fact)
+
+    # ----- summaries for other modules ----------------------------------------------------
+
+    def summaries(self) -> dict[str, str]:
+        """Facts about the module's top-level names for the modules importing them."""
+        out: dict[str, str] = {}
+        module = self.model.module
+        for stmt in module.body:
+            kind = type(stmt)
+            if kind is cst.SimpleStatementLine:
+                for small in stmt.body:
+                    if type(small) is cst.Assign and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        if type(target) is cst.Name:
+                            fact = self._value_fact(small.value, [module, stmt, small])
+                            if fact is not None:
+                                out[target.value] = fact
+            elif kind is cst.ClassDef:
+                for item in stmt.body.body:  # type: ignore[attr-defined]
+                    if type(item) is not cst.SimpleStatementLine:
+                        continue
+                    for small in item.body:
+                        if type(small) is cst.Assign and len(small.targets) == 1:
+                            target = small.targets[0].target
+                            if type(target) is cst.Name:
+                                path = [module, stmt, stmt.body, item, small]
+                                fact = self._value_fact(small.value, path)
+                                if fact is not None:
+                                    out[f"{stmt.name.value}.{target.value}"] = fact  # type: ignore[attr-defined]
+            elif kind is cst.FunctionDef:
+                fact = self._function_summary(stmt)  # type: ignore[arg-type]
+                if fact is not None:
+                    out[stmt.name.value] = fact  # type: ignore[attr-defined]
+        if self.floatx is not None and self._sets_floatx:
+            out["__floatx__"] = f"floatx:{self.floatx}"
+        return out
+
+    @cached_property
+    def _sets_floatx(self) -> bool:
+        return "set_floatx" in (self.model.source or "")
+
+    def _value_fact(self, value: cst.CSTNode, path: Path) -> str | None:
+        kind = type(value)
+        if kind in (cst.Name, cst.Attribute, cst.SimpleString):
+            dtype = self.dtype_name(value, path)
+            if dtype is not None:
+                return f"dtype:{dtype}"
+        if kind in (cst.List, cst.Tuple, cst.Float):
+            literal = literal_kind(value, self.values, path)
+            if literal == "float":
+                return "data:float"
         return None
+
+    def _function_summary(self, func: cst.FunctionDef) -> str | None:
+        params = {p.name.value: i for i, p in enumerate(func.params.params)}
+        returns = self.returned_dtype_name(func)
+        sinks: set[str] = set()
+        if params:
+            for event in self.events([func]):
+                for param, dtype, how in _param_sinks(event):
+                    if param in params:
+                        sinks.add(f"{param}@{params[param]}={how} {dtype}")
+        items = []
+        if returns is not None:
+            items.append(f"ret={returns}")
+        items.extend(f"sink={s}" for s in sorted(sinks))
+        return "fn:" + ";".join(items) if items else None
+
+
+def _param_sinks(event: Event) -> Iterator[tuple[str, str, str]]:
+    """(parameter, wide dtype, "cast"/"meet") for parameters that an event casts to a wide
+    float dtype or makes meet one."""
+    if event.kind == "cast":
+        if event.target in WIDE_DTYPES:
+            for param in event.operands[0].params:
+                yield param, event.target, "cast"  # type: ignore[misc]
+    elif event.kind == "meet":
+        wide = {o.name for o in event.operands if not o.numpy} & (FLOAT_DTYPES - {"float32"})
+        if len(wide) == 1:
+            dtype = wide.pop()
+            for operand in event.operands:
+                if operand.name is None:
+                    for param in operand.params:
+                        yield param, dtype, "meet"  # type: ignore[misc]
+
+
+def _function_fact(fact: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for item in fact[len("fn:") :].split(";"):
+        key, _, value = item.partition("=")
+        if key:
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def _sink_matches(sink: str, key: str) -> bool:
+    """`sink` is "name@index=how dtype"; `key` a keyword or "#index"."""
+    head = sink.split("=", 1)[0]
+    name, _, index = head.partition("@")
+    return key == name or key == f"#{index}"
+
+
+def sink_description(fact: str, key: str) -> tuple[str, str] | None:
+    """(dtype, what happens to the parameter) for the argument `key` of a function fact."""
+    for sink in _function_fact(fact).get("sink", ()):
+        if _sink_matches(sink, key):
+            head, _, how = sink.partition("=")
+            verb, _, dtype = how.partition(" ")
+            name = head.split("@")[0]
+            if verb == "cast":
+                return dtype, f"casts its parameter `{name}` to {dtype}"
+            return dtype, f"makes its parameter `{name}` meet a {dtype} tensor"
+    return None
+
+
+def _calls_in(
+    root: cst.CSTNode, path: Sequence[cst.CSTNode]
+) -> Iterator[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
+    """Every call under `root` (whose own path is `path`), with its path."""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(root, tuple(path[:-1]))]
+    while stack:
+        node, parents = stack.pop()
+        here = (*parents, node)
+        if type(node) is cst.Call:
+            yield node, here  # type: ignore[misc]
+        stack.extend((child, here) for child in reversed(iter_children(node)))
+
+
+def _returns(
+    func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> Iterator[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
+    """The values `func` returns (`path` ends at `func`), nested functions left out."""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(func.body, tuple(path))]
+    while stack:
+        node, parents = stack.pop()
+        here = (*parents, node)
+        kind = type(node)
+        if kind is cst.Return and node.value is not None:  # type: ignore[attr-defined]
+            yield node.value, here  # type: ignore[attr-defined]
+        if kind in _FUNCTIONS or kind is cst.ClassDef:
+            continue
+        stack.extend((child, here) for child in iter_children(node))
+
+
+def _class_body_assignments(
+    cls: cst.ClassDef, attr: str, path: Sequence[cst.CSTNode]
+) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
+    out = []
+    for item in cls.body.body:  # type: ignore[attr-defined]
+        if type(item) is not cst.SimpleStatementLine:
+            continue
+        for small in item.body:
+            if type(small) is cst.Assign and any(
+                type(t.target) is cst.Name and t.target.value == attr for t in small.targets
+            ):
+                out.append((small.value, (*path, cls, cls.body, item, small)))
+    return out
+
+
+def _self_assignments(
+    cls: cst.ClassDef, attr: str, path: Sequence[cst.CSTNode]
+) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
+    """The values `self.<attr> = value` assigns in the class's methods (and the class
+    body's `attr = value`)."""
+    out = _class_body_assignments(cls, attr, path)
+    for item in cls.body.body:  # type: ignore[attr-defined]
+        if type(item) is not cst.FunctionDef:
+            continue
+        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [
+            (item.body, (*path, cls, cls.body, item))
+        ]
+        while stack:
+            node, parents = stack.pop()
+            here = (*parents, node)
+            kind = type(node)
+            if kind is cst.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    t = target.target
+                    if (
+                        type(t) is cst.Attribute
+                        and type(t.value) is cst.Name
+                        and t.value.value == "self"
+                        and t.attr.value == attr
+                    ):
+                        out.append((node.value, here))  # type: ignore[attr-defined]
+                continue
+            if kind in _FUNCTIONS or kind is cst.ClassDef:
+                continue
+            stack.extend((child, here) for child in iter_children(node))
+    return out
 
 
 def _canonical(name: str) -> str | None:
@@ -159,7 +777,9 @@ def literal_kind(
     depth: int = 0,
 ) -> str | None:
     """ "float" for Python float data (a float literal, or a list/tuple of numeric literals
-    with a float among them, or a name bound only to such), "int" for int-only data."""
+    with a float among them, `list(...)`/`tuple(...)` of such data, a name or class
+    attribute bound only to such, a parameter whose default is such), "int" for int-only
+    data."""
     kind = type(expr)
     if kind is cst.Float:
         return "float"
@@ -179,11 +799,37 @@ def literal_kind(
         if not kinds:
             return None
         return "float" if "float" in kinds else "int"
-    if kind is cst.Name and values is not None and depth < 3:
+    if values is None or depth >= 3:
+        return None
+    if kind is cst.Call and len(expr.args) == 1 and type(expr.func) is cst.Name:  # type: ignore[attr-defined]
+        if values.names.resolves_to(expr.func, path, {"builtins.list", "builtins.tuple"}):  # type: ignore[attr-defined]
+            return literal_kind(expr.args[0].value, values, path, depth + 1)  # type: ignore[attr-defined]
+        return None
+    if kind is cst.Name:
         assigned = values.assigned_values(expr, path)  # type: ignore[arg-type]
         if assigned:
             found = {literal_kind(v, values, p, depth + 1) for v, p in assigned}
             return found.pop() if len(found) == 1 else None
+        defs = values.name_defs(expr, path)  # type: ignore[arg-type]
+        if defs and len(defs) == 1 and defs[0].kind == "param":
+            param = defs[0].node
+            default = getattr(param, "default", None)
+            if default is not None:
+                return literal_kind(default, values, defs[0].path, depth + 1)
+        return None
+    if kind is cst.Attribute:
+        facts = getattr(values.model, "facts", {})
+        names = values.names.qualified_names(expr, path)
+        found = {facts.get(n) for n in names}
+        if found == {"data:float"}:
+            return "float"
+        if type(expr.value) is cst.Name:  # type: ignore[attr-defined]
+            bindings = values.names.lookup(expr.value.value, path)  # type: ignore[attr-defined]
+            if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                cls = bindings[0].node
+                outer = values.model.scope_path(cls)[:-1]  # type: ignore[attr-defined]
+                for value, value_path in _class_body_assignments(cls, expr.attr.value, outer):  # type: ignore[arg-type,attr-defined]
+                    return literal_kind(value, values, value_path, depth + 1)
     return None
 
 

@@ -21,15 +21,25 @@ class GraphContext:
     tensor_params: frozenset[str] = frozenset()
     # True for the function TF calls itself (its parameters are the traced arguments).
     root: bool = True
+    # Run by a Keras model left at the default `jit_compile="auto"`: Keras 3 compiles it with
+    # XLA where a GPU or TPU is present, and not on a CPU-only machine (hazards T19).
+    auto_xla: bool = False
 
     def merge(self, other: GraphContext) -> GraphContext:
         """A helper reached from two graph contexts: hazards of either apply."""
         return replace(
             self,
             xla=self.xla or other.xla,
+            auto_xla=self.auto_xla or other.auto_xla,
             autograph=self.autograph and other.autograph,
-            origin=self.origin if self.xla or not other.xla else other.origin,
+            origin=_stronger(self, other).origin,
         )
+
+
+def _stronger(a: GraphContext, b: GraphContext) -> GraphContext:
+    """The context whose origin explains the most: forced XLA, then auto XLA, then graph."""
+    rank_a, rank_b = (a.xla, a.auto_xla), (b.xla, b.auto_xla)
+    return a if rank_a >= rank_b else b
 
 
 @dataclass(frozen=True)

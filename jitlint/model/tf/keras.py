@@ -1,23 +1,93 @@
-"""Keras in the TF model: which classes are layers or models, which Keras 3 runs without
-autograph, and which belong to a model compiled with `jit_compile=True` in the same file.
+"""Keras in the TF model: which classes are layers, models, losses or metrics, which of their
+methods run as graph code, and whether a model that runs them compiles with XLA.
 
-A compile call links the class of its receiver (`self.compile` in a model, `m = Model()`),
-or, for functional and Sequential models, the layer classes instantiated where the model is
-built (and one level down, in model-building helpers called there); layers a linked model
-creates in its own methods are linked too.
+Keras 3 runs `Layer.call`, `Model.train_step`/`test_step`/`predict_step`, `Loss.call` and
+`Metric.update_state` inside the traced train/test/predict functions of `fit`, `evaluate`
+and `predict`, without autograph. Whether that function is compiled with XLA is the
+model's `jit_compile`:
+
+- `compile(jit_compile=True)`: always XLA;
+- `compile(jit_compile=False)`: never;
+- left at the default `"auto"` (Keras 3): XLA when a GPU or TPU is present, unless a layer
+  sets `supports_jit = False`; never on a CPU-only machine (keras `_resolve_auto_jit_compile`,
+  hazards T19). Keras 2 (`tf_keras`) has no "auto": its default is no XLA.
+
+A class gets the statuses of the places it is used (`uses`):
+- "xla"/"auto"/"off": created where a model is compiled with `jit_compile=True`/default/
+  `False` (the compiled class itself for `self.compile`, or the classes created in the scope
+  of the `compile` call and one level down in model-building helpers called there), passed
+  to `compile(loss=..., metrics=...)`, or created in the methods of a class with that
+  status (sublayers);
+- "model": created where a Keras model is built (`Sequential`, `Model(inputs, outputs)`) but
+  no compile is seen: the model is compiled elsewhere, or only predicts, i.e. "auto";
+- "plain": created somewhere else (a custom training loop, eager use): not "auto".
+Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
+run, in any other file: `uses` includes what other files report) is a library class that
+Keras models will run at their default, "auto". Classes created in graph code run in that
+graph code's context (propagated by TfModel).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
 
+from jitlint.engine.walker import iter_children
+from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
 
-KERAS_GRAPH_METHODS = {"call", "train_step", "test_step", "predict_step"}
 Path = list[cst.CSTNode]
+
+# The methods Keras runs as graph code, per kind of class, and how many parameters after
+# `self` are tensors.
+GRAPH_METHODS: dict[str, dict[str, int]] = {
+    "layer": {
+        "call": 1,
+        "build": 0,
+        "train_step": 1,
+        "test_step": 1,
+        "predict_step": 1,
+        "compute_loss": 3,
+    },
+    "loss": {"call": 2},
+    "metric": {"update_state": 2, "result": 0},
+}
+# Methods that Keras runs while building a model, not in the compiled step.
+NOT_COMPILED = {"build"}
+KERAS_GRAPH_METHODS = {name for methods in GRAPH_METHODS.values() for name in methods}
+MODEL_BUILDERS = frozenset(
+    f"{prefix}.{leaf}"
+    for prefix in (
+        "keras",
+        "keras.models",
+        "tensorflow.keras",
+        "tensorflow.keras.models",
+        "tf_keras",
+        "tf_keras.models",
+    )
+    for leaf in ("Sequential", "Model", "Functional")
+)
+EXPLICIT = ("xla", "auto", "off")
+
+
+@dataclass(frozen=True)
+class KerasClass:
+    node: cst.ClassDef
+    kind: str  # "keras3" / "keras2"
+    category: str  # "layer" / "loss" / "metric"
+    path: tuple[cst.CSTNode, ...]  # to the class statement (its scope)
+
+
+@dataclass(frozen=True)
+class Status:
+    """How a Keras class's compiled methods run."""
+
+    xla: bool  # always compiled with XLA
+    auto: bool  # compiled with XLA where a GPU/TPU is present (jit_compile="auto")
+    where: str  # for messages
 
 
 class KerasLinks:
@@ -25,13 +95,24 @@ class KerasLinks:
 
     names: Any
     module: cst.Module
-    _keras_kinds: dict[int, str | None]
+    _keras_kinds: dict[int, tuple[str, str] | None]
+    inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
+    inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
 
+    # ----- what a class is ----------------------------------------------------------------
+
     def keras_kind(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
-        """ "keras3" / "keras2" when `cls` is a Keras layer or model subclass, else None."""
+        """ "keras3" / "keras2" when `cls` is a Keras layer, model, loss or metric."""
+        found = self.keras_class_kind(cls, path)
+        return found[0] if found else None
+
+    def keras_class_kind(
+        self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]
+    ) -> tuple[str, str] | None:
+        """(kind, category) of a Keras subclass: ("keras3", "layer"), ...; else None."""
         memo = self._keras_kinds
         if id(cls) in memo:
             return memo[id(cls)]
@@ -39,29 +120,28 @@ class KerasLinks:
         found = None
         for base in cls.bases:
             for name in self.names.qualified_names(base.value, path):
-                found = found or _keras_base(name)
+                found = found or keras_base(name)
             if found is None and type(base.value) is cst.Name:
                 bindings = self.names.lookup(base.value.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
                     local = bindings[0].node
                     if type(local) is cst.ClassDef:
-                        found = self.keras_kind(local, path)
+                        found = self.keras_class_kind(local, path)
         memo[id(cls)] = found
         return found
 
     def _scan_class(self, scan: GraphScan, node: cst.ClassDef, parents: Path) -> None:
-        methods = [
-            s
-            for s in node.body.body  # type: ignore[attr-defined]
-            if type(s) is cst.FunctionDef and s.name.value in KERAS_GRAPH_METHODS
-        ]
-        if not methods:
+        found = self.keras_class_kind(node, parents)
+        if found is None:
             return
-        kind = self.keras_kind(node, parents)
-        if kind is None:
-            return
-        for method in methods:
-            scan.keras_methods.append((node, method, kind, [*parents, node, node.body]))
+        kind, category = found
+        scan.keras_classes[id(node)] = KerasClass(node, kind, category, tuple(parents))
+        methods = GRAPH_METHODS[category]
+        for stmt in node.body.body:  # type: ignore[attr-defined]
+            if type(stmt) is cst.FunctionDef and stmt.name.value in methods:
+                scan.keras_methods.append((node, stmt, kind, [*parents, node, node.body]))
+
+    # ----- where classes are used ---------------------------------------------------------
 
     def _instantiated(self, scan: GraphScan, scope: cst.CSTNode) -> set[int]:
         """Local classes called (instantiated) directly in a function or the module body."""
@@ -73,42 +153,283 @@ class KerasLinks:
                     found.add(id(bindings[0].node))
         return found
 
-    def _jit_compiled_classes(self, scan: GraphScan) -> set[int]:
-        """Keras classes whose model is compiled with `jit_compile=True` in this module."""
-        linked: set[int] = set()
-        for call, path in scan.compiles:
+    def _scopes_reached(self, scan: GraphScan, scope: cst.CSTNode) -> list[cst.CSTNode]:
+        """`scope` and the local functions it calls (model-building helpers), one level."""
+        scopes = [scope]
+        for call, path in scan.calls.get(id(scope), ()):
+            target = self.resolve_function(call.func, path)
+            if target is not None and target[0] is not scope:
+                scopes.append(target[0])
+        return scopes
+
+    @staticmethod
+    def _scope_of(path: Sequence[cst.CSTNode], module: cst.CSTNode) -> cst.CSTNode:
+        return next((n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)), module)
+
+    def class_uses(
+        self, scan: GraphScan
+    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]]]:
+        """Per local Keras class, every (status, where) found in this file and received;
+        and the calls in those places that may create classes of other modules (or call
+        their model-building functions), with the status to send them."""
+        uses: dict[int, list[tuple[str, str]]] = {}
+        foreign: list[tuple[cst.Call, Path, str]] = []
+        classes = scan.keras_classes
+        # Per scope (a function or the module): the statuses of the models built there.
+        scope_status: dict[int, list[tuple[str, str]]] = {}
+
+        def note(scope: cst.CSTNode, status: str, where: str) -> None:
+            entry = (status, where)
+            known = scope_status.setdefault(id(scope), [])
+            if entry not in known:
+                known.append(entry)
+
+        def add(found: Iterable[int], status: str, where: str) -> bool:
+            changed = False
+            for key in found:
+                if key in classes and (status, where) not in uses.setdefault(key, []):
+                    uses[key].append((status, where))
+                    changed = True
+            return changed
+
+        compiled_scopes: set[int] = set()
+        for call, path, flag in scan.compiles:
+            status = _compile_status(flag)
             receiver = call.func.value  # type: ignore[attr-defined]
-            scope = next(
-                (n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)),
-                self.module,
-            )
             if type(receiver) is cst.Name and receiver.value == "self":
                 cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
                 if cls is not None:
-                    linked.add(id(cls))
+                    add([id(cls)], status, "")
+            else:
+                scope = self._scope_of(path, self.module)
+                compiled_scopes.add(id(scope))
+                for reached in self._scopes_reached(scan, scope):
+                    note(reached, status, "")
+            for arg in call.args:
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if keyword in ("loss", "metrics", "weighted_metrics"):
+                    add(self._classes_in(arg.value, path), status, "")
+                    foreign.extend((c, p, status) for c, p in self._calls_in(arg.value, path))
+        for name, received in self.inbound_builds.items():
+            for stmt in self.module.body:
+                if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+                    for status, where in received:
+                        for reached in self._scopes_reached(scan, stmt):
+                            note(reached, status, where)
+        for scope_id, scope in scan.model_builds.items():
+            if scope_id not in compiled_scopes:
+                note(scope, "model", "")
+        for scope_id, scope in scan.scopes.items():
+            if scope_id in scope_status:
                 continue
-            linked |= self._instantiated(scan, scope)
-            # One level down: model-building helpers called in the same scope.
-            for inner, inner_path in scan.calls.get(id(scope), ()):
-                target = self.resolve_function(inner.func, inner_path)
-                if target is not None:
-                    linked |= self._instantiated(scan, target[0])
-        # Layers a linked model creates in its own methods belong to it too.
-        classes = {id(c): c for c, _, _, _ in scan.keras_methods}
-        pending = list(linked)
-        while pending:
-            cls = classes.get(pending.pop())
-            if cls is None:
-                continue
-            for stmt in cls.body.body:  # type: ignore[attr-defined]
+            if type(scope) is cst.FunctionDef and self._is_method_of_keras_class(scan, scope):
+                continue  # sublayers: below
+            note(scope, "plain", "")
+        for scope_id, statuses in scope_status.items():
+            scope = scan.scopes[scope_id]
+            created = self._instantiated(scan, scope)
+            for status, where in statuses:
+                add(created, status, where)
+                foreign.extend(
+                    (c, p, status) for c, p in self._foreign_creations(scan, scope, status)
+                )
+        for name, received in self.inbound_uses.items():
+            for cls_id, info in classes.items():
+                if info.node.name.value == name and len(info.path) == 1:
+                    uses.setdefault(cls_id, []).extend(received)
+        # Sublayers: classes created in a Keras class's methods share its status.
+        changed = True
+        while changed:
+            changed = False
+            for cls_id, info in classes.items():
+                status = self.status_of(info, uses.get(cls_id, []))
+                inherited = _status_name(status)
+                if inherited is None:
+                    continue
+                for stmt in info.node.body.body:  # type: ignore[attr-defined]
+                    if type(stmt) is cst.FunctionDef:
+                        inner = self._instantiated(scan, stmt) - {cls_id}
+                        changed |= add(inner, inherited, status.where)
+        for cls_id, info in classes.items():
+            inherited = _status_name(self.status_of(info, uses.get(cls_id, []))) or "plain"
+            for stmt in info.node.body.body:  # type: ignore[attr-defined]
                 if type(stmt) is cst.FunctionDef:
-                    for found in self._instantiated(scan, stmt) - linked:
-                        linked.add(found)
-                        pending.append(found)
-        return linked
+                    foreign.extend(
+                        (c, p, inherited) for c, p in self._foreign_creations(scan, stmt, inherited)
+                    )
+        return uses, foreign
+
+    def _foreign_creations(
+        self, scan: GraphScan, scope: cst.CSTNode, status: str, classes_only: bool = False
+    ) -> list[tuple[cst.Call, Path]]:
+        """Calls in `scope` of names imported from elsewhere: classes (capitalised) always;
+        any function where a model is compiled (it may build the model)."""
+        out = []
+        calls = (*scan.calls.get(id(scope), ()), *scan.attribute_calls.get(id(scope), ()))
+        for call, path in calls:
+            func = call.func
+            leaf = func.value if type(func) is cst.Name else func.attr.value  # type: ignore[attr-defined]
+            if (classes_only or status in ("plain", "model")) and not leaf[:1].isupper():
+                continue
+            if type(func) is cst.Name:
+                bindings = self.names.lookup(func.value, path)
+                if not bindings or any(b.kind != "import" for b in bindings):
+                    continue
+            out.append((call, path))
+        return out
+
+    def _calls_in(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> list[tuple[cst.Call, Path]]:
+        """Calls of imported names in a `loss=`/`metrics=` value: `loss=FocalLoss()`."""
+        out = []
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in (cst.List, cst.Tuple):
+                stack.extend(e.value for e in node.elements)  # type: ignore[attr-defined]
+            elif kind is cst.Dict:
+                stack.extend(
+                    e.value
+                    for e in node.elements  # type: ignore[attr-defined]
+                    if type(e) is cst.DictElement
+                )
+            elif kind is cst.Call and type(node.func) in (cst.Name, cst.Attribute):  # type: ignore[attr-defined]
+                out.append((node, [*path, node]))  # type: ignore[list-item]
+        return out
+
+    def _is_method_of_keras_class(self, scan: GraphScan, func: cst.FunctionDef) -> bool:
+        owner = scan.owner_class.get(id(func))
+        return owner is not None and id(owner) in scan.keras_classes
+
+    def _classes_in(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> set[int]:
+        """Local classes instantiated in a `loss=`/`metrics=` argument."""
+        found: set[int] = set()
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in (cst.List, cst.Tuple):
+                stack.extend(e.value for e in node.elements)  # type: ignore[attr-defined]
+            elif kind is cst.Dict:
+                stack.extend(
+                    e.value
+                    for e in node.elements  # type: ignore[attr-defined]
+                    if type(e) is cst.DictElement
+                )
+            elif kind is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+                bindings = self.names.lookup(node.func.value, path)  # type: ignore[attr-defined]
+                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                    found.add(id(bindings[0].node))
+        return found
+
+    def status_of(self, info: KerasClass, uses: Sequence[tuple[str, str]]) -> Status:
+        statuses = {status for status, _ in uses}
+        where = next((w for s, w in uses if s == "xla"), "")
+        explicit = statuses & set(EXPLICIT)
+        if explicit:
+            xla = "xla" in explicit
+            auto = "auto" in explicit
+        elif "model" in statuses:
+            xla, auto = False, True
+        elif statuses:
+            xla, auto = False, False  # created only outside Keras models
+        else:
+            xla, auto = False, True  # a library class: Keras models run it at "auto"
+        if auto and not xla:
+            where = next((w for s, w in uses if s == "auto"), "")
+        if info.kind == "keras2" or self.opts_out_of_jit(info.node):
+            auto = False
+        return Status(xla, auto and not xla, where)
+
+    def opts_out_of_jit(self, cls: cst.ClassDef) -> bool:
+        """`supports_jit = False` (class attribute or set in a method): Keras' "auto" then
+        leaves the whole model without XLA; `jit_compile = False` likewise."""
+        stack: list[cst.CSTNode] = [cls.body]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in (cst.Assign, cst.AnnAssign):
+                targets = (
+                    [t.target for t in node.targets]  # type: ignore[attr-defined]
+                    if kind is cst.Assign
+                    else [node.target]  # type: ignore[attr-defined]
+                )
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is cst.Name and value.value == "False":
+                    for target in targets:
+                        leaf = (
+                            target.attr.value
+                            if type(target) is cst.Attribute
+                            else getattr(target, "value", None)
+                        )
+                        if leaf in ("supports_jit", "jit_compile", "_supports_jit"):
+                            return True
+                continue
+            if kind in (cst.ClassDef, cst.Lambda):
+                continue
+            stack.extend(iter_children(node))
+        return False
+
+    def keras_contexts(self, scan: GraphScan) -> list[tuple[cst.FunctionDef, GraphContext]]:
+        """The graph context of every Keras graph method of the module."""
+        uses = self.keras_uses[0]
+        out = []
+        for cls, method, kind, _path in scan.keras_methods:
+            info = scan.keras_classes[id(cls)]
+            status = self.status_of(info, uses.get(id(cls), []))
+            name = method.name.value
+            compiled = name not in NOT_COMPILED
+            xla = status.xla and compiled
+            auto = status.auto and compiled
+            role = "`call`" if name == "call" else f"`{name}`"
+            if xla:
+                where = f"a Keras model compiled with `jit_compile=True`{status.where}"
+            elif auto:
+                where = 'a Keras model left at the default `jit_compile="auto"`'
+            else:
+                where = "Keras"
+            count = GRAPH_METHODS[info.category][name]
+            params = [p.name.value for p in method.params.params]
+            tensors = frozenset(params[1 : 1 + count])
+            out.append(
+                (
+                    method,
+                    GraphContext(
+                        xla,
+                        kind == "keras2",
+                        f"{role} of `{cls.name.value}` ({where})",
+                        tensors,
+                        auto_xla=auto,
+                    ),
+                )
+            )
+        return out
 
 
-def _keras_base(qualname: str) -> str | None:
+def _compile_status(flag: bool | str | None) -> str:
+    if flag is True:
+        return "xla"
+    if flag is None:
+        return "auto"
+    return "off"  # False, or not a literal: never claim XLA
+
+
+def _compile_where(flag: bool | str | None) -> str:
+    return ""
+
+
+def _status_name(status: Status) -> str | None:
+    if status.xla:
+        return "xla"
+    if status.auto:
+        return "auto"
+    return None
+
+
+def keras_base(qualname: str) -> tuple[str, str] | None:
+    """(kind, category) for a Keras base class's qualified name."""
     parts = qualname.split(".")
     if "keras" not in qualname or not parts[-1][:1].isupper():
         return None
@@ -120,5 +441,11 @@ def _keras_base(qualname: str) -> str | None:
     else:
         return None
     leaf = parts[-1]
+    if "losses" in parts or leaf == "Loss":
+        return (kind, "loss") if leaf.endswith("Loss") or leaf[:1].isupper() else None
+    if "metrics" in parts or leaf == "Metric":
+        return kind, "metric"
     layerish = "layers" in parts or leaf in ("Layer", "Model", "Sequential", "Functional")
-    return kind if layerish or leaf.endswith(("Layer", "Model", "Cell")) else None
+    if layerish or leaf.endswith(("Layer", "Model", "Cell")):
+        return kind, "layer"
+    return None

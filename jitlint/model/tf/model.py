@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -29,6 +30,7 @@ from jitlint.model.tf.api import (
     PARTIAL,
     TF_FUNCTION,
     WHILE_LOOP,
+    canonical,
 )
 from jitlint.model.tf.dtypes import TfDtypes
 from jitlint.model.tf.function import (
@@ -38,27 +40,66 @@ from jitlint.model.tf.function import (
     graph_origin,
     tf_function_options,
 )
-from jitlint.model.tf.keras import KerasLinks
+from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
+from jitlint.model.tf.repeats import Repeats, callee, find_repeats, in_loop
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
+
+if TYPE_CHECKING:
+    from jitlint.model.project.tf_records import TfInbound
 
 # Text that any graph context needs: tf.function (called, decorating, or imported under an
 # alias), a tf.data method, or a class deriving from a Keras layer or model.
 _GRAPH_MARKERS = re.compile(
     r"function\s*\(|@[\w.]*function\b|import[^\n]*\bfunction\b"
     r"|\.(?:map|filter|flat_map|interleave)\("
-    r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell)\b"
+    r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell|Loss|Metric)\b"
+    r"|\.compile\("
 )
+# `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
+# cheap filter for `c.f(...)` calls that may reach a function of another module.
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+\(?([^\n#]*)", re.M)
 DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
+# Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
+_LIBRARY_ALIASES = frozenset(
+    {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
+)
+
+
+# Libraries that are never modules of a project: no dtype facts to ask them for.
+_NOT_PROJECT = frozenset(
+    {"tensorflow", "numpy", "jax", "keras", "tf_keras", "functools", "typing", "os", "sys",
+     "math", "collections", "itertools", "logging", "re", "abc", "dataclasses", "__future__",
+     "scipy", "tensorflow_probability", "absl", "six", "time", "json", "pathlib", "warnings"}
+)  # fmt: skip
+
+
+def _func_name(func: Func) -> str:
+    return func.name.value if type(func) is cst.FunctionDef else "<lambda>"
 
 
 class TfModel(KerasLinks):
-    def __init__(self, names: Names, source: str | None = None) -> None:
+    def __init__(
+        self, names: Names, source: str | None = None, inbound: Sequence[TfInbound] = ()
+    ) -> None:
         self.names = names
         self.module = names.module
+        self.source = source
+        self.inbound = tuple(inbound)
         # Without any of these spellings a module has no graph code: skip the scan.
-        self.may_have_graph_code = source is None or bool(_GRAPH_MARKERS.search(source))
-        self._keras_kinds: dict[int, str | None] = {}
+        self.may_have_graph_code = (
+            source is None or bool(_GRAPH_MARKERS.search(source)) or bool(self.inbound)
+        )
+        self._keras_kinds: dict[int, tuple[str, str] | None] = {}
+        # Uses of this module's classes (and model-building functions) reported by other
+        # files: name -> (status, where).
+        self.inbound_uses: dict[str, list[tuple[str, str]]] = {}
+        self.inbound_builds: dict[str, list[tuple[str, str]]] = {}
+        for record in self.inbound:
+            if record.kind == "use":
+                where = f", built at {record.site}" if record.status == "xla" else ""
+                for table in (self.inbound_uses, self.inbound_builds):
+                    table.setdefault(record.function, []).append((record.status, where))
 
     # ----- public questions -------------------------------------------------------------
 
@@ -67,19 +108,126 @@ class TfModel(KerasLinks):
         return TfValues(self.names, self)
 
     @cached_property
+    def keras_uses(
+        self,
+    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]]]:
+        """(statuses of each local Keras class, calls that create classes of other modules
+        where a model is built or compiled, with the status to send): keras.py."""
+        return self.class_uses(self.scan)
+
+    @cached_property
+    def repeats(self) -> Repeats:
+        """Functions that run more than once, and parameters that receive varying Python
+        values (repeats.py)."""
+        return find_repeats(self)
+
+    def exports(self) -> dict[str, str]:
+        """Facts about this module's top-level names that other modules may import (the
+        dtype facts of dtypes.py): dotted name -> fact."""
+        return self.dtypes.summaries()
+
+    def project_imports(self) -> list[tuple[cst.CSTNode, Path, str]]:
+        """Module-level imports of names that may be in other modules of the project:
+        (the alias node, its path, the dotted name), for the dtype facts they export."""
+        found: list[tuple[cst.CSTNode, Path, str]] = []
+        for stmt in self.module.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue
+            for small in stmt.body:
+                kind = type(small)
+                if kind is cst.ImportFrom and type(small.names) is not cst.ImportStar:  # type: ignore[attr-defined]
+                    base = "." * len(small.relative)  # type: ignore[attr-defined]
+                    if small.module is not None:  # type: ignore[attr-defined]
+                        base += self.module.code_for_node(small.module)  # type: ignore[attr-defined]
+                    for alias in small.names:  # type: ignore[attr-defined]
+                        name = self.module.code_for_node(alias.name)
+                        dotted = f"{base}.{name}" if not base.endswith(".") else base + name
+                        found.append((alias, [self.module, stmt, small], dotted))
+                elif kind is cst.Import:
+                    for alias in small.names:  # type: ignore[attr-defined]
+                        dotted = self.module.code_for_node(alias.name)
+                        found.append((alias, [self.module, stmt, small], dotted))
+        return [f for f in found if f[2].split(".")[0] not in _NOT_PROJECT]
+
+    @cached_property
     def dtypes(self) -> TfDtypes:
-        return TfDtypes(self.values)
+        return TfDtypes(self.values, self)
+
+    @cached_property
+    def facts(self) -> dict[str, str]:
+        """Dtype facts of imported names (dotted as this module spells them) -> fact."""
+        return {r.function: r.status for r in self.inbound if r.kind == "fact"}
+
+    def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """The path from the module to a function or class, ending with it."""
+        if node is self.module:
+            return (self.module,)
+        return self.scan.def_paths.get(id(node), (self.module, node))
+
+    @property
+    def loss_functions(self) -> set[int]:
+        return self.scan.loss_functions
+
+    def is_tf_function(self, func: Func) -> bool:
+        """TensorFlow calls `func` itself (a tf.function, a tf.data or loss function):
+        NumPy arguments reach it as tensors."""
+        return id(func) in self.scan.roots
+
+    def callee(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> tuple[Func, int] | None:
+        return callee(self, call, path)  # type: ignore[arg-type]
+
+    @cached_property
+    def _keras_methods_by_id(self) -> dict[int, tuple[Any, str]]:
+        scan = self.scan
+        return {
+            id(method): (scan.keras_classes[id(cls)], method.name.value)
+            for cls, method, _kind, _path in scan.keras_methods
+        }
+
+    def keras_class_of(self, func: Func) -> tuple[Any, str] | None:
+        """(KerasClass, method name) when `func` is a Keras graph method."""
+        return self._keras_methods_by_id.get(id(func))
 
     def context(self, path: Sequence[cst.CSTNode]) -> GraphContext | None:
         """The graph context of the innermost function on `path` that has one."""
         contexts = self.contexts
-        for node in reversed(path):
+        if not contexts:
+            return None
+        for index in range(len(path) - 1, -1, -1):
+            node = path[index]
             kind = type(node)
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 found = contexts.get(id(node))
                 if found is not None:
                     return found
+            elif (
+                kind is cst.If
+                and index + 1 < len(path)
+                and self._eager_branch(node, path[index + 1], path[:index])  # type: ignore[arg-type]
+            ):
+                return None
         return None
+
+    def _eager_branch(self, node: cst.If, branch: cst.CSTNode, path: Path) -> bool:
+        """The branch of `if tf.executing_eagerly():` (or the `else` of `if
+        tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly."""
+        test, negated = node.test, False
+        while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            test, negated = test.expression, not negated  # type: ignore[attr-defined]
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            if negated:
+                return False
+            test = test.left  # type: ignore[attr-defined]
+        if type(test) is not cst.Call or type(test.func) not in (cst.Name, cst.Attribute):  # type: ignore[attr-defined]
+            return False
+        leaf = test.func.attr.value if type(test.func) is cst.Attribute else test.func.value  # type: ignore[attr-defined]
+        if leaf not in ("executing_eagerly", "inside_function"):
+            return False
+        names = canonical(self.names.qualified_names(test.func, [*path, node]))  # type: ignore[attr-defined]
+        if not names or not all(n.startswith("tensorflow.") for n in names):
+            return False
+        eager_when_true = (leaf == "executing_eagerly") != negated
+        return branch is (node.body if eager_when_true else node.orelse)
 
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))
@@ -192,10 +340,23 @@ class TfModel(KerasLinks):
         return None
 
     @cached_property
+    def _imported_aliases(self) -> frozenset[str]:
+        found: set[str] = set()
+        for match in _IMPORT_LINE.finditer(self.source or ""):
+            for part in match.group(1).replace(")", "").split(","):
+                words = part.split()
+                if len(words) >= 3 and words[1] == "as":
+                    found.add(words[2])
+                elif words:
+                    found.add(words[0].split(".")[0])
+        return frozenset(found)
+
+    @cached_property
     def scan(self) -> GraphScan:
         scan = GraphScan()
         parents: list[cst.CSTNode] = []
         funcs: list[cst.CSTNode] = [self.module]  # enclosing functions (module at the bottom)
+        scan.scopes[id(self.module)] = self.module
         stack: list[tuple[cst.CSTNode, bool]] = [(self.module, True)]
         while stack:
             node, entering = stack.pop()
@@ -208,9 +369,14 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 scan.owner[id(node)] = funcs[-1]
                 scan.nested.setdefault(id(funcs[-1]), []).append(node)  # type: ignore[arg-type]
+                scan.scopes[id(node)] = node
+                scan.def_paths[id(node)] = (*parents, node)
                 if kind is cst.FunctionDef:
+                    if len(parents) >= 2 and type(parents[-2]) is cst.ClassDef:
+                        scan.owner_class[id(node)] = parents[-2]  # type: ignore[assignment]
                     self._scan_def(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.ClassDef:
+                scan.def_paths[id(node)] = (*parents, node)
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
@@ -255,8 +421,17 @@ class TfModel(KerasLinks):
             and func.value.value in ("self", "cls")  # type: ignore[attr-defined]
         ):
             scan.calls.setdefault(id(owner), []).append((node, [*parents, node]))
+        elif (
+            kind is cst.Attribute
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            and func.value.value in self._imported_aliases  # type: ignore[attr-defined]
+            and func.value.value not in _LIBRARY_ALIASES  # type: ignore[attr-defined]
+        ):
+            scan.attribute_calls.setdefault(id(owner), []).append((node, [*parents, node]))
         if kind is not cst.Name and kind is not cst.Attribute:
             return
+        if (kind is cst.Name or type(func.value) is cst.Name) and in_loop([*parents, node]):  # type: ignore[attr-defined]
+            scan.loop_calls.append((node, [*parents, node]))
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
         if kind is cst.Name and leaf in self._aliases["function"]:
             leaf = "function"
@@ -266,6 +441,8 @@ class TfModel(KerasLinks):
             if self.names.resolves_to(func, path, TF_FUNCTION):
                 xla, autograph, signature, retracing = tf_function_options(node.args)
                 target = self.resolve_function(positional[0].value, path)
+                if target is None:
+                    target = self._instance_call(positional[0].value, path)
                 app = TfFunction(
                     node,
                     target[0] if target else None,
@@ -279,20 +456,24 @@ class TfModel(KerasLinks):
                     self._add_root(scan, target[0], app)
         elif leaf in ("while_loop", "cond", "map_fn", "scan", "foldl", "foldr", "vectorized_map"):
             path = [*parents, node]
-            names = self.names.qualified_names(func, path)
+            names = canonical(self.names.qualified_names(func, path))
             if len(names) != 1:
                 return
-            api = next(iter(names)).replace("tensorflow.compat.v2.", "tensorflow.")
+            api = next(iter(names))
             slots = GRAPH_CALLBACK_ARGS.get(api)
             if slots is None:
                 return
             for position, keyword in slots:
                 arg = call_argument(node, position, keyword)
-                target = self.resolve_function(arg.value, path) if arg is not None else None
+                if arg is None:
+                    continue
+                target = self.resolve_function(arg.value, path)
                 if target is not None:
                     scan.callbacks.setdefault(id(owner), []).append(target)
                     if api == WHILE_LOOP:
                         scan.loop_bodies.add(id(target[0]))
+                elif type(arg.value) in (cst.Name, cst.Attribute):
+                    scan.foreign_callbacks.setdefault(id(owner), []).append((arg.value, path))
         elif leaf in DATASET_METHODS and kind is cst.Attribute and positional:
             path = [*parents, node]
             if self._is_dataset(func.value, node, path):  # type: ignore[attr-defined]
@@ -301,10 +482,109 @@ class TfModel(KerasLinks):
                     context = GraphContext(False, target[1], "a `tf.data` pipeline function")
                     scan.roots.setdefault(id(target[0]), (target[0], context))
         elif leaf == "compile" and kind is cst.Attribute:
-            for arg in node.args:
-                keyword = arg.keyword.value if arg.keyword is not None else None
-                if keyword == "jit_compile" and _literal_bool(arg.value):
-                    scan.compiles.append((node, [*parents, node]))
+            path = [*parents, node]
+            if not self.names.qualified_names(func, path) - {""}:  # not `re.compile`
+                flag: bool | str | None = None
+                for arg in node.args:
+                    if arg.keyword is not None and arg.keyword.value == "jit_compile":
+                        literal = _literal_bool(arg.value)
+                        flag = "unknown" if literal is None else literal
+                scan.compiles.append((node, path, flag))
+                self._compiled_functions(scan, node, path, flag)
+        elif leaf in ("Sequential", "Model", "Functional"):
+            path = [*parents, node]
+            if self.names.resolves_to(func, path, MODEL_BUILDERS):
+                scan.model_builds[id(owner)] = owner
+
+    def _compiled_functions(
+        self, scan: GraphScan, call: cst.Call, path: Path, flag: bool | str | None
+    ) -> None:
+        """Loss and metric functions given to `compile(...)`: graph code of the train step,
+        their first two parameters the targets and predictions."""
+        for arg in call.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword not in ("loss", "metrics", "weighted_metrics"):
+                continue
+            stack: list[cst.CSTNode] = [arg.value]
+            while stack:
+                expr = stack.pop()
+                kind = type(expr)
+                if kind in (cst.List, cst.Tuple):
+                    stack.extend(e.value for e in expr.elements)  # type: ignore[attr-defined]
+                    continue
+                if kind is cst.Dict:
+                    stack.extend(
+                        e.value
+                        for e in expr.elements  # type: ignore[attr-defined]
+                        if type(e) is cst.DictElement
+                    )
+                    continue
+                target = self._loss_function(expr, path)
+                if target is None:
+                    if kind in (cst.Name, cst.Attribute):
+                        scan.foreign_losses.append((expr, path, flag))
+                    continue
+                func, bound = target
+                scan.loss_functions.add(id(func))
+                params = [p.name.value for p in func.params.params][bound : bound + 2]
+                context = GraphContext(
+                    flag is True,
+                    False,
+                    f"the loss `{_func_name(func)}` of a Keras model"
+                    + (" compiled with `jit_compile=True`" if flag is True else ""),
+                    frozenset(params),
+                    auto_xla=flag is None,
+                )
+                known = scan.roots.get(id(func))
+                scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
+
+    def _loss_function(
+        self, expr: cst.CSTNode, path: Path
+    ) -> tuple[cst.FunctionDef | cst.Lambda, int] | None:
+        """The function a `loss=` value calls, and how many leading parameters a
+        `partial(f, a, ...)` binds; a name bound to `partial(...)` is followed."""
+        kind = type(expr)
+        if kind is cst.Name:
+            bindings = self.names.lookup(expr.value, path)  # type: ignore[attr-defined]
+            if bindings and len(bindings) == 1:
+                binding = bindings[0]
+                if binding.kind == "def" and type(binding.node) is cst.FunctionDef:
+                    return binding.node, 0
+                if binding.kind == "assign" and type(binding.node) is cst.Call:
+                    return self._loss_function(binding.node, path)
+            return None
+        if kind is cst.Call and self._spelled(expr.func, "partial"):  # type: ignore[attr-defined]
+            if not self.names.resolves_to(expr.func, path, PARTIAL):  # type: ignore[attr-defined]
+                return None
+            positional = [a for a in expr.args if a.keyword is None]  # type: ignore[attr-defined]
+            if not positional or any(a.star for a in positional):
+                return None
+            inner = self._loss_function(positional[0].value, path)
+            if inner is None:
+                return None
+            return inner[0], inner[1] + len(positional) - 1
+        if kind is cst.Lambda:
+            return expr, 0  # type: ignore[return-value]
+        return None
+
+    def _instance_call(self, expr: cst.CSTNode, path: Path) -> tuple[cst.FunctionDef, bool] | None:
+        """`tf.function(model)` for `model = SomeKerasModel()`: the class's `call`."""
+        if type(expr) is not cst.Name:
+            return None
+        bindings = self.names.lookup(expr.value, path)  # type: ignore[attr-defined]
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        value = bindings[0].node
+        if type(value) is not cst.Call or type(value.func) is not cst.Name:
+            return None
+        classes = self.names.lookup(value.func.value, path)
+        if not classes or len(classes) != 1 or classes[0].kind != "class":
+            return None
+        cls = classes[0].node
+        for stmt in cls.body.body:  # type: ignore[union-attr]
+            if type(stmt) is cst.FunctionDef and stmt.name.value in ("call", "__call__"):
+                return stmt, not self._has_do_not_convert(stmt, path)
+        return None
 
     def _is_dataset(self, receiver: cst.CSTNode, call: cst.Call, path: Path) -> bool:
         """Whether `receiver.map(...)` is a `tf.data` method: the chain starts at `tf.data`,
@@ -331,6 +611,28 @@ class TfModel(KerasLinks):
             else:
                 return False
 
+    def is_dataset_value(
+        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> bool:
+        """`expr` is certainly a `tf.data.Dataset`: a chain of calls that starts at
+        `tf.data.*` (`tf.data.Dataset.from_tensor_slices(x).batch(4)`), or a name bound
+        only to one."""
+        if depth > 4:
+            return False
+        node = expr
+        while type(node) in (cst.Call, cst.Attribute):
+            if type(node) is cst.Call:
+                node = node.func  # type: ignore[attr-defined]
+                continue
+            names = canonical(self.names.qualified_names(node, path))
+            if names and all(n.startswith("tensorflow.data.") for n in names):
+                return True
+            node = node.value  # type: ignore[attr-defined]
+        if type(node) is not cst.Name or node is not expr:
+            return False
+        values = self.values.assigned_values(node, path)  # type: ignore[arg-type]
+        return bool(values) and all(self.is_dataset_value(v, p, depth + 1) for v, p in values)
+
     # ----- propagation --------------------------------------------------------------------
 
     @cached_property
@@ -340,28 +642,26 @@ class TfModel(KerasLinks):
         scan = self.scan
         contexts: dict[int, GraphContext] = {}
         funcs: dict[int, Func] = {}
-        for key, (func, context) in scan.roots.items():
-            contexts[key] = context
-            funcs[key] = func
-        if scan.keras_methods:
-            linked = self._jit_compiled_classes(scan) if scan.compiles else set()
-            for cls, method, kind, _path in scan.keras_methods:
-                name = method.name.value
-                xla = id(cls) in linked
-                where = "a Keras model compiled with `jit_compile=True`" if xla else "Keras"
-                role = "`call`" if name == "call" else f"`{name}`"
-                params = [p.name.value for p in method.params.params]
-                tensors = frozenset(params[1:2])  # the inputs (or data) after self
-                context = GraphContext(
-                    xla, kind == "keras2", f"{role} of `{cls.name.value}` ({where})", tensors
-                )
-                known = contexts.get(id(method))
-                contexts[id(method)] = known.merge(context) if known else context
-                funcs[id(method)] = method
+        pending: list[int] = []
+
+        def add(func: Func, context: GraphContext) -> None:
+            known = contexts.get(id(func))
+            merged = known.merge(context) if known else context
+            if merged != known:
+                contexts[id(func)] = merged
+                funcs[id(func)] = func
+                pending.append(id(func))
+
+        for func, context in scan.roots.values():
+            add(func, context)
+        if scan.keras_classes:
+            for method, context in self.keras_contexts(scan):
+                add(method, context)
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
             keras_methods.setdefault(id(cls), []).append(method)
-        pending = list(contexts)
+        for record in self.inbound:
+            self._receive(record, add, keras_methods)
         while pending:
             key = pending.pop()
             context = contexts[key]
@@ -379,14 +679,33 @@ class TfModel(KerasLinks):
                 for cls in self._instantiated(scan, funcs[key]):
                     targets.extend((m, True) for m in keras_methods.get(cls, ()))
             for func, converts in targets:
-                inherited = helper if converts else replace(helper, autograph=False)
-                known = contexts.get(id(func))
-                merged = known.merge(inherited) if known else inherited
-                if merged != known:
-                    contexts[id(func)] = merged
-                    funcs[id(func)] = func
-                    pending.append(id(func))
+                add(func, helper if converts else replace(helper, autograph=False))
         return contexts
+
+    def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
+        """What another file of the run says about one of this module's top-level names."""
+        context = GraphContext(
+            record.xla,
+            record.autograph,
+            f"{record.origin}, reached from {record.site}",
+            root=False,
+            auto_xla=record.auto_xla,
+        )
+        for stmt in self.module.body:
+            if type(stmt) is cst.FunctionDef and stmt.name.value == record.function:
+                if record.kind == "graph":
+                    converts = not self._has_do_not_convert(stmt, [self.module])
+                    add(stmt, context if converts else replace(context, autograph=False))
+                elif record.kind == "loss":
+                    params = [p.name.value for p in stmt.params.params][:2]
+                    add(stmt, replace(context, root=True, tensor_params=frozenset(params)))
+            elif (
+                type(stmt) is cst.ClassDef
+                and stmt.name.value == record.function
+                and record.kind == "graph"
+            ):
+                for method in keras_methods.get(id(stmt), ()):
+                    add(method, context)
 
 
 def call_argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:

@@ -26,6 +26,7 @@ from jitlint.model.tf.api import (
     NON_TENSOR_NAMESPACES,
     SHAPE_QUERIES,
     STATEFUL_RNG,
+    canonical,
 )
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
@@ -365,7 +366,7 @@ class TfValues:
         func = call.func
         kind = type(func)
         names = (
-            self.names.qualified_names(func, path)
+            canonical(self.names.qualified_names(func, path))
             if kind in (cst.Name, cst.Attribute)
             else frozenset()
         )

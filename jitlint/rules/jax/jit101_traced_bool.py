@@ -20,7 +20,8 @@ class TracedBool(Rule):
     Finds Python code that converts a traced value to `bool` inside a function JAX traces
     (`jax.jit`, `vmap`, `pmap`, `lax` loop and branch bodies, ...): an `if`, `elif`,
     `while` or `assert` test, a conditional expression, `and`/`or`/`not`, `bool(...)`,
-    `in`, and the builtins `max`, `min`, `any`, `all` and `sorted` on traced arrays.
+    `in`, a chained comparison (`0 < x < 1` is `(0 < x) and (x < 1)`), and the builtins
+    `max`, `min`, `any`, `all` and `sorted` on traced arrays.
 
     ## Why is this bad
     Under `jax.jit` an argument is an abstract tracer: it has a shape and a dtype but no
@@ -139,6 +140,14 @@ class TracedBool(Rule):
     uses_tracing = True
 
     VALID = (
+        # Chained comparisons of static values.
+        """
+import jax
+@jax.jit
+def f(x):
+    small = 0 < x.shape[0] < 4
+    return x * 2 if small else x
+""",
         # Shapes, ndim, dtypes and `is None` are static.
         """
 import jax
@@ -288,6 +297,14 @@ def dropout(rate, x):
 """,
     )
     INVALID = (
+        # A chained comparison converts every link but the last to bool.
+        """
+import jax
+import jax.numpy as jnp
+def ramp(x):
+    return jnp.piecewise(x, [x < 0, 0 < x < 1], [0.0, lambda v: v, 1.0])  # error: JIT101
+ramp_jit = jax.jit(ramp)
+""",
         """
 import jax
 @jax.jit
@@ -477,7 +494,8 @@ def f(x):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         membership = [t for t in node.comparisons if type(t.operator) in (cst.In, cst.NotIn)]
-        if not membership:
+        chained = len(node.comparisons) > 1 and not self._in_test(node)
+        if not membership and not chained:
             return
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
@@ -486,6 +504,23 @@ def f(x):
             value = trace.value(operand)
             if value.kind == TRACED:
                 self._report(node, value, trace, "`in`")
+                return
+        if chained:
+            self._check_chain(node, trace)
+
+    def _check_chain(self, node: cst.Comparison, trace: FunctionTrace) -> None:
+        """`a < x < b` is `(a < x) and (x < b)`: every link but the last is converted."""
+        operands = [node.left, *(t.comparator for t in node.comparisons)]
+        for index, link in enumerate(node.comparisons[:-1]):
+            if type(link.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+                continue
+            pair = operands[index : index + 2]
+            values = [trace.value(operand) for operand in pair]
+            hit = next((v for v in values if v.kind == TRACED), None)
+            if hit is None and not any(_is_display_or_none(o) for o in pair):
+                hit = next((v for v in values if v.traced), None)
+            if hit is not None:
+                self._report(node, hit, trace, "this chained comparison")
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -541,6 +576,13 @@ def f(x):
                 return parent.test is child  # type: ignore[attr-defined]
             return kind is cst.BooleanOperation
         return False
+
+
+def _is_display_or_none(expr: cst.CSTNode) -> bool:
+    kind = type(expr)
+    if kind in (cst.Tuple, cst.List, cst.Dict, cst.Set):
+        return True
+    return kind is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
 def _sinks(expr: cst.CSTNode) -> list[cst.CSTNode]:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
-from jitlint.model.domain.values import STATIC
+from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
 
@@ -282,13 +282,13 @@ def run(xs):
         trace = self._trace(node)
         if trace is None:
             return
-        base = trace.value(node.value)
-        if base.kind != STATIC or base.pytype not in ("list", "tuple"):
+        pytype = python_sequence(trace.value(node.value))
+        if pytype is None:
             return
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
-            self._report(node, f"indexing a Python {base.pytype}", value)
+            self._report(node, f"indexing a Python {pytype}", value)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if not node.format_spec:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
-from jitlint.model.domain.values import STATIC
+from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
 
@@ -25,8 +25,10 @@ _SHAPE_ARGS: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {
     _JNP + "array_split": ((1,), ("indices_or_sections",)),
     **{f"jax.random.{n}": ((1,), ("shape",)) for n in (
         "normal", "uniform", "randint", "truncated_normal", "bits", "gumbel", "laplace",
-        "logistic", "exponential", "rademacher", "orthogonal", "ball", "permutation",
+        "logistic", "exponential", "rademacher", "orthogonal", "ball",
     )},
+    # Not `jax.random.permutation(key, x)`: `x` is a size only when it is an int; an array
+    # (traced or not) is permuted.
     # NumPy builds shapes at trace time, so they must be static too.
     **{f"numpy.{n}": ((0,), ("shape",)) for n in ("zeros", "ones", "empty", "full")},
     "numpy.arange": ((0, 1, 2), ("start", "stop", "step")),
@@ -285,7 +287,7 @@ def run(x, key):
         if trace is None:
             return
         base = trace.value(node.value)
-        if not base.traced and not (base.kind == STATIC and base.pytype in ("list", "tuple")):
+        if not base.traced and python_sequence(base) is None:
             return
         for element in node.slice:
             part = element.slice

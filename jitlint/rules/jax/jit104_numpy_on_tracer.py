@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.values import Array
 from jitlint.model.jax.api import NUMPY_DISPATCH, NUMPY_STATIC
 from jitlint.model.jax.tracing import snippet
 from jitlint.rules.base import Rule
@@ -48,7 +49,8 @@ class NumpyOnTracer(Rule):
     """
     ## What it does
     Finds a NumPy function applied to a traced value inside a function JAX traces, e.g.
-    `np.sin(x)`, `np.asarray(x)`, `np.concatenate([x, y])`, `np.float32(x)`.
+    `np.sin(x)`, `np.asarray(x)`, `np.concatenate([x, y])`, `np.float32(x)`, and a NumPy
+    array indexed with a traced value (`TABLE[i]`).
 
     NumPy functions that simply call the array's own method (`np.sum`, `np.mean`,
     `np.max`, `np.reshape`, `np.transpose`, ...) or only read its shape (`np.shape`,
@@ -110,6 +112,15 @@ class NumpyOnTracer(Rule):
     requires = ("numpy",)
 
     VALID = (
+        # A NumPy array indexed with Python values.
+        """
+import jax
+import numpy as np
+TABLE = np.arange(4.0)
+@jax.jit
+def f(x):
+    return x * TABLE[2] + TABLE[: x.shape[0]].sum()
+""",
         # np.sum / np.mean / np.shape dispatch to the array's methods and work on tracers.
         """
 import jax
@@ -138,6 +149,16 @@ def f(x):
 """,
     )
     INVALID = (
+        # A NumPy array indexed with a tracer.
+        """
+import jax
+import numpy as np
+TABLE = np.arange(4.0)
+@jax.jit
+def f(i):
+    rows = np.indices((3, 3))
+    return TABLE[i] + rows[0][i]  # error: JIT104, JIT104
+""",
         """
 import jax
 import numpy as np
@@ -154,6 +175,37 @@ def run(x):
     return lax.scan(lambda c, v: (c + onp.exp(v), None), 0.0, x)  # error: JIT104
 """,
     )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """`table[i]` on a NumPy array with a traced index: NumPy converts the index."""
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        if trace is None or not trace.abstract:
+            return
+        base = trace.value(node.value)
+        if not isinstance(base, Array) or base.jax:
+            return
+        for element in node.slice:
+            part = element.slice
+            parts = (
+                [part.value]
+                if type(part) is cst.Index
+                else [  # type: ignore[attr-defined]
+                    p
+                    for p in (part.lower, part.upper, part.step)
+                    if p is not None  # type: ignore[attr-defined]
+                ]
+            )
+            for expr in parts:
+                value = trace.value(expr)
+                if value.traced:
+                    self.report(
+                        node,
+                        f"`{snippet(self.ctx.module, node.value)}` is a NumPy array: indexing it "
+                        f"with the tracer `{snippet(self.ctx.module, expr)}` converts the tracer "
+                        f"to a NumPy array: {self.ctx.tracing.explain(value)}",
+                        help="index a JAX array instead: `jnp.asarray(table)[i]`",
+                    )
+                    return
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

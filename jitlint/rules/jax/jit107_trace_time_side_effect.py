@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -18,8 +19,10 @@ class TraceTimeSideEffect(Rule):
     """
     ## What it does
     Finds Python side effects inside a function JAX traces: `print` and `logging` of traced
-    values, reading the clock (`time.time()`), drawing Python or NumPy random numbers, and
-    mutating lists, dicts or sets defined outside the function (or `global` names).
+    values, reading the clock (`time.time()`), drawing Python or NumPy random numbers,
+    mutating lists, dicts or sets defined outside the function (or `global` names), and
+    assigning to an attribute of an object made outside the trace (`self.n += 1` in a jitted
+    bound method of a plain class).
 
     ## Why is this bad
     JAX runs the Python body once, while tracing, and then reuses the compiled program.
@@ -79,6 +82,39 @@ class TraceTimeSideEffect(Rule):
     uses_tracing = True
 
     VALID = (
+        # An object made while tracing, and a method run in Python.
+        """
+import jax
+class Box:
+    def __init__(self):
+        self.n = 0
+    def bump(self):
+        self.n += 1
+        return self.n
+@jax.jit
+def f(x):
+    box = Box()
+    box.n = 2
+    return x * box.bump()
+Box().bump()
+""",
+        # A nonlocal of a function that is itself traced: a fresh local per trace.
+        """
+import jax
+import jax.tree_util as jtu
+def contains(tree, node):
+    found = False
+    def visit(x):
+        nonlocal found
+        if x is node:
+            found = True
+        return x
+    jtu.tree_map(visit, tree)
+    return found
+@jax.jit
+def f(x):
+    return x if contains(x, None) else -x
+""",
         # Printing static values at trace time is deliberate.
         """
 import jax
@@ -118,6 +154,19 @@ def f(x):
 """,
     )
     INVALID = (
+        # An attribute of an object made in Python, written while tracing.
+        """
+import jax
+class Counter:
+    def __init__(self):
+        self.n = 0
+    def count(self):
+        self.n += 1  # error: JIT107
+        return self.n
+counter = Counter()
+fast = jax.jit(counter.count)
+fast()
+""",
         """
 import jax
 import logging
@@ -194,7 +243,7 @@ def run(x):
                 value = trace.value(arg.value)
                 if type(arg.value) is cst.FormattedString:
                     value = _formatted(trace, arg.value) or value
-                if value.traced:
+                if shows_tracer(value):
                     name = "print" if qualname == "builtins.print" else qualname
                     self.report(
                         node,
@@ -252,6 +301,9 @@ def run(x):
             self._global_write(node, target.target)
 
     def _global_write(self, node: cst.CSTNode, target: cst.BaseExpression) -> None:
+        if type(target) is cst.Attribute:
+            self._attribute_write(node, target)
+            return
         if type(target) is not cst.Name:
             return
         path = self.ctx.path_to(node)
@@ -264,6 +316,8 @@ def run(x):
         scope = self.ctx.names.scope(func)
         if target.value not in scope.declared_global | scope.declared_nonlocal:
             return
+        if target.value in scope.declared_nonlocal and self._owner_traced(path, func, target.value):
+            return  # a local of a function that runs while tracing too: fresh per trace
         self.report(
             node,
             f"assigning to the {'global' if target.value in scope.declared_global else 'outer'} "
@@ -271,6 +325,37 @@ def run(x):
             "traced, not on every call",
             help="return the value from the function instead of storing it outside",
         )
+
+    def _attribute_write(self, node: cst.CSTNode, target: cst.Attribute) -> None:
+        """`obj.attr = v` in traced code, where `obj` was made in Python, outside any trace
+        (the object of a jitted bound method, a module-level instance): the write happens
+        once, while tracing."""
+        trace = self._trace(node)
+        if trace is None:
+            return
+        obj = trace.value(target.value)
+        if not isinstance(obj, Object) or obj.made_at != 0 or obj.traced:
+            return
+        if obj.cls.kind not in (None, "dataclass") or obj.cls.decorator_options.get("frozen"):
+            return  # frameworks keep state their own way; frozen classes raise instead
+        self.report(
+            node,
+            f"assigning to `{snippet(self.ctx.module, target)}` changes an object made outside "
+            f"the traced function: it happens once, while {self.ctx.tracing.describe(trace)} "
+            "is traced, not on every call",
+            help="return the new value from the function instead of storing it on the object",
+        )
+
+    def _owner_traced(self, path: list[cst.CSTNode], func: cst.FunctionDef, name: str) -> bool:
+        """Whether the function whose local `nonlocal name` rebinds is traced itself."""
+        index = next(i for i, node in enumerate(path) if node is func)
+        for node in reversed(path[:index]):
+            if type(node) is not cst.FunctionDef:
+                continue
+            scope = self.ctx.names.scope(node)  # type: ignore[arg-type]
+            if name in scope.bindings and name not in scope.declared_nonlocal:
+                return self.ctx.tracing.trace(node) is not None  # type: ignore[arg-type]
+        return False
 
     def _print_fix(self, node: cst.Call) -> NodeFix | None:
         pieces: list[str] = []
@@ -319,6 +404,6 @@ def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:
     for part in node.parts:
         if type(part) is cst.FormattedStringExpression:
             value = trace.value(part.expression)
-            if value.traced:
+            if shows_tracer(value):
                 return value
     return None

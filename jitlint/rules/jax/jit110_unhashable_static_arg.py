@@ -87,8 +87,12 @@ class UnhashableStaticArg(Rule):
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
     and comprehensions, `list()`/`dict()`/`set()`/`bytearray()` calls, NumPy and `jax.numpy`
-    array constructors, tuples containing any of those, and names bound only to such values.
-    Calls through attributes (`self.step(...)`, `module.step(...)`) are not resolved.
+    array constructors, tuples containing any of those, and names bound only to such values;
+    and what the tracing model follows to the call: instances of the file's classes that
+    cannot be hashed (a dataclass with `eq=True` and no `frozen=True`, a class defining
+    `__eq__` without `__hash__`, an equinox module or frozen dataclass holding arrays),
+    including `self` of a method jitted with `self` static and an instance given to
+    `jax.jit` itself. Classes of other files are not modelled.
     A list as the default value of a static parameter is not reported: JAX does not hash
     defaults that the caller leaves out (observed on jax 0.10.2).
 
@@ -108,6 +112,22 @@ class UnhashableStaticArg(Rule):
     }
 
     VALID = (
+        # A frozen dataclass and a plain object (hashed by identity) are hashable.
+        """
+import dataclasses
+from functools import partial
+import jax
+@dataclasses.dataclass(frozen=True)
+class Config:
+    scale: float
+class Plain:
+    scale = 2.0
+@partial(jax.jit, static_argnums=1)
+def f(x, config):
+    return x * config.scale
+f(1.0, Config(2.0))
+f(1.0, Plain())
+""",
         # A tuple is hashable.
         """
 import jax
@@ -175,6 +195,24 @@ def g(f, x):
 """,
     )
     INVALID = (
+        # The model follows the instance through an attribute of another object.
+        """
+import dataclasses
+from functools import partial
+import jax
+@dataclasses.dataclass
+class Config:
+    scale: float
+@partial(jax.jit, static_argnums=1)
+def f(x, config):
+    return x * config.scale
+class Runner:
+    def __init__(self, config):
+        self.config = config
+    def run(self, x):
+        return f(x, self.config)  # error: JIT110
+Runner(Config(2.0)).run(1.0)
+""",
         """
 import jax
 from functools import partial
@@ -216,13 +254,58 @@ f(x, ([0], 1))  # error: JIT110
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if not self._literal(node):
+            self._modelled(node)
+
+    def _modelled(self, node: cst.Call) -> None:
+        """Static arguments the tracing model saw a call pass, whatever their spelling:
+        `self.config` holding a dataclass instance, `self` of a jitted method, a jitted
+        callable object."""
+        tracing = self.ctx.tracing
+        if not tracing.active:
+            return
+        tracing.solve()
+        events = tracing.static_events
+        if not events:
+            return
+        seen: set[tuple[str, int]] = set()
+        for where in (node, *(a.value for a in node.args)):
+            for param, why, func, target in events.get(id(where), ()):
+                key = (param, id(target))
+                if key in seen:
+                    continue
+                seen.add(key)
+                if func is None:
+                    message = (
+                        f"`jax.jit` keys its compilation cache on the function it compiles, "
+                        f"but this is {why}, which JAX cannot hash (ValueError: Non-hashable "
+                        "static arguments are not supported)"
+                    )
+                else:
+                    name = func.name.value if type(func) is cst.FunctionDef else "<lambda>"
+                    passes = "this call passes" if target is not node else "it receives"
+                    message = (
+                        f"`{param}` is a static argument of `{name}`, but {passes} {why}, "
+                        "which JAX cannot hash (ValueError: Non-hashable static arguments "
+                        "are not supported)"
+                    )
+                self.report(
+                    target,
+                    message,
+                    help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
+                    "make the argument traced",
+                )
+
+    def _literal(self, node: cst.Call) -> bool:
+        """The values the call's own text shows to be unhashable; True if any was reported."""
         if type(node.func) not in (cst.Name, cst.Call):
-            return  # cheap pre-test before building the path
+            return False  # cheap pre-test before building the path
         path = self.ctx.path_to(node)
         found = self.ctx.jit.static_call(node, path)
         if found is None or not (found[1] or found[2]):
-            return
+            return False
         app, nums, names = found
+        reported = False
         sig = app.signature
         for index, arg in enumerate(node.args):
             if arg.star:
@@ -239,6 +322,7 @@ f(x, ([0], 1))  # error: JIT110
                 param = sig.positional[index] if sig and index < len(sig.positional) else None
             kind = self._unhashable(arg.value, path, depth=0)
             if kind is not None:
+                reported = True
                 label = f"`{param}`" if param else f"argument {index}"
                 self.report(
                     arg.value,
@@ -248,6 +332,7 @@ f(x, ([0], 1))  # error: JIT110
                     help="pass a tuple or another hashable, immutable value",
                     fix=self._fix(arg.value, kind),
                 )
+        return reported
 
     def _fix(self, value: cst.BaseExpression, kind: str) -> NodeFix | None:
         if type(value) is cst.List and not value.lpar:

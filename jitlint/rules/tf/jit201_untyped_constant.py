@@ -1,29 +1,13 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.tf.api import FLOAT_DTYPES, SAME_DTYPE_OPS, WIDE_DTYPES
-from jitlint.model.tf.dtypes import literal_kind
+from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
+from jitlint.model.tf.dtypes import DType, Event, sink_description
 from jitlint.rules.base import Rule
-
-_CONSTANTS = {
-    "tensorflow.constant",
-    "tensorflow.convert_to_tensor",
-    "tensorflow.compat.v2.constant",
-}
-_CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
-_ARITHMETIC = {
-    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power,
-    cst.MatrixMultiply, cst.Modulo,
-}  # fmt: skip
-_ASSIGNED_CONSTANT = re.compile(
-    r"\s*(\w+)\s*(?::[^=\n]*)?=\s*[\w.]*(?:constant|convert_to_tensor)\("
-)
-_OP_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in SAME_DTYPE_OPS) | {"cast"}
 
 
 class UntypedConstant(Rule):
@@ -147,155 +131,56 @@ shifted = data - tf.constant(0.5)  # error: JIT201
 """,
     )
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._reported: set[int] = set()  # a constant bound to a name may meet many uses
-        # Names the file assigns a tf.constant to: a textual superset, so that operands that
-        # cannot be an untyped constant are dismissed before any name resolution.
-        self._constant_names = {
-            match.group(1)
-            for line in self.ctx.source.splitlines()
-            if "constant(" in line or "convert_to_tensor(" in line
-            for match in [_ASSIGNED_CONSTANT.match(line)]
-            if match
-        }
+    def visit_Module(self, node: cst.Module) -> None:
+        self._reported: set[int] = set()  # a constant may meet many wide values
+        dtypes = self.ctx.tf.dtypes
+        for event in dtypes.events():
+            if event.kind == "meet":
+                self._meet(event)
+            elif event.kind == "cast":
+                self._cast(event)
+            elif event.kind == "call":
+                self._call(event)
 
-    def _may_be_constant(self, expr: cst.CSTNode) -> bool:
-        kind = type(expr)
-        if kind is cst.Name:
-            return expr.value in self._constant_names  # type: ignore[attr-defined]
-        if kind is not cst.Call:
-            return False
-        func = expr.func  # type: ignore[attr-defined]
-        leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)
-        return leaf in ("constant", "convert_to_tensor")
+    def _constants(self, found: DType) -> list[cst.Call]:
+        constants = self.ctx.tf.dtypes.constants
+        return [constants[c] for c in sorted(found.consts) if c in constants]
 
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if type(node.operator) not in _ARITHMETIC:
+    def _meet(self, event: Event) -> None:
+        operands = [o for o in event.operands if not o.numpy]
+        wide = {o.name for o in operands if o.name in FLOAT_DTYPES and o.name != "float32"}
+        if len(wide) != 1:
             return
-        if not (self._may_be_constant(node.left) or self._may_be_constant(node.right)):
-            return
-        path = self.ctx.path_to(node)
-        self._meet([node.left, node.right], path, "an operator")
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if type(func) is cst.Attribute:
-            leaf = func.attr.value
-        elif type(func) is cst.Name:
-            leaf = func.value
-        else:
-            return
-        if leaf not in _OP_LEAVES or not node.args:
-            return
-        if not any(self._may_be_constant(a.value) for a in node.args) and not any(
-            type(a.value) in (cst.List, cst.Tuple)
-            and any(self._may_be_constant(e.value) for e in a.value.elements)  # type: ignore[attr-defined]
-            for a in node.args
-        ):
-            return
-        path = self.ctx.path_to(node)
-        names = self.ctx.names.qualified_names(func, path)
-        if not names:
-            return
-        if names <= _CASTS:
-            self._cast(node, path)
-        elif names <= SAME_DTYPE_OPS:
-            operands = [a.value for a in node.args if a.keyword is None and not a.star]
-            if leaf in ("concat", "stack", "add_n") and operands:
-                first = operands[0]
-                if type(first) in (cst.List, cst.Tuple):
-                    operands = [e.value for e in first.elements]  # type: ignore[attr-defined]
-            elif leaf == "where":
-                operands = operands[1:]
-            api = min(names).replace("tensorflow.", "tf.", 1)
-            self._meet(operands, path, f"`{api}`")
-
-    # ----- the untyped constant ----------------------------------------------------------
-
-    def _untyped(
-        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]
-    ) -> tuple[cst.Call, bool] | None:
-        """(the tf.constant call, reached directly) if `expr` is an untyped float constant,
-        or a name bound only to one."""
-        if type(expr) is cst.Call:
-            return (expr, True) if self._is_untyped_call(expr, path) else None
-        if type(expr) is cst.Name:
-            assigned = self.ctx.tf.values.assigned_values(expr, path)
-            if assigned and len(assigned) == 1:
-                value, value_path = assigned[0]
-                if type(value) is cst.Call and self._is_untyped_call(value, value_path):
-                    return value, False
-        return None
-
-    def _is_untyped_call(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
-        func = call.func
-        if type(func) is cst.Attribute:
-            leaf = func.attr.value
-        elif type(func) is cst.Name:
-            leaf = func.value
-        else:
-            return False
-        if leaf not in ("constant", "convert_to_tensor"):
-            return False
-        positional = [a for a in call.args if a.keyword is None]
-        if len(positional) != 1 or any(
-            a.keyword is not None and a.keyword.value in ("dtype", "dtype_hint") for a in call.args
-        ):
-            return False
-        if not self.ctx.names.resolves_to(func, path, _CONSTANTS):
-            return False
-        return literal_kind(positional[0].value, self.ctx.tf.values, path) == "float"
-
-    def _is_numpy(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
-        """NumPy arrays adapt to the tensor's dtype in operators (observed), so they do not
-        count as meeting a float64 tensor."""
-        if type(expr) is cst.Name:
-            assigned = self.ctx.tf.values.assigned_values(expr, path)
-            return bool(assigned) and all(self._is_numpy(v, p) for v, p in assigned)
-        if type(expr) is cst.Call and type(expr.func) in (cst.Attribute, cst.Name):
-            names = self.ctx.names.qualified_names(expr.func, path)
-            return bool(names) and all(n.startswith("numpy.") for n in names)
-        return False
-
-    # ----- meeting points ----------------------------------------------------------------
-
-    def _meet(
-        self, operands: Sequence[cst.CSTNode], path: Sequence[cst.CSTNode], where: str
-    ) -> None:
-        untyped = [(i, self._untyped(op, path)) for i, op in enumerate(operands)]
-        if not any(found for _, found in untyped):
-            return
-        others = {}
-        for i, op in enumerate(operands):
-            if untyped[i][1] is None and not self._is_numpy(op, path):
-                dtype = self.ctx.tf.dtypes.dtype(op, path)
-                if dtype is not None:
-                    others[i] = dtype
-        wrong = {d for d in others.values() if d in FLOAT_DTYPES and d != "float32"}
-        if len(wrong) != 1:
-            return
-        dtype = wrong.pop()
-        for _, found in untyped:
-            if found is None:
+        dtype = wide.pop()
+        for index, operand in enumerate(event.operands):
+            if operand.numpy or not operand.from_constants:
                 continue
-            call, direct = found
-            self._report_meeting(call, direct, dtype, where)
+            direct = event.exprs[index] if index < len(event.exprs) else None
+            for call in self._constants(operand):
+                self._report_meeting(call, call is direct, dtype, event)
 
-    def _report_meeting(self, call: cst.Call, direct: bool, dtype: str, where: str) -> None:
+    def _report_meeting(self, call: cst.Call, direct: bool, dtype: str, event: Event) -> None:
         if id(call) in self._reported:
             return
         self._reported.add(id(call))
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         fix = self._add_dtype(call, f"{spelled}.{dtype}", "safe" if direct else "unsafe", imports)
-        self.report(
-            call,
-            f"this tf.constant has no dtype, so its Python floats become float32, but it "
-            f"meets a {dtype} tensor in {where}: TensorFlow does not promote and raises a "
-            "dtype mismatch",
-            help=f"pass dtype={spelled}.{dtype}",
-            fix=fix,
-        )
+        where = event.where
+        function = _function_name(event.path)
+        if not direct:
+            where = f"{where} in `{function}`" if function else where
+            message = (
+                f"this tf.constant has no dtype, so its Python floats become float32, and a "
+                f"value made from it meets a {dtype} tensor in {where}: TensorFlow does not "
+                "promote and raises a dtype mismatch"
+            )
+        else:
+            message = (
+                f"this tf.constant has no dtype, so its Python floats become float32, but it "
+                f"meets a {dtype} tensor in {where}: TensorFlow does not promote and raises a "
+                "dtype mismatch"
+            )
+        self.report(call, message, help=f"pass dtype={spelled}.{dtype}", fix=fix)
 
     def _add_dtype(
         self, call: cst.Call, dtype_code: str, applicability: str, imports: str | None
@@ -309,41 +194,90 @@ shifted = data - tf.constant(0.5)  # error: JIT201
             (imports,) if imports else (),
         )
 
-    def _cast(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> None:
-        positional = [a for a in node.args if a.keyword is None]
-        target = next((a for a in node.args if a.keyword and a.keyword.value == "dtype"), None)
-        if target is None and len(positional) >= 2:
-            target = positional[1]
-        if not positional or target is None:
+    def _cast(self, event: Event) -> None:
+        dtype = event.target
+        if dtype not in WIDE_DTYPES or not event.operands[0].from_constants:
             return
-        found = self._untyped(positional[0].value, path)
-        if found is None:
-            return
-        dtype = self.ctx.tf.dtypes.dtype_name(target.value, path)
-        if dtype not in WIDE_DTYPES:
-            return
-        call, direct = found
-        if id(call) in self._reported:
-            return
-        self._reported.add(id(call))
+        node: cst.Call = event.node  # type: ignore[assignment]
+        target = _keyword(node, "dtype") or _positional(node, 1)
+        data = _positional(node, 0)
         code = self.ctx.module.code_for_node
-        fix = None
-        if direct:
-            fix = NodeFix(
-                "unsafe",
-                f"Create the constant as {dtype} directly",
-                (
+        for call in self._constants(event.operands[0]):
+            if id(call) in self._reported:
+                continue
+            self._reported.add(id(call))
+            direct = data is not None and data.value is call
+            if direct and target is not None:
+                fix = NodeFix(
+                    "unsafe",
+                    f"Create the constant as {dtype} directly",
                     (
-                        node,
-                        f"{code(call.func)}({code(call.args[0].value)}, "
-                        f"dtype={code(target.value)})",
+                        (
+                            node,
+                            f"{code(call.func)}({code(call.args[0].value)}, "
+                            f"dtype={code(target.value)})",
+                        ),
                     ),
-                ),
+                )
+                how = f"before the cast to {dtype}"
+            else:
+                spelled, imports = self.ctx.import_name("tensorflow", "tf")
+                fix = self._add_dtype(call, f"{spelled}.{dtype}", "unsafe", imports)
+                function = _function_name(event.path)
+                how = f"before a value made from it is cast to {dtype}" + (
+                    f" in `{function}`" if function else ""
+                )
+            self.report(
+                call,
+                f"this tf.constant has no dtype, so its Python floats are rounded to float32 "
+                f"{how}: the {dtype} values differ from the literals",
+                help=f"create it as {dtype}: tf.constant(..., dtype=...)",
+                fix=fix,
             )
-        self.report(
-            call,
-            f"this tf.constant has no dtype, so its Python floats are rounded to float32 "
-            f"before the cast to {dtype}: the {dtype} values differ from the literals",
-            help=f"create it as {dtype}: tf.constant(..., dtype={code(target.value)})",
-            fix=fix,
-        )
+
+    def _call(self, event: Event) -> None:
+        """Untyped float constants passed to a function of another module that casts the
+        parameter to float64, or makes it meet a float64 tensor (its summary)."""
+        for key, found in event.arguments:
+            if not found.from_constants:
+                continue
+            sink = sink_description(event.where, key)
+            if sink is None:
+                continue
+            dtype, what = sink
+            name = event.target.rsplit(".", 1)[-1] if event.target else "the function"
+            for call in self._constants(found):
+                if id(call) in self._reported:
+                    continue
+                self._reported.add(id(call))
+                spelled, imports = self.ctx.import_name("tensorflow", "tf")
+                fix = self._add_dtype(call, f"{spelled}.{dtype}", "unsafe", imports)
+                self.report(
+                    call,
+                    f"this tf.constant has no dtype, so its Python floats become float32, and "
+                    f"`{name}` (in {event.target}) {what}: a dtype mismatch, or float32 "
+                    "rounding of the literals",
+                    help=f"pass dtype={spelled}.{dtype}",
+                    fix=fix,
+                )
+
+
+def _function_name(path: Sequence[cst.CSTNode]) -> str | None:
+    for node in reversed(path):
+        if type(node) is cst.FunctionDef:
+            return node.name.value
+    return None
+
+
+def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def _positional(call: cst.Call, index: int) -> cst.Arg | None:
+    positional = [a for a in call.args if a.keyword is None]
+    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
+        return positional[index]
+    return None

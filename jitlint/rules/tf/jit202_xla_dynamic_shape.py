@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.model.tf.api import SHAPE_ARG_APIS
-from jitlint.model.tf.model import call_argument
-from jitlint.model.tf.values import TENSOR, Value
+from jitlint.model.tf.xla_checks import (
+    SHAPE_LEAVES,
+    Problem,
+    call_leaf,
+    shape_problems,
+    slice_problems,
+)
 from jitlint.rules.base import Rule
-
-_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
-_NEVER_CONSTANT = {"loop": "a loop variable", "rng": "a stateful random op"}
-_PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.Variable"}
 
 
 class XlaDynamicShape(Rule):
@@ -26,7 +26,8 @@ class XlaDynamicShape(Rule):
     - fed by data computed from the function's arguments (or a `tf.Variable`): a warning,
       XLA silently compiles a new program for every distinct value;
     - a Python slice whose size changes with a loop variable inside an XLA loop: a warning,
-      the result has a dynamic shape.
+      the result has a dynamic shape (not when it is reduced to a scalar where it stands,
+      `tf.reduce_sum(w * x[: i + 1])`, which compiles).
 
     Values derived from `tf.shape(x)`, `x.shape` and Python ints are constants per
     compilation and are fine.
@@ -124,6 +125,16 @@ def f(a, k=2):
         out.append(tf.tile(a, [i + 1]))
     return tf.one_hot(tf.cast(a, tf.int32), 4), tf.zeros([k]), out
 """,
+        # A growing slice reduced to a scalar where it stands (bounded, compiles on CPU).
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    total = 0.0
+    for i in tf.range(tf.shape(x)[0]):
+        total += tf.reduce_sum(tf.square(x[: i + 1]))
+    return total
+""",
         # A fixed-width window moved by the loop variable.
         """
 import tensorflow as tf
@@ -156,113 +167,63 @@ import tensorflow as tf
 def step(a):
     def body(i, acc):
         acc = acc + tf.reduce_sum(tf.slice(a, [0], [i + 1]))  # error: JIT202
-        return i + 1, acc + tf.reduce_sum(a[: i + 1])  # error: JIT202
+        head = a[: i + 1]  # error: JIT202
+        return i + 1, acc + tf.reduce_sum(head)
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
 f = tf.function(step, jit_compile=True)
 """,
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        kind = type(func)
-        leaf = (
-            func.attr.value  # type: ignore[attr-defined]
-            if kind is cst.Attribute
-            else func.value  # type: ignore[attr-defined]
-            if kind is cst.Name
-            else None
-        )
-        if leaf not in _LEAVES:
+        if call_leaf(node) not in SHAPE_LEAVES:
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or not context.xla:
             return
-        names = self.ctx.names.qualified_names(func, path)
-        slots = {tuple(SHAPE_ARG_APIS.get(n, ())) for n in names}
-        if len(slots) != 1 or not next(iter(slots)):
-            return
-        api = next(iter(names)).replace("tensorflow.", "tf.", 1)
-        values = self.ctx.tf.values
-        for position, keyword in next(iter(slots)):
-            arg = call_argument(node, position, keyword)
-            if arg is None:
-                continue
-            value = values.value(arg.value, path)
-            self._check(arg.value, value, f"`{keyword}` of `{api}`", context.origin)
-
-    def _check(self, node: cst.CSTNode, value: Value, what: str, origin: str) -> bool:
-        never = sorted(o for o in value.origins if o in _NEVER_CONSTANT)
-        if never and value.kind == TENSOR:  # UNKNOWN (e.g. `i if flag else 2`) never errs
-            self.report(
-                node,
-                f"{what} depends on {_NEVER_CONSTANT[never[0]]}, so it is not a compile-time "
-                f"constant: compiling {origin} fails ('must be a compile-time constant')",
-                help="derive it from tf.shape(...), or unroll with a Python range",
-            )
-            return True
-        if value.kind == TENSOR and value.origins & _PER_VALUE.keys():
-            source = _PER_VALUE[min(value.origins & _PER_VALUE.keys())]
-            self.report(
-                node,
-                f"{what} is computed from {source}: XLA folds it into a constant and compiles "
-                f"{origin} again for every distinct value",
-                help="derive it from tf.shape(...), or pass it as a Python int",
-                severity="warning",
-            )
-            return True
-        return False
+        for problem in shape_problems(self.ctx, node, path):
+            self._report(problem, context.origin)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        slices = [e.slice for e in node.slice if type(e.slice) is cst.Slice]
-        if not slices:
+        if not any(type(e.slice) is cst.Slice for e in node.slice):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or not context.xla:
             return
-        values = self.ctx.tf.values
-        for piece in slices:
-            if _fixed_width(piece):  # type: ignore[arg-type]
-                continue
-            bounds = [b for b in (piece.lower, piece.upper) if b is not None]  # type: ignore[attr-defined]
-            for bound in bounds:
-                value = values.value(bound, path)
-                if value.kind == TENSOR and value.origins & _NEVER_CONSTANT.keys():
-                    self.report(
-                        bound,
-                        f"slice bound depends on a loop variable in {context.origin}: the "
-                        "slice's size changes every iteration, a dynamic shape XLA supports "
-                        "only as a bounded dynamic shape",
-                        help="use a fixed-width window x[i : i + k], tf.gather, or a mask",
-                        severity="warning",
-                    )
-                    return
-                if self._slice_per_value(bound, value, context.origin):
-                    return
+        for problem in slice_problems(self.ctx, node, path):
+            self._report(problem, context.origin)
 
-    def _slice_per_value(self, bound: cst.CSTNode, value: Value, origin: str) -> bool:
-        if value.kind == TENSOR and value.origins & _PER_VALUE.keys():
+    def _report(self, problem: Problem, origin: str) -> None:
+        what, detail = problem.what, problem.detail
+        if problem.kind == "never-constant":
             self.report(
-                bound,
+                problem.node,
+                f"{what} depends on {detail}, so it is not a compile-time constant: "
+                f"compiling {origin} fails ('must be a compile-time constant')",
+                help="derive it from tf.shape(...), or unroll with a Python range",
+            )
+        elif problem.kind == "per-value" and what == "slice bound":
+            self.report(
+                problem.node,
                 f"slice bound is computed from the function's data in {origin}: XLA folds it "
                 "into a constant and compiles again for every distinct value",
                 help="derive it from tf.shape(...), or pass it as a Python int",
                 severity="warning",
             )
-            return True
-        return False
-
-
-def _fixed_width(piece: cst.Slice) -> bool:
-    """`x[i : i + k]` (and `x[i + a : i + b]`) with a constant offset between the bounds."""
-    lower, upper = piece.lower, piece.upper
-    if lower is None or upper is None or type(upper) is not cst.BinaryOperation:
-        return False
-    if type(upper.operator) not in (cst.Add, cst.Subtract):
-        return False
-    if upper.left.deep_equals(lower):
-        return type(upper.right) in (cst.Integer, cst.Name, cst.Attribute)
-    if type(lower) is cst.BinaryOperation and type(lower.operator) is cst.Add:
-        return upper.left.deep_equals(lower.left)
-    return False
+        elif problem.kind == "per-value":
+            self.report(
+                problem.node,
+                f"{what} is computed from {detail}: XLA folds it into a constant and compiles "
+                f"{origin} again for every distinct value",
+                help="derive it from tf.shape(...), or pass it as a Python int",
+                severity="warning",
+            )
+        elif problem.kind == "loop-slice":
+            self.report(
+                problem.node,
+                f"slice bound depends on a loop variable in {origin}: the slice's size changes "
+                "every iteration, a dynamic shape XLA supports only as a bounded dynamic shape",
+                help="use a fixed-width window x[i : i + k], tf.gather, or a mask",
+                severity="warning",
+            )

@@ -1,20 +1,10 @@
 from __future__ import annotations
 
-from functools import cache
-
 import libcst as cst
 
-from jitlint.model.tf.api import XlaSupport, op_table
-from jitlint.model.tf.dtypes import literal_kind
+from jitlint.model.tf.api import op_table
+from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
-
-_STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
-
-
-@cache
-def _leaves() -> frozenset[str]:
-    """Last components of every API in the table: a cheap test before name resolution."""
-    return frozenset(name.rsplit(".", 1)[-1] for name in op_table()[1])
 
 
 class XlaUnsupportedOp(Rule):
@@ -24,7 +14,8 @@ class XlaUnsupportedOp(Rule):
     XLA: a `tf.function(jit_compile=True)` (or `experimental_compile=True`), the helpers it
     calls, and the layers and steps of a Keras model compiled with `jit_compile=True`.
     Ops whose output shape depends on the data (`tf.unique`, one-argument `tf.where`,
-    `tf.boolean_mask`) are reported as warnings.
+    `tf.boolean_mask`) are not reported here: they compile on XLA CPU (JIT215, off by
+    default, reports them).
 
     ## Why is this bad
     `jit_compile=True` means "compile all of it or fail": there is no fallback to the
@@ -41,10 +32,14 @@ class XlaUnsupportedOp(Rule):
     table shipped with jitlint records the TensorFlow version it was built with (2.21).
     Examples: `tf.print`, `tf.py_function`, `tf.numpy_function`, `tf.strings.*`,
     `tf.math.segment_sum`, `tf.linalg.slogdet`, `tf.linalg.eig`, `tf.random.gamma`,
-    `tf.random.poisson`, `tf.histogram_fixed_width`, `tf.io.decode_png`.
+    `tf.random.poisson`, `tf.histogram_fixed_width`, `tf.io.decode_png`,
+    `tf.nn.dilation2d`. Two more need no table: iterating a `tf.data.Dataset` inside the
+    compiled function (dataset ops), and `tf.where(c, "a", "b")` (a string tensor: XLA has
+    no DT_STRING kernels, observed).
 
-    Data-dependent output shapes (`Where`, `Unique`) compile on XLA CPU in TF 2.21, which
-    uses bounded dynamic shapes, but failed in older releases; hence only a warning.
+    The table also knows which ops have a data-dependent output shape (`Where`, `Unique`):
+    they compile on XLA CPU in TF 2.21, which uses bounded dynamic shapes, so JIT215
+    (`xla-dynamic-output-shape`, off by default) reports them instead.
 
     ## Example
     ```python
@@ -129,12 +124,30 @@ def f(x):
 def g(x):
     tf.print(x)
 """,
+        # Data-dependent output shapes compile with bounded dynamic shapes (JIT215).
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(x):
+    return tf.unique(x)[0], tf.where(x > 0), tf.boolean_mask(x, x > 0)
+""",
         # Constant-folded before XLA sees it.
         """
 import tensorflow as tf
 @tf.function(jit_compile=True)
 def f(x):
     return x + tf.cast(tf.unravel_index([3], [2, 2])[0], tf.float32)
+""",
+        # A dataset iterated outside XLA.
+        """
+import tensorflow as tf
+dataset = tf.data.Dataset.range(4).batch(2)
+@tf.function
+def total():
+    out = tf.constant(0, tf.int64)
+    for batch in dataset:
+        out += tf.reduce_sum(batch)
+    return out
 """,
         # Keras model compiled without XLA.
         """
@@ -154,6 +167,17 @@ import tensorflow as tf
 def f(x):
     tf.print(x)  # error: JIT203
     return tf.py_function(lambda v: v, [x], tf.float32)  # error: JIT203
+""",
+        # A dataset iterated, and a string tensor computed, under XLA.
+        """
+import tensorflow as tf
+features = tf.data.Dataset.from_tensor_slices(tf.ones([8, 2])).batch(4)
+@tf.function(jit_compile=True)
+def mean(w):
+    total = tf.zeros([2])
+    for batch in features:  # error: JIT203
+        total += tf.reduce_sum(batch * w, axis=0)
+    return total, tf.where(w > 0, "pos", "neg")  # error: JIT203
 """,
         # A helper called from XLA code is compiled with it.
         """
@@ -189,68 +213,42 @@ class Upsample(tf.keras.layers.Layer):
 def step(x):
     return Upsample()(x)
 """,
-        # Dynamic output shape: a warning.
-        """
-import tensorflow as tf
-@tf.function(jit_compile=True)
-def f(x):
-    return tf.unique(x)[0], tf.where(x > 0)  # error: JIT203
-""",
     )
 
-    def _constant_folded(self, node: cst.Call, entries: list[XlaSupport]) -> bool:
-        """TensorFlow folds a stateless op whose inputs are all literals before XLA sees it
-        (`tf.unravel_index([3], [2, 2])` compiles, observed)."""
-        if not node.args or any(
-            op.startswith(_STATEFUL) for e in entries for op in e.no_kernel_cpu
-        ):
-            return False
+    def visit_For(self, node: cst.For) -> None:
         path = self.ctx.path_to(node)
-        values = self.ctx.tf.values
-        return all(literal_kind(a.value, values, path) is not None for a in node.args)
+        context = self.ctx.tf.context(path)
+        if context is None or not context.xla:
+            return
+        problem = loop_problem(self.ctx, node, path)
+        if problem is not None:
+            self._loop(problem, context.origin)
+
+    def _loop(self, problem, origin: str) -> None:  # type: ignore[no-untyped-def]
+        self.report(
+            problem.node,
+            f"{problem.what} in {origin} creates dataset ops (ReduceDataset, ...), which "
+            "have no XLA kernel; compiling fails with 'Detected unsupported operations'",
+            help="iterate the dataset outside the compiled function and pass each batch in",
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        kind = type(func)
-        if kind is cst.Attribute:
-            leaf = func.attr.value  # type: ignore[attr-defined]
-        elif kind is cst.Name:
-            leaf = func.value  # type: ignore[attr-defined]
-        else:
-            return
-        if leaf not in _leaves():
+        leaf = call_leaf(node)
+        if leaf is None or leaf not in op_leaves():
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or not context.xla:
             return
-        names = self.ctx.names.qualified_names(func, path)
-        version, table = op_table()
-        entries = [table.get(name) for name in names]
-        if not entries or any(e is None for e in entries):
+        problem = op_problem(self.ctx, node, path)
+        if problem is None:
             return
-        api = min(names).replace("tensorflow.", "tf.", 1)
-        if self._constant_folded(node, entries):  # type: ignore[arg-type]
-            return
-        if all(e.no_kernel_cpu for e in entries):  # type: ignore[union-attr]
-            ops = ", ".join(sorted({op for e in entries for op in e.no_kernel_cpu}))  # type: ignore[union-attr]
+        version = op_table()[0]
+        if problem.kind == "no-kernel":
             self.report(
                 node,
-                f"`{api}` creates {ops}, which has no XLA kernel (TensorFlow {version}); "
-                f"compiling {context.origin} fails with 'Detected unsupported operations'",
+                f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
+                f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
+                "unsupported operations'",
                 help="move the call out of the XLA-compiled code, or compile without jit_compile",
-            )
-            return
-        if leaf == "repeat":
-            return  # its counts are JIT202's business
-        if leaf == "where" and (len(node.args) != 1 or node.args[0].keyword is not None):
-            return  # tf.where(c, x, y) selects elementwise
-        if all(e.dynamic_shape for e in entries):  # type: ignore[union-attr]
-            self.report(
-                node,
-                f"`{api}` has a data-dependent output shape; XLA compiles it only as a "
-                f"bounded dynamic shape (TensorFlow {version} on CPU does; older releases "
-                "and other backends raise 'No registered ... OpKernel')",
-                help="keep a static shape: a mask with tf.where(c, x, 0), or a padded size",
-                severity="warning",
             )

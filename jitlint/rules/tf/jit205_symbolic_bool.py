@@ -12,18 +12,20 @@ class SymbolicBool(Rule):
     ## What it does
     Finds a symbolic tensor used as a Python `bool` where TensorFlow's autograph does not
     rewrite it: `bool(t)` and `assert t` anywhere in graph code, and `if`/`while`/ternary/
-    `and`/`or`/`not` on a tensor in code autograph does not convert: `tf.function(...,
-    autograph=False)`, `tf.autograph.experimental.do_not_convert`, and Keras 3 layer `call`
-    and model `train_step`/`test_step`/`predict_step` methods, which Keras runs without
-    autograph.
+    `and`/`or`/`not` on a tensor, and `for` over one, in code autograph does not convert:
+    `tf.function(..., autograph=False)`, `tf.autograph.experimental.do_not_convert`, and
+    Keras 3 layer `call`, model `train_step`/`test_step`/`predict_step`, `Loss.call` and
+    `Metric.update_state` methods (and the helpers they call, in any module), which Keras
+    runs without autograph.
 
     ## Why is this bad
     A graph tensor has no value while the function is traced, so Python cannot branch on
-    it:
+    it, nor iterate over it with a Python `for`:
 
     ```text
     OperatorNotAllowedInGraphError: Using a symbolic `tf.Tensor` as a Python `bool` is not
     allowed.
+    OperatorNotAllowedInGraphError: Iterating over a symbolic `tf.Tensor` is not allowed.
     ```
 
     Inside an ordinary `tf.function`, autograph turns `if tensor:` into `tf.cond` and
@@ -152,6 +154,16 @@ def body(x):
     return x
 g = tf.function(body)
 """,
+        # A Python loop over a tensor in a Keras loss (no autograph).
+        """
+import tensorflow as tf
+class PerOutput(tf.keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        total = 0.0
+        for i in tf.range(tf.shape(y_true)[1]):  # error: JIT205
+            total += tf.reduce_mean(tf.square(y_true[:, i] - y_pred[:, i]))
+        return total
+""",
         # Keras 3 runs call without autograph.
         """
 import tensorflow as tf
@@ -197,6 +209,11 @@ f = tf.function(helper, autograph=False)
         context = self._tensor_context(node, node.test, True)
         if context is not None:
             self._report(node.test, "`while`", context)
+
+    def visit_For(self, node: cst.For) -> None:
+        context = self._tensor_context(node, node.iter, True)
+        if context is not None:
+            self._report(node.iter, "`for` (iterating)", context)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         context = self._tensor_context(node, node.test, True)

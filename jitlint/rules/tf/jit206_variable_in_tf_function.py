@@ -1,10 +1,38 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
+from jitlint.model.domain.names import leaf_name
+from jitlint.model.tf.api import canonical
 from jitlint.rules.base import Rule
 
-_VARIABLE = {"tensorflow.Variable", "tensorflow.compat.v2.Variable"}
+_VARIABLE = {
+    "tensorflow.Variable",
+    "keras.Variable",
+    "keras.backend.Variable",
+    "tensorflow.keras.Variable",
+    "keras.variables.Variable",
+}
+# Keras layers without weights or state: creating one per call costs nothing.
+_WEIGHTLESS = frozenset(
+    {
+        "Flatten", "Reshape", "Permute", "Activation", "ReLU", "Softmax", "LeakyReLU", "ELU",
+        "PReLU_", "Identity", "InputLayer", "Input", "Masking", "Lambda", "RepeatVector",
+        "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot",
+        "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D",
+        "AveragePooling2D", "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
+        "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAveragePooling1D",
+        "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalMaxPooling1D",
+        "GlobalMaxPooling2D", "GlobalMaxPooling3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
+        "GlobalMaxPool1D", "GlobalMaxPool2D", "ZeroPadding1D", "ZeroPadding2D",
+        "ZeroPadding3D", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D",
+        "UpSampling2D", "UpSampling3D", "Rescaling", "Resizing", "CenterCrop",
+    }
+)  # fmt: skip
+# `= SomeClass(` inside a class body's methods: sublayers.
+_CREATES = re.compile(r"=\s*[\w.]*\b[A-Z]\w*\(")
 # Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
 _SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
@@ -12,8 +40,11 @@ _SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 class VariableInTfFunction(Rule):
     """
     ## What it does
-    Finds `tf.Variable(...)` created unconditionally in graph code: a `tf.function` body,
-    a helper it calls, or a Keras layer's `call`.
+    Finds TensorFlow state created unconditionally in graph code (a `tf.function` body, a
+    helper it calls, a Keras layer's `call`, a model's `train_step`, a loss given to
+    `compile`): `tf.Variable(...)` and `keras.Variable(...)`, and Keras objects that own
+    variables: layers with weights (`Dense`, `Conv2D`, a project layer that makes weights or
+    sublayers), models (`Sequential`, `Model`), optimizers and metrics.
 
     ## Why is this bad
     A `tf.function` may create variables only on its first trace. A body that creates one
@@ -60,15 +91,23 @@ class VariableInTfFunction(Rule):
     or lazily behind `if self.v is None:`; moving it changes when its initial value is
     computed.
 
+    A Keras layer, model, optimizer or metric created there makes its variables when it is
+    first called, inside the traced function, and a new object each trace is not tracked by
+    the model: its weights are never trained (Keras 3 raises on such layers in `fit`, or
+    the `tf.function` error above).
+
     ## Known problems
     Creation under any `if` is taken to be the lazy singleton pattern and is not reported.
+    Keras layers without weights (`Flatten`, `Reshape`, pooling, padding, `Activation`,
+    merging layers) are not reported. Classes of other modules of the project are not
+    known here.
     """
 
     code = "JIT206"
     name = "variable-in-tf-function"
     summary = "A tf.Variable is created on every call of a tf.function."
     framework = "tensorflow"
-    requires = ("Variable",)
+    requires = ("Variable", "keras")
     runtime_error = "tf.function only supports singleton tf.Variables"
 
     VALID = (
@@ -91,6 +130,19 @@ class M(tf.Module):
         if self.v is None:
             self.v = tf.Variable(tf.ones_like(x))
         return x * self.v
+""",
+        # Weightless layers, and a layer created once behind a guard.
+        """
+import tensorflow as tf
+class Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.head = None
+    def call(self, x):
+        if self.head is None:
+            self.head = tf.keras.layers.Dense(2)
+        x = tf.keras.layers.Flatten()(tf.keras.layers.MaxPooling2D()(x))
+        return self.head(x)
 """,
         # Keras build() creates weights once.
         """
@@ -116,6 +168,26 @@ def f(x):
     v = tf.Variable(1.0)  # error: JIT206
     return x * v
 """,
+        # Keras objects with variables, created in call and in a tf.function.
+        """
+import tensorflow as tf
+class Block(tf.keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.norm = tf.keras.layers.LayerNormalization()
+    def call(self, x):
+        return self.norm(x)
+class Net(tf.keras.Model):
+    def call(self, x):
+        x = tf.keras.layers.Dense(4)(x)  # error: JIT206
+        x = Block()(x)  # error: JIT206
+        head = tf.keras.Sequential([tf.keras.layers.Dense(2)])  # error: JIT206
+        return head(tf.keras.layers.Flatten()(x))
+@tf.function
+def train_step(model, x):
+    optimizer = tf.keras.optimizers.Adam(0.01)  # error: JIT206
+    return optimizer
+""",
         """
 import tensorflow as tf
 from tensorflow import keras
@@ -129,34 +201,117 @@ class Scale(keras.layers.Layer):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
-        if not (
-            (kind is cst.Attribute and func.attr.value == "Variable")  # type: ignore[attr-defined]
-            or (kind is cst.Name and func.value == "Variable")  # type: ignore[attr-defined]
-        ):
+        if kind is cst.Attribute:
+            leaf = func.attr.value  # type: ignore[attr-defined]
+        elif kind is cst.Name:
+            leaf = func.value  # type: ignore[attr-defined]
+        else:
             return
+        if not leaf[:1].isupper():
+            return  # variables, layers, models, optimizers and metrics are classes
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None:
+        if context is None or self._created_once(path):
             return
-        for ancestor in reversed(path):
-            ancestor_kind = type(ancestor)
-            if ancestor_kind is cst.If or ancestor_kind is cst.IfExp:
-                return  # lazy creation
-            if ancestor_kind is cst.With and "init_scope" in self.ctx.module.code_for_node(
-                ancestor.items[0]  # type: ignore[attr-defined]
-            ):
-                return
-            if ancestor_kind is cst.FunctionDef:
-                if ancestor.name.value in _SETUP_METHODS:  # type: ignore[attr-defined]
-                    return
-                break
-        if not self.ctx.names.resolves_to(func, path, _VARIABLE):
+        what = self._creates_state(func, leaf, path)
+        if what is None or self._inside_reported_creation(path):
+            return
+        if what == "variable":
+            self.report(
+                node,
+                f"`{leaf}` is created on every trace of {context.origin}; TensorFlow allows "
+                "variables only on the first call (ValueError: tf.function only supports "
+                "singleton tf.Variables)",
+                help="create it once: at module level, in __init__/build, or behind "
+                "`if self.v is None:`",
+            )
             return
         self.report(
             node,
-            f"`tf.Variable` is created on every trace of {context.origin}; TensorFlow allows "
-            "variables only on the first call (ValueError: tf.function only supports "
-            "singleton tf.Variables)",
-            help="create it once: at module level, in __init__/build, or behind "
-            "`if self.v is None:`",
+            f"a new {what} `{leaf}` is created on every trace of {context.origin}: its "
+            "variables are created inside the traced function (TensorFlow allows them only "
+            "on the first call), and a new one each time is never trained or tracked",
+            help=f"create the {what} once, in `__init__` (or `build`), and call it here",
         )
+
+    def _inside_reported_creation(self, path: list[cst.CSTNode]) -> bool:
+        """`Sequential([Dense(4)])`: the layers given to a model (or a wrapper layer) are
+        part of the one creation reported."""
+        for index in range(len(path) - 2, 0, -1):
+            ancestor = path[index]
+            kind = type(ancestor)
+            if kind in (cst.FunctionDef, cst.Lambda, cst.SimpleStatementLine):
+                return False
+            if kind is cst.Call:
+                func = ancestor.func  # type: ignore[attr-defined]
+                leaf = leaf_name(func)
+                if (
+                    leaf[:1].isupper()
+                    and self._creates_state(func, leaf, path[: index + 1]) is not None
+                ):
+                    return True
+        return False
+
+    def _created_once(self, path: list[cst.CSTNode]) -> bool:
+        """Under an `if` (the lazy singleton), in `with tf.init_scope():`, or in a method
+        Keras runs once to set the object up."""
+        for ancestor in reversed(path):
+            ancestor_kind = type(ancestor)
+            if ancestor_kind is cst.If or ancestor_kind is cst.IfExp:
+                return True
+            if ancestor_kind is cst.With and "init_scope" in self.ctx.module.code_for_node(
+                ancestor.items[0]  # type: ignore[attr-defined]
+            ):
+                return True
+            if ancestor_kind is cst.FunctionDef:
+                return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
+        return False
+
+    def _creates_state(
+        self, func: cst.BaseExpression, leaf: str, path: list[cst.CSTNode]
+    ) -> str | None:
+        """ "variable", "layer", "model", "optimizer", "metric" for a call that creates
+        TensorFlow state; None for anything else (weightless layers, unknown classes)."""
+        names = canonical(self.ctx.names.qualified_names(func, path))
+        if names and names <= _VARIABLE:
+            return "variable"
+        found = {_keras_state(name) for name in names}
+        if len(found) == 1 and None not in found:
+            return found.pop()
+        if type(func) is cst.Name:
+            bindings = self.ctx.names.lookup(func.value, path)
+            if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                cls = bindings[0].node
+                found_kind = self.ctx.tf.keras_class_kind(cls, path)  # type: ignore[arg-type]
+                if (
+                    found_kind is not None
+                    and found_kind[1] in ("layer", "metric")
+                    and _has_state(cls)  # type: ignore[arg-type]
+                ):
+                    return "Keras layer" if found_kind[1] == "layer" else "Keras metric"
+        return None
+
+
+def _keras_state(name: str) -> str | None:
+    parts = name.split(".")
+    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
+        return None
+    leaf = parts[-1]
+    if leaf in _WEIGHTLESS or not leaf[:1].isupper():
+        return None
+    if "optimizers" in parts:
+        return "Keras optimizer"
+    if "metrics" in parts:
+        return "Keras metric"
+    if "layers" in parts:
+        return "Keras layer"
+    if leaf in ("Sequential", "Model"):
+        return "Keras model"
+    return None
+
+
+def _has_state(cls: cst.ClassDef) -> bool:
+    """A project Keras class that makes weights or sublayers: `add_weight`, `tf.Variable`,
+    or any class created in its methods (`self.conv = Conv2D(...)`)."""
+    text = cst.Module(body=[cls]).code
+    return "add_weight" in text or "Variable(" in text or bool(_CREATES.search(text))

@@ -6,25 +6,10 @@ import libcst as cst
 
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
+from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
 from jitlint.rules.base import Rule
 
-_LOOPS = (cst.For, cst.While)
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-
-
-def _enclosing_loop(path: Sequence[cst.CSTNode]) -> cst.For | cst.While | None:
-    """The innermost loop whose body holds the end of `path`, within the same function."""
-    for index in range(len(path) - 2, -1, -1):
-        node = path[index]
-        if type(node) in _FUNCTIONS:
-            return None
-        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
-            return node  # type: ignore[return-value]
-    return None
-
-
-def _inside_function(path: Sequence[cst.CSTNode]) -> bool:
-    return any(type(n) in _FUNCTIONS for n in path[:-1])
 
 
 class Retracing(Rule):
@@ -33,11 +18,17 @@ class Retracing(Rule):
     Finds code that makes a `tf.function` trace again and again:
 
     - a `tf.function` created inside a loop (`tf.function(f)` or a decorated `def` in the
-      loop body), or created and called at once inside a function (`tf.function(f)(x)`),
-      so that every iteration or call starts from a new, untraced function;
-    - a `tf.function` without `input_signature` called in a Python loop with the loop's
-      variable (a Python number) as an argument: every distinct Python value is a new
-      trace.
+      loop body), or inside a function or method that runs more than once (called in a
+      loop, in this module or another module of the run, or from a function that is), so
+      that every iteration or call starts from a new, untraced function;
+    - a `tf.function` without `input_signature` (a function, or a method through `self`
+      or an instance) called with a Python value that changes from call to call: the
+      variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
+      a name the loop reassigns with Python arithmetic (`epsilon *= 0.9`), or a parameter
+      that receives such a value where its function is called in a loop.
+
+    A `tf.function` built once, in `main()`, a test or at module level, is not reported:
+    it traces once.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
@@ -86,10 +77,11 @@ class Retracing(Rule):
     does not close over the loop's variables.
 
     ## Known problems
-    Only callees bound in the same file (a decorated `def`, or a name assigned
-    `tf.function(...)`) are checked, and only loop variables of `range(...)` and of literal
-    lists. Python arguments that are genuinely configuration (`training=True`) retrace by
-    design and are not loop variables, so they are not reported.
+    Only callees defined in the same file (a decorated `def`, a name assigned
+    `tf.function(...)`, a decorated method) are checked for varying arguments, and a
+    varying value is followed through one parameter. Python arguments that are genuinely
+    configuration (`training=True`) retrace by design and do not vary, so they are not
+    reported.
     """
 
     code = "JIT207"
@@ -135,6 +127,20 @@ import tensorflow as tf
 def make(f):
     return tf.function(f, jit_compile=True)
 """,
+        # Built and called once: in main(), in a test.
+        """
+import tensorflow as tf
+def main():
+    f = tf.function(lambda x: x * 2)
+    print(f(tf.constant(1.0)))
+def test_compiles():
+    @tf.function(jit_compile=True)
+    def g(x):
+        return x + 1
+    assert g(tf.constant(1.0)) == 2.0
+if __name__ == "__main__":
+    main()
+""",
     )
     INVALID = (
         """
@@ -149,6 +155,32 @@ for i in range(3):
 import tensorflow as tf
 def run(x):
     return tf.function(lambda v: v + 1)(x)  # error: JIT207
+for _ in range(3):
+    run(tf.constant(1.0))
+""",
+        # A method that runs once per epoch defines the step; a decaying Python float.
+        """
+import tensorflow as tf
+class Trainer:
+    def epoch(self, data, rate):
+        @tf.function  # error: JIT207
+        def step(x):
+            return x * 2
+        for x in data:
+            step(x)
+        return self.scaled(x, rate)
+    @tf.function
+    def scaled(self, x, rate):
+        return x * rate
+    def act(self, x, epsilon):
+        return self.scaled(x, epsilon)  # error: JIT207
+def main(data):
+    trainer = Trainer()
+    epsilon = 1.0
+    for _ in range(10):
+        trainer.epoch(data, 0.1)
+        trainer.act(data, epsilon)
+        epsilon *= 0.9
 """,
         """
 import tensorflow as tf
@@ -171,27 +203,41 @@ for layer in range(4):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
-        if kind is cst.Attribute and func.attr.value == "function":  # type: ignore[attr-defined]
-            self._built(node)
+        if kind is cst.Attribute:
+            if func.attr.value == "function":  # type: ignore[attr-defined]
+                self._built(node)
+            elif type(func.value) is cst.Name:  # type: ignore[attr-defined]
+                self._called(node)
         elif kind is cst.Name:
             if func.value == "function":  # type: ignore[attr-defined]
                 self._built(node)
             else:
-                self._called(node, func)  # type: ignore[arg-type]
+                self._called(node)
+
+    def _repeated_owner(self, path: Sequence[cst.CSTNode]) -> str | None:
+        """Why the function holding the end of `path` runs more than once, if it does."""
+        func = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
+        if func is None:
+            return None
+        why = self.ctx.tf.repeats.repeated.get(id(func))
+        if why is None:
+            return None
+        name = func.name.value if type(func) is cst.FunctionDef else "the lambda"
+        return f"inside `{name}`, which is {why}"
 
     def _built(self, node: cst.Call) -> None:
         if not any(a.keyword is None for a in node.args):
             return  # the decorator factory tf.function(jit_compile=True)
         path = self.ctx.path_to(node)
-        loop = _enclosing_loop(path)
-        called_at_once = type(path[-2]) is cst.Call and path[-2].func is node  # type: ignore[attr-defined]
-        if loop is None and not (called_at_once and _inside_function(path)):
-            return
+        loop = enclosing_loop(path)
+        repeated = None if loop is not None else self._repeated_owner(path)
+        if loop is None and repeated is None:
+            return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
             return
         if self.ctx.tf.context(path) is not None:
             return  # inside graph code a nested tf.function is inlined into the outer graph
-        where = "inside a loop" if loop is not None else "and called on every call"
+        where = "inside a loop" if loop is not None else repeated
         self.report(
             node,
             f"a new tf.function is created {where}: each one traces (and compiles) again",
@@ -202,54 +248,97 @@ for layer in range(4):
         if not node.decorators:
             return
         path = self.ctx.path_to(node)
-        if _enclosing_loop(path) is None:
+        in_loop = enclosing_loop(path) is not None
+        repeated = None if in_loop else self._repeated_owner(path)
+        if not in_loop and repeated is None:
             return
         for decorator in node.decorators:
             spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
-            if spec is not None:
-                self.report(
-                    decorator.decorator,
+            if spec is None:
+                continue
+            if self.ctx.tf.context(path[:-1]) is not None:
+                return  # defined in graph code: inlined into the outer graph
+            if in_loop:
+                message = (
                     f"`{node.name.value}` is a new tf.function on every loop iteration: each "
-                    "one traces (and compiles) again",
-                    help="define the tf.function once, outside the loop",
+                    "one traces (and compiles) again"
                 )
-                return
+            else:
+                message = (
+                    f"`{node.name.value}` is a new tf.function on every call, {repeated}: "
+                    "each one starts with an empty trace cache, so it traces (and compiles) "
+                    "again every time"
+                )
+            self.report(
+                decorator.decorator,
+                message,
+                help="define the tf.function once (module level, or in __init__), and pass "
+                "what it closes over as arguments",
+            )
+            return
 
-    def _called(self, node: cst.Call, func: cst.Name) -> None:
+    def _called(self, node: cst.Call) -> None:
+        """A tf.function (without input_signature) called with a Python value that changes
+        from call to call: the loop's variable, or a parameter that receives one."""
         path = self.ctx.path_to(node)
-        loop = _enclosing_loop(path)
-        if type(loop) is not cst.For or not self._python_numbers(loop, path):
+        varying = self._varying_arguments(node, path)
+        if not varying:
             return
-        targets = _target_names(loop.target)
-        arg = next(
-            (a for a in node.args if type(a.value) is cst.Name and a.value.value in targets),
-            None,
-        )
-        if arg is None:
+        name = self._tf_function_name(node, path)
+        if name is None or self.ctx.tf.context(path) is not None:
             return
-        options = self._tf_function_binding(func, path)
-        if options is None or options[2]:  # no tf.function, or an input_signature
-            return
-        if self.ctx.tf.context(path) is not None:
-            return
+        arg, why = varying[0]
         self.report(
-            arg.value,
-            f"`{func.value}` is a tf.function called with the loop variable "
-            f"`{arg.value.value}`, a Python number: every distinct value traces "  # type: ignore[attr-defined]
-            "(and compiles) the function again",
+            arg,
+            f"`{name}` is a tf.function called with `{arg.value}`, {why}: every distinct "  # type: ignore[attr-defined]
+            "Python value traces (and compiles) the function again",
             help="pass a tensor (tf.constant(value)), or give the function an input_signature",
         )
 
-    def _python_numbers(self, loop: cst.For, path: Sequence[cst.CSTNode]) -> bool:
-        iterable = loop.iter
-        if type(iterable) is cst.Call:
-            return self.ctx.names.resolves_to(iterable.func, path, {"builtins.range"})
-        if type(iterable) in (cst.List, cst.Tuple):
-            return bool(iterable.elements) and all(  # type: ignore[attr-defined]
-                type(e.value) in (cst.Integer, cst.Float)
-                for e in iterable.elements  # type: ignore[attr-defined]
-            )
-        return False
+    def _varying_arguments(
+        self, node: cst.Call, path: Sequence[cst.CSTNode]
+    ) -> list[tuple[cst.Name, str]]:
+        out = []
+        model = self.ctx.tf
+        owner = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
+        passed = model.repeats.varying.get(id(owner), {}) if owner is not None else {}
+        for arg in node.args:
+            value = arg.value
+            if type(value) is not cst.Name or arg.star:
+                continue
+            if varying_python(model, value, path):
+                out.append((value, "a Python value that changes every loop iteration"))
+            elif value.value in passed and self._is_parameter(value, owner):
+                where = passed[value.value]
+                why = f"a parameter that receives a changing Python value ({where})"
+                out.append((value, why))
+        return out
+
+    @staticmethod
+    def _is_parameter(name: cst.Name, func: cst.CSTNode | None) -> bool:
+        if type(func) is not cst.FunctionDef:
+            return False
+        params = func.params  # type: ignore[attr-defined]
+        return any(
+            p.name.value == name.value
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        )
+
+    def _tf_function_name(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> str | None:
+        """The name of the tf.function (without input_signature) that `node` calls."""
+        func = node.func
+        if type(func) is cst.Name:
+            options = self._tf_function_binding(func, path)
+            return func.value if options is not None and not options[2] else None
+        found = callee(self.ctx.tf, node, path)  # self.method(...), instance.method(...)
+        if found is None or type(found[0]) is not cst.FunctionDef:
+            return None
+        method = found[0]
+        for decorator in method.decorators:
+            spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
+            if spec is not None:
+                return method.name.value if not spec[2] else None
+        return None
 
     def _tf_function_binding(
         self, func: cst.Name, path: Sequence[cst.CSTNode]
@@ -274,9 +363,3 @@ for layer in range(4):
         ):
             return tf_function_options(node.args)
         return None
-
-
-def _target_names(target: cst.CSTNode) -> set[str]:
-    if type(target) is cst.Name:
-        return {target.value}  # type: ignore[attr-defined]
-    return set()

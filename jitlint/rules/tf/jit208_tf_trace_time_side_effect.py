@@ -16,8 +16,9 @@ class TfTraceTimeSideEffect(Rule):
     ## What it does
     Finds Python side effects in TensorFlow graph code (a `tf.function`, the helpers it
     calls, a `tf.data` function, a Keras layer's `call` or a model's `train_step`): `print`
-    of a tensor, appending to a list that lives outside the function, and writing module
-    globals.
+    of a tensor, appending to a list that lives outside the function (or on the object:
+    `self.history.append(...)` where the class sets `self.history = []`), updating a Python
+    number kept on the object (`self.step += 1`), and writing module globals.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -147,6 +148,22 @@ def f(x):
     count = count + 1  # error: JIT208
     return x
 """,
+        # A list and a Python counter kept on a Keras object.
+        """
+import keras
+import tensorflow as tf
+class Recorder(keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.recorded = []
+        self.calls = 0
+        self.total = self.add_weight(shape=(), initializer="zeros")
+    def call(self, x):
+        self.recorded.append(tf.reduce_mean(x))  # error: JIT208
+        self.calls += 1  # error: JIT208
+        self.total.assign_add(tf.reduce_sum(x))
+        return x
+""",
         # print under XLA: reported, no tf.print fix.
         """
 import tensorflow as tf
@@ -161,12 +178,73 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         kind = type(func)
         if kind is cst.Name and func.value == "print":  # type: ignore[attr-defined]
             self._print(node)
-        elif (
-            kind is cst.Attribute
-            and func.attr.value in _MUTATORS  # type: ignore[attr-defined]
-            and type(func.value) is cst.Name  # type: ignore[attr-defined]
-        ):
-            self._append(node, func.value)  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
+            receiver = func.value  # type: ignore[attr-defined]
+            if type(receiver) is cst.Name:
+                self._append(node, receiver)
+            elif _self_attribute(receiver):
+                self._append_to_attribute(node, receiver)
+
+    def _append_to_attribute(self, node: cst.Call, target: cst.Attribute) -> None:
+        """`self.history.append(x)` where the class sets `self.history = []`: the object's
+        list grows once per trace."""
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        values = self._attribute_values(path, target.attr.value)
+        if not values or not all(type(v) in (cst.List, cst.ListComp) for v in values):
+            return
+        self.report(
+            node,
+            f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
+            "list kept on the object once per trace, not on every call",
+            help="return the values from the function, or keep them in a tf.Variable",
+        )
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
+        only moves while the function is traced."""
+        target = node.target
+        if not _self_attribute(target):
+            return
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        values = self._attribute_values(path, target.attr.value)  # type: ignore[attr-defined]
+        if not values or not all(type(v) in (cst.Integer, cst.Float) for v in values):
+            return
+        self.report(
+            node,
+            f"`self.{target.attr.value}` is a Python number updated in {context.origin}: the "  # type: ignore[attr-defined]
+            "update runs once per trace, not on every call, and the traced code keeps the "
+            "value it had when it was traced",
+            help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
+        )
+
+    def _attribute_values(self, path: list[cst.CSTNode], attr: str) -> list[cst.CSTNode]:
+        """The values the enclosing class assigns to `self.<attr>` (every method)."""
+        cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+        if cls is None:
+            return []
+        found: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = [cls.body]
+        while stack:
+            current = stack.pop()
+            kind = type(current)
+            if kind is cst.Assign:
+                for target in current.targets:  # type: ignore[attr-defined]
+                    if _self_attribute(target.target) and target.target.attr.value == attr:
+                        found.append(current.value)  # type: ignore[attr-defined]
+            elif kind is cst.AnnAssign:
+                target = current.target  # type: ignore[attr-defined]
+                if _self_attribute(target) and target.attr.value == attr and current.value:  # type: ignore[attr-defined]
+                    found.append(current.value)  # type: ignore[attr-defined]
+            if kind is cst.ClassDef:
+                continue
+            stack.extend(iter_children(current))
+        return found
 
     def _print(self, node: cst.Call) -> None:
         path = self.ctx.path_to(node)
@@ -277,6 +355,14 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if kind in _STATEMENTS:
                 stack.extend(iter_children(node))
         return found
+
+
+def _self_attribute(node: cst.CSTNode) -> bool:
+    return (
+        type(node) is cst.Attribute
+        and type(node.value) is cst.Name  # type: ignore[attr-defined]
+        and node.value.value == "self"  # type: ignore[attr-defined]
+    )
 
 
 def _tensor_like(value: Value, root: bool) -> bool:

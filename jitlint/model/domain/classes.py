@@ -1,0 +1,315 @@
+"""Classes of the linted module: their bases, methods, class attributes and declared fields.
+
+What the interpreter needs to resolve `obj.m()`, `Cls(...)`, `Cls.from_x(...)` and
+`super().__init__(...)`: the method resolution order over the module's own classes, each
+method's kind (plain, static, class method, property) and whether its decorators leave it a
+plain function. A base the module does not define (an import) ends the known part of the
+order: a name not found before it is unknown, unless the base is a known root (`object`,
+`equinox.Module`, `typing.NamedTuple`, ...) whose attributes the model knows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import libcst as cst
+
+from jitlint.model.domain.names import Names, leaf_name
+
+# Roots whose own attributes do not matter to the model: an attribute not found in the
+# module's classes above them is not theirs either (their methods are object's or dunders).
+KNOWN_ROOTS = {
+    "builtins.object": None,
+    "abc.ABC": None,
+    "typing.Generic": None,
+    "typing.Protocol": None,
+    "typing.NamedTuple": "namedtuple",
+    "equinox.Module": "equinox",
+    "flax.struct.PyTreeNode": "flax.struct",
+    "flax.linen.Module": "linen",
+    "flax.nnx.Module": "nnx",
+    "haiku.Module": "haiku",
+}
+_DATACLASS_DECORATORS = {
+    "dataclasses.dataclass": "dataclass",
+    "chex.dataclass": "chex",
+    "flax.struct.dataclass": "flax.struct",
+}
+# Calls that register a class as a pytree with flattening of its own: its fields are then not
+# what its declarations say (`register_pytree_node(COO, flatten, unflatten)`).
+_REGISTER = frozenset(
+    {"register_pytree_node", "register_pytree_with_keys", "register_pytree_node_class",
+     "register_dataclass", "register_static"}
+)  # fmt: skip
+# Decorators after which a method is still the plain function the body defines.
+TRANSPARENT = frozenset(
+    {
+        "abc.abstractmethod", "typing.override", "typing_extensions.override",
+        "haiku.transparent", "functools.wraps", "typing.final",
+    }
+)  # fmt: skip
+METHOD_KINDS = {
+    "builtins.staticmethod": "staticmethod",
+    "builtins.classmethod": "classmethod",
+    "builtins.property": "property",
+    "functools.cached_property": "property",
+}
+# Frameworks whose classes get a generated `__init__` taking the declared fields in order.
+FIELD_INIT = frozenset({"dataclass", "chex", "equinox", "flax.struct", "linen", "namedtuple"})
+
+
+@dataclass
+class Method:
+    func: cst.FunctionDef
+    kind: str  # "method", "staticmethod", "classmethod", "property"
+    plain: bool  # no decorator that may change what calling it does
+    decorators: tuple[cst.BaseExpression, ...] = ()  # the ones that are not kinds/transparent
+
+
+@dataclass
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    path: list[cst.CSTNode]  # into the scope that defines the class
+    bases: list[ClassInfo | str | None] = field(default_factory=list)
+    methods: dict[str, Method] = field(default_factory=dict)
+    attributes: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
+    # Annotated class-level declarations, in order: (name, annotation, default or None).
+    fields: list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]] = field(
+        default_factory=list
+    )
+    framework: str | None = None
+    open: bool = False  # a base the model does not know: a missing attribute may be there
+    registered: bool = False  # a pytree with flattening of its own (register_pytree_node)
+    # Bases imported from other modules, by their dotted names (".core.ProcessorBase").
+    imported_bases: list[str] = field(default_factory=list)
+    # The keywords of a dataclass decorator call: `@dataclass(frozen=True)`.
+    decorator_options: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    pytree: Any = None  # its pytree_fields.PytreeClass, once someone asked
+    _mro: list[ClassInfo] | None = None
+
+    @property
+    def mro(self) -> list[ClassInfo]:
+        if self._mro is None:
+            self._mro = [self]  # a cycle of bases stops here
+            out: list[ClassInfo] = [self]
+            for base in self.bases:
+                if isinstance(base, ClassInfo):
+                    for cls in base.mro:
+                        if all(cls is not seen for seen in out):
+                            out.append(cls)
+            self._mro = out
+        return self._mro
+
+    @property
+    def closed(self) -> bool:
+        """Every base is known: an attribute no class of the order defines does not exist."""
+        return not any(cls.open for cls in self.mro)
+
+    @property
+    def kind(self) -> str | None:
+        """The framework the class belongs to, inherited from its bases."""
+        for cls in self.mro:
+            if cls.framework is not None:
+                return cls.framework
+        return None
+
+    def lookup(self, name: str, after: ClassInfo | None = None) -> tuple[ClassInfo, str] | None:
+        """The class of the order (after `after`, for super()) that defines `name`, and how:
+        "method", "attribute" or "field"."""
+        order = self.mro
+        if after is not None:
+            for index, cls in enumerate(order):
+                if cls is after:
+                    order = order[index + 1 :]
+                    break
+        for cls in order:
+            if name in cls.methods:
+                return cls, "method"
+            if name in cls.attributes:
+                return cls, "attribute"
+            if any(f[0] == name for f in cls.fields):
+                return cls, "field"
+            if cls.open:
+                return None
+        return None
+
+    def imported_base(self, after: ClassInfo | None = None) -> str | None:
+        """The one base from another module the order reaches (after `after`), when the
+        rest of the order is known: an attribute the module's classes do not define is
+        there, or nowhere."""
+        order = self.mro
+        if after is not None:
+            for index, cls in enumerate(order):
+                if cls is after:
+                    order = order[index + 1 :]
+                    break
+        found = [q for cls in order for q in cls.imported_bases]
+        unknown = sum(1 for cls in order for b in cls.bases if b is None)
+        return found[0] if len(found) == 1 and unknown == 1 else None
+
+    def init_fields(self) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]]:
+        """The fields a generated `__init__` takes, base classes' first."""
+        out: dict[str, tuple[str, cst.BaseExpression, cst.BaseExpression | None]] = {}
+        for cls in reversed(self.mro):
+            for item in cls.fields:
+                out[item[0]] = item
+        return list(out.values())
+
+
+class Classes:
+    """Reads (and caches) the classes of one module."""
+
+    def __init__(self, names: Names) -> None:
+        self.names = names
+        self._classes: dict[int, ClassInfo] = {}
+
+    def of(self, node: cst.ClassDef, path: Sequence[cst.CSTNode]) -> ClassInfo:
+        """`node` as a ClassInfo; `path` leads into the scope that defines it."""
+        key = id(node)
+        found = self._classes.get(key)
+        if found is None:
+            found = self._classes[key] = ClassInfo(node, node.name.value, list(path))
+            self._read(found)
+            found.registered = node.name.value in self.registered
+        return found
+
+    @cached_property
+    def registered(self) -> frozenset[str]:
+        """Names the module's top-level code registers as pytrees of their own flattening."""
+        return registered_pytrees(self.names.module)
+
+    def resolve(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> ClassInfo | None:
+        """The module's class a name stands for at the end of `path`, if exactly one."""
+        if type(expr) is not cst.Name:
+            return None
+        found = self.names.lookup_with_path(expr.value, path)  # type: ignore[attr-defined]
+        if found is None:
+            return None
+        bindings, scope_path = found
+        if len(bindings) != 1 or bindings[0].kind != "class":
+            return None
+        return self.of(bindings[0].node, scope_path)  # type: ignore[arg-type]
+
+    def _read(self, info: ClassInfo) -> None:
+        node, path = info.node, info.path
+        for arg in node.bases:
+            if arg.keyword is not None or arg.star:
+                info.open = True
+                continue
+            local = self.resolve(arg.value, path)
+            if local is not None:
+                info.bases.append(local)
+                continue
+            qualnames = self.names.qualified_names(arg.value, path)
+            if len(qualnames) == 1 and next(iter(qualnames)) in KNOWN_ROOTS:
+                qualname = next(iter(qualnames))
+                info.bases.append(qualname)
+                info.framework = info.framework or KNOWN_ROOTS[qualname]
+            else:
+                info.bases.append(None)
+                info.open = True
+                if len(qualnames) == 1 and "" not in qualnames:
+                    info.imported_bases.append(next(iter(qualnames)))
+        for keyword in node.keywords:
+            if keyword.keyword is not None and keyword.keyword.value == "metaclass":
+                info.open = True
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            target = expr.func if type(expr) is cst.Call else expr  # type: ignore[attr-defined]
+            qualnames = self.names.qualified_names(target, path)
+            kinds = {_DATACLASS_DECORATORS.get(q) for q in qualnames}
+            if len(kinds) == 1 and None not in kinds:
+                info.framework = kinds.pop()
+                if type(expr) is cst.Call:
+                    info.decorator_options = {
+                        a.keyword.value: a.value
+                        for a in expr.args  # type: ignore[attr-defined]
+                        if a.keyword is not None
+                    }
+            else:
+                info.open = True  # a decorator may replace the class
+        body = node.body
+        if type(body) is not cst.IndentedBlock:
+            return
+        inner = [*path, node, body]
+        for statement in body.body:  # type: ignore[attr-defined]
+            kind = type(statement)
+            if kind is cst.FunctionDef:
+                method = self._method(statement, inner)  # type: ignore[arg-type]
+                name = statement.name.value  # type: ignore[attr-defined]
+                if method.kind != "setter" or name not in info.methods:
+                    info.methods[name] = method
+            elif kind is cst.ClassDef:
+                info.attributes[statement.name.value] = None  # type: ignore[attr-defined]
+            elif kind is cst.SimpleStatementLine:
+                for small in statement.body:  # type: ignore[attr-defined]
+                    self._statement(info, small)
+            else:
+                info.open = True  # `if`/`try` in a class body: attributes we cannot list
+
+    def _statement(self, info: ClassInfo, small: cst.BaseSmallStatement) -> None:
+        kind = type(small)
+        if kind is cst.AnnAssign and type(small.target) is cst.Name:  # type: ignore[attr-defined]
+            name = small.target.value  # type: ignore[attr-defined]
+            annotation = small.annotation.annotation  # type: ignore[attr-defined]
+            if leaf_name(annotation) == "ClassVar" or (
+                type(annotation) is cst.Subscript and leaf_name(annotation.value) == "ClassVar"  # type: ignore[attr-defined]
+            ):
+                info.attributes[name] = small.value  # type: ignore[attr-defined]
+            else:
+                info.fields.append((name, annotation, small.value))  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
+            for target in small.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name:
+                    info.attributes[target.target.value] = small.value  # type: ignore[attr-defined]
+                else:
+                    info.open = True
+
+    def _method(self, func: cst.FunctionDef, path: list[cst.CSTNode]) -> Method:
+        kind = "method"
+        plain = True
+        others = []
+        for decorator in func.decorators:
+            expr = decorator.decorator
+            qualnames = self.names.qualified_names(expr, path)
+            if len(qualnames) == 1:
+                qualname = next(iter(qualnames))
+                if qualname in METHOD_KINDS:
+                    kind = METHOD_KINDS[qualname]
+                    continue
+                if qualname in TRANSPARENT:
+                    continue
+            if type(expr) is cst.Attribute and expr.attr.value in ("setter", "deleter"):
+                kind = "setter"
+                continue
+            plain = False
+            others.append(expr)
+        return Method(func, kind, plain, tuple(others))
+
+
+def registered_pytrees(module: cst.Module) -> frozenset[str]:
+    """Class names a module-level `register_pytree_node(Cls, ...)` (or a class decorator
+    `@register_pytree_node_class`) registers: their fields are what their own flattening
+    makes of them, not what the declarations say."""
+    out: set[str] = set()
+    for statement in module.body:
+        if type(statement) is cst.ClassDef:
+            for decorator in statement.decorators:  # type: ignore[attr-defined]
+                expr = decorator.decorator
+                if leaf_name(expr.func if type(expr) is cst.Call else expr) in _REGISTER:  # type: ignore[attr-defined]
+                    out.add(statement.name.value)  # type: ignore[attr-defined]
+            continue
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:  # type: ignore[attr-defined]
+            if type(small) is cst.Expr and type(small.value) is cst.Call:  # type: ignore[attr-defined]
+                call = small.value  # type: ignore[attr-defined]
+                if leaf_name(call.func) in _REGISTER and call.args:
+                    first = call.args[0].value
+                    if type(first) is cst.Name:
+                        out.add(first.value)  # type: ignore[attr-defined]
+    return frozenset(out)

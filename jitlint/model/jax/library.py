@@ -1,0 +1,375 @@
+"""What library code does to values: JAX, NumPy and Python builtins called from the code the
+model interprets, methods of arrays, containers and strings, and the attributes of arrays.
+
+Plain rules over the tables of `api.py`; a call the tables do not know returns unknown (part 2
+of the model adds generated facts). Where JAX keeps the structure of an argument (collectives,
+`tree_map`), the result keeps it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from jitlint.model.domain.values import (
+    ITEMS,
+    MAYBE_KEY,
+    PYTREE,
+    STATIC,
+    TRACED,
+    Array,
+    Dict,
+    Object,
+    Ref,
+    S,
+    Scalar,
+    Seq,
+    U,
+    Value,
+    combine,
+    container,
+    first_traced,
+    join,
+    join_all,
+    traced,
+)
+from jitlint.model.jax.api import (
+    ARRAY_METHODS,
+    COLLECTIVES,
+    CONCRETIZING_METHODS,
+    JAX_BOOLEAN,
+    JAX_SEQUENCE_RESULTS,
+    MAPPING_METHODS,
+    SHAPE_ATTRIBUTES,
+    call_kind,
+)
+
+Args = Sequence[tuple[str | None, Value]]
+
+_LIST_RESULTS = frozenset(
+    f"jax.numpy.{n}"
+    for n in ("split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid", "broadcast_arrays")
+)
+_ONE_OR_TUPLE = frozenset(
+    {"jax.numpy.where", "jax.numpy.unique", "jax.numpy.atleast_1d", "jax.numpy.atleast_2d",
+     "jax.numpy.atleast_3d"}
+)  # fmt: skip
+_INT_BUILTINS = frozenset({"builtins.len", "builtins.id", "builtins.hash"})
+_BOOL_BUILTINS = frozenset(
+    {"builtins.isinstance", "builtins.issubclass", "builtins.callable", "builtins.hasattr"}
+)
+_STR_BUILTINS = frozenset({"builtins.str", "builtins.repr", "builtins.format"})
+
+
+def positional(args: Args) -> list[Value]:
+    return [v for k, v in args if k is None]
+
+
+def keyword(args: Args, name: str) -> Value | None:
+    for k, v in args:
+        if k == name:
+            return v
+    return None
+
+
+def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
+    """The result of a JAX function (not a transformation) inside traced code."""
+    values = positional(args)
+    if qualname in COLLECTIVES:
+        return collective(values[0] if values else U, why)
+    if qualname in _LIST_RESULTS:
+        return Seq("list", elem=traced(why))
+    if qualname in _ONE_OR_TUPLE:
+        if qualname == "jax.numpy.where" and len(values) >= 3:
+            return traced(why)
+        if qualname == "jax.numpy.unique" and not any(
+            k is not None and k.startswith("return_") for k, _ in args
+        ):
+            return traced(why)
+        if qualname.startswith("jax.numpy.atleast_") and len(args) == 1 and args[0][0] is None:
+            return traced(why)
+        return Value(PYTREE, why)
+    if qualname in JAX_SEQUENCE_RESULTS:  # a tuple (or pytree) of arrays
+        return Value(PYTREE, why)
+    return traced(why, boolean=qualname in JAX_BOOLEAN)
+
+
+def collective(value: Value, why: tuple[Any, ...] | None) -> Value:
+    """What `lax.psum`/`pmean`/`all_gather`... return for their first argument: the same
+    structure; a Python scalar leaf comes back a Python scalar (`psum(1, axis)` is the axis
+    size) [observed on jax 0.10.2]."""
+    if isinstance(value, Array):
+        return Array(value.why or why, dtype=value.dtype, sure=value.sure)
+    if value.kind == TRACED:
+        return traced(value.why)
+    if isinstance(value, Scalar):
+        return Scalar(value.pytype) if value.pytype in ("int", "float", "bool") else U
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [collective(v, why) for v in value.items])
+        return Seq(value.pytype, elem=collective(value.elem, why))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: collective(v, why) for k, v in value.entries.items()})
+        return Dict(elem=collective(value.elem, why))
+    if value.kind == PYTREE and type(value) is Value:
+        return Value(PYTREE, value.why)
+    return U
+
+
+def arrays(value: Value, why: tuple[Any, ...]) -> Value:
+    """`value` with every leaf an array, as a jitted or vmapped function returns it."""
+    if isinstance(value, Array):
+        return Array(value.why or why, dtype=value.dtype, rank=value.rank)
+    if isinstance(value, Scalar):
+        if value.pytype in ("int", "float", "bool", "complex"):
+            return Array(why, dtype=value.pytype, rank=0)
+        return value if value.pytype == "None" else U
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [arrays(v, why) for v in value.items])
+        return Seq(value.pytype, elem=arrays(value.elem, why))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: arrays(v, why) for k, v in value.entries.items()})
+        return Dict(elem=arrays(value.elem, why))
+    if isinstance(value, (Object, Ref)):
+        return U
+    return Value(PYTREE, value.why or why)
+
+
+def builtin_result(qualname: str, args: Args, star: bool) -> Value | None:
+    """The result of a Python builtin whose result the model knows, else None."""
+    values = positional(args)
+    if qualname in _INT_BUILTINS:
+        return Scalar("int")
+    if qualname in _BOOL_BUILTINS:
+        return Scalar("bool")
+    if qualname in _STR_BUILTINS:
+        return Scalar("str")
+    if star:
+        return None
+    if qualname in ("builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"):
+        pytype = "tuple" if qualname == "builtins.tuple" else "list"
+        if not values:
+            return Seq(pytype, ())
+        source = values[0]
+        if isinstance(source, Seq) and qualname in ("builtins.list", "builtins.tuple"):
+            return Seq(pytype, source.items, source.elem)
+        return Seq(pytype, elem=source.element())
+    if qualname == "builtins.range":
+        return Seq("range", elem=Scalar("int"))
+    if qualname == "builtins.enumerate" and values:
+        return Seq("enumerate", elem=Seq("tuple", [Scalar("int"), values[0].element()]))
+    if qualname == "builtins.zip" and values:
+        return Seq("zip", elem=Seq("tuple", [v.element() for v in values]))
+    if qualname == "builtins.dict" and not values:
+        return Dict({k: v for k, v in args if k is not None})
+    if qualname in ("builtins.int", "builtins.float", "builtins.bool", "builtins.complex"):
+        if all(v.kind == STATIC for v in values):
+            return Scalar(qualname.removeprefix("builtins."))
+        return None
+    if qualname in ("builtins.sum", "builtins.max", "builtins.min") and values:
+        items = [values[0].element()] if len(values) == 1 else values
+        if all(isinstance(v, Scalar) for v in items):
+            pytypes = {v.pytype for v in items}  # type: ignore[union-attr]
+            return Scalar(pytypes.pop() if len(pytypes) == 1 else None)
+        if qualname == "builtins.sum":
+            return combine(items)
+        return None
+    if qualname in ("builtins.any", "builtins.all") and values:
+        if values[0].element().kind == STATIC:
+            return Scalar("bool")
+        return None
+    return None
+
+
+def call_result(
+    qualname: str, args: Args, star: bool, why: tuple[Any, ...], compile_time: bool
+) -> Value:
+    """A call of a library function (not a transformation), by its qualified name."""
+    values = positional(args)
+    kind = call_kind(qualname)
+    if kind == "jax":
+        if compile_time:
+            return combine(values)
+        return jax_result(qualname, args, why)
+    if qualname.startswith("builtins."):
+        found = builtin_result(qualname, args, star)
+        if found is not None:
+            return found
+    if kind == "static":
+        return S
+    if kind == "same":
+        return combine(values)
+    if kind == "container":
+        return container(values)
+    if kind == "dispatch":
+        hit = first_traced(values)
+        if hit is not None:
+            return traced(hit.why, sure=isinstance(hit, Array) and hit.sure)
+    if qualname.startswith("numpy.") and kind != "unknown":
+        if _numpy_array(qualname) and first_traced(values) is None:
+            return Array(jax=False)  # a NumPy constructor returns an array (or raises)
+        if all(v.kind == STATIC for v in values):
+            return S
+        return U
+    if kind != "unknown" and all(v.kind == STATIC for _, v in args):
+        return S
+    return U
+
+
+_NUMPY_SCALARS = ("numpy.float", "numpy.int", "numpy.uint", "numpy.bool", "numpy.complex")
+
+
+def _numpy_array(qualname: str) -> bool:
+    """Whether a NumPy function on Python values returns an array (not a scalar or dtype)."""
+    if qualname.startswith(_NUMPY_SCALARS) or qualname.startswith("numpy.random."):
+        return False
+    leaf = qualname.rsplit(".", 1)[1]
+    return leaf in _NUMPY_CONSTRUCTORS
+
+
+_NUMPY_CONSTRUCTORS = frozenset(
+    {
+        "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+        "identity", "zeros_like", "ones_like", "empty_like", "full_like", "stack", "concatenate",
+        "vstack", "hstack", "tile", "repeat", "diag", "tri", "tril", "triu", "meshgrid",
+        "logspace", "geomspace", "copy", "ascontiguousarray", "indices",
+    }
+)  # fmt: skip
+
+
+def method_result(receiver: Value, method: str, args: Args) -> Value | None:
+    """`receiver.method(...)` for receivers the model knows the methods of, else None."""
+    if isinstance(receiver, Array):
+        if method in CONCRETIZING_METHODS:
+            return U
+        if method == "item" or method == "tolist":
+            return U
+        if receiver.jax:
+            return traced(receiver.why, sure=receiver.sure)
+        return Array(jax=False) if method in ARRAY_METHODS or method == "copy" else None
+    if isinstance(receiver, Dict):
+        if method == "keys":
+            return Seq("list", elem=Scalar())
+        if method == "values":
+            return Seq("list", elem=receiver.elem)
+        if method == "items":
+            return Seq("list", elem=Seq("tuple", [Scalar(), receiver.elem]))
+        if method in ("get", "pop"):
+            values = positional(args)
+            key = values[0] if values else U
+            found = (
+                receiver.get(key.const) if isinstance(key, Scalar) and key.known else receiver.elem
+            )
+            return join(found, values[1]) if len(values) > 1 else found
+        if method == "copy":
+            return receiver
+        return None
+    if isinstance(receiver, Seq):
+        if method in ("index", "count"):
+            return Scalar("int")
+        if method == "copy":
+            return receiver
+        return None
+    if isinstance(receiver, Scalar) and receiver.pytype == "str":
+        if method in ("format", "join", "lower", "upper", "strip", "replace", "title"):
+            return Scalar("str")
+        if method in ("startswith", "endswith", "isdigit"):
+            return Scalar("bool")
+        if method == "split":
+            return Seq("list", elem=Scalar("str"))
+        return None
+    if receiver.traced and type(receiver) is Value:  # a traced pytree of unknown structure
+        if method in CONCRETIZING_METHODS:
+            return U
+        if receiver.kind == TRACED or method in ARRAY_METHODS:
+            return traced(receiver.why, sure=False)
+        if method == "keys":
+            return S  # the keys of a pytree are its static structure
+        if method == "items":
+            return Value(PYTREE, receiver.why, pytype=ITEMS)
+        if method in MAPPING_METHODS:
+            return Value(PYTREE, receiver.why)
+        return U
+    return None
+
+
+def array_attribute(base: Value, attr: str) -> Value | None:
+    """An attribute of an array (or of a traced value), else None."""
+    if attr in SHAPE_ATTRIBUTES and (base.traced or isinstance(base, Array)):
+        if attr == "shape":
+            rank = base.rank if isinstance(base, Array) else None
+            if rank is not None:
+                return Seq("tuple", [Scalar("int")] * rank)
+            return Seq("tuple", elem=Scalar("int"))
+        if attr in ("ndim", "size", "itemsize", "nbytes"):
+            return Scalar("int")
+        return S
+    if isinstance(base, Array):
+        if attr in ("T", "mT", "real", "imag", "at"):
+            return Array(base.why, jax=base.jax, dtype=base.dtype, sure=base.sure)
+        return None
+    if attr in SHAPE_ATTRIBUTES:
+        return S
+    if base.kind == TRACED:
+        return traced(base.why)
+    if base.kind == PYTREE and type(base) is Value:
+        return traced(base.why, sure=False) if attr in ("T", "mT", "real", "imag", "at") else U
+    return None
+
+
+def iterated_unknown(value: Value) -> Value:
+    """What iterating a pytree of unknown structure yields (see values.MAYBE_KEY)."""
+    return Value(PYTREE, value.why, pytype=MAYBE_KEY)
+
+
+def tree_leaf(value: Value) -> Value:
+    """A leaf of `value` as `tree_map` hands it to its function."""
+    if isinstance(value, (Seq, Dict)):
+        return tree_leaf(value.elem)
+    if isinstance(value, (Array, Scalar)):
+        return value
+    if value.traced and type(value) is Value:
+        return traced(value.why, sure=False)
+    return U
+
+
+def tree_like(value: Value, leaf: Value) -> Value:
+    """`value`'s structure with every leaf `leaf` (the result of `tree_map`)."""
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [tree_like(v, leaf) for v in value.items])
+        return Seq(value.pytype, elem=tree_like(value.elem, leaf))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: tree_like(v, leaf) for k, v in value.entries.items()})
+        return Dict(elem=tree_like(value.elem, leaf))
+    if isinstance(value, (Array, Scalar)):
+        return leaf
+    if leaf.traced:
+        return Value(PYTREE, leaf.why)
+    return U
+
+
+def leaves_of(value: Value) -> Value:
+    """`jax.tree_util.tree_leaves(value)`: a list of its leaves."""
+    leaf = tree_leaf(value)
+    return Seq("list", elem=leaf)
+
+
+__all__ = [
+    "array_attribute",
+    "arrays",
+    "builtin_result",
+    "call_result",
+    "collective",
+    "iterated_unknown",
+    "jax_result",
+    "join_all",
+    "leaves_of",
+    "method_result",
+    "tree_leaf",
+    "tree_like",
+]

@@ -1,0 +1,89 @@
+"""The sender's side of the TF records (tf_records.py): what a file's TF model says about
+names of other modules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.model.project.outbound import _lines
+from jitlint.model.project.tf_records import TfRecord
+
+if TYPE_CHECKING:
+    from jitlint.model.tf.function import GraphContext
+    from jitlint.model.tf.model import TfModel
+
+# Never modules of the project: their names need no record.
+_LIBRARIES = frozenset(
+    {"tensorflow", "numpy", "jax", "builtins", "functools", "math", "os", "sys", "typing"}
+)
+
+
+class _Module:
+    """What outbound._lines reads of the JAX tracing model: the module."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+
+
+def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
+    """The dotted name `expr` stands for when the imports place it in another module that
+    may be part of the project; None for local names, libraries and ambiguous names."""
+    names = model.names.qualified_names(expr, path)
+    if len(names) != 1:
+        return None
+    (name,) = names
+    if not name or name.split(".")[0] in _LIBRARIES:
+        return None
+    return name if name.startswith(".") or "." in name else None
+
+
+def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
+    found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
+    exports = model.exports()
+    scan = model.scan
+    if model.may_have_graph_code:
+        for key, context in model.contexts.items():
+            calls = (*scan.calls.get(key, ()), *scan.attribute_calls.get(key, ()))
+            for call, path in calls:
+                found.append((call.func, path, "graph", "", context))
+            for expr, path in scan.foreign_callbacks.get(key, ()):
+                found.append((expr, path, "graph", "", context))
+        for expr, path, flag in scan.foreign_losses:
+            status = "xla" if flag is True else "auto" if flag is None else "off"
+            found.append((expr, path, "loss", status, None))
+        if scan.keras_classes or scan.compiles or scan.model_builds:
+            for call, path, status in model.keras_uses[1]:
+                found.append((call.func, path, "use", status, None))
+    if scan.loop_calls:
+        for _call, path, expr, method in model.repeats.foreign:
+            found.append((expr, path, "repeat", method, None))
+    imports = model.project_imports()
+    records: set[TfRecord] = set()
+    if found or imports:
+        named = []
+        for expr, path, kind, status, context in found:
+            target = foreign_name(model, expr, path)
+            if target is not None:
+                named.append((expr, path, kind, status, context, target))
+        sites = [(expr, path[1] if len(path) > 1 else None) for expr, path, *_ in named]
+        sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
+        lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
+        for expr, _path, kind, status, context, target in named:
+            line = lines[id(expr)]
+            if context is not None:
+                flags = (context.xla, context.auto_xla, context.autograph)
+                records.add(TfRecord(target, line, kind, status, *flags, context.origin))
+            else:
+                auto = status == "auto"
+                origin = "a loss of a Keras model" if kind == "loss" else ""
+                records.add(
+                    TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
+                )
+        for node, _path, target in imports:
+            records.add(TfRecord(target, lines[id(node)], "import"))
+    for name, fact in exports.items():
+        records.add(TfRecord(name, 0, "export", fact))
+    return sorted(records)

@@ -1,0 +1,82 @@
+"""TensorFlow/Keras facts that cross modules: the project view of the TF model.
+
+A file's lint sends these, as `TfRecord`s, to the file that defines the name they target:
+- "graph": graph code (a `tf.function`, a Keras layer's `call`, ...) calls a function or
+  creates a class of another module: that function (or the class's graph methods) runs in
+  the caller's graph context, XLA or not, with or without autograph;
+- "loss": a function of another module is given to `compile(loss=...)`: graph code of the
+  train step, its first two parameters the targets and predictions;
+- "use": a class (or a model-building function) of another module is used where a model is
+  compiled (`status` "xla"/"auto"/"off"), built without a visible compile ("model"), or
+  elsewhere ("plain"): see model/tf/keras.py for what the statuses decide;
+- "repeat": a loop calls a function of another module, or a method (`status`) of an
+  instance of its class: the function runs more than once (model/tf/repeats.py);
+- "import"/"export": a module's dtype facts (`FLOAT = tf.float64`, a class attribute dtype,
+  a function returning a dtype, float literal data) sent to the modules importing them.
+
+Records are frozen dataclasses of strings, bools and ints: they cross the process pool and
+the JSON result cache like the JAX records (records.py), as `{"tf": [...]}`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("graph", "loss", "use", "repeat", "import", "export")
+
+
+@dataclass(frozen=True, order=True)
+class TfRecord:
+    """What a file says about a name of another module (no path: the runner adds it)."""
+
+    target: str  # the name as the sender's imports spell it (".helpers.f"); for "export",
+    # the sender's own dotted name ("Const.FLOAT")
+    line: int
+    kind: str
+    status: str = ""  # "use": the status; "export": the fact
+    xla: bool = False
+    auto_xla: bool = False
+    autograph: bool = True
+    origin: str = ""  # the sender's graph context, for messages
+    cell: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = [self.target, self.line, self.kind, self.status, self.xla, self.auto_xla,
+                self.autograph, self.origin, self.cell]  # fmt: skip
+        return {"tf": data}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TfRecord:
+        target, line, kind, status, xla, auto_xla, autograph, origin, cell = data["tf"]
+        return cls(
+            str(target), int(line), str(kind), str(status), bool(xla), bool(auto_xla),
+            bool(autograph), str(origin), int(cell),
+        )  # fmt: skip
+
+    @property
+    def place(self) -> str:
+        return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
+
+
+@dataclass(frozen=True, order=True)
+class TfInbound:
+    """A TfRecord as the receiving file sees it: `function` is its own top-level name (for
+    a "fact", the dotted name as the receiver's imports spell it: ".consts.Const.FLOAT")."""
+
+    function: str
+    site: str  # "pkg/train.py:12"
+    kind: str  # as TfRecord's, or "fact"
+    status: str = ""
+    xla: bool = False
+    auto_xla: bool = False
+    autograph: bool = True
+    origin: str = ""
+
+    def rank(self) -> tuple[Any, ...]:
+        return (self.function, 0, False, self.site, 0, 2, self)
+
+    def to_json(self) -> dict[str, Any]:
+        data = [self.function, self.site, self.kind, self.status, self.xla, self.auto_xla,
+                self.autograph, self.origin]  # fmt: skip
+        return {"tf": data}

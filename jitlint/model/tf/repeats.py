@@ -1,0 +1,270 @@
+"""Which functions run more than once, and which of their parameters receive Python values
+that change from call to call: what decides whether a `tf.function` retraces (hazards T13).
+
+A function runs repeatedly when it is called in a loop body (`for`/`while`, in any function
+or at module level), or called from a function that runs repeatedly. Calls resolve to
+module-level functions, methods through `self`, and methods through a name bound to an
+instance of a module class (`trainer = Trainer(); trainer.epoch()`); calls in loops of other
+files arrive as "repeat" records (another file's loop calling this module's function, or a
+method of its class).
+
+A loop call passes a *varying* Python value when the argument is the loop's variable over
+`range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
+them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.model.tf.scan import Func, Path
+
+# The TF model (model.py imports this module, so it is not imported back).
+TfModel = Any
+
+_LOOPS = (cst.For, cst.While)
+_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+
+
+def enclosing_loop(path: Sequence[cst.CSTNode]) -> cst.For | cst.While | None:
+    """The innermost loop whose body holds the end of `path`, within the same function."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        if type(node) in _FUNCTIONS:
+            return None
+        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            return node  # type: ignore[return-value]
+    return None
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def in_loop(path: Sequence[cst.CSTNode]) -> bool:
+    """The end of `path` runs once per iteration of a loop or comprehension of its own
+    function."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            return False
+        if kind in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            return True
+        if kind in _COMPREHENSIONS:
+            return True
+    return False
+
+
+def enclosing_loops(path: Sequence[cst.CSTNode]) -> list[cst.For | cst.While]:
+    """Every loop whose body holds the end of `path`, innermost first, same function."""
+    found = []
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        if type(node) in _FUNCTIONS:
+            break
+        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            found.append(node)
+    return found  # type: ignore[return-value]
+
+
+@dataclass
+class Repeats:
+    repeated: dict[int, str] = field(default_factory=dict)  # function id -> why (messages)
+    # function id -> parameters that receive varying Python values, with the call site
+    varying: dict[int, dict[str, str]] = field(default_factory=dict)
+    # loop calls of names of other modules: (call, path, method or "") for "repeat" records
+    foreign: list[tuple[cst.Call, Path, cst.CSTNode, str]] = field(default_factory=list)
+
+
+def find_repeats(model: TfModel) -> Repeats:
+    scan = model.scan
+    out = Repeats()
+    for call, path in scan.loop_calls:
+        target = callee(model, call, path)
+        if target is None:
+            foreign = foreign_callee(model, call, path)
+            if foreign is not None:
+                out.foreign.append((call, path, *foreign))
+            continue
+        func, bound = target
+        where = "called in a loop"
+        out.repeated.setdefault(id(func), where)
+        for param, arg in bind(func, call, bound):
+            if varying_python(model, arg, path):
+                out.varying.setdefault(id(func), {})[param] = where
+    for record in model.inbound:
+        if record.kind != "repeat":
+            continue
+        for stmt in model.module.body:
+            if type(stmt) is cst.FunctionDef and stmt.name.value == record.function:
+                out.repeated.setdefault(id(stmt), f"called in a loop at {record.site}")
+            elif type(stmt) is cst.ClassDef and stmt.name.value == record.function:
+                for item in stmt.body.body:  # type: ignore[attr-defined]
+                    if type(item) is cst.FunctionDef and item.name.value == record.status:
+                        out.repeated.setdefault(id(item), f"called in a loop at {record.site}")
+    # What a repeated function calls runs repeatedly too.
+    pending = list(out.repeated)
+    while pending:
+        key = pending.pop()
+        why = out.repeated[key]
+        for call, path in scan.calls.get(key, ()):
+            target = callee(model, call, path)
+            if target is not None and id(target[0]) not in out.repeated:
+                out.repeated[id(target[0])] = why
+                pending.append(id(target[0]))
+    return out
+
+
+def callee(model: TfModel, call: cst.Call, path: Path) -> tuple[Func, int] | None:
+    """The module function or method a call runs, and how many leading parameters it
+    binds implicitly (1 for a method called on an instance)."""
+    func = call.func
+    found = model.resolve_function(func, path)
+    if found is not None:
+        target = found[0]
+        bound = 1 if type(func) is cst.Attribute else 0  # self.method(...)
+        return target, bound
+    if type(func) is cst.Attribute and type(func.value) is cst.Name:
+        cls = instance_class(model, func.value, path)
+        if cls is not None:
+            for stmt in cls.body.body:  # type: ignore[attr-defined]
+                if type(stmt) is cst.FunctionDef and stmt.name.value == func.attr.value:
+                    return stmt, 1
+    return None
+
+
+def instance_class(model: TfModel, name: cst.Name, path: Path) -> cst.ClassDef | None:
+    """The module class whose instance `name` is bound to (`trainer = Trainer(model)`)."""
+    bindings = model.names.lookup(name.value, path)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    value = bindings[0].node
+    if type(value) is not cst.Call or type(value.func) is not cst.Name:
+        return None
+    classes = model.names.lookup(value.func.value, path)
+    if classes and len(classes) == 1 and classes[0].kind == "class":
+        node = classes[0].node
+        return node if type(node) is cst.ClassDef else None
+    return None
+
+
+def foreign_callee(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.CSTNode, str] | None:
+    """(the expression naming a name of another module, method) for a loop call of an
+    imported function, or of a method of an instance of an imported class."""
+    func = call.func
+    if type(func) is cst.Name:
+        return func, ""
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        return None
+    receiver = func.value
+    bindings = model.names.lookup(receiver.value, path)
+    if bindings and len(bindings) == 1 and bindings[0].kind == "import":
+        return func, ""  # module.function(...)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    value = bindings[0].node
+    if type(value) is cst.Call and type(value.func) in (cst.Name, cst.Attribute):
+        return value.func, func.attr.value
+    return None
+
+
+def bind(func: Func, call: cst.Call, bound: int) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument) pairs of a call, up to the first `*`/`**` argument."""
+    params = func.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)][bound:]
+    out = []
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            out.append((arg.keyword.value, arg.value))
+        elif index < len(positional):
+            out.append((positional[index], arg.value))
+            index += 1
+    return out
+
+
+def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:
+    """A Python value that changes from one iteration of an enclosing loop to the next."""
+    if type(arg) is not cst.Name:
+        return False
+    for loop in enclosing_loops(path):
+        if type(loop) is cst.For and arg.value in target_names(loop.target):
+            return python_iterable(model, loop.iter, path)
+        if reassigned_with_python(loop.body, arg.value):
+            return True
+    return False
+
+
+def target_names(target: cst.CSTNode) -> set[str]:
+    if type(target) is cst.Name:
+        return {target.value}  # type: ignore[attr-defined]
+    return set()
+
+
+def python_iterable(model: TfModel, iterable: cst.CSTNode, path: Path, depth: int = 0) -> bool:
+    """`range(...)`, or a literal list/tuple of Python literals (or of lists of them), or
+    a name bound once to one."""
+    kind = type(iterable)
+    if kind is cst.Call:
+        return model.names.resolves_to(iterable.func, path, {"builtins.range"})  # type: ignore[attr-defined]
+    if kind in (cst.List, cst.Tuple):
+        elements = iterable.elements  # type: ignore[attr-defined]
+        return bool(elements) and all(_python_literal(e.value) for e in elements)
+    if kind is cst.Name and depth < 2:
+        bindings = model.names.lookup(iterable.value, path)  # type: ignore[attr-defined]
+        if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
+            node = bindings[0].node
+            return node is not None and python_iterable(model, node, path, depth + 1)
+    return False
+
+
+def _python_literal(node: cst.CSTNode) -> bool:
+    kind = type(node)
+    if kind in _LITERALS:
+        return True
+    if kind is cst.Name:
+        return node.value in ("True", "False", "None")  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return _python_literal(node.expression)  # type: ignore[attr-defined]
+    if kind in (cst.List, cst.Tuple):
+        return all(_python_literal(e.value) for e in node.elements)  # type: ignore[attr-defined]
+    return False
+
+
+def reassigned_with_python(body: cst.CSTNode, name: str) -> bool:
+    """`name op= <literal or name>` or `name = name op <literal>` in a loop body."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in _FUNCTIONS or kind is cst.ClassDef:
+            continue
+        if kind is cst.AugAssign:
+            target = node.target  # type: ignore[attr-defined]
+            if type(target) is cst.Name and target.value == name:
+                return _arithmetic(node.value)  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name and target.target.value == name:
+                    return _arithmetic(node.value)  # type: ignore[attr-defined]
+        stack.extend(iter_children(node))
+    return False
+
+
+def _arithmetic(node: cst.CSTNode) -> bool:
+    kind = type(node)
+    if kind in (cst.Integer, cst.Float, cst.Name):
+        return True
+    if kind is cst.UnaryOperation:
+        return _arithmetic(node.expression)  # type: ignore[attr-defined]
+    if kind is cst.BinaryOperation:
+        return _arithmetic(node.left) and _arithmetic(node.right)  # type: ignore[attr-defined]
+    return False

@@ -1,0 +1,219 @@
+"""What XLA refuses, as questions about one call or subscript in graph code: an op with no
+XLA kernel (hazards T01, T18), a shape argument that is not a compile-time constant (T03), a
+data-dependent output shape (T02). The rules ask them where XLA is certain (JIT202, JIT203)
+and where Keras turns it on by itself (JIT213)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import libcst as cst
+
+from jitlint.model.tf.api import SHAPE_ARG_APIS, XlaSupport, canonical, op_table
+from jitlint.model.tf.dtypes import literal_kind
+from jitlint.model.tf.values import TENSOR, Value
+
+_STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
+SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
+NEVER_CONSTANT = {"loop": "a loop variable", "rng": "a stateful random op"}
+PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.Variable"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    node: cst.CSTNode
+    kind: str  # "no-kernel", "dynamic-output", "never-constant", "per-value", "loop-slice"
+    what: str  # the API or argument, for messages
+    detail: str  # the op types, or where the value comes from
+
+
+@cache
+def op_leaves() -> frozenset[str]:
+    """Last components of every API in the table: a cheap test before name resolution."""
+    return frozenset(name.rsplit(".", 1)[-1] for name in op_table()[1])
+
+
+def call_leaf(node: cst.Call) -> str | None:
+    func = node.func
+    kind = type(func)
+    if kind is cst.Attribute:
+        return func.attr.value  # type: ignore[attr-defined]
+    if kind is cst.Name:
+        return func.value  # type: ignore[attr-defined]
+    return None
+
+
+def op_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """An op with no XLA kernel, or a data-dependent output shape, created by `node`."""
+    leaf = call_leaf(node)
+    if leaf is None or leaf not in op_leaves():
+        return None
+    strings = string_problem(ctx, node, path)
+    if strings is not None:
+        return strings
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    _, table = op_table()
+    entries = [table.get(name) for name in names]
+    if not entries or any(e is None for e in entries):
+        return None
+    api = min(names).replace("tensorflow.", "tf.", 1)
+    if _constant_folded(ctx, node, path, entries):  # type: ignore[arg-type]
+        return None
+    if all(e.no_kernel_cpu for e in entries):  # type: ignore[union-attr]
+        ops = ", ".join(sorted({op for e in entries for op in e.no_kernel_cpu}))  # type: ignore[union-attr]
+        return Problem(node, "no-kernel", api, ops)
+    if leaf == "repeat":
+        return None  # its counts are JIT202's business
+    if leaf == "where" and (len(node.args) != 1 or node.args[0].keyword is not None):
+        return None  # tf.where(c, x, y) selects elementwise
+    if all(e.dynamic_shape for e in entries):  # type: ignore[union-attr]
+        return Problem(node, "dynamic-output", api, "")
+    return None
+
+
+def loop_problem(ctx, node: cst.For, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """`for batch in dataset:` over a `tf.data.Dataset`: in graph code autograph turns it
+    into dataset ops (`ReduceDataset`, `ScanDataset`, ...), which have no XLA kernel."""
+    if ctx.tf.is_dataset_value(node.iter, path):
+        return Problem(node.iter, "no-kernel", "iterating a tf.data.Dataset", "dataset ops")
+    return None
+
+
+_STRING_DATA = {"tensorflow.where": (1, 2), "tensorflow.fill": (1,)}
+
+
+def string_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """`tf.where(c, "yes", "no")`: a string tensor computed from data; XLA has no kernels
+    for DT_STRING (hazards T18)."""
+    if call_leaf(node) not in ("where", "fill"):
+        return None
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    slots = {_STRING_DATA.get(n) for n in names}
+    if len(slots) != 1 or None in slots:
+        return None
+    positional = [a for a in node.args if a.keyword is None]
+    if any(a.star for a in positional):
+        return None
+    for index in next(iter(slots)):  # type: ignore[union-attr]
+        if index < len(positional) and type(positional[index].value) in (
+            cst.SimpleString,
+            cst.ConcatenatedString,
+        ):
+            api = min(names).replace("tensorflow.", "tf.", 1)
+            return Problem(node, "no-kernel", api, "a string tensor (DT_STRING)")
+    return None
+
+
+def _constant_folded(
+    ctx,
+    node: cst.Call,
+    path: Sequence[cst.CSTNode],
+    entries: list[XlaSupport],  # type: ignore[no-untyped-def]
+) -> bool:
+    """TensorFlow folds a stateless op whose inputs are all literals before XLA sees it
+    (`tf.unravel_index([3], [2, 2])` compiles, observed)."""
+    if not node.args or any(op.startswith(_STATEFUL) for e in entries for op in e.no_kernel_cpu):
+        return False
+    values = ctx.tf.values
+    return all(literal_kind(a.value, values, path) is not None for a in node.args)
+
+
+def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Problem]:  # type: ignore[no-untyped-def]
+    """Shape/size/axis arguments of `node` that XLA needs as compile-time constants and
+    that are not: fed by a loop variable or stateful random op (never constant), or
+    computed from the compiled function's data (constant per value: recompiles)."""
+    if call_leaf(node) not in SHAPE_LEAVES:
+        return []
+    from jitlint.model.tf.model import call_argument  # the model imports this module
+
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    slots = {tuple(SHAPE_ARG_APIS.get(n, ())) for n in names}
+    if len(slots) != 1 or not next(iter(slots)):
+        return []
+    api = next(iter(names)).replace("tensorflow.", "tf.", 1)
+    values = ctx.tf.values
+    found = []
+    for position, keyword in next(iter(slots)):
+        arg = call_argument(node, position, keyword)
+        if arg is None:
+            continue
+        problem = value_problem(arg.value, values.value(arg.value, path), f"`{keyword}` of `{api}`")
+        if problem is not None:
+            found.append(problem)
+    return found
+
+
+def value_problem(node: cst.CSTNode, value: Value, what: str) -> Problem | None:
+    never = sorted(o for o in value.origins if o in NEVER_CONSTANT)
+    if never and value.kind == TENSOR:  # UNKNOWN (e.g. `i if flag else 2`) never errs
+        return Problem(node, "never-constant", what, NEVER_CONSTANT[never[0]])
+    if value.kind == TENSOR and value.origins & PER_VALUE.keys():
+        return Problem(node, "per-value", what, PER_VALUE[min(value.origins & PER_VALUE.keys())])
+    return None
+
+
+def slice_problems(ctx, node: cst.Subscript, path: Sequence[cst.CSTNode]) -> list[Problem]:  # type: ignore[no-untyped-def]
+    """Slice bounds whose distance changes with a loop variable (a dynamic shape), or that
+    are computed from the compiled function's data (recompiles per value)."""
+    values = ctx.tf.values
+    if _reduced_at_once(path):
+        return []
+    for element in node.slice:
+        piece = element.slice
+        if type(piece) is not cst.Slice or _fixed_width(piece):
+            continue
+        for bound in (piece.lower, piece.upper):
+            if bound is None:
+                continue
+            value = values.value(bound, path)
+            if value.kind == TENSOR and value.origins & NEVER_CONSTANT.keys():
+                return [Problem(bound, "loop-slice", "slice bound", "a loop variable")]
+            if value.kind == TENSOR and value.origins & PER_VALUE.keys():
+                return [Problem(bound, "per-value", "slice bound", "the function's data")]
+    return []
+
+
+_FULL_REDUCTIONS = frozenset(
+    {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+     "reduce_all", "reduce_logsumexp", "reduce_std", "reduce_variance", "norm"}
+)  # fmt: skip
+_ELEMENTWISE = frozenset(
+    {"square", "abs", "exp", "log", "sqrt", "cast", "sigmoid", "tanh", "relu", "multiply",
+     "add", "subtract", "divide", "maximum", "minimum", "pow", "negative"}
+)  # fmt: skip
+
+
+def _reduced_at_once(path: Sequence[cst.CSTNode]) -> bool:
+    """The slice (the end of `path`) is consumed where it stands: through elementwise ops
+    into a reduction over all axes, whose scalar result has a static shape. A slice that is
+    bound to a name, returned or passed on may reach ops that need its size."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in (cst.BinaryOperation, cst.UnaryOperation, cst.Arg):
+            continue
+        if kind is not cst.Call:
+            return False
+        leaf = call_leaf(node)  # type: ignore[arg-type]
+        args = node.args  # type: ignore[attr-defined]
+        if leaf in _FULL_REDUCTIONS:
+            return len(args) == 1 and args[0].keyword is None
+        if leaf not in _ELEMENTWISE:
+            return False
+    return False
+
+
+def _fixed_width(piece: cst.Slice) -> bool:
+    """`x[i : i + k]` (and `x[i + a : i + b]`) with a constant offset between the bounds."""
+    lower, upper = piece.lower, piece.upper
+    if lower is None or upper is None or type(upper) is not cst.BinaryOperation:
+        return False
+    if type(upper.operator) not in (cst.Add, cst.Subtract):
+        return False
+    if upper.left.deep_equals(lower):
+        return type(upper.right) in (cst.Integer, cst.Name, cst.Attribute)
+    if type(lower) is cst.BinaryOperation and type(lower.operator) is cst.Add:
+        return upper.left.deep_equals(lower.left)
+    return False

@@ -1,0 +1,281 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.model.tf.api import op_table
+from jitlint.model.tf.xla_checks import (
+    SHAPE_LEAVES,
+    Problem,
+    call_leaf,
+    loop_problem,
+    op_leaves,
+    op_problem,
+    shape_problems,
+    slice_problems,
+)
+from jitlint.rules.base import Rule
+
+_WHERE = (
+    "Keras 3 compiles it with XLA where a GPU or TPU is present (the default "
+    '`jit_compile="auto"`), and not on a CPU-only machine'
+)
+_HELP = (
+    "set `self.supports_jit = False` in the layer's `__init__` (Keras then never compiles the "
+    "model with XLA), pass `jit_compile=False` to `compile`, or keep the op out of the model"
+)
+
+
+class KerasAutoJit(Rule):
+    """
+    ## What it does
+    Finds what XLA cannot compile in the code of a Keras layer, model, loss or metric that a
+    Keras 3 model runs at its default `jit_compile="auto"`: a `call`, `train_step`,
+    `Loss.call` or `Metric.update_state`, and the helpers they call, in any module.
+
+    - an op with no XLA kernel (`tf.print`, `tf.py_function`, `tf.numpy_function`,
+      `tf.strings.*`, `tf.nn.dilation2d`, `tf.histogram_fixed_width`, ...: the table JIT203
+      uses, generated from TensorFlow);
+    - a shape, size or count argument fed by a loop variable or a stateful random op, which
+      XLA needs as a compile-time constant;
+    - a slice whose size changes with a loop variable (a warning under JIT202 as well).
+
+    A model counts as "left at the default" when it is compiled without `jit_compile`, built
+    (`Sequential`, `Model(inputs, outputs)`) without a visible `compile`, or, for a layer
+    that no file of the run uses, when Keras models would run it at their default.
+
+    ## Why is this bad
+    Keras 3 resolves `jit_compile="auto"` when `fit`, `evaluate` or `predict` first runs:
+    on the TensorFlow backend it turns XLA on when a GPU or TPU is visible and every layer
+    has `supports_jit` true, and leaves it off on a CPU-only machine (keras
+    `Trainer._resolve_auto_jit_compile`). The same script therefore passes every test on a
+    laptop or a CPU CI runner and fails on the first GPU run:
+
+    ```text
+    InvalidArgumentError: Graph execution error: Detected at node
+    functional_1/probe_1/PrintV2 ... Detected unsupported operations when trying to compile
+    graph ... on XLA_GPU_JIT: PrintV2
+    ```
+
+    What was observed (TensorFlow 2.21, Keras 3.15, CPU only): with the default, `fit` runs
+    and `model.jit_compile` is `False` afterwards; the same model compiled with
+    `jit_compile=True`, which is what "auto" becomes on a GPU, fails with "Detected
+    unsupported operations" (`EagerPyFunc` for `tf.py_function`, `PrintV2` for `tf.print`).
+    The failure on a GPU itself is documented (keras-team/keras#18456 for `CudnnRNN`,
+    keras-team/tf-keras#418 for lookup layers) and was not run here: no GPU was available.
+
+    ## Example
+    ```python
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow import keras
+
+
+    class Probe(keras.layers.Layer):
+        def call(self, inputs):
+            tf.print("batch mean:", tf.reduce_mean(inputs))  # error: JIT213
+            return inputs
+
+
+    model = keras.Sequential([keras.Input((4,)), Probe(), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.ones((8, 4), "float32")
+    model.fit(x, x[:, :1], epochs=1, verbose=0)
+    ```
+
+    ## Use instead
+    ```python
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow import keras
+
+
+    class Probe(keras.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_jit = False  # "auto" then never compiles the model with XLA
+
+        def call(self, inputs):
+            tf.print("batch mean:", tf.reduce_mean(inputs))
+            return inputs
+
+
+    model = keras.Sequential([keras.Input((4,)), Probe(), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.ones((8, 4), "float32")
+    model.fit(x, x[:, :1], epochs=1, verbose=0)
+    ```
+
+    ## Fix safety
+    No automatic fix. `supports_jit = False` on the layer keeps the results and gives up
+    XLA for the whole model (Keras built-in lookup layers do this); `jit_compile=False` on
+    `compile` does the same for one model. Removing the op (a debugging `tf.print`) or
+    rewriting it in XLA-compatible ops keeps XLA.
+
+    ## Known problems
+    Where a model is compiled is found through the files of the run: a layer created where
+    a model is built and compiled without `jit_compile`, or a layer no file uses, counts as
+    running at "auto". A model compiled with a `jit_compile` value that is not a literal is
+    taken to be off. Keras 2 (`tf_keras`) has no "auto" and is never reported. Whether a
+    GPU build of TensorFlow has a kernel that the CPU table lacks is not known statically;
+    the table is the CPU one.
+    """
+
+    code = "JIT213"
+    name = "keras-auto-jit"
+    summary = 'An op XLA cannot compile in a Keras model left at jit_compile="auto".'
+    severity = "warning"
+    framework = "tensorflow"
+    requires = ("keras",)
+    runtime_error = None  # passes on CPU; fails only where XLA turns on (GPU/TPU)
+
+    VALID = (
+        # An explicit jit_compile=False keeps XLA off everywhere.
+        """
+import tensorflow as tf
+from tensorflow import keras
+class Probe(keras.layers.Layer):
+    def call(self, x):
+        tf.print(x)
+        return x
+model = keras.Sequential([keras.Input((4,)), Probe()])
+model.compile(loss="mse", jit_compile=False)
+""",
+        # The layer opts out of XLA.
+        """
+import tensorflow as tf
+from tensorflow import keras
+class Lookup(keras.layers.Layer):
+    supports_jit = False
+    def call(self, x):
+        return tf.strings.as_string(x)
+""",
+        # XLA-compatible ops; tf_keras (Keras 2) has no "auto".
+        """
+import tensorflow as tf
+import tf_keras
+from tensorflow import keras
+class Scale(keras.layers.Layer):
+    def call(self, x):
+        return tf.exp(x) * tf.cast(tf.shape(x)[0], x.dtype)
+class Legacy(tf_keras.layers.Layer):
+    def call(self, x):
+        return tf.py_function(lambda v: v, [x], tf.float32)
+""",
+        # Used only in a custom training loop, never in a Keras model.
+        """
+import tensorflow as tf
+from tensorflow import keras
+class Debug(keras.layers.Layer):
+    def call(self, x):
+        tf.print(x)
+        return x
+layer = Debug()
+@tf.function
+def step(x):
+    return layer(x)
+""",
+    )
+    INVALID = (
+        """
+import tensorflow as tf
+import keras
+class Median(keras.layers.Layer):
+    def call(self, x):
+        y = tf.py_function(lambda v: v, [x], x.dtype)  # error: JIT213
+        return tf.ensure_shape(y, x.shape)
+def build():
+    model = keras.Sequential([keras.Input((20,)), Median(), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+    return model
+""",
+        # A helper called from call, and a loss given to compile.
+        """
+import tensorflow as tf
+import keras
+def hashed(ids, buckets):
+    return tf.strings.to_hash_bucket_fast(tf.strings.as_string(ids), buckets)  # error: JIT213
+class Hasher(keras.layers.Layer):
+    def call(self, ids):
+        return hashed(ids, 32)
+def noisy_loss(y_true, y_pred):
+    tf.print("loss inputs", y_true)  # error: JIT213
+    return tf.reduce_mean(tf.square(y_true - y_pred))
+model = keras.Sequential([keras.Input((3,), dtype="int64"), Hasher()])
+model.compile(optimizer="adam", loss=noisy_loss)
+""",
+        # A size fed by a loop variable.
+        """
+import tensorflow as tf
+import keras
+class Staircase(keras.layers.Layer):
+    def call(self, x):
+        total = tf.zeros([])
+        for i in tf.range(3):
+            total += tf.reduce_sum(tf.ones([i + 1]))  # error: JIT213
+        return x * total
+""",
+    )
+
+    def visit_For(self, node: cst.For) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or context.xla or not context.auto_xla:
+            return
+        problem = loop_problem(self.ctx, node, path)
+        if problem is not None:
+            self._loop(problem, context.origin)
+
+    def _loop(self, problem: Problem, origin: str) -> None:
+        self.report(
+            problem.node,
+            f"{problem.what} in {origin} creates dataset ops, which have no XLA kernel: "
+            f"{_WHERE}, and there it fails with 'Detected unsupported operations'",
+            help=_HELP,
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        leaf = call_leaf(node)
+        if leaf is None or (leaf not in op_leaves() and leaf not in SHAPE_LEAVES):
+            return
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or context.xla or not context.auto_xla:
+            return
+        problem = op_problem(self.ctx, node, path)
+        if problem is not None and problem.kind == "no-kernel":
+            self.report(
+                node,
+                f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
+                f"(TensorFlow {op_table()[0]}), in {context.origin}: {_WHERE}, and there "
+                "it fails with 'Detected unsupported operations'",
+                help=_HELP,
+            )
+        for shape in shape_problems(self.ctx, node, path):
+            if shape.kind == "never-constant":
+                self._never_constant(shape, context.origin)
+
+    def _never_constant(self, problem: Problem, origin: str) -> None:
+        self.report(
+            problem.node,
+            f"{problem.what} depends on {problem.detail}, so it is not a compile-time "
+            f"constant, in {origin}: {_WHERE}, and there it fails ('must be a compile-time "
+            "constant')",
+            help="derive it from tf.shape(...), or unroll with a Python range",
+        )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not any(type(e.slice) is cst.Slice for e in node.slice):
+            return
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or context.xla or not context.auto_xla:
+            return
+        for problem in slice_problems(self.ctx, node, path):
+            if problem.kind == "loop-slice":
+                self.report(
+                    problem.node,
+                    f"slice bound depends on a loop variable in {context.origin}: {_WHERE}, "
+                    "and there the slice's size changes every iteration, a dynamic shape "
+                    "XLA supports only as a bounded dynamic shape",
+                    help="use a fixed-width window x[i : i + k], tf.gather, or a mask",
+                )
