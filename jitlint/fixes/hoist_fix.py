@@ -42,6 +42,16 @@ _BARRIERS = (
     *_COMPREHENSIONS,
 )
 
+_BARRIER_NAMES = {
+    cst.Try: "a `try`",
+    cst.TryStar: "a `try`",
+    cst.With: "a `with`",
+    cst.ClassDef: "a class body",
+    cst.FunctionDef: "a function",
+    cst.Lambda: "a lambda",
+    cst.Match: "a `match`",
+}
+
 
 def hoist_fix(
     ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode], taken: set[str]
@@ -49,17 +59,24 @@ def hoist_fix(
     """The fix for `call` (a `jax.jit(...)` application built in a loop); `path` ends at it.
     `taken` holds the names in use (see `names_in`); the new name is added to it, so fixes
     applied in the same pass never pick the same one."""
+    found = hoist_fix_or_reason(ctx, call, path, taken)
+    return found if isinstance(found, NodeFix) else None
 
+
+def hoist_fix_or_reason(
+    ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode], taken: set[str]
+) -> NodeFix | str:
+    """As `hoist_fix`, or why the jit cannot leave the loop (for the finding's help)."""
     reads = _free_reads(call)
     if reads is None:
-        return None
+        return "it contains `await`, `yield` or `:=`, which cannot move"
     found = _outermost_loop(path, reads)
     if found is None:
-        return None
+        return _why_it_stays(path, reads)
     loop, depth = found
     header = _header(ctx.module, loop)
     if header is None or type(path[depth - 1]) not in (cst.IndentedBlock, cst.Module):
-        return None
+        return "the loop's header or its block cannot take a statement before it"
     name = _fresh_name(_base_name(call, path), taken)
     code = ctx.module.code_for_node
     text = f"{name} = {code(call)}{ctx.module.default_newline}{_indent(ctx.module, path[:depth])}"
@@ -68,6 +85,22 @@ def hoist_fix(
         f"build the jitted function once, as `{name}` before the loop",
         ((call, name), (header[0], text + header[1])),
     )
+
+
+def _why_it_stays(path: Sequence[cst.CSTNode], reads: set[str]) -> str:
+    """Why no loop around the end of `path` can be left (see `_outermost_loop`)."""
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        if isinstance(node, _BARRIERS):
+            kind = _BARRIER_NAMES.get(type(node), "comprehension")
+            return f"it is inside {kind} within the loop, which it would leave"
+        if isinstance(node, cst.For | cst.While) and child is node.body:
+            names = ", ".join(f"`{n}`" for n in sorted(reads & _bound_in(node)))
+            return (
+                f"it reads {names}, which the loop changes: built once, it would keep the "
+                "first value (jit traces a function once per shape)"
+            )
+    return "no loop around it can be left"
 
 
 def _outermost_loop(

@@ -133,7 +133,8 @@ class Modules:
         saved_module = sys.modules.get(self.name)
         parent_name, _, leaf = self.name.rpartition(".")
         parent = sys.modules.get(parent_name) if parent_name else None
-        saved_attr = getattr(parent, leaf, None) if parent is not None else None
+        missing = object()
+        saved_attr = getattr(parent, leaf, missing) if parent is not None else missing
         restore: list[tuple[dict[str, Any], str, Any]] = []
         for namespace in namespaces:
             for key, value in list(namespace.items()):
@@ -153,8 +154,11 @@ class Modules:
                 sys.modules[self.name] = saved_module
             else:
                 sys.modules.pop(self.name, None)
-            if parent is not None and saved_attr is not None:
+            if parent is not None and saved_attr is not missing:
                 setattr(parent, leaf, saved_attr)
+            elif parent is not None:
+                with contextlib.suppress(AttributeError):
+                    delattr(parent, leaf)
 
     def fixed_counterpart(self, value: Any) -> Any:
         """The fixed module's object for the original module or one of its own objects."""

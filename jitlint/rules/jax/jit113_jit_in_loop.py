@@ -6,7 +6,7 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.engine.walker import contains, iter_children
-from jitlint.fixes.hoist_fix import hoist_fix, names_in
+from jitlint.fixes.hoist_fix import hoist_fix_or_reason, names_in
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.rules.base import Rule
 
@@ -310,9 +310,12 @@ class Trainer:
         kind = self._fresh_function(node.args[0].value, path, unit)
         if kind is None or not self._called_here(node, path):
             return
-        fix = None
+        fix, no_fix = None, ""
         if where == "inside a loop":
-            fix = hoist_fix(self.ctx, node, path, self._names_taken)
+            found = hoist_fix_or_reason(self.ctx, node, path, self._names_taken)
+            fix, no_fix = (
+                (None, f"; no automatic fix: {found}") if isinstance(found, str) else (found, "")
+            )
         if isinstance(where, cst.FunctionDef):
             # Once per call of the function: a hazard only if something calls it repeatedly.
             if where.name.value not in self._called_in_loops:
@@ -323,7 +326,7 @@ class Trainer:
             f"`jax.jit` of {kind} {where}: the function object is new each time, so jit's "
             "cache misses and it traces and compiles again on every run",
             help="build the jitted function once (at module level or before the loop) and "
-            "pass changing values as arguments",
+            f"pass changing values as arguments{no_fix}",
             fix=fix,
         )
 

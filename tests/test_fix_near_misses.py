@@ -1,0 +1,446 @@
+"""Every fix builder against the nearest code that works and must not change: each case is
+what a fix targets, minus the hazard (a static value where the fix expects a tracer, a
+tuple where it expects a list...). No fix may touch it, safe or unsafe, and it runs under
+the real framework. Where a rule still reports but cannot fix the shape at hand, its help
+says why. (JIT106's `.at[]` fix is covered with the JAX model, which decides what is an
+array.)"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from jitlint import fix_source, lint_source
+
+# name: (rule, working source, an expression that runs it)
+JAX_NEAR_MISSES = {
+    # builtin max/min -> jnp.maximum/minimum: only on tracers.
+    "JIT101 max of static values": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            return x * max(x.shape[0], 2) * min([1.0, 2.0])
+        """,
+        "f(jnp.ones(3))",
+    ),
+    # jnp.where / lax.cond: only on a traced condition.
+    "JIT101 branch on a static shape": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            if x.shape[0] > 2:
+                return x * 2
+            return x
+        def g(x):
+            return x if x.ndim == 1 else x.T
+        """,
+        "f(jnp.ones(3)), jax.jit(g)(jnp.ones(3))",
+    ),
+    # static_argnames for a flag: not when it is static already.
+    "JIT101 a static flag": (
+        "JIT101",
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        @partial(jax.jit, static_argnames="training")
+        def f(x, training: bool):
+            if training:
+                return x * 0.5
+            return x
+        """,
+        "f(jnp.ones(3), training=True)",
+    ),
+    # math.f -> jnp.f and float()/int() dropped: only on tracers, never on static numbers.
+    "JIT102 math and float on static numbers": (
+        "JIT102",
+        """
+        import math
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            n = int(math.sqrt(x.shape[0]))
+            return x[:n] * float(x.ndim) * math.pi
+        """,
+        "f(jnp.ones(4))",
+    ),
+    # dynamic_slice / static_argnames for sizes: not when the bounds are static.
+    "JIT103 static slice bounds and sizes": (
+        "JIT103",
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        @partial(jax.jit, static_argnames="start")
+        def f(x, start):
+            return x[start : start + 2] + jnp.zeros(2) + jnp.ones(x.shape[0])[:2]
+        """,
+        "f(jnp.ones(4), start=1)",
+    ),
+    # np.f -> jnp.f: only where numpy meets a tracer, not on constants.
+    "JIT104 numpy on constants": (
+        "JIT104",
+        """
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        @jax.jit
+        def f(x):
+            return x * np.pi + np.sin(0.5) + np.arange(3).sum() + np.float32(2)
+        """,
+        "f(jnp.ones(3))",
+    ),
+    # x[mask] -> jnp.where: not when the mask is a NumPy constant (its size is known).
+    "JIT105 a constant mask": (
+        "JIT105",
+        """
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        MASK = np.array([True, False, True])
+        @jax.jit
+        def f(x):
+            return x[MASK].sum()
+        """,
+        "f(jnp.ones(3))",
+    ),
+    # print -> jax.debug.print: a print of static values is a trace-time message on purpose.
+    "JIT107 a trace-time message": (
+        "JIT107",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            print("compiling f for shape", x.shape)
+            return x
+        """,
+        "f(jnp.ones(3))",
+    ),
+    # list -> tuple: only for a static argument; a list is a fine pytree otherwise.
+    "JIT110 a list to a traced argument": (
+        "JIT110",
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x, ws):
+            return x * ws[0] + ws[1]
+        @partial(jax.jit, static_argnames="axes")
+        def total(x, axes):
+            return x.sum(axis=axes)
+        """,
+        "f(1.0, [2.0, 3.0]), total(jnp.ones((2, 3)), axes=(0, 1))",
+    ),
+    # static_argnames for a string: not when it is static already.
+    "JIT111 a static string": (
+        "JIT111",
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        @partial(jax.jit, static_argnames="kind")
+        def f(x, kind):
+            return x.sum() if kind == "sum" else x.mean()
+        """,
+        "f(jnp.ones(3), 'sum')",
+    ),
+    # dead static entries: a name **kwargs takes is alive.
+    "JIT112 a static name taken by **kwargs": (
+        "JIT112",
+        """
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        @partial(jax.jit, static_argnames=("mode",))
+        def f(x, **options):
+            return x * (2 if options["mode"] == "double" else 1)
+        """,
+        "f(jnp.ones(3), mode='double')",
+    ),
+    # hoisting: not when the jit is built once already.
+    "JIT113 jit built before the loop": (
+        "JIT113",
+        """
+        import jax
+        import jax.numpy as jnp
+        def run(x):
+            step = jax.jit(lambda y: y * 2)
+            for _ in range(3):
+                x = step(x)
+            return x
+        """,
+        "run(jnp.ones(3))",
+    ),
+    # env writes: not when they come before jax is imported.
+    "JIT301 and JIT302 writes before the import": (
+        "JIT301,JIT302",
+        """
+        import os
+        os.environ["XLA_FLAGS"] = "--xla_cpu_enable_fast_math=false"
+        os.environ["JAX_ENABLE_X64"] = "0"
+        import jax
+        import jax.numpy as jnp
+        def f(x):
+            return x + 1
+        """,
+        "f(jnp.ones(3))",
+    ),
+}
+
+TF_NEAR_MISSES = {
+    # dtype=: not when the constant meets its own dtype.
+    "JIT201 a constant of the right dtype": (
+        "JIT201",
+        """
+        import tensorflow as tf
+        @tf.function
+        def f(x):
+            return tf.cast(x, tf.float32) + tf.constant(0.5)
+        """,
+        "f(tf.ones(3))",
+    ),
+    # assert -> tf.debugging.Assert: not on Python values and static shapes.
+    "JIT205 asserts on static values": (
+        "JIT205",
+        """
+        import tensorflow as tf
+        @tf.function
+        def f(x, n):
+            assert n > 0
+            assert x.shape[0] > 0
+            return x * n
+        """,
+        "f(tf.ones(3), 2.0)",
+    ),
+    # print -> tf.print: a print of static values is a trace-time message on purpose.
+    "JIT208 a trace-time message": (
+        "JIT208",
+        """
+        import tensorflow as tf
+        @tf.function
+        def f(x):
+            print("tracing f for", x.shape)
+            return x
+        """,
+        "f(tf.ones(3))",
+    ),
+}
+
+
+def _source(text: str) -> str:
+    return textwrap.dedent(text).lstrip()
+
+
+@pytest.mark.parametrize(
+    "name", [*JAX_NEAR_MISSES, *TF_NEAR_MISSES], ids=lambda n: n.replace(" ", "_")
+)
+def test_no_fix_touches_the_nearest_working_code(name):
+    code, text, _ = {**JAX_NEAR_MISSES, **TF_NEAR_MISSES}[name]
+    source = _source(text)
+    codes = code.split(",")
+    assert fix_source(source, "case.py", select=codes, unsafe=True).source == source
+    assert lint_source(source, "case.py", select=codes) == []
+
+
+def _run(source: str, call: str) -> None:
+    namespace: dict[str, object] = {"__name__": "near_miss"}
+    exec(compile(source, "near_miss.py", "exec"), namespace)
+    eval(call, namespace)
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("name", list(JAX_NEAR_MISSES), ids=lambda n: n.replace(" ", "_"))
+def test_the_jax_near_misses_are_working_code(name):
+    pytest.importorskip("jax")
+    _, text, call = JAX_NEAR_MISSES[name]
+    _run(_source(text), call)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("name", list(TF_NEAR_MISSES), ids=lambda n: n.replace(" ", "_"))
+def test_the_tensorflow_near_misses_are_working_code(name):
+    pytest.importorskip("tensorflow")
+    _, text, call = TF_NEAR_MISSES[name]
+    _run(_source(text), call)
+
+
+# name: (rule, source with one finding, what its help says about the missing fix)
+NO_FIX = {
+    "JIT101 strings": (
+        "JIT101",
+        """
+        import jax
+        @jax.jit
+        def f(x):
+            if x.sum() > 0:
+                return "up"
+            return "down"
+        """,
+        "no automatic fix: a branch is not an array (a string, `None` or a function)",
+    ),
+    "JIT101 None": (
+        "JIT101",
+        """
+        import jax
+        @jax.jit
+        def f(x):
+            return None if x.sum() > 0 else x
+        """,
+        "no automatic fix: a branch is not an array",
+    ),
+    "JIT101 and in the test": (
+        "JIT101",
+        """
+        import jax
+        @jax.jit
+        def f(x, t):
+            if x.sum() > 0 and t > 0:
+                return x
+            return -x
+        """,
+        "no automatic fix: the condition itself converts a tracer to bool",
+    ),
+    "JIT101 a side effect": (
+        "JIT101",
+        """
+        import jax
+        @jax.jit
+        def f(x):
+            if x.sum() > 0:
+                print("positive")
+                return x
+            return -x
+        """,
+        "no automatic fix: the `if` branch is not a single `return` of a value",
+    ),
+    "JIT101 an effect in a value": (
+        "JIT101",
+        """
+        import jax
+        log = []
+        @jax.jit
+        def f(x):
+            if x.sum() > 0:
+                return x
+            return log.append(x)
+        """,
+        "no automatic fix: the condition or a branch has a Python side effect",
+    ),
+    "JIT113 reads the loop variable": (
+        "JIT113",
+        """
+        import jax
+        def run(x):
+            for i in range(3):
+                x = jax.jit(lambda y: y * i)(x)
+            return x
+        """,
+        "no automatic fix: it reads `i`, which the loop changes",
+    ),
+    "JIT113 inside a try": (
+        "JIT113",
+        """
+        import jax
+        def run(x):
+            for _ in range(3):
+                try:
+                    x = jax.jit(lambda y: y * 2)(x)
+                except ValueError:
+                    pass
+            return x
+        """,
+        "no automatic fix: it is inside a `try` within the loop, which it would leave",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(NO_FIX), ids=lambda n: n.replace(" ", "_"))
+def test_a_finding_without_a_fix_says_why(name):
+    code, text, why = NO_FIX[name]
+    source = _source(text)
+    (finding,) = lint_source(source, "case.py", select=[code])
+    assert finding.fix is None
+    assert why in (finding.help or ""), finding.help
+    assert fix_source(source, "case.py", select=[code], unsafe=True).source == source
+
+
+def test_jit110_wraps_a_list_name_only_as_an_unsafe_fix():
+    """A literal list becomes a tuple safely; a name that may be a list gets `tuple(...)`
+    only with unsafe fixes (its elements may be unhashable, or it may be a dict)."""
+    source = _source(
+        """
+        from functools import partial
+        import jax
+        @partial(jax.jit, static_argnames="axes")
+        def total(x, axes):
+            return x.sum(axis=axes)
+        def run(x):
+            total(x, axes=[0, 1])
+            axes = [0, 1]
+            return total(x, axes=axes)
+        """
+    )
+    safe = fix_source(source, "case.py", select=["JIT110"]).source
+    assert "axes=(0, 1)" in safe and "axes=axes)" in safe
+    unsafe = fix_source(source, "case.py", select=["JIT110"], unsafe=True).source
+    assert "axes=tuple(axes)" in unsafe
+
+
+REWRITTEN = _source(
+    """
+    import jax
+    import jax.numpy as jnp
+    @jax.jit
+    def pytree(x):
+        if x.sum() > 0:
+            return {"y": x * 2.0}
+        return {"y": -x}
+    @jax.jit
+    def pair(x):
+        return (x, x.sum()) if x.sum() > 0 else (-x, x.mean())
+    @jax.jit
+    def commented(x):
+        # above the branch
+        if x.sum() > 0:  # on the if line
+            return x * 2.0  # on the return
+        # before the other return
+        return -x
+    """
+)
+
+
+@pytest.mark.jax
+def test_rewritten_containers_and_commented_branches_run_as_before():
+    """Dicts and tuples go through lax.cond (jnp.where would stack them); comments stay."""
+    jax = pytest.importorskip("jax")
+    import numpy as np
+
+    fixed = fix_source(REWRITTEN, "case.py", select=["JIT101"], unsafe=True).source
+    assert fixed.count("lax.cond(") == 2 and fixed.count(".where(") == 1
+    for comment in ("# on the if line", "# on the return", "# before the other return"):
+        assert f"    {comment}\n" in fixed, fixed
+    original: dict[str, object] = {}
+    rewritten: dict[str, object] = {}
+    exec(compile(REWRITTEN, "original.py", "exec"), original)
+    exec(compile(fixed, "fixed.py", "exec"), rewritten)
+    for name in ("pytree", "pair", "commented"):
+        for x in (jax.numpy.arange(3.0), -jax.numpy.arange(3.0) - 1):
+            with jax.disable_jit():
+                expected = original[name](x)  # type: ignore[operator]
+            actual = rewritten[name](x)  # type: ignore[operator]
+            assert jax.tree_util.tree_structure(expected) == jax.tree_util.tree_structure(actual)
+            leaves = zip(
+                jax.tree_util.tree_leaves(expected), jax.tree_util.tree_leaves(actual), strict=True
+            )
+            for a, b in leaves:
+                np.testing.assert_allclose(a, b)
