@@ -24,6 +24,7 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT206': ('tf.jit206_variable_in_tf_function', 'variable-in-tf-function', True, ('Variable', 'keras'), 'tensorflow'),
     'JIT207': ('tf.jit207_retracing', 'retracing', True, ('function',), 'tensorflow'),
     'JIT208': ('tf.jit208_tf_trace_time_side_effect', 'tf-trace-time-side-effect', True, ('tensorflow', 'keras'), 'tensorflow'),
+    'JIT209': ('tf.jit209_xla_drops_assert', 'xla-drops-assert', True, ('tensorflow',), 'tensorflow'),
     'JIT213': ('tf.jit213_keras_auto_jit', 'keras-auto-jit', True, ('keras',), 'tensorflow'),
     'JIT215': ('tf.jit215_xla_dynamic_output_shape', 'xla-dynamic-output-shape', False, ('tensorflow',), 'tensorflow'),
     'JIT301': ('env.jit301_late_xla_flags', 'late-xla-flags', True, ('XLA_FLAGS',), 'jax'),

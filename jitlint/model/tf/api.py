@@ -142,6 +142,30 @@ NON_TENSOR_NAMESPACES = (
     "raw_ops",
 )
 
+# Run-time checks that XLA compiles as no-ops (`Assert` and `CheckNumerics` are in its kernel
+# list as no-ops; observed, hazards T04). Checks TensorFlow makes on static shapes and dtypes
+# while tracing (`assert_type`, `assert_rank`, `assert_shapes`, ...) still run, so they
+# are not here.
+DROPPED_CHECK_LEAVES = frozenset(
+    {"Assert", "check_numerics", "assert_all_finite", "verify_tensor_all_finite"}
+    | {
+        f"assert_{name}"
+        for name in (
+            "equal", "none_equal", "near", "less", "less_equal", "greater", "greater_equal",
+            "negative", "positive", "non_negative", "non_positive",
+        )
+    }
+)  # fmt: skip
+_CHECK_NAMESPACES = ("tensorflow.", "tensorflow.debugging.", "tensorflow.compat.v1.",
+                     "tensorflow.compat.v1.debugging.", "tensorflow.math.")  # fmt: skip
+
+
+def dropped_check(name: str) -> bool:
+    """`name` is a TensorFlow run-time check that XLA drops (tf.debugging.assert_equal, ...)."""
+    namespace, _, leaf = name.rpartition(".")
+    return leaf in DROPPED_CHECK_LEAVES and f"{namespace}." in _CHECK_NAMESPACES
+
+
 # Ops whose value under XLA is a compile-time constant even when their input is not: XLA
 # compiles per static shape, so shape queries fold to constants (observed, hazards T03).
 SHAPE_QUERIES = {f"{TF}.shape", f"{TF}.size", f"{TF}.rank", f"{TF}.shape_n"}

@@ -65,9 +65,15 @@ class TfTraceTimeSideEffect(Rule):
 
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
-    once per trace), so `print` is reported only when an argument is a tensor: a TensorFlow
-    op's result, or an argument of the traced function. Only lists bound by a literal
-    outside the function are tracked for `append`/`extend`.
+    once per trace). In the traced function itself (the `tf.function`, the Keras `call`)
+    `print` is therefore reported only when an argument is a tensor: a TensorFlow op's
+    result, or an argument of the traced function. In a helper that graph code calls (in
+    this module or another), a `print` of Python values is reported too: such helpers read
+    like eager code, and their debug prints silently become trace-time prints (PtychoPINN's
+    `print(f"DEBUG ...")` in reshaping helpers of Keras layers). A message that says it is
+    about tracing, compiling or building is left alone. No `tf.print` fix is offered where
+    XLA may compile the code (`jit_compile=True`, or Keras' default "auto"). Only lists bound
+    by a literal outside the function are tracked for `append`/`extend`.
     """
 
     code = "JIT208"
@@ -104,6 +110,16 @@ import tensorflow as tf
 def f(x):
     print("tracing f for shape", x.shape)
     return x
+""",
+        # A helper's trace logging that says so.
+        """
+import tensorflow as tf
+def helper(x, n):
+    print(f"tracing helper with n={n}")
+    return x * n
+@tf.function
+def f(x):
+    return helper(x, 2)
 """,
         # `print` rebound to something else.
         """
@@ -163,6 +179,16 @@ class Recorder(keras.layers.Layer):
         self.calls += 1  # error: JIT208
         self.total.assign_add(tf.reduce_sum(x))
         return x
+""",
+        # A debug print of Python values in a helper of a Keras layer's `call`.
+        """
+import tensorflow as tf
+def to_channels(img, gridsize):
+    print(f"DEBUG to_channels: gridsize={gridsize}")  # error: JIT208
+    return tf.reshape(img, (-1, gridsize, gridsize, 1))
+class ToChannels(tf.keras.layers.Layer):
+    def call(self, x):
+        return to_channels(x, 2)
 """,
         # print under XLA: reported, no tf.print fix.
         """
@@ -256,14 +282,16 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         # Printing Python values (a message, a shape) once per trace is often intended;
         # printing a tensor that way shows `Tensor("x:0", ...)` once, which never is.
         values = self.ctx.tf.values
-        if not any(
-            _tensor_like(values.value(a.value, path), context.root)
-            for a in node.args
-            if a.keyword is None
-        ):
+        positional = [a for a in node.args if a.keyword is None]
+        tensor = any(_tensor_like(values.value(a.value, path), context.root) for a in positional)
+        if not tensor and (context.root or _says_traced(positional)):
+            # A Python value printed in the traced function itself is usually trace
+            # logging; in a helper that graph code reaches it is a debug print written for
+            # eager use, which now runs only while tracing.
             return
         fix = None
-        if context.xla:
+        if context.xla or context.auto_xla:
+            # Under Keras' "auto", tf.print would fail where XLA turns on (JIT213).
             help = (
                 "tf.print has no XLA kernel (JIT203): return the value and print it outside "
                 "the compiled function"
@@ -279,9 +307,16 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                     ((node.func, f"{spelled}.print"),),
                     (imports,) if imports else (),
                 )
+        if tensor:
+            message = f"`print` in {context.origin} runs once per trace, not on every call"
+        else:
+            message = (
+                "`print` runs only while the graph is traced (once per trace, e.g. when the "
+                f"model is built), not on every call: it is in {context.origin}"
+            )
         self.report(
             node,
-            f"`print` in {context.origin} runs once per trace, not on every call",
+            message,
             help=help,
             fix=fix,
         )
@@ -363,6 +398,30 @@ def _self_attribute(node: cst.CSTNode) -> bool:
         and type(node.value) is cst.Name  # type: ignore[attr-defined]
         and node.value.value == "self"  # type: ignore[attr-defined]
     )
+
+
+_TRACE_WORDS = ("trac", "compil", "build")
+
+
+def _says_traced(args: list[cst.Arg]) -> bool:
+    """The printed text says it is about tracing ("tracing f for shape ..."): the author
+    knows it runs once per trace."""
+    for arg in args:
+        stack: list[cst.CSTNode] = [arg.value]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.SimpleString:
+                text = node.value.lower()  # type: ignore[attr-defined]
+            elif kind is cst.FormattedStringText:
+                text = node.value.lower()  # type: ignore[attr-defined]
+            else:
+                if kind in (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation):
+                    stack.extend(iter_children(node))
+                continue
+            if any(word in text for word in _TRACE_WORDS):
+                return True
+    return False
 
 
 def _tensor_like(value: Value, root: bool) -> bool:
