@@ -411,9 +411,7 @@ def _says_traced(args: list[cst.Arg]) -> bool:
         while stack:
             node = stack.pop()
             kind = type(node)
-            if kind is cst.SimpleString:
-                text = node.value.lower()  # type: ignore[attr-defined]
-            elif kind is cst.FormattedStringText:
+            if kind is cst.SimpleString or kind is cst.FormattedStringText:
                 text = node.value.lower()  # type: ignore[attr-defined]
             else:
                 if kind in (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation):
