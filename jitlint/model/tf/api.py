@@ -227,6 +227,22 @@ SHAPE_ARGS: dict[str, tuple[tuple[int, str], ...]] = {
     "split": ((1, "num_or_size_splits"), (2, "axis")),
 }
 SHAPE_ARG_APIS = {f"{TF}.{name}": args for name, args in SHAPE_ARGS.items()}
+# Of those, the arguments XLA also accepts as an upper bound (value inference): the size of a
+# data-dependent dimension (a bounded dynamic size), and its sums and products, compile
+# there. Observed with TensorFlow 2.21 on XLA:CPU, `k` the size of a slice with
+# loop-carried bounds inside `tf.while_loop`: these compile with `k`, `k + 1` or `k * 2`, and
+# fail with `k // 2` ("must be a compile-time constant"); `one_hot` depth, `linspace` num
+# and `range` delta fail with `k` itself.
+BOUNDED_SHAPE_ARGS = frozenset(
+    {
+        ("tile", "multiples"), ("repeat", "repeats"), ("reshape", "shape"), ("fill", "dims"),
+        ("zeros", "shape"), ("ones", "shape"), ("range", "start"), ("range", "limit"),
+        ("slice", "size"), ("pad", "paddings"), ("broadcast_to", "shape"),
+        ("eye", "num_rows"), ("eye", "num_columns"), ("random.uniform", "shape"),
+        ("random.normal", "shape"), ("random.stateless_uniform", "shape"),
+        ("random.stateless_normal", "shape"),
+    }
+)  # fmt: skip
 
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}

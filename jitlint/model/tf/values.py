@@ -93,7 +93,31 @@ def fixed_width(piece: cst.Slice) -> bool:
 # (`tf.shape(x)[dim]`, `tf.size(x)`) is "dynamic-size" ("dynamic-size:<dim>" for the whole
 # shape vector): never a compile-time constant under XLA.
 DYNAMIC_SHAPE, DYNAMIC_SIZE = "dynamic-shape", "dynamic-size"
+# XLA bounds such a size from above (value inference), so a shape argument that is the size,
+# or a sum, difference or product of sizes, compiles as a bounded dynamic shape; a quotient
+# has no bound it can infer, and there compiling fails ("Input 1 to node `Repeat/Tile` with
+# op Tile must be a compile-time constant"). Observed with TensorFlow 2.21 on XLA:CPU inside
+# a `tf.while_loop` slicing `x[i:end]`: `tf.zeros([k + 1, 4])`, `tf.reshape(b, [k, 2, 2])`,
+# `tf.range(k)`, `tf.repeat(t, k * 2)` compile; `tf.repeat(t, k // n)`, `tf.tile(t, [k //
+# n, 1])`, `tf.zeros([k // 2, 4])`, `tf.reshape(b, [k // 2, -1])` fail.
+DYNAMIC_QUOTIENT = "dynamic-quotient"
+_QUOTIENTS = (cst.FloorDivide, cst.Divide, cst.Modulo)
+
+
+def _divided(value: Value) -> Value:
+    """A quotient of values: a data-dependent size in it becomes a dynamic quotient."""
+    if not any(o.startswith(DYNAMIC_SIZE) for o in value.origins):
+        return value
+    kept = {o for o in value.origins if not o.startswith(DYNAMIC_SIZE)}
+    return Value(value.kind, frozenset(kept | {DYNAMIC_QUOTIENT}))
+
+
 _VALUE_LOOP_ORIGINS = {"loop", "rng"}
+_QUOTIENT_OPS = {
+    f"tensorflow.{p}{op}"
+    for p in ("", "math.")
+    for op in ("floordiv", "truediv", "divide", "floormod", "mod")
+}
 _REDUCTIONS = {
     f"tensorflow.{p}reduce_{op}"
     for p in ("", "math.")
@@ -120,6 +144,29 @@ def combine(values: Iterable[Value]) -> Value:
     if all(v.kind == PYTHON for v in values):
         return Value(PYTHON, origins)
     return Value(UNKNOWN, origins)
+
+
+def _shape_origins(value: Value) -> set[str]:
+    return {o for o in value.origins if o.startswith(DYNAMIC_SHAPE)}
+
+
+def _returns(
+    func: cst.FunctionDef, base: Sequence[cst.CSTNode]
+) -> list[tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]]:
+    """The values a function returns, with their paths (nested functions excluded)."""
+    out: list[tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]] = []
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(func.body, (*base, func))]
+    while stack:
+        node, path = stack.pop()
+        kind = type(node)
+        here = (*path, node)
+        if kind is cst.Return:
+            if node.value is not None:  # type: ignore[attr-defined]
+                out.append((node.value, here))  # type: ignore[attr-defined]
+            continue
+        if kind in _CONTAINERS:
+            stack.extend((child, here) for child in iter_children(node))
+    return out
 
 
 @dataclass(frozen=True)
@@ -239,8 +286,20 @@ def _bind(defs: dict[str, list[Def]], target: cst.CSTNode, definition: Def) -> N
     if kind is cst.Name:
         defs.setdefault(target.value, []).append(definition)  # type: ignore[attr-defined]
     elif kind is cst.Tuple or kind is cst.List:
+        value = definition.node
+        elements = target.elements  # type: ignore[attr-defined]
+        if (
+            definition.kind == "assign"
+            and type(value) in (cst.Tuple, cst.List)
+            and len(value.elements) == len(elements)  # type: ignore[attr-defined]
+            and not any(type(e) is cst.StarredElement for e in (*elements, *value.elements))  # type: ignore[attr-defined]
+        ):
+            # `b, h = shape[0], shape[1]`: each name gets its own element.
+            for element, part in zip(elements, value.elements, strict=True):  # type: ignore[attr-defined]
+                _bind(defs, element.value, Def("assign", part.value, definition.path))
+            return
         element_kind = {"for": "for-elem", "assign": "elem"}.get(definition.kind, "other")
-        for element in target.elements:  # type: ignore[attr-defined]
+        for element in elements:
             _bind(defs, element.value, Def(element_kind, definition.node, definition.path))
     elif kind is cst.StarredElement:
         _bind(defs, target.value, Def("other", None, ()))  # type: ignore[attr-defined]
@@ -330,7 +389,10 @@ class TfValues:
                 origins |= {f"{DYNAMIC_SHAPE}:{grown}"}
             return Value(TENSOR, frozenset(origins))
         if kind is cst.BinaryOperation:
-            return combine([self.value(expr.left, path), self.value(expr.right, path)])  # type: ignore[attr-defined]
+            found = combine([self.value(expr.left, path), self.value(expr.right, path)])  # type: ignore[attr-defined]
+            if type(expr.operator) in _QUOTIENTS:  # type: ignore[attr-defined]
+                return _divided(found)
+            return found
         if kind is cst.UnaryOperation:
             return self.value(expr.expression, path)  # type: ignore[attr-defined]
         if kind is cst.BooleanOperation:
@@ -418,7 +480,7 @@ class TfValues:
         if not context.root:
             return self._helper_param(func, name)
         if name in context.tensor_params:
-            return Value(TENSOR, frozenset({"param"}))
+            return Value(TENSOR, frozenset({"param"}) | self._layer_input_shapes(func, name))
         return Value(UNKNOWN, frozenset({"param"}))
 
     def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
@@ -433,6 +495,58 @@ class TfValues:
                 if param == name:
                     found.append(self.value(arg, path))
         return join(found) if found else UNK
+
+    def _layer_input_shapes(self, func: cst.CSTNode, name: str) -> frozenset[str]:
+        """Data-dependent shapes that reach a Keras layer's `call` from graph code of this
+        module that creates and calls the layer at once: `Translation()([patches, d])`."""
+        found = self.model.keras_class_of(func)  # type: ignore[attr-defined]
+        if found is None or found[1] != "call" or type(func) is not cst.FunctionDef:
+            return frozenset()
+        origins: set[str] = set()
+        for call, path in self._layer_calls.get(id(found[0].node), ()):
+            for param, arg in bind(func, call, 1):
+                if param == name:
+                    origins |= _shape_origins(self.value(arg, path))
+        return frozenset(origins)
+
+    @cached_property
+    def _layer_calls(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode]]]]:
+        """Per local Keras class: `Cls(...)(inputs)` calls in graph code, with their paths."""
+        model = self.model
+        scan = model.scan  # type: ignore[attr-defined]
+        classes = scan.keras_classes
+        found: dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode]]]] = {}
+        if not classes:
+            return found
+        for key in model.contexts:  # type: ignore[attr-defined]
+            for call, path in scan.calls.get(key, ()):
+                if len(path) < 2 or type(call.func) is not cst.Name:
+                    continue
+                outer = path[-2]
+                if type(outer) is not cst.Call or outer.func is not call:  # type: ignore[attr-defined]
+                    continue
+                bindings = self.names.lookup(call.func.value, path)
+                if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                    cls = bindings[0].node
+                    if id(cls) in classes:
+                        found.setdefault(id(cls), []).append((outer, path[:-1]))  # type: ignore[arg-type]
+        return found
+
+    def _helper_result(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> Value | None:
+        """The data-dependent shapes a module helper called from graph code returns (joined
+        over its returns and its callers: flow-insensitive); None if not such a helper."""
+        model = self.model
+        target = model.resolve_function(call.func, path)  # type: ignore[attr-defined]
+        if target is None or type(target[0]) is not cst.FunctionDef:
+            return None
+        func = target[0]
+        if model.function_context(func) is None:  # type: ignore[attr-defined]
+            return None
+        base = model.scope_path(func)[:-1]  # type: ignore[attr-defined]
+        origins: set[str] = set()
+        for value, here in _returns(func, base):
+            origins |= _shape_origins(self.value(value, here))
+        return Value(UNKNOWN, frozenset(origins)) if origins else None
 
     @cached_property
     def _helper_sites(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]]:
@@ -479,6 +593,10 @@ class TfValues:
             return self._tf_call(call, names, path)
         if names and names <= _PY_BUILTINS:
             return PY
+        if kind is cst.Name or (kind is cst.Attribute and type(func.value) is cst.Name):  # type: ignore[attr-defined]
+            result = self._helper_result(call, path)
+            if result is not None:
+                return result
         if names and names <= _NUMERIC_BUILTINS:
             value = combine(self.value(a.value, path) for a in call.args)
             return value if value.kind == PYTHON else Value(UNKNOWN, value.origins)
@@ -561,6 +679,8 @@ class TfValues:
                 return PY
         args = [self.value(a.value, path) for a in call.args if type(a.value) is not cst.Lambda]
         origins = combine(args).origins if args else frozenset()
+        if names & _QUOTIENT_OPS:
+            origins = _divided(Value(TENSOR, origins)).origins
         if names <= _REDUCTIONS and len(call.args) == 1:
             # A reduction over every axis is a scalar: its shape is static again.
             origins = frozenset(

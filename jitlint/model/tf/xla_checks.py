@@ -11,9 +11,15 @@ from functools import cache
 
 import libcst as cst
 
-from jitlint.model.tf.api import SHAPE_ARG_APIS, XlaSupport, canonical, op_table
+from jitlint.model.tf.api import (
+    BOUNDED_SHAPE_ARGS,
+    SHAPE_ARG_APIS,
+    XlaSupport,
+    canonical,
+    op_table,
+)
 from jitlint.model.tf.dtypes import literal_kind
-from jitlint.model.tf.values import DYNAMIC_SIZE, TENSOR, Value, fixed_width
+from jitlint.model.tf.values import DYNAMIC_QUOTIENT, DYNAMIC_SIZE, TENSOR, Value, fixed_width
 
 _STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
 SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
@@ -22,6 +28,9 @@ NEVER_CONSTANT = {
     "rng": "a stateful random op",
     DYNAMIC_SIZE: "the size of a tensor whose shape depends on the data (a slice with "
     "loop-carried bounds, tf.unique, tf.boolean_mask, ...)",
+    DYNAMIC_QUOTIENT: "a quotient of the size of a tensor whose shape depends on the data (a "
+    "slice with loop-carried bounds, tf.unique, tf.boolean_mask, ...): XLA bounds such a "
+    "size, or its sums and products, but not a quotient",
 }
 PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.Variable"}
 
@@ -144,17 +153,22 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
         arg = call_argument(node, position, keyword)
         if arg is None:
             continue
-        problem = value_problem(arg.value, values.value(arg.value, path), f"`{keyword}` of `{api}`")
+        bounded = (api.removeprefix("tf."), keyword) in BOUNDED_SHAPE_ARGS
+        value = values.value(arg.value, path)
+        problem = value_problem(arg.value, value, f"`{keyword}` of `{api}`", bounded)
         if problem is not None:
             found.append(problem)
     return found
 
 
-def value_problem(node: cst.CSTNode, value: Value, what: str) -> Problem | None:
+def value_problem(
+    node: cst.CSTNode, value: Value, what: str, bounded: bool = False
+) -> Problem | None:
+    """`bounded`: the argument may be a bounded dynamic size (BOUNDED_SHAPE_ARGS)."""
     never = sorted(
-        o.split(":", 1)[0]
-        for o in value.origins
-        if o in NEVER_CONSTANT or o.startswith(DYNAMIC_SIZE)
+        name
+        for name in (o.split(":", 1)[0] for o in value.origins)
+        if name in NEVER_CONSTANT and not (bounded and name == DYNAMIC_SIZE)
     )
     if never and value.kind == TENSOR:  # UNKNOWN (e.g. `i if flag else 2`) never errs
         return Problem(node, "never-constant", what, NEVER_CONSTANT[never[0]])
