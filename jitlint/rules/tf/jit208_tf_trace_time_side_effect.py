@@ -8,6 +8,11 @@ from jitlint.model.tf.values import TENSOR, Value
 from jitlint.rules.base import Rule
 
 _MUTATORS = {"append", "extend", "insert"}
+_VARIABLE = {
+    "tensorflow.Variable",
+    "tensorflow.compat.v1.Variable",
+    "tensorflow.compat.v2.Variable",
+}
 _PRINT_KEYWORDS = {"sep", "end"}  # the keywords tf.print accepts as print does
 
 
@@ -130,6 +135,19 @@ def f(x):
     print(x)
     return x
 """,
+        # Registering a variable made in the function (creating it there is JIT206's).
+        """
+import tensorflow as tf
+class Factory(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.made = []
+    @tf.function
+    def new(self, shape):
+        w = tf.Variable(tf.zeros(shape))
+        self.made.append(w)
+        return w
+""",
         # A list made by the traced function itself, appended to by a nested helper: each
         # trace builds its own list (Keras' Lambda layer does this).
         """
@@ -221,12 +239,31 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         values = self._attribute_values(path, target.attr.value)
         if not values or not all(type(v) in (cst.List, cst.ListComp) for v in values):
             return
+        if node.args and self._new_variable(node.args[0].value, path):
+            # Registering a variable made in the function: creating it per call is JIT206's
+            # finding, and once it is created only once, registering it once is the intent.
+            return
         self.report(
             node,
             f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
         )
+
+    def _new_variable(self, expr: cst.BaseExpression, path: list[cst.CSTNode]) -> bool:
+        """`expr` is `tf.Variable(...)`, or a name bound only to such calls."""
+        candidates: list[tuple[cst.CSTNode, object]] = [(expr, path)]
+        if type(expr) is cst.Name:
+            assigned = self.ctx.tf.values.assigned_values(expr, path)
+            if not assigned:
+                return False
+            candidates = list(assigned)  # type: ignore[arg-type]
+        for value, here in candidates:
+            if type(value) is not cst.Call:
+                return False
+            if not self.ctx.names.resolves_to(value.func, here, _VARIABLE):  # type: ignore[attr-defined]
+                return False
+        return True
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
