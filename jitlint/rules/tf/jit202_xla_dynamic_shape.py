@@ -33,7 +33,14 @@ class XlaDynamicShape(Rule):
     Values derived from `tf.shape(x)`, `x.shape` and Python ints are constants per
     compilation and are fine, unless `x`'s own shape depends on the data: the size of a
     slice with loop-carried bounds, of `tf.unique`'s or `tf.boolean_mask`'s result (also
-    when it reaches a helper as an argument) is never a constant. A reduction of a
+    when it reaches a helper as an argument, a helper's result, or a Keras layer created
+    and called in the loop) is never a constant. XLA bounds such a size from above, so it
+    still compiles as the size argument of `tf.reshape`, `tf.zeros`/`ones`/`fill`,
+    `tf.tile`, `tf.repeat`, `tf.range`'s limits, `tf.slice`, `tf.pad`, `tf.broadcast_to`,
+    `tf.eye` and the random ops, also in sums and products; a quotient
+    (`tf.shape(chunk)[0] // n`) or an argument that needs an exact constant (`tf.one_hot`'s
+    depth, `tf.linspace`'s num, `tf.range`'s delta) fails (observed, TensorFlow 2.21
+    XLA:CPU). A reduction of a
     RaggedTensor made from data (`tf.ragged.boolean_mask`) needs its row lengths as
     constants and fails too (reported where the RaggedTensor is made).
 
@@ -89,8 +96,9 @@ class XlaDynamicShape(Rule):
     (`x[i:i + 2]`), or pass the size as a Python int.
 
     ## Known problems
-    Values are followed through assignments inside the function and through TensorFlow
-    ops; a value passed through a helper function's parameters is not followed.
+    Values are followed through assignments inside the function, through TensorFlow ops,
+    and, for data-dependent shapes, into module helpers' parameters and out of their
+    results (joined over every caller: flow-insensitive).
     Whether a dynamic-size slice compiles depends on the backend: TensorFlow 2.21 on XLA
     CPU compiles it with bounded dynamic shapes.
     """

@@ -36,8 +36,10 @@ class KerasAutoJit(Rule):
     - an op with no XLA kernel (`tf.print`, `tf.py_function`, `tf.numpy_function`,
       `tf.strings.*`, `tf.nn.dilation2d`, `tf.histogram_fixed_width`, ...: the table JIT203
       uses, generated from TensorFlow);
-    - a shape, size or count argument fed by a loop variable or a stateful random op, which
-      XLA needs as a compile-time constant;
+    - a shape, size or count argument fed by a loop variable or a stateful random op, or by
+      a quotient of a data-dependent size (`tf.repeat(t, tf.shape(chunk)[0] // n)` where
+      `chunk` is a slice with loop-carried bounds), which XLA needs as a compile-time
+      constant;
     - a slice whose size changes with a loop variable (a warning under JIT202 as well).
 
     A model counts as "left at the default" when it is compiled without `jit_compile`, built
@@ -63,6 +65,19 @@ class KerasAutoJit(Rule):
     unsupported operations" (`EagerPyFunc` for `tf.py_function`, `PrintV2` for `tf.print`).
     The failure on a GPU itself is documented (keras-team/keras#18456 for `CudnnRNN`,
     keras-team/tf-keras#418 for lookup layers) and was not run here: no GPU was available.
+
+    Also observed on CPU (TensorFlow 2.21, `jit_compile=True` standing in for what "auto"
+    becomes on a GPU): in a `tf.while_loop` slicing `x[i:end]`, the slice's size `k` compiles
+    as a shape or count (`tf.zeros([k + 1])`, `tf.reshape(b, [k, 2, 2])`, `tf.repeat(t,
+    k * 2)`: XLA bounds it from above), while `k // n` fails ("Input 1 to node
+    `while/Repeat/Tile` with op Tile must be a compile-time constant"), and so does `k`
+    itself as a `tf.one_hot` depth. PtychoPINN's translation layer fails that way (the
+    `ptychopinn-translation-inference` seed, reproduced on CPU with `jit_compile=True`).
+
+    Not confirmed: that Keras' "auto" really turns XLA on for these models on a GPU (the
+    Keras source says it does when every layer supports it), and GPU-only XLA failures
+    such as the DynamicPadder RET_CHECK PtychoPINN hit on an `einsum` over a bounded
+    dynamic batch, which XLA:CPU compiles.
 
     ## Example
     ```python
