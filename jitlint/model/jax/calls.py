@@ -43,6 +43,7 @@ from jitlint.model.domain.values import (
     join,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
+from jitlint.model.jax.frameworks import haiku
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -246,6 +247,8 @@ class Calls(Transformations):
         qualname = next(iter(qualnames))
         if qualname in _PARTIAL:
             return self._partial(context, an, call, args, star)
+        if qualname == haiku.NO_APPLY_RNG and len(args) == 1 and not star:
+            return haiku.without_apply_rng(args[0][1])
         if an.invoke and qualname in _TREE_MAP:
             return self._tree_map(context, call, args, star)
         if qualname in _TREE_LEAVES and args:
@@ -290,6 +293,8 @@ class Calls(Transformations):
             merged = [*bound, *[a for a in args if a[0] is None], *keywords,
                       *[a for a in args if a[0] is not None]]  # fmt: skip
             return self.call(context, call, callee.target, merged, star or callee.star)
+        if isinstance(callee, haiku.PairMethod):
+            return self._pair_method(context, call, callee, args, star)
         if isinstance(callee, Transformed):
             if callee.target is None:  # `partial(jax.jit, ...)` applied to a function
                 if len(args) == 1 and args[0][0] is None and not star:
@@ -298,6 +303,18 @@ class Calls(Transformations):
                 return U
             return self.call_transformed(context, call, callee, args, star)
         return None
+
+    def _pair_method(
+        self, context: Context, call: cst.Call, method: haiku.PairMethod, args: Args, star: bool
+    ) -> Value:
+        """`apply`/`init` of an `hk.transform` pair: runs the transformed function."""
+        why = ("call", method.pair.transform.qualname, context.trace)
+        given = None if star else haiku.split_arguments(method, args)
+        target = method.pair.target
+        returned: Value = U
+        if given is not None and isinstance(target, (FunctionRef, PartialRef, BoundMethod)):
+            returned = self._call_at(context, call, target, given, context.level, "apply")
+        return haiku.result(method, returned, why)
 
     # ---- running a body ---------------------------------------------------------------
     def invoke(
@@ -519,6 +536,8 @@ class Calls(Transformations):
             if how == "field":
                 return U
             return self._class_member(context, owner, attr, how, base, node)
+        if isinstance(base, Transformed):
+            return haiku.member(base, attr)
         if isinstance(base, ClassRef):
             found = base.cls.lookup(attr)
             if found is None:

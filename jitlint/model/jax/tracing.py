@@ -66,6 +66,7 @@ from jitlint.model.jax.transforms import (
     Index,
     enclosing_function,
     param_names,
+    scalar_params,
     static_truth,
 )
 from jitlint.model.project.records import (
@@ -388,7 +389,7 @@ class Tracing:
                 outer = self._traces.get(id(entry.enclosing))
                 if outer is not None:
                     level = max(level, outer.level)
-            scalars = _scalar_params(entry.func)
+            scalars = scalar_params(entry.func)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (
@@ -540,7 +541,9 @@ class Tracing:
             return U
         trace = context.trace
         if type(trace.func) is cst.Module:
-            return U
+            # `True`/`False`/`None` in module-level code (`step(x, True)`) keep their value.
+            known = literal(name)
+            return known if known is not None else U
         found_bindings = self.names.lookup_with_path(name, trace.path)
         if found_bindings is None:
             known = literal(name)
@@ -625,7 +628,11 @@ class Tracing:
         )
         if site is not None:
             caller, call = site
-            return f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
+            text = f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
+            root = _framework_root(caller)
+            if root is not None and root is not trace:
+                text += f"; {self.describe(root)}"
+            return text
         return f"{name}, which traced code calls"
 
     def where(self, entry: Entry) -> str:
@@ -720,22 +727,26 @@ _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
 _KIND_ARGS = {STATIC: S, UNKNOWN: U}
 
 
+def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:
+    """The function a framework transformation makes traced (`hk.transform(f)`) that traced
+    code reaches `trace` from, following the first caller of each function."""
+    if depth > 6:
+        return None
+    if any(e.transform.style == "haiku" for e in trace.entries):
+        return trace
+    if trace.entries or trace.inbound:
+        return None
+    site = next(
+        (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
+        None,
+    )
+    return _framework_root(site[0], depth + 1) if site is not None else None
+
+
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
     """Short source text of `node` for messages."""
     text = " ".join(module.code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _scalar_params(func: FuncNode) -> set[str]:
-    """Parameters annotated as a Python scalar type (`flag: bool`, `n: int`)."""
-    p = func.params
-    return {
-        x.name.value
-        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-        if x.annotation is not None
-        and type(x.annotation.annotation) is cst.Name
-        and x.annotation.annotation.value in ("bool", "int", "float", "complex")  # type: ignore[attr-defined]
-    }
 
 
 def is_traced(value: Value | None) -> bool:

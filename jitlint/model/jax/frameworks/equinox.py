@@ -1,0 +1,91 @@
+"""equinox: an `eqx.Module` is a frozen dataclass and a pytree. Its `__hash__` hashes its
+fields, so an instance holding a JAX array (directly or in a submodule such as
+`eqx.nn.MLP`) cannot be hashed: `jax.jit` with `self` static fails on the first call
+(ValueError: Non-hashable static arguments are not supported).
+
+[observed on jax 0.10.2, equinox 0.13.8; tests/test_frameworks_equinox.py]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.names import Names
+
+_ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
+_STATIC_FIELDS = frozenset({"equinox.field", "equinox.static_field"})
+
+
+@dataclass(frozen=True)
+class ArrayHolder:
+    """Why instances of a class hold an array: `field` and what it holds. `certain` is False
+    when the class is an equinox module only by the look of its fields (a base of another
+    file, which may or may not be `eqx.Module`)."""
+
+    field: str
+    holds: str
+    certain: bool
+
+
+def array_holder(classes: Classes, info: ClassInfo, depth: int = 0) -> ArrayHolder | None:
+    """Whether instances of `info` (an equinox module, or a class with a base of another
+    file) hold an array in a field its body declares; None when not known to."""
+    if depth > 3 or any("__hash__" in c.methods or "__hash__" in c.attributes for c in info.mro):
+        return None
+    kind = info.kind
+    if kind == "equinox":
+        certain = True
+    elif kind is None and info.imported_bases and not info.methods.get("__eq__"):
+        certain = False  # `class P(ProcessorBase)`: only its fields suggest equinox
+    else:
+        return None
+    names = classes.names
+    for owner in info.mro:
+        path = [*owner.path, owner.node, owner.node.body]
+        for name, annotation, default in owner.fields:
+            if _static(names, default, path):
+                continue
+            holds = _holds(classes, names, annotation, path, depth)
+            if holds is not None:
+                return ArrayHolder(name, holds, certain)
+    return None
+
+
+def _static(names: Names, default: cst.BaseExpression | None, path: Sequence[cst.CSTNode]) -> bool:
+    """`eqx.field(static=True)` and the like: not a leaf (anything but a plain default is
+    taken as possibly static)."""
+    if type(default) is not cst.Call:
+        return False
+    func = default.func  # type: ignore[attr-defined]
+    if type(func) not in (cst.Name, cst.Attribute):
+        return True
+    return names.resolves_to(func, path, _STATIC_FIELDS)  # type: ignore[arg-type]
+
+
+def _holds(
+    classes: Classes,
+    names: Names,
+    annotation: cst.BaseExpression,
+    path: Sequence[cst.CSTNode],
+    depth: int,
+) -> str | None:
+    if type(annotation) not in (cst.Name, cst.Attribute):
+        return None
+    qualnames = names.qualified_names(annotation, path)
+    if len(qualnames) != 1:
+        return None
+    qualname = next(iter(qualnames))
+    if qualname in _ARRAYS:
+        return "an array"
+    if qualname.startswith("equinox.nn.") and qualname.count(".") == 2:
+        return f"an `eqx.nn.{qualname.rsplit('.', 1)[1]}` (whose weights are arrays)"
+    local = classes.resolve(annotation, path)
+    if local is not None and local.kind == "equinox":
+        inner = array_holder(classes, local, depth + 1)
+        if inner is not None and inner.certain:
+            return f"a `{local.name}` module holding {inner.holds}"
+    return None
