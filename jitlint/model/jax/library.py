@@ -44,6 +44,7 @@ from jitlint.model.jax.api import (
     SHAPE_ATTRIBUTES,
     call_kind,
 )
+from jitlint.model.jax.frameworks import optax
 from jitlint.model.jax.pytree_fields import STATIC_FIELD, Instance
 
 Args = Sequence[tuple[str | None, Value]]
@@ -196,6 +197,8 @@ def call_result(
         if compile_time:
             return combine(values)
         return jax_result(qualname, args, why)
+    if qualname in optax.ARRAY_RESULTS:
+        return traced(why)
     if qualname.startswith("builtins."):
         found = builtin_result(qualname, args, star)
         if found is not None:
