@@ -228,6 +228,110 @@ def shapes_only(state):
     return has_rank(state) and has_rank(state) and state.shape[0] > 1
 """
 
+LINEN_APPLY = """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class Block(nn.Module):
+    features: int
+    rate: float
+
+    @nn.compact
+    def __call__(self, x, training):
+        y = nn.Dense(self.features)(x)
+        if training:  # error: JIT101
+            y = y * 0.5
+        if self.features > 2:
+            y = y * 2
+        return y
+
+    def scale(self, x):
+        if self.rate > 0.1:  # error: JIT101
+            return x
+        return x * 2
+
+
+block = Block(3, 0.2)
+variables = block.init(jax.random.PRNGKey(0), jnp.ones((2, 3)), False)
+apply = jax.jit(block.apply)
+print(apply(variables, jnp.ones((2, 3)), True))
+
+
+@jax.jit
+def init_with_traced_rate(x, layer):
+    rate = jnp.minimum(0.05 * layer, 0.3)
+    return Block(3, rate).init(jax.random.PRNGKey(0), x, False, method="scale")
+"""
+
+# The module and the haiku pair are Python objects, not pytrees of arrays.
+NOT_PYTREES = """
+import flax.linen as nn
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+
+class Classifier(nn.Module):
+    n: int
+
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(self.n)(x)
+
+
+@jax.jit
+def eval_step(model, params, x):
+    return model.apply({"params": params}, x)
+
+
+def evaluate(model, params, x):
+    return eval_step(model, params, x)  # error: JIT111
+
+
+model = Classifier(3)
+params = model.init(jax.random.PRNGKey(0), jnp.ones((1, 2)))["params"]
+evaluate(model, params, jnp.ones((1, 2)))
+
+net = hk.transform(lambda x: hk.Linear(1)(x))
+
+
+@jax.jit
+def fit(pair, params, x):
+    return pair.apply(params, None, x)
+
+
+def closed(params, x):
+    return net.apply(params, None, x)
+
+
+fit(net, None, jnp.ones(2))  # error: JIT111
+jax.jit(closed)(None, jnp.ones(2))
+"""
+
+# Arguments jax.grad does not differentiate pass through as they are: a tracer from the
+# enclosing jit stays one.
+GRAD_PASSTHROUGH = """
+import jax
+import jax.numpy as jnp
+
+
+def loss(w, x, flag):
+    if flag:  # error: JIT101
+        return jnp.sum(w * x)
+    return jnp.sum(w)
+
+
+@jax.jit
+def step(w, x, flag: bool):
+    return jax.grad(loss)(w, x, flag)
+
+
+def plain(w, x):
+    return jax.grad(loss)(w, x, True)
+"""
+
 
 @pytest.mark.parametrize(
     "source",
@@ -240,6 +344,9 @@ def shapes_only(state):
         ANNOTATED_STATIC,
         OPTIONAL_SCALAR,
         AND_CHAIN,
+        LINEN_APPLY,
+        NOT_PYTREES,
+        GRAD_PASSTHROUGH,
     ],
     ids=[
         "hk-standalone",
@@ -250,6 +357,9 @@ def shapes_only(state):
         "annotated-static",
         "optional-scalar",
         "and-chain",
+        "linen-apply",
+        "not-pytrees",
+        "grad-passthrough",
     ],
 )
 def test_framework_shapes(source: str) -> None:
@@ -270,3 +380,57 @@ def test_haiku_message_names_the_transform() -> None:
     result = lint_text(HK_STANDALONE, "case.py", {"JIT101"})
     (diagnostic,) = result.diagnostics
     assert "haiku.transform" in diagnostic.message
+
+
+OPTAX_NORM = """
+import jax
+import jax.numpy as jnp
+import optax
+
+
+@jax.jit
+def step(grads):
+    norm = optax.global_norm(grads)
+    return float(norm)  # error: JIT102
+
+
+def report(grads):
+    return float(optax.global_norm(grads))
+"""
+
+
+def test_optax_results_are_traced() -> None:
+    assert found(OPTAX_NORM, CODES) == expected(OPTAX_NORM)
+
+
+@pytest.mark.jax
+def test_optax_array_results_are_tracers_under_jit() -> None:
+    """Each name in frameworks/optax.py returns a tracer inside jax.jit."""
+    jax = pytest.importorskip("jax")
+    optax = pytest.importorskip("optax")
+    import jax.numpy as jnp
+
+    from jitlint.model.jax.frameworks.optax import ARRAY_RESULTS
+
+    one = jnp.ones(3)
+    calls = {
+        "global_norm": lambda x: optax.global_norm({"a": x}),
+        "safe_norm": lambda x: optax.safe_norm(x, 1e-6),
+        "safe_root_mean_squares": lambda x: optax.safe_root_mean_squares(x, 1e-6),
+        "sigmoid_binary_cross_entropy": lambda x: optax.sigmoid_binary_cross_entropy(x, x),
+        "softmax_cross_entropy_with_integer_labels": lambda x: (
+            optax.softmax_cross_entropy_with_integer_labels(x[None], jnp.array([0]))
+        ),
+        "l2_loss": lambda x: optax.l2_loss(x),
+    }
+    names = {name.split(".", 1)[1] for name in ARRAY_RESULTS}
+    for name in names:
+        func = calls.get(name, lambda x, name=name: getattr(optax, name)(x, x))
+        kinds = []
+
+        def probe(x, func=func, kinds=kinds):
+            kinds.append(isinstance(func(x), jax.core.Tracer))
+            return x
+
+        jax.jit(probe)(one)
+        assert kinds == [True], name

@@ -43,7 +43,7 @@ from jitlint.model.domain.values import (
     join,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
-from jitlint.model.jax.frameworks import haiku
+from jitlint.model.jax.frameworks import haiku, linen
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -295,6 +295,8 @@ class Calls(Transformations):
             return self.call(context, call, callee.target, merged, star or callee.star)
         if isinstance(callee, haiku.PairMethod):
             return self._pair_method(context, call, callee, args, star)
+        if isinstance(callee, linen.ModuleMethod):
+            return self._module_method(context, call, callee, args, star)
         if isinstance(callee, Transformed):
             if callee.target is None:  # `partial(jax.jit, ...)` applied to a function
                 if len(args) == 1 and args[0][0] is None and not star:
@@ -305,7 +307,14 @@ class Calls(Transformations):
         return None
 
     def _pair_method(
-        self, context: Context, call: cst.Call, method: haiku.PairMethod, args: Args, star: bool
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        method: haiku.PairMethod,
+        args: Args,
+        star: bool,
+        level: int | None = None,
+        label: str | None = None,
     ) -> Value:
         """`apply`/`init` of an `hk.transform` pair: runs the transformed function."""
         why = ("call", method.pair.transform.qualname, context.trace)
@@ -313,8 +322,33 @@ class Calls(Transformations):
         target = method.pair.target
         returned: Value = U
         if given is not None and isinstance(target, (FunctionRef, PartialRef, BoundMethod)):
-            returned = self._call_at(context, call, target, given, context.level, "apply")
+            at = context.level if level is None else level
+            returned = self._call_at(context, call, target, given, at, label or method.method)
         return haiku.result(method, returned, why)
+
+    def _module_method(
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        method: linen.ModuleMethod,
+        args: Args,
+        star: bool,
+        level: int | None = None,
+        label: str | None = None,
+    ) -> Value:
+        """`module.apply`/`module.init` of a linen Module: runs `__call__` (or `method=`)."""
+        why = ("call", f"flax.linen.Module.{method.method}", context.trace)
+        name = linen.target_method(args)
+        given = None if star or name is None else linen.split_arguments(args)
+        returned: Value = U
+        if given is not None:
+            bound = self.member(context, method.module, name)  # type: ignore[arg-type]
+            if isinstance(bound, BoundMethod):
+                returned = self._call_at(
+                    context, call, bound, given, context.level if level is None else level,
+                    label or method.method,
+                )  # fmt: skip
+        return linen.result(method, returned, why)
 
     # ---- running a body ---------------------------------------------------------------
     def invoke(
@@ -513,6 +547,9 @@ class Calls(Transformations):
                 return _inherited(cls, attr, base.cls)
             return self._class_member(context, found[0], attr, found[1], receiver)
         if isinstance(base, Object):
+            framework = linen.member(base, attr)
+            if framework is not None:
+                return framework
             if attr in base.fields:
                 found = base.fields[attr]
                 if base.made_at == 0 and context.level > 0:

@@ -54,6 +54,7 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
+from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
@@ -196,6 +197,8 @@ class Tracing:
         # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
         # (parameter, why, the function, the node).
         self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Framework objects (not pytrees) passed to traced parameters of jitted functions.
+        self.nonarray_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
         # Calls and transformations of things other modules define that interpretation found
         # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
         self.foreign_records: list[ForeignRecord] = []
@@ -337,6 +340,8 @@ class Tracing:
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
+        if method in linen.ENTRY_METHODS and method not in cls.methods and cls.kind == "linen":
+            method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
 
@@ -465,10 +470,20 @@ class Tracing:
         name = func.name.value
         if path is not None and len(path) == 3 and type(path[1]) is cst.ClassDef:
             name = f"{path[1].name.value}.{name}"  # type: ignore[attr-defined]
-        calls = self.inbound.get(name)
+        calls = list(self.inbound.get(name, ()))
+        if func.name.value == "__call__" and "." in name:
+            owner = name.rpartition(".")[0]
+            for method in linen.ENTRY_METHODS:
+                if self._inbound_target(f"{owner}.{method}") is func:
+                    for record in self.inbound.get(f"{owner}.{method}", ()):
+                        adapted = (
+                            linen.adapt_inbound(record) if isinstance(record, Inbound) else None
+                        )
+                        if adapted is not None:
+                            calls.append(adapted)
         if not calls or self._inbound_target(name) is not func:
             return []
-        return list(calls)
+        return calls
 
     def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
         """A level-0 analysis with unknown parameters, calling nothing: for JIT106 in code
