@@ -415,6 +415,7 @@ def test_optax_array_results_are_tracers_under_jit() -> None:
     one = jnp.ones(3)
     calls = {
         "global_norm": lambda x: optax.global_norm({"a": x}),
+        "tree.norm": lambda x: optax.tree.norm({"a": x}),
         "safe_norm": lambda x: optax.safe_norm(x, 1e-6),
         "safe_root_mean_squares": lambda x: optax.safe_root_mean_squares(x, 1e-6),
         "sigmoid_binary_cross_entropy": lambda x: optax.sigmoid_binary_cross_entropy(x, x),
@@ -434,3 +435,66 @@ def test_optax_array_results_are_tracers_under_jit() -> None:
 
         jax.jit(probe)(one)
         assert kinds == [True], name
+
+
+STATIC_ARRAY_FIELDS = """
+import equinox as eqx
+import flax.struct
+import jax
+import jax.numpy as jnp
+
+
+class Observations(eqx.Module):
+    data: jax.Array = eqx.field(static=True)  # error: JIT110
+    size: int = eqx.field(static=True)
+    weights: jax.Array = eqx.field(static=False)
+
+
+@flax.struct.dataclass
+class State:
+    table: jnp.ndarray = flax.struct.field(pytree_node=False)  # error: JIT110
+    step: int = flax.struct.field(pytree_node=False)
+
+
+step = jax.jit(lambda state: state.step)
+"""
+
+
+def test_static_array_fields() -> None:
+    assert found(STATIC_ARRAY_FIELDS, CODES) == expected(STATIC_ARRAY_FIELDS)
+
+
+HK_COMPILED_APPLY = """
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+class Block(hk.Module):
+    def __call__(self, x):
+        return x + hk.Linear(x.shape[-1])(x)
+
+
+class Encoder(hk.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.scale = float(np.random.uniform(0.5, 1.5))  # error: JIT107
+        self.blocks = [Block() for _ in range(n)]
+
+    def __call__(self, x):
+        def body(i, h):
+            return self.blocks[i](h)  # error: JIT102
+
+        return jax.lax.fori_loop(0, len(self.blocks), body, x) * self.scale
+
+
+model = hk.transform(lambda x: Encoder(3)(x))
+apply = jax.jit(model.apply)
+apply(None, None, jnp.ones((2, 3)))
+"""
+
+
+def test_jitted_haiku_apply() -> None:
+    codes = CODES | {"JIT107"}
+    assert found(HK_COMPILED_APPLY, codes) == expected(HK_COMPILED_APPLY)

@@ -7,7 +7,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.names import leaf_name
-from jitlint.model.jax.frameworks.equinox import array_holder
+from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
 from jitlint.model.jax.jit import JitApplication
 from jitlint.rules.base import Option, Rule
 
@@ -276,6 +276,22 @@ f(x, ([0], 1))  # error: JIT110
             app = self.ctx.jit.from_decorators(node, path)
             if app is not None:
                 self._declared(app, path)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if not node.body or type(node.body) is not cst.IndentedBlock:
+            return
+        tracing = self.ctx.tracing
+        info = tracing.classes.of(node, self.ctx.path_to(node)[:-1])
+        for name, declaration in static_array_fields(tracing.classes, info):
+            self.report(
+                declaration,
+                f"field `{name}` of `{info.name}` is declared static but holds a JAX array: "
+                "static fields are the pytree's auxiliary data, which jit hashes and compares "
+                "with `==` on every call, and an array is not hashable and its `==` has no "
+                "single truth value (ValueError)",
+                help="leave the field a leaf (a traced array), or store a hashable Python "
+                "value (a tuple) in it",
+            )
 
     def _declared(self, app: JitApplication, path: Sequence[cst.CSTNode]) -> None:
         """Static parameters whose declaration says every call passes an unhashable value:

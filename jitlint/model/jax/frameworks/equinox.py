@@ -89,3 +89,38 @@ def _holds(
         if inner is not None and inner.certain:
             return f"a `{local.name}` module holding {inner.holds}"
     return None
+
+
+_STATIC_OPTION = {
+    "equinox.field": ("static", "True"),
+    "flax.struct.field": ("pytree_node", "False"),
+}
+
+
+def static_array_fields(classes: Classes, info: ClassInfo) -> list[tuple[str, cst.Call]]:
+    """Fields an equinox module or flax struct dataclass declares static (auxiliary data)
+    while annotating them as JAX arrays: jit compares the aux data of every call's
+    argument with the cached ones, and `==` of two arrays has no single truth value."""
+    if info.kind not in ("equinox", "flax.struct"):
+        return []
+    names = classes.names
+    path = [*info.path, info.node, info.node.body]
+    out = []
+    for name, annotation, default in info.fields:
+        if type(default) is not cst.Call or type(annotation) not in (cst.Name, cst.Attribute):
+            continue
+        func = default.func  # type: ignore[attr-defined]
+        if type(func) not in (cst.Name, cst.Attribute):
+            continue
+        qualnames = names.qualified_names(func, path)
+        if len(qualnames) != 1 or next(iter(qualnames)) not in _STATIC_OPTION:
+            continue
+        option, flag = _STATIC_OPTION[next(iter(qualnames))]
+        given = [a for a in default.args if a.keyword is not None and a.keyword.value == option]  # type: ignore[attr-defined]
+        if len(given) != 1 or type(given[0].value) is not cst.Name:
+            continue
+        if given[0].value.value != flag:  # type: ignore[attr-defined]
+            continue
+        if names.resolves_to(annotation, path, _ARRAYS):  # type: ignore[arg-type]
+            out.append((name, default))  # type: ignore[arg-type]
+    return out

@@ -10,8 +10,8 @@ from __future__ import annotations
 ARRAY_RESULTS = frozenset(
     f"optax.{name}"
     for name in (
-        "global_norm", "safe_norm", "safe_root_mean_squares", "l2_loss", "squared_error",
-        "huber_loss", "log_cosh", "cosine_similarity", "cosine_distance",
+        "global_norm", "tree.norm", "safe_norm", "safe_root_mean_squares", "l2_loss",
+        "squared_error", "huber_loss", "log_cosh", "cosine_similarity", "cosine_distance",
         "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
         "sigmoid_binary_cross_entropy", "hinge_loss", "kl_divergence",
     )
