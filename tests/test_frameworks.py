@@ -498,3 +498,41 @@ apply(None, None, jnp.ones((2, 3)))
 def test_jitted_haiku_apply() -> None:
     codes = CODES | {"JIT107"}
     assert found(HK_COMPILED_APPLY, codes) == expected(HK_COMPILED_APPLY)
+
+
+# `jax.grad(f)` of a jitted `f`: the jit's own static spec still decides (a tracer from
+# the enclosing jit reaching a static parameter cannot be hashed).
+GRAD_OF_JITTED = """
+import functools
+import jax
+import jax.numpy as jnp
+
+
+@functools.partial(jax.jit, static_argnums=(2,))
+def model_loss(params, x, is_training):
+    return jnp.mean(params * x), 0
+
+
+@jax.jit
+def update(params, x, is_training):
+    grads, _ = jax.grad(model_loss, has_aux=True)(params, x, is_training)  # error: JIT110
+    return grads
+
+
+@jax.jit
+def update_static(params, x):
+    grads, _ = jax.grad(model_loss, has_aux=True)(params, x, True)
+    return grads
+
+
+update(jnp.ones(3), jnp.ones(3), True)
+update_static(jnp.ones(3), jnp.ones(3))
+"""
+
+
+def test_grad_of_jitted_keeps_static_spec() -> None:
+    from jitlint.engine.linter import lint_text
+
+    assert found(GRAD_OF_JITTED, CODES) == expected(GRAD_OF_JITTED)
+    (diagnostic,) = lint_text(GRAD_OF_JITTED, "case.py", {"JIT110"}).diagnostics
+    assert "passes a tracer" in diagnostic.message

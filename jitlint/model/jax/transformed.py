@@ -242,7 +242,7 @@ class Transformations:
         entry = self._entry(t, func)
         positional_bound = sum(1 for k, _ in bound if k is None)
         kinds = application_params(
-            _inner_transform(t), list(t.options), func, False, positional_bound,
+            _inner_transform(t), list(_inner_options(t)), func, False, positional_bound,
             {k for k, _ in bound if k is not None}, defaults_unknown=False,
         )  # fmt: skip
         p = func.params
