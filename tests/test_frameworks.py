@@ -536,3 +536,34 @@ def test_grad_of_jitted_keeps_static_spec() -> None:
     assert found(GRAD_OF_JITTED, CODES) == expected(GRAD_OF_JITTED)
     (diagnostic,) = lint_text(GRAD_OF_JITTED, "case.py", {"JIT110"}).diagnostics
     assert "passes a tracer" in diagnostic.message
+
+
+NNX_LIST_INDEX = """
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+
+class PerStep(nnx.Module):
+    def __init__(self, n, rngs):
+        self.n = n
+        self.layers = nnx.List([nnx.Linear(2, 2, rngs=rngs) for _ in range(n)])
+
+    def __call__(self, x, t):
+        if self.n > 2:
+            x = x * 2
+        return self.layers[t](x)  # error: JIT102
+
+
+@nnx.jit
+def predict(model, x, t):
+    return model(x, t)
+
+
+model = PerStep(3, nnx.Rngs(0))
+predict(model, jnp.ones((1, 2)), jnp.array(1))
+"""
+
+
+def test_nnx_jit_keeps_the_graph_static() -> None:
+    assert found(NNX_LIST_INDEX, CODES) == expected(NNX_LIST_INDEX)

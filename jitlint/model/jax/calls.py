@@ -43,7 +43,7 @@ from jitlint.model.domain.values import (
     join,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
-from jitlint.model.jax.frameworks import haiku, linen
+from jitlint.model.jax.frameworks import haiku, linen, nnx
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -249,6 +249,10 @@ class Calls(Transformations):
             return self._partial(context, an, call, args, star)
         if qualname == haiku.NO_APPLY_RNG and len(args) == 1 and not star:
             return haiku.without_apply_rng(args[0][1])
+        if qualname == nnx.LIST and not star:
+            found = nnx.list_of(args)
+            if found is not None:
+                return found
         if an.invoke and qualname in _TREE_MAP:
             return self._tree_map(context, call, args, star)
         if qualname in _TREE_LEAVES and args:

@@ -44,7 +44,7 @@ from jitlint.model.jax.api import (
     SHAPE_ATTRIBUTES,
     call_kind,
 )
-from jitlint.model.jax.frameworks import optax
+from jitlint.model.jax.frameworks import nnx, optax
 from jitlint.model.jax.pytree_fields import STATIC_FIELD, Instance
 
 Args = Sequence[tuple[str | None, Value]]
@@ -428,6 +428,8 @@ def _tracerize(value: Value, why: tuple[Any, ...], top: tuple[Any, ...]) -> Valu
         cls = value.cls
         if cls.registered:
             return Value(PYTREE, why)  # flattened by functions of its own
+        if cls.kind == "nnx":  # nnx.jit: the graph static, the state traced
+            return nnx.split(value, lambda v: _tracerize(v, why, top), top)
         if cls.kind not in _PYTREE_KINDS:
             return U
         declared = cls.pytree
