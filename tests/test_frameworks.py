@@ -567,3 +567,40 @@ predict(model, jnp.ones((1, 2)), jnp.array(1))
 
 def test_nnx_jit_keeps_the_graph_static() -> None:
     assert found(NNX_LIST_INDEX, CODES) == expected(NNX_LIST_INDEX)
+
+
+EQX_PARTITION = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Block(eqx.Module):
+    weight: jax.Array
+    rate: float
+    depth: int
+
+    def __init__(self, rate=0.1):
+        self.weight = jnp.ones(4)
+        self.rate = rate
+        self.depth = 2
+
+    def __call__(self, x):
+        if self.rate > 0:  # error: JIT101
+            x = x * (1.0 - self.rate)
+        return self.weight * x
+
+
+@jax.jit
+def forward(params, static, x):
+    return eqx.combine(params, static)(x)
+
+
+block = Block()
+params, static = eqx.partition(block, eqx.is_array_like)
+forward(params, static, jnp.ones(4))
+"""
+
+
+def test_eqx_partition_and_combine() -> None:
+    assert found(EQX_PARTITION, CODES) == expected(EQX_PARTITION)

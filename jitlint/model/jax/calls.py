@@ -43,7 +43,7 @@ from jitlint.model.domain.values import (
     join,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
-from jitlint.model.jax.frameworks import haiku, linen, nnx
+from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -249,6 +249,16 @@ class Calls(Transformations):
             return self._partial(context, an, call, args, star)
         if qualname == haiku.NO_APPLY_RNG and len(args) == 1 and not star:
             return haiku.without_apply_rng(args[0][1])
+        if qualname == equinox.PARTITION and len(args) >= 2 and args[1][0] is None and not star:
+            kind = tracing.qualified(context.trace, call.args[1].value)
+            name = next(iter(kind)) if len(kind) == 1 else None
+            found = equinox.partition(args[0][1], name)
+            if found is not None:
+                return found
+        if qualname == equinox.COMBINE and not star and all(k is None for k, _ in args):
+            found = equinox.combine([v for _, v in args])
+            if found is not None:
+                return found
         if qualname == nnx.LIST and not star:
             found = nnx.list_of(args)
             if found is not None:

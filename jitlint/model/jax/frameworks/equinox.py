@@ -15,6 +15,7 @@ import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.names import Names
+from jitlint.model.domain.values import NONE, Array, Object, Scalar, Seq, U, Value
 
 _ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 _STATIC_FIELDS = frozenset({"equinox.field", "equinox.static_field"})
@@ -124,3 +125,59 @@ def static_array_fields(classes: Classes, info: ClassInfo) -> list[tuple[str, cs
         if names.resolves_to(annotation, path, _ARRAYS):  # type: ignore[arg-type]
             out.append((name, default))  # type: ignore[arg-type]
     return out
+
+
+PARTITION, COMBINE = "equinox.partition", "equinox.combine"
+# Filters `eqx.partition` is commonly given, and which field values they keep.
+_FILTERS = {"equinox.is_array": ("array",), "equinox.is_array_like": ("array", "scalar")}
+
+
+def partition(module: Value, filter_name: str | None) -> Value | None:
+    """`eqx.partition(module, eqx.is_array)`: two copies of the module, the first keeping
+    the fields the filter selects (None elsewhere), the second the others. Fields whose
+    value is unknown stay unknown in both. None when the module or filter is not known."""
+    kinds = _FILTERS.get(filter_name or "")
+    if kinds is None or not isinstance(module, Object) or module.cls.kind != "equinox":
+        return None
+    kept: dict[str, Value] = {}
+    rest: dict[str, Value] = {}
+    for name, value in module.fields.items():
+        selected = _selected(value, kinds)
+        if selected is None:
+            kept[name] = rest[name] = U
+        else:
+            kept[name] = value if selected else NONE
+            rest[name] = NONE if selected else value
+    halves = []
+    for fields in (kept, rest):
+        half = Object(module.cls, fields, why=module.why, declared=module.declared)
+        half.made_at = module.made_at
+        halves.append(half)
+    return Seq("tuple", halves)
+
+
+def _selected(value: Value, kinds: tuple[str, ...]) -> bool | None:
+    if isinstance(value, Array):
+        return True
+    if isinstance(value, Scalar) and value.pytype in ("int", "float", "bool", "complex"):
+        return "scalar" in kinds
+    if isinstance(value, Scalar) or value is NONE:
+        return False
+    return None
+
+
+def combine(trees: list[Value]) -> Value | None:
+    """`eqx.combine(a, b)`: for each field, the first value that is not None."""
+    if not trees or not all(isinstance(t, Object) for t in trees):
+        return None
+    first: Object = trees[0]  # type: ignore[assignment]
+    if any(t.cls is not first.cls for t in trees):  # type: ignore[attr-defined]
+        return None
+    fields: dict[str, Value] = {}
+    for name in first.fields:
+        values = [t.fields.get(name, U) for t in trees]  # type: ignore[attr-defined]
+        if any(v is U for v in values):
+            fields[name] = U
+            continue
+        fields[name] = next((v for v in values if v is not NONE), NONE)
+    return Object(first.cls, fields, why=first.why, declared=first.declared)
