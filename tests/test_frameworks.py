@@ -604,3 +604,20 @@ forward(params, static, jnp.ones(4))
 
 def test_eqx_partition_and_combine() -> None:
     assert found(EQX_PARTITION, CODES) == expected(EQX_PARTITION)
+
+
+# A scalar parameter with a real default is most often left at it: not traced.
+DEFAULT_SCALAR = """
+import jax
+
+
+@jax.jit
+def loss(x, apply_softmax: bool = True, blank_id: int = 0):
+    if apply_softmax:
+        x = jax.nn.softmax(x)
+    return x[blank_id]
+"""
+
+
+def test_scalar_with_a_default_is_not_traced() -> None:
+    assert found(DEFAULT_SCALAR, CODES) == set()

@@ -199,6 +199,8 @@ class Tracing:
         self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
         # Framework objects (not pytrees) passed to traced parameters of jitted functions.
         self.nonarray_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Arrays in the aux data of registered pytree classes given to jit, by tree_flatten.
+        self.aux_events: dict[int, list[tuple[str, str, cst.CSTNode, cst.CSTNode]]] = {}
         # Calls and transformations of things other modules define that interpretation found
         # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
         self.foreign_records: list[ForeignRecord] = []

@@ -30,7 +30,7 @@ from jitlint.model.domain.values import (
     join_all,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context
-from jitlint.model.jax.frameworks import haiku, linen
+from jitlint.model.jax.frameworks import flattened, haiku, linen
 from jitlint.model.jax.frameworks.pytrees import not_a_pytree
 from jitlint.model.jax.jit import Signature, spec_from_args
 from jitlint.model.jax.library import (
@@ -274,6 +274,7 @@ class Transformations:
                 if reason is not None:
                     events = self.tracing.nonarray_events.setdefault(id(call), [])
                     events.append((name, reason, func, call))
+                self._check_aux(value, call)
             if style == "filter":
                 return filtered(value, why)
             return tracerize(value, why)
@@ -283,6 +284,20 @@ class Transformations:
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
         result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
         return self._transformed_result(context, t, result, all_args, func)
+
+    def _check_aux(self, value: Value, call: cst.CSTNode) -> None:
+        """An instance of a `register_pytree_node_class` class whose aux data holds an
+        array, given to jit: recorded at its `tree_flatten` (see frameworks/flattened.py)."""
+        if not isinstance(value, Object) or not value.cls.registered:
+            return
+        flat = flattened.flattening(value.cls)
+        if flat is None:
+            return
+        for attr in flat.aux:
+            if isinstance(value.fields.get(attr), Array):
+                events = self.tracing.aux_events.setdefault(id(flat.method), [])
+                events.append((attr, value.cls.name, flat.aux_node, call))
+                return
 
     def _framework_method(
         self, context: Context, call: cst.Call, t: Transformed, target: Any, args: Args

@@ -675,8 +675,8 @@ def application_params(
     defaults = with_default if defaults_unknown else set()
     if style == "jit":
         # `t: Optional[float] = None`: the annotation says a float may be passed, and jax.jit
-        # traces it when it is.
-        defaults = defaults - scalar_params(func)
+        # traces it when it is. (`n: int = 0` is most often left at its default.)
+        defaults = defaults - optional_scalar_params(func)
     for name in bound_names | defaults:
         if name in out and out[name] == PYTREE:
             out[name] = UNKNOWN
@@ -714,5 +714,18 @@ def _scalar_annotation(annotation: cst.BaseExpression) -> bool:
     return False
 
 
-def _is_none(expr: cst.BaseExpression) -> bool:
+def _is_none(expr: cst.BaseExpression | None) -> bool:
     return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def optional_scalar_params(func: FuncNode) -> set[str]:
+    """Parameters annotated as an optional Python scalar whose default is None."""
+    p = func.params
+    return {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is not None
+        and _is_none(x.default)  # type: ignore[arg-type]
+        and type(x.annotation.annotation) is not cst.Name
+        and _scalar_annotation(x.annotation.annotation)
+    }

@@ -271,6 +271,8 @@ f(x, ([0], 1))  # error: JIT110
                 self._declared(app, self.ctx.path_to(node))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.name.value == "tree_flatten":
+            self._aux_arrays(node)
         if node.decorators:
             path = self.ctx.path_to(node)
             app = self.ctx.jit.from_decorators(node, path)
@@ -291,6 +293,27 @@ f(x, ([0], 1))  # error: JIT110
                 "single truth value (ValueError)",
                 help="leave the field a leaf (a traced array), or store a hashable Python "
                 "value (a tuple) in it",
+            )
+
+    def _aux_arrays(self, node: cst.FunctionDef) -> None:
+        tracing = self.ctx.tracing
+        if not tracing.active:
+            return
+        tracing.solve()
+        events = tracing.aux_events.get(id(node), [])
+        # The first call only stores the treedef; a later one compares against it.
+        calls = sorted({tracing.line(e[3]) or 0 for e in events})
+        if len(calls) < 2:
+            return
+        for attr, cls, aux_node, _ in events[:1]:
+            self.report(
+                aux_node,
+                f"`{attr}` is aux data of `{cls}` (static), but the instances jit receives at "
+                f"lines {calls[0]} and {calls[1]} hold arrays there: jit compares the aux data "
+                "of each call with `==` against its cache, and an array's `==` has no single "
+                "truth value (ValueError)",
+                help="return the array among the children (traced), or store a hashable value "
+                "(a tuple, a Python number) as aux data",
             )
 
     def _declared(self, app: JitApplication, path: Sequence[cst.CSTNode]) -> None:
