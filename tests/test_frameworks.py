@@ -621,3 +621,43 @@ def loss(x, apply_softmax: bool = True, blank_id: int = 0):
 
 def test_scalar_with_a_default_is_not_traced() -> None:
     assert found(DEFAULT_SCALAR, CODES) == set()
+
+
+# `nn.checkpoint` counts the module as argument 0: static_argnums=(1,) is `x`.
+LINEN_CHECKPOINT = """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class Block(nn.Module):
+    width: int
+
+    @nn.compact
+    def __call__(self, x, deterministic):
+        if not deterministic:  # error: JIT101
+            x = nn.Dropout(0.1)(x, deterministic=False)
+        return nn.Dense(self.width)(x)
+
+
+class Fixed(nn.Module):
+    @nn.compact
+    def __call__(self, x, deterministic):
+        if not deterministic:
+            x = x * 0.5
+        return x
+
+
+class Encoder(nn.Module):
+    @nn.compact
+    def __call__(self, x, deterministic):
+        x = nn.checkpoint(Block, static_argnums=(1,))(width=4)(x, deterministic)
+        return nn.checkpoint(Fixed, static_argnums=(2,))()(x, deterministic)
+
+
+Encoder().init(jax.random.PRNGKey(0), jnp.ones((2, 4)), True)
+"""
+
+
+def test_linen_checkpoint_counts_the_module() -> None:
+    assert found(LINEN_CHECKPOINT, CODES) == expected(LINEN_CHECKPOINT)

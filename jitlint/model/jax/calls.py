@@ -51,6 +51,7 @@ from jitlint.model.jax.library import (
     leaves_of,
     method_result,
     rewhy,
+    tracerize,
 )
 from jitlint.model.jax.pytree_fields import (
     ARRAY_FIELD,
@@ -311,6 +312,18 @@ class Calls(Transformations):
             return self._pair_method(context, call, callee, args, star)
         if isinstance(callee, linen.ModuleMethod):
             return self._module_method(context, call, callee, args, star)
+        if isinstance(callee, linen.Lifted):
+            return self._lifted_call(context, call, callee, args, star)
+        if (
+            isinstance(callee, Transformed)
+            and isinstance(callee.target, ClassRef)
+            and callee.transform.qualname in linen.LIFTED
+        ):
+            made = self.construct(context, call, callee.target.cls, args, star)
+            if isinstance(made, Object):
+                static = linen.static_positions(callee.options)
+                return linen.Lifted(made, callee.transform, static)
+            return U
         if isinstance(callee, Transformed):
             if callee.target is None:  # `partial(jax.jit, ...)` applied to a function
                 if len(args) == 1 and args[0][0] is None and not star:
@@ -363,6 +376,26 @@ class Calls(Transformations):
                     label or method.method,
                 )  # fmt: skip
         return linen.result(method, returned, why)
+
+    def _lifted_call(
+        self, context: Context, call: cst.Call, lifted: linen.Lifted, args: Args, star: bool
+    ) -> Value:
+        """Calling an instance of a lifted Module class: `__call__` under the transformation,
+        the arguments at non-static positions (the module is 0) traced."""
+        bound = self.member(context, lifted.module, "__call__")
+        if star or lifted.static is None or not isinstance(bound, BoundMethod):
+            return U
+        why = ("call", lifted.transform.qualname, context.trace)
+        given: Args = []
+        for index, (keyword, value) in enumerate(args):
+            if keyword is not None:
+                given.append((keyword, U))  # by keyword: the spec by position does not say
+            elif index + 1 in lifted.static:
+                given.append((None, value))
+            else:
+                given.append((None, tracerize(value, why)))
+        level = max(context.level, lifted.transform.level)
+        return self._call_at(context, call, bound, given, level, lifted.transform.qualname)
 
     # ---- running a body ---------------------------------------------------------------
     def invoke(

@@ -18,6 +18,8 @@ import dataclasses
 from collections.abc import Hashable
 from typing import Any
 
+import libcst as cst
+
 from jitlint.model.domain.values import PYTREE, Object, Ref, Seq, Value
 
 ENTRY_METHODS = ("apply", "init", "init_with_output")
@@ -88,3 +90,44 @@ def adapt_inbound(record: Any) -> Any | None:
         return None
     kept = [args[0], *(a for a in args[2:] if a[0] is None or a[0] not in _OWN_KEYWORDS)]
     return dataclasses.replace(record, args=tuple(kept))
+
+
+# Lifted transformations applied to a Module class: `nn.checkpoint(Block, static_argnums=(1,))`
+# makes a class whose `__call__` runs under jax.checkpoint (or jit), counting the module
+# itself as argument 0.
+LIFTED = frozenset(f"flax.linen.{n}" for n in ("checkpoint", "remat", "jit")) | frozenset(
+    f"flax.linen.transforms.{n}" for n in ("checkpoint", "remat", "jit")
+)
+
+
+class Lifted(Ref):
+    """An instance of a lifted Module class: `module` (an Object), `static` the argument
+    positions (the module being 0) that stay Python values; None when unknown."""
+
+    __slots__ = ("module", "static", "transform")
+
+    def __init__(self, module: Object, transform: Any, static: frozenset[int] | None) -> None:
+        super().__init__(module.why, "lifted linen module")
+        self.module = module
+        self.transform = transform
+        self.static = static
+
+    def key(self, depth: int = 3) -> Hashable:
+        return ("lifted", id(self.module))
+
+
+def static_positions(options: tuple[Any, ...]) -> frozenset[int] | None:
+    """`static_argnums=(1, 2)` of a lifted transformation; None when not a literal."""
+    for arg in options:
+        if arg.keyword is None or arg.keyword.value != "static_argnums":
+            continue
+        value = arg.value
+        elements = value.elements if type(value) in (cst.Tuple, cst.List) else [value]
+        out = set()
+        for element in elements:
+            expr = getattr(element, "value", element)
+            if type(expr) is not cst.Integer:
+                return None
+            out.add(int(expr.value))
+        return frozenset(out)
+    return frozenset()
