@@ -661,3 +661,31 @@ Encoder().init(jax.random.PRNGKey(0), jnp.ones((2, 4)), True)
 
 def test_linen_checkpoint_counts_the_module() -> None:
     assert found(LINEN_CHECKPOINT, CODES) == expected(LINEN_CHECKPOINT)
+
+
+# `check and jnp.all(x)`: whenever the Python check passes, the value is the tracer.
+AND_RETURNS_TRACER = """
+import jax
+import jax.numpy as jnp
+
+
+def valid(state, dim):
+    return state.ndim == 1 and state.shape[0] == dim and jnp.all(jnp.isfinite(state))
+
+
+def shapes(state, dim):
+    return state.ndim == 1 and state.shape[0] == dim
+
+
+@jax.jit
+def step(state):
+    if not valid(state, 3):  # error: JIT101
+        state = state * 0
+    if not shapes(state, 3):
+        state = state * 2
+    return state
+"""
+
+
+def test_and_chain_value_is_its_tracer() -> None:
+    assert found(AND_RETURNS_TRACER, CODES) == expected(AND_RETURNS_TRACER)
