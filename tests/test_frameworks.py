@@ -689,3 +689,50 @@ def step(state):
 
 def test_and_chain_value_is_its_tracer() -> None:
     assert found(AND_RETURNS_TRACER, CODES) == expected(AND_RETURNS_TRACER)
+
+
+LAYER_SIZES = """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class Policy(nn.Module):
+    sizes: tuple
+    out: int
+
+    @nn.compact
+    def __call__(self, x):
+        for size in self.sizes:
+            x = nn.Dense(size)(x)  # error: JIT103
+        return nn.Dense(self.out)(x)
+
+
+@jax.jit
+def make(rng, obs, sizes):
+    return Policy(sizes=sizes, out=2).init(rng, obs)
+
+
+make(jax.random.PRNGKey(0), jnp.ones((1, 3)), (4, 4))
+"""
+
+
+def test_layer_sizes_must_be_static() -> None:
+    assert found(LAYER_SIZES, CODES) == expected(LAYER_SIZES)
+
+
+def test_layer_size_parameters_match_the_installed_signatures() -> None:
+    import importlib
+    import inspect
+
+    from jitlint.model.jax.frameworks.layers import SHAPE_PARAMS
+
+    for qualname, (positions, keywords) in SHAPE_PARAMS.items():
+        module, _, name = qualname.rpartition(".")
+        try:
+            target = getattr(importlib.import_module(module), name)
+        except ImportError:
+            continue
+        signature = inspect.signature(target.__init__ if "nnx" in module else target)
+        names = [p for p in signature.parameters if p != "self"]
+        assert [names[i] for i in positions] == list(keywords), qualname
