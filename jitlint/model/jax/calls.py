@@ -61,6 +61,7 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
+from jitlint.model.project.returns import LIST_FACT
 
 MAX_DEPTH = 8
 MAX_PYTHON_DEPTH = 3
@@ -202,6 +203,9 @@ class Calls(Transformations):
                     return found
         result = self.library_value(context, an, call, args, star)
         if result is U and isinstance(callee, Foreign) and callee.role == "name":
+            facts = {getattr(r, "status", "") for r in self.tracing.inbound.get(callee.path, ())}
+            if LIST_FACT in facts:  # the function returns a list (model/project/returns.py)
+                return Seq("list", elem=U)
             return Foreign(callee.path, "instance")  # what another module's class makes
         return result
 
