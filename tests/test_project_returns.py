@@ -59,3 +59,44 @@ def test_one_file_alone_knows_nothing_of_the_helper(tmp_path):
     root = write(tmp_path, {"pkg/__init__.py": "", "pkg/train.py": TRAIN})
     _, found, _ = check(root)
     assert where(found) == []
+
+
+CHECKS = """
+import jax.numpy as jnp
+
+
+def all_finite(state, dim):
+    return state.ndim == 1 and state.shape[0] == dim and jnp.all(jnp.isfinite(state))
+
+
+def right_shape(state, dim):
+    return state.ndim == 1 and state.shape[0] == dim
+"""
+
+STEP = """
+import jax
+
+from .checks import all_finite, right_shape
+
+
+@jax.jit
+def step(state):
+    if not all_finite(state, 3):
+        state = state * 0
+    if not right_shape(state, 3):
+        state = state * 2
+    return state
+
+
+def eager(state):
+    if not all_finite(state, 3):
+        return None
+    return state
+"""
+
+
+def test_helper_of_another_module_returning_a_jax_result(tmp_path):
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/checks.py": CHECKS, "pkg/step.py": STEP})
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [("pkg/step.py", 9, "JIT101")]

@@ -61,7 +61,7 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
-from jitlint.model.project.returns import LIST_FACT
+from jitlint.model.project.returns import ARRAY_FACT, LIST_FACT
 
 MAX_DEPTH = 8
 MAX_PYTHON_DEPTH = 3
@@ -206,6 +206,8 @@ class Calls(Transformations):
             facts = {getattr(r, "status", "") for r in self.tracing.inbound.get(callee.path, ())}
             if LIST_FACT in facts:  # the function returns a list (model/project/returns.py)
                 return Seq("list", elem=U)
+            if ARRAY_FACT in facts and context.level > 0:
+                return Array(("op", callee.path.lstrip("."), context.trace), sure=False)
             return Foreign(callee.path, "instance")  # what another module's class makes
         return result
 

@@ -15,6 +15,10 @@ from jitlint.model.domain.names import Names
 from jitlint.model.project.tf_records import TfRecord
 
 LIST_FACT = "jax:returns-list"
+# Every return is the result of a JAX operation (`return jnp.all(x)`, `return ok and
+# jnp.all(x)`): called from traced code, it returns a tracer whatever its arguments.
+ARRAY_FACT = "jax:returns-array"
+_JAX_OPS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")
 IMPORT_KIND = "jax-import"
 _LIST_ANNOTATIONS = frozenset({"builtins.list", "typing.List"})
 _LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})
@@ -25,8 +29,11 @@ def exports(names: Names) -> list[TfRecord]:
     out = []
     module = names.module
     for statement in module.body:
-        if type(statement) is cst.FunctionDef and _returns_list(names, statement, [module]):
-            out.append(TfRecord(statement.name.value, 0, "export", LIST_FACT))
+        if type(statement) is not cst.FunctionDef:
+            continue
+        fact = _returns(names, statement, [module])
+        if fact is not None:
+            out.append(TfRecord(statement.name.value, 0, "export", fact))
     return out
 
 
@@ -36,9 +43,9 @@ def imports(targets: list[tuple[str, int]]) -> list[TfRecord]:
     return [TfRecord(target, line, IMPORT_KIND) for target, line in sorted(set(targets))]
 
 
-def _returns_list(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> bool:
+def _returns(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> str | None:
     if func.asynchronous is not None or any(True for _ in func.decorators):
-        return False
+        return None
     returns = func.returns
     if returns is not None:
         head = returns.annotation
@@ -47,17 +54,31 @@ def _returns_list(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) 
         if type(head) in (cst.Name, cst.Attribute):
             qualnames = names.qualified_names(head, path)
             if qualnames and qualnames <= _LIST_ANNOTATIONS:
-                return True
+                return LIST_FACT
     body = func.body
     last = body.body[-1] if type(body) is cst.IndentedBlock and body.body else None
     if type(last) is not cst.SimpleStatementLine or type(last.body[0]) is not cst.Return:  # type: ignore[attr-defined]
-        return False  # cheap pre-test: most functions end otherwise
+        return None  # cheap pre-test: most functions end otherwise
     body_path = [*path, func, func.body]
     found = _Returns()
     func.body.visit(found)
     if not found.values or found.nested:
-        return False
-    return all(_is_list(names, v, body_path, found.assigned) for v in found.values)
+        return None
+    if all(_is_list(names, v, body_path, found.assigned) for v in found.values):
+        return LIST_FACT
+    if all(_is_jax_op(names, v, body_path) for v in found.values):
+        return ARRAY_FACT
+    return None
+
+
+def _is_jax_op(names: Names, value: cst.BaseExpression, path: list[cst.CSTNode]) -> bool:
+    kind = type(value)
+    if kind is cst.BooleanOperation and type(value.operator) is cst.And:  # type: ignore[attr-defined]
+        return _is_jax_op(names, value.right, path)  # type: ignore[attr-defined]
+    if kind is cst.Call and type(value.func) is cst.Attribute:  # type: ignore[attr-defined]
+        qualnames = names.qualified_names(value.func, path)  # type: ignore[attr-defined]
+        return bool(qualnames) and all(q.startswith(_JAX_OPS) for q in qualnames)
+    return False
 
 
 class _Returns(cst.CSTVisitor):
