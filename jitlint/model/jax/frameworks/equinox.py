@@ -3,7 +3,8 @@ fields, so an instance holding a JAX array (directly or in a submodule such as
 `eqx.nn.MLP`) cannot be hashed: `jax.jit` with `self` static fails on the first call
 (ValueError: Non-hashable static arguments are not supported).
 
-[observed on jax 0.10.2, equinox 0.13.8; tests/test_frameworks_equinox.py]
+[the enactive seed's repro.py and bench/cases/jax-modules/eqx_*.py record it at run time (jax
+0.10.2, equinox 0.13.8); tests/test_frameworks.py]
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """Classes registered with `jax.tree_util.register_pytree_node_class`: their `tree_flatten`
 returns `(children, aux_data)`. Under `jax.jit` the children are traced; the aux data is
-static: jit keeps it in the treedef, hashes it and compares it with `==` against the cached
-ones. An array there breaks the comparison (its `==` is an array, with no single truth
-value), and inside the trace it is a constant, so `aux == 1` is a JAX operation whose
-result is a tracer.
+static: jit keeps it in the treedef and compares it with `==` against the cached ones on
+the next call. An array there breaks the comparison (its `==` is an array, with no single
+truth value). Inside the trace an aux array is a constant; the model keeps it a plain
+Python value (so `aux == 1` inside jit, a JAX operation on it, is not reported).
 
 Only a `tree_flatten` that returns two tuples (or names bound once to tuples) of `self.x`
 attributes is read; anything else leaves the class a pytree of unknown fields.
 
-[observed on jax 0.10.2; tests/test_frameworks.py]
+[bench/cases/jax-modules/pytree_aux_*.py record it at run time (jax 0.10.2);
+tests/test_frameworks.py]
 """
 
 from __future__ import annotations

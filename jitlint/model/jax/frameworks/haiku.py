@@ -6,7 +6,8 @@
 arguments are unknown; where a traced caller calls `apply`, `f` also runs with that
 caller's arguments.
 
-[observed on jax 0.10.2, dm-haiku 0.0.17; tests/test_frameworks_haiku.py]
+[bench/cases/jax-modules/hk_*.py record it at run time (jax 0.10.2, dm-haiku 0.0.17);
+tests/test_frameworks.py]
 """
 
 from __future__ import annotations

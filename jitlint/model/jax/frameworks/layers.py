@@ -4,7 +4,7 @@ the parameters they create (`nn.Dense(features)` makes a kernel of shape
 (TypeError: Shapes must be 1D sequences of concrete values of integer type).
 
 Each entry: positions and keywords of the size arguments.
-[observed on jax 0.10.2, flax 0.12.8, dm-haiku 0.0.17, equinox 0.13.8; tests/test_frameworks.py]
+[the signatures are checked against the installed packages by tests/test_frameworks.py]
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ Calls from another file (`model.apply(params, x)` with `model` imported) reach t
 file as inbound calls of `Cls.apply`/`Cls.init`: `adapt_inbound` turns them into calls of
 `__call__` with the module first.
 
-[observed on jax 0.10.2, flax 0.12.8; tests/test_frameworks.py]
+[bench/cases/jax-modules/flax_*.py record it at run time (jax 0.10.2, flax 0.12.8);
+tests/test_frameworks.py]
 """
 
 from __future__ import annotations

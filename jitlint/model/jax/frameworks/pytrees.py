@@ -3,7 +3,8 @@ argument (TypeError: Error interpreting argument ... as an abstract array): a fl
 Module instance (a dataclass that jax does not flatten), a haiku Module instance, and the
 pair of Python functions `hk.transform` returns.
 
-[observed on jax 0.10.2, flax 0.12.8, dm-haiku 0.0.17; tests/test_frameworks.py]
+[bench/cases/jax-modules/flax_module_passed_to_jit.py and hk_transform_passed_to_jit.py record
+it at run time (jax 0.10.2); tests/test_frameworks.py]
 """
 
 from __future__ import annotations
