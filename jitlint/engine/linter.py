@@ -27,8 +27,10 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.project import returns
 from jitlint.model.project.outbound import outbound_calls
 from jitlint.model.project.records import (
+    CallRecord,
     Outbound,
     Received,
     reexports,
@@ -127,7 +129,9 @@ def lint_text(
     if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
-            if isinstance(call, TfInbound):  # for the TF model (model/project/tf_records.py)
+            if isinstance(call, TfInbound) and call.status.startswith("jax:"):
+                by_function.setdefault(call.function, []).append(call)  # project/returns.py
+            elif isinstance(call, TfInbound):  # for the TF model (model/project/tf_records.py)
                 ctx.tf_inbound.append(call)
             else:
                 by_function.setdefault(call.function, []).append(call)
@@ -184,6 +188,9 @@ def _project_facts(
         result.reexports = reexports(ctx.names)
         if tracing_rules:
             result.outbound = outbound_calls(ctx.tracing, ctx.source)
+            called = [(r.target, r.line) for r in result.outbound if isinstance(r, CallRecord)]
+            result.outbound.extend(returns.imports(called))
+        result.outbound.extend(returns.exports(ctx.names))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:

@@ -49,6 +49,9 @@ TRANSPARENT = frozenset(
     {
         "abc.abstractmethod", "typing.override", "typing_extensions.override",
         "haiku.transparent", "functools.wraps", "typing.final",
+        # flax linen: `@nn.compact` lets the method define submodules inline; it still
+        # runs the body with the module bound.
+        "flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap",
     }
 )  # fmt: skip
 METHOD_KINDS = {

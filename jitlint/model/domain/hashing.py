@@ -26,7 +26,8 @@ def unhashable(value: Value, depth: int = 0) -> str | None:
     if isinstance(value, Dict):
         return "a dict"
     if isinstance(value, Array):
-        return "an array"
+        # A tracer's `__hash__` raises too (TypeError: unhashable type).
+        return "a tracer" if value.traced and value.jax else "an array"
     if type(value) is Value and value.kind == STATIC and value.pytype in ("list", "dict"):
         return f"a {value.pytype}"
     if isinstance(value, Object):

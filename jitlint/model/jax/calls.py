@@ -43,6 +43,7 @@ from jitlint.model.domain.values import (
     join,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
+from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -50,6 +51,7 @@ from jitlint.model.jax.library import (
     leaves_of,
     method_result,
     rewhy,
+    tracerize,
 )
 from jitlint.model.jax.pytree_fields import (
     ARRAY_FIELD,
@@ -59,6 +61,7 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
+from jitlint.model.project.returns import ARRAY_FACT, LIST_FACT
 
 MAX_DEPTH = 8
 MAX_PYTHON_DEPTH = 3
@@ -200,6 +203,11 @@ class Calls(Transformations):
                     return found
         result = self.library_value(context, an, call, args, star)
         if result is U and isinstance(callee, Foreign) and callee.role == "name":
+            facts = {getattr(r, "status", "") for r in self.tracing.inbound.get(callee.path, ())}
+            if LIST_FACT in facts:  # the function returns a list (model/project/returns.py)
+                return Seq("list", elem=U)
+            if ARRAY_FACT in facts and context.level > 0:
+                return Array(("op", callee.path.lstrip("."), context.trace), sure=False)
             return Foreign(callee.path, "instance")  # what another module's class makes
         return result
 
@@ -246,6 +254,22 @@ class Calls(Transformations):
         qualname = next(iter(qualnames))
         if qualname in _PARTIAL:
             return self._partial(context, an, call, args, star)
+        if qualname == haiku.NO_APPLY_RNG and len(args) == 1 and not star:
+            return haiku.without_apply_rng(args[0][1])
+        if qualname == equinox.PARTITION and len(args) >= 2 and args[1][0] is None and not star:
+            kind = tracing.qualified(context.trace, call.args[1].value)
+            name = next(iter(kind)) if len(kind) == 1 else None
+            found = equinox.partition(args[0][1], name)
+            if found is not None:
+                return found
+        if qualname == equinox.COMBINE and not star and all(k is None for k, _ in args):
+            found = equinox.combine([v for _, v in args])
+            if found is not None:
+                return found
+        if qualname == nnx.LIST and not star:
+            found = nnx.list_of(args)
+            if found is not None:
+                return found
         if an.invoke and qualname in _TREE_MAP:
             return self._tree_map(context, call, args, star)
         if qualname in _TREE_LEAVES and args:
@@ -290,6 +314,22 @@ class Calls(Transformations):
             merged = [*bound, *[a for a in args if a[0] is None], *keywords,
                       *[a for a in args if a[0] is not None]]  # fmt: skip
             return self.call(context, call, callee.target, merged, star or callee.star)
+        if isinstance(callee, haiku.PairMethod):
+            return self._pair_method(context, call, callee, args, star)
+        if isinstance(callee, linen.ModuleMethod):
+            return self._module_method(context, call, callee, args, star)
+        if isinstance(callee, linen.Lifted):
+            return self._lifted_call(context, call, callee, args, star)
+        if (
+            isinstance(callee, Transformed)
+            and isinstance(callee.target, ClassRef)
+            and callee.transform.qualname in linen.LIFTED
+        ):
+            made = self.construct(context, call, callee.target.cls, args, star)
+            if isinstance(made, Object):
+                static = linen.static_positions(callee.options)
+                return linen.Lifted(made, callee.transform, static)
+            return U
         if isinstance(callee, Transformed):
             if callee.target is None:  # `partial(jax.jit, ...)` applied to a function
                 if len(args) == 1 and args[0][0] is None and not star:
@@ -298,6 +338,70 @@ class Calls(Transformations):
                 return U
             return self.call_transformed(context, call, callee, args, star)
         return None
+
+    def _pair_method(
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        method: haiku.PairMethod,
+        args: Args,
+        star: bool,
+        level: int | None = None,
+        label: str | None = None,
+    ) -> Value:
+        """`apply`/`init` of an `hk.transform` pair: runs the transformed function."""
+        why = ("call", method.pair.transform.qualname, context.trace)
+        given = None if star else haiku.split_arguments(method, args)
+        target = method.pair.target
+        returned: Value = U
+        if given is not None and isinstance(target, (FunctionRef, PartialRef, BoundMethod)):
+            at = context.level if level is None else level
+            returned = self._call_at(context, call, target, given, at, label or method.method)
+        return haiku.result(method, returned, why)
+
+    def _module_method(
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        method: linen.ModuleMethod,
+        args: Args,
+        star: bool,
+        level: int | None = None,
+        label: str | None = None,
+    ) -> Value:
+        """`module.apply`/`module.init` of a linen Module: runs `__call__` (or `method=`)."""
+        why = ("call", f"flax.linen.Module.{method.method}", context.trace)
+        name = linen.target_method(args)
+        given = None if star or name is None else linen.split_arguments(args)
+        returned: Value = U
+        if given is not None:
+            bound = self.member(context, method.module, name)  # type: ignore[arg-type]
+            if isinstance(bound, BoundMethod):
+                returned = self._call_at(
+                    context, call, bound, given, context.level if level is None else level,
+                    label or method.method,
+                )  # fmt: skip
+        return linen.result(method, returned, why)
+
+    def _lifted_call(
+        self, context: Context, call: cst.Call, lifted: linen.Lifted, args: Args, star: bool
+    ) -> Value:
+        """Calling an instance of a lifted Module class: `__call__` under the transformation,
+        the arguments at non-static positions (the module is 0) traced."""
+        bound = self.member(context, lifted.module, "__call__")
+        if star or lifted.static is None or not isinstance(bound, BoundMethod):
+            return U
+        why = ("call", lifted.transform.qualname, context.trace)
+        given: Args = []
+        for index, (keyword, value) in enumerate(args):
+            if keyword is not None:
+                given.append((keyword, U))  # by keyword: the spec by position does not say
+            elif index + 1 in lifted.static:
+                given.append((None, value))
+            else:
+                given.append((None, tracerize(value, why)))
+        level = max(context.level, lifted.transform.level)
+        return self._call_at(context, call, bound, given, level, lifted.transform.qualname)
 
     # ---- running a body ---------------------------------------------------------------
     def invoke(
@@ -496,6 +600,9 @@ class Calls(Transformations):
                 return _inherited(cls, attr, base.cls)
             return self._class_member(context, found[0], attr, found[1], receiver)
         if isinstance(base, Object):
+            framework = linen.member(base, attr)
+            if framework is not None:
+                return framework
             if attr in base.fields:
                 found = base.fields[attr]
                 if base.made_at == 0 and context.level > 0:
@@ -519,6 +626,8 @@ class Calls(Transformations):
             if how == "field":
                 return U
             return self._class_member(context, owner, attr, how, base, node)
+        if isinstance(base, Transformed):
+            return haiku.member(base, attr)
         if isinstance(base, ClassRef):
             found = base.cls.lookup(attr)
             if found is None:

@@ -211,6 +211,10 @@ class Expressions:
                 return right
             joined = join(left, right)
             return joined if joined.kind == STATIC else S
+        if type(node.operator) is cst.And and left.kind == STATIC and right.kind == TRACED:
+            # `ok and jnp.all(x)`: whenever the Python check passes, the value is the tracer
+            # (a test of the same expression written inline is reported the same way).
+            return right
         return U
 
     def _comparison(self, node: Any) -> Value:

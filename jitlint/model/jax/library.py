@@ -44,6 +44,7 @@ from jitlint.model.jax.api import (
     SHAPE_ATTRIBUTES,
     call_kind,
 )
+from jitlint.model.jax.frameworks import flattened, nnx, optax
 from jitlint.model.jax.pytree_fields import STATIC_FIELD, Instance
 
 Args = Sequence[tuple[str | None, Value]]
@@ -196,6 +197,8 @@ def call_result(
         if compile_time:
             return combine(values)
         return jax_result(qualname, args, why)
+    if qualname in optax.ARRAY_RESULTS:
+        return traced(why)
     if qualname.startswith("builtins."):
         found = builtin_result(qualname, args, star)
         if found is not None:
@@ -423,8 +426,16 @@ def _tracerize(value: Value, why: tuple[Any, ...], top: tuple[Any, ...]) -> Valu
         return Dict(elem=_tracerize(value.elem, why, top), why=top)
     if isinstance(value, Object):
         cls = value.cls
-        if cls.registered:
-            return Value(PYTREE, why)  # flattened by functions of its own
+        if cls.registered:  # flattened by functions of its own
+            flat = flattened.flattening(cls)
+            if flat is None:
+                return Value(PYTREE, why)
+            fields = {a: _tracerize(value.fields.get(a, U), why, top) for a in flat.children}
+            # Aux data is static: what the caller stored, a constant inside the trace.
+            fields.update({a: from_python(value.fields.get(a, U)) for a in flat.aux})
+            return Object(cls, fields, kind=PYTREE, why=top)
+        if cls.kind == "nnx":  # nnx.jit: the graph static, the state traced
+            return nnx.split(value, lambda v: _tracerize(v, why, top), top)
         if cls.kind not in _PYTREE_KINDS:
             return U
         declared = cls.pytree

@@ -54,6 +54,7 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
+from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
@@ -66,6 +67,7 @@ from jitlint.model.jax.transforms import (
     Index,
     enclosing_function,
     param_names,
+    scalar_params,
     static_truth,
 )
 from jitlint.model.project.records import (
@@ -195,6 +197,10 @@ class Tracing:
         # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
         # (parameter, why, the function, the node).
         self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Framework objects (not pytrees) passed to traced parameters of jitted functions.
+        self.nonarray_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Arrays in the aux data of registered pytree classes given to jit, by tree_flatten.
+        self.aux_events: dict[int, list[tuple[str, str, cst.CSTNode, cst.CSTNode]]] = {}
         # Calls and transformations of things other modules define that interpretation found
         # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
         self.foreign_records: list[ForeignRecord] = []
@@ -336,6 +342,8 @@ class Tracing:
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
+        if method in linen.ENTRY_METHODS and method not in cls.methods and cls.kind == "linen":
+            method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
 
@@ -388,7 +396,7 @@ class Tracing:
                 outer = self._traces.get(id(entry.enclosing))
                 if outer is not None:
                     level = max(level, outer.level)
-            scalars = _scalar_params(entry.func)
+            scalars = scalar_params(entry.func)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (
@@ -464,10 +472,20 @@ class Tracing:
         name = func.name.value
         if path is not None and len(path) == 3 and type(path[1]) is cst.ClassDef:
             name = f"{path[1].name.value}.{name}"  # type: ignore[attr-defined]
-        calls = self.inbound.get(name)
+        calls = list(self.inbound.get(name, ()))
+        if func.name.value == "__call__" and "." in name:
+            owner = name.rpartition(".")[0]
+            for method in linen.ENTRY_METHODS:
+                if self._inbound_target(f"{owner}.{method}") is func:
+                    for record in self.inbound.get(f"{owner}.{method}", ()):
+                        adapted = (
+                            linen.adapt_inbound(record) if isinstance(record, Inbound) else None
+                        )
+                        if adapted is not None:
+                            calls.append(adapted)
         if not calls or self._inbound_target(name) is not func:
             return []
-        return list(calls)
+        return calls
 
     def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
         """A level-0 analysis with unknown parameters, calling nothing: for JIT106 in code
@@ -540,7 +558,9 @@ class Tracing:
             return U
         trace = context.trace
         if type(trace.func) is cst.Module:
-            return U
+            # `True`/`False`/`None` in module-level code (`step(x, True)`) keep their value.
+            known = literal(name)
+            return known if known is not None else U
         found_bindings = self.names.lookup_with_path(name, trace.path)
         if found_bindings is None:
             known = literal(name)
@@ -625,7 +645,11 @@ class Tracing:
         )
         if site is not None:
             caller, call = site
-            return f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
+            text = f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
+            root = _framework_root(caller)
+            if root is not None and root is not trace:
+                text += f"; {self.describe(root)}"
+            return text
         return f"{name}, which traced code calls"
 
     def where(self, entry: Entry) -> str:
@@ -720,22 +744,26 @@ _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
 _KIND_ARGS = {STATIC: S, UNKNOWN: U}
 
 
+def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:
+    """The function a framework transformation makes traced (`hk.transform(f)`) that traced
+    code reaches `trace` from, following the first caller of each function."""
+    if depth > 6:
+        return None
+    if any(e.transform.style == "haiku" for e in trace.entries):
+        return trace
+    if trace.entries or trace.inbound:
+        return None
+    site = next(
+        (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
+        None,
+    )
+    return _framework_root(site[0], depth + 1) if site is not None else None
+
+
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:
     """Short source text of `node` for messages."""
     text = " ".join(module.code_for_node(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _scalar_params(func: FuncNode) -> set[str]:
-    """Parameters annotated as a Python scalar type (`flag: bool`, `n: int`)."""
-    p = func.params
-    return {
-        x.name.value
-        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-        if x.annotation is not None
-        and type(x.annotation.annotation) is cst.Name
-        and x.annotation.annotation.value in ("bool", "int", "float", "complex")  # type: ignore[attr-defined]
-    }
 
 
 def is_traced(value: Value | None) -> bool:

@@ -30,6 +30,8 @@ from jitlint.model.domain.values import (
     join_all,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context
+from jitlint.model.jax.frameworks import flattened, haiku, linen
+from jitlint.model.jax.frameworks.pytrees import not_a_pytree
 from jitlint.model.jax.jit import Signature, spec_from_args
 from jitlint.model.jax.library import (
     arrays,
@@ -231,6 +233,8 @@ class Transformations:
         if isinstance(target, BoundMethod):
             bound = [(None, target.receiver), *bound]
             target = target.function
+        if isinstance(target, (haiku.PairMethod, linen.ModuleMethod)) and not bound and not star:
+            return self._framework_method(context, call, t, target, args)
         if not isinstance(target, FunctionRef) or star:
             return self._transformed_result(context, t, None)
         func = target.func
@@ -238,7 +242,7 @@ class Transformations:
         entry = self._entry(t, func)
         positional_bound = sum(1 for k, _ in bound if k is None)
         kinds = application_params(
-            _inner_transform(t), list(t.options), func, False, positional_bound,
+            _inner_transform(t), list(_inner_options(t)), func, False, positional_bound,
             {k for k, _ in bound if k is not None}, defaults_unknown=False,
         )  # fmt: skip
         p = func.params
@@ -261,9 +265,16 @@ class Transformations:
             if kind == STATIC:
                 return value
             if kind == UNKNOWN:
-                return value if style in ("vmap", "shard", "all") else U
+                # vmap (unmapped), grad (not differentiated): the argument passes as it is.
+                return value if style in ("vmap", "shard", "all", "grad") else U
             # A parameter with a default is traced because this call passes it.
             why = ("passed", name, entry, call) if name in with_default else ("param", name, entry)
+            if style == "jit":
+                reason = not_a_pytree(value)
+                if reason is not None:
+                    events = self.tracing.nonarray_events.setdefault(id(call), [])
+                    events.append((name, reason, func, call))
+                self._check_aux(value, call)
             if style == "filter":
                 return filtered(value, why)
             return tracerize(value, why)
@@ -273,6 +284,40 @@ class Transformations:
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
         result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
         return self._transformed_result(context, t, result, all_args, func)
+
+    def _check_aux(self, value: Value, call: cst.CSTNode) -> None:
+        """An instance of a `register_pytree_node_class` class whose aux data holds an
+        array, given to jit: recorded at its `tree_flatten` (see frameworks/flattened.py)."""
+        if not isinstance(value, Object) or not value.cls.registered:
+            return
+        flat = flattened.flattening(value.cls)
+        if flat is None:
+            return
+        for attr in flat.aux:
+            if isinstance(value.fields.get(attr), Array):
+                events = self.tracing.aux_events.setdefault(id(flat.method), [])
+                events.append((attr, value.cls.name, flat.aux_node, call))
+                return
+
+    def _framework_method(
+        self, context: Context, call: cst.Call, t: Transformed, target: Any, args: Args
+    ) -> Value:
+        """`jax.jit(model.apply)(variables, x)`: every argument traced (a static spec is not
+        read: the signature is the framework's), then the framework method runs."""
+        transform = _inner_transform(t)
+        if transform.style != "jit" or any(
+            a.keyword is not None and a.keyword.value.startswith("static_") for a in t.options
+        ):
+            return self._transformed_result(context, t, None)
+        why = ("call", t.transform.qualname, context.trace)
+        traced_args = [(k, tracerize(v, why)) for k, v in args]
+        level = max(context.level, transform.level)
+        label = f"{t.transform.qualname}(....{target.method})"
+        if isinstance(target, linen.ModuleMethod):
+            result = self._module_method(context, call, target, traced_args, False, level, label)
+        else:
+            result = self._pair_method(context, call, target, traced_args, False, level, label)
+        return arrays(result, why)
 
     def _check_static(
         self,

@@ -18,6 +18,7 @@ import libcst as cst
 from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
+from jitlint.model.jax.frameworks import haiku
 from jitlint.model.jax.jit import Signature, spec_from_args
 
 GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
@@ -64,6 +65,7 @@ def _table() -> dict[str, Transform]:
         add([prefix + "fori_loop"], ABSTRACT, "all", (2,), ("body_fun",))
         add([prefix + "while_loop"], ABSTRACT, "all", (0, 1), ("cond_fun", "body_fun"))
     add(["jax.lax.associative_scan"], ABSTRACT, "all")
+    add(haiku.TRANSFORMS, ABSTRACT, "haiku", verb=haiku.VERB)
     linen = [f"flax.linen.{n}" for n in ("jit", "vmap", "scan", "remat", "checkpoint")]
     add([*linen, "flax.linen.remat_scan"], ABSTRACT, "linen")
     add(["flax.linen.while_loop"], ABSTRACT, "linen", (0, 1), ("cond_fn", "body_fn"))
@@ -604,7 +606,7 @@ def application_params(
     }
     out = {name: PYTREE for name in names}
     style = transform.style
-    if signature_unknown or style == "filter":
+    if signature_unknown or style in ("filter", "haiku"):
         return {name: UNKNOWN for name in names}
     if style == "jit":
         static = spec_from_args(options).effective(Signature.of(func))
@@ -670,7 +672,60 @@ def application_params(
     # Python values the caller chose: nothing says they are traced.
     for name in positional[:bound_positional]:
         out[name] = UNKNOWN
-    for name in bound_names | (with_default if defaults_unknown else set()):
+    defaults = with_default if defaults_unknown else set()
+    if style == "jit":
+        # `t: Optional[float] = None`: the annotation says a float may be passed, and jax.jit
+        # traces it when it is. (`n: int = 0` is most often left at its default.)
+        defaults = defaults - optional_scalar_params(func)
+    for name in bound_names | defaults:
         if name in out and out[name] == PYTREE:
             out[name] = UNKNOWN
     return out
+
+
+def scalar_params(func: FuncNode) -> set[str]:
+    """Parameters annotated as a Python scalar type (`flag: bool`, `n: int`), or an optional
+    one (`t: Optional[float] = None`): when given, jax.jit makes it one array."""
+    p = func.params
+    return {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is not None and _scalar_annotation(x.annotation.annotation)
+    }
+
+
+_SCALAR_TYPES = ("bool", "int", "float", "complex")
+
+
+def _scalar_annotation(annotation: cst.BaseExpression) -> bool:
+    kind = type(annotation)
+    if kind is cst.Name:
+        return annotation.value in _SCALAR_TYPES  # type: ignore[attr-defined]
+    if kind is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:  # type: ignore[attr-defined]
+        sides = (annotation.left, annotation.right)  # type: ignore[attr-defined]
+        return any(_is_none(s) for s in sides) and any(_scalar_annotation(s) for s in sides)
+    if kind is cst.Subscript and leaf_name(annotation.value) == "Optional":  # type: ignore[attr-defined]
+        elements = annotation.slice  # type: ignore[attr-defined]
+        return (
+            len(elements) == 1
+            and type(elements[0].slice) is cst.Index
+            and _scalar_annotation(elements[0].slice.value)
+        )
+    return False
+
+
+def _is_none(expr: cst.BaseExpression | None) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def optional_scalar_params(func: FuncNode) -> set[str]:
+    """Parameters annotated as an optional Python scalar whose default is None."""
+    p = func.params
+    return {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is not None
+        and _is_none(x.default)  # type: ignore[arg-type]
+        and type(x.annotation.annotation) is not cst.Name
+        and _scalar_annotation(x.annotation.annotation)
+    }

@@ -20,6 +20,7 @@ from jitlint.model.project.records import (
     Outbound,
     Received,
 )
+from jitlint.model.project.returns import IMPORT_KIND
 from jitlint.model.project.tf_records import TfInbound, TfRecord
 
 # `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
@@ -250,10 +251,13 @@ def _tf_received(
         return []
     callee, name = resolved
     site = f"{display}:{record.place}" if record.place else display
-    if record.kind == "import":
+    if record.kind in ("import", IMPORT_KIND):
         facts = exports.get(callee, {})
         out: list[tuple[str, Received]] = []
         for key, fact in facts.items():
+            # Each model reads its own facts: JAX's carry a "jax:" prefix (returns.py).
+            if fact.startswith("jax:") != (record.kind == IMPORT_KIND):
+                continue
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))

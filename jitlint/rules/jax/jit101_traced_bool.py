@@ -432,11 +432,12 @@ def f(x):
         reason: str,
         fix: NodeFix | None = None,
         no_fix: str | None = None,
+        at: cst.CSTNode | None = None,
     ) -> None:
         tracing = self.ctx.tracing
         why = f"; no automatic fix: {no_fix}" if no_fix else ""
         self.report(
-            node,
+            at or node,
             f"{reason} converts `{snippet(self.ctx.module, node)}` to a Python bool, but it is "
             f"a tracer with no value yet: {tracing.explain(value)}",
             help="use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` "
@@ -477,10 +478,18 @@ def f(x):
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
             return
-        value = trace.value(node.left)
+        left = node.left
+        # `a and b and c` is `(a and b) and c`: the outer `and` converts what the inner one
+        # returned, its last operand (the inner operation checks `a` itself).
+        while type(left) is cst.BooleanOperation and type(left.operator) is type(node.operator):  # type: ignore[attr-defined]
+            if trace.value(left).kind == TRACED:
+                break
+            left = left.right  # type: ignore[attr-defined]
+        value = trace.value(left)
         if value.kind == TRACED:
             operator = "and" if type(node.operator) is cst.And else "or"
-            self._report(node.left, value, trace, f"`{operator}`")
+            # Reported on the chain up to the conversion: `a and b` is what `and` converts.
+            self._report(left, value, trace, f"`{operator}`", at=node.left)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is not cst.Not or self._in_test(node):

@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import python_sequence
+from jitlint.model.jax.frameworks import layers
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
 
@@ -250,11 +251,11 @@ def run(x, key):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        if not qualname.startswith(("jax.", "numpy.")):
+        if not qualname.startswith(("jax.", "numpy.", *layers.PREFIXES)):
             return
         if axis is not None and self._axis(trace, node, axis):
             return
-        spec = _SHAPE_ARGS.get(qualname)
+        spec = _SHAPE_ARGS.get(qualname) or layers.SHAPE_PARAMS.get(qualname)
         if qualname in (_JNP + "repeat",) and not any(
             a.keyword is not None and a.keyword.value == "total_repeat_length" for a in node.args
         ):

@@ -5,6 +5,10 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.classes import ClassInfo
+from jitlint.model.domain.names import leaf_name
+from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
+from jitlint.model.jax.jit import JitApplication
 from jitlint.rules.base import Option, Rule
 
 _BUILTINS = {
@@ -12,6 +16,11 @@ _BUILTINS = {
     "builtins.dict": "a dict",
     "builtins.set": "a set",
     "builtins.bytearray": "a bytearray",
+}
+_CONTAINER_ANNOTATIONS = {
+    **{f"{m}.{n}": "a list" for m in ("builtins", "typing") for n in ("list", "List")},
+    **{f"{m}.{n}": "a dict" for m in ("builtins", "typing") for n in ("dict", "Dict")},
+    **{f"{m}.{n}": "a set" for m in ("builtins", "typing") for n in ("set", "Set")},
 }
 _CONSTRUCTORS = (
     *("array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace"),
@@ -256,6 +265,140 @@ f(x, ([0], 1))  # error: JIT110
     def visit_Call(self, node: cst.Call) -> None:
         if not self._literal(node):
             self._modelled(node)
+        if node.args and type(node.func) in (cst.Name, cst.Attribute):
+            app = self.ctx.jit.from_call(node, self.ctx.path_to(node))
+            if app is not None:
+                self._declared(app, self.ctx.path_to(node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.name.value == "tree_flatten":
+            self._aux_arrays(node)
+        if node.decorators:
+            path = self.ctx.path_to(node)
+            app = self.ctx.jit.from_decorators(node, path)
+            if app is not None:
+                self._declared(app, path)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if not node.body or type(node.body) is not cst.IndentedBlock:
+            return
+        tracing = self.ctx.tracing
+        info = tracing.classes.of(node, self.ctx.path_to(node)[:-1])
+        for name, declaration in static_array_fields(tracing.classes, info):
+            self.report(
+                declaration,
+                f"field `{name}` of `{info.name}` is declared static but holds a JAX array: "
+                "static fields are the pytree's auxiliary data, which jit hashes and compares "
+                "with `==` on every call, and an array is not hashable and its `==` has no "
+                "single truth value (ValueError)",
+                help="leave the field a leaf (a traced array), or store a hashable Python "
+                "value (a tuple) in it",
+            )
+
+    def _aux_arrays(self, node: cst.FunctionDef) -> None:
+        tracing = self.ctx.tracing
+        if not tracing.active:
+            return
+        tracing.solve()
+        events = tracing.aux_events.get(id(node), [])
+        # The first call only stores the treedef; a later one compares against it.
+        calls = sorted({tracing.line(e[3]) or 0 for e in events})
+        if len(calls) < 2:
+            return
+        for attr, cls, aux_node, _ in events[:1]:
+            self.report(
+                aux_node,
+                f"`{attr}` is aux data of `{cls}` (static), but the instances jit receives at "
+                f"lines {calls[0]} and {calls[1]} hold arrays there: jit compares the aux data "
+                "of each call with `==` against its cache, and an array's `==` has no single "
+                "truth value (ValueError)",
+                help="return the array among the children (traced), or store a hashable value "
+                "(a tuple, a Python number) as aux data",
+            )
+
+    def _declared(self, app: JitApplication, path: Sequence[cst.CSTNode]) -> None:
+        """Static parameters whose declaration says every call passes an unhashable value:
+        an annotation `list[...]`/`dict`/`set`, or `self` of a method of an equinox module
+        holding arrays."""
+        func = app.func
+        sig = app.signature
+        if type(func) is not cst.FunctionDef or sig is None:
+            return
+        static = app.spec.effective(sig)
+        if static is None:
+            return
+        nums, names = static
+        spec_arg = app.spec.argnames_arg or app.spec.argnums_arg
+        anchor = spec_arg.value if spec_arg is not None else app.node
+        params = func.params
+        declared = [*params.posonly_params, *params.params, *params.kwonly_params]
+        static_names = {sig.positional[i] for i in nums if i < len(sig.positional)} | names
+        method = self._method_class(func, path)
+        for index, param in enumerate(declared):
+            name = param.name.value
+            if name not in static_names:
+                continue
+            if index == 0 and method is not None and param in params.params:
+                self._static_self(app, anchor, name, method)
+                continue
+            if param.annotation is None:
+                continue
+            kind = self._container(param.annotation.annotation, path)
+            if kind is not None:
+                self.report(
+                    anchor,
+                    f"`{name}` is a static argument of `{func.name.value}`, but it is "
+                    f"annotated as {kind}: JAX hashes every static argument, and {kind} "
+                    "cannot be hashed (ValueError: Non-hashable static arguments are not "
+                    "supported)",
+                    help="pass a tuple (or a frozenset, a frozen dataclass) and annotate it "
+                    "so, or make the argument traced",
+                )
+
+    def _static_self(
+        self, app: JitApplication, anchor: cst.CSTNode, name: str, cls: ClassInfo
+    ) -> None:
+        found = array_holder(self.ctx.tracing.classes, cls)
+        if found is None:
+            return
+        fname = app.func_name
+        if found.certain:
+            what = f"`{cls.name}` is an `eqx.Module`"
+        else:
+            bases = ", ".join(f"`{b.rsplit('.', 1)[-1]}`" for b in cls.imported_bases)
+            what = f"`{cls.name}` declares its fields like an `eqx.Module` (through {bases})"
+        self.report(
+            anchor,
+            f"`{name}` is a static argument of `{fname}`, so JAX hashes it on every call; "
+            f"{what}, which hashes its fields, and field `{found.field}` holds {found.holds}, "
+            "which cannot be hashed (ValueError: Non-hashable static arguments are not "
+            "supported)",
+            help="drop `self` from the static arguments and let the module be a traced pytree "
+            "(`eqx.filter_jit`, or `jax.jit` of a function taking the module)",
+            severity=None if found.certain else "warning",
+        )
+
+    def _method_class(self, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> ClassInfo | None:
+        """The class `func` is a plain method of (not a static or class method)."""
+        if any(leaf_name(d.decorator) in ("staticmethod", "classmethod") for d in func.decorators):
+            return None
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            if type(node) is cst.ClassDef:
+                return self.ctx.tracing.classes.of(node, path[:index])  # type: ignore[arg-type]
+            if type(node) in (cst.FunctionDef, cst.Lambda):
+                return None
+        return None
+
+    def _container(self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
+        head = annotation.value if type(annotation) is cst.Subscript else annotation  # type: ignore[attr-defined]
+        if type(head) not in (cst.Name, cst.Attribute):
+            return None
+        qualnames = self.ctx.names.qualified_names(head, path)
+        kinds = {_CONTAINER_ANNOTATIONS.get(q) for q in qualnames}
+        if len(kinds) != 1 or None in kinds:
+            return None
+        return kinds.pop()
 
     def _modelled(self, node: cst.Call) -> None:
         """Static arguments the tracing model saw a call pass, whatever their spelling:

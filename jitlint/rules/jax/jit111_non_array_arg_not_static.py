@@ -307,6 +307,8 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if node.args:
+            self._modelled(node)
         if not node.args or type(node.func) not in (cst.Name, cst.Call):
             return  # cheap pre-test before building the path
         path = self.ctx.path_to(node)
@@ -346,6 +348,31 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 help=f"mark {label} static with `static_argnames` (the value must be hashable), "
                 "or pass arrays only",
                 fix=fix,
+            )
+
+    def _modelled(self, node: cst.Call) -> None:
+        """Framework objects the tracing model saw this call pass to a traced parameter of
+        a jitted function: a linen or haiku Module, an `hk.transform` pair."""
+        tracing = self.ctx.tracing
+        if not tracing.active:
+            return
+        tracing.solve()
+        events = tracing.nonarray_events.get(id(node))
+        if not events:
+            return
+        seen: set[str] = set()
+        for param, why, func, _ in events:
+            if param in seen or type(func) is not cst.FunctionDef:
+                continue
+            seen.add(param)
+            target = _argument_for(node, func, param) or node
+            self.report(
+                target,
+                f"`{param}` of `{func.name.value}` is traced by jax.jit, but this call passes "
+                f"{why}, which is not a pytree of arrays (TypeError: Error interpreting "
+                "argument ... as an abstract array)",
+                help=f"close over it instead of passing it, or mark `{param}` static with "
+                "`static_argnames` (it is hashed by identity)",
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -565,3 +592,18 @@ def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 def _block_body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
     return block.body if isinstance(block, cst.IndentedBlock) else ()
+
+
+def _argument_for(call: cst.Call, func: cst.FunctionDef, param: str) -> cst.CSTNode | None:
+    """The argument expression of `call` that `param` of `func` receives, when plain."""
+    p = func.params
+    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == param:
+                return arg.value
+        elif index < len(positional) and positional[index] == param:
+            return arg.value
+    return None

@@ -1,0 +1,100 @@
+"""haiku: `hk.transform(f)` returns a pair of pure functions, `init(rng, *args)` and
+`apply(params, rng, *args)` (`transform_with_state`: `init(rng, *args)` and
+`apply(params, state, rng, *args)`; `hk.without_apply_rng` drops `apply`'s rng). Both run
+`f(*args)`, and with it the `hk.Module.__call__` methods it reaches. Haiku code compiles
+`apply` with `jax.jit` (a train or eval step), so `f` is an entry of its own whose
+arguments are unknown; where a traced caller calls `apply`, `f` also runs with that
+caller's arguments.
+
+[bench/cases/jax-modules/hk_*.py record it at run time (jax 0.10.2, dm-haiku 0.0.17);
+tests/test_frameworks.py]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from jitlint.model.domain.values import PYTREE, Ref, Seq, Transformed, U, Value
+
+TRANSFORM = "haiku.transform"
+WITH_STATE = "haiku.transform_with_state"
+NO_APPLY_RNG = "haiku.without_apply_rng"
+# The transforms table's entries (style "haiku": parameters unknown).
+TRANSFORMS = (TRANSFORM, WITH_STATE)
+VERB = "makes part of `apply` (which haiku code compiles with `jax.jit`)"
+
+
+class PairMethod(Ref):
+    """`init` or `apply` of a transformed pair (`pair`, a Transformed of style "haiku")."""
+
+    __slots__ = ("method", "pair")
+
+    def __init__(self, pair: Transformed, method: str) -> None:
+        super().__init__(pair.why, "haiku transformed function")
+        self.pair = pair
+        self.method = method
+
+    def key(self, depth: int = 3) -> Hashable:
+        return ("haiku", id(self.pair), self.method)
+
+
+def is_pair(value: Value) -> bool:
+    return isinstance(value, Transformed) and value.transform.style == "haiku"
+
+
+def member(base: Value, attr: str) -> Value | None:
+    """`pair.apply` / `pair.init`; None when `base` is not a transformed pair."""
+    if not is_pair(base):
+        return None
+    if attr in ("apply", "init"):
+        return PairMethod(base, attr)  # type: ignore[arg-type]
+    return U
+
+
+class NoRngPair(Transformed):
+    """A pair after `hk.without_apply_rng`: its `apply` takes no rng."""
+
+    __slots__ = ()
+
+
+def without_apply_rng(value: Value) -> Value:
+    """`hk.without_apply_rng(pair)`: the same pair, `apply` taking no rng."""
+    if not is_pair(value):
+        return U
+    pair: Transformed = value  # type: ignore[assignment]
+    return NoRngPair(pair.transform, pair.target, pair.options, pair.why)
+
+
+def leading(method: PairMethod) -> tuple[str, ...]:
+    """The parameters `init`/`apply` take before `f`'s own arguments."""
+    qualname = method.pair.transform.qualname
+    if method.method == "init":
+        return ("rng",)
+    with_state = qualname == WITH_STATE
+    rng = not isinstance(method.pair, NoRngPair)
+    return ("params", *(("state",) if with_state else ()), *(("rng",) if rng else ()))
+
+
+def split_arguments(
+    method: PairMethod, args: list[tuple[str | None, Value]]
+) -> list[tuple[str | None, Value]] | None:
+    """The arguments `f` receives from a call of `init`/`apply`; None when unsure."""
+    names = leading(method)
+    keywords = [k for k, _ in args if k is not None and k in names]
+    positional = [a for a in args if a[0] is None]
+    skip = len(names) - len(keywords)
+    if skip < 0 or len(positional) < skip:
+        return None
+    rest = positional[skip:]
+    return [*rest, *(a for a in args if a[0] is not None and a[0] not in names)]
+
+
+def result(method: PairMethod, returned: Value, why: tuple) -> Value:
+    """What `init`/`apply` returns when `f` returned `returned`."""
+    with_state = method.pair.transform.qualname == WITH_STATE
+    if method.method == "init":
+        params = Value(PYTREE, why)
+        return Seq("tuple", [params, Value(PYTREE, why)]) if with_state else params
+    if with_state:
+        return Seq("tuple", [returned, Value(PYTREE, why)])
+    return returned

@@ -1,0 +1,134 @@
+"""flax linen: `module.init(rngs, *args, method=None, **kwargs)` and
+`module.apply(variables, *args, method=None, rngs=None, mutable=False, **kwargs)` bind the
+module and run its `__call__` (or the method `method=` names) with `*args, **kwargs`. The
+module's attributes are the dataclass fields its constructor was given (Python values,
+static); its parameters come from `variables` (traced under `jax.jit`). A linen Module is
+not a pytree.
+
+Calls from another file (`model.apply(params, x)` with `model` imported) reach the module's
+file as inbound calls of `Cls.apply`/`Cls.init`: `adapt_inbound` turns them into calls of
+`__call__` with the module first.
+
+[bench/cases/jax-modules/flax_*.py record it at run time (jax 0.10.2, flax 0.12.8);
+tests/test_frameworks.py]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable
+from typing import Any
+
+import libcst as cst
+
+from jitlint.model.domain.values import PYTREE, Object, Ref, Seq, Value
+
+ENTRY_METHODS = ("apply", "init", "init_with_output")
+# Keywords of init/apply that are theirs, not the method's.
+_OWN_KEYWORDS = frozenset(
+    {"method", "rngs", "mutable", "capture_intermediates", "variables", "params"}
+)
+
+
+class ModuleMethod(Ref):
+    """`module.apply` / `module.init` of a linen Module instance `module`."""
+
+    __slots__ = ("method", "module")
+
+    def __init__(self, module: Object, method: str) -> None:
+        super().__init__(module.why, "linen method")
+        self.module = module
+        self.method = method
+
+    def key(self, depth: int = 3) -> Hashable:
+        return ("linen", id(self.module), self.method)
+
+
+def is_module(value: Value) -> bool:
+    return isinstance(value, Object) and value.cls.kind == "linen"
+
+
+def member(base: Value, attr: str) -> Value | None:
+    """`module.apply`/`module.init`; None for anything else (the class decides)."""
+    if is_module(base) and attr in ENTRY_METHODS and base.cls.lookup(attr) is None:  # type: ignore[attr-defined]
+        return ModuleMethod(base, attr)  # type: ignore[arg-type]
+    return None
+
+
+def target_method(args: list[tuple[str | None, Value]]) -> str | None:
+    """The method `method=` names (a string), `__call__` without it; None when unsure."""
+    for keyword, value in args:
+        if keyword == "method":
+            const = getattr(value, "const", None)
+            return const if isinstance(const, str) else None
+    return "__call__"
+
+
+def split_arguments(args: list[tuple[str | None, Value]]) -> list[tuple[str | None, Value]] | None:
+    """The arguments the method receives: after `variables`/`rngs`, without init/apply's
+    own keywords; None when the leading argument is not given by position."""
+    positional = [a for a in args if a[0] is None]
+    if not positional:
+        return None
+    return [*positional[1:], *(a for a in args if a[0] is not None and a[0] not in _OWN_KEYWORDS)]
+
+
+def result(method: ModuleMethod, returned: Value, why: tuple) -> Value:
+    if method.method == "apply":
+        return returned
+    if method.method == "init_with_output":
+        return Seq("tuple", [returned, Value(PYTREE, why)])
+    return Value(PYTREE, why)
+
+
+def adapt_inbound(record: Any) -> Any | None:
+    """An inbound call of `Cls.apply`/`Cls.init` (the module first, then variables or rngs)
+    as a call of `Cls.__call__`: None when it names another method or hides arguments."""
+    args = list(record.args)
+    if record.star or len(args) < 2 or args[0][0] is not None or args[1][0] is not None:
+        return None
+    if any(keyword == "method" for keyword, _ in args):
+        return None
+    kept = [args[0], *(a for a in args[2:] if a[0] is None or a[0] not in _OWN_KEYWORDS)]
+    return dataclasses.replace(record, args=tuple(kept))
+
+
+# Lifted transformations applied to a Module class: `nn.checkpoint(Block, static_argnums=(1,))`
+# makes a class whose `__call__` runs under jax.checkpoint (or jit), counting the module
+# itself as argument 0.
+LIFTED = frozenset(f"flax.linen.{n}" for n in ("checkpoint", "remat", "jit")) | frozenset(
+    f"flax.linen.transforms.{n}" for n in ("checkpoint", "remat", "jit")
+)
+
+
+class Lifted(Ref):
+    """An instance of a lifted Module class: `module` (an Object), `static` the argument
+    positions (the module being 0) that stay Python values; None when unknown."""
+
+    __slots__ = ("module", "static", "transform")
+
+    def __init__(self, module: Object, transform: Any, static: frozenset[int] | None) -> None:
+        super().__init__(module.why, "lifted linen module")
+        self.module = module
+        self.transform = transform
+        self.static = static
+
+    def key(self, depth: int = 3) -> Hashable:
+        return ("lifted", id(self.module))
+
+
+def static_positions(options: tuple[Any, ...]) -> frozenset[int] | None:
+    """`static_argnums=(1, 2)` of a lifted transformation; None when not a literal."""
+    for arg in options:
+        if arg.keyword is None or arg.keyword.value != "static_argnums":
+            continue
+        value = arg.value
+        elements = value.elements if type(value) in (cst.Tuple, cst.List) else [value]
+        out = set()
+        for element in elements:
+            expr = getattr(element, "value", element)
+            if type(expr) is not cst.Integer:
+                return None
+            out.add(int(expr.value))
+        return frozenset(out)
+    return frozenset()

@@ -1,0 +1,102 @@
+"""Return facts across files (model/project/returns.py): a helper of another module that
+returns a Python list gives its traced caller a list, so indexing it with a tracer is a
+concretization error; a helper returning an array (or something unknown) is not."""
+
+from __future__ import annotations
+
+from test_project import check, where, write
+
+HELPERS = """
+from typing import List
+
+
+def candidates(names: List[str]) -> List[frozenset]:
+    return [frozenset({n}) for n in names]
+
+
+def built(names):
+    out = []
+    for n in names:
+        out.append(frozenset({n}))
+    return out
+
+
+def table(names):
+    import jax.numpy as jnp
+    return jnp.arange(len(names))
+"""
+
+TRAIN = """
+import jax
+import jax.numpy as jnp
+
+from .helpers import built, candidates, table
+
+
+@jax.jit
+def pick(scores):
+    order = jnp.argsort(scores)
+    first = [candidates(["a", "b"])[i] for i in order]
+    second = [built(["a", "b"])[i] for i in order]
+    third = [table(["a", "b"])[i] for i in order]
+    return first, second, third
+"""
+
+
+def test_list_returned_by_another_module_indexed_with_a_tracer(tmp_path):
+    root = write(
+        tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/train.py": TRAIN}
+    )
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [
+        ("pkg/train.py", 11, "JIT102"),
+        ("pkg/train.py", 12, "JIT102"),
+    ]
+
+
+def test_one_file_alone_knows_nothing_of_the_helper(tmp_path):
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/train.py": TRAIN})
+    _, found, _ = check(root)
+    assert where(found) == []
+
+
+CHECKS = """
+import jax.numpy as jnp
+
+
+def all_finite(state, dim):
+    return state.ndim == 1 and state.shape[0] == dim and jnp.all(jnp.isfinite(state))
+
+
+def right_shape(state, dim):
+    return state.ndim == 1 and state.shape[0] == dim
+"""
+
+STEP = """
+import jax
+
+from .checks import all_finite, right_shape
+
+
+@jax.jit
+def step(state):
+    if not all_finite(state, 3):
+        state = state * 0
+    if not right_shape(state, 3):
+        state = state * 2
+    return state
+
+
+def eager(state):
+    if not all_finite(state, 3):
+        return None
+    return state
+"""
+
+
+def test_helper_of_another_module_returning_a_jax_result(tmp_path):
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/checks.py": CHECKS, "pkg/step.py": STEP})
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [("pkg/step.py", 9, "JIT101")]
