@@ -1,8 +1,9 @@
-"""The README's two fresh-machine commands ("Try it"): the first installs jitlint and runs it
+"""The README: its two fresh-machine commands ("Try it"): the first installs jitlint and runs it
 on examples/, then prints the fixes as a diff; the second installs the test extras and runs
 the suite. The installs need a package index (tests/test_precommit_hooks.py pip-installs the
 package from a clone, as the first command does); here the jitlint commands run as the README
-spells them, on a copy of examples/, and the extras the second names exist."""
+spells them, on a copy of examples/, and the extras the second names exist. And what the
+README must document: every option, every configuration key, the server and its editors."""
 
 from __future__ import annotations
 
@@ -81,3 +82,43 @@ def test_the_second_command_names_extras_the_package_has():
     settings = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     assert extras <= set(settings["project"]["optional-dependencies"])
     assert ["python", "-m", "pytest"] in second
+
+
+# ---- what the README documents (#18: "README documents all of it") -----------------------------
+def test_every_command_line_option_and_config_key_is_in_the_readme():
+    from jitlint.config import _VERIFY_KEYS, known_keys
+    from jitlint.frontends.cli import build_parser
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    flags = [
+        flag
+        for action in build_parser()._actions
+        for flag in action.option_strings
+        if flag.startswith("--") and flag != "--help"
+    ]
+    assert "--force-exclude" in flags and "--add-noqa" in flags
+    assert [flag for flag in flags if f"`{flag}" not in readme] == []
+    keys = [*known_keys(), *_VERIFY_KEYS]
+    assert [key for key in keys if key not in readme] == []
+
+
+def test_the_readme_documents_the_server_notebooks_colour_and_hooks():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for needed in (
+        "jitlint server",
+        "'jitlint[server]'",
+        "*VS Code*",
+        "*Neovim*",
+        "*Helix*",
+        "source.fixAll.jitlint",
+        "### Notebooks",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "--color auto|always|never".replace("|", "\\|"),
+        "no Python files found",
+        "# ruff: noqa: JIT110",
+        "# flake8: noqa",
+        'extend = "../pyproject.toml"',
+        "Both pass `--force-exclude`",
+    ):
+        assert needed in readme, needed
