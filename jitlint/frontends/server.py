@@ -8,6 +8,7 @@
 - `source.fixAll.jitlint`: every fix `jitlint --fix` would apply (editors run it on save
   with `"source.fixAll"` in their code-actions-on-save setting).
 - Hover over a finding (or a `JIT101` code in a comment): the rule's documentation.
+- `exit` ends the process at once, whatever a worker thread is still linting.
 
 Positions go through pygls's position codec, so UTF-16 clients (VS Code) and UTF-8/32 ones
 get the columns they count in. pygls is imported only by `main`: `jitlint` itself works
