@@ -1,6 +1,7 @@
 """Speed of jitlint on the pinned corpus, against the libcst parse floor measured in the same run.
 
 Usage: python bench/speed.py [--sample K] [--rounds N] [--small-runs N] [--json OUT]
+       python bench/speed.py --flake8-only [--sample K] [--rounds N]
 
 Every figure is whole-process CPU time (user + sys, children included, from wait4), one
 process unless stated, so other load on the machine moves it less than wall time would:
@@ -120,6 +121,11 @@ def main() -> int:
     parser.add_argument(
         "--cold-only", action="store_true", help="only the floor and cold runs (the 2x budget)"
     )
+    parser.add_argument(
+        "--flake8-only",
+        action="store_true",
+        help="only flake8 without and with the plugin, alternating N rounds (the 2.5x budget)",
+    )
     args = parser.parse_args()
 
     files, lines = corpus_files(args.sample)
@@ -140,6 +146,8 @@ def main() -> int:
         all_codes = json.loads(run(jitlint("--list-rules", "--format", "json")).stdout)
         codes = ",".join(rule["code"] for rule in all_codes)
         print(f"corpus: {len(files)} files, {lines} lines; {len(all_codes)} rules", flush=True)
+        if args.flake8_only:
+            return flake8_only(files, codes, args.rounds)
         # Floor and cold alternate, so drifting machine load hits both alike.
         floors, colds = [], []
         cold = None
@@ -198,6 +206,22 @@ def main() -> int:
     report(figures, floor, len(files), lines)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def flake8_only(files: list[str], codes: str, rounds: int) -> int:
+    """flake8 alone and with the plugin, alternating, so drifting load hits both alike."""
+    base = [sys.executable, "-c", FLAKE8]
+    f8_args = ["-j1", f"--extend-select={codes}", *files]
+    withouts, withs = [], []
+    for _ in range(rounds):
+        withouts.append(run([*base, "without", *f8_args]).cpu)
+        withs.append(run([*base, "with", *f8_args]).cpu)
+        print(f"flake8 alone {withouts[-1]:.1f} s, with the plugin {withs[-1]:.1f} s CPU: "
+              f"{withs[-1] / withouts[-1]:.2f}x", flush=True)  # fmt: skip
+    ratio = statistics.median(withs) / statistics.median(withouts)
+    print(f"median: flake8 alone {statistics.median(withouts):.1f} s, with the plugin "
+          f"{statistics.median(withs):.1f} s: {ratio:.2f}x flake8 alone (budget 2.5x)")  # fmt: skip
     return 0
 
 

@@ -310,6 +310,17 @@ def test_an_invalid_pattern_is_a_config_error_naming_key_and_pattern(
     assert f"`tool.jitlint.{key}`" in err and f"invalid pattern {pattern!r}" in err, err
 
 
+@pytest.mark.parametrize("pattern", ["\\", "!", "[z-a]"])
+@pytest.mark.parametrize("flag", ["--exclude", "--extend-exclude", "--per-file-ignores"])
+def test_an_invalid_pattern_on_the_command_line_is_a_usage_error(workdir, flag, pattern):
+    (workdir / "good.py").write_text(HAZARD)
+    value = f"{pattern}:JIT101" if flag == "--per-file-ignores" else f"ok,{pattern}"
+    status, out, err = run_cli(f"{flag}={value}", ".")
+    # Was a traceback (pathspec's error or re.error) and exit 1, as if findings were found.
+    assert status == 2 and out == "", err
+    assert f"argument {flag}: invalid pattern {pattern!r}" in err, err
+
+
 def test_an_invalid_line_in_a_gitignore_is_passed_over(workdir):
     (workdir / ".gitignore").write_text("[z-a]\nskipped.py\n")
     (workdir / "skipped.py").write_text(HAZARD)

@@ -50,9 +50,9 @@ def _env() -> dict[str, str]:
 class Client:
     """Just enough of an LSP client: requests, notifications, and what the server sends."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, command: list[str] | None = None) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "jitlint", "server"],
+            command or [sys.executable, "-m", "jitlint", "server"],
             cwd=cwd,
             env=_env(),
             stdin=subprocess.PIPE,
@@ -153,7 +153,10 @@ class Client:
         self.notify("exit", None)
         assert self.process.stdin is not None
         self.process.stdin.close()  # as editors do: the server's reader may be blocked on it
-        return self.process.wait(timeout=ANSWER_TIMEOUT)
+        try:
+            return self.process.wait(timeout=ANSWER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the server did not exit; its stderr: {self.stderr()}")
 
 
 @pytest.fixture
@@ -378,6 +381,56 @@ def test_a_bad_configuration_is_shown_once(client, tmp_path):
     assert message["type"] == 1 and "NOPE" in message["message"]
     assert client.wait_for("textDocument/publishDiagnostics")["diagnostics"] == []
     assert client.close() == 0
+
+
+# ---- exit ------------------------------------------------------------------------------------
+# The project pass never ends here: a thread still linting must not keep the server alive once
+# the editor has said `exit` (pygls joins its worker threads; a large workspace takes minutes).
+STUCK_PROJECT_PASS = (
+    "import sys, threading\n"
+    "import jitlint.engine.runner as runner\n"
+    "def never_ends(*args, **kwargs):\n"
+    "    print('project pass started', file=sys.stderr, flush=True)\n"
+    "    threading.Event().wait()\n"
+    "runner.project_inbound = never_ends\n"
+    "from jitlint.frontends.server import main\n"
+    "sys.exit(main([]))\n"
+)
+
+
+@pytest.mark.parametrize("shutdown_first", [True, False])
+def test_exit_ends_the_server_while_a_project_pass_is_running(tmp_path, shutdown_first):
+    pytest.importorskip("pygls")
+    pytest.importorskip("lsprotocol")
+    (tmp_path / "other.py").write_text("import step\n")
+    client = Client(tmp_path, [sys.executable, "-c", STUCK_PROJECT_PASS])
+    try:
+        client.initialize(tmp_path)
+        (tmp_path / "step.py").write_text(SOURCE)
+        client.open(tmp_path / "step.py", SOURCE)
+        # The buffer's own findings come before the project pass starts.
+        assert _has("JIT110")(client.wait_for("textDocument/publishDiagnostics"))
+        assert client.process.stderr is not None
+        for line in client.process.stderr:  # until the pass is under way (EOF: it never was)
+            if line.startswith(b"project pass started"):
+                break
+        else:
+            pytest.fail("the project pass did not start")
+        if shutdown_first:
+            client.request("shutdown", None)
+        client.notify("exit", None)
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        try:
+            status = client.process.wait(timeout=ANSWER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server waited for the project pass after `exit`")
+        # The LSP spec: 0 after a shutdown request, 1 without one.
+        assert status == (0 if shutdown_first else 1)
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+            client.process.wait()
 
 
 # ---- without the extra ------------------------------------------------------------------------

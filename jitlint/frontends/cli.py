@@ -34,9 +34,31 @@ def _codes(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+def _patterns(value: str) -> list[str]:
+    """`--exclude`/`--extend-exclude`: comma-separated gitignore-style patterns, each checked
+    here, so an invalid one is a usage error (exit 2) naming it, not a crash mid-run."""
+    from jitlint.engine.discovery import pattern_problem
+
+    patterns = _codes(value)
+    for pattern in patterns:
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"invalid pattern {pattern!r}: {problem}")
+    return patterns
+
+
 def _per_file_ignores(value: str) -> list[str]:
-    # flake8's spelling: whitespace-separated `PATTERN:CODES` entries.
-    return value.split()
+    """flake8's spelling: whitespace-separated `PATTERN:CODES` entries; each pattern checked
+    as `_patterns` does."""
+    from jitlint.engine.discovery import pattern_problem
+
+    entries = value.split()
+    for entry in entries:
+        pattern = entry.rpartition(":")[0].strip()
+        problem = pattern_problem(pattern) if pattern else None
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"invalid pattern {pattern!r}: {problem}")
+    return entries
 
 
 def _jobs(value: str) -> int:
@@ -119,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     files = parser.add_argument_group("file selection")
     files.add_argument(
         "--exclude",
-        type=_codes,
+        type=_patterns,
         action="extend",
         metavar="PATTERNS",
         help="gitignore-style patterns to skip, replacing the configured `exclude` and the "
@@ -127,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     files.add_argument(
         "--extend-exclude",
-        type=_codes,
+        type=_patterns,
         action="extend",
         default=[],
         metavar="PATTERNS",

@@ -8,6 +8,7 @@
 - `source.fixAll.jitlint`: every fix `jitlint --fix` would apply (editors run it on save
   with `"source.fixAll"` in their code-actions-on-save setting).
 - Hover over a finding (or a `JIT101` code in a comment): the rule's documentation.
+- `exit` ends the process at once, whatever a worker thread is still linting.
 
 Positions go through pygls's position codec, so UTF-16 clients (VS Code) and UTF-8/32 ones
 get the columns they count in. pygls is imported only by `main`: `jitlint` itself works
@@ -17,6 +18,7 @@ without the extra.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -280,6 +282,22 @@ def build_server() -> Any:
                     )
                 )
         return actions
+
+    # ---- shutdown and exit ----------------------------------------------------------------
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: Any, params: None) -> None:
+        state["shutdown"] = True
+
+    @server.feature(types.EXIT)
+    def exit_now(ls: Any, params: None) -> None:
+        # pygls would end the event loop, then join its worker threads: a lint or a project
+        # pass still running (minutes over a large workspace) would keep the process alive
+        # long after the editor asked it to go, writing a cache nobody waits for. Nothing
+        # of theirs is needed now; the cache is written by rename, so a cut-short write
+        # leaves the old one. Workers of a project pass die with this process.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0 if state.get("shutdown") else 1)  # the LSP spec's codes
 
     # ---- hover --------------------------------------------------------------------------
     @server.feature(types.TEXT_DOCUMENT_HOVER)
