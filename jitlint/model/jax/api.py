@@ -99,6 +99,11 @@ COLLECTIVES = frozenset(
         "psum_scatter", "pswapaxes", "pbroadcast",
     )
 )  # fmt: skip
+# Functions of libraries built on jax that return jax arrays (pytrees of them) computed from
+# their arguments: traced in traced code. jax's own facts cannot say this about other
+# libraries, so the few that real code concretizes are listed by hand (optax 0.2).
+ECOSYSTEM_ARRAY_RESULTS = frozenset({"optax.global_norm", "optax.tree_utils.tree_l2_norm"})
+ECOSYSTEM_PYTREE_RESULTS = frozenset({"optax.apply_updates"})
 CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__float__"})
 MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 
@@ -106,6 +111,8 @@ MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 def call_kind(qualname: str) -> str:
     if qualname.startswith(JAX_OP_PREFIXES):
         return "static" if qualname in JAX_STATIC else "jax"
+    if qualname in ECOSYSTEM_ARRAY_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:
+        return "jax"
     if qualname.startswith(JAX_STATIC_PREFIXES):
         return "other"
     if qualname in JAX_PROCESS:

@@ -38,6 +38,7 @@ from jitlint.model.jax.api import (
     ARRAY_METHODS,
     COLLECTIVES,
     CONCRETIZING_METHODS,
+    ECOSYSTEM_PYTREE_RESULTS,
     JAX_BOOLEAN,
     JAX_SEQUENCE_RESULTS,
     MAPPING_METHODS,
@@ -91,7 +92,7 @@ def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
         if qualname.startswith("jax.numpy.atleast_") and len(args) == 1 and args[0][0] is None:
             return traced(why)
         return Value(PYTREE, why)
-    if qualname in JAX_SEQUENCE_RESULTS:  # a tuple (or pytree) of arrays
+    if qualname in JAX_SEQUENCE_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:  # pytrees
         return Value(PYTREE, why)
     return traced(why, boolean=qualname in JAX_BOOLEAN)
 
