@@ -69,6 +69,15 @@ POSITIVE = {
 
         row_sums(Coo(jnp.array([0, 1]), jnp.array([1.0, 2.0]), (2, 2)))
         """,
+    # A result whose length counts values: JIT105's, not also JIT103's (both from the facts).
+    "nonzero_without_size": """
+        import jax
+        import jax.numpy as jnp
+
+        @jax.jit
+        def f(x):
+            return jnp.nonzero(x)  # error: JIT105
+        """,
     # `all_gather` of a Python constant is an array (a tracer under vmap), unlike `psum`.
     "all_gather_of_a_constant": """
         import jax
