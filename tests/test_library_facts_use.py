@@ -133,6 +133,14 @@ NEGATIVE = {
         def f(x):
             return x.min(AXIS) + x.sum(x.ndim - 1).sum() + jnp.zeros(x.shape[0]).sum()
         """,
+    # `x.at[i].min(v)` scatters `v`: its argument is a value, not the axis of `x.min`.
+    "index_update_min": """
+        import jax
+
+        @jax.jit
+        def relax(costs, j, candidate):
+            return costs.at[j].min(candidate)
+        """,
     # `permutation(key, x)` permutes a traced array; only a traced int would be a size.
     "permutation_of_an_array": """
         import jax

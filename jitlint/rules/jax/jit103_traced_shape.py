@@ -245,6 +245,8 @@ def run(x, key):
             None,
         )
         if type(func) is cst.Attribute and trace.value(func.value).traced:  # type: ignore[attr-defined]
+            if _index_update(func.value):  # type: ignore[attr-defined]
+                return  # `x.at[i].min(v)` is a scatter of `v`, not a reduction over an axis
             if axis is not None and self._axis(trace, node, axis):
                 return
             method = func.attr.value  # type: ignore[attr-defined]
@@ -452,3 +454,12 @@ def _bind(node: cst.Call, facts: StaticParameters) -> dict[str, cst.BaseExpressi
             return None
         args.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
     return facts.bind(args)
+
+
+def _index_update(expr: cst.BaseExpression) -> bool:
+    """`x.at[i]`: its methods (`set`, `add`, `min`, ...) take values, not axes or sizes."""
+    return (
+        type(expr) is cst.Subscript
+        and type(expr.value) is cst.Attribute
+        and expr.value.attr.value == "at"
+    )
