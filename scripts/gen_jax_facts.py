@@ -16,6 +16,12 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
    Python constant gives a Python value (`psum(1, axis)` is the axis size, an `int`).
 3. **`shard_map`**: what an argument whose `in_specs` entry is `None` arrives as.
 
+Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
+concrete array. Each entry lists the parameters that can be passed by position
+(`parameters`; for methods, after the receiver), so a linter can bind positional arguments.
+A size parameter left out (`segment_sum` without `num_segments`) makes jax read the size from
+another argument's values: `static_unless` maps that argument to the size parameter.
+
 Usage: python scripts/gen_jax_facts.py [OUTPUT]   (default: jitlint/data/jax_facts.json)
 """
 
@@ -53,7 +59,21 @@ PROBED_ANNOTATION = re.compile(r"\b(int|Axis|Shape|DimSize|Sequence\[int\]|Suppo
 CONCRETENESS = re.compile(
     r"concrete|static|[Tt]racer|Traced<|hashable|compile-time constant|__index__"
 )
-COLLECTIVES = ("psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter")
+# Each collective with the options it needs besides the value and the axis name (probed on an
+# axis of size 2).
+COLLECTIVES: dict[str, dict[str, Any]] = {
+    "psum": {},
+    "pmean": {},
+    "pmax": {},
+    "pmin": {},
+    "all_gather": {},
+    "psum_scatter": {},
+    "ppermute": {"perm": [(0, 1), (1, 0)]},
+    "pshuffle": {"perm": [1, 0]},
+    "all_to_all": {"split_axis": 0, "concat_axis": 0},
+    "pswapaxes": {"axis": 0},
+    "pbroadcast": {"source": 0},
+}
 
 
 def public_functions(module_name: str) -> dict[str, Callable[..., Any]]:
@@ -96,6 +116,8 @@ def sample(param: inspect.Parameter) -> Any:
         return (2, 3)
     if param.name.endswith(("_ids", "indices")):
         return jnp.array([0, 1])  # integer ids for the leading axis of the array sample
+    if param.name == "fill_value":
+        return 0.0  # `lax.full` takes a scalar
     if PROBED_ANNOTATION.search(text):
         return 1
     return jnp.arange(6.0).reshape(2, 3)
@@ -164,42 +186,125 @@ def fails_traced(call: Callable[[Any], Any], value: Any) -> str | None:
     return None
 
 
+def probe_static_unless(
+    fn: Callable[..., Any], sig: inspect.Signature, static: list[str]
+) -> dict[str, str]:
+    """For each static parameter that defaults to None (a size: `num_segments`,
+    `total_repeat_length`), the required arguments that must be concrete when it is left out
+    (jax reads the size from their values) but may be traced when it is given."""
+    required = {}
+    for name, param in sig.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.default is param.empty:
+            required[name] = sample(param)
+    found: dict[str, str] = {}
+    for size_name in static:
+        size = sig.parameters[size_name]
+        if size.default is not None or size_name in required:
+            continue
+        for name in required:
+            arguments = dict(required)
+
+            def call(v: Any, name: str = name, arguments: dict[str, Any] = arguments) -> Any:
+                bound = sig.bind(**{**arguments, name: v})
+                return fn(*bound.args, **bound.kwargs)
+
+            def sized(
+                v: Any, name: str = name, size: str = size_name, arguments: dict = arguments
+            ) -> Any:
+                bound = sig.bind(**{**arguments, name: v, size: 4})
+                return fn(*bound.args, **bound.kwargs)
+
+            value = required[name]
+            if not works(call, value) or not works(sized, value):
+                continue
+            if fails_traced(call, value) == "concreteness" and fails_traced(sized, value) is None:
+                found[name] = size_name
+    return found
+
+
+def positional_parameters(sig: inspect.Signature, method: bool) -> list[str]:
+    """The parameters an argument can reach by position, in order (after the receiver)."""
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [n for n, p in sig.parameters.items() if p.kind in kinds]
+    return names[1:] if method else names
+
+
+def array_methods() -> dict[str, Callable[..., Any]]:
+    """The public methods of jax's array type, as functions of the receiver."""
+    array_type = type(jnp.zeros(()))
+    found = {}
+    for name in sorted(dir(array_type)):
+        if name.startswith("_"):
+            continue
+        obj = getattr(array_type, name, None)
+        if callable(obj) and not inspect.isclass(obj) and signature(obj) is not None:
+            found[name] = obj
+    return found
+
+
+def entry_for(fn: Callable[..., Any], sig: inspect.Signature, method: bool) -> dict[str, Any]:
+    """The facts about one function (or method): {} when it has no static parameter."""
+    declared = declared_static(fn, sig)
+    entry: dict[str, Any]
+    if declared is not None:
+        if not declared:
+            return {}
+        entry = {"static": declared, "how": "jit"}
+    else:
+        verdicts = probe_static(fn, sig)
+        entry = {"how": "probe"}
+        for verdict in ("static", "static_if_int"):
+            names = sorted(n for n, v in verdicts.items() if v == verdict)
+            if names:
+                entry[verdict] = names
+        if len(entry) == 1:
+            return {}
+    unless = probe_static_unless(fn, sig, entry.get("static", []))
+    if unless:
+        entry["static_unless"] = unless
+    entry["parameters"] = positional_parameters(sig, method)
+    return entry
+
+
 def static_parameters() -> dict[str, dict[str, Any]]:
     facts: dict[str, dict[str, Any]] = {}
-    for module_name in MODULES:
-        for name, fn in public_functions(module_name).items():
-            sig = signature(fn)
-            if sig is None:
-                continue
-            qualname = f"{module_name}.{name}"
-            declared = declared_static(fn, sig)
-            if declared is not None:
-                if declared:
-                    facts[qualname] = {"static": declared, "how": "jit"}
-                continue
-            verdicts = probe_static(fn, sig)
-            entry: dict[str, Any] = {"how": "probe"}
-            for verdict in ("static", "static_if_int"):
-                names = sorted(n for n, v in verdicts.items() if v == verdict)
-                if names:
-                    entry[verdict] = names
-            if len(entry) > 1:
-                facts[qualname] = entry
+    candidates = [
+        (f"{module_name}.{name}", fn, False)
+        for module_name in MODULES
+        for name, fn in public_functions(module_name).items()
+    ]
+    candidates += [(f"jax.Array.{name}", fn, True) for name, fn in array_methods().items()]
+    for qualname, fn, method in candidates:
+        sig = signature(fn)
+        if sig is None:
+            continue
+        entry = entry_for(fn, sig, method)
+        if entry:
+            facts[qualname] = entry
     return facts
 
 
 def collectives() -> dict[str, dict[str, bool]]:
     out: dict[str, dict[str, bool]] = {}
-    x = jnp.ones((2, 4))
-    for name in COLLECTIVES:
-        fn = getattr(lax, name)
+    x = jnp.ones((2, 2))
+    for name, options in COLLECTIVES.items():
+        fn = getattr(lax, name, None)
+        if fn is None:
+            continue
         seen: dict[str, bool] = {}
 
-        def body(row: Any, fn: Callable[..., Any] = fn, seen: dict[str, bool] = seen) -> Any:
-            result = fn({"a": row, "b": row}, "i")
+        def body(
+            row: Any,
+            fn: Callable[..., Any] = fn,
+            seen: dict[str, bool] = seen,
+            options: dict[str, Any] = options,
+        ) -> Any:
+            result = fn({"a": row, "b": row}, "i", **options)
             seen["returns_structure"] = isinstance(result, dict) and set(result) == {"a", "b"}
             try:
-                constant = fn(1, "i")
+                constant = fn(1, "i", **options)
                 seen["constant_gives_python_value"] = isinstance(constant, int | float)
             except Exception:
                 seen["constant_gives_python_value"] = False

@@ -12,6 +12,7 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT105': ('jax.jit105_dynamic_shape_result', 'dynamic-shape-result', True, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
     'JIT106': ('jax.jit106_inplace_update', 'inplace-update', True, ('jax',), 'jax'),
     'JIT107': ('jax.jit107_trace_time_side_effect', 'trace-time-side-effect', True, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
+    'JIT108': ('jax.jit107_trace_time_side_effect', 'leaked-tracer', True, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
     'JIT110': ('jax.jit110_unhashable_static_arg', 'unhashable-static-arg', True, ('jit',), 'jax'),
     'JIT111': ('jax.jit111_non_array_arg_not_static', 'non-array-arg-not-static', True, ('jit',), 'jax'),
     'JIT112': ('jax.jit112_bad_static_spec', 'bad-static-spec', True, ('jit',), 'jax'),

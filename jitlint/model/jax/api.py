@@ -4,6 +4,8 @@ to the array's own methods. Plain data, so the static path imports no framework.
 
 from __future__ import annotations
 
+from jitlint.model.library.jax_facts import axis_size_is_python_int
+
 SHAPE_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval"}
 )
@@ -18,8 +20,7 @@ JAX_STATIC = frozenset(
 ) | {
     "jax.lax.broadcast_shapes",
     "jax.core.concrete_or_error",
-    "jax.lax.axis_size",  # a Python int under a named axis [observed on jax 0.10.2]
-}  # fmt: skip
+} | ({"jax.lax.axis_size"} if axis_size_is_python_int() else set())  # fmt: skip
 JAX_OP_PREFIXES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.", "jax.ops.")
 JAX_STATIC_PREFIXES = ("jax.dtypes.", "jax.tree_util.", "jax.tree.", "jax.debug.", "jax.config.")
 JAX_PROCESS = frozenset(
@@ -89,16 +90,15 @@ JAX_BOOLEAN = frozenset(
         "not_equal", "isclose", "signbit", "isin", "iscomplex", "isreal",
     )
 )  # fmt: skip
-# Collectives map over the leaves of their first argument and keep its structure: a dict
-# stays a dict, and a Python scalar leaf stays a Python scalar (`lax.psum(1, "i")` is the
-# axis size as an `int`, `lax.psum(2.0, "i")` a `float`) [observed on jax 0.10.2].
-COLLECTIVES = frozenset(
-    f"jax.lax.{n}"
-    for n in (
-        "psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "pshuffle", "all_to_all",
-        "psum_scatter", "pswapaxes", "pbroadcast",
-    )
-)  # fmt: skip
+# What collectives return comes from jax's facts (model/library/jax_facts.py); these keep the
+# structure they are given too, but the generator cannot probe them under `vmap` (jax 0.10.2
+# `pbroadcast` rejects a dict there), so what a Python constant gives is not known.
+UNPROBED_COLLECTIVES = frozenset({"jax.lax.pbroadcast"})
+# Functions of libraries built on jax that return jax arrays (pytrees of them) computed from
+# their arguments: traced in traced code. jax's own facts cannot say this about other
+# libraries, so the few that real code concretizes are listed by hand (optax 0.2).
+ECOSYSTEM_ARRAY_RESULTS = frozenset({"optax.global_norm", "optax.tree_utils.tree_l2_norm"})
+ECOSYSTEM_PYTREE_RESULTS = frozenset({"optax.apply_updates"})
 CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__float__"})
 MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 
@@ -106,6 +106,8 @@ MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 def call_kind(qualname: str) -> str:
     if qualname.startswith(JAX_OP_PREFIXES):
         return "static" if qualname in JAX_STATIC else "jax"
+    if qualname in ECOSYSTEM_ARRAY_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:
+        return "jax"
     if qualname.startswith(JAX_STATIC_PREFIXES):
         return "other"
     if qualname in JAX_PROCESS:

@@ -36,16 +36,18 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.api import (
     ARRAY_METHODS,
-    COLLECTIVES,
     CONCRETIZING_METHODS,
+    ECOSYSTEM_PYTREE_RESULTS,
     JAX_BOOLEAN,
     JAX_SEQUENCE_RESULTS,
     MAPPING_METHODS,
     SHAPE_ATTRIBUTES,
+    UNPROBED_COLLECTIVES,
     call_kind,
 )
 from jitlint.model.jax.frameworks import flattened, nnx, optax
 from jitlint.model.jax.pytree_fields import STATIC_FIELD, Instance
+from jitlint.model.library import jax_facts
 
 Args = Sequence[tuple[str | None, Value]]
 
@@ -78,8 +80,11 @@ def keyword(args: Args, name: str) -> Value | None:
 def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
     """The result of a JAX function (not a transformation) inside traced code."""
     values = positional(args)
-    if qualname in COLLECTIVES:
-        return collective(values[0] if values else U, why)
+    facts = jax_facts.collective(qualname)
+    if facts is not None and facts.returns_structure:
+        return collective(values[0] if values else U, why, facts.constant_gives_python_value)
+    if qualname in UNPROBED_COLLECTIVES:
+        return collective(values[0] if values else U, why, None)
     if qualname in _LIST_RESULTS:
         return Seq("list", elem=traced(why))
     if qualname in _ONE_OR_TUPLE:
@@ -92,29 +97,32 @@ def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
         if qualname.startswith("jax.numpy.atleast_") and len(args) == 1 and args[0][0] is None:
             return traced(why)
         return Value(PYTREE, why)
-    if qualname in JAX_SEQUENCE_RESULTS:  # a tuple (or pytree) of arrays
+    if qualname in JAX_SEQUENCE_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:  # pytrees
         return Value(PYTREE, why)
     return traced(why, boolean=qualname in JAX_BOOLEAN)
 
 
-def collective(value: Value, why: tuple[Any, ...] | None) -> Value:
+def collective(value: Value, why: tuple[Any, ...] | None, constants: bool | None) -> Value:
     """What `lax.psum`/`pmean`/`all_gather`... return for their first argument: the same
-    structure; a Python scalar leaf comes back a Python scalar (`psum(1, axis)` is the axis
-    size) [observed on jax 0.10.2]."""
+    structure (jax's facts say which do). `constants`: whether a Python scalar leaf comes back
+    a Python scalar (`psum(1, axis)` is the axis size) or an array (`all_gather(1, axis)`);
+    None when not known."""
     if isinstance(value, Array):
         return Array(value.why or why, dtype=value.dtype, sure=value.sure)
     if value.kind == TRACED:
         return traced(value.why)
     if isinstance(value, Scalar):
-        return Scalar(value.pytype) if value.pytype in ("int", "float", "bool") else U
+        if value.pytype not in ("int", "float", "bool") or constants is None:
+            return U
+        return Scalar(value.pytype) if constants else traced(why)
     if isinstance(value, Seq):
         if value.items is not None:
-            return Seq(value.pytype, [collective(v, why) for v in value.items])
-        return Seq(value.pytype, elem=collective(value.elem, why))
+            return Seq(value.pytype, [collective(v, why, constants) for v in value.items])
+        return Seq(value.pytype, elem=collective(value.elem, why, constants))
     if isinstance(value, Dict):
         if value.entries is not None:
-            return Dict({k: collective(v, why) for k, v in value.entries.items()})
-        return Dict(elem=collective(value.elem, why))
+            return Dict({k: collective(v, why, constants) for k, v in value.entries.items()})
+        return Dict(elem=collective(value.elem, why, constants))
     if value.kind == PYTREE and type(value) is Value:
         return Value(PYTREE, value.why)
     return U

@@ -20,6 +20,7 @@ from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.model.jax.frameworks import haiku
 from jitlint.model.jax.jit import Signature, spec_from_args
+from jitlint.model.library.jax_facts import shard_map_none_spec_argument
 
 GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
 FuncNode = cst.FunctionDef | cst.Lambda
@@ -563,6 +564,14 @@ def _in_specs(expr: cst.BaseExpression, count: int) -> list[bool] | None:
     return None
 
 
+# An argument whose in_specs entry is None: jax's facts say whether it stays the caller's
+# value (a Python int stays one when shard_map is called directly, but is a tracer under an
+# outer jit): traced only when it is a tracer both ways, else unknown.
+_NONE_SPEC_ARGUMENT = (
+    PYTREE if set(shard_map_none_spec_argument().values()) == {"tracer"} else UNKNOWN
+)
+
+
 # The options `application_params` reads: all an application in another file hands over.
 PARAM_OPTIONS = frozenset(
     {"static_argnums", "static_argnames", "in_axes", "excluded", "static_broadcasted_argnums",
@@ -662,7 +671,7 @@ def application_params(
                 return {name: UNKNOWN for name in names}
             for index, name in enumerate(positional):
                 if index >= len(sharded) or not sharded[index]:
-                    out[name] = UNKNOWN
+                    out[name] = _NONE_SPEC_ARGUMENT
     elif style == "linen":
         if _option(options, "static_argnums") is not None or _option(options, "in_axes"):
             return {name: UNKNOWN for name in names}

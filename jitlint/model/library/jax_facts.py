@@ -8,10 +8,13 @@ checks that the shipped file is what the script produces. Nothing here imports j
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 FACTS_FILE = "jax_facts.json"
 
@@ -22,6 +25,32 @@ class StaticParameters:
 
     always: frozenset[str]  # a traced value there fails (`jnp.zeros(shape)`)
     if_int: frozenset[str]  # fails when a traced int, fine as an array (`permutation(key, x)`)
+    # A parameter that must be concrete when a size parameter is left out, to the size
+    # parameter (`segment_sum(data, ids)`: ids -> num_segments).
+    unless: tuple[tuple[str, str], ...] = ()
+    positional: tuple[str, ...] = ()  # the parameters in the order positions reach them
+
+    def bind(self, args: Sequence[tuple[str | None, T]]) -> dict[str, T] | None:
+        """The parameter each argument reaches: `args` are (keyword or None, argument) in
+        call order. None when positions cannot be followed (`*args` before a keyword)."""
+        bound: dict[str, T] = {}
+        index = 0
+        for keyword, arg in args:
+            if keyword is None:
+                if index >= len(self.positional):
+                    return None
+                bound[self.positional[index]] = arg
+                index += 1
+            else:
+                bound[keyword] = arg
+        return bound
+
+    def concrete(self, bound: dict[str, Any]) -> list[tuple[str, str | None]]:
+        """The bound parameters that must be Python values in this call, each with the size
+        parameter whose absence makes it so (None for a parameter that is always static)."""
+        found: list[tuple[str, str | None]] = [(n, None) for n in bound if n in self.always]
+        found += [(n, size) for n, size in self.unless if n in bound and size not in bound]
+        return found
 
 
 @dataclass(frozen=True)
@@ -48,8 +77,20 @@ def static_parameters(qualname: str) -> StaticParameters | None:
     if entry is None:
         return None
     return StaticParameters(
-        frozenset(entry.get("static", ())), frozenset(entry.get("static_if_int", ()))
+        frozenset(entry.get("static", ())),
+        frozenset(entry.get("static_if_int", ())),
+        tuple(sorted(entry.get("static_unless", {}).items())),
+        tuple(entry.get("parameters", ())),
     )
+
+
+def method_static_parameters(method: str) -> StaticParameters | None:
+    """The static parameters of the array method `method` (`x.min(axis)`), after the
+    receiver."""
+    return static_parameters(f"{ARRAY_METHOD_PREFIX}{method}")
+
+
+ARRAY_METHOD_PREFIX = "jax.Array."
 
 
 @cache

@@ -5,16 +5,29 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.model.library.jax_facts import static_parameters
 from jitlint.rules.base import JAX_TRACING, Rule
 
-_SIZED = {
+# Which functions read their result's length from the values they count comes from jax's
+# facts (a `size`/`length` parameter that, left out, makes an argument static); by hand only
+# those the generator's probe samples do not suit (it says nothing about them).
+_SIZED_BY_HAND = {
     **{f"jax.numpy.{n}": "size" for n in (
-        "nonzero", "flatnonzero", "argwhere", "unique", "unique_values", "unique_counts",
-        "unique_inverse", "unique_all", "union1d", "intersect1d", "setdiff1d", "setxor1d",
-        "compress", "extract",
+        "unique_values", "unique_counts", "unique_inverse", "unique_all", "compress",
     )},
     "jax.numpy.bincount": "length",
 }  # fmt: skip
+_COUNTED_SIZES = ("size", "length")
+
+
+def _sized(qualname: str) -> str | None:
+    """The parameter that bounds the length of `qualname`'s result, if it counts values."""
+    facts = static_parameters(qualname)
+    if facts is not None:
+        for _, size in facts.unless:
+            if size in _COUNTED_SIZES:
+                return size
+    return _SIZED_BY_HAND.get(qualname)
 
 
 class DynamicShapeResult(Rule):
@@ -208,7 +221,7 @@ def f(x):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        bound = _SIZED.get(qualname)
+        bound = _sized(qualname)
         if qualname == "jax.numpy.where":
             if len(positional) != 1 or keywords & {"x", "y"} or any(a.star for a in node.args):
                 return

@@ -420,3 +420,154 @@ def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:
             if shows_tracer(value):
                 return value
     return None
+
+
+class LeakedTracer(Rule):
+    """
+    ## What it does
+    Finds a traced value stored on an object made outside the trace: `self.last = x` in a
+    method that a jitted bound method (or a `lax` loop body it passes on) reaches, where
+    `self` is a plain Python object created before the trace. It is the other half of
+    JIT107's attribute check: there the stored value is a Python value set once, here it is
+    a tracer.
+
+    ## Why is this bad
+    The tracer belongs to one trace. Once the traced function returns, the object still
+    holds it, and using it later fails:
+
+    ```text
+    jax.errors.UnexpectedTracerError: Encountered an unexpected tracer. A function
+    transformed by JAX had a side effect, allowing for a reference to an intermediate
+    value with type float32[3] to escape the scope of the transformation.
+    ```
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    class Tracker:
+        def __init__(self):
+            self.last = None
+
+        def step(self, x):
+            y = jnp.tanh(x)
+            self.last = y  # error: JIT108
+            return y
+
+
+    tracker = Tracker()
+    jax.jit(tracker.step)(jnp.ones(3))
+    print(tracker.last + 1)
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    class Tracker:
+        def __init__(self):
+            self.last = None
+
+        def step(self, x):
+            return jnp.tanh(x)
+
+
+    tracker = Tracker()
+    tracker.last = jax.jit(tracker.step)(jnp.ones(3))
+    print(tracker.last + 1)
+    ```
+
+    ## Fix safety
+    No fix: where the value should live instead (a return value, a loop carry, the caller)
+    depends on the program.
+
+    ## Known problems
+    Only objects the model sees made in Python (at module level, or passed as the receiver
+    of a jitted bound method) and classes of no framework are checked: equinox, flax and
+    haiku modules keep state their own way. Stores into outer lists and dicts are JIT107's.
+    """
+
+    code = "JIT108"
+    name = "leaked-tracer"
+    summary = "A tracer stored on an object made outside the trace leaks out of it."
+    runtime_error = "UnexpectedTracerError|unexpected tracer"
+    requires = JAX_TRACING
+    uses_tracing = True
+
+    VALID = (
+        # A Python value set on the object: JIT107's, not a leaked tracer.
+        """
+import jax
+class Sim:
+    def __init__(self):
+        self.calls = 0
+    def step(self, x):
+        self.calls = 1
+        return x * 2
+sim = Sim()
+jax.jit(sim.step)(1.0)
+""",
+        # An object built inside the trace holds its tracers only while tracing.
+        """
+import jax
+import jax.numpy as jnp
+class Acc:
+    def __init__(self, x):
+        self.total = x
+    def add(self, y):
+        self.total = self.total + y
+        return self
+@jax.jit
+def f(x):
+    return Acc(x).add(jnp.ones(3)).total
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+class Map:
+    def __init__(self, gain):
+        self.gain = gain
+        self.last = None
+    def body(self, carry):
+        i, state = carry
+        self.last = state  # error: JIT108
+        return i + 1, jnp.tanh(self.gain * state)
+    def run(self, x0):
+        return jax.lax.while_loop(lambda c: c[0] < 3, self.body, (0, x0))[1]
+m = Map(1.5)
+jax.jit(m.run)(jnp.ones(3))
+""",
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if type(target.target) is cst.Attribute:
+                self._store(node, target.target)  # type: ignore[arg-type]
+
+    def _store(self, node: cst.Assign, target: cst.Attribute) -> None:
+        trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
+        if trace is None or not trace.abstract:
+            return
+        if trace.entries and all(e.transform.qualname in _INSPECTORS for e in trace.entries):
+            return
+        obj = trace.value(target.value)
+        if not isinstance(obj, Object) or obj.made_at != 0 or obj.traced:
+            return
+        if obj.cls.kind not in (None, "dataclass") or obj.cls.decorator_options.get("frozen"):
+            return  # frameworks keep state their own way; frozen classes raise instead
+        value = trace.value(node.value)
+        if not shows_tracer(value):
+            return
+        self.report(
+            node,
+            f"`{snippet(self.ctx.module, target)}` keeps a tracer on an object made outside "
+            f"the trace: {self.ctx.tracing.explain(value)}; once tracing ends, using it "
+            "raises UnexpectedTracerError",
+            help="return the value from the traced function and store it on the object outside",
+        )

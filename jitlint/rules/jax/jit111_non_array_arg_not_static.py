@@ -5,6 +5,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.values import BoundMethod, FunctionRef, Object, PartialRef
 from jitlint.model.jax.jit import JitApplication
 from jitlint.rules.base import Rule
 
@@ -440,6 +441,10 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
     # -- what a value is -------------------------------------------------------------------
 
     def _non_array(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
+        if isinstance(expr, cst.Name):
+            functions = self._record_of_functions(expr, path)
+            if functions is not None:
+                return functions
         if isinstance(expr, cst.SimpleString | cst.ConcatenatedString | cst.FormattedString):
             return "a string"
         if isinstance(expr, cst.Lambda):
@@ -481,6 +486,20 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             if cls is not None and self._plain_class(cls, path, depth=0):
                 return f"a `{cls.name.value}` instance"
         return None
+
+    def _record_of_functions(self, expr: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
+        """An instance of a project class whose every field is a function (an optimizer's
+        `init`/`update` in a NamedTuple): a pytree whose leaves are not arrays. Only a
+        NamedTuple: other pytree classes may declare such fields static."""
+        trace = self.ctx.tracing.any_function_at(path)
+        value = trace.value(expr) if trace is not None else None
+        if not isinstance(value, Object) or not value.fields or value.cls.kind != "namedtuple":
+            return None
+        if not all(
+            type(f) in (FunctionRef, BoundMethod, PartialRef) for f in value.fields.values()
+        ):
+            return None
+        return f"`{expr.value}`, a `{value.cls.name}` whose fields are functions"
 
     def _imported_function(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
         names = self.ctx.names.qualified_names(expr, path)
