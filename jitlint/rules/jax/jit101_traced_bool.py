@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.cond_fix import branch_fix_or_reason
+from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import TRACED
@@ -468,6 +469,8 @@ def f(x):
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                if fix is None and type(owner) is cst.Assert:
+                    fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
                 self._report(sink, value, trace, reason, fix, no_fix)
                 return
 
@@ -480,7 +483,8 @@ def f(x):
         value = trace.value(node.left)
         if value.kind == TRACED:
             operator = "and" if type(node.operator) is cst.And else "or"
-            self._report(node.left, value, trace, f"`{operator}`")
+            fix = or_default_fix(self.ctx.module, node)
+            self._report(node.left, value, trace, f"`{operator}`", fix)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is not cst.Not or self._in_test(node):
@@ -543,6 +547,8 @@ def f(x):
             value = trace.value(arg.value)
             if value.kind == TRACED:
                 fix = self._minmax_fix(node, qualname)
+                if fix is None:  # `assert bool(x)`: the assert can go (unsafe)
+                    fix = assert_removal_fix(self.ctx.module, self.ctx.parents)
                 self._report(node, value, trace, f"`{func.value}()`", fix)
                 return
 
