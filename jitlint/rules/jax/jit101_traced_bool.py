@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.cond_fix import branch_fix_or_reason
-from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.rules.base import Option, Rule
 
 _BUILTINS = {
@@ -26,6 +28,10 @@ _DISPLAYS = {
     cst.Set: "a set",
     cst.SetComp: "a set",
 }
+
+
+# How the model says a static value is an unfrozen dataclass (model/domain/hashing.py).
+_UNFROZEN = re.compile(r"an instance of `(\w+)`, a dataclass with `eq=True` and no `frozen=True`")
 
 
 class UnhashableStaticArg(Rule):
@@ -294,7 +300,13 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
+                    fix=self._dataclass_fix(why),
                 )
+
+    def _dataclass_fix(self, why: str) -> NodeFix | None:
+        """An unfrozen dataclass of this file gets `frozen=True`."""
+        found = _UNFROZEN.match(why)
+        return frozen_dataclass_fix(self.ctx, found.group(1)) if found else None
 
     def _literal(self, node: cst.Call) -> bool:
         """The values the call's own text shows to be unhashable; True if any was reported."""

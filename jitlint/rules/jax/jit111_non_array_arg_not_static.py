@@ -518,8 +518,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             return None
         body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
         if any(
-            isinstance(s, cst.FunctionDef) and s.name.value in ("__eq__", "__hash__")
-            for s in body
+            isinstance(s, cst.FunctionDef) and s.name.value in ("__eq__", "__hash__") for s in body
         ):
             return None  # hashing is the class's own: it may be unhashable or by value
         partial, imported = self.ctx.import_name("functools.partial", "partial")
