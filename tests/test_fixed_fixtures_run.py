@@ -14,6 +14,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "fixes"
 # fixture: what running the original prints on stderr
 JAX_PAIRS = {
     "JIT101_or_default_and_assert": "TracerBoolConversionError",
+    "JIT102_item_and_named_metrics": "ConcretizationTypeError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT111_method_static_self": "Error interpreting argument",
 }
@@ -43,3 +44,12 @@ def test_jit207_fixed_fixture_traces_once():
     after = run(FIXTURES / "JIT207_tensor_argument.out.py")
     assert "traces: 5" in before.stdout, before.stderr[-2000:]
     assert after.returncode == 0 and "traces: 1" in after.stdout, after.stderr[-2000:]
+
+
+@pytest.mark.jax
+def test_jit107_fixed_logging_runs_on_every_call():
+    pytest.importorskip("jax")
+    before = run(FIXTURES / "JIT107_logging_callback.in.py")
+    after = run(FIXTURES / "JIT107_logging_callback.out.py")
+    assert before.stderr.count("loss ") == 1, before.stderr[-2000:]
+    assert after.returncode == 0 and after.stderr.count("loss ") == 3, after.stderr[-2000:]

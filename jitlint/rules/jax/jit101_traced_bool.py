@@ -112,6 +112,11 @@ class TracedBool(Rule):
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
     it then compiles once per value, and callers must pass a Python value.
 
+    `x or default` on a traced `x` becomes `(x if x is not None else default)`: unsafe, a
+    falsy value that is not None (0) now stays instead of becoming the default. An `assert`
+    on a traced value (alone on its line) becomes `pass` with the assert kept in a comment:
+    unsafe, the program no longer checks it (`checkify` or `eqx.error_if` check at run time).
+
     ## Known problems
     A bare parameter (`if flag:`) is reported only when it is annotated `bool`, `int` or
     `float`: a non-static parameter may be a pytree such as a dict or `None`, whose truth

@@ -88,7 +88,9 @@ class UnhashableStaticArg(Rule):
     only to lists is wrapped in `tuple(...)`: unsafe, because elements that are themselves
     unhashable (nested lists) would still fail, and code that relied on mutating the value
     changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
-    function uses them.
+    function uses them. An instance of a dataclass of this file with `eq=True` and no
+    `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
+    of an instance then raises FrozenInstanceError.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays

@@ -86,10 +86,11 @@ class NonArrayArgNotStatic(Rule):
     compiles its own version, and a caller passing an array there would break. For
     `@jax.jit` above `@staticmethod` (adjacent) the fix swaps the two decorators; it is safe,
     because the original raises as soon as the class is defined, so no working program can
-    depend on it. Methods get help
-    text only: marking `self` static (`partial(jax.jit, static_argnums=0)`) needs hashable,
-    immutable instances; registering the class as a pytree, or `eqx.filter_jit` /
-    `nnx.jit`, are the alternatives.
+    depend on it. A bare `@jax.jit` on a method of a plain class (one defining neither
+    `__eq__` nor `__hash__`) becomes `@partial(jax.jit, static_argnums=0)`: unsafe, since
+    instances are then hashed by identity and attributes changed after the first call are
+    not seen by the compiled code; registering the class as a pytree, or `eqx.filter_jit` /
+    `nnx.jit`, are the alternatives, and other methods get help text only.
 
     ## Known problems
     Call sites are resolved only through names bound once to a jitted function in the same
