@@ -53,3 +53,12 @@ def test_jit107_fixed_logging_runs_on_every_call():
     after = run(FIXTURES / "JIT107_logging_callback.out.py")
     assert before.stderr.count("loss ") == 1, before.stderr[-2000:]
     assert after.returncode == 0 and after.stderr.count("loss ") == 3, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit205_tf_cond_fixture_runs_in_a_keras_3_layer():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_tf_cond.in.py")
+    after = run(FIXTURES / "JIT205_tf_cond.out.py")
+    assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
