@@ -62,3 +62,12 @@ def test_jit205_tf_cond_fixture_runs_in_a_keras_3_layer():
     after = run(FIXTURES / "JIT205_tf_cond.out.py")
     assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit202_fixture_runs_without_xla():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT202_jit_compile_off.in.py")
+    after = run(FIXTURES / "JIT202_jit_compile_off.out.py")
+    assert "must be a compile-time constant" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0 and "[1. 2. 3.]" in after.stdout, after.stderr[-2000:]
