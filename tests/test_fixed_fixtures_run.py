@@ -71,3 +71,12 @@ def test_jit202_fixture_runs_without_xla():
     after = run(FIXTURES / "JIT202_jit_compile_off.out.py")
     assert "must be a compile-time constant" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0 and "[1. 2. 3.]" in after.stdout, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit206_variable_created_once_runs():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT206_create_once.in.py")
+    after = run(FIXTURES / "JIT206_create_once.out.py")
+    assert "singleton tf.Variables" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0 and "23." in after.stdout, after.stderr[-2000:]
