@@ -1,7 +1,7 @@
 """Recall and precision of jitlint on the recall cases (bench/cases/), and the fix check.
 
 Usage: python bench/recall.py [--framework jax|tf] [--no-fix-check] [-j N] [--timeout S]
-                              [--json OUT] [--cases DIR]
+                              [--json OUT] [--cases DIR] [--case TEXT ...]
 
 Each case is linted as the CLI lints it, in its own process, with the default rules and no
 cache: `python -m jitlint --format json <group>/<name>.py`, or `<group>/<name>` for a package
@@ -231,10 +231,21 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per run")
     parser.add_argument("--json", type=Path, help="write the tables as JSON here")
     parser.add_argument("--cases", type=Path, default=CASES_DIR, help="the cases folder")
+    parser.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="only cases whose `<group>/<name>` contains TEXT (repeatable)",
+    )
     args = parser.parse_args()
 
     started = time.perf_counter()
-    cases = [c for c in load_cases(args.cases) if args.framework in (None, c.framework)]
+    cases = [
+        c for c in load_cases(args.cases)
+        if args.framework in (None, c.framework)
+        and (not args.case or any(text in c.name for text in args.case))
+    ]  # fmt: skip
     invalid = [c for c in cases if c.problems]
     results = parallel_map(lint_case, cases, args.jobs)
     positives = [c for c in cases if c.positive]

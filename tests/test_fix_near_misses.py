@@ -168,6 +168,81 @@ JAX_NEAR_MISSES = {
         "f(jnp.ones(3), mode='double')",
     ),
     # hoisting: not when the jit is built once already.
+    # `x or default` -> `x if x is not None else default`: not on a Python default.
+    "JIT101 or on a Python default": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x, scale=None):
+            scale = scale or 2.0
+            assert x.ndim == 1, "a vector"
+            return x * scale
+        """,
+        "f(jnp.ones(3))",
+    ),
+    # .item() -> .reshape(()), float() of a returned metric: only on tracers.
+    "JIT102 item and float outside jit": (
+        "JIT102",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def step(x):
+            return x * 2, {"loss": jnp.sum(x)}
+        def run():
+            y, metrics = step(jnp.ones(3))
+            return y.sum().item(), float(metrics["loss"])
+        """,
+        "run()",
+    ),
+    # logging -> jax.debug.callback: not for static values.
+    "JIT107 logging of a shape": (
+        "JIT107",
+        """
+        import logging
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            logging.info("tracing for shape %s", x.shape)
+            return x
+        """,
+        "f(jnp.ones(3))",
+    ),
+    # frozen=True: not for a dataclass that is already hashable.
+    "JIT110 a frozen dataclass": (
+        "JIT110",
+        """
+        import dataclasses
+        from functools import partial
+        import jax
+        import jax.numpy as jnp
+        @dataclasses.dataclass(frozen=True)
+        class Config:
+            k: int
+        @partial(jax.jit, static_argnums=1)
+        def f(x, config):
+            return x[: config.k]
+        """,
+        "f(jnp.ones(3), Config(2))",
+    ),
+    # static_argnums=0 on a method: not on an equinox module, which is a pytree.
+    "JIT111 a jitted method of an equinox module": (
+        "JIT111",
+        """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+        class Scale(eqx.Module):
+            w: jax.Array
+            @jax.jit
+            def __call__(self, x):
+                return self.w * x
+        """,
+        "Scale(jnp.ones(2))(jnp.ones(2))",
+    ),
     "JIT113 jit built before the loop": (
         "JIT113",
         """
@@ -222,6 +297,68 @@ TF_NEAR_MISSES = {
         """,
         "f(tf.ones(3), 2.0)",
     ),
+    # jit_compile=False / supports_jit: not where XLA is not on.
+    "JIT202 JIT203 JIT213 graph code without XLA": (
+        "JIT202,JIT203,JIT213",
+        """
+        import keras
+        import tensorflow as tf
+        class Probe(keras.layers.Layer):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.supports_jit = False
+            def call(self, x):
+                tf.print("probe", tf.reduce_mean(x))
+                return x
+        @tf.function
+        def f(x):
+            tf.print(x)
+            return tf.ones([tf.shape(x)[0] + 1])
+        def run():
+            model = keras.Sequential([keras.Input((2,)), Probe()])
+            model.compile(optimizer="sgd", loss="mse")
+            return f(tf.ones(2)), model(tf.ones([1, 2]))
+        """,
+        "run()",
+    ),
+    # tf.cond: not for an `if` on a Python value or a static shape in a layer.
+    "JIT205 if on Python values in a Keras layer": (
+        "JIT205",
+        """
+        import keras
+        import tensorflow as tf
+        class Gate(keras.layers.Layer):
+            def __init__(self, open_, **kwargs):
+                super().__init__(**kwargs)
+                self.open_ = open_
+            def call(self, x):
+                if self.open_ and x.shape[-1] > 1:
+                    return x
+                return x * 0.0
+        """,
+        "Gate(True)(tf.ones([1, 2]))",
+    ),
+    # a variable made once, in __init__, and tensors passed in a loop: nothing to fix.
+    "JIT206 JIT207 a variable made in __init__, tensors in a loop": (
+        "JIT206,JIT207",
+        """
+        import tensorflow as tf
+        class Counter(tf.Module):
+            def __init__(self):
+                super().__init__()
+                self.total = tf.Variable(0.0)
+            @tf.function
+            def add(self, x):
+                self.total.assign_add(x)
+                return self.total
+        def run():
+            counter = Counter()
+            for step in range(3):
+                counter.add(tf.constant(float(step)))
+            return counter.total
+        """,
+        "run()",
+    ),
     # print -> tf.print: a print of static values is a trace-time message on purpose.
     "JIT208 a trace-time message": (
         "JIT208",
@@ -254,7 +391,9 @@ def test_no_fix_touches_the_nearest_working_code(name):
 
 def _run(source: str, call: str) -> None:
     namespace: dict[str, object] = {"__name__": "near_miss"}
-    exec(compile(source, "near_miss.py", "exec"), namespace)
+    # dont_inherit: this module's `from __future__ import annotations` would turn a
+    # dataclass's annotations into strings, which dataclasses resolves through sys.modules.
+    exec(compile(source, "near_miss.py", "exec", dont_inherit=True), namespace)
     eval(call, namespace)
 
 

@@ -154,7 +154,13 @@ def test_fixed_rule_examples_verify_under_tensorflow(tmp_path, scratch, monkeypa
     for code, function in expected.items():
         got = lines.get(f"ex_{code}.py {function}", "")
         if function == "<module>":
-            assert got.startswith("skipped (module-level fix"), (code, got)
+            # A fix in a Keras layer (JIT213's) is the layer method's: without an instance
+            # to build, it is skipped and says why.
+            got = got or next((v for k, v in lines.items() if k.startswith(f"ex_{code}.py ")), "")
+            assert got.startswith(("skipped (module-level fix", "skipped (no example inputs")), (
+                code,
+                got,
+            )
         else:
             assert got.startswith("verified (compiled with tf.function"), (code, got)
     assert status in (0, 1), err

@@ -182,3 +182,76 @@ def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
         found.append(node)
         stack.extend(iter_children(node))
     return found
+
+
+TF_MESSAGE = (
+    "branch with `tf.cond` (both branches are traced into the graph; they must return "
+    "tensors of one dtype and structure)"
+)
+
+
+def tf_cond_fix_or_reason(
+    ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode]
+) -> NodeFix | str:
+    """`tf.cond(c, lambda: A, lambda: B)` for an `if` on a symbolic tensor in graph code that
+    autograph does not convert (a Keras 3 `call`, `autograph=False`); or why not. Besides the
+    shapes `branches` knows, `if c: y = A` with no `else` keeps `y` in the other branch."""
+    found = _tf_branches(ctx, owner, path)
+    if isinstance(found, str):
+        return found
+    if any(type(n) in (cst.BooleanOperation, cst.UnaryOperation) for n in _walk(found.test)):
+        return "the condition uses `and`/`or`/`not`, which converts a tensor to bool itself"
+    for part in (found.test, found.then, found.other):
+        for node in _walk(part):
+            if type(node) is cst.Call and _python_effect(node):
+                return (
+                    "a branch has a Python side effect, which tracing both branches would run "
+                    "for the branch not taken too"
+                )
+    problem = value_problem(found)
+    if problem is not None:
+        return problem.replace("`jnp.where` and `lax.cond` choose", "`tf.cond` chooses")
+    tf, imported = ctx.import_name("tensorflow", "tf")
+    code = ctx.module.code_for_node
+    then, other = (
+        f"({code(v)})" if type(v) is cst.Tuple and not v.lpar else code(v)  # type: ignore[attr-defined]
+        for v in (found.then, found.other)
+    )
+    text = f"{found.prefix}{tf}.cond({code(found.test)}, lambda: {then}, lambda: {other})"
+    if "\n" in text or "\r" in text:
+        return "an operand spans several lines"
+    return NodeFix(
+        "unsafe",
+        TF_MESSAGE,
+        ((found.span, with_comments(found, text)),),  # type: ignore[arg-type]
+        (imported,) if imported else (),
+    )
+
+
+def _tf_branches(
+    ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode]
+) -> Branches | str:
+    if type(owner) is cst.If and owner.orelse is None:
+        body = owner.body
+        statements = body.body if type(body) is cst.IndentedBlock else ()
+        if len(statements) == 1 and type(statements[0]) is cst.SimpleStatementLine:
+            line = statements[0]
+            assign = line.body[0] if len(line.body) == 1 else None
+            if (
+                type(assign) is cst.Assign
+                and len(assign.targets) == 1
+                and type(assign.targets[0].target) is cst.Name
+            ):
+                name = assign.targets[0].target.value
+                if "#" in ctx.module.code_for_node(owner):
+                    return "a comment in the `if` would be lost by the rewrite"
+                return Branches(owner, owner.test, assign.value, cst.Name(name), f"{name} = ")
+    found = branches(ctx, owner, path)
+    return found
+
+
+def _python_effect(call: cst.Call) -> bool:
+    func = call.func
+    if type(func) is cst.Name:
+        return func.value in ("print", "input", "open", "setattr")
+    return type(func) is cst.Attribute and func.attr.value in MUTATING_METHODS

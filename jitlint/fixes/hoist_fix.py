@@ -253,3 +253,80 @@ def _fresh_name(base: str, taken: set[str]) -> str:
         name = f"{base}_{number}"
     taken.add(name)
     return name
+
+
+def hoist_creation_fix_or_reason(
+    ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode]
+) -> NodeFix | str:
+    """`name = Ctor(...)` alone on a line of a module-level function's own block (a
+    tf.Variable, optimizer or layer made on every trace) moved above the function, so it is
+    created once when the module runs; the line left behind says where it went. Only when
+    the constructor reads nothing the function binds, `name` is bound once in the function
+    and appears nowhere else in the module. Unsafe: the object is now shared by every call
+    (a variable keeps its value between calls instead of restarting from its initial one)."""
+    if len(path) < 6 or type(path[0]) is not cst.Module or type(path[1]) is not cst.FunctionDef:
+        return "it is not a statement of a module-level function's own block"
+    func, block, line, assign = path[1], path[2], path[3], path[4]
+    if type(block) is not cst.IndentedBlock or type(line) is not cst.SimpleStatementLine:
+        return "it is inside a loop, `with` or condition of the function"
+    if len(line.body) != 1 or type(assign) is not cst.Assign or assign.value is not path[5]:
+        return "it is not a plain `name = ...` statement"
+    if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+        return "it is not assigned to one name"
+    if len(block.body) < 2 or func.asynchronous is not None:
+        return "the function's block would be left empty"
+    name = assign.targets[0].target.value
+    bound = {p.name.value for p in _params(func.params)}
+    targets = [
+        n
+        for n in _walk(func.body)
+        if isinstance(n, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For)
+        for t in [n.target]
+        if isinstance(t, cst.Name)
+    ]
+    bound |= {t.target.value for t in targets}  # type: ignore[attr-defined]
+    bound |= _bound_in_body(func)
+    reads = _free_reads(call)
+    if reads is None or reads & bound:
+        return "its arguments read values of the function (parameters or locals)"
+    if sum(1 for t in targets if t.target.value == name) != 1:  # type: ignore[attr-defined]
+        return f"`{name}` is assigned more than once in the function"
+    elsewhere = {
+        n.value
+        for statement in ctx.module.body
+        if statement is not func
+        for n in _walk(statement)
+        if isinstance(n, cst.Name)
+    }
+    if name in elsewhere:
+        return f"`{name}` is also a name elsewhere in the module"
+    code = ctx.module.code_for_node
+    statement = f"{name} = {code(call)}"
+    if "\n" in statement:
+        return "the constructor call spans several lines"
+    newline = ctx.module.default_newline
+    above = f"{statement}{newline}{newline}{newline}"
+    if func.decorators:
+        first = func.decorators[0]
+        start: tuple[cst.CSTNode, str] = (first, f"{above}@{code(first.decorator)}")
+    else:
+        start = ((func, func.name), f"{above}def{code(func.whitespace_after_def)}{func.name.value}")  # type: ignore[assignment]
+    return NodeFix(
+        "unsafe",
+        f"create `{name}` once, at module level above `{func.name.value}` (every call now "
+        "shares it)",
+        ((line, f"# `{name}` is created once, above `{func.name.value}`"), start),  # type: ignore[arg-type]
+    )
+
+
+def _bound_in_body(func: cst.FunctionDef) -> set[str]:
+    """Names bound by `with ... as`, imports, nested defs and classes, and except clauses."""
+    found: set[str] = set()
+    for node in _walk(func.body):
+        if (isinstance(node, cst.AsName) and isinstance(node.name, cst.Name)) or isinstance(
+            node, cst.FunctionDef | cst.ClassDef
+        ):
+            found.add(node.name.value)
+        elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            found.add(node.target.value)
+    return found

@@ -85,3 +85,40 @@ def _with_static_name(module: cst.Module, call: cst.Call, name: str) -> str | No
             )
         args.append(keyword)
     return module.code_for_node(call.with_changes(args=args))
+
+
+_DATACLASS = frozenset({"dataclasses.dataclass"})
+
+
+def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
+    """`@dataclass` -> `@dataclass(frozen=True)` on the file's only class `class_name`, so its
+    instances hash (by their fields) and can be static arguments. Unsafe: assigning to a
+    field of an instance now raises FrozenInstanceError."""
+    classes = [s for s in ctx.module.body if type(s) is cst.ClassDef and s.name.value == class_name]
+    if len(classes) != 1:
+        return None
+    path = [ctx.module, classes[0]]
+    for decorator in classes[0].decorators:
+        expr = decorator.decorator
+        call = expr if type(expr) is cst.Call else None
+        target = call.func if call is not None else expr
+        names = ctx.names.qualified_names(target, path)
+        if not names or not names <= _DATACLASS:
+            continue
+        code = ctx.module.code_for_node
+        if call is None:
+            text = f"{code(expr)}(frozen=True)"
+        else:
+            keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+            if keywords & {"frozen", "eq", "unsafe_hash"} or any(a.star for a in call.args):
+                return None
+            inner = code(call).rstrip()[:-1].rstrip()
+            separator = "" if inner.endswith(("(", ",")) else ", "
+            text = f"{inner}{separator}frozen=True)"
+        return NodeFix(
+            "unsafe",
+            f"freeze `{class_name}` (`frozen=True`): its instances then hash by their fields; "
+            "assigning to a field afterwards raises FrozenInstanceError",
+            ((expr, text),),
+        )
+    return None

@@ -341,6 +341,9 @@ class KerasLinks:
             where = next((w for s, w in uses if s == "auto"), "")
         if info.kind == "keras2" or self.opts_out_of_jit(info.node):
             auto = False
+            # Keras 3's `jit_compile` setter refuses True for a model holding such a layer
+            # (`model_supports_jit`): it compiles without XLA, with a warning.
+            xla = xla and info.kind == "keras2"
         return Status(xla, auto and not xla, where)
 
     def opts_out_of_jit(self, cls: cst.ClassDef) -> bool:

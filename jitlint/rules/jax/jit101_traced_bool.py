@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.cond_fix import branch_fix_or_reason
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -110,6 +111,11 @@ class TracedBool(Rule):
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
     it then compiles once per value, and callers must pass a Python value.
+
+    `x or default` on a traced `x` becomes `(x if x is not None else default)`: unsafe, a
+    falsy value that is not None (0) now stays instead of becoming the default. An `assert`
+    on a traced value (alone on its line) becomes `pass` with the assert kept in a comment:
+    unsafe, the program no longer checks it (`checkify` or `eqx.error_if` check at run time).
 
     ## Known problems
     A bare parameter (`if flag:`) is reported only when it is annotated `bool`, `int` or
@@ -469,6 +475,8 @@ def f(x):
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                if fix is None and type(owner) is cst.Assert:
+                    fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
                 self._report(sink, value, trace, reason, fix, no_fix)
                 return
 
@@ -489,7 +497,8 @@ def f(x):
         if value.kind == TRACED:
             operator = "and" if type(node.operator) is cst.And else "or"
             # Reported on the chain up to the conversion: `a and b` is what `and` converts.
-            self._report(left, value, trace, f"`{operator}`", at=node.left)
+            fix = or_default_fix(self.ctx.module, node) if left is node.left else None
+            self._report(left, value, trace, f"`{operator}`", fix, at=node.left)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is not cst.Not or self._in_test(node):
@@ -552,6 +561,8 @@ def f(x):
             value = trace.value(arg.value)
             if value.kind == TRACED:
                 fix = self._minmax_fix(node, qualname)
+                if fix is None:  # `assert bool(x)`: the assert can go (unsafe)
+                    fix = assert_removal_fix(self.ctx.module, self.ctx.parents)
                 self._report(node, value, trace, f"`{func.value}()`", fix)
                 return
 

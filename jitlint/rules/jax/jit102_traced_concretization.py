@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.engine.walker import iter_children
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import python_sequence
@@ -88,6 +89,10 @@ class TracedConcretization(Rule):
     Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)`
     on a parameter of a function `jax.jit` compiles add the parameter to `static_argnames`;
     also unsafe: one compilation per value, and callers must pass a hashable Python value.
+    The returned value may also sit in a dict or tuple bound to a name that the function
+    only returns (`metrics = {"loss": float(loss)}` ... `return params, metrics`).
+    `x.item()` becomes `x.reshape(())`: unsafe, the one element stays a 0-d array (it fails
+    as `.item()` did when `x` has more than one element).
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
@@ -206,7 +211,14 @@ def run(xs):
                 return
             value = trace.value(func.value)  # type: ignore[attr-defined]
             if value.traced:
-                self._report(node, f"`.{func.attr.value}()`", value)  # type: ignore[attr-defined]
+                fix = None
+                if func.attr.value == "item":  # type: ignore[attr-defined]
+                    fix = NodeFix(
+                        "unsafe",
+                        "keep the one element as a 0-d array: `.reshape(())`",
+                        ((node, f"{self.ctx.module.code_for_node(func.value)}.reshape(())"),),  # type: ignore[attr-defined]
+                    )
+                self._report(node, f"`.{func.attr.value}()`", value, fix)  # type: ignore[attr-defined]
             return
         if kind is cst.Name:
             if func.value not in ("float", "int", "complex", "range"):  # type: ignore[attr-defined]
@@ -252,6 +264,8 @@ def run(xs):
                 break
             if kind is cst.DictElement and ancestor.value is not child:  # type: ignore[attr-defined]
                 return None  # a dict key must stay hashable
+            if kind is cst.Assign and self._only_returned(ancestor, child):  # type: ignore[arg-type]
+                break
             if kind not in (cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Dict):
                 return None
             child = ancestor
@@ -263,6 +277,42 @@ def run(xs):
             "return the array itself; convert with float() outside the jitted function",
             ((node, code),),
         )
+
+    def _only_returned(self, assign: cst.Assign, value: cst.CSTNode) -> bool:
+        """`metrics = {...}` whose name the function only returns (`return a, metrics`)."""
+        if assign.value is not value or len(assign.targets) != 1:
+            return False
+        target = assign.targets[0].target
+        if type(target) is not cst.Name:
+            return False
+        func = next((n for n in reversed(self.ctx.parents) if type(n) is cst.FunctionDef), None)
+        if func is None:
+            return False
+        returned = False
+        stack: list[tuple[cst.CSTNode, bool]] = [(func.body, False)]
+        while stack:
+            node, in_return = stack.pop()
+            kind = type(node)
+            if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                continue  # a nested scope may read it later
+            if node is assign:
+                stack.append((assign.value, False))
+                continue
+            if kind is cst.Name and node.value == target.value:  # type: ignore[attr-defined]
+                if not in_return:
+                    return False
+                returned = True
+                continue
+            if kind is cst.Return:
+                value = node.value  # type: ignore[attr-defined]
+                if value is None:
+                    continue
+                parts = value.elements if type(value) is cst.Tuple else None  # type: ignore[attr-defined]
+                for part in [e.value for e in parts] if parts is not None else [value]:
+                    stack.append((part, type(part) is cst.Name))
+                continue
+            stack.extend((child, False) for child in iter_children(node))
+        return returned
 
     def _math_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
         twin = _MATH_TWINS.get(qualname.removeprefix("math."))

@@ -65,7 +65,10 @@ class TraceTimeSideEffect(Rule):
     `print(a, b)` without keyword arguments becomes `jax.debug.print("{} {}", a, b)`, with
     literal strings folded into the format string. It is unsafe: the output now appears on
     every call, from the device, possibly out of order with other output, and values are
-    formatted by JAX rather than by `str`.
+    formatted by JAX rather than by `str`. `logging.info("loss %s", x)` (a literal message
+    and positional values) becomes `jax.debug.callback(lambda *values:
+    logging.info("loss %s", *values), x)`: unsafe for the same reasons, and the values
+    reach the logger as NumPy arrays.
 
     ## Known problems
     `print` and logging of static values only (shapes, configuration) are not reported:
@@ -261,7 +264,7 @@ def run(x):
                         f"tracer `{snippet(self.ctx.module, arg.value)}`, not its values; "
                         "later calls print nothing",
                         help='use `jax.debug.print("{}", x)` to print values on every call',
-                        fix=self._print_fix(node) if name == "print" else None,
+                        fix=self._print_fix(node) if name == "print" else self._log_fix(node),
                     )
                     return
 
@@ -369,6 +372,26 @@ def run(x):
             if name in scope.bindings and name not in scope.declared_nonlocal:
                 return self.ctx.tracing.trace(node) is not None  # type: ignore[arg-type]
         return False
+
+    def _log_fix(self, node: cst.Call) -> NodeFix | None:
+        """`logging.info("loss %s", x)` -> `jax.debug.callback(lambda *values:
+        logging.info("loss %s", *values), x)`: the logger runs on every call, with the values
+        as NumPy arrays. Only a literal message with positional values."""
+        if len(node.args) < 2 or type(node.args[0].value) is not cst.SimpleString:
+            return None
+        if any(arg.keyword is not None or arg.star for arg in node.args):
+            return None
+        code = self.ctx.module.code_for_node
+        values = [code(arg.value) for arg in node.args[1:]]
+        jax_name, imported = self.ctx.import_name("jax", "jax")
+        log = f"{code(node.func)}({code(node.args[0].value)}, *values)"
+        text = f"{jax_name}.debug.callback(lambda *values: {log}, {', '.join(values)})"
+        return NodeFix(
+            "unsafe",
+            "log from `jax.debug.callback`, which runs on every call with the values",
+            ((node, text),),
+            (imported,) if imported else (),
+        )
 
     def _print_fix(self, node: cst.Call) -> NodeFix | None:
         pieces: list[str] = []

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
@@ -35,6 +37,10 @@ _DISPLAYS = {
     cst.Set: "a set",
     cst.SetComp: "a set",
 }
+
+
+# How the model says a static value is an unfrozen dataclass (model/domain/hashing.py).
+_UNFROZEN = re.compile(r"an instance of `(\w+)`, a dataclass with `eq=True` and no `frozen=True`")
 
 
 class UnhashableStaticArg(Rule):
@@ -91,7 +97,9 @@ class UnhashableStaticArg(Rule):
     only to lists is wrapped in `tuple(...)`: unsafe, because elements that are themselves
     unhashable (nested lists) would still fail, and code that relied on mutating the value
     changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
-    function uses them.
+    function uses them. An instance of a dataclass of this file with `eq=True` and no
+    `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
+    of an instance then raises FrozenInstanceError.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
@@ -437,7 +445,13 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
+                    fix=self._dataclass_fix(why),
                 )
+
+    def _dataclass_fix(self, why: str) -> NodeFix | None:
+        """An unfrozen dataclass of this file gets `frozen=True`."""
+        found = _UNFROZEN.match(why)
+        return frozen_dataclass_fix(self.ctx, found.group(1)) if found else None
 
     def _literal(self, node: cst.Call) -> bool:
         """The values the call's own text shows to be unhashable; True if any was reported."""

@@ -87,10 +87,11 @@ class NonArrayArgNotStatic(Rule):
     compiles its own version, and a caller passing an array there would break. For
     `@jax.jit` above `@staticmethod` (adjacent) the fix swaps the two decorators; it is safe,
     because the original raises as soon as the class is defined, so no working program can
-    depend on it. Methods get help
-    text only: marking `self` static (`partial(jax.jit, static_argnums=0)`) needs hashable,
-    immutable instances; registering the class as a pytree, or `eqx.filter_jit` /
-    `nnx.jit`, are the alternatives.
+    depend on it. A bare `@jax.jit` on a method of a plain class (one defining neither
+    `__eq__` nor `__hash__`) becomes `@partial(jax.jit, static_argnums=0)`: unsafe, since
+    instances are then hashed by identity and attributes changed after the first call are
+    not seen by the compiled code; registering the class as a pytree, or `eqx.filter_jit` /
+    `nnx.jit`, are the alternatives, and other methods get help text only.
 
     ## Known problems
     Call sites are resolved only through names bound once to a jitted function in the same
@@ -428,6 +429,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             return
         if not self._plain_class(cls, path[:-2], depth=0):
             return
+        fix = self._static_self_fix(app, cls)
         self.report(
             app.node,
             f"`jax.jit` on the method `{node.name.value}` traces `self`, but "
@@ -436,6 +438,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             help="jit a function of arrays; or register the class as a pytree; or mark self "
             "static with `partial(jax.jit, static_argnums=0)` if instances are hashable and "
             "immutable; or use `eqx.filter_jit` / `nnx.jit`",
+            fix=fix,
         )
 
     # -- what a value is -------------------------------------------------------------------
@@ -552,6 +555,28 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         return True
 
     # -- the fix ---------------------------------------------------------------------------
+
+    def _static_self_fix(self, app: JitApplication, cls: cst.ClassDef) -> NodeFix | None:
+        """`@jax.jit` on a method -> `@partial(jax.jit, static_argnums=0)`: `self` is then
+        hashed (by identity, for a class without `__eq__`) instead of traced. Unsafe: the
+        compiled code keeps the attribute values of the first trace per instance."""
+        node = app.node
+        if not isinstance(node, cst.Name | cst.Attribute):
+            return None
+        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        if any(
+            isinstance(s, cst.FunctionDef) and s.name.value in ("__eq__", "__hash__") for s in body
+        ):
+            return None  # hashing is the class's own: it may be unhashable or by value
+        partial, imported = self.ctx.import_name("functools.partial", "partial")
+        text = f"{partial}({self.ctx.module.code_for_node(node)}, static_argnums=0)"
+        return NodeFix(
+            "unsafe",
+            "mark `self` static (`static_argnums=0`): instances are hashed by identity, so "
+            "attributes changed after the first call are not seen by the compiled code",
+            ((node, text),),
+            (imported,) if imported else (),
+        )
 
     def _static_fix(
         self, app: JitApplication, param: str, path: Sequence[cst.CSTNode]

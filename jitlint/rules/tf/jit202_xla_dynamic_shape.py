@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.diagnostics import Severity
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.xla_fix import xla_off_fix_or_reason
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
@@ -91,9 +94,11 @@ class XlaDynamicShape(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: the remedy depends on the intent. Derive sizes from `tf.shape(...)`,
-    unroll with Python `range` when the trip count is small, use a fixed-width window
-    (`x[i:i + 2]`), or pass the size as a Python int.
+    The fix compiles without XLA, as JIT203's does (`jit_compile=False` where the switch is,
+    or `self.supports_jit = False` in the Keras layer holding the code): unsafe, the code
+    then runs as TensorFlow ops without XLA's fusion. Keeping XLA depends on the intent:
+    derive sizes from `tf.shape(...)`, unroll with Python `range` when the trip count is
+    small, use a fixed-width window (`x[i:i + 2]`), or pass the size as a Python int.
 
     ## Known problems
     Values are followed through assignments inside the function, through TensorFlow ops,
@@ -109,6 +114,7 @@ class XlaDynamicShape(Rule):
     framework = "tensorflow"
     requires = ("tensorflow",)
     runtime_error = "must be a compile-time constant"
+    fix_availability = "sometimes"
 
     VALID = (
         # tf.shape-derived sizes are constants under XLA.
@@ -209,6 +215,24 @@ def step(a):
 f = tf.function(step, jit_compile=True)
 """,
     )
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        help: str | None = None,
+        severity: Severity | None = None,
+        fix: NodeFix | None = None,
+    ) -> None:
+        """Every finding gets the fix that compiles without XLA, or says why not."""
+        if fix is None:
+            found = xla_off_fix_or_reason(self.ctx, self.ctx.path_to(node), forced=True)
+            if isinstance(found, NodeFix):
+                fix = found
+            else:
+                help = f"{help}; {found}" if help else found
+        super().report(node, message, help=help, severity=severity, fix=fix)
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)

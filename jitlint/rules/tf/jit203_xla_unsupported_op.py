@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.xla_fix import xla_off_fix_or_reason
 from jitlint.model.tf.api import op_table
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
@@ -70,9 +72,15 @@ class XlaUnsupportedOp(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: removing a `tf.print`, or rewriting a `py_function` in TensorFlow
-    ops, changes what the program does. The usual remedies are moving the call out of the
-    compiled function, or compiling without `jit_compile`.
+    The fix compiles without XLA and is unsafe: the code then runs as TensorFlow ops,
+    without XLA's fusion (slower, and results may differ in the last bits). It sets
+    `jit_compile=False` on the decorator of the function around the finding, or on the
+    file's only `jit_compile=True`; failing both, the Keras layer holding the op gets
+    `self.supports_jit = False` after `super().__init__(...)` (a model compiled with
+    `jit_compile=True` then compiles without XLA). Moving the call out of the compiled
+    function, or rewriting a `py_function` in TensorFlow ops, keeps XLA but changes what
+    the program does, so it is left to you; the finding's help says why there is no fix
+    when none is made.
 
     ## Known problems
     TensorFlow folds ops whose inputs are all constants before XLA sees them, so an
@@ -90,6 +98,7 @@ class XlaUnsupportedOp(Rule):
     framework = "tensorflow"
     requires = ("tensorflow",)
     runtime_error = "Detected unsupported operations when trying to compile graph"
+    fix_availability = "sometimes"
 
     VALID = (
         # The same op without XLA is fine.
@@ -222,15 +231,23 @@ def step(x):
             return
         problem = loop_problem(self.ctx, node, path)
         if problem is not None:
-            self._loop(problem, context.origin)
+            self._loop(problem, context.origin, path)
 
-    def _loop(self, problem, origin: str) -> None:  # type: ignore[no-untyped-def]
+    def _loop(self, problem, origin: str, path) -> None:  # type: ignore[no-untyped-def]
+        fix, no_fix = self._fix(path)
         self.report(
             problem.node,
             f"{problem.what} in {origin} creates dataset ops (ReduceDataset, ...), which "
             "have no XLA kernel; compiling fails with 'Detected unsupported operations'",
-            help="iterate the dataset outside the compiled function and pass each batch in",
+            help="iterate the dataset outside the compiled function and pass each batch "
+            f"in{no_fix}",
+            fix=fix,
         )
+
+    def _fix(self, path) -> tuple[NodeFix | None, str]:  # type: ignore[no-untyped-def]
+        """Compiling without XLA (unsafe), or why that cannot be done here."""
+        found = xla_off_fix_or_reason(self.ctx, path, forced=True)
+        return (found, "") if isinstance(found, NodeFix) else (None, f"; {found}")
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
@@ -245,10 +262,13 @@ def step(x):
             return
         version = op_table()[0]
         if problem.kind == "no-kernel":
+            fix, no_fix = self._fix(path)
             self.report(
                 node,
                 f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
                 f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
                 "unsupported operations'",
-                help="move the call out of the XLA-compiled code, or compile without jit_compile",
+                help="move the call out of the XLA-compiled code, or compile without "
+                f"jit_compile{no_fix}",
+                fix=fix,
             )

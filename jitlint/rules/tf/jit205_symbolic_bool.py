@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.cond_fix import tf_cond_fix_or_reason
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
@@ -71,6 +72,14 @@ class SymbolicBool(Rule):
     is not used: unlike the `>` operator, it does not adapt the Python `0` to `x`'s dtype.)
     No fix is offered under XLA, where TensorFlow's asserts are silently dropped (JIT209).
 
+    An `if` choosing one value (`if c: return A` / `else: return B`, `if c: return A` then
+    `return B`, `if c: y = A` with or without `else: y = B`) and a conditional expression
+    become `tf.cond(c, lambda: A, lambda: B)`: unsafe, because both branches are traced into
+    the graph (a Python side effect in either runs), and they must return tensors of one
+    dtype and structure. A branch that is not a tensor (`None`, a string), a condition using
+    `and`/`or`/`not`, or a branch with a visible Python side effect gets no fix; the help
+    says why.
+
     ## Known problems
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs). Keras 2 (`tf_keras`) autographs `call`;
@@ -81,7 +90,7 @@ class SymbolicBool(Rule):
     name = "symbolic-bool"
     summary = "A symbolic tensor is used as a Python bool where autograph does not convert it."
     framework = "tensorflow"
-    fix_availability = "sometimes"  # assert only
+    fix_availability = "sometimes"
     requires = ("tensorflow",)
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
@@ -190,20 +199,27 @@ f = tf.function(helper, autograph=False)
             return None
         return context
 
-    def _report(self, node: cst.CSTNode, what: str, context, fix: NodeFix | None = None) -> None:
+    def _report(
+        self, node: cst.CSTNode, what: str, context, fix: NodeFix | None = None, no_fix: str = ""
+    ) -> None:
         why = "autograph does not convert it" if not context.autograph else "it is traced"
         self.report(
             node,
             f"{what} on a symbolic tensor in {context.origin}, where {why}: "
             "OperatorNotAllowedInGraphError",
-            help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks",
+            help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
+            + (f"; no automatic fix: {no_fix}" if no_fix else ""),
             fix=fix,
         )
+
+    def _cond_fix(self, node: cst.If | cst.IfExp) -> tuple[NodeFix | None, str]:
+        found = tf_cond_fix_or_reason(self.ctx, node, self.ctx.path_to(node))
+        return (found, "") if isinstance(found, NodeFix) else (None, found)
 
     def visit_If(self, node: cst.If) -> None:
         context = self._tensor_context(node, node.test, True)
         if context is not None:
-            self._report(node.test, "`if`", context)
+            self._report(node.test, "`if`", context, *self._cond_fix(node))
 
     def visit_While(self, node: cst.While) -> None:
         context = self._tensor_context(node, node.test, True)
@@ -218,7 +234,7 @@ f = tf.function(helper, autograph=False)
     def visit_IfExp(self, node: cst.IfExp) -> None:
         context = self._tensor_context(node, node.test, True)
         if context is not None:
-            self._report(node.test, "a conditional expression", context)
+            self._report(node.test, "a conditional expression", context, *self._cond_fix(node))
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is cst.Not:

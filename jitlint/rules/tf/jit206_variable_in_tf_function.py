@@ -4,6 +4,8 @@ import re
 
 import libcst as cst
 
+from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason
+from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.tf.api import canonical
 from jitlint.rules.base import Rule
@@ -87,9 +89,14 @@ class VariableInTfFunction(Rule):
     ```
 
     ## Fix safety
-    No automatic fix yet. Create the variable once: at module level, in `__init__`/`build`,
-    or lazily behind `if self.v is None:`; moving it changes when its initial value is
-    computed.
+    `name = Ctor(...)` alone on a line of a module-level function's own block moves above
+    the function, created once when the module runs, when its arguments read nothing the
+    function binds and `name` is used nowhere else in the module; the line left behind
+    says where it went. Unsafe: every call now shares the object (a variable keeps its
+    value between calls instead of starting again from its initial value), and its initial
+    value is computed at import. Elsewhere (a method, a loop, a layer made in `call`) there
+    is no automatic fix, and the help says why: create it in `__init__`/`build`, or lazily
+    behind `if self.v is None:`.
 
     A Keras layer, model, optimizer or metric created there makes its variables when it is
     first called, inside the traced function, and a new object each trace is not tracked by
@@ -104,6 +111,7 @@ class VariableInTfFunction(Rule):
     """
 
     code = "JIT206"
+    fix_availability = "sometimes"
     name = "variable-in-tf-function"
     summary = "A tf.Variable is created on every call of a tf.function."
     framework = "tensorflow"
@@ -216,6 +224,10 @@ class Scale(keras.layers.Layer):
         what = self._creates_state(func, leaf, path)
         if what is None or self._inside_reported_creation(path):
             return
+        found = hoist_creation_fix_or_reason(self.ctx, node, path)
+        fix, no_fix = (
+            (found, "") if isinstance(found, NodeFix) else (None, f"; no automatic fix: {found}")
+        )
         if what == "variable":
             self.report(
                 node,
@@ -223,7 +235,8 @@ class Scale(keras.layers.Layer):
                 "variables only on the first call (ValueError: tf.function only supports "
                 "singleton tf.Variables)",
                 help="create it once: at module level, in __init__/build, or behind "
-                "`if self.v is None:`",
+                f"`if self.v is None:`{no_fix}",
+                fix=fix,
             )
             return
         self.report(
@@ -231,7 +244,8 @@ class Scale(keras.layers.Layer):
             f"a new {what} `{leaf}` is created on every trace of {context.origin}: its "
             "variables are created inside the traced function (TensorFlow allows them only "
             "on the first call), and a new one each time is never trained or tracked",
-            help=f"create the {what} once, in `__init__` (or `build`), and call it here",
+            help=f"create the {what} once, in `__init__` (or `build`), and call it here{no_fix}",
+            fix=fix,
         )
 
     def _inside_reported_creation(self, path: list[cst.CSTNode]) -> bool:

@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.diagnostics import Severity
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.xla_fix import xla_off_fix_or_reason
 from jitlint.model.tf.api import op_table
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
@@ -122,10 +125,12 @@ class KerasAutoJit(Rule):
     ```
 
     ## Fix safety
-    No automatic fix. `supports_jit = False` on the layer keeps the results and gives up
-    XLA for the whole model (Keras built-in lookup layers do this); `jit_compile=False` on
-    `compile` does the same for one model. Removing the op (a debugging `tf.print`) or
-    rewriting it in XLA-compatible ops keeps XLA.
+    The fix is unsafe: it gives up XLA. The layer holding the op gets
+    `self.supports_jit = False` after its `super().__init__(...)` (Keras built-in lookup
+    layers do this), which keeps a model holding it off XLA; where the op is not in a
+    layer's method (a helper, a loss), the file's only `compile(...)` of a model gets
+    `jit_compile=False`. Removing the op (a debugging `tf.print`) or rewriting it in
+    XLA-compatible ops keeps XLA, and is left to you.
 
     ## Known problems
     Where a model is compiled is found through the files of the run: a layer created where
@@ -142,6 +147,7 @@ class KerasAutoJit(Rule):
     severity = "warning"
     framework = "tensorflow"
     requires = ("keras",)
+    fix_availability = "sometimes"
     runtime_error = None  # passes on CPU; fails only where XLA turns on (GPU/TPU)
 
     VALID = (
@@ -231,6 +237,24 @@ class Staircase(keras.layers.Layer):
         return x * total
 """,
     )
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        help: str | None = None,
+        severity: Severity | None = None,
+        fix: NodeFix | None = None,
+    ) -> None:
+        """Every finding gets the fix that keeps the model off XLA, or says why not."""
+        if fix is None:
+            found = xla_off_fix_or_reason(self.ctx, self.ctx.path_to(node), forced=False)
+            if isinstance(found, NodeFix):
+                fix = found
+            else:
+                help = f"{help}; {found}" if help else found
+        super().report(node, message, help=help, severity=severity, fix=fix)
 
     def visit_For(self, node: cst.For) -> None:
         path = self.ctx.path_to(node)

@@ -1,0 +1,201 @@
+"""Turn XLA off for code that cannot compile under it (an op with no XLA kernel, a size that
+is never a compile-time constant): always unsafe, since the code then runs without XLA's
+fusion, and the op itself stays (moving it out is the better fix, which needs a person).
+
+Where the switch is, in order:
+- forced XLA (`jit_compile=True`): the `@tf.function(jit_compile=True)` decorating a function
+  around the finding; else the file's only `jit_compile=True`/`experimental_compile=True`
+  keyword (a `tf.function(f, ...)` or `model.compile(...)`); else the Keras layer the finding
+  is in gets `self.supports_jit = False` after its `super().__init__(...)`, which Keras reads
+  when a model is compiled (a model with such a layer compiles without XLA).
+- Keras's default `jit_compile="auto"` (XLA where a GPU is): the layer gets
+  `self.supports_jit = False` as above; else the file's only `.compile(...)` call of a model
+  without a `jit_compile` keyword gets `jit_compile=False`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.fixes.node_fix import NodeFix
+
+if TYPE_CHECKING:
+    from jitlint.engine.context import FileContext
+
+_SWITCHES = ("jit_compile", "experimental_compile")
+_COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "run_eagerly"})
+
+
+def xla_off_fix_or_reason(
+    ctx: FileContext, path: Sequence[cst.CSTNode], forced: bool
+) -> NodeFix | str:
+    """The fix for a finding at the end of `path` in code compiled with XLA (`forced`) or
+    by Keras's `jit_compile="auto"`; or why there is none (for the finding's help)."""
+    if forced:
+        switch = _decorator_switch(path) or _only(_true_switches(ctx.module))
+        if switch is not None:
+            return NodeFix(
+                "unsafe",
+                "compile without XLA: `jit_compile=False` (the op then runs as a plain "
+                "TensorFlow op)",
+                ((switch.value, "False"),),
+            )
+    layer = _layer_init_fix(ctx, path)
+    if layer is not None:
+        return layer
+    if not forced:
+        compile_call = _only(_default_compiles(ctx))
+        if compile_call is not None:
+            return _add_keyword(ctx.module, compile_call)
+        return (
+            "no fix: the model's `compile(...)` is not in this file, or there are several; "
+            "pass `jit_compile=False` there (or keep the op out of the layer)"
+        )
+    return (
+        "no fix: the `jit_compile=True` that compiles this code is not in this file, or there "
+        "are several; move the op out of the compiled function, or set it to False there"
+    )
+
+
+def _only(items: list[cst.Call] | list[cst.Arg]):  # type: ignore[no-untyped-def]
+    return items[0] if len(items) == 1 else None
+
+
+def _is_true(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.Name and expr.value == "True"
+
+
+def _switch(call: cst.Call) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in _SWITCHES and _is_true(arg.value):
+            return arg
+    return None
+
+
+def _decorator_switch(path: Sequence[cst.CSTNode]) -> cst.Arg | None:
+    """`jit_compile=True` in a decorator of the innermost function around the finding."""
+    for node in reversed(path):
+        if type(node) is cst.FunctionDef:
+            for decorator in node.decorators:
+                if type(decorator.decorator) is cst.Call:
+                    found = _switch(decorator.decorator)
+                    if found is not None:
+                        return found
+            return None
+    return None
+
+
+def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(iter_children(node))
+
+
+def _true_switches(module: cst.Module) -> list[cst.Arg]:
+    return [
+        found for node in _walk(module)
+        if type(node) is cst.Call and (found := _switch(node)) is not None
+    ]  # fmt: skip
+
+
+def _default_compiles(ctx: FileContext) -> list[cst.Call]:
+    """`x.compile(...)` calls that look like a Keras model's (a keyword only `compile` of a
+    model takes) and leave `jit_compile` at its default."""
+    found = []
+    for node in _walk(ctx.module):
+        if type(node) is not cst.Call or type(node.func) is not cst.Attribute:
+            continue
+        if node.func.attr.value != "compile":
+            continue
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        # `**options` may hold jit_compile: such a call is left alone.
+        starred = any(a.star for a in node.args)
+        if keywords & _COMPILE_KEYWORDS and not keywords & set(_SWITCHES) and not starred:
+            found.append(node)
+    return found
+
+
+def _add_keyword(module: cst.Module, call: cst.Call) -> NodeFix:
+    """`jit_compile=False` after the last argument (before its trailing comma, if any)."""
+    last = call.args[-1].value
+    text = f"{module.code_for_node(last)}, jit_compile=False"
+    return NodeFix("unsafe", _COMPILE_MESSAGE, ((last, text),))
+
+
+_COMPILE_MESSAGE = (
+    'compile the model without XLA: `jit_compile=False` (the default "auto" turns XLA on '
+    "where a GPU is)"
+)
+
+
+def _layer_init_fix(ctx: FileContext, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+    """`self.supports_jit = False` after `super().__init__(...)` in the `__init__` of the
+    class whose method holds the finding (a class with bases: a Keras layer or model)."""
+    for index in range(len(path) - 1, 0, -1):
+        node = path[index]
+        if type(node) is not cst.ClassDef:
+            continue
+        if not node.bases or type(path[index + 1]) is not cst.IndentedBlock:
+            return None
+        body = node.body.body  # type: ignore[attr-defined]
+        init = next(
+            (s for s in body if type(s) is cst.FunctionDef and s.name.value == "__init__"),
+            None,
+        )
+        if init is None or _sets_supports_jit(init):
+            return None
+        call = _super_init(init)
+        if call is None:
+            return None
+        indent = _indent(ctx.module, [*path[: index + 1], node.body, init, init.body])
+        newline = ctx.module.default_newline
+        text = f"{ctx.module.code_for_node(call)}{newline}{indent}self.supports_jit = False"
+        return NodeFix(
+            "unsafe",
+            f"mark `{node.name.value}` as not XLA-compatible (`self.supports_jit = False`): "
+            "Keras then compiles a model holding it without XLA",
+            ((call, text),),
+        )
+    return None
+
+
+def _sets_supports_jit(func: cst.FunctionDef) -> bool:
+    return any(type(n) is cst.Attribute and n.attr.value == "supports_jit" for n in _walk(func))
+
+
+def _super_init(func: cst.FunctionDef) -> cst.Call | None:
+    """The `super().__init__(...)` call that is a statement of the function's own block."""
+    block = func.body
+    if type(block) is not cst.IndentedBlock:
+        return None
+    for statement in block.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+                continue
+            call = small.value
+            func_expr = call.func
+            if (
+                type(func_expr) is cst.Attribute
+                and func_expr.attr.value == "__init__"
+                and type(func_expr.value) is cst.Call
+                and type(func_expr.value.func) is cst.Name
+                and func_expr.value.func.value == "super"
+            ):
+                return call
+    return None
+
+
+def _indent(module: cst.Module, path: Sequence[cst.CSTNode]) -> str:
+    return "".join(
+        (node.indent if node.indent is not None else module.default_indent)
+        for node in path
+        if isinstance(node, cst.IndentedBlock)
+    )

@@ -1,0 +1,82 @@
+"""The fixture pairs of #17's fixes under the real compilers: the original fails as its
+finding says (or repeats work), the fixed file runs to the end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures" / "fixes"
+# fixture: what running the original prints on stderr
+JAX_PAIRS = {
+    "JIT101_or_default_and_assert": "TracerBoolConversionError",
+    "JIT102_item_and_named_metrics": "ConcretizationTypeError",
+    "JIT110_frozen_dataclass": "Non-hashable static arguments",
+    "JIT111_method_static_self": "Error interpreting argument",
+}
+
+
+def run(path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("name", sorted(JAX_PAIRS))
+def test_the_fixed_jax_fixture_runs_and_the_original_fails(name):
+    pytest.importorskip("jax")
+    before = run(FIXTURES / f"{name}.in.py")
+    assert before.returncode != 0 and JAX_PAIRS[name] in before.stderr, before.stderr[-2000:]
+    after = run(FIXTURES / f"{name}.out.py")
+    assert after.returncode == 0, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit207_fixed_fixture_traces_once():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT207_tensor_argument.in.py")
+    after = run(FIXTURES / "JIT207_tensor_argument.out.py")
+    assert "traces: 5" in before.stdout, before.stderr[-2000:]
+    assert after.returncode == 0 and "traces: 1" in after.stdout, after.stderr[-2000:]
+
+
+@pytest.mark.jax
+def test_jit107_fixed_logging_runs_on_every_call():
+    pytest.importorskip("jax")
+    before = run(FIXTURES / "JIT107_logging_callback.in.py")
+    after = run(FIXTURES / "JIT107_logging_callback.out.py")
+    assert before.stderr.count("loss ") == 1, before.stderr[-2000:]
+    assert after.returncode == 0 and after.stderr.count("loss ") == 3, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit205_tf_cond_fixture_runs_in_a_keras_3_layer():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_tf_cond.in.py")
+    after = run(FIXTURES / "JIT205_tf_cond.out.py")
+    assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit202_fixture_runs_without_xla():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT202_jit_compile_off.in.py")
+    after = run(FIXTURES / "JIT202_jit_compile_off.out.py")
+    assert "must be a compile-time constant" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0 and "[1. 2. 3.]" in after.stdout, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit206_variable_created_once_runs():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT206_create_once.in.py")
+    after = run(FIXTURES / "JIT206_create_once.out.py")
+    assert "singleton tf.Variables" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0 and "23." in after.stdout, after.stderr[-2000:]
