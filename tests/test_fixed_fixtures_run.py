@@ -37,15 +37,6 @@ def test_the_fixed_jax_fixture_runs_and_the_original_fails(name):
     assert after.returncode == 0, after.stderr[-2000:]
 
 
-@pytest.mark.tensorflow
-def test_jit207_fixed_fixture_traces_once():
-    pytest.importorskip("tensorflow")
-    before = run(FIXTURES / "JIT207_tensor_argument.in.py")
-    after = run(FIXTURES / "JIT207_tensor_argument.out.py")
-    assert "traces: 5" in before.stdout, before.stderr[-2000:]
-    assert after.returncode == 0 and "traces: 1" in after.stdout, after.stderr[-2000:]
-
-
 @pytest.mark.jax
 def test_jit107_fixed_logging_runs_on_every_call():
     pytest.importorskip("jax")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import Names
 from jitlint.model.project.tf_records import TfRecord
 
@@ -61,7 +62,7 @@ def _returns(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> st
         return None  # cheap pre-test: most functions end otherwise
     body_path = [*path, func, func.body]
     found = _Returns()
-    func.body.visit(found)
+    found.scan(func.body)
     if not found.values or found.nested:
         return None
     if all(_is_list(names, v, body_path, found.assigned) for v in found.values):
@@ -81,32 +82,39 @@ def _is_jax_op(names: Names, value: cst.BaseExpression, path: list[cst.CSTNode])
     return False
 
 
-class _Returns(cst.CSTVisitor):
+class _Returns:
+    """The return values and the names' assigned values of one function body, walked with
+    `iter_children` (libcst's own `visit` rebuilds every node it passes, several times the
+    cost, and this runs on every file of a project)."""
+
     def __init__(self) -> None:
         self.values: list[cst.BaseExpression] = []
         self.assigned: dict[str, list[cst.BaseExpression]] = {}
         self.nested = False
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested def's returns are its own
+    def scan(self, body: cst.CSTNode) -> None:
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                continue  # a nested def's returns are its own
+            if kind is cst.Return:
+                value = node.value  # type: ignore[attr-defined]
+                if value is None:
+                    self.nested = True  # returns None too
+                else:
+                    self.values.append(value)
+            elif kind is cst.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target.target) is cst.Name:
+                        self._assign(target.target.value, node.value)  # type: ignore[attr-defined]
+            elif kind is cst.AugAssign and type(node.target) is cst.Name:  # type: ignore[attr-defined]
+                self._assign(node.target.value, node.value)  # type: ignore[attr-defined]
+            stack.extend(reversed(iter_children(node)))
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is None:
-            self.nested = True  # returns None too
-        else:
-            self.values.append(node.value)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if type(target.target) is cst.Name:
-                self.assigned.setdefault(target.target.value, []).append(node.value)  # type: ignore[attr-defined]
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if type(node.target) is cst.Name:
-            self.assigned.setdefault(node.target.value, []).append(node.value)  # type: ignore[attr-defined]
+    def _assign(self, name: str, value: cst.BaseExpression) -> None:
+        self.assigned.setdefault(name, []).append(value)
 
 
 def _is_list(

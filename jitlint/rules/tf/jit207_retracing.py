@@ -5,7 +5,6 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
-from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
@@ -74,12 +73,9 @@ class Retracing(Rule):
     ```
 
     ## Fix safety
-    A call passing changing Python values gets an unsafe fix wrapping them in
-    `tf.constant(...)`: one trace serves every value, but Python code in the function that
-    needs a Python value (`range(n)`, `if n > 3:` without autograph) now sees a tensor, and
-    a list whose length changes still retraces once per length. A `tf.function` defined in a
-    loop or per call has no automatic fix: hoisting it out requires that it does not close
-    over the loop's variables.
+    No automatic fix: passing a tensor instead of a Python number changes Python-level
+    branching on that argument, and hoisting a `tf.function` out of a loop requires that it
+    does not close over the loop's variables.
 
     ## Known problems
     Only callees defined in the same file (a decorated `def`, a name assigned
@@ -90,7 +86,6 @@ class Retracing(Rule):
     """
 
     code = "JIT207"
-    fix_availability = "sometimes"
     name = "retracing"
     summary = "A tf.function is retraced on every call or every loop iteration."
     severity = "warning"
@@ -357,20 +352,11 @@ for layer in range(4):
         if not varying:
             return
         arg, why = varying[0]
-        tf, imported = self.ctx.import_name("tensorflow", "tf")
-        fix = NodeFix(
-            "unsafe",
-            "pass a tensor: `tf.constant(...)` (one trace for every value; Python code in the "
-            "function that needs a Python value, such as `range(n)`, now sees a tensor)",
-            tuple((a, f"{tf}.constant({a.value})") for a, _ in varying),
-            (imported,) if imported else (),
-        )
         self.report(
             arg,
             f"`{name}` is a tf.function called with `{arg.value}`, {why}: every distinct "  # type: ignore[attr-defined]
             "Python value traces (and compiles) the function again",
             help="pass a tensor (tf.constant(value)), or give the function an input_signature",
-            fix=fix,
         )
 
     def _varying_arguments(
