@@ -77,8 +77,12 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
                 continue
             seen.add(key)
             named.append((expr, path, kind, status, context, target))
+        # Graph records carry no line (their origin names the caller): only the others
+        # need their lines found.
         sites = [
-            (at.get(id(expr), expr), path[1] if len(path) > 1 else None) for expr, path, *_ in named
+            (at.get(id(expr), expr), path[1] if len(path) > 1 else None)
+            for expr, path, kind, *_ in named
+            if kind != "graph"
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
         if len(sites) > 16:  # one counting codegen of the module beats many searches
