@@ -8,7 +8,7 @@ tokens are never visited: no rule looks at them as nodes of their own.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any
 
@@ -111,6 +111,15 @@ def iter_children(node: CSTNode) -> list[CSTNode]:
             # Every item of a libcst sequence field is a node.
             children.extend(value)
     return children
+
+
+def descendants(root: CSTNode) -> Iterator[CSTNode]:
+    """`root` and every node below it, depth first (no order promised beyond that)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(iter_children(node))
 
 
 def contains(root: CSTNode, target: CSTNode) -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
+from jitlint.engine.walker import descendants
 from jitlint.fixes.hoist_fix import MUTATING_METHODS
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.where_fix import (
@@ -111,7 +111,7 @@ def _cond(ctx: FileContext, found: Branches) -> NodeFix | str:
 def _converts_to_bool(trace: FunctionTrace, test: cst.BaseExpression) -> bool:
     """Whether `test` itself turns a possibly traced value into a bool: the left operand of
     `and`/`or` (the last operand is returned as it is), or the operand of `not`."""
-    for node in _walk(test):
+    for node in descendants(test):
         operand = None
         if type(node) is cst.BooleanOperation:
             operand = node.left  # type: ignore[attr-defined]
@@ -128,7 +128,7 @@ def _is_computation(ctx: FileContext, trace: FunctionTrace, found: Branches) -> 
     if any(_is_literal(v) for v in values):
         return False
     for value in values:
-        for node in _walk(value):
+        for node in descendants(value):
             if type(node) is not cst.Call:
                 continue
             func = node.func  # type: ignore[attr-defined]
@@ -149,7 +149,7 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def _has_effect(ctx: FileContext, trace: FunctionTrace, expr: cst.CSTNode) -> bool:
-    for node in _walk(expr):
+    for node in descendants(expr):
         kind = type(node)
         if kind in (cst.NamedExpr, cst.Yield, cst.Await):
             return True
@@ -175,15 +175,6 @@ def _declared_outside(ctx: FileContext, trace: FunctionTrace, name: str) -> bool
     return name in scope.declared_global or name in scope.declared_nonlocal
 
 
-def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
-    found, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(iter_children(node))
-    return found
-
-
 TF_MESSAGE = (
     "branch with `tf.cond` (both branches are traced into the graph; they must return "
     "tensors of one dtype and structure)"
@@ -199,10 +190,10 @@ def tf_cond_fix_or_reason(
     found = _tf_branches(ctx, owner, path)
     if isinstance(found, str):
         return found
-    if any(type(n) in (cst.BooleanOperation, cst.UnaryOperation) for n in _walk(found.test)):
+    if any(type(n) in (cst.BooleanOperation, cst.UnaryOperation) for n in descendants(found.test)):
         return "the condition uses `and`/`or`/`not`, which converts a tensor to bool itself"
     for part in (found.test, found.then, found.other):
-        for node in _walk(part):
+        for node in descendants(part):
             if type(node) is cst.Call and _python_effect(node):
                 return (
                     "a branch has a Python side effect, which tracing both branches would run "

@@ -11,12 +11,12 @@ leaves no loop around the compile.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
+from jitlint.engine.walker import descendants, iter_children
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.scopes import comprehension_targets
 
@@ -161,7 +161,7 @@ def _bound_in(loop: cst.For | cst.While) -> set[str]:
     """Every name the loop may rebind or visibly mutate (conservatively: any name inside an
     assignment target, including `obj` of `obj.x = v` and `a`, `i` of `a[i] = v`)."""
     names: set[str] = set()
-    for node in _walk(loop):
+    for node in descendants(loop):
         targets: list[cst.CSTNode] = []
         if isinstance(node, cst.For | cst.CompFor):
             targets.append(node.target)
@@ -186,16 +186,8 @@ def _bound_in(loop: cst.For | cst.While) -> set[str]:
         ):
             targets.append(node.func.value)
         for target in targets:
-            names.update(n.value for n in _walk(target) if isinstance(n, cst.Name))
+            names.update(n.value for n in descendants(target) if isinstance(n, cst.Name))
     return names
-
-
-def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(iter_children(node))
 
 
 def _header(module: cst.Module, loop: cst.For | cst.While) -> tuple[object, str] | None:
@@ -242,7 +234,7 @@ def _base_name(call: cst.Call, path: Sequence[cst.CSTNode]) -> str:
 
 def names_in(module: cst.Module) -> set[str]:
     """Every name the module spells anywhere (attributes and keywords too: a superset)."""
-    return {n.value for n in _walk(module) if isinstance(n, cst.Name)}
+    return {n.value for n in descendants(module) if isinstance(n, cst.Name)}
 
 
 def _fresh_name(base: str, taken: set[str]) -> str:
@@ -279,7 +271,7 @@ def hoist_creation_fix_or_reason(
     bound = {p.name.value for p in _params(func.params)}
     targets = [
         n
-        for n in _walk(func.body)
+        for n in descendants(func.body)
         if isinstance(n, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For)
         for t in [n.target]
         if isinstance(t, cst.Name)
@@ -295,7 +287,7 @@ def hoist_creation_fix_or_reason(
         n.value
         for statement in ctx.module.body
         if statement is not func
-        for n in _walk(statement)
+        for n in descendants(statement)
         if isinstance(n, cst.Name)
     }
     if name in elsewhere:
@@ -322,7 +314,7 @@ def hoist_creation_fix_or_reason(
 def _bound_in_body(func: cst.FunctionDef) -> set[str]:
     """Names bound by `with ... as`, imports, nested defs and classes, and except clauses."""
     found: set[str] = set()
-    for node in _walk(func.body):
+    for node in descendants(func.body):
         if (isinstance(node, cst.AsName) and isinstance(node.name, cst.Name)) or isinstance(
             node, cst.FunctionDef | cst.ClassDef
         ):

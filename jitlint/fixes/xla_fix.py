@@ -15,12 +15,12 @@ Where the switch is, in order:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
+from jitlint.engine.walker import descendants
 from jitlint.fixes.node_fix import NodeFix
 
 if TYPE_CHECKING:
@@ -89,17 +89,9 @@ def _decorator_switch(path: Sequence[cst.CSTNode]) -> cst.Arg | None:
     return None
 
 
-def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(iter_children(node))
-
-
 def _true_switches(module: cst.Module) -> list[cst.Arg]:
     return [
-        found for node in _walk(module)
+        found for node in descendants(module)
         if type(node) is cst.Call and (found := _switch(node)) is not None
     ]  # fmt: skip
 
@@ -108,7 +100,7 @@ def _default_compiles(ctx: FileContext) -> list[cst.Call]:
     """`x.compile(...)` calls that look like a Keras model's (a keyword only `compile` of a
     model takes) and leave `jit_compile` at its default."""
     found = []
-    for node in _walk(ctx.module):
+    for node in descendants(ctx.module):
         if type(node) is not cst.Call or type(node.func) is not cst.Attribute:
             continue
         if node.func.attr.value != "compile":
@@ -166,7 +158,9 @@ def _layer_init_fix(ctx: FileContext, path: Sequence[cst.CSTNode]) -> NodeFix | 
 
 
 def _sets_supports_jit(func: cst.FunctionDef) -> bool:
-    return any(type(n) is cst.Attribute and n.attr.value == "supports_jit" for n in _walk(func))
+    return any(
+        type(n) is cst.Attribute and n.attr.value == "supports_jit" for n in descendants(func)
+    )
 
 
 def _super_init(func: cst.FunctionDef) -> cst.Call | None:
