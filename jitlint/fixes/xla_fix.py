@@ -61,6 +61,16 @@ def xla_off_fix_or_reason(
     )
 
 
+def with_xla_off_fix(
+    ctx: FileContext, path: Sequence[cst.CSTNode], forced: bool, help: str | None
+) -> tuple[NodeFix | None, str | None]:
+    """A finding's fix and help: compiling without XLA, or the help extended with why not."""
+    found = xla_off_fix_or_reason(ctx, path, forced)
+    if isinstance(found, NodeFix):
+        return found, help
+    return None, f"{help}; {found}" if help else found
+
+
 def _only(items: list[cst.Call] | list[cst.Arg]):  # type: ignore[no-untyped-def]
     return items[0] if len(items) == 1 else None
 

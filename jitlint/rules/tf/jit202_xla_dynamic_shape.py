@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.xla_fix import xla_off_fix_or_reason
+from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
@@ -227,11 +227,7 @@ f = tf.function(step, jit_compile=True)
     ) -> None:
         """Every finding gets the fix that compiles without XLA, or says why not."""
         if fix is None:
-            found = xla_off_fix_or_reason(self.ctx, self.ctx.path_to(node), forced=True)
-            if isinstance(found, NodeFix):
-                fix = found
-            else:
-                help = f"{help}; {found}" if help else found
+            fix, help = with_xla_off_fix(self.ctx, self.ctx.path_to(node), True, help)
         super().report(node, message, help=help, severity=severity, fix=fix)
 
     def visit_Call(self, node: cst.Call) -> None:
