@@ -8,7 +8,7 @@ of the model adds generated facts). Where JAX keeps the structure of an argument
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jitlint.model.domain.values import (
@@ -130,23 +130,33 @@ def collective(value: Value, why: tuple[Any, ...] | None, constants: bool | None
 
 def arrays(value: Value, why: tuple[Any, ...]) -> Value:
     """`value` with every leaf an array, as a jitted or vmapped function returns it."""
+    return map_leaves(value, lambda leaf: _as_array(leaf, why))
+
+
+def _as_array(value: Value, why: tuple[Any, ...]) -> Value:
     if isinstance(value, Array):
         return Array(value.why or why, dtype=value.dtype, rank=value.rank)
     if isinstance(value, Scalar):
         if value.pytype in ("int", "float", "bool", "complex"):
             return Array(why, dtype=value.pytype, rank=0)
         return value if value.pytype == "None" else U
-    if isinstance(value, Seq):
-        if value.items is not None:
-            return Seq(value.pytype, [arrays(v, why) for v in value.items])
-        return Seq(value.pytype, elem=arrays(value.elem, why))
-    if isinstance(value, Dict):
-        if value.entries is not None:
-            return Dict({k: arrays(v, why) for k, v in value.entries.items()})
-        return Dict(elem=arrays(value.elem, why))
     if isinstance(value, (Object, Ref)):
         return U
     return Value(PYTREE, value.why or why)
+
+
+def map_leaves(value: Value, on_leaf: Callable[[Value], Value]) -> Value:
+    """`value`'s list, tuple and dict structure, with `on_leaf` applied to everything else
+    it holds."""
+    if isinstance(value, Seq):
+        if value.items is not None:
+            return Seq(value.pytype, [map_leaves(v, on_leaf) for v in value.items])
+        return Seq(value.pytype, elem=map_leaves(value.elem, on_leaf))
+    if isinstance(value, Dict):
+        if value.entries is not None:
+            return Dict({k: map_leaves(v, on_leaf) for k, v in value.entries.items()})
+        return Dict(elem=map_leaves(value.elem, on_leaf))
+    return on_leaf(value)
 
 
 def builtin_result(qualname: str, args: Args, star: bool) -> Value | None:
@@ -351,19 +361,13 @@ def tree_leaf(value: Value) -> Value:
 
 def tree_like(value: Value, leaf: Value) -> Value:
     """`value`'s structure with every leaf `leaf` (the result of `tree_map`)."""
-    if isinstance(value, Seq):
-        if value.items is not None:
-            return Seq(value.pytype, [tree_like(v, leaf) for v in value.items])
-        return Seq(value.pytype, elem=tree_like(value.elem, leaf))
-    if isinstance(value, Dict):
-        if value.entries is not None:
-            return Dict({k: tree_like(v, leaf) for k, v in value.entries.items()})
-        return Dict(elem=tree_like(value.elem, leaf))
-    if isinstance(value, (Array, Scalar)):
-        return leaf
-    if leaf.traced:
-        return Value(PYTREE, leaf.why)
-    return U
+
+    def replaced(old: Value) -> Value:
+        if isinstance(old, (Array, Scalar)):
+            return leaf
+        return Value(PYTREE, leaf.why) if leaf.traced else U
+
+    return map_leaves(value, replaced)
 
 
 def leaves_of(value: Value) -> Value:
