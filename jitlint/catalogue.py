@@ -7,8 +7,8 @@ rule list and `jitlint/rules/_index.py` (what a run reads to import only the rul
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
 from pathlib import Path
 
 from jitlint import rules as rules_package
@@ -95,11 +95,27 @@ def expected_pages() -> dict[str, str]:
     return pages
 
 
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m jitlint.catalogue",
+        description="Write the rule pages, the README's rule list and jitlint/rules/_index.py "
+        "from the rule classes.",
+    )
+    parser.add_argument(
+        "target", nargs="?", default="rules", help="folder of the rule pages (default: rules)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if anything is stale"
+    )
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    check = "--check" in args
-    target = Path(next((a for a in args if not a.startswith("-")), "rules"))
-    target.mkdir(parents=True, exist_ok=True)
+    args = parse_args(argv)
+    check = args.check
+    target = Path(args.target)
+    if not check:
+        target.mkdir(parents=True, exist_ok=True)
     stale = []
     for name, text in expected_pages().items():
         page = target / name

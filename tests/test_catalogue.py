@@ -61,3 +61,21 @@ def test_explain_prints_the_page(rule):
 def test_readme_rule_list_is_current():
     readme = (RULES_DIR.parent / "README.md").read_text(encoding="utf-8")
     assert catalogue.update_readme(readme) == readme, "run `python -m jitlint.catalogue rules`"
+
+
+def test_help_writes_nothing(tmp_path, capsys):
+    # `--help` used to be read as a flag it ignored, and the pages were written to ./rules.
+    target = tmp_path / "pages"
+    with pytest.raises(SystemExit) as exit_info:
+        catalogue.main(["--help", str(target)])
+    assert exit_info.value.code == 0
+    assert "--check" in capsys.readouterr().out
+    assert not target.exists()
+
+
+def test_check_reports_a_stale_folder_without_writing(tmp_path, capsys):
+    target = tmp_path / "pages"
+    target.mkdir()
+    assert catalogue.main(["--check", str(target)]) == 1
+    assert "stale:" in capsys.readouterr().out
+    assert list(target.iterdir()) == []
