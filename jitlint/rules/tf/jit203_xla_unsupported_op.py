@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.xla_fix import xla_off_fix_or_reason
+from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.api import op_table
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
@@ -234,20 +233,19 @@ def step(x):
             self._loop(problem, context.origin, path)
 
     def _loop(self, problem, origin: str, path) -> None:  # type: ignore[no-untyped-def]
-        fix, no_fix = self._fix(path)
+        fix, help = with_xla_off_fix(
+            self.ctx,
+            path,
+            True,
+            "iterate the dataset outside the compiled function and pass each batch in",
+        )
         self.report(
             problem.node,
             f"{problem.what} in {origin} creates dataset ops (ReduceDataset, ...), which "
             "have no XLA kernel; compiling fails with 'Detected unsupported operations'",
-            help="iterate the dataset outside the compiled function and pass each batch "
-            f"in{no_fix}",
+            help=help,
             fix=fix,
         )
-
-    def _fix(self, path) -> tuple[NodeFix | None, str]:  # type: ignore[no-untyped-def]
-        """Compiling without XLA (unsafe), or why that cannot be done here."""
-        found = xla_off_fix_or_reason(self.ctx, path, forced=True)
-        return (found, "") if isinstance(found, NodeFix) else (None, f"; {found}")
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
@@ -262,13 +260,17 @@ def step(x):
             return
         version = op_table()[0]
         if problem.kind == "no-kernel":
-            fix, no_fix = self._fix(path)
+            fix, help = with_xla_off_fix(
+                self.ctx,
+                path,
+                True,
+                "move the call out of the XLA-compiled code, or compile without jit_compile",
+            )
             self.report(
                 node,
                 f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
                 f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
                 "unsupported operations'",
-                help="move the call out of the XLA-compiled code, or compile without "
-                f"jit_compile{no_fix}",
+                help=help,
                 fix=fix,
             )
