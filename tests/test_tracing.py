@@ -145,6 +145,23 @@ def test_vmap_in_axes_none_is_not_traced_and_positional_in_axes_is_read():
     assert params["size"].kind == UNKNOWN and params["op"].kind == UNKNOWN
 
 
+def test_vmap_called_in_traced_code_reads_positional_in_axes():
+    # Seen in ikostrikov/jaxrl (DrQ augmentations): `jax.vmap(f, (0, 0, None))(keys, imgs, 4)`
+    # inside jitted code passes the Python int through unmapped; jnp.pad takes it as static.
+    source = """
+        import jax
+        import jax.numpy as jnp
+        def crop(key, img, padding):
+            return jnp.pad(img, ((padding, padding), (0, 0)))
+        @jax.jit
+        def step(keys, imgs):
+            return jax.vmap(crop, (0, 0, None))(keys, imgs, 4)
+        """
+    assert found(textwrap.dedent(source), {"JIT103"}) == set()
+    mapped = source.replace("(0, 0, None))(keys, imgs, 4)", "(0, 0, 0))(keys, imgs, imgs)")
+    assert {code for _, code in found(textwrap.dedent(mapped), {"JIT103"})} == {"JIT103"}
+
+
 def test_grad_only_differentiated_argument_is_traced():
     ctx = _context(
         """

@@ -42,7 +42,7 @@ from jitlint.model.jax.library import (
     tree_leaf,
     tree_like,
 )
-from jitlint.model.jax.transforms import Entry, Transform, application_params
+from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
 
 
 class Transformations:
@@ -60,7 +60,7 @@ class Transformations:
         """A call of a transformation: `jax.jit(f, ...)` makes a transformed function; a lax
         loop or branch runs its function arguments."""
         positional = [v for k, v in args if k is None]
-        options = [a for a in call.args if a.keyword is not None]
+        options = option_args(transform, call)
         why = ("transform", transform.qualname, call)
         if (
             transform.qualname.startswith(("jax.lax.", "haiku.", "flax.nnx."))

@@ -90,6 +90,22 @@ _POSITIONAL_OPTIONS = {
     "grad": ("argnums",),
     "shard": ("mesh", "in_specs", "out_specs"),  # jax.experimental.shard_map's order
 }
+
+
+def option_args(transform: Transform, call: cst.Call) -> list[cst.Arg]:
+    """The options `call` gives `transform`, as keyword arguments: vmap(f, in_axes, out_axes),
+    grad(f, argnums) and shard_map(f, mesh, in_specs, out_specs) also take them by position."""
+    options = [a for a in call.args if a.keyword is not None]
+    positional = [a for a in call.args if a.keyword is None]
+    named = _POSITIONAL_OPTIONS.get(transform.style, ())
+    for index, name in enumerate(named, start=1):
+        if index < len(positional) and index not in transform.targets:
+            if positional[index].star:
+                break
+            options.append(positional[index].with_changes(keyword=cst.Name(name)))
+    return options
+
+
 LEAVES = frozenset(name.rsplit(".", 1)[1] for name in TRANSFORMS)
 PARTIAL = frozenset({"functools.partial"})
 
@@ -293,14 +309,7 @@ class Discovery:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in transform.target_keywords:
                 targets.append(arg.value)
-        options = [*bound, *(a for a in call.args if a.keyword is not None)]
-        # vmap(f, in_axes, out_axes) and grad(f, argnums) also take options by position.
-        named = _POSITIONAL_OPTIONS.get(transform.style, ())
-        for index, name in enumerate(named, start=1):
-            if index < len(positional) and index not in transform.targets:
-                if positional[index].star:
-                    break
-                options.append(positional[index].with_changes(keyword=cst.Name(name)))
+        options = [*bound, *option_args(transform, call)]
         enclosing = enclosing_function(path)
         for target in targets:
             if type(target) in (cst.List, cst.Tuple):  # lax.switch branches
