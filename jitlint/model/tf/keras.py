@@ -23,7 +23,8 @@ A class gets the statuses of the places it is used (`uses`):
 - "plain": created somewhere else (a custom training loop, eager use): not "auto".
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
-Keras models will run at their default, "auto". Classes created in graph code run in that
+Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
+code only where a model is seen to run it). Classes created in graph code run in that
 graph code's context (propagated by TfModel).
 """
 
@@ -242,6 +243,8 @@ class KerasLinks:
         while changed:
             changed = False
             for cls_id, info in classes.items():
+                if eager_metric(info, uses.get(cls_id, [])):
+                    continue
                 status = self.status_of(info, uses.get(cls_id, []))
                 inherited = _status_name(status)
                 if inherited is None:
@@ -381,7 +384,10 @@ class KerasLinks:
         out = []
         for cls, method, kind, _path in scan.keras_methods:
             info = scan.keras_classes[id(cls)]
-            status = self.status_of(info, uses.get(id(cls), []))
+            used = uses.get(id(cls), [])
+            if eager_metric(info, used):
+                continue
+            status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED
             xla = status.xla and compiled
@@ -409,6 +415,14 @@ class KerasLinks:
                 )
             )
         return out
+
+
+def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:
+    """A metric no model is seen to run. A metric's `update_state` runs as graph code when a
+    model runs it (`compile(metrics=...)`, or created by a model); one used nowhere in the
+    project, or only in plain code, is most often updated eagerly by an evaluation loop,
+    where `.numpy()` and Python state work (seen in google-research/deeplab2)."""
+    return info.category == "metric" and not any(s in (*EXPLICIT, "model") for s, _ in uses)
 
 
 def _compile_status(flag: bool | str | None) -> str:
