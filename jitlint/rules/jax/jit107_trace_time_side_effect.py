@@ -15,6 +15,11 @@ _CONTAINERS = {"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Co
 _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 
 
+# Transformations that trace their function again on every call, once per call, as the
+# function would run: a side effect in it happens as often as without them.
+_TRACED_PER_CALL = frozenset({"ckpt", "grad"})
+
+
 class TraceTimeSideEffect(Rule):
     """
     ## What it does
@@ -111,6 +116,19 @@ def f(x):
     return x * box.bump()
 Box().bump()
 """,
+        # A nonlocal written by a remat-ed closure: traced on every call, once per call.
+        """
+import haiku as hk
+def run(fn, x):
+    structure = None
+    @hk.remat
+    def inner(x):
+        nonlocal structure
+        out = fn(x)
+        structure = type(out)
+        return out
+    return inner(x), structure
+""",
         # A nonlocal of a function that is itself traced: a fresh local per trace.
         """
 import jax
@@ -206,6 +224,19 @@ def run(x):
         print(f"carry={c}")  # error: JIT107
         return c + i
     return lax.fori_loop(0, 3, body, x)
+""",
+        """
+import jax
+def run(xs):
+    total = 0
+    @jax.jit
+    def step(x):
+        nonlocal total
+        total += 1  # error: JIT107
+        return x
+    for x in xs:
+        step(x)
+    return total
 """,
     )
 
@@ -331,6 +362,16 @@ def run(x):
             return
         if target.value in scope.declared_nonlocal and self._owner_traced(path, func, target.value):
             return  # a local of a function that runs while tracing too: fresh per trace
+        if (
+            target.value in scope.declared_nonlocal
+            and trace.entries
+            and not trace.inbound
+            and all(e.transform.style in _TRACED_PER_CALL for e in trace.entries)
+        ):
+            # remat and grad keep no trace cache: the function is traced on every call, once,
+            # as it would run, so the write happens every time (graphcast passes the output
+            # structure out of an `hk.remat` closure this way).
+            return
         self.report(
             node,
             f"assigning to the {'global' if target.value in scope.declared_global else 'outer'} "
