@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
+from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
@@ -32,6 +33,12 @@ class XlaDynamicShape(Rule):
     - a Python slice whose size changes with a loop variable inside an XLA loop: a warning,
       the result has a dynamic shape (not when it is reduced to a scalar where it stands,
       `tf.reduce_sum(w * x[: i + 1])`, which compiles).
+
+    Also a warning: a `tf.cond` whose branches provably return different shapes (one returns
+    a value, the other the same value grown by `tf.repeat`/`tf.tile`/`tf.concat`/`tf.pad`).
+    XLA compiles it, but the result gets a bounded dynamic dimension that later ops such as
+    `tf.signal.fft2d` cannot take (observed, TensorFlow 2.21 XLA:CPU: "Asked to propagate a
+    dynamic dimension ... which is not implemented").
 
     Values derived from `tf.shape(x)`, `x.shape` and Python ints are constants per
     compilation and are fine, unless `x`'s own shape depends on the data: the size of a
@@ -154,6 +161,16 @@ def f(x):
         total += tf.reduce_sum(tf.square(x[: i + 1]))
     return total
 """,
+        # Branches of the same shape, and a repeat that keeps the size.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(t, images):
+    b = tf.shape(images)[0]
+    a = tf.cond(b > 2, lambda: t * 2.0, lambda: t)
+    c = tf.cond(b > 2, lambda: tf.repeat(t, 1, axis=0), lambda: t)
+    return a + c
+""",
         # A fixed-width window moved by the loop variable.
         """
 import tensorflow as tf
@@ -165,6 +182,17 @@ def f(a):
 """,
     )
     INVALID = (
+        # Branches of different shapes: the result has a bounded dynamic dimension.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(t, images):
+    b, tb = tf.shape(images)[0], tf.shape(t)[0]
+    def grow():
+        return tf.repeat(t, b // tb, axis=0)
+    out = tf.cond(b > tb, grow, lambda: t)  # error: JIT202
+    return tf.signal.fft2d(tf.cast(out, tf.complex64))
+""",
         """
 import tensorflow as tf
 @tf.function(jit_compile=True)
@@ -232,6 +260,9 @@ f = tf.function(step, jit_compile=True)
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
+        if leaf == "cond":
+            self._cond(node)
+            return
         if leaf not in SHAPE_LEAVES and not (leaf or "").startswith("reduce_"):
             return
         path = self.ctx.path_to(node)
@@ -248,6 +279,26 @@ f = tf.function(step, jit_compile=True)
                 "needs as compile-time constants ('Range must be a compile-time constant')",
                 help="keep a dense tensor and a mask: tf.where(mask, x, 0) and sums of the mask",
             )
+
+    def _cond(self, node: cst.Call) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not context.xla:
+            return
+        found = cond_mismatch(self.ctx, node, path)
+        if found is None:
+            return
+        self.report(
+            node,
+            f"the branches of this `tf.cond` return different shapes in {context.origin}: "
+            f"`{found.grown}` returns `{found.value}` grown by `{found.op}`, `{found.kept}` "
+            f"returns `{found.value}` as it is. XLA gives the result a bounded dynamic "
+            "dimension, which later ops such as `tf.signal.fft2d` cannot take ('Asked to "
+            "propagate a dynamic dimension ... which is not implemented')",
+            help="make both branches return the same shape, or decide the branch in Python "
+            "from static shapes",
+            severity="warning",
+        )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if not any(type(e.slice) is cst.Slice for e in node.slice):

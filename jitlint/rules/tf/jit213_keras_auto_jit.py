@@ -6,6 +6,7 @@ from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.api import op_table
+from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
@@ -198,6 +199,16 @@ def step(x):
 """,
     )
     INVALID = (
+        # A tf.cond whose branches return different shapes, in a layer's call.
+        """
+import tensorflow as tf
+import keras
+class Broadcast(keras.layers.Layer):
+    def call(self, inputs):
+        images, t = inputs
+        b, tb = tf.shape(images)[0], tf.shape(t)[0]
+        return tf.cond(b > tb, lambda: tf.concat([t, t], axis=0), lambda: t)  # error: JIT213
+""",
         """
 import tensorflow as tf
 import keras
@@ -272,12 +283,28 @@ class Staircase(keras.layers.Layer):
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
         if leaf is None or (
-            leaf not in op_leaves() and leaf not in SHAPE_LEAVES and not leaf.startswith("reduce_")
+            leaf not in op_leaves()
+            and leaf not in SHAPE_LEAVES
+            and not leaf.startswith("reduce_")
+            and leaf != "cond"
         ):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or context.xla or not context.auto_xla:
+            return
+        if leaf == "cond":
+            mismatch = cond_mismatch(self.ctx, node, path)
+            if mismatch is not None:
+                self.report(
+                    node,
+                    f"the branches of this `tf.cond` return different shapes in "
+                    f"{context.origin}: `{mismatch.grown}` returns `{mismatch.value}` grown by "
+                    f"`{mismatch.op}`, `{mismatch.kept}` returns it as it is. {_WHERE}, and "
+                    "there the result gets a bounded dynamic dimension, which later ops such "
+                    "as `tf.signal.fft2d` cannot take",
+                    help="make both branches return the same shape",
+                )
             return
         problem = op_problem(self.ctx, node, path)
         if problem is not None and problem.kind == "no-kernel":
