@@ -6,7 +6,7 @@ functions, become `CallRecord`s and `EntryRecord`s (records.py), each with its l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -212,6 +212,11 @@ def _lines(
     lines: dict[int, int] = {}
     around: dict[int, tuple[cst.CSTNode | None, list[cst.CSTNode]]] = {}
     for node, scope in nodes:
+        head = _call_head(node, code)
+        at = _unique(source, head) if head is not None else None
+        if at is not None:
+            lines[id(node)] = _line_at(source, at, head)  # type: ignore[arg-type]
+            continue
         text = code(node)
         at = _unique(source, text)
         if at is None:
@@ -236,6 +241,18 @@ def _lines(
             first = source.count("\n", 0, base) + 1
             lines.update(_counted_lines(tracing.module, scope, first, rest))  # type: ignore[arg-type]
     return lines
+
+
+def _call_head(node: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> str | None:
+    """`f(` for a call `f(...)` written without parentheses around it: when that text occurs
+    once in the file it places the call, without generating the text of its arguments
+    (a lambda or a long argument list can be most of a function)."""
+    if type(node) is not cst.Call or node.lpar:  # type: ignore[attr-defined]
+        return None
+    space = node.whitespace_after_func  # type: ignore[attr-defined]
+    if type(space) is not cst.SimpleWhitespace or space.value:
+        return None
+    return code(node.func) + "("  # type: ignore[attr-defined]
 
 
 def _line_at(source: str, at: int, text: str) -> int:
