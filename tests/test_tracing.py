@@ -402,3 +402,29 @@ def test_static_argnums_of_pmap_and_checkpoint():
         return -x
     """
     assert found(source, {"JIT101"}) == {(19, "JIT101")}
+
+
+@pytest.mark.parametrize("entry", ["app.run(main)", "app.run(main=main)"])
+def test_absl_app_run_runs_main_in_python(entry):
+    # Research code starts with `app.run(main)`; main's call passes a Python bool, which
+    # jax.jit makes a traced scalar, so the `if` in the step converts a tracer.
+    source = f"""
+        import jax
+        from absl import app
+
+        @jax.jit
+        def step(x, training):
+            if training:  # error: JIT101
+                x = x * 0.5
+            return x
+
+        def main(argv):
+            del argv
+            print(step(1.0, True))
+
+        if __name__ == "__main__":
+            {entry}
+        """
+    assert found(textwrap.dedent(source), {"JIT101"}) == {(7, "JIT101")}
+    unrun = textwrap.dedent(source).replace(f"    {entry}", "    pass")
+    assert found(unrun, {"JIT101"}) == set()

@@ -72,6 +72,8 @@ _TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"}
 _TREE_LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_leaves"})
 _PYTREE_KINDS = frozenset({"equinox", "flax.struct", "namedtuple", "chex"})
 _PARTIAL = frozenset({"functools.partial"})
+# Functions that run a program's `main(argv)` (absl's, and TensorFlow's copy of it).
+_ENTRY_POINTS = frozenset({"absl.app.run", "tensorflow.compat.v1.app.run", "tensorflow.app.run"})
 
 
 class SuperRef(Ref):
@@ -272,6 +274,13 @@ class Calls(Transformations):
                 return found
         if an.invoke and qualname in _TREE_MAP:
             return self._tree_map(context, call, args, star)
+        if qualname in _ENTRY_POINTS and context.level == 0 and args:
+            # `app.run(main)` calls `main(argv)`: the program's Python code, where the calls
+            # of jitted functions say what their parameters receive.
+            main = args[0][1] if args[0][0] in (None, "main") else None
+            if isinstance(main, FunctionRef) and not star:
+                self.invoke(context, call, main, [(None, Seq("list", elem=S))], False)
+            return U
         if qualname in _TREE_LEAVES and args:
             return leaves_of(args[0][1])
         why = ("op", qualname, context.trace)
