@@ -714,3 +714,70 @@ def test_methods_inherited_from_imported_bases(tmp_path):
     root = project(tmp_path, train, pkg__bases=bases, pkg__mixins=mixins)
     _, found, err = check(root)
     assert where(found) == [("pkg/bases.py", 3, "JIT101"), ("pkg/mixins.py", 8, "JIT101")], err
+
+
+STEP = """\
+import jax
+
+
+@jax.jit
+def train_step(x, training):
+    if training:
+        x = x * 0.5
+    return x
+
+
+def evaluate(x, training):
+    if training:
+        return x
+    return -x
+"""
+
+
+@pytest.mark.parametrize(
+    "flag, expected",
+    [
+        ("True", [("pkg/util.py", 6, "JIT101")]),  # jit makes a Python bool one traced array
+        ("flags.training", []),  # an unknown Python value may be a container: not reported
+    ],
+)
+def test_a_python_loop_in_another_file_passes_a_flag_to_a_jitted_step(tmp_path, flag, expected):
+    train = f"""\
+        import jax
+        from .util import evaluate, train_step
+
+
+        def main(flags):
+            for _ in range(3):
+                train_step(1.0, {flag})
+            evaluate(1.0, True)  # not jitted: a Python bool stays one
+        """
+    _, found, err = check(project(tmp_path, train, util=STEP))
+    assert where(found) == expected, err
+
+
+def test_apply_of_an_imported_flax_module_reaches_its_call(tmp_path):
+    model = """\
+        import flax.linen as nn
+
+
+        class Block(nn.Module):
+            rate: float
+
+            @nn.compact
+            def __call__(self, x, training):
+                return nn.Dropout(self.rate, deterministic=not training)(x)
+        """
+    train = """\
+        import jax
+        from .model import Block
+
+        block = Block(0.1)
+
+
+        @jax.jit
+        def step(params, x, training: bool, key):
+            return block.apply(params, x, training, rngs={"dropout": key})
+        """
+    _, found, err = check(project(tmp_path, train, pkg__model=model))
+    assert where(found) == [("pkg/model.py", 9, "JIT101")], err

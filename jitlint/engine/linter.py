@@ -188,7 +188,11 @@ def _project_facts(
         result.reexports = reexports(ctx.names)
         if tracing_rules:
             result.outbound = outbound_calls(ctx.tracing, ctx.source)
-            called = [(r.target, r.line) for r in result.outbound if isinstance(r, CallRecord)]
+            called = [
+                (r.target, r.line)
+                for r in result.outbound
+                if isinstance(r, CallRecord) and r.level > 0  # calls made in Python: no return
+            ]
             result.outbound.extend(returns.imports(called))
         result.outbound.extend(returns.exports(ctx.names))
     except Exception as exc:  # a crash here must not lose the file's findings

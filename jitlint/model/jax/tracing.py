@@ -76,6 +76,7 @@ from jitlint.model.project.records import (
     inbound_contribution,
     inbound_entry,
     may_be_project_function,
+    python_scalars,
 )
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
@@ -380,9 +381,14 @@ class Tracing:
         contributions: list[tuple[int, dict[str, Value]]] = []
         entries = list(self.index.entries.get(id(func), []))
         inbound: list[Inbound] = []
+        python_scalars_given: set[str] = set()
         if type(func) is cst.FunctionDef:
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
-                if isinstance(received, Inbound):
+                if isinstance(received, Inbound) and received.level == 0:
+                    # Called from Python in another file: not traced by that call, but a
+                    # number or bool it passes reaches a jitted `func` as one array.
+                    python_scalars_given |= python_scalars(func, received)  # type: ignore[arg-type]
+                elif isinstance(received, Inbound):
                     inbound.append(received)
                 else:
                     entry = inbound_entry(func, received)  # type: ignore[arg-type]
@@ -397,6 +403,8 @@ class Tracing:
                 if outer is not None:
                     level = max(level, outer.level)
             scalars = scalar_params(entry.func)
+            if entry.func is func:
+                scalars = scalars | python_scalars_given
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jitlint.model.jax.frameworks import linen
 from jitlint.model.project.records import (
+    DECORATED,
     EntryRecord,
     Inbound,
     InboundEntry,
@@ -130,6 +132,9 @@ def locate(
         path, name = resolved
         if name in defs.get(path, ()):
             return resolved
+        owner, _, method = name.rpartition(".")
+        if method in linen.ENTRY_METHODS and owner in defs.get(path, ()):
+            return resolved  # `Net.apply` of a flax Module: its file runs `Net.__call__`
         head, dot, rest = name.partition(".")  # `Net.apply` through a re-export of `Net`
         following = reexports.get(path, {}).get(head)
         if following is None:
@@ -162,6 +167,9 @@ def inbound_for(
             if resolved is None:
                 continue
             callee, function = resolved
+            python_call = not isinstance(record, EntryRecord) and record.level == 0
+            if python_call and function + DECORATED not in defs.get(callee, ()):
+                continue  # a call made in Python of a function no decorator may have jitted
             site = f"{display}:{record.place}"
             received: Received
             if isinstance(record, EntryRecord):

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from jitlint.model.domain.values import UNKNOWN
 from jitlint.model.jax.transforms import (
     PARAM_OPTIONS,
     enclosing_function,
     materialise,
 )
 from jitlint.model.project.records import (
+    SCALAR,
     CallRecord,
     EntryRecord,
     Outbound,
@@ -34,9 +36,11 @@ _PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "d
 def outbound_calls(tracing: Tracing, source: str) -> list[Outbound]:
     """Calls from traced code to functions that the imports place in another module, then
     transformations applied to such functions. `source` is the module's text."""
+    python = _python_calls(tracing, source)
     if not tracing.active:
-        return _outbound_entries(tracing, source) if tracing.index.foreign else []
-    records = {*_syntactic_calls(tracing, source), *_interpreted(tracing, source)}
+        entries = _outbound_entries(tracing, source) if tracing.index.foreign else []
+        return [*python, *entries]
+    records = {*_syntactic_calls(tracing, source), *_interpreted(tracing, source), *python}
     calls = sorted(r for r in records if isinstance(r, CallRecord))
     entries = sorted(r for r in records if isinstance(r, EntryRecord))
     return [*calls, *entries]
@@ -77,6 +81,57 @@ def _interpreted(tracing: Tracing, source: str) -> list[Outbound]:
             EntryRecord(record.target, line, qualname, qualname, record.level, options, 1, ())
         )
     return out
+
+
+def _python_calls(tracing: Tracing, source: str) -> list[CallRecord]:
+    """Calls made in Python (module code, or functions nothing traces) that pass a number or
+    bool literal to a function of another module: if that function is jitted there, the
+    literal becomes a traced scalar (`train_step(state, batch, True)` in a training loop)."""
+    found: list[tuple[cst.Call, cst.CSTNode | None, str, str]] = []
+    for call, link in tracing.index.imported_calls:
+        if not any(_scalar_literal(arg.value) for arg in call.args if not arg.star):
+            continue
+        path = [*materialise(link), call]
+        caller_func = enclosing_function(path)
+        if caller_func is not None:
+            caller = tracing.trace(caller_func)
+            if caller is not None and caller.level > 0:
+                continue  # traced code: the other passes record it
+        qualnames = tracing.names.qualified_names(call.func, path)
+        if len(qualnames) != 1:
+            continue
+        (target,) = qualnames
+        if not may_be_project_function(target):
+            continue
+        name = "module code"
+        if type(caller_func) is cst.FunctionDef:
+            name = f"`{caller_func.name.value}`"
+        found.append((call, _top(path), target, name))
+    if not found:
+        return []
+    lines = _lines(tracing, [(call, top) for call, top, _, _ in found], source)
+    out = set()
+    for call, _top_node, target, name in found:
+        args: list[tuple[str | None, int]] = []
+        star = False
+        for arg in call.args:
+            if arg.star:
+                star = True
+                break
+            kind = SCALAR if _scalar_literal(arg.value) else UNKNOWN
+            args.append((arg.keyword.value if arg.keyword is not None else None, kind))
+        line = lines[id(call)]
+        out.add(CallRecord(target, line, name, "called from Python", 0, tuple(args), star))
+    return sorted(out)
+
+
+def _scalar_literal(expr: cst.BaseExpression) -> bool:
+    kind = type(expr)
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
+        return _scalar_literal(expr.expression)  # type: ignore[attr-defined]
+    if kind is cst.Name:
+        return expr.value in ("True", "False")  # type: ignore[attr-defined]
+    return kind is cst.Integer or kind is cst.Float
 
 
 def _syntactic_calls(tracing: Tracing, source: str) -> list[Outbound]:

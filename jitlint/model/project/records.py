@@ -39,6 +39,14 @@ if TYPE_CHECKING:
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]
+# The kind of a Python number or bool literal passed by a call made in Python (level 0):
+# `jax.jit` makes it one array (a traced scalar), where an unknown Python value may be a
+# container. Only level-0 records carry it.
+SCALAR = 4
+# Marks, in a file's defs, a top-level function written with decorators (`f@decorated`):
+# only those may be jitted where they are defined, so only calls of those made in Python
+# matter to the defining file.
+DECORATED = "@decorated"
 
 
 @dataclass(frozen=True, order=True)
@@ -276,6 +284,8 @@ def top_level_defs(module: cst.Module) -> frozenset[str]:
         kind = type(statement)
         if kind is cst.FunctionDef:
             names.add(statement.name.value)  # type: ignore[attr-defined]
+            if statement.decorators:  # type: ignore[attr-defined]
+                names.add(statement.name.value + DECORATED)  # type: ignore[attr-defined]
         elif kind is cst.ClassDef:
             cls = statement.name.value  # type: ignore[attr-defined]
             names.add(cls)
@@ -285,3 +295,11 @@ def top_level_defs(module: cst.Module) -> frozenset[str]:
                     if type(inner) is cst.FunctionDef:
                         names.add(f"{cls}.{inner.name.value}")
     return frozenset(names)
+
+
+def python_scalars(func: cst.FunctionDef, call: Inbound) -> set[str]:
+    """The parameters of `func` that a call made in Python (level 0) gives a number or bool."""
+    marker = Value(STATIC)
+    args = [(keyword, marker if kind == SCALAR else U) for keyword, kind in call.args]
+    bound = bind_arguments(func, args, call.star, lambda _name, value: value)
+    return {name for name, value in bound.items() if value is marker}
