@@ -15,6 +15,9 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
    whether they return the structure they are given (a dict stays a dict) and whether a
    Python constant gives a Python value (`psum(1, axis)` is the axis size, an `int`).
 3. **`shard_map`**: what an argument whose `in_specs` entry is `None` arrives as.
+4. **Pass-through functions** (`jax.device_get`, ...): probed under `jax.jit` with a dict of
+   a tracer, whether they hand back the same structure with the tracer itself in it (so a
+   value stays traced through them).
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -349,6 +352,33 @@ def shard_map_none_spec() -> dict[str, str]:
     return {"called directly": direct, "under jax.jit": seen["kind"]}
 
 
+PASS_THROUGH_CANDIDATES = ("device_get", "block_until_ready")
+
+
+def pass_through() -> list[str]:
+    """The top-level jax functions that, under `jax.jit`, return their argument's structure
+    with the very tracers they were given."""
+    found = []
+    for name in PASS_THROUGH_CANDIDATES:
+        fn = getattr(jax, name, None)
+        if fn is None:
+            continue
+        seen: dict[str, bool] = {}
+
+        def body(x: Any, fn: Callable[..., Any] = fn, seen: dict[str, bool] = seen) -> Any:
+            result = fn({"a": x})
+            seen["same"] = isinstance(result, dict) and result.get("a") is x
+            return x
+
+        try:
+            jax.jit(body)(jnp.ones(2))
+        except Exception:
+            continue
+        if seen.get("same"):
+            found.append(f"jax.{name}")
+    return found
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -360,6 +390,7 @@ def main(argv: list[str]) -> int:
         "collectives": collectives(),
         "axis_size_is_python_int": axis_size_is_python_int(),
         "shard_map_none_in_spec": shard_map_none_spec(),
+        "pass_through": pass_through(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

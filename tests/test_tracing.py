@@ -428,3 +428,17 @@ def test_absl_app_run_runs_main_in_python(entry):
     assert found(textwrap.dedent(source), {"JIT101"}) == {(7, "JIT101")}
     unrun = textwrap.dedent(source).replace(f"    {entry}", "    pass")
     assert found(unrun, {"JIT101"}) == set()
+
+
+def test_device_get_under_jit_hands_back_the_tracer():
+    # jax's facts (pass_through): under jit, `jax.device_get(x)` is `x`, still a tracer.
+    source = """
+        import jax
+
+        @jax.jit
+        def pick(task_id, n):
+            index = jax.device_get(task_id).item()  # error: JIT102
+            count = jax.device_get(n.shape[0])
+            return index + count
+        """
+    assert found(textwrap.dedent(source), {"JIT102"}) == {(6, "JIT102")}

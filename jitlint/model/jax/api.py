@@ -4,7 +4,7 @@ to the array's own methods. Plain data, so the static path imports no framework.
 
 from __future__ import annotations
 
-from jitlint.model.library.jax_facts import axis_size_is_python_int
+from jitlint.model.library.jax_facts import axis_size_is_python_int, pass_through
 
 SHAPE_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval"}
@@ -107,6 +107,8 @@ def call_kind(qualname: str) -> str:
     if qualname.startswith(JAX_OP_PREFIXES):
         return "static" if qualname in JAX_STATIC else "jax"
     if qualname in ECOSYSTEM_ARRAY_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:
+        return "jax"
+    if qualname in pass_through():
         return "jax"
     if qualname.startswith(JAX_STATIC_PREFIXES):
         return "other"

@@ -80,6 +80,8 @@ def keyword(args: Args, name: str) -> Value | None:
 def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
     """The result of a JAX function (not a transformation) inside traced code."""
     values = positional(args)
+    if qualname in jax_facts.pass_through():
+        return values[0] if len(args) == 1 and values else U  # its argument, tracers and all
     facts = jax_facts.collective(qualname)
     if facts is not None and facts.returns_structure:
         return collective(values[0] if values else U, why, facts.constant_gives_python_value)

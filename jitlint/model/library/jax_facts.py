@@ -102,6 +102,13 @@ def collective(qualname: str) -> Collective | None:
     return Collective(entry["returns_structure"], entry["constant_gives_python_value"])
 
 
+@cache
+def pass_through() -> frozenset[str]:
+    """Top-level jax functions that return their argument, tracers and all
+    (`jax.device_get(x)` under jit is `x`)."""
+    return frozenset(_raw().get("pass_through", ()))
+
+
 def axis_size_is_python_int() -> bool:
     return bool(_raw()["axis_size_is_python_int"])
 
