@@ -6,11 +6,10 @@ functions, become `CallRecord`s and `EntryRecord`s (records.py), each with its l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
 from jitlint.model.domain.values import UNKNOWN
 from jitlint.model.jax.transforms import (
@@ -18,6 +17,7 @@ from jitlint.model.jax.transforms import (
     enclosing_function,
     materialise,
 )
+from jitlint.model.project.lines import CallLines, place
 from jitlint.model.project.records import (
     SCALAR,
     CallRecord,
@@ -33,20 +33,25 @@ _PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "d
 
 
 # ---- the caller's side --------------------------------------------------------------------
-def outbound_calls(tracing: Tracing, source: str) -> list[Outbound]:
+def outbound_calls(tracing: Tracing, source: str, calls: CallLines | None = None) -> list[Outbound]:
     """Calls from traced code to functions that the imports place in another module, then
-    transformations applied to such functions. `source` is the module's text."""
-    python = _python_calls(tracing, source)
+    transformations applied to such functions. `source` is the module's text; `calls`
+    places calls on their lines where it can."""
+    python = _python_calls(tracing, source, calls)
     if not tracing.active:
-        entries = _outbound_entries(tracing, source) if tracing.index.foreign else []
+        entries = _outbound_entries(tracing, source, calls) if tracing.index.foreign else []
         return [*python, *entries]
-    records = {*_syntactic_calls(tracing, source), *_interpreted(tracing, source), *python}
+    records = {
+        *_syntactic_calls(tracing, source, calls),
+        *_interpreted(tracing, source, calls),
+        *python,
+    }
     calls = sorted(r for r in records if isinstance(r, CallRecord))
     entries = sorted(r for r in records if isinstance(r, EntryRecord))
     return [*calls, *entries]
 
 
-def _interpreted(tracing: Tracing, source: str) -> list[Outbound]:
+def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list[Outbound]:
     """What interpretation found: calls of methods of other modules' classes
     (`net.apply(x)`, `super().__call__(x)` through an imported base) and transformations of
     them (`jax.jit(net.apply)`)."""
@@ -54,7 +59,7 @@ def _interpreted(tracing: Tracing, source: str) -> list[Outbound]:
     records = tracing.foreign_records
     if not records:
         return []
-    lines = _lines(tracing, [(r.call, r.top) for r in records], source)
+    lines = _lines(tracing, [(r.call, r.top) for r in records], source, calls)
     out: list[Outbound] = []
     for record in records:
         line = lines[id(record.call)]
@@ -83,7 +88,7 @@ def _interpreted(tracing: Tracing, source: str) -> list[Outbound]:
     return out
 
 
-def _python_calls(tracing: Tracing, source: str) -> list[CallRecord]:
+def _python_calls(tracing: Tracing, source: str, calls: CallLines | None) -> list[CallRecord]:
     """Calls made in Python (module code, or functions nothing traces) that pass a number or
     bool literal to a function of another module: if that function is jitted there, the
     literal becomes a traced scalar (`train_step(state, batch, True)` in a training loop)."""
@@ -109,7 +114,7 @@ def _python_calls(tracing: Tracing, source: str) -> list[CallRecord]:
         found.append((call, _top(path), target, name))
     if not found:
         return []
-    lines = _lines(tracing, [(call, top) for call, top, _, _ in found], source)
+    lines = _lines(tracing, [(call, top) for call, top, _, _ in found], source, calls)
     out = set()
     for call, _top_node, target, name in found:
         args: list[tuple[str | None, int]] = []
@@ -134,7 +139,7 @@ def _scalar_literal(expr: cst.BaseExpression) -> bool:
     return kind is cst.Integer or kind is cst.Float
 
 
-def _syntactic_calls(tracing: Tracing, source: str) -> list[Outbound]:
+def _syntactic_calls(tracing: Tracing, source: str, calls: CallLines | None) -> list[Outbound]:
     names = tracing.names
     found: list[tuple[cst.Call, FunctionTrace, str]] = []
     for call, link in tracing.index.imported_calls:
@@ -153,8 +158,8 @@ def _syntactic_calls(tracing: Tracing, source: str) -> list[Outbound]:
             continue
         found.append((call, caller, target))
     if not found:
-        return _outbound_entries(tracing, source)
-    lines = _lines(tracing, [(call, _top(caller.path)) for call, caller, _ in found], source)
+        return _outbound_entries(tracing, source, calls)
+    lines = _lines(tracing, [(call, _top(caller.path)) for call, caller, _ in found], source, calls)
     tracing.solve()
     out: list[CallRecord] = []
     for call, caller, target in found:
@@ -172,10 +177,10 @@ def _syntactic_calls(tracing: Tracing, source: str) -> list[Outbound]:
                 tuple(args), star,
             )
         )  # fmt: skip
-    return [*sorted(set(out)), *_outbound_entries(tracing, source)]
+    return [*sorted(set(out)), *_outbound_entries(tracing, source, calls)]
 
 
-def _outbound_entries(tracing: Tracing, source: str) -> list[EntryRecord]:
+def _outbound_entries(tracing: Tracing, source: str, calls: CallLines | None) -> list[EntryRecord]:
     found = []
     for application in tracing.index.foreign:
         qualnames = tracing.names.qualified_names(application.target, application.path)
@@ -193,7 +198,7 @@ def _outbound_entries(tracing: Tracing, source: str) -> list[EntryRecord]:
     if not found:
         return []
     sites = [(application.site, _top(application.path)) for application, _, _ in found]
-    lines = _lines(tracing, sites, source)
+    lines = _lines(tracing, sites, source, calls)
     out = set()
     for application, target, level in found:
         options = tuple(
@@ -222,112 +227,18 @@ def _how(caller: FunctionTrace) -> str:
     return "called from traced code"
 
 
-class _LineCounter(CodegenState):
-    """Codegen that only counts lines and notes where the wanted nodes start: the call lines
-    cost a codegen pass (~0.2x a parse), not libcst's PositionProvider (~1.4x)."""
-
-    def __init__(self, module: cst.Module, wanted: set[int]) -> None:
-        super().__init__(module.default_indent, module.default_newline)
-        self.wanted = wanted
-        self.line = 1
-        self.starts: dict[int, tuple[int, int]] = {}
-
-    def add_token(self, value: str) -> None:
-        self.tokens.append(value)
-        self.line += value.count("\n")
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if id(node) in self.wanted:
-            self.starts[id(node)] = (self.line, len(self.tokens))
-
-
 def _top(path: Sequence[cst.CSTNode]) -> cst.CSTNode | None:
     """The module-level statement a path goes through (path[0] is the module)."""
     return path[1] if len(path) > 1 else None
 
 
-def _unique(source: str, text: str) -> int | None:
-    at = source.find(text)
-    return at if at >= 0 and source.find(text, at + 1) < 0 else None
-
-
 def _lines(
-    tracing: Tracing, nodes: Sequence[tuple[cst.CSTNode, cst.CSTNode | None]], source: str
+    tracing: Tracing,
+    nodes: Sequence[tuple[cst.CSTNode, cst.CSTNode | None]],
+    source: str,
+    calls: CallLines | None = None,
 ) -> dict[int, int]:
-    """The line of each node, given with a node around it (its function, or its
-    module-level statement).
-
-    libcst reproduces the source exactly, so a text that occurs once in the file, or once in
-    the text of the node around it (found once in the file), places the node: searches
-    instead of a codegen of the module (~0.2x a parse). Only what repeats even there is
-    counted by a codegen, of the node around it when that can be placed."""
+    """The line of each node, given with its module-level statement (lines.py)."""
     if "positions" in tracing.__dict__:  # resolved already for this file's findings
         return {id(node): tracing.line(node) or 1 for node, _ in nodes}
-    code = tracing.module.code_for_node
-    lines: dict[int, int] = {}
-    around: dict[int, tuple[cst.CSTNode | None, list[cst.CSTNode]]] = {}
-    for node, scope in nodes:
-        head = _call_head(node, code)
-        at = _unique(source, head) if head is not None else None
-        if at is not None:
-            lines[id(node)] = _line_at(source, at, head)  # type: ignore[arg-type]
-            continue
-        text = code(node)
-        at = _unique(source, text)
-        if at is None:
-            around.setdefault(id(scope), (scope, []))[1].append(node)
-        else:
-            lines[id(node)] = _line_at(source, at, text)
-    for scope, group in around.values():
-        scope_text = code(scope) if scope is not None else ""
-        base = _unique(source, scope_text) if scope is not None else None
-        if base is None:
-            lines.update(_counted_lines(tracing.module, tracing.module, 1, group))
-            continue
-        rest = []
-        for node in group:
-            text = code(node)
-            at = _unique(scope_text, text)
-            if at is None:
-                rest.append(node)
-            else:
-                lines[id(node)] = _line_at(source, base + at, text)
-        if rest:
-            first = source.count("\n", 0, base) + 1
-            lines.update(_counted_lines(tracing.module, scope, first, rest))  # type: ignore[arg-type]
-    return lines
-
-
-def _call_head(node: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> str | None:
-    """`f(` for a call `f(...)` written without parentheses around it: when that text occurs
-    once in the file it places the call, without generating the text of its arguments
-    (a lambda or a long argument list can be most of a function)."""
-    if type(node) is not cst.Call or node.lpar:  # type: ignore[attr-defined]
-        return None
-    space = node.whitespace_after_func  # type: ignore[attr-defined]
-    if type(space) is not cst.SimpleWhitespace or space.value:
-        return None
-    return code(node.func) + "("  # type: ignore[attr-defined]
-
-
-def _line_at(source: str, at: int, text: str) -> int:
-    # A call's text may begin with its own parentheses and line breaks.
-    at += len(text) - len(text.lstrip("( \t\r\n\\"))
-    return source.count("\n", 0, at) + 1
-
-
-def _counted_lines(
-    module: cst.Module, root: cst.CSTNode, first_line: int, nodes: list[cst.CSTNode]
-) -> dict[int, int]:
-    state = _LineCounter(module, {id(node) for node in nodes})
-    state.line = first_line  # the line `root` starts on
-    root._codegen(state)
-    lines = {}
-    for key, (line, start) in state.starts.items():
-        # A call's text may begin with its own parentheses and line breaks.
-        for token in state.tokens[start:]:
-            if token.strip() not in ("", "("):
-                break
-            line += token.count("\n")
-        lines[key] = line
-    return lines
+    return place(tracing.module, nodes, source, calls)

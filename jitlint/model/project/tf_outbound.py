@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.project.outbound import _counted_lines, _lines
+from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.project.tf_records import TfRecord
 
 if TYPE_CHECKING:
@@ -19,13 +19,6 @@ if TYPE_CHECKING:
 _LIBRARIES = frozenset(
     {"tensorflow", "numpy", "jax", "builtins", "functools", "math", "os", "sys", "typing"}
 )
-
-
-class _Module:
-    """What outbound._lines reads of the JAX tracing model: the module."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
 
 
 def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
@@ -40,7 +33,7 @@ def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode])
     return name if name.startswith(".") or "." in name else None
 
 
-def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
+def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None) -> list[TfRecord]:
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
     at: dict[int, cst.CSTNode] = {}  # where a record's line is, when not at its name
     exports = model.exports()
@@ -85,10 +78,17 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
             if kind != "graph"
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
+        lines: dict[int, int] = {}
+        if call_lines is not None:
+            for node, top in sites:
+                known = call_lines.line(node, top)
+                if known is not None:
+                    lines[id(node)] = known
+            sites = [(node, top) for node, top in sites if id(node) not in lines]
         if len(sites) > 16:  # one counting codegen of the module beats many searches
-            lines = _counted_lines(model.module, model.module, 1, [n for n, _ in sites])
-        else:
-            lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
+            lines.update(counted_lines(model.module, model.module, 1, [n for n, _ in sites]))
+        elif sites:
+            lines.update(place(model.module, sites, source))
         for expr, _path, kind, status, context, target in named:
             line = 0 if kind == "graph" else lines[id(at.get(id(expr), expr))]
             if context is not None:
