@@ -22,6 +22,7 @@ transformation reaches (analysed only for JIT106, which needs "is this a JAX arr
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -57,7 +58,7 @@ from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
-from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
+from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
 from jitlint.model.jax.transforms import (
     ABSTRACT,
     GRAD,
@@ -70,13 +71,16 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
+from jitlint.model.project.class_facts import ImportedPytrees
 from jitlint.model.project.records import (
     Inbound,
     Received,
     inbound_contribution,
     inbound_entry,
+    jit_pytree_params,
     may_be_project_function,
     python_scalars,
+    received_value,
 )
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
@@ -224,6 +228,10 @@ class Tracing:
         return Classes(self.names)
 
     @cached_property
+    def imported_pytrees(self) -> ImportedPytrees:
+        return ImportedPytrees(self.names, self.classes, self.pytree_classes, self.inbound)
+
+    @cached_property
     def calls(self) -> Calls:
         return Calls(self)
 
@@ -360,17 +368,41 @@ class Tracing:
                 if not isinstance(record, Inbound):
                     continue
                 caller = Context(self.function_trace(self.module), record.level, {})
+                init = cls.lookup("__init__")
+                init_func = None
+                jit_params: set[str] = set()
+                if init is not None and init[1] == "method":
+                    init_func = init[0].methods["__init__"].func
+                    with_self = dataclasses.replace(record, args=((None, UNKNOWN), *record.args))
+                    jit_params = jit_pytree_params(init_func, with_self)
 
                 def wrap(
-                    param: str, kind: Value, record: Inbound = record, node: Any = node
+                    param: str,
+                    kind: Value,
+                    record: Inbound = record,
+                    node: Any = node,
+                    init_func: cst.FunctionDef | None = init_func,
+                    jit_params: set[str] = jit_params,
                 ) -> Value:
                     if kind.traced:
                         why = ("import", param, node, record)
-                        return Value(PYTREE if kind.kind == PYTREE else TRACED, why)
+                        value = Value(PYTREE if kind.kind == PYTREE else TRACED, why)
+                        if init_func is not None and param in jit_params:
+                            return self._jit_instance(init_func, param, value)
+                        return value
                     return kind
 
-                args = [(k, _KIND_ARGS.get(kind) or Value(kind)) for k, kind in record.args]
+                args = [(k, received_value(kind)) for k, kind in record.args]
                 self.calls.construct(caller, None, cls, args, record.star, wrap=wrap)
+
+    def _jit_instance(self, func: cst.FunctionDef, param: str, value: Value) -> Value:
+        """`value`, a pytree argument of `jax.jit` that another file passes to `func`'s
+        `param`, as an instance of the pytree class its annotation names (class_facts.py)."""
+        found = self.imported_pytrees.param(func, self._path_to(func), param)
+        if found is None:
+            return value
+        cls, info = found
+        return Object(info, kind=PYTREE, why=value.why, declared=Instance(cls, "jit"))
 
     def _root(self, func: FuncNode) -> None:
         """The context the entries (and inbound calls) of `func` make: parameters as each
@@ -417,10 +449,18 @@ class Tracing:
                 for name, kind in entry.params.items()
             }
             path = self._path_to(entry.func)
-            attach_instances(self.pytree_classes, self.classes, entry, path, params)
+            attach_instances(
+                self.pytree_classes, self.classes, entry, path, params,
+                self.imported_pytrees.annotated,
+            )  # fmt: skip
             self._receiver(entry.func, path, params)
             contributions.append((level, params))
-        contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
+        for call in inbound:
+            given = inbound_contribution(func, call)  # type: ignore[arg-type]
+            for name in jit_pytree_params(func, call):  # type: ignore[arg-type]
+                if given.get(name, U).kind == PYTREE:
+                    given[name] = self._jit_instance(func, name, given[name])  # type: ignore[arg-type]
+            contributions.append((call.level, given))
         if not contributions:
             return
         level = max(c[0] for c in contributions)
@@ -717,6 +757,12 @@ class Tracing:
         if why[0] == "field":
             _, attr, instance, owner = why
             text = f"`{attr}` is a non-static field of `{instance.cls.name}`"
+            if owner and owner[0] == "import" and instance.style == "jit":
+                _, name, _, call = owner
+                return (
+                    f"{text}, and {call.origin}, passes `{name}` a pytree argument of `jax.jit`, "
+                    "which traces every leaf (Python ints too)"
+                )
             if not owner or owner[0] != "param":
                 return text
             name, entry = owner[1], owner[2]
@@ -749,7 +795,6 @@ class Tracing:
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
-_KIND_ARGS = {STATIC: S, UNKNOWN: U}
 
 
 def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:

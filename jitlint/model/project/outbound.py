@@ -23,6 +23,7 @@ from jitlint.model.project.records import (
     CallRecord,
     EntryRecord,
     Outbound,
+    argument_kind,
     may_be_project_function,
 )
 
@@ -164,7 +165,7 @@ def _syntactic_calls(tracing: Tracing, source: str) -> list[Outbound]:
             if arg.star:
                 star = True  # as for local helpers: what it fills, and all after it, is unknown
                 break
-            kind = caller.value(arg.value).kind
+            kind = argument_kind(caller.value(arg.value))
             args.append((arg.keyword.value if arg.keyword is not None else None, kind))
         out.append(
             CallRecord(

@@ -43,6 +43,10 @@ Arguments = tuple[tuple[str | None, int], ...]
 # `jax.jit` makes it one array (a traced scalar), where an unknown Python value may be a
 # container. Only level-0 records carry it.
 SCALAR = 4
+# A traced pytree that `jax.jit` made of an argument (a jitted function's parameter): every
+# leaf is a tracer, Python ints in a Module's fields included (class_facts.py). Received as
+# PYTREE.
+JIT_PYTREE = 5
 # Marks, in a file's defs, a top-level function written with decorators (`f@decorated`):
 # only those may be jitted where they are defined, so only calls of those made in Python
 # matter to the defining file.
@@ -101,7 +105,7 @@ class Inbound:
         """The order messages prefer: the highest level, a traced argument, then the site
         (file, line as a number), so the first call named is the most direct cause."""
         path, _, line = self.site.rpartition(":")
-        traced = any(kind in (TRACED, PYTREE) for _, kind in self.args)
+        traced = any(kind in (TRACED, PYTREE, JIT_PYTREE) for _, kind in self.args)
         key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
         return (*key, 1, self)
 
@@ -231,13 +235,41 @@ def default_value(default: cst.BaseExpression) -> Value:
 _KIND_VALUES = {STATIC: S, UNKNOWN: U}
 
 
+def argument_kind(value: Value) -> int:
+    """The kind a record gives an argument: JIT_PYTREE for a parameter of a function
+    `jax.jit` compiles (or an instance known to come from one), else the value's kind."""
+    if value.kind != PYTREE:
+        return value.kind
+    declared = getattr(value, "declared", None)
+    if declared is not None and getattr(declared, "style", None) == "jit":
+        return JIT_PYTREE  # a pytree_fields.Instance of `jax.jit`'s argument
+    why = value.why
+    jitted = why and why[0] == "param" and len(why) == 3 and isinstance(why[2], Entry)
+    return JIT_PYTREE if jitted and why[2].transform.style == "jit" else PYTREE  # type: ignore[index]
+
+
+def received_value(kind: int) -> Value:
+    """A recorded argument kind as a value (its reason is added by the receiver)."""
+    if kind == JIT_PYTREE:
+        return Value(PYTREE)
+    return _KIND_VALUES.get(kind) or Value(kind)
+
+
+def jit_pytree_params(func: cst.FunctionDef, call: Inbound) -> set[str]:
+    """The parameters of `func` that a call gives a pytree argument of `jax.jit`."""
+    marker = Value(PYTREE)
+    args = [(keyword, marker if kind == JIT_PYTREE else U) for keyword, kind in call.args]
+    bound = bind_arguments(func, args, call.star, lambda _name, value: value)
+    return {name for name, value in bound.items() if value is marker}
+
+
 def inbound_contribution(func: cst.FunctionDef, call: Inbound) -> dict[str, Value]:
     def wrap(name: str, kind: Value) -> Value:
         if kind.traced:
             return Value(PYTREE if kind.kind == PYTREE else TRACED, ("import", name, func, call))
         return kind
 
-    args = [(keyword, _KIND_VALUES.get(kind) or Value(kind)) for keyword, kind in call.args]
+    args = [(keyword, received_value(kind)) for keyword, kind in call.args]
     return bind_arguments(func, args, call.star, wrap)
 
 
