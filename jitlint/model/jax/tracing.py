@@ -413,13 +413,14 @@ class Tracing:
         contributions: list[tuple[int, dict[str, Value]]] = []
         entries = list(self.index.entries.get(id(func), []))
         inbound: list[Inbound] = []
-        python_scalars_given: set[str] = set()
+        python_scalars_given: dict[str, Inbound] = {}  # parameter -> the call that gives it
         if type(func) is cst.FunctionDef:
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
                 if isinstance(received, Inbound) and received.level == 0:
                     # Called from Python in another file: not traced by that call, but a
                     # number or bool it passes reaches a jitted `func` as one array.
-                    python_scalars_given |= python_scalars(func, received)  # type: ignore[arg-type]
+                    for name in python_scalars(func, received):  # type: ignore[arg-type]
+                        python_scalars_given.setdefault(name, received)
                 elif isinstance(received, Inbound):
                     inbound.append(received)
                 else:
@@ -436,7 +437,7 @@ class Tracing:
                     level = max(level, outer.level)
             scalars = scalar_params(entry.func)
             if entry.func is func:
-                scalars = scalars | python_scalars_given
+                scalars = scalars | set(python_scalars_given)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (
@@ -448,6 +449,10 @@ class Tracing:
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
+            if entry.func is func:
+                for name in _given_defaults(entry, set(python_scalars_given)):
+                    why = ("given", name, entry, python_scalars_given[name])
+                    params[name] = Array(why, sure=True)
             path = self._path_to(entry.func)
             attach_instances(
                 self.pytree_classes, self.classes, entry, path, params,
@@ -531,8 +536,17 @@ class Tracing:
                         )
                         if adapted is not None:
                             calls.append(adapted)
-        if not calls or self._inbound_target(name) is not func:
+        if not calls:
             return []
+        if self._inbound_target(name) is not func:
+            # A decorated method: only calls made in Python reach it through its decorators.
+            owner = self._inbound_target(name.partition(".")[0]) if "." in name else None
+            if type(owner) is not cst.ClassDef or not func.decorators:
+                return []
+            method = self.classes.of(owner, [self.module]).methods.get(func.name.value)  # type: ignore[arg-type]
+            if method is None or method.func is not func:
+                return []
+            return [c for c in calls if isinstance(c, Inbound) and c.level == 0]
         return calls
 
     def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
@@ -711,7 +725,7 @@ class Tracing:
         why = value.why
         if not why:
             return "it is computed from traced values"
-        if why[0] in ("param", "passed", "leaf"):
+        if why[0] in ("param", "passed", "leaf", "given"):
             name, entry = why[1], why[2]
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
@@ -729,7 +743,10 @@ class Tracing:
                     f"`{name}` is traced because it is {article} argument of {func_name}, "
                     f"which `{transform.qualname}` {transform.verb} {self.where(entry)}"
                 )
-            if why[0] == "passed" or (why[0] == "leaf" and len(why) > 3):
+            if why[0] == "given":
+                call = why[3]
+                text += f", and {call.caller} ({call.site}) passes it a number or an array"
+            elif why[0] == "passed" or (why[0] == "leaf" and len(why) > 3):
                 text += f", and the call at line {self.line(why[3])} passes it"
             return text
         if why[0] == "arg":
@@ -795,6 +812,26 @@ class Tracing:
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+
+
+def _given_defaults(entry: Entry, given: set[str]) -> set[str]:
+    """The parameters a `jax.jit` decorator leaves UNKNOWN only for their default
+    (`t=None`) that a call made in Python in another file gives a number or an array: jitted
+    when called, so traced."""
+    func = entry.func
+    if not given or entry.transform.style != "jit" or type(func) is not cst.FunctionDef:
+        return set()
+    if not any(d.decorator is entry.site for d in func.decorators):  # type: ignore[union-attr]
+        return set()  # applied elsewhere: a call of the def itself is not jitted
+    if all(kind == UNKNOWN for kind in entry.params.values()):
+        return set()  # the static parameters are not known
+    p = func.params  # type: ignore[union-attr]
+    defaults = {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.default is not None
+    }
+    return {name for name in given & defaults if entry.params.get(name) == UNKNOWN}
 
 
 def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:

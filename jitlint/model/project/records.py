@@ -39,15 +39,16 @@ if TYPE_CHECKING:
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]
-# The kind of a Python number or bool literal passed by a call made in Python (level 0):
-# `jax.jit` makes it one array (a traced scalar), where an unknown Python value may be a
-# container. Only level-0 records carry it.
+# The kind of a Python number or bool literal, or of an array a `jnp` call makes, passed by
+# a call made in Python (level 0): `jax.jit` makes it one array (a tracer), where an unknown
+# Python value may be a container. Only level-0 records carry it.
 SCALAR = 4
 # A traced pytree that `jax.jit` made of an argument (a jitted function's parameter): every
 # leaf is a tracer, Python ints in a Module's fields included (class_facts.py). Received as
 # PYTREE.
 JIT_PYTREE = 5
-# Marks, in a file's defs, a top-level function written with decorators (`f@decorated`):
+# Marks, in a file's defs, a top-level function or method written with decorators
+# (`f@decorated`, `Net.step@decorated`):
 # only those may be jitted where they are defined, so only calls of those made in Python
 # matter to the defining file.
 DECORATED = "@decorated"
@@ -326,11 +327,14 @@ def top_level_defs(module: cst.Module) -> frozenset[str]:
                 for inner in body.body:  # type: ignore[attr-defined]
                     if type(inner) is cst.FunctionDef:
                         names.add(f"{cls}.{inner.name.value}")
+                        if inner.decorators:
+                            names.add(f"{cls}.{inner.name.value}{DECORATED}")
     return frozenset(names)
 
 
 def python_scalars(func: cst.FunctionDef, call: Inbound) -> set[str]:
-    """The parameters of `func` that a call made in Python (level 0) gives a number or bool."""
+    """The parameters of `func` that a call made in Python (level 0) gives a number or bool,
+    or a `jnp` array."""
     marker = Value(STATIC)
     args = [(keyword, marker if kind == SCALAR else U) for keyword, kind in call.args]
     bound = bind_arguments(func, args, call.star, lambda _name, value: value)
