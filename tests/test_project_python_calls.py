@@ -32,6 +32,15 @@ def advance(x, t=None):
     if t:
         return x + 1
     return x
+
+
+class Helper:
+    @staticmethod
+    @jax.jit
+    def scale(x, flag=None):
+        if flag:
+            return x
+        return -x
 """
 
 
@@ -51,13 +60,15 @@ def advance(x, t=None):
         ("s.plain(x, t=jnp.float32(0.5))", []),
         # `jnp.shape` gives a tuple, not one array.
         ("advance(x, jnp.shape(x))", []),
+        # A static method receives no instance: 2.0 is `x`, `flag` keeps its default.
+        ("Helper().scale(2.0); h = Helper(); h.scale(2.0)", []),
     ],
 )
 def test_python_callers_in_another_file(tmp_path, calls, expected):
     main = f"""\
 import jax.numpy as jnp
 
-from .model import Stepper, advance
+from .model import Helper, Stepper, advance
 
 
 def main(options):

@@ -544,8 +544,8 @@ class Tracing:
             if type(owner) is not cst.ClassDef or not func.decorators:
                 return []
             method = self.classes.of(owner, [self.module]).methods.get(func.name.value)  # type: ignore[arg-type]
-            if method is None or method.func is not func:
-                return []
+            if method is None or method.func is not func or method.kind != "method":
+                return []  # a static or class method: the call passes no receiver
             return [c for c in calls if isinstance(c, Inbound) and c.level == 0]
         return calls
 
