@@ -52,6 +52,7 @@ from jitlint.model.domain.values import (
     join,
     literal,
     literal_truth,
+    python_sequence,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
@@ -487,7 +488,13 @@ class Tracing:
                 same = literal_truth(first) is not None and all(
                     literal_truth(v) is not None and v.key() == first.key() for v in values
                 )
-                params[name] = first if same else S
+                sequence = python_sequence(first)
+                if same:
+                    params[name] = first
+                elif sequence is not None and all(python_sequence(v) == sequence for v in values):
+                    params[name] = Value(STATIC, pytype=sequence)  # a Python list everywhere
+                else:
+                    params[name] = S
             else:
                 params[name] = U
         context = Context(trace, level, params, site="root")

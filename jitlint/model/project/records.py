@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value, literal
+from jitlint.model.domain.values import (
+    PYTREE,
+    STATIC,
+    TRACED,
+    UNKNOWN,
+    S,
+    U,
+    Value,
+    literal,
+    python_sequence,
+)
 from jitlint.model.jax.api import call_kind
 from jitlint.model.jax.transforms import (
     TRANSFORMS,
@@ -47,6 +57,10 @@ SCALAR = 4
 # leaf is a tracer, Python ints in a Module's fields included (class_facts.py). Received as
 # PYTREE.
 JIT_PYTREE = 5
+# A Python list or tuple (nothing traced in it): indexing it with a tracer fails. Received
+# as a static value of that type.
+PY_LIST, PY_TUPLE = 6, 7
+_SEQUENCE_KINDS = {"list": PY_LIST, "tuple": PY_TUPLE}
 # Marks, in a file's defs, a top-level function or method written with decorators
 # (`f@decorated`, `Net.step@decorated`):
 # only those may be jitted where they are defined, so only calls of those made in Python
@@ -238,7 +252,10 @@ _KIND_VALUES = {STATIC: S, UNKNOWN: U}
 
 def argument_kind(value: Value) -> int:
     """The kind a record gives an argument: JIT_PYTREE for a parameter of a function
-    `jax.jit` compiles (or an instance known to come from one), else the value's kind."""
+    `jax.jit` compiles (or an instance known to come from one), PY_LIST/PY_TUPLE for a
+    Python list or tuple, else the value's kind."""
+    if value.kind == STATIC:
+        return _SEQUENCE_KINDS.get(python_sequence(value) or "", STATIC)
     if value.kind != PYTREE:
         return value.kind
     declared = getattr(value, "declared", None)
@@ -253,6 +270,8 @@ def received_value(kind: int) -> Value:
     """A recorded argument kind as a value (its reason is added by the receiver)."""
     if kind == JIT_PYTREE:
         return Value(PYTREE)
+    if kind in (PY_LIST, PY_TUPLE):
+        return Value(STATIC, pytype="list" if kind == PY_LIST else "tuple")
     return _KIND_VALUES.get(kind) or Value(kind)
 
 
