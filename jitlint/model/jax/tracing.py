@@ -76,6 +76,7 @@ from jitlint.model.project.class_facts import ImportedPytrees
 from jitlint.model.project.records import (
     Inbound,
     Received,
+    given_defaults,
     inbound_contribution,
     inbound_entry,
     jit_pytree_params,
@@ -451,7 +452,7 @@ class Tracing:
                 for name, kind in entry.params.items()
             }
             if entry.func is func:
-                for name in _given_defaults(entry, set(python_scalars_given)):
+                for name in given_defaults(entry, set(python_scalars_given)):
                     why = ("given", name, entry, python_scalars_given[name])
                     params[name] = Array(why, sure=True)
             path = self._path_to(entry.func)
@@ -819,26 +820,6 @@ class Tracing:
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
-
-
-def _given_defaults(entry: Entry, given: set[str]) -> set[str]:
-    """The parameters a `jax.jit` decorator leaves UNKNOWN only for their default
-    (`t=None`) that a call made in Python in another file gives a number or an array: jitted
-    when called, so traced."""
-    func = entry.func
-    if not given or entry.transform.style != "jit" or type(func) is not cst.FunctionDef:
-        return set()
-    if not any(d.decorator is entry.site for d in func.decorators):  # type: ignore[union-attr]
-        return set()  # applied elsewhere: a call of the def itself is not jitted
-    if all(kind == UNKNOWN for kind in entry.params.values()):
-        return set()  # the static parameters are not known
-    p = func.params  # type: ignore[union-attr]
-    defaults = {
-        x.name.value
-        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-        if x.default is not None
-    }
-    return {name for name in given & defaults if entry.params.get(name) == UNKNOWN}
 
 
 def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:

@@ -358,3 +358,23 @@ def python_scalars(func: cst.FunctionDef, call: Inbound) -> set[str]:
     args = [(keyword, marker if kind == SCALAR else U) for keyword, kind in call.args]
     bound = bind_arguments(func, args, call.star, lambda _name, value: value)
     return {name for name, value in bound.items() if value is marker}
+
+
+def given_defaults(entry: Entry, given: set[str]) -> set[str]:
+    """The parameters a `jax.jit` decorator leaves UNKNOWN only for their default
+    (`t=None`) that a call made in Python in another file gives a number or an array: jitted
+    when called, so traced."""
+    func = entry.func
+    if not given or entry.transform.style != "jit" or type(func) is not cst.FunctionDef:
+        return set()
+    if not any(d.decorator is entry.site for d in func.decorators):  # type: ignore[union-attr]
+        return set()  # applied elsewhere: a call of the def itself is not jitted
+    if all(kind == UNKNOWN for kind in entry.params.values()):
+        return set()  # the static parameters are not known
+    p = func.params  # type: ignore[union-attr]
+    defaults = {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.default is not None
+    }
+    return {name for name in given & defaults if entry.params.get(name) == UNKNOWN}
