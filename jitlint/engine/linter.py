@@ -27,7 +27,7 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.project import returns
+from jitlint.model.project import class_facts, returns
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls
@@ -47,6 +47,8 @@ from jitlint.rules.base import Report, Rule
 # flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
 # flake8 does not know.
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
+# A file that may annotate parameters with another module's pytree classes (class_facts.py).
+_JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
 
 
 @dataclass
@@ -211,7 +213,10 @@ def _project_facts(
                 if isinstance(r, CallRecord) and r.level > 0  # calls made in Python: no return
             ]
             result.outbound.extend(returns.imports(called))
+            if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
+                result.outbound.extend(class_facts.imports(ctx.names))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:

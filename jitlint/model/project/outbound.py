@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.model.domain.values import UNKNOWN
+from jitlint.model.jax.api import call_kind
 from jitlint.model.jax.transforms import (
     PARAM_OPTIONS,
     enclosing_function,
@@ -23,6 +24,7 @@ from jitlint.model.project.records import (
     CallRecord,
     EntryRecord,
     Outbound,
+    argument_kind,
     may_be_project_function,
 )
 
@@ -90,44 +92,90 @@ def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list
 
 def _python_calls(tracing: Tracing, source: str, calls: CallLines | None) -> list[CallRecord]:
     """Calls made in Python (module code, or functions nothing traces) that pass a number or
-    bool literal to a function of another module: if that function is jitted there, the
-    literal becomes a traced scalar (`train_step(state, batch, True)` in a training loop)."""
-    found: list[tuple[cst.Call, cst.CSTNode | None, str, str]] = []
-    for call, link in tracing.index.imported_calls:
-        if not any(_scalar_literal(arg.value) for arg in call.args if not arg.star):
-            continue
+    bool literal, or an array a `jnp`/`jax.random` call makes, to a function of another
+    module, or to a method of an instance of another module's class (`model = Net(...)`
+    then `model.step(x, t=jnp.float32(0.5))`): if that function is jitted there, the value
+    becomes a traced array (`train_step(state, batch, True)` in a training loop)."""
+    found: list[tuple[cst.Call, list[cst.CSTNode], str, str, bool]] = []
+    candidates = [(c, link, False) for c, link in tracing.index.imported_calls]
+    candidates += [(c, link, True) for c, link in tracing.index.instance_calls]
+    for call, link, method in candidates:
+        if not any(_given(tracing, arg.value, None) for arg in call.args if not arg.star):
+            continue  # cheap pre-test: most calls pass nothing of the kind
         path = [*materialise(link), call]
+        if not any(_given(tracing, arg.value, path) for arg in call.args if not arg.star):
+            continue
         caller_func = enclosing_function(path)
         if caller_func is not None:
             caller = tracing.trace(caller_func)
             if caller is not None and caller.level > 0:
                 continue  # traced code: the other passes record it
-        qualnames = tracing.names.qualified_names(call.func, path)
-        if len(qualnames) != 1:
-            continue
-        (target,) = qualnames
-        if not may_be_project_function(target):
+        target = _instance_method(tracing, call, path) if method else _target(tracing, call, path)
+        if target is None:
             continue
         name = "module code"
         if type(caller_func) is cst.FunctionDef:
             name = f"`{caller_func.name.value}`"
-        found.append((call, _top(path), target, name))
+        found.append((call, path, target, name, method))
     if not found:
         return []
-    lines = _lines(tracing, [(call, top) for call, top, _, _ in found], source, calls)
+    lines = _lines(tracing, [(call, _top(path)) for call, path, _, _, _ in found], source, calls)
     out = set()
-    for call, _top_node, target, name in found:
-        args: list[tuple[str | None, int]] = []
+    for call, path, target, name, method in found:
+        # A method's receiver is its first argument, as in the records of traced calls.
+        args: list[tuple[str | None, int]] = [(None, UNKNOWN)] if method else []
         star = False
         for arg in call.args:
             if arg.star:
                 star = True
                 break
-            kind = SCALAR if _scalar_literal(arg.value) else UNKNOWN
+            kind = SCALAR if _given(tracing, arg.value, path) else UNKNOWN
             args.append((arg.keyword.value if arg.keyword is not None else None, kind))
         line = lines[id(call)]
         out.add(CallRecord(target, line, name, "called from Python", 0, tuple(args), star))
     return sorted(out)
+
+
+def _target(tracing: Tracing, call: cst.Call, path: list[cst.CSTNode]) -> str | None:
+    qualnames = tracing.names.qualified_names(call.func, path)
+    if len(qualnames) != 1:
+        return None
+    (target,) = qualnames
+    return target if may_be_project_function(target) else None
+
+
+def _instance_method(tracing: Tracing, call: cst.Call, path: list[cst.CSTNode]) -> str | None:
+    """`pkg.model.Net.step` for `model.step(...)` where `model` is bound once, in the
+    scope the call reads it from, to `Net(...)` of another module."""
+    func = call.func
+    receiver = func.value.value  # type: ignore[attr-defined]
+    bindings = tracing.names.lookup(receiver, path)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    made = bindings[0].node
+    if type(made) is not cst.Call:
+        return None
+    cls = _target(tracing, made, path)  # type: ignore[arg-type]
+    return f"{cls}.{func.attr.value}" if cls is not None else None  # type: ignore[attr-defined]
+
+
+_ARRAY_MAKERS = ("jax.numpy.", "jax.random.")
+
+
+def _given(tracing: Tracing, expr: cst.BaseExpression, path: list[cst.CSTNode] | None) -> bool:
+    """A number or bool literal, or (with `path`) a call of a `jnp`/`jax.random` function
+    that returns an array: what `jax.jit` makes one traced array. Without `path`, a cheap
+    test that the expression may be one."""
+    if _scalar_literal(expr):
+        return True
+    if type(expr) is not cst.Call or type(expr.func) is not cst.Attribute:  # type: ignore[attr-defined]
+        return False
+    if path is None:
+        return True
+    qualnames = tracing.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+    return bool(qualnames) and all(
+        q.startswith(_ARRAY_MAKERS) and call_kind(q) == "jax" for q in qualnames
+    )
 
 
 def _scalar_literal(expr: cst.BaseExpression) -> bool:
@@ -169,7 +217,7 @@ def _syntactic_calls(tracing: Tracing, source: str, calls: CallLines | None) -> 
             if arg.star:
                 star = True  # as for local helpers: what it fills, and all after it, is unknown
                 break
-            kind = caller.value(arg.value).kind
+            kind = argument_kind(caller.value(arg.value))
             args.append((arg.keyword.value if arg.keyword is not None else None, kind))
         out.append(
             CallRecord(
