@@ -589,6 +589,27 @@ NO_FIX = {
         """,
         "no automatic fix: the class defines no `__init__` of its own",
     ),
+    "JIT113 __init__ runs the method": (
+        "JIT113",
+        """
+        import jax
+        class Agent:
+            def __init__(self, w):
+                self.w = w
+                self.first = self.warm_up(1.0)
+            def warm_up(self, x):
+                return self.act(x)
+            def act(self, x):
+                @jax.jit
+                def _act(v):
+                    return v * self.w
+                return _act(x)
+        agent = Agent(2.0)
+        for i in range(3):
+            agent.act(1.0)
+        """,
+        "no automatic fix: `__init__` calls `act` (maybe through another method)",
+    ),
     "JIT113 a module name bound after the function": (
         "JIT113",
         """

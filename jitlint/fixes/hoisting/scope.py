@@ -126,6 +126,8 @@ def enclosing_method(
         return "`__init__` does not end with a simple statement"
     if any(isinstance(n, cst.Return | cst.Yield) for n in _own_nodes(init.body)):
         return "`__init__` has a `return`, which could skip the new line"
+    if func.name.value in _called_from(cls, init, self_name):
+        return f"`__init__` calls `{func.name.value}` (maybe through another method) before the end"
     indent = "".join(
         (b.indent if b.indent is not None else ctx.module.default_indent)
         for b in (cls.body, init.body)
@@ -272,6 +274,27 @@ def above(module: cst.Module, top: cst.CSTNode) -> tuple[object, str]:
         )
         return (top, top.name), f"{prefix}{keyword}{code(space)}{top.name.value}"
     raise ValueError("only a def or class")
+
+
+def _called_from(cls: cst.ClassDef, init: cst.FunctionDef, self_name: str) -> set[str]:
+    """Methods `__init__` may run: those it calls as `self.m(...)` (or hands on as
+    `self.m`), and those they reach, within the class."""
+    methods = {s.name.value: s for s in _body(cls.body) if isinstance(s, cst.FunctionDef)}
+    seen: set[str] = set()
+    todo = [init]
+    while todo:
+        current = todo.pop()
+        for node in descendants(current):
+            if (
+                isinstance(node, cst.Attribute)
+                and isinstance(node.value, cst.Name)
+                and node.value.value == self_name
+                and node.attr.value in methods
+                and node.attr.value not in seen
+            ):
+                seen.add(node.attr.value)
+                todo.append(methods[node.attr.value])
+    return seen
 
 
 def _body(block: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
