@@ -638,20 +638,36 @@ NO_FIX = {
         """,
         "no automatic fix: it reads `offset`, a local of the function",
     ),
-    "JIT206 a layer per loop iteration": (
+    "JIT206 a layer per item of a list": (
         "JIT206",
         """
         import tensorflow as tf
         class Stack(tf.keras.layers.Layer):
+            def __init__(self, widths, **kwargs):
+                super().__init__(**kwargs)
+                self.widths = widths
+            def call(self, x):
+                for width in self.widths:
+                    x = tf.keras.layers.Dense(4)(x)
+                return x
+        """,
+        "no automatic fix: it is made in a loop: one object per iteration, not one in all, "
+        "and the loop is not `for name in range(...)`",
+    ),
+    "JIT206 a layer sized by the loop's variable": (
+        "JIT206",
+        """
+        import tensorflow as tf
+        class Widening(tf.keras.layers.Layer):
             def __init__(self, depth, **kwargs):
                 super().__init__(**kwargs)
                 self.depth = depth
             def call(self, x):
-                for _ in range(self.depth):
-                    x = tf.keras.layers.Dense(4)(x)
+                for i in range(self.depth):
+                    x = tf.keras.layers.Dense(4 * (i + 1))(x)
                 return x
         """,
-        "no automatic fix: it is made in a loop",
+        "no automatic fix: it reads `i`, a local of the function",
     ),
     "JIT206 a size read from the input": (
         "JIT206",

@@ -100,7 +100,7 @@ def hoist_call_fix_or_reason(
         f"build {what} once, in `__init__`, as `{method.self_name}.{attr}`",
         (
             (call, f"{method.self_name}.{attr}"),
-            (insertion_after(last), _render(ctx.module, line, method.indent)),  # type: ignore[arg-type]
+            (insertion_after(last), render(ctx.module, line, method.indent)),  # type: ignore[arg-type]
         ),
     )
 
@@ -110,7 +110,7 @@ def _first_param(func: cst.FunctionDef) -> str | None:
     return params[0].name.value if params else None
 
 
-def _render(module: cst.Module, statement: cst.BaseStatement, indent: str) -> str:
+def render(module: cst.Module, statement: cst.BaseStatement, indent: str) -> str:
     """`statement` as lines at `indent` (continuation lines too), after a line break."""
     return module.code_for_node(cst.IndentedBlock(body=[statement], indent=indent))
 
@@ -176,7 +176,7 @@ def move_def_fix_or_reason(
         return "`__init__` binds a name it reads"
     attr = name if name not in attrs else fresh_name(name, attrs)
     attrs.add(attr)
-    rendered = _render(ctx.module, moved, method.indent)
+    rendered = render(ctx.module, moved, method.indent)
     last = method.init.body.body[-1]  # type: ignore[union-attr]
     inserted = f"{newline}{rendered}{method.indent}{method.self_name}.{attr} = {name}{newline}"
     where = f"`{name}` is defined once, in `__init__`, as `{method.self_name}.{attr}`"

@@ -7,6 +7,7 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason, names_in
+from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
@@ -110,9 +111,13 @@ class VariableInTfFunction(Rule):
     ending with a simple statement, no decorator, and only plain classes of the module or
     TensorFlow/Keras classes as bases. Unsafe like the first: the object is made once per
     instance, so a variable keeps its value between calls, and it is made when the
-    instance is, before the first call. Elsewhere (a loop, arguments read from the call, a
-    nested function) there is no automatic fix, and the help says why: create it in
-    `__init__`/`build`, or lazily behind `if self.v is None:`.
+    instance is, before the first call. Made in the body of a `for name in range(...)`
+    loop of the method's own block (one object per iteration), it is made in `__init__` as
+    a list (`self.denses = [Dense(4) for _ in range(self.depth)]`, the `range(...)` held to
+    the same conditions) and the loop takes its own: `for _, dense in zip(range(self.depth),
+    self.denses):`. Elsewhere (another loop, arguments read from the call or the loop's
+    variable, a nested function) there is no automatic fix, and the help says why: create
+    it in `__init__`/`build`, or lazily behind `if self.v is None:`.
 
     A Keras layer, model, optimizer or metric created there makes its variables when it is
     first called, inside the traced function, and a new object each trace is not tracked by
@@ -245,6 +250,11 @@ class Scale(keras.layers.Layer):
             found = hoist_call_fix_or_reason(
                 self.ctx, node, path, self._new_names, _base(node, path, leaf),
                 module_level=False, prefixes=TF_BASES, what=f"the `{leaf}`",
+            )  # fmt: skip
+        if isinstance(found, str) and found.startswith("it is made in a loop"):
+            found = per_iteration_fix_or_reason(
+                self.ctx, node, path, self._new_names, _base(node, path, leaf),
+                TF_BASES, f"the `{leaf}`",
             )  # fmt: skip
         fix, no_fix = (
             (found, "") if isinstance(found, NodeFix) else (None, f"; no automatic fix: {found}")
