@@ -10,6 +10,7 @@ import libcst as cst
 
 from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.project.tf_records import TfRecord
+from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 
 if TYPE_CHECKING:
     from jitlint.model.tf.function import GraphContext
@@ -19,6 +20,18 @@ if TYPE_CHECKING:
 _LIBRARIES = frozenset(
     {"tensorflow", "numpy", "jax", "builtins", "functools", "math", "os", "sys", "typing"}
 )
+
+
+LOSS_ORIGIN = "a loss of a Keras model"
+
+
+def _loss_status(flag: bool | str | None) -> str:
+    """A `compile(loss=...)`'s status, as keras.py names a model's: its `jit_compile`."""
+    if flag is True:
+        return "xla"
+    if flag is None:
+        return "auto"
+    return "switch" if flag == UNKNOWN else "off"
 
 
 def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
@@ -46,7 +59,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             for expr, path in scan.foreign_callbacks.get(key, ()):
                 found.append((expr, path, "graph", "", context))
         for expr, path, flag in scan.foreign_losses:
-            status = "xla" if flag is True else "auto" if flag is None else "off"
+            status = _loss_status(flag)
             found.append((expr, path, "loss", status, None))
         if scan.keras_classes or scan.compiles or scan.model_builds:
             for call, path, status in model.keras_uses[1]:
@@ -95,8 +108,10 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                 flags = (context.xla, context.auto_xla, context.autograph)
                 records.add(TfRecord(target, line, kind, status, *flags, context.origin))
             else:
-                auto = status == "auto"
-                origin = "a loss of a Keras model" if kind == "loss" else ""
+                auto = status in ("auto", "switch")
+                origin = ""
+                if kind == "loss":
+                    origin = f"a loss of {SWITCH_ORIGIN}" if status == "switch" else LOSS_ORIGIN
                 records.add(
                     TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
                 )
