@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -143,7 +144,7 @@ def read_task(task: Task) -> bytes | FileResult:
 
 def run_task(task: Task) -> FileResult:
     try:
-        with budget(task.max_seconds, task.max_memory):
+        with budget(task.max_seconds, task.max_memory), _collector_paused():
             source = read_task(task)
             if isinstance(source, FileResult):
                 return source
@@ -165,6 +166,22 @@ def run_task(task: Task) -> FileResult:
         result = FileResult(task.display)
         result.errors.append(f"{task.display}: internal error: {type(exc).__name__}: {exc}")
         return result
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while one file is linted. A file's tree and analyses are
+    alive until its lint ends, and the objects they allocate would make the collector scan
+    them again and again: on the corpus it took ~19% of the run (143 full collections), and
+    the trees are freed by reference counting anyway. The cycles a lint leaves are
+    collected once it is back on."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def too_large(task: Task, data: bytes) -> FileResult | None:
