@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.cond_fix import branch_fix_or_reason
+from jitlint.fixes.expr_fix import chained_comparison_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix
@@ -110,7 +111,16 @@ class TracedBool(Rule):
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
-    it then compiles once per value, and callers must pass a Python value.
+    it then compiles once per value, and callers must pass a Python value. So does a
+    parameter ordered against a number literal (`if num_warmup < 20:`, also in an `assert`
+    or `while`) when no `jnp.where`/`lax.cond` rewrite applies, and `not flag` outside a
+    test; unsafe in the same way, and an array passed there now fails to hash.
+
+    A chained comparison outside a test (`[x < 0, 0 < x < 1]` in `jnp.piecewise`, or the
+    condition a `jnp.where` rewrite carried over) becomes `(0 < x) & (x < 1)`: element-wise
+    on arrays, where Python's chain converts its first link to bool. Unsafe: the result is
+    an array, not a bool, and the middle operands are read twice (only names, attributes and
+    numbers are rewritten there).
 
     `x or default` on a traced `x` becomes `(x if x is not None else default)`: unsafe, a
     falsy value that is not None (0) now stays instead of becoming the default. An `assert`
@@ -475,6 +485,9 @@ def f(x):
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                if fix is None:  # `if n < 20:` on a parameter: a count or a threshold
+                    name = _compared_name(sink)
+                    fix = static_argname_fix(self.ctx, trace.value(name)) if name else None
                 if fix is None and type(owner) is cst.Assert:
                     fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
                 self._report(sink, value, trace, reason, fix, no_fix)
@@ -508,7 +521,10 @@ def f(x):
             return
         value = trace.value(node.expression)
         if value.kind == TRACED:
-            self._report(node.expression, value, trace, "`not`")
+            fix = None
+            if type(node.expression) is cst.Name:
+                fix = static_argname_fix(self.ctx, value)
+            self._report(node.expression, value, trace, "`not`", fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         membership = [t for t in node.comparisons if type(t.operator) in (cst.In, cst.NotIn)]
@@ -518,7 +534,7 @@ def f(x):
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
             return
-        for operand in (node.left, *(t.comparator for t in membership)):
+        for operand in (node.left, *(t.comparator for t in membership)) if membership else ():
             value = trace.value(operand)
             if value.kind == TRACED:
                 self._report(node, value, trace, "`in`")
@@ -538,7 +554,8 @@ def f(x):
             if hit is None and not any(_is_display_or_none(o) for o in pair):
                 hit = next((v for v in values if v.traced), None)
             if hit is not None:
-                self._report(node, hit, trace, "this chained comparison")
+                fix = chained_comparison_fix(self.ctx.module, node)
+                self._report(node, hit, trace, "this chained comparison", fix)
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -603,6 +620,19 @@ def _is_display_or_none(expr: cst.CSTNode) -> bool:
     if kind in (cst.Tuple, cst.List, cst.Dict, cst.Set):
         return True
     return kind is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def _compared_name(expr: cst.CSTNode) -> cst.Name | None:
+    """`n` in `n < 20` or `0 <= n`: a name ordered against a number literal."""
+    if type(expr) is not cst.Comparison or len(expr.comparisons) != 1:  # type: ignore[attr-defined]
+        return None
+    link = expr.comparisons[0]  # type: ignore[attr-defined]
+    if type(link.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+        return None
+    sides = (expr.left, link.comparator)  # type: ignore[attr-defined]
+    names = [s for s in sides if type(s) is cst.Name and not s.lpar]
+    numbers = [s for s in sides if type(s) in (cst.Integer, cst.Float)]
+    return names[0] if len(names) == 1 and len(numbers) == 1 else None  # type: ignore[return-value]
 
 
 def _sinks(expr: cst.CSTNode) -> list[cst.CSTNode]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
+from jitlint.fixes.expr_fix import float_to_array_fix, stacked_index_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import python_sequence
@@ -92,7 +93,13 @@ class TracedConcretization(Rule):
     The returned value may also sit in a dict or tuple bound to a name that the function
     only returns (`metrics = {"loss": float(loss)}` ... `return params, metrics`).
     `x.item()` becomes `x.reshape(())`: unsafe, the one element stays a 0-d array (it fails
-    as `.item()` did when `x` has more than one element).
+    as `.item()` did when `x` has more than one element). Any other `float(x)` (an argument,
+    arithmetic) becomes `jnp.asarray(x, dtype=float)`: unsafe for the same reason, and an
+    array of several elements is no longer rejected. A Python list or tuple indexed by a
+    tracer becomes `jnp.asarray(items)[i]` when every item is known to be a JAX array or a
+    Python number (a list of modules or functions is left alone): unsafe, items of
+    different shapes now fail at trace time, the items are stacked on every call, and an
+    out-of-range index is clamped instead of raising.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
@@ -244,6 +251,8 @@ def run(xs):
                 fix = self._math_fix(node, qualname) if is_math else None
                 if fix is None and qualname in _CONVERSIONS:
                     fix = self._returned_fix(node)
+                if fix is None and qualname == "builtins.float":
+                    fix = float_to_array_fix(self.ctx, node)
                 if fix is None and qualname in ("builtins.range", "builtins.int"):
                     fix = static_argname_fix(self.ctx, value)
                 self._report(node, f"`{name}()`", value, fix)
@@ -332,13 +341,15 @@ def run(xs):
         trace = self._trace(node)
         if trace is None:
             return
-        pytype = python_sequence(trace.value(node.value))
+        base = trace.value(node.value)
+        pytype = python_sequence(base)
         if pytype is None:
             return
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
-            self._report(node, f"indexing a Python {pytype}", value)
+            fix = stacked_index_fix(self.ctx, node, base)
+            self._report(node, f"indexing a Python {pytype}", value, fix)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if not node.format_spec:
