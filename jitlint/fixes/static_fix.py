@@ -43,7 +43,7 @@ def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
             return None
         text = f'{module.code_for_node(site)}(static_argnames=("{name}",))'
     elif type(site) is cst.Call:
-        text = _with_static_name(module, site, name)  # type: ignore[arg-type]
+        text = with_static_name(module, site, name)  # type: ignore[arg-type]
         if text is None:
             return None
     else:
@@ -56,7 +56,7 @@ def _decorators(entry: Entry) -> tuple[cst.Decorator, ...]:
     return func.decorators if type(func) is cst.FunctionDef else ()  # type: ignore[union-attr]
 
 
-def _with_static_name(module: cst.Module, call: cst.Call, name: str) -> str | None:
+def with_static_name(module: cst.Module, call: cst.Call, name: str) -> str | None:
     spec = spec_from_args(call.args)
     if spec.argnums_arg is not None:
         return None  # adding names would stop JAX inferring them from static_argnums

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.static_fix import static_argname_fix, with_static_name
 from jitlint.model.domain.values import Array, python_sequence
 from jitlint.model.jax.frameworks import layers
 from jitlint.model.jax.jit import Signature
@@ -101,7 +101,9 @@ class TracedShape(Rule):
     `dynamic_slice` moves the window back to fit, where Python slicing returns fewer items.
     Otherwise, when the value comes from a parameter of a function `jax.jit` compiles, the
     parameter is added to `static_argnames`; also unsafe: one compilation per value, and
-    callers must pass a hashable Python value.
+    callers must pass a hashable Python value. A library function jitted in the same file
+    (`jax.jit(jax.nn.one_hot)`) gets the parameter jax needs static added to that
+    `jax.jit(...)` call (`static_argnames=("num_classes",)`), unsafe for the same reasons.
 
     ## Known problems
     Sizes derived from `x.shape`, `len(...)`, static parameters and closed-over Python
@@ -389,8 +391,24 @@ def run(x, key):
                 "not given for it)",
                 help=f'pass `static_argnames=("{param}",)` to `jax.jit`, or jit a function '
                 f"that closes over `{param}`",
+                fix=self._library_static_fix(app.node, param),
             )
             return
+
+    def _library_static_fix(self, jit_call: cst.Call, param: str) -> NodeFix | None:
+        """`jax.jit(jax.nn.one_hot)` -> `jax.jit(jax.nn.one_hot, static_argnames=(...))`."""
+        names = self.ctx.names.qualified_names(jit_call.func, self.ctx.path_to(jit_call))
+        if names != {"jax.jit"}:
+            return None
+        text = with_static_name(self.ctx.module, jit_call, param)
+        if text is None or "\n" in text:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"mark `{param}` static with `static_argnames` (one compilation per value; callers "
+            "pass a hashable Python value)",
+            ((jit_call, text),),
+        )
 
     def _axis(self, trace: FunctionTrace, node: cst.Call, axis: cst.BaseExpression) -> bool:
         value = trace.value(axis)
