@@ -14,7 +14,16 @@ FIXTURES = Path(__file__).parent / "fixtures" / "fixes"
 # fixture: what running the original prints on stderr
 JAX_PAIRS = {
     "JIT101_or_default_and_assert": "TracerBoolConversionError",
+    "JIT101_chained_comparison": "truth value of an array",
+    "JIT101_static_threshold": "TracerBoolConversionError",
     "JIT102_item_and_named_metrics": "ConcretizationTypeError",
+    "JIT102_float_argument": "ConcretizationTypeError",
+    "JIT102_list_index": "TracerIntegerConversionError",
+    "JIT103_jit_of_library": "ConcretizationTypeError",
+    "JIT104_numpy_table_index": "TracerArrayConversionError",
+    "JIT105_size_bound": "ConcretizationTypeError",
+    "JIT105_masked_mean": "NonConcreteBooleanIndexError",
+    "JIT105_masked_sum": "NonConcreteBooleanIndexError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT111_method_static_self": "Error interpreting argument",
 }
