@@ -289,6 +289,19 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3))",
     ),
+    # f-string -> jax.debug.print template: not when it formats static values.
+    "JIT102 a format spec on a static value": (
+        "JIT102,JIT107",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            print(f"compiling for {x.shape[0]:4d} rows")
+            return x
+        """,
+        "f(jnp.ones(3))",
+    ),
     # static_argnames on `jax.jit(library_function)`: not when it is given already.
     "JIT103 a jitted library function with its static name": (
         "JIT103",
@@ -661,6 +674,20 @@ def test_rewritten_containers_and_commented_branches_run_as_before():
 
 # name: (rule, source whose finding must stay without a fix: the model does not know enough)
 HELD_BACK = {
+    # the formatted text is also returned: a template would change what is returned
+    "JIT102 a status line that is also returned": (
+        "JIT102",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            loss = jnp.sum(x)
+            status = f"loss={loss:.3f}"
+            print(status)
+            return x, status
+        """,
+    ),
     # a list of functions cannot be stacked into an array
     "JIT102 a list of functions": (
         "JIT102",

@@ -18,6 +18,7 @@ JAX_PAIRS = {
     "JIT101_static_threshold": "TracerBoolConversionError",
     "JIT102_item_and_named_metrics": "ConcretizationTypeError",
     "JIT102_float_argument": "ConcretizationTypeError",
+    "JIT102_fstring_print": "unsupported format string",
     "JIT102_list_index": "TracerIntegerConversionError",
     "JIT103_jit_of_library": "ConcretizationTypeError",
     "JIT104_numpy_table_index": "TracerArrayConversionError",

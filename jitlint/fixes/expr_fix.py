@@ -14,9 +14,17 @@
   one array, which a tracer can index. Unsafe: items of different shapes now fail at trace
   time, the stack is built on every call, and an out-of-range index is clamped instead of
   raising.
+- An f-string that formats a tracer with a spec (`f"loss={loss:.4f}"`) and is only
+  printed (`print(f"...")`, `jax.debug.print(f"...")`, or a name assigned it and passed
+  alone to one of those in the next statement) becomes a `jax.debug.print` template with
+  the values as arguments: `jax.debug.print("loss={:.4f}", loss)`. JAX formats the
+  concrete values when the compiled function runs. Unsafe: the text now appears on every
+  call (not once, while tracing), possibly out of order with other output.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -112,3 +120,100 @@ def stacked_index_fix(ctx: FileContext, node: cst.Subscript, base: Value) -> Nod
         ((node, f"{jnp}.asarray({seq})[{index}]"),),
         (imported,) if imported else (),
     )
+
+
+def _template(node: cst.FormattedString) -> tuple[str, list[cst.BaseExpression]] | None:
+    """`f"a={x:.2f}"` -> (`"a={:.2f}"`, [x]); None for nested specs, `=` or several lines."""
+    body: list[str] = []
+    values: list[cst.BaseExpression] = []
+    for part in node.parts:
+        if type(part) is cst.FormattedStringText:
+            body.append(part.value)
+            continue
+        assert type(part) is cst.FormattedStringExpression
+        if part.equal is not None:
+            return None
+        spec = ""
+        for piece in part.format_spec or ():
+            if type(piece) is not cst.FormattedStringText:
+                return None
+            spec += piece.value
+        conversion = f"!{part.conversion}" if part.conversion else ""
+        body.append("{" + conversion + (f":{spec}" if part.format_spec else "") + "}")
+        values.append(part.expression)
+    prefix = node.start.replace("f", "").replace("F", "")
+    text = prefix + "".join(body) + node.end
+    return (text, values) if "\n" not in text and "\r" not in text else None
+
+
+def _printer(ctx: FileContext, call: cst.CSTNode, only: cst.CSTNode) -> bool:
+    """`call` is `print(only)` or `jax.debug.print(only)`, `only` its one argument."""
+    if type(call) is not cst.Call or len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if arg.keyword is not None or arg.star or arg.value is not only:
+        return False
+    names = ctx.names.qualified_names(call.func, ctx.path_to(call))
+    return names in ({"builtins.print"}, {"jax.debug.print"})
+
+
+def printed_fstring_fix(
+    ctx: FileContext, fstring: cst.FormattedString, parents: Sequence[cst.CSTNode]
+) -> NodeFix | None:
+    """An f-string only printed -> `jax.debug.print(template, *values)` (see above)."""
+    found = _template(fstring)
+    if found is None or not found[1]:
+        return None
+    template, values = found
+    code = ctx.module.code_for_node
+    args = [code(v) for v in values]
+    if any("\n" in a or "\r" in a for a in args):
+        return None
+    jax_name, imported = ctx.import_name("jax", "jax")
+    imports = (imported,) if imported else ()
+    message = "print on every call with `jax.debug.print`, which formats the values"
+    arg = parents[-1] if parents else None
+    call = parents[-2] if len(parents) >= 2 else None
+    if type(arg) is cst.Arg and call is not None and _printer(ctx, call, fstring):
+        text = f"{jax_name}.debug.print({', '.join([template, *args])})"
+        return NodeFix("unsafe", message, ((call, text),), imports)
+    # `status = f"..."` then `print(status)`, the name read nowhere else in the function
+    if len(parents) < 4 or type(arg) is not cst.Assign or arg.value is not fstring:
+        return None
+    line, block = parents[-2], parents[-3]
+    if len(arg.targets) != 1 or type(arg.targets[0].target) is not cst.Name:
+        return None
+    name = arg.targets[0].target.value
+    body = list(getattr(block, "body", ()))
+    if line not in body or body.index(line) + 1 >= len(body):
+        return None
+    following = body[body.index(line) + 1]
+    if type(following) is not cst.SimpleStatementLine or len(following.body) != 1:
+        return None
+    expr = following.body[0]
+    if type(expr) is not cst.Expr or type(expr.value) is not cst.Call:
+        return None
+    printed = expr.value
+    if not printed.args or not _printer(ctx, printed, printed.args[0].value):
+        return None
+    if type(printed.args[0].value) is not cst.Name or printed.args[0].value.value != name:
+        return None
+    scope = next((p for p in reversed(parents) if type(p) in (cst.FunctionDef, cst.Lambda)), None)
+    if scope is None or _reads(scope, name) != 1:
+        return None
+    call_text = f"{jax_name}.debug.print({', '.join([name, *args])})"
+    return NodeFix("unsafe", message, ((fstring, template), (printed, call_text)), imports)
+
+
+def _reads(scope: cst.CSTNode, name: str) -> int:
+    """How many times `name` is read in `scope` (its assignment targets not counted)."""
+    count = 0
+    stack: list[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.AssignTarget:
+            continue
+        if type(node) is cst.Name and node.value == name:
+            count += 1
+        stack.extend(node.children)
+    return count

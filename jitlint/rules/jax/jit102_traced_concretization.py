@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
-from jitlint.fixes.expr_fix import float_to_array_fix, stacked_index_fix
+from jitlint.fixes.expr_fix import float_to_array_fix, printed_fstring_fix, stacked_index_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import python_sequence
@@ -99,7 +99,12 @@ class TracedConcretization(Rule):
     tracer becomes `jnp.asarray(items)[i]` when every item is known to be a JAX array or a
     Python number (a list of modules or functions is left alone): unsafe, items of
     different shapes now fail at trace time, the items are stacked on every call, and an
-    out-of-range index is clamped instead of raising.
+    out-of-range index is clamped instead of raising. An f-string that formats a tracer
+    with a spec and is only printed (`print(f"loss={loss:.4f}")`, `jax.debug.print(f"...")`,
+    or `status = f"..."` followed by `print(status)`, the name read nowhere else) becomes a
+    `jax.debug.print` template with the values as arguments (`jax.debug.print("loss={:.4f}",
+    loss)`): unsafe, the line is now printed on every call with the values, not once while
+    tracing.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
@@ -359,4 +364,9 @@ def run(xs):
             return
         value = trace.value(node.expression)
         if value.traced:
-            self._report(node.expression, "a format spec", value)
+            parents = self.ctx.parents
+            fstring = parents[-1] if parents else None
+            fix = None
+            if type(fstring) is cst.FormattedString:
+                fix = printed_fstring_fix(self.ctx, fstring, parents[:-1])
+            self._report(node.expression, "a format spec", value, fix)
