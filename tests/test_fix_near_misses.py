@@ -273,6 +273,22 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3), 3)",
     ),
+    # `jax.lax.while_loop`: not for a loop on static values.
+    "JIT101 a while loop on a static shape": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            n = x.shape[0]
+            while n > 1 and not n % 2:
+                x = x[: n // 2] + x[n // 2 :]
+                n = x.shape[0]
+            return x
+        """,
+        "f(jnp.ones(8))",
+    ),
     # `jnp.asarray(items)[i]`: not for a static index.
     "JIT102 a list indexed by Python ints": (
         "JIT102",
@@ -686,6 +702,27 @@ HELD_BACK = {
             status = f"loss={loss:.3f}"
             print(status)
             return x, status
+        """,
+    ),
+    # a `break`, and a name the body sets that is read after the loop: no carry holds them
+    "JIT101 while loops the carry cannot hold": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            while x.sum() > 1:
+                x = x / 2
+                if x.max() < 0.1:
+                    break
+            return x
+        @jax.jit
+        def g(x):
+            while jnp.abs(x).sum() > 1:
+                half = x / 2
+                x = half
+            return x + half
         """,
     ),
     # a list of functions cannot be stacked into an array

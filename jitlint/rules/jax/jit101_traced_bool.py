@@ -7,6 +7,7 @@ from jitlint.fixes.expr_fix import chained_comparison_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.while_fix import while_loop_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -115,6 +116,15 @@ class TracedBool(Rule):
     parameter ordered against a number literal (`if num_warmup < 20:`, also in an `assert`
     or `while`) when no `jnp.where`/`lax.cond` rewrite applies, and `not flag` outside a
     test; unsafe in the same way, and an array passed there now fails to hash.
+
+    A `while` on a traced test, directly in a function's body, becomes
+    `jax.lax.while_loop(_while_cond, _while_body, carry)`, carrying the names its body
+    assigns that are bound before the loop; `and`/`or`/`not` in the test become
+    `jnp.logical_*`. Only a body of plain assignments is rewritten (no `break`, `continue`,
+    `return`, nested functions, writes to attributes or items, and no name set in the body
+    and read after the loop). Unsafe: each carried value must keep its shape and dtype
+    across iterations, Python side effects in the body run once (at trace time), and
+    reverse-mode differentiation through `lax.while_loop` is not supported.
 
     A chained comparison outside a test (`[x < 0, 0 < x < 1]` in `jnp.piecewise`, or the
     condition a `jnp.where` rewrite carried over) becomes `(0 < x) & (x < 1)`: element-wise
@@ -485,6 +495,8 @@ def f(x):
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                if fix is None and type(owner) is cst.While:
+                    fix = while_loop_fix(self.ctx, owner, self.ctx.path_to(owner))
                 if fix is None:  # `if n < 20:` on a parameter: a count or a threshold
                     name = _compared_name(sink)
                     fix = static_argname_fix(self.ctx, trace.value(name)) if name else None
