@@ -273,6 +273,21 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3), 3)",
     ),
+    # `eqx.error_if` / removing the check: not for a check on static values.
+    "JIT101 a check on a static shape": (
+        "JIT101",
+        """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            if x.shape[0] == 0:
+                raise ValueError("empty")
+            return x
+        """,
+        "f(jnp.ones(3))",
+    ),
     # `jax.lax.while_loop`: not for a loop on static values.
     "JIT101 a while loop on a static shape": (
         "JIT101",
@@ -787,3 +802,22 @@ def test_fixes_are_held_back_where_the_values_are_unknown(name):
         assert ".where(x > 0, x, -x)" in fixed and "static_argnames" not in fixed
         return
     assert all(d.fix is None for d in findings), [d.fix for d in findings]
+
+
+def test_a_check_on_a_module_constant_is_removed_not_rebound():
+    # `LIMIT = eqx.error_if(LIMIT, ...)` would make LIMIT local to the function, so its
+    # first read would fail; the check on the global is removed instead (unsafe).
+    source = _source(
+        """
+        import equinox as eqx
+        import jax
+        LIMIT = 3.0
+        @jax.jit
+        def f(x):
+            if LIMIT < x:
+                raise ValueError("too large")
+            return LIMIT * 2
+        """
+    )
+    fixed = fix_source(source, "case.py", select=["JIT101"], unsafe=True).source
+    assert "error_if" not in fixed and "pass  # a check on a traced value, removed" in fixed

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.check_fix import raise_check_fix
 from jitlint.fixes.cond_fix import branch_fix_or_reason
 from jitlint.fixes.expr_fix import chained_comparison_fix
 from jitlint.fixes.node_fix import NodeFix
@@ -116,6 +117,13 @@ class TracedBool(Rule):
     parameter ordered against a number literal (`if num_warmup < 20:`, also in an `assert`
     or `while`) when no `jnp.where`/`lax.cond` rewrite applies, and `not flag` outside a
     test; unsafe in the same way, and an array passed there now fails to hash.
+
+    A validation `if <traced test>: raise E("message")` (no `else`, one line each) moves to
+    run time as `x = eqx.error_if(x, <test>, "message")` when the module imports equinox and
+    the test reads a parameter or local `x` that the function reads again afterwards:
+    unsafe, the error is equinox's runtime error, not `E`, so `except E` around the call no
+    longer catches it. Otherwise (a field in `__check_init__`, no equinox) the check is
+    removed and kept in a comment, as for `assert`: unsafe, nothing checks it any more.
 
     A `while` on a traced test, directly in a function's body, becomes
     `jax.lax.while_loop(_while_cond, _while_body, carry)`, carrying the names its body
@@ -495,6 +503,9 @@ def f(x):
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                if fix is None and type(owner) is cst.If:
+                    fix = raise_check_fix(self.ctx, owner, self.ctx.path_to(owner))
+                    no_fix = None if fix is not None else no_fix
                 if fix is None and type(owner) is cst.While:
                     fix = while_loop_fix(self.ctx, owner, self.ctx.path_to(owner))
                 if fix is None:  # `if n < 20:` on a parameter: a count or a threshold
