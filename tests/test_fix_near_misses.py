@@ -288,6 +288,29 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3))",
     ),
+    # `eqx.field(static=True)`: not for a field that is static already.
+    "JIT101 a static equinox field": (
+        "JIT101",
+        """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+        class Block(eqx.Module):
+            w: jax.Array
+            rate: float = eqx.field(static=True)
+            def __call__(self, x):
+                if self.rate > 0:
+                    return x * self.w * (1.0 - self.rate)
+                return x * self.w
+        @jax.jit
+        def forward(params, static, x):
+            return eqx.combine(params, static)(x)
+        def run():
+            params, static = eqx.partition(Block(jnp.ones(2), 0.5), eqx.is_array_like)
+            return forward(params, static, jnp.ones(2))
+        """,
+        "run()",
+    ),
     # `jax.lax.while_loop`: not for a loop on static values.
     "JIT101 a while loop on a static shape": (
         "JIT101",

@@ -18,6 +18,7 @@ JAX_PAIRS = {
     "JIT101_static_threshold": "TracerBoolConversionError",
     "JIT101_while_loop": "TracerBoolConversionError",
     "JIT101_raise_check": "TracerBoolConversionError",
+    "JIT101_static_field": "TracerBoolConversionError",
     "JIT102_item_and_named_metrics": "ConcretizationTypeError",
     "JIT102_float_argument": "ConcretizationTypeError",
     "JIT102_fstring_print": "unsupported format string",

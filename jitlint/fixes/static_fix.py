@@ -122,3 +122,55 @@ def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
             ((expr, text),),
         )
     return None
+
+
+_SCALAR_ANNOTATIONS = frozenset(("bool", "int", "float", "str"))
+
+
+def static_field_fix(
+    ctx: FileContext, attribute: cst.Attribute, path: list[cst.CSTNode]
+) -> NodeFix | None:
+    """`self.rate` in a method of an equinox Module of this file whose field is declared
+    `rate: float` -> `rate: float = eqx.field(static=True)`: the field then lives in the
+    module's static part, a Python value, instead of a traced leaf.
+
+    Unsafe: every distinct value compiles again, the field must be hashable, and a traced
+    value (a field computed inside jit) can no longer be stored in it.
+    """
+    if type(attribute.value) is not cst.Name or attribute.value.value != "self":
+        return None
+    owner = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+    if owner is None or owner not in ctx.module.body:
+        return None
+    class_path = [ctx.module, owner]
+    if not any(
+        ctx.names.qualified_names(base.value, class_path) == {"equinox.Module"}
+        for base in owner.bases  # type: ignore[attr-defined]
+    ):
+        return None
+    name = attribute.attr.value
+    for line in owner.body.body:  # type: ignore[attr-defined]
+        if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+            continue
+        field = line.body[0]
+        if type(field) is not cst.AnnAssign or type(field.target) is not cst.Name:
+            continue
+        if field.target.value != name:
+            continue
+        annotation = field.annotation.annotation
+        if type(annotation) is not cst.Name or annotation.value not in _SCALAR_ANNOTATIONS:
+            return None
+        eqx, imported = ctx.import_name("equinox", "eqx")
+        code = ctx.module.code_for_node
+        default = f", default={code(field.value)}" if field.value is not None else ""
+        if type(field.value) is cst.Call:
+            return None  # already `eqx.field(...)` or another field factory
+        text = f"{name}: {annotation.value} = {eqx}.field(static=True{default})"
+        return NodeFix(
+            "unsafe",
+            f"declare `{name}` a static field (`{eqx}.field(static=True)`): one compilation "
+            "per value, and it can no longer hold a traced value",
+            ((field, text),),
+            (imported,) if imported else (),
+        )
+    return None

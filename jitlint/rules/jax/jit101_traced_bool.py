@@ -7,7 +7,7 @@ from jitlint.fixes.cond_fix import branch_fix_or_reason
 from jitlint.fixes.expr_fix import chained_comparison_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
-from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
 from jitlint.fixes.while_fix import while_loop_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -117,6 +117,11 @@ class TracedBool(Rule):
     parameter ordered against a number literal (`if num_warmup < 20:`, also in an `assert`
     or `while`) when no `jnp.where`/`lax.cond` rewrite applies, and `not flag` outside a
     test; unsafe in the same way, and an array passed there now fails to hash.
+
+    A field of an equinox Module of the same file, declared with a Python scalar type and
+    tested in a method (`if self.training:`, `if self.rate > 0:`), is declared static:
+    `rate: float = eqx.field(static=True)`. Unsafe: one compilation per value, and the
+    field can no longer hold a traced value.
 
     A validation `if <traced test>: raise E("message")` (no `else`, one line each) moves to
     run time as `x = eqx.error_if(x, <test>, "message")` when the module imports equinox and
@@ -509,8 +514,11 @@ def f(x):
                 if fix is None and type(owner) is cst.While:
                     fix = while_loop_fix(self.ctx, owner, self.ctx.path_to(owner))
                 if fix is None:  # `if n < 20:` on a parameter: a count or a threshold
-                    name = _compared_name(sink)
-                    fix = static_argname_fix(self.ctx, trace.value(name)) if name else None
+                    name = sink if type(sink) is cst.Attribute else _compared_name(sink)
+                    if type(name) is cst.Name:
+                        fix = static_argname_fix(self.ctx, trace.value(name))
+                    elif type(name) is cst.Attribute:  # `if self.rate > 0:`, an equinox field
+                        fix = static_field_fix(self.ctx, name, self.ctx.path_to(owner))
                 if fix is None and type(owner) is cst.Assert:
                     fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
                 self._report(sink, value, trace, reason, fix, no_fix)
@@ -645,15 +653,15 @@ def _is_display_or_none(expr: cst.CSTNode) -> bool:
     return kind is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
-def _compared_name(expr: cst.CSTNode) -> cst.Name | None:
-    """`n` in `n < 20` or `0 <= n`: a name ordered against a number literal."""
+def _compared_name(expr: cst.CSTNode) -> cst.Name | cst.Attribute | None:
+    """`n` in `n < 20` or `0 <= n` (or `self.n`): a name ordered against a number literal."""
     if type(expr) is not cst.Comparison or len(expr.comparisons) != 1:  # type: ignore[attr-defined]
         return None
     link = expr.comparisons[0]  # type: ignore[attr-defined]
     if type(link.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
         return None
     sides = (expr.left, link.comparator)  # type: ignore[attr-defined]
-    names = [s for s in sides if type(s) is cst.Name and not s.lpar]
+    names = [s for s in sides if type(s) in (cst.Name, cst.Attribute) and not s.lpar]
     numbers = [s for s in sides if type(s) in (cst.Integer, cst.Float)]
     return names[0] if len(names) == 1 and len(numbers) == 1 else None  # type: ignore[return-value]
 
