@@ -763,6 +763,27 @@ HELD_BACK = {
             return x + half
         """,
     ),
+    # an early return whose value the following assignments change, or with a print
+    # between: moving them above the choice would change what it returns or prints
+    "JIT101 early returns the tail would change": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            if jnp.sum(x) > 0:
+                return x
+            x = x * 2
+            return x + 1
+        @jax.jit
+        def g(x):
+            if jnp.sum(x) > 0:
+                return x
+            print("negative")
+            return -x
+        """,
+    ),
     # a list of functions cannot be stacked into an array
     "JIT102 a list of functions": (
         "JIT102",

@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.check_fix import raise_check_fix
 from jitlint.fixes.cond_fix import branch_fix_or_reason
 from jitlint.fixes.expr_fix import chained_comparison_fix
+from jitlint.fixes.guard_fix import guard_return_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
@@ -122,6 +123,11 @@ class TracedBool(Rule):
     tested in a method (`if self.training:`, `if self.rate > 0:`), is declared static:
     `rate: float = eqx.field(static=True)`. Unsafe: one compilation per value, and the
     field can no longer hold a traced value.
+
+    An early `if c: return A` followed by plain one-line assignments and a final
+    `return B` takes the same rewrite, with the assignments moved above it (only when they
+    have no side effect and assign no name that `c` or `A` reads): unsafe as above, and the
+    moved assignments now also run when the early return was taken.
 
     A validation `if <traced test>: raise E("message")` (no `else`, one line each) moves to
     run time as `x = eqx.error_if(x, <test>, "message")` when the module imports equinox and
@@ -509,7 +515,10 @@ def f(x):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
                 if fix is None and type(owner) is cst.If:
-                    fix = raise_check_fix(self.ctx, owner, self.ctx.path_to(owner))
+                    path = self.ctx.path_to(owner)
+                    fix = raise_check_fix(self.ctx, owner, path) or guard_return_fix(
+                        self.ctx, owner, path, trace
+                    )
                     no_fix = None if fix is not None else no_fix
                 if fix is None and type(owner) is cst.While:
                     fix = while_loop_fix(self.ctx, owner, self.ctx.path_to(owner))
