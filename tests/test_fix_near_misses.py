@@ -784,7 +784,7 @@ HELD_BACK = {
             return -x
         """,
     ),
-    # a list of functions cannot be stacked into an array
+    # library functions the analysis does not follow: neither stacked nor switched
     "JIT102 a list of functions": (
         "JIT102",
         """
@@ -794,6 +794,22 @@ HELD_BACK = {
         def f(x, i):
             fns = [jnp.sin, jnp.cos]
             return fns[i](x)
+        """,
+    ),
+    # haiku modules create their parameters when called: `lax.switch` would hide them
+    "JIT102 a list of haiku modules": (
+        "JIT102",
+        """
+        import haiku as hk
+        import jax
+        class Stack(hk.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [hk.Linear(4, name=f"block_{k}") for k in range(3)]
+            def __call__(self, x):
+                return jax.lax.fori_loop(0, 3, lambda i, h: self.blocks[i](h), x)
+        model = hk.transform(lambda x: Stack()(x))
+        apply = jax.jit(model.apply)
         """,
     ),
     # the middle operand of a chain is read twice: not a call

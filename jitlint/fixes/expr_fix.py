@@ -14,6 +14,11 @@
   one array, which a tracer can index. Unsafe: items of different shapes now fail at trace
   time, the stack is built on every call, and an out-of-range index is clamped instead of
   raising.
+- `layers[i](x)`, a Python list of flax nnx / equinox layers (or of functions the
+  analysis resolves to their `def`) called at a traced index, becomes
+  `jax.lax.switch(i, layers, x)`. Unsafe: every item is traced and must return the same
+  shapes and dtypes, the index is clamped into range, and layers that update their own
+  state while called (batch statistics) cannot run inside `lax.switch`.
 - An f-string that formats a tracer with a spec (`f"loss={loss:.4f}"`) and is only
   printed (`print(f"...")`, `jax.debug.print(f"...")`, or a name assigned it and passed
   alone to one of those in the next statement) becomes a `jax.debug.print` template with
@@ -30,7 +35,7 @@ import libcst as cst
 
 from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.values import Array, Scalar, Seq, Value
+from jitlint.model.domain.values import Array, Foreign, FunctionRef, Scalar, Seq, Value
 
 _ORDERING = (
     cst.LessThan,
@@ -217,3 +222,43 @@ def _reads(scope: cst.CSTNode, name: str) -> int:
             count += 1
         stack.extend(node.children)
     return count
+
+
+_SWITCHABLE_LAYERS = ("flax.nnx.", "equinox.nn.")
+
+
+def _switchable(value: Value) -> bool:
+    if isinstance(value, FunctionRef):
+        return True
+    return (
+        isinstance(value, Foreign)
+        and value.role == "instance"
+        and value.path.startswith(_SWITCHABLE_LAYERS)
+    )
+
+
+def switch_call_fix(
+    ctx: FileContext, node: cst.Subscript, base: Value, parents: Sequence[cst.CSTNode]
+) -> NodeFix | None:
+    """`items[i](args)` -> `jax.lax.switch(i, items, args)` for a list of callables."""
+    call = parents[-1] if parents else None
+    if type(call) is not cst.Call or call.func is not node or not isinstance(base, Seq):
+        return None
+    if any(a.keyword is not None or a.star for a in call.args):
+        return None
+    items = base.items if base.items is not None else (base.elem,)
+    if not items or not all(_switchable(v) for v in items):
+        return None
+    code = ctx.module.code_for_node
+    parts = [code(node.slice[0].slice.value), code(node.value)]  # type: ignore[attr-defined]
+    parts += [code(a.value) for a in call.args]
+    if any("\n" in p or "\r" in p for p in parts):
+        return None
+    lax, imported = ctx.import_name("jax.lax", "lax")
+    return NodeFix(
+        "unsafe",
+        f"choose the callable with `{lax}.switch` (every item is traced; they must return the "
+        "same shapes)",
+        ((call, f"{lax}.switch({', '.join(parts)})"),),
+        (imported,) if imported else (),
+    )

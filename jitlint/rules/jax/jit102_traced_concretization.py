@@ -3,7 +3,12 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
-from jitlint.fixes.expr_fix import float_to_array_fix, printed_fstring_fix, stacked_index_fix
+from jitlint.fixes.expr_fix import (
+    float_to_array_fix,
+    printed_fstring_fix,
+    stacked_index_fix,
+    switch_call_fix,
+)
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.model.domain.values import python_sequence
@@ -99,7 +104,11 @@ class TracedConcretization(Rule):
     tracer becomes `jnp.asarray(items)[i]` when every item is known to be a JAX array or a
     Python number (a list of modules or functions is left alone): unsafe, items of
     different shapes now fail at trace time, the items are stacked on every call, and an
-    out-of-range index is clamped instead of raising. An f-string that formats a tracer
+    out-of-range index is clamped instead of raising. A list of flax nnx or equinox layers
+    called at a traced index (`self.layers[t](x)`) becomes `jax.lax.switch(t, self.layers,
+    x)`: unsafe, every layer is traced and must return the same shapes, the index is
+    clamped, and layers that update their own state while called cannot run in
+    `lax.switch` (haiku and linen modules are left alone). An f-string that formats a tracer
     with a spec and is only printed (`print(f"loss={loss:.4f}")`, `jax.debug.print(f"...")`,
     or `status = f"..."` followed by `print(status)`, the name read nowhere else) becomes a
     `jax.debug.print` template with the values as arguments (`jax.debug.print("loss={:.4f}",
@@ -353,7 +362,9 @@ def run(xs):
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
-            fix = stacked_index_fix(self.ctx, node, base)
+            fix = stacked_index_fix(self.ctx, node, base) or switch_call_fix(
+                self.ctx, node, base, self.ctx.parents
+            )
             self._report(node, f"indexing a Python {pytype}", value, fix)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
