@@ -356,6 +356,19 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3))",
     ),
+    # `min(a, b)`: not for a jnp.minimum that is an array value, not a size.
+    "JIT103 a minimum of static values used as a value": (
+        "JIT103",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            cap = jnp.minimum(x.shape[0], 4)
+            return x * cap + jnp.zeros(min(x.shape[0], 4)).sum()
+        """,
+        "f(jnp.ones(3))",
+    ),
     # static_argnames on `jax.jit(library_function)`: not when it is given already.
     "JIT103 a jitted library function with its static name": (
         "JIT103",
@@ -794,6 +807,18 @@ HELD_BACK = {
         def f(x, i):
             fns = [jnp.sin, jnp.cos]
             return fns[i](x)
+        """,
+    ),
+    # `min(a, b)` for `jnp.minimum(a, b)`: not when an operand is traced (no Python int)
+    "JIT103 a size from a traced minimum": (
+        "JIT103",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            count = jnp.minimum(x.shape[0], jnp.sum(x > 0))
+            return jnp.arange(count)
         """,
     ),
     # haiku modules create their parameters when called: `lax.switch` would hide them

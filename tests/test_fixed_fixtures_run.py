@@ -26,6 +26,7 @@ JAX_PAIRS = {
     "JIT102_list_index": "TracerIntegerConversionError",
     "JIT102_switch_layers": "Invalid index type",
     "JIT103_jit_of_library": "ConcretizationTypeError",
+    "JIT103_static_sizes": "ConcretizationTypeError",
     "JIT104_numpy_table_index": "TracerArrayConversionError",
     "JIT105_size_bound": "ConcretizationTypeError",
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",

@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 _JIT = {"jax.jit"}
 
 
-def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
-    """A fix making the jit parameter at the root of `value` static, if there is one."""
+def static_argname_fix(ctx: FileContext, value: Value, leaves: bool = False) -> NodeFix | None:
+    """A fix making the jit parameter at the root of `value` static, if there is one.
+    `leaves`: also when `value` is a leaf of the parameter (`sizes[0]` of a tuple `sizes`);
+    JIT103 asks for it, where the leaf is used as a size and so must be a Python int."""
 
     why = value.why
-    if not why or why[0] not in ("param", "passed"):
+    roots = ("param", "passed", "leaf") if leaves else ("param", "passed")
+    if not why or why[0] not in roots:
         return None
     name, entry = why[1], why[2]
     if not isinstance(entry, Entry) or entry.transform.qualname not in _JIT:

@@ -37,6 +37,10 @@ _COUNTED_SIZES = frozenset({"size", "length"})
 _STAR_SHAPE_METHODS = frozenset({"reshape"})
 
 
+# jnp functions whose builtin twin keeps static operands static (and an int an int).
+_STATIC_TWINS = {"jax.numpy.minimum": "min", "jax.numpy.maximum": "max"}
+
+
 class TracedShape(Rule):
     """
     ## What it does
@@ -104,6 +108,11 @@ class TracedShape(Rule):
     callers must pass a hashable Python value. A library function jitted in the same file
     (`jax.jit(jax.nn.one_hot)`) gets the parameter jax needs static added to that
     `jax.jit(...)` call (`static_argnames=("num_classes",)`), unsafe for the same reasons.
+    A size that is a leaf of a parameter (`widths[0]` of a tuple `widths`) makes the whole
+    parameter static, also unsafe: a list or dict passed there cannot be hashed. A size
+    computed by `jnp.minimum`/`jnp.maximum` of static values (directly, or through a name
+    assigned once) becomes the builtin `min`/`max`, which keeps a Python int: unsafe where
+    the same name is also used as an array (`.astype`, `.shape`).
 
     ## Known problems
     Sizes derived from `x.shape`, `len(...)`, static parameters and closed-over Python
@@ -211,7 +220,7 @@ def run(x, key):
         static_fix: bool = True,
     ) -> None:
         if fix is None and static_fix:
-            fix = static_argname_fix(self.ctx, value)
+            fix = static_argname_fix(self.ctx, value, leaves=True)
         self.report(
             node,
             f"{what} must be static, but `{snippet(self.ctx.module, node)}` uses a traced "
@@ -293,7 +302,8 @@ def run(x, key):
         for expr in candidates:
             value = self._traced_in(trace, expr)
             if value is not None:
-                self._report(node, f"the size argument of `{label}`", value)
+                fix = self._static_math_fix(trace, node, expr)
+                self._report(node, f"the size argument of `{label}`", value, fix)
                 return
 
     def _check_facts(
@@ -310,7 +320,8 @@ def run(x, key):
             if value is None:
                 continue
             if size is None:
-                self._report(node, f"`{param}` of {label}", value)
+                fix = self._static_math_fix(trace, node, bound[param])
+                self._report(node, f"`{param}` of {label}", value, fix)
             else:
                 self._report(
                     node,
@@ -394,6 +405,38 @@ def run(x, key):
                 fix=self._library_static_fix(app.node, param),
             )
             return
+
+    def _static_math_fix(
+        self, trace: FunctionTrace, node: cst.Call, expr: cst.CSTNode
+    ) -> NodeFix | None:
+        """`jnp.minimum(a, b)` of two static values, used as a size (directly, or through a
+        name assigned once) -> `min(a, b)`: a Python int, which jit takes as a size."""
+        call = expr
+        if type(expr) is cst.Name:
+            found = self.ctx.names.lookup_with_path(expr.value, self.ctx.path_to(node))
+            bindings = found[0] if found is not None else []
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            call = bindings[0].node
+        if type(call) is not cst.Call or len(call.args) != 2:
+            return None
+        qualnames = self.ctx.tracing.qualified(trace, call.func)
+        builtin = _STATIC_TWINS.get(next(iter(qualnames))) if len(qualnames) == 1 else None
+        if builtin is None or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        if self.ctx.names.lookup_with_path(builtin, self.ctx.path_to(node)) is not None:
+            return None  # the builtin's name is bound to something else here
+        if any(trace.value(a.value).traced for a in call.args):
+            return None
+        code = self.ctx.module.code_for_node
+        text = f"{builtin}({', '.join(code(a.value) for a in call.args)})"
+        if "\n" in text or "\r" in text:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"compute the size in Python: `{builtin}(...)` of static values stays static",
+            ((call, text),),
+        )
 
     def _library_static_fix(self, jit_call: cst.Call, param: str) -> NodeFix | None:
         """`jax.jit(jax.nn.one_hot)` -> `jax.jit(jax.nn.one_hot, static_argnames=(...))`."""
