@@ -797,6 +797,21 @@ HELD_BACK = {
             return -x
         """,
     ),
+    # a `for` over a traced count that breaks out early: fori_loop has no `break`
+    "JIT102 a counted loop with a break": (
+        "JIT102",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x, steps):
+            for _ in range(steps.sum()):
+                x = x * 0.5
+                if x.shape[0] > 3:
+                    break
+            return x
+        """,
+    ),
     # library functions the analysis does not follow: neither stacked nor switched
     "JIT102 a list of functions": (
         "JIT102",

@@ -24,6 +24,7 @@ JAX_PAIRS = {
     "JIT102_float_argument": "ConcretizationTypeError",
     "JIT102_fstring_print": "unsupported format string",
     "JIT102_list_index": "TracerIntegerConversionError",
+    "JIT102_for_range": "TracerIntegerConversionError",
     "JIT102_switch_layers": "Invalid index type",
     "JIT103_jit_of_library": "ConcretizationTypeError",
     "JIT103_static_sizes": "ConcretizationTypeError",

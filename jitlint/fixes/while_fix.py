@@ -33,7 +33,7 @@ import libcst as cst
 from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
 
-_COND, _BODY = "_while_cond", "_while_body"
+_COND, _BODY, _LOOP = "_while_cond", "_while_body", "_loop_body"
 _REJECTED = (
     cst.Break,
     cst.Continue,
@@ -55,47 +55,22 @@ def while_loop_fix(
     ctx: FileContext, node: cst.While, path: Sequence[cst.CSTNode]
 ) -> NodeFix | None:
     """The rewrite above for the `while` statement `node` (`path` ends at it)."""
-    if node.orelse is not None or type(node.body) is not cst.IndentedBlock or len(path) < 3:
+    if node.orelse is not None or _assigned(node.test) != []:
         return None
-    block, func = path[-2], path[-3]
-    if type(func) is not cst.FunctionDef or func.body is not block:
-        return None
-    statements = list(block.body)  # type: ignore[attr-defined]
-    where = statements.index(node)
-    assigned = _assigned(node.body)
-    if assigned is None or _assigned(node.test) != []:
-        return None
-    bound = _params(func) | {n for s in statements[:where] for n in _assigned(s) or ()}
-    carry = [n for n in assigned if n in bound]
-    local = set(assigned) - set(carry)
-    read_later = {n for s in statements[where + 1 :] for n in _names(s)}
-    if not carry or local & (_names(node.test) | read_later):
-        return None
-    if {_COND, _BODY} & (_names(func) | set(assigned)):
-        return None
+    parts = _loop(ctx, node, path, _names(node.test), set())
     test = _logical(ctx, node.test)
-    if test is None:
+    if parts is None or test is None:
         return None
-    code = ctx.module.code_for_node
-    unit = ctx.module.default_indent
-    indent = _indent(ctx, path)
-    lines: list[str] = []
-    for statement in node.body.body:
-        text = code(statement)
-        if '"""' in text or "'''" in text or "\\\n" in text:
-            return None  # a string or continuation over several lines: re-indenting changes it
-        lines.extend(text.rstrip("\r\n").splitlines())
-    names = f"({', '.join(carry)},)" if len(carry) == 1 else f"({', '.join(carry)})"
+    carry, lines, indent, inner = parts
+    names = _tuple(carry)
     jax_name, imported = ctx.import_name("jax", "jax")
-    inner = indent + unit
-    comment = node.body.header.comment
     out = [
-        (f"{comment.value}\n{indent}" if comment is not None else "") + f"def {_COND}(carry):",
+        f"{_comment(node, indent)}def {_COND}(carry):",
         f"{inner}{names} = carry",
         f"{inner}return {test}",
         f"{indent}def {_BODY}(carry):",
         f"{inner}{names} = carry",
-        *(f"{inner}{line}" if line.strip() else "" for line in lines),
+        *lines,
         f"{inner}return {names}",
         f"{indent}{names} = {jax_name}.lax.while_loop({_COND}, {_BODY}, {names})",
     ]
@@ -107,6 +82,98 @@ def while_loop_fix(
         ((node, "\n".join(out)),),
         (imported,) if imported else (),
     )
+
+
+def for_range_fix(ctx: FileContext, node: cst.For, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+    """`for i in range(n):` with a traced `n` -> `jax.lax.fori_loop(0, n, _loop_body,
+    carry)`, on the same terms as the `while` rewrite (`path` ends at `node`)."""
+    call = node.iter
+    if node.orelse is not None or node.asynchronous is not None or type(call) is not cst.Call:
+        return None
+    if type(node.target) is not cst.Name or not 1 <= len(call.args) <= 2:
+        return None
+    if any(a.keyword is not None or a.star for a in call.args):
+        return None
+    index = node.target.value
+    parts = _loop(ctx, node, path, _names(call), {index})
+    if parts is None:
+        return None
+    carry, lines, indent, inner = parts
+    code = ctx.module.code_for_node
+    bounds = [code(a.value) for a in call.args]
+    if len(bounds) == 1:
+        bounds.insert(0, "0")
+    if any("\n" in b or "\r" in b for b in bounds):
+        return None
+    names = _tuple(carry)
+    jax_name, imported = ctx.import_name("jax", "jax")
+    out = [
+        f"{_comment(node, indent)}def {_LOOP}({index}, carry):",
+        f"{inner}{names} = carry",
+        *lines,
+        f"{inner}return {names}",
+        f"{indent}{names} = {jax_name}.lax.fori_loop({bounds[0]}, {bounds[1]}, {_LOOP}, {names})",
+    ]
+    return NodeFix(
+        "unsafe",
+        "run the loop with `jax.lax.fori_loop`, carrying "
+        + ", ".join(f"`{n}`" for n in carry)
+        + " (each must keep its shape and dtype across iterations)",
+        ((node, "\n".join(out)),),
+        (imported,) if imported else (),
+    )
+
+
+def _loop(
+    ctx: FileContext,
+    node: cst.While | cst.For,
+    path: Sequence[cst.CSTNode],
+    reads: set[str],
+    fresh: set[str],
+) -> tuple[list[str], list[str], str, str] | None:
+    """(carried names, body lines indented for the new function, indent, inner indent) for
+    a loop directly in a function's body; `reads`: names its header reads; `fresh`: names
+    the loop itself binds each iteration (a `for` target)."""
+    if type(node.body) is not cst.IndentedBlock or len(path) < 3:
+        return None
+    block, func = path[-2], path[-3]
+    if type(func) is not cst.FunctionDef or func.body is not block:
+        return None
+    statements = list(block.body)  # type: ignore[attr-defined]
+    where = statements.index(node)
+    assigned = _assigned(node.body)
+    if assigned is None or fresh & set(assigned):
+        return None
+    bound = _params(func) | {n for s in statements[:where] for n in _assigned(s) or ()}
+    carry = [n for n in assigned if n in bound]
+    local = (set(assigned) - set(carry)) | fresh
+    read_later = {n for s in statements[where + 1 :] for n in _names(s)}
+    if not carry or local & read_later or (set(assigned) - set(carry)) & reads:
+        return None
+    if {_COND, _BODY, _LOOP} & (_names(func) | set(assigned)):
+        return None
+    code = ctx.module.code_for_node
+    indent = _indent(ctx, path)
+    inner = indent + ctx.module.default_indent
+    lines: list[str] = []
+    for statement in node.body.body:
+        text = code(statement)
+        if '"""' in text or "'''" in text or "\\\n" in text:
+            return None  # a string or continuation over several lines: re-indenting changes it
+        lines.extend(
+            f"{inner}{line}" if line.strip() else "" for line in text.rstrip("\r\n").splitlines()
+        )
+    return carry, lines, indent, inner
+
+
+def _tuple(names: list[str]) -> str:
+    return f"({names[0]},)" if len(names) == 1 else f"({', '.join(names)})"
+
+
+def _comment(node: cst.While | cst.For, indent: str) -> str:
+    """The loop header's own comment, on a line of its own above the new code."""
+    comment = node.body.header.comment  # type: ignore[union-attr]
+    return f"{comment.value}\n{indent}" if comment is not None else ""
 
 
 def _assigned(statement: cst.CSTNode) -> list[str] | None:

@@ -11,6 +11,7 @@ from jitlint.fixes.expr_fix import (
 )
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.while_fix import for_range_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -93,8 +94,13 @@ class TracedConcretization(Rule):
     unsafe, because callers get a 0-d array instead of a Python number (arithmetic,
     formatting and comparisons still work; `isinstance(v, float)` and `json.dumps` do not).
     Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)`
-    on a parameter of a function `jax.jit` compiles add the parameter to `static_argnames`;
-    also unsafe: one compilation per value, and callers must pass a hashable Python value.
+    on a parameter of a function `jax.jit` compiles (or on arithmetic of it, `n - 1`) add
+    the parameter to `static_argnames`; also unsafe: one compilation per value, and callers
+    must pass a hashable Python value. Otherwise a `for i in range(n):` directly in a
+    function's body, whose body only assigns plain names, becomes
+    `jax.lax.fori_loop(0, n, _loop_body, carry)`, carrying the names bound before the loop
+    (the same terms as JIT101's `while` rewrite): unsafe, each carried value must keep its
+    shape and dtype, and Python side effects in the body run once, at trace time.
     The returned value may also sit in a dict or tuple bound to a name that the function
     only returns (`metrics = {"loss": float(loss)}` ... `return params, metrics`).
     `x.item()` becomes `x.reshape(())`: unsafe, the one element stays a 0-d array (it fails
@@ -267,8 +273,13 @@ def run(xs):
                     fix = self._returned_fix(node)
                 if fix is None and qualname == "builtins.float":
                     fix = float_to_array_fix(self.ctx, node)
-                if fix is None and qualname in ("builtins.range", "builtins.int"):
+                # `range(n)`, `range(n - 1)`: a count; not `range(x.sum())` of an array
+                counted = qualname in ("builtins.range", "builtins.int")
+                if fix is None and counted and _arithmetic(arg.value):
                     fix = static_argname_fix(self.ctx, value)
+                loop = self.ctx.parents[-1] if self.ctx.parents else None
+                if fix is None and type(loop) is cst.For and loop.iter is node:  # type: ignore[attr-defined]
+                    fix = for_range_fix(self.ctx, loop, self.ctx.parents)  # type: ignore[arg-type]
                 self._report(node, f"`{name}()`", value, fix)
                 return
 
@@ -381,3 +392,15 @@ def run(xs):
             if type(fstring) is cst.FormattedString:
                 fix = printed_fstring_fix(self.ctx, fstring, parents[:-1])
             self._report(node.expression, "a format spec", value, fix)
+
+
+def _arithmetic(expr: cst.BaseExpression) -> bool:
+    """Names and numbers combined with arithmetic operators, nothing else."""
+    kind = type(expr)
+    if kind in (cst.Name, cst.Integer):
+        return True
+    if kind is cst.BinaryOperation:
+        return _arithmetic(expr.left) and _arithmetic(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return _arithmetic(expr.expression)  # type: ignore[attr-defined]
+    return False
