@@ -46,7 +46,8 @@ def static_argname_fix(ctx: FileContext, value: Value, leaves: bool = False) -> 
             return None
         text = f'{module.code_for_node(site)}(static_argnames=("{name}",))'
     elif type(site) is cst.Call:
-        text = with_static_name(module, site, name)  # type: ignore[arg-type]
+        position = _position(entry.func, name)
+        text = with_static_name(module, site, name, position)  # type: ignore[arg-type]
         if text is None:
             return None
     else:
@@ -59,10 +60,33 @@ def _decorators(entry: Entry) -> tuple[cst.Decorator, ...]:
     return func.decorators if type(func) is cst.FunctionDef else ()  # type: ignore[union-attr]
 
 
-def with_static_name(module: cst.Module, call: cst.Call, name: str) -> str | None:
+def _position(func: object, name: str) -> int | None:
+    """The index of positional parameter `name` of a def (`self` included)."""
+    if type(func) is not cst.FunctionDef:
+        return None
+    positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+    return positional.index(name) if name in positional else None
+
+
+def with_static_name(
+    module: cst.Module, call: cst.Call, name: str, position: int | None = None
+) -> str | None:
+    """`call` (a `jax.jit(...)` or `partial(jax.jit, ...)`) with `name` made static: its
+    `static_argnames` grows, or, where only `static_argnums` is given (then JAX infers the
+    names from it, and adding names would stop that), `position` joins the numbers."""
     spec = spec_from_args(call.args)
     if spec.argnums_arg is not None:
-        return None  # adding names would stop JAX inferring them from static_argnums
+        if spec.argnames_arg is not None or spec.argnums is None or position is None:
+            return None
+        if position in spec.argnums:
+            return None
+        numbers = (*spec.argnums, position)
+        literal = (
+            "(" + ", ".join(str(n) for n in numbers) + ("," if len(numbers) == 1 else "") + ")"
+        )
+        new_arg = spec.argnums_arg.with_changes(value=cst.parse_expression(literal))
+        args = [new_arg if a is spec.argnums_arg else a for a in call.args]
+        return module.code_for_node(call.with_changes(args=args))
     if spec.argnames_arg is not None:
         if spec.argnames is None or name in spec.argnames:
             return None

@@ -114,7 +114,10 @@ class TracedBool(Rule):
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
-    it then compiles once per value, and callers must pass a Python value. So does a
+    it then compiles once per value, and callers must pass a Python value. Where the jit
+    gives a literal `static_argnums` and no `static_argnames` (`partial(jax.jit,
+    static_argnums=0)` on a method), the parameter's position joins `static_argnums`
+    instead, so JAX still infers the names from the numbers. So does a
     parameter ordered against a number literal (`if num_warmup < 20:`, also in an `assert`
     or `while`) when no `jnp.where`/`lax.cond` rewrite applies, and `not flag` outside a
     test; unsafe in the same way, and an array passed there now fails to hash.
