@@ -836,6 +836,23 @@ HELD_BACK = {
             return jnp.arange(count)
         """,
     ),
+    # a size read from a pytree argument that also holds arrays: making it static would
+    # fail to hash it (only tuples of int literals at every call are made static)
+    "JIT103 a size from a pytree of arrays": (
+        "JIT103",
+        """
+        from typing import NamedTuple
+        import jax
+        import jax.numpy as jnp
+        class Sparse(NamedTuple):
+            values: jax.Array
+            shape: tuple
+        @jax.jit
+        def dense(mat):
+            return jnp.zeros(mat.shape[0]).at[0].set(mat.values[0])
+        print(dense(Sparse(jnp.ones(2), (4,))))
+        """,
+    ),
     # haiku modules create their parameters when called: `lax.switch` would hide them
     "JIT102 a list of haiku modules": (
         "JIT102",

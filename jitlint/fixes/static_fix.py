@@ -41,6 +41,8 @@ def static_argname_fix(ctx: FileContext, value: Value, leaves: bool = False) -> 
         return None  # jit is applied in another file: the edit belongs there
     site = entry.site
     module = ctx.module
+    if why[0] == "leaf" and not _sizes_passed(ctx, entry, name):
+        return None  # the container may hold arrays: it could not be hashed
     if type(site) in (cst.Name, cst.Attribute):  # `@jax.jit`
         if not any(d.decorator is site for d in _decorators(entry)):
             return None
@@ -53,6 +55,50 @@ def static_argname_fix(ctx: FileContext, value: Value, leaves: bool = False) -> 
     else:
         return None
     return NodeFix("unsafe", f"mark `{name}` static with `static_argnames`", ((site, text),))
+
+
+def _sizes_passed(ctx: FileContext, entry: Entry, name: str) -> bool:
+    """Every call of the jitted function in this file (at least one) passes parameter
+    `name` a tuple display of int literals, such as `(32, 32)`."""
+    func = entry.func
+    if type(func) is not cst.FunctionDef:
+        return False
+    callee = func.name.value
+    if type(entry.site) is cst.Call:  # `step = jax.jit(f)`: callers call `step`
+        callee = next(
+            (
+                t.target.value
+                for s in ctx.module.body
+                if type(s) is cst.SimpleStatementLine
+                for a in s.body
+                if type(a) is cst.Assign and a.value is entry.site
+                for t in a.targets
+                if type(t.target) is cst.Name
+            ),
+            "",
+        )
+    position = _position(func, name)
+    passed: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [ctx.module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if type(node) is not cst.Call or type(node.func) is not cst.Name:
+            continue
+        if node.func.value != callee or any(a.star for a in node.args):
+            continue
+        keyword = [a.value for a in node.args if a.keyword is not None and a.keyword.value == name]
+        positional = [a.value for a in node.args if a.keyword is None]
+        if keyword:
+            passed.append(keyword[0])
+        elif position is not None and position < len(positional):
+            passed.append(positional[position])
+        else:
+            return False
+    return bool(passed) and all(
+        type(v) is cst.Tuple and all(type(e.value) is cst.Integer for e in v.elements)
+        for v in passed
+    )
 
 
 def _decorators(entry: Entry) -> tuple[cst.Decorator, ...]:

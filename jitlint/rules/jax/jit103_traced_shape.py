@@ -109,7 +109,8 @@ class TracedShape(Rule):
     (`jax.jit(jax.nn.one_hot)`) gets the parameter jax needs static added to that
     `jax.jit(...)` call (`static_argnames=("num_classes",)`), unsafe for the same reasons.
     A size that is a leaf of a parameter (`widths[0]` of a tuple `widths`) makes the whole
-    parameter static, also unsafe: a list or dict passed there cannot be hashed. A size
+    parameter static when every call in the file passes it a tuple of int literals
+    (`(32, 32)`), also unsafe: another caller passing a list or arrays cannot be hashed. A size
     computed by `jnp.minimum`/`jnp.maximum` of static values (directly, or through a name
     assigned once) becomes the builtin `min`/`max`, which keeps a Python int: unsafe where
     the same name is also used as an array (`.astype`, `.shape`).
