@@ -410,6 +410,28 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3))",
     ),
+    "JIT113 jit built once in __init__ and at module level": (
+        "JIT113",
+        """
+        import jax
+        import jax.numpy as jnp
+        def twice(x):
+            return 2 * x
+        twice_jit = jax.jit(twice)
+        class Model:
+            def __init__(self, rate):
+                self.rate = rate
+                self.step_jit = jax.jit(self.step)
+            def step(self, x):
+                return x * self.rate
+            def run(self, x):
+                return self.step_jit(twice_jit(x))
+        def go():
+            model = Model(0.5)
+            return [model.run(jnp.ones(2)) for _ in range(3)]
+        """,
+        "go()",
+    ),
     # env writes: not when they come before jax is imported.
     "JIT301 and JIT302 writes before the import": (
         "JIT301,JIT302",
@@ -510,6 +532,26 @@ TF_NEAR_MISSES = {
             for step in range(3):
                 counter.add(tf.constant(float(step)))
             return counter.total
+        """,
+        "run()",
+    ),
+    # made once in __init__: nothing to hoist.
+    "JIT206 JIT207 a layer and a tf.function made in __init__": (
+        "JIT206,JIT207",
+        """
+        import tensorflow as tf
+        class Head(tf.keras.layers.Layer):
+            def __init__(self, units, **kwargs):
+                super().__init__(**kwargs)
+                self.dense = tf.keras.layers.Dense(units)
+                self.step = tf.function(self._step)
+            def _step(self, x):
+                return self.dense(x)
+            def call(self, x):
+                return self.step(x)
+        def run():
+            head = Head(2)
+            return [head(tf.ones([1, 3])) for _ in range(3)]
         """,
         "run()",
     ),
@@ -653,6 +695,159 @@ NO_FIX = {
             return x
         """,
         "no automatic fix: it is inside a `try` within the loop, which it would leave",
+    ),
+    "JIT113 a local def reads a parameter": (
+        "JIT113",
+        """
+        import jax
+        def scaled(x, factor):
+            @jax.jit
+            def by(v):
+                return v * factor
+            return by(x)
+        for i in range(3):
+            scaled(1.0, 2.0)
+        """,
+        "no automatic fix: it reads `factor`, a local of the function",
+    ),
+    "JIT113 a dataclass method": (
+        "JIT113",
+        """
+        import dataclasses
+        import jax
+        @dataclasses.dataclass
+        class Frozen:
+            rate: float
+            def step(self, u):
+                return u * self.rate
+            def run(self, u):
+                return jax.jit(self.step)(u)
+        frozen = Frozen(0.5)
+        for i in range(3):
+            frozen.run(1.0)
+        """,
+        "no automatic fix: the class `Frozen` has a decorator",
+    ),
+    "JIT113 a class without __init__": (
+        "JIT113",
+        """
+        import jax
+        class Model:
+            def step(self, u):
+                return u * 2
+            def run(self, u):
+                return jax.jit(self.step)(u)
+        model = Model()
+        for i in range(3):
+            model.run(1.0)
+        """,
+        "no automatic fix: the class defines no `__init__` of its own",
+    ),
+    "JIT113 __init__ runs the method": (
+        "JIT113",
+        """
+        import jax
+        class Agent:
+            def __init__(self, w):
+                self.w = w
+                self.first = self.warm_up(1.0)
+            def warm_up(self, x):
+                return self.act(x)
+            def act(self, x):
+                @jax.jit
+                def _act(v):
+                    return v * self.w
+                return _act(x)
+        agent = Agent(2.0)
+        for i in range(3):
+            agent.act(1.0)
+        """,
+        "no automatic fix: `__init__` calls `act` (maybe through another method)",
+    ),
+    "JIT113 a module name bound after the function": (
+        "JIT113",
+        """
+        import jax
+        from functools import partial
+        def run(u):
+            return jax.jit(partial(scale, k=2.0))(u)
+        def scale(u, k):
+            return u * k
+        for i in range(3):
+            run(1.0)
+        """,
+        "no automatic fix: it reads `scale`, which the module binds after it",
+    ),
+    "JIT207 a tf.function reads the call's argument": (
+        "JIT207",
+        """
+        import tensorflow as tf
+        def shifted(xs, offset):
+            @tf.function
+            def shift(x):
+                return x + offset
+            return [shift(x) for x in xs]
+        for i in range(3):
+            shifted([tf.ones(2)], 1.0)
+        """,
+        "no automatic fix: it reads `offset`, a local of the function",
+    ),
+    "JIT206 a layer per item of a list": (
+        "JIT206",
+        """
+        import tensorflow as tf
+        class Stack(tf.keras.layers.Layer):
+            def __init__(self, widths, **kwargs):
+                super().__init__(**kwargs)
+                self.widths = widths
+            def call(self, x):
+                for width in self.widths:
+                    x = tf.keras.layers.Dense(4)(x)
+                return x
+        """,
+        "no automatic fix: it is made in a loop: one object per iteration, not one in all, "
+        "and the loop is not `for name in range(...)`",
+    ),
+    "JIT206 a layer sized by the loop's variable": (
+        "JIT206",
+        """
+        import tensorflow as tf
+        class Widening(tf.keras.layers.Layer):
+            def __init__(self, depth, **kwargs):
+                super().__init__(**kwargs)
+                self.depth = depth
+            def call(self, x):
+                for i in range(self.depth):
+                    x = tf.keras.layers.Dense(4 * (i + 1))(x)
+                return x
+        """,
+        "no automatic fix: it reads `i`, a local of the function",
+    ),
+    "JIT206 a size read from the input": (
+        "JIT206",
+        """
+        import tensorflow as tf
+        class Widen(tf.keras.layers.Layer):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+            def call(self, x):
+                return tf.keras.layers.Dense(x.shape[-1] * 2)(x)
+        """,
+        "no automatic fix: it reads `x`, a local of the function",
+    ),
+    "JIT206 an attribute __init__ does not set": (
+        "JIT206",
+        """
+        import tensorflow as tf
+        class Late(tf.keras.layers.Layer):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+            def build(self, shape):
+                self.units = shape[-1]
+            def call(self, x):
+                return tf.keras.layers.Dense(self.units)(x)
+        """,
+        "no automatic fix: it reads `self.units`, which `__init__` does not set",
     ),
 }
 

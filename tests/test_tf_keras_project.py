@@ -15,6 +15,7 @@ from test_project import check, where, write
 from jitlint.engine.context import FileContext
 from jitlint.model.project.records import record_from_json
 from jitlint.model.project.tf_records import TfInbound, TfRecord
+from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, xla_when
 
 TF_CODES = {f"JIT2{n:02d}" for n in range(1, 16)}
 
@@ -89,6 +90,50 @@ def test_jit_compile_statuses_of_keras_classes():
     assert found_contexts["Built.build"] is None  # Keras builds before it traces the step
 
 
+def test_a_jit_compile_chosen_at_run_time_is_xla_in_some_runs():
+    found_contexts = contexts(
+        """
+        import os
+        from tensorflow import keras
+        USE_XLA = False
+        class Switched(keras.layers.Layer):
+            def call(self, x): return x
+        class Sub(keras.layers.Layer):
+            def call(self, x): return x
+        class Parent(keras.layers.Layer):
+            def call(self, x): return Sub()(x)
+        class Constant(keras.layers.Layer):
+            def call(self, x): return x
+        class Local(keras.layers.Layer):
+            def call(self, x): return x
+        class Spelled(keras.layers.Layer):
+            def call(self, x): return x
+        def switched_loss(y_true, y_pred): return y_pred
+        def switched():
+            use_xla = os.environ.get("USE_XLA", "") == "1"
+            model = keras.Sequential([Switched(), Parent()])
+            model.compile(loss=switched_loss, jit_compile=use_xla)
+        def constant():
+            keras.Sequential([Constant()]).compile(loss="mse", jit_compile=USE_XLA)
+        def local():
+            xla = False
+            keras.Sequential([Local()]).compile(loss="mse", jit_compile=xla)
+        def spelled():
+            keras.Sequential([Spelled()]).compile(loss="mse", jit_compile="auto")
+        """
+    )
+    for name in ("Switched.call", "Sub.call", "switched_loss"):
+        context = found_contexts[name]
+        assert context.auto_xla and not context.xla, name
+        assert SWITCH_ORIGIN in context.origin, name
+        assert "XLA in every run where" in xla_when(context.origin)
+    for name in ("Constant.call", "Local.call"):  # the name is bound to False only
+        assert not found_contexts[name].auto_xla and not found_contexts[name].xla, name
+    spelled = found_contexts["Spelled.call"]
+    assert spelled.auto_xla and 'jit_compile="auto"' in spelled.origin
+    assert "GPU or TPU" in xla_when(spelled.origin)
+
+
 def test_losses_models_given_to_tf_function_and_eager_branches():
     found_contexts = contexts(
         """
@@ -149,10 +194,14 @@ def log_stats(x):
         ("jit_compile=True", [("pkg/helpers.py", 5, "JIT203")]),
         ("", [("pkg/helpers.py", 5, "JIT213")]),
         ("jit_compile=False", []),
+        # XLA where the environment asks for it: reported like Keras' "auto".
+        ("jit_compile=os.environ.get('XLA') == '1'", [("pkg/helpers.py", 5, "JIT213")]),
     ],
 )
 def test_a_model_compiled_in_another_module_reaches_a_helper_in_a_third(tmp_path, jit, expected):
     train = f"""\
+import os
+
 import tensorflow as tf
 from pkg.layers import Probe
 
@@ -171,6 +220,9 @@ def main():
     if jit == "jit_compile=True":
         message = str(diagnostics[0]["message"])
         assert "`call` of `Probe`" in message and "reached from pkg/layers.py" in message
+    if "environ" in jit:
+        message = str(diagnostics[0]["message"])
+        assert "chosen at run time" in message and "where that `jit_compile`" in message
 
 
 def test_do_not_convert_and_numpy_in_helpers_of_other_modules(tmp_path):

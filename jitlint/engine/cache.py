@@ -107,6 +107,8 @@ class ResultCache:
             return None
         try:
             diagnostics, outbound = entry[2], entry[3]
+            if not inbound and diagnostics is None:
+                return None  # only linted with calls from other files so far
             if inbound:
                 variant = entry[5].get(inbound)
                 if variant is None:
@@ -127,15 +129,18 @@ class ResultCache:
     ) -> None:
         diagnostics = [_encode(d) for d in result.diagnostics]
         outbound = [call.to_json() for call in result.outbound]
-        if not inbound:
-            self.entries[key] = [
-                digest, _codes_key(codes), diagnostics, outbound, sorted(result.defs), {},
+        entry = self.entries.get(key)
+        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
+            # A file's defs and re-exports do not depend on what it receives; its result
+            # without calls from other files stays None until it is linted so.
+            entry = [
+                digest, _codes_key(codes), None, None, sorted(result.defs), {},
                 result.reexports,
             ]  # fmt: skip
+            self.entries[key] = entry
+        if not inbound:
+            entry[2], entry[3] = diagnostics, outbound
         else:
-            entry = self.entries.get(key)
-            if not entry or len(entry) != 7 or entry[0] != digest:
-                return  # the file's own entry comes first; without it, nothing to add to
             variants = entry[5]
             variants.pop(inbound, None)
             variants[inbound] = [diagnostics, outbound]
@@ -181,8 +186,9 @@ def _valid_entry(entry: Any) -> bool:
     return (
         isinstance(digest, str)
         and isinstance(codes, str)
-        and isinstance(diagnostics, list)
-        and isinstance(outbound, list)
+        # None: the file was only linted with calls from other files (`put`).
+        and (isinstance(diagnostics, list) or diagnostics is None)
+        and (isinstance(outbound, list) or (outbound is None and diagnostics is None))
         and isinstance(defs, list)
         and all(isinstance(name, str) for name in defs)
         and isinstance(variants, dict)

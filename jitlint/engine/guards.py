@@ -27,27 +27,30 @@ def _current_depth() -> int:
     return depth
 
 
-def nesting_problem(source: str) -> str | None:
-    """A message if `source` nests too deeply to parse safely, else None."""
+def guarded_tree(source: str) -> tuple[str | None, ast.Module | None]:
+    """A message if `source` nests too deeply to parse safely (else None), and CPython's
+    tree of `source` when the gate built one (the project pass reads call lines from it:
+    model/project/lines.py)."""
     if len(source) < MAX_DEPTH:
-        return None  # each nesting level needs at least one character
+        return None, None  # each nesting level needs at least one character
     saved = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(_current_depth() + MAX_DEPTH // 3)
-        compile(source, "<jitlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = compile(source, "<jitlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except RecursionError:
-        return f"nested more than {MAX_DEPTH} levels deep; too deep to lint"
+        return f"nested more than {MAX_DEPTH} levels deep; too deep to lint", None
     except MemoryError:
-        return "too complex to parse"
+        return "too complex to parse", None
     except SyntaxError as exc:
         # Ordinary syntax errors (or syntax newer than this Python) are libcst's to judge.
         if any(marker in (exc.msg or "") for marker in _TOO_DEEP):
-            return f"{exc.msg}; too deep to lint"
+            return f"{exc.msg}; too deep to lint", None
+        return None, None
     except ValueError:
-        return None
+        return None, None
     finally:
         sys.setrecursionlimit(saved)
-    return None
+    return None, tree
 
 
 def size_problem(size: int, limit: int | None, exact: bool = True) -> str | None:

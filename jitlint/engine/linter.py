@@ -17,7 +17,7 @@ import libcst as cst
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
 from jitlint.engine.context import FileContext
-from jitlint.engine.guards import nesting_problem
+from jitlint.engine.guards import guarded_tree
 from jitlint.engine.source import (
     DecodeProblem,
     FormFeedShift,
@@ -27,7 +27,9 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.project import returns
+from jitlint.model.project import class_facts, returns
+from jitlint.model.project.files import accepts
+from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls
 from jitlint.model.project.records import (
     CallRecord,
@@ -45,6 +47,8 @@ from jitlint.rules.base import Report, Rule
 # flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
 # flake8 does not know.
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
+# A file that may annotate parameters with another module's pytree classes (class_facts.py).
+_JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
 
 
 @dataclass
@@ -94,7 +98,7 @@ def lint_text(
                     _parse_error(path, str(problem), problem.line, problem.column)
                 )
             return result
-    problem = nesting_problem(source)
+    problem, python_tree = guarded_tree(source)
     if problem is not None:
         if want_parse_errors:
             result.diagnostics.append(_parse_error(path, f"cannot parse: {problem}", 1, 1))
@@ -127,6 +131,10 @@ def lint_text(
 
     ctx = FileContext(module, path, parsed)
     if inbound:
+        # The project pass may give a file what reached it before its defs were known.
+        defs, bound = top_level_defs(module), reexports(ctx.names)
+        inbound = [call for call in inbound if accepts(call, defs, bound)]
+    if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
             if isinstance(call, TfInbound) and call.status.startswith("jax:"):
@@ -151,16 +159,23 @@ def lint_text(
             or bool(ctx.tf_inbound and rule_class(code).framework == "tensorflow")
         )
     ]
+    # The project pass places its records' calls on lines from the walk's order of calls.
+    order = CallOrder() if inbound is not None else None
     if rules:
-        walker = Walker(rules, on_error=lambda rule, exc: _rule_failed(result, rule, exc))
+        listeners: list[object] = [*rules, order] if order is not None else list(rules)
+        walker = Walker(listeners, on_error=lambda rule, exc: _rule_failed(result, rule, exc))
         ctx.parents = walker.parents
+        if order is not None:
+            order.parents = walker.parents
         walker.walk(module)
     if inbound is not None:
+        calls = CallLines(module, python_tree, order) if rules and order is not None else None
         _project_facts(
             result,
             ctx,
             any(rule.uses_tracing for rule in rules),
             any(rule.framework == "tensorflow" for rule in rules),
+            calls,
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -177,7 +192,11 @@ def lint_text(
 
 
 def _project_facts(
-    result: FileResult, ctx: FileContext, tracing_rules: bool, tf_rules: bool
+    result: FileResult,
+    ctx: FileContext,
+    tracing_rules: bool,
+    tf_rules: bool,
+    calls: CallLines | None = None,
 ) -> None:
     """What the project pass needs from this file (model/project/records.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
@@ -187,19 +206,22 @@ def _project_facts(
     try:
         result.reexports = reexports(ctx.names)
         if tracing_rules:
-            result.outbound = outbound_calls(ctx.tracing, ctx.source)
+            result.outbound = outbound_calls(ctx.tracing, ctx.source, calls)
             called = [
                 (r.target, r.line)
                 for r in result.outbound
                 if isinstance(r, CallRecord) and r.level > 0  # calls made in Python: no return
             ]
             result.outbound.extend(returns.imports(called))
+            if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
+                result.outbound.extend(class_facts.imports(ctx.names))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:
         if tf_rules:
-            result.outbound.extend(tf_outbound(ctx.tf, ctx.source))
+            result.outbound.extend(tf_outbound(ctx.tf, ctx.source, calls))
     except Exception as exc:
         _rule_failed(result, "project pass (TensorFlow)", exc)
 

@@ -1,5 +1,13 @@
-"""The project pass: lint files again with the calls traced code in other files makes to
-them, until no file receives new calls (bounded)."""
+"""The project pass: lint the files of a run so that each knows the calls traced code in the
+other files makes to it.
+
+Calls flow from importing files to the modules they import, so the importing files are
+linted first, in waves: a file's wave comes after those of the files that import it, and
+what the earlier waves sent it is given to its lint (engine/imports.py finds the imports
+from the text). What that order cannot give (import cycles, facts a module sends to its
+importers, imports the text search misses) is given by linting the files that receive
+something new again, until none does (bounded).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +15,16 @@ import dataclasses
 import os
 from collections.abc import Callable
 
+from jitlint.engine.imports import import_waves
 from jitlint.engine.linter import FileResult
-from jitlint.model.project.files import ProjectFiles, inbound_for
-from jitlint.model.project.records import Received
+from jitlint.model.project.files import (
+    ProjectFiles,
+    accepts,
+    inbound_for,
+    rank,
+    received_from,
+)
+from jitlint.model.project.records import Outbound, Received
 
 # A helper calling a helper in a third module needs a round per step; past this the
 # remaining calls are dropped (UNKNOWN), and a cycle whose calls keep changing ends.
@@ -18,29 +33,29 @@ MAX_ROUNDS = 5
 
 def follow_imports(
     tasks: list,  # list[Task]; not imported: runner imports this module
-    first: list[FileResult],
     lint: Callable[[list], list[FileResult]],
     config_root: str | None,
 ) -> tuple[list[FileResult], dict[str, tuple[Received, ...]]]:
-    """`first` (the results of `tasks`, in order) with the files that receive calls from
-    traced code elsewhere in the run replaced by a lint that knows those calls; and those
-    calls, by display path (files that receive none are left out)."""
+    """The results of `tasks`, in order, each file linted with the calls traced code
+    elsewhere in the run makes to it; and those calls, by display path (files that
+    receive none are left out)."""
     members = [
         (os.path.abspath(task.path), task, index)
         for index, task in enumerate(tasks)
         if task.path is not None and task.inbound is not None
     ]
     if len(members) < 2:
-        return first, {}
+        return lint(tasks), {}
     project = ProjectFiles.build(((path, task.display) for path, task, _ in members), config_root)
-    results = list(first)
-    given: dict[str, tuple[Received, ...]] = {path: () for path, _, _ in members}
+    results: list[FileResult | None] = [None] * len(tasks)
+    given = _first_round(tasks, members, project, lint, results)
+    done: list[FileResult] = results  # type: ignore[assignment]
     for _ in range(MAX_ROUNDS):
         inbound = inbound_for(
             project,
-            {path: results[index].outbound for path, _, index in members},
-            {path: results[index].defs for path, _, index in members},
-            {path: results[index].reexports for path, _, index in members},
+            {path: done[index].outbound for path, _, index in members},
+            {path: done[index].defs for path, _, index in members},
+            {path: done[index].reexports for path, _, index in members},
         )
         # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
         changed = sorted(
@@ -53,6 +68,61 @@ def follow_imports(
             dataclasses.replace(task, inbound=inbound.get(path, ())) for path, task, _ in changed
         ]
         for (path, _, index), result in zip(changed, lint(batch), strict=True):
-            results[index] = result
+            done[index] = result
             given[path] = inbound.get(path, ())
-    return results, {task.display: given[path] for path, task, _ in members if given[path]}
+    return done, {task.display: given[path] for path, task, _ in members if given[path]}
+
+
+def _first_round(
+    tasks: list,
+    members: list[tuple[str, object, int]],
+    project: ProjectFiles,
+    lint: Callable[[list], list[FileResult]],
+    results: list[FileResult | None],
+) -> dict[str, tuple[Received, ...]]:
+    """Lint every task once, importing files first; fills `results` and returns what each
+    member's lint kept of what it was given (`accepts`)."""
+    by_path = {path: (task, index) for path, task, index in members}
+    in_project = {index for _, _, index in members}
+    others = [index for index in range(len(tasks)) if index not in in_project]
+    if others:
+        for index, result in zip(others, lint([tasks[i] for i in others]), strict=True):
+            results[index] = result
+    sources = {path: getattr(task, "source", None) for path, task, _ in members}
+    linted: set[str] = set()
+    defs: dict[str, frozenset[str]] = {}
+    reexports: dict[str, dict[str, str]] = {}
+    # What reached a file not linted yet: (caller path, record), and what it receives.
+    parked: dict[str, list[tuple[str, Outbound]]] = {}
+    received: dict[str, set[Received]] = {}
+    given: dict[str, tuple[Received, ...]] = {}
+
+    def send(caller: str, record: Outbound) -> None:
+        for path, item in received_from(project, caller, record, defs, reexports, {}, linted):
+            if path not in linted and path in by_path:
+                parked.setdefault(path, []).append((caller, record))
+                received.setdefault(path, set()).add(item)
+
+    for wave in import_waves(project, [path for path, _, _ in members], sources):
+        batch = [
+            dataclasses.replace(
+                by_path[path][0],
+                inbound=tuple(sorted(received.get(path, ()), key=rank)),
+            )
+            for path in wave
+        ]
+        for path, task, result in zip(wave, batch, lint(batch), strict=True):
+            results[by_path[path][1]] = result
+            linted.add(path)
+            defs[path] = result.defs
+            reexports[path] = result.reexports
+            given[path] = tuple(
+                item for item in task.inbound if accepts(item, result.defs, result.reexports)
+            )
+        for path in wave:
+            # Records that stopped here go on through its re-exports to the files they name.
+            for caller, record in parked.pop(path, ()):
+                send(caller, record)
+            for record in results[by_path[path][1]].outbound:  # type: ignore[union-attr]
+                send(path, record)
+    return given

@@ -235,8 +235,7 @@ def run(
                 progress.planned(len(batch))
             return _lint(batch, mapper, caches, digests, progress)
 
-        files = lint(tasks)
-        files, _ = follow_imports(tasks, files, lint, str(root) if root is not None else None)
+        files, _ = follow_imports(tasks, lint, str(root) if root is not None else None)
     if caches is not None:
         caches.save()
     files.sort(key=lambda f: f.path)
@@ -262,7 +261,7 @@ def project_inbound(
             return _lint(batch, mapper, caches, digests)
 
         root = str(project_root) if project_root is not None else None
-        inbound = follow_imports(tasks, lint(tasks), lint, root)[1]
+        inbound = follow_imports(tasks, lint, root)[1]
     if caches is not None:
         caches.save()
     return inbound

@@ -67,7 +67,7 @@ def hoist_fix_or_reason(
     ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode], taken: set[str]
 ) -> NodeFix | str:
     """As `hoist_fix`, or why the jit cannot leave the loop (for the finding's help)."""
-    reads = _free_reads(call)
+    reads = free_reads(call)
     if reads is None:
         return "it contains `await`, `yield` or `:=`, which cannot move"
     found = _outermost_loop(path, reads)
@@ -77,7 +77,7 @@ def hoist_fix_or_reason(
     header = _header(ctx.module, loop)
     if header is None or type(path[depth - 1]) not in (cst.IndentedBlock, cst.Module):
         return "the loop's header or its block cannot take a statement before it"
-    name = _fresh_name(_base_name(call, path), taken)
+    name = fresh_name(base_name(call, path), taken)
     code = ctx.module.code_for_node
     text = f"{name} = {code(call)}{ctx.module.default_newline}{_indent(ctx.module, path[:depth])}"
     return NodeFix(
@@ -120,7 +120,7 @@ def _outermost_loop(
     return best
 
 
-def _free_reads(expr: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[str] | None:
+def free_reads(expr: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[str] | None:
     """Names `expr` reads from its surroundings, lambda bodies included; None when it
     contains something that cannot move (`await`, `yield`, `:=`)."""
     kind = type(expr)
@@ -144,7 +144,7 @@ def _free_reads(expr: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[s
         parts = [(child, bound) for child in iter_children(expr)]
     reads: set[str] = set()
     for part, names in parts:
-        found = _free_reads(part, names)
+        found = free_reads(part, names)
         if found is None:
             return None
         reads |= found
@@ -217,7 +217,7 @@ def _indent(module: cst.Module, path: Sequence[cst.CSTNode]) -> str:
     )
 
 
-def _base_name(call: cst.Call, path: Sequence[cst.CSTNode]) -> str:
+def base_name(call: cst.Call, path: Sequence[cst.CSTNode]) -> str:
     """A readable name: the variable the jitted function was assigned to, else the function
     being jitted (`step`, `self.step`, `partial(step, ...)`, `vmap(step)`)."""
     parent = path[-2] if len(path) >= 2 else None
@@ -237,7 +237,7 @@ def names_in(module: cst.Module) -> set[str]:
     return {n.value for n in descendants(module) if isinstance(n, cst.Name)}
 
 
-def _fresh_name(base: str, taken: set[str]) -> str:
+def fresh_name(base: str, taken: set[str]) -> str:
     """`base`, or `base_2`, ...: the first not in `taken`, which it joins."""
     name, number = base, 1
     while name in taken:
@@ -278,7 +278,7 @@ def hoist_creation_fix_or_reason(
     ]
     bound |= {t.target.value for t in targets}  # type: ignore[attr-defined]
     bound |= _bound_in_body(func)
-    reads = _free_reads(call)
+    reads = free_reads(call)
     if reads is None or reads & bound:
         return "its arguments read values of the function (parameters or locals)"
     if sum(1 for t in targets if t.target.value == name) != 1:  # type: ignore[attr-defined]

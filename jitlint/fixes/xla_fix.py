@@ -10,7 +10,8 @@ Where the switch is, in order:
   when a model is compiled (a model with such a layer compiles without XLA).
 - Keras's default `jit_compile="auto"` (XLA where a GPU is): the layer gets
   `self.supports_jit = False` as above; else the file's only `.compile(...)` call of a model
-  without a `jit_compile` keyword gets `jit_compile=False`.
+  without a `jit_compile` keyword gets `jit_compile=False`. A `jit_compile` chosen at run
+  time (a "switch", reported like "auto") is never replaced: that would take the option away.
 """
 
 from __future__ import annotations

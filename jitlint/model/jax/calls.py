@@ -61,6 +61,7 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
+from jitlint.model.project.records import argument_kind
 from jitlint.model.project.returns import ARRAY_FACT, LIST_FACT
 
 MAX_DEPTH = 8
@@ -587,7 +588,7 @@ class Calls(Transformations):
         level = context.level if level is None else level
         if level == 0:
             return  # a call made in Python: nothing is traced there
-        kinds = [(k, v.kind) for k, v in args]
+        kinds = [(k, argument_kind(v)) for k, v in args]
         record = ForeignRecord(target, call, context, level, kinds, star, options)
         self.tracing.foreign_records.append(record)
 

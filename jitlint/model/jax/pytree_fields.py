@@ -17,13 +17,13 @@ converters, unions, class variables. A class from another module is never modell
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
 
-from jitlint.model.domain.classes import Classes, registered_pytrees
+from jitlint.model.domain.classes import Classes, ClassInfo, registered_pytrees
 from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import PYTREE, UNKNOWN, Object, U, Value
 from jitlint.model.jax.transforms import Entry
@@ -286,28 +286,34 @@ def attach_instances(
     entry: Entry,
     path: Sequence[cst.CSTNode],
     params: dict[str, Value],
+    annotated: Callable[..., tuple[PytreeClass, ClassInfo] | None] | None = None,
 ) -> None:
     """Mark the parameters of one transformation's application that are instances of a
-    module-local pytree class: `self` of a method, or a parameter annotated with the class.
-    `path` leads to the function (excluded)."""
+    pytree class: `self` of a method, or a parameter annotated with the class (a
+    module-local one, or what `annotated(annotation, path)` finds). `path` leads to the
+    function (excluded)."""
     func = entry.func
     if type(func) is not cst.FunctionDef:
         return
     style = entry.transform.style
     p = func.params
     declared = [*p.posonly_params, *p.params, *p.kwonly_params]
-    found: dict[str, tuple[PytreeClass, cst.ClassDef, Sequence[cst.CSTNode]]] = {}
+    found: dict[str, tuple[PytreeClass, ClassInfo]] = {}
     if len(path) >= 2 and type(path[-2]) is cst.ClassDef and (p.posonly_params or p.params):
         kinds = {leaf_name(d.decorator) for d in func.decorators}
         cls = classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
         if cls is not None and not kinds & {"staticmethod", "classmethod"}:
-            found[declared[0].name.value] = (cls, path[-2], path[:-2])  # type: ignore[assignment]
+            found[declared[0].name.value] = (cls, infos.of(path[-2], path[:-2]))  # type: ignore[arg-type]
     for param in declared:
         if param.annotation is not None and param.name.value not in found:
-            annotated = classes.annotated_class(param.annotation.annotation, path)
             if annotated is not None:
-                found[param.name.value] = annotated
-    for name, (cls, node, scope_path) in found.items():
+                pair = annotated(param.annotation.annotation, path)
+            else:
+                local = classes.annotated_class(param.annotation.annotation, path)
+                pair = (local[0], infos.of(local[1], local[2])) if local is not None else None
+            if pair is not None:
+                found[param.name.value] = pair
+    for name, (cls, info) in found.items():
         kind = entry.params.get(name)
         if kind == PYTREE:
             leaves = "jit" if style == "jit" else "filter" if style == "filter" else "pytree"
@@ -317,7 +323,7 @@ def attach_instances(
             continue
         value = params.get(name, U)
         params[name] = Object(
-            infos.of(node, scope_path),
+            info,
             kind=value.kind if value.traced else UNKNOWN,
             why=value.why or ("param", name, entry),
             declared=Instance(cls, leaves),

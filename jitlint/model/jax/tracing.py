@@ -22,6 +22,7 @@ transformation reaches (analysed only for JIT106, which needs "is this a JAX arr
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -51,13 +52,14 @@ from jitlint.model.domain.values import (
     join,
     literal,
     literal_truth,
+    python_sequence,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
-from jitlint.model.jax.pytree_fields import PytreeClasses, attach_instances
+from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
 from jitlint.model.jax.transforms import (
     ABSTRACT,
     GRAD,
@@ -70,13 +72,17 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
+from jitlint.model.project.class_facts import ImportedPytrees
 from jitlint.model.project.records import (
     Inbound,
     Received,
+    given_defaults,
     inbound_contribution,
     inbound_entry,
+    jit_pytree_params,
     may_be_project_function,
     python_scalars,
+    received_value,
 )
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
@@ -224,6 +230,10 @@ class Tracing:
         return Classes(self.names)
 
     @cached_property
+    def imported_pytrees(self) -> ImportedPytrees:
+        return ImportedPytrees(self.names, self.classes, self.pytree_classes, self.inbound)
+
+    @cached_property
     def calls(self) -> Calls:
         return Calls(self)
 
@@ -360,17 +370,41 @@ class Tracing:
                 if not isinstance(record, Inbound):
                     continue
                 caller = Context(self.function_trace(self.module), record.level, {})
+                init = cls.lookup("__init__")
+                init_func = None
+                jit_params: set[str] = set()
+                if init is not None and init[1] == "method":
+                    init_func = init[0].methods["__init__"].func
+                    with_self = dataclasses.replace(record, args=((None, UNKNOWN), *record.args))
+                    jit_params = jit_pytree_params(init_func, with_self)
 
                 def wrap(
-                    param: str, kind: Value, record: Inbound = record, node: Any = node
+                    param: str,
+                    kind: Value,
+                    record: Inbound = record,
+                    node: Any = node,
+                    init_func: cst.FunctionDef | None = init_func,
+                    jit_params: set[str] = jit_params,
                 ) -> Value:
                     if kind.traced:
                         why = ("import", param, node, record)
-                        return Value(PYTREE if kind.kind == PYTREE else TRACED, why)
+                        value = Value(PYTREE if kind.kind == PYTREE else TRACED, why)
+                        if init_func is not None and param in jit_params:
+                            return self._jit_instance(init_func, param, value)
+                        return value
                     return kind
 
-                args = [(k, _KIND_ARGS.get(kind) or Value(kind)) for k, kind in record.args]
+                args = [(k, received_value(kind)) for k, kind in record.args]
                 self.calls.construct(caller, None, cls, args, record.star, wrap=wrap)
+
+    def _jit_instance(self, func: cst.FunctionDef, param: str, value: Value) -> Value:
+        """`value`, a pytree argument of `jax.jit` that another file passes to `func`'s
+        `param`, as an instance of the pytree class its annotation names (class_facts.py)."""
+        found = self.imported_pytrees.param(func, self._path_to(func), param)
+        if found is None:
+            return value
+        cls, info = found
+        return Object(info, kind=PYTREE, why=value.why, declared=Instance(cls, "jit"))
 
     def _root(self, func: FuncNode) -> None:
         """The context the entries (and inbound calls) of `func` make: parameters as each
@@ -381,13 +415,14 @@ class Tracing:
         contributions: list[tuple[int, dict[str, Value]]] = []
         entries = list(self.index.entries.get(id(func), []))
         inbound: list[Inbound] = []
-        python_scalars_given: set[str] = set()
+        python_scalars_given: dict[str, Inbound] = {}  # parameter -> the call that gives it
         if type(func) is cst.FunctionDef:
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
                 if isinstance(received, Inbound) and received.level == 0:
                     # Called from Python in another file: not traced by that call, but a
                     # number or bool it passes reaches a jitted `func` as one array.
-                    python_scalars_given |= python_scalars(func, received)  # type: ignore[arg-type]
+                    for name in python_scalars(func, received):  # type: ignore[arg-type]
+                        python_scalars_given.setdefault(name, received)
                 elif isinstance(received, Inbound):
                     inbound.append(received)
                 else:
@@ -404,7 +439,7 @@ class Tracing:
                     level = max(level, outer.level)
             scalars = scalar_params(entry.func)
             if entry.func is func:
-                scalars = scalars | python_scalars_given
+                scalars = scalars | set(python_scalars_given)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (
@@ -416,11 +451,23 @@ class Tracing:
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
+            if entry.func is func:
+                for name in given_defaults(entry, set(python_scalars_given)):
+                    why = ("given", name, entry, python_scalars_given[name])
+                    params[name] = Array(why, sure=True)
             path = self._path_to(entry.func)
-            attach_instances(self.pytree_classes, self.classes, entry, path, params)
+            attach_instances(
+                self.pytree_classes, self.classes, entry, path, params,
+                self.imported_pytrees.annotated,
+            )  # fmt: skip
             self._receiver(entry.func, path, params)
             contributions.append((level, params))
-        contributions.extend((c.level, inbound_contribution(func, c)) for c in inbound)  # type: ignore[arg-type]
+        for call in inbound:
+            given = inbound_contribution(func, call)  # type: ignore[arg-type]
+            for name in jit_pytree_params(func, call):  # type: ignore[arg-type]
+                if given.get(name, U).kind == PYTREE:
+                    given[name] = self._jit_instance(func, name, given[name])  # type: ignore[arg-type]
+            contributions.append((call.level, given))
         if not contributions:
             return
         level = max(c[0] for c in contributions)
@@ -442,7 +489,13 @@ class Tracing:
                 same = literal_truth(first) is not None and all(
                     literal_truth(v) is not None and v.key() == first.key() for v in values
                 )
-                params[name] = first if same else S
+                sequence = python_sequence(first)
+                if same:
+                    params[name] = first
+                elif sequence is not None and all(python_sequence(v) == sequence for v in values):
+                    params[name] = Value(STATIC, pytype=sequence)  # a Python list everywhere
+                else:
+                    params[name] = S
             else:
                 params[name] = U
         context = Context(trace, level, params, site="root")
@@ -491,8 +544,17 @@ class Tracing:
                         )
                         if adapted is not None:
                             calls.append(adapted)
-        if not calls or self._inbound_target(name) is not func:
+        if not calls:
             return []
+        if self._inbound_target(name) is not func:
+            # A decorated method: only calls made in Python reach it through its decorators.
+            owner = self._inbound_target(name.partition(".")[0]) if "." in name else None
+            if type(owner) is not cst.ClassDef or not func.decorators:
+                return []
+            method = self.classes.of(owner, [self.module]).methods.get(func.name.value)  # type: ignore[arg-type]
+            if method is None or method.func is not func or method.kind != "method":
+                return []  # a static or class method: the call passes no receiver
+            return [c for c in calls if isinstance(c, Inbound) and c.level == 0]
         return calls
 
     def _untraced(self, func: FuncNode | cst.Module) -> FunctionTrace:
@@ -671,7 +733,7 @@ class Tracing:
         why = value.why
         if not why:
             return "it is computed from traced values"
-        if why[0] in ("param", "passed", "leaf"):
+        if why[0] in ("param", "passed", "leaf", "given"):
             name, entry = why[1], why[2]
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
@@ -689,7 +751,10 @@ class Tracing:
                     f"`{name}` is traced because it is {article} argument of {func_name}, "
                     f"which `{transform.qualname}` {transform.verb} {self.where(entry)}"
                 )
-            if why[0] == "passed" or (why[0] == "leaf" and len(why) > 3):
+            if why[0] == "given":
+                call = why[3]
+                text += f", and {call.caller} ({call.site}) passes it a number or an array"
+            elif why[0] == "passed" or (why[0] == "leaf" and len(why) > 3):
                 text += f", and the call at line {self.line(why[3])} passes it"
             return text
         if why[0] == "arg":
@@ -717,6 +782,12 @@ class Tracing:
         if why[0] == "field":
             _, attr, instance, owner = why
             text = f"`{attr}` is a non-static field of `{instance.cls.name}`"
+            if owner and owner[0] == "import" and instance.style == "jit":
+                _, name, _, call = owner
+                return (
+                    f"{text}, and {call.origin}, passes `{name}` a pytree argument of `jax.jit`, "
+                    "which traces every leaf (Python ints too)"
+                )
             if not owner or owner[0] != "param":
                 return text
             name, entry = owner[1], owner[2]
@@ -749,7 +820,6 @@ class Tracing:
 _DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
-_KIND_ARGS = {STATIC: S, UNKNOWN: U}
 
 
 def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:

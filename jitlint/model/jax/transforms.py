@@ -176,6 +176,9 @@ class Index:
     # Calls of a name or dotted name whose head some import binds: they may reach a function
     # of another module (see model/project/). Paths stay linked lists: most are never needed.
     imported_calls: list[tuple[cst.Call, Link]] = field(default_factory=list)
+    # Calls `x.m(...)` with arguments, of a method of a local name no import binds: `x` may
+    # be an instance of another module's class (model/project/outbound.py).
+    instance_calls: list[tuple[cst.Call, Link]] = field(default_factory=list)
     # Applications whose target is a name or attribute but no module-local function.
     foreign: list[Foreign] = field(default_factory=list)
 
@@ -256,6 +259,10 @@ class Discovery:
             for call, link in (*calls, *dotted_calls):
                 if _head(call.func) in imported:
                     self.index.imported_calls.append((call, link))
+            for call, link in dotted_calls:
+                receiver = call.func.value  # type: ignore[attr-defined]
+                if call.args and type(receiver) is cst.Name and receiver.value not in imported:
+                    self.index.instance_calls.append((call, link))
         return self.index
 
     # ---- decorators -------------------------------------------------------------------

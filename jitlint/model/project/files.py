@@ -9,7 +9,7 @@ once, by an import (`reexports`); resolution follows them for a few hops, never 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,20 +121,22 @@ def locate(
     target: str,
     defs: Mapping[str, frozenset[str]],
     reexports: Mapping[str, Mapping[str, str]],
+    linted: Container[str] | None = None,
 ) -> tuple[str, str] | None:
     """(file, top-level def name) that `target`, as `caller_path` spells it, names, following
-    re-exports; None when it is no def of the run, or the chain is too long or loops."""
+    re-exports; None when it is no def of the run, or the chain is too long or loops. With
+    `linted` (the files whose defs are known), the first file of the chain not among them
+    is where it ends: that file's lint keeps what it defines (`accepts`)."""
     seen: set[tuple[str, str]] = set()
     for _ in range(MAX_HOPS + 1):
         resolved = project.resolve(caller_path, target)
         if resolved is None or resolved in seen:
             return None
         path, name = resolved
-        if name in defs.get(path, ()):
+        if linted is not None and path not in linted:
             return resolved
-        owner, _, method = name.rpartition(".")
-        if method in linen.ENTRY_METHODS and owner in defs.get(path, ()):
-            return resolved  # `Net.apply` of a flax Module: its file runs `Net.__call__`
+        if _defines(name, defs.get(path, frozenset())):
+            return resolved
         head, dot, rest = name.partition(".")  # `Net.apply` through a re-export of `Net`
         following = reexports.get(path, {}).get(head)
         if following is None:
@@ -155,38 +157,75 @@ def inbound_for(
     found: dict[str, set[Received]] = {}
     exports = _tf_exports(outbound)
     for caller_path, records in outbound.items():
-        display = project.paths.get(caller_path, caller_path)
         for record in records:
-            if isinstance(record, TfRecord):
-                for path, received in _tf_received(
-                    project, caller_path, display, record, exports, reexports or {}
-                ):
-                    found.setdefault(path, set()).add(received)
-                continue
-            resolved = locate(project, caller_path, record.target, defs, reexports or {})
-            if resolved is None:
-                continue
-            callee, function = resolved
-            python_call = not isinstance(record, EntryRecord) and record.level == 0
-            if python_call and function + DECORATED not in defs.get(callee, ()):
-                continue  # a call made in Python of a function no decorator may have jitted
-            site = f"{display}:{record.place}"
-            received: Received
-            if isinstance(record, EntryRecord):
-                received = InboundEntry(
-                    function, site, record.transform, record.applied, record.level,
-                    record.options, record.bound, record.bound_names,
-                )  # fmt: skip
-            else:
-                received = Inbound(
-                    function, site, record.caller, record.how, record.level, record.args,
-                    record.star,
-                )  # fmt: skip
-            found.setdefault(callee, set()).add(received)
-    return {path: tuple(sorted(calls, key=_rank)) for path, calls in found.items()}
+            for path, received in received_from(
+                project, caller_path, record, defs, reexports or {}, exports
+            ):
+                found.setdefault(path, set()).add(received)
+    return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}
 
 
-def _rank(received: Received) -> tuple[Any, ...]:
+def received_from(
+    project: ProjectFiles,
+    caller_path: str,
+    record: Outbound,
+    defs: Mapping[str, frozenset[str]],
+    reexports: Mapping[str, Mapping[str, str]],
+    exports: Mapping[str, Mapping[str, str]],
+    linted: Container[str] | None = None,
+) -> list[tuple[str, Received]]:
+    """The (file, what it receives) one outbound record of `caller_path` makes. With
+    `linted` (engine/project.py lints importing files first), a chain ends at the first
+    file not linted yet, and facts flowing to the importer (`import`) are left out."""
+    display = project.paths.get(caller_path, caller_path)
+    if isinstance(record, TfRecord):
+        if linted is not None and record.kind in ("import", IMPORT_KIND):
+            return []
+        return _tf_received(project, caller_path, display, record, exports, reexports, linted)
+    resolved = locate(project, caller_path, record.target, defs, reexports, linted)
+    if resolved is None:
+        return []
+    callee, function = resolved
+    python_call = not isinstance(record, EntryRecord) and record.level == 0
+    known = linted is None or callee in linted
+    if known and python_call and function + DECORATED not in defs.get(callee, ()):
+        return []  # a call made in Python of a function no decorator may have jitted
+    site = f"{display}:{record.place}"
+    if isinstance(record, EntryRecord):
+        entry = InboundEntry(
+            function, site, record.transform, record.applied, record.level,
+            record.options, record.bound, record.bound_names,
+        )  # fmt: skip
+        return [(callee, entry)]
+    call = Inbound(
+        function, site, record.caller, record.how, record.level, record.args, record.star
+    )
+    return [(callee, call)]
+
+
+def _defines(name: str, defs: frozenset[str]) -> bool:
+    if name in defs:
+        return True
+    owner, _, method = name.rpartition(".")
+    # `Net.apply` of a flax Module: its file runs `Net.__call__`.
+    return method in linen.ENTRY_METHODS and owner in defs
+
+
+def accepts(received: Received, defs: frozenset[str], reexports: Mapping[str, str]) -> bool:
+    """Whether the file with top-level `defs` and `reexports` keeps `received`: what
+    `inbound_for` gives it, given what a chain that ended there before its lint (`linted`)
+    gives it."""
+    if isinstance(received, TfInbound):
+        # A name the file only re-exports goes on to the file it comes from.
+        return received.kind == "fact" or received.function.partition(".")[0] not in reexports
+    if not _defines(received.function, defs):
+        return False
+    if isinstance(received, Inbound) and received.level == 0:
+        return received.function + DECORATED in defs
+    return True
+
+
+def rank(received: Received) -> tuple[Any, ...]:
     return received.rank()
 
 
@@ -206,13 +245,14 @@ def _tf_resolve(
     caller_path: str,
     target: str,
     reexports: Mapping[str, Mapping[str, str]],
+    linted: Container[str] | None = None,
 ) -> tuple[str, str] | None:
     """(file, dotted name in it) for a name as `caller_path` spells it; "" for the module
     itself. Names that only re-export (`from .layers import Dense` in `__init__.py`) are
     followed a few hops."""
     seen: set[tuple[str, str]] = set()
     for _ in range(MAX_HOPS + 1):
-        module = _module_file(project, caller_path, target)
+        module = module_file(project, caller_path, target)
         if module is not None:
             return module, ""
         dots = len(target) - len(target.lstrip("."))
@@ -220,7 +260,7 @@ def _tf_resolve(
         resolved = None
         for cut in range(len(parts) - 1, 0, -1):  # `.consts.Const.FLOAT`: module `.consts`
             head = target[:dots] + ".".join(parts[:cut])
-            module = _module_file(project, caller_path, head)
+            module = module_file(project, caller_path, head)
             if module is not None:
                 resolved = module, ".".join(parts[cut:])
                 break
@@ -231,16 +271,17 @@ def _tf_resolve(
         path, name = resolved
         head, _, rest = name.partition(".")
         following = reexports.get(path, {}).get(head)
-        if following is None:
+        if following is None or (linted is not None and path not in linted):
             return resolved
         seen.add(resolved)
         caller_path, target = path, following + ("." + rest if rest else "")
     return None
 
 
-def _module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | None:
+def module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | None:
     """The file of the run that is the module `dotted` (as `caller_path` spells it)."""
-    found = project._resolve(caller_path, dotted + "._", 1)
+    # `.` (`from . import x`) is the caller's package: its `__init__.py`.
+    found = project._resolve(caller_path, dotted + ("_" if dotted.endswith(".") else "._"), 1)
     return found[0] if found is not None else None
 
 
@@ -251,10 +292,11 @@ def _tf_received(
     record: TfRecord,
     exports: Mapping[str, Mapping[str, str]],
     reexports: Mapping[str, Mapping[str, str]],
+    linted: Container[str] | None = None,
 ) -> list[tuple[str, Received]]:
     if record.kind == "export":
         return []
-    resolved = _tf_resolve(project, caller_path, record.target, reexports)
+    resolved = _tf_resolve(project, caller_path, record.target, reexports, linted)
     if resolved is None:
         return []
     callee, name = resolved

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN, S, U, Value, literal
+from jitlint.model.domain.values import (
+    PYTREE,
+    STATIC,
+    TRACED,
+    UNKNOWN,
+    S,
+    U,
+    Value,
+    literal,
+    python_sequence,
+)
 from jitlint.model.jax.api import call_kind
 from jitlint.model.jax.transforms import (
     TRANSFORMS,
@@ -39,11 +49,20 @@ if TYPE_CHECKING:
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]
-# The kind of a Python number or bool literal passed by a call made in Python (level 0):
-# `jax.jit` makes it one array (a traced scalar), where an unknown Python value may be a
-# container. Only level-0 records carry it.
+# The kind of a Python number or bool literal, or of an array a `jnp` call makes, passed by
+# a call made in Python (level 0): `jax.jit` makes it one array (a tracer), where an unknown
+# Python value may be a container. Only level-0 records carry it.
 SCALAR = 4
-# Marks, in a file's defs, a top-level function written with decorators (`f@decorated`):
+# A traced pytree that `jax.jit` made of an argument (a jitted function's parameter): every
+# leaf is a tracer, Python ints in a Module's fields included (class_facts.py). Received as
+# PYTREE.
+JIT_PYTREE = 5
+# A Python list or tuple (nothing traced in it): indexing it with a tracer fails. Received
+# as a static value of that type.
+PY_LIST, PY_TUPLE = 6, 7
+_SEQUENCE_KINDS = {"list": PY_LIST, "tuple": PY_TUPLE}
+# Marks, in a file's defs, a top-level function or method written with decorators
+# (`f@decorated`, `Net.step@decorated`):
 # only those may be jitted where they are defined, so only calls of those made in Python
 # matter to the defining file.
 DECORATED = "@decorated"
@@ -101,7 +120,7 @@ class Inbound:
         """The order messages prefer: the highest level, a traced argument, then the site
         (file, line as a number), so the first call named is the most direct cause."""
         path, _, line = self.site.rpartition(":")
-        traced = any(kind in (TRACED, PYTREE) for _, kind in self.args)
+        traced = any(kind in (TRACED, PYTREE, JIT_PYTREE) for _, kind in self.args)
         key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
         return (*key, 1, self)
 
@@ -231,13 +250,46 @@ def default_value(default: cst.BaseExpression) -> Value:
 _KIND_VALUES = {STATIC: S, UNKNOWN: U}
 
 
+def argument_kind(value: Value) -> int:
+    """The kind a record gives an argument: JIT_PYTREE for a parameter of a function
+    `jax.jit` compiles (or an instance known to come from one), PY_LIST/PY_TUPLE for a
+    Python list or tuple, else the value's kind."""
+    if value.kind == STATIC:
+        return _SEQUENCE_KINDS.get(python_sequence(value) or "", STATIC)
+    if value.kind != PYTREE:
+        return value.kind
+    declared = getattr(value, "declared", None)
+    if declared is not None and getattr(declared, "style", None) == "jit":
+        return JIT_PYTREE  # a pytree_fields.Instance of `jax.jit`'s argument
+    why = value.why
+    jitted = why and why[0] == "param" and len(why) == 3 and isinstance(why[2], Entry)
+    return JIT_PYTREE if jitted and why[2].transform.style == "jit" else PYTREE  # type: ignore[index]
+
+
+def received_value(kind: int) -> Value:
+    """A recorded argument kind as a value (its reason is added by the receiver)."""
+    if kind == JIT_PYTREE:
+        return Value(PYTREE)
+    if kind in (PY_LIST, PY_TUPLE):
+        return Value(STATIC, pytype="list" if kind == PY_LIST else "tuple")
+    return _KIND_VALUES.get(kind) or Value(kind)
+
+
+def jit_pytree_params(func: cst.FunctionDef, call: Inbound) -> set[str]:
+    """The parameters of `func` that a call gives a pytree argument of `jax.jit`."""
+    marker = Value(PYTREE)
+    args = [(keyword, marker if kind == JIT_PYTREE else U) for keyword, kind in call.args]
+    bound = bind_arguments(func, args, call.star, lambda _name, value: value)
+    return {name for name, value in bound.items() if value is marker}
+
+
 def inbound_contribution(func: cst.FunctionDef, call: Inbound) -> dict[str, Value]:
     def wrap(name: str, kind: Value) -> Value:
         if kind.traced:
             return Value(PYTREE if kind.kind == PYTREE else TRACED, ("import", name, func, call))
         return kind
 
-    args = [(keyword, _KIND_VALUES.get(kind) or Value(kind)) for keyword, kind in call.args]
+    args = [(keyword, received_value(kind)) for keyword, kind in call.args]
     return bind_arguments(func, args, call.star, wrap)
 
 
@@ -294,12 +346,35 @@ def top_level_defs(module: cst.Module) -> frozenset[str]:
                 for inner in body.body:  # type: ignore[attr-defined]
                     if type(inner) is cst.FunctionDef:
                         names.add(f"{cls}.{inner.name.value}")
+                        if inner.decorators:
+                            names.add(f"{cls}.{inner.name.value}{DECORATED}")
     return frozenset(names)
 
 
 def python_scalars(func: cst.FunctionDef, call: Inbound) -> set[str]:
-    """The parameters of `func` that a call made in Python (level 0) gives a number or bool."""
+    """The parameters of `func` that a call made in Python (level 0) gives a number or bool,
+    or a `jnp` array."""
     marker = Value(STATIC)
     args = [(keyword, marker if kind == SCALAR else U) for keyword, kind in call.args]
     bound = bind_arguments(func, args, call.star, lambda _name, value: value)
     return {name for name, value in bound.items() if value is marker}
+
+
+def given_defaults(entry: Entry, given: set[str]) -> set[str]:
+    """The parameters a `jax.jit` decorator leaves UNKNOWN only for their default
+    (`t=None`) that a call made in Python in another file gives a number or an array: jitted
+    when called, so traced."""
+    func = entry.func
+    if not given or entry.transform.style != "jit" or type(func) is not cst.FunctionDef:
+        return set()
+    if not any(d.decorator is entry.site for d in func.decorators):  # type: ignore[union-attr]
+        return set()  # applied elsewhere: a call of the def itself is not jitted
+    if all(kind == UNKNOWN for kind in entry.params.values()):
+        return set()  # the static parameters are not known
+    p = func.params  # type: ignore[union-attr]
+    defaults = {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.default is not None
+    }
+    return {name for name in given & defaults if entry.params.get(name) == UNKNOWN}

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.project.outbound import _counted_lines, _lines
+from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.project.tf_records import TfRecord
+from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 
 if TYPE_CHECKING:
     from jitlint.model.tf.function import GraphContext
@@ -21,11 +22,16 @@ _LIBRARIES = frozenset(
 )
 
 
-class _Module:
-    """What outbound._lines reads of the JAX tracing model: the module."""
+LOSS_ORIGIN = "a loss of a Keras model"
 
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
+
+def _loss_status(flag: bool | str | None) -> str:
+    """A `compile(loss=...)`'s status, as keras.py names a model's: its `jit_compile`."""
+    if flag is True:
+        return "xla"
+    if flag is None:
+        return "auto"
+    return "switch" if flag == UNKNOWN else "off"
 
 
 def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
@@ -40,7 +46,7 @@ def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode])
     return name if name.startswith(".") or "." in name else None
 
 
-def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
+def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None) -> list[TfRecord]:
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
     at: dict[int, cst.CSTNode] = {}  # where a record's line is, when not at its name
     exports = model.exports()
@@ -53,7 +59,7 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
             for expr, path in scan.foreign_callbacks.get(key, ()):
                 found.append((expr, path, "graph", "", context))
         for expr, path, flag in scan.foreign_losses:
-            status = "xla" if flag is True else "auto" if flag is None else "off"
+            status = _loss_status(flag)
             found.append((expr, path, "loss", status, None))
         if scan.keras_classes or scan.compiles or scan.model_builds:
             for call, path, status in model.keras_uses[1]:
@@ -85,18 +91,27 @@ def tf_outbound(model: TfModel, source: str) -> list[TfRecord]:
             if kind != "graph"
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
+        lines: dict[int, int] = {}
+        if call_lines is not None:
+            for node, top in sites:
+                known = call_lines.line(node, top)
+                if known is not None:
+                    lines[id(node)] = known
+            sites = [(node, top) for node, top in sites if id(node) not in lines]
         if len(sites) > 16:  # one counting codegen of the module beats many searches
-            lines = _counted_lines(model.module, model.module, 1, [n for n, _ in sites])
-        else:
-            lines = _lines(_Module(model.module), sites, source) if sites else {}  # type: ignore[arg-type]
+            lines.update(counted_lines(model.module, model.module, 1, [n for n, _ in sites]))
+        elif sites:
+            lines.update(place(model.module, sites, source))
         for expr, _path, kind, status, context, target in named:
             line = 0 if kind == "graph" else lines[id(at.get(id(expr), expr))]
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)
                 records.add(TfRecord(target, line, kind, status, *flags, context.origin))
             else:
-                auto = status == "auto"
-                origin = "a loss of a Keras model" if kind == "loss" else ""
+                auto = status in ("auto", "switch")
+                origin = ""
+                if kind == "loss":
+                    origin = f"a loss of {SWITCH_ORIGIN}" if status == "switch" else LOSS_ORIGIN
                 records.add(
                     TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
                 )

@@ -7,7 +7,7 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
 - "loss": a function of another module is given to `compile(loss=...)`: graph code of the
   train step, its first two parameters the targets and predictions;
 - "use": a class (or a model-building function) of another module is used where a model is
-  compiled (`status` "xla"/"auto"/"off"), built without a visible compile ("model"), or
+  compiled (`status` "xla"/"auto"/"switch"/"off"), built without a visible compile ("model"), or
   elsewhere ("plain"): see model/tf/keras.py for what the statuses decide;
 - "repeat": a loop calls a function of another module, or a method (`status`) of an
   instance of its class: the function runs more than once (model/tf/repeats.py);

@@ -17,7 +17,8 @@ A class gets the statuses of the places it is used (`uses`):
   `False` (the compiled class itself for `self.compile`, or the classes created in the scope
   of the `compile` call and one level down in model-building helpers called there), passed
   to `compile(loss=..., metrics=...)`, or created in the methods of a class with that
-  status (sublayers);
+  status (sublayers); "switch" likewise, with a `jit_compile` chosen at run time
+  (compile_flag.py): XLA in the runs where it is true, reported like "auto";
 - "model": created where a Keras model is built (`Sequential`, `Model(inputs, outputs)`) but
   no compile is seen: the model is compiled elsewhere, or only predicts, i.e. "auto";
 - "plain": created somewhere else (a custom training loop, eager use): not "auto".
@@ -37,6 +38,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
+from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
 
@@ -71,7 +73,7 @@ MODEL_BUILDERS = frozenset(
     )
     for leaf in ("Sequential", "Model", "Functional")
 )
-EXPLICIT = ("xla", "auto", "off")
+EXPLICIT = ("xla", "auto", "switch", "off")
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class Status:
     xla: bool  # always compiled with XLA
     auto: bool  # compiled with XLA where a GPU/TPU is present (jit_compile="auto")
     where: str  # for messages
+    switch: bool = False  # `auto` only through a `jit_compile` chosen at run time
 
 
 class KerasLinks:
@@ -331,9 +334,11 @@ class KerasLinks:
         statuses = {status for status, _ in uses}
         where = next((w for s, w in uses if s == "xla"), "")
         explicit = statuses & set(EXPLICIT)
+        switch = False
         if explicit:
             xla = "xla" in explicit
-            auto = "auto" in explicit
+            auto = "auto" in explicit or "switch" in explicit
+            switch = "auto" not in explicit
         elif "model" in statuses:
             xla, auto = False, True
         elif statuses:
@@ -347,7 +352,7 @@ class KerasLinks:
             # Keras 3's `jit_compile` setter refuses True for a model holding such a layer
             # (`model_supports_jit`): it compiles without XLA, with a warning.
             xla = xla and info.kind == "keras2"
-        return Status(xla, auto and not xla, where)
+        return Status(xla, auto and not xla, where, switch and auto and not xla)
 
     def opts_out_of_jit(self, cls: cst.ClassDef) -> bool:
         """`supports_jit = False` (class attribute or set in a method): Keras' "auto" then
@@ -395,6 +400,8 @@ class KerasLinks:
             role = "`call`" if name == "call" else f"`{name}`"
             if xla:
                 where = f"a Keras model compiled with `jit_compile=True`{status.where}"
+            elif auto and status.switch:
+                where = SWITCH_ORIGIN
             elif auto:
                 where = 'a Keras model left at the default `jit_compile="auto"`'
             else:
@@ -430,7 +437,9 @@ def _compile_status(flag: bool | str | None) -> str:
         return "xla"
     if flag is None:
         return "auto"
-    return "off"  # False, or not a literal: never claim XLA
+    if flag == UNKNOWN:
+        return "switch"  # XLA in the runs where the value is true
+    return "off"
 
 
 def _compile_where(flag: bool | str | None) -> str:
@@ -441,7 +450,7 @@ def _status_name(status: Status) -> str | None:
     if status.xla:
         return "xla"
     if status.auto:
-        return "auto"
+        return "switch" if status.switch else "auto"
     return None
 
 

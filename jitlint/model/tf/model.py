@@ -32,11 +32,11 @@ from jitlint.model.tf.api import (
     WHILE_LOOP,
     canonical,
 )
+from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN, compile_flag
 from jitlint.model.tf.dtypes import TfDtypes
 from jitlint.model.tf.function import (
     GraphContext,
     TfFunction,
-    _literal_bool,
     graph_origin,
     tf_function_options,
 )
@@ -535,8 +535,7 @@ class TfModel(KerasLinks):
                 flag: bool | str | None = None
                 for arg in node.args:
                     if arg.keyword is not None and arg.keyword.value == "jit_compile":
-                        literal = _literal_bool(arg.value)
-                        flag = "unknown" if literal is None else literal
+                        flag = compile_flag(self.names, arg.value, path)
                 scan.compiles.append((node, path, flag))
                 self._compiled_functions(scan, node, path, flag)
         elif leaf in ("Sequential", "Model", "Functional"):
@@ -578,10 +577,9 @@ class TfModel(KerasLinks):
                 context = GraphContext(
                     flag is True,
                     False,
-                    f"the loss `{_func_name(func)}` of a Keras model"
-                    + (" compiled with `jit_compile=True`" if flag is True else ""),
+                    f"the loss `{_func_name(func)}` of " + _loss_model(flag),
                     frozenset(params),
-                    auto_xla=flag is None,
+                    auto_xla=flag is None or flag == UNKNOWN,
                 )
                 known = scan.roots.get(id(func))
                 scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
@@ -754,6 +752,13 @@ class TfModel(KerasLinks):
             ):
                 for method in keras_methods.get(id(stmt), ()):
                     add(method, context)
+
+
+def _loss_model(flag: bool | str | None) -> str:
+    """The model a loss given to `compile(loss=...)` belongs to, for messages."""
+    if flag is True:
+        return "a Keras model compiled with `jit_compile=True`"
+    return SWITCH_ORIGIN if flag == UNKNOWN else "a Keras model"
 
 
 def call_argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:

@@ -6,7 +6,10 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.engine.walker import contains, iter_children
-from jitlint.fixes.hoist_fix import hoist_fix_or_reason, names_in
+from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
+from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
+from jitlint.fixes.hoisting.scope import attribute_names
+from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.rules.base import Rule
 
@@ -88,15 +91,31 @@ class JitInLoop(Rule):
     included) is bound in that loop: not the loop target, no assignment, `del`, `with ... as`,
     `def`, import, and no attribute or item assignment (`cfg.x = ...`) or in-place method
     (`history.append(...)`) on it. It is not offered out of a `try`, `with`, `match` or class
-    body, in a comprehension, or when the jitted function is a local `def` inside the loop.
+    body, or when the jitted function is a local `def` inside the loop.
+
+    Built on every call of a module-level function or method instead (also in a loop or
+    comprehension the first fix cannot leave), `jax.jit(...)` becomes a new module-level
+    name assigned above the function (or its class) when every name it reads is a
+    module-level name bound once before it, or a builtin; when it reads the method's `self`
+    (`jax.jit(self.update)`), a new attribute set at the end of the class's `__init__`
+    (`self.step_jit = jax.jit(self.update)`), when each `self.x` it reads is set in
+    `__init__` or is a method. A `@jax.jit` local `def` that reads nothing of its function
+    moves, whole, to module level; one that reads only `self` of it moves to the end of
+    `__init__`, followed by `self.name = name`, and the method's uses read `self.name`. The
+    class must have its own `__init__` ending with a simple statement, no decorator (a
+    dataclass or a registered pytree would lose the attribute) and only plain classes of
+    the module as bases; never out of a `try`, `with` or lambda.
 
     The fix is unsafe: the `jax.jit(...)` expression (and the arguments of a `partial`) is
     now evaluated once, before the loop, even when the loop runs zero times or an `if`
     inside it would have skipped it, and an exception it raises is raised there. The jitted
     function is now traced once, at the first call, so a value the function reads that the
     loop changes in a way not visible here (a method that mutates an object, a global
-    rebound by a called function) is baked in from the first iteration. Values that do
-    change per iteration must become arguments, which needs a person to decide.
+    rebound by a called function) is baked in from the first iteration. Built once in
+    `__init__`, a jitted bound method keeps the instance it was made with and bakes in the
+    attributes of `self` it reads at the first trace (before, each call traced again and
+    saw their current values). Values that do change per iteration must become arguments,
+    which needs a person to decide.
 
     ## Known problems
     Factories are not reported: when the jitted function is returned, stored, or passed on,
@@ -310,12 +329,19 @@ class Trainer:
         kind = self._fresh_function(node.args[0].value, path, unit)
         if kind is None or not self._called_here(node, path):
             return
-        fix, no_fix = None, ""
+        found: NodeFix | str = ""
         if where == "inside a loop":
             found = hoist_fix_or_reason(self.ctx, node, path, self._names_taken)
-            fix, no_fix = (
-                (None, f"; no automatic fix: {found}") if isinstance(found, str) else (found, "")
+        if not isinstance(found, NodeFix):
+            # Built once per call of the function or method instead (module level or
+            # `__init__`); a loop's own reason comes first.
+            out = hoist_call_fix_or_reason(
+                self.ctx, node, path, self._new_names, base_name(node, path)
             )
+            found = out if isinstance(out, NodeFix) else (found or out)
+        fix, no_fix = (
+            (None, f"; no automatic fix: {found}") if isinstance(found, str) else (found, "")
+        )
         if isinstance(where, cst.FunctionDef):
             # Once per call of the function: a hazard only if something calls it repeatedly.
             if where.name.value not in self._called_in_loops:
@@ -353,23 +379,32 @@ class Trainer:
                 return  # returned, stored, passed on: built once and reused
         if not calls:
             return
+        fix: NodeFix | str = "it is defined inside a loop"
         if isinstance(where, cst.FunctionDef):
             if where.name.value not in self._called_in_loops:
                 return
             where = f"on every call of `{where.name.value}`, which is called in a loop"
+            fix = move_def_fix_or_reason(self.ctx, node, path, self._new_names[1])
+        no_fix = f"; no automatic fix: {fix}" if isinstance(fix, str) else ""
         self.report(
             app.node,
             f"`jax.jit` of the local function `{node.name.value}`, defined {where}: the "
             "function object is new each time, so jit's cache misses and it traces and "
             "compiles again on every run",
             help="define the jitted function once (at module level or before the loop) and "
-            "pass changing values as arguments",
+            f"pass changing values as arguments{no_fix}",
+            fix=fix if isinstance(fix, NodeFix) else None,
         )
 
     @cached_property
     def _names_taken(self) -> set[str]:
         """Names a hoisting fix must not choose: the module's, and those already chosen."""
         return names_in(self.ctx.module)
+
+    @cached_property
+    def _new_names(self) -> tuple[set[str], set[str]]:
+        """Names and attribute names a fix out of a function must not choose."""
+        return self._names_taken, attribute_names(self.ctx.module)
 
     @cached_property
     def _called_in_loops(self) -> frozenset[str]:

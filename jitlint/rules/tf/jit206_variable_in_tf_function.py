@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from functools import cached_property
 
 import libcst as cst
 
-from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason
+from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason, names_in
+from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
+from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
+from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.tf.api import canonical
@@ -94,9 +99,25 @@ class VariableInTfFunction(Rule):
     function binds and `name` is used nowhere else in the module; the line left behind
     says where it went. Unsafe: every call now shares the object (a variable keeps its
     value between calls instead of starting again from its initial value), and its initial
-    value is computed at import. Elsewhere (a method, a loop, a layer made in `call`) there
-    is no automatic fix, and the help says why: create it in `__init__`/`build`, or lazily
-    behind `if self.v is None:`.
+    value is computed at import.
+
+    In a method (a layer's `call`, a `tf.function` method) the object is created once at
+    the end of the class's `__init__`, as a new attribute (`self.head = Sequential(...)`,
+    named after the name it was assigned to or its class: `self.conv2d`), and the method
+    uses the attribute. Only when the constructor reads `self` and module-level names bound
+    once, each `self.x` it reads is set in `__init__` (or is a name of the class body), it
+    is not made in a loop or comprehension of the method (that makes one object per
+    iteration), nor in a `try`, `with` or lambda; the class must have its own `__init__`
+    ending with a simple statement, no decorator, and only plain classes of the module or
+    TensorFlow/Keras classes as bases. Unsafe like the first: the object is made once per
+    instance, so a variable keeps its value between calls, and it is made when the
+    instance is, before the first call. Made in the body of a `for name in range(...)`
+    loop of the method's own block (one object per iteration), it is made in `__init__` as
+    a list (`self.denses = [Dense(4) for _ in range(self.depth)]`, the `range(...)` held to
+    the same conditions) and the loop takes its own: `for _, dense in zip(range(self.depth),
+    self.denses):`. Elsewhere (another loop, arguments read from the call or the loop's
+    variable, a nested function) there is no automatic fix, and the help says why: create
+    it in `__init__`/`build`, or lazily behind `if self.v is None:`.
 
     A Keras layer, model, optimizer or metric created there makes its variables when it is
     first called, inside the traced function, and a new object each trace is not tracked by
@@ -225,6 +246,16 @@ class Scale(keras.layers.Layer):
         if what is None or self._inside_reported_creation(path):
             return
         found = hoist_creation_fix_or_reason(self.ctx, node, path)
+        if isinstance(found, str) and type(path[1]) is cst.ClassDef:
+            found = hoist_call_fix_or_reason(
+                self.ctx, node, path, self._new_names, _base(node, path, leaf),
+                module_level=False, prefixes=TF_BASES, what=f"the `{leaf}`",
+            )  # fmt: skip
+        if isinstance(found, str) and found.startswith("it is made in a loop"):
+            found = per_iteration_fix_or_reason(
+                self.ctx, node, path, self._new_names, _base(node, path, leaf),
+                TF_BASES, f"the `{leaf}`",
+            )  # fmt: skip
         fix, no_fix = (
             (found, "") if isinstance(found, NodeFix) else (None, f"; no automatic fix: {found}")
         )
@@ -247,6 +278,11 @@ class Scale(keras.layers.Layer):
             help=f"create the {what} once, in `__init__` (or `build`), and call it here{no_fix}",
             fix=fix,
         )
+
+    @cached_property
+    def _new_names(self) -> tuple[set[str], set[str]]:
+        """Names and attribute names a fix out of a method must not choose."""
+        return names_in(self.ctx.module), attribute_names(self.ctx.module)
 
     def _inside_reported_creation(self, path: list[cst.CSTNode]) -> bool:
         """`Sequential([Dense(4)])`: the layers given to a model (or a wrapper layer) are
@@ -329,3 +365,16 @@ def _has_state(cls: cst.ClassDef) -> bool:
     or any class created in its methods (`self.conv = Conv2D(...)`)."""
     text = cst.Module(body=[cls]).code
     return "add_weight" in text or "Variable(" in text or bool(_CREATES.search(text))
+
+
+def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:
+    """A name for the object made once: the name or attribute it is assigned to (`head`,
+    `self.head`), else its class's (`Conv2D` -> `conv2d`)."""
+    parent = path[-2] if len(path) >= 2 else None
+    if type(parent) is cst.Assign and len(parent.targets) == 1:  # type: ignore[attr-defined]
+        target = parent.targets[0].target  # type: ignore[attr-defined]
+        if type(target) is cst.Name:
+            return target.value
+        if type(target) is cst.Attribute:
+            return target.attr.value.lstrip("_") or snake(leaf)
+    return snake(leaf)

@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
+from jitlint.fixes.hoist_fix import names_in
+from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
+from jitlint.fixes.hoisting.scope import attribute_names
+from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
@@ -73,9 +78,24 @@ class Retracing(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: passing a tensor instead of a Python number changes Python-level
-    branching on that argument, and hoisting a `tf.function` out of a loop requires that it
-    does not close over the loop's variables.
+    A `tf.function` made on every call of a module-level function or method (not in a loop)
+    is made once instead. A decorated local `def` that reads nothing of its function moves,
+    whole, to module level above the function (or its class); one that reads the method's
+    `self` and nothing else of it moves to the end of the class's `__init__`, followed by
+    `self.name = name`, and the method's uses read `self.name`. A `tf.function(...)` call
+    becomes a new module-level name or, when it reads `self`, a new attribute set at the
+    end of `__init__`. Only when every other name it reads is a module-level name bound
+    once (before the function, for module level), `self.x` it reads at definition time is
+    set in `__init__`, the class has an `__init__` ending with a simple statement and no
+    decorator, and its bases are plain classes of the module or TensorFlow/Keras classes;
+    never out of a `try`, `with` or lambda.
+
+    The fix is unsafe: the function is now traced once per input signature for the whole
+    run, so a value it reads that changes between calls (an attribute of `self`, a global)
+    is baked in from the first trace; moving it into `__init__` needs that every instance
+    is made by that `__init__`. A `tf.function` made in a loop, or one called with a
+    changing Python value, has no fix: passing a tensor instead of a Python number changes
+    Python-level branching on that argument.
 
     ## Known problems
     Only callees defined in the same file (a decorated `def`, a name assigned
@@ -87,6 +107,7 @@ class Retracing(Rule):
 
     code = "JIT207"
     name = "retracing"
+    fix_availability = "sometimes"
     summary = "A tf.function is retraced on every call or every loop iteration."
     severity = "warning"
     framework = "tensorflow"
@@ -260,10 +281,23 @@ for layer in range(4):
         if self.ctx.tf.context(path) is not None:
             return  # inside graph code a nested tf.function is inlined into the outer graph
         where = "inside a loop" if loop is not None else repeated
+        found: NodeFix | str = "it is inside a loop"
+        if loop is None:
+            found = hoist_call_fix_or_reason(
+                self.ctx,
+                node,
+                path,
+                self._new_names,
+                _base(node, path),
+                prefixes=TF_BASES,
+                what="the tf.function",
+            )
         self.report(
             node,
             f"a new tf.function is created {where}: each one traces (and compiles) again",
-            help="create the tf.function once, outside the loop or at module level",
+            help="create the tf.function once, outside the loop or at module level"
+            + (f"; no automatic fix: {found}" if isinstance(found, str) else ""),
+            fix=found if isinstance(found, NodeFix) else None,
         )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -293,13 +327,25 @@ for layer in range(4):
                     "each one starts with an empty trace cache, so it traces (and compiles) "
                     "again every time"
                 )
+            found: NodeFix | str = "it is defined inside a loop"
+            if not in_loop:
+                found = move_def_fix_or_reason(
+                    self.ctx, node, path, self._new_names[1], prefixes=TF_BASES
+                )
             self.report(
                 decorator.decorator,
                 message,
                 help="define the tf.function once (module level, or in __init__), and pass "
-                "what it closes over as arguments",
+                "what it closes over as arguments"
+                + (f"; no automatic fix: {found}" if isinstance(found, str) else ""),
+                fix=found if isinstance(found, NodeFix) else None,
             )
             return
+
+    @cached_property
+    def _new_names(self) -> tuple[set[str], set[str]]:
+        """Names and attribute names a fix out of a function must not choose."""
+        return names_in(self.ctx.module), attribute_names(self.ctx.module)
 
     def _used_repeatedly(self, made: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
         """A tf.function made in a function that runs repeatedly retraces on each run; it
@@ -453,3 +499,16 @@ def _uses_repeatedly(owner: cst.CSTNode, name: str) -> bool:
             return True
         stack.extend((child, looping) for child in iter_children(node))
     return False
+
+
+def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
+    """`step_fn` for `step_fn = tf.function(...)`, else the wrapped function's name."""
+    parent = path[-2] if len(path) >= 2 else None
+    if type(parent) is cst.Assign and type(parent.targets[0].target) is cst.Name:  # type: ignore[attr-defined]
+        return parent.targets[0].target.value  # type: ignore[attr-defined]
+    expr = node.args[0].value
+    if type(expr) is cst.Name:
+        return f"{expr.value}_fn"  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return f"{expr.attr.value.lstrip('_') or 'tf'}_fn"  # type: ignore[attr-defined]
+    return "tf_fn"

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.model.tf.api import DROPPED_CHECK_LEAVES, canonical, dropped_check
+from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.xla_checks import call_leaf
 from jitlint.rules.base import Rule
 
@@ -15,7 +16,8 @@ class XlaDropsAssert(Rule):
     compiles: a `tf.function(jit_compile=True)`, a Keras model compiled with
     `jit_compile=True`, and the helpers they call in any module. In the code of a Keras
     model left at the default `jit_compile="auto"` it says that the check is dropped where
-    Keras turns XLA on (a GPU or TPU).
+    Keras turns XLA on (a GPU or TPU); in a model compiled with a `jit_compile` chosen at
+    run time (an environment variable, a config), in the runs where that value is true.
 
     ## Why is this bad
     XLA has kernels for `Assert` and `CheckNumerics` that do nothing. Under
@@ -143,10 +145,7 @@ class Accumulate(tf.keras.layers.Layer):
         if context.xla:
             where = f"{context.origin} is compiled with XLA, where"
         else:
-            where = (
-                f"{context.origin}: Keras compiles it with XLA where a GPU or TPU is present, "
-                "and there"
-            )
+            where = f"{context.origin}: {xla_when(context.origin)}, and there"
         self.report(
             node,
             f"`{api}` never fires under XLA: {where} the check is compiled as a no-op and "

@@ -6,6 +6,7 @@ from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.api import op_table
+from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
@@ -20,10 +21,6 @@ from jitlint.model.tf.xla_checks import (
 )
 from jitlint.rules.base import Rule
 
-_WHERE = (
-    "Keras 3 compiles it with XLA where a GPU or TPU is present (the default "
-    '`jit_compile="auto"`), and not on a CPU-only machine'
-)
 _HELP = (
     "set `self.supports_jit = False` in the layer's `__init__` (Keras then never compiles the "
     "model with XLA), pass `jit_compile=False` to `compile`, or keep the op out of the model"
@@ -46,9 +43,15 @@ class KerasAutoJit(Rule):
       constant;
     - a slice whose size changes with a loop variable (a warning under JIT202 as well).
 
-    A model counts as "left at the default" when it is compiled without `jit_compile`, built
-    (`Sequential`, `Model(inputs, outputs)`) without a visible `compile`, or, for a layer
-    that no file of the run uses, when Keras models would run it at their default.
+    A model counts as "left at the default" when it is compiled without `jit_compile` (or
+    with `jit_compile="auto"`), built (`Sequential`, `Model(inputs, outputs)`) without a
+    visible `compile`, or, for a layer that no file of the run uses, when Keras models would
+    run it at their default.
+
+    The same is reported for a model compiled with a `jit_compile` chosen at run time
+    (`jit_compile=use_xla`, read from an environment variable, a config or a command-line
+    flag): XLA compiles it in every run where that value is true, the configuration the
+    project itself offers. A name bound only to `False` (`USE_XLA = False`) is off.
 
     ## Why is this bad
     Keras 3 resolves `jit_compile="auto"` when `fit`, `evaluate` or `predict` first runs:
@@ -130,16 +133,20 @@ class KerasAutoJit(Rule):
     `self.supports_jit = False` after its `super().__init__(...)` (Keras built-in lookup
     layers do this), which keeps a model holding it off XLA; where the op is not in a
     layer's method (a helper, a loss), the file's only `compile(...)` of a model gets
-    `jit_compile=False`. Removing the op (a debugging `tf.print`) or rewriting it in
-    XLA-compatible ops keeps XLA, and is left to you.
+    `jit_compile=False`. A `compile(...)` whose `jit_compile` is chosen at run time is left
+    alone (replacing it would take the option away); the layer fix keeps a model holding the
+    layer off XLA whatever that value says. Removing the op (a debugging `tf.print`) or
+    rewriting it in XLA-compatible ops keeps XLA, and is left to you.
 
     ## Known problems
     Where a model is compiled is found through the files of the run: a layer created where
     a model is built and compiled without `jit_compile`, or a layer no file uses, counts as
-    running at "auto". A model compiled with a `jit_compile` value that is not a literal is
-    taken to be off. Keras 2 (`tf_keras`) has no "auto" and is never reported. Whether a
-    GPU build of TensorFlow has a kernel that the CPU table lacks is not known statically;
-    the table is the CPU one.
+    running at "auto". A `jit_compile` that is not a literal, nor a name bound only to one
+    literal, is taken to be true in some runs: a value that is always false in practice
+    (a flag nobody sets) still gets its findings. Keras 2 (`tf_keras`) has no "auto" and is
+    never reported, not even with a run-time `jit_compile`. Whether a GPU build of
+    TensorFlow has a kernel that the CPU table lacks is not known statically; the table is
+    the CPU one.
     """
 
     code = "JIT213"
@@ -183,6 +190,18 @@ class Scale(keras.layers.Layer):
 class Legacy(tf_keras.layers.Layer):
     def call(self, x):
         return tf.py_function(lambda v: v, [x], tf.float32)
+""",
+        # A run-time switch bound to False only keeps XLA off.
+        """
+import tensorflow as tf
+from tensorflow import keras
+USE_XLA = False
+class Probe(keras.layers.Layer):
+    def call(self, x):
+        tf.print(x)
+        return x
+model = keras.Sequential([keras.Input((4,)), Probe()])
+model.compile(loss="mse", jit_compile=USE_XLA)
 """,
         # Used only in a custom training loop, never in a Keras model.
         """
@@ -236,6 +255,20 @@ def noisy_loss(y_true, y_pred):
 model = keras.Sequential([keras.Input((3,), dtype="int64"), Hasher()])
 model.compile(optimizer="adam", loss=noisy_loss)
 """,
+        # A model compiled with XLA where an environment variable asks for it.
+        """
+import os
+import tensorflow as tf
+import keras
+class Probe(keras.layers.Layer):
+    def call(self, x):
+        tf.print("batch mean", tf.reduce_mean(x))  # error: JIT213
+        return x
+def build():
+    model = keras.Sequential([keras.Input((4,)), Probe()])
+    model.compile(loss="mse", jit_compile=os.environ.get("USE_XLA") == "1")
+    return model
+""",
         # A size fed by a loop variable.
         """
 import tensorflow as tf
@@ -276,7 +309,7 @@ class Staircase(keras.layers.Layer):
         self.report(
             problem.node,
             f"{problem.what} in {origin} creates dataset ops, which have no XLA kernel: "
-            f"{_WHERE}, and there it fails with 'Detected unsupported operations'",
+            f"{xla_when(origin)}, and there it fails with 'Detected unsupported operations'",
             help=_HELP,
         )
 
@@ -300,7 +333,8 @@ class Staircase(keras.layers.Layer):
                     node,
                     f"the branches of this `tf.cond` return different shapes in "
                     f"{context.origin}: `{mismatch.grown}` returns `{mismatch.value}` grown by "
-                    f"`{mismatch.op}`, `{mismatch.kept}` returns it as it is. {_WHERE}, and "
+                    f"`{mismatch.op}`, `{mismatch.kept}` returns it as it is. "
+                    f"{xla_when(context.origin)}, and "
                     "there the result gets a bounded dynamic dimension, which later ops such "
                     "as `tf.signal.fft2d` cannot take",
                     help="make both branches return the same shape",
@@ -311,8 +345,9 @@ class Staircase(keras.layers.Layer):
             self.report(
                 node,
                 f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
-                f"(TensorFlow {op_table()[0]}), in {context.origin}: {_WHERE}, and there "
-                "it fails with 'Detected unsupported operations'",
+                f"(TensorFlow {op_table()[0]}), in {context.origin}: "
+                f"{xla_when(context.origin)}, and there it fails with 'Detected unsupported "
+                "operations'",
                 help=_HELP,
             )
         for shape in shape_problems(self.ctx, node, path):
@@ -322,8 +357,8 @@ class Staircase(keras.layers.Layer):
             self.report(
                 ragged.node,
                 f"this RaggedTensor is reduced by `{ragged.what}` in {context.origin}: "
-                f"{_WHERE}, and there the ragged reduction fails ('Range must be a "
-                "compile-time constant')",
+                f"{xla_when(context.origin)}, and there the ragged reduction fails ('Range "
+                "must be a compile-time constant')",
                 help=_HELP,
             )
 
@@ -331,8 +366,8 @@ class Staircase(keras.layers.Layer):
         self.report(
             problem.node,
             f"{problem.what} depends on {problem.detail}, so it is not a compile-time "
-            f"constant, in {origin}: {_WHERE}, and there it fails ('must be a compile-time "
-            "constant')",
+            f"constant, in {origin}: {xla_when(origin)}, and there it fails ('must be a "
+            "compile-time constant')",
             help="derive it from tf.shape(...), or unroll with a Python range",
         )
 
@@ -347,7 +382,8 @@ class Staircase(keras.layers.Layer):
             if problem.kind == "loop-slice":
                 self.report(
                     problem.node,
-                    f"slice bound depends on a loop variable in {context.origin}: {_WHERE}, "
+                    f"slice bound depends on a loop variable in {context.origin}: "
+                    f"{xla_when(context.origin)}, "
                     "and there the slice's size changes every iteration, a dynamic shape "
                     "XLA supports only as a bounded dynamic shape",
                     help="use a fixed-width window x[i : i + k], tf.gather, or a mask",

@@ -1,0 +1,2 @@
+"""Fixes that build once, at module level or in `__init__`, what a function or method
+builds on every call (see `out`; `scope` holds the checks they share)."""

@@ -1,0 +1,238 @@
+"""Pytree classes that cross modules: the fields of an equinox Module, flax struct dataclass
+or NamedTuple defined in one file, for the files that annotate parameters with it.
+
+`jax.jit` traces every leaf of a pytree argument, Python ints included, so `cfg.depth` of a
+`cfg: Config` argument is a tracer when `depth: int` is a plain field of the Module `Config`,
+wherever `Config` is defined (`jnp.zeros((cfg.depth, n))` then fails). The defining file
+exports each such class's field kinds (pytree_fields.py reads them); a file whose parameter
+or field annotations name an imported class asks for them. Both travel as the TensorFlow
+model's export/import records with a "jax:" prefix, like the return facts (returns.py).
+
+An instance is known only where an annotation says so: a parameter annotated with the class,
+or a constructor parameter stored unchanged into a field annotated with it
+(`config: Config` in the class body, `self.config = config` in `__init__`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import libcst as cst
+
+from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.names import Names
+from jitlint.model.jax.pytree_fields import (
+    ARRAY_FIELD,
+    LEAF_FIELD,
+    PYTHON_FIELD,
+    SCALAR_FIELD,
+    STATIC_FIELD,
+    PytreeClass,
+    PytreeClasses,
+)
+from jitlint.model.project.records import may_be_project_function
+from jitlint.model.project.returns import IMPORT_KIND
+from jitlint.model.project.tf_records import TfRecord
+
+PYTREE_FACT = "jax:pytree:"
+_KINDS = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD, LEAF_FIELD})
+_INFORMATIVE = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD})
+# PytreeClass.framework -> ClassInfo.framework
+_CLASS_FRAMEWORKS = {"equinox": "equinox", "flax": "flax.struct", "namedtuple": "namedtuple"}
+
+
+# ---- the defining file ------------------------------------------------------------------
+def exports(names: Names, classes: PytreeClasses) -> list[TfRecord]:
+    """One "export" record per top-level pytree class with a field whose kind says more
+    than "a leaf" (static, an array, a Python scalar)."""
+    out = []
+    module = names.module
+    for statement in module.body:
+        if type(statement) is not cst.ClassDef:
+            continue
+        cls = classes.of(statement, [module])
+        if cls is not None and _INFORMATIVE.intersection(cls.fields.values()):
+            out.append(TfRecord(cls.name, 0, "export", encode(cls)))
+    return out
+
+
+def encode(cls: PytreeClass) -> str:
+    """`jax:pytree:equinox:0:depth=scalar,weights=array`: framework, custom initialiser,
+    then each field's kind."""
+    fields = ",".join(f"{name}={kind}" for name, kind in sorted(cls.fields.items()))
+    return f"{PYTREE_FACT}{cls.framework}:{int(cls.custom_init)}:{fields}"
+
+
+def decode(name: str, fact: str) -> PytreeClass | None:
+    """The class a fact describes; None for anything else, or a malformed fact."""
+    if not fact.startswith(PYTREE_FACT):
+        return None
+    parts = fact[len(PYTREE_FACT) :].split(":")
+    if len(parts) != 3 or parts[0] not in _CLASS_FRAMEWORKS or parts[1] not in ("0", "1"):
+        return None
+    fields = {}
+    for item in parts[2].split(","):
+        field_name, _, kind = item.partition("=")
+        if not field_name.isidentifier() or kind not in _KINDS:
+            return None
+        fields[field_name] = kind
+    return PytreeClass(name, parts[0], fields, parts[1] == "1")
+
+
+# ---- the annotating file ----------------------------------------------------------------
+def imports(names: Names) -> list[TfRecord]:
+    """ "jax-import" records for the imported names that annotate parameters of top-level
+    functions and methods, or fields of top-level classes: the runner answers with the
+    facts their modules export. Asked only by a file that traces something (the facts
+    cost it another lint)."""
+    module = names.module
+    path = [module]
+    targets: set[str] = set()
+    for statement in module.body:
+        kind = type(statement)
+        if kind is cst.FunctionDef:
+            _param_annotations(names, statement, path, targets)  # type: ignore[arg-type]
+        elif kind is cst.ClassDef and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            for inner in statement.body.body:  # type: ignore[attr-defined]
+                if type(inner) is cst.FunctionDef:
+                    _param_annotations(names, inner, path, targets)
+                elif type(inner) is cst.SimpleStatementLine:
+                    for small in inner.body:
+                        if type(small) is cst.AnnAssign:
+                            _annotation(names, small.annotation.annotation, path, targets)
+    return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
+
+
+def _param_annotations(
+    names: Names, func: cst.FunctionDef, path: list[cst.CSTNode], targets: set[str]
+) -> None:
+    p = func.params
+    for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if param.annotation is not None:
+            _annotation(names, param.annotation.annotation, path, targets)
+
+
+def _annotation(
+    names: Names, annotation: cst.BaseExpression, path: list[cst.CSTNode], targets: set[str]
+) -> None:
+    qualname = _imported(names, annotation, path)
+    if qualname is not None:
+        targets.add(qualname)
+
+
+def _imported(
+    names: Names, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]
+) -> str | None:
+    if type(annotation) is cst.SimpleString:  # a forward reference: "Config"
+        text = annotation.evaluated_value  # type: ignore[attr-defined]
+        if not isinstance(text, str) or not text.isidentifier():
+            return None
+        annotation = cst.Name(text)
+    if type(annotation) not in (cst.Name, cst.Attribute):
+        return None
+    qualnames = names.qualified_names(annotation, path)
+    if len(qualnames) != 1:
+        return None
+    (qualname,) = qualnames
+    return qualname if may_be_project_function(qualname) else None
+
+
+class ImportedPytrees:
+    """The pytree classes a module's annotations name: its own (pytree_fields.py), or
+    another module's, from the facts the runner delivered (`inbound`, by the name as this
+    module spells it)."""
+
+    def __init__(
+        self,
+        names: Names,
+        classes: Classes,
+        pytree_classes: PytreeClasses,
+        inbound: Mapping[str, Sequence[Any]],
+    ) -> None:
+        self.names = names
+        self.classes = classes
+        self.pytree_classes = pytree_classes
+        self.inbound = inbound
+        self._foreign: dict[str, tuple[PytreeClass, ClassInfo] | None] = {}
+
+    def annotated(
+        self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> tuple[PytreeClass, ClassInfo] | None:
+        local = self.pytree_classes.annotated_class(annotation, path)
+        if local is not None:
+            return local[0], self.classes.of(local[1], local[2])
+        qualname = _imported(self.names, annotation, path)
+        if qualname is None:
+            return None
+        if qualname not in self._foreign:
+            self._foreign[qualname] = self._read(qualname)
+        return self._foreign[qualname]
+
+    def _read(self, qualname: str) -> tuple[PytreeClass, ClassInfo] | None:
+        name = qualname.rpartition(".")[2]
+        found = None
+        for record in self.inbound.get(qualname, ()):
+            cls = decode(name, getattr(record, "status", ""))
+            if cls is not None:
+                if found is not None and found != cls:
+                    return None  # two facts for one name: not sure which
+                found = cls
+        if found is None:
+            return None
+        # A stand-in for the other module's class: no member is known, so any other
+        # attribute stays unknown.
+        node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[]))
+        framework = _CLASS_FRAMEWORKS[found.framework]
+        info = ClassInfo(node, name, [], framework=framework, open=True)
+        return found, info
+
+    def param(
+        self, func: cst.FunctionDef, path: Sequence[cst.CSTNode], name: str
+    ) -> tuple[PytreeClass, ClassInfo] | None:
+        """The pytree class of `func`'s parameter `name`: its annotation's, or, in an
+        `__init__`, that of the field it is stored into unchanged (`self.config = config`).
+        `path` leads to `func` (excluded)."""
+        p = func.params
+        declared = [*p.posonly_params, *p.params, *p.kwonly_params]
+        for param in declared:
+            if param.name.value == name and param.annotation is not None:
+                return self.annotated(param.annotation.annotation, path)
+        if func.name.value != "__init__" or len(path) < 2 or type(path[-2]) is not cst.ClassDef:
+            return None
+        if not declared or declared[0].name.value == name:
+            return None
+        field = _stored_field(func, declared[0].name.value, name)
+        if field is None or len(self.names.scope(func).bindings.get(name, ())) != 1:
+            return None  # not stored, or rebound before it is
+        owner = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
+        for field_name, annotation, _ in owner.fields:
+            if field_name == field:
+                return self.annotated(annotation, path)
+        return None
+
+
+def _stored_field(func: cst.FunctionDef, receiver: str, name: str) -> str | None:
+    """The field `receiver.<field> = name` assigns, in a statement of `func`'s own body."""
+    body = func.body
+    if type(body) is not cst.IndentedBlock:
+        return None
+    found = None
+    for statement in body.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if type(small) is not cst.Assign or len(small.targets) != 1:
+                continue
+            target, value = small.targets[0].target, small.value
+            if (
+                type(target) is cst.Attribute
+                and type(target.value) is cst.Name
+                and target.value.value == receiver
+                and type(value) is cst.Name
+                and value.value == name
+            ):
+                if found is not None:
+                    return None
+                found = target.attr.value
+    return found

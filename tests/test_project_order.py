@@ -1,0 +1,106 @@
+"""The project pass lints importing files first (engine/imports.py, engine/project.py), so
+a helper module receives the calls traced code makes to it at its first lint."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+from test_project import FILLER, TRAIN, project, where, write
+
+import jitlint.engine.runner as runner
+from jitlint.engine.imports import import_waves, imported_files
+from jitlint.model.project.files import ProjectFiles
+
+
+def files_of(root: Path, names: list[str]) -> tuple[ProjectFiles, dict[str, str]]:
+    paths = {name: str(root / name) for name in names}
+    return ProjectFiles.build(((p, n) for n, p in paths.items()), str(root)), paths
+
+
+def test_imports_read_from_the_text(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .model import net  # re-export\n",
+            "pkg/model.py": "",
+            "pkg/util.py": "",
+            "pkg/io.py": "",
+            "pkg/train.py": (
+                "import os, pkg.util as u\n"
+                "from . import (\n    io,\n    missing)\n"
+                "def f():\n    from .model import net\n"
+                "text = 'import pkg.nothing'\n"
+            ),
+        },
+    )
+    names = ["pkg/__init__.py", "pkg/model.py", "pkg/util.py", "pkg/io.py", "pkg/train.py"]
+    project, paths = files_of(tmp_path, names)
+    source = (tmp_path / "pkg/train.py").read_bytes()
+    found = imported_files(project, paths["pkg/train.py"], source)
+    expected = {"pkg/__init__.py", "pkg/util.py", "pkg/io.py", "pkg/model.py"}
+    assert found == {paths[name] for name in expected}
+
+
+def test_waves_put_importers_first_and_break_cycles(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/train.py": "from pkg import model, util\n",
+            "pkg/model.py": "from pkg import util\nfrom pkg import layers\n",
+            "pkg/layers.py": "from pkg import model\n",  # a cycle with model
+            "pkg/util.py": "",
+        },
+    )
+    names = ["pkg/__init__.py", "pkg/train.py", "pkg/model.py", "pkg/layers.py", "pkg/util.py"]
+    project, paths = files_of(tmp_path, names)
+    waves = import_waves(project, list(paths.values()), {})
+    order = {path: at for at, wave in enumerate(waves) for path in wave}
+    assert sorted(order) == sorted(paths.values())
+    assert order[paths["pkg/train.py"]] < order[paths["pkg/model.py"]]
+    assert order[paths["pkg/model.py"]] < order[paths["pkg/util.py"]]
+    assert order[paths["pkg/train.py"]] < order[paths["pkg/layers.py"]]
+
+
+def lint_counts(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[Counter, list]:
+    counts: Counter[str] = Counter()
+    real = runner.lint_text
+
+    def counting(source, path, *rest, **kwargs):  # type: ignore[no-untyped-def]
+        counts[path] += 1
+        return real(source, path, *rest, **kwargs)
+
+    monkeypatch.setattr(runner, "lint_text", counting)
+    before = os.getcwd()
+    os.chdir(root)
+    try:
+        _, out, err = run_cli("--format", "json", "--no-cache", *args, "pkg")
+    finally:
+        os.chdir(before)
+    assert "error" not in err, err
+    return counts, json.loads(out) if out.strip() else []
+
+
+def test_a_helper_receives_its_calls_at_its_first_lint(tmp_path, monkeypatch):
+    root = project(tmp_path, TRAIN)
+    write(root, FILLER)
+    counts, found = lint_counts(root, monkeypatch, "-j1")
+    assert where(found) == [("pkg/util.py", 5, "JIT101"), ("pkg/util.py", 15, "JIT102")]
+    assert counts["pkg/util.py"] == 1
+    assert set(counts.values()) == {1}
+
+
+def test_an_import_cycle_still_gets_its_calls(tmp_path, monkeypatch):
+    """util imports train (a cycle): one of them is linted before the other's calls are
+    known, and the second round gives them."""
+    root = project(tmp_path, TRAIN)
+    util = (root / "pkg/util.py").read_text()
+    (root / "pkg/util.py").write_text("from pkg import train\n" + util)
+    counts, found = lint_counts(root, monkeypatch, "-j1")
+    assert where(found) == [("pkg/util.py", 6, "JIT101"), ("pkg/util.py", 16, "JIT102")]
+    assert max(counts.values()) <= 2
