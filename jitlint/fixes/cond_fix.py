@@ -72,8 +72,16 @@ def branch_fix_or_reason(
     found = branches(ctx, owner, path)
     if isinstance(found, str):
         return found
+    return choose_rewrite(ctx, owner, found, trace)
+
+
+def choose_rewrite(
+    ctx: FileContext, owner: cst.CSTNode, found: Branches, trace: FunctionTrace
+) -> NodeFix | str:
+    """`lax.cond` or `jnp.where` for a choice `branches` (or guard_fix.py) found, or why
+    neither applies."""
     parts = (found.test, found.then, found.other)
-    if any(_has_effect(ctx, trace, part) for part in parts):
+    if any(has_effect(ctx, trace, part) for part in parts):
         return (
             "the condition or a branch has a Python side effect, which a rewrite would run "
             "for the branch not taken too"
@@ -148,7 +156,8 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, _LITERALS)
 
 
-def _has_effect(ctx: FileContext, trace: FunctionTrace, expr: cst.CSTNode) -> bool:
+def has_effect(ctx: FileContext, trace: FunctionTrace, expr: cst.CSTNode) -> bool:
+    """Whether `expr` has a Python side effect the analysis sees (a print, an append...)."""
     for node in descendants(expr):
         kind = type(node)
         if kind in (cst.NamedExpr, cst.Yield, cst.Await):

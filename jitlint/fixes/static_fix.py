@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 _JIT = {"jax.jit"}
 
 
-def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
-    """A fix making the jit parameter at the root of `value` static, if there is one."""
+def static_argname_fix(ctx: FileContext, value: Value, leaves: bool = False) -> NodeFix | None:
+    """A fix making the jit parameter at the root of `value` static, if there is one.
+    `leaves`: also when `value` is a leaf of the parameter (`sizes[0]` of a tuple `sizes`);
+    JIT103 asks for it, where the leaf is used as a size and so must be a Python int."""
 
     why = value.why
-    if not why or why[0] not in ("param", "passed"):
+    roots = ("param", "passed", "leaf") if leaves else ("param", "passed")
+    if not why or why[0] not in roots:
         return None
     name, entry = why[1], why[2]
     if not isinstance(entry, Entry) or entry.transform.qualname not in _JIT:
@@ -38,12 +41,15 @@ def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
         return None  # jit is applied in another file: the edit belongs there
     site = entry.site
     module = ctx.module
+    if why[0] == "leaf" and not _sizes_passed(ctx, entry, name):
+        return None  # the container may hold arrays: it could not be hashed
     if type(site) in (cst.Name, cst.Attribute):  # `@jax.jit`
         if not any(d.decorator is site for d in _decorators(entry)):
             return None
         text = f'{module.code_for_node(site)}(static_argnames=("{name}",))'
     elif type(site) is cst.Call:
-        text = _with_static_name(module, site, name)  # type: ignore[arg-type]
+        position = _position(entry.func, name)
+        text = with_static_name(module, site, name, position)  # type: ignore[arg-type]
         if text is None:
             return None
     else:
@@ -51,15 +57,82 @@ def static_argname_fix(ctx: FileContext, value: Value) -> NodeFix | None:
     return NodeFix("unsafe", f"mark `{name}` static with `static_argnames`", ((site, text),))
 
 
+def _sizes_passed(ctx: FileContext, entry: Entry, name: str) -> bool:
+    """Every call of the jitted function in this file (at least one) passes parameter
+    `name` a tuple display of int literals, such as `(32, 32)`."""
+    func = entry.func
+    if type(func) is not cst.FunctionDef:
+        return False
+    callee = func.name.value
+    if type(entry.site) is cst.Call:  # `step = jax.jit(f)`: callers call `step`
+        callee = next(
+            (
+                t.target.value
+                for s in ctx.module.body
+                if type(s) is cst.SimpleStatementLine
+                for a in s.body
+                if type(a) is cst.Assign and a.value is entry.site
+                for t in a.targets
+                if type(t.target) is cst.Name
+            ),
+            "",
+        )
+    position = _position(func, name)
+    passed: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [ctx.module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if type(node) is not cst.Call or type(node.func) is not cst.Name:
+            continue
+        if node.func.value != callee or any(a.star for a in node.args):
+            continue
+        keyword = [a.value for a in node.args if a.keyword is not None and a.keyword.value == name]
+        positional = [a.value for a in node.args if a.keyword is None]
+        if keyword:
+            passed.append(keyword[0])
+        elif position is not None and position < len(positional):
+            passed.append(positional[position])
+        else:
+            return False
+    return bool(passed) and all(
+        type(v) is cst.Tuple and all(type(e.value) is cst.Integer for e in v.elements)
+        for v in passed
+    )
+
+
 def _decorators(entry: Entry) -> tuple[cst.Decorator, ...]:
     func = entry.func
     return func.decorators if type(func) is cst.FunctionDef else ()  # type: ignore[union-attr]
 
 
-def _with_static_name(module: cst.Module, call: cst.Call, name: str) -> str | None:
+def _position(func: object, name: str) -> int | None:
+    """The index of positional parameter `name` of a def (`self` included)."""
+    if type(func) is not cst.FunctionDef:
+        return None
+    positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+    return positional.index(name) if name in positional else None
+
+
+def with_static_name(
+    module: cst.Module, call: cst.Call, name: str, position: int | None = None
+) -> str | None:
+    """`call` (a `jax.jit(...)` or `partial(jax.jit, ...)`) with `name` made static: its
+    `static_argnames` grows, or, where only `static_argnums` is given (then JAX infers the
+    names from it, and adding names would stop that), `position` joins the numbers."""
     spec = spec_from_args(call.args)
     if spec.argnums_arg is not None:
-        return None  # adding names would stop JAX inferring them from static_argnums
+        if spec.argnames_arg is not None or spec.argnums is None or position is None:
+            return None
+        if position in spec.argnums:
+            return None
+        numbers = (*spec.argnums, position)
+        literal = (
+            "(" + ", ".join(str(n) for n in numbers) + ("," if len(numbers) == 1 else "") + ")"
+        )
+        new_arg = spec.argnums_arg.with_changes(value=cst.parse_expression(literal))
+        args = [new_arg if a is spec.argnums_arg else a for a in call.args]
+        return module.code_for_node(call.with_changes(args=args))
     if spec.argnames_arg is not None:
         if spec.argnames is None or name in spec.argnames:
             return None
@@ -120,5 +193,57 @@ def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
             f"freeze `{class_name}` (`frozen=True`): its instances then hash by their fields; "
             "assigning to a field afterwards raises FrozenInstanceError",
             ((expr, text),),
+        )
+    return None
+
+
+_SCALAR_ANNOTATIONS = frozenset(("bool", "int", "float", "str"))
+
+
+def static_field_fix(
+    ctx: FileContext, attribute: cst.Attribute, path: list[cst.CSTNode]
+) -> NodeFix | None:
+    """`self.rate` in a method of an equinox Module of this file whose field is declared
+    `rate: float` -> `rate: float = eqx.field(static=True)`: the field then lives in the
+    module's static part, a Python value, instead of a traced leaf.
+
+    Unsafe: every distinct value compiles again, the field must be hashable, and a traced
+    value (a field computed inside jit) can no longer be stored in it.
+    """
+    if type(attribute.value) is not cst.Name or attribute.value.value != "self":
+        return None
+    owner = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+    if owner is None or owner not in ctx.module.body:
+        return None
+    class_path = [ctx.module, owner]
+    if not any(
+        ctx.names.qualified_names(base.value, class_path) == {"equinox.Module"}
+        for base in owner.bases  # type: ignore[attr-defined]
+    ):
+        return None
+    name = attribute.attr.value
+    for line in owner.body.body:  # type: ignore[attr-defined]
+        if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+            continue
+        field = line.body[0]
+        if type(field) is not cst.AnnAssign or type(field.target) is not cst.Name:
+            continue
+        if field.target.value != name:
+            continue
+        annotation = field.annotation.annotation
+        if type(annotation) is not cst.Name or annotation.value not in _SCALAR_ANNOTATIONS:
+            return None
+        eqx, imported = ctx.import_name("equinox", "eqx")
+        code = ctx.module.code_for_node
+        default = f", default={code(field.value)}" if field.value is not None else ""
+        if type(field.value) is cst.Call:
+            return None  # already `eqx.field(...)` or another field factory
+        text = f"{name}: {annotation.value} = {eqx}.field(static=True{default})"
+        return NodeFix(
+            "unsafe",
+            f"declare `{name}` a static field (`{eqx}.field(static=True)`): one compilation "
+            "per value, and it can no longer hold a traced value",
+            ((field, text),),
+            (imported,) if imported else (),
         )
     return None

@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.check_fix import raise_check_fix
 from jitlint.fixes.cond_fix import branch_fix_or_reason
+from jitlint.fixes.expr_fix import chained_comparison_fix
+from jitlint.fixes.guard_fix import guard_return_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
-from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
+from jitlint.fixes.while_fix import while_loop_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -110,7 +114,45 @@ class TracedBool(Rule):
 
     A parameter used directly as a flag (`if training:` with `training: bool`) gets an
     unsafe fix adding it to `static_argnames` of the `jax.jit` that compiles the function:
-    it then compiles once per value, and callers must pass a Python value.
+    it then compiles once per value, and callers must pass a Python value. Where the jit
+    gives a literal `static_argnums` and no `static_argnames` (`partial(jax.jit,
+    static_argnums=0)` on a method), the parameter's position joins `static_argnums`
+    instead, so JAX still infers the names from the numbers. So does a
+    parameter ordered against a number literal (`if num_warmup < 20:`, also in an `assert`
+    or `while`) when no `jnp.where`/`lax.cond` rewrite applies, and `not flag` outside a
+    test; unsafe in the same way, and an array passed there now fails to hash.
+
+    A field of an equinox Module of the same file, declared with a Python scalar type and
+    tested in a method (`if self.training:`, `if self.rate > 0:`), is declared static:
+    `rate: float = eqx.field(static=True)`. Unsafe: one compilation per value, and the
+    field can no longer hold a traced value.
+
+    An early `if c: return A` followed by plain one-line assignments and a final
+    `return B` takes the same rewrite, with the assignments moved above it (only when they
+    have no side effect and assign no name that `c` or `A` reads): unsafe as above, and the
+    moved assignments now also run when the early return was taken.
+
+    A validation `if <traced test>: raise E("message")` (no `else`, one line each) moves to
+    run time as `x = eqx.error_if(x, <test>, "message")` when the module imports equinox and
+    the test reads a parameter or local `x` that the function reads again afterwards:
+    unsafe, the error is equinox's runtime error, not `E`, so `except E` around the call no
+    longer catches it. Otherwise (a field in `__check_init__`, no equinox) the check is
+    removed and kept in a comment, as for `assert`: unsafe, nothing checks it any more.
+
+    A `while` on a traced test, directly in a function's body, becomes
+    `jax.lax.while_loop(_while_cond, _while_body, carry)`, carrying the names its body
+    assigns that are bound before the loop; `and`/`or`/`not` in the test become
+    `jnp.logical_*`. Only a body of plain assignments is rewritten (no `break`, `continue`,
+    `return`, nested functions, writes to attributes or items, and no name set in the body
+    and read after the loop). Unsafe: each carried value must keep its shape and dtype
+    across iterations, Python side effects in the body run once (at trace time), and
+    reverse-mode differentiation through `lax.while_loop` is not supported.
+
+    A chained comparison outside a test (`[x < 0, 0 < x < 1]` in `jnp.piecewise`, or the
+    condition a `jnp.where` rewrite carried over) becomes `(0 < x) & (x < 1)`: element-wise
+    on arrays, where Python's chain converts its first link to bool. Unsafe: the result is
+    an array, not a bool, and the middle operands are read twice (only names, attributes and
+    numbers are rewritten there).
 
     `x or default` on a traced `x` becomes `(x if x is not None else default)`: unsafe, a
     falsy value that is not None (0) now stays instead of becoming the default. An `assert`
@@ -475,6 +517,20 @@ def f(x):
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
+                if fix is None and type(owner) is cst.If:
+                    path = self.ctx.path_to(owner)
+                    fix = raise_check_fix(self.ctx, owner, path) or guard_return_fix(
+                        self.ctx, owner, path, trace
+                    )
+                    no_fix = None if fix is not None else no_fix
+                if fix is None and type(owner) is cst.While:
+                    fix = while_loop_fix(self.ctx, owner, self.ctx.path_to(owner))
+                if fix is None:  # `if n < 20:` on a parameter: a count or a threshold
+                    name = sink if type(sink) is cst.Attribute else _compared_name(sink)
+                    if type(name) is cst.Name:
+                        fix = static_argname_fix(self.ctx, trace.value(name))
+                    elif type(name) is cst.Attribute:  # `if self.rate > 0:`, an equinox field
+                        fix = static_field_fix(self.ctx, name, self.ctx.path_to(owner))
                 if fix is None and type(owner) is cst.Assert:
                     fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
                 self._report(sink, value, trace, reason, fix, no_fix)
@@ -508,7 +564,10 @@ def f(x):
             return
         value = trace.value(node.expression)
         if value.kind == TRACED:
-            self._report(node.expression, value, trace, "`not`")
+            fix = None
+            if type(node.expression) is cst.Name:
+                fix = static_argname_fix(self.ctx, value)
+            self._report(node.expression, value, trace, "`not`", fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         membership = [t for t in node.comparisons if type(t.operator) in (cst.In, cst.NotIn)]
@@ -518,7 +577,7 @@ def f(x):
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
             return
-        for operand in (node.left, *(t.comparator for t in membership)):
+        for operand in (node.left, *(t.comparator for t in membership)) if membership else ():
             value = trace.value(operand)
             if value.kind == TRACED:
                 self._report(node, value, trace, "`in`")
@@ -538,7 +597,8 @@ def f(x):
             if hit is None and not any(_is_display_or_none(o) for o in pair):
                 hit = next((v for v in values if v.traced), None)
             if hit is not None:
-                self._report(node, hit, trace, "this chained comparison")
+                fix = chained_comparison_fix(self.ctx.module, node)
+                self._report(node, hit, trace, "this chained comparison", fix)
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -603,6 +663,19 @@ def _is_display_or_none(expr: cst.CSTNode) -> bool:
     if kind in (cst.Tuple, cst.List, cst.Dict, cst.Set):
         return True
     return kind is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def _compared_name(expr: cst.CSTNode) -> cst.Name | cst.Attribute | None:
+    """`n` in `n < 20` or `0 <= n` (or `self.n`): a name ordered against a number literal."""
+    if type(expr) is not cst.Comparison or len(expr.comparisons) != 1:  # type: ignore[attr-defined]
+        return None
+    link = expr.comparisons[0]  # type: ignore[attr-defined]
+    if type(link.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+        return None
+    sides = (expr.left, link.comparator)  # type: ignore[attr-defined]
+    names = [s for s in sides if type(s) in (cst.Name, cst.Attribute) and not s.lpar]
+    numbers = [s for s in sides if type(s) in (cst.Integer, cst.Float)]
+    return names[0] if len(names) == 1 and len(numbers) == 1 else None  # type: ignore[return-value]
 
 
 def _sinks(expr: cst.CSTNode) -> list[cst.CSTNode]:

@@ -3,8 +3,15 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
+from jitlint.fixes.expr_fix import (
+    float_to_array_fix,
+    printed_fstring_fix,
+    stacked_index_fix,
+    switch_call_fix,
+)
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.while_fix import for_range_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -87,12 +94,32 @@ class TracedConcretization(Rule):
     unsafe, because callers get a 0-d array instead of a Python number (arithmetic,
     formatting and comparisons still work; `isinstance(v, float)` and `json.dumps` do not).
     Convert outside the jitted function, where the value is concrete. `range(n)` and `int(n)`
-    on a parameter of a function `jax.jit` compiles add the parameter to `static_argnames`;
-    also unsafe: one compilation per value, and callers must pass a hashable Python value.
+    on a parameter of a function `jax.jit` compiles (or on arithmetic of it, `n - 1`) add
+    the parameter to `static_argnames`; also unsafe: one compilation per value, and callers
+    must pass a hashable Python value. Otherwise a `for i in range(n):` directly in a
+    function's body, whose body only assigns plain names, becomes
+    `jax.lax.fori_loop(0, n, _loop_body, carry)`, carrying the names bound before the loop
+    (the same terms as JIT101's `while` rewrite): unsafe, each carried value must keep its
+    shape and dtype, and Python side effects in the body run once, at trace time.
     The returned value may also sit in a dict or tuple bound to a name that the function
     only returns (`metrics = {"loss": float(loss)}` ... `return params, metrics`).
     `x.item()` becomes `x.reshape(())`: unsafe, the one element stays a 0-d array (it fails
-    as `.item()` did when `x` has more than one element).
+    as `.item()` did when `x` has more than one element). Any other `float(x)` (an argument,
+    arithmetic) becomes `jnp.asarray(x, dtype=float)`: unsafe for the same reason, and an
+    array of several elements is no longer rejected. A Python list or tuple indexed by a
+    tracer becomes `jnp.asarray(items)[i]` when every item is known to be a JAX array or a
+    Python number (a list of modules or functions is left alone): unsafe, items of
+    different shapes now fail at trace time, the items are stacked on every call, and an
+    out-of-range index is clamped instead of raising. A list of flax nnx or equinox layers
+    called at a traced index (`self.layers[t](x)`) becomes `jax.lax.switch(t, self.layers,
+    x)`: unsafe, every layer is traced and must return the same shapes, the index is
+    clamped, and layers that update their own state while called cannot run in
+    `lax.switch` (haiku and linen modules are left alone). An f-string that formats a tracer
+    with a spec and is only printed (`print(f"loss={loss:.4f}")`, `jax.debug.print(f"...")`,
+    or `status = f"..."` followed by `print(status)`, the name read nowhere else) becomes a
+    `jax.debug.print` template with the values as arguments (`jax.debug.print("loss={:.4f}",
+    loss)`): unsafe, the line is now printed on every call with the values, not once while
+    tracing.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
@@ -244,8 +271,15 @@ def run(xs):
                 fix = self._math_fix(node, qualname) if is_math else None
                 if fix is None and qualname in _CONVERSIONS:
                     fix = self._returned_fix(node)
-                if fix is None and qualname in ("builtins.range", "builtins.int"):
+                if fix is None and qualname == "builtins.float":
+                    fix = float_to_array_fix(self.ctx, node)
+                # `range(n)`, `range(n - 1)`: a count; not `range(x.sum())` of an array
+                counted = qualname in ("builtins.range", "builtins.int")
+                if fix is None and counted and _arithmetic(arg.value):
                     fix = static_argname_fix(self.ctx, value)
+                loop = self.ctx.parents[-1] if self.ctx.parents else None
+                if fix is None and type(loop) is cst.For and loop.iter is node:  # type: ignore[attr-defined]
+                    fix = for_range_fix(self.ctx, loop, self.ctx.parents)  # type: ignore[arg-type]
                 self._report(node, f"`{name}()`", value, fix)
                 return
 
@@ -332,13 +366,17 @@ def run(xs):
         trace = self._trace(node)
         if trace is None:
             return
-        pytype = python_sequence(trace.value(node.value))
+        base = trace.value(node.value)
+        pytype = python_sequence(base)
         if pytype is None:
             return
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
-            self._report(node, f"indexing a Python {pytype}", value)
+            fix = stacked_index_fix(self.ctx, node, base) or switch_call_fix(
+                self.ctx, node, base, self.ctx.parents
+            )
+            self._report(node, f"indexing a Python {pytype}", value, fix)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if not node.format_spec:
@@ -348,4 +386,21 @@ def run(xs):
             return
         value = trace.value(node.expression)
         if value.traced:
-            self._report(node.expression, "a format spec", value)
+            parents = self.ctx.parents
+            fstring = parents[-1] if parents else None
+            fix = None
+            if type(fstring) is cst.FormattedString:
+                fix = printed_fstring_fix(self.ctx, fstring, parents[:-1])
+            self._report(node.expression, "a format spec", value, fix)
+
+
+def _arithmetic(expr: cst.BaseExpression) -> bool:
+    """Names and numbers combined with arithmetic operators, nothing else."""
+    kind = type(expr)
+    if kind in (cst.Name, cst.Integer):
+        return True
+    if kind is cst.BinaryOperation:
+        return _arithmetic(expr.left) and _arithmetic(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return _arithmetic(expr.expression)  # type: ignore[attr-defined]
+    return False

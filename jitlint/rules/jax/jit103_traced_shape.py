@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.static_fix import static_argname_fix, with_static_name
 from jitlint.model.domain.values import Array, python_sequence
 from jitlint.model.jax.frameworks import layers
 from jitlint.model.jax.jit import Signature
@@ -35,6 +35,10 @@ _COUNTED_SIZES = frozenset({"size", "length"})
 # `x.reshape(n, -1)` takes the shape as `*args`, which jax's signature does not name, so the
 # generated facts cannot say it; every positional argument is a dimension.
 _STAR_SHAPE_METHODS = frozenset({"reshape"})
+
+
+# jnp functions whose builtin twin keeps static operands static (and an int an int).
+_STATIC_TWINS = {"jax.numpy.minimum": "min", "jax.numpy.maximum": "max"}
 
 
 class TracedShape(Rule):
@@ -101,7 +105,15 @@ class TracedShape(Rule):
     `dynamic_slice` moves the window back to fit, where Python slicing returns fewer items.
     Otherwise, when the value comes from a parameter of a function `jax.jit` compiles, the
     parameter is added to `static_argnames`; also unsafe: one compilation per value, and
-    callers must pass a hashable Python value.
+    callers must pass a hashable Python value. A library function jitted in the same file
+    (`jax.jit(jax.nn.one_hot)`) gets the parameter jax needs static added to that
+    `jax.jit(...)` call (`static_argnames=("num_classes",)`), unsafe for the same reasons.
+    A size that is a leaf of a parameter (`widths[0]` of a tuple `widths`) makes the whole
+    parameter static when every call in the file passes it a tuple of int literals
+    (`(32, 32)`), also unsafe: another caller passing a list or arrays cannot be hashed. A size
+    computed by `jnp.minimum`/`jnp.maximum` of static values (directly, or through a name
+    assigned once) becomes the builtin `min`/`max`, which keeps a Python int: unsafe where
+    the same name is also used as an array (`.astype`, `.shape`).
 
     ## Known problems
     Sizes derived from `x.shape`, `len(...)`, static parameters and closed-over Python
@@ -209,7 +221,7 @@ def run(x, key):
         static_fix: bool = True,
     ) -> None:
         if fix is None and static_fix:
-            fix = static_argname_fix(self.ctx, value)
+            fix = static_argname_fix(self.ctx, value, leaves=True)
         self.report(
             node,
             f"{what} must be static, but `{snippet(self.ctx.module, node)}` uses a traced "
@@ -291,7 +303,8 @@ def run(x, key):
         for expr in candidates:
             value = self._traced_in(trace, expr)
             if value is not None:
-                self._report(node, f"the size argument of `{label}`", value)
+                fix = self._static_math_fix(trace, node, expr)
+                self._report(node, f"the size argument of `{label}`", value, fix)
                 return
 
     def _check_facts(
@@ -308,7 +321,8 @@ def run(x, key):
             if value is None:
                 continue
             if size is None:
-                self._report(node, f"`{param}` of {label}", value)
+                fix = self._static_math_fix(trace, node, bound[param])
+                self._report(node, f"`{param}` of {label}", value, fix)
             else:
                 self._report(
                     node,
@@ -389,8 +403,56 @@ def run(x, key):
                 "not given for it)",
                 help=f'pass `static_argnames=("{param}",)` to `jax.jit`, or jit a function '
                 f"that closes over `{param}`",
+                fix=self._library_static_fix(app.node, param),
             )
             return
+
+    def _static_math_fix(
+        self, trace: FunctionTrace, node: cst.Call, expr: cst.CSTNode
+    ) -> NodeFix | None:
+        """`jnp.minimum(a, b)` of two static values, used as a size (directly, or through a
+        name assigned once) -> `min(a, b)`: a Python int, which jit takes as a size."""
+        call = expr
+        if type(expr) is cst.Name:
+            found = self.ctx.names.lookup_with_path(expr.value, self.ctx.path_to(node))
+            bindings = found[0] if found is not None else []
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            call = bindings[0].node
+        if type(call) is not cst.Call or len(call.args) != 2:
+            return None
+        qualnames = self.ctx.tracing.qualified(trace, call.func)
+        builtin = _STATIC_TWINS.get(next(iter(qualnames))) if len(qualnames) == 1 else None
+        if builtin is None or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        if self.ctx.names.lookup_with_path(builtin, self.ctx.path_to(node)) is not None:
+            return None  # the builtin's name is bound to something else here
+        if any(trace.value(a.value).traced for a in call.args):
+            return None
+        code = self.ctx.module.code_for_node
+        text = f"{builtin}({', '.join(code(a.value) for a in call.args)})"
+        if "\n" in text or "\r" in text:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"compute the size in Python: `{builtin}(...)` of static values stays static",
+            ((call, text),),
+        )
+
+    def _library_static_fix(self, jit_call: cst.Call, param: str) -> NodeFix | None:
+        """`jax.jit(jax.nn.one_hot)` -> `jax.jit(jax.nn.one_hot, static_argnames=(...))`."""
+        names = self.ctx.names.qualified_names(jit_call.func, self.ctx.path_to(jit_call))
+        if names != {"jax.jit"}:
+            return None
+        text = with_static_name(self.ctx.module, jit_call, param)
+        if text is None or "\n" in text:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"mark `{param}` static with `static_argnames` (one compilation per value; callers "
+            "pass a hashable Python value)",
+            ((jit_call, text),),
+        )
 
     def _axis(self, trace: FunctionTrace, node: cst.Call, axis: cst.BaseExpression) -> bool:
         value = trace.value(axis)

@@ -97,7 +97,10 @@ class NumpyOnTracer(Rule):
     ## Fix safety
     `np.f` is replaced by `jnp.f` where `jax.numpy` has a function of that name. The fix is
     unsafe: default dtypes (float32 unless x64 is enabled), type promotion and
-    out-of-bounds indexing differ between NumPy and JAX.
+    out-of-bounds indexing differ between NumPy and JAX. A NumPy array indexed by a tracer
+    (`table[i]`, also in a helper the traced code calls) becomes `jnp.asarray(table)[i]`
+    (not where it is assigned to); unsafe for the same reasons, and the table is copied
+    to the device on each trace.
 
     ## Known problems
     NumPy on static data (shapes, Python constants, NumPy constants) is correct inside jit
@@ -204,8 +207,26 @@ def run(x):
                         f"with the tracer `{snippet(self.ctx.module, expr)}` converts the tracer "
                         f"to a NumPy array: {self.ctx.tracing.explain(value)}",
                         help="index a JAX array instead: `jnp.asarray(table)[i]`",
+                        fix=self._index_fix(node),
                     )
                     return
+
+    def _index_fix(self, node: cst.Subscript) -> NodeFix | None:
+        """`table[i]` -> `jnp.asarray(table)[i]`."""
+        parent = self.ctx.parents[-1] if self.ctx.parents else None
+        if type(parent) in (cst.AssignTarget, cst.AugAssign, cst.Del, cst.AnnAssign):
+            return None  # a write: a JAX array cannot be assigned to in place
+        code = self.ctx.module.code_for_node
+        table = code(node.value)
+        if "\n" in table or "\r" in table:
+            return None
+        jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
+        return NodeFix(
+            "unsafe",
+            f"index a JAX array: `{jnp}.asarray({table})[...]`",
+            ((node.value, f"{jnp}.asarray({table})"),),
+            (imported,) if imported else (),
+        )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.mask_fix import masked_reduction_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -18,6 +19,18 @@ _SIZED_BY_HAND = {
     "jax.numpy.bincount": "length",
 }  # fmt: skip
 _COUNTED_SIZES = ("size", "length")
+# Functions whose result has at most as many entries as their first argument has elements.
+_BOUNDED_BY_SIZE = frozenset(
+    ("nonzero", "flatnonzero", "argwhere", "where", "unique", "unique_values", "unique_counts")
+)
+
+
+def _plain_reference(expr: cst.BaseExpression) -> bool:
+    if getattr(expr, "lpar", ()):
+        return False
+    if type(expr) is cst.Name:
+        return True
+    return type(expr) is cst.Attribute and _plain_reference(expr.value)  # type: ignore[attr-defined]
 
 
 def _sized(qualname: str) -> str | None:
@@ -79,10 +92,21 @@ class DynamicShapeResult(Rule):
     ```
 
     ## Fix safety
-    `x[mask].sum()` is rewritten to `jnp.where(mask, x, 0).sum()`. It is unsafe: the result
-    is the same for finite values, but `nan` or `inf` entries outside the mask now take
-    part in the gradient (the "double where" trap). Other patterns need a bound for `size=`
-    and a padding value, which is a judgement call.
+    A sum, mean or product of a selection (`x[mask].sum()`, `x[mask].mean(axis=0)`,
+    `jnp.sum(x[mask])`) becomes the same reduction over all of `x` with `where=`:
+    `x.sum(where=mask)` when the mask is an element-wise test of `x` itself (`x > 0`,
+    `~jnp.isnan(x)`), else with the mask widened over the trailing axes
+    (`jnp.expand_dims(mask, ...)`) and the mask's axes reduced, as indexing reads them. It is
+    unsafe: the result is the same for finite values, but `nan` or `inf` entries outside the
+    mask now take part in the gradient (the "double where" trap).
+
+    `jnp.nonzero(m)`, `m.nonzero()`, one-argument `jnp.where(m)`, `jnp.argwhere`,
+    `jnp.flatnonzero` and `jnp.unique` (also `unique_values`/`unique_counts`) on a name `m`
+    get `size=m.size`, the element count, which bounds the result. Unsafe: the result now
+    always has that length, padded with `fill_value` (index 0 for `nonzero`, the smallest
+    value for `unique`), so code that used its length or every entry sees the padding.
+    Other bounds (`bincount`'s `length=`, a selection's max or min) are a judgement call and
+    get no fix.
 
     ## Known problems
     A mask built from static data (a NumPy mask on a NumPy constant) is not reported. Masks
@@ -170,36 +194,7 @@ def f(x):
             f"{self.ctx.tracing.explain(value)}",
             help="use `jnp.where(mask, x, 0)` (three arguments) to keep the shape, or "
             "`jnp.nonzero(mask, size=..., fill_value=...)`",
-            fix=self._mask_fix(node, mask),
-        )
-
-    def _mask_fix(self, node: cst.Subscript, mask: cst.CSTNode) -> NodeFix | None:
-        """`x[m].sum()` -> `jnp.where(m, x, 0).sum()`."""
-        parents = self.ctx.parents
-        if len(node.slice) != 1 or len(parents) < 2:
-            return None
-        attribute, call = parents[-1], parents[-2]
-        if (
-            type(attribute) is not cst.Attribute
-            or attribute.value is not node  # type: ignore[attr-defined]
-            or attribute.attr.value != "sum"  # type: ignore[attr-defined]
-            or type(call) is not cst.Call
-            or call.func is not attribute  # type: ignore[attr-defined]
-            or call.args  # type: ignore[attr-defined]
-            or type(node.value) is cst.Attribute  # `.at[mask]`
-        ):
-            return None
-        module = self.ctx.module
-        jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
-        text = (
-            f"{jnp}.where({module.code_for_node(mask)}, {module.code_for_node(node.value)}, 0)"
-            ".sum()"
-        )
-        return NodeFix(
-            "unsafe",
-            "use `jnp.where(mask, x, 0).sum()`",
-            ((call, text),),
-            (imported,) if imported else (),
+            fix=masked_reduction_fix(self.ctx, node, mask, self.ctx.parents),  # type: ignore[arg-type]
         )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -215,7 +210,8 @@ def f(x):
             receiver = trace.value(func.value)  # type: ignore[attr-defined]
             if receiver.traced:
                 if "size" not in keywords and not positional:
-                    self._report_call(node, "`.nonzero()`", receiver, "size")
+                    fix = self._size_fix(node, func.value)  # type: ignore[attr-defined]
+                    self._report_call(node, "`.nonzero()`", receiver, "size", fix)
                 return
         qualnames = self.ctx.tracing.qualified(trace, func)
         if len(qualnames) != 1:
@@ -231,9 +227,43 @@ def f(x):
         value = trace.value(positional[0].value)
         if value.traced:
             label = qualname.replace("jax.numpy.", "jnp.")
-            self._report_call(node, f"`{label}`", value, bound)
+            fix = None
+            if qualname.removeprefix("jax.numpy.") in _BOUNDED_BY_SIZE and bound == "size":
+                fix = self._size_fix(node, positional[0].value)
+            self._report_call(node, f"`{label}`", value, bound, fix)
 
-    def _report_call(self, node: cst.Call, label: str, value: Value, bound: str) -> None:
+    def _size_fix(self, node: cst.Call, counted: cst.BaseExpression) -> NodeFix | None:
+        """`jnp.nonzero(m)` -> `jnp.nonzero(m, size=m.size)`: the count of elements bounds
+        the count of selected ones. `m` must be a name or attribute (it is read twice)."""
+        if not _plain_reference(counted) or any(a.star for a in node.args):
+            return None
+        code = self.ctx.module.code_for_node
+        size = cst.Arg(
+            value=cst.parse_expression(f"{code(counted)}.size"),
+            keyword=cst.Name("size"),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            ),
+        )
+        args = list(node.args)
+        if args:
+            args[-1] = args[-1].with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
+        text = code(node.with_changes(args=[*args, size]))
+        if "\n" in text or "\r" in text:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"bound the result by the element count: `size={code(counted)}.size` (the result "
+            "is padded to that length with `fill_value`)",
+            ((node, text),),
+        )
+
+    def _report_call(
+        self, node: cst.Call, label: str, value: Value, bound: str, fix: NodeFix | None = None
+    ) -> None:
         self.report(
             node,
             f"{label} returns an array whose length depends on the values of "
@@ -241,4 +271,5 @@ def f(x):
             f"`{bound}=`: {self.ctx.tracing.explain(value)}",
             help=f"pass `{bound}=` an upper bound (e.g. `x.size`) and a `fill_value`, or use a "
             "three-argument `jnp.where`",
+            fix=fix,
         )

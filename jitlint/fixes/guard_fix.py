@@ -1,0 +1,133 @@
+"""An early return on a traced test, with plain assignments before the final return (JIT101).
+
+    if is_empty:                                 weights = indicators / jnp.sum(indicators)
+        return jnp.zeros(n)              ->      return jnp.where(is_empty, jnp.zeros(n),
+    weights = indicators / total                                  weights @ embeddings)
+    return weights @ embeddings
+
+The assignments between the `if` and the function's last `return` move above the choice,
+which then takes the same `jnp.where`/`lax.cond` rewrite as an `if` followed directly by its
+`return` (cond_fix.py). Only when every statement in between is one assignment to plain
+names, on one line, without a Python side effect, and none of those names is read by the
+test or the early value (which are now evaluated after them). Unsafe as the rewrites it
+reuses, and the moved assignments now also run when the early return was taken (a division
+by zero there gives `nan` in the branch not chosen, which can reach gradients).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.engine.context import FileContext
+from jitlint.fixes.cond_fix import choose_rewrite, has_effect
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.where_fix import Branches
+from jitlint.model.jax.tracing import FunctionTrace
+
+
+def guard_return_fix(
+    ctx: FileContext, owner: cst.If, path: Sequence[cst.CSTNode], trace: FunctionTrace
+) -> NodeFix | None:
+    """The rewrite above for `owner` (`path` ends at it), or None."""
+    if owner.orelse is not None or len(path) < 3 or type(path[-3]) is not cst.FunctionDef:
+        return None
+    early = _returned(owner.body)
+    block = path[-2]
+    statements = list(getattr(block, "body", ()))
+    if early is None or owner not in statements:
+        return None
+    tail = statements[statements.index(owner) + 1 :]
+    if len(tail) < 2:
+        return None
+    final = _returned(tail[-1])
+    if final is None:
+        return None
+    assigned: set[str] = set()
+    lines: list[str] = []
+    code = ctx.module.code_for_node
+    for statement in tail[:-1]:
+        names = _assigned_names(statement)
+        if names is None or has_effect(ctx, trace, statement):
+            return None
+        assigned |= names
+        for line in code(statement).strip("\r\n").splitlines():
+            if line.strip():
+                lines.append(line.strip())
+    if assigned & (_names(owner.test) | _names(early)):
+        return None
+    if any(_has_comment(part) for part in (owner.test, owner.body, tail[-1])):
+        return None  # keep the rewrite to code whose comments it need not move
+    indent = _indent(ctx, path)
+    found = Branches((owner, tail[-1]), owner.test, early, final, "return ", None, (), indent)
+    fix = choose_rewrite(ctx, owner, found, trace)
+    if not isinstance(fix, NodeFix):
+        return None
+    (span, text), *_ = fix.replacements
+    joined = f"\n{indent}".join([*lines, text])
+    return NodeFix(
+        "unsafe",
+        f"{fix.message}; the assignments before the final return move above it",
+        ((span, joined),),
+        fix.imports,
+    )
+
+
+def _returned(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The value of `return v` (or of a block that is only that)."""
+    body = getattr(node, "body", None)
+    if type(node) is cst.IndentedBlock:
+        return _returned(body[0]) if len(body) == 1 else None  # type: ignore[arg-type,index]
+    if type(node) is not cst.SimpleStatementLine or len(body) != 1:  # type: ignore[arg-type]
+        return None
+    small = body[0]  # type: ignore[index]
+    return small.value if type(small) is cst.Return and small.value is not None else None
+
+
+def _assigned_names(statement: cst.CSTNode) -> set[str] | None:
+    """The names `name = value` (or `a, b = value`) assigns; None for anything else."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if type(small) is not cst.Assign:
+        return None
+    names: set[str] = set()
+    for target in small.targets:
+        inner = target.target
+        parts = [e.value for e in inner.elements] if type(inner) is cst.Tuple else [inner]  # type: ignore[attr-defined]
+        if not all(type(p) is cst.Name for p in parts):
+            return None
+        names |= {p.value for p in parts}  # type: ignore[attr-defined]
+    code = cst.Module([]).code_for_node(small.value)
+    return names if "\n" not in code and "\r" not in code else None
+
+
+def _has_comment(node: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Comment:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name:
+            found.add(current.value)  # type: ignore[attr-defined]
+        stack.extend(current.children)
+    return found
+
+
+def _indent(ctx: FileContext, path: Sequence[cst.CSTNode]) -> str:
+    default = ctx.module.default_indent
+    return "".join(
+        (node.indent if node.indent is not None else default)  # type: ignore[attr-defined]
+        for node in path[:-1]
+        if type(node) is cst.IndentedBlock
+    )
