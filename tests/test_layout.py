@@ -105,6 +105,6 @@ def test_folders_stay_small() -> None:
 
 
 def test_fix_builders_live_in_fixes() -> None:
-    misplaced = [p for p in PACKAGE.rglob("*_fix.py") if p.parent.name != "fixes"]
+    misplaced = [p for p in PACKAGE.rglob("*_fix.py") if "fixes" not in p.parent.parts]
     assert misplaced == []
     assert not (PACKAGE.parent / "src").exists()

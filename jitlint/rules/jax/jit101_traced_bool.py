@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.check_fix import raise_check_fix
-from jitlint.fixes.cond_fix import branch_fix_or_reason
-from jitlint.fixes.expr_fix import chained_comparison_fix
-from jitlint.fixes.guard_fix import guard_return_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
-from jitlint.fixes.while_fix import while_loop_fix
+from jitlint.fixes.traced.checks import raise_check_fix
+from jitlint.fixes.traced.conds import branch_fix_or_reason
+from jitlint.fixes.traced.expressions import chained_comparison_fix
+from jitlint.fixes.traced.guards import guard_return_fix
+from jitlint.fixes.traced.loops import while_loop_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule

@@ -3,15 +3,15 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.engine.walker import iter_children
-from jitlint.fixes.expr_fix import (
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.static_fix import static_argname_fix
+from jitlint.fixes.traced.expressions import (
     float_to_array_fix,
     printed_fstring_fix,
     stacked_index_fix,
     switch_call_fix,
 )
-from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import static_argname_fix
-from jitlint.fixes.while_fix import for_range_fix
+from jitlint.fixes.traced.loops import for_range_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.rules.base import JAX_TRACING, Rule

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.mask_fix import masked_reduction_fix
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.traced.masks import masked_reduction_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import static_parameters

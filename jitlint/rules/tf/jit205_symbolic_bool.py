@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.cond_fix import tf_cond_fix_or_reason
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 

@@ -7,7 +7,7 @@
 
 The assignments between the `if` and the function's last `return` move above the choice,
 which then takes the same `jnp.where`/`lax.cond` rewrite as an `if` followed directly by its
-`return` (cond_fix.py). Only when every statement in between is one assignment to plain
+`return` (conds.py). Only when every statement in between is one assignment to plain
 names, on one line, without a Python side effect, and none of those names is read by the
 test or the early value (which are now evaluated after them). Unsafe as the rewrites it
 reuses, and the moved assignments now also run when the early return was taken (a division
@@ -21,9 +21,9 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.engine.context import FileContext
-from jitlint.fixes.cond_fix import choose_rewrite, has_effect
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.where_fix import Branches
+from jitlint.fixes.traced.conds import choose_rewrite, has_effect
+from jitlint.fixes.traced.where import Branches
 from jitlint.model.jax.tracing import FunctionTrace
 
 

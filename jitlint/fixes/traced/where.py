@@ -3,7 +3,7 @@
 Handles `A if c else B`, `if c: return A` / `else: return B`, `if c: return A` followed
 directly by `return B`, and `if c: y = A` / `else: y = B`. `jnp.where` evaluates both values,
 so the fix is unsafe: a branch that raises, prints or is expensive now always runs, and values
-broadcast to one shape. `branches` finds those shapes; cond_fix.py shares it.
+broadcast to one shape. `branches` finds those shapes; conds.py shares it.
 
 Comments in the rewritten statements (`if c:  # why`, a comment above the `return`) are kept
 on their own lines above the new statement. Where no rewrite is made, the builders say why

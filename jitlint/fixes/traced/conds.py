@@ -31,7 +31,7 @@ from jitlint.engine.context import FileContext
 from jitlint.engine.walker import descendants
 from jitlint.fixes.hoist_fix import MUTATING_METHODS
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.where_fix import (
+from jitlint.fixes.traced.where import (
     Branches,
     branches,
     needs_cond,
@@ -78,7 +78,7 @@ def branch_fix_or_reason(
 def choose_rewrite(
     ctx: FileContext, owner: cst.CSTNode, found: Branches, trace: FunctionTrace
 ) -> NodeFix | str:
-    """`lax.cond` or `jnp.where` for a choice `branches` (or guard_fix.py) found, or why
+    """`lax.cond` or `jnp.where` for a choice `branches` (or guards.py) found, or why
     neither applies."""
     parts = (found.test, found.then, found.other)
     if any(has_effect(ctx, trace, part) for part in parts):
