@@ -64,7 +64,8 @@ def test_waves_put_importers_first_and_break_cycles(tmp_path: Path) -> None:
     assert sorted(order) == sorted(paths.values())
     assert order[paths["pkg/train.py"]] < order[paths["pkg/model.py"]]
     assert order[paths["pkg/model.py"]] < order[paths["pkg/util.py"]]
-    assert order[paths["pkg/train.py"]] < order[paths["pkg/layers.py"]]
+    # The cycle is cut once: one of its two files waits for the other.
+    assert order[paths["pkg/layers.py"]] != order[paths["pkg/model.py"]]
 
 
 def lint_counts(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[Counter, list]:

@@ -24,15 +24,26 @@ def imported_files(project: ProjectFiles, path: str, source: bytes) -> set[str]:
         base, names, plain = (
             part.decode("utf-8", "replace") if part else "" for part in match.groups()
         )
-        if base:
-            joiner = "" if base.endswith(".") else "."
-            dotted = [base, *(base + joiner + name for name in _names(names))]
-        else:
-            dotted = list(_names(plain))
-        for name in dotted:
-            target = module_file(project, path, name)
-            if target is not None and target != path:
-                found.add(target)
+        if not base:
+            found.update(_files(project, path, _names(plain)))
+            continue
+        joiner = "" if base.endswith(".") else "."
+        imported = _names(names)
+        modules = _files(project, path, [base + joiner + name for name in imported])
+        # `from pkg import sub` of a submodule: records name `pkg.sub.f`, which the package's
+        # own file does not route (its re-exports of other names would).
+        if len(modules) < len(imported) or not imported:
+            modules |= _files(project, path, [base])
+        found |= modules
+    return found
+
+
+def _files(project: ProjectFiles, path: str, dotted: list[str]) -> set[str]:
+    found = set()
+    for name in dotted:
+        target = module_file(project, path, name)
+        if target is not None and target != path:
+            found.add(target)
     return found
 
 
@@ -49,15 +60,13 @@ def import_waves(
     project: ProjectFiles, paths: Sequence[str], sources: Mapping[str, bytes | None]
 ) -> list[list[str]]:
     """`paths` in waves, each file after the files that import it. Import cycles have no
-    such order: a depth-first search from the files nothing imports orders them so that
-    only the imports that close a cycle point backwards, and those are not waited for."""
+    such order: a greedy order (Eades, Lin and Smyth's, for few backward edges) leaves as
+    few imports as it can pointing backwards, and those are not waited for."""
     members = set(paths)
-    imports: dict[str, list[str]] = {}
+    imports: dict[str, set[str]] = {}
     for path in paths:
-        found = imported_files(project, path, _read(path, sources.get(path))) & members
-        imports[path] = sorted(found)
-    imported = {target for targets in imports.values() for target in targets}
-    order = _reverse_postorder(sorted(paths, key=lambda path: (path in imported, path)), imports)
+        imports[path] = imported_files(project, path, _read(path, sources.get(path))) & members
+    order = _few_backward(sorted(paths), imports)
     position = {path: at for at, path in enumerate(order)}
     level = dict.fromkeys(order, 0)
     for path in order:
@@ -70,26 +79,44 @@ def import_waves(
     return waves
 
 
-def _reverse_postorder(starts: list[str], edges: Mapping[str, list[str]]) -> list[str]:
-    seen: set[str] = set()
-    finished: list[str] = []
-    for start in starts:
-        if start in seen:
-            continue
-        seen.add(start)
-        stack = [(start, iter(edges[start]))]
-        while stack:
-            node, pending = stack[-1]
-            for target in pending:
-                if target not in seen:
-                    seen.add(target)
-                    stack.append((target, iter(edges[target])))
-                    break
-            else:
-                stack.pop()
-                finished.append(node)
-    finished.reverse()
-    return finished
+def _few_backward(nodes: list[str], edges: Mapping[str, set[str]]) -> list[str]:
+    """An order of `nodes` with few edges pointing backwards: files nothing left imports go
+    first, files that import nothing left go last, and where only cycles are left, the
+    file whose imports most outnumber its importers goes first."""
+    out = {node: set(edges[node]) for node in nodes}
+    into: dict[str, set[str]] = {node: set() for node in nodes}
+    for node in nodes:
+        for target in out[node]:
+            into[target].add(node)
+    head: list[str] = []
+    tail: list[str] = []
+    remaining = set(nodes)
+
+    def remove(node: str) -> None:
+        remaining.discard(node)
+        for target in out.pop(node):
+            into[target].discard(node)
+        for source in into.pop(node):
+            out[source].discard(node)
+
+    while remaining:
+        progressed = True
+        while progressed:
+            progressed = False
+            sinks = sorted(node for node in remaining if not out[node])
+            for node in sinks:
+                tail.append(node)
+                remove(node)
+            sources = sorted(node for node in remaining if not into[node])
+            for node in sources:
+                head.append(node)
+                remove(node)
+            progressed = bool(sinks or sources)
+        if remaining:
+            chosen = max(sorted(remaining), key=lambda node: len(out[node]) - len(into[node]))
+            head.append(chosen)
+            remove(chosen)
+    return head + tail[::-1]
 
 
 def _read(path: str, source: bytes | None) -> bytes:

@@ -52,14 +52,17 @@ class Retracing(Rule):
     import tensorflow as tf
 
 
-    @tf.function
-    def scale(x, factor):
-        return x * factor
+    def halve_all(xs):
+        @tf.function  # error: JIT207
+        def halve(x):
+            return x / 2.0
+
+        return [halve(x) for x in xs]
 
 
-    x = tf.constant([1.0, 2.0])
-    for step in range(10):
-        x = scale(x, step)  # error: JIT207
+    xs = [tf.ones([2]), tf.zeros([2])]
+    for epoch in range(10):
+        halve_all(xs)
     ```
 
     ## Use instead
@@ -68,14 +71,22 @@ class Retracing(Rule):
 
 
     @tf.function
-    def scale(x, factor):
-        return x * factor
+    def halve(x):
+        return x / 2.0
 
 
-    x = tf.constant([1.0, 2.0])
-    for step in range(10):
-        x = scale(x, tf.constant(step, tf.float32))
+    def halve_all(xs):
+        return [halve(x) for x in xs]
+
+
+    xs = [tf.ones([2]), tf.zeros([2])]
+    for epoch in range(10):
+        halve_all(xs)
     ```
+
+    A Python number that changes from call to call (`scale(x, step)` in
+    `for step in range(10)`) is passed as a tensor instead: `scale(x, tf.constant(step,
+    tf.float32))`.
 
     ## Fix safety
     A `tf.function` made on every call of a module-level function or method (not in a loop)
