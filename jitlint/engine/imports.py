@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.model.project.files import ProjectFiles, module_file
+from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
 # `from .mod import a, b` (names in parentheses may span lines) and `import a.b as c, d`,
 # anywhere in the file (imports inside functions count too).
@@ -122,8 +124,7 @@ def _few_backward(nodes: list[str], edges: Mapping[str, set[str]]) -> list[str]:
 def _read(path: str, source: bytes | None) -> bytes:
     if source is not None:
         return source
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
+    try:  # regular files only, as the lint reads them: a FIFO must not block the run
+        return read_regular_file(path, DEFAULT_MAX_FILE_SIZE)
+    except (Unreadable, TooLarge):
         return b""  # its lint reports it
