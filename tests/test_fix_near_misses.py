@@ -977,9 +977,10 @@ HELD_BACK = {
             return np.abs(y, out=None), np.minimum(y, np.ones(3)), np.mean(y), np.clip(y, 0, 1)
         """,
     ),
-    # tf.constant(value): the function needs the Python value, or reads it other than by
-    # tf.cast (dtype and Python branching would change).
-    "JIT207 a parameter read other than by tf.cast": (
+    # tf.constant(value): the function needs the Python value, reads it other than by
+    # tf.cast, or meets it with a tensor of a dtype the model does not know (the constant's
+    # inferred dtype may not be the tensor's).
+    "JIT207 a parameter read other than by tf.cast or beside a known dtype": (
         "JIT207",
         """
         import tensorflow as tf
@@ -988,17 +989,26 @@ HELD_BACK = {
             return x * factor
         @tf.function
         def both(x, n):
-            return x * tf.cast(n, tf.float32) + n
+            return tf.ones(3) * tf.cast(n, tf.float32) + n
         @tf.function
         def rebound(x, n):
             n = tf.cast(n, tf.float32)
             return x * n
-        def run():
-            x = tf.ones(3)
+        @tf.function
+        def loops(x, n):
+            for _ in range(n):
+                x = x + tf.ones(3)
+            return x
+        @tf.function
+        def literal(x, n):
+            return tf.ones(3) * (n * 2)
+        def run(x):
             for step in range(3):
                 scale(x, step)
                 both(x, step)
                 rebound(x, step)
+                loops(x, step)
+                literal(x, step)
         """,
     ),
     # the formatted text is also returned: a template would change what is returned

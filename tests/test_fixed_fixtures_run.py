@@ -144,7 +144,7 @@ def test_jit204_numpy_functions_as_tf_ops_compute_what_numpy_computes():
 
 
 @pytest.mark.tensorflow
-def test_jit207_cast_argument_as_a_tensor_traces_once_with_the_same_results():
+def test_jit207_argument_as_a_tensor_of_its_dtype_traces_once_with_the_same_results():
     pytest.importorskip("tensorflow")
     before = run(FIXTURES / "JIT207_tensor_argument.in.py")
     after = run(FIXTURES / "JIT207_tensor_argument.out.py")
@@ -152,6 +152,6 @@ def test_jit207_cast_argument_as_a_tensor_traces_once_with_the_same_results():
     results = [line for line in before.stdout.splitlines() if line.startswith("results ")]
     assert results and results[0] in after.stdout.splitlines()
     was, now = _traces(before), _traces(after)
-    for name in ("warmup", "rate"):
+    for name in ("warmup", "rate", "explore", "scale"):
         assert (was[name], now[name]) == (4, 1), (name, was, now)
-    assert was["scale"] == now["scale"] == 4  # no fix: `x * factor` needs the Python value
+    assert was["repeat"] == now["repeat"] == 4  # no fix: `range(n)` needs the Python value
