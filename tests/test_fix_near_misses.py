@@ -964,6 +964,34 @@ def test_rewritten_containers_and_commented_branches_run_as_before():
 
 # name: (rule, source whose finding must stay without a fix: the model does not know enough)
 HELD_BACK = {
+    # early return -> tf.cond with the assignments moved above: not when a statement in
+    # between is not a plain assignment, has a side effect, or rebinds a name the test or
+    # the early value reads (they would then see the new value).
+    "JIT205 an early return before statements that cannot move": (
+        "JIT205",
+        """
+        import tensorflow as tf
+        def f(x):
+            if tf.reduce_max(x) > 0:
+                return x
+            print("negative")
+            y = x * 2.0
+            return y
+        def g(x):
+            if tf.reduce_max(x) > 0:
+                return x
+            x = -x
+            return x * 2.0
+        def h(x, seen):
+            if tf.reduce_max(x) > 0:
+                return x
+            y = seen.append(x)
+            return x * 2.0
+        fast_f = tf.function(f, autograph=False)
+        fast_g = tf.function(g, autograph=False)
+        fast_h = tf.function(h, autograph=False)
+        """,
+    ),
     # np.* -> tf.math.*: a keyword the twin lacks, a NumPy array beside the tensor (its
     # dtype may differ), a function without a twin of the same signature.
     "JIT204 NumPy calls without a same-signature twin": (
