@@ -556,6 +556,34 @@ TF_NEAR_MISSES = {
         "run()",
     ),
     # print -> tf.print: a print of static values is a trace-time message on purpose.
+    # np.* -> tf.math.*: not on Python values, NumPy arrays and static shapes.
+    "JIT204 NumPy on Python values and static shapes": (
+        "JIT204",
+        """
+        import numpy as np
+        import tensorflow as tf
+        TABLE = np.array([1.0, 2.0, 3.0], dtype="float32")
+        @tf.function
+        def f(x):
+            scale = np.sqrt(2.0) * np.maximum(x.shape[0], 1)
+            return x * scale + np.sum(TABLE) + np.abs(-1.0)
+        """,
+        "f(tf.ones(3))",
+    ),
+    # tf.constant(value): not for a Python value that does not change between calls.
+    "JIT207 a constant Python value that is only cast": (
+        "JIT207",
+        """
+        import tensorflow as tf
+        @tf.function
+        def f(x, step):
+            return x * tf.cast(step, tf.float32)
+        def run():
+            for _ in range(3):
+                f(tf.ones(3), 2)
+        """,
+        "run()",
+    ),
     "JIT208 a trace-time message": (
         "JIT208",
         """
@@ -936,6 +964,81 @@ def test_rewritten_containers_and_commented_branches_run_as_before():
 
 # name: (rule, source whose finding must stay without a fix: the model does not know enough)
 HELD_BACK = {
+    # early return -> tf.cond with the assignments moved above: not when a statement in
+    # between is not a plain assignment, has a side effect, or rebinds a name the test or
+    # the early value reads (they would then see the new value).
+    "JIT205 an early return before statements that cannot move": (
+        "JIT205",
+        """
+        import tensorflow as tf
+        def f(x):
+            if tf.reduce_max(x) > 0:
+                return x
+            print("negative")
+            y = x * 2.0
+            return y
+        def g(x):
+            if tf.reduce_max(x) > 0:
+                return x
+            x = -x
+            return x * 2.0
+        def h(x, seen):
+            if tf.reduce_max(x) > 0:
+                return x
+            y = seen.append(x)
+            return x * 2.0
+        fast_f = tf.function(f, autograph=False)
+        fast_g = tf.function(g, autograph=False)
+        fast_h = tf.function(h, autograph=False)
+        """,
+    ),
+    # np.* -> tf.math.*: a keyword the twin lacks, a NumPy array beside the tensor (its
+    # dtype may differ), a function without a twin of the same signature.
+    "JIT204 NumPy calls without a same-signature twin": (
+        "JIT204",
+        """
+        import numpy as np
+        import tensorflow as tf
+        @tf.function
+        def f(x):
+            y = tf.exp(x)
+            return np.abs(y, out=None), np.minimum(y, np.ones(3)), np.mean(y), np.clip(y, 0, 1)
+        """,
+    ),
+    # tf.constant(value): the function needs the Python value, reads it other than by
+    # tf.cast, or meets it with a tensor of a dtype the model does not know (the constant's
+    # inferred dtype may not be the tensor's).
+    "JIT207 a parameter read other than by tf.cast or beside a known dtype": (
+        "JIT207",
+        """
+        import tensorflow as tf
+        @tf.function
+        def scale(x, factor):
+            return x * factor
+        @tf.function
+        def both(x, n):
+            return tf.ones(3) * tf.cast(n, tf.float32) + n
+        @tf.function
+        def rebound(x, n):
+            n = tf.cast(n, tf.float32)
+            return x * n
+        @tf.function
+        def loops(x, n):
+            for _ in range(n):
+                x = x + tf.ones(3)
+            return x
+        @tf.function
+        def literal(x, n):
+            return tf.ones(3) * (n * 2)
+        def run(x):
+            for step in range(3):
+                scale(x, step)
+                both(x, step)
+                rebound(x, step)
+                loops(x, step)
+                literal(x, step)
+        """,
+    ),
     # the formatted text is also returned: a template would change what is returned
     "JIT102 a status line that is also returned": (
         "JIT102",

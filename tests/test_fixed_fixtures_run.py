@@ -131,3 +131,27 @@ def test_jit206_layers_made_in_init_train_and_the_variable_is_shared():
     assert after.returncode == 0, after.stderr[-2000:]
     # Unsafe, as documented: the variable made once keeps its value between calls.
     assert "[2.0, 4.0]" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit204_numpy_functions_as_tf_ops_compute_what_numpy_computes():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_numpy_to_tf.in.py")
+    after = run(FIXTURES / "JIT204_numpy_to_tf.out.py")
+    assert "Cannot convert a symbolic tf.Tensor" in before.stderr
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "same [True, True, True, True, True]" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit207_argument_as_a_tensor_of_its_dtype_traces_once_with_the_same_results():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT207_tensor_argument.in.py")
+    after = run(FIXTURES / "JIT207_tensor_argument.out.py")
+    assert before.returncode == 0 and after.returncode == 0, after.stderr[-2000:]
+    results = [line for line in before.stdout.splitlines() if line.startswith("results ")]
+    assert results and results[0] in after.stdout.splitlines()
+    was, now = _traces(before), _traces(after)
+    for name in ("warmup", "rate", "explore", "scale"):
+        assert (was[name], now[name]) == (4, 1), (name, was, now)
+    assert was["repeat"] == now["repeat"] == 4  # no fix: `range(n)` needs the Python value

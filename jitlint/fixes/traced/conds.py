@@ -199,6 +199,11 @@ def tf_cond_fix_or_reason(
     found = _tf_branches(ctx, owner, path)
     if isinstance(found, str):
         return found
+    return tf_cond_of(ctx, found)
+
+
+def tf_cond_of(ctx: FileContext, found: Branches) -> NodeFix | str:
+    """`tf.cond` for a choice `_tf_branches` (or guards.py) found, or why not."""
     if any(type(n) in (cst.BooleanOperation, cst.UnaryOperation) for n in descendants(found.test)):
         return "the condition uses `and`/`or`/`not`, which converts a tensor to bool itself"
     for part in (found.test, found.then, found.other):
@@ -248,6 +253,15 @@ def _tf_branches(
                 return Branches(owner, owner.test, assign.value, cst.Name(name), f"{name} = ")
     found = branches(ctx, owner, path)
     return found
+
+
+def tf_effect(node: cst.CSTNode) -> bool:
+    """Whether `node` has a Python side effect that graph code runs while tracing."""
+    return any(
+        type(n) in (cst.NamedExpr, cst.Yield, cst.Await)
+        or (type(n) is cst.Call and _python_effect(n))  # type: ignore[arg-type]
+        for n in descendants(node)
+    )
 
 
 def _python_effect(call: cst.Call) -> bool:

@@ -1,4 +1,5 @@
-"""An early return on a traced test, with plain assignments before the final return (JIT101).
+"""An early return on a traced test, with plain assignments before the final return (JIT101;
+JIT205 with `tf.cond`).
 
     if is_empty:                                 weights = indicators / jnp.sum(indicators)
         return jnp.zeros(n)              ->      return jnp.where(is_empty, jnp.zeros(n),
@@ -11,18 +12,20 @@ which then takes the same `jnp.where`/`lax.cond` rewrite as an `if` followed dir
 names, on one line, without a Python side effect, and none of those names is read by the
 test or the early value (which are now evaluated after them). Unsafe as the rewrites it
 reuses, and the moved assignments now also run when the early return was taken (a division
-by zero there gives `nan` in the branch not chosen, which can reach gradients).
+by zero there gives `nan` in the branch not chosen, which can reach gradients). TensorFlow
+graph code that autograph does not convert gets `return tf.cond(c, lambda: A, lambda: B)`
+the same way (`tf_guard_return_fix`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.traced.conds import choose_rewrite, has_effect
+from jitlint.fixes.traced.conds import choose_rewrite, has_effect, tf_cond_of, tf_effect
 from jitlint.fixes.traced.where import Branches
 from jitlint.model.jax.tracing import FunctionTrace
 
@@ -31,6 +34,30 @@ def guard_return_fix(
     ctx: FileContext, owner: cst.If, path: Sequence[cst.CSTNode], trace: FunctionTrace
 ) -> NodeFix | None:
     """The rewrite above for `owner` (`path` ends at it), or None."""
+    return _guard_fix(
+        ctx,
+        owner,
+        path,
+        lambda statement: has_effect(ctx, trace, statement),
+        lambda found: choose_rewrite(ctx, owner, found, trace),
+    )
+
+
+def tf_guard_return_fix(
+    ctx: FileContext, owner: cst.If, path: Sequence[cst.CSTNode]
+) -> NodeFix | None:
+    """The same with `tf.cond`, for an `if` on a symbolic tensor that autograph does not
+    convert."""
+    return _guard_fix(ctx, owner, path, tf_effect, lambda found: tf_cond_of(ctx, found))
+
+
+def _guard_fix(
+    ctx: FileContext,
+    owner: cst.If,
+    path: Sequence[cst.CSTNode],
+    effect: Callable[[cst.CSTNode], bool],
+    rewrite: Callable[[Branches], NodeFix | str],
+) -> NodeFix | None:
     if owner.orelse is not None or len(path) < 3 or type(path[-3]) is not cst.FunctionDef:
         return None
     early = _returned(owner.body)
@@ -49,7 +76,7 @@ def guard_return_fix(
     code = ctx.module.code_for_node
     for statement in tail[:-1]:
         names = _assigned_names(statement)
-        if names is None or has_effect(ctx, trace, statement):
+        if names is None or effect(statement):
             return None
         assigned |= names
         for line in code(statement).strip("\r\n").splitlines():
@@ -61,7 +88,7 @@ def guard_return_fix(
         return None  # keep the rewrite to code whose comments it need not move
     indent = _indent(ctx, path)
     found = Branches((owner, tail[-1]), owner.test, early, final, "return ", None, (), indent)
-    fix = choose_rewrite(ctx, owner, found, trace)
+    fix = rewrite(found)
     if not isinstance(fix, NodeFix):
         return None
     (span, text), *_ = fix.replacements

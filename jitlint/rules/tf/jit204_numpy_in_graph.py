@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.numpy_to_tf import numpy_to_tf_fix
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -57,9 +59,18 @@ class NumpyInGraph(Rule):
     ```
 
     ## Fix safety
-    No automatic fix: NumPy and TensorFlow differ in dtype promotion and in functions'
-    signatures. Use the `tf.` equivalent, `tf.experimental.numpy`, or return the tensor and
-    convert it outside the function.
+    A NumPy function whose TensorFlow twin takes the same arguments gets an unsafe fix to
+    that twin: elementwise functions of one tensor (`np.sqrt`, `np.exp`, `np.log`, `np.abs`,
+    `np.square`, `np.tanh`, `np.sin`, `np.cos`, `np.sign`, `np.floor`, `np.ceil`,
+    `np.log1p`, `np.expm1`, `np.negative` to `tf.math.*`), `np.maximum`/`np.minimum` of two
+    values, and `np.sum`/`np.max`/`np.min` (also `amax`/`amin`) with at most an axis and
+    `keepdims=` (to `tf.math.reduce_*`). Every argument must be a tensor or a number
+    literal, and no other keyword is allowed. It is unsafe because NumPy and TensorFlow
+    differ in dtypes: NumPy promotes (`np.sqrt` of an integer tensor is float64, `np.sum` of
+    booleans counts them) where the TensorFlow op keeps the tensor's dtype or refuses it,
+    and code that also runs eagerly now gets a tensor where it got a NumPy array. Other
+    NumPy functions and `.numpy()` get no fix: use the `tf.` equivalent,
+    `tf.experimental.numpy`, or return the tensor and convert it outside the function.
 
     ## Known problems
     Only values known to be tensors are checked: results of TensorFlow ops, arguments of
@@ -72,6 +83,7 @@ class NumpyInGraph(Rule):
     name = "numpy-in-graph"
     summary = "NumPy conversion of a symbolic tensor inside a tf.function."
     framework = "tensorflow"
+    fix_availability = "sometimes"
     requires = ("tensorflow", "keras")
     runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
 
@@ -175,8 +187,12 @@ class Model(tf.keras.Model):
         if not names or not all(n.startswith("numpy.") for n in names) or names & _ATTRIBUTE_ONLY:
             return
         values = self.ctx.tf.values
+
+        def is_tensor(expr: cst.BaseExpression) -> bool:
+            return values.value(expr, path).kind == TENSOR
+
         for arg in node.args:
-            if arg.keyword is None and values.value(arg.value, path).kind == TENSOR:
+            if arg.keyword is None and is_tensor(arg.value):
                 api = min(names).replace("numpy.", "np.", 1)
                 self.report(
                     node,
@@ -184,5 +200,13 @@ class Model(tf.keras.Model):
                     "graph tensor (NotImplementedError: Cannot convert a symbolic tf.Tensor)",
                     help="use the tf equivalent (or tf.experimental.numpy), or convert outside "
                     "the function",
+                    fix=self._fix(node, names, is_tensor),
                 )
                 return
+
+    def _fix(self, node: cst.Call, names: set[str] | frozenset[str], is_tensor) -> NodeFix | None:
+        if len(names) != 1 or "tensorflow" not in self.ctx.source:
+            return None
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        numpy_name = next(iter(names)).removeprefix("numpy.")
+        return numpy_to_tf_fix(node, numpy_name, is_tensor, spelled, (imports,) if imports else ())

@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
+from jitlint.fixes.traced.guards import tf_guard_return_fix
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -78,7 +79,10 @@ class SymbolicBool(Rule):
     the graph (a Python side effect in either runs), and they must return tensors of one
     dtype and structure. A branch that is not a tensor (`None`, a string), a condition using
     `and`/`or`/`not`, or a branch with a visible Python side effect gets no fix; the help
-    says why.
+    says why. An early `if c: return A` in a function's body followed by plain assignments
+    (one line each, to names, no Python side effect, none read by `c` or `A`) and a final
+    `return B` gets the same rewrite, the assignments moved above it: they now also run
+    when `A` is chosen (a division by zero there gives `nan`/`inf` in the branch not taken).
 
     ## Known problems
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
@@ -213,8 +217,12 @@ f = tf.function(helper, autograph=False)
         )
 
     def _cond_fix(self, node: cst.If | cst.IfExp) -> tuple[NodeFix | None, str]:
-        found = tf_cond_fix_or_reason(self.ctx, node, self.ctx.path_to(node))
-        return (found, "") if isinstance(found, NodeFix) else (None, found)
+        path = self.ctx.path_to(node)
+        found = tf_cond_fix_or_reason(self.ctx, node, path)
+        if isinstance(found, NodeFix):
+            return found, ""
+        guard = tf_guard_return_fix(self.ctx, node, path) if type(node) is cst.If else None
+        return (guard, "") if guard is not None else (None, found)
 
     def visit_If(self, node: cst.If) -> None:
         context = self._tensor_context(node, node.test, True)

@@ -10,6 +10,11 @@ from jitlint.fixes.hoist_fix import names_in
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.tensor_argument import (
+    conversion_dtype,
+    parameter_for,
+    tensor_argument_fix,
+)
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
@@ -104,9 +109,24 @@ class Retracing(Rule):
     The fix is unsafe: the function is now traced once per input signature for the whole
     run, so a value it reads that changes between calls (an attribute of `self`, a global)
     is baked in from the first trace; moving it into `__init__` needs that every instance
-    is made by that `__init__`. A `tf.function` made in a loop, or one called with a
-    changing Python value, has no fix: passing a tensor instead of a Python number changes
-    Python-level branching on that argument.
+    is made by that `__init__`. A `tf.function` made in a loop has no fix.
+
+    A changing Python value passed to a `tf.function` (a decorated `def` or method of the
+    module) becomes a tensor only where it is converted as the Python value was. Where the
+    function reads the parameter nowhere but as the value of `tf.cast(param, dtype)`, it
+    becomes `tf.constant(value)`: `tf.cast` converts a Python value with the dtype
+    `tf.constant` infers (int32, or int64 when it does not fit; float32) before it casts.
+    Where every read is an operand of an arithmetic operator or an ordering comparison
+    (`<`, `<=`, `>`, `>=`) beside a tensor whose dtype the model knows, the same for all
+    reads, it becomes `tf.constant(value, tf.<dtype>)`: a tensor operator converts a Python
+    operand to its tensor operand's dtype. The function then computes the same values,
+    traced once. The fix is unsafe: Python code that runs while tracing (a `print`, a
+    counter) now runs once instead of once per value, and a dtype the model got wrong (it
+    follows assignments, not the order they run in) makes the call fail. Anywhere else no fix
+    is offered: a tensor changes Python-level branching on the argument (`range(n)`,
+    `if n > 3:` without autograph), and without a known dtype the inferred one may not be
+    the one the function's ops meet (`x * factor` with a float32 `x` refuses the int32
+    `tf.constant(step)` where it took the Python int).
 
     ## Known problems
     Only callees defined in the same file (a decorated `def`, a name assigned
@@ -414,7 +434,70 @@ for layer in range(4):
             f"`{name}` is a tf.function called with `{arg.value}`, {why}: every distinct "  # type: ignore[attr-defined]
             "Python value traces (and compiles) the function again",
             help="pass a tensor (tf.constant(value)), or give the function an input_signature",
+            fix=self._tensor_fix(node, path, [a for a, _ in varying]),
         )
+
+    def _tensor_fix(
+        self, node: cst.Call, path: Sequence[cst.CSTNode], varying: list[cst.Name]
+    ) -> NodeFix | None:
+        """`tf.constant(value[, dtype])` for each changing argument, where the function
+        converts it as it would the Python value (see fixes/tensor_argument.py)."""
+        found = self._callee_def(node, path)
+        if found is None:
+            return None
+        func, bound = found
+        casts = {"tensorflow.cast", "tensorflow.dtypes.cast"}
+
+        def is_cast(call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
+            return self.ctx.names.resolves_to(call.func, path, casts)
+
+        def dtype_of(expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
+            info = self.ctx.tf.dtypes.info(expr, path)
+            return None if info.numpy else info.name  # a NumPy operand stays NumPy
+
+        func_path = self.ctx.tf.scope_path(func)
+        dtypes = set()
+        for value in varying:
+            arg = next(a for a in node.args if a.value is value)
+            param = parameter_for(func, node, arg, bound)
+            dtype = (
+                None
+                if param is None
+                else conversion_dtype(func, func_path, param, is_cast, dtype_of)
+            )
+            if dtype is None:
+                return None
+            dtypes.add(dtype)
+        if len(dtypes) != 1:
+            return None  # one NodeFix spells one conversion
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        return tensor_argument_fix(varying, dtypes.pop(), spelled, (imports,) if imports else ())
+
+    def _callee_def(
+        self, node: cst.Call, path: Sequence[cst.CSTNode]
+    ) -> tuple[cst.FunctionDef, int] | None:
+        """The decorated `def` (or method) the call runs, and its implicitly bound
+        leading parameters."""
+        func = node.func
+        if type(func) is cst.Name:
+            bindings = self.ctx.names.lookup(func.value, path)
+            if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+                return None
+            target = bindings[0].node
+            return (target, 0) if type(target) is cst.FunctionDef else None
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return None
+        owner = self.ctx.names.lookup(func.value.value, path)
+        if owner and any(b.kind == "class" for b in owner):
+            return None  # `Class.method(obj, ...)`: nothing is bound implicitly
+        found = callee(self.ctx.tf, node, path)
+        if found is None or type(found[0]) is not cst.FunctionDef:
+            return None
+        method = found[0]
+        if any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod"
+               for d in method.decorators):  # fmt: skip
+            return None
+        return method, found[1]
 
     def _varying_arguments(
         self, node: cst.Call, path: Sequence[cst.CSTNode]

@@ -1,0 +1,146 @@
+"""JIT207: a changing Python value passed to a `tf.function`, passed as a tensor instead.
+
+`tf.constant(value)` has the dtype TensorFlow infers for the value (int32 for a Python int,
+float32 for a float), which may not be the dtype the function's ops meet: `x * factor` with
+a float32 `x` refuses an int32 factor where it accepted the Python int. The fix is therefore
+offered only where the tensor is converted as the Python value was:
+
+- every read of the parameter is the value `tf.cast(param, dtype)` converts: `tf.cast`
+  converts a Python value with exactly the dtype `tf.constant` infers, then casts it;
+- or every read is an operand of an arithmetic operator or an ordering comparison whose
+  other operand has a dtype the model knows, the same for all: a tensor operator converts
+  a Python value to its tensor operand's dtype, which `tf.constant(value, dtype)` spells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from jitlint.engine.walker import iter_children
+from jitlint.fixes.node_fix import NodeFix
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
+           cst.DictComp, cst.GeneratorExp)  # fmt: skip
+
+
+def parameter_for(func: cst.FunctionDef, call: cst.Call, arg: cst.Arg, bound: int) -> str | None:
+    """The name of `func`'s plain parameter that `arg` of `call` binds (`bound` leading
+    parameters are bound implicitly: 1 for a method called on an instance)."""
+    params = func.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:
+        return None  # *args/**kwargs may take it
+    if arg.keyword is not None:
+        names = [p.name.value for p in (*params.params, *params.kwonly_params)]
+        return arg.keyword.value if arg.keyword.value in names else None
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional):
+        return None
+    index = bound + positional.index(arg)
+    ordered = [*params.posonly_params, *params.params]
+    return ordered[index].name.value if index < len(ordered) else None
+
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+               cst.Power)  # fmt: skip
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+Parent = cst.CSTNode | None
+Path = tuple[cst.CSTNode, ...]
+
+
+def conversion_dtype(
+    func: cst.FunctionDef,
+    func_path: Path,
+    name: str,
+    is_cast: Callable[[cst.Call, Path], bool],
+    dtype_of: Callable[[cst.BaseExpression, Path], str | None],
+) -> str | None:
+    """How `tf.constant` must convert the value parameter `name` of `func` receives: ""
+    (its inferred dtype) when every read is the first argument of `tf.cast`, a dtype name
+    when every read is an operand beside a tensor of that known dtype; None otherwise, or
+    when the body rebinds the parameter or reads it in a nested scope. `func_path` is the
+    path from the module to `func`, ending with it; the callbacks get a node's full path."""
+    casts = 0
+    dtypes: set[str | None] = set()
+    stack: list[tuple[cst.CSTNode, Path]] = [(func.body, (*func_path, func.body))]
+    while stack:
+        node, path = stack.pop()
+        parent, grandparent = path[-2], path[-3]
+        kind = type(node)
+        if kind in _SCOPES:
+            if _mentions(node, name):
+                return None  # a nested function, class or comprehension reads or binds it
+            continue
+        if kind in (cst.Global, cst.Nonlocal):
+            return None
+        if kind is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            if _cast_argument(parent, grandparent) and is_cast(grandparent, path[:-2]):  # type: ignore[arg-type]
+                casts += 1
+                continue
+            other = _other_operand(node, parent, grandparent)
+            if other is None:
+                return None  # any other read, or a binding
+            at = parent if type(parent) is not cst.ComparisonTarget else grandparent
+            dtypes.add(dtype_of(other, (*path[: path.index(at) + 1], other)))
+            continue
+        if kind is cst.Attribute:  # `obj.name` is not the parameter
+            stack.append((node.value, (*path, node.value)))  # type: ignore[attr-defined]
+            continue
+        stack.extend((child, (*path, child)) for child in iter_children(node))
+    if casts and not dtypes:
+        return ""
+    if not casts and len(dtypes) == 1 and None not in dtypes:
+        return next(iter(dtypes))
+    return None
+
+
+def _cast_argument(parent: Parent, grandparent: Parent) -> bool:
+    """`parent` is the first, positional argument of call `grandparent`."""
+    return (
+        type(parent) is cst.Arg
+        and parent.keyword is None
+        and type(grandparent) is cst.Call
+        and grandparent.args[0] is parent
+    )
+
+
+def _other_operand(
+    node: cst.Name, parent: Parent, grandparent: Parent
+) -> cst.BaseExpression | None:
+    """The other operand of the arithmetic operator or single ordering comparison that
+    `node` is an operand of."""
+    if type(parent) is cst.BinaryOperation and type(parent.operator) in _ARITHMETIC:
+        return parent.right if parent.left is node else parent.left
+    comparison = parent if type(parent) is cst.Comparison else grandparent
+    if type(comparison) is not cst.Comparison or len(comparison.comparisons) != 1:
+        return None
+    (target,) = comparison.comparisons
+    if type(target.operator) not in _ORDERING:
+        return None
+    if comparison.left is node:
+        return target.comparator
+    return comparison.left if target.comparator is node else None
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name and current.value == name:  # type: ignore[attr-defined]
+            return True
+        stack.extend(iter_children(current))
+    return False
+
+
+def tensor_argument_fix(
+    args: list[cst.Name], dtype: str, tf_spelled: str, imports: tuple[str, ...]
+) -> NodeFix:
+    """`tf.constant(arg)`, or `tf.constant(arg, tf.<dtype>)`, for each argument."""
+    typed = f", {tf_spelled}.{dtype}" if dtype else ""
+    return NodeFix(
+        "unsafe",
+        "Pass the changing Python value as a tensor: `tf.constant(...)`",
+        tuple((a, f"{tf_spelled}.constant({a.value}{typed})") for a in args),
+        imports,
+    )
