@@ -57,17 +57,14 @@ class Retracing(Rule):
     import tensorflow as tf
 
 
-    def halve_all(xs):
-        @tf.function  # error: JIT207
-        def halve(x):
-            return x / 2.0
-
-        return [halve(x) for x in xs]
+    @tf.function
+    def scale(x, factor):
+        return x * factor
 
 
-    xs = [tf.ones([2]), tf.zeros([2])]
-    for epoch in range(10):
-        halve_all(xs)
+    x = tf.constant([1.0, 2.0])
+    for step in range(10):
+        x = scale(x, step)  # error: JIT207
     ```
 
     ## Use instead
@@ -76,22 +73,14 @@ class Retracing(Rule):
 
 
     @tf.function
-    def halve(x):
-        return x / 2.0
+    def scale(x, factor):
+        return x * factor
 
 
-    def halve_all(xs):
-        return [halve(x) for x in xs]
-
-
-    xs = [tf.ones([2]), tf.zeros([2])]
-    for epoch in range(10):
-        halve_all(xs)
+    x = tf.constant([1.0, 2.0])
+    for step in range(10):
+        x = scale(x, tf.constant(step, tf.float32))
     ```
-
-    A Python number that changes from call to call (`scale(x, step)` in
-    `for step in range(10)`) is passed as a tensor instead: `scale(x, tf.constant(step,
-    tf.float32))`.
 
     ## Fix safety
     A `tf.function` made on every call of a module-level function or method (not in a loop)
