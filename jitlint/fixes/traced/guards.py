@@ -26,7 +26,7 @@ import libcst as cst
 from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import choose_rewrite, has_effect, tf_cond_of, tf_effect
-from jitlint.fixes.traced.where import Branches
+from jitlint.fixes.traced.where import Branches, indent_of, names_in
 from jitlint.model.jax.tracing import FunctionTrace
 
 
@@ -82,11 +82,11 @@ def _guard_fix(
         for line in code(statement).strip("\r\n").splitlines():
             if line.strip():
                 lines.append(line.strip())
-    if assigned & (_names(owner.test) | _names(early)):
+    if assigned & (names_in(owner.test) | names_in(early)):
         return None
     if any(_has_comment(part) for part in (owner.test, owner.body, tail[-1])):
         return None  # keep the rewrite to code whose comments it need not move
-    indent = _indent(ctx, path)
+    indent = indent_of(ctx, path)
     found = Branches((owner, tail[-1]), owner.test, early, final, "return ", None, (), indent)
     fix = rewrite(found)
     if not isinstance(fix, NodeFix):
@@ -138,23 +138,3 @@ def _has_comment(node: cst.CSTNode) -> bool:
             return True
         stack.extend(current.children)
     return False
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Name:
-            found.add(current.value)  # type: ignore[attr-defined]
-        stack.extend(current.children)
-    return found
-
-
-def _indent(ctx: FileContext, path: Sequence[cst.CSTNode]) -> str:
-    default = ctx.module.default_indent
-    return "".join(
-        (node.indent if node.indent is not None else default)  # type: ignore[attr-defined]
-        for node in path[:-1]
-        if type(node) is cst.IndentedBlock
-    )

@@ -32,6 +32,7 @@ import libcst as cst
 
 from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.traced.where import indent_of, names_in
 
 _COND, _BODY, _LOOP = "_while_cond", "_while_body", "_loop_body"
 _REJECTED = (
@@ -57,7 +58,7 @@ def while_loop_fix(
     """The rewrite above for the `while` statement `node` (`path` ends at it)."""
     if node.orelse is not None or _assigned(node.test) != []:
         return None
-    parts = _loop(ctx, node, path, _names(node.test), set())
+    parts = _loop(ctx, node, path, names_in(node.test), set())
     test = _logical(ctx, node.test)
     if parts is None or test is None:
         return None
@@ -95,7 +96,7 @@ def for_range_fix(ctx: FileContext, node: cst.For, path: Sequence[cst.CSTNode]) 
     if any(a.keyword is not None or a.star for a in call.args):
         return None
     index = node.target.value
-    parts = _loop(ctx, node, path, _names(call), {index})
+    parts = _loop(ctx, node, path, names_in(call), {index})
     if parts is None:
         return None
     carry, lines, indent, inner = parts
@@ -147,13 +148,13 @@ def _loop(
     bound = _params(func) | {n for s in statements[:where] for n in _assigned(s) or ()}
     carry = [n for n in assigned if n in bound]
     local = (set(assigned) - set(carry)) | fresh
-    read_later = {n for s in statements[where + 1 :] for n in _names(s)}
+    read_later = {n for s in statements[where + 1 :] for n in names_in(s)}
     if not carry or local & read_later or (set(assigned) - set(carry)) & reads:
         return None
-    if {_COND, _BODY, _LOOP} & (_names(func) | set(assigned)):
+    if {_COND, _BODY, _LOOP} & (names_in(func) | set(assigned)):
         return None
     code = ctx.module.code_for_node
-    indent = _indent(ctx, path)
+    indent = indent_of(ctx, path)
     inner = indent + ctx.module.default_indent
     lines: list[str] = []
     for statement in node.body.body:
@@ -224,17 +225,6 @@ def _params(func: cst.FunctionDef) -> set[str]:
     return {param.name.value for param in every}
 
 
-def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Name:
-            found.add(current.value)  # type: ignore[attr-defined]
-        stack.extend(current.children)
-    return found
-
-
 def _logical(ctx: FileContext, test: cst.BaseExpression) -> str | None:
     """The test with `and`/`or`/`not` as `jnp.logical_*` calls; None if it spans lines."""
     jnp, imported = ctx.import_name("jax.numpy", "jnp")
@@ -252,12 +242,3 @@ def _logical(ctx: FileContext, test: cst.BaseExpression) -> str | None:
 
     text = convert(test)
     return None if "\n" in text or "\r" in text else text
-
-
-def _indent(ctx: FileContext, path: Sequence[cst.CSTNode]) -> str:
-    default = ctx.module.default_indent
-    return "".join(
-        (node.indent if node.indent is not None else default)  # type: ignore[attr-defined]
-        for node in path[:-1]
-        if type(node) is cst.IndentedBlock
-    )

@@ -53,7 +53,7 @@ def branches(ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode]) 
         # Its rewrite would run also where the `if` branch ran.
         return "an `elif` whose `if` branch does more than `return` cannot be rewritten alone"
     then = _single_return(owner.body)
-    indent = _indent(ctx, path)
+    indent = indent_of(ctx, path)
     if owner.orelse is not None:
         if type(owner.orelse) is not cst.Else:
             return "an `elif` chain is rewritten from its last `elif` up, one pass each"
@@ -172,7 +172,7 @@ def _next_statement(node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> cst.CSTNo
     return None
 
 
-def _indent(ctx: FileContext, path: Sequence[cst.CSTNode]) -> str:
+def indent_of(ctx: FileContext, path: Sequence[cst.CSTNode]) -> str:
     """The indentation of the statement `path` ends at: its enclosing blocks' indents."""
     default = ctx.module.default_indent
     return "".join(
@@ -207,3 +207,15 @@ def _parts(statement: cst.CSTNode) -> list[cst.CSTNode]:
             parts.append(statement.orelse)
         return parts
     return [statement]
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every name written anywhere below `node`."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name:
+            found.add(current.value)  # type: ignore[attr-defined]
+        stack.extend(current.children)
+    return found
