@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -76,12 +77,19 @@ class Linted:
         return [f for f in self.findings if not any(matches(f, h) for h in self.case.hazards)]
 
 
+# The checkout this script is in, first on the path: a worktree's bench measures its own
+# jitlint, not whichever copy is installed.
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
 def jitlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "jitlint", "--no-cache", "--jobs", "1", *args]
+    path = os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))
     try:
         return subprocess.run(
-            command, cwd=cwd, capture_output=True, text=True, timeout=LINT_TIMEOUT
-        )
+            command, cwd=cwd, capture_output=True, text=True, timeout=LINT_TIMEOUT,
+            env={**os.environ, "PYTHONPATH": path},
+        )  # fmt: skip
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(command, 124, "", f"timed out after {LINT_TIMEOUT} s")
 
