@@ -693,3 +693,31 @@ def test_workers_end_when_their_parent_does(tmp_path):
     while alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(child)
+
+
+def test_a_budget_hidden_behind_a_cleanup_error_still_ends_the_file():
+    """libcst's position codegen reads, in a `finally`, what the interrupted work never
+    wrote: the budget's exception comes out as a KeyError, which a rule's `except Exception`
+    would report as a crash. The linter finds the budget behind it and ends the file."""
+    from jitlint.engine.linter import FileResult, _rule_failed
+    from jitlint.system.budget import OverBudget, budget_behind
+
+    over = OverBudget("took more than 1 s")
+    try:
+        try:
+            raise over
+        finally:
+            {}["missing"]  # the shape of libcst's cleanup
+    except KeyError as exc:
+        hidden = exc
+    assert budget_behind(hidden) is over
+    with pytest.raises(OverBudget):
+        _rule_failed(FileResult("f.py"), "JIT101", hidden)
+    try:
+        {}["x"]
+    except KeyError as exc:
+        plain = exc
+    assert budget_behind(plain) is None
+    result = FileResult("f.py")
+    _rule_failed(result, "JIT101", plain)
+    assert result.errors and "KeyError" in result.errors[0]

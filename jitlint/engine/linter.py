@@ -43,6 +43,7 @@ from jitlint.model.project.tf_records import TfInbound
 from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
+from jitlint.system.budget import budget_behind
 
 # flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
 # flake8 does not know.
@@ -245,6 +246,9 @@ def _describe_syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[str
 
 
 def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
+    hidden = budget_behind(exc)
+    if hidden is not None:
+        raise hidden  # the file is over its budget, not a rule crashing (system/budget.py)
     where = traceback.extract_tb(exc.__traceback__)[-1]
     result.errors.append(
         f"{result.path}: internal error in {getattr(rule, 'code', rule)}: "

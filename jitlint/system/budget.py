@@ -42,6 +42,21 @@ class OverBudget(BaseException):
     """Raised inside `budget(...)`; the message says which limit and how to raise it."""
 
 
+def budget_behind(exc: BaseException) -> OverBudget | None:
+    """The `OverBudget` an exception was raised while handling, if any: code that cleans up
+    in a `finally` (libcst's position codegen reads what the interrupted work never
+    wrote) can turn the budget's exception into a KeyError that a rule's `except
+    Exception` would then report as a crash."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, OverBudget):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def _resident_bytes() -> int:
     try:
         with open("/proc/self/statm", "rb") as handle:
