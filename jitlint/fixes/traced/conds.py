@@ -99,18 +99,26 @@ def choose_rewrite(
 
 
 def _cond(ctx: FileContext, found: Branches) -> NodeFix | str:
-    lax, imported = ctx.import_name("jax.lax", "lax")
+    return _lambda_cond(ctx, found, ("jax.lax", "lax"), MESSAGE)
+
+
+def _lambda_cond(
+    ctx: FileContext, found: Branches, module: tuple[str, str], message: str
+) -> NodeFix | str:
+    """`<module>.cond(test, lambda: then, lambda: other)` in place of the choice: `lax.cond`
+    or `tf.cond`, whose branches are both lambdas of no argument."""
+    alias, imported = ctx.import_name(*module)
     code = ctx.module.code_for_node
     then, other = (
         f"({code(v)})" if type(v) is cst.Tuple and not v.lpar else code(v)  # type: ignore[attr-defined]
         for v in (found.then, found.other)
     )
-    text = f"{found.prefix}{lax}.cond({code(found.test)}, lambda: {then}, lambda: {other})"
+    text = f"{found.prefix}{alias}.cond({code(found.test)}, lambda: {then}, lambda: {other})"
     if "\n" in text or "\r" in text:
         return "an operand spans several lines"
     return NodeFix(
         "unsafe",
-        MESSAGE,
+        message,
         ((found.span, with_comments(found, text)),),  # type: ignore[arg-type]
         (imported,) if imported else (),
     )
@@ -216,21 +224,7 @@ def tf_cond_of(ctx: FileContext, found: Branches) -> NodeFix | str:
     problem = value_problem(found)
     if problem is not None:
         return problem.replace("`jnp.where` and `lax.cond` choose", "`tf.cond` chooses")
-    tf, imported = ctx.import_name("tensorflow", "tf")
-    code = ctx.module.code_for_node
-    then, other = (
-        f"({code(v)})" if type(v) is cst.Tuple and not v.lpar else code(v)  # type: ignore[attr-defined]
-        for v in (found.then, found.other)
-    )
-    text = f"{found.prefix}{tf}.cond({code(found.test)}, lambda: {then}, lambda: {other})"
-    if "\n" in text or "\r" in text:
-        return "an operand spans several lines"
-    return NodeFix(
-        "unsafe",
-        TF_MESSAGE,
-        ((found.span, with_comments(found, text)),),  # type: ignore[arg-type]
-        (imported,) if imported else (),
-    )
+    return _lambda_cond(ctx, found, ("tensorflow", "tf"), TF_MESSAGE)
 
 
 def _tf_branches(
