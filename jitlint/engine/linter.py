@@ -27,7 +27,7 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.project import class_facts, returns
+from jitlint.model.project import class_facts, returned, returns
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls
@@ -38,6 +38,7 @@ from jitlint.model.project.records import (
     reexports,
     top_level_defs,
 )
+from jitlint.model.project.returned import VALUE_FACT
 from jitlint.model.project.tf_outbound import tf_outbound
 from jitlint.model.project.tf_records import TfInbound
 from jitlint.rules import may_apply, rule_class, rule_name
@@ -146,6 +147,11 @@ def lint_text(
                 by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
     settings = rule_settings or {}
+    # What another file's function returns is text this file uses (project/returned.py):
+    # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
+    gated = source + "".join(
+        call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
+    )
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
@@ -153,7 +159,7 @@ def lint_text(
         and code != "JIT001"
         and (
             not text_gates
-            or may_apply(code, source)
+            or may_apply(code, gated)
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
             # Nor a helper that graph code of another file calls mention Keras.
@@ -192,6 +198,10 @@ def lint_text(
     return result
 
 
+def _returned(received: Received) -> bool:
+    return isinstance(received, TfInbound) and received.status.startswith(VALUE_FACT)
+
+
 def _project_facts(
     result: FileResult,
     ctx: FileContext,
@@ -217,6 +227,7 @@ def _project_facts(
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)

@@ -521,7 +521,7 @@ class Context:
 class ForeignRecord:
     """An outbound call (`options` None) or transformation found by interpretation."""
 
-    __slots__ = ("args", "call", "context", "level", "options", "star", "target", "top")
+    __slots__ = ("args", "bound", "call", "context", "level", "options", "star", "target", "top")
 
     def __init__(
         self,
@@ -532,6 +532,7 @@ class ForeignRecord:
         args: list[tuple[str | None, int]],
         star: bool,
         options: list[cst.Arg] | None = None,
+        bound: tuple[int, tuple[str, ...]] = (1, ()),
     ) -> None:
         self.target = target
         self.call = call
@@ -540,6 +541,9 @@ class ForeignRecord:
         self.args = args
         self.star = star
         self.options = options
+        # For a transformation: the arguments bound before it (`self` of a method, a
+        # partial's), as positional count and keyword names.
+        self.bound = bound
         analyzer = context.trace.tracing.module_context
         # The module-level statement around the call, for finding its line cheaply.
         path = context.trace.path

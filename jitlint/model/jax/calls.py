@@ -61,7 +61,9 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
+from jitlint.model.project import returned
 from jitlint.model.project.records import argument_kind
+from jitlint.model.project.returned import VALUE_FACT
 from jitlint.model.project.returns import ARRAY_FACT, LIST_FACT
 
 MAX_DEPTH = 8
@@ -206,6 +208,9 @@ class Calls(Transformations):
                     return found
         result = self.library_value(context, an, call, args, star)
         if result is U and isinstance(callee, Foreign) and callee.role == "name":
+            returned = self.returned_value(callee.path, call)
+            if returned is not None:
+                return returned
             facts = {getattr(r, "status", "") for r in self.tracing.inbound.get(callee.path, ())}
             if LIST_FACT in facts:  # the function returns a list (model/project/returns.py)
                 return Seq("list", elem=U)
@@ -213,6 +218,15 @@ class Calls(Transformations):
                 return Array(("op", callee.path.lstrip("."), context.trace), sure=False)
             return Foreign(callee.path, "instance")  # what another module's class makes
         return result
+
+    def returned_value(self, path: str, call: cst.CSTNode) -> Value | None:
+        """What the function or method `path` of another module returns, if that module
+        exported it (model/project/returned.py)."""
+        for record in self.tracing.inbound.get(path, ()):
+            status = getattr(record, "status", "")
+            if status.startswith(VALUE_FACT):
+                return returned.decode(status, call)
+        return None
 
     def library_value(
         self,
@@ -311,7 +325,8 @@ class Calls(Transformations):
             )
             for target in targets:
                 self._record(context, call, target, [(None, U), *args], star)
-            return U
+            returned = self.returned_value(callee.path, call) if callee.role == "member" else None
+            return returned if returned is not None else U
         if isinstance(callee, Object):  # `obj(...)` runs `__call__`
             method = self.member(context, callee, "__call__", call)
             if isinstance(method, (BoundMethod, Transformed)):
@@ -583,13 +598,14 @@ class Calls(Transformations):
         star: bool,
         options: list[cst.Arg] | None = None,
         level: int | None = None,
+        bound: tuple[int, tuple[str, ...]] = (1, ()),
     ) -> None:
         """An outbound call (or, with `options`, transformation) for the project pass."""
         level = context.level if level is None else level
         if level == 0:
             return  # a call made in Python: nothing is traced there
         kinds = [(k, argument_kind(v)) for k, v in args]
-        record = ForeignRecord(target, call, context, level, kinds, star, options)
+        record = ForeignRecord(target, call, context, level, kinds, star, options, bound)
         self.tracing.foreign_records.append(record)
 
     def member(

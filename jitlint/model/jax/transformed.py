@@ -43,6 +43,7 @@ from jitlint.model.jax.library import (
     tree_like,
 )
 from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
+from jitlint.model.project.returned import ForeignFunction
 
 
 class Transformations:
@@ -81,6 +82,18 @@ class Transformations:
             level = max(context.level, transform.level)
             params = [a for a in options if a.keyword is not None]
             self._record(context, call, target.path, [(None, U)], False, params, level)
+        if (
+            isinstance(target, PartialRef)
+            and isinstance(target.target, Foreign)
+            and target.target.role == "name"
+            and not target.star
+        ):
+            # `jax.jit(p)` with `p` a partial of another module's function (made here, or
+            # returned by a call, project/returned.py): traced there, less what `p` binds.
+            level = max(context.level, transform.level)
+            params = [a for a in options if a.keyword is not None]
+            bound = (len(target.args), tuple(sorted(target.keywords)))
+            self._record(context, call, target.target.path, [], False, params, level, bound)
         if transform.style == "jit" and isinstance(targets[0], Object):
             # jit keys its cache on the callable: an instance must be hashable.
             reason = unhashable(targets[0])
@@ -235,6 +248,18 @@ class Transformations:
             target = target.function
         if isinstance(target, (haiku.PairMethod, linen.ModuleMethod)) and not bound and not star:
             return self._framework_method(context, call, t, target, args)
+        if isinstance(target, ForeignFunction) and not star:
+            # Jitted in another file (project/returned.py): only its header is known here,
+            # enough for the static spec to check what this call passes.
+            func = target.func
+            kinds = application_params(
+                _inner_transform(t), list(_inner_options(t)), func, False, 0, set(),
+                defaults_unknown=False,
+            )  # fmt: skip
+            style = _inner_transform(t).style
+            if style == "jit" and not bound and any(k == STATIC for k in kinds.values()):
+                self._check_static(call, t, func, kinds, args, receiver, style)
+            return self._transformed_result(context, t, None)
         if not isinstance(target, FunctionRef) or star:
             return self._transformed_result(context, t, None)
         func = target.func

@@ -22,6 +22,7 @@ from jitlint.model.project.records import (
     Outbound,
     Received,
 )
+from jitlint.model.project.returned import VALUE_FACT, respell
 from jitlint.model.project.returns import IMPORT_KIND
 from jitlint.model.project.tf_records import TfInbound, TfRecord
 
@@ -162,6 +163,8 @@ def inbound_for(
                 project, caller_path, record, defs, reexports or {}, exports
             ):
                 found.setdefault(path, set()).add(received)
+    for path, received in _value_facts(project, exports, reexports or {}):
+        found.setdefault(path, set()).add(received)
     return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}
 
 
@@ -278,6 +281,38 @@ def _tf_resolve(
     return None
 
 
+def _value_facts(
+    project: ProjectFiles,
+    exports: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> list[tuple[str, Received]]:
+    """What functions return (returned.py), for each file that imports them: every name a
+    file binds by an import reaches the values its module exports under that name."""
+    exporters = {
+        path: {key: fact for key, fact in facts.items() if fact.startswith(VALUE_FACT)}
+        for path, facts in exports.items()
+    }
+    exporters = {path: facts for path, facts in exporters.items() if facts}
+    if not exporters:
+        return []
+    out: list[tuple[str, Received]] = []
+    for importer, names in reexports.items():
+        for target in names.values():
+            resolved = _tf_resolve(project, importer, target, reexports)
+            if resolved is None or resolved[0] not in exporters:
+                continue
+            callee, name = resolved
+            for key, fact in exporters[callee].items():
+                if name and key != name and not key.startswith(name + "."):
+                    continue
+                spelled = target + ("." + key if not name else key[len(name) :])
+                respelled = respell(fact, project.resolve, callee, importer)
+                if respelled is not None:
+                    site = project.paths.get(callee, callee)
+                    out.append((importer, TfInbound(spelled, site, "fact", respelled)))
+    return out
+
+
 def module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | None:
     """The file of the run that is the module `dotted` (as `caller_path` spells it)."""
     # `.` (`from . import x`) is the caller's package: its `__init__.py`.
@@ -308,6 +343,8 @@ def _tf_received(
             # Each model reads its own facts: JAX's carry a "jax:" prefix (returns.py).
             if fact.startswith("jax:") != (record.kind == IMPORT_KIND):
                 continue
+            if fact.startswith(VALUE_FACT):
+                continue  # sent to every importing file (`_value_facts`)
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))

@@ -85,7 +85,9 @@ def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list
             continue
         (qualname,) = qualnames
         out.append(
-            EntryRecord(record.target, line, qualname, qualname, record.level, options, 1, ())
+            EntryRecord(
+                record.target, line, qualname, qualname, record.level, options, *record.bound
+            )
         )
     return out
 

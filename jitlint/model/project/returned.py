@@ -1,0 +1,432 @@
+"""What a function or method returns, for the files of the run that call it from Python.
+
+A factory in one file often builds the jitted step that another file calls
+(`step, opt = make_step(config)`; `step(params, ..., batch.names)`), or returns a
+`functools.partial` that the caller jits (`jax.jit(potential.to_reference())`). The defining
+file reads such returns from the text and exports them as a small value: a jitted `def` of
+its own (the header and the transformation's options), a partial of a named function (its
+target and bound arguments), an instance of its own NamedTuple or dataclass whose fields are
+Python lists or dicts, or a tuple holding one of those. The runner sends each to the files
+that import the name, the partial's target spelled as the receiving file would import it
+(`respell`), and their interpreter calls it like a local one (`decode`).
+
+Only what the text shows is exported; anything else stays unknown in the caller. The facts
+travel as the TensorFlow model's export records, with their own "jax:value:" prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import libcst as cst
+
+from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.names import Names
+from jitlint.model.domain.values import (
+    Dict,
+    Foreign,
+    Object,
+    PartialRef,
+    Ref,
+    Seq,
+    Transformed,
+    U,
+    Value,
+)
+from jitlint.model.jax.transforms import PARAM_OPTIONS, PARTIAL, TRANSFORMS
+from jitlint.model.project.records import may_be_project_function
+from jitlint.model.project.tf_records import TfRecord
+
+VALUE_FACT = "jax:value:"
+_OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
+_LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})
+_OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
+_MAX_DEPTH = 3
+
+
+class ForeignFunction(Ref):
+    """A function another file defines and jits, known by its header only (`func`, a `def`
+    with an empty body): enough to read a static spec against its parameters."""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func: cst.FunctionDef) -> None:
+        super().__init__(None, "function")
+        self.func = func
+
+    def key(self, depth: int = 3) -> Any:
+        return ("foreign-function", id(self.func))
+
+
+# ---- the defining file ------------------------------------------------------------------
+def exports(names: Names, classes: Classes) -> list[TfRecord]:
+    """One "export" record per top-level function, or method of a top-level class, whose
+    returns all encode to the same informative value."""
+    module = names.module
+    out = []
+    for statement in module.body:
+        kind = type(statement)
+        if kind is cst.FunctionDef:
+            fact = _function_fact(names, classes, statement, [module])  # type: ignore[arg-type]
+            if fact is not None:
+                out.append(TfRecord(statement.name.value, 0, "export", fact))  # type: ignore[attr-defined]
+        elif kind is cst.ClassDef and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            path = [module, statement, statement.body]  # type: ignore[attr-defined]
+            for inner in statement.body.body:  # type: ignore[attr-defined]
+                if type(inner) is not cst.FunctionDef:
+                    continue
+                fact = _function_fact(names, classes, inner, path)
+                if fact is not None:
+                    name = f"{statement.name.value}.{inner.name.value}"  # type: ignore[attr-defined]
+                    out.append(TfRecord(name, 0, "export", fact))
+    return out
+
+
+def _function_fact(
+    names: Names, classes: Classes, func: cst.FunctionDef, path: list[cst.CSTNode]
+) -> str | None:
+    if func.asynchronous is not None or type(func.body) is not cst.IndentedBlock:
+        return None
+    if any(_leaf(d.decorator) not in ("staticmethod", "classmethod") for d in func.decorators):
+        return None  # a decorator may change what a call returns (`property`, `jax.jit`)
+    last = func.body.body[-1] if func.body.body else None
+    if type(last) is not cst.SimpleStatementLine or type(last.body[0]) is not cst.Return:
+        return None  # cheap pre-test: most functions end otherwise
+    value = last.body[0].value  # type: ignore[attr-defined]
+    if type(value) not in (cst.Call, cst.Tuple, cst.Name):
+        return None
+    returns = _returns(func.body)
+    if returns is None:
+        return None
+    encoder = _Encoder(names, classes, [*path, func, func.body])
+    encoded = [encoder.encode(v, 0) for v in returns]
+    first = encoded[0]
+    if first is None or not _informative(first) or any(e != first for e in encoded[1:]):
+        return None
+    return VALUE_FACT + json.dumps(first, sort_keys=True, separators=(",", ":"))
+
+
+def _returns(body: cst.CSTNode) -> list[cst.BaseExpression] | None:
+    """The values of the function's own `return`s; None if one returns nothing."""
+    values: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
+            continue
+        if kind is cst.Return:
+            if node.value is None:  # type: ignore[attr-defined]
+                return None
+            values.append(node.value)  # type: ignore[attr-defined]
+            continue
+        stack.extend(node.children)
+    return values or None
+
+
+def _informative(value: dict[str, Any]) -> bool:
+    if "seq" in value:
+        return any(item is not None and _informative(item) for item in value.get("items", ()))
+    return "jit" in value or "partial" in value or "object" in value
+
+
+class _Encoder:
+    """Reads a return expression of one function (`path` leads into its body)."""
+
+    def __init__(self, names: Names, classes: Classes, path: list[cst.CSTNode]) -> None:
+        self.names = names
+        self.classes = classes
+        self.path = path
+
+    def encode(self, expr: cst.BaseExpression, depth: int) -> dict[str, Any] | None:
+        if depth > _MAX_DEPTH:
+            return None
+        kind = type(expr)
+        if kind is cst.Tuple:
+            items = []
+            for element in expr.elements:  # type: ignore[attr-defined]
+                if type(element) is not cst.Element:
+                    return None  # `*rest`: the number of items is not known
+                items.append(self.encode(element.value, depth + 1))
+            return {"seq": "tuple", "items": items}
+        if kind in (cst.List, cst.ListComp):
+            return {"seq": "list"}
+        if kind in (cst.Dict, cst.DictComp):
+            return {"dict": 1}
+        if kind is cst.BinaryOperation and type(expr.operator) is cst.Multiply:  # type: ignore[attr-defined]
+            if cst.List in (type(expr.left), type(expr.right)):  # type: ignore[attr-defined]
+                return {"seq": "list"}  # `["a"] * n`
+            return None
+        if kind is cst.Call:
+            return self._call(expr, depth)  # type: ignore[arg-type]
+        if kind is cst.Name:
+            return self._name(expr.value, depth)  # type: ignore[attr-defined]
+        return None
+
+    def _qualname(self, expr: cst.BaseExpression) -> str | None:
+        if type(expr) not in (cst.Name, cst.Attribute):
+            return None
+        qualnames = self.names.qualified_names(expr, self.path)
+        return next(iter(qualnames)) if len(qualnames) == 1 else None
+
+    def _call(self, call: cst.Call, depth: int) -> dict[str, Any] | None:
+        qualname = self._qualname(call.func)
+        if qualname is None:
+            return self._constructed(call, depth)
+        if qualname in _LIST_CALLS:
+            return {"seq": "list"}
+        if qualname == "builtins.dict":
+            return {"dict": 1}
+        if qualname in PARTIAL:
+            return self._partial(call)
+        transform = TRANSFORMS.get(qualname)
+        if transform is not None:
+            if transform.style != "jit" or not call.args or call.args[0].keyword is not None:
+                return None
+            target = call.args[0].value
+            func = self._def(target.value) if type(target) is cst.Name else None  # type: ignore[attr-defined]
+            return self._jit(qualname, func, call.args[1:])
+        return self._constructed(call, depth)
+
+    def _jit(
+        self, qualname: str, func: cst.FunctionDef | None, options: Sequence[cst.Arg]
+    ) -> dict[str, Any] | None:
+        if func is None or func.asynchronous is not None:
+            return None
+        if any(a.keyword is None or a.star for a in options):
+            return None  # options by position or `**`: not read
+        kept = [a for a in options if a.keyword.value in PARAM_OPTIONS]  # type: ignore[union-attr]
+        module = self.names.module
+        header = f"def {func.name.value}({module.code_for_node(func.params)}): ..."
+        text = ", ".join(
+            module.code_for_node(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in kept
+        )
+        return {"jit": qualname, "def": header, "options": text}
+
+    def _partial(self, call: cst.Call) -> dict[str, Any] | None:
+        args = call.args
+        if not args or args[0].keyword is not None or args[0].star:
+            return None
+        if any(a.star for a in args):
+            return None
+        target = args[0].value
+        if type(target) not in (cst.Name, cst.Attribute):
+            return None
+        own = self._top_level_def(target.value) if type(target) is cst.Name else None
+        if own is not None and self.names.lookup(own.name.value, self.path) is (
+            self.names.scope(self.names.module).bindings.get(own.name.value)
+        ):
+            spelled: str | None = _OWN + own.name.value
+        else:
+            spelled = self._qualname(target)
+            if spelled is None or not may_be_project_function(spelled):
+                return None
+        positional = sum(1 for a in args[1:] if a.keyword is None)
+        keywords = [a.keyword.value for a in args[1:] if a.keyword is not None]
+        return {"partial": spelled, "args": positional, "keywords": keywords}
+
+    def _constructed(self, call: cst.Call, depth: int) -> dict[str, Any] | None:
+        """`Batch(names=[...], ...)` of a NamedTuple or dataclass of this module with no
+        `__init__` of its own: its fields are the arguments."""
+        if type(call.func) is not cst.Name:
+            return None
+        bindings = self.names.scope(self.names.module).bindings.get(call.func.value)  # type: ignore[attr-defined]
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+            return None
+        node = bindings[0].node
+        if self.names.lookup(call.func.value, self.path) is not bindings:  # type: ignore[attr-defined]
+            return None  # a local name shadows it
+        cls = self.classes.of(node, [self.names.module])  # type: ignore[arg-type]
+        if cls.kind not in _OBJECT_KINDS or "__init__" in cls.methods:
+            return None
+        if not all(isinstance(base, str) for base in cls.bases):
+            return None  # a base of the project (or unknown) may declare more fields
+        declared = [name for name, _, _ in cls.fields]
+        fields: dict[str, Any] = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            name = arg.keyword.value if arg.keyword is not None else None
+            if name is None:
+                if index >= len(declared):
+                    return None
+                name = declared[index]
+            found = self.encode(arg.value, depth + 1)
+            if found is not None and (found.get("seq") == "list" or "dict" in found):
+                fields[name] = {"seq": "list"} if "seq" in found else found  # unhashable
+        if not fields:
+            return None
+        return {"object": cls.name, "kind": cls.kind, "fields": fields}
+
+    def _name(self, name: str, depth: int) -> dict[str, Any] | None:
+        bindings = self.names.lookup(name, self.path)
+        if not bindings or len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind == "assign" and binding.node is not None:
+            return self.encode(binding.node, depth + 1)  # type: ignore[arg-type]
+        if binding.kind == "def" and type(binding.node) is cst.FunctionDef:
+            return self._decorated_jit(binding.node)
+        return None
+
+    def _decorated_jit(self, func: cst.FunctionDef) -> dict[str, Any] | None:
+        """A local `def` under one jit decorator: `@jax.jit`, `@partial(jax.jit, ...)`."""
+        if len(func.decorators) != 1:
+            return None
+        decorator = func.decorators[0].decorator
+        qualname = self._qualname(decorator)
+        if qualname is not None:
+            transform = TRANSFORMS.get(qualname)
+            return self._jit(qualname, func, ()) if transform and transform.style == "jit" else None
+        if type(decorator) is not cst.Call or self._qualname(decorator.func) not in PARTIAL:
+            return None
+        args = decorator.args
+        if not args or args[0].keyword is not None:
+            return None
+        inner = self._qualname(args[0].value)
+        transform = TRANSFORMS.get(inner) if inner is not None else None
+        if transform is None or transform.style != "jit":
+            return None
+        return self._jit(inner, func, args[1:])  # type: ignore[arg-type]
+
+    def _def(self, name: str) -> cst.FunctionDef | None:
+        """The undecorated `def` that `name` is bound to once, where the return reads it."""
+        bindings = self.names.lookup(name, self.path)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        node = bindings[0].node
+        if type(node) is not cst.FunctionDef or node.decorators:
+            return None
+        return node
+
+    def _top_level_def(self, name: str) -> cst.FunctionDef | None:
+        bindings = self.names.scope(self.names.module).bindings.get(name)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        node = bindings[0].node
+        return node if type(node) is cst.FunctionDef else None
+
+
+def _leaf(expr: cst.BaseExpression) -> str:
+    if type(expr) is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return ""
+
+
+# ---- the runner ---------------------------------------------------------------------------
+def respell(fact: str, resolve: Any, exporter: str, importer: str) -> str | None:
+    """`fact` with each partial target spelled as `importer` (a path) would import it;
+    `resolve(path, target)` is the project's (file, name) for a target as `path` spells it.
+    None when a target cannot be spelled so."""
+    try:
+        value = json.loads(fact[len(VALUE_FACT) :])
+    except ValueError:
+        return None
+    ok = _respell(value, resolve, exporter, importer)
+    return VALUE_FACT + json.dumps(value, sort_keys=True, separators=(",", ":")) if ok else None
+
+
+def _respell(value: Any, resolve: Any, exporter: str, importer: str) -> bool:
+    if not isinstance(value, dict):
+        return True
+    for item in value.get("items", ()) or ():
+        if not _respell(item, resolve, exporter, importer):
+            return False
+    target = value.get("partial")
+    if not isinstance(target, str):
+        return True
+    if target.startswith(_OWN):
+        found = (exporter, target[len(_OWN) :])
+    elif target.startswith("."):
+        found = resolve(exporter, target)
+    else:
+        return True  # an absolute name reads the same from every file
+    if found is None or found[0] == importer:
+        return False
+    module = _relative_module(importer, found[0])
+    if module is None:
+        return False
+    value["partial"] = f"{module}.{found[1]}" if module != "." else f".{found[1]}"
+    return True
+
+
+def _relative_module(importer: str, target: str) -> str | None:
+    """The relative module name (`..models.core`) of the file `target` as `importer` would
+    import it."""
+    stem = target[: -len(".py")] if target.endswith(".py") else None
+    if stem is None:
+        return None
+    if os.path.basename(stem) == "__init__":
+        stem = os.path.dirname(stem)
+    relative = os.path.relpath(stem, os.path.dirname(importer))
+    parts = [] if relative == "." else relative.split(os.sep)
+    ups = 0
+    while ups < len(parts) and parts[ups] == "..":
+        ups += 1
+    rest = parts[ups:]
+    if not all(part.isidentifier() for part in rest):
+        return None
+    return "." * (ups + 1) + ".".join(rest)
+
+
+# ---- the calling file ---------------------------------------------------------------------
+def decode(fact: str, site: cst.CSTNode) -> Value:
+    """The value a fact describes, for a call at `site` (the call that returns it)."""
+    try:
+        value = json.loads(fact[len(VALUE_FACT) :])
+    except ValueError:
+        return U
+    return _decode(value, site)
+
+
+def _decode(value: Any, site: cst.CSTNode) -> Value:
+    if not isinstance(value, dict):
+        return U
+    if "seq" in value:
+        items = value.get("items")
+        if isinstance(items, list):
+            return Seq(str(value["seq"]), [_decode(item, site) for item in items])
+        return Seq(str(value["seq"]), elem=U)
+    if "dict" in value:
+        return Dict(elem=U)
+    if "jit" in value:
+        return _jitted(value, site)
+    if "partial" in value:
+        args = value.get("args", 0)
+        keywords = value.get("keywords", [])
+        target = Foreign(str(value["partial"]))
+        return PartialRef(target, [U] * int(args), {str(k): U for k in keywords})
+    if "object" in value:
+        return _instance(value, site)
+    return U
+
+
+def _jitted(value: dict[str, Any], site: cst.CSTNode) -> Value:
+    transform = TRANSFORMS.get(str(value["jit"]))
+    try:
+        func = cst.parse_statement(str(value["def"]))
+        options = cst.parse_expression(f"f({value['options']})")
+    except cst.ParserSyntaxError:
+        return U
+    if transform is None or type(func) is not cst.FunctionDef or type(options) is not cst.Call:
+        return U
+    why = ("transform", transform.qualname, site)
+    return Transformed(transform, ForeignFunction(func), options.args, why)
+
+
+def _instance(value: dict[str, Any], site: cst.CSTNode) -> Value:
+    name = str(value["object"])
+    fields = value.get("fields")
+    if not name.isidentifier() or not isinstance(fields, dict):
+        return U
+    # A stand-in for the other module's class: no member is known but these fields.
+    node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[]))
+    cls = ClassInfo(node, name, [], framework=str(value.get("kind")), open=True)
+    made = Object(cls, {str(k): _decode(v, site) for k, v in fields.items()})
+    made.made_at = 0
+    return made

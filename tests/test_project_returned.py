@@ -1,0 +1,237 @@
+"""Returned values across files (model/project/returned.py): a factory of one module returns
+a jitted step, a partial or a NamedTuple of lists, and the module that calls it from Python
+uses the value as if the factory were its own."""
+
+from __future__ import annotations
+
+import libcst as cst
+from test_project import check, where, write
+
+from jitlint.model.domain.classes import Classes
+from jitlint.model.domain.names import Names
+from jitlint.model.project import returned
+
+BATCHES = """
+from typing import List, NamedTuple
+
+
+class Batch(NamedTuple):
+    x: object
+    names: List[str]
+    order: List[str]
+
+
+def make_batch(x):
+    order = ["a", "b"]
+    return Batch(x, [n for n in order], order=list(order))
+
+
+def make_plain(x):
+    return Batch(x, ("a",), order=("b",))
+"""
+
+TRAIN = """
+import jax
+
+
+def make_step(scale):
+    def step(x, names, order):
+        return x * scale
+
+    return jax.jit(step, static_argnums=(1, 2)), scale
+
+
+def make_decorated():
+    @partial(jax.jit, static_argnames=("names",))
+    def step(x, names):
+        return x
+
+    return step
+"""
+
+MAIN = """
+from .batches import make_batch, make_plain
+from .train import make_step
+
+
+def main(x):
+    batch = make_batch(x)
+    step, _ = make_step(2.0)
+    step(batch.x, batch.names, batch.order)
+    plain = make_plain(x)
+    step(plain.x, plain.names, plain.order)
+    step(batch.x, tuple(batch.names), ("b",))
+
+
+main(1.0)
+"""
+
+
+def _files(main: str = MAIN) -> dict[str, str]:
+    return {
+        "pkg/__init__.py": "",
+        "pkg/batches.py": BATCHES,
+        "pkg/train.py": "from functools import partial\n" + TRAIN,
+        "pkg/main.py": main,
+    }
+
+
+def test_jitted_step_from_a_factory_with_lists_from_another_factory(tmp_path):
+    root = write(tmp_path, _files())
+    _, found, err = check(root)
+    assert err == ""
+    # The lists of `make_batch`'s NamedTuple go to the static positions; tuples do not.
+    assert where(found) == [("pkg/main.py", 9, "JIT110"), ("pkg/main.py", 9, "JIT110")]
+    assert "`names` is a static argument of `step`" in found[0]["message"]
+
+
+def test_decorated_local_def_returned_by_name(tmp_path):
+    main = """
+from .train import make_decorated
+
+
+def main(x):
+    step = make_decorated()
+    step(x, names=["a"])
+    step(x, names=("a",))
+
+
+if __name__ == "__main__":
+    main(1.0)
+"""
+    root = write(tmp_path, _files(main))
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [("pkg/main.py", 7, "JIT110")]
+
+
+def test_one_file_alone_knows_nothing_of_the_factories(tmp_path):
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/main.py": MAIN})
+    _, found, _ = check(root)
+    assert where(found) == []
+
+
+GENERIC = """
+import functools
+
+from .impl.reference import energy
+
+
+class Potential:
+    def __init__(self, cutoff):
+        self.cutoff = cutoff
+
+    def to_reference(self):
+        return functools.partial(energy, cutoff=self.cutoff)
+
+    def to_own(self):
+        return functools.partial(local_energy, cutoff=self.cutoff)
+
+
+def local_energy(x, cutoff):
+    assert (x > cutoff).all()
+    return x.sum()
+"""
+
+REFERENCE = """
+def energy(x, cutoff, validate=True):
+    if validate:
+        assert (x > cutoff).all(), "too close"
+    return x.sum()
+"""
+
+RUN = """
+import jax
+import jax.numpy as jnp
+
+from .generic import Potential
+
+
+def main():
+    potential = Potential(cutoff=1.0)
+    ref = potential.to_reference()
+    print(jax.jit(ref)(jnp.ones(3)))
+    own = potential.to_own()
+    print(jax.jit(own)(jnp.ones(3)))
+
+
+main()
+"""
+
+
+def test_partial_returned_by_a_method_of_another_module_is_jitted(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/generic.py": GENERIC,
+            "pkg/impl/__init__.py": "",
+            "pkg/impl/reference.py": REFERENCE,
+            "pkg/run.py": RUN,
+        },
+    )
+    _, found, err = check(root)
+    assert err == ""
+    # The partial's target is found from run.py through generic.py's own import; the
+    # second partial names a def of generic.py itself.
+    assert where(found) == [
+        ("pkg/generic.py", 19, "JIT101"),
+        ("pkg/impl/reference.py", 4, "JIT101"),
+    ]
+    assert "pkg/run.py:11" in found[1]["message"]
+
+
+def test_partial_bound_argument_is_not_traced(tmp_path):
+    # `cutoff` is bound by the partial, so jit closes over it: a Python value, not a tracer.
+    reference = REFERENCE.replace("(x > cutoff)", "(cutoff > 0)")
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/generic.py": GENERIC,
+            "pkg/impl/__init__.py": "",
+            "pkg/impl/reference.py": reference,
+            "pkg/run.py": RUN,
+        },
+    )
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [("pkg/generic.py", 19, "JIT101")]
+
+
+def _exports(source: str) -> dict[str, str]:
+    names = Names(cst.parse_module(source))
+    return {r.target: r.status for r in returned.exports(names, Classes(names))}
+
+
+def test_exports_only_what_the_text_shows():
+    facts = _exports(BATCHES + "from functools import partial\n" + TRAIN + GENERIC)
+    assert sorted(facts) == [
+        "Potential.to_own", "Potential.to_reference", "make_batch", "make_decorated", "make_step",
+    ]  # fmt: skip
+    # A tuple or NamedTuple of tuples, a plain value, an unknown call: nothing to export.
+    assert _exports("def f(x):\n    return x, g(x)\n") == {}
+    # Two returns that differ: not one value.
+    two = """
+import jax
+def f(a):
+    def g(x):
+        return x
+    if a:
+        return jax.jit(g)
+    return jax.jit(g, static_argnums=0)
+"""
+    assert _exports(two) == {}
+
+
+def test_respelled_for_the_importing_file(tmp_path):
+    fact = returned.VALUE_FACT + '{"args":0,"keywords":[],"partial":"@f"}'
+    importer = str(tmp_path / "pkg" / "sub" / "run.py")
+    exporter = str(tmp_path / "pkg" / "model.py")
+    spelled = returned.respell(fact, lambda path, target: None, exporter, importer)
+    assert spelled == returned.VALUE_FACT + '{"args":0,"keywords":[],"partial":"..model.f"}'
+    # A target that does not resolve, or names the importing file itself: not sent.
+    relative = returned.VALUE_FACT + '{"args":0,"keywords":[],"partial":".x.f"}'
+    assert returned.respell(relative, lambda path, target: None, exporter, importer) is None
+    own = returned.respell(fact, lambda path, target: None, importer, importer)
+    assert own is None
