@@ -23,6 +23,7 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.engine.walker import iter_children
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.names import Names
 from jitlint.model.domain.values import (
@@ -36,7 +37,7 @@ from jitlint.model.domain.values import (
     U,
     Value,
 )
-from jitlint.model.jax.transforms import PARAM_OPTIONS, PARTIAL, TRANSFORMS
+from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
 from jitlint.model.project.records import may_be_project_function
 from jitlint.model.project.tf_records import TfRecord
 
@@ -45,6 +46,8 @@ _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining 
 _LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})
 _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
+# Call leaves `_may_encode` lets through, besides the module's own classes.
+_MAKERS = LEAVES | {"partial"}
 
 
 class ForeignFunction(Ref):
@@ -67,10 +70,19 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
     returns all encode to the same informative value."""
     module = names.module
     out = []
+    class_names = frozenset(s.name.value for s in module.body if type(s) is cst.ClassDef)  # type: ignore[attr-defined]
+    makers = _MAKERS | class_names
+
+    def _function_fact(func: cst.FunctionDef, path: list[cst.CSTNode]) -> str | None:
+        value = _last_return(func)
+        if value is None or not _may_encode(value, func.body.body, makers, 0):  # type: ignore[attr-defined]
+            return None  # a cheap test first: most functions return nothing of the kind
+        return _fact(names, classes, func, path, value)
+
     for statement in module.body:
         kind = type(statement)
         if kind is cst.FunctionDef:
-            fact = _function_fact(names, classes, statement, [module])  # type: ignore[arg-type]
+            fact = _function_fact(statement, [module])  # type: ignore[arg-type]
             if fact is not None:
                 out.append(TfRecord(statement.name.value, 0, "export", fact))  # type: ignore[attr-defined]
         elif kind is cst.ClassDef and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
@@ -78,35 +90,70 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
             for inner in statement.body.body:  # type: ignore[attr-defined]
                 if type(inner) is not cst.FunctionDef:
                     continue
-                fact = _function_fact(names, classes, inner, path)
+                fact = _function_fact(inner, path)
                 if fact is not None:
                     name = f"{statement.name.value}.{inner.name.value}"  # type: ignore[attr-defined]
                     out.append(TfRecord(name, 0, "export", fact))
     return out
 
 
-def _function_fact(
-    names: Names, classes: Classes, func: cst.FunctionDef, path: list[cst.CSTNode]
-) -> str | None:
+def _last_return(func: cst.FunctionDef) -> cst.BaseExpression | None:
+    """The value of the `return` that ends the function's body, if it ends so."""
     if func.asynchronous is not None or type(func.body) is not cst.IndentedBlock:
         return None
     if any(_leaf(d.decorator) not in ("staticmethod", "classmethod") for d in func.decorators):
         return None  # a decorator may change what a call returns (`property`, `jax.jit`)
     last = func.body.body[-1] if func.body.body else None
     if type(last) is not cst.SimpleStatementLine or type(last.body[0]) is not cst.Return:
-        return None  # cheap pre-test: most functions end otherwise
-    value = last.body[0].value  # type: ignore[attr-defined]
-    if type(value) not in (cst.Call, cst.Tuple, cst.Name):
         return None
-    returns = _returns(func.body)
-    if returns is None:
-        return None
+    return last.body[0].value  # type: ignore[attr-defined]
+
+
+def _may_encode(
+    expr: cst.BaseExpression | None,
+    body: Sequence[cst.BaseStatement],
+    makers: frozenset[str],
+    depth: int,
+) -> bool:
+    """A syntactic superset of what `_Encoder` exports, read without name resolution: a
+    call of a transformation, `partial` or a class of the module, a tuple holding one, or
+    a name the body's own statements bind to one (or to a decorated `def`)."""
+    kind = type(expr)
+    if kind is cst.Call:
+        return _leaf(expr.func) in makers  # type: ignore[union-attr]
+    if kind is cst.Tuple:
+        return any(_may_encode(e.value, body, makers, depth) for e in expr.elements)  # type: ignore[union-attr]
+    if kind is not cst.Name or depth > 1:
+        return False
+    name = expr.value  # type: ignore[union-attr]
+    for statement in body:
+        if type(statement) is cst.FunctionDef:
+            if statement.name.value == name and statement.decorators:
+                return True
+        elif type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.Assign and any(
+                    type(t.target) is cst.Name and t.target.value == name for t in small.targets
+                ):
+                    return _may_encode(small.value, body, makers, depth + 1)
+    return False
+
+
+def _fact(
+    names: Names,
+    classes: Classes,
+    func: cst.FunctionDef,
+    path: list[cst.CSTNode],
+    value: cst.BaseExpression,
+) -> str | None:
     encoder = _Encoder(names, classes, [*path, func, func.body])
-    encoded = [encoder.encode(v, 0) for v in returns]
-    first = encoded[0]
-    if first is None or not _informative(first) or any(e != first for e in encoded[1:]):
+    last_value = encoder.encode(value, 0)
+    if last_value is None or not _informative(last_value):
+        return None  # the last return decides most functions cheaply
+    returns = _returns(func.body)
+    if returns is None or any(encoder.encode(v, 0) != last_value for v in returns):
         return None
-    return VALUE_FACT + json.dumps(first, sort_keys=True, separators=(",", ":"))
+    return VALUE_FACT + json.dumps(last_value, sort_keys=True, separators=(",", ":"))
 
 
 def _returns(body: cst.CSTNode) -> list[cst.BaseExpression] | None:
@@ -123,7 +170,7 @@ def _returns(body: cst.CSTNode) -> list[cst.BaseExpression] | None:
                 return None
             values.append(node.value)  # type: ignore[attr-defined]
             continue
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
     return values or None
 
 
