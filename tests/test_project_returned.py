@@ -211,6 +211,16 @@ def test_exports_only_what_the_text_shows():
     ]  # fmt: skip
     # A tuple or NamedTuple of tuples, a plain value, an unknown call: nothing to export.
     assert _exports("def f(x):\n    return x, g(x)\n") == {}
+    # Options that name a constant of the module would mean something else elsewhere.
+    named = """
+import jax
+S = (1,)
+def f():
+    def g(x, y):
+        return x
+    return jax.jit(g, static_argnums=S)
+"""
+    assert _exports(named) == {}
     # Two returns that differ: not one value.
     two = """
 import jax

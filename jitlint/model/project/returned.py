@@ -246,6 +246,8 @@ class _Encoder:
         if any(a.keyword is None or a.star for a in options):
             return None  # options by position or `**`: not read
         kept = [a for a in options if a.keyword.value in PARAM_OPTIONS]  # type: ignore[union-attr]
+        if not all(_literal(a.value) for a in kept):
+            return None  # `static_argnums=STATIC`: a name means something else elsewhere
         module = self.names.module
         header = f"def {func.name.value}({module.code_for_node(func.params)}): ..."
         text = ", ".join(
@@ -355,6 +357,21 @@ class _Encoder:
             return None
         node = bindings[0].node
         return node if type(node) is cst.FunctionDef else None
+
+
+def _literal(expr: cst.BaseExpression) -> bool:
+    """A number, string, `None`/`True`/`False`, or a tuple or list of them."""
+    kind = type(expr)
+    if kind in (cst.Integer, cst.SimpleString):
+        return True
+    if kind is cst.Name:
+        return expr.value in ("None", "True", "False")  # type: ignore[attr-defined]
+    if kind in (cst.Tuple, cst.List):
+        return all(
+            type(e) is cst.Element and _literal(e.value)
+            for e in expr.elements  # type: ignore[attr-defined]
+        )
+    return False
 
 
 def _leaf(expr: cst.BaseExpression) -> str:
