@@ -82,7 +82,9 @@ def test_jitted_step_from_a_factory_with_lists_from_another_factory(tmp_path):
     assert err == ""
     # The lists of `make_batch`'s NamedTuple go to the static positions; tuples do not.
     assert where(found) == [("pkg/main.py", 9, "JIT110"), ("pkg/main.py", 9, "JIT110")]
-    assert "`names` is a static argument of `step`" in found[0]["message"]
+    message = found[0]["message"]
+    assert "`names` is a static argument of `step`, which `train.make_step` (" in message
+    assert "pkg/train.py) returns jitted, but this call passes a list" in message
 
 
 def test_decorated_local_def_returned_by_name(tmp_path):

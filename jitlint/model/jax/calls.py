@@ -225,7 +225,8 @@ class Calls(Transformations):
         for record in self.tracing.inbound.get(path, ()):
             status = getattr(record, "status", "")
             if status.startswith(VALUE_FACT):
-                return returned.decode(status, call)
+                origin = f"`{path.lstrip('.')}` ({getattr(record, 'site', '?')})"
+                return returned.decode(status, call, origin)
         return None
 
     def library_value(

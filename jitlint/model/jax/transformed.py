@@ -258,7 +258,7 @@ class Transformations:
             )  # fmt: skip
             style = _inner_transform(t).style
             if style == "jit" and not bound and any(k == STATIC for k in kinds.values()):
-                self._check_static(call, t, func, kinds, args, receiver, style)
+                self._check_static(call, t, func, kinds, args, receiver, style, target)
             return self._transformed_result(context, t, None)
         if not isinstance(target, FunctionRef) or star:
             return self._transformed_result(context, t, None)
@@ -353,9 +353,11 @@ class Transformations:
         args: Args,
         hidden: int,
         style: str,
+        owner: Any = None,
     ) -> None:
         """Record static arguments whose value JAX cannot hash (see `unhashable`), at the
-        argument (or, for `self` or a partial's arguments, at the transformation)."""
+        argument (or, for `self` or a partial's arguments, at the transformation). `owner`
+        stands for `func` in the events when it is another file's (a ForeignFunction)."""
         p = func.params
         positional = [x.name.value for x in (*p.posonly_params, *p.params)]
         spec = None
@@ -387,7 +389,8 @@ class Transformations:
                 continue
             node = nodes[position] if position < len(nodes) else None
             where = node if node is not None else (site if position < hidden else call)
-            self.tracing.static_events.setdefault(id(where), []).append((name, why, func, where))
+            events = self.tracing.static_events.setdefault(id(where), [])
+            events.append((name, why, owner or func, where))
 
     def _transformed_result(
         self,

@@ -54,11 +54,12 @@ class ForeignFunction(Ref):
     """A function another file defines and jits, known by its header only (`func`, a `def`
     with an empty body): enough to read a static spec against its parameters."""
 
-    __slots__ = ("func",)
+    __slots__ = ("func", "origin")
 
-    def __init__(self, func: cst.FunctionDef) -> None:
+    def __init__(self, func: cst.FunctionDef, origin: str = "") -> None:
         super().__init__(None, "function")
         self.func = func
+        self.origin = origin  # for messages: "`make_step` (pkg/train.py)", which returns it
 
     def key(self, depth: int = 3) -> Any:
         return ("foreign-function", id(self.func))
@@ -439,27 +440,28 @@ def _relative_module(importer: str, target: str) -> str | None:
 
 
 # ---- the calling file ---------------------------------------------------------------------
-def decode(fact: str, site: cst.CSTNode) -> Value:
-    """The value a fact describes, for a call at `site` (the call that returns it)."""
+def decode(fact: str, site: cst.CSTNode, origin: str = "") -> Value:
+    """The value a fact describes, for a call at `site` (the call that returns it) of the
+    function `origin` names (for messages)."""
     try:
         value = json.loads(fact[len(VALUE_FACT) :])
     except ValueError:
         return U
-    return _decode(value, site)
+    return _decode(value, site, origin)
 
 
-def _decode(value: Any, site: cst.CSTNode) -> Value:
+def _decode(value: Any, site: cst.CSTNode, origin: str = "") -> Value:
     if not isinstance(value, dict):
         return U
     if "seq" in value:
         items = value.get("items")
         if isinstance(items, list):
-            return Seq(str(value["seq"]), [_decode(item, site) for item in items])
+            return Seq(str(value["seq"]), [_decode(item, site, origin) for item in items])
         return Seq(str(value["seq"]), elem=U)
     if "dict" in value:
         return Dict(elem=U)
     if "jit" in value:
-        return _jitted(value, site)
+        return _jitted(value, site, origin)
     if "partial" in value:
         args = value.get("args", 0)
         keywords = value.get("keywords", [])
@@ -470,7 +472,7 @@ def _decode(value: Any, site: cst.CSTNode) -> Value:
     return U
 
 
-def _jitted(value: dict[str, Any], site: cst.CSTNode) -> Value:
+def _jitted(value: dict[str, Any], site: cst.CSTNode, origin: str) -> Value:
     transform = TRANSFORMS.get(str(value["jit"]))
     try:
         func = cst.parse_statement(str(value["def"]))
@@ -480,7 +482,7 @@ def _jitted(value: dict[str, Any], site: cst.CSTNode) -> Value:
     if transform is None or type(func) is not cst.FunctionDef or type(options) is not cst.Call:
         return U
     why = ("transform", transform.qualname, site)
-    return Transformed(transform, ForeignFunction(func), options.args, why)
+    return Transformed(transform, ForeignFunction(func, origin), options.args, why)
 
 
 def _instance(value: dict[str, Any], site: cst.CSTNode) -> Value:

@@ -11,6 +11,7 @@ from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
 from jitlint.model.jax.jit import JitApplication
+from jitlint.model.project.returned import ForeignFunction
 from jitlint.rules.base import Option, Rule
 
 _BUILTINS = {
@@ -37,6 +38,13 @@ _DISPLAYS = {
     cst.Set: "a set",
     cst.SetComp: "a set",
 }
+
+
+def _function_label(func: object) -> str:
+    """`step`; for a function jitted in another file, also the function that returns it."""
+    if isinstance(func, ForeignFunction):
+        return f"`{func.func.name.value}`, which {func.origin} returns jitted"
+    return f"`{func.name.value}`" if type(func) is cst.FunctionDef else "`<lambda>`"  # type: ignore[attr-defined]
 
 
 # How the model says a static value is an unfrozen dataclass (model/domain/hashing.py).
@@ -433,10 +441,10 @@ f(x, ([0], 1))  # error: JIT110
                         "static arguments are not supported)"
                     )
                 else:
-                    name = func.name.value if type(func) is cst.FunctionDef else "<lambda>"
                     passes = "this call passes" if target is not node else "it receives"
                     message = (
-                        f"`{param}` is a static argument of `{name}`, but {passes} {why}, "
+                        f"`{param}` is a static argument of {_function_label(func)}, but "
+                        f"{passes} {why}, "
                         "which JAX cannot hash (ValueError: Non-hashable static arguments "
                         "are not supported)"
                     )
