@@ -4,6 +4,8 @@ uses the value as if the factory were its own."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import libcst as cst
 from test_project import check, where, write
 
@@ -161,17 +163,13 @@ main()
 """
 
 
+def _potential(tmp_path: Path, reference: str = REFERENCE) -> Path:
+    files = {"pkg/__init__.py": "", "pkg/generic.py": GENERIC, "pkg/impl/__init__.py": ""}
+    return write(tmp_path, {**files, "pkg/impl/reference.py": reference, "pkg/run.py": RUN})
+
+
 def test_partial_returned_by_a_method_of_another_module_is_jitted(tmp_path):
-    root = write(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/generic.py": GENERIC,
-            "pkg/impl/__init__.py": "",
-            "pkg/impl/reference.py": REFERENCE,
-            "pkg/run.py": RUN,
-        },
-    )
+    root = _potential(tmp_path)
     _, found, err = check(root)
     assert err == ""
     # The partial's target is found from run.py through generic.py's own import; the
@@ -185,17 +183,7 @@ def test_partial_returned_by_a_method_of_another_module_is_jitted(tmp_path):
 
 def test_partial_bound_argument_is_not_traced(tmp_path):
     # `cutoff` is bound by the partial, so jit closes over it: a Python value, not a tracer.
-    reference = REFERENCE.replace("(x > cutoff)", "(cutoff > 0)")
-    root = write(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/generic.py": GENERIC,
-            "pkg/impl/__init__.py": "",
-            "pkg/impl/reference.py": reference,
-            "pkg/run.py": RUN,
-        },
-    )
+    root = _potential(tmp_path, REFERENCE.replace("(x > cutoff)", "(cutoff > 0)"))
     _, found, err = check(root)
     assert err == ""
     assert where(found) == [("pkg/generic.py", 19, "JIT101")]
