@@ -235,3 +235,51 @@ def test_respelled_for_the_importing_file(tmp_path):
     assert returned.respell(relative, lambda path, target: None, exporter, importer) is None
     own = returned.respell(fact, lambda path, target: None, importer, importer)
     assert own is None
+
+
+METRICS = """
+import functools
+
+
+def accuracy(logits, labels, normalise=True):
+    if normalise:
+        total = labels.sum()
+        if total > 0:
+            return (logits.argmax(-1) == labels).sum() / total
+    return (logits.argmax(-1) == labels).sum()
+
+
+class Model:
+    def get_metrics_fn(self):
+        return functools.partial(accuracy, normalise=True)
+"""
+
+STEP = """
+import jax
+
+from .metrics import Model
+
+
+def main(batch):
+    model = Model()
+    metrics_fn = model.get_metrics_fn()
+
+    @jax.jit
+    def step(logits, labels):
+        return metrics_fn(logits, labels)
+
+    return step(batch["x"], batch["y"])
+
+
+if __name__ == "__main__":
+    main({})
+"""
+
+
+def test_partial_returned_by_another_module_called_from_traced_code(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/metrics.py": METRICS, "pkg/train.py": STEP}
+    _, found, err = check(write(tmp_path, files))
+    assert err == ""
+    # `normalise` is bound by the partial (a Python value); `labels` is traced.
+    assert where(found) == [("pkg/metrics.py", 8, "JIT101")]
+    assert "`step` (pkg/train.py:13), compiled by `jax.jit`" in found[0]["message"]

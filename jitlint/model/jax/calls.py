@@ -339,7 +339,13 @@ class Calls(Transformations):
             keywords = [(k, v) for k, v in callee.keywords.items() if k not in given]
             merged = [*bound, *[a for a in args if a[0] is None], *keywords,
                       *[a for a in args if a[0] is not None]]  # fmt: skip
-            return self.call(context, call, callee.target, merged, star or callee.star)
+            target = callee.target
+            if isinstance(target, Foreign) and target.role == "name":
+                # A partial of another module's function (returned.py), called from traced
+                # code: the project pass traces it there with every argument it gets.
+                self._record(context, call, target.path, merged, star or callee.star)
+                return self.returned_value(target.path, call)
+            return self.call(context, call, target, merged, star or callee.star)
         if isinstance(callee, haiku.PairMethod):
             return self._pair_method(context, call, callee, args, star)
         if isinstance(callee, linen.ModuleMethod):
