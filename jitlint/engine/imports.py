@@ -67,7 +67,9 @@ def import_waves(
     members = set(paths)
     imports: dict[str, set[str]] = {}
     for path in paths:
-        imports[path] = imported_files(project, path, _read(path, sources.get(path))) & members
+        imports[path] = (
+            imported_files(project, path, read_source(path, sources.get(path))) & members
+        )
     order = _few_backward(sorted(paths), imports)
     position = {path: at for at, path in enumerate(order)}
     level = dict.fromkeys(order, 0)
@@ -121,7 +123,7 @@ def _few_backward(nodes: list[str], edges: Mapping[str, set[str]]) -> list[str]:
     return head + tail[::-1]
 
 
-def _read(path: str, source: bytes | None) -> bytes:
+def read_source(path: str, source: bytes | None) -> bytes:
     if source is not None:
         return source
     try:  # regular files only, as the lint reads them: a FIFO must not block the run

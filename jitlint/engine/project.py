@@ -15,7 +15,7 @@ import dataclasses
 import os
 from collections.abc import Callable
 
-from jitlint.engine.imports import import_waves
+from jitlint.engine.imports import import_waves, read_source
 from jitlint.engine.linter import FileResult
 from jitlint.model.project.files import (
     ProjectFiles,
@@ -50,12 +50,22 @@ def follow_imports(
     results: list[FileResult | None] = [None] * len(tasks)
     given = _first_round(tasks, members, project, lint, results)
     done: list[FileResult] = results  # type: ignore[assignment]
+    sources = {path: getattr(task, "source", None) for path, task, _ in members}
+    texts: dict[str, bytes] = {}
+
+    def text(path: str) -> bytes:
+        found = texts.get(path)
+        if found is None:
+            found = texts[path] = read_source(path, sources.get(path))
+        return found
+
     for _ in range(MAX_ROUNDS):
         inbound = inbound_for(
             project,
             {path: done[index].outbound for path, _, index in members},
             {path: done[index].defs for path, _, index in members},
             {path: done[index].reexports for path, _, index in members},
+            text,
         )
         # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
         changed = sorted(

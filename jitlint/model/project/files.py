@@ -9,7 +9,8 @@ once, by an import (`reexports`); resolution follows them for a few hops, never 
 from __future__ import annotations
 
 import os
-from collections.abc import Container, Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,9 +153,12 @@ def inbound_for(
     outbound: Mapping[str, Sequence[Outbound]],
     defs: Mapping[str, frozenset[str]],
     reexports: Mapping[str, Mapping[str, str]] | None = None,
+    text: Callable[[str], bytes] | None = None,
 ) -> dict[str, tuple[Received, ...]]:
     """Each callee file's inbound calls and entries, sorted, from every file's outbound
-    records (by absolute path); those naming no top-level def of the run are dropped."""
+    records (by absolute path); those naming no top-level def of the run are dropped.
+    `text(path)`, where given, is a file's source: returned values go only to files whose
+    text calls the name."""
     found: dict[str, set[Received]] = {}
     exports = _tf_exports(outbound)
     for caller_path, records in outbound.items():
@@ -163,7 +167,7 @@ def inbound_for(
                 project, caller_path, record, defs, reexports or {}, exports
             ):
                 found.setdefault(path, set()).add(received)
-    for path, received in _value_facts(project, exports, reexports or {}):
+    for path, received in _value_facts(project, exports, reexports or {}, text):
         found.setdefault(path, set()).add(received)
     return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}
 
@@ -285,9 +289,12 @@ def _value_facts(
     project: ProjectFiles,
     exports: Mapping[str, Mapping[str, str]],
     reexports: Mapping[str, Mapping[str, str]],
+    text: Callable[[str], bytes] | None = None,
 ) -> list[tuple[str, Received]]:
     """What functions return (returned.py), for each file that imports them: every name a
-    file binds by an import reaches the values its module exports under that name."""
+    file binds by an import reaches the values its module exports under that name, if its
+    text calls that name (`make_step(`, `.to_reference(`): a fact a file does not use would
+    cost it another lint."""
     exporters = {
         path: {key: fact for key, fact in facts.items() if fact.startswith(VALUE_FACT)}
         for path, facts in exports.items()
@@ -305,12 +312,18 @@ def _value_facts(
             for key, fact in exporters[callee].items():
                 if name and key != name and not key.startswith(name + "."):
                     continue
+                if text is not None and not _calls(text(importer), key.rpartition(".")[2]):
+                    continue
                 spelled = target + ("." + key if not name else key[len(name) :])
                 respelled = respell(fact, project.resolve, callee, importer)
                 if respelled is not None:
                     site = project.paths.get(callee, callee)
                     out.append((importer, TfInbound(spelled, site, "fact", respelled)))
     return out
+
+
+def _calls(source: bytes, name: str) -> bool:
+    return re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\(", source) is not None
 
 
 def module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | None:
