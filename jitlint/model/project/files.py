@@ -302,9 +302,14 @@ def _value_facts(
     exporters = {path: facts for path, facts in exporters.items() if facts}
     if not exporters:
         return []
+    # A cheap test before resolving: the import's last name is a fact's head, or a module.
+    heads = {key.partition(".")[0] for facts in exporters.values() for key in facts}
+    heads |= {_module_leaf(path) for path in exporters}
     out: list[tuple[str, Received]] = []
     for importer, names in reexports.items():
         for target in names.values():
+            if target.rpartition(".")[2] not in heads:
+                continue
             resolved = _tf_resolve(project, importer, target, reexports)
             if resolved is None or resolved[0] not in exporters:
                 continue
@@ -319,7 +324,24 @@ def _value_facts(
                 if respelled is not None:
                     site = project.paths.get(callee, callee)
                     out.append((importer, TfInbound(spelled, site, "fact", respelled)))
-    return out
+    if text is None:
+        return out
+    # An instance's list fields matter only where they may reach a static argument: one of
+    # the file's own (`static_argnums`), or of a jitted function another file returns.
+    static = {i for i, r in out if '"jit"' in r.status} | {
+        i for i, _ in out if b"static_arg" in text(i)
+    }
+    return [(i, r) for i, r in out if i in static or not _instance_only(r.status)]
+
+
+def _instance_only(fact: str) -> bool:
+    return '"object"' in fact and '"jit"' not in fact and '"partial"' not in fact
+
+
+def _module_leaf(path: str) -> str:
+    """The last name of the module a file is: `model` for `pkg/model.py` and `pkg/model/`."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem
 
 
 def _calls(source: bytes, name: str) -> bool:
