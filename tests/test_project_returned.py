@@ -283,3 +283,27 @@ def test_partial_returned_by_another_module_called_from_traced_code(tmp_path):
     # `normalise` is bound by the partial (a Python value); `labels` is traced.
     assert where(found) == [("pkg/metrics.py", 8, "JIT101")]
     assert "`step` (pkg/train.py:13), compiled by `jax.jit`" in found[0]["message"]
+
+
+def test_facts_go_only_where_the_name_is_called(tmp_path):
+    from jitlint.model.project.files import ProjectFiles, _value_facts
+
+    paths = {name: str(tmp_path / name) for name in ("lib.py", "uses.py", "imports.py")}
+    project = ProjectFiles.build(((p, n) for n, p in paths.items()), None)
+    step = returned.VALUE_FACT + '{"def":"def s(x): ...","jit":"jax.jit","options":""}'
+    batch = returned.VALUE_FACT + '{"fields":{"a":{"seq":"list"}},"kind":"dataclass","object":"B"}'
+    exports = {paths["lib.py"]: {"make_step": step, "make_batch": batch}}
+    reexports = {
+        paths["uses.py"]: {"make_step": ".lib.make_step", "make_batch": ".lib.make_batch"},
+        paths["imports.py"]: {"make_step": ".lib.make_step", "make_batch": ".lib.make_batch"},
+    }
+    texts = {
+        paths["uses.py"]: b"step = make_step()\nb = make_batch()\n",
+        paths["imports.py"]: b"b = make_batch ()\n# make_step is imported, never called\n",
+    }
+    sent = _value_facts(project, exports, reexports, texts.__getitem__)
+    got = sorted((n, r.function) for p, r in sent for n in paths if paths[n] == p)
+    # `imports.py` calls make_batch, but has no static argument for its lists to reach.
+    assert got == [("uses.py", ".lib.make_batch"), ("uses.py", ".lib.make_step")]
+    # Without the texts (a caller that has none) every importing file gets every fact.
+    assert len(_value_facts(project, exports, reexports)) == 4
