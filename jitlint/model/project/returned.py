@@ -23,9 +23,8 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.names import Names
+from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
     Dict,
     Foreign,
@@ -39,11 +38,11 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
 from jitlint.model.project.records import may_be_project_function
+from jitlint.model.project.returns import LIST_CALLS, Returns
 from jitlint.model.project.tf_records import TfRecord
 
 VALUE_FACT = "jax:value:"
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
-_LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})
 _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
 # Call leaves `_may_encode` lets through, besides the module's own classes.
@@ -102,7 +101,7 @@ def _last_return(func: cst.FunctionDef) -> cst.BaseExpression | None:
     """The value of the `return` that ends the function's body, if it ends so."""
     if func.asynchronous is not None or type(func.body) is not cst.IndentedBlock:
         return None
-    if any(_leaf(d.decorator) not in ("staticmethod", "classmethod") for d in func.decorators):
+    if any(leaf_name(d.decorator) not in ("staticmethod", "classmethod") for d in func.decorators):
         return None  # a decorator may change what a call returns (`property`, `jax.jit`)
     last = func.body.body[-1] if func.body.body else None
     if type(last) is not cst.SimpleStatementLine or type(last.body[0]) is not cst.Return:
@@ -121,7 +120,7 @@ def _may_encode(
     a name the body's own statements bind to one (or to a decorated `def`)."""
     kind = type(expr)
     if kind is cst.Call:
-        return _leaf(expr.func) in makers  # type: ignore[union-attr]
+        return leaf_name(expr.func) in makers  # type: ignore[union-attr]
     if kind is cst.Tuple:
         return any(_may_encode(e.value, body, makers, depth) for e in expr.elements)  # type: ignore[union-attr]
     if kind is not cst.Name or depth > 1:
@@ -151,28 +150,11 @@ def _fact(
     last_value = encoder.encode(value, 0)
     if last_value is None or not _informative(last_value):
         return None  # the last return decides most functions cheaply
-    returns = _returns(func.body)
-    if returns is None or any(encoder.encode(v, 0) != last_value for v in returns):
-        return None
+    found = Returns()
+    found.scan(func.body)
+    if found.nested or any(encoder.encode(v, 0) != last_value for v in found.values):
+        return None  # a bare `return` gives None; every other must give the same value
     return VALUE_FACT + json.dumps(last_value, sort_keys=True, separators=(",", ":"))
-
-
-def _returns(body: cst.CSTNode) -> list[cst.BaseExpression] | None:
-    """The values of the function's own `return`s; None if one returns nothing."""
-    values: list[cst.BaseExpression] = []
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
-            continue
-        if kind is cst.Return:
-            if node.value is None:  # type: ignore[attr-defined]
-                return None
-            values.append(node.value)  # type: ignore[attr-defined]
-            continue
-        stack.extend(iter_children(node))
-    return values or None
 
 
 def _informative(value: dict[str, Any]) -> bool:
@@ -224,7 +206,7 @@ class _Encoder:
         qualname = self._qualname(call.func)
         if qualname is None:
             return self._constructed(call, depth)
-        if qualname in _LIST_CALLS:
+        if qualname in LIST_CALLS:
             return {"seq": "list"}
         if qualname == "builtins.dict":
             return {"dict": 1}
@@ -265,11 +247,8 @@ class _Encoder:
         target = args[0].value
         if type(target) not in (cst.Name, cst.Attribute):
             return None
-        own = self._top_level_def(target.value) if type(target) is cst.Name else None
-        if own is not None and self.names.lookup(own.name.value, self.path) is (
-            self.names.scope(self.names.module).bindings.get(own.name.value)
-        ):
-            spelled: str | None = _OWN + own.name.value
+        if type(target) is cst.Name and self._module_level(target.value, "def") is not None:
+            spelled: str | None = _OWN + target.value
         else:
             spelled = self._qualname(target)
             if spelled is None or not may_be_project_function(spelled):
@@ -283,12 +262,9 @@ class _Encoder:
         `__init__` of its own: its fields are the arguments."""
         if type(call.func) is not cst.Name:
             return None
-        bindings = self.names.scope(self.names.module).bindings.get(call.func.value)  # type: ignore[attr-defined]
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+        node = self._module_level(call.func.value, "class")  # type: ignore[attr-defined]
+        if node is None:
             return None
-        node = bindings[0].node
-        if self.names.lookup(call.func.value, self.path) is not bindings:  # type: ignore[attr-defined]
-            return None  # a local name shadows it
         cls = self.classes.of(node, [self.names.module])  # type: ignore[arg-type]
         if cls.kind not in _OBJECT_KINDS or "__init__" in cls.methods:
             return None
@@ -352,12 +328,15 @@ class _Encoder:
             return None
         return node
 
-    def _top_level_def(self, name: str) -> cst.FunctionDef | None:
+    def _module_level(self, name: str, kind: str) -> cst.CSTNode | None:
+        """The `def` or class (`kind`) the module binds `name` to once, if the return reads
+        that binding (no local name shadows it)."""
         bindings = self.names.scope(self.names.module).bindings.get(name)
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+        if not bindings or len(bindings) != 1 or bindings[0].kind != kind:
             return None
-        node = bindings[0].node
-        return node if type(node) is cst.FunctionDef else None
+        if self.names.lookup(name, self.path) is not bindings:
+            return None
+        return bindings[0].node
 
 
 def _literal(expr: cst.BaseExpression) -> bool:
@@ -373,14 +352,6 @@ def _literal(expr: cst.BaseExpression) -> bool:
             for e in expr.elements  # type: ignore[attr-defined]
         )
     return False
-
-
-def _leaf(expr: cst.BaseExpression) -> str:
-    if type(expr) is cst.Name:
-        return expr.value  # type: ignore[attr-defined]
-    if type(expr) is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    return ""
 
 
 # ---- the runner ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ ARRAY_FACT = "jax:returns-array"
 _JAX_OPS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")
 IMPORT_KIND = "jax-import"
 _LIST_ANNOTATIONS = frozenset({"builtins.list", "typing.List"})
-_LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})
+LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})  # calls that return a list
 
 
 def exports(names: Names) -> list[TfRecord]:
@@ -61,7 +61,7 @@ def _returns(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> st
     if type(last) is not cst.SimpleStatementLine or type(last.body[0]) is not cst.Return:  # type: ignore[attr-defined]
         return None  # cheap pre-test: most functions end otherwise
     body_path = [*path, func, func.body]
-    found = _Returns()
+    found = Returns()
     found.scan(func.body)
     if not found.values or found.nested:
         return None
@@ -82,7 +82,7 @@ def _is_jax_op(names: Names, value: cst.BaseExpression, path: list[cst.CSTNode])
     return False
 
 
-class _Returns:
+class Returns:
     """The return values and the names' assigned values of one function body, walked with
     `iter_children` (libcst's own `visit` rebuilds every node it passes, several times the
     cost, and this runs on every file of a project)."""
@@ -129,7 +129,7 @@ def _is_list(
         return True
     if kind is cst.Call and type(value.func) is cst.Name:  # type: ignore[attr-defined]
         qualnames = names.qualified_names(value.func, path)  # type: ignore[attr-defined]
-        return bool(qualnames) and qualnames <= _LIST_CALLS
+        return bool(qualnames) and qualnames <= LIST_CALLS
     if kind is cst.Name and depth == 0:
         bound = assigned.get(value.value)  # type: ignore[attr-defined]
         return bool(bound) and all(_is_list(names, v, path, {}, 1) for v in bound)
