@@ -48,9 +48,10 @@ def follow_imports(
         return lint(tasks), {}
     project = ProjectFiles.build(((path, task.display) for path, task, _ in members), config_root)
     results: list[FileResult | None] = [None] * len(tasks)
-    given = _first_round(tasks, members, project, lint, results)
-    done: list[FileResult] = results  # type: ignore[assignment]
     sources = {path: getattr(task, "source", None) for path, task, _ in members}
+    given = _first_round(tasks, members, project, lint, results, sources)
+    done: list[FileResult] = results  # type: ignore[assignment]
+    # The few files that returned values may go to are read again (`_value_facts`).
     texts: dict[str, bytes] = {}
 
     def text(path: str) -> bytes:
@@ -89,16 +90,17 @@ def _first_round(
     project: ProjectFiles,
     lint: Callable[[list], list[FileResult]],
     results: list[FileResult | None],
+    sources: dict[str, bytes | None],
 ) -> dict[str, tuple[Received, ...]]:
     """Lint every task once, importing files first; fills `results` and returns what each
-    member's lint kept of what it was given (`accepts`)."""
+    member's lint kept of what it was given (`accepts`). `sources`: the text of the tasks
+    that have it (stdin, notebooks), by path."""
     by_path = {path: (task, index) for path, task, index in members}
     in_project = {index for _, _, index in members}
     others = [index for index in range(len(tasks)) if index not in in_project]
     if others:
         for index, result in zip(others, lint([tasks[i] for i in others]), strict=True):
             results[index] = result
-    sources = {path: getattr(task, "source", None) for path, task, _ in members}
     linted: set[str] = set()
     defs: dict[str, frozenset[str]] = {}
     reexports: dict[str, dict[str, str]] = {}

@@ -379,7 +379,7 @@ def _tf_received(
             if fact.startswith("jax:") != (record.kind == IMPORT_KIND):
                 continue
             if fact.startswith(VALUE_FACT):
-                continue  # sent to every importing file (`_value_facts`)
+                continue  # sent to the importing files that call them (`_value_facts`)
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))
