@@ -17,6 +17,7 @@ import libcst as cst
 from jitlint.fixes.hoist_fix import free_reads, fresh_name
 from jitlint.fixes.hoisting.out import render
 from jitlint.fixes.hoisting.scope import (
+    LOOPS,
     barrier_between,
     enclosing_method,
     insertion_after,
@@ -27,8 +28,6 @@ from jitlint.fixes.node_fix import NodeFix
 
 if TYPE_CHECKING:
     from jitlint.engine.context import FileContext
-
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 def per_iteration_fix_or_reason(
@@ -49,7 +48,7 @@ def per_iteration_fix_or_reason(
     assert isinstance(loop, cst.For)
     if path[4] is not path[3].body or path[6] is not loop.body:  # type: ignore[attr-defined]
         return why
-    if any(type(n) in _LOOPS for n in path[6:]) or barrier_between(path, 3) is not None:
+    if any(type(n) in LOOPS for n in path[6:]) or barrier_between(path, 3) is not None:
         return why
     iterable = loop.iter
     if (

@@ -24,6 +24,7 @@ import libcst as cst
 from jitlint.engine.walker import iter_children
 from jitlint.fixes.hoist_fix import free_reads, fresh_name
 from jitlint.fixes.hoisting.scope import (
+    LOOPS,
     above,
     barrier_between,
     enclosing_method,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 # Base classes that take new attributes in `__init__` (Keras layers and models, tf.Module).
 TF_BASES = ("tensorflow.", "keras.", "tf_keras.")
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 def hoist_call_fix_or_reason(
@@ -65,7 +65,7 @@ def hoist_call_fix_or_reason(
     blocking = barrier_between(path, start)
     if blocking is not None:
         return f"it is inside {_kind(blocking)} of the function, which it would leave"
-    if not module_level and any(type(n) in _LOOPS for n in path[start:]):
+    if not module_level and any(type(n) in LOOPS for n in path[start:]):
         return "it is made in a loop: one object per iteration, not one in all"
     reads = free_reads(call)
     if reads is None:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 # Moving code out of these changes which handler, context or scope it runs under.
 BARRIERS = (cst.Try, cst.TryStar, cst.With, cst.Match, cst.Lambda)
+# What runs its body more than once: an object made there is made once per iteration.
+LOOPS = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Attributes Keras layers/models and tf.Module already have: a new attribute must not be one.
 FRAMEWORK_ATTRIBUTES = frozenset(
     {

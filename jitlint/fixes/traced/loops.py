@@ -75,14 +75,7 @@ def while_loop_fix(
         f"{inner}return {names}",
         f"{indent}{names} = {jax_name}.lax.while_loop({_COND}, {_BODY}, {names})",
     ]
-    return NodeFix(
-        "unsafe",
-        "run the loop with `jax.lax.while_loop`, carrying "
-        + ", ".join(f"`{n}`" for n in carry)
-        + " (each must keep its shape and dtype across iterations)",
-        ((node, "\n".join(out)),),
-        (imported,) if imported else (),
-    )
+    return _loop_fix(node, "while_loop", carry, out, imported)
 
 
 def for_range_fix(ctx: FileContext, node: cst.For, path: Sequence[cst.CSTNode]) -> NodeFix | None:
@@ -115,12 +108,19 @@ def for_range_fix(ctx: FileContext, node: cst.For, path: Sequence[cst.CSTNode]) 
         f"{inner}return {names}",
         f"{indent}{names} = {jax_name}.lax.fori_loop({bounds[0]}, {bounds[1]}, {_LOOP}, {names})",
     ]
+    return _loop_fix(node, "fori_loop", carry, out, imported)
+
+
+def _loop_fix(
+    node: cst.While | cst.For, loop: str, carry: list[str], lines: list[str], imported: str | None
+) -> NodeFix:
+    """The loop statement replaced by `lines`, which run it with `jax.lax.<loop>`."""
     return NodeFix(
         "unsafe",
-        "run the loop with `jax.lax.fori_loop`, carrying "
+        f"run the loop with `jax.lax.{loop}`, carrying "
         + ", ".join(f"`{n}`" for n in carry)
         + " (each must keep its shape and dtype across iterations)",
-        ((node, "\n".join(out)),),
+        ((node, "\n".join(lines)),),
         (imported,) if imported else (),
     )
 
