@@ -132,10 +132,11 @@ def lint_text(
         return result
 
     ctx = FileContext(module, path, parsed)
+    own_names: tuple[frozenset[str], dict[str, str]] | None = None
     if inbound:
         # The project pass may give a file what reached it before its defs were known.
-        defs, bound = top_level_defs(module), reexports(ctx.names)
-        inbound = [call for call in inbound if accepts(call, defs, bound)]
+        own_names = top_level_defs(module), reexports(ctx.names)
+        inbound = [call for call in inbound if accepts(call, *own_names)]
     if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
@@ -183,6 +184,7 @@ def lint_text(
             any(rule.uses_tracing for rule in rules),
             any(rule.framework == "tensorflow" for rule in rules),
             calls,
+            own_names,
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -208,14 +210,16 @@ def _project_facts(
     tracing_rules: bool,
     tf_rules: bool,
     calls: CallLines | None = None,
+    own_names: tuple[frozenset[str], dict[str, str]] | None = None,
 ) -> None:
     """What the project pass needs from this file (model/project/records.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
     calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
-    still (a package's `__init__.py` that only imports need not mention jax)."""
-    result.defs = top_level_defs(ctx.module)
+    still (a package's `__init__.py` that only imports need not mention jax). `own_names`:
+    the defs and re-exports, where the inbound filter already read them."""
+    result.defs = own_names[0] if own_names else top_level_defs(ctx.module)
     try:
-        result.reexports = reexports(ctx.names)
+        result.reexports = own_names[1] if own_names else reexports(ctx.names)
         if tracing_rules:
             result.outbound = outbound_calls(ctx.tracing, ctx.source, calls)
             called = [
