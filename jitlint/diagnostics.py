@@ -51,6 +51,9 @@ class Diagnostic:
     # In a notebook: the cell (numbered from 1 among all its cells, as Jupyter and ruff
     # count them) that `line` and `column` are in.
     cell: int | None = None
+    # "contract" when the finding is in code traced only by a framework's contract (a
+    # module's `__call__` with no jitted caller in the run), not by a call the run shows.
+    traced_by: str | None = None
 
     @property
     def url(self) -> str:
@@ -80,6 +83,8 @@ class Diagnostic:
         }
         if self.cell is not None:  # notebooks only: a .py finding keeps the documented keys
             data["cell"] = self.cell
+        if self.traced_by is not None:
+            data["traced_by"] = self.traced_by
         return {
             **data,
             "line": self.line,

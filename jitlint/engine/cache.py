@@ -225,7 +225,7 @@ def _typed(
 
 
 def _decode(data: dict[str, Any], path: str) -> Diagnostic:
-    _typed(data, _FIELDS, {"help": str, "fix": dict, "cell": int})  # cell: notebooks
+    _typed(data, _FIELDS, {"help": str, "fix": dict, "cell": int, "traced_by": str})
     if data["severity"] not in ("error", "warning"):
         raise ValueError("severity")
     fix = data.get("fix")

@@ -308,6 +308,7 @@ def _position(
             severity=report.severity,
             help=report.help,
             fix=fix,
+            traced_by=report.traced_by,
         )
         out.append(diagnostic if shift is None else _shifted(diagnostic, shift))
     return out

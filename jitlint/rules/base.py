@@ -43,6 +43,7 @@ class Report:
     help: str | None
     severity: Severity
     fix: NodeFix | None = None
+    traced_by: str | None = None
 
 
 REGISTRY: dict[str, type[Rule]] = {}
@@ -105,7 +106,15 @@ class Rule:
     ) -> None:
         if self.caught_by and handled(self.ctx, self.ctx.path_to(node), self.caught_by):
             return
-        self.reports.append(Report(self.code, node, message, help, severity or self.severity, fix))
+        traced_by = None
+        # Only a model some rule already built is asked: a report must not build one.
+        if "tracing" in vars(self.ctx) and self.ctx.tracing.traced_by_contract(
+            self.ctx.path_to(node)
+        ):
+            traced_by = "contract"
+        self.reports.append(
+            Report(self.code, node, message, help, severity or self.severity, fix, traced_by)
+        )
 
 
 def handled(ctx: FileContext, path: Sequence[cst.CSTNode], errors: frozenset[str]) -> bool:

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.model.domain.classes import Classes
+from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
@@ -57,6 +57,7 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
+from jitlint.model.jax.frameworks.contracts import CONTRACTS, Contract, array_params
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
@@ -67,6 +68,7 @@ from jitlint.model.jax.transforms import (
     Entry,
     FuncNode,
     Index,
+    Transform,
     enclosing_function,
     param_names,
     scalar_params,
@@ -244,7 +246,18 @@ class Tracing:
         pass could not name (`f = jax.jit(f)`, `jax.jit(self.step)`), which interpreting
         the module may resolve."""
         index = self.index
-        return bool(index.entries) or bool(self.inbound) or bool(index.foreign)
+        if index.entries or self.inbound or index.foreign:
+            return True
+        return any(self._contract_classes())
+
+    def _contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
+        """The module's top-level classes whose framework traces some methods by contract."""
+        for statement in self.module.body:
+            if type(statement) is cst.ClassDef:
+                info = self.classes.of(statement, [self.module])
+                contract = CONTRACTS.get(info.kind or "")
+                if contract is not None:
+                    yield info, contract
 
     @cached_property
     def positions(self) -> Any:
@@ -279,6 +292,12 @@ class Tracing:
         found = self.trace(func) if self.active else None
         return found if found is not None else self._untraced(func)
 
+    def traced_by_contract(self, path: Sequence[cst.CSTNode]) -> bool:
+        """Whether the traced function holding the end of `path` is traced only because a
+        framework's contract says so (no real entry or call of the run reaches it)."""
+        found = self.function_at(path) if self._solved else None
+        return found is not None and _contract_only(found)
+
     def value(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Value | None:
         """The value of `expr` (which ends `path`) if it is inside a traced function."""
         found = self.function_at(path)
@@ -307,6 +326,7 @@ class Tracing:
             for _, _, func in sorted(roots, key=lambda r: (r[0], r[1])):
                 self._root(func)
             self._inbound_constructors()
+            self._contract_roots()
         finally:
             self.solving = False
             self._solved = True
@@ -456,6 +476,8 @@ class Tracing:
                     why = ("given", name, entry, python_scalars_given[name])
                     params[name] = Array(why, sure=True)
             path = self._path_to(entry.func)
+            if entry.transform.style == "filter" and type(entry.func) is cst.FunctionDef:
+                self._filter_params(entry, path, params, scalars)
             attach_instances(
                 self.pytree_classes, self.classes, entry, path, params,
                 self.imported_pytrees.annotated,
@@ -500,6 +522,49 @@ class Tracing:
                 params[name] = U
         context = Context(trace, level, params, site="root")
         self.analyse(context, invoke=True)
+
+    def _filter_params(
+        self, entry: Entry, path: list[cst.CSTNode], params: dict[str, Value], scalars: set[str]
+    ) -> None:
+        """`eqx.filter_jit` traces the array leaves of its arguments and keeps everything else
+        static: a parameter annotated as a JAX array is a tracer, one annotated as a Python
+        scalar (`n: int`) a static value."""
+        for name in array_params(self.names, entry.func, path):  # type: ignore[arg-type]
+            if params.get(name, U).kind == UNKNOWN:
+                params[name] = Array(("param", name, entry), sure=True)
+        for name in scalars:
+            if params.get(name, U).kind == UNKNOWN:
+                params[name] = S
+
+    def _contract_roots(self) -> None:
+        """Interpret, at the traced level, the methods a framework's users call under jit
+        (`Contract`) that no entry, inbound call or traced caller of the run reached."""
+        for info, contract in list(self._contract_classes()):
+            for name in sorted(contract.methods):
+                method = info.methods.get(name)
+                if method is None or method.kind != "method" or not method.plain:
+                    continue
+                found = self._traces.get(id(method.func))
+                if found is not None and found.level > 0:
+                    continue
+                self._contract_root(method.func, info.name, contract)
+
+    def _contract_root(self, func: cst.FunctionDef, owner: str, contract: Contract) -> None:
+        path = self._path_to(func)
+        entry = Entry(
+            transform=Transform(contract.framework, ABSTRACT, "contract", verb="traces"),
+            site=func, func=func, params={}, enclosing=None, level=ABSTRACT,
+            contract=(owner, contract.says),
+        )  # fmt: skip
+        arrays = array_params(self.names, func, path)
+        params: dict[str, Value] = {
+            name: Array(("param", name, entry), sure=True) if name in arrays else U
+            for name in param_names(func)
+        }
+        self._receiver(func, path, params)
+        trace = self.function_trace(func)
+        trace.entries = [entry]
+        self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
 
     def _receiver(self, func: FuncNode, path: list[cst.CSTNode], params: Env) -> None:
         """`self` of a method an entry reaches: an instance of its class (its fields unknown),
@@ -696,6 +761,8 @@ class Tracing:
         name = f"`{trace.qualname}`" if trace.name != "<lambda>" else "this lambda"
         if trace.entries:
             entry = max(trace.entries, key=lambda e: e.level)
+            if entry.contract is not None:
+                return f"{name}, {contract_words(entry)}"
             return (
                 f"{name}, which `{entry.transform.qualname}` {entry.transform.verb} "
                 f"{self.where(entry)}"
@@ -724,6 +791,8 @@ class Tracing:
 
     def where(self, entry: Entry) -> str:
         """ "at line 12", or "at pkg/train.py:12" for an application in another file."""
+        if entry.contract is not None:
+            return f"when `{entry.contract[0]}` is called under jit"
         if entry.origin is not None:
             return f"at {entry.origin}"
         return f"at line {self.line(entry.site)}"
@@ -735,6 +804,11 @@ class Tracing:
             return "it is computed from traced values"
         if why[0] in ("param", "passed", "leaf", "given"):
             name, entry = why[1], why[2]
+            if entry.contract is not None:
+                return (
+                    f"`{name}` is annotated as an array and is a parameter of "
+                    f"`{entry.contract[0]}.{entry.func.name.value}`, {contract_words(entry)}"
+                )
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
             )
@@ -836,6 +910,23 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
         None,
     )
     return _framework_root(site[0], depth + 1) if site is not None else None
+
+
+def _contract_only(trace: FunctionTrace, depth: int = 0) -> bool:
+    """Whether every way the model found to `trace` starts at a contract."""
+    if depth > 6 or trace.inbound:
+        return False
+    if trace.entries:
+        return all(e.contract is not None for e in trace.entries)
+    callers = [c.site[0] for c in trace.top() if isinstance(c.site, tuple)]
+    return bool(callers) and all(_contract_only(c, depth + 1) for c in callers)
+
+
+def contract_words(entry: Entry) -> str:
+    """How a body traced by contract is traced: "traced when `Gate` is called under jit
+    (equinox modules are meant to be)"."""
+    owner, says = entry.contract  # type: ignore[misc]
+    return f"traced when `{owner}` is called under jit ({says})"
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 40) -> str:

@@ -123,6 +123,9 @@ class Entry:
     # "pkg/train.py:12" for an application in another file of the run (model/project/); `site`
     # is then the function itself, and no fix may edit it.
     origin: str | None = None
+    # For a body traced by contract (frameworks/contracts.py): the class and why its users
+    # call it under jit. `site` is then the function itself, and no fix may edit it.
+    contract: tuple[str, str] | None = None
 
 
 @dataclass

@@ -1,0 +1,229 @@
+"""Traced by contract (issue #29): bodies a framework's users call under jit, with no call
+site in the run. Module `__call__`s of equinox, flax (linen and nnx) and haiku are traced with
+the parameters their annotations call JAX arrays; everything else stays unknown. A parameter
+of an `eqx.filter_jit` function annotated as an array is traced, one annotated as a Python
+scalar static, exactly as at run time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from helpers import expected, found
+
+from jitlint.engine.linter import lint_text
+
+JAX_RULES = {f"JIT1{n:02d}" for n in range(1, 14)}
+
+POSITIVE = {
+    "equinox_call_annotated_array": """
+        import equinox as eqx
+        import jax
+
+        class Gate(eqx.Module):
+            weight: jax.Array
+
+            def __call__(self, x: jax.Array):
+                if x.mean() > 0:  # error: JIT101
+                    return x
+                return -x
+    """,
+    "equinox_filter_jit_method": """
+        import equinox as eqx
+        import jax
+
+        class Gate(eqx.Module):
+            weight: jax.Array
+
+            @eqx.filter_jit
+            def __call__(self, x: jax.Array):
+                if x.mean() > 0:  # error: JIT101
+                    return x
+                return -x
+    """,
+    "jaxtyping_annotation_and_helper_method": """
+        import equinox as eqx
+        from jaxtyping import Array, Float
+
+        class Scale(eqx.Module):
+            def helper(self, y):
+                return float(y.sum())  # error: JIT102
+
+            def __call__(self, x: Float[Array, "batch dim"]):
+                return self.helper(x)
+    """,
+    "linen_module_call": """
+        import flax.linen as nn
+        import jax
+        import jax.numpy as jnp
+
+        class Block(nn.Module):
+            @nn.compact
+            def __call__(self, x: jax.Array, training: bool = False):
+                y = nn.Dense(4)(x)
+                if jnp.any(x < 0):  # error: JIT101
+                    y = -y
+                return y
+    """,
+    "filter_jit_function_chex_array": """
+        import chex
+        import equinox as eqx
+
+        @eqx.filter_jit
+        def step(x: chex.Array, n: int):
+            return x[: int(x.sum())]  # error: JIT102
+    """,
+}
+
+NEGATIVE = {
+    # Not annotated: nothing says `x` is an array, and unknown is never an error.
+    "unannotated_parameter": """
+        import equinox as eqx
+
+        class Gate(eqx.Module):
+            def __call__(self, x):
+                if x.mean() > 0:
+                    return x
+                return -x
+    """,
+    # Flags, shapes and static fields are Python values under jit.
+    "flags_shapes_and_static_fields": """
+        import equinox as eqx
+        import jax
+
+        class Net(eqx.Module):
+            depth: int = eqx.field(static=True)
+
+            def __call__(self, x: jax.Array, training: bool = False):
+                if training:
+                    x = x * 2
+                if x.shape[0] > 2 and x.ndim == 2:
+                    x = x[:2]
+                for _ in range(self.depth):
+                    x = x + 1
+                return x
+    """,
+    # `filter_jit` keeps Python scalars static: `n` is a Python int there.
+    "filter_jit_scalar_parameter": """
+        import equinox as eqx
+        import jax
+
+        @eqx.filter_jit
+        def step(x: jax.Array, n: int):
+            if n > 0:
+                return x * n
+            return x
+    """,
+    # `ArrayLike` admits Python numbers, which a closure keeps concrete: not assumed traced.
+    "arraylike_and_defaulted_arrays": """
+        import equinox as eqx
+        import jax
+        from jax.typing import ArrayLike
+
+        class Gate(eqx.Module):
+            def __call__(self, x: ArrayLike, mask: jax.Array | None = None):
+                if x > 0:
+                    return x
+                if mask is not None:
+                    return mask
+                return x
+    """,
+    # A plain class is not a framework module: no contract.
+    "plain_class_call": """
+        import jax
+
+        class Gate:
+            def __call__(self, x: jax.Array):
+                if x.mean() > 0:
+                    return x
+                return -x
+    """,
+    # Only `__call__` is traced by contract; other methods run in Python (set-up, logging).
+    "other_methods_are_not_contracts": """
+        import equinox as eqx
+        import jax
+
+        class Net(eqx.Module):
+            def describe(self, x: jax.Array) -> str:
+                return "positive" if float(x.sum()) > 0 else "negative"
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_contract_bodies_are_traced(name):
+    source = textwrap.dedent(POSITIVE[name])
+    assert found(source, JAX_RULES) == expected(source)
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_contract_negatives_stay_quiet(name):
+    assert found(NEGATIVE[name], JAX_RULES) == set()
+
+
+def test_the_message_states_the_contract_and_json_says_so():
+    source = textwrap.dedent(POSITIVE["equinox_call_annotated_array"])
+    (diagnostic,) = lint_text(source, "gate.py", JAX_RULES).diagnostics
+    assert "traced when `Gate` is called under jit (equinox modules are meant to be)" in (
+        diagnostic.message
+    )
+    assert diagnostic.to_json()["traced_by"] == "contract"
+
+
+def test_a_real_call_site_is_not_a_contract():
+    """A jitted caller in the run traces `__call__` for real: its message names that call."""
+    source = textwrap.dedent(
+        """
+        import equinox as eqx
+        import jax
+
+        class Gate(eqx.Module):
+            def __call__(self, x):
+                if x.mean() > 0:
+                    return x
+                return -x
+
+        @jax.jit
+        def step(model, x):
+            return model(x)
+
+        step(Gate(), jax.numpy.ones(3))
+        """
+    )
+    diagnostics = lint_text(source, "gate.py", JAX_RULES).diagnostics
+    assert [(d.line, d.code) for d in diagnostics] == [(7, "JIT101")]
+    assert diagnostics[0].traced_by is None
+    assert "contract" not in diagnostics[0].message
+
+
+def test_one_file_runs_get_contract_findings(tmp_path):
+    """flake8, pre-commit and stdin lint one file alone: the contract needs no caller."""
+    source = textwrap.dedent(POSITIVE["equinox_call_annotated_array"])
+    completed = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    findings = json.loads(completed.stdout)
+    assert [(f["line"], f["code"], f["traced_by"]) for f in findings] == [(9, "JIT101", "contract")]
+
+
+@pytest.mark.jax
+def test_the_positive_contract_really_fails_under_jit():
+    """The equinox case, called as its users call it, raises the error the rule names."""
+    pytest.importorskip("equinox")
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    namespace: dict[str, object] = {}
+    exec(textwrap.dedent(POSITIVE["equinox_call_annotated_array"]), namespace)
+    gate = namespace["Gate"](weight=jnp.ones(3))  # type: ignore[operator]
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        eqx.filter_jit(lambda m, x: m(x))(gate, jnp.ones(3))
