@@ -45,6 +45,9 @@ CONTRACTS: dict[str, Contract] = {
     )
 }
 
+# Every method some contract traces: a class defining one may need its base's framework.
+CONTRACT_METHODS = frozenset(m for c in CONTRACTS.values() for m in c.methods)
+
 # Annotations that say "a JAX array": under jit such a parameter holds a tracer. `ArrayLike`
 # and NumPy's types are left out: they admit Python numbers and host arrays, which
 # `eqx.filter_jit` keeps static and a closure keeps concrete.
