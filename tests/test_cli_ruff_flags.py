@@ -298,3 +298,9 @@ def _read_until(stream: io.TextIOBase, marker: str, seconds: float = 120) -> str
         if line.startswith(marker):
             return text
     raise AssertionError(f"no {marker!r} within {seconds} s: {text!r}")
+
+
+def test_add_noqa_with_ignore_noqa_is_refused(project):
+    status, _, err = run_cli("--add-noqa", "--ignore-noqa", *SELECT, "pkg")
+    assert status == 2 and "already suppressed" in err
+    assert "noqa" not in (project / "pkg" / "step.py").read_text()

@@ -238,7 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="format",
         choices=FORMAT_CHOICES,
         default=None,
-        help="how findings are printed (default: $JITLINT_OUTPUT_FORMAT, else full)",
+        metavar="FORMAT",
+        help=f"how findings are printed: {', '.join(FORMAT_CHOICES)} (default: "
+        "$JITLINT_OUTPUT_FORMAT, else full)",
     )
     out.add_argument(
         "--statistics", action="store_true", help="print counts per rule (text or json)"
@@ -415,6 +417,8 @@ def _ruff_flag_problem(args: argparse.Namespace, stdin: bool) -> str | None:
         return "--isolated reads no config file; drop --config or --isolated"
     if args.show_files and (args.fix or args.diff or args.add_noqa or args.statistics):
         return "--show-files only lists files; run it without --fix, --diff, --add-noqa"
+    if args.ignore_noqa and args.add_noqa:
+        return "--add-noqa would add comments for findings that are already suppressed"
     if args.fix_only and args.statistics:
         return "--fix-only reports no findings, so there are no --statistics"
     if args.exit_non_zero_on_fix and not args.fix:
