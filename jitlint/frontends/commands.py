@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jitlint.config import ConfigResolver, Settings
+from jitlint.config import ConfigResolver
 
 if TYPE_CHECKING:
     from jitlint.engine.runner import Task
@@ -51,13 +51,11 @@ def cache_dir(given: Path | None) -> Path | None:
 
 
 class IsolatedResolver(ConfigResolver):
-    """`--isolated`: no config file is read; every file gets the defaults, rooted at the
-    working directory, under the command line's options."""
+    """`--isolated`: no config file is found, so every file gets what a project without one
+    gets (the defaults, rooted at the working directory), under the command line's options."""
 
-    def for_directory(self, directory: Path) -> Settings:
-        if self._default is None:
-            self._default = Settings(root=self.cwd)
-        return self._default
+    def _config_for(self, directory: Path) -> Path | None:
+        return None
 
 
 def show_files(tasks: Iterable[Task]) -> int:
