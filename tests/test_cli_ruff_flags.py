@@ -231,18 +231,21 @@ class _Screen(io.StringIO):
 
 
 @pytest.mark.parametrize("terminal", [True, False])
-def test_watch_runs_again_on_a_change_and_clears_only_a_terminal(terminal):
-    polls = iter([{"a": (1, 1)}, {"a": (1, 1)}, {"a": (1, 1)}, {"a": (2, 1)}])
-    runs: list[int] = []
+def test_watch_runs_again_on_a_change_and_clears_only_a_terminal(tmp_path, terminal):
+    module = tmp_path / "m.py"
+    module.write_text("x = 1\n")
     screen, log = _Screen(terminal), io.StringIO()
+    runs: list[int] = []
 
     def run_once() -> int:
         runs.append(len(runs))
         screen.write(f"run {len(runs)}\n")
+        if len(runs) == 1:  # an edit while the first run works is seen after it
+            module.write_text("x = 22\n")
         return len(runs)
 
     status = watch.watch(
-        run_once, lambda: next(polls), screen=screen, log=log, poll_seconds=0, max_runs=2
+        run_once, lambda: [str(module)], screen=screen, log=log, poll_seconds=0.01, max_runs=2
     )
     assert status == 2 and runs == [0, 1]
     cleared = "\x1b[2J\x1b[3J\x1b[H"
@@ -251,16 +254,30 @@ def test_watch_runs_again_on_a_change_and_clears_only_a_terminal(terminal):
     assert notes == ["Starting linter in watch mode...", "File change detected..."]
 
 
-def test_stamps_see_edits_new_files_and_config_files(tmp_path):
-    module = tmp_path / "m.py"
+def test_stamps_see_edits_new_files_and_config_files_but_not_the_cache(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    module = tmp_path / "pkg" / "m.py"
     module.write_text("x = 1\n")
-    first = watch.stamps([str(module)], tmp_path)
-    assert watch.stamps([str(module)], tmp_path) == first
-    (tmp_path / "pyproject.toml").write_text("[tool.jitlint]\n")
-    second = watch.stamps([str(module)], tmp_path)
-    assert second != first
-    module.write_text("x = 22\n")
-    assert watch.stamps([str(module)], tmp_path) != second
+
+    def now() -> watch.Stamps:
+        return watch.stamps([str(module)], tmp_path)
+
+    first = now()
+    assert now() == first
+    (tmp_path / ".jitlint_cache").mkdir()  # what the first run makes
+    assert now() == first
+    changes = [
+        lambda: (tmp_path / "pyproject.toml").write_text("[tool.jitlint]\n"),
+        lambda: (tmp_path / "pkg" / "jitlint.toml").write_text(""),
+        lambda: module.write_text("x = 22\n"),
+        lambda: (tmp_path / "pkg" / "new.py").write_text(""),
+        lambda: (tmp_path / "pkg" / "new.py").rename(tmp_path / "pkg" / "renamed.py"),
+        lambda: (tmp_path / "top.py").write_text(""),
+    ]
+    for change in changes:
+        before = now()
+        change()
+        assert now() != before
 
 
 def test_watch_from_the_command_line_lints_again_after_an_edit(project):

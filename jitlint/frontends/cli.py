@@ -516,7 +516,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.show_files:
         from jitlint.frontends.commands import show_files
 
-        return EXIT_ERROR if plan.missing else show_files(tasks)
+        status = show_files(tasks)  # what was found, even beside a missing path
+        return EXIT_ERROR if plan.missing else status
     if args.verify_command or args.verify:
         problem = _verify_usage(args, stdin)
         if problem:
@@ -760,7 +761,7 @@ def _force_excluded(profiles: Profiles, root: Path, path: Path) -> bool:
 
 def _watch(args: argparse.Namespace) -> int:
     """`-w/--watch` (frontends/watch.py): `_check` again whenever a file it lints, or a
-    config file beside one, changes. The files are found again on every poll."""
+    config file beside one, changes."""
     from jitlint.frontends import watch
 
     paths = [Path(p) for p in (args.paths or ["."])]
@@ -768,7 +769,7 @@ def _watch(args: argparse.Namespace) -> int:
     if problem:
         return _error(problem)
 
-    def current_stamps() -> watch.Stamps:
+    def find_files() -> list[str]:
         from jitlint.config import ConfigError
         from jitlint.engine.discovery import FileFinder
         from jitlint.selection import UnknownSelector
@@ -777,7 +778,7 @@ def _watch(args: argparse.Namespace) -> int:
             profiles, settings = _profiles(args, Path.cwd())
             found = FileFinder(profiles.exclusion_for, settings.root).find(paths)
         except (ConfigError, UnknownSelector):  # a broken config: its own stamp still counts
-            return watch.stamps([])
-        return watch.stamps(str(path) for path in found.files)
+            return []
+        return [str(path) for path in found.files]
 
-    return watch.watch(lambda: _check(args), current_stamps)
+    return watch.watch(lambda: _check(args), find_files)
