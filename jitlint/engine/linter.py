@@ -73,6 +73,13 @@ class FileResult:
     cacheable: bool = True
 
 
+# Options of the engine itself ride with the rules' options (`rule_settings`), under a key
+# that is no rule code: so they reach every path that lints (the worker pool, fixes, notebooks)
+# and are part of the cache key, as the rules' options are. `{"ignore-noqa": True}`
+# (`--ignore-noqa`): suppression comments are not applied.
+ENGINE_OPTIONS = "engine"
+
+
 def lint_text(
     source: str | bytes,
     path: str,
@@ -193,7 +200,7 @@ def lint_text(
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))
     suppressions = None
-    if result.diagnostics:
+    if result.diagnostics and not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
         suppressions = suppression.collect(source if noqa else _hide_noqa(source))
     if suppressions is not None:
         result.diagnostics = [
