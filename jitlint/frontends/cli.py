@@ -320,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv[0] == "rule":
             return commands.rule_command(argv[1:], FORMAT_CHOICES)
         return commands.clean_command(argv[1:])
+    if argv[:1] == ["explain-error"]:  # a traceback -> the finding that explains it
+        from jitlint.explain.command import main as explain_error
+
+        return explain_error(argv[1:])
     # `jitlint verify PATHS` and `jitlint check PATHS` (ruff's spelling of the default):
     # subcommands, told apart before argparse sees positional paths. `./check` names a path.
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None

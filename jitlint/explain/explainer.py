@@ -1,0 +1,212 @@
+"""From a reported error to the finding that explains it, or to why none does.
+
+The user's files of the traceback are linted as one project, as `jitlint FILES` lints them
+(with the rules of the error turned on), so a helper traced from another file of the
+traceback is seen as traced. Files beside a user file in the same package come along: a
+helper a traced function calls need not be in the traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jitlint.diagnostics import Diagnostic
+from jitlint.explain.frames import Skipped, statement_lines, where_is
+from jitlint.explain.match import KnownError, Located, explaining, recognise
+from jitlint.explain.parse import Frame, Reported
+
+# Package neighbours linted beside a user file, at most (a big package is not read whole).
+MAX_NEIGHBOURS = 40
+
+# Lints the files (the user's first) with these codes on; findings with display paths.
+Lint = Callable[[Sequence[Path], tuple[str, ...]], list[Diagnostic]]
+
+
+@dataclass
+class Explanation:
+    reported: Reported
+    known: KnownError | None = None
+    finding: Diagnostic | None = None
+    located: Located | None = None
+    why_not: list[str] = field(default_factory=list)  # when nothing explains it
+    linted: list[str] = field(default_factory=list)  # display paths of the user's files
+    task_paths: list[Path] = field(default_factory=list)  # every file linted
+
+    @property
+    def explained(self) -> bool:
+        return self.finding is not None
+
+
+def explain(
+    reported: Reported, base: Path, lint: Lint, search: Sequence[Path] = ()
+) -> Explanation:
+    """`base`: the folder relative paths of the log are read from. `search`: files to look
+    in when the log names none (TF's retracing warning names only a function)."""
+    from jitlint.engine.runner import display_path
+
+    explanation = Explanation(reported, recognise(reported))
+    known = explanation.known
+    if known is None:
+        explanation.why_not.append(
+            f"`{reported.headline}` is not one of the JIT/XLA errors jitlint explains"
+        )
+        return explanation
+    located, skipped = _user_frames([*reversed(reported.frames), *reported.hints], base)
+    files = list(dict.fromkeys(path for path, _ in located))
+    if reported.retraced is not None and not files:
+        files = list(search)
+    if not files:
+        explanation.why_not.append(_no_user_frame(reported, skipped))
+        return explanation
+    every = _with_neighbours(files)
+    diagnostics = lint(every, known.codes)
+    explanation.linted = [display_path(p) for p in files]
+    explanation.task_paths = every
+    if reported.retraced is not None:
+        return _explain_retracing(explanation, reported.retraced, files, diagnostics)
+    frames = [
+        Located(frame, display_path(path), *statement_lines(_text(path), frame.line))
+        for path, frame in located
+    ]
+    found = explaining(known, frames, diagnostics)
+    if found is not None:
+        explanation.finding, explanation.located = found
+        return explanation
+    explanation.why_not.extend(_nothing_on_frames(known, frames, diagnostics))
+    return explanation
+
+
+def _user_frames(frames: Sequence[Frame], base: Path) -> tuple[list[tuple[Path, Frame]], list[Skipped]]:
+    located: list[tuple[Path, Frame]] = []
+    skipped: list[Skipped] = []
+    seen: set[tuple[str, int]] = set()
+    for frame in frames:
+        if (frame.path, frame.line) in seen:
+            continue
+        seen.add((frame.path, frame.line))
+        where = where_is(frame, base)
+        if isinstance(where, Path):
+            located.append((where, frame))
+        else:
+            skipped.append(Skipped(frame, where))
+    return located, skipped
+
+
+def _with_neighbours(files: list[Path]) -> list[Path]:
+    every = list(files)
+    known = {p.resolve() for p in every}
+    for folder in dict.fromkeys(p.parent for p in files):
+        if not (folder / "__init__.py").is_file():
+            continue  # a folder of scripts: its other files are unrelated programs
+        for path in sorted(folder.glob("*.py"))[:MAX_NEIGHBOURS]:
+            if path.resolve() not in known:
+                known.add(path.resolve())
+                every.append(path)
+    return every
+
+
+def _text(path: Path) -> str:
+    from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
+    from jitlint.engine.source import DecodeProblem, decode_source
+    from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
+
+    try:
+        return decode_source(read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)).text
+    except (Unreadable, TooLarge, DecodeProblem, OSError):
+        return ""
+
+
+def _no_user_frame(reported: Reported, skipped: list[Skipped]) -> str:
+    if reported.retraced is not None:
+        return (
+            f"the warning names the function `{reported.retraced}` but no file; name the "
+            "files or folders to look in with --search"
+        )
+    if not skipped:
+        return "the traceback has no frames"
+    counts: dict[str, list[str]] = {}
+    for item in skipped:
+        counts.setdefault(item.why, []).append(item.frame.path)
+    parts = []
+    for why, paths in counts.items():
+        examples = ", ".join(dict.fromkeys(paths))
+        if len(examples) > 160:
+            examples = examples[:157] + "..."
+        parts.append(f"{len(paths)} {why} ({examples})")
+    return "no frame of the traceback is in a file it can read: " + "; ".join(parts)
+
+
+def _nothing_on_frames(
+    known: KnownError, frames: Sequence[Located], diagnostics: Sequence[Diagnostic]
+) -> list[str]:
+    codes = "/".join(known.codes)
+    lines = {(f.display, line) for f in frames for line in range(f.first, f.last + 1)}
+    elsewhere = [d for d in diagnostics if d.code in known.codes]
+    other = [d for d in diagnostics if d.code not in known.codes and (d.path, d.line) in lines]
+    reasons = []
+    if other:
+        listed = ", ".join(f"{d.code} at {d.path}:{d.line}" for d in other[:3])
+        reasons.append(
+            f"the traceback's lines have findings of other rules ({listed}), none of which "
+            f"causes {known.title}"
+        )
+    if elsewhere:
+        listed = ", ".join(f"{d.code} at {d.path}:{d.line}" for d in elsewhere[:3])
+        reasons.append(
+            f"{codes} findings exist ({listed}) but on no line of the traceback, so they are "
+            "not taken as the cause"
+        )
+    if not reasons:
+        reasons.append(
+            f"no {codes} finding on the traceback's lines: the value may come from code "
+            "outside the files it read (installed code, a file not in the traceback), or "
+            "this is a case jitlint does not model"
+        )
+    return reasons
+
+
+def _explain_retracing(
+    explanation: Explanation, function: str, files: list[Path], diagnostics: list[Diagnostic]
+) -> Explanation:
+    """A JIT207 finding inside `def function` or naming it; only when exactly one does."""
+    from jitlint.engine.runner import display_path
+
+    spans = {display_path(p): _def_spans(_text(p), function) for p in files}
+    hits = [
+        d
+        for d in diagnostics
+        if d.code in ("JIT207",)
+        and (
+            f"`{function}`" in d.message
+            or any(first <= d.line <= last for first, last in spans.get(d.path, []))
+        )
+    ]
+    if len(hits) == 1:
+        explanation.finding = hits[0]
+    elif hits:
+        listed = ", ".join(f"{d.path}:{d.line}" for d in hits[:4])
+        explanation.why_not.append(
+            f"several JIT207 findings concern `{function}` ({listed}); the warning does not "
+            "say which one retraced"
+        )
+    else:
+        explanation.why_not.append(
+            f"no JIT207 finding concerns a function `{function}` in the files it read"
+        )
+    return explanation
+
+
+def _def_spans(source: str, name: str) -> list[tuple[int, int]]:
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        (min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
+    ]

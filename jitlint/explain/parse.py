@@ -1,0 +1,143 @@
+"""Find a Python traceback (or TF's retracing warning) in a log and take it apart.
+
+A log may hold other output around the traceback, several tracebacks, and chains joined by
+Python's "During handling..." / "The above exception..." sentences. The uncaught error is the
+last chain; every link of it is kept, because the link that names the JIT/XLA problem is not
+always the last one (Keras wraps a layer's error in its own message).
+
+Frames are read from the traceback proper and from the messages: TF quotes the user's frames
+("in user code:", "defined at (most recent call last):") in the same `File "...", line N`
+form, and JAX names the function it was tracing ("while tracing the function f at p.py:21").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TRACEBACK_START = "Traceback (most recent call last):"
+CHAIN_SEPARATORS = (
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+# A message is read this far at most: what follows a long message is other output.
+MAX_MESSAGE_LINES = 80
+
+_FRAME = re.compile(r'\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>\S+))?')
+_EXCEPTION = re.compile(r"(?P<name>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?")
+_CARETS = re.compile(r"[\s^~]+")
+_TRACING_AT = re.compile(
+    r"while tracing the function (?P<function>\S+) at (?P<path>\S+?\.py):(?P<line>\d+)"
+)
+_RETRACING = re.compile(
+    r"\d+ out of the last \d+ calls to <(?:function|bound method) (?P<function>[^\s>]+)"
+    r".*?triggered tf\.function retracing"
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str  # as the log gives it
+    line: int
+    function: str = ""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One exception of a chain: its class name (last dotted component) and message."""
+
+    exception: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What the log reports: an uncaught error (its chain's links, innermost last) or the
+    retracing warning (`retraced` names the function), with every frame it quotes, in the
+    order of the log (outermost first), and the frames its messages point at (`hints`)."""
+
+    links: tuple[Link, ...]
+    frames: tuple[Frame, ...]
+    hints: tuple[Frame, ...] = ()
+    retraced: str | None = None
+
+    @property
+    def headline(self) -> str:
+        if self.retraced is not None:
+            return f"tf.function retracing warning for `{self.retraced}`"
+        last = self.links[-1]
+        first_line = last.message.strip().splitlines()[0] if last.message.strip() else ""
+        return f"{last.exception}: {first_line}" if first_line else last.exception
+
+
+def find_reported(text: str) -> Reported | None:
+    """The last uncaught error of the log; else its last retracing warning; else None."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip() == TRACEBACK_START]
+    if starts:
+        chain = _last_chain(lines, starts)
+        return _read_chain(lines, chain, starts)
+    for line in reversed(lines):
+        match = _RETRACING.search(line)
+        if match:
+            name = match.group("function").split(".")[-1]
+            return Reported((Link("retracing", line.strip()),), (), retraced=name)
+    return None
+
+
+def _last_chain(lines: list[str], starts: list[int]) -> list[int]:
+    """The traceback starts of the last chain. A traceback quoted inside a message (jax quotes
+    the one of a failing __hash__) starts no link: only a separator sentence does."""
+    chain = [starts[0]]
+    for start in starts[1:]:
+        before = [line.strip() for line in lines[max(0, start - 3) : start] if line.strip()]
+        if before and before[-1] in CHAIN_SEPARATORS:
+            chain.append(start)
+        elif not _inside_message(lines, chain[-1], start):
+            chain = [start]
+    return chain
+
+
+def _inside_message(lines: list[str], link_start: int, start: int) -> bool:
+    """Whether the traceback at `start` is quoted in the message of the link at
+    `link_start`: that link's exception line comes before it, within a message's reach."""
+    end = _exception_line(lines, link_start, start)
+    return end is not None and start - end <= MAX_MESSAGE_LINES
+
+
+def _exception_line(lines: list[str], start: int, stop: int) -> int | None:
+    """The index of the exception line of the traceback at `start` (before `stop`)."""
+    for index in range(start + 1, min(stop, len(lines))):
+        line = lines[index]
+        if not line or line[0].isspace() or _CARETS.fullmatch(line):
+            continue  # a frame, its source line or a caret line
+        return index if _EXCEPTION.fullmatch(line.rstrip()) else None
+    return None
+
+
+def _read_chain(lines: list[str], chain: list[int], starts: list[int]) -> Reported | None:
+    links: list[Link] = []
+    frames: list[Frame] = []
+    hints: list[Frame] = []
+    for number, start in enumerate(chain):
+        stop = chain[number + 1] if number + 1 < len(chain) else len(lines)
+        at = _exception_line(lines, start, stop)
+        end = min(stop, (at if at is not None else stop) + MAX_MESSAGE_LINES)
+        for line in lines[start + 1 : end]:
+            frame = _FRAME.match(line)
+            if frame:
+                frames.append(
+                    Frame(frame.group("path"), int(frame.group("line")), frame.group("function") or "")
+                )
+        if at is None:
+            continue
+        match = _EXCEPTION.fullmatch(lines[at].rstrip())
+        assert match is not None
+        rest = [line for line in lines[at + 1 : end] if line.strip() not in CHAIN_SEPARATORS]
+        message = "\n".join([match.group("message") or "", *rest])
+        links.append(Link(match.group("name").rsplit(".", 1)[-1], message))
+        for hint in _TRACING_AT.finditer(message):
+            hints.append(Frame(hint.group("path"), int(hint.group("line")), hint.group("function")))
+    if not links:
+        return None
+    return Reported(tuple(links), tuple(frames), tuple(hints))
