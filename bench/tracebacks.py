@@ -41,6 +41,11 @@ def relative(text: str) -> str:
     ]
     for prefix, replacement in sorted(prefixes, key=lambda pair: -len(pair[0])):
         text = text.replace(prefix, replacement)
+    # TF's "Stack trace for op definition" cuts the prefix its paths share (with its own
+    # install's): what is left of the repository's folder goes too.
+    parts = REPO.parts[1:]
+    for start in range(len(parts)):
+        text = text.replace('File "' + "/".join(parts[start:]) + "/", 'File "')
     return text
 
 

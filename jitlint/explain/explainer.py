@@ -13,8 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jitlint.diagnostics import Diagnostic
-from jitlint.explain.frames import Skipped, statement_lines, where_is
-from jitlint.explain.match import KnownError, Located, explaining, recognise
+from jitlint.explain.frames import (
+    Skipped,
+    called_names,
+    definitions,
+    function_lines,
+    statement_lines,
+    where_is,
+)
+from jitlint.explain.match import KnownError, Located, explaining, hits_by_place, recognise
 from jitlint.explain.parse import Frame, Reported
 
 # Package neighbours linted beside a user file, at most (a big package is not read whole).
@@ -66,16 +73,77 @@ def explain(
     explanation.task_paths = every
     if reported.retraced is not None:
         return _explain_retracing(explanation, reported.retraced, files, diagnostics)
-    frames = [
-        Located(frame, display_path(path), *statement_lines(_text(path), frame.line))
-        for path, frame in located
-    ]
+    frames = [_locate(path, frame) for path, frame in located]
     found = explaining(known, frames, diagnostics)
+    if found is None and known.at_definition:
+        found = _at_definition(reported, located, frames, every, known, diagnostics)
+    if found is None and known.in_function:
+        found = _in_function(frames, known, diagnostics)
     if found is not None:
         explanation.finding, explanation.located = found
         return explanation
     explanation.why_not.extend(_nothing_on_frames(known, frames, diagnostics))
     return explanation
+
+
+def _locate(path: Path, frame: Frame) -> Located:
+    from jitlint.engine.runner import display_path
+
+    text = _text(path)
+    if frame.scope:
+        lines = function_lines(text, frame.line, frame.scope)
+    else:
+        lines = statement_lines(text, frame.line)
+    return Located(frame, display_path(path), *lines)
+
+
+def _at_definition(
+    reported: Reported,
+    located: Sequence[tuple[Path, Frame]],
+    frames: Sequence[Located],
+    files: Sequence[Path],
+    known: KnownError,
+    diagnostics: Sequence[Diagnostic],
+) -> tuple[Diagnostic, Located] | None:
+    """A finding on the definition of the function the innermost user frame calls (or a
+    message names): only when exactly one definition has one."""
+    from jitlint.engine.runner import display_path
+
+    names = set(reported.functions)
+    for (path, frame), place in zip(located, frames, strict=True):
+        if not frame.scope:  # the innermost frame of the traceback proper
+            names |= called_names(_text(path), place.first, place.last)
+            break
+    if not names:
+        return None
+    places = []
+    for path in files:
+        for first, last in definitions(_text(path), names):
+            frame = Frame(str(path), first, "", "def")
+            places.append(Located(frame, display_path(path), first, last))
+    found = hits_by_place(known, places, diagnostics)
+    if len(found) != 1:
+        return None
+    located, hits = found[0]
+    return hits[0], located
+
+
+def _in_function(
+    frames: Sequence[Located], known: KnownError, diagnostics: Sequence[Diagnostic]
+) -> tuple[Diagnostic, Located] | None:
+    """A finding in the innermost user frame's file whose message names that frame's
+    function (JIT201: a constant made there meets a tensor of another dtype); only when
+    exactly one does."""
+    innermost = next((f for f in frames if not f.frame.scope), None)
+    if innermost is None or not innermost.frame.function.isidentifier():
+        return None
+    named = f"`{innermost.frame.function}`"
+    hits = [
+        d
+        for d in diagnostics
+        if d.code in known.codes and d.path == innermost.display and named in d.message
+    ]
+    return (hits[0], innermost) if len(hits) == 1 else None
 
 
 def _user_frames(frames: Sequence[Frame], base: Path) -> tuple[list[tuple[Path, Frame]], list[Skipped]]:

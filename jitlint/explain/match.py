@@ -27,14 +27,29 @@ class KnownError:
     exceptions: frozenset[str]  # class names (last dotted component); empty: any
     message: re.Pattern[str] | None  # searched in the message; None: any
     codes: tuple[str, ...]  # the rules whose findings can cause it, likeliest first
+    # Raised where the function is called, caused where it is defined or jitted (a static
+    # spec, `@jax.jit` on a method): the called function's definition is looked at too.
+    at_definition: bool = False
+    # Raised where a value meets another, caused where the value was made earlier in the
+    # same function: a finding that names the frame's function is looked at too.
+    in_function: bool = False
 
 
-def _known(title: str, exceptions: str, message: str | None, codes: str) -> KnownError:
+def _known(
+    title: str,
+    exceptions: str,
+    message: str | None,
+    codes: str,
+    at_definition: bool = False,
+    in_function: bool = False,
+) -> KnownError:
     return KnownError(
         title,
         frozenset(exceptions.split()),
         re.compile(message) if message is not None else None,
         tuple(codes.split()),
+        at_definition,
+        in_function,
     )
 
 
@@ -61,9 +76,22 @@ ERRORS: tuple[KnownError, ...] = (
         r"Non-hashable static arguments|static arguments should be comparable|"
         r"equality of metadata fields of pytree|^unhashable type",
         "JIT110 JIT111",
+        at_definition=True,
     ),
-    _known("non-array argument to jit", "TypeError", r"as an abstract array", "JIT111 JIT110"),
-    _known("bad static_argnames/argnums", "ValueError", r"Jitted function has", "JIT112"),
+    _known(
+        "non-array argument to jit",
+        "TypeError",
+        r"as an abstract array",
+        "JIT111 JIT110",
+        at_definition=True,
+    ),
+    _known(
+        "bad static_argnames/argnums",
+        "ValueError",
+        r"Jitted function has",
+        "JIT112",
+        at_definition=True,
+    ),
     _known(
         "shape from a tracer",
         "TypeError IndexError",
@@ -93,6 +121,7 @@ ERRORS: tuple[KnownError, ...] = (
         r"does not match type|expected to be a \w+ tensor but is a \w+ tensor|"
         r"cannot compute \w+ as input #\d+",
         "JIT201",
+        in_function=True,
     ),
     _known("symbolic tensor as a Python bool", "OperatorNotAllowedInGraphError", None, "JIT205"),
     _known(
@@ -145,16 +174,26 @@ def explaining(
 ) -> tuple[Diagnostic, Located] | None:
     """The finding that explains the error, and the frame it sits on; None when no finding
     of the error's rules is on a frame's statement. Frames come innermost first."""
+    found = hits_by_place(known, frames, diagnostics)
+    return (found[0][1][0], found[0][0]) if found else None
+
+
+def hits_by_place(
+    known: KnownError, places: Sequence[Located], diagnostics: Iterable[Diagnostic]
+) -> list[tuple[Located, list[Diagnostic]]]:
+    """The findings of the error's rules on each place that has some, best first."""
     by_path: dict[str, list[Diagnostic]] = {}
     for diagnostic in diagnostics:
         if diagnostic.code in known.codes:
             by_path.setdefault(diagnostic.path, []).append(diagnostic)
-    for located in frames:
+    found = []
+    for located in places:
         hits = [d for d in by_path.get(located.display, []) if _on(d, located)]
         if hits:
-            hits.sort(key=lambda d: (known.codes.index(d.code), d.line != located.frame.line, d.line, d.column))
-            return hits[0], located
-    return None
+            line = located.frame.line
+            hits.sort(key=lambda d: (known.codes.index(d.code), d.line != line, d.line, d.column))
+            found.append((located, hits))
+    return found
 
 
 def _on(diagnostic: Diagnostic, located: Located) -> bool:

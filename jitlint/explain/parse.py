@@ -29,6 +29,10 @@ _CARETS = re.compile(r"[\s^~]+")
 _TRACING_AT = re.compile(
     r"while tracing the function (?P<function>\S+) at (?P<path>\S+?\.py):(?P<line>\d+)"
 )
+_LEAKED_IN = re.compile(
+    r"being traced when the value leaked was (?P<function>\S+) at (?P<path>\S+?\.py):(?P<line>\d+)"
+)
+_FUNCTION = re.compile(r"<function (?P<function>[\w.<>]+) at 0x")
 _RETRACING = re.compile(
     r"\d+ out of the last \d+ calls to <(?:function|bound method) (?P<function>[^\s>]+)"
     r".*?triggered tf\.function retracing"
@@ -40,6 +44,9 @@ class Frame:
     path: str  # as the log gives it
     line: int
     function: str = ""
+    # A frame of the traceback: "". A place a message names: "def" (the def at `line`: its
+    # decorators and header), "body" (the whole function at `line`).
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class Reported:
     frames: tuple[Frame, ...]
     hints: tuple[Frame, ...] = ()
     retraced: str | None = None
+    functions: tuple[str, ...] = ()  # functions the messages name (`<function f at 0x..>`)
 
     @property
     def headline(self) -> str:
@@ -119,6 +127,7 @@ def _read_chain(lines: list[str], chain: list[int], starts: list[int]) -> Report
     links: list[Link] = []
     frames: list[Frame] = []
     hints: list[Frame] = []
+    functions: list[str] = []
     for number, start in enumerate(chain):
         stop = chain[number + 1] if number + 1 < len(chain) else len(lines)
         at = _exception_line(lines, start, stop)
@@ -136,8 +145,11 @@ def _read_chain(lines: list[str], chain: list[int], starts: list[int]) -> Report
         rest = [line for line in lines[at + 1 : end] if line.strip() not in CHAIN_SEPARATORS]
         message = "\n".join([match.group("message") or "", *rest])
         links.append(Link(match.group("name").rsplit(".", 1)[-1], message))
-        for hint in _TRACING_AT.finditer(message):
-            hints.append(Frame(hint.group("path"), int(hint.group("line")), hint.group("function")))
+        for pattern, scope in ((_TRACING_AT, "def"), (_LEAKED_IN, "body")):
+            for hint in pattern.finditer(message):
+                line = int(hint.group("line"))
+                hints.append(Frame(hint.group("path"), line, hint.group("function"), scope))
+        functions.extend(m.group("function").split(".")[-1] for m in _FUNCTION.finditer(message))
     if not links:
         return None
-    return Reported(tuple(links), tuple(frames), tuple(hints))
+    return Reported(tuple(links), tuple(frames), tuple(hints), None, tuple(dict.fromkeys(functions)))
