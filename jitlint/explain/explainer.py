@@ -60,7 +60,7 @@ def explain(
             f"`{reported.headline}` is not one of the JIT/XLA errors jitlint explains"
         )
         return explanation
-    located, skipped = _user_frames([*reversed(reported.frames), *reported.hints], base)
+    located, skipped = _user_frames(reported, base)
     files = list(dict.fromkeys(path for path, _ in located))
     if reported.retraced is not None and not files:
         files = list(search)
@@ -131,34 +131,50 @@ def _at_definition(
 def _in_function(
     frames: Sequence[Located], known: KnownError, diagnostics: Sequence[Diagnostic]
 ) -> tuple[Diagnostic, Located] | None:
-    """A finding in the innermost user frame's file whose message names that frame's
-    function (JIT201: a constant made there meets a tensor of another dtype); only when
-    exactly one does."""
-    innermost = next((f for f in frames if not f.frame.scope), None)
-    if innermost is None or not innermost.frame.function.isidentifier():
-        return None
-    named = f"`{innermost.frame.function}`"
-    hits = [
-        d
-        for d in diagnostics
-        if d.code in known.codes and d.path == innermost.display and named in d.message
-    ]
-    return (hits[0], innermost) if len(hits) == 1 else None
-
-
-def _user_frames(frames: Sequence[Frame], base: Path) -> tuple[list[tuple[Path, Frame]], list[Skipped]]:
-    located: list[tuple[Path, Frame]] = []
-    skipped: list[Skipped] = []
-    seen: set[tuple[str, int]] = set()
-    for frame in frames:
-        if (frame.path, frame.line) in seen:
+    """A finding in a user frame's file whose message names that frame's function (JIT201:
+    a constant made there meets a tensor of another dtype); only when exactly one does."""
+    hits: dict[Diagnostic, Located] = {}
+    for place in frames:
+        function = place.frame.function
+        if place.frame.scope or not function.isidentifier():
             continue
-        seen.add((frame.path, frame.line))
-        where = where_is(frame, base)
+        for d in diagnostics:
+            if d.code in known.codes and d.path == place.display and f"`{function}`" in d.message:
+                hits.setdefault(d, place)
+    return next(iter(hits.items())) if len(hits) == 1 else None
+
+
+def _user_frames(
+    reported: Reported, base: Path
+) -> tuple[list[tuple[Path, Frame]], list[Skipped]]:
+    """The user's frames, the likeliest place of the error first: the innermost user frame
+    of each run of frames (the longest run first, then in the log's order), then the next
+    ones out; the places messages name come last."""
+    ranked: list[tuple[tuple[int, int, int], Path, Frame]] = []
+    skipped: list[Skipped] = []
+    for index, stack in enumerate(reported.stacks):
+        users: list[tuple[Path, Frame]] = []
+        for frame in stack:
+            where = where_is(frame, base)
+            if isinstance(where, Path):
+                users.append((where, frame))
+            else:
+                skipped.append(Skipped(frame, where))
+        for depth, (path, frame) in enumerate(reversed(users)):
+            ranked.append(((depth, -len(users), index), path, frame))
+    ranked.sort(key=lambda item: item[0])
+    located: list[tuple[Path, Frame]] = []
+    seen: set[tuple[str, int, str]] = set()
+    hints = []
+    for hint in reported.hints:
+        where = where_is(hint, base)
         if isinstance(where, Path):
-            located.append((where, frame))
-        else:
-            skipped.append(Skipped(frame, where))
+            hints.append((where, hint))
+    for path, frame in [*((p, f) for _, p, f in ranked), *hints]:
+        key = (str(path.resolve()), frame.line, frame.scope)
+        if key not in seen:
+            seen.add(key)
+            located.append((path, frame))
     return located, skipped
 
 

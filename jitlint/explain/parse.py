@@ -61,13 +61,18 @@ class Link:
 class Reported:
     """What the log reports: an uncaught error (its chain's links, innermost last) or the
     retracing warning (`retraced` names the function), with every frame it quotes, in the
-    order of the log (outermost first), and the frames its messages point at (`hints`)."""
+    order of the log, in runs (`stacks`: a traceback, TF's "in user code:", each "Stack trace
+    for op definition"), and the frames its messages point at (`hints`)."""
 
     links: tuple[Link, ...]
-    frames: tuple[Frame, ...]
+    stacks: tuple[tuple[Frame, ...], ...]  # each run of frames, outermost first
     hints: tuple[Frame, ...] = ()
     retraced: str | None = None
     functions: tuple[str, ...] = ()  # functions the messages name (`<function f at 0x..>`)
+
+    @property
+    def frames(self) -> tuple[Frame, ...]:
+        return tuple(frame for stack in self.stacks for frame in stack)
 
     @property
     def headline(self) -> str:
@@ -125,19 +130,24 @@ def _exception_line(lines: list[str], start: int, stop: int) -> int | None:
 
 def _read_chain(lines: list[str], chain: list[int], starts: list[int]) -> Reported | None:
     links: list[Link] = []
-    frames: list[Frame] = []
+    stacks: list[list[Frame]] = []
     hints: list[Frame] = []
     functions: list[str] = []
     for number, start in enumerate(chain):
         stop = chain[number + 1] if number + 1 < len(chain) else len(lines)
         at = _exception_line(lines, start, stop)
         end = min(stop, (at if at is not None else stop) + MAX_MESSAGE_LINES)
+        stack: list[Frame] = []
         for line in lines[start + 1 : end]:
             frame = _FRAME.match(line)
             if frame:
-                frames.append(
-                    Frame(frame.group("path"), int(frame.group("line")), frame.group("function") or "")
-                )
+                path, number = frame.group("path"), int(frame.group("line"))
+                stack.append(Frame(path, number, frame.group("function") or ""))
+            elif stack and line.strip() and not line[0].isspace():
+                stacks.append(stack)  # a line of text ends a run of frames
+                stack = []
+        if stack:
+            stacks.append(stack)
         if at is None:
             continue
         match = _EXCEPTION.fullmatch(lines[at].rstrip())
@@ -152,4 +162,10 @@ def _read_chain(lines: list[str], chain: list[int], starts: list[int]) -> Report
         functions.extend(m.group("function").split(".")[-1] for m in _FUNCTION.finditer(message))
     if not links:
         return None
-    return Reported(tuple(links), tuple(frames), tuple(hints), None, tuple(dict.fromkeys(functions)))
+    return Reported(
+        tuple(links),
+        tuple(tuple(stack) for stack in stacks),
+        tuple(hints),
+        None,
+        tuple(dict.fromkeys(functions)),
+    )

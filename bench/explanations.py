@@ -1,6 +1,6 @@
 """How well `jitlint explain-error` explains the runtime errors of the recall cases.
 
-Usage: python bench/explain.py [--case NAME ...] [-v]     (from anywhere; it runs from the
+Usage: python bench/explanations.py [--case NAME ...] [-v]     (from anywhere; it runs from the
                                                            repository's root)
 
 Reads the tracebacks bench/tracebacks.py stored in tests/data/tracebacks/ (paths relative to
