@@ -236,8 +236,25 @@ def test_the_pytest_plugin_adds_a_jitlint_section(pytester):
     result.assert_outcomes(passed=1, failed=2)
     out = result.stdout.str()
     assert out.count("- jitlint -") == 1  # only the JIT error gets a section
-    result.stdout.fnmatch_lines(["*- jitlint -*", "*explained by JIT101 (traced-bool) at test_model.py:8:*"])
+    result.stdout.fnmatch_lines(["*- jitlint -*", "*explained by JIT101 (traced-bool) at test_model.py:7:*"])
 
     off = pytester.runpytest("-p", "jitlint.pytest_plugin", "--no-jitlint-explain")
     off.assert_outcomes(passed=1, failed=2)
     assert "- jitlint -" not in off.stdout.str()
+
+
+def test_the_readme_documents_explain_error_and_its_options(capsys):
+    from jitlint.frontends.cli import build_parser
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "jitlint explain-error [FILE|-]" in readme
+    assert "explain-error" in build_parser().format_help()
+    flags = [
+        flag
+        for action in command.build_parser()._actions
+        for flag in action.option_strings
+        if flag.startswith("--") and flag != "--help"
+    ]
+    assert "--search" in flags
+    assert [flag for flag in flags if f"`{flag}" not in readme] == []
+    assert "--no-jitlint-explain" in readme

@@ -101,7 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", help="files or directories (default: .); - for stdin")
     parser.usage = (
         "jitlint [check] [OPTIONS] [PATHS ...]   (or: jitlint verify [OPTIONS] PATHS, "
-        "jitlint rule CODE|--all, jitlint clean, jitlint server)"
+        "jitlint rule CODE|--all, jitlint clean, jitlint server, jitlint explain-error [FILE|-])"
+    )
+    parser.epilog = (
+        "jitlint explain-error [FILE|-]: explain a JAX/TensorFlow JIT error from its "
+        "traceback (see `jitlint explain-error --help`)"
     )
     sel = parser.add_argument_group("rule selection")
     sel.add_argument(
