@@ -73,9 +73,7 @@ def evaluate(names: Sequence[str] = ()) -> list[Outcome]:
             if not stored:
                 continue
             files = [case.path.parent / name for name in case.files()]
-            found = [
-                _finding(case, d.path, d.line, d.end_line, d.code) for d in lint(files, ())
-            ]
+            found = [_finding(case, d.path, d.line, d.end_line, d.code) for d in lint(files, ())]
             for path in stored:
                 reported = find_reported(path.read_text(encoding="utf-8"))
                 name = path.relative_to(TRACEBACKS).as_posix()
@@ -137,11 +135,17 @@ def main() -> int:
     args = parser.parse_args()
     outcomes = evaluate(args.case)
     for outcome in outcomes:
-        if args.verbose or outcome.verdict == "wrong" or (outcome.counted and outcome.verdict == "silent"):
+        if (
+            args.verbose
+            or outcome.verdict == "wrong"
+            or (outcome.counted and outcome.verdict == "silent")
+        ):
             mark = "" if outcome.counted else " (lint misses the hazard)"
             print(f"{outcome.verdict:<6} {outcome.traceback}{mark}: {outcome.detail}")
     numbers = summary(outcomes)
-    print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in numbers.items()))
+    print(
+        " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in numbers.items())
+    )
     return 0
 
 

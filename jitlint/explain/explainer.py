@@ -46,9 +46,7 @@ class Explanation:
         return self.finding is not None
 
 
-def explain(
-    reported: Reported, base: Path, lint: Lint, search: Sequence[Path] = ()
-) -> Explanation:
+def explain(reported: Reported, base: Path, lint: Lint, search: Sequence[Path] = ()) -> Explanation:
     """`base`: the folder relative paths of the log are read from. `search`: files to look
     in when the log names none (TF's retracing warning names only a function)."""
     from jitlint.engine.runner import display_path
@@ -144,9 +142,7 @@ def _in_function(
     return next(iter(hits.items())) if len(hits) == 1 else None
 
 
-def _user_frames(
-    reported: Reported, base: Path
-) -> tuple[list[tuple[Path, Frame]], list[Skipped]]:
+def _user_frames(reported: Reported, base: Path) -> tuple[list[tuple[Path, Frame]], list[Skipped]]:
     """The user's frames, the likeliest place of the error first: the innermost user frame
     of each run of frames (the longest run first, then in the log's order), then the next
     ones out; the places messages name come last."""

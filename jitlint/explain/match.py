@@ -67,9 +67,7 @@ ERRORS: tuple[KnownError, ...] = (
         r"`(?:shape|size|axis|reshape|arange|zeros|ones|full|broadcast_to)`|num_segments|shape",
         "JIT103 JIT105 JIT102",
     ),
-    _known(
-        "concrete value needed", "ConcretizationTypeError", None, "JIT102 JIT101 JIT103 JIT105"
-    ),
+    _known("concrete value needed", "ConcretizationTypeError", None, "JIT102 JIT101 JIT103 JIT105"),
     _known(
         "unhashable static argument",
         "ValueError TypeError",
@@ -100,7 +98,10 @@ ERRORS: tuple[KnownError, ...] = (
     ),
     _known("in-place update of a JAX array", "TypeError", r"JAX arrays are immutable", "JIT106"),
     _known(
-        "format of a tracer", "TypeError", r"unsupported format string passed to \w*Tracer", "JIT102"
+        "format of a tracer",
+        "TypeError",
+        r"unsupported format string passed to \w*Tracer",
+        "JIT102",
     ),
     # TensorFlow and Keras
     _known(
