@@ -34,8 +34,8 @@ Pickles go to `instances/` beside the record file, one per distinct object (by c
 most 32 MiB each; those no case refers to any more are removed when the file is saved. The
 file goes to `[tool.jitlint.verify] record-file` (default `.jitlint/verify-specs.json` next
 to the config), merged with what is already there, and one line at the end of the test run
-says what was recorded and where. Without `--jitlint-record` the plugin does nothing and
-imports nothing.
+says what was recorded and where. Without `--jitlint-record` the plugin records nothing and
+imports no framework.
 """
 
 from __future__ import annotations
