@@ -62,12 +62,23 @@ ERRORS: tuple[KnownError, ...] = (
     _known("boolean mask under jit", "NonConcreteBooleanIndexError", None, "JIT105"),
     _known("leaked tracer", "UnexpectedTracerError TraceContextError", None, "JIT108 JIT107"),
     _known(
-        "shape from a tracer",
+        "value-dependent size",
         "ConcretizationTypeError",
-        r"`(?:shape|size|axis|reshape|arange|zeros|ones|full|broadcast_to)`|num_segments|shape",
-        "JIT103 JIT105 JIT102",
+        r"must be statically specified",
+        "JIT105 JIT103",
     ),
-    _known("concrete value needed", "ConcretizationTypeError", None, "JIT102 JIT101 JIT103 JIT105"),
+    _known(
+        "shape, size or axis from a tracer",
+        "ConcretizationTypeError",
+        r"argument '|argument `|` argument|axis argument",
+        "JIT103 JIT102 JIT105",
+    ),
+    _known(
+        "concrete value needed",
+        "ConcretizationTypeError",
+        None,
+        "JIT102 JIT101 JIT103 JIT105 JIT104",
+    ),
     _known(
         "unhashable static argument",
         "ValueError TypeError",
