@@ -56,7 +56,8 @@ def evaluate(names: Sequence[str] = ()) -> list[Outcome]:
     sys.path.insert(0, str(REPO))
     from jitlint.explain.command import project_lint
     from jitlint.explain.explainer import explain
-    from jitlint.explain.parse import find_reported
+    from jitlint.explain.match import choose
+    from jitlint.explain.parse import find_all
 
     lint = _memoized(project_lint(use_cache=False))
     outcomes = []
@@ -75,7 +76,7 @@ def evaluate(names: Sequence[str] = ()) -> list[Outcome]:
             files = [case.path.parent / name for name in case.files()]
             found = [_finding(case, d.path, d.line, d.end_line, d.code) for d in lint(files, ())]
             for path in stored:
-                reported = find_reported(path.read_text(encoding="utf-8"))
+                reported = choose(find_all(path.read_text(encoding="utf-8")))
                 name = path.relative_to(TRACEBACKS).as_posix()
                 if reported is None:
                     outcomes.append(Outcome(case, name, False, "silent", "no traceback"))

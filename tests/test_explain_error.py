@@ -90,7 +90,10 @@ def test_a_log_with_other_output_around_the_traceback(at_repo, capsys, tmp_path)
     log.write_text(
         "collecting ... 12 items\nEpoch 1/3 loss=0.52\nWARNING: slow step (3.2 s)\n"
         + traceback
-        + "\nmake: *** [Makefile:12: train] Error 1\n",
+        + "\nmake: *** [Makefile:12: train] Error 1\nretrying with the next config\n"
+        # A later error that is no JIT error: the JIT error before it is the one explained.
+        + 'Traceback (most recent call last):\n  File "upload.py", line 3, in <module>\n'
+        + "ConnectionError: the server went away\n",
         encoding="utf-8",
     )
     status, found = explain_json(capsys, str(log))

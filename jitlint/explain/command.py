@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.explain.explainer import Explanation, Lint, explain
-from jitlint.explain.parse import find_reported
+from jitlint.explain.match import choose
+from jitlint.explain.parse import find_all
 
 if TYPE_CHECKING:
     from jitlint.frontends.profiles import Profiles
@@ -65,7 +66,7 @@ def main(argv: Sequence[str]) -> int:
     except OSError as exc:
         print(f"jitlint: error: {args.log}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    reported = find_reported(text)
+    reported = choose(find_all(text))
     if reported is None:
         print(
             "jitlint: error: no Python traceback or tf.function retracing warning found in "

@@ -158,6 +158,14 @@ ERRORS: tuple[KnownError, ...] = (
 RETRACING = KnownError("tf.function retracing", frozenset(), None, ("JIT207",))
 
 
+def choose(found: Sequence[Reported]) -> Reported | None:
+    """Of a log's errors, the last one jitlint recognises; else the last one."""
+    for reported in reversed(found):
+        if recognise(reported) is not None:
+            return reported
+    return found[-1] if found else None
+
+
 def recognise(reported: Reported) -> KnownError | None:
     if reported.retraced is not None:
         return RETRACING

@@ -83,39 +83,49 @@ class Reported:
         return f"{last.exception}: {first_line}" if first_line else last.exception
 
 
-def find_reported(text: str) -> Reported | None:
-    """The last uncaught error of the log; else its last retracing warning; else None."""
+def find_all(text: str) -> list[Reported]:
+    """Every uncaught error of the log (each chain), in order; a log without a traceback
+    gives its retracing warnings instead."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if line.strip() == TRACEBACK_START]
-    if starts:
-        chain = _last_chain(lines, starts)
-        return _read_chain(lines, chain, starts)
-    for line in reversed(lines):
+    found = []
+    chains = _chains(lines, starts)
+    for number, chain in enumerate(chains):
+        bound = chains[number + 1][0] if number + 1 < len(chains) else len(lines)
+        reported = _read_chain(lines, chain, bound)
+        if reported is not None:
+            found.append(reported)
+    if found:
+        return found
+    for line in lines:
         match = _RETRACING.search(line)
         if match:
             name = match.group("function").split(".")[-1]
-            return Reported((Link("retracing", line.strip()),), (), retraced=name)
-    return None
+            found.append(Reported((Link("retracing", line.strip()),), (), retraced=name))
+    return found
 
 
-def _last_chain(lines: list[str], starts: list[int]) -> list[int]:
-    """The traceback starts of the last chain. A traceback quoted inside a message (jax quotes
-    the one of a failing __hash__) starts no link: only a separator sentence does."""
-    chain = [starts[0]]
-    for start in starts[1:]:
+def find_reported(text: str) -> Reported | None:
+    """The log's last error (or retracing warning); None when it has none."""
+    found = find_all(text)
+    return found[-1] if found else None
+
+
+def _chains(lines: list[str], starts: list[int]) -> list[list[int]]:
+    """The traceback starts of each chain. A separator sentence before a traceback joins it
+    to the chain before; a traceback quoted in a message (jax quotes the one of a failing
+    __hash__ after "The error was:") starts nothing; any other starts a new chain."""
+    chains: list[list[int]] = []
+    for start in starts:
         before = [line.strip() for line in lines[max(0, start - 3) : start] if line.strip()]
-        if before and before[-1] in CHAIN_SEPARATORS:
-            chain.append(start)
-        elif not _inside_message(lines, chain[-1], start):
-            chain = [start]
-    return chain
-
-
-def _inside_message(lines: list[str], link_start: int, start: int) -> bool:
-    """Whether the traceback at `start` is quoted in the message of the link at
-    `link_start`: that link's exception line comes before it, within a message's reach."""
-    end = _exception_line(lines, link_start, start)
-    return end is not None and start - end <= MAX_MESSAGE_LINES
+        previous = before[-1] if before else ""
+        if chains and previous in CHAIN_SEPARATORS:
+            chains[-1].append(start)
+        elif chains and previous.endswith(":") and not _FRAME.match(previous):
+            continue  # quoted: read as part of the message before it
+        else:
+            chains.append([start])
+    return chains
 
 
 def _exception_line(lines: list[str], start: int, stop: int) -> int | None:
@@ -128,13 +138,13 @@ def _exception_line(lines: list[str], start: int, stop: int) -> int | None:
     return None
 
 
-def _read_chain(lines: list[str], chain: list[int], starts: list[int]) -> Reported | None:
+def _read_chain(lines: list[str], chain: list[int], bound: int) -> Reported | None:
     links: list[Link] = []
     stacks: list[list[Frame]] = []
     hints: list[Frame] = []
     functions: list[str] = []
     for number, start in enumerate(chain):
-        stop = chain[number + 1] if number + 1 < len(chain) else len(lines)
+        stop = chain[number + 1] if number + 1 < len(chain) else bound
         at = _exception_line(lines, start, stop)
         end = min(stop, (at if at is not None else stop) + MAX_MESSAGE_LINES)
         stack: list[Frame] = []

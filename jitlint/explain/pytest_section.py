@@ -12,8 +12,8 @@ from pathlib import Path
 
 from jitlint.explain.command import project_lint, render
 from jitlint.explain.explainer import explain
-from jitlint.explain.match import recognise
-from jitlint.explain.parse import find_reported
+from jitlint.explain.match import choose, recognise
+from jitlint.explain.parse import find_all
 
 SECTION = "jitlint"
 
@@ -21,7 +21,7 @@ SECTION = "jitlint"
 def section_text(error: BaseException, base: Path) -> str | None:
     """The section's text for a test's exception; None when it is not a JIT/XLA error."""
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    reported = find_reported(text)
+    reported = choose(find_all(text))
     if reported is None or recognise(reported) is None:
         return None
     explanation = explain(reported, base, project_lint(use_cache=False))
