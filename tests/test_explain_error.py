@@ -214,7 +214,7 @@ def test_help_lists_explain_error(capsys):
 
 
 @pytest.mark.jax
-def test_the_pytest_plugin_adds_a_jitlint_section(pytester):
+def test_the_pytest_plugin_adds_a_jitlint_section(pytester, capsys):
     pytest.importorskip("jax")
     pytester.makepyfile(
         test_model="""
@@ -252,6 +252,14 @@ def test_the_pytest_plugin_adds_a_jitlint_section(pytester):
     off = pytester.runpytest("-p", "jitlint.pytest_plugin", "--no-jitlint-explain")
     off.assert_outcomes(passed=1, failed=2)
     assert "- jitlint -" not in off.stdout.str()
+
+    # pytest's own report (no plugin), as a CI log holds it, long and short: explain-error
+    # reads it too.
+    for style in ("long", "short"):
+        log = pytester.path / f"pytest-{style}.log"
+        log.write_text(pytester.runpytest(f"--tb={style}").stdout.str(), encoding="utf-8")
+        assert cli_main(["explain-error", "--no-cache", str(log)]) == 0
+        assert "explained by JIT101 (traced-bool) at test_model.py:7:" in capsys.readouterr().out
 
 
 def test_the_readme_documents_explain_error_and_its_options(capsys):

@@ -97,12 +97,68 @@ def find_all(text: str) -> list[Reported]:
             found.append(reported)
     if found:
         return found
+    found = _pytest_failures(lines)
+    if found:
+        return found
     for line in lines:
         match = _RETRACING.search(line)
         if match:
             name = match.group("function").split(".")[-1]
             found.append(Reported((Link("retracing", line.strip()),), (), retraced=name))
     return found
+
+
+_PYTEST_SECTION = re.compile(r"_{3,} .+ _{3,}")
+_PYTEST_PLACE = re.compile(
+    r"(?P<path>\S[^:]*\.py):(?P<line>\d+): (?:in (?P<function>\S+)|(?P<name>[\w.]+))"
+)
+_PYTEST_ERROR = re.compile(
+    r"E\s+(?P<name>[A-Za-z_][\w.]*(?:Error|Exception|Exit)): ?(?P<message>.*)"
+)
+
+
+def _pytest_failures(lines: list[str]) -> list[Reported]:
+    """The failures of pytest's own report (`--tb=long`, `short`, `auto`): a section per
+    test, frames as `path:line: in function`, the error's lines prefixed with `E`."""
+    found = []
+    sections: list[list[str]] = []
+    for line in lines:
+        if _PYTEST_SECTION.fullmatch(line.strip()):
+            sections.append([])
+        elif sections:
+            sections[-1].append(line)
+    for section in sections:
+        frames, name, message = [], "", []
+        for line in section:
+            place = _PYTEST_PLACE.fullmatch(line.rstrip())
+            if place:
+                path, number = place.group("path"), int(place.group("line"))
+                frames.append(Frame(path, number, place.group("function") or ""))
+                name = place.group("name") or name
+            elif line.startswith("E ") or line == "E":
+                error = _PYTEST_ERROR.fullmatch(line.rstrip())
+                if error and not message:
+                    name = error.group("name")
+                    message.append(error.group("message"))
+                elif message:
+                    message.append(line[1:].strip())
+        if frames and name:
+            text = "\n".join(message)
+            link = Link(name.rsplit(".", 1)[-1], text)
+            hints = _hints(text)
+            found.append(Reported((link,), (tuple(frames),), hints[0], None, hints[1]))
+    return found
+
+
+def _hints(message: str) -> tuple[tuple[Frame, ...], tuple[str, ...]]:
+    """The places and functions a message names."""
+    hints = []
+    for pattern, scope in ((_TRACING_AT, "def"), (_LEAKED_IN, "body")):
+        for hint in pattern.finditer(message):
+            line = int(hint.group("line"))
+            hints.append(Frame(hint.group("path"), line, hint.group("function"), scope))
+    functions = [m.group("function").split(".")[-1] for m in _FUNCTION.finditer(message)]
+    return tuple(hints), tuple(dict.fromkeys(functions))
 
 
 def find_reported(text: str) -> Reported | None:
@@ -165,11 +221,9 @@ def _read_chain(lines: list[str], chain: list[int], bound: int) -> Reported | No
         rest = [line for line in lines[at + 1 : end] if line.strip() not in CHAIN_SEPARATORS]
         message = "\n".join([match.group("message") or "", *rest])
         links.append(Link(match.group("name").rsplit(".", 1)[-1], message))
-        for pattern, scope in ((_TRACING_AT, "def"), (_LEAKED_IN, "body")):
-            for hint in pattern.finditer(message):
-                line = int(hint.group("line"))
-                hints.append(Frame(hint.group("path"), line, hint.group("function"), scope))
-        functions.extend(m.group("function").split(".")[-1] for m in _FUNCTION.finditer(message))
+        places, named = _hints(message)
+        hints.extend(places)
+        functions.extend(named)
     if not links:
         return None
     return Reported(
