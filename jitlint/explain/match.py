@@ -114,6 +114,8 @@ ERRORS: tuple[KnownError, ...] = (
         r"unsupported format string passed to \w*Tracer",
         "JIT102",
     ),
+    # flax's nnx.List refuses any index but an int or a slice, a tracer too
+    _known("traced index into a list", "TypeError", r"^Invalid index type", "JIT102 JIT103"),
     # TensorFlow and Keras
     _known(
         "XLA: unsupported operation",
