@@ -56,6 +56,7 @@ def explain(reported: Reported, base: Path, lint: Lint, search: Sequence[Path] =
     if known is None:
         explanation.why_not.append(
             f"`{reported.headline}` is not one of the JIT/XLA errors jitlint explains"
+            + _why_unknown(reported)
         )
         return explanation
     located, skipped = _user_frames(reported, base)
@@ -82,6 +83,15 @@ def explain(reported: Reported, base: Path, lint: Lint, search: Sequence[Path] =
         return explanation
     explanation.why_not.extend(_nothing_on_frames(known, frames, diagnostics))
     return explanation
+
+
+def _why_unknown(reported: Reported) -> str:
+    message = reported.links[-1].message
+    if "Graph execution error" in message and not any(
+        known in message for known in ("compile-time constant", "unsupported operations")
+    ):
+        return " (TF's graph execution error names neither the failing op nor its cause here)"
+    return ""
 
 
 def _locate(path: Path, frame: Frame) -> Located:
