@@ -4,6 +4,12 @@ The user's files of the traceback are linted as one project, as `jitlint FILES` 
 (with the rules of the error turned on), so a helper traced from another file of the
 traceback is seen as traced. Files beside a user file in the same package come along: a
 helper a traced function calls need not be in the traceback.
+
+A finding explains the error when its rule causes that error and it sits on a user frame's
+statement (match.py); failing that, for errors raised at a call but caused where the function
+is jitted, on the definition of the function that frame calls, and for a dtype mismatch, a
+constant of the frame's function that its message names; those two only when exactly one
+finding qualifies.
 """
 
 from __future__ import annotations
