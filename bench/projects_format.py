@@ -50,7 +50,7 @@ OTHER_KIND = re.compile(r"other:[a-z0-9]+(-[a-z0-9]+)*")
 HEX40 = re.compile(r"[0-9a-f]{40}")
 CODE = re.compile(r"JIT\d{3}")
 REPO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
-FILE_NAME = re.compile(r"(?P<stem>[A-Za-z0-9_.-]+\+[A-Za-z0-9_.-]+?)(-[a-z0-9-]+)?\.json")
+SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 RECIPE_KEYS = {"repo": str, "commit": str, "framework": str, "paths": list, "hazards": list}
 HAZARD_KEYS = {
@@ -121,6 +121,16 @@ def _under(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
+def _named_after(file_name: str, repo: str) -> bool:
+    """`owner+name.json` or `owner+name-slug.json` (a repository name may hold hyphens itself)."""
+    stem, is_json = file_name[: -len(".json")], file_name.endswith(".json")
+    base = repo.replace("/", "+")
+    if not is_json or not stem.startswith(base):
+        return False
+    rest = stem[len(base) :]
+    return rest == "" or (rest.startswith("-") and SLUG.fullmatch(rest[1:]) is not None)
+
+
 def _clean_path(path: str) -> bool:
     return (
         bool(path)
@@ -141,8 +151,7 @@ def validate(recipe: Recipe) -> list[str]:
         problems.append(f"{where}: unknown keys {sorted(unknown)}")
     if not REPO_NAME.fullmatch(data["repo"]):
         problems.append(f"{where}: repo {data['repo']!r} is not owner/name")
-    named = FILE_NAME.fullmatch(recipe.file.name)
-    if named is None or named["stem"] != data["repo"].replace("/", "+"):
+    if not _named_after(recipe.file.name, data["repo"]):
         problems.append(f"{where}: the file name must be owner+name[-slug].json of its repo")
     if recipe.half != half_of(data["repo"]):
         problems.append(f"{where}: {data['repo']} belongs in {half_of(data['repo'])}/")

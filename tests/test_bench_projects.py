@@ -161,6 +161,17 @@ def test_the_file_name_is_the_repository() -> None:
     assert any("file name" in p for p in fmt.validate(renamed))
     slugged = fmt.Recipe(Path(recipe.file.stem + "-second-bug.json"), recipe.half, recipe.data)
     assert fmt.validate(slugged) == []
+    bad_slug = fmt.Recipe(Path(recipe.file.stem + "-Second_Bug.json"), recipe.half, recipe.data)
+    assert any("file name" in p for p in fmt.validate(bad_slug))
+
+
+def test_a_hyphenated_repository_name_is_its_own_file_name() -> None:
+    repo = next(
+        f"some-one/a-b-{n}" for n in range(100) if fmt.half_of(f"some-one/a-b-{n}") == "dev"
+    )
+    recipe = _recipe(repo=repo)
+    named = fmt.Recipe(Path(f"{repo.replace('/', '+')}.json"), "dev", recipe.data)
+    assert fmt.validate(named) == []
 
 
 def _finding(path: str, line: int, code: str, end_line: int | None = None) -> dict:
