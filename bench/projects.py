@@ -36,6 +36,9 @@ import projects_format as fmt
 REPO = Path(__file__).resolve().parent.parent
 MARKER = ".jitlint-bench-projects"
 DONE = ".materialized"
+# An empty config passed with --config: every project is linted with the default selection,
+# whatever pyproject.toml or jitlint.toml lies above the cache.
+DEFAULTS = "jitlint.toml"
 
 
 def git_dir(repo: str, mirror: Path | None, cache: Path) -> Path:
@@ -56,7 +59,7 @@ def git_dir(repo: str, mirror: Path | None, cache: Path) -> Path:
     return clone
 
 
-def materialize(recipe: fmt.Recipe, git: Path, out: Path) -> int:
+def materialize(recipe: fmt.Recipe, git_dir: Path, out: Path) -> int:
     """Write the *.py files under the recipe's paths at its commit into `out`; how many."""
     wanted = "\n".join(recipe.data["paths"])
     done = out / DONE
@@ -65,11 +68,8 @@ def materialize(recipe: fmt.Recipe, git: Path, out: Path) -> int:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    listed = subprocess.run(
-        ["git", "--git-dir", str(git), "ls-tree", "-r", "-z", recipe.commit, "--",
-         *(p.rstrip("/") for p in recipe.data["paths"])],
-        capture_output=True, check=True,
-    ).stdout  # fmt: skip
+    paths = (p.rstrip("/") for p in recipe.data["paths"])
+    listed = git(git_dir, "ls-tree", "-r", "-z", recipe.commit, "--", *paths)
     blobs = []
     for entry in listed.split(b"\0"):
         if not entry:
@@ -78,11 +78,9 @@ def materialize(recipe: fmt.Recipe, git: Path, out: Path) -> int:
         mode, kind, sha = meta.split()
         if kind == b"blob" and mode != b"120000" and path.endswith(b".py"):
             blobs.append((sha.decode(), path.decode("utf-8", "surrogateescape")))
-    batch = subprocess.run(
-        ["git", "--git-dir", str(git), "cat-file", "--batch"],
-        input="".join(f"{sha}\n" for sha, _ in blobs).encode(),
-        capture_output=True, check=True,
-    ).stdout  # fmt: skip
+    batch = git(
+        git_dir, "cat-file", "--batch", data="".join(f"{sha}\n" for sha, _ in blobs).encode()
+    )
     written = 0
     for _, path in blobs:
         header, _, batch = batch.partition(b"\n")
@@ -101,10 +99,21 @@ def materialize(recipe: fmt.Recipe, git: Path, out: Path) -> int:
     return written
 
 
-def lint(out: Path, jobs: int) -> list[dict]:
+def git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:
+    done = subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args], input=data, capture_output=True
+    )
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()[-300:]
+        raise LookupError(f"git {args[0]} in {git_dir}: {message}")
+    return done.stdout
+
+
+def lint(out: Path, defaults: Path, jobs: int) -> list[dict]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "--exit-zero"]
+    command += ["--config", str(defaults)]
     done = subprocess.run(
         [*command, "-j", str(jobs), "."], cwd=out, env=env, capture_output=True, text=True
     )
@@ -160,13 +169,15 @@ def main() -> int:
         parser.error(f"{cache} is not empty and was not made by this script; pick --cache")
     cache.mkdir(parents=True, exist_ok=True)
     (cache / MARKER).write_text("rebuilt by bench/projects.py\n")
+    defaults = cache / DEFAULTS
+    defaults.write_text("# empty: bench/projects.py lints with the default selection\n")
     found = {half: [0, 0] for half in fmt.HALVES}
     unexpected = false = failed = 0
     for recipe in recipes:
         out = cache / f"{recipe.repo.replace('/', '+')}@{recipe.commit[:12]}"
         try:
             files = materialize(recipe, git_dir(recipe.repo, args.mirror, cache), out)
-            findings = lint(out, args.j)
+            findings = lint(out, defaults, args.j)
         except (LookupError, RuntimeError, subprocess.CalledProcessError) as error:
             print(f"{recipe.half} {recipe.name}: not linted: {error}")
             failed += 1

@@ -270,6 +270,8 @@ def test_the_runner_scores_a_project_from_a_local_git_directory(tmp_path: Path) 
     recipes = tmp_path / "recipes" / "dev"
     recipes.mkdir(parents=True)
     (recipes / recipe.file.name).write_text(json.dumps(data))
+    # Settings above the cache must not change the default selection.
+    (tmp_path / "jitlint.toml").write_text('ignore = ["JIT101"]\n')
     cache = tmp_path / "cache"
     args = ["--recipes", str(recipes.parent), "--mirror", str(mirror), "--cache", str(cache)]
     done = _run(*args)
