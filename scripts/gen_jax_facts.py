@@ -18,6 +18,15 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
 4. **Pass-through functions** (`jax.device_get`, ...): probed under `jax.jit` with a dict of
    a tracer, whether they hand back the same structure with the tracer itself in it (so a
    value stays traced through them).
+5. **Axis names**: the public `jax.lax` functions with an `axis_name` parameter (the
+   collectives, `axis_index`, ...) and where it sits, from their signatures; for each
+   transformation the linter knows, the parameters that name axes (`axis_name`, `mesh`,
+   `axis_env`, ...), and whether `axis_name=` really binds the name for a `psum` inside
+   (probed: it works with the option and fails without it).
+6. **Unused `pure_callback` results**: for each transformation, whether a `pure_callback`
+   whose result is unused still runs under it (probed: staged code drops it).
+7. **Removed modules**: whether `jax.experimental.host_callback` (and other modules users
+   still import) can be imported from the installed jax.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -379,6 +388,139 @@ def pass_through() -> list[str]:
     return found
 
 
+# Parameters of a transformation that name axes: `axis_name` binds one for collectives inside;
+# the others bind names the linter cannot read (a mesh's axes, an axis environment).
+AXIS_PARAMETERS = ("axis_name", "axis_names", "spmd_axis_name", "axis_env", "mesh")
+# The transformations whose axis parameters and callback behaviour are recorded, with a way to
+# run a body of one array argument under each (None: applied, never run as a whole).
+TRANSFORMATIONS: dict[str, Callable[[Callable[[Any], Any], Any], Any] | None] = {
+    "jax.jit": lambda body, x: jax.jit(body)(x),
+    "jax.pmap": lambda body, x: jax.pmap(body)(x[None]),
+    "jax.vmap": lambda body, x: jax.vmap(body)(x[None]),
+    "jax.checkpoint": lambda body, x: jax.checkpoint(body)(x),
+    "jax.remat": lambda body, x: jax.remat(body)(x),
+    "jax.grad": None,
+    "jax.value_and_grad": None,
+    "jax.jacfwd": None,
+    "jax.jacrev": None,
+    "jax.hessian": None,
+    "jax.jvp": None,
+    "jax.vjp": None,
+    "jax.linearize": None,
+    "jax.eval_shape": None,
+    "jax.make_jaxpr": None,
+    "jax.shard_map": None,
+    "jax.lax.scan": lambda body, x: lax.scan(lambda c, row: (c, body(row)), 0.0, x[None]),
+    "jax.lax.map": lambda body, x: lax.map(body, x[None]),
+    "jax.lax.fori_loop": lambda body, x: lax.fori_loop(0, 1, lambda i, v: body(v), x),
+    "jax.lax.while_loop": lambda body, x: lax.while_loop(lambda v: False, body, x),
+    "jax.lax.cond": lambda body, x: lax.cond(True, body, lambda v: v, x),
+    "jax.lax.switch": lambda body, x: lax.switch(0, [body, lambda v: v], x),
+    "jax.lax.associative_scan": None,
+}
+# Modules users still import that the installed jax may no longer have.
+REMOVED_CANDIDATES = ("jax.experimental.host_callback", "jax.experimental.maps")
+
+
+def axis_collectives() -> dict[str, dict[str, Any]]:
+    """The public `jax.lax` functions with an `axis_name` parameter, with its position (None
+    when it can only be passed by keyword)."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, fn in public_functions("jax.lax").items():
+        sig = signature(fn)
+        if sig is None or "axis_name" not in sig.parameters:
+            continue
+        positional = positional_parameters(sig, method=False)
+        position = positional.index("axis_name") if "axis_name" in positional else None
+        found[f"jax.lax.{name}"] = {"parameter": "axis_name", "position": position}
+    return found
+
+
+def _resolve(qualname: str) -> Any:
+    module_name, _, name = qualname.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), name, None)
+    except ImportError:
+        return None
+
+
+def binds_axis_name(transform: Any) -> bool:
+    """Whether `transform(f, axis_name="i")` binds "i" for a `psum` in `f`, and only then."""
+    x = jnp.ones((1, 2))
+
+    def body(row: Any) -> Any:
+        return lax.psum(row, "i")
+
+    try:
+        transform(body, axis_name="i")(x)
+    except Exception:
+        return False
+    try:
+        transform(body)(x)
+    except NameError:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+def runs_unused_pure_callback(run: Callable[[Callable[[Any], Any], Any], Any]) -> bool:
+    """Whether a `pure_callback` whose result is unused runs under the transformation."""
+    calls: list[int] = []
+
+    def callback(value: Any) -> Any:
+        calls.append(1)
+        return value
+
+    def body(v: Any) -> Any:
+        jax.pure_callback(callback, jax.ShapeDtypeStruct(v.shape, v.dtype), v,
+                          vmap_method="sequential")  # fmt: skip
+        return v + 1
+
+    jax.block_until_ready(run(body, jnp.ones(2)))
+    jax.effects_barrier()
+    return bool(calls)
+
+
+def axis_transforms() -> dict[str, dict[str, Any]]:
+    """Per transformation: its axis-naming parameters (name -> position, None for keyword
+    only), whether `axis_name=` binds a name for collectives, and whether an unused
+    `pure_callback` still runs under it."""
+    found: dict[str, dict[str, Any]] = {}
+    for qualname, run in TRANSFORMATIONS.items():
+        fn = _resolve(qualname)
+        sig = signature(fn) if fn is not None else None
+        if sig is None:
+            continue
+        positional = positional_parameters(sig, method=False)
+        entry: dict[str, Any] = {
+            "axis_parameters": {
+                name: positional.index(name) if name in positional else None
+                for name in AXIS_PARAMETERS
+                if name in sig.parameters
+            }
+        }
+        if "axis_name" in sig.parameters:
+            entry["binds_axis_name"] = binds_axis_name(fn)
+        if run is not None:
+            entry["runs_unused_pure_callback"] = runs_unused_pure_callback(run)
+        found[qualname] = entry
+    return found
+
+
+def removed_modules() -> dict[str, bool]:
+    """Each candidate module: whether the installed jax can import it."""
+    out = {}
+    for name in REMOVED_CANDIDATES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            out[name] = False
+        else:
+            out[name] = True
+    return out
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -391,6 +533,9 @@ def main(argv: list[str]) -> int:
         "axis_size_is_python_int": axis_size_is_python_int(),
         "shard_map_none_in_spec": shard_map_none_spec(),
         "pass_through": pass_through(),
+        "axis_collectives": axis_collectives(),
+        "axis_transforms": axis_transforms(),
+        "importable_modules": removed_modules(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -320,3 +320,53 @@ class JitModel:
         if binding.kind == "assign" and isinstance(binding.node, cst.Call):
             return self.from_call(binding.node, [*scope_path, binding.node])
         return None
+
+
+@dataclass(frozen=True)
+class Donation:
+    """The arguments a jit application donates (`donate_argnums`/`donate_argnames`), completed
+    from each other through the signature as jax does [observed on jax 0.10.2: an argument
+    passed by keyword at a donated position is donated too]."""
+
+    positions: frozenset[int]
+    names: frozenset[str]
+    options: tuple[cst.Arg, ...]  # as written, for messages
+
+    def donates(self, position: int | None, keyword: str | None) -> bool:
+        return (position is not None and position in self.positions) or (
+            keyword is not None and keyword in self.names
+        )
+
+
+def donation(app: JitApplication) -> Donation | None:
+    """What `app` donates, when it donates something and the options are literals."""
+    node = app.node
+    if type(node) is not cst.Call:
+        return None  # a bare `@jax.jit`
+    nums_arg = names_arg = None
+    for arg in node.args:  # type: ignore[attr-defined]
+        if arg.keyword is not None and arg.keyword.value == "donate_argnums":
+            nums_arg = arg
+        elif arg.keyword is not None and arg.keyword.value == "donate_argnames":
+            names_arg = arg
+        elif arg.star == "**":
+            return None
+    if nums_arg is None and names_arg is None:
+        return None
+    nums = _literal_ints(nums_arg.value) if nums_arg is not None else ()
+    names = _literal_strs(names_arg.value) if names_arg is not None else ()
+    if nums is None or names is None:
+        return None
+    positions, keywords = set(nums), set(names)
+    sig = app.signature
+    if sig is not None:
+        count = len(sig.positional)
+        positions = {i % count if i < 0 and count else i for i in positions}
+        keywords |= {sig.positional[i] for i in positions if 0 <= i < count}
+        positions |= {sig.positional.index(n) for n in keywords if n in sig.positional}
+    elif any(i < 0 for i in positions):
+        return None
+    if not positions and not keywords:
+        return None
+    options = tuple(a for a in (nums_arg, names_arg) if a is not None)
+    return Donation(frozenset(positions), frozenset(keywords), options)

@@ -64,6 +64,7 @@ from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_inst
 from jitlint.model.jax.transforms import (
     ABSTRACT,
     GRAD,
+    Application,
     Discovery,
     Entry,
     FuncNode,
@@ -320,6 +321,64 @@ class Tracing:
         self.solve()
         found = self._traces.get(id(func))
         return found if found is not None and found.top() else None
+
+    def call_chains(self, trace: FunctionTrace, limit: int = 16) -> list[list[Application]]:
+        """The ways the module's own code reaches `trace`'s function through calls the model
+        followed, each as the transformations applied on the way, outermost first. Only
+        chains known from end to end: none through an entry's root analysis (applied here,
+        called from where?), a call from another file, or a transformation whose site the
+        discovery cannot read."""
+        self.solve()
+        out: list[list[Application]] = []
+        self._chains(trace, [], out, limit, 0)
+        return out
+
+    def _chains(
+        self,
+        trace: FunctionTrace,
+        suffix: list[Application],
+        out: list[list[Application]],
+        limit: int,
+        depth: int,
+    ) -> None:
+        if type(trace.func) is cst.Module:
+            out.append(suffix)
+            return
+        if depth > 8:
+            return
+        seen: set[tuple[int, int]] = set()
+        for context in trace.contexts:
+            site = context.site
+            if len(out) >= limit:
+                return
+            if not isinstance(site, tuple) or site[1] is None or context.analyzer is None:
+                continue
+            caller, call = site
+            key = (id(caller), id(call))
+            if caller is trace or key in seen:
+                continue
+            seen.add(key)
+            applied = self._applied(context, caller, call)
+            if applied is not None:
+                self._chains(caller, applied + suffix, out, limit, depth + 1)
+
+    def _applied(
+        self, context: Context, caller: FunctionTrace, call: cst.CSTNode
+    ) -> list[Application] | None:
+        """The transformations the call that made `context` applies (none for a plain call);
+        None when they are not known."""
+        entry = context.entry
+        if entry is not None:
+            if entry.origin is not None or entry.contract is not None:
+                return None
+            return self.discovery.applications(entry)
+        if type(call) is cst.Call:
+            transform = self.discovery.resolve(call.func, [*caller.path, call])  # type: ignore[attr-defined]
+            if transform is not None:  # a lax loop or branch running its body here
+                return [Application(transform, tuple(call.args), call)]  # type: ignore[attr-defined]
+        if context.level > caller.level:
+            return None  # raised by something the model does not name (a lifted module)
+        return []
 
     # ---- solving ----------------------------------------------------------------------
     def solve(self) -> None:

@@ -20,7 +20,7 @@ from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.model.jax.frameworks import haiku
 from jitlint.model.jax.jit import Signature, spec_from_args
-from jitlint.model.library.jax_facts import shard_map_none_spec_argument
+from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
 
 GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
 FuncNode = cst.FunctionDef | cst.Lambda
@@ -445,6 +445,75 @@ class Discovery:
                 return transform, options
         return None
 
+    def resolve(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Transform | None:
+        """The transformation `expr` (which ends `path`) names, if it names one."""
+        return self._resolve(expr, path)
+
+    def applications(self, entry: Entry) -> list[Application] | None:
+        """What `entry`'s site applies to its function, outermost first: every decorator of a
+        decorated function, or the nested calls of an application
+        (`jax.jit(jax.pmap(f, axis_name="i"))`); None when anything else wraps it."""
+        func, site = entry.func, entry.site
+        if type(func) is cst.FunctionDef and any(d.decorator is site for d in func.decorators):
+            where = [*(self.index.path(func) or [self.names.module]), func]
+            out = []
+            for decorator in func.decorators:
+                resolved = self._transform_of(decorator.decorator, [*where, decorator])
+                if resolved is None:
+                    return None
+                out.append(Application(resolved[0], tuple(resolved[1]), decorator.decorator))
+            return out
+        enclosing = entry.enclosing
+        path: list[cst.CSTNode] = [self.names.module]
+        if enclosing is not None:
+            path = [*(self.index.path(enclosing) or path), enclosing, enclosing.body]
+        return self._nested(site, func, path)
+
+    def _nested(
+        self, site: cst.CSTNode, func: FuncNode, path: list[cst.CSTNode]
+    ) -> list[Application] | None:
+        out: list[Application] = []
+        node = site
+        for _ in range(8):
+            if type(node) is not cst.Call:
+                return None
+            call: cst.Call = node  # type: ignore[assignment]
+            args = list(call.args)
+            transform = self._resolve(call.func, [*path, call])
+            if transform is None and type(call.func) is cst.Call:
+                resolved = self._transform_of(call.func, [*path, call])  # partial(jax.jit, ...)(f)
+                if resolved is not None:
+                    transform, args = resolved[0], [*resolved[1], *args]
+            if transform is None:
+                return None
+            out.append(Application(transform, tuple(args), call))
+            positional = [a for a in call.args if a.keyword is None]
+            targets = [positional[i].value for i in transform.targets if i < len(positional)]
+            targets += [
+                a.value
+                for a in call.args
+                if a.keyword is not None and a.keyword.value in transform.target_keywords
+            ]
+            flat: list[cst.BaseExpression] = []
+            for target in targets:
+                if type(target) in (cst.List, cst.Tuple):  # lax.switch branches
+                    flat.extend(e.value for e in target.elements)  # type: ignore[attr-defined]
+                else:
+                    flat.append(target)
+            for target in flat:
+                if (
+                    type(target) is cst.Call
+                    and target.args  # type: ignore[attr-defined]
+                    and self.names.resolves_to(target.func, [*path, target], PARTIAL)  # type: ignore[attr-defined]
+                ):
+                    target = target.args[0].value  # type: ignore[attr-defined]
+                if target is func or self._function(target, path) is func:
+                    return out
+            if len(flat) != 1:
+                return None
+            node = flat[0]  # a transformation of a transformation
+        return None
+
     def _add(self, entry: Entry) -> None:
         if not entry.level:
             entry.level = entry.transform.level
@@ -757,3 +826,59 @@ def optional_scalar_params(func: FuncNode) -> set[str]:
         and type(x.annotation.annotation) is not cst.Name
         and _scalar_annotation(x.annotation.annotation)
     }
+
+
+# ---- axis names ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Application:
+    """One transformation applied around a function on the way to it: its arguments as
+    written (`args` keeps positional options at their positions, the function at its own)."""
+
+    transform: Transform
+    args: tuple[cst.Arg, ...]
+    site: cst.CSTNode  # the decorator expression or the call, for messages
+
+
+def axis_names_bound(app: Application) -> frozenset[str] | None:
+    """The axis names `app` binds for the collectives inside it (empty: none); None when it
+    may bind names that cannot be read here: a mesh's axes, an axis environment, a name
+    that is not a literal, or a transformation jax's facts do not describe."""
+    facts = axis_transform(app.transform.qualname)
+    if facts is None:
+        return None
+    positional = [a for a in app.args if a.keyword is None]
+    if any(a.star for a in app.args):
+        return None
+    bound: set[str] = set()
+    for name, position in facts.parameters:
+        if name == "mesh":
+            return None  # shard_map binds its mesh's axes (given, or the context's)
+        given = _option(app.args, name)
+        value = given.value if given is not None else None
+        if value is None and position is not None and position < len(positional):
+            value = positional[position].value
+        if value is None or _is_none(value):
+            continue
+        names = literal_axis_names(value)
+        if name != "axis_name" or not facts.binds_axis_name or names is None:
+            return None
+        bound.update(names)
+    return frozenset(bound)
+
+
+def literal_axis_names(expr: cst.BaseExpression) -> frozenset[str] | None:
+    """`"batch"` or `("x", "y")`: the axis names written; None for anything else."""
+    if type(expr) is cst.SimpleString:
+        value = expr.evaluated_value  # type: ignore[attr-defined]
+        return frozenset({value}) if isinstance(value, str) else None
+    if type(expr) in (cst.Tuple, cst.List):
+        out: set[str] = set()
+        for element in expr.elements:  # type: ignore[attr-defined]
+            if type(element) is not cst.Element or type(element.value) is not cst.SimpleString:
+                return None
+            value = element.value.evaluated_value
+            if not isinstance(value, str):
+                return None
+            out.add(value)
+        return frozenset(out)
+    return None

@@ -117,3 +117,50 @@ def shard_map_none_spec_argument() -> dict[str, str]:
     """What an argument whose `in_specs` entry is None is inside the mapped function:
     {"called directly": ..., "under jax.jit": ...} ("python value" or "tracer")."""
     return dict(_raw()["shard_map_none_in_spec"])
+
+
+@dataclass(frozen=True)
+class AxisParameter:
+    """Where a collective (`jax.lax.psum`, `axis_index`, ...) takes its axis name."""
+
+    name: str
+    position: int | None  # None: keyword only
+
+
+@cache
+def axis_collective(qualname: str) -> AxisParameter | None:
+    """The axis-name parameter of `qualname`, None for functions that take none."""
+    entry = _raw().get("axis_collectives", {}).get(qualname)
+    if entry is None:
+        return None
+    return AxisParameter(entry["parameter"], entry["position"])
+
+
+@dataclass(frozen=True)
+class AxisTransform:
+    """What one transformation does with axis names and with unused callbacks."""
+
+    # Its parameters that name axes (`axis_name`, `mesh`, `axis_env`, ...), with their
+    # positions (None: keyword only).
+    parameters: tuple[tuple[str, int | None], ...]
+    binds_axis_name: bool  # `axis_name=` binds the name for collectives inside
+    runs_unused_pure_callback: bool | None  # None: not probed (the body never runs whole)
+
+
+@cache
+def axis_transform(qualname: str) -> AxisTransform | None:
+    """The axis facts of the transformation `qualname`, None when jax's facts lack it."""
+    entry = _raw().get("axis_transforms", {}).get(qualname)
+    if entry is None:
+        return None
+    return AxisTransform(
+        tuple(sorted(entry["axis_parameters"].items())),
+        bool(entry.get("binds_axis_name", False)),
+        entry.get("runs_unused_pure_callback"),
+    )
+
+
+def importable_module(name: str) -> bool | None:
+    """Whether the jax the facts were generated with can import module `name` (None: not
+    recorded)."""
+    return _raw().get("importable_modules", {}).get(name)

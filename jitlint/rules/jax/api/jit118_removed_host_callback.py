@@ -1,0 +1,267 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.model.jax.tracing import FunctionTrace
+from jitlint.model.jax.transforms import Application
+from jitlint.model.library.jax_facts import axis_transform, importable_module, jax_version
+from jitlint.rules.base import Rule
+
+HOST_CALLBACK = "jax.experimental.host_callback"
+PURE_CALLBACK = frozenset({"jax.pure_callback"})
+# What replaces each host_callback API (jax-ml/jax#20385, where it was deprecated).
+REPLACEMENTS = {
+    "id_tap": "`jax.experimental.io_callback` (or `jax.debug.callback` for printing)",
+    "id_print": "`jax.debug.print`",
+    "call": "`jax.pure_callback` (or `jax.experimental.io_callback` for side effects)",
+    "barrier_wait": "`jax.effects_barrier()`",
+}
+_DEFAULT_ADVICE = (
+    "`jax.debug.callback`/`jax.debug.print`, `jax.experimental.io_callback` or "
+    "`jax.pure_callback`"
+)
+
+
+class RemovedHostCallback(Rule):
+    """
+    ## What it does
+    Checks for imports and uses of `jax.experimental.host_callback`, which jax deprecated in
+    0.4.26 and has since removed (the module cannot be imported from the jax the linter's
+    facts were generated with). It also checks for a `jax.pure_callback` whose result is
+    unused inside code that a staging transformation (`jax.jit`, `pmap`, `lax.scan`, ...)
+    compiles: JAX drops it as dead code, so the callback never runs.
+
+    ## Why is this bad
+    The import fails before anything runs:
+
+    ```text
+    ModuleNotFoundError: No module named 'jax.experimental.host_callback'
+    ```
+
+    A `pure_callback` is declared free of side effects, so when nothing uses its result the
+    compiled program leaves it out: the print, log or file write in it silently never
+    happens under `jax.jit` (it does run in eager code and under an eager `vmap`).
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import host_callback as hcb  # error: JIT118
+
+
+    @jax.jit
+    def step(x):
+        hcb.id_print(x)
+        return x * 2
+
+
+    step(jnp.ones(3))
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+
+
+    @jax.jit
+    def step(x):
+        jax.debug.print("x = {}", x)
+        return x * 2
+
+
+    step(jnp.ones(3))
+    ```
+
+    ## Fix safety
+    There is no fix: the replacements take different arguments (`id_tap`'s callback gets a
+    `transforms` argument, `call` a `result_shape`), and choosing between `io_callback`,
+    `pure_callback` and `jax.debug.callback` depends on what the callback does.
+
+    ## Known problems
+    An import guarded by `try`/`except ImportError` (code that supports old and new jax) is
+    not reported. An unused `pure_callback` is reported only where the model sees a staging
+    transformation around it: applied to its function, or on a chain of calls from the
+    module's code.
+    """
+
+    code = "JIT118"
+    name = "removed-host-callback"
+    summary = "`jax.experimental.host_callback` is gone; an unused `pure_callback` is dropped."
+    tier = 2
+    requires = ("host_callback", "pure_callback")
+    uses_tracing = True
+    runtime_error = "No module named 'jax.experimental.host_callback'"
+    caught_by = frozenset(
+        {
+            f"builtins.{name}"
+            for name in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
+        }
+    )
+
+    VALID = (
+        # Supporting old and new jax on purpose.
+        """
+try:
+    from jax.experimental import host_callback as hcb
+except ImportError:
+    hcb = None
+""",
+        # The result is used: it stays in the program.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def f(x):
+    y = jax.pure_callback(lambda v: v, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    return x + y
+""",
+        # Eager code: the callback runs.
+        """
+import jax
+import jax.numpy as jnp
+def f(x):
+    jax.pure_callback(print, None, x)
+    return x
+f(jnp.ones(2))
+""",
+        # io_callback is the tool for side effects.
+        """
+import jax
+from jax.experimental import io_callback
+@jax.jit
+def f(x):
+    io_callback(print, None, x, ordered=True)
+    return x
+""",
+        # Not jax's module.
+        """
+from mylib import host_callback
+host_callback.id_tap(print, 1)
+""",
+    )
+    INVALID = (
+        """
+import jax.experimental.host_callback as hcb  # error: JIT118
+""",
+        """
+from jax.experimental.host_callback import id_tap, barrier_wait  # error: JIT118
+""",
+        """
+import jax
+import jax.experimental
+def log(x):
+    return jax.experimental.host_callback.id_print(x)  # error: JIT118
+""",
+        """
+import jax
+import jax.numpy as jnp
+def report(v):
+    print(v)
+    return v
+@jax.jit
+def step(x):
+    jax.pure_callback(report, jax.ShapeDtypeStruct(x.shape, x.dtype), x)  # error: JIT118
+    return x * 2
+""",
+        # Reached from a scan body that the module runs.
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+def body(carry, x):
+    jax.pure_callback(print, jax.ShapeDtypeStruct((), jnp.float32), x)  # error: JIT118
+    return carry + x, x
+lax.scan(body, 0.0, jnp.arange(3.0))
+""",
+    )
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = _dotted(alias.name)
+            if dotted == HOST_CALLBACK or dotted.startswith(HOST_CALLBACK + "."):
+                self._removed(alias, None)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None:
+            return
+        module = _dotted(node.module)
+        if module == HOST_CALLBACK or module.startswith(HOST_CALLBACK + "."):
+            names = node.names
+            first = names[0].name.value if not isinstance(names, cst.ImportStar) else None  # type: ignore[union-attr]
+            self._removed(node, first if isinstance(first, str) else None)
+        elif module == "jax.experimental" and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if type(alias.name) is cst.Name and alias.name.value == "host_callback":
+                    self._removed(alias, None)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "host_callback":
+            return
+        if any(type(p) in (cst.Import, cst.ImportFrom) for p in self.ctx.parents):
+            return
+        path = self.ctx.path_to(node)
+        if self.ctx.names.qualified_names(node, path) == {HOST_CALLBACK}:
+            parent = self.ctx.parents[-1] if self.ctx.parents else None
+            used = parent.attr.value if type(parent) is cst.Attribute else None  # type: ignore[union-attr]
+            self._removed(node, used)
+
+    def _removed(self, node: cst.CSTNode, api: str | None) -> None:
+        if importable_module(HOST_CALLBACK) is not False:
+            return  # the facts' jax still has it
+        advice = REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
+        self.report(
+            node,
+            f"`{HOST_CALLBACK}` was deprecated in jax 0.4.26 and is gone (jax "
+            f"{jax_version()} cannot import it): this raises ModuleNotFoundError or "
+            "AttributeError",
+            help=f"use {advice}",
+        )
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if type(call) is not cst.Call:
+            return
+        path = self.ctx.path_to(call)
+        if self.ctx.names.qualified_names(call.func, path) != PURE_CALLBACK:  # type: ignore[attr-defined]
+            return
+        trace = self.ctx.tracing.function_at(path)
+        if trace is None:
+            return
+        staging = self._staging(trace)
+        if staging is None:
+            return
+        where = f"`{staging.transform.qualname}` at line {self.ctx.tracing.line(staging.site)}"
+        self.report(
+            call,
+            f"the result of `jax.pure_callback` is unused, and under {where} JAX drops it as "
+            "dead code: the callback never runs",
+            help="for side effects call `jax.debug.callback(...)` or "
+            "`jax.experimental.io_callback(..., ordered=True)`; or use the result",
+        )
+
+    def _staging(self, trace: FunctionTrace) -> Application | None:
+        """A transformation around `trace`'s function that drops unused pure callbacks: one
+        applied to the function itself, or one on a chain of calls from the module."""
+        tracing = self.ctx.tracing
+        chains = []
+        for entry in trace.entries:
+            if entry.origin is None and entry.contract is None:
+                applied = tracing.discovery.applications(entry)
+                if applied is not None:
+                    chains.append(applied)
+        chains += tracing.call_chains(trace)
+        for chain in chains:
+            for application in chain:
+                facts = axis_transform(application.transform.qualname)
+                if facts is not None and facts.runs_unused_pure_callback is False:
+                    return application
+        return None
+
+
+def _dotted(expr: cst.BaseExpression) -> str:
+    if type(expr) is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return f"{_dotted(expr.value)}.{expr.attr.value}"  # type: ignore[attr-defined]
+    return ""

@@ -1,0 +1,238 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from jitlint.model.domain.names import leaf_name
+from jitlint.model.jax.transforms import Application, axis_names_bound, literal_axis_names
+from jitlint.model.library.jax_facts import axis_collective, axis_transform
+from jitlint.rules.base import Rule
+
+_MAPPING = ("jax.pmap", "jax.vmap")
+
+
+class UnboundCollectiveAxis(Rule):
+    """
+    ## What it does
+    Checks collectives that name an axis (`lax.psum`, `pmean`, `pmax`, `all_gather`,
+    `ppermute`, `axis_index`, ... as jax's own signatures list them) against the
+    transformations the model sees around them: on some chain of calls from the module's own
+    code to the collective, every transformation is known, and none binds the axis name
+    (`jax.pmap(f)` without `axis_name=`, or with another name; `jax.jit` binds none).
+
+    ## Why is this bad
+    Collectives reduce over an axis that an enclosing `pmap`, `vmap` or `shard_map` names.
+    Without one, tracing stops:
+
+    ```text
+    NameError: unbound axis name: batch
+    ```
+
+    ## Example
+    ```python
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def normalize(x):
+        return x / lax.psum(x, "batch")  # error: JIT119
+
+
+    normalized = jax.pmap(normalize)(jnp.ones((jax.local_device_count(), 3)))
+    ```
+
+    ## Use instead
+    ```python
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+
+    def normalize(x):
+        return x / lax.psum(x, "batch")
+
+
+    normalized = jax.pmap(normalize, axis_name="batch")(jnp.ones((jax.local_device_count(), 3)))
+    ```
+
+    ## Fix safety
+    There is no fix: the axis may belong on a transformation the chain does not show, or
+    the collective may name the wrong axis.
+
+    ## Known problems
+    Only literal axis names are checked, and only along chains the model follows from the
+    module's own code (a function applied here but called only from other files is not
+    checked). A `shard_map` (which binds its mesh's axes), a non-literal `axis_name`, an
+    `axis_env`, or a framework's own transformation (flax, haiku, equinox) on the way makes
+    the chain unknown, and unknown never reports.
+    """
+
+    code = "JIT119"
+    name = "unbound-collective-axis"
+    summary = "A collective names an axis that no transformation around it binds."
+    tier = 2
+    requires = ("jax",)
+    uses_tracing = True
+    runtime_error = "unbound axis name"
+
+    VALID = (
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+def normalize(x):
+    return x / lax.psum(x, "batch")
+out = jax.pmap(normalize, axis_name="batch")(jnp.ones((1, 3)))
+""",
+        # vmap names the axis; jit around it binds nothing and needs nothing.
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+@jax.jit
+def center(xs):
+    return jax.vmap(lambda x: x - lax.pmean(x, "i"), axis_name="i")(xs)
+center(jnp.ones((4, 3)))
+""",
+        # A shard_map binds its mesh's axes: unknown here.
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.sharding import PartitionSpec as P
+def total(x):
+    return lax.psum(x, "data")
+mesh = jax.make_mesh((1,), ("data",))
+out = jax.shard_map(total, mesh=mesh, in_specs=P("data"), out_specs=P())(jnp.ones(4))
+""",
+        # The axis name is a parameter: unknown.
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+def mean(x, axis_name):
+    return lax.pmean(x, axis_name)
+out = jax.pmap(lambda x: mean(x, "i"))(jnp.ones((1, 3)))
+""",
+        # Applied here, called only from elsewhere: where it runs is unknown.
+        """
+import jax
+from jax import lax
+@jax.jit
+def allreduce(x):
+    return lax.psum(x, "batch")
+""",
+    )
+    INVALID = (
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+def helper(x):
+    return lax.psum(x, "batch")  # error: JIT119
+def update(x):
+    return helper(x) * 2
+def main():
+    print(jax.pmap(update)(jnp.ones((1, 3))))
+if __name__ == "__main__":
+    main()
+""",
+        # The name bound is another one.
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+from jax import lax
+@partial(jax.pmap, axis_name="devices")
+def step(x):
+    return lax.pmean(x, axis_name="batch")  # error: JIT119
+step(jnp.ones((1, 2)))
+""",
+        # jit alone binds no axis.
+        """
+import jax
+import jax.numpy as jnp
+from jax import lax
+@jax.jit
+def rank(x):
+    return x + lax.axis_index("i")  # error: JIT119
+rank(jnp.ones(3))
+""",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        leaf = leaf_name(node.func)
+        if leaf is None or axis_collective(f"jax.lax.{leaf}") is None:
+            return
+        path = self.ctx.path_to(node)
+        qualnames = self.ctx.names.qualified_names(node.func, path)
+        if len(qualnames) != 1:
+            return
+        parameter = axis_collective(next(iter(qualnames)))
+        if parameter is None:
+            return
+        argument = _argument(node, parameter.name, parameter.position)
+        names = literal_axis_names(argument) if argument is not None else None
+        if not names:
+            return
+        trace = self.ctx.tracing.function_at(path)
+        if trace is None:
+            return
+        for chain in self.ctx.tracing.call_chains(trace):
+            missing = _missing(chain, names)
+            if missing:
+                self._report(node, leaf, missing, chain)
+                return
+
+    def _report(
+        self, node: cst.Call, leaf: str, missing: list[str], chain: list[Application]
+    ) -> None:
+        tracing = self.ctx.tracing
+        axis = ", ".join(repr(n) for n in missing)
+        around = ", ".join(
+            f"`{a.transform.qualname}` (line {tracing.line(a.site)})" for a in chain
+        )
+        mapping = next((a for a in chain if a.transform.qualname in _MAPPING), None)
+        if mapping is not None:
+            help = (
+                f"name the axis on the `{mapping.transform.qualname}` at line "
+                f"{tracing.line(mapping.site)}: `axis_name={axis}`"
+            )
+        else:
+            help = "run it under a `jax.pmap`/`jax.vmap`/`jax.shard_map` that names the axis"
+        self.report(
+            node,
+            f"`{leaf}` names the axis {axis}, but no transformation around it binds it "
+            f"(reached through {around}): tracing raises NameError: unbound axis name",
+            help=help,
+        )
+
+
+def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
+    positional = []
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+        if arg.keyword is None:
+            positional.append(arg.value)
+    if position is not None and position < len(positional):
+        return positional[position]
+    return None
+
+
+def _missing(chain: list[Application], names: frozenset[str]) -> list[str]:
+    """The names no application of a fully known `chain` binds; [] when it binds them all or
+    when some application may bind names that cannot be read."""
+    if not chain:
+        return []
+    bound: set[str] = set()
+    for application in chain:
+        if axis_transform(application.transform.qualname) is None:
+            return []
+        found = axis_names_bound(application)
+        if found is None:
+            return []
+        bound |= found
+    return sorted(names - bound)
