@@ -17,8 +17,7 @@ REPLACEMENTS = {
     "barrier_wait": "`jax.effects_barrier()`",
 }
 _DEFAULT_ADVICE = (
-    "`jax.debug.callback`/`jax.debug.print`, `jax.experimental.io_callback` or "
-    "`jax.pure_callback`"
+    "`jax.debug.callback`/`jax.debug.print`, `jax.experimental.io_callback` or `jax.pure_callback`"
 )
 
 
@@ -35,6 +34,7 @@ class RemovedHostCallback(Rule):
     The import fails before anything runs:
 
     ```text
+    ImportError: cannot import name 'host_callback' from 'jax.experimental'
     ModuleNotFoundError: No module named 'jax.experimental.host_callback'
     ```
 
@@ -91,7 +91,9 @@ class RemovedHostCallback(Rule):
     tier = 2
     requires = ("host_callback", "pure_callback")
     uses_tracing = True
-    runtime_error = "No module named 'jax.experimental.host_callback'"
+    runtime_error = (
+        r"cannot import name 'host_callback'|No module named 'jax\.experimental\.host_callback'"
+    )
     caught_by = frozenset(
         {
             f"builtins.{name}"
@@ -213,8 +215,8 @@ lax.scan(body, 0.0, jnp.arange(3.0))
         self.report(
             node,
             f"`{HOST_CALLBACK}` was deprecated in jax 0.4.26 and is gone (jax "
-            f"{jax_version()} cannot import it): this raises ModuleNotFoundError or "
-            "AttributeError",
+            f"{jax_version()} cannot import it): importing it raises ImportError "
+            "(ModuleNotFoundError), reaching it as an attribute AttributeError",
             help=f"use {advice}",
         )
 

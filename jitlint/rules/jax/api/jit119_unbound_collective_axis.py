@@ -189,9 +189,7 @@ rank(jnp.ones(3))
     ) -> None:
         tracing = self.ctx.tracing
         axis = ", ".join(repr(n) for n in missing)
-        around = ", ".join(
-            f"`{a.transform.qualname}` (line {tracing.line(a.site)})" for a in chain
-        )
+        around = ", ".join(f"`{a.transform.qualname}` (line {tracing.line(a.site)})" for a in chain)
         mapping = next((a for a in chain if a.transform.qualname in _MAPPING), None)
         if mapping is not None:
             help = (
