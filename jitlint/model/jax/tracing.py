@@ -367,6 +367,11 @@ class Tracing:
     ) -> list[Application] | None:
         """The transformations the call that made `context` applies (none for a plain call);
         None when they are not known."""
+        path = context.trace.path  # [..., class, its body, the function, its body]
+        if len(path) >= 4 and type(path[-4]) is cst.ClassDef:
+            owner = self.classes.of(path[-4], path[:-4])  # type: ignore[arg-type]
+            if owner.kind is not None:
+                return None  # a framework's module: its lifted transformations are not seen
         entry = context.entry
         if entry is not None:
             if entry.origin is not None or entry.contract is not None:
