@@ -3,10 +3,14 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.model.domain.values import PYTREE, TRACED
+from jitlint.model.jax.api import SHAPE_ATTRIBUTES
 from jitlint.model.jax.jit import Donation, donation
 from jitlint.rules.base import Rule
 
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
+# What still works on a deleted array [observed on jax 0.10.2]: its metadata, not its data.
+_METADATA = SHAPE_ATTRIBUTES | {"is_deleted"}
+_METADATA_CALLS = frozenset({"len", "isinstance", "type", "id"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
            cst.GeneratorExp)  # fmt: skip
 
@@ -138,6 +142,15 @@ def outer(x):
     y = inner(x)
     return x + y
 outer(jnp.ones(3))
+""",
+        # Metadata survives the deletion.
+        """
+import jax
+import jax.numpy as jnp
+step = jax.jit(lambda p: p * 2, donate_argnums=0)
+params = jnp.ones(3)
+out = step(params)
+print(params.shape, params.dtype, len(params), params is None)
 """,
         # A loop that leaves after the call.
         """
@@ -350,8 +363,31 @@ class _Events(cst.CSTVisitor):
             self._event(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        if not (_is_name(node.value, self.name) and node.attr.value in _METADATA):
+            node.value.visit(self)
         return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if (
+            type(func) is cst.Name
+            and func.value in _METADATA_CALLS
+            and node.args
+            and _is_name(node.args[0].value, self.name)
+        ):
+            for arg in node.args[1:]:
+                arg.visit(self)
+            return False
+        return True
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        if _is_name(node.left, self.name) and all(
+            type(c.operator) in (cst.Is, cst.IsNot) for c in node.comparisons
+        ):
+            for comparison in node.comparisons:
+                comparison.comparator.visit(self)
+            return False
+        return True
 
     def visit_Arg(self, node: cst.Arg) -> bool:
         node.value.visit(self)
@@ -427,3 +463,7 @@ class _Events(cst.CSTVisitor):
         node.value.visit(self)
         self._target(node.target)
         return False
+
+
+def _is_name(expr: cst.CSTNode, name: str) -> bool:
+    return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]
