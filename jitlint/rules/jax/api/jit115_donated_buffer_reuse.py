@@ -2,17 +2,21 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.model.domain.uses import (
+    bound_names,
+    first_use,
+    leaves_after,
+    loop_around,
+    statement_in_block,
+)
 from jitlint.model.domain.values import PYTREE, TRACED
 from jitlint.model.jax.api import SHAPE_ATTRIBUTES
 from jitlint.model.jax.jit import Donation, donation
 from jitlint.rules.base import Rule
 
-_STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
 # What still works on a deleted array [observed on jax 0.10.2]: its metadata, not its data.
 _METADATA = SHAPE_ATTRIBUTES | {"is_deleted"}
 _METADATA_CALLS = frozenset({"len", "isinstance", "type", "id"})
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
-           cst.GeneratorExp)  # fmt: skip
 
 
 class DonatedBufferReuse(Rule):
@@ -217,7 +221,7 @@ run()
         donated = donation(app)
         if donated is None or self.ctx.tracing.function_at(path) is not None:
             return
-        found = _statement(path)
+        found = statement_in_block(path)
         if found is None:
             return
         statement, block, index = found
@@ -245,13 +249,13 @@ run()
         if trace is None or trace.value(name_node).kind not in (TRACED, PYTREE):
             return
         name = name_node.value
-        if name in _writes(statement):
+        if name in bound_names(statement):
             return  # `params = step(params)`: bound to the result
         callee = self.ctx.module.code_for_node(call.func)
         spec = ", ".join(self.ctx.module.code_for_node(a).rstrip(", ") for a in donated.options)
         where = f"`{callee}` ({spec}) at line {self.ctx.tracing.line(call)}"
         for later in block[index + 1 :]:
-            event = _first_event(later, name)
+            event = first_use(later, name, _METADATA, _METADATA_CALLS)
             if event == "write":
                 return
             if event is not None:
@@ -263,8 +267,8 @@ run()
                     f"(`{name}.copy()`), or stop donating it",
                 )
                 return
-        loop = _loop_around(path, block)
-        if loop is not None and not _leaves(block, index) and name not in _writes(loop):
+        loop = loop_around(path, block)
+        if loop is not None and not leaves_after(block, index) and name not in bound_names(loop):
             self.report(
                 name_node,
                 f"`{name}` is donated to {where} on every iteration, but the loop never binds "
@@ -273,197 +277,3 @@ run()
                 help=f"bind `{name}` to the result (`{name} = {callee}({name}, ...)`), or "
                 "donate a fresh array each time",
             )
-
-
-def _statement(path: list[cst.CSTNode]) -> tuple[cst.CSTNode, list[cst.CSTNode], int] | None:
-    """The statement holding the end of `path`, the statements of its block (a simple line
-    stands for its small statement when it has one), and its index there; None when the call
-    sits in a nested scope or in a compound statement's header."""
-    for position in range(len(path) - 2, -1, -1):
-        node = path[position]
-        if isinstance(node, _SCOPES):
-            return None
-        if isinstance(node, _STATEMENTS) and type(path[position - 1]) is cst.SimpleStatementLine:
-            line = path[position - 1]
-            if len(line.body) != 1:  # type: ignore[attr-defined]
-                return None
-            statements = list(path[position - 2].body)  # type: ignore[attr-defined]
-            if line not in statements:
-                return None
-            return node, statements, statements.index(line)
-        if isinstance(node, cst.BaseCompoundStatement):
-            return None
-    return None
-
-
-def _loop_around(path: list[cst.CSTNode], block: list[cst.CSTNode]) -> cst.CSTNode | None:
-    """The `for`/`while` whose body is `block`, if it is one."""
-    for position in range(len(path) - 1, 0, -1):
-        node = path[position]
-        if type(node) is cst.IndentedBlock and list(node.body) == block:  # type: ignore[attr-defined]
-            owner = path[position - 1]
-            return owner if type(owner) in (cst.For, cst.While) else None
-    return None
-
-
-def _leaves(block: list[cst.CSTNode], index: int) -> bool:
-    """Whether the loop body leaves (break/return/raise) after the call, at its own level."""
-    for statement in block[index + 1 :]:
-        if type(statement) is cst.SimpleStatementLine and any(
-            type(s) in (cst.Break, cst.Return, cst.Raise)
-            for s in statement.body  # type: ignore[attr-defined]
-        ):
-            return True
-    return False
-
-
-def _writes(node: cst.CSTNode) -> set[str]:
-    """Names bound anywhere in `node` (outside nested scopes)."""
-    events = _Events("")
-    node.visit(events)
-    return events.written
-
-
-def _first_event(node: cst.CSTNode, name: str) -> cst.Name | str | None:
-    """The first thing `node` does with `name`, in evaluation order: the Name node of a read,
-    "write" for a binding, None when it does not touch it."""
-    events = _Events(name)
-    node.visit(events)
-    return events.first
-
-
-class _Events(cst.CSTVisitor):
-    """Reads and bindings of names, values before targets; nested scopes are skipped."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.first: cst.Name | str | None = None
-        self.written: set[str] = set()
-
-    def _event(self, event: cst.Name | str) -> None:
-        if self.first is None:
-            self.first = event
-
-    def _target(self, target: cst.CSTNode) -> None:
-        kind = type(target)
-        if kind is cst.Name:
-            self.written.add(target.value)  # type: ignore[attr-defined]
-            if target.value == self.name:  # type: ignore[attr-defined]
-                self._event("write")
-        elif kind in (cst.Tuple, cst.List):
-            for element in target.elements:  # type: ignore[attr-defined]
-                self._target(element.value)
-        elif kind is cst.StarredElement:
-            self._target(target.value)  # type: ignore[attr-defined]
-        else:
-            target.visit(self)  # `a[i] = v` / `a.x = v` read `a`
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name:
-            self._event(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if not (_is_name(node.value, self.name) and node.attr.value in _METADATA):
-            node.value.visit(self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        func = node.func
-        if (
-            type(func) is cst.Name
-            and func.value in _METADATA_CALLS
-            and node.args
-            and _is_name(node.args[0].value, self.name)
-        ):
-            for arg in node.args[1:]:
-                arg.visit(self)
-            return False
-        return True
-
-    def visit_Comparison(self, node: cst.Comparison) -> bool:
-        if _is_name(node.left, self.name) and all(
-            type(c.operator) in (cst.Is, cst.IsNot) for c in node.comparisons
-        ):
-            for comparison in node.comparisons:
-                comparison.comparator.visit(self)
-            return False
-        return True
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._target(node.name)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._target(node.name)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> bool:
-        node.value.visit(self)
-        for target in node.targets:
-            self._target(target.target)
-        return False
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        if node.value is not None:
-            node.value.visit(self)
-            self._target(node.target)
-        return False
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        node.target.visit(self)  # read first
-        node.value.visit(self)
-        self._target(node.target)
-        return False
-
-    def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
-        self._target(node.target)
-        node.body.visit(self)
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_WithItem(self, node: cst.WithItem) -> bool:
-        node.item.visit(self)
-        if node.asname is not None:
-            self._target(node.asname.name)
-        return False
-
-    def visit_Del(self, node: cst.Del) -> bool:
-        self._target(node.target)
-        return False
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
-        bound = node.asname.name if node.asname is not None else node.name
-        while type(bound) is cst.Attribute:
-            bound = bound.value  # type: ignore[attr-defined]
-        self._target(bound)
-        return False
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
-        node.value.visit(self)
-        self._target(node.target)
-        return False
-
-
-def _is_name(expr: cst.CSTNode, name: str) -> bool:
-    return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]

@@ -1,0 +1,219 @@
+"""Where a name is read and bound within a block: which statement holds a node, the first
+thing later statements do with a name (read it, or bind it again), in evaluation order.
+Nested scopes (functions, lambdas, classes, comprehensions) are not entered: their bodies run
+later, or bind names of their own."""
+
+from __future__ import annotations
+
+from collections.abc import Set
+
+import libcst as cst
+
+_STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
+           cst.GeneratorExp)  # fmt: skip
+
+
+def statement_in_block(
+    path: list[cst.CSTNode],
+) -> tuple[cst.CSTNode, list[cst.CSTNode], int] | None:
+    """The statement holding the end of `path`, the statements of its block (a simple line
+    stands for its small statement when it has one), and its index there; None when the call
+    sits in a nested scope or in a compound statement's header."""
+    for position in range(len(path) - 2, -1, -1):
+        node = path[position]
+        if isinstance(node, _SCOPES):
+            return None
+        if isinstance(node, _STATEMENTS) and type(path[position - 1]) is cst.SimpleStatementLine:
+            line = path[position - 1]
+            if len(line.body) != 1:  # type: ignore[attr-defined]
+                return None
+            statements = list(path[position - 2].body)  # type: ignore[attr-defined]
+            if line not in statements:
+                return None
+            return node, statements, statements.index(line)
+        if isinstance(node, cst.BaseCompoundStatement):
+            return None
+    return None
+
+
+def loop_around(path: list[cst.CSTNode], block: list[cst.CSTNode]) -> cst.CSTNode | None:
+    """The `for`/`while` whose body is `block`, if it is one."""
+    for position in range(len(path) - 1, 0, -1):
+        node = path[position]
+        if type(node) is cst.IndentedBlock and list(node.body) == block:  # type: ignore[attr-defined]
+            owner = path[position - 1]
+            return owner if type(owner) in (cst.For, cst.While) else None
+    return None
+
+
+def leaves_after(block: list[cst.CSTNode], index: int) -> bool:
+    """Whether the loop body leaves (break/return/raise) after the call, at its own level."""
+    for statement in block[index + 1 :]:
+        if type(statement) is cst.SimpleStatementLine and any(
+            type(s) in (cst.Break, cst.Return, cst.Raise)
+            for s in statement.body  # type: ignore[attr-defined]
+        ):
+            return True
+    return False
+
+
+def bound_names(node: cst.CSTNode) -> set[str]:
+    """Names bound anywhere in `node` (outside nested scopes)."""
+    events = _Events("", frozenset(), frozenset())
+    node.visit(events)
+    return events.written
+
+
+def first_use(
+    node: cst.CSTNode,
+    name: str,
+    harmless_attributes: Set[str] = frozenset(),
+    harmless_calls: Set[str] = frozenset(),
+) -> cst.Name | str | None:
+    """The first thing `node` does with `name`, in evaluation order: the Name node of a read,
+    "write" for a binding, None when it does not touch it. `name.attr` for an attribute in
+    `harmless_attributes`, `f(name, ...)` for a builtin in `harmless_calls` and `name is
+    None` do not count as reads."""
+    events = _Events(name, harmless_attributes, harmless_calls)
+    node.visit(events)
+    return events.first
+
+
+class _Events(cst.CSTVisitor):
+    """Reads and bindings of names, values before targets; nested scopes are skipped."""
+
+    def __init__(self, name: str, attributes: Set[str], calls: Set[str]) -> None:
+        self.name = name
+        self.attributes = attributes
+        self.calls = calls
+        self.first: cst.Name | str | None = None
+        self.written: set[str] = set()
+
+    def _event(self, event: cst.Name | str) -> None:
+        if self.first is None:
+            self.first = event
+
+    def _target(self, target: cst.CSTNode) -> None:
+        kind = type(target)
+        if kind is cst.Name:
+            self.written.add(target.value)  # type: ignore[attr-defined]
+            if target.value == self.name:  # type: ignore[attr-defined]
+                self._event("write")
+        elif kind in (cst.Tuple, cst.List):
+            for element in target.elements:  # type: ignore[attr-defined]
+                self._target(element.value)
+        elif kind is cst.StarredElement:
+            self._target(target.value)  # type: ignore[attr-defined]
+        else:
+            target.visit(self)  # `a[i] = v` / `a.x = v` read `a`
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self._event(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if not (_is_name(node.value, self.name) and node.attr.value in self.attributes):
+            node.value.visit(self)
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        func = node.func
+        if (
+            type(func) is cst.Name
+            and func.value in self.calls
+            and node.args
+            and _is_name(node.args[0].value, self.name)
+        ):
+            for arg in node.args[1:]:
+                arg.visit(self)
+            return False
+        return True
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        if _is_name(node.left, self.name) and all(
+            type(c.operator) in (cst.Is, cst.IsNot) for c in node.comparisons
+        ):
+            for comparison in node.comparisons:
+                comparison.comparator.visit(self)
+            return False
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._target(node.name)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._target(node.name)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        node.value.visit(self)
+        for target in node.targets:
+            self._target(target.target)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        if node.value is not None:
+            node.value.visit(self)
+            self._target(node.target)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        node.target.visit(self)  # read first
+        node.value.visit(self)
+        self._target(node.target)
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        node.iter.visit(self)
+        self._target(node.target)
+        node.body.visit(self)
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_WithItem(self, node: cst.WithItem) -> bool:
+        node.item.visit(self)
+        if node.asname is not None:
+            self._target(node.asname.name)
+        return False
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        self._target(node.target)
+        return False
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
+        bound = node.asname.name if node.asname is not None else node.name
+        while type(bound) is cst.Attribute:
+            bound = bound.value  # type: ignore[attr-defined]
+        self._target(bound)
+        return False
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        node.value.visit(self)
+        self._target(node.target)
+        return False
+
+
+def _is_name(expr: cst.CSTNode, name: str) -> bool:
+    return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]
