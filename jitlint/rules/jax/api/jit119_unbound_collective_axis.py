@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.names import leaf_name
 from jitlint.model.jax.transforms import Application, axis_names_bound, literal_axis_names
 from jitlint.model.library.jax_facts import axis_collective, axis_transform
@@ -56,8 +57,11 @@ class UnboundCollectiveAxis(Rule):
     ```
 
     ## Fix safety
-    There is no fix: the axis may belong on a transformation the chain does not show, or
-    the collective may name the wrong axis.
+    When one name is missing and the chain has exactly one `jax.pmap` or `jax.vmap` applied
+    by a call (`jax.pmap(f)`, `partial(jax.pmap, ...)`) that names no axis, the fix adds
+    `axis_name="<name>"` to it. It is unsafe: it binds the name for every collective under
+    that transformation, and the author may have meant the collective to name another axis
+    (or a transformation the chain does not show) instead.
 
     ## Known problems
     Only literal axis names are checked, and only along chains the model follows from the
@@ -74,6 +78,7 @@ class UnboundCollectiveAxis(Rule):
     requires = ("jax",)
     uses_tracing = True
     runtime_error = "unbound axis name"
+    fix_availability = "sometimes"
 
     VALID = (
         """
@@ -190,7 +195,8 @@ rank(jnp.ones(3))
         tracing = self.ctx.tracing
         axis = ", ".join(repr(n) for n in missing)
         around = ", ".join(f"`{a.transform.qualname}` (line {tracing.line(a.site)})" for a in chain)
-        mapping = next((a for a in chain if a.transform.qualname in _MAPPING), None)
+        mappings = [a for a in chain if a.transform.qualname in _MAPPING]
+        mapping = mappings[0] if mappings else None
         if mapping is not None:
             help = (
                 f"name the axis on the `{mapping.transform.qualname}` at line "
@@ -203,6 +209,7 @@ rank(jnp.ones(3))
             f"`{leaf}` names the axis {axis}, but no transformation around it binds it "
             f"(reached through {around}): tracing raises NameError: unbound axis name",
             help=help,
+            fix=_add_axis_name(self.ctx.module, mappings, missing),
         )
 
 
@@ -234,3 +241,37 @@ def _missing(chain: list[Application], names: frozenset[str]) -> list[str]:
             return []
         bound |= found
     return sorted(names - bound)
+
+
+def _add_axis_name(
+    module: cst.Module, mappings: list[Application], missing: list[str]
+) -> NodeFix | None:
+    """`axis_name="<name>"` added to the one pmap/vmap call of the chain that names no axis."""
+    if len(missing) != 1 or len(mappings) != 1:
+        return None
+    site = mappings[0].site
+    if type(site) is not cst.Call or any(a.star for a in site.args):  # type: ignore[attr-defined]
+        return None
+    if any(a.keyword is not None and a.keyword.value == "axis_name" for a in mappings[0].args):
+        return None  # it names another axis: which one is meant is a question for the author
+    qualname = mappings[0].transform.qualname
+    if qualname == "jax.pmap" and sum(a.keyword is None for a in site.args) > 1:  # type: ignore[attr-defined]
+        return None  # `jax.pmap(f, "x")`: named by position
+    if qualname == "jax.vmap" and sum(a.keyword is None for a in site.args) > 3:  # type: ignore[attr-defined]
+        return None
+    added = cst.Arg(
+        keyword=cst.Name("axis_name"),
+        value=cst.SimpleString(repr(missing[0]).replace("'", '"')),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
+    args = list(site.args)  # type: ignore[attr-defined]
+    if args and args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+    new = site.with_changes(args=[*args, added])
+    return NodeFix(
+        "unsafe",
+        f"Name the axis on `{qualname}`: `axis_name={missing[0]!r}`",
+        ((site, module.code_for_node(new)),),
+    )
