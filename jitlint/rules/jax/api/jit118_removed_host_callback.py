@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import Application
 from jitlint.model.library.jax_facts import axis_transform, importable_module, jax_version
@@ -74,9 +75,15 @@ class RemovedHostCallback(Rule):
     ```
 
     ## Fix safety
-    There is no fix: the replacements take different arguments (`id_tap`'s callback gets a
-    `transforms` argument, `call` a `result_shape`), and choosing between `io_callback`,
-    `pure_callback` and `jax.debug.callback` depends on what the callback does.
+    The removed module has no fix: the replacements take different arguments (`id_tap`'s
+    callback gets a `transforms` argument, `call` a `result_shape`), and choosing between
+    `io_callback`, `pure_callback` and `jax.debug.callback` depends on what the callback
+    does. An unused `pure_callback` becomes `jax.experimental.io_callback` with the same
+    arguments (`vmap_method=`, which `io_callback` does not take, becomes its default
+    `ordered=False`): an unordered
+    `io_callback` is kept under `jax.jit`, `vmap` and the lax loops [observed on jax
+    0.10.2]. The fix is unsafe: the callback now runs, which is the point, but it may not be
+    ready for it (an exception it raises now stops the program).
 
     ## Known problems
     An import guarded by `try`/`except ImportError` (code that supports old and new jax) is
@@ -91,6 +98,7 @@ class RemovedHostCallback(Rule):
     tier = 2
     requires = ("host_callback", "pure_callback")
     uses_tracing = True
+    fix_availability = "sometimes"
     runtime_error = (
         r"cannot import name 'host_callback'|No module named 'jax\.experimental\.host_callback'"
     )
@@ -240,6 +248,26 @@ lax.scan(body, 0.0, jnp.arange(3.0))
             "dead code: the callback never runs",
             help="for side effects call `jax.debug.callback(...)` or "
             "`jax.experimental.io_callback(..., ordered=True)`; or use the result",
+            fix=self._io_callback(call),
+        )
+
+    def _io_callback(self, call: cst.Call) -> NodeFix | None:
+        if any(a.star == "**" for a in call.args):
+            return None
+        spelled, import_line = self.ctx.import_name("jax.experimental.io_callback", "io_callback")
+        # Edit the callee and the `vmap_method=` argument only, so the layout of the other
+        # arguments stays as written; `ordered=False`, io_callback's default, takes the place
+        # of `vmap_method=`, which io_callback would pass on to the callback.
+        replacements: list[tuple[cst.CSTNode, str]] = [(call.func, spelled)]
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "vmap_method":
+                replacements.append((arg.value, "False"))
+                replacements.append((arg.keyword, "ordered"))
+        return NodeFix(
+            "unsafe",
+            "Call the callback through `io_callback`, which JAX keeps",
+            tuple(replacements),
+            imports=(import_line,) if import_line else (),
         )
 
     def _staging(self, trace: FunctionTrace) -> Application | None:
