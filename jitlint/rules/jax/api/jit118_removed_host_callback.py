@@ -35,43 +35,67 @@ class RemovedHostCallback(Rule):
     The import fails before anything runs:
 
     ```text
+    >>> from jax.experimental import host_callback as hcb
     ImportError: cannot import name 'host_callback' from 'jax.experimental'
+    >>> import jax.experimental.host_callback
     ModuleNotFoundError: No module named 'jax.experimental.host_callback'
     ```
 
+    (`hcb.id_tap` becomes `jax.experimental.io_callback` or `jax.debug.callback`,
+    `hcb.id_print` `jax.debug.print`, `hcb.call` `jax.pure_callback`, and `hcb.barrier_wait`
+    `jax.effects_barrier()`; jax-ml/jax#20385.)
+
     A `pure_callback` is declared free of side effects, so when nothing uses its result the
     compiled program leaves it out: the print, log or file write in it silently never
-    happens under `jax.jit` (it does run in eager code and under an eager `vmap`).
+    happens under `jax.jit` (it does run in eager code and under an eager `vmap`). The
+    example below logs nothing.
 
     ## Example
     ```python
     import jax
     import jax.numpy as jnp
-    from jax.experimental import host_callback as hcb  # error: JIT118
+
+    LOG = []
+
+
+    def record(value):
+        LOG.append(float(value))
+        return value
 
 
     @jax.jit
     def step(x):
-        hcb.id_print(x)
+        jax.pure_callback(record, jax.ShapeDtypeStruct((), jnp.float32), x.sum())  # error: JIT118
         return x * 2
 
 
     step(jnp.ones(3))
+    jax.effects_barrier()
     ```
 
     ## Use instead
     ```python
     import jax
     import jax.numpy as jnp
+    from jax.experimental import io_callback
+
+    LOG = []
+
+
+    def record(value):
+        LOG.append(float(value))
+        return value
 
 
     @jax.jit
     def step(x):
-        jax.debug.print("x = {}", x)
+        io_callback(record, jax.ShapeDtypeStruct((), jnp.float32), x.sum())
         return x * 2
 
 
     step(jnp.ones(3))
+    jax.effects_barrier()
+    assert LOG == [3.0]
     ```
 
     ## Fix safety
@@ -99,9 +123,6 @@ class RemovedHostCallback(Rule):
     requires = ("host_callback", "pure_callback")
     uses_tracing = True
     fix_availability = "sometimes"
-    runtime_error = (
-        r"cannot import name 'host_callback'|No module named 'jax\.experimental\.host_callback'"
-    )
     caught_by = frozenset(
         {
             f"builtins.{name}"
