@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.names import leaf_name
 from jitlint.model.domain.uses import (
     bound_names,
     first_use,
@@ -11,7 +13,7 @@ from jitlint.model.domain.uses import (
 )
 from jitlint.model.domain.values import PYTREE, TRACED
 from jitlint.model.jax.api import SHAPE_ATTRIBUTES
-from jitlint.model.jax.jit import Donation, donation
+from jitlint.model.jax.jit import Donation, JitApplication, donation
 from jitlint.rules.base import Rule
 
 # What still works on a deleted array [observed on jax 0.10.2]: its metadata, not its data.
@@ -73,8 +75,13 @@ class DonatedBufferReuse(Rule):
     ```
 
     ## Fix safety
-    There is no fix: whether to keep a copy, stop donating, or rebind the name depends on
-    what the program means.
+    The fix stops donating that argument: it drops its entry from the literal
+    `donate_argnums`/`donate_argnames` of the `jax.jit` application (the whole option when
+    it was the only entry). Results do not change, only memory: the call no longer reuses
+    the argument's buffer for its outputs, so peak memory grows by that buffer, which may
+    not fit where donation was needed. So it is unsafe. Binding the name to the result, or
+    keeping a copy, may be what was meant instead; no fix is offered when the entry is
+    spelled both ways or the call is not written out.
 
     ## Known problems
     Only names are followed, within the block of the call (a read in a later statement of
@@ -87,6 +94,7 @@ class DonatedBufferReuse(Rule):
     """
 
     code = "JIT115"
+    fix_availability = "sometimes"
     name = "donated-buffer-reuse"
     summary = "A donated argument is used after the call deleted its buffer."
     tier = 2
@@ -233,7 +241,8 @@ run()
             at = position if keyword is None else None
             position += keyword is None
             if type(arg.value) is cst.Name and donated.donates(at, keyword):
-                self._check(node, arg.value, donated, statement, block, index, path)
+                fix = _undonate(self.ctx.module, app, at, keyword, arg.value.value)
+                self._check(node, arg.value, donated, statement, block, index, path, fix)
 
     def _check(
         self,
@@ -244,6 +253,7 @@ run()
         block: list[cst.CSTNode],
         index: int,
         path: list[cst.CSTNode],
+        fix: NodeFix | None,
     ) -> None:
         trace = self.ctx.tracing.any_function_at(path)
         if trace is None or trace.value(name_node).kind not in (TRACED, PYTREE):
@@ -265,6 +275,7 @@ run()
                     "read raises RuntimeError: Array has been deleted",
                     help=f"bind `{name}` to the result, copy it before the call "
                     f"(`{name}.copy()`), or stop donating it",
+                    fix=fix,
                 )
                 return
         loop = loop_around(path, block)
@@ -276,4 +287,83 @@ run()
                 "deleted or donated)",
                 help=f"bind `{name}` to the result (`{name} = {callee}({name}, ...)`), or "
                 "donate a fresh array each time",
+                fix=fix,
             )
+
+
+def _undonate(
+    module: cst.Module,
+    app: JitApplication,
+    position: int | None,
+    keyword: str | None,
+    name: str,
+) -> NodeFix | None:
+    """Drop the one literal entry that donates this argument from the jit application."""
+    call = app.node
+    sig = app.signature
+    if type(call) is not cst.Call:
+        return None
+    if sig is not None:
+        if position is None and keyword in sig.positional:
+            position = sig.positional.index(keyword)
+        if keyword is None and position is not None and position < len(sig.positional):
+            keyword = sig.positional[position]
+    count = len(sig.positional) if sig is not None else None
+    found: list[tuple[cst.Arg, int]] = []
+    for arg in call.args:  # type: ignore[attr-defined]
+        option = arg.keyword.value if arg.keyword is not None else None
+        if option not in ("donate_argnums", "donate_argnames"):
+            continue
+        elements = _elements(arg.value)
+        for index, element in enumerate(elements):
+            if option == "donate_argnames":
+                if type(element) is cst.SimpleString and element.evaluated_value == keyword:
+                    found.append((arg, index))
+            elif position is not None and _int(element) in _spellings(position, count):
+                found.append((arg, index))
+    if len(found) != 1:
+        return None
+    arg, index = found[0]
+    elements = _elements(arg.value)
+    args = list(call.args)  # type: ignore[attr-defined]
+    if len(elements) == 1:
+        at = args.index(arg)
+        removed = args.pop(at)
+        if at == len(args) and args:
+            args[-1] = args[-1].with_changes(comma=removed.comma)
+    else:
+        items = list(arg.value.elements)  # type: ignore[attr-defined]
+        dropped = items.pop(index)
+        if index == len(items):
+            items[-1] = items[-1].with_changes(comma=dropped.comma)
+        if type(arg.value) is cst.Tuple and len(items) == 1:
+            items[0] = items[0].with_changes(comma=cst.Comma())
+        args[args.index(arg)] = arg.with_changes(value=arg.value.with_changes(elements=items))
+    new: cst.CSTNode = call.with_changes(args=args)
+    if len(args) == 1 and leaf_name(call.func) == "partial":  # type: ignore[attr-defined]
+        new = args[0].value  # `partial(jax.jit)` is `jax.jit`
+    return NodeFix(
+        "unsafe",
+        f"Stop donating `{name}`",
+        ((call, module.code_for_node(new)),),
+    )
+
+
+def _elements(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if type(value) in (cst.Tuple, cst.List):
+        return [e.value for e in value.elements]  # type: ignore[attr-defined]
+    return [value]
+
+
+def _int(expr: cst.BaseExpression) -> int | None:
+    if type(expr) is cst.Integer:
+        return int(expr.value, 0)  # type: ignore[attr-defined]
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
+        inner = _int(expr.expression)  # type: ignore[attr-defined]
+        return -inner if inner is not None else None
+    return None
+
+
+def _spellings(position: int, count: int | None) -> set[int]:
+    """The literal entries that name `position`: itself, and its negative twin."""
+    return {position} if count is None else {position, position - count}
