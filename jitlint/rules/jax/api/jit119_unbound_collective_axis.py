@@ -25,7 +25,8 @@ class UnboundCollectiveAxis(Rule):
     Without one, tracing stops:
 
     ```text
-    NameError: unbound axis name: batch
+    NameError: Found an unbound axis name: batch. To fix this, please call psum under
+    `jax.shard_map`.
     ```
 
     ## Example
