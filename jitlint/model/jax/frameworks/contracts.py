@@ -55,6 +55,9 @@ ARRAY_TYPES = frozenset(
     {
         "jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "chex.Array",
         "chex.ArrayDevice", "jaxtyping.PRNGKeyArray", "jax.random.KeyArray",
+        # The names of jax's array type before `jax.Array` (jax < 0.4.1).
+        "jax.numpy.DeviceArray", "jaxlib.xla_extension.DeviceArray",
+        "jax.interpreters.xla.DeviceArray",
     }
 )  # fmt: skip
 # jaxtyping's dtype-and-shape annotations, `Float[Array, "batch dim"]`: an array when their
