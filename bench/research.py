@@ -5,10 +5,13 @@ Usage: python bench/research.py [--mirror DIR] [--cache DIR] [--repo TEXT] [-j N
 For each repository of bench/research-pins.tsv, writes the *.py files of its pinned commit into
 CACHE/<owner>+<name>/ (from a git mirror folder holding `<owner>+<name>` git directories, or by
 `git clone` when --mirror is not given), lints that folder as one project with the default
-rules (`python -m jitlint --no-cache --format json`), and prints every finding, then one line
-per repository and a last line `repos=R lines=L findings=F errors=E` (JIT001, a file that does
-not parse, is counted apart: it says nothing about the rules). Read every finding: the review
-lives in bench/README.md. The sources never enter the repository.
+rules (`python -m jitlint --no-cache --format json`), and prints every finding with its verdict
+from bench/research-reviewed.tsv (`true`, `false` or `unreviewed`; matched on repository, path,
+line and code). Then one line per repository, one per framework, and a last line
+`repos=R lines=L findings=F errors=E true=T false=X unreviewed=U cpu_s=S lines_per_cpu_s=V`
+(JIT001, a file that does not parse, is counted apart: it says nothing about the rules; the CPU
+time is user+sys of the lint runs alone). Exits 1 when a finding reviewed false is reported
+again: that false positive is still there. The sources never enter the repository.
 """
 
 from __future__ import annotations
@@ -16,24 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from research_reviews import Review, Tally, read_pins, read_reviews, tally, verdict_of
+
 REPO = Path(__file__).resolve().parent.parent
-PINS = REPO / "bench" / "research-pins.tsv"
 MARKER = ".jitlint-bench-research"
-
-
-def read_pins() -> list[tuple[str, str, str]]:
-    rows = []
-    for line in PINS.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#") or line.startswith("repo\t"):
-            continue
-        repo, commit, framework = line.split("\t")
-        rows.append((repo, commit, framework))
-    return rows
 
 
 def git_dir(repo: str, commit: str, mirror: Path | None, cache: Path) -> Path:
@@ -72,6 +67,36 @@ def materialize(repo: str, commit: str, git: Path, out: Path) -> int:
     return lines
 
 
+def lint(folder: Path, jobs: int) -> tuple[list[dict], float]:
+    """jitlint's findings on `folder` and the user+sys CPU seconds the run took."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    command = [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "-j", str(jobs)]
+    done = subprocess.run([*command, "."], cwd=folder, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode not in (0, 1):
+        sys.exit(f"{folder.name}: jitlint exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    return json.loads(done.stdout or "[]"), cpu
+
+
+def counts_text(counts: Tally) -> str:
+    return (f"findings={counts.findings} true={counts.true} false={counts.false} "
+            f"unreviewed={counts.unreviewed}")  # fmt: skip
+
+
+def report(repo: str, found: list[dict], reviews: dict[tuple, Review]) -> list[str]:
+    """Print each decided finding with its verdict; the lines of those reviewed false."""
+    came_back = []
+    for f in found:
+        key = (repo, f["path"], f["line"], f["code"])
+        verdict = verdict_of(key, reviews)
+        where = f"{repo} {f['path']}:{f['line']} {f['code']}"
+        print(f"{where} [{verdict}] {f['message'][:160]}")
+        if verdict == "false":
+            came_back.append(f"{where}: {reviews[key].reason}")
+    return came_back
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=os.environ.get("JITLINT_RESEARCH_MIRROR"))
@@ -87,37 +112,48 @@ def main() -> int:
         parser.error(f"{cache} is not empty and was not made by this script; pick --cache")
     cache.mkdir(parents=True, exist_ok=True)
     (cache / MARKER).write_text("rebuilt by bench/research.py\n")
-    totals = {"repos": 0, "lines": 0, "findings": 0, "errors": 0}
-    summary = []
-    for repo, commit, framework in read_pins():
-        if args.repo not in repo:
-            continue
-        out = cache / repo.replace("/", "+")
+    reviews: dict[tuple, Review] = {review.key: review for review in read_reviews()}
+    pins = [pin for pin in read_pins() if args.repo in pin.repo]
+    total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
+    lines = {"jax": 0, "tf": 0}
+    errors, cpu = 0, 0.0
+    summary, came_back, seen = [], [], set()
+    for pin in pins:
+        out = cache / pin.repo.replace("/", "+")
         if out.exists():
             shutil.rmtree(out)
         out.mkdir()
-        lines = materialize(repo, commit, git_dir(repo, commit, args.mirror, cache), out)
-        command = [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json"]
-        done = subprocess.run(
-            [*command, "-j", str(args.j), "."], cwd=out, capture_output=True, text=True
-        )
-        if done.returncode not in (0, 1):
-            print(f"{repo}: jitlint exited {done.returncode}: {done.stderr.strip()[-300:]}")
-            return 2
-        found = json.loads(done.stdout or "[]")
-        unparsed = [f for f in found if f["code"] == "JIT001"]
+        git = git_dir(pin.repo, pin.commit, args.mirror, cache)
+        repo_lines = materialize(pin.repo, pin.commit, git, out)
+        found, seconds = lint(out, args.j)
         decided = [f for f in found if f["code"] != "JIT001"]
-        for f in decided:
-            print(f"{repo} {f['path']}:{f['line']} {f['code']} {f['message'][:160]}")
-        summary.append(f"{repo}@{commit[:7]} {framework} lines={lines} findings={len(decided)} "
-                       f"unparsable={len(unparsed)}")  # fmt: skip
-        totals["repos"] += 1
-        totals["lines"] += lines
-        totals["findings"] += len(decided)
-        totals["errors"] += sum(1 for f in decided if f.get("severity") == "error")
+        came_back += report(pin.repo, decided, reviews)
+        keys = [(pin.repo, f["path"], f["line"], f["code"]) for f in decided]
+        seen.update(keys)
+        counts = tally(keys, reviews)
+        unparsed = len(found) - len(decided)
+        head = f"{pin.repo}@{pin.commit[:7]} {pin.framework} lines={repo_lines}"
+        summary.append(f"{head} {counts_text(counts)} unparsable={unparsed} cpu_s={seconds:.1f}")
+        total.add(counts)
+        by_framework[pin.framework].add(counts)
+        lines[pin.framework] += repo_lines
+        cpu += seconds
+        errors += sum(1 for f in decided if f.get("severity") == "error")
+    run = {pin.repo for pin in pins}
+    gone = [r for key, r in reviews.items() if r.repo in run and key not in seen]
+    for review in gone:
+        print(f"no longer reported, reviewed {review.verdict}: {review.repo} "
+              f"{review.path}:{review.line} {review.code}")  # fmt: skip
+    for line in came_back:
+        print(f"reviewed false and reported again: {line}")
     print("\n".join(summary))
-    print(" ".join(f"{k}={v}" for k, v in totals.items()))
-    return 0
+    for framework, counts in by_framework.items():
+        print(f"framework={framework} lines={lines[framework]} {counts_text(counts)}")
+    all_lines = sum(lines.values())
+    speed = all_lines / cpu if cpu else 0.0
+    print(f"repos={len(pins)} lines={all_lines} errors={errors} {counts_text(total)} "
+          f"gone={len(gone)} cpu_s={cpu:.1f} lines_per_cpu_s={speed:.0f}")  # fmt: skip
+    return 1 if came_back else 0
 
 
 if __name__ == "__main__":

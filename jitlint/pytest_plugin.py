@@ -1,6 +1,14 @@
-"""Record the inputs of jitted functions while the user's tests run, for the verifier.
+"""Record the inputs of jitted functions while the user's tests run, for the verifier; and
+explain the JIT/XLA errors tests fail with.
 
     pytest -p jitlint.pytest_plugin --jitlint-record
+
+The plugin is active when named with `-p jitlint.pytest_plugin` (or listed in `addopts` or a
+conftest's `pytest_plugins`; it has no `pytest11` entry point, so installing jitlint does not
+turn it on). While it is active, a test that fails with a JIT/XLA error (jitlint
+explain-error's table) gets a "jitlint" section in its failure report: the finding that
+explains the error, or why none does (jitlint/explain/pytest_section.py). Passing tests pay
+nothing; `--no-jitlint-explain` turns the section off.
 
 wraps `jax.jit`, `equinox.filter_jit`, `flax.nnx.jit`, `tf.function` and Keras's
 `Layer.__call__` before the tests import the code (each when its framework is first imported:
@@ -26,8 +34,8 @@ Pickles go to `instances/` beside the record file, one per distinct object (by c
 most 32 MiB each; those no case refers to any more are removed when the file is saved. The
 file goes to `[tool.jitlint.verify] record-file` (default `.jitlint/verify-specs.json` next
 to the config), merged with what is already there, and one line at the end of the test run
-says what was recorded and where. Without `--jitlint-record` the plugin does nothing and
-imports nothing.
+says what was recorded and where. Without `--jitlint-record` the plugin records nothing and
+imports no framework.
 """
 
 from __future__ import annotations
@@ -47,6 +55,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 MAX_PER_FUNCTION = 5
 MAX_ATTEMPTS = 50  # calls per function whose arguments are encoded (pickling costs)
@@ -70,6 +80,11 @@ def pytest_addoption(parser: Any) -> None:
         help="record the argument specs of every call to a jitted function (for jitlint verify)",
     )
     group.addoption(
+        "--no-jitlint-explain",
+        action="store_true",
+        help="do not add a jitlint section explaining JIT/XLA errors to failing tests",
+    )
+    group.addoption(
         "--jitlint-record-file",
         metavar="PATH",
         help="where to record (default: [tool.jitlint.verify] record-file)",
@@ -82,6 +97,24 @@ def pytest_configure(config: Any) -> None:
     recorder = Recorder(_record_path(config))
     recorder.install()
     config._jitlint_recorder = recorder
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+    outcome = yield
+    if call.excinfo is None or item.config.getoption("no_jitlint_explain"):
+        return  # a passing test (or a passing phase of one): no work at all
+    report = outcome.get_result()
+    if not report.failed or call.excinfo.errisinstance((KeyboardInterrupt, SystemExit)):
+        return
+    from jitlint.explain.pytest_section import SECTION, section_text
+
+    try:
+        text = section_text(call.excinfo.value, Path(str(item.config.rootpath)))
+    except Exception as exc:  # explaining must never break the user's test run
+        text = f"jitlint could not explain this error: {type(exc).__name__}: {exc}\n"
+    if text:
+        report.sections.append((SECTION, text))
 
 
 def pytest_sessionfinish(session: Any) -> None:

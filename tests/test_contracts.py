@@ -227,3 +227,58 @@ def test_the_positive_contract_really_fails_under_jit():
     gate = namespace["Gate"](weight=jnp.ones(3))  # type: ignore[operator]
     with pytest.raises(jax.errors.TracerBoolConversionError):
         eqx.filter_jit(lambda m, x: m(x))(gate, jnp.ones(3))
+
+
+def test_a_base_class_in_another_file_carries_its_framework(tmp_path):
+    """`class Gate(Layer)` with `Layer(eqx.Module)` in another file of the run: the project
+    pass tells gate.py that `Layer` is an equinox module, so `Gate.__call__` is a contract.
+    Linted alone, gate.py cannot know it and stays quiet (unknown is never an error)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(
+        "import equinox as eqx\n\n\nclass Layer(eqx.Module):\n    pass\n"
+    )
+    gate = textwrap.dedent(
+        """\
+        import jax
+
+        from .base import Layer
+
+
+        class Gate(Layer):
+            def __call__(self, x: jax.Array):
+                if x.mean() > 0:
+                    return x
+                return -x
+        """
+    )
+    (package / "gate.py").write_text(gate)
+
+    def lint(*paths: str) -> list[tuple[str, int, str]]:
+        completed = subprocess.run(
+            [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", *paths],
+            capture_output=True, text=True, cwd=tmp_path, check=False,
+        )  # fmt: skip
+        return [(f["path"], f["line"], f["code"]) for f in json.loads(completed.stdout)]
+
+    assert lint("pkg") == [("pkg/gate.py", 8, "JIT101")]
+    assert lint("pkg/gate.py") == []
+
+
+def test_a_static_parameter_annotated_as_an_array_is_unhashable():
+    """What the declaration says decides, with no call in the run: JAX hashes static
+    arguments, and an array (`jax.Array`, the older `jnp.DeviceArray`) cannot be hashed."""
+    source = textwrap.dedent(
+        """
+        from functools import partial
+
+        import jax
+        from jax import numpy as np
+
+        @partial(jax.jit, static_argnums=(0, 2))  # error: JIT110
+        def is_u_turn(start: np.DeviceArray, position: jax.Array, steps: int):
+            return position - start
+        """
+    )
+    assert found(source, {"JIT110"}) == expected(source)

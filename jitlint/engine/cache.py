@@ -68,14 +68,21 @@ def inbound_key(inbound: Iterable[Received] | None) -> str:
 
 class ResultCache:
     def __init__(
-        self, root: Path, codes: Iterable[str], rule_options: Mapping[str, Mapping[str, Any]]
+        self,
+        root: Path,
+        codes: Iterable[str],
+        rule_options: Mapping[str, Mapping[str, Any]],
+        directory: Path | None = None,
     ) -> None:
-        settings = json.dumps(
-            {"codes": _codes_key(codes), "options": rule_options}, sort_keys=True, default=str
-        )
-        name = hashlib.blake2b(settings.encode(), digest_size=8).hexdigest()
+        """`directory`: where the cache lives (`--cache-dir`), default `.jitlint_cache/` in
+        `root`; a folder that several projects may share, so each root has its own files."""
+        settings: dict[str, Any] = {"codes": _codes_key(codes), "options": rule_options}
+        if directory is not None:
+            settings["root"] = os.path.abspath(root)
+        text = json.dumps(settings, sort_keys=True, default=str)
+        name = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
         self.root = os.path.abspath(root)
-        self.directory = root / CACHE_DIR
+        self.directory = directory if directory is not None else root / CACHE_DIR
         self.path = self.directory / build_id() / f"{name}.json"
         self.changed = False
         self.entries: dict[str, list[Any]] = self._load()

@@ -27,6 +27,7 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.frameworks.contracts import CONTRACT_METHODS
 from jitlint.model.project import class_facts, returned, returns
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
@@ -51,6 +52,8 @@ from jitlint.system.budget import budget_behind
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
 # A file that may annotate parameters with another module's pytree classes (class_facts.py).
 _JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
+# A file with a class that has a base (a module's framework may come from another file).
+_CLASS_TEXT = re.compile(r"^class\s+\w+\s*\(", re.M)
 
 
 @dataclass
@@ -68,6 +71,13 @@ class FileResult:
     # False for a result a per-file budget cut short: another run (a quieter machine, a
     # larger budget) may lint the same bytes, so it is never cached.
     cacheable: bool = True
+
+
+# Options of the engine itself ride with the rules' options (`rule_settings`), under a key
+# that is no rule code: so they reach every path that lints (the worker pool, fixes, notebooks)
+# and are part of the cache key, as the rules' options are. `{"ignore-noqa": True}`
+# (`--ignore-noqa`): suppression comments are not applied.
+ENGINE_OPTIONS = "engine"
 
 
 def lint_text(
@@ -190,7 +200,7 @@ def lint_text(
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))
     suppressions = None
-    if result.diagnostics:
+    if result.diagnostics and not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
         suppressions = suppression.collect(source if noqa else _hide_noqa(source))
     if suppressions is not None:
         result.diagnostics = [
@@ -230,9 +240,14 @@ def _project_facts(
             result.outbound.extend(returns.imports(called))
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
+            if _CLASS_TEXT.search(ctx.source):
+                result.outbound.extend(class_facts.module_imports(ctx.names, CONTRACT_METHODS))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
+        if _CLASS_TEXT.search(ctx.source) and (ctx.inbound or _JAX_TEXT.search(ctx.source)):
+            frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes()]
+            result.outbound.extend(class_facts.module_exports(frameworks))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:

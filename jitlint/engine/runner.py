@@ -231,8 +231,10 @@ def run(
     cache_root: Path | None = None,
     project_root: Path | None = None,
     progress: Progress | None = None,
+    cache_dir: Path | None = None,
 ) -> RunResult:
-    """Lint `tasks`; with `cache_root`, reuse and store results under its `.jitlint_cache/`.
+    """Lint `tasks`; with `cache_root`, reuse and store results under its `.jitlint_cache/`
+    (or `cache_dir`, `--cache-dir`).
 
     Files (not stdin) are linted as one project: calls from traced code to functions of
     other files of the run are followed (engine/project.py). `project_root` (the config
@@ -243,7 +245,8 @@ def run(
     caches = None
     digests: dict[str, tuple[str, str]] = {}
     if cache_root is not None and tasks:
-        caches = _Caches(cache_root, frozenset().union(*(task.codes for task in tasks)))
+        codes = frozenset().union(*(task.codes for task in tasks))
+        caches = _Caches(cache_root, codes, cache_dir)
     root = project_root or cache_root
     with _mapper(jobs, progress) as mapper:
 
@@ -288,15 +291,18 @@ class _Caches:
     """One result cache per set of rule options: with a config per directory, files of one
     run may be linted with different options."""
 
-    def __init__(self, root: Path, codes: frozenset[str]) -> None:
+    def __init__(self, root: Path, codes: frozenset[str], directory: Path | None = None) -> None:
         self.root = root
         self.codes = codes
+        self.directory = directory
         self._by_options: dict[str, ResultCache] = {}
 
     def for_task(self, task: Task) -> ResultCache:
         key = json.dumps(task.rule_options, sort_keys=True, default=str)
         if key not in self._by_options:
-            self._by_options[key] = ResultCache(self.root, self.codes, task.rule_options)
+            self._by_options[key] = ResultCache(
+                self.root, self.codes, task.rule_options, self.directory
+            )
         return self._by_options[key]
 
     def save(self) -> None:

@@ -28,6 +28,12 @@ if TYPE_CHECKING:
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("check", "verify")
+# Every `--output-format`, as reporting.FORMATS names them (not imported: `--help` and a
+# one-file run would pay for every formatter's imports).
+FORMAT_CHOICES = (
+    "full", "concise", "grouped", "json", "json-lines", "sarif", "github", "gitlab", "junit",
+    "pylint", "rdjson", "azure",
+)  # fmt: skip
 
 
 def _codes(value: str) -> list[str]:
@@ -76,9 +82,6 @@ def _jobs(value: str) -> int:
     return number
 
 
-MACHINE_FORMATS = ("json", "sarif", "github")
-
-
 def _formatter(prog: str) -> argparse.HelpFormatter:
     # argparse's default formatter imports shutil (with bz2 and lzma) only to read the terminal
     # width, on every run: a few ms of a one-file pre-commit run. Same width rule, no import.
@@ -96,7 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_formatter,
     )
     parser.add_argument("paths", nargs="*", help="files or directories (default: .); - for stdin")
-    parser.usage = "jitlint [check] [OPTIONS] [PATHS ...]   (or: jitlint verify [OPTIONS] PATHS)"
+    parser.usage = (
+        "jitlint [check] [OPTIONS] [PATHS ...]   (or: jitlint verify [OPTIONS] PATHS, "
+        "jitlint rule CODE|--all, jitlint clean, jitlint server, jitlint explain-error [FILE|-])"
+    )
+    parser.epilog = (
+        "jitlint explain-error [FILE|-]: explain a JAX/TensorFlow JIT error from its "
+        "traceback (see `jitlint explain-error --help`)"
+    )
     sel = parser.add_argument_group("rule selection")
     sel.add_argument(
         "--select",
@@ -138,7 +148,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="codes to disable in files matching a pattern (relative to the working directory), "
         "e.g. 'tests/*:JIT107,JIT110'; several entries separated by spaces",
     )
+    sel.add_argument(
+        "--ignore-noqa",
+        action="store_true",
+        help="report findings that `# noqa` and `# jitlint:` comments suppress",
+    )
     files = parser.add_argument_group("file selection")
+    files.add_argument(
+        "--show-files",
+        action="store_true",
+        help="print the files that would be linted (absolute, sorted), then exit",
+    )
     files.add_argument(
         "--exclude",
         type=_patterns,
@@ -199,6 +219,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --fix: list the fixes applied; without: show each fix's edits (full format)",
     )
+    # ---- ruff's fix flags (issue #32)
+    fix.add_argument(
+        "--fix-only",
+        action="store_true",
+        help="apply fixes and report no remaining findings; exit 0 unless an error",
+    )
+    fix.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix or --fix-only: exit 1 when a fix was applied, even if nothing remains",
+    )
     fix.add_argument(
         "--add-noqa",
         action="store_true",
@@ -206,7 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     out = parser.add_argument_group("output")
     out.add_argument(
-        "--format", choices=("full", "concise", "json", "sarif", "github"), default="full"
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=FORMAT_CHOICES,
+        default=None,
+        metavar="FORMAT",
+        help=f"how findings are printed: {', '.join(FORMAT_CHOICES)} (default: "
+        "$JITLINT_OUTPUT_FORMAT, else full)",
     )
     out.add_argument(
         "--statistics", action="store_true", help="print counts per rule (text or json)"
@@ -251,6 +289,25 @@ def build_parser() -> argparse.ArgumentParser:
     misc.add_argument(
         "--no-cache", action="store_true", help="neither read nor write .jitlint_cache/"
     )
+    # ---- ruff's spellings (issue #32): frontends/commands.py, frontends/watch.py
+    misc.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep the cache in DIR (default: $JITLINT_CACHE_DIR, else .jitlint_cache/ in "
+        "the project root)",
+    )
+    misc.add_argument(
+        "--isolated",
+        action="store_true",
+        help="read no config file: the defaults and the command line's options only",
+    )
+    misc.add_argument(
+        "-w",
+        "--watch",
+        action="store_true",
+        help="lint again whenever a file changes (the screen is cleared on a terminal)",
+    )
     misc.add_argument("--version", action="version", version=f"jitlint {__version__}")
     return parser  # fmt: skip
 
@@ -261,16 +318,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jitlint.frontends.server import main as serve
 
         return serve(argv[1:])
+    if argv[:1] in (["rule"], ["clean"]):  # ruff's `rule CODE|--all` and `clean`
+        from jitlint.frontends import commands
+
+        if argv[0] == "rule":
+            return commands.rule_command(argv[1:], FORMAT_CHOICES)
+        return commands.clean_command(argv[1:])
+    if argv[:1] == ["explain-error"]:  # a traceback -> the finding that explains it
+        from jitlint.explain.command import main as explain_error
+
+        return explain_error(argv[1:])
     # `jitlint verify PATHS` and `jitlint check PATHS` (ruff's spelling of the default):
     # subcommands, told apart before argparse sees positional paths. `./check` names a path.
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     args = build_parser().parse_args(argv[1:] if command else argv)
     args.verify_command = command == "verify"
     try:
+        from jitlint.frontends.commands import output_format
+
+        args.format = output_format(args.format, FORMAT_CHOICES)
+    except ValueError as exc:
+        return _error(str(exc))
+    args.fix = args.fix or args.fix_only  # `--fix-only` fixes, as ruff's does
+    try:
         if args.explain:
             return _explain(args.explain, args.format)
         if args.list_rules:
             return _list_rules(args.format)
+        if args.watch:
+            return _watch(args)
         return _check(args)
     except BrokenPipeError:
         return EXIT_ERROR
@@ -334,12 +410,32 @@ def _usage_problem(args: argparse.Namespace, stdin: bool) -> str | None:
     rather than ignored."""
     if args.force and not args.verify:
         return "--force needs --verify (it writes fixes that failed verification)"
-    if args.statistics and args.format not in ("full", "concise", "json"):
+    if args.statistics and args.format not in ("full", "concise", "grouped", "json"):
         return f"--statistics prints text or json, not {args.format}"
     if args.add_noqa and (args.fix or args.diff or args.verify or args.verify_command):
         return "--add-noqa edits comments only; run it without --fix, --diff or --verify"
     if args.add_noqa and stdin:
         return "--add-noqa writes files: name files, not `-`"
+    return _ruff_flag_problem(args, stdin)
+
+
+def _ruff_flag_problem(args: argparse.Namespace, stdin: bool) -> str | None:
+    """The combinations of issue #32's flags that cannot do what they say."""
+    if args.isolated and args.config is not None:
+        return "--isolated reads no config file; drop --config or --isolated"
+    if args.show_files and (args.fix or args.diff or args.add_noqa or args.statistics):
+        return "--show-files only lists files; run it without --fix, --diff, --add-noqa"
+    if args.ignore_noqa and args.add_noqa:
+        return "--add-noqa would add comments for findings that are already suppressed"
+    if args.fix_only and args.statistics:
+        return "--fix-only reports no findings, so there are no --statistics"
+    if args.exit_non_zero_on_fix and not args.fix:
+        return "--exit-non-zero-on-fix needs --fix or --fix-only"
+    if args.watch and (stdin or args.add_noqa or args.show_files or args.verify_command):
+        return (
+            "--watch lints files on disk again and again: not with `-`, --add-noqa, "
+            "--show-files or `jitlint verify`"
+        )
     return None
 
 
@@ -354,10 +450,10 @@ class _Plan:
     stdin_excluded: bool = False  # `--stdin-filename` names a file `force-exclude` excludes
 
 
-def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
+def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings]:
+    """Each file's settings under the command line's, and the settings governing `start`."""
     from jitlint import selection
     from jitlint.config import ConfigResolver
-    from jitlint.engine.discovery import FileFinder
     from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores
 
     overrides = Overrides(
@@ -371,11 +467,23 @@ def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
         force_exclude=args.force_exclude,
         per_file_ignores=parse_per_file_ignores(args.per_file_ignores),
         unsafe_fixes=args.unsafe_fixes,
+        ignore_noqa=args.ignore_noqa,
     )
-    profiles = Profiles(ConfigResolver(args.config), overrides)
+    if args.isolated:
+        from jitlint.frontends.commands import IsolatedResolver
+
+        profiles = Profiles(IsolatedResolver(), overrides)
+    else:
+        profiles = Profiles(ConfigResolver(args.config), overrides)
+    return profiles, profiles.for_directory(start).settings
+
+
+def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
+    from jitlint.engine.discovery import FileFinder
+
     stdin_name = args.stdin_filename if stdin else None
     start = Path(stdin_name).parent if stdin_name else Path.cwd()
-    settings = profiles.for_directory(start).settings
+    profiles, settings = _profiles(args, start)
     unsafe = settings.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
     if stdin:
         name = args.stdin_filename or "-"
@@ -413,6 +521,11 @@ def _check(args: argparse.Namespace) -> int:
     if not plan.tasks and not plan.missing and not stdin:
         _warning("no Python files found")
     tasks, settings, unsafe = plan.tasks, plan.settings, plan.unsafe
+    if args.show_files:
+        from jitlint.frontends.commands import show_files
+
+        status = show_files(tasks)  # what was found, even beside a missing path
+        return EXIT_ERROR if plan.missing else status
     if args.verify_command or args.verify:
         problem = _verify_usage(args, stdin)
         if problem:
@@ -441,8 +554,11 @@ def _lint(args: argparse.Namespace, plan: _Plan) -> int:
     stdin = bool(tasks) and tasks[0].path is None
     progress = TerminalProgress.for_run(sys.stderr, args.quiet)
     try:
+        from jitlint.frontends.commands import cache_dir
+
         cache_root = None if args.no_cache or stdin else settings.root
-        result = run(tasks, args.jobs, cache_root, settings.root, progress)
+        directory = cache_dir(args.cache_dir)
+        result = run(tasks, args.jobs, cache_root, settings.root, progress, directory)
     finally:
         if progress is not None:
             progress.close()
@@ -509,14 +625,14 @@ def _print_findings(
     stream: TextIO,
     summarize: bool = True,
 ) -> None:
-    from jitlint.reporting import FORMATS, format_statistics
+    from jitlint.reporting import FORMATS, SOURCE_FORMATS, TEXT_FORMATS, format_statistics
     from jitlint.reporting.text import summary
 
     if args.statistics:
         stream.write(format_statistics(diagnostics, options, as_json=args.format == "json"))
         return
-    text_format = args.format in ("full", "concise")
-    sources = _sources(diagnostics, tasks) if args.format == "full" else {}
+    text_format = args.format in TEXT_FORMATS
+    sources = _sources(diagnostics, tasks) if args.format in SOURCE_FORMATS else {}
     stream.write(FORMATS[args.format](diagnostics, sources, options))
     if text_format and summarize and not args.quiet:
         if diagnostics and args.format == "full":
@@ -528,6 +644,7 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
     from jitlint import selection
     from jitlint.frontends.fixing import run_fix_mode
     from jitlint.frontends.terminal import TerminalProgress
+    from jitlint.reporting import TEXT_FORMATS
 
     fixable = selection.resolve_layers(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
@@ -562,10 +679,12 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
             verifier=verifier,
             json_output=args.format == "json",
             project_root=settings.root,
-            machine_output=args.format in MACHINE_FORMATS,
+            machine_output=args.format not in TEXT_FORMATS,
             stream=stream,
             show_fixes=args.show_fixes,
             progress=progress,
+            fix_only=args.fix_only,
+            exit_non_zero_on_fix=args.exit_non_zero_on_fix,
         )
     if status == EXIT_FINDINGS and args.exit_zero and not args.diff:
         return EXIT_CLEAN
@@ -646,3 +765,28 @@ def _force_excluded(profiles: Profiles, root: Path, path: Path) -> bool:
     if not profiles.exclusion_for(path.parent).force:
         return False
     return FileFinder(profiles.exclusion_for, root).is_excluded(path, is_dir=False)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """`-w/--watch` (frontends/watch.py): `_check` again whenever a file it lints, or a
+    config file beside one, changes."""
+    from jitlint.frontends import watch
+
+    paths = [Path(p) for p in (args.paths or ["."])]
+    problem = _usage_problem(args, any(str(p) == "-" for p in paths))
+    if problem:
+        return _error(problem)
+
+    def find_files() -> list[str]:
+        from jitlint.config import ConfigError
+        from jitlint.engine.discovery import FileFinder
+        from jitlint.selection import UnknownSelector
+
+        try:
+            profiles, settings = _profiles(args, Path.cwd())
+            found = FileFinder(profiles.exclusion_for, settings.root).find(paths)
+        except (ConfigError, UnknownSelector):  # a broken config: its own stamp still counts
+            return []
+        return [str(path) for path in found.files]
+
+    return watch.watch(lambda: _check(args), find_files)

@@ -19,14 +19,20 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def fix_summary(applied: Sequence[Diagnostic], remaining: Sequence[Diagnostic], diff: bool) -> str:
+def fix_summary(
+    applied: Sequence[Diagnostic],
+    remaining: Sequence[Diagnostic],
+    diff: bool,
+    fix_only: bool = False,
+) -> str:
+    """`Fixed N findings; M remain.` (`--fix-only` says nothing of what remains)."""
     unsafe = sum(1 for d in applied if d.fix is not None and d.fix.applicability == "unsafe")
     verb = "Would fix" if diff else "Fixed"
     noun = "finding" if len(applied) == 1 else "findings"
     text = f"{verb} {len(applied)} {noun}"
     if unsafe:
         text += f" ({unsafe} unsafe)"
-    if not diff:
+    if not diff and not fix_only:
         text += f"; {len(remaining)} remain" if len(remaining) != 1 else "; 1 remains"
     return text + ".\n"
 
@@ -62,6 +68,8 @@ def run_fix_mode(
     stream: TextIO | None = None,
     show_fixes: bool = False,
     progress: TerminalProgress | None = None,
+    fix_only: bool = False,
+    exit_non_zero_on_fix: bool = False,
 ) -> int:
     """Fix (or diff) `tasks`; `report(remaining, to_stderr)` prints the remaining findings.
 
@@ -69,8 +77,12 @@ def run_fix_mode(
     file; its per-function lines follow the findings, or one JSON document replaces both.
     The report goes to `stream` (default stdout); a diff and stdin's fixed text to stdout.
     With `machine_output` the report owns that stream and the summary goes to stderr.
-    `progress` is erased before anything is printed."""
+    `progress` is erased before anything is printed. `fix_only`: the remaining findings are
+    not reported, nor counted in the status; `exit_non_zero_on_fix`: a fix applied is status
+    1, as a finding left is."""
     out = stream if stream is not None else sys.stdout
+    if fix_only:
+        report = _report_nothing
     try:
         files: list[FixedFile] = run_fixes(
             tasks, mode, unsafe, fixable, jobs, verifier, project_root, progress
@@ -103,7 +115,7 @@ def run_fix_mode(
             write_bytes(output)
         report(remaining, True)
         if not quiet:
-            sys.stderr.write(fix_summary(applied, remaining, diff=False))
+            sys.stderr.write(fix_summary(applied, remaining, diff=False, fix_only=fix_only))
     elif verifier is not None:
         from jitlint.verify import report as verify_report
 
@@ -115,16 +127,22 @@ def run_fix_mode(
             report(remaining, False)
             verify_report.write_text(verifier.results, out, quiet)
             if not quiet:
-                out.write(fix_summary(applied, remaining, diff=False))
+                out.write(fix_summary(applied, remaining, diff=False, fix_only=fix_only))
     else:
         report(remaining, False)
         if show_fixes and not json_output:
             summary_stream.write(fixes_listing(applied))
         if not quiet:
-            summary_stream.write(fix_summary(applied, remaining, diff=False))
+            summary_stream.write(fix_summary(applied, remaining, diff=False, fix_only=fix_only))
     if errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+    if exit_non_zero_on_fix and applied:
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if remaining and not fix_only else EXIT_CLEAN
+
+
+def _report_nothing(remaining: list[Diagnostic], to_stderr: bool) -> None:
+    """`--fix-only`: what remains is not reported."""
 
 
 def write_bytes(data: bytes) -> None:

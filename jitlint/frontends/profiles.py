@@ -10,6 +10,7 @@ from pathlib import Path
 from jitlint import selection
 from jitlint.config import ConfigError, ConfigResolver, Settings
 from jitlint.engine.discovery import Exclusion
+from jitlint.engine.linter import ENGINE_OPTIONS
 from jitlint.engine.runner import RuleSets, Task, display_path
 from jitlint.system.reading import real_path
 
@@ -25,6 +26,7 @@ class Overrides:
     force_exclude: bool | None = None
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     unsafe_fixes: bool | None = None  # --unsafe-fixes / --no-unsafe-fixes
+    ignore_noqa: bool = False  # --ignore-noqa
     cwd: Path = field(default_factory=lambda: Path(os.path.abspath(Path.cwd())))
 
 
@@ -75,7 +77,11 @@ class Profiles:
             display if display is not None else display_path(path),
             None if source is not None else str(path),
             profile.rule_sets.codes_for(path),
-            settings.rule_options,
+            (
+                {**settings.rule_options, ENGINE_OPTIONS: {"ignore-noqa": True}}
+                if self.overrides.ignore_noqa
+                else settings.rule_options
+            ),
             source,
             settings.max_file_size,
             settings.max_file_seconds,

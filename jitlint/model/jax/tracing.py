@@ -74,7 +74,7 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.model.project.class_facts import ImportedPytrees
+from jitlint.model.project.class_facts import ImportedPytrees, module_framework
 from jitlint.model.project.records import (
     Inbound,
     Received,
@@ -248,16 +248,28 @@ class Tracing:
         index = self.index
         if index.entries or self.inbound or index.foreign:
             return True
-        return any(self._contract_classes())
+        return any(self.contract_classes())
 
-    def _contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
-        """The module's top-level classes whose framework traces some methods by contract."""
+    def contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
+        """The module's top-level classes whose framework traces some methods by contract:
+        from their bases here, or from another file's facts about an imported base."""
         for statement in self.module.body:
             if type(statement) is cst.ClassDef:
                 info = self.classes.of(statement, [self.module])
-                contract = CONTRACTS.get(info.kind or "")
+                contract = CONTRACTS.get(self._framework(info) or "")
                 if contract is not None:
                     yield info, contract
+
+    def _framework(self, info: ClassInfo) -> str | None:
+        if info.kind is not None or not self.inbound:
+            return info.kind
+        for cls in info.mro:
+            for base in cls.node.bases:
+                for qualname in self.names.qualified_names(base.value, cls.path):
+                    found = module_framework(self.inbound, qualname)
+                    if found is not None:
+                        return found
+        return None
 
     @cached_property
     def positions(self) -> Any:
@@ -539,7 +551,7 @@ class Tracing:
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
-        for info, contract in list(self._contract_classes()):
+        for info, contract in list(self.contract_classes()):
             for name in sorted(contract.methods):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:

@@ -236,3 +236,49 @@ def _stored_field(func: cst.FunctionDef, receiver: str, name: str) -> str | None
                     return None
                 found = target.attr.value
     return found
+
+
+# ---- framework modules across files (traced by contract) ---------------------------------
+# A class whose framework (equinox, flax, haiku...) makes some of its methods traced by
+# contract (frameworks/contracts.py), for the files that subclass it. Exported under the
+# class's name plus MODULE_KEY, so that it lives beside the class's pytree fact.
+MODULE_FACT = "jax:module:"
+MODULE_KEY = ".__framework__"
+
+
+def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
+    """One record per (top-level class, its framework)."""
+    return [
+        TfRecord(name + MODULE_KEY, 0, "export", MODULE_FACT + kind) for name, kind in frameworks
+    ]
+
+
+def module_imports(names: Names, methods: frozenset[str]) -> list[TfRecord]:
+    """ "jax-import" records for the imported bases of top-level classes that define one of
+    `methods` (the ones a contract traces): only there can the base's framework matter, and
+    each answer costs the file another lint."""
+    module = names.module
+    targets: set[str] = set()
+    for statement in module.body:
+        if type(statement) is not cst.ClassDef or type(statement.body) is not cst.IndentedBlock:
+            continue
+        defined = {
+            inner.name.value for inner in statement.body.body if type(inner) is cst.FunctionDef
+        }
+        if not defined & methods:
+            continue
+        for base in statement.bases:
+            qualname = _imported(names, base.value, [module])
+            if qualname is not None:
+                targets.add(qualname)
+    return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
+
+
+def module_framework(inbound: Mapping[str, Sequence[Any]], qualname: str) -> str | None:
+    """The framework the facts delivered for the imported class `qualname` name, if one."""
+    found = {
+        status[len(MODULE_FACT) :]
+        for record in inbound.get(qualname + MODULE_KEY, ())
+        if (status := getattr(record, "status", "")).startswith(MODULE_FACT)
+    }
+    return found.pop() if len(found) == 1 else None

@@ -45,6 +45,9 @@ CONTRACTS: dict[str, Contract] = {
     )
 }
 
+# Every method some contract traces: a class defining one may need its base's framework.
+CONTRACT_METHODS = frozenset(m for c in CONTRACTS.values() for m in c.methods)
+
 # Annotations that say "a JAX array": under jit such a parameter holds a tracer. `ArrayLike`
 # and NumPy's types are left out: they admit Python numbers and host arrays, which
 # `eqx.filter_jit` keeps static and a closure keeps concrete.
@@ -52,6 +55,9 @@ ARRAY_TYPES = frozenset(
     {
         "jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "chex.Array",
         "chex.ArrayDevice", "jaxtyping.PRNGKeyArray", "jax.random.KeyArray",
+        # The names of jax's array type before `jax.Array` (jax < 0.4.1).
+        "jax.numpy.DeviceArray", "jaxlib.xla_extension.DeviceArray",
+        "jax.interpreters.xla.DeviceArray",
     }
 )  # fmt: skip
 # jaxtyping's dtype-and-shape annotations, `Float[Array, "batch dim"]`: an array when their

@@ -1,0 +1,117 @@
+"""The research corpus's files (bench/research-pins.tsv, bench/research-reviewed.tsv) are well
+formed, and a finding is matched to its review on repository, path, line and code. No network:
+the repositories themselves are not needed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+
+import research_reviews  # noqa: E402  (bench/ is not a package)
+from research_reviews import (  # noqa: E402
+    Review,
+    pin_problems,
+    read_pins,
+    read_reviews,
+    review_problems,
+    tally,
+    verdict_of,
+)
+
+HEADER = "repo\tpath\tline\tcode\tverdict\treason\n"
+GOOD = "a/b\tpkg/m.py\t12\tJIT101\ttrue\tthe jitted step branches on a traced loss\n"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "reviewed.tsv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_pins_are_well_formed_and_enough():
+    assert pin_problems() == []
+    pins = read_pins()
+    frameworks = [pin.framework for pin in pins]
+    assert len(pins) >= 30
+    assert frameworks.count("tf") >= 10 and frameworks.count("jax") >= 10
+
+
+def test_the_reviews_are_well_formed_and_name_pinned_repos():
+    assert review_problems(pin.repo for pin in read_pins()) == []
+    assert research_reviews.validate() == []
+
+
+def test_the_reviews_hold_both_verdicts():
+    verdicts = {review.verdict for review in read_reviews()}
+    assert verdicts == {"true", "false"}
+
+
+def test_a_good_row_passes(tmp_path):
+    assert review_problems(["a/b"], write(tmp_path, HEADER + GOOD)) == []
+
+
+def test_each_bad_cell_is_named(tmp_path):
+    rows = [
+        "c/d\tpkg/m.py\t12\tJIT101\ttrue\tthe repository is not pinned\n",
+        "a/b\t/abs/m.py\t12\tJIT101\ttrue\tan absolute path is not a repository path\n",
+        "a/b\tpkg/m.txt\t12\tJIT101\ttrue\tnot a Python file at all here\n",
+        "a/b\tpkg/m.py\t0\tJIT101\ttrue\tline zero does not exist in a file\n",
+        "a/b\tpkg/m.py\t12\tE501\ttrue\tnot one of jitlint's codes here\n",
+        "a/b\tpkg/m.py\t12\tJIT102\tmaybe\ta verdict must be true or false\n",
+        "a/b\tpkg/m.py\t12\tJIT103\tfalse\t \n",
+        "a/b\tpkg/m.py\t12\tJIT104\tfalse\n",
+    ]
+    problems = review_problems(["a/b"], write(tmp_path, HEADER + "".join(rows)))
+    expected = ["not pinned", "not a path", "not a Python", "positive", "JITnnn", "verdict"]
+    expected += ["reason", "columns"]
+    assert len(problems) == len(expected)
+    for problem, words in zip(problems, expected, strict=True):
+        assert words in problem
+
+
+def test_a_finding_reviewed_twice_is_a_problem(tmp_path):
+    problems = review_problems(["a/b"], write(tmp_path, HEADER + GOOD + GOOD))
+    assert len(problems) == 1 and "twice" in problems[0]
+
+
+def test_a_bad_pin_is_named(tmp_path):
+    path = tmp_path / "pins.tsv"
+    path.write_text(
+        "repo\tcommit\tframework\n"
+        "a/b\t" + "0" * 40 + "\tjax\n"
+        "a/b\t" + "0" * 40 + "\ttf\n"
+        "nohash\tdeadbeef\ttorch\n",
+        encoding="utf-8",
+    )
+    problems = pin_problems(path)
+    assert [p.split(": ", 1)[1].split(" ")[0] for p in problems] == [
+        "a/b",
+        "'nohash'",
+        "'deadbeef'",
+        "framework",
+    ]
+
+
+def test_findings_are_matched_on_repo_path_line_and_code():
+    review = Review("a/b", "pkg/m.py", 12, "JIT101", "false", "a static flag, not a tracer")
+    reviews = {review.key: review}
+    assert verdict_of(("a/b", "pkg/m.py", 12, "JIT101"), reviews) == "false"
+    for other in [
+        ("a/c", "pkg/m.py", 12, "JIT101"),
+        ("a/b", "pkg/n.py", 12, "JIT101"),
+        ("a/b", "pkg/m.py", 13, "JIT101"),
+        ("a/b", "pkg/m.py", 12, "JIT102"),
+    ]:
+        assert verdict_of(other, reviews) == "unreviewed"
+
+
+def test_tally_counts_each_finding_once_under_its_verdict():
+    true = Review("a/b", "m.py", 1, "JIT101", "true", "a traced branch in the step")
+    false = Review("a/b", "m.py", 2, "JIT101", "false", "a static flag, not a tracer")
+    reviews = {true.key: true, false.key: false}
+    keys = [true.key, true.key, false.key, ("a/b", "m.py", 3, "JIT101")]
+    counts = tally(keys, reviews)
+    assert (counts.findings, counts.true, counts.false, counts.unreviewed) == (4, 2, 1, 1)
