@@ -632,7 +632,7 @@ class Tracing:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         for info, contract in list(self.contract_classes()):
-            for name in sorted(contract.methods):
+            for name in sorted(contract.traced_methods(info.methods)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
@@ -654,6 +654,10 @@ class Tracing:
             for name in param_names(func)
         }
         self._receiver(func, path, params)
+        receiver = params.get(param_names(func)[0]) if param_names(func) else None
+        if func.name.value == "__init__" and isinstance(receiver, Object):
+            # Built under the caller's jit: the instance is made inside the trace.
+            receiver.made_at, receiver.building = ABSTRACT, True
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
