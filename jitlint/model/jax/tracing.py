@@ -31,7 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
@@ -640,6 +640,23 @@ class Tracing:
                 if found is not None and found.level > 0:
                     continue
                 self._contract_root(method.func, info.name, contract)
+                self._reroot_nested(method.func)
+
+    def _reroot_nested(self, outer: cst.FunctionDef) -> None:
+        """Entries inside `outer` (a `lax.fori_loop` body, a jitted closure) were rooted
+        before the contract made `outer` traced, when what they close over was unknown: root
+        them again now that `outer`'s values are there."""
+        for entries in list(self.index.entries.values()):
+            func = entries[0].func
+            path = self.index.path(func) or ()
+            if func is outer or not any(node is outer for node in path):
+                continue
+            trace = self._traces.get(id(func))
+            if trace is None:
+                continue
+            trace.contexts = [c for c in trace.contexts if c.site != "root"]
+            trace._top = None
+            self._root(func)
 
     def _contract_root(self, func: cst.FunctionDef, owner: str, contract: Contract) -> None:
         path = self._path_to(func)
@@ -658,6 +675,11 @@ class Tracing:
         if func.name.value == "__init__" and isinstance(receiver, Object):
             # Built under the caller's jit: the instance is made inside the trace.
             receiver.made_at, receiver.building = ABSTRACT, True
+        elif isinstance(receiver, Object) and not receiver.fields:
+            # What the class's own code always stores (`self.blocks = [...]`) is known of
+            # any instance: a Python list indexed by a tracer fails, whoever built it.
+            for name, pytype in container_attributes(receiver.cls).items():
+                receiver.fields[name] = Value(STATIC, pytype=pytype)
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
