@@ -49,6 +49,8 @@ from jitlint.system.budget import budget_behind
 # flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
 # flake8 does not know.
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
+# Rules the engine itself reports: a file that cannot be read or parsed, unused suppressions.
+_NOT_WALKED = ("JIT001", "JIT002")
 # A file that may annotate parameters with another module's pytree classes (class_facts.py).
 _JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
 
@@ -157,7 +159,7 @@ def lint_text(
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
         if code in INDEX
-        and code != "JIT001"
+        and code not in _NOT_WALKED
         and (
             not text_gates
             or may_apply(code, gated)
@@ -189,15 +191,30 @@ def lint_text(
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))
-    suppressions = None
-    if result.diagnostics:
-        suppressions = suppression.collect(source if noqa else _hide_noqa(source))
-    if suppressions is not None:
-        result.diagnostics = [
-            d for d in result.diagnostics if not suppressions.covers(d.code, d.line)
-        ]
+    _suppress(result, source if noqa else _hide_noqa(source), codes)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
+    """Drop the findings the file's comments suppress; with JIT002 selected, report the
+    comments' codes that suppress nothing (rules/jit002_unused_suppression.py)."""
+    check_unused = "JIT002" in codes
+    if not result.diagnostics and not check_unused:
+        return
+    found = suppression.collect(source)
+    if found is None:
+        return
+    findings = result.diagnostics
+    result.diagnostics = [d for d in findings if not found.covers(d.code, d.line)]
+    if check_unused:
+        unused = suppression.unused_directives(
+            found, [(d.code, d.line) for d in findings], codes, INDEX
+        )
+        from jitlint.rules.jit002_unused_suppression import UnusedSuppression
+
+        reports = UnusedSuppression.findings(found, unused, result.path)
+        result.diagnostics.extend(d for d in reports if not found.names(d.code, d.line))
 
 
 def _returned(received: Received) -> bool:
