@@ -141,10 +141,10 @@ def _removal(line_text: str, item: Unused) -> Edit:
     if item.kept:
         return replace(d.codes_start, d.codes_end, ", ".join(item.kept))
     after = line_text[d.end : d.comment_end]
-    if d.start > d.comment_start:  # `# type: ignore  # noqa: JIT101`: the tail goes
+    if d.start > d.comment_start:  # after other text in the comment: that text stays
         return replace(len(line_text[: d.start].rstrip()), d.end, "")
     if not after.strip():  # the comment was only this directive
         return replace(len(line_text[: d.comment_start].rstrip()), d.comment_end, "")
-    if after.lstrip().startswith("#"):  # `# noqa: JIT101  # why` keeps `# why`
+    if after.lstrip().startswith("#"):  # a second comment after it stays
         return replace(d.start, d.end + len(after) - len(after.lstrip()), "")
-    return replace(d.start, d.end, "#")  # `# noqa: JIT101 why` keeps `# why`
+    return replace(d.start, d.end, "#")  # words after it stay, as a comment
