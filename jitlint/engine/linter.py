@@ -27,6 +27,7 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project import class_facts, returned, returns
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
@@ -87,9 +88,11 @@ def lint_text(
     `noqa=False` leaves `# noqa` comments to the caller (flake8 applies its own); jitlint's
     own `# jitlint: ...` comments still apply. `text_gates=False` runs every selected rule
     even where its text gate says it cannot fire (the tests use it to show the gates are
-    sound). `inbound` (the project pass, see model/project/records.py) are calls from traced code
-    in other files to this file's top-level functions, and transformations applied to them
-    there; given (even empty), the result also lists this file's outbound records.
+    sound). `rule_settings` holds the rules' options by code, and the file's framework
+    versions under `OPTIONS_KEY` (model/library/versions.py). `inbound` (the project pass,
+    see model/project/records.py) are calls from traced code in other files to this file's
+    top-level functions, and transformations applied to them there; given (even empty), the
+    result also lists this file's outbound records.
     """
     result = FileResult(path)
     want_parse_errors = "JIT001" in codes
@@ -150,6 +153,7 @@ def lint_text(
                 by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
     settings = rule_settings or {}
+    ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
     # What another file's function returns is text this file uses (project/returned.py):
     # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
     gated = source + "".join(

@@ -1,5 +1,6 @@
 """What each file is linted with: its nearest config's settings under the command line's
-overrides (selectors, excludes, per-file ignores), built once per config file."""
+overrides (selectors, excludes, per-file ignores), built once per config file, and the
+framework versions it is linted for (jitlint/framework_versions.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from jitlint import selection
 from jitlint.config import ConfigError, ConfigResolver, Settings
 from jitlint.engine.discovery import Exclusion
 from jitlint.engine.runner import RuleSets, Task, display_path
+from jitlint.framework_versions import VersionResolver
+from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.system.reading import real_path
 
 
@@ -57,6 +60,7 @@ class Profiles:
         self.resolver = resolver
         self.overrides = overrides
         self._by_settings: dict[int, Profile] = {}
+        self.versions = VersionResolver()
 
     def for_directory(self, directory: Path) -> Profile:
         return self._profile(self.resolver.for_directory(directory))
@@ -75,7 +79,7 @@ class Profiles:
             display if display is not None else display_path(path),
             None if source is not None else str(path),
             profile.rule_sets.codes_for(path),
-            settings.rule_options,
+            {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)},
             source,
             settings.max_file_size,
             settings.max_file_seconds,
