@@ -52,15 +52,6 @@ class Resolved:
     file: Path | None = None  # the config or requirements file
     detail: str = ""  # the key or requirement, as written
 
-    def describe(self) -> str:
-        where = {
-            "config": f"{self.file} ({self.detail})",
-            "requirements": f"{self.file} ({self.detail})",
-            "tensorflow": f"tf.keras of TensorFlow {self.detail}",
-            "facts": "the version jitlint's facts were generated for",
-        }[self.source]
-        return f"{self.version} ({self.source}: {where})"
-
     def to_json(self) -> dict[str, str | None]:
         return {
             "version": self.version,

@@ -228,6 +228,13 @@ def build_parser() -> argparse.ArgumentParser:
     docs = parser.add_argument_group("documentation")
     docs.add_argument("--explain", metavar="CODE", help="show a rule's documentation")
     docs.add_argument("--list-rules", action="store_true", help="list every rule")
+    docs.add_argument(
+        "--show-settings",
+        type=Path,
+        metavar="PATH",
+        help="print the settings PATH is linted with: config file, selection, per-file "
+        "ignores, framework versions and where each came from (text or json)",
+    )
     misc = parser.add_argument_group("other")
     misc.add_argument(
         "--config",
@@ -271,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args.explain, args.format)
         if args.list_rules:
             return _list_rules(args.format)
+        if args.show_settings is not None:
+            return _show_settings(args)
         return _check(args)
     except BrokenPipeError:
         return EXIT_ERROR
@@ -354,10 +363,26 @@ class _Plan:
     stdin_excluded: bool = False  # `--stdin-filename` names a file `force-exclude` excludes
 
 
-def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
+def _show_settings(args: argparse.Namespace) -> int:
+    from jitlint import selection
+    from jitlint.config import ConfigError
+    from jitlint.frontends.show_settings import render, settings_report
+
+    path: Path = args.show_settings
+    if not path.exists():
+        return _error(f"{path}: no such file or directory")
+    try:
+        report = settings_report(_profiles(args), path)
+    except (ConfigError, selection.UnknownSelector) as exc:
+        return _error(str(exc))
+    sys.stdout.write(render(report, as_json=args.format == "json"))
+    return EXIT_CLEAN
+
+
+def _profiles(args: argparse.Namespace) -> Profiles:
+    """Each file's settings: its nearest config (or --config) under the command line's."""
     from jitlint import selection
     from jitlint.config import ConfigResolver
-    from jitlint.engine.discovery import FileFinder
     from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores
 
     overrides = Overrides(
@@ -372,7 +397,13 @@ def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
         per_file_ignores=parse_per_file_ignores(args.per_file_ignores),
         unsafe_fixes=args.unsafe_fixes,
     )
-    profiles = Profiles(ConfigResolver(args.config), overrides)
+    return Profiles(ConfigResolver(args.config), overrides)
+
+
+def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
+    from jitlint.engine.discovery import FileFinder
+
+    profiles = _profiles(args)
     stdin_name = args.stdin_filename if stdin else None
     start = Path(stdin_name).parent if stdin_name else Path.cwd()
     settings = profiles.for_directory(start).settings
