@@ -32,7 +32,7 @@ class UnusedSuppression(Rule):
 
     @jax.jit
     def step(x):
-        return x * 2  # noqa: JIT101  # error: JIT002
+        return x * 2  # jitlint: ignore[JIT101]  # error: JIT002
     ```
 
     ## Use instead
@@ -42,7 +42,7 @@ class UnusedSuppression(Rule):
 
     @jax.jit
     def step(x):
-        if x > 0:  # noqa: JIT101
+        if x > 0:  # jitlint: ignore[JIT101]
             return x
         return -x
     ```
