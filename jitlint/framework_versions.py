@@ -75,13 +75,21 @@ class VersionResolver:
         self._declared: dict[Path, dict[str, _Declared] | None] = {}
 
     def options(self, path: Path, settings: Settings) -> dict[str, str]:
-        """What goes into the file's rule options (engine: `ctx.versions`)."""
-        return {name: found.version for name, found in self.for_file(path, settings).items()}
+        """What goes into the file's rule options (engine: `ctx.versions`): the versions
+        configured or declared. The facts' versions are left out: `FrameworkVersions`
+        falls back to them, so a run with none declared reads no facts until a rule asks."""
+        found = self.for_file(path, settings, with_facts=False)
+        return {name: resolved.version for name, resolved in found.items()}
 
-    def for_file(self, path: Path, settings: Settings) -> dict[str, Resolved]:
-        return self.for_directory(Path(os.path.abspath(path)).parent, settings)
+    def for_file(
+        self, path: Path, settings: Settings, *, with_facts: bool = True
+    ) -> dict[str, Resolved]:
+        directory = Path(os.path.abspath(path)).parent
+        return self.for_directory(directory, settings, with_facts=with_facts)
 
-    def for_directory(self, directory: Path, settings: Settings) -> dict[str, Resolved]:
+    def for_directory(
+        self, directory: Path, settings: Settings, *, with_facts: bool = True
+    ) -> dict[str, Resolved]:
         declared = self._nearest(Path(os.path.abspath(directory)))
         resolved: dict[str, Resolved] = {}
         for framework in FRAMEWORKS:
@@ -100,6 +108,8 @@ class VersionResolver:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
             resolved["keras"] = Resolved("keras", keras, "tensorflow", None, tensorflow)
+        if not with_facts:
+            return resolved
         for framework in FRAMEWORKS:
             if framework not in resolved:
                 version = facts_versions()[framework]

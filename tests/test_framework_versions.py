@@ -204,6 +204,16 @@ def test_precedence_config_then_requirements_then_tensorflow_then_facts(tmp_path
     }
 
 
+def test_only_configured_or_declared_versions_travel_in_the_options(tmp_path):
+    # The facts' versions are the engine's fallback: a project declaring none keeps the
+    # options (and the cache key) it had, and reads no facts until a rule asks.
+    target = tmp_path / "m.py"
+    settings = ConfigResolver(cwd=tmp_path).for_file(target)
+    assert VersionResolver().options(target, settings) == {}
+    write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
+    assert VersionResolver().options(target, settings) == {"tensorflow": "2.15.1", "keras": "2"}
+
+
 def test_the_nearest_declaring_directory_wins(tmp_path):
     write(tmp_path / "requirements.txt", "jax==0.4.25\n")
     write(tmp_path / "lib" / "pyproject.toml", '[project]\nname = "lib"\ndependencies = []\n')
