@@ -348,3 +348,14 @@ def test_show_settings_reports_a_config_error(tmp_path, monkeypatch):
     write(tmp_path / "m.py", "x = 1\n")
     status, _, err = run_cli("--show-settings", "m.py")
     assert status == 2 and "`jax-version` must be a version string" in err
+
+
+def test_the_editor_lints_a_buffer_for_the_file_s_versions(tmp_path):
+    from jitlint.frontends.editor import EditorState
+
+    path = write(tmp_path / "m.py", KERAS_LAYER)
+    state = EditorState([tmp_path])
+    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
+    write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
+    state = EditorState([tmp_path])
+    assert state.lint(state.setup(path), KERAS_LAYER) == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jitlint import selection
 from jitlint.config import ConfigError, ConfigResolver, Settings
@@ -79,7 +80,7 @@ class Profiles:
             display if display is not None else display_path(path),
             None if source is not None else str(path),
             profile.rule_sets.codes_for(path),
-            {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)},
+            self.rule_options(path, settings),
             source,
             settings.max_file_size,
             settings.max_file_seconds,
@@ -91,6 +92,10 @@ class Profiles:
                 else self.overrides.unsafe_fixes
             ),
         )
+
+    def rule_options(self, path: Path, settings: Settings) -> dict[str, Any]:
+        """The config's rule options, and the framework versions the file is linted for."""
+        return {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)}
 
     def _profile(self, settings: Settings) -> Profile:
         # Settings objects live as long as the resolver, so their ids are stable keys.
