@@ -207,3 +207,31 @@ def test_explain_and_list_rules_know_jit002():
     status, out, _ = run_cli("--list-rules")
     line = next(row for row in out.splitlines() if row.startswith("JIT002"))
     assert "*o" in line  # a fix, off by default
+
+
+def test_another_comment_on_the_statement_silences_jit002():
+    assert codes_and_lines("import jax\nx = 1  # noqa  # jitlint: ignore[JIT101]\n", ["ALL"]) == []
+    silenced = "import jax\nx = (1,  # jitlint: ignore[JIT101]\n     2)  # noqa: JIT002\n"
+    assert codes_and_lines(silenced, ["ALL"]) == []
+
+
+def test_a_notebook_cell_gets_the_finding_and_the_fix():
+    import json
+
+    cells = [["import jax\n", "%matplotlib inline"], ["x = 1  # noqa: E501, JIT101\n", "y = 2"]]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": cell, "outputs": [],
+             "execution_count": None}
+            for cell in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }  # fmt: skip
+    text = json.dumps(notebook, indent=1)
+    (diagnostic,) = lint_source(text, "n.ipynb", select=["JIT002"])
+    assert (diagnostic.cell, diagnostic.line, diagnostic.column) == (2, 1, 8)
+    fixed = json.loads(fix_source(text, "n.ipynb", select=["JIT002"]).source)
+    assert fixed["cells"][1]["source"] == ["x = 1  # noqa: E501\n", "y = 2"]
+    assert fixed["cells"][0]["source"] == cells[0]

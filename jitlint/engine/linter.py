@@ -212,13 +212,13 @@ def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
     findings = result.diagnostics
     result.diagnostics = [d for d in findings if not found.covers(d.code, d.line)]
     if check_unused:
+        from jitlint.rules.jit002_unused_suppression import UnusedSuppression
+
         unused = suppression.unused_directives(
             found, [(d.code, d.line) for d in findings], codes, INDEX
         )
-        from jitlint.rules.jit002_unused_suppression import UnusedSuppression
-
-        reports = UnusedSuppression.findings(found, unused, result.path)
-        result.diagnostics.extend(d for d in reports if not found.names(d.code, d.line))
+        unused = [item for item in unused if not found.silences(item.directive)]
+        result.diagnostics.extend(UnusedSuppression.findings(found, unused, result.path))
 
 
 def _returned(received: Received) -> bool:

@@ -78,18 +78,22 @@ class Suppressions:
                 return True
         return False
 
-    def names(self, code: str, line: int) -> bool:
-        """Whether a file-level comment, or a comment covering `line` that lists codes,
-        suppresses `code` (a bare `# noqa` does not name it)."""
+    def silences(self, directive: Directive, code: str = "JIT002") -> bool:
+        """Whether a finding `code` about `directive` itself is suppressed: by a file-level
+        comment, by another comment on its statement, or by `code` among its own codes (a
+        bare `# jitlint: ignore` that suppresses nothing does not silence its own report)."""
         if any(code.startswith(prefix) for prefix in self.file_codes):
             return True
-        first, last = self._span(line)
-        return any(
-            first <= d.line <= last
-            and d.codes is not None
-            and any(code.startswith(p) for p in d.codes)
-            for d in self.directives
-        )
+        first, last = self._span(directive.line)
+        for other in self.directives:
+            if not first <= other.line <= last:
+                continue
+            if other is directive:
+                if other.codes is not None and any(code.startswith(p) for p in other.codes):
+                    return True
+            elif other.codes is None or any(code.startswith(p) for p in other.codes):
+                return True
+        return False
 
     def reaches(self, directive: Directive, line: int) -> bool:
         """Whether `directive` covers a finding on `line`."""
