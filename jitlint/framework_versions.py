@@ -231,7 +231,8 @@ def _requirements_txt(path: Path) -> list[tuple[str, str]]:
         return []
     found = []
     for number, line in enumerate(text.splitlines(), 1):
-        requirement = re.split(r"\s#", line, maxsplit=1)[0].strip()
+        # A comment, per-requirement options (`--hash=...`) and a continuation go.
+        requirement = re.split(r"\s#|\s--", line, maxsplit=1)[0].strip().rstrip("\\").strip()
         if requirement and not requirement.startswith(("-", "#")):  # options, -r, -e
             found.append((f"{path.name} line {number}", requirement))
     return found

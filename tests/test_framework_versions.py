@@ -154,11 +154,13 @@ def test_requirements_files_and_poetry(tmp_path):
         # a comment
         jax ~= 0.4.31  # pinned for the CI
         keras>=3.1,!=3.2
+        tensorflow==2.15.1 --hash=sha256:0123 \\
         """,
     )
     declared = declared_in(tmp_path)
     assert declared is not None
     assert (declared["jax"].version, declared["keras"].version) == ("0.4.31", "3.1")
+    assert declared["tensorflow"].version == "2.15.1"
     assert declared["jax"].detail.endswith("requirements-dev.txt line 3")
 
     poetry = tmp_path / "poetry"
