@@ -235,3 +235,15 @@ def test_a_notebook_cell_gets_the_finding_and_the_fix():
     fixed = json.loads(fix_source(text, "n.ipynb", select=["JIT002"]).source)
     assert fixed["cells"][1]["source"] == ["x = 1  # noqa: E501\n", "y = 2"]
     assert fixed["cells"][0]["source"] == cells[0]
+
+
+def test_nothing_is_judged_where_the_tokenizer_fails():
+    from jitlint.engine import suppression
+
+    # An unterminated string: the `#` is guessed to start a comment, but may be inside it.
+    found = suppression.collect('s = """text  # noqa: JIT101\n')
+    assert found is not None and not found.tokenized
+    assert suppression.unused_directives(found, [], {"JIT101"}, {"JIT101"}) == []
+    good = suppression.collect("x = 1  # noqa: JIT101\n")
+    assert good is not None and good.tokenized
+    assert suppression.unused_directives(good, [], {"JIT101"}, {"JIT101"}) != []

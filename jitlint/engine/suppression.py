@@ -68,6 +68,8 @@ class Suppressions:
     spans: list[tuple[int, int]] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # the source's lines, without line breaks
+    # False when the tokenizer failed and comments were guessed from `#` (maybe in a string)
+    tokenized: bool = True
 
     def covers(self, code: str, line: int) -> bool:
         if any(code.startswith(prefix) for prefix in self.file_codes):
@@ -115,6 +117,7 @@ def collect(source: str) -> Suppressions | None:
     try:
         comments, found.spans = _scan_tokens(source)
     except (tokenize.TokenError, SyntaxError):
+        found.tokenized = False
         comments = [
             (number, line.index("#"), line[line.index("#") :])
             for number, line in enumerate(found.lines, 1)
@@ -181,7 +184,9 @@ def unused_directives(
     line) pairs before suppression): a code no finding matched, a code of a rule not
     enabled for the file, or a code no rule has. Other tools' codes (`E501`) and a bare
     `# noqa`, which other tools read too, are never dead; a bare `# jitlint: ignore` is when
-    its statement has no finding at all."""
+    its statement has no finding at all. Nothing is judged where the tokenizer failed."""
+    if not found.tokenized:  # a `#` in a string is no comment to edit
+        return []
     findings = list(findings)
     out = []
     for directive in found.directives:
