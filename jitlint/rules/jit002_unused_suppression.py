@@ -10,8 +10,11 @@ class UnusedSuppression(Rule):
     ## What it does
     Reports a `# noqa: JIT...` or `# jitlint: ignore[...]` comment with a JIT code that
     suppresses nothing: no finding of that code on the statement, a code whose rule is not
-    enabled for the file, or a code no jitlint rule has (`JIT999`). A bare
-    `# jitlint: ignore` on a statement with no finding is reported too.
+    enabled for the file (as ruff's RUF100 reports them: run it with your usual selection,
+    since with `--select JIT002` alone every other code counts as not enabled), or a code no
+    jitlint rule has (`JIT999`). A bare `# jitlint: ignore` on a statement with no finding is
+    reported too. Another comment on the statement that covers JIT002 (a bare `# noqa`, or
+    `# noqa: JIT002`) silences the finding.
 
     Codes of other tools in the same comment (`# noqa: E501, JIT101`) and a bare `# noqa`
     (flake8, ruff and others read it too) are never reported. Neither are the file-level
