@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from jitlint.config import ConfigError, Settings, read_toml
+from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.model.library.versions import (
     FRAMEWORKS,
     facts_versions,
     keras_for_tensorflow,
     parse_version,
 )
+from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
 # Distribution names (normalized as pip does) that install each framework.
 _DISTRIBUTIONS = {
@@ -62,7 +64,9 @@ class Resolved:
 
 
 @dataclass(frozen=True)
-class _Declared:
+class Declared:
+    """A framework version a requirement file declares."""
+
     version: str
     file: Path
     detail: str
@@ -72,7 +76,7 @@ class VersionResolver:
     """Each file's versions; the requirements of each directory are read once."""
 
     def __init__(self) -> None:
-        self._declared: dict[Path, dict[str, _Declared] | None] = {}
+        self._declared: dict[Path, dict[str, Declared] | None] = {}
 
     def options(self, path: Path, settings: Settings) -> dict[str, str]:
         """What goes into the file's rule options (engine: `ctx.versions`): the versions
@@ -116,10 +120,10 @@ class VersionResolver:
                 resolved[framework] = Resolved(framework, version, "facts")
         return {framework: resolved[framework] for framework in FRAMEWORKS}
 
-    def _nearest(self, directory: Path) -> dict[str, _Declared]:
+    def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""
         unknown: list[Path] = []
-        found: dict[str, _Declared] | None = None
+        found: dict[str, Declared] | None = None
         current = directory
         while True:
             if current in self._declared:
@@ -135,7 +139,7 @@ class VersionResolver:
         return found or {}
 
 
-def declared_in(directory: Path) -> dict[str, _Declared] | None:
+def declared_in(directory: Path) -> dict[str, Declared] | None:
     """The framework versions the requirement files in `directory` declare; None when it
     has no requirement file (the search goes on upwards)."""
     sources: list[tuple[Path, str, str]] = []  # (file, where, requirement)
@@ -153,14 +157,14 @@ def declared_in(directory: Path) -> dict[str, _Declared] | None:
         sources.extend((path, where, text) for where, text in _requirements_txt(path))
     if not has_requirements:
         return None
-    declared: dict[str, _Declared] = {}
+    declared: dict[str, Declared] = {}
     for file, where, text in sources:
         parsed = _requirement(text)
         if parsed is None:
             continue
         framework, version = parsed
         if framework not in declared:
-            declared[framework] = _Declared(version, file, f"{text.strip()} in {where}")
+            declared[framework] = Declared(version, file, f"{text.strip()} in {where}")
     return declared
 
 
@@ -209,7 +213,8 @@ def _pyproject_requirements(path: Path) -> list[tuple[str, str]] | None:
         has_tables = True
         for group in sorted(groups):
             found += _strings(f"dependency-groups.{group}", groups[group])
-    poetry = data.get("tool", {}).get("poetry", {})
+    tool = data.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
     if isinstance(poetry, dict) and isinstance(poetry.get("dependencies"), dict):
         has_tables = True
         for name, spec in poetry["dependencies"].items():
@@ -225,9 +230,9 @@ def _strings(where: str, values: Any) -> list[tuple[str, str]]:
 
 
 def _requirements_txt(path: Path) -> list[tuple[str, str]]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    try:  # a regular file only, and a bounded read, as for the files linted
+        text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
+    except (Unreadable, TooLarge):
         return []
     found = []
     for number, line in enumerate(text.splitlines(), 1):

@@ -361,3 +361,15 @@ def test_the_editor_lints_a_buffer_for_the_file_s_versions(tmp_path):
     write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
     state = EditorState([tmp_path])
     assert state.lint(state.setup(path), KERAS_LAYER) == []
+
+
+def test_odd_requirement_files_are_passed_over(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "requirements-fifo.txt")  # never opened for a blocking read
+    write(
+        tmp_path / "pyproject.toml",
+        'tool = 1\n[project]\nname = "x"\ndependencies = ["jax==0.4.2"]\n',
+    )
+    declared = declared_in(tmp_path)
+    assert declared is not None and declared["jax"].version == "0.4.2"
