@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.model.domain.names import Names
+from jitlint.model.library.versions import FrameworkVersions
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
@@ -35,6 +36,9 @@ class FileContext:
         # What other files of the run say about this file's names for the TF model: graph
         # code calling its functions, its Keras classes' uses, dtype facts it imports.
         self.tf_inbound: list[TfInbound] = []
+        # The framework versions the file is linted for (model/library/versions.py); rules
+        # whose hazard exists only in some versions read `ctx.versions.keras` and the like.
+        self.versions = FrameworkVersions({})
 
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:

@@ -266,6 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
     docs = parser.add_argument_group("documentation")
     docs.add_argument("--explain", metavar="CODE", help="show a rule's documentation")
     docs.add_argument("--list-rules", action="store_true", help="list every rule")
+    docs.add_argument(
+        "--show-settings",
+        type=Path,
+        metavar="PATH",
+        help="print the settings PATH is linted with: config file, selection, per-file "
+        "ignores, framework versions and where each came from (text or json)",
+    )
     misc = parser.add_argument_group("other")
     misc.add_argument(
         "--config",
@@ -345,6 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args.explain, args.format)
         if args.list_rules:
             return _list_rules(args.format)
+        if args.show_settings is not None:
+            return _show_settings(args)
         if args.watch:
             return _watch(args)
         return _check(args)
@@ -450,8 +459,25 @@ class _Plan:
     stdin_excluded: bool = False  # `--stdin-filename` names a file `force-exclude` excludes
 
 
+def _show_settings(args: argparse.Namespace) -> int:
+    from jitlint import selection
+    from jitlint.config import ConfigError
+    from jitlint.frontends.show_settings import render, settings_report
+
+    path: Path = args.show_settings
+    if not path.exists():
+        return _error(f"{path}: no such file or directory")
+    try:
+        report = settings_report(_profiles(args, Path.cwd())[0], path)
+    except (ConfigError, selection.UnknownSelector) as exc:
+        return _error(str(exc))
+    sys.stdout.write(render(report, as_json=args.format == "json"))
+    return EXIT_CLEAN
+
+
 def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings]:
-    """Each file's settings under the command line's, and the settings governing `start`."""
+    """Each file's settings (its nearest config, or --config) under the command line's,
+    and the settings governing `start`."""
     from jitlint import selection
     from jitlint.config import ConfigResolver
     from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores

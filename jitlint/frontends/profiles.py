@@ -1,17 +1,21 @@
 """What each file is linted with: its nearest config's settings under the command line's
-overrides (selectors, excludes, per-file ignores), built once per config file."""
+overrides (selectors, excludes, per-file ignores), built once per config file, and the
+framework versions it is linted for (jitlint/framework_versions.py)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jitlint import selection
 from jitlint.config import ConfigError, ConfigResolver, Settings
 from jitlint.engine.discovery import Exclusion
 from jitlint.engine.linter import ENGINE_OPTIONS
 from jitlint.engine.runner import RuleSets, Task, display_path
+from jitlint.framework_versions import VersionResolver
+from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.system.reading import real_path
 
 
@@ -59,6 +63,7 @@ class Profiles:
         self.resolver = resolver
         self.overrides = overrides
         self._by_settings: dict[int, Profile] = {}
+        self.versions = VersionResolver()
 
     def for_directory(self, directory: Path) -> Profile:
         return self._profile(self.resolver.for_directory(directory))
@@ -78,9 +83,9 @@ class Profiles:
             None if source is not None else str(path),
             profile.rule_sets.codes_for(path),
             (
-                {**settings.rule_options, ENGINE_OPTIONS: {"ignore-noqa": True}}
+                {**self.rule_options(path, settings), ENGINE_OPTIONS: {"ignore-noqa": True}}
                 if self.overrides.ignore_noqa
-                else settings.rule_options
+                else self.rule_options(path, settings)
             ),
             source,
             settings.max_file_size,
@@ -93,6 +98,10 @@ class Profiles:
                 else self.overrides.unsafe_fixes
             ),
         )
+
+    def rule_options(self, path: Path, settings: Settings) -> dict[str, Any]:
+        """The config's rule options, and the framework versions the file is linted for."""
+        return {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)}
 
     def _profile(self, settings: Settings) -> Profile:
         # Settings objects live as long as the resolver, so their ids are stable keys.
