@@ -21,6 +21,7 @@ from typing import Any
 
 from jitlint.engine.discovery import DEFAULT_EXCLUDE
 from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
+from jitlint.model.jax.frameworks.contracts import assumption_problem
 from jitlint.model.library.versions import FRAMEWORKS, parse_version
 from jitlint.rules import code_for_name, rule_class
 from jitlint.rules._index import INDEX
@@ -39,6 +40,7 @@ _PATTERN_LISTS = ("exclude", "extend-exclude")
 # `jax-version = "0.4.30"`: the framework versions to lint for (model/library/versions.py).
 _VERSION_KEYS = tuple(f"{framework}-version" for framework in FRAMEWORKS)
 _OTHER_KEYS = (
+    "assume-traced",
     "extend",
     "max-file-size",
     "max-file-memory",
@@ -73,6 +75,8 @@ class Settings:
     max_file_memory: int = DEFAULT_MEMORY
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     verify: VerifyConfig = field(default_factory=lambda: VerifyConfig())
+    # More entry points to trace by contract (model/jax/frameworks/contracts.py).
+    assume_traced: list[str] = field(default_factory=list)
     # `jax-version` and the like: framework -> (version, the config file that set it).
     framework_versions: dict[str, tuple[str, Path]] = field(default_factory=dict)
     # The settings of the file named by `extend`; the fields above already hold the merged
@@ -289,6 +293,14 @@ def settings_from_table(
                 if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                     raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
+        elif key == "assume-traced":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where(key)} must be a list of strings, got {value!r}")
+            for pattern in value:
+                problem = assumption_problem(pattern)
+                if problem is not None:
+                    raise ConfigError(f"{where(key)}: {problem}")
+            settings.assume_traced = list(value)
         elif key in _VERSION_KEYS:
             if not isinstance(value, str) or parse_version(value) is None:
                 raise ConfigError(f'{where(key)} must be a version string, e.g. "0.4.30"')

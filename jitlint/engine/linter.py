@@ -27,7 +27,7 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.jax.frameworks.contracts import CONTRACT_METHODS
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project import class_facts, returned, returns
 from jitlint.model.project.files import accepts
@@ -164,6 +164,8 @@ def lint_text(
         ctx.inbound = by_function
     settings = rule_settings or {}
     ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
+    if settings.get(ASSUME_KEY):
+        ctx.assumptions = Assumptions.parse(settings[ASSUME_KEY])
     # What another file's function returns is text this file uses (project/returned.py):
     # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
     gated = source + "".join(

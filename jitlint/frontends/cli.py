@@ -153,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report findings that `# noqa` and `# jitlint:` comments suppress",
     )
+    sel.add_argument(
+        "--assume-traced",
+        metavar="PATTERNS",
+        type=_assume_traced,
+        help="more code to treat as traced under jit, comma-separated, replacing the config's "
+        "`assume-traced`: `decorator:QUALNAME`, `base:QUALNAME`, `public-array-functions`",
+    )
     files = parser.add_argument_group("file selection")
     files.add_argument(
         "--show-files",
@@ -459,6 +466,18 @@ class _Plan:
     stdin_excluded: bool = False  # `--stdin-filename` names a file `force-exclude` excludes
 
 
+def _assume_traced(text: str) -> list[str]:
+    """`--assume-traced` patterns, checked as the config's are."""
+    from jitlint.model.jax.frameworks.contracts import assumption_problem
+
+    patterns = [p.strip() for p in text.split(",") if p.strip()]
+    for pattern in patterns:
+        problem = assumption_problem(pattern)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+    return patterns
+
+
 def _show_settings(args: argparse.Namespace) -> int:
     from jitlint import selection
     from jitlint.config import ConfigError
@@ -494,6 +513,7 @@ def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings
         per_file_ignores=parse_per_file_ignores(args.per_file_ignores),
         unsafe_fixes=args.unsafe_fixes,
         ignore_noqa=args.ignore_noqa,
+        assume_traced=args.assume_traced,
     )
     if args.isolated:
         from jitlint.frontends.commands import IsolatedResolver

@@ -15,6 +15,7 @@ from jitlint.engine.discovery import Exclusion
 from jitlint.engine.linter import ENGINE_OPTIONS
 from jitlint.engine.runner import RuleSets, Task, display_path
 from jitlint.framework_versions import VersionResolver
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY
 from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.system.reading import real_path
 
@@ -31,6 +32,7 @@ class Overrides:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     unsafe_fixes: bool | None = None  # --unsafe-fixes / --no-unsafe-fixes
     ignore_noqa: bool = False  # --ignore-noqa
+    assume_traced: list[str] | None = None  # --assume-traced, replacing the config's
     cwd: Path = field(default_factory=lambda: Path(os.path.abspath(Path.cwd())))
 
 
@@ -100,8 +102,14 @@ class Profiles:
         )
 
     def rule_options(self, path: Path, settings: Settings) -> dict[str, Any]:
-        """The config's rule options, and the framework versions the file is linted for."""
-        return {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)}
+        """The config's rule options, the framework versions the file is linted for, and
+        the patterns of `assume-traced`."""
+        options = {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)}
+        assumed = self.overrides.assume_traced
+        assumed = settings.assume_traced if assumed is None else assumed
+        if assumed:
+            options[ASSUME_KEY] = list(assumed)
+        return options
 
     def _profile(self, settings: Settings) -> Profile:
         # Settings objects live as long as the resolver, so their ids are stable keys.

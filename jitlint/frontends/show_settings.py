@@ -26,6 +26,7 @@ def settings_report(profiles: Profiles, path: Path) -> dict[str, Any]:
         Path(os.path.abspath(path if is_dir else path.parent)), settings
     )
     unsafe = profiles.overrides.unsafe_fixes
+    assumed = profiles.overrides.assume_traced
     return {
         "path": str(path),
         "config": str(settings.config_path) if settings.config_path else None,
@@ -39,6 +40,7 @@ def settings_report(profiles: Profiles, path: Path) -> dict[str, Any]:
         "unsafe_fixes": settings.unsafe_fixes if unsafe is None else unsafe,
         "fixable": sorted(profile.fixable),
         "rule_options": settings.rule_options,
+        "assume_traced": settings.assume_traced if assumed is None else assumed,
         "framework_versions": {name: found.to_json() for name, found in versions.items()},
     }
 
@@ -69,6 +71,8 @@ def render(report: dict[str, Any], as_json: bool) -> str:
     lines.append(f"fixable: {', '.join(report['fixable'])}")
     for code, options in report["rule_options"].items():
         lines.append(f"options of {code}: {json.dumps(options, sort_keys=True)}")
+    assumed = report["assume_traced"]
+    lines.append(f"assume-traced: {', '.join(assumed) if assumed else '(contracts only)'}")
     lines.append("framework versions:")
     for name, found in report["framework_versions"].items():
         lines.append(f"  {name}: {found['version']} ({_origin(found)})")

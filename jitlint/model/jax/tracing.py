@@ -57,7 +57,14 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
-from jitlint.model.jax.frameworks.contracts import CONTRACTS, Contract, array_params
+from jitlint.model.jax.frameworks.contracts import (
+    CONTRACTS,
+    Assumptions,
+    Contract,
+    array_params,
+    assumed_classes,
+    assumed_functions,
+)
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
@@ -198,10 +205,14 @@ def merge(values: Sequence[Value]) -> Value:
 
 class Tracing:
     def __init__(
-        self, names: Names, inbound: Mapping[str, Sequence[Received]] | None = None
+        self,
+        names: Names,
+        inbound: Mapping[str, Sequence[Received]] | None = None,
+        assumptions: Assumptions | None = None,
     ) -> None:
         self.names = names
         self.module = names.module
+        self.assumptions = assumptions or Assumptions()
         # top-level function name -> calls from, and applications in, other files
         self.inbound = inbound or {}
         self._traces: dict[int, FunctionTrace] = {}
@@ -259,17 +270,23 @@ class Tracing:
         index = self.index
         if index.entries or self.inbound or index.foreign:
             return True
-        return any(self.contract_classes())
+        return any(self.contract_classes()) or any(assumed_functions(self.names, self.assumptions))
 
     def contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
         """The module's top-level classes whose framework traces some methods by contract:
         from their bases here, or from another file's facts about an imported base."""
+        assumed = dict(
+            (id(info), (info, contract))
+            for info, contract in assumed_classes(self.names, self.classes, self.assumptions)
+        )
         for statement in self.module.body:
             if type(statement) is cst.ClassDef:
                 info = self.classes.of(statement, [self.module])
                 contract = CONTRACTS.get(self._framework(info) or "")
                 if contract is not None:
                     yield info, contract
+                elif id(info) in assumed:
+                    yield assumed[id(info)]
 
     def _framework(self, info: ClassInfo) -> str | None:
         if info.kind is not None or not self.inbound:
@@ -641,6 +658,11 @@ class Tracing:
                     continue
                 self._contract_root(method.func, info.name, contract)
                 self._reroot_nested(method.func)
+        for func, owner, contract in list(assumed_functions(self.names, self.assumptions)):
+            found = self._traces.get(id(func))
+            if found is None or found.level == 0:
+                self._contract_root(func, owner, contract)
+                self._reroot_nested(func)
 
     def _reroot_nested(self, outer: cst.FunctionDef) -> None:
         """Entries inside `outer` (a `lax.fori_loop` body, a jitted closure) were rooted
@@ -925,7 +947,7 @@ class Tracing:
             if entry.contract is not None:
                 return (
                     f"`{name}` is annotated as an array and is a parameter of "
-                    f"`{entry.contract[0]}.{entry.func.name.value}`, {contract_words(entry)}"
+                    f"`{self.function_trace(entry.func).qualname}`, {contract_words(entry)}"
                 )
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
