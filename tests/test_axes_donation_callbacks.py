@@ -193,3 +193,16 @@ def test_jit119_follows_nested_application_and_stacked_decorators():
     h(jnp.ones((2, 2)))
     """
     assert found(source, {"JIT119"}) == {(15, "JIT119")}
+
+
+def test_jit118_host_callback_is_gated_on_the_declared_jax_version():
+    from jitlint.engine.linter import lint_text
+    from jitlint.model.library.versions import OPTIONS_KEY
+
+    source = "from jax.experimental import host_callback as hcb\n"
+    old = lint_text(source, "case.py", {"JIT118"}, {OPTIONS_KEY: {"jax": "0.4.30"}})
+    new = lint_text(source, "case.py", {"JIT118"}, {OPTIONS_KEY: {"jax": "0.5.0"}})
+    default = lint_text(source, "case.py", {"JIT118"})
+    assert [d.code for d in old.diagnostics] == []
+    assert [d.code for d in new.diagnostics] == ["JIT118"]
+    assert [d.code for d in default.diagnostics] == ["JIT118"]  # the facts' jax 0.10.2

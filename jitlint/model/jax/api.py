@@ -129,3 +129,9 @@ def call_kind(qualname: str) -> str:
     if qualname.startswith("math."):
         return "other"
     return "unknown"
+
+
+# `jax.experimental.host_callback`: deprecated in jax 0.4.26 (jax-ml/jax#20385), still shipped
+# (re-implemented on io_callback) in 0.4.34, removed after it; the generated facts say whether
+# the facts' own jax can import it.
+HOST_CALLBACK_LAST_SHIPPED = (0, 4, 34)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.api import HOST_CALLBACK_LAST_SHIPPED
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import Application
 from jitlint.model.library.jax_facts import axis_transform, importable_module, jax_version
@@ -111,9 +112,10 @@ class RemovedHostCallback(Rule):
 
     ## Known problems
     An import guarded by `try`/`except ImportError` (code that supports old and new jax) is
-    not reported. An unused `pure_callback` is reported only where the model sees a staging
-    transformation around it: applied to its function, or on a chain of calls from the
-    module's code.
+    not reported, nor one in a project that declares jax 0.4.34 or older (the last release
+    that shipped the module; `jax-version` in the config, else its requirements). An unused
+    `pure_callback` is reported only where the model sees a staging transformation around
+    it: applied to its function, or on a chain of calls from the module's code.
     """
 
     code = "JIT118"
@@ -240,6 +242,8 @@ lax.scan(body, 0.0, jnp.arange(3.0))
     def _removed(self, node: cst.CSTNode, api: str | None) -> None:
         if importable_module(HOST_CALLBACK) is not False:
             return  # the facts' jax still has it
+        if self.ctx.versions.jax <= HOST_CALLBACK_LAST_SHIPPED:
+            return  # the project's declared jax still ships it
         advice = REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
         self.report(
             node,
