@@ -195,7 +195,7 @@ def test_jit119_follows_nested_application_and_stacked_decorators():
     assert found(source, {"JIT119"}) == {(15, "JIT119")}
 
 
-def test_jit118_host_callback_is_gated_on_the_declared_jax_version():
+def test_jit118_host_callback_is_a_warning_where_the_declared_jax_still_ships_it():
     from jitlint.engine.linter import lint_text
     from jitlint.model.library.versions import OPTIONS_KEY
 
@@ -203,6 +203,6 @@ def test_jit118_host_callback_is_gated_on_the_declared_jax_version():
     old = lint_text(source, "case.py", {"JIT118"}, {OPTIONS_KEY: {"jax": "0.4.30"}})
     new = lint_text(source, "case.py", {"JIT118"}, {OPTIONS_KEY: {"jax": "0.5.0"}})
     default = lint_text(source, "case.py", {"JIT118"})
-    assert [d.code for d in old.diagnostics] == []
-    assert [d.code for d in new.diagnostics] == ["JIT118"]
-    assert [d.code for d in default.diagnostics] == ["JIT118"]  # the facts' jax 0.10.2
+    assert [(d.code, d.severity) for d in old.diagnostics] == [("JIT118", "warning")]
+    assert [(d.code, d.severity) for d in new.diagnostics] == [("JIT118", "error")]
+    assert [d.severity for d in default.diagnostics] == ["error"]  # the facts' jax 0.10.2

@@ -112,8 +112,9 @@ class RemovedHostCallback(Rule):
 
     ## Known problems
     An import guarded by `try`/`except ImportError` (code that supports old and new jax) is
-    not reported, nor one in a project that declares jax 0.4.34 or older (the last release
-    that shipped the module; `jax-version` in the config, else its requirements). An unused
+    not reported. In a project that declares jax 0.4.34 or older (the last release that
+    shipped the module; `jax-version` in the config, else its requirements) the finding is a
+    warning: the code works there and breaks on the upgrade. An unused
     `pure_callback` is reported only where the model sees a staging transformation around
     it: applied to its function, or on a chain of calls from the module's code.
     """
@@ -242,9 +243,20 @@ lax.scan(body, 0.0, jnp.arange(3.0))
     def _removed(self, node: cst.CSTNode, api: str | None) -> None:
         if importable_module(HOST_CALLBACK) is not False:
             return  # the facts' jax still has it
-        if self.ctx.versions.jax <= HOST_CALLBACK_LAST_SHIPPED:
-            return  # the project's declared jax still ships it
         advice = REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
+        declared = self.ctx.versions.jax
+        if declared <= HOST_CALLBACK_LAST_SHIPPED:
+            # The jax the file is linted for still ships it: it breaks on the upgrade.
+            version = ".".join(map(str, declared))
+            self.report(
+                node,
+                f"`{HOST_CALLBACK}` is deprecated (jax 0.4.26) and removed after jax 0.4.34: "
+                f"it works with the declared jax {version}, and fails with ImportError on "
+                f"newer releases (jax {jax_version()} cannot import it)",
+                help=f"use {advice}",
+                severity="warning",
+            )
+            return
         self.report(
             node,
             f"`{HOST_CALLBACK}` was deprecated in jax 0.4.26 and is gone (jax "
