@@ -10,8 +10,8 @@ import pytest
 from helpers import found
 
 from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.values import STATIC, TRACED, UNKNOWN
+from jitlint.python.walker import iter_children
 
 HEADER = """\
 import jax

@@ -24,7 +24,6 @@ from jitlint.engine.source import (
     cut_indentation_form_feeds,
     decode_source,
 )
-from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
@@ -43,6 +42,7 @@ from jitlint.model.project.records import (
 from jitlint.model.project.returned import VALUE_FACT
 from jitlint.model.project.tf_outbound import tf_outbound
 from jitlint.model.project.tf_records import TfInbound
+from jitlint.python.walker import Walker
 from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule

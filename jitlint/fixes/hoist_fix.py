@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import descendants, iter_children
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.scopes import comprehension_targets
+from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:
     from jitlint.engine.context import FileContext

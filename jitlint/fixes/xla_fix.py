@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import descendants
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.walker import descendants
 
 if TYPE_CHECKING:
     from jitlint.engine.context import FileContext

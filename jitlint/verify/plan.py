@@ -25,9 +25,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
 from jitlint.model.jax.jit import JitApplication
 from jitlint.model.project.records import Inbound, Received
+from jitlint.python.walker import iter_children
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import descendants, iter_children
 from jitlint.model.domain.scopes import build_scope
+from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:
     from jitlint.engine.context import FileContext

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
-from jitlint.engine.walker import contains, iter_children
+from jitlint.python.walker import contains, iter_children
 
 if TYPE_CHECKING:
     from jitlint.engine.context import FileContext

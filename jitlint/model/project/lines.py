@@ -19,7 +19,7 @@ from libcst._nodes.internal import CodegenState
 
 
 class CallOrder:
-    """A walker listener (engine/walker.py): every call in source order, with the
+    """A walker listener (python/walker.py): every call in source order, with the
     module-level statement it is in. `parents` is set to the walker's ancestor stack."""
 
     def __init__(self) -> None:

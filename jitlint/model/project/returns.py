@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import Names
 from jitlint.model.project.tf_records import TfRecord
+from jitlint.python.walker import iter_children
 
 LIST_FACT = "jax:returns-list"
 # Every return is the result of a JAX operation (`return jnp.all(x)`, `return ok and

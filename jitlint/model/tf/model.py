@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import Names
 from jitlint.model.tf.api import (
     DO_NOT_CONVERT,
@@ -44,6 +43,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
+from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
     from jitlint.model.project.tf_records import TfInbound

@@ -20,7 +20,6 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.names import Names
 from jitlint.model.tf.api import (
     NON_TENSOR_CALLS,
@@ -31,6 +30,7 @@ from jitlint.model.tf.api import (
     op_table,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.python.walker import iter_children
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
