@@ -12,7 +12,7 @@ import pytest
 from helpers import found
 from test_project import check, where, write
 
-from jitlint.engine.context import FileContext
+from jitlint.model.context import FileContext
 from jitlint.model.project.records import record_from_json
 from jitlint.model.project.tf_records import TfInbound, TfRecord
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, xla_when

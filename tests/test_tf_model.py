@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from jitlint.engine.context import FileContext
+from jitlint.model.context import FileContext
 
 
 def model(source: str) -> tuple[FileContext, dict[str, object]]:

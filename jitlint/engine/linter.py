@@ -16,7 +16,6 @@ import libcst as cst
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine import suppression
-from jitlint.engine.context import FileContext
 from jitlint.engine.guards import guarded_tree
 from jitlint.engine.source import (
     DecodeProblem,
@@ -26,6 +25,7 @@ from jitlint.engine.source import (
 )
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.context import FileContext
 from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project import class_facts, returned, returns

@@ -21,7 +21,7 @@ from jitlint.model.domain.scopes import comprehension_targets
 from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 # function reads changes what it would see (shared with the lax.cond fix).
 MUTATING_METHODS = frozenset(
     {

@@ -35,7 +35,7 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 
 # Base classes that take new attributes in `__init__` (Keras layers and models, tf.Module).
 TF_BASES = ("tensorflow.", "keras.", "tf_keras.")

@@ -27,7 +27,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.hoist_fix import MUTATING_METHODS
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.where import (
@@ -38,6 +37,7 @@ from jitlint.fixes.traced.where import (
     where_of,
     with_comments,
 )
+from jitlint.model.context import FileContext
 from jitlint.model.domain.values import STATIC, TRACED
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.python.walker import descendants

@@ -1,4 +1,5 @@
-"""The engine's per-file state: what every rule shares about one file."""
+"""The per-file context every rule and fix builder queries: the models of one file, built on
+first use. The engine makes one per file and keeps `parents` at the walker's stack."""
 
 from __future__ import annotations
 
