@@ -9,9 +9,9 @@ from typing import Any
 from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.passes import FixOutcome, fix_text
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import RuleSets
-from jitlint.fixes.engine import FixOutcome, fix_text
 from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.notebook import is_notebook
 

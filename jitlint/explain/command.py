@@ -172,7 +172,7 @@ def _fix(explanation: Explanation, finding: Diagnostic, args: argparse.Namespace
     other files of the project are linted for their calls, not changed)."""
     import dataclasses
 
-    from jitlint.fixes.runner import run_fixes
+    from jitlint.engine.fixloop.runner import run_fixes
 
     if finding.fix is None:
         print("jitlint: the finding has no automatic fix", file=sys.stderr)

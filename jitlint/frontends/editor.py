@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import lint_text
-from jitlint.fixes.engine import fix_text
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
 

@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.files import (
+    ChangedOnDisk,
+    NotWritable,
+    diff_names,
+    encode,
+    write_atomically,
+)
+from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.runner import Progress, Task, jit001, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source, split_lines
-from jitlint.fixes.engine import fix_text
-from jitlint.fixes.files import ChangedOnDisk, NotWritable, diff_names, encode, write_atomically
 from jitlint.notebook import is_notebook
 from jitlint.system.budget import OverBudget, budget
 from jitlint.system.workers import Workers
