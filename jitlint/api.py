@@ -58,7 +58,7 @@ def lint_source(
     settings = settings or Settings(root=Path.cwd())
     codes = _codes(path, select, ignore, settings)
     if is_notebook(path):  # the notebook's JSON; findings carry their cell
-        from jitlint.notebook.check import lint_notebook
+        from jitlint.engine.notebook import lint_notebook
 
         return lint_notebook(source, path, codes, _options(settings)).diagnostics
     return lint_text(source, path, codes, _options(settings)).diagnostics
@@ -89,7 +89,7 @@ def fix_source(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
     )
     if is_notebook(path):  # the notebook's JSON in and out; only code cells change
-        from jitlint.notebook.check import fix_notebook
+        from jitlint.engine.notebook import fix_notebook
 
         fixed = fix_notebook(
             source, path, codes, _options(settings),

@@ -137,7 +137,7 @@ def read_task(task: Task) -> bytes | FileResult:
         except TooLarge as exc:
             return jit001(task, size_problem(exc.size, limit, exc.exact) or "")
     # A notebook's outputs (images) may be large; the limit on its code is applied to the
-    # joined cells (notebook/check.py). Its read is still bounded.
+    # joined cells (engine/notebook.py). Its read is still bounded.
     oversized = None if notebook else too_large(task, source)
     return oversized if oversized is not None else source
 
@@ -149,7 +149,7 @@ def run_task(task: Task) -> FileResult:
             if isinstance(source, FileResult):
                 return source
             if is_notebook(task.path or task.display):
-                from jitlint.notebook.check import lint_notebook
+                from jitlint.engine.notebook import lint_notebook
 
                 return lint_notebook(
                     source, task.display, task.codes, task.rule_options,

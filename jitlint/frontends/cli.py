@@ -792,7 +792,7 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
                 limit = NOTEBOOK_READ_LIMIT if notebook else task.max_file_size
                 data = read_regular_file(task.path, limit)
             if data is not None and is_notebook(task.path or task.display):
-                from jitlint.notebook.check import cell_sources
+                from jitlint.engine.notebook import cell_sources
 
                 for cell, text in cell_sources(data).items():
                     sources[f"{task.display}:cell {cell}"] = text.splitlines()

@@ -123,7 +123,7 @@ def _fix_notebook(
     task: Task, data: bytes, mode: Mode, unsafe: bool, fixable: Collection[str]
 ) -> FixedFile:
     """As `_fix_task` for a notebook: its code cells are fixed, nothing else in it changes."""
-    from jitlint.notebook.check import fix_notebook
+    from jitlint.engine.notebook import fix_notebook
 
     outcome = fix_notebook(
         data, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable,
@@ -146,7 +146,7 @@ def _fix_notebook(
 def _lint_unwritten(task: Task, text: str) -> FileResult:
     """The findings of a file whose fixes could not be written."""
     if is_notebook(task.path or task.display):
-        from jitlint.notebook.check import lint_notebook
+        from jitlint.engine.notebook import lint_notebook
 
         return lint_notebook(
             text, task.display, task.codes, task.rule_options, inbound=task.inbound

@@ -1,4 +1,4 @@
-"""Lint and fix a notebook: its code cells joined (joined.py), findings reported per cell.
+"""Lint and fix a notebook: its code cells joined (notebook/joined.py), findings reported per cell.
 
 Positions are ruff's for notebooks: `path:cell N:line:column`, N counting every cell of the
 notebook from 1 (markdown cells too, as Jupyter shows them), the line counted within the cell.
