@@ -15,8 +15,6 @@ from typing import Any
 import libcst as cst
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
-from jitlint.engine import suppression
-from jitlint.engine.guards import guarded_tree
 from jitlint.engine.source import (
     DecodeProblem,
     FormFeedShift,
@@ -42,6 +40,8 @@ from jitlint.model.project.records import (
 from jitlint.model.project.returned import VALUE_FACT
 from jitlint.model.project.tf_outbound import tf_outbound
 from jitlint.model.project.tf_records import TfInbound
+from jitlint.python import suppression
+from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
 from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX

@@ -16,11 +16,11 @@ from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.cache import ResultCache, content_hash, inbound_key
-from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.project import follow_imports
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
+from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, OverBudget, budget
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file, real_path
 from jitlint.system.workers import Workers

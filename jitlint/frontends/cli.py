@@ -43,7 +43,7 @@ def _codes(value: str) -> list[str]:
 def _patterns(value: str) -> list[str]:
     """`--exclude`/`--extend-exclude`: comma-separated gitignore-style patterns, each checked
     here, so an invalid one is a usage error (exit 2) naming it, not a crash mid-run."""
-    from jitlint.engine.discovery import pattern_problem
+    from jitlint.system.discovery import pattern_problem
 
     patterns = _codes(value)
     for pattern in patterns:
@@ -56,7 +56,7 @@ def _patterns(value: str) -> list[str]:
 def _per_file_ignores(value: str) -> list[str]:
     """flake8's spelling: whitespace-separated `PATTERN:CODES` entries; each pattern checked
     as `_patterns` does."""
-    from jitlint.engine.discovery import pattern_problem
+    from jitlint.system.discovery import pattern_problem
 
     entries = value.split()
     for entry in entries:
@@ -525,7 +525,7 @@ def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings
 
 
 def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
-    from jitlint.engine.discovery import FileFinder
+    from jitlint.system.discovery import FileFinder
 
     stdin_name = args.stdin_filename if stdin else None
     start = Path(stdin_name).parent if stdin_name else Path.cwd()
@@ -806,7 +806,7 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
 
 def _force_excluded(profiles: Profiles, root: Path, path: Path) -> bool:
     """`force-exclude` applies to `--stdin-filename` as to a named file (ruff)."""
-    from jitlint.engine.discovery import FileFinder
+    from jitlint.system.discovery import FileFinder
 
     if not profiles.exclusion_for(path.parent).force:
         return False
@@ -825,8 +825,8 @@ def _watch(args: argparse.Namespace) -> int:
 
     def find_files() -> list[str]:
         from jitlint.config import ConfigError
-        from jitlint.engine.discovery import FileFinder
         from jitlint.selection import UnknownSelector
+        from jitlint.system.discovery import FileFinder
 
         try:
             profiles, settings = _profiles(args, Path.cwd())

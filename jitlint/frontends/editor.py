@@ -23,8 +23,8 @@ from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
 
 if TYPE_CHECKING:
-    from jitlint.engine.discovery import FileFinder
     from jitlint.frontends.profiles import Profiles
+    from jitlint.system.discovery import FileFinder
 
 # A workspace with more files than this is linted one file at a time (the project pass over
 # a whole home directory opened by mistake would keep the server busy for minutes).
@@ -157,7 +157,7 @@ class EditorState:
 
 
 def _finder(profiles: Profiles, root: Path) -> FileFinder:
-    from jitlint.engine.discovery import FileFinder
+    from jitlint.system.discovery import FileFinder
 
     return FileFinder(profiles.exclusion_for, root)
 

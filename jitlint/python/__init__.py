@@ -1,1 +1,2 @@
-"""Framework-neutral Python: the tree walker and other helpers that know nothing of jax or TF."""
+"""Framework-neutral Python, the bottom floor: the tree walker (walker.py), the gate before
+libcst parses (guards.py), suppression comments (suppression.py). Knows nothing of jax or TF."""
