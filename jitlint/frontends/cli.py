@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from jitlint.config import Settings
     from jitlint.diagnostics import Diagnostic
     from jitlint.engine.runner import Task
-    from jitlint.frontends.profiles import Profiles
+    from jitlint.profiles import Profiles
     from jitlint.reporting.options import ReportOptions
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -499,7 +499,7 @@ def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings
     and the settings governing `start`."""
     from jitlint import selection
     from jitlint.config import ConfigResolver
-    from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores
+    from jitlint.profiles import Overrides, Profiles, parse_per_file_ignores
 
     overrides = Overrides(
         layer=selection.Layer(

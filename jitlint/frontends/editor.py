@@ -23,7 +23,7 @@ from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
 
 if TYPE_CHECKING:
-    from jitlint.frontends.profiles import Profiles
+    from jitlint.profiles import Profiles
     from jitlint.system.discovery import FileFinder
 
 # A workspace with more files than this is linted one file at a time (the project pass over
@@ -41,7 +41,7 @@ class FileSetup:
     display: str
     root: Path  # the project the file belongs to (its config's directory, or the workspace)
     excluded: bool = False  # by the configuration's exclude patterns or .gitignore
-    # The config's rule options with the file's framework versions (frontends/profiles.py).
+    # The config's rule options with the file's framework versions (profiles.py).
     rule_options: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -78,7 +78,7 @@ class EditorState:
         return FileSetup(settings, codes, profile.fixable, display, root, excluded, rule_options)
 
     def _get_profiles(self) -> Profiles:
-        from jitlint.frontends.profiles import Overrides, Profiles
+        from jitlint.profiles import Overrides, Profiles
 
         if self._profiles is None:
             self._profiles = Profiles(ConfigResolver(), Overrides())
