@@ -16,7 +16,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.fixloop.files import diff_names
 from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.model.project.records import Outbound, Received
+from jitlint.model.jax.crossfile.records import Outbound, Received
 from jitlint.notebook.document import Notebook, NotebookError, read_notebook
 from jitlint.notebook.joined import CellMap, Joined
 from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE, size_problem

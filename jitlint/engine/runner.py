@@ -18,7 +18,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.cache import ResultCache, content_hash, inbound_key
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.project import follow_imports
-from jitlint.model.project.records import Received
+from jitlint.model.jax.crossfile.records import Received
 from jitlint.notebook import is_notebook
 from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, OverBudget, budget

@@ -19,7 +19,7 @@ from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import lint_text
-from jitlint.model.project.records import Received
+from jitlint.model.jax.crossfile.records import Received
 from jitlint.notebook import is_notebook
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class FileSetup:
     display: str
     root: Path  # the project the file belongs to (its config's directory, or the workspace)
     excluded: bool = False  # by the configuration's exclude patterns or .gitignore
-    # The config's rule options with the file's framework versions (profiles.py).
+    # The config's rule options with the file's framework versions (jitlint/profiles.py).
     rule_options: Mapping[str, Any] = field(default_factory=dict)
 
 

@@ -25,8 +25,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.model.context import FileContext
+from jitlint.model.jax.crossfile.records import Inbound, Received
 from jitlint.model.jax.jit import JitApplication
-from jitlint.model.project.records import Inbound, Received
 from jitlint.python.walker import iter_children
 
 

@@ -30,6 +30,7 @@ from jitlint.model.domain.values import (
     join_all,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context
+from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks import flattened, haiku, linen
 from jitlint.model.jax.frameworks.pytrees import not_a_pytree
 from jitlint.model.jax.jit import Signature, spec_from_args
@@ -43,7 +44,6 @@ from jitlint.model.jax.library import (
     tree_like,
 )
 from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
-from jitlint.model.project.returned import ForeignFunction
 
 
 class Transformations:

@@ -46,7 +46,7 @@ from jitlint.model.tf.values import TfValues
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
-    from jitlint.model.project.tf_records import TfInbound
+    from jitlint.model.tf_records import TfInbound
 
 # Text that any graph context needs: tf.function (called, decorating, or imported under an
 # alias), a tf.data method, or a class deriving from a Keras layer or model.

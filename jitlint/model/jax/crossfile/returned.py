@@ -36,10 +36,10 @@ from jitlint.model.domain.values import (
     U,
     Value,
 )
+from jitlint.model.jax.crossfile.records import may_be_project_function
+from jitlint.model.jax.crossfile.returns import LIST_CALLS, Returns
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
-from jitlint.model.project.records import may_be_project_function
-from jitlint.model.project.returns import LIST_CALLS, Returns
-from jitlint.model.project.tf_records import TfRecord
+from jitlint.model.tf_records import TfRecord
 
 VALUE_FACT = "jax:value:"
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
