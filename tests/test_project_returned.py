@@ -10,8 +10,8 @@ import libcst as cst
 from test_project import check, where, write
 
 from jitlint.model.domain.classes import Classes
-from jitlint.model.domain.names import Names
 from jitlint.model.jax.crossfile import returned
+from jitlint.python.names import Names
 
 BATCHES = """
 from typing import List, NamedTuple

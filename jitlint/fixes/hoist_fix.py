@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.scopes import comprehension_targets
+from jitlint.python.scopes import comprehension_targets
 from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:

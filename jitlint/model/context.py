@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
 from jitlint.model.jax.frameworks.contracts import Assumptions
 from jitlint.model.library.versions import FrameworkVersions
+from jitlint.python.names import Names
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange

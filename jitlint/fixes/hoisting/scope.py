@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.domain.scopes import build_scope
+from jitlint.python.scopes import build_scope
 from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:

@@ -32,8 +32,6 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
-from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
-from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -99,6 +97,8 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
+from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
+from jitlint.python.names import Names, leaf_name
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
 from jitlint.model.tf.api import (
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
@@ -43,6 +42,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
+from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:

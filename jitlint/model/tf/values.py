@@ -20,7 +20,6 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.api import (
     NON_TENSOR_CALLS,
@@ -30,6 +29,7 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"

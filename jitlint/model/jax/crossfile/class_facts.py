@@ -22,7 +22,6 @@ from typing import Any
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.names import Names
 from jitlint.model.jax.crossfile.records import Inbound, may_be_project_function
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
 from jitlint.model.jax.pytree_fields import (
@@ -35,6 +34,7 @@ from jitlint.model.jax.pytree_fields import (
     PytreeClasses,
 )
 from jitlint.model.tf_records import TfRecord
+from jitlint.python.names import Names
 
 PYTREE_FACT = "jax:pytree:"
 _KINDS = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD, LEAF_FIELD})

@@ -45,7 +45,7 @@ from jitlint.model.jax.transforms import (
 from jitlint.model.tf_records import TfInbound, TfRecord
 
 if TYPE_CHECKING:
-    from jitlint.model.domain.names import Names
+    from jitlint.python.names import Names
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]

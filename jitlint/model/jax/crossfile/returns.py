@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
 from jitlint.model.tf_records import TfRecord
+from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
 LIST_FACT = "jax:returns-list"
