@@ -138,6 +138,12 @@ def test_rules_and_fix_builders_import_downwards() -> None:
             assert not {e for e in edges if e.startswith("jitlint.rules")}, name
         if name.startswith("jitlint.model"):
             assert not {e for e in edges if e.startswith("jitlint.fixes")}, name
+        # The floors (python -> model -> fixes -> rules -> engine): the engine runs the rules,
+        # never the other way, and python/ knows no other jitlint package.
+        if name.startswith(("jitlint.python", "jitlint.model", "jitlint.fixes", "jitlint.rules")):
+            assert not {e for e in edges if e.startswith("jitlint.engine")}, name
+        if name.startswith("jitlint.python"):
+            assert not {e for e in edges if not e.startswith("jitlint.python")}, name
 
 
 def test_folders_stay_small() -> None:
