@@ -157,7 +157,7 @@ def lint_text(
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
             if isinstance(call, TfInbound) and call.status.startswith("jax:"):
-                by_function.setdefault(call.function, []).append(call)  # project/returns.py
+                by_function.setdefault(call.function, []).append(call)  # jax/crossfile/returns.py
             elif isinstance(call, TfInbound):  # for the TF model (model/tf_records.py)
                 ctx.tf_inbound.append(call)
             else:
@@ -167,7 +167,7 @@ def lint_text(
     ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
     if settings.get(ASSUME_KEY):
         ctx.assumptions = Assumptions.parse(settings[ASSUME_KEY])
-    # What another file's function returns is text this file uses (project/returned.py):
+    # What another file's function returns is text this file uses (jax/crossfile/returned.py):
     # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)

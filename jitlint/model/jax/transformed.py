@@ -89,7 +89,7 @@ class Transformations:
             and not target.star
         ):
             # `jax.jit(p)` with `p` a partial of another module's function (made here, or
-            # returned by a call, project/returned.py): traced there, less what `p` binds.
+            # returned by a call, crossfile/returned.py): traced there, less what `p` binds.
             level = max(context.level, transform.level)
             params = [a for a in options if a.keyword is not None]
             bound = (len(target.args), tuple(sorted(target.keywords)))
@@ -249,7 +249,7 @@ class Transformations:
         if isinstance(target, (haiku.PairMethod, linen.ModuleMethod)) and not bound and not star:
             return self._framework_method(context, call, t, target, args)
         if isinstance(target, ForeignFunction) and not star:
-            # Jitted in another file (project/returned.py): only its header is known here,
+            # Jitted in another file (crossfile/returned.py): only its header is known here,
             # enough for the static spec to check what this call passes.
             func = target.func
             kinds = application_params(
