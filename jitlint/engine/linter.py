@@ -15,13 +15,13 @@ from typing import Any
 import libcst as cst
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
+from jitlint.engine.fixloop.edits import line_starts, offsets
 from jitlint.engine.source import (
     DecodeProblem,
     FormFeedShift,
     cut_indentation_form_feeds,
     decode_source,
 )
-from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.jax.crossfile import class_facts, returned, returns

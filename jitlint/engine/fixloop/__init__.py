@@ -1,1 +1,2 @@
-"""The fix loop: passes of fixes with re-lint between them, over many files, written atomically."""
+"""The fix loop: a non-overlapping choice of edits, passes of fixes with re-lint between them,
+over many files, written atomically."""
