@@ -9,9 +9,9 @@ from typing import Any
 from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.passes import FixOutcome, fix_text
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import RuleSets
-from jitlint.fixes.engine import FixOutcome, fix_text
 from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.notebook import is_notebook
 
@@ -58,7 +58,7 @@ def lint_source(
     settings = settings or Settings(root=Path.cwd())
     codes = _codes(path, select, ignore, settings)
     if is_notebook(path):  # the notebook's JSON; findings carry their cell
-        from jitlint.notebook.check import lint_notebook
+        from jitlint.engine.notebook import lint_notebook
 
         return lint_notebook(source, path, codes, _options(settings)).diagnostics
     return lint_text(source, path, codes, _options(settings)).diagnostics
@@ -89,7 +89,7 @@ def fix_source(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
     )
     if is_notebook(path):  # the notebook's JSON in and out; only code cells change
-        from jitlint.notebook.check import fix_notebook
+        from jitlint.engine.notebook import fix_notebook
 
         fixed = fix_notebook(
             source, path, codes, _options(settings),

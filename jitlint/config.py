@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jitlint.engine.discovery import DEFAULT_EXCLUDE
-from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.model.jax.frameworks.contracts import assumption_problem
 from jitlint.model.library.versions import FRAMEWORKS, parse_version
+from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.rules import code_for_name, rule_class
 from jitlint.rules._index import INDEX
 from jitlint.selection import Layer, UnknownSelector, check_selector
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS
+from jitlint.system.discovery import DEFAULT_EXCLUDE
 
 
 class ConfigError(Exception):
@@ -382,7 +382,7 @@ def _verify_table(
 
 def _check_pattern(pattern: str, where: str) -> None:
     """An invalid pattern is a configuration error up front, not a crash mid-run."""
-    from jitlint.engine.discovery import pattern_problem
+    from jitlint.system.discovery import pattern_problem
 
     problem = pattern_problem(pattern)
     if problem is not None:

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from jitlint.config import ConfigError, Settings, read_toml
-from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.model.library.versions import (
     FRAMEWORKS,
     facts_versions,
     keras_for_tensorflow,
     parse_version,
 )
+from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
 # Distribution names (normalized as pip does) that install each framework.

@@ -9,12 +9,12 @@ import textwrap
 import libcst as cst
 from helpers import found
 
-from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
-from jitlint.model.domain.uses import first_use
+from jitlint.model.context import FileContext
 from jitlint.model.jax.jit import donation
 from jitlint.model.jax.transforms import Application, axis_names_bound
 from jitlint.model.library.jax_facts import axis_collective, axis_transform, importable_module
+from jitlint.python.uses import first_use
+from jitlint.python.walker import iter_children
 
 
 def _context(source: str) -> FileContext:

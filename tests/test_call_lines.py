@@ -6,8 +6,8 @@ import ast
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.engine.walker import Walker
 from jitlint.model.project.lines import CallLines, CallOrder, place
+from jitlint.python.walker import Walker
 
 SOURCE = """\
 import jax

@@ -11,8 +11,8 @@ import libcst as cst
 import pytest
 from helpers import expected, found
 
-from jitlint.engine.context import FileContext
 from jitlint.engine.linter import lint_text
+from jitlint.model.context import FileContext
 from jitlint.model.domain.values import Array, Dict, Object, Scalar, Seq
 
 JAX_RULES = {f"JIT1{n:02d}" for n in range(1, 14)}

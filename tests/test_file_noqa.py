@@ -238,7 +238,7 @@ def test_a_notebook_cell_gets_the_finding_and_the_fix():
 
 
 def test_nothing_is_judged_where_the_tokenizer_fails():
-    from jitlint.engine import suppression
+    from jitlint.python import suppression
 
     # An unterminated string: the `#` is guessed to start a comment, but may be inside it.
     found = suppression.collect('s = """text  # noqa: JIT101\n')

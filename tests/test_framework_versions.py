@@ -15,13 +15,13 @@ from jitlint.config import ConfigError, ConfigResolver, load_settings
 from jitlint.engine.linter import lint_text
 from jitlint.framework_versions import VersionResolver, declared_in
 from jitlint.model.library.jax_facts import jax_version
+from jitlint.model.library.tf_facts import op_table
 from jitlint.model.library.versions import (
     OPTIONS_KEY,
     FrameworkVersions,
     facts_versions,
     parse_version,
 )
-from jitlint.model.tf.api import op_table
 
 # JIT213's own bad example: a `tf.print` in a layer of a model compiled at the default.
 KERAS_LAYER = textwrap.dedent(

@@ -1,4 +1,5 @@
-"""The package layout: no import cycles, small folders, fix builders beside the fix engine."""
+"""The package layout: no import cycles between modules or packages, small folders, fix
+builders in fixes/."""
 
 from __future__ import annotations
 
@@ -87,6 +88,49 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+def package_of(module: str) -> str:
+    """The unit a package loop is counted between: `jitlint.X` (a top-level module such as
+    `jitlint.config` is its own unit), and `jitlint.model.X` below the model, whose
+    subpackages (jax, tf, project, ...) are floors of their own."""
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[1:2] == ["model"] else parts[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed to packages (`package_of`); edges inside one package go."""
+    packages: dict[str, set[str]] = {}
+    for module, edges in graph.items():
+        source = package_of(module)
+        targets = packages.setdefault(source, set())
+        targets |= {package_of(e) for e in edges} - {source}
+    return packages
+
+
+def test_no_package_cycles() -> None:
+    packages = package_graph(import_graph())
+    assert {"jitlint.engine", "jitlint.rules", "jitlint.model.jax"} <= packages.keys()
+    assert cycles(packages) == []
+
+
+def test_package_graph_collapses_modules() -> None:
+    graph = {
+        "jitlint.engine.runner": {"jitlint.rules.base", "jitlint.engine.linter"},
+        "jitlint.rules.base": {"jitlint.engine.linter"},
+        "jitlint.engine.linter": set(),
+        "jitlint.model.tf.model": {"jitlint.model.project.lines"},
+        "jitlint.model.project.outbound": {"jitlint.model.tf.function.graph"},
+    }
+    packages = package_graph(graph)
+    # No loop between modules, but two between packages.
+    assert cycles(graph) == []
+    assert cycles(packages) == [
+        ["jitlint.engine", "jitlint.rules"],
+        ["jitlint.model.project", "jitlint.model.tf"],
+    ]
+    assert package_of("jitlint.config") == "jitlint.config"
+    assert package_of("jitlint.model.context") == "jitlint.model.context"
+
+
 def test_rules_and_fix_builders_import_downwards() -> None:
     graph = import_graph()
     for name, edges in graph.items():
@@ -94,6 +138,12 @@ def test_rules_and_fix_builders_import_downwards() -> None:
             assert not {e for e in edges if e.startswith("jitlint.rules")}, name
         if name.startswith("jitlint.model"):
             assert not {e for e in edges if e.startswith("jitlint.fixes")}, name
+        # The floors (python -> model -> fixes -> rules -> engine): the engine runs the rules,
+        # never the other way, and python/ knows no other jitlint package.
+        if name.startswith(("jitlint.python", "jitlint.model", "jitlint.fixes", "jitlint.rules")):
+            assert not {e for e in edges if e.startswith("jitlint.engine")}, name
+        if name.startswith("jitlint.python"):
+            assert not {e for e in edges if not e.startswith("jitlint.python")}, name
 
 
 def test_folders_stay_small() -> None:

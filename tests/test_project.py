@@ -634,7 +634,7 @@ def test_call_lines_match_libcst_positions():
     by a line-counting codegen); both must agree with libcst's own positions."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
     from jitlint.model.project.outbound import _lines
 
     source = (

@@ -1,4 +1,4 @@
-"""Pytree classes across files (model/project/class_facts.py): `jax.jit` traces every leaf
+"""Pytree classes across files (model/jax/crossfile/class_facts.py): `jax.jit` traces every leaf
 of a pytree argument, so an `int` field of an equinox Module defined in another file is a
 tracer when a parameter annotated with that class (or stored into a field annotated with it)
 is used as a shape. `eqx.filter_jit`, a static field or a static argument keep it a Python
@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from test_project import check, where, write
 
+from jitlint.model.jax.crossfile.class_facts import decode, encode
 from jitlint.model.jax.pytree_fields import PytreeClass
-from jitlint.model.project.class_facts import decode, encode
 
 CONFIG = """
 import equinox as eqx

@@ -1,4 +1,4 @@
-"""Returned values across files (model/project/returned.py): a factory of one module returns
+"""Returned values across files (model/jax/crossfile/returned.py): a factory of one module returns
 a jitted step, a partial or a NamedTuple of lists, and the module that calls it from Python
 uses the value as if the factory were its own."""
 
@@ -10,8 +10,8 @@ import libcst as cst
 from test_project import check, where, write
 
 from jitlint.model.domain.classes import Classes
-from jitlint.model.domain.names import Names
-from jitlint.model.project import returned
+from jitlint.model.jax.crossfile import returned
+from jitlint.python.names import Names
 
 BATCHES = """
 from typing import List, NamedTuple

@@ -1,4 +1,4 @@
-"""Return facts across files (model/project/returns.py): a helper of another module that
+"""Return facts across files (model/jax/crossfile/returns.py): a helper of another module that
 returns a Python list gives its traced caller a list, so indexing it with a tracer is a
 concretization error; a helper returning an array (or something unknown) is not."""
 

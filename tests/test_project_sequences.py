@@ -1,5 +1,5 @@
 """A Python list or tuple passed by traced code to a helper of another file
-(model/project/records.py PY_LIST/PY_TUPLE): indexing it there with a tracer is a
+(model/jax/crossfile/records.py PY_LIST/PY_TUPLE): indexing it there with a tracer is a
 concretization error (JIT102), as it would be in the caller's own file."""
 
 from __future__ import annotations

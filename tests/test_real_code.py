@@ -16,9 +16,9 @@ import libcst as cst
 import pytest
 from helpers import installed_sources
 
+from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import lint_text
 from jitlint.engine.source import DecodeProblem, decode_source
-from jitlint.fixes.engine import fix_text
 from jitlint.rules import all_rules
 
 PACKAGES = ("jax", "tensorflow", "numpy", "libcst")

@@ -157,7 +157,7 @@ def test_a_crashing_rule_is_reported_and_the_rest_runs(workdir, monkeypatch):
 
 
 def test_file_changed_on_disk_during_fix_is_not_overwritten(workdir, monkeypatch):
-    from jitlint.fixes import runner
+    from jitlint.engine.fixloop import runner
 
     real_fix_text = runner.fix_text
 
@@ -174,7 +174,7 @@ def test_file_changed_on_disk_during_fix_is_not_overwritten(workdir, monkeypatch
 
 
 def test_fix_on_a_file_that_cannot_be_replaced_is_reported(workdir, monkeypatch):
-    from jitlint.fixes import files
+    from jitlint.engine.fixloop import files
 
     def refuse(src, dst):
         raise PermissionError(13, "Permission denied")

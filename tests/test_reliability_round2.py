@@ -475,7 +475,7 @@ def test_fix_as_root_keeps_another_users_file_theirs(workdir):
 
 
 def test_an_edit_during_the_write_is_not_overwritten(workdir, monkeypatch):
-    from jitlint.fixes import files
+    from jitlint.engine.fixloop import files
 
     path = workdir / "a.py"
     path.write_text(HAZARD)

@@ -12,10 +12,10 @@ import pytest
 from helpers import found
 from test_project import check, where, write
 
-from jitlint.engine.context import FileContext
-from jitlint.model.project.records import record_from_json
-from jitlint.model.project.tf_records import TfInbound, TfRecord
+from jitlint.model.context import FileContext
+from jitlint.model.jax.crossfile.records import record_from_json
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, xla_when
+from jitlint.model.tf_records import TfInbound, TfRecord
 
 TF_CODES = {f"JIT2{n:02d}" for n in range(1, 16)}
 

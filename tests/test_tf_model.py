@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from jitlint.engine.context import FileContext
+from jitlint.model.context import FileContext
 
 
 def model(source: str) -> tuple[FileContext, dict[str, object]]:
@@ -17,7 +17,7 @@ def model(source: str) -> tuple[FileContext, dict[str, object]]:
     ctx = FileContext(module, "m.py", source)
     found: dict[str, object] = {}
     stack: list[cst.CSTNode] = [module]
-    from jitlint.engine.walker import iter_children
+    from jitlint.python.walker import iter_children
 
     while stack:
         node = stack.pop()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.model.tf.api import OP_TABLE, op_table
+from jitlint.model.library.tf_facts import OP_TABLE, op_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "jitlint/data" / OP_TABLE

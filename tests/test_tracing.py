@@ -9,10 +9,10 @@ import libcst as cst
 import pytest
 from helpers import found
 
-from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
+from jitlint.model.context import FileContext
 from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN
 from jitlint.model.jax.tracing import ABSTRACT, GRAD
+from jitlint.python.walker import iter_children
 
 
 def _context(source: str) -> FileContext:

@@ -9,9 +9,9 @@ import libcst as cst
 import pytest
 from helpers import found
 
-from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
+from jitlint.model.context import FileContext
 from jitlint.model.domain.values import STATIC, TRACED, UNKNOWN
+from jitlint.python.walker import iter_children
 
 HEADER = """\
 import jax

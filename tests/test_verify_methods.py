@@ -374,7 +374,7 @@ def test_a_helper_in_another_file_is_verified_through_its_caller(tmp_path, scrat
     assert "JIT101 at line 2: confirmed (TracerBoolConversionError" in out
     assert status == 0
 
-    from jitlint.fixes import runner
+    from jitlint.engine.fixloop import runner
 
     real = runner.fix_text
 

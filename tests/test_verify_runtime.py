@@ -223,8 +223,8 @@ WRONG = textwrap.dedent(
 def test_a_wrong_fix_fails_and_is_not_written(tmp_path, scratch, monkeypatch):
     """Inject fixes: one changes the values (sin→cos), one no longer compiles (float())."""
     from jitlint.diagnostics import Diagnostic
-    from jitlint.fixes import runner
-    from jitlint.fixes.engine import FixOutcome
+    from jitlint.engine.fixloop import runner
+    from jitlint.engine.fixloop.passes import FixOutcome
 
     (tmp_path / "wave.py").write_text(WRONG, encoding="utf-8")
     (tmp_path / "inputs.py").write_text(
@@ -661,9 +661,9 @@ def test_tf_xla_functions_compile_to_hlo(tmp_path, scratch, monkeypatch):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.jitlint.verify]\nexamples = ["inputs.py"]\ntimeout = 240\n'
     )
-    from jitlint.fixes import engine, runner
+    from jitlint.engine.fixloop import passes, runner
 
-    real = engine.fix_text
+    real = passes.fix_text
 
     def with_wrong_scale(text, path, *args, **kwargs):
         outcome = real(text, path, *args, **kwargs)

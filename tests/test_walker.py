@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.engine.walker import Walker, child_fields, iter_children
+from jitlint.python.walker import Walker, child_fields, iter_children
 
 SOURCE = "from . import a as b\n\n\n@d\ndef f(x, *, y=1) -> int:\n    return g(x)[0] + y\n"
 

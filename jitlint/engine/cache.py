@@ -27,7 +27,7 @@ from typing import Any
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
-from jitlint.model.project.records import Received, record_from_json
+from jitlint.model.jax.crossfile.records import Received, record_from_json
 from jitlint.system.reading import Unreadable, read_regular_file
 from jitlint.version import __version__
 

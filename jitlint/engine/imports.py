@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.model.project.files import ProjectFiles, module_file
+from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
 # `from .mod import a, b` (names in parentheses may span lines) and `import a.b as c, d`,

@@ -15,34 +15,34 @@ from typing import Any
 import libcst as cst
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
-from jitlint.engine import suppression
-from jitlint.engine.context import FileContext
-from jitlint.engine.guards import guarded_tree
+from jitlint.engine.fixloop.edits import line_starts, offsets
 from jitlint.engine.source import (
     DecodeProblem,
     FormFeedShift,
     cut_indentation_form_feeds,
     decode_source,
 )
-from jitlint.engine.walker import Walker
-from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
-from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
-from jitlint.model.project import class_facts, returned, returns
-from jitlint.model.project.files import accepts
-from jitlint.model.project.lines import CallLines, CallOrder
-from jitlint.model.project.outbound import outbound_calls, self_call_inbound
-from jitlint.model.project.records import (
+from jitlint.model.context import FileContext
+from jitlint.model.jax.crossfile import class_facts, returned, returns
+from jitlint.model.jax.crossfile.records import (
     CallRecord,
     Outbound,
     Received,
     reexports,
     top_level_defs,
 )
-from jitlint.model.project.returned import VALUE_FACT
+from jitlint.model.jax.crossfile.returned import VALUE_FACT
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
+from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
+from jitlint.model.project.files import accepts
+from jitlint.model.project.lines import CallLines, CallOrder
+from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.project.tf_outbound import tf_outbound
-from jitlint.model.project.tf_records import TfInbound
+from jitlint.model.tf_records import TfInbound
+from jitlint.python import suppression
+from jitlint.python.guards import guarded_tree
+from jitlint.python.walker import Walker
 from jitlint.rules import may_apply, rule_class, rule_name
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
@@ -53,7 +53,8 @@ from jitlint.system.budget import budget_behind
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
 # Rules the engine itself reports: a file that cannot be read or parsed, unused suppressions.
 _NOT_WALKED = ("JIT001", "JIT002")
-# A file that may annotate parameters with another module's pytree classes (class_facts.py).
+# A file that may annotate parameters with another module's pytree classes
+# (model/jax/crossfile/class_facts.py).
 _JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
 # A file with a class that has a base (a module's framework may come from another file).
 _CLASS_TEXT = re.compile(r"^class\s+\w+\s*\(", re.M)
@@ -100,7 +101,7 @@ def lint_text(
     even where its text gate says it cannot fire (the tests use it to show the gates are
     sound). `rule_settings` holds the rules' options by code, and the file's framework
     versions under `OPTIONS_KEY` (model/library/versions.py). `inbound` (the project pass,
-    see model/project/records.py) are calls from traced code in other files to this file's
+    see model/jax/crossfile/records.py) are calls from traced code in other files to this file's
     top-level functions, and transformations applied to them there; given (even empty), the
     result also lists this file's outbound records.
     """
@@ -156,8 +157,8 @@ def lint_text(
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
             if isinstance(call, TfInbound) and call.status.startswith("jax:"):
-                by_function.setdefault(call.function, []).append(call)  # project/returns.py
-            elif isinstance(call, TfInbound):  # for the TF model (model/project/tf_records.py)
+                by_function.setdefault(call.function, []).append(call)  # jax/crossfile/returns.py
+            elif isinstance(call, TfInbound):  # for the TF model (model/tf_records.py)
                 ctx.tf_inbound.append(call)
             else:
                 by_function.setdefault(call.function, []).append(call)
@@ -166,7 +167,7 @@ def lint_text(
     ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
     if settings.get(ASSUME_KEY):
         ctx.assumptions = Assumptions.parse(settings[ASSUME_KEY])
-    # What another file's function returns is text this file uses (project/returned.py):
+    # What another file's function returns is text this file uses (jax/crossfile/returned.py):
     # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
@@ -248,8 +249,8 @@ def _project_facts(
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
     jax_selected: bool = False,
 ) -> None:
-    """What the project pass needs from this file (model/project/records.py). Without a tracing
-    rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
+    """What the project pass needs from this file (model/jax/crossfile/records.py). Without a
+    tracing rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
     calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
     still (a package's `__init__.py` that only imports need not mention jax). `own_names`:
     the defs and re-exports, where the inbound filter already read them."""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from jitlint.engine.imports import import_waves, read_source
 from jitlint.engine.linter import FileResult
+from jitlint.model.jax.crossfile.records import Outbound, Received
 from jitlint.model.project.files import (
     ProjectFiles,
     accepts,
@@ -24,7 +25,6 @@ from jitlint.model.project.files import (
     rank,
     received_from,
 )
-from jitlint.model.project.records import Outbound, Received
 
 # A helper calling a helper in a third module needs a round per step; past this the
 # remaining calls are dropped (UNKNOWN), and a cycle whose calls keep changing ends.

@@ -16,11 +16,11 @@ from jitlint import selection
 from jitlint.config import Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.cache import ResultCache, content_hash, inbound_key
-from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.project import follow_imports
-from jitlint.model.project.records import Received
+from jitlint.model.jax.crossfile.records import Received
 from jitlint.notebook import is_notebook
+from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, OverBudget, budget
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file, real_path
 from jitlint.system.workers import Workers
@@ -137,7 +137,7 @@ def read_task(task: Task) -> bytes | FileResult:
         except TooLarge as exc:
             return jit001(task, size_problem(exc.size, limit, exc.exact) or "")
     # A notebook's outputs (images) may be large; the limit on its code is applied to the
-    # joined cells (notebook/check.py). Its read is still bounded.
+    # joined cells (engine/notebook.py). Its read is still bounded.
     oversized = None if notebook else too_large(task, source)
     return oversized if oversized is not None else source
 
@@ -149,7 +149,7 @@ def run_task(task: Task) -> FileResult:
             if isinstance(source, FileResult):
                 return source
             if is_notebook(task.path or task.display):
-                from jitlint.notebook.check import lint_notebook
+                from jitlint.engine.notebook import lint_notebook
 
                 return lint_notebook(
                     source, task.display, task.codes, task.rule_options,

@@ -20,7 +20,7 @@ from jitlint.explain.match import choose
 from jitlint.explain.parse import find_all
 
 if TYPE_CHECKING:
-    from jitlint.frontends.profiles import Profiles
+    from jitlint.profiles import Profiles
 
 EXIT_EXPLAINED, EXIT_NOT_EXPLAINED, EXIT_BAD_INPUT = 0, 1, 2
 # A log is read this far at most (the traceback is near its end; the rest is skipped).
@@ -109,7 +109,7 @@ def _python_files(paths: list[Path]) -> list[Path]:
 def _profiles(config: Path | None, codes: tuple[str, ...]) -> Profiles:
     from jitlint import selection
     from jitlint.config import ConfigResolver
-    from jitlint.frontends.profiles import Overrides, Profiles
+    from jitlint.profiles import Overrides, Profiles
 
     # The error's rules are on even where the config leaves them off: the user hit the error.
     layer = selection.Layer(None, list(codes), [])
@@ -172,7 +172,7 @@ def _fix(explanation: Explanation, finding: Diagnostic, args: argparse.Namespace
     other files of the project are linted for their calls, not changed)."""
     import dataclasses
 
-    from jitlint.fixes.runner import run_fixes
+    from jitlint.engine.fixloop.runner import run_fixes
 
     if finding.fix is None:
         print("jitlint: the finding has no automatic fix", file=sys.stderr)

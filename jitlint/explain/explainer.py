@@ -204,8 +204,8 @@ def _with_neighbours(files: list[Path]) -> list[Path]:
 
 
 def _text(path: Path) -> str:
-    from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
     from jitlint.engine.source import DecodeProblem, decode_source
+    from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE
     from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
     try:

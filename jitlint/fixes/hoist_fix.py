@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import descendants, iter_children
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.scopes import comprehension_targets
+from jitlint.python.scopes import comprehension_targets
+from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 # function reads changes what it would see (shared with the lax.cond fix).
 MUTATING_METHODS = frozenset(
     {

@@ -20,7 +20,7 @@ from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.jax.transforms import Entry
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 
 _JIT = {"jax.jit"}
 

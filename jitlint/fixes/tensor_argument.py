@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.walker import iter_children
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
            cst.DictComp, cst.GeneratorExp)  # fmt: skip

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import descendants
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.walker import descendants
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 
 _SWITCHES = ("jit_compile", "experimental_compile")
 _COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "run_eagerly"})

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from jitlint.config import Settings
     from jitlint.diagnostics import Diagnostic
     from jitlint.engine.runner import Task
-    from jitlint.frontends.profiles import Profiles
+    from jitlint.profiles import Profiles
     from jitlint.reporting.options import ReportOptions
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -43,7 +43,7 @@ def _codes(value: str) -> list[str]:
 def _patterns(value: str) -> list[str]:
     """`--exclude`/`--extend-exclude`: comma-separated gitignore-style patterns, each checked
     here, so an invalid one is a usage error (exit 2) naming it, not a crash mid-run."""
-    from jitlint.engine.discovery import pattern_problem
+    from jitlint.system.discovery import pattern_problem
 
     patterns = _codes(value)
     for pattern in patterns:
@@ -56,7 +56,7 @@ def _patterns(value: str) -> list[str]:
 def _per_file_ignores(value: str) -> list[str]:
     """flake8's spelling: whitespace-separated `PATTERN:CODES` entries; each pattern checked
     as `_patterns` does."""
-    from jitlint.engine.discovery import pattern_problem
+    from jitlint.system.discovery import pattern_problem
 
     entries = value.split()
     for entry in entries:
@@ -499,7 +499,7 @@ def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings
     and the settings governing `start`."""
     from jitlint import selection
     from jitlint.config import ConfigResolver
-    from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores
+    from jitlint.profiles import Overrides, Profiles, parse_per_file_ignores
 
     overrides = Overrides(
         layer=selection.Layer(
@@ -525,7 +525,7 @@ def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings
 
 
 def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
-    from jitlint.engine.discovery import FileFinder
+    from jitlint.system.discovery import FileFinder
 
     stdin_name = args.stdin_filename if stdin else None
     start = Path(stdin_name).parent if stdin_name else Path.cwd()
@@ -792,7 +792,7 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
                 limit = NOTEBOOK_READ_LIMIT if notebook else task.max_file_size
                 data = read_regular_file(task.path, limit)
             if data is not None and is_notebook(task.path or task.display):
-                from jitlint.notebook.check import cell_sources
+                from jitlint.engine.notebook import cell_sources
 
                 for cell, text in cell_sources(data).items():
                     sources[f"{task.display}:cell {cell}"] = text.splitlines()
@@ -806,7 +806,7 @@ def _sources(diagnostics: Sequence[Diagnostic], tasks: Sequence[Task]) -> dict[s
 
 def _force_excluded(profiles: Profiles, root: Path, path: Path) -> bool:
     """`force-exclude` applies to `--stdin-filename` as to a named file (ruff)."""
-    from jitlint.engine.discovery import FileFinder
+    from jitlint.system.discovery import FileFinder
 
     if not profiles.exclusion_for(path.parent).force:
         return False
@@ -825,8 +825,8 @@ def _watch(args: argparse.Namespace) -> int:
 
     def find_files() -> list[str]:
         from jitlint.config import ConfigError
-        from jitlint.engine.discovery import FileFinder
         from jitlint.selection import UnknownSelector
+        from jitlint.system.discovery import FileFinder
 
         try:
             profiles, settings = _profiles(args, Path.cwd())

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import lint_text
-from jitlint.fixes.engine import fix_text
-from jitlint.model.project.records import Received
+from jitlint.model.jax.crossfile.records import Received
 from jitlint.notebook import is_notebook
 
 if TYPE_CHECKING:
-    from jitlint.engine.discovery import FileFinder
-    from jitlint.frontends.profiles import Profiles
+    from jitlint.profiles import Profiles
+    from jitlint.system.discovery import FileFinder
 
 # A workspace with more files than this is linted one file at a time (the project pass over
 # a whole home directory opened by mistake would keep the server busy for minutes).
@@ -41,7 +41,7 @@ class FileSetup:
     display: str
     root: Path  # the project the file belongs to (its config's directory, or the workspace)
     excluded: bool = False  # by the configuration's exclude patterns or .gitignore
-    # The config's rule options with the file's framework versions (frontends/profiles.py).
+    # The config's rule options with the file's framework versions (jitlint/profiles.py).
     rule_options: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -78,7 +78,7 @@ class EditorState:
         return FileSetup(settings, codes, profile.fixable, display, root, excluded, rule_options)
 
     def _get_profiles(self) -> Profiles:
-        from jitlint.frontends.profiles import Overrides, Profiles
+        from jitlint.profiles import Overrides, Profiles
 
         if self._profiles is None:
             self._profiles = Profiles(ConfigResolver(), Overrides())
@@ -157,7 +157,7 @@ class EditorState:
 
 
 def _finder(profiles: Profiles, root: Path) -> FileFinder:
-    from jitlint.engine.discovery import FileFinder
+    from jitlint.system.discovery import FileFinder
 
     return FileFinder(profiles.exclusion_for, root)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.runner import FixedFile, Mode, run_fixes
 from jitlint.engine.runner import Task
-from jitlint.fixes.runner import FixedFile, Mode, run_fixes
 
 if TYPE_CHECKING:
     from jitlint.frontends.terminal import TerminalProgress

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.files import ChangedOnDisk, NotWritable, encode, write_atomically
 from jitlint.engine.runner import Task
 from jitlint.engine.source import DecodeProblem, decode_source
-from jitlint.fixes.files import ChangedOnDisk, NotWritable, encode, write_atomically
 from jitlint.notebook import is_notebook
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 

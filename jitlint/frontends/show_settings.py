@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from jitlint.config import Settings
-from jitlint.frontends.profiles import Profiles
+from jitlint.profiles import Profiles
 from jitlint.selection import Layer
 from jitlint.system.reading import real_path
 

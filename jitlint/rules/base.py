@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Literal
 import libcst as cst
 
 from jitlint.diagnostics import Severity
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.context import FileContext
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
-from jitlint.engine.suppression import Suppressions, Unused
+from jitlint.python.suppression import Suppressions, Unused
 from jitlint.rules.base import Rule
 
 

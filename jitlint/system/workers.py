@@ -3,7 +3,7 @@
 Workers die with the main process. On Linux the kernel sends them SIGKILL when it dies
 (`PR_SET_PDEATHSIG`); everywhere, a watchdog thread in each worker exits when its parent is
 gone (a `kill -9` of the main process leaves no worker behind to keep working, or to race a
-second run). Workers only compute: the main process does every write (fixes/runner.py).
+second run). Workers only compute: the main process does every write (engine/fixloop/runner.py).
 
 A pool that cannot start (too many open files for `-j 4000` under `ulimit -n 256`, no more
 processes, a failing initializer) is abandoned, its started workers killed, and the run goes

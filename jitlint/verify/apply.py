@@ -7,8 +7,8 @@ from collections import Counter
 import libcst as cst
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.runner import FixedFile
 from jitlint.engine.linter import lint_text
-from jitlint.fixes.runner import FixedFile
 from jitlint.verify.plan import ModulePlan
 from jitlint.verify.results import FunctionResult
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jitlint.config import Settings
+from jitlint.engine.fixloop.passes import fix_text
+from jitlint.engine.fixloop.runner import FixedFile
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import Task, project_inbound
 from jitlint.engine.source import DecodeProblem, decode_source
-from jitlint.fixes.engine import fix_text
-from jitlint.fixes.runner import FixedFile
 from jitlint.notebook import is_notebook
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 from jitlint.verify.apply import apply_results

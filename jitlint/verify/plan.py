@@ -24,10 +24,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.diagnostics import Diagnostic
-from jitlint.engine.context import FileContext
-from jitlint.engine.walker import iter_children
+from jitlint.model.context import FileContext
+from jitlint.model.jax.crossfile.records import Inbound, Received
 from jitlint.model.jax.jit import JitApplication
-from jitlint.model.project.records import Inbound, Received
+from jitlint.python.walker import iter_children
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from jitlint.fixes.hoisting.scope import (
 from jitlint.fixes.node_fix import NodeFix
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 
 
 def per_iteration_fix_or_reason(

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.fixes.hoist_fix import free_reads, fresh_name
 from jitlint.fixes.hoisting.scope import (
     LOOPS,
@@ -33,9 +32,10 @@ from jitlint.fixes.hoisting.scope import (
     self_attributes_reason,
 )
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 
 # Base classes that take new attributes in `__init__` (Keras layers and models, tf.Module).
 TF_BASES = ("tensorflow.", "keras.", "tf_keras.")

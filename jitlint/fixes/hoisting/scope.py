@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.engine.walker import descendants, iter_children
-from jitlint.model.domain.scopes import build_scope
+from jitlint.python.scopes import build_scope
+from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 
 # Moving code out of these changes which handler, context or scope it runs under.
 BARRIERS = (cst.Try, cst.TryStar, cst.With, cst.Match, cst.Lambda)

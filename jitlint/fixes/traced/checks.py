@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.context import FileContext
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 

@@ -27,8 +27,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
-from jitlint.engine.walker import descendants
 from jitlint.fixes.hoist_fix import MUTATING_METHODS
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.where import (
@@ -39,8 +37,10 @@ from jitlint.fixes.traced.where import (
     where_of,
     with_comments,
 )
+from jitlint.model.context import FileContext
 from jitlint.model.domain.values import STATIC, TRACED
 from jitlint.model.jax.tracing import FunctionTrace
+from jitlint.python.walker import descendants
 
 MESSAGE = "branch with `lax.cond` (both branches are traced; they must return one type)"
 # Builtins that act on the world, or whose meaning changes inside a lambda.

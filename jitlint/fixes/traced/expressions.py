@@ -33,8 +33,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.context import FileContext
 from jitlint.model.domain.values import Array, Foreign, FunctionRef, Scalar, Seq, Value
 
 _ORDERING = (

@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import choose_rewrite, has_effect, tf_cond_of, tf_effect
 from jitlint.fixes.traced.where import Branches, indent_of, names_in
+from jitlint.model.context import FileContext
 from jitlint.model.jax.tracing import FunctionTrace
 
 

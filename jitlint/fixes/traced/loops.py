@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.where import indent_of, names_in
+from jitlint.model.context import FileContext
 
 _COND, _BODY, _LOOP = "_while_cond", "_while_body", "_loop_body"
 _REJECTED = (

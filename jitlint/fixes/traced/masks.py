@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.context import FileContext
 
 _REDUCTIONS = frozenset(("sum", "mean", "prod"))
 _ELEMENTWISE_TESTS = frozenset(

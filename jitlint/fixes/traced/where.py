@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.context import FileContext
 
 MESSAGE = "select the value with `jnp.where` (both branches are evaluated)"
 # Values that are certainly not arrays: no select or cond can choose between them.

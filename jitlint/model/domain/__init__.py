@@ -1,1 +1,2 @@
-"""The value domain every model shares, and name binding (scopes, imports, aliases)."""
+"""The value domain every model shares (values.py), classes with their framework bases
+(classes.py) and hashability (hashing.py)."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names, leaf_name
+from jitlint.python.names import Names, leaf_name
 
 # Roots whose own attributes do not matter to the model: an attribute not found in the
 # module's classes above them is not theirs either (their methods are object's or dunders).

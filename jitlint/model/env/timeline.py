@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
-from jitlint.engine.walker import contains, iter_children
+from jitlint.python.walker import contains, iter_children
 
 if TYPE_CHECKING:
-    from jitlint.engine.context import FileContext
+    from jitlint.model.context import FileContext
 # field holds the first node that made it happen, or None.
 #
 # Observed on jax 0.10.2 / tensorflow-cpu 2.21 by writing a bogus flag (the process aborts

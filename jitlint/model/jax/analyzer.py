@@ -16,9 +16,7 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.classes import ClassInfo
-from jitlint.model.domain.names import leaf_name
 from jitlint.model.domain.values import (
     ITEM,
     NONE,
@@ -37,6 +35,8 @@ from jitlint.model.domain.values import (
     join_envs,
 )
 from jitlint.model.jax.expressions import Expressions, all_params
+from jitlint.python.names import leaf_name
+from jitlint.python.walker import iter_children
 
 _TERMINATORS = (cst.Return, cst.Raise)
 

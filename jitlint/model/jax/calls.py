@@ -44,6 +44,10 @@ from jitlint.model.domain.values import (
     join,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
+from jitlint.model.jax.crossfile import returned
+from jitlint.model.jax.crossfile.records import argument_kind
+from jitlint.model.jax.crossfile.returned import VALUE_FACT
+from jitlint.model.jax.crossfile.returns import ARRAY_FACT, LIST_FACT
 from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx
 from jitlint.model.jax.library import (
     array_attribute,
@@ -62,10 +66,6 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
-from jitlint.model.project import returned
-from jitlint.model.project.records import argument_kind
-from jitlint.model.project.returned import VALUE_FACT
-from jitlint.model.project.returns import ARRAY_FACT, LIST_FACT
 
 MAX_DEPTH = 8
 MAX_PYTHON_DEPTH = 3
@@ -213,7 +213,7 @@ class Calls(Transformations):
             if returned is not None:
                 return returned
             facts = {getattr(r, "status", "") for r in self.tracing.inbound.get(callee.path, ())}
-            if LIST_FACT in facts:  # the function returns a list (model/project/returns.py)
+            if LIST_FACT in facts:  # the function returns a list (model/jax/crossfile/returns.py)
                 return Seq("list", elem=U)
             if ARRAY_FACT in facts and context.level > 0:
                 return Array(("op", callee.path.lstrip("."), context.trace), sure=False)
@@ -222,7 +222,7 @@ class Calls(Transformations):
 
     def returned_value(self, path: str, call: cst.CSTNode) -> Value | None:
         """What the function or method `path` of another module returns, if that module
-        exported it (model/project/returned.py)."""
+        exported it (model/jax/crossfile/returned.py)."""
         for record in self.tracing.inbound.get(path, ()):
             status = getattr(record, "status", "")
             if status.startswith(VALUE_FACT):
@@ -345,7 +345,7 @@ class Calls(Transformations):
                       *[a for a in args if a[0] is not None]]  # fmt: skip
             target = callee.target
             if isinstance(target, Foreign) and target.role == "name":
-                # A partial of another module's function (returned.py), called from traced
+                # A partial of another module's function (crossfile/returned.py), called from traced
                 # code: the project pass traces it there with every argument it gets.
                 self._record(context, call, target.path, merged, star or callee.star)
                 return self.returned_value(target.path, call)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.domain.values import (
     MISSING,
     PYTREE,
@@ -34,6 +33,7 @@ from jitlint.model.domain.values import (
     join,
     traced,
 )
+from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
     pass

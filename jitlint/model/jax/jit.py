@@ -14,7 +14,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
+from jitlint.python.names import Names
 
 JIT_CALLABLES = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
 PARTIAL = {"functools.partial"}

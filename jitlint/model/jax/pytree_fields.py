@@ -24,9 +24,9 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo, registered_pytrees
-from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import PYTREE, UNKNOWN, Object, U, Value
 from jitlint.model.jax.transforms import Entry
+from jitlint.python.names import Names, leaf_name
 
 STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD = "static", "array", "scalar", "python"
 # A leaf (not static) whose type the declaration does not say; and how `jax.jit` sees it: a

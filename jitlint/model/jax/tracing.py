@@ -3,7 +3,7 @@ inside it are tracers.
 
 A function is traced when a transformation is applied to it (see `transforms.py`: an
 *entry*), when the runner hands over *inbound* calls from traced code in other files of the
-run (see `model/project/records.py`), or when traced code calls it. The model is an abstract
+run (see `model/jax/crossfile/records.py`), or when traced code calls it. The model is an abstract
 interpreter: each *context* is one analysis of a function body for given abstract arguments
 at one level (`Context`); calls inside it resolve through the module's names and classes to
 functions, methods, constructors, partials, lambdas and transformed functions (`calls.py`),
@@ -32,8 +32,6 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
-from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
-from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -56,6 +54,24 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
+from jitlint.model.jax.crossfile.class_facts import (
+    SELF_CALL_KEY,
+    ImportedPytrees,
+    base_class,
+    module_framework,
+    self_calls,
+)
+from jitlint.model.jax.crossfile.records import (
+    Inbound,
+    Received,
+    given_defaults,
+    inbound_contribution,
+    inbound_entry,
+    jit_pytree_params,
+    may_be_project_function,
+    python_scalars,
+    received_value,
+)
 from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
@@ -82,24 +98,8 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.model.project.class_facts import (
-    SELF_CALL_KEY,
-    ImportedPytrees,
-    base_class,
-    module_framework,
-    self_calls,
-)
-from jitlint.model.project.records import (
-    Inbound,
-    Received,
-    given_defaults,
-    inbound_contribution,
-    inbound_entry,
-    jit_pytree_params,
-    may_be_project_function,
-    python_scalars,
-    received_value,
-)
+from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
+from jitlint.python.names import Names, leaf_name
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -524,7 +524,8 @@ class Tracing:
 
     def _jit_instance(self, func: cst.FunctionDef, param: str, value: Value) -> Value:
         """`value`, a pytree argument of `jax.jit` that another file passes to `func`'s
-        `param`, as an instance of the pytree class its annotation names (class_facts.py)."""
+        `param`, as an instance of the pytree class its annotation names
+        (crossfile/class_facts.py)."""
         found = self.imported_pytrees.param(func, self._path_to(func), param)
         if found is None:
             return value

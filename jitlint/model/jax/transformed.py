@@ -30,6 +30,7 @@ from jitlint.model.domain.values import (
     join_all,
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context
+from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks import flattened, haiku, linen
 from jitlint.model.jax.frameworks.pytrees import not_a_pytree
 from jitlint.model.jax.jit import Signature, spec_from_args
@@ -43,7 +44,6 @@ from jitlint.model.jax.library import (
     tree_like,
 )
 from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
-from jitlint.model.project.returned import ForeignFunction
 
 
 class Transformations:
@@ -89,7 +89,7 @@ class Transformations:
             and not target.star
         ):
             # `jax.jit(p)` with `p` a partial of another module's function (made here, or
-            # returned by a call, project/returned.py): traced there, less what `p` binds.
+            # returned by a call, crossfile/returned.py): traced there, less what `p` binds.
             level = max(context.level, transform.level)
             params = [a for a in options if a.keyword is not None]
             bound = (len(target.args), tuple(sorted(target.keywords)))
@@ -249,7 +249,7 @@ class Transformations:
         if isinstance(target, (haiku.PairMethod, linen.ModuleMethod)) and not bound and not star:
             return self._framework_method(context, call, t, target, args)
         if isinstance(target, ForeignFunction) and not star:
-            # Jitted in another file (project/returned.py): only its header is known here,
+            # Jitted in another file (crossfile/returned.py): only its header is known here,
             # enough for the static spec to check what this call passes.
             func = target.func
             kinds = application_params(

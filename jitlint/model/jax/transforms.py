@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
-from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.model.jax.frameworks import haiku
 from jitlint.model.jax.jit import Signature, spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
+from jitlint.python.names import Names, leaf_name
+from jitlint.python.walker import iter_children
 
 GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
 FuncNode = cst.FunctionDef | cst.Lambda

@@ -39,7 +39,7 @@ def keras_for_tensorflow(tensorflow: Version) -> str:
 def facts_versions() -> dict[str, str]:
     """The versions jitlint's shipped facts were generated with (jitlint/data/, scripts/)."""
     from jitlint.model.library.jax_facts import jax_version
-    from jitlint.model.tf.api import op_table
+    from jitlint.model.library.tf_facts import op_table
 
     tensorflow = op_table()[0]
     return {

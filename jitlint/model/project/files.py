@@ -1,5 +1,5 @@
 """The runner's side of the project pass: which file of the run a dotted name is, and what
-each file receives from the others' outbound records (see records.py).
+each file receives from the others' outbound records (see model/jax/crossfile/records.py).
 
 A name may reach its function through re-exports: `from pkg import loss` where
 `pkg/__init__.py` does `from .model import loss`. Each file's lint lists the names it binds
@@ -14,8 +14,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitlint.model.jax.frameworks import linen
-from jitlint.model.project.records import (
+from jitlint.model.jax.crossfile.records import (
     DECORATED,
     EntryRecord,
     Inbound,
@@ -23,9 +22,10 @@ from jitlint.model.project.records import (
     Outbound,
     Received,
 )
-from jitlint.model.project.returned import VALUE_FACT, respell
-from jitlint.model.project.returns import IMPORT_KIND
-from jitlint.model.project.tf_records import TfInbound, TfRecord
+from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
+from jitlint.model.jax.crossfile.returns import IMPORT_KIND
+from jitlint.model.jax.frameworks import linen
+from jitlint.model.tf_records import TfInbound, TfRecord
 
 # `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
 MAX_HOPS = 3
@@ -236,7 +236,7 @@ def rank(received: Received) -> tuple[Any, ...]:
     return received.rank()
 
 
-# ---- TensorFlow records (tf_records.py) ------------------------------------------------------
+# ---- TensorFlow records (model/tf_records.py) -----------------------------------------------
 def _tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[str, str]]:
     """Each file's exported facts: its own dotted name -> fact."""
     found: dict[str, dict[str, str]] = {}
@@ -291,10 +291,10 @@ def _value_facts(
     reexports: Mapping[str, Mapping[str, str]],
     text: Callable[[str], bytes] | None = None,
 ) -> list[tuple[str, Received]]:
-    """What functions return (returned.py), for each file that imports them: every name a
-    file binds by an import reaches the values its module exports under that name, if its
-    text calls that name (`make_step(`, `.to_reference(`): a fact a file does not use would
-    cost it another lint."""
+    """What functions return (jax/crossfile/returned.py), for each file that imports them:
+    every name a file binds by an import reaches the values its module exports under that
+    name, if its text calls that name (`make_step(`, `.to_reference(`): a fact a file does not
+    use would cost it another lint."""
     exporters = {
         path: {key: fact for key, fact in facts.items() if fact.startswith(VALUE_FACT)}
         for path, facts in exports.items()
@@ -375,7 +375,8 @@ def _tf_received(
         facts = exports.get(callee, {})
         out: list[tuple[str, Received]] = []
         for key, fact in facts.items():
-            # Each model reads its own facts: JAX's carry a "jax:" prefix (returns.py).
+            # Each model reads its own facts: JAX's carry a "jax:" prefix
+            # (jax/crossfile/returns.py).
             if fact.startswith("jax:") != (record.kind == IMPORT_KIND):
                 continue
             if fact.startswith(VALUE_FACT):

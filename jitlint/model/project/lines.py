@@ -1,7 +1,7 @@
 """The lines of the nodes a file's records name (outbound.py, tf_outbound.py).
 
 libcst's tree has no positions, and its PositionProvider costs ~1.4x a parse. The engine's
-depth guard has already parsed the file with CPython's parser (guards.py), whose nodes carry
+depth guard has already parsed the file with CPython's parser (python/guards.py), whose nodes carry
 lines: the k-th call of a module-level statement, in the order the engine's walker meets
 libcst's nodes, is the k-th call of the same statement in CPython's tree walked in the same
 order. A call this does not place (no CPython tree, counts that disagree, a callee that
@@ -19,7 +19,7 @@ from libcst._nodes.internal import CodegenState
 
 
 class CallOrder:
-    """A walker listener (engine/walker.py): every call in source order, with the
+    """A walker listener (python/walker.py): every call in source order, with the
     module-level statement it is in. `parents` is set to the walker's ancestor stack."""
 
     def __init__(self) -> None:

@@ -1,7 +1,8 @@
 """The caller's side of the project pass: the outbound records a file's lint produces.
 
 Calls from traced code to functions of other modules, and transformations applied to such
-functions, become `CallRecord`s and `EntryRecord`s (records.py), each with its line.
+functions, become `CallRecord`s and `EntryRecord`s (model/jax/crossfile/records.py), each
+with its line.
 """
 
 from __future__ import annotations
@@ -13,14 +14,7 @@ import libcst as cst
 
 from jitlint.model.domain.values import UNKNOWN
 from jitlint.model.jax.api import call_kind
-from jitlint.model.jax.tracing import how_traced
-from jitlint.model.jax.transforms import (
-    PARAM_OPTIONS,
-    enclosing_function,
-    materialise,
-)
-from jitlint.model.project.lines import CallLines, place
-from jitlint.model.project.records import (
+from jitlint.model.jax.crossfile.records import (
     SCALAR,
     CallRecord,
     EntryRecord,
@@ -29,6 +23,13 @@ from jitlint.model.project.records import (
     argument_kind,
     may_be_project_function,
 )
+from jitlint.model.jax.tracing import how_traced
+from jitlint.model.jax.transforms import (
+    PARAM_OPTIONS,
+    enclosing_function,
+    materialise,
+)
+from jitlint.model.project.lines import CallLines, place
 
 if TYPE_CHECKING:
     from jitlint.model.jax.tracing import FunctionTrace, Tracing

@@ -1,4 +1,4 @@
-"""The sender's side of the TF records (tf_records.py): what a file's TF model says about
+"""The sender's side of the TF records (model/tf_records.py): what a file's TF model says about
 names of other modules."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.model.project.lines import CallLines, counted_lines, place
-from jitlint.model.project.tf_records import TfRecord
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
+from jitlint.model.tf_records import TfRecord
 
 if TYPE_CHECKING:
     from jitlint.model.tf.function import GraphContext

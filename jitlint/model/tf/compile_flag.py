@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
+from jitlint.python.names import Names
 
 UNKNOWN = "unknown"
 # The words a graph context's origin uses for a model compiled with a run-time `jit_compile`;

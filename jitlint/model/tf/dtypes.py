@@ -32,7 +32,6 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.tf.api import (
     DTYPE_ALIASES,
     DTYPE_PRESERVING,
@@ -43,6 +42,7 @@ from jitlint.model.tf.api import (
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.model.tf.values import TfValues
+from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
     f"numpy.{n}"

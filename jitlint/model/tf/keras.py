@@ -37,10 +37,10 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
+from jitlint.python.walker import iter_children
 
 Path = list[cst.CSTNode]
 

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
-from jitlint.model.domain.names import Names
 from jitlint.model.tf.api import (
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
@@ -44,9 +42,11 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
+from jitlint.python.names import Names
+from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
-    from jitlint.model.project.tf_records import TfInbound
+    from jitlint.model.tf_records import TfInbound
 
 # Text that any graph context needs: tf.function (called, decorating, or imported under an
 # alias), a tf.data method, or a class deriving from a Keras layer or model.

@@ -21,8 +21,8 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.model.tf.scan import Func, Path
+from jitlint.python.walker import iter_children
 
 # The TF model (model.py imports this module, so it is not imported back).
 TfModel = Any

@@ -20,17 +20,17 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
-from jitlint.model.domain.names import Names
+from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.api import (
     NON_TENSOR_CALLS,
     NON_TENSOR_NAMESPACES,
     SHAPE_QUERIES,
     STATEFUL_RNG,
     canonical,
-    op_table,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.python.names import Names
+from jitlint.python.walker import iter_children
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)

@@ -11,12 +11,11 @@ from functools import cache
 
 import libcst as cst
 
+from jitlint.model.library.tf_facts import XlaSupport, op_table
 from jitlint.model.tf.api import (
     BOUNDED_SHAPE_ARGS,
     SHAPE_ARG_APIS,
-    XlaSupport,
     canonical,
-    op_table,
 )
 from jitlint.model.tf.dtypes import literal_kind
 from jitlint.model.tf.values import DYNAMIC_QUOTIENT, DYNAMIC_SIZE, TENSOR, Value, fixed_width

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix
 from jitlint.fixes.traced.expressions import (
@@ -14,6 +13,7 @@ from jitlint.fixes.traced.expressions import (
 from jitlint.fixes.traced.loops import for_range_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
 _CONVERSIONS = {"builtins.float", "builtins.int", "builtins.complex"}

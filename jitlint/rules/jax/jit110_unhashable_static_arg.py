@@ -8,11 +8,11 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
-from jitlint.model.domain.names import leaf_name
+from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks.contracts import is_array_annotation
 from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
 from jitlint.model.jax.jit import JitApplication
-from jitlint.model.project.returned import ForeignFunction
+from jitlint.python.names import leaf_name
 from jitlint.rules.base import Option, Rule
 
 _BUILTINS = {

@@ -5,12 +5,12 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.engine.walker import contains, iter_children
 from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
 from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import BoundMethod, Object
+from jitlint.python.walker import contains, iter_children
 from jitlint.rules.base import Rule
 
 _PARTIAL = {"functools.partial"}

@@ -11,8 +11,8 @@ from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.names import leaf_name
 from jitlint.model.tf.api import canonical
+from jitlint.python.names import leaf_name
 from jitlint.rules.base import Rule
 
 _VARIABLE = {

@@ -5,7 +5,6 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.fixes.hoist_fix import names_in
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
@@ -18,6 +17,7 @@ from jitlint.fixes.tensor_argument import (
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)

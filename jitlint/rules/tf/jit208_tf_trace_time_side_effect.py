@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.values import TENSOR, Value
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _MUTATORS = {"append", "extend", "insert"}

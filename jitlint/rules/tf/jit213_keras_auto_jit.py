@@ -6,10 +6,10 @@ from typing import Any
 import libcst as cst
 
 from jitlint.diagnostics import Severity
-from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
-from jitlint.model.tf.api import op_table
+from jitlint.model.context import FileContext
+from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.xla_checks import (

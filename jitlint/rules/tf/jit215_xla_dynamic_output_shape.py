@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.model.tf.api import op_table
+from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.xla_checks import call_leaf, op_leaves, op_problem
 from jitlint.rules.base import Rule
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.names import Names
+from jitlint.python.names import Names
 
 
 @dataclass(frozen=True)

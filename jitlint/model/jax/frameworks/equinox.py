@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.names import Names
 from jitlint.model.domain.values import NONE, Array, Object, Scalar, Seq, U, Value
+from jitlint.python.names import Names
 
 _ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 _STATIC_FIELDS = frozenset({"equinox.field", "equinox.static_field"})

@@ -3,17 +3,17 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.names import leaf_name
-from jitlint.model.domain.uses import (
+from jitlint.model.domain.values import PYTREE, TRACED
+from jitlint.model.jax.api import SHAPE_ATTRIBUTES
+from jitlint.model.jax.jit import Donation, JitApplication, donation
+from jitlint.python.names import leaf_name
+from jitlint.python.uses import (
     bound_names,
     first_use,
     leaves_after,
     loop_around,
     statement_in_block,
 )
-from jitlint.model.domain.values import PYTREE, TRACED
-from jitlint.model.jax.api import SHAPE_ATTRIBUTES
-from jitlint.model.jax.jit import Donation, JitApplication, donation
 from jitlint.rules.base import Rule
 
 # What still works on a deleted array [observed on jax 0.10.2]: its metadata, not its data.

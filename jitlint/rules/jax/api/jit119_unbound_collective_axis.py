@@ -3,9 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.names import leaf_name
 from jitlint.model.jax.transforms import Application, axis_names_bound, literal_axis_names
 from jitlint.model.library.jax_facts import axis_collective, axis_transform
+from jitlint.python.names import leaf_name
 from jitlint.rules.base import Rule
 
 _MAPPING = ("jax.pmap", "jax.vmap")

@@ -42,10 +42,10 @@ from jitlint.model.jax.transforms import (
     application_params,
     param_names,
 )
-from jitlint.model.project.tf_records import TfInbound, TfRecord
+from jitlint.model.tf_records import TfInbound, TfRecord
 
 if TYPE_CHECKING:
-    from jitlint.model.domain.names import Names
+    from jitlint.python.names import Names
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]

@@ -11,12 +11,12 @@ from typing import Any
 
 from jitlint import selection
 from jitlint.config import ConfigError, ConfigResolver, Settings
-from jitlint.engine.discovery import Exclusion
 from jitlint.engine.linter import ENGINE_OPTIONS
 from jitlint.engine.runner import RuleSets, Task, display_path
 from jitlint.framework_versions import VersionResolver
 from jitlint.model.jax.frameworks.contracts import ASSUME_KEY
 from jitlint.model.library.versions import OPTIONS_KEY
+from jitlint.system.discovery import Exclusion
 from jitlint.system.reading import real_path
 
 

@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import Literal
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.files import (
+    ChangedOnDisk,
+    NotWritable,
+    diff_names,
+    encode,
+    write_atomically,
+)
+from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.runner import Progress, Task, jit001, project_inbound, read_task
 from jitlint.engine.source import DecodeProblem, SourceText, decode_source, split_lines
-from jitlint.fixes.engine import fix_text
-from jitlint.fixes.files import ChangedOnDisk, NotWritable, diff_names, encode, write_atomically
 from jitlint.notebook import is_notebook
 from jitlint.system.budget import OverBudget, budget
 from jitlint.system.workers import Workers
@@ -117,7 +123,7 @@ def _fix_notebook(
     task: Task, data: bytes, mode: Mode, unsafe: bool, fixable: Collection[str]
 ) -> FixedFile:
     """As `_fix_task` for a notebook: its code cells are fixed, nothing else in it changes."""
-    from jitlint.notebook.check import fix_notebook
+    from jitlint.engine.notebook import fix_notebook
 
     outcome = fix_notebook(
         data, task.display, task.codes, task.rule_options, unsafe=unsafe, fixable=fixable,
@@ -140,7 +146,7 @@ def _fix_notebook(
 def _lint_unwritten(task: Task, text: str) -> FileResult:
     """The findings of a file whose fixes could not be written."""
     if is_notebook(task.path or task.display):
-        from jitlint.notebook.check import lint_notebook
+        from jitlint.engine.notebook import lint_notebook
 
         return lint_notebook(
             text, task.display, task.codes, task.rule_options, inbound=task.inbound

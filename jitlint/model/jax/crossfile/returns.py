@@ -3,7 +3,7 @@ function that returns a Python list (`-> list[...]`, or only `return [...]` / a 
 only to lists) gives its caller a list, so indexing that result with a tracer fails
 (TracerIntegerConversionError) where an array would not.
 
-The facts travel as the TensorFlow model's export/import records (tf_records.py), with a
+The facts travel as the TensorFlow model's export/import records (model/tf_records.py), with a
 "jax:" prefix and their own import kind, so that neither model reads the other's.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
-from jitlint.model.domain.names import Names
-from jitlint.model.project.tf_records import TfRecord
+from jitlint.model.tf_records import TfRecord
+from jitlint.python.names import Names
+from jitlint.python.walker import iter_children
 
 LIST_FACT = "jax:returns-list"
 # Every return is the result of a JAX operation (`return jnp.all(x)`, `return ok and

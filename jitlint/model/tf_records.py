@@ -15,7 +15,7 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
   a function returning a dtype, float literal data) sent to the modules importing them.
 
 Records are frozen dataclasses of strings, bools and ints: they cross the process pool and
-the JSON result cache like the JAX records (records.py), as `{"tf": [...]}`.
+the JSON result cache like the JAX records (model/jax/crossfile/records.py), as `{"tf": [...]}`.
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ from typing import Any
 import libcst as cst
 
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.fixloop.edits import apply_edits, choose
 from jitlint.engine.linter import lint_text
-from jitlint.fixes.edits import apply_edits, choose
-from jitlint.model.project.records import Received
+from jitlint.model.jax.crossfile.records import Received
 
 MAX_PASSES = 10
 

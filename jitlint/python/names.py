@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.model.domain.scopes import Binding, Scope, build_scope, comprehension_targets
+from jitlint.python.scopes import Binding, Scope, build_scope, comprehension_targets
 
 UNKNOWN = ""
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

@@ -1,4 +1,5 @@
-"""The engine's per-file state: what every rule shares about one file."""
+"""The per-file context every rule and fix builder queries: the models of one file, built on
+first use. The engine makes one per file and keeps `parents` at the walker's stack."""
 
 from __future__ import annotations
 
@@ -8,18 +9,18 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.model.domain.names import Names
 from jitlint.model.jax.frameworks.contracts import Assumptions
 from jitlint.model.library.versions import FrameworkVersions
+from jitlint.python.names import Names
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
+    from jitlint.model.jax.crossfile.records import Received
     from jitlint.model.jax.jit import JitModel
     from jitlint.model.jax.tracing import Tracing
-    from jitlint.model.project.records import Received
-    from jitlint.model.project.tf_records import TfInbound
     from jitlint.model.tf.model import TfModel
+    from jitlint.model.tf_records import TfInbound
 
 
 class FileContext:
@@ -32,7 +33,7 @@ class FileContext:
         self.parents: list[cst.CSTNode] = []  # set by the engine to the walker's stack
         # Calls from traced code in, and transformations applied in, other files of the run,
         # by top-level function name (the project pass sets them before the traversal; see
-        # model/project/records.py).
+        # model/jax/crossfile/records.py).
         self.inbound: Mapping[str, Sequence[Received]] = {}
         # What other files of the run say about this file's names for the TF model: graph
         # code calling its functions, its Keras classes' uses, dtype facts it imports.

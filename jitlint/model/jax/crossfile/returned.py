@@ -24,7 +24,6 @@ from typing import Any
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
     Dict,
     Foreign,
@@ -36,10 +35,11 @@ from jitlint.model.domain.values import (
     U,
     Value,
 )
+from jitlint.model.jax.crossfile.records import may_be_project_function
+from jitlint.model.jax.crossfile.returns import LIST_CALLS, Returns
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
-from jitlint.model.project.records import may_be_project_function
-from jitlint.model.project.returns import LIST_CALLS, Returns
-from jitlint.model.project.tf_records import TfRecord
+from jitlint.model.tf_records import TfRecord
+from jitlint.python.names import Names, leaf_name
 
 VALUE_FACT = "jax:value:"
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file

@@ -1,4 +1,4 @@
-"""Lint and fix a notebook: its code cells joined (joined.py), findings reported per cell.
+"""Lint and fix a notebook: its code cells joined (notebook/joined.py), findings reported per cell.
 
 Positions are ruff's for notebooks: `path:cell N:line:column`, N counting every cell of the
 notebook from 1 (markdown cells too, as Jupyter shows them), the line counted within the cell.
@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jitlint.diagnostics import Diagnostic
-from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE, size_problem
+from jitlint.engine.fixloop.files import diff_names
+from jitlint.engine.fixloop.passes import fix_text
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.fixes.engine import fix_text
-from jitlint.fixes.files import diff_names
-from jitlint.model.project.records import Outbound, Received
+from jitlint.model.jax.crossfile.records import Outbound, Received
 from jitlint.notebook.document import Notebook, NotebookError, read_notebook
 from jitlint.notebook.joined import CellMap, Joined
+from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.rules import rule_name
 
 
@@ -60,7 +60,7 @@ class NotebookFix:
 
     def diff(self, path: str) -> str:
         """A unified diff per changed cell, headed `a/path:cell N` as ruff heads them (an
-        absolute path without the prefixes, as fixes/files.py names a file's)."""
+        absolute path without the prefixes, as engine/fixloop/files.py names a file's)."""
         old_name, new_name = diff_names(path)
         return "".join(
             "".join(

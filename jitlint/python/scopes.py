@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import libcst as cst
 
-from jitlint.engine.walker import iter_children
+from jitlint.python.walker import iter_children
 
 BindingKind = Literal["import", "def", "class", "assign", "param", "other"]
 ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda

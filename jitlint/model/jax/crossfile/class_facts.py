@@ -22,7 +22,8 @@ from typing import Any
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.names import Names
+from jitlint.model.jax.crossfile.records import Inbound, may_be_project_function
+from jitlint.model.jax.crossfile.returns import IMPORT_KIND
 from jitlint.model.jax.pytree_fields import (
     ARRAY_FIELD,
     LEAF_FIELD,
@@ -32,9 +33,8 @@ from jitlint.model.jax.pytree_fields import (
     PytreeClass,
     PytreeClasses,
 )
-from jitlint.model.project.records import Inbound, may_be_project_function
-from jitlint.model.project.returns import IMPORT_KIND
-from jitlint.model.project.tf_records import TfRecord
+from jitlint.model.tf_records import TfRecord
+from jitlint.python.names import Names
 
 PYTREE_FACT = "jax:pytree:"
 _KINDS = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD, LEAF_FIELD})
