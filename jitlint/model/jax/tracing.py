@@ -58,6 +58,7 @@ from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.frameworks.contracts import CONTRACTS, Contract, array_params
+from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
@@ -234,6 +235,11 @@ class Tracing:
     @cached_property
     def imported_pytrees(self) -> ImportedPytrees:
         return ImportedPytrees(self.names, self.classes, self.pytree_classes, self.inbound)
+
+    @cached_property
+    def lifting(self) -> Lifting:
+        """Raw jax transformations around flax linen or haiku modules (JIT120)."""
+        return Lifting(self.names, self.classes)
 
     @cached_property
     def calls(self) -> Calls:
