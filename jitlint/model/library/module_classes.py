@@ -23,7 +23,7 @@ def _raw() -> dict[str, Any]:
 
 @cache
 def framework_of_class(qualname: str) -> str | None:
-    """"linen" or "haiku" when `qualname` (`flax.linen.Dense`) is a module class of that
+    """ "linen" or "haiku" when `qualname` (`flax.linen.Dense`) is a module class of that
     framework that holds parameters or state; None otherwise (`haiku.Flatten` holds none)."""
     raw = _raw()
     if qualname in raw["stateless"]:

@@ -260,8 +260,9 @@ model = hk.transform(forward)
         if twin is None or not all(u.framework == "haiku" and u.made_outside for u in uses):
             return None
         name, keywords = twin
-        if any(a.star or (a.keyword is not None and a.keyword.value not in keywords) for a in node.args):
-            return None
+        for arg in node.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value not in keywords):
+                return None
         hk, imported = self.ctx.import_name("haiku", "hk")
         return NodeFix(
             "unsafe",

@@ -121,11 +121,7 @@ class Lifting:
         setup = _method(cls, _SETUP[kind])
         if setup is None:
             return None
-        values = [
-            value
-            for target, value in _self_assignments(setup)
-            if target == expr.attr.value
-        ]
+        values = [value for target, value in _self_assignments(setup) if target == expr.attr.value]
         if len(values) != 1:
             return None
         setup_path = [*path[: _index(path, cls) + 1], cls.body, setup, setup.body]
