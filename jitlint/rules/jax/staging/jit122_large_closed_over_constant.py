@@ -209,7 +209,7 @@ def make_step(key):
         line = self.ctx.tracing.line(value)  # type: ignore[arg-type]
         self.report(
             node,
-            f"`{node.value}`, a {size:,}-element array made at line {line}, is closed over by "
+            f"`{node.value}`, an array of {size:,} elements made at line {line}, is closed over by "
             f"`{trace.qualname}`, which JAX traces: it is embedded in the compiled program as "
             "a constant (compile time and memory grow with it, once per compilation)",
             help=f"pass `{node.value}` as an argument of the jitted function; newer jax "
