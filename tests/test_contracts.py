@@ -264,3 +264,21 @@ def test_a_base_class_in_another_file_carries_its_framework(tmp_path):
 
     assert lint("pkg") == [("pkg/gate.py", 8, "JIT101")]
     assert lint("pkg/gate.py") == []
+
+
+def test_a_static_parameter_annotated_as_an_array_is_unhashable():
+    """What the declaration says decides, with no call in the run: JAX hashes static
+    arguments, and an array (`jax.Array`, the older `jnp.DeviceArray`) cannot be hashed."""
+    source = textwrap.dedent(
+        """
+        from functools import partial
+
+        import jax
+        from jax import numpy as np
+
+        @partial(jax.jit, static_argnums=(0, 2))  # error: JIT110
+        def is_u_turn(start: np.DeviceArray, position: jax.Array, steps: int):
+            return position - start
+        """
+    )
+    assert found(source, {"JIT110"}) == expected(source)

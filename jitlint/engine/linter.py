@@ -31,7 +31,7 @@ from jitlint.model.jax.frameworks.contracts import CONTRACT_METHODS
 from jitlint.model.project import class_facts, returned, returns
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
-from jitlint.model.project.outbound import outbound_calls
+from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.project.records import (
     CallRecord,
     Outbound,
@@ -195,6 +195,7 @@ def lint_text(
             any(rule.framework == "tensorflow" for rule in rules),
             calls,
             own_names,
+            jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -221,6 +222,7 @@ def _project_facts(
     tf_rules: bool,
     calls: CallLines | None = None,
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
+    jax_selected: bool = False,
 ) -> None:
     """What the project pass needs from this file (model/project/records.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
@@ -240,8 +242,12 @@ def _project_facts(
             result.outbound.extend(returns.imports(called))
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
-            if _CLASS_TEXT.search(ctx.source):
-                result.outbound.extend(class_facts.module_imports(ctx.names, CONTRACT_METHODS))
+            if ctx.tracing.active:
+                overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
+                result.outbound.extend(class_facts.self_call_exports(overridable))
+        if jax_selected and _CLASS_TEXT.search(ctx.source):
+            # A subclass need not mention jax: its base's file may trace its methods.
+            result.outbound.extend(class_facts.class_imports(ctx.names, CONTRACT_METHODS))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))

@@ -75,7 +75,13 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.model.project.class_facts import ImportedPytrees, module_framework
+from jitlint.model.project.class_facts import (
+    SELF_CALL_KEY,
+    ImportedPytrees,
+    base_class,
+    module_framework,
+    self_calls,
+)
 from jitlint.model.project.records import (
     Inbound,
     Received,
@@ -214,7 +220,12 @@ class Tracing:
         # Calls and transformations of things other modules define that interpretation found
         # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
         self.foreign_records: list[ForeignRecord] = []
+        # Calls on `self` from traced methods, by "Cls.method" (calls.py `_self_call`): a
+        # subclass's override is traced with them, in this file and in others.
+        self.self_calls: list[ForeignRecord] = []
         self.module_context: Context | None = None
+        if any(SELF_CALL_KEY in key for key in self.inbound):
+            self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
 
     @cached_property
     def discovery(self) -> Discovery:
@@ -271,7 +282,7 @@ class Tracing:
             return info.kind
         for cls in info.mro:
             for base in cls.node.bases:
-                for qualname in self.names.qualified_names(base.value, cls.path):
+                for qualname in self.names.qualified_names(base_class(base.value), cls.path):
                     found = module_framework(self.inbound, qualname)
                     if found is not None:
                         return found
@@ -344,6 +355,7 @@ class Tracing:
             for _, _, func in sorted(roots, key=lambda r: (r[0], r[1])):
                 self._root(func)
             self._inbound_constructors()
+            self._dispatch_self_calls()
             self._contract_roots()
         finally:
             self.solving = False
@@ -554,11 +566,79 @@ class Tracing:
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 
+    def _overrides_called_by_bases(self) -> dict[str, list[Received]]:
+        """Inbound calls of this module's overrides that another file's base class makes
+        on `self` from traced code (class_facts.self_calls), by "Cls.method"."""
+        out: dict[str, list[Received]] = {}
+        for statement in self.module.body:
+            if type(statement) is not cst.ClassDef or type(statement.body) is not cst.IndentedBlock:
+                continue
+            methods = [s.name.value for s in statement.body.body if type(s) is cst.FunctionDef]
+            for base in statement.bases:
+                for qualname in self.names.qualified_names(base_class(base.value), [self.module]):
+                    for method in methods:
+                        name = f"{statement.name.value}.{method}"
+                        for call in self_calls(self.inbound, qualname, method):
+                            out.setdefault(name, []).append(
+                                dataclasses.replace(call, function=name)
+                            )
+        return out
+
+    def _dispatch_self_calls(self) -> None:
+        """Trace the overrides, in this module's subclasses, of the methods that traced
+        methods call on `self`: `Base.step` jitted calls `self.step_env(...)`, and
+        `Game(Base)` defines `step_env`, which then runs in that trace."""
+        done: set[tuple[int, str]] = set()
+        for _ in range(3):  # an override's own self-calls may reach further overrides
+            pending = [r for r in self.self_calls if (id(r), "") not in done]
+            if not pending:
+                return
+            for record in pending:
+                done.add((id(record), ""))
+                base_name, _, method = record.target.partition(".")
+                for info in self._subclasses(base_name):
+                    own = info.methods.get(method)
+                    name = f"{info.name}.{method}"
+                    if (
+                        own is None
+                        or own.kind != "method"
+                        or not own.plain
+                        or (id(record), name) in done
+                    ):
+                        continue
+                    done.add((id(record), name))
+                    caller = record.context.trace
+                    call = Inbound(
+                        name, f"line {self.line(record.call)}", f"`{caller.qualname}`",
+                        how_traced(caller), record.level, tuple(record.args), record.star,
+                    )  # fmt: skip
+                    inbound = dict(self.inbound)
+                    inbound[name] = [*inbound.get(name, ()), call]
+                    self.inbound = inbound
+                    self._root(own.func)
+
+    def _subclasses(self, base_name: str) -> list[ClassInfo]:
+        """The module's top-level classes that derive from its top-level class `base_name`."""
+        out = []
+        base = None
+        infos = [
+            self.classes.of(s, [self.module]) for s in self.module.body if type(s) is cst.ClassDef
+        ]
+        for info in infos:
+            if info.name == base_name:
+                base = info
+        if base is None:
+            return []
+        for info in infos:
+            if info is not base and any(cls is base for cls in info.mro):
+                out.append(info)
+        return out[:8]
+
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         for info, contract in list(self.contract_classes()):
-            for name in sorted(contract.methods):
+            for name in sorted(contract.traced_methods(info.methods)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
@@ -580,6 +660,10 @@ class Tracing:
             for name in param_names(func)
         }
         self._receiver(func, path, params)
+        receiver = params.get(param_names(func)[0]) if param_names(func) else None
+        if func.name.value == "__init__" and isinstance(receiver, Object):
+            # Built under the caller's jit: the instance is made inside the trace.
+            receiver.made_at, receiver.building = ABSTRACT, True
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
@@ -928,6 +1012,21 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
         None,
     )
     return _framework_root(site[0], depth + 1) if site is not None else None
+
+
+_PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "differentiated"}
+
+
+def how_traced(caller: FunctionTrace) -> str:
+    """How a caller is traced, for messages: "compiled by `jax.jit`"."""
+    if caller.entries:
+        transform = max(caller.entries, key=lambda e: e.level).transform
+        participle = _PARTICIPLES.get(transform.verb, "traced")
+        return f"{participle} by `{transform.qualname}`"
+    if caller.inbound:
+        first = caller.inbound[0]
+        return f"called by {first.caller} ({first.site})"
+    return "called from traced code"
 
 
 def _contract_only(trace: FunctionTrace, depth: int = 0) -> bool:

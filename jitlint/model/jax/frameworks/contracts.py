@@ -14,7 +14,7 @@ qualified names), so a framework is added here, not in an if-chain elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -29,12 +29,27 @@ class Contract:
     framework: str  # ClassInfo.kind
     methods: frozenset[str]
     says: str  # why the body is traced, for messages: "equinox modules are meant to be"
+    # Every public method too (and `__init__`): an equinox module is a pytree whose methods
+    # its users call inside `eqx.filter_jit`, and which is often built there.
+    public: bool = False
+
+    def traced_methods(self, defined: Iterable[str]) -> set[str]:
+        """The methods, of those a class defines, that the contract traces."""
+        if not self.public:
+            return set(self.methods).intersection(defined)
+        return {
+            name
+            for name in defined
+            if name in self.methods or name == "__init__" or not name.startswith("_")
+        }
 
 
 CONTRACTS: dict[str, Contract] = {
     c.framework: c
     for c in (
-        Contract("equinox", frozenset({"__call__"}), "equinox modules are meant to be"),
+        Contract(
+            "equinox", frozenset({"__call__"}), "equinox modules are meant to be", public=True
+        ),
         Contract("linen", frozenset({"__call__"}), "flax modules are meant to be"),
         Contract("nnx", frozenset({"__call__"}), "flax modules are meant to be"),
         Contract(
@@ -55,6 +70,9 @@ ARRAY_TYPES = frozenset(
     {
         "jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "chex.Array",
         "chex.ArrayDevice", "jaxtyping.PRNGKeyArray", "jax.random.KeyArray",
+        # The names of jax's array type before `jax.Array` (jax < 0.4.1).
+        "jax.numpy.DeviceArray", "jaxlib.xla_extension.DeviceArray",
+        "jax.interpreters.xla.DeviceArray",
     }
 )  # fmt: skip
 # jaxtyping's dtype-and-shape annotations, `Float[Array, "batch dim"]`: an array when their
