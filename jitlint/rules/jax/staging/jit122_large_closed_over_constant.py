@@ -91,6 +91,7 @@ class LargeClosedOverConstant(Rule):
     tier = 2
     default_enabled = False
     requires = JAX_TRACING
+    uses_tracing = True
     options = {
         "min-elements": Option(int, 1000, "the smallest closed-over array (in elements) reported"),
     }
