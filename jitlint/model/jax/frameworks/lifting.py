@@ -19,8 +19,9 @@ or module calls and parameter reads in the body of a lambda, a local `def` or a 
 of the module (`jax.lax.scan(self.step, ...)`). A module is an instance of a class of the
 generated list (library/module_classes.py) or of a class of the file whose framework is
 linen or haiku, reached through a local name or a `self.x` set in `setup`/`__init__`, each
-bound exactly once. A module the enclosing function already called before the
-transformation has its parameters, and is not reported.
+bound exactly once, or a linen field annotated with a module class (`cell: nn.Module`). A
+module the enclosing function already called before the transformation has its parameters,
+and is not reported.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ STAGING = frozenset(
 _HAIKU_STATE = frozenset({"haiku.get_parameter", "haiku.get_state", "haiku.set_state"})
 _LINEN_STATE = frozenset({"param", "variable"})  # `self.param(...)` in a linen method
 _SETUP = {"linen": "setup", "haiku": "__init__"}
+_LINEN_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
 _FRAMEWORKS = ("linen", "haiku")
 
 
@@ -119,13 +121,29 @@ class Lifting:
             return None
         kind, cls = owner
         setup = _method(cls, _SETUP[kind])
-        if setup is None:
+        assigned = _self_assignments(setup) if setup is not None else iter(())
+        values = [value for target, value in assigned if target == expr.attr.value]
+        if len(values) == 1 and setup is not None:
+            setup_path = [*path[: _index(path, cls) + 1], cls.body, setup, setup.body]
+            return self.module(values[0], setup_path, depth + 1)
+        if kind == "linen" and not values:  # a dataclass field holding a submodule
+            return self._field(cls, expr.attr.value, path[: _index(path, cls)])
+        return None
+
+    def _field(
+        self, cls: cst.ClassDef, name: str, path: Sequence[cst.CSTNode]
+    ) -> tuple[str, str] | None:
+        """A linen field annotated with a module class (`cell: nn.Module`): flax binds the
+        module given for it as a submodule."""
+        for field, annotation, _ in self.classes.of(cls, path).init_fields():
+            if field != name:
+                continue
+            found = self.names.qualified_names(annotation, path)
+            qualname = next(iter(found)) if len(found) == 1 else ""
+            if qualname in _LINEN_BASES or framework_of_class(qualname) == "linen":
+                return "linen", qualname
             return None
-        values = [value for target, value in _self_assignments(setup) if target == expr.attr.value]
-        if len(values) != 1:
-            return None
-        setup_path = [*path[: _index(path, cls) + 1], cls.body, setup, setup.body]
-        return self.module(values[0], setup_path, depth + 1)
+        return None
 
     # ---- what a raw transformation's functions call -------------------------------------
     def uses(self, call: cst.Call, qualname: str, path: Sequence[cst.CSTNode]) -> list[ModuleUse]:

@@ -97,8 +97,9 @@ class FrameworkTransformMixing(Rule):
     ## Known problems
     Modules are recognised by the classes flax linen and haiku export (generated from
     them by `scripts/gen_framework_modules.py`) and by the file's own module classes,
-    reached through a local name or `self.x` assigned once; a module handed in as an
-    argument or a dataclass field is not seen, nor are calls in helpers the body calls.
+    reached through a local name, `self.x` assigned once, or a linen field annotated with a
+    module class; a module handed in as an argument is not seen, nor are calls in helpers
+    the body calls.
     A module the enclosing function calls before the transformation is not reported (its
     parameters exist); one that was called in another method first (so that only `apply`
     runs the loop) is still reported.
@@ -187,6 +188,16 @@ class Decoder(nn.Module):
     def __call__(self, xs):
         ys = jax.lax.scan(lambda c, x: (c, self.cell(x)), 0.0, xs)[1]  # error: JIT120
         return jax.lax.scan(self.step, 0.0, ys)[1]  # error: JIT120
+""",
+        # A linen field holding a submodule (`cell: nn.Module`).
+        """
+import flax.linen as nn
+import jax
+class Sequence(nn.Module):
+    cell: nn.Module
+    def __call__(self, xs):
+        return jax.lax.scan(lambda c, x: (c, self.cell(x)), 0.0, xs)[1]  # error: JIT120
+model = Sequence(nn.Dense(4))
 """,
         # A module passed to a raw checkpoint, a parameter read in a fori_loop body, a
         # module made inside a branch.
