@@ -106,6 +106,16 @@ PROGRAMS = [
         """,
         True,
     ),
+    (
+        """
+        class Sequence(nn.Module):
+            cell: nn.Module
+            def __call__(self, xs):
+                return jax.lax.scan(lambda c, x: (c, self.cell(x)), 0.0, xs)[1]
+        model = Sequence(nn.Dense(4))
+        """,
+        True,
+    ),
     (  # vmap does not stage the function out
         """
         class Batched(nn.Module):
