@@ -7,7 +7,7 @@ compiled program holds no copy of it; a jitted helper reading only the global's
 shape embeds nothing either."""
 import jax
 
-from fft_pulse_argument.signal import pulse, spectrum, window_length
+from fft_pulse_argument.transmitter import pulse, spectrum, window_length
 
 print(jax.jit(spectrum)(pulse).shape)
 print(jax.jit(window_length)())
