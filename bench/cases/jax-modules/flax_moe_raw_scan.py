@@ -3,8 +3,8 @@
 # shape: class
 # expect: error UnexpectedTracerError
 # hazard: 32 JIT120 a linen submodule from `setup` called in a raw `jax.lax.scan` body
-"""A sparse mixture-of-experts block in flax linen (the report: a Mixtral port
-whose expert loop used `jax.lax.scan`). The router and the shared expert are
+"""A sparse mixture-of-experts block in flax linen (the report: a Mixtral port in
+linen hit the error at a raw `jax.lax.scan` in its model). The router and the expert are
 submodules made in `setup`; the loop over the experts' routing weights is a raw
 scan whose body calls the expert. Older flax raised JaxTransformError; flax 0.12
 creates the expert's weights from scan tracers at `init`, and `apply` fails."""
