@@ -31,7 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
@@ -57,7 +57,14 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
-from jitlint.model.jax.frameworks.contracts import CONTRACTS, Contract, array_params
+from jitlint.model.jax.frameworks.contracts import (
+    CONTRACTS,
+    Assumptions,
+    Contract,
+    array_params,
+    assumed_classes,
+    assumed_functions,
+)
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
@@ -199,10 +206,14 @@ def merge(values: Sequence[Value]) -> Value:
 
 class Tracing:
     def __init__(
-        self, names: Names, inbound: Mapping[str, Sequence[Received]] | None = None
+        self,
+        names: Names,
+        inbound: Mapping[str, Sequence[Received]] | None = None,
+        assumptions: Assumptions | None = None,
     ) -> None:
         self.names = names
         self.module = names.module
+        self.assumptions = assumptions or Assumptions()
         # top-level function name -> calls from, and applications in, other files
         self.inbound = inbound or {}
         self._traces: dict[int, FunctionTrace] = {}
@@ -265,17 +276,23 @@ class Tracing:
         index = self.index
         if index.entries or self.inbound or index.foreign:
             return True
-        return any(self.contract_classes())
+        return any(self.contract_classes()) or any(assumed_functions(self.names, self.assumptions))
 
     def contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
         """The module's top-level classes whose framework traces some methods by contract:
         from their bases here, or from another file's facts about an imported base."""
+        assumed = dict(
+            (id(info), (info, contract))
+            for info, contract in assumed_classes(self.names, self.classes, self.assumptions)
+        )
         for statement in self.module.body:
             if type(statement) is cst.ClassDef:
                 info = self.classes.of(statement, [self.module])
                 contract = CONTRACTS.get(self._framework(info) or "")
                 if contract is not None:
                     yield info, contract
+                elif id(info) in assumed:
+                    yield assumed[id(info)]
 
     def _framework(self, info: ClassInfo) -> str | None:
         if info.kind is not None or not self.inbound:
@@ -646,6 +663,28 @@ class Tracing:
                 if found is not None and found.level > 0:
                     continue
                 self._contract_root(method.func, info.name, contract)
+                self._reroot_nested(method.func)
+        for func, owner, contract in list(assumed_functions(self.names, self.assumptions)):
+            found = self._traces.get(id(func))
+            if found is None or found.level == 0:
+                self._contract_root(func, owner, contract)
+                self._reroot_nested(func)
+
+    def _reroot_nested(self, outer: cst.FunctionDef) -> None:
+        """Entries inside `outer` (a `lax.fori_loop` body, a jitted closure) were rooted
+        before the contract made `outer` traced, when what they close over was unknown: root
+        them again now that `outer`'s values are there."""
+        for entries in list(self.index.entries.values()):
+            func = entries[0].func
+            path = self.index.path(func) or ()
+            if func is outer or not any(node is outer for node in path):
+                continue
+            trace = self._traces.get(id(func))
+            if trace is None:
+                continue
+            trace.contexts = [c for c in trace.contexts if c.site != "root"]
+            trace._top = None
+            self._root(func)
 
     def _contract_root(self, func: cst.FunctionDef, owner: str, contract: Contract) -> None:
         path = self._path_to(func)
@@ -664,6 +703,11 @@ class Tracing:
         if func.name.value == "__init__" and isinstance(receiver, Object):
             # Built under the caller's jit: the instance is made inside the trace.
             receiver.made_at, receiver.building = ABSTRACT, True
+        elif isinstance(receiver, Object) and not receiver.fields:
+            # What the class's own code always stores (`self.blocks = [...]`) is known of
+            # any instance: a Python list indexed by a tracer fails, whoever built it.
+            for name, pytype in container_attributes(receiver.cls).items():
+                receiver.fields[name] = Value(STATIC, pytype=pytype)
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
@@ -909,7 +953,7 @@ class Tracing:
             if entry.contract is not None:
                 return (
                     f"`{name}` is annotated as an array and is a parameter of "
-                    f"`{entry.contract[0]}.{entry.func.name.value}`, {contract_words(entry)}"
+                    f"`{self.function_trace(entry.func).qualname}`, {contract_words(entry)}"
                 )
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
