@@ -18,6 +18,8 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT111': ('jax.jit111_non_array_arg_not_static', 'non-array-arg-not-static', True, ('jit',), 'jax'),
     'JIT112': ('jax.jit112_bad_static_spec', 'bad-static-spec', True, ('jit',), 'jax'),
     'JIT113': ('jax.jit113_jit_in_loop', 'jit-in-loop', True, ('jit',), 'jax'),
+    'JIT120': ('jax.staging.jit120_framework_transform_mixing', 'framework-transform-mixing', True, ('flax', 'haiku'), 'jax'),
+    'JIT122': ('jax.staging.jit122_large_closed_over_constant', 'large-closed-over-constant', False, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
     'JIT201': ('tf.jit201_untyped_constant', 'untyped-constant', True, ('constant', 'convert_to_tensor'), 'tensorflow'),
     'JIT202': ('tf.jit202_xla_dynamic_shape', 'xla-dynamic-shape', True, ('tensorflow',), 'tensorflow'),
     'JIT203': ('tf.jit203_xla_unsupported_op', 'xla-unsupported-op', True, ('tensorflow',), 'tensorflow'),

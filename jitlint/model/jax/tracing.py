@@ -81,6 +81,7 @@ from jitlint.model.jax.frameworks.contracts import (
     assumed_classes,
     assumed_functions,
 )
+from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
@@ -256,6 +257,11 @@ class Tracing:
     @cached_property
     def imported_pytrees(self) -> ImportedPytrees:
         return ImportedPytrees(self.names, self.classes, self.pytree_classes, self.inbound)
+
+    @cached_property
+    def lifting(self) -> Lifting:
+        """Raw jax transformations around flax linen or haiku modules (JIT120)."""
+        return Lifting(self.names, self.classes)
 
     @cached_property
     def calls(self) -> Calls:
