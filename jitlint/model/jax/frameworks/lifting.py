@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes
-from jitlint.python.names import Names
 from jitlint.model.jax.transforms import TRANSFORMS
 from jitlint.model.library.module_classes import framework_of_class
+from jitlint.python.names import Names
 
 # Raw transformations that stage their function out (the ones that fail, see above).
 STAGING = frozenset(
