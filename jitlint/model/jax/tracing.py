@@ -709,6 +709,13 @@ class Tracing:
             # any instance: a Python list indexed by a tracer fails, whoever built it.
             for name, pytype in container_attributes(receiver.cls).items():
                 receiver.fields[name] = Value(STATIC, pytype=pytype)
+            if contract.array_leaves_traced:
+                # The module is handed to the user's `filter_jit` as an argument: its array
+                # fields are tracers there, its static fields Python values.
+                pytree = self.pytree_classes.of(receiver.cls.node, receiver.cls.path)
+                if pytree is not None:
+                    receiver.declared = Instance(pytree, "filter")
+                    receiver.why = ("param", param_names(func)[0], entry)
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
@@ -1012,6 +1019,8 @@ class Tracing:
             if not owner or owner[0] != "param":
                 return text
             name, entry = owner[1], owner[2]
+            if entry.contract is not None:
+                return f"{text} (an array leaf), {contract_words(entry)}"
             leaves = "every leaf" if instance.style == "jit" else "the array leaves"
             return (
                 f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` "

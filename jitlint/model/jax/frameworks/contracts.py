@@ -33,6 +33,9 @@ class Contract:
     # Every public method too (and `__init__`): an equinox module is a pytree whose methods
     # its users call inside `eqx.filter_jit`, and which is often built there.
     public: bool = False
+    # Its users hand the module to their `filter_jit` as an argument, so its array fields
+    # are tracers in the body (equinox); otherwise fields stay unknown.
+    array_leaves_traced: bool = False
 
     def traced_methods(self, defined: Iterable[str]) -> set[str]:
         """The methods, of those a class defines, that the contract traces."""
@@ -49,7 +52,11 @@ CONTRACTS: dict[str, Contract] = {
     c.framework: c
     for c in (
         Contract(
-            "equinox", frozenset({"__call__"}), "equinox modules are meant to be", public=True
+            "equinox",
+            frozenset({"__call__"}),
+            "equinox modules are meant to be",
+            public=True,
+            array_leaves_traced=True,
         ),
         Contract("linen", frozenset({"__call__"}), "flax modules are meant to be"),
         Contract("nnx", frozenset({"__call__"}), "flax modules are meant to be"),
