@@ -1,0 +1,139 @@
+"""False positives found on research code (bench/research.py, issues 27 and 28), each as a
+minimal negative shaped like the real code, beside a positive neighbour that stays found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_project import check, where, write
+
+TRAINING_UTILS = """\
+import tensorflow as tf
+
+
+def training_step(epochs, data):
+    loss = single_epoch(data)
+    for _ in tf.range(epochs - 1):
+        loss = single_epoch(data)
+    return loss
+
+
+def single_epoch(data):
+    @tf.function
+    def on_minibatch(indices):
+        return tf.reduce_sum(tf.gather(data, indices))
+
+    for indices in tf.split(tf.range(8), 4):
+        loss = on_minibatch(indices)
+    return loss
+"""
+
+
+def _unnamed_package(tmp_path: Path, learner: str) -> Path:
+    """A repository that is its own package, checked out under a folder name that is no
+    identifier (`owner+seed`, `seed-main`): its files import it as `seed`."""
+    root = tmp_path / "owner+seed"
+    write(root, {"__init__.py": "", "utils.py": TRAINING_UTILS, "learner.py": learner})
+    return root
+
+
+def test_a_package_folder_named_otherwise_resolves_its_own_imports(tmp_path):
+    # The learner's tf.function traces training_step, so the tf.range loop is a graph loop
+    # and on_minibatch is made only while the learner traces (seed_rl's PPO step).
+    root = _unnamed_package(
+        tmp_path,
+        """\
+        import tensorflow as tf
+        from seed import utils
+
+        class Learner:
+            @tf.function
+            def minimize(self):
+                return utils.training_step(3, self.data)
+        """,
+    )
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_an_eager_caller_still_makes_the_inner_function_repeatedly(tmp_path):
+    root = _unnamed_package(
+        tmp_path,
+        """\
+        import tensorflow as tf
+        from seed import utils
+
+        def main(data):
+            for _ in range(10):
+                utils.training_step(3, data)
+        """,
+    )
+    _, found, _ = check(root, ".")
+    assert ("utils.py", 12, "JIT207") in where(found)
+
+
+ENCODER = """\
+import tensorflow as tf
+
+
+class Encoder(tf.keras.layers.Layer):
+    def call(self, image):
+        check = tf.Assert(tf.reduce_max(image) <= 1.0, [tf.reduce_max(image)])
+        with tf.control_dependencies([check]):
+            return image * 255.0
+"""
+TOKENIZER = """\
+import tensorflow as tf
+from pkg import encoder
+
+
+class Tokenizer(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self._encoder = encoder.Encoder()
+
+    def call(self, image):
+        return self._encoder(image)
+"""
+
+
+def _layers(tmp_path: Path, user: str) -> Path:
+    files = {"pkg/__init__.py": "", "pkg/encoder.py": ENCODER, "pkg/tokenizer.py": TOKENIZER}
+    return write(tmp_path, {**files, "pkg/network.py": user})
+
+
+def test_a_layer_used_only_by_a_network_of_another_library_is_not_at_auto(tmp_path):
+    # robotics_transformer: the tokenizer layer lives in a tf_agents network, which no Keras
+    # loop runs; the file that creates it has no Keras class of its own.
+    root = _layers(
+        tmp_path,
+        """\
+        import tensorflow as tf
+        from agents_lib import network
+        from pkg import tokenizer
+
+        class Network(network.Network):
+            def __init__(self):
+                super().__init__()
+                self._tokenizer = tokenizer.Tokenizer()
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 0, (found, err)
+
+
+def test_a_layer_in_a_model_left_at_auto_is_still_reported(tmp_path):
+    root = _layers(
+        tmp_path,
+        """\
+        import keras
+        from pkg import tokenizer
+
+        def build():
+            model = keras.Sequential([keras.Input((8, 8, 3)), tokenizer.Tokenizer()])
+            model.compile(loss="mse")
+            return model
+        """,
+    )
+    _, found, _ = check(root)
+    assert ("pkg/encoder.py", 6, "JIT209") in where(found)
