@@ -3,8 +3,10 @@ minimal negative shaped like the real code, beside a positive neighbour that sta
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
+from helpers import found
 from test_project import check, where, write
 
 TRAINING_UTILS = """\
@@ -137,3 +139,74 @@ def test_a_layer_in_a_model_left_at_auto_is_still_reported(tmp_path):
     )
     _, found, _ = check(root)
     assert ("pkg/encoder.py", 6, "JIT209") in where(found)
+
+
+def _retracing(source: str) -> set[tuple[int, str]]:
+    return found(textwrap.dedent(source), {"JIT207"})
+
+
+def test_a_tf_function_made_once_per_host_and_kept_is_not_a_retrace():
+    # seed_rl's server set-up: per host, functions bound to that host's server and stored
+    # on it, a factory per inference device whose results are collected, never called in
+    # the loop.
+    assert not _retracing(
+        """
+        import tensorflow as tf
+
+        def init_servers(hosts, specs):
+            for host in hosts:
+                server = make_server(host)
+
+                @tf.function(input_signature=[])
+                def pending():
+                    return host.done < host.wanted
+
+                def make_inference(device):
+                    @tf.function(input_signature=specs)
+                    def inference(x):
+                        return host.agent(x)
+
+                    return inference
+
+                def make_config(config):
+                    @tf.function(input_signature=[])
+                    def get_config():
+                        return config
+
+                    return get_config
+
+                host.inference_fns = [make_inference(d) for d in host.devices]
+                host.pending = pending
+                server.bind(pending)
+                server.bind(make_config(host.config))
+                server.bind([make_inference(d) for d in host.devices])
+        """
+    )
+
+
+def test_a_tf_function_made_and_called_in_each_iteration_is_still_a_retrace():
+    assert _retracing(
+        """
+        import tensorflow as tf
+
+        def evaluate(hosts, x):
+            for host in hosts:
+                @tf.function
+                def pending():  # called right away: made again every iteration
+                    return host.done < host.wanted
+
+                host.pending = pending
+                pending()
+
+                def make_step(scale):
+                    @tf.function
+                    def step(v):
+                        return v * scale
+
+                    return step
+
+                make_step(2.0)(x)
+                per_host = tf.function(lambda v: v + 1)
+                tf.while_loop(lambda i: i < 3, per_host, [0])
+        """
+    ) == {(6, "JIT207"), (14, "JIT207"), (21, "JIT207")}

@@ -62,6 +62,11 @@ DO_NOT_CONVERT = {
     "tensorflow.compat.v1.autograph.experimental.do_not_convert",
 }
 PARTIAL = {"functools.partial"}
+# `tf.data` methods whose function argument runs as graph code.
+DATASET_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "parallel_interleave"})
+# Methods (besides TensorFlow's own functions) that call a function argument right away:
+# tf.data pipelines, a distribution strategy's `run`, Python's `map`/`filter`.
+RUNS_ITS_ARGUMENT = DATASET_METHODS | {"run", "experimental_run_v2", "map_structure"}
 
 # Control-flow ops whose function arguments run as graph code, and which of their positional
 # arguments / keywords are functions.
