@@ -210,3 +210,24 @@ def test_a_tf_function_made_and_called_in_each_iteration_is_still_a_retrace():
                 tf.while_loop(lambda i: i < 3, per_host, [0])
         """
     ) == {(6, "JIT207"), (14, "JIT207"), (21, "JIT207")}
+
+
+def test_a_container_of_cells_owns_no_variable_but_the_cells_made_with_it_do():
+    # seed_rl's agent test: cells made in a helper that graph code calls, stacked to ask
+    # for an initial state; the cells are the state made on every trace, not the stack.
+    assert found(
+        """
+        import tensorflow as tf
+
+        def initial_state(batch_size):
+            cells = [tf.keras.layers.LSTMCell(size) for size in [256]]
+            stack = tf.keras.layers.StackedRNNCells(cells)
+            return stack.get_initial_state(batch_size=batch_size, dtype=tf.float32)
+
+        @tf.function
+        def unroll(x):
+            both = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(4))
+            return both(x), initial_state(3)
+        """,
+        {"JIT206"},
+    ) == {(5, "JIT206"), (11, "JIT206")}
