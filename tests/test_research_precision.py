@@ -231,3 +231,32 @@ def test_a_container_of_cells_owns_no_variable_but_the_cells_made_with_it_do():
         """,
         {"JIT206"},
     ) == {(5, "JIT206"), (11, "JIT206")}
+
+
+def test_a_jit_rebuilt_only_when_a_flag_asks_for_it_is_not_a_jit_per_iteration():
+    # tapnet's clustering loop: the partial's static values change only when a fork sets
+    # need_compile again; the guarded body clears it.
+    source = """
+        import functools
+        import jax
+
+        def update(state, batch, num_cats):
+            return state
+
+        def train(state, batches, forks):
+            num_cats = 2
+            need_compile = True
+            for step, batch in enumerate(batches):
+                if step in forks:
+                    num_cats += 1
+                    need_compile = True
+                if need_compile:
+                    update_jit = jax.jit(functools.partial(update, num_cats=num_cats))
+                    need_compile = False
+                state = update_jit(state, batch)
+                if step % 10 == 0:
+                    logged = jax.jit(functools.partial(update, num_cats=num_cats))
+                    logged(state, batch)
+            return state
+        """
+    assert found(source, {"JIT113"}) == {(20, "JIT113")}
