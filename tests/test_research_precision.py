@@ -260,3 +260,38 @@ def test_a_jit_rebuilt_only_when_a_flag_asks_for_it_is_not_a_jit_per_iteration()
             return state
         """
     assert found(source, {"JIT113"}) == {(20, "JIT113")}
+
+
+def test_a_list_annotation_of_a_jitted_op_handed_to_a_dispatcher_is_not_a_value():
+    # jaxonnxruntime's Unsqueeze: the handler fills `axis` with tuples and returns the
+    # jitted op for the runtime to call with the node's attributes.
+    handler = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        class Unsqueeze:
+            @classmethod
+            def version_13(cls, node, inputs):
+                node.attrs["axis"] = tuple(inputs[1].tolist())
+                return onnx_unsqueeze
+
+        @functools.partial(jax.jit, static_argnames="axis")
+        def onnx_unsqueeze(*inputs, axis: list[int]):
+            return jnp.expand_dims(inputs[0], axis)
+        """
+    assert not found(handler, {"JIT110"})
+    # Called in its module with the parameter, or never mentioned (an API): the annotation
+    # is what callers go by.
+    called = handler + "\n        onnx_unsqueeze(jnp.ones(3), axis=axes_from_config())\n"
+    assert found(called, {"JIT110"}) == {(12, "JIT110")}
+    api = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnames="axis")
+        def unsqueeze(x, axis: list[int]):
+            return jnp.expand_dims(x, axis)
+        """
+    assert found(api, {"JIT110"}) == {(6, "JIT110")}
