@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from jitlint import selection
 from jitlint.config import Settings
@@ -11,6 +12,7 @@ from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import lint_text
 from jitlint.engine.runner import RuleSets
 from jitlint.fixes.engine import FixOutcome, fix_text
+from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.notebook import is_notebook
 
 
@@ -30,6 +32,13 @@ def _codes(
     return RuleSets(settings, enabled).codes_for(Path(path))
 
 
+def _options(settings: Settings) -> dict[str, Any]:
+    """The rule options, and the framework versions the config sets (no requirements file
+    is read: the API lints text, not a project)."""
+    versions = {name: version for name, (version, _) in settings.framework_versions.items()}
+    return {**settings.rule_options, OPTIONS_KEY: versions}
+
+
 def lint_source(
     source: str | bytes,
     path: str = "<string>",
@@ -42,16 +51,17 @@ def lint_source(
     ending in `.ipynb` reads `source` as a notebook: findings carry their `cell`.
 
     Without `settings`, the default rule set runs with default options; with `settings`, its
-    selection, per-file ignores (matched against `path`) and rule options apply, and
-    `select`/`ignore` act as the command line's flags do on top of it.
+    selection, per-file ignores (matched against `path`), rule options and framework
+    versions (`jax-version`, ...) apply, and `select`/`ignore` act as the command line's
+    flags do on top of it.
     """
     settings = settings or Settings(root=Path.cwd())
     codes = _codes(path, select, ignore, settings)
     if is_notebook(path):  # the notebook's JSON; findings carry their cell
         from jitlint.notebook.check import lint_notebook
 
-        return lint_notebook(source, path, codes, settings.rule_options).diagnostics
-    return lint_text(source, path, codes, settings.rule_options).diagnostics
+        return lint_notebook(source, path, codes, _options(settings)).diagnostics
+    return lint_text(source, path, codes, _options(settings)).diagnostics
 
 
 FixResult = FixOutcome
@@ -82,7 +92,7 @@ def fix_source(
         from jitlint.notebook.check import fix_notebook
 
         fixed = fix_notebook(
-            source, path, codes, settings.rule_options,
+            source, path, codes, _options(settings),
             unsafe=unsafe or settings.unsafe_fixes, fixable=fixable,
         )  # fmt: skip
         return FixOutcome(fixed.text, fixed.applied, fixed.remaining, fixed.errors)
@@ -90,7 +100,7 @@ def fix_source(
         source,
         path,
         codes,
-        settings.rule_options,
+        _options(settings),
         unsafe=unsafe or settings.unsafe_fixes,
         fixable=fixable,
     )

@@ -21,6 +21,8 @@ from typing import Any
 
 from jitlint.engine.discovery import DEFAULT_EXCLUDE
 from jitlint.engine.guards import DEFAULT_MAX_FILE_SIZE
+from jitlint.model.jax.frameworks.contracts import assumption_problem
+from jitlint.model.library.versions import FRAMEWORKS, parse_version
 from jitlint.rules import code_for_name, rule_class
 from jitlint.rules._index import INDEX
 from jitlint.selection import Layer, UnknownSelector, check_selector
@@ -35,13 +37,17 @@ _LISTS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "fix
 _BOOLS = ("force-exclude", "respect-gitignore", "unsafe-fixes")
 _CODE_LISTS = ("select", "extend-select", "ignore", "fixable", "unfixable")
 _PATTERN_LISTS = ("exclude", "extend-exclude")
+# `jax-version = "0.4.30"`: the framework versions to lint for (model/library/versions.py).
+_VERSION_KEYS = tuple(f"{framework}-version" for framework in FRAMEWORKS)
 _OTHER_KEYS = (
+    "assume-traced",
     "extend",
     "max-file-size",
     "max-file-memory",
     "max-file-seconds",
     "per-file-ignores",
     "verify",
+    *_VERSION_KEYS,
 )
 _VERIFY_KEYS = ("examples", "timeout", "record-file")
 
@@ -69,6 +75,10 @@ class Settings:
     max_file_memory: int = DEFAULT_MEMORY
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     verify: VerifyConfig = field(default_factory=lambda: VerifyConfig())
+    # More entry points to trace by contract (model/jax/frameworks/contracts.py).
+    assume_traced: list[str] = field(default_factory=list)
+    # `jax-version` and the like: framework -> (version, the config file that set it).
+    framework_versions: dict[str, tuple[str, Path]] = field(default_factory=dict)
     # The settings of the file named by `extend`; the fields above already hold the merged
     # values, except the selectors and patterns, which keep their own file's meaning.
     base: Settings | None = None
@@ -184,7 +194,7 @@ def _config_in(directory: Path) -> Path | None:
     if (
         candidate.is_file()
         and "jitlint" in _read_text(candidate)
-        and "jitlint" in _load(candidate).get("tool", {})
+        and "jitlint" in read_toml(candidate).get("tool", {})
     ):
         return candidate
     return None
@@ -192,7 +202,7 @@ def _config_in(directory: Path) -> Path | None:
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> Settings:
     """The settings of one file; `chain` is the files that `extend` it, to catch a cycle."""
-    data = _load(path)
+    data = read_toml(path)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("jitlint", {})
         prefix = "tool.jitlint"
@@ -230,6 +240,7 @@ def _inherit(base: Settings, path: Path) -> Settings:
         per_file_ignores={},
         rule_options={code: dict(options) for code, options in base.rule_options.items()},
         verify=dataclasses.replace(base.verify, examples=list(base.verify.examples)),
+        framework_versions=dict(base.framework_versions),
         base=base,
     )
 
@@ -282,6 +293,18 @@ def settings_from_table(
                 if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                     raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]
+        elif key == "assume-traced":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where(key)} must be a list of strings, got {value!r}")
+            for pattern in value:
+                problem = assumption_problem(pattern)
+                if problem is not None:
+                    raise ConfigError(f"{where(key)}: {problem}")
+            settings.assume_traced = list(value)
+        elif key in _VERSION_KEYS:
+            if not isinstance(value, str) or parse_version(value) is None:
+                raise ConfigError(f'{where(key)} must be a version string, e.g. "0.4.30"')
+            settings.framework_versions[key.removesuffix("-version")] = (value.strip(), path)
         elif key == "verify":
             settings.verify = _verify_table(value, settings.root, where(key), settings.verify)
         elif (code := code_for_name(key)) is not None:
@@ -380,7 +403,7 @@ def _read_text(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _load(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
     try:
         return _toml().loads(_read_text(path))
     except _toml().TOMLDecodeError as exc:

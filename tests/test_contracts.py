@@ -68,6 +68,26 @@ POSITIVE = {
                     y = -y
                 return y
     """,
+    # An equinox module is a pytree whose public methods its users call inside
+    # `eqx.filter_jit`, and which is often built there: `__init__` is traced too.
+    "equinox_public_method_and_init": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Rotate(eqx.Module):
+            R: jax.Array
+
+            def __init__(self, R: jax.Array):
+                if jnp.any(jnp.isnan(R)):  # error: JIT101
+                    raise ValueError("nan")
+                self.R = R
+
+            def groups(self) -> str:
+                if jnp.linalg.det(self.R) > 0:  # error: JIT101
+                    return "SO(n)"
+                return "O(n)"
+    """,
     "filter_jit_function_chex_array": """
         import chex
         import equinox as eqx
@@ -141,13 +161,19 @@ NEGATIVE = {
                     return x
                 return -x
     """,
-    # Only `__call__` is traced by contract; other methods run in Python (set-up, logging).
+    # A flax module's other methods, and an equinox module's private ones, run in Python
+    # (set-up, logging) as far as the contract knows.
     "other_methods_are_not_contracts": """
         import equinox as eqx
+        import flax.linen as nn
         import jax
 
-        class Net(eqx.Module):
+        class Net(nn.Module):
             def describe(self, x: jax.Array) -> str:
+                return "positive" if float(x.sum()) > 0 else "negative"
+
+        class Gate(eqx.Module):
+            def _describe(self, x: jax.Array) -> str:
                 return "positive" if float(x.sum()) > 0 else "negative"
     """,
 }
@@ -264,3 +290,88 @@ def test_a_base_class_in_another_file_carries_its_framework(tmp_path):
 
     assert lint("pkg") == [("pkg/gate.py", 8, "JIT101")]
     assert lint("pkg/gate.py") == []
+
+
+def test_a_static_parameter_annotated_as_an_array_is_unhashable():
+    """What the declaration says decides, with no call in the run: JAX hashes static
+    arguments, and an array (`jax.Array`, the older `jnp.DeviceArray`) cannot be hashed."""
+    source = textwrap.dedent(
+        """
+        from functools import partial
+
+        import jax
+        from jax import numpy as np
+
+        @partial(jax.jit, static_argnums=(0, 2))  # error: JIT110
+        def is_u_turn(start: np.DeviceArray, position: jax.Array, steps: int):
+            return position - start
+        """
+    )
+    assert found(source, {"JIT110"}) == expected(source)
+
+
+LIBRARY = """\
+import jax
+import jax.numpy as jnp
+
+from mylib import traced, Layer
+
+
+def rotate(x: jax.Array, angle: float):
+    if jnp.any(x < 0):
+        return -x
+    return x
+
+
+def _private(x: jax.Array):
+    return float(x.sum())
+
+
+@traced
+def helper(y):
+    return int(jnp.sum(y))
+
+
+class Dense(Layer):
+    def forward(self, x):
+        return bool(jnp.sum(x))
+
+    def _setup(self, x):
+        return bool(jnp.sum(x))
+"""
+
+
+def _lint_library(tmp_path, *args: str) -> list[tuple[int, str]]:
+    (tmp_path / "lib.py").write_text(LIBRARY)
+    completed = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", *args, "lib.py"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert completed.returncode in (0, 1), completed.stderr
+    return [(f["line"], f["code"]) for f in json.loads(completed.stdout)]
+
+
+def test_assume_traced_is_off_by_default(tmp_path):
+    assert _lint_library(tmp_path) == []
+
+
+def test_assume_traced_patterns_each_add_their_bodies(tmp_path):
+    assert _lint_library(tmp_path, "--assume-traced", "public-array-functions") == [(8, "JIT101")]
+    assert _lint_library(tmp_path, "--assume-traced", "decorator:mylib.traced") == [(19, "JIT102")]
+    assert _lint_library(tmp_path, "--assume-traced", "base:mylib.Layer") == [(24, "JIT101")]
+
+
+def test_assume_traced_from_the_config_and_its_errors(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jitlint]\nassume-traced = ["public-array-functions", "decorator:mylib.traced"]\n'
+    )
+    assert _lint_library(tmp_path) == [(8, "JIT101"), (19, "JIT102")]
+    # The command line replaces the config's list.
+    assert _lint_library(tmp_path, "--assume-traced", "base:mylib.Layer") == [(24, "JIT101")]
+    (tmp_path / "pyproject.toml").write_text('[tool.jitlint]\nassume-traced = ["everything"]\n')
+    completed = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "lib.py"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 2
+    assert "`everything` is not an assume-traced pattern" in completed.stderr

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.model.domain.names import Names
+from jitlint.model.jax.frameworks.contracts import Assumptions
+from jitlint.model.library.versions import FrameworkVersions
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
@@ -35,6 +37,11 @@ class FileContext:
         # What other files of the run say about this file's names for the TF model: graph
         # code calling its functions, its Keras classes' uses, dtype facts it imports.
         self.tf_inbound: list[TfInbound] = []
+        # The framework versions the file is linted for (model/library/versions.py); rules
+        # whose hazard exists only in some versions read `ctx.versions.keras` and the like.
+        self.versions = FrameworkVersions({})
+        # `assume-traced`: more entry points the project names (frameworks/contracts.py).
+        self.assumptions = Assumptions()
 
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
@@ -64,7 +71,7 @@ class FileContext:
         """Which functions JAX traces and which values in them are tracers."""
         from jitlint.model.jax.tracing import Tracing
 
-        return Tracing(self.names, self.inbound)
+        return Tracing(self.names, self.inbound, self.assumptions)
 
     @cached_property
     def tf(self) -> TfModel:

@@ -27,11 +27,12 @@ from jitlint.engine.source import (
 from jitlint.engine.walker import Walker
 from jitlint.fixes.edits import line_starts, offsets
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.jax.frameworks.contracts import CONTRACT_METHODS
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
+from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project import class_facts, returned, returns
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
-from jitlint.model.project.outbound import outbound_calls
+from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.project.records import (
     CallRecord,
     Outbound,
@@ -50,6 +51,8 @@ from jitlint.system.budget import budget_behind
 # flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
 # flake8 does not know.
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
+# Rules the engine itself reports: a file that cannot be read or parsed, unused suppressions.
+_NOT_WALKED = ("JIT001", "JIT002")
 # A file that may annotate parameters with another module's pytree classes (class_facts.py).
 _JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
 # A file with a class that has a base (a module's framework may come from another file).
@@ -95,9 +98,11 @@ def lint_text(
     `noqa=False` leaves `# noqa` comments to the caller (flake8 applies its own); jitlint's
     own `# jitlint: ...` comments still apply. `text_gates=False` runs every selected rule
     even where its text gate says it cannot fire (the tests use it to show the gates are
-    sound). `inbound` (the project pass, see model/project/records.py) are calls from traced code
-    in other files to this file's top-level functions, and transformations applied to them
-    there; given (even empty), the result also lists this file's outbound records.
+    sound). `rule_settings` holds the rules' options by code, and the file's framework
+    versions under `OPTIONS_KEY` (model/library/versions.py). `inbound` (the project pass,
+    see model/project/records.py) are calls from traced code in other files to this file's
+    top-level functions, and transformations applied to them there; given (even empty), the
+    result also lists this file's outbound records.
     """
     result = FileResult(path)
     want_parse_errors = "JIT001" in codes
@@ -158,6 +163,9 @@ def lint_text(
                 by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
     settings = rule_settings or {}
+    ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
+    if settings.get(ASSUME_KEY):
+        ctx.assumptions = Assumptions.parse(settings[ASSUME_KEY])
     # What another file's function returns is text this file uses (project/returned.py):
     # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
     gated = source + "".join(
@@ -167,7 +175,7 @@ def lint_text(
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
         if code in INDEX
-        and code != "JIT001"
+        and code not in _NOT_WALKED
         and (
             not text_gates
             or may_apply(code, gated)
@@ -195,19 +203,36 @@ def lint_text(
             any(rule.framework == "tensorflow" for rule in rules),
             calls,
             own_names,
+            jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))
-    suppressions = None
-    if result.diagnostics and not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
-        suppressions = suppression.collect(source if noqa else _hide_noqa(source))
-    if suppressions is not None:
-        result.diagnostics = [
-            d for d in result.diagnostics if not suppressions.covers(d.code, d.line)
-        ]
+    if not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
+        _suppress(result, source if noqa else _hide_noqa(source), codes)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
+    """Drop the findings the file's comments suppress; with JIT002 selected, report the
+    comments' codes that suppress nothing (rules/jit002_unused_suppression.py)."""
+    check_unused = "JIT002" in codes
+    if not result.diagnostics and not check_unused:
+        return
+    found = suppression.collect(source)
+    if found is None:
+        return
+    findings = result.diagnostics
+    result.diagnostics = [d for d in findings if not found.covers(d.code, d.line)]
+    if check_unused:
+        from jitlint.rules.jit002_unused_suppression import UnusedSuppression
+
+        unused = suppression.unused_directives(
+            found, [(d.code, d.line) for d in findings], codes, INDEX
+        )
+        unused = [item for item in unused if not found.silences(item.directive)]
+        result.diagnostics.extend(UnusedSuppression.findings(found, unused, result.path))
 
 
 def _returned(received: Received) -> bool:
@@ -221,6 +246,7 @@ def _project_facts(
     tf_rules: bool,
     calls: CallLines | None = None,
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
+    jax_selected: bool = False,
 ) -> None:
     """What the project pass needs from this file (model/project/records.py). Without a tracing
     rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
@@ -240,8 +266,12 @@ def _project_facts(
             result.outbound.extend(returns.imports(called))
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
-            if _CLASS_TEXT.search(ctx.source):
-                result.outbound.extend(class_facts.module_imports(ctx.names, CONTRACT_METHODS))
+            if ctx.tracing.active:
+                overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
+                result.outbound.extend(class_facts.self_call_exports(overridable))
+        if jax_selected and _CLASS_TEXT.search(ctx.source):
+            # A subclass need not mention jax: its base's file may trace its methods.
+            result.outbound.extend(class_facts.class_imports(ctx.names, CONTRACT_METHODS))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))

@@ -153,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report findings that `# noqa` and `# jitlint:` comments suppress",
     )
+    sel.add_argument(
+        "--assume-traced",
+        metavar="PATTERNS",
+        type=_assume_traced,
+        help="more code to treat as traced under jit, comma-separated, replacing the config's "
+        "`assume-traced`: `decorator:QUALNAME`, `base:QUALNAME`, `public-array-functions`",
+    )
     files = parser.add_argument_group("file selection")
     files.add_argument(
         "--show-files",
@@ -266,6 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
     docs = parser.add_argument_group("documentation")
     docs.add_argument("--explain", metavar="CODE", help="show a rule's documentation")
     docs.add_argument("--list-rules", action="store_true", help="list every rule")
+    docs.add_argument(
+        "--show-settings",
+        type=Path,
+        metavar="PATH",
+        help="print the settings PATH is linted with: config file, selection, per-file "
+        "ignores, framework versions and where each came from (text or json)",
+    )
     misc = parser.add_argument_group("other")
     misc.add_argument(
         "--config",
@@ -345,6 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args.explain, args.format)
         if args.list_rules:
             return _list_rules(args.format)
+        if args.show_settings is not None:
+            return _show_settings(args)
         if args.watch:
             return _watch(args)
         return _check(args)
@@ -450,8 +466,37 @@ class _Plan:
     stdin_excluded: bool = False  # `--stdin-filename` names a file `force-exclude` excludes
 
 
+def _assume_traced(text: str) -> list[str]:
+    """`--assume-traced` patterns, checked as the config's are."""
+    from jitlint.model.jax.frameworks.contracts import assumption_problem
+
+    patterns = [p.strip() for p in text.split(",") if p.strip()]
+    for pattern in patterns:
+        problem = assumption_problem(pattern)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+    return patterns
+
+
+def _show_settings(args: argparse.Namespace) -> int:
+    from jitlint import selection
+    from jitlint.config import ConfigError
+    from jitlint.frontends.show_settings import render, settings_report
+
+    path: Path = args.show_settings
+    if not path.exists():
+        return _error(f"{path}: no such file or directory")
+    try:
+        report = settings_report(_profiles(args, Path.cwd())[0], path)
+    except (ConfigError, selection.UnknownSelector) as exc:
+        return _error(str(exc))
+    sys.stdout.write(render(report, as_json=args.format == "json"))
+    return EXIT_CLEAN
+
+
 def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings]:
-    """Each file's settings under the command line's, and the settings governing `start`."""
+    """Each file's settings (its nearest config, or --config) under the command line's,
+    and the settings governing `start`."""
     from jitlint import selection
     from jitlint.config import ConfigResolver
     from jitlint.frontends.profiles import Overrides, Profiles, parse_per_file_ignores
@@ -468,6 +513,7 @@ def _profiles(args: argparse.Namespace, start: Path) -> tuple[Profiles, Settings
         per_file_ignores=parse_per_file_ignores(args.per_file_ignores),
         unsafe_fixes=args.unsafe_fixes,
         ignore_noqa=args.ignore_noqa,
+        assume_traced=args.assume_traced,
     )
     if args.isolated:
         from jitlint.frontends.commands import IsolatedResolver

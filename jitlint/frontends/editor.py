@@ -10,9 +10,10 @@ saved (`refresh`). Results are cached in `.jitlint_cache/` as on the command lin
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
@@ -40,6 +41,8 @@ class FileSetup:
     display: str
     root: Path  # the project the file belongs to (its config's directory, or the workspace)
     excluded: bool = False  # by the configuration's exclude patterns or .gitignore
+    # The config's rule options with the file's framework versions (frontends/profiles.py).
+    rule_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 class EditorState:
@@ -66,12 +69,13 @@ class EditorState:
             settings = profile.settings
             name = path if path is not None else Path("untitled.py")
             codes = profile.rule_sets.codes_for(name)
+            rule_options = profiles.rule_options(name, settings)
             excluded = path is not None and _finder(profiles, settings.root).is_excluded(
                 path, False
             )
         root = settings.root if settings.config_path is not None else self._workspace_of(directory)
         display = display_path(path) if path is not None else "untitled.py"
-        return FileSetup(settings, codes, profile.fixable, display, root, excluded)
+        return FileSetup(settings, codes, profile.fixable, display, root, excluded, rule_options)
 
     def _get_profiles(self) -> Profiles:
         from jitlint.frontends.profiles import Overrides, Profiles
@@ -130,9 +134,8 @@ class EditorState:
         in cells, which a text editor of the JSON does not show)."""
         if is_notebook(setup.display) or setup.excluded:
             return []
-        settings = setup.settings
         result = lint_text(
-            text, setup.display, setup.codes, settings.rule_options, inbound=self.inbound(setup)
+            text, setup.display, setup.codes, setup.rule_options, inbound=self.inbound(setup)
         )
         return result.diagnostics
 
@@ -145,7 +148,7 @@ class EditorState:
             text,
             setup.display,
             setup.codes,
-            setup.settings.rule_options,
+            setup.rule_options,
             unsafe=setup.settings.unsafe_fixes,
             fixable=setup.fixable,
             inbound=self.inbound(setup),

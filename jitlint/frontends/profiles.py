@@ -1,17 +1,22 @@
 """What each file is linted with: its nearest config's settings under the command line's
-overrides (selectors, excludes, per-file ignores), built once per config file."""
+overrides (selectors, excludes, per-file ignores), built once per config file, and the
+framework versions it is linted for (jitlint/framework_versions.py)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jitlint import selection
 from jitlint.config import ConfigError, ConfigResolver, Settings
 from jitlint.engine.discovery import Exclusion
 from jitlint.engine.linter import ENGINE_OPTIONS
 from jitlint.engine.runner import RuleSets, Task, display_path
+from jitlint.framework_versions import VersionResolver
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY
+from jitlint.model.library.versions import OPTIONS_KEY
 from jitlint.system.reading import real_path
 
 
@@ -27,6 +32,7 @@ class Overrides:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     unsafe_fixes: bool | None = None  # --unsafe-fixes / --no-unsafe-fixes
     ignore_noqa: bool = False  # --ignore-noqa
+    assume_traced: list[str] | None = None  # --assume-traced, replacing the config's
     cwd: Path = field(default_factory=lambda: Path(os.path.abspath(Path.cwd())))
 
 
@@ -59,6 +65,7 @@ class Profiles:
         self.resolver = resolver
         self.overrides = overrides
         self._by_settings: dict[int, Profile] = {}
+        self.versions = VersionResolver()
 
     def for_directory(self, directory: Path) -> Profile:
         return self._profile(self.resolver.for_directory(directory))
@@ -78,9 +85,9 @@ class Profiles:
             None if source is not None else str(path),
             profile.rule_sets.codes_for(path),
             (
-                {**settings.rule_options, ENGINE_OPTIONS: {"ignore-noqa": True}}
+                {**self.rule_options(path, settings), ENGINE_OPTIONS: {"ignore-noqa": True}}
                 if self.overrides.ignore_noqa
-                else settings.rule_options
+                else self.rule_options(path, settings)
             ),
             source,
             settings.max_file_size,
@@ -93,6 +100,16 @@ class Profiles:
                 else self.overrides.unsafe_fixes
             ),
         )
+
+    def rule_options(self, path: Path, settings: Settings) -> dict[str, Any]:
+        """The config's rule options, the framework versions the file is linted for, and
+        the patterns of `assume-traced`."""
+        options = {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)}
+        assumed = self.overrides.assume_traced
+        assumed = settings.assume_traced if assumed is None else assumed
+        if assumed:
+            options[ASSUME_KEY] = list(assumed)
+        return options
 
     def _profile(self, settings: Settings) -> Profile:
         # Settings objects live as long as the resolver, so their ids are stable keys.

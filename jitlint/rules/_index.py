@@ -5,6 +5,7 @@ code: (module in jitlint.rules, name, enabled by default, `requires`, framework)
 
 INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT001': ('jit001_parse_error', 'parse-error', True, (), 'any'),
+    'JIT002': ('jit002_unused_suppression', 'unused-suppression', False, (), 'any'),
     'JIT101': ('jax.jit101_traced_bool', 'traced-bool', True, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
     'JIT102': ('jax.jit102_traced_concretization', 'traced-concretization', True, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
     'JIT103': ('jax.jit103_traced_shape', 'traced-shape', True, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),

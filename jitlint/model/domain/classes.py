@@ -317,3 +317,55 @@ def registered_pytrees(module: cst.Module) -> frozenset[str]:
                     if type(first) is cst.Name:
                         out.add(first.value)  # type: ignore[attr-defined]
     return frozenset(out)
+
+
+_DISPLAY_TYPES = {
+    cst.List: "list", cst.ListComp: "list", cst.Tuple: "tuple",
+    cst.Dict: "dict", cst.DictComp: "dict",
+}  # fmt: skip
+
+
+def container_attributes(info: ClassInfo) -> dict[str, str]:
+    """Instance attributes that every assignment in the class's methods (along its order)
+    sets to a list, tuple or dict display: `self.blocks = [Block(k) for k in range(n)]`.
+    Whatever the constructor's arguments, such an attribute holds that Python container
+    (its items may be anything)."""
+    kinds: dict[str, set[str | None]] = {}
+    for cls in info.mro:
+        for method in cls.methods.values():
+            params = method.func.params
+            first = [*params.posonly_params, *params.params]
+            if method.kind != "method" or not first:
+                continue
+            _assignments(method.func.body, first[0].name.value, kinds)
+    declared = {f[0] for cls in info.mro for f in cls.fields}
+    return {
+        name: next(iter(found))  # type: ignore[misc]
+        for name, found in kinds.items()
+        if len(found) == 1 and None not in found and name not in declared
+    }
+
+
+def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | None]]) -> None:
+    """Record what each `receiver.attr = value` (and augmented or annotated assignment)
+    under `node` assigns, outside nested functions and classes."""
+    stack = list(node.children)
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if kind in (cst.Assign, cst.AnnAssign, cst.AugAssign):
+            targets = (
+                [t.target for t in item.targets] if kind is cst.Assign else [item.target]  # type: ignore[attr-defined]
+            )
+            value = item.value  # type: ignore[attr-defined]
+            display = _DISPLAY_TYPES.get(type(value)) if kind is not cst.AugAssign else None
+            for target in targets:
+                if (
+                    type(target) is cst.Attribute
+                    and type(target.value) is cst.Name
+                    and target.value.value == receiver
+                ):
+                    kinds.setdefault(target.attr.value, set()).add(display)
+        stack.extend(item.children)

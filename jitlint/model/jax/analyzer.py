@@ -288,6 +288,7 @@ class Analyzer(Expressions):
 
     def _loop(self, node: Any) -> bool:
         is_for = type(node) is cst.For
+        runs_once = is_for and _surely_iterates(node.iter)
         before = dict(self.env)
         continues: list[Env] = []
         breaks: list[Env] = []
@@ -308,7 +309,10 @@ class Analyzer(Expressions):
                 self.env = dict(end)
                 self.eval(node.test)
             continues.clear()
-            self.env = join_envs(before, end)
+            # A loop that surely runs its body (`for i in range(8)`) leaves what an iteration
+            # left, not also what stood before it: `done = 0` then `done += traced` in the
+            # body is traced after the loop.
+            self.env = dict(end) if runs_once else join_envs(before, end)
             before = dict(self.env)
         self._loops.pop()
         if node.orelse is not None:
@@ -442,6 +446,27 @@ def _restore(env: Env, marks: Marks) -> None:
                 del env[name]
             else:
                 env[name] = old
+
+
+def _surely_iterates(iterable: cst.BaseExpression) -> bool:
+    """Whether a `for` over `iterable` runs its body at least once, by its text alone: a
+    non-empty list or tuple display, or `range` of integer literals with a non-empty span."""
+    kind = type(iterable)
+    if kind in (cst.List, cst.Tuple):
+        elements = iterable.elements  # type: ignore[attr-defined]
+        return bool(elements) and not any(type(e) is cst.StarredElement for e in elements)
+    if kind is not cst.Call or type(iterable.func) is not cst.Name:  # type: ignore[attr-defined]
+        return False
+    if iterable.func.value != "range":  # type: ignore[attr-defined]
+        return False
+    bounds = []
+    for arg in iterable.args:  # type: ignore[attr-defined]
+        if arg.keyword is not None or arg.star or type(arg.value) is not cst.Integer:
+            return False
+        bounds.append(int(arg.value.value, 0))
+    if len(bounds) == 1:
+        return bounds[0] > 0
+    return len(bounds) == 2 and bounds[0] < bounds[1]
 
 
 def _starred(value: Value) -> Value:

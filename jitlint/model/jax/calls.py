@@ -25,6 +25,7 @@ from jitlint.model.domain.classes import FIELD_INIT, ClassInfo
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
+    UNKNOWN,
     Array,
     BoundMethod,
     ClassRef,
@@ -309,6 +310,9 @@ class Calls(Transformations):
         if isinstance(callee, FunctionRef):
             return self.invoke(context, call, callee, args, star)
         if isinstance(callee, BoundMethod):
+            receiver = callee.receiver
+            if isinstance(receiver, Object) and receiver.made_at == 0 and context.level > 0:
+                self._self_call(context, call, receiver, callee.function, args, star)
             return self.invoke(
                 context, call, callee.function, [(None, callee.receiver), *args], star
             )
@@ -595,6 +599,26 @@ class Calls(Transformations):
             found = self.call(context, node, method, [(None, index)], False)  # type: ignore[arg-type]
             return found if found is not None else U
         return U
+
+    def _self_call(
+        self,
+        context: Context,
+        call: cst.CSTNode,
+        receiver: Object,
+        function: FunctionRef,
+        args: Args,
+        star: bool,
+    ) -> None:
+        """`self.m(...)` from traced code, on a receiver made outside the trace: a subclass
+        may override `m` (the template-method shape), so the call is kept for dispatch to
+        the overrides, here and in other files (tracing.dispatch_self_calls)."""
+        func = function.func
+        if type(func) is not cst.FunctionDef or receiver.cls.path != [self.tracing.module]:
+            return  # a nested class: no other file can subclass it
+        kinds = [(None, UNKNOWN), *((k, argument_kind(v)) for k, v in args)]
+        target = f"{receiver.cls.name}.{func.name.value}"  # type: ignore[union-attr]
+        record = ForeignRecord(target, call, context, context.level, kinds, star)
+        self.tracing.self_calls.append(record)
 
     def _record(
         self,

@@ -497,6 +497,8 @@ def from_python(value: Value) -> Value:
         if value.entries is not None:
             return Dict({k: from_python(v) for k, v in value.entries.items()})
         return Dict(elem=from_python(value.elem))
+    if value.kind == STATIC and isinstance(value.pytype, str):
+        return Value(STATIC, pytype=value.pytype)  # a Python list stays one
     return S if value.kind == STATIC else U
 
 

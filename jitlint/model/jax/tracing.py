@@ -31,7 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
 from jitlint.model.domain.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.model.domain.names import Names, leaf_name
 from jitlint.model.domain.values import (
@@ -57,7 +57,14 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.frameworks import linen
-from jitlint.model.jax.frameworks.contracts import CONTRACTS, Contract, array_params
+from jitlint.model.jax.frameworks.contracts import (
+    CONTRACTS,
+    Assumptions,
+    Contract,
+    array_params,
+    assumed_classes,
+    assumed_functions,
+)
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
@@ -74,7 +81,13 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.model.project.class_facts import ImportedPytrees, module_framework
+from jitlint.model.project.class_facts import (
+    SELF_CALL_KEY,
+    ImportedPytrees,
+    base_class,
+    module_framework,
+    self_calls,
+)
 from jitlint.model.project.records import (
     Inbound,
     Received,
@@ -192,10 +205,14 @@ def merge(values: Sequence[Value]) -> Value:
 
 class Tracing:
     def __init__(
-        self, names: Names, inbound: Mapping[str, Sequence[Received]] | None = None
+        self,
+        names: Names,
+        inbound: Mapping[str, Sequence[Received]] | None = None,
+        assumptions: Assumptions | None = None,
     ) -> None:
         self.names = names
         self.module = names.module
+        self.assumptions = assumptions or Assumptions()
         # top-level function name -> calls from, and applications in, other files
         self.inbound = inbound or {}
         self._traces: dict[int, FunctionTrace] = {}
@@ -213,7 +230,12 @@ class Tracing:
         # Calls and transformations of things other modules define that interpretation found
         # (`net.apply(x)` with `net` an instance of an imported class): for the project pass.
         self.foreign_records: list[ForeignRecord] = []
+        # Calls on `self` from traced methods, by "Cls.method" (calls.py `_self_call`): a
+        # subclass's override is traced with them, in this file and in others.
+        self.self_calls: list[ForeignRecord] = []
         self.module_context: Context | None = None
+        if any(SELF_CALL_KEY in key for key in self.inbound):
+            self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
 
     @cached_property
     def discovery(self) -> Discovery:
@@ -248,24 +270,30 @@ class Tracing:
         index = self.index
         if index.entries or self.inbound or index.foreign:
             return True
-        return any(self.contract_classes())
+        return any(self.contract_classes()) or any(assumed_functions(self.names, self.assumptions))
 
     def contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
         """The module's top-level classes whose framework traces some methods by contract:
         from their bases here, or from another file's facts about an imported base."""
+        assumed = dict(
+            (id(info), (info, contract))
+            for info, contract in assumed_classes(self.names, self.classes, self.assumptions)
+        )
         for statement in self.module.body:
             if type(statement) is cst.ClassDef:
                 info = self.classes.of(statement, [self.module])
                 contract = CONTRACTS.get(self._framework(info) or "")
                 if contract is not None:
                     yield info, contract
+                elif id(info) in assumed:
+                    yield assumed[id(info)]
 
     def _framework(self, info: ClassInfo) -> str | None:
         if info.kind is not None or not self.inbound:
             return info.kind
         for cls in info.mro:
             for base in cls.node.bases:
-                for qualname in self.names.qualified_names(base.value, cls.path):
+                for qualname in self.names.qualified_names(base_class(base.value), cls.path):
                     found = module_framework(self.inbound, qualname)
                     if found is not None:
                         return found
@@ -338,6 +366,7 @@ class Tracing:
             for _, _, func in sorted(roots, key=lambda r: (r[0], r[1])):
                 self._root(func)
             self._inbound_constructors()
+            self._dispatch_self_calls()
             self._contract_roots()
         finally:
             self.solving = False
@@ -548,11 +577,79 @@ class Tracing:
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 
+    def _overrides_called_by_bases(self) -> dict[str, list[Received]]:
+        """Inbound calls of this module's overrides that another file's base class makes
+        on `self` from traced code (class_facts.self_calls), by "Cls.method"."""
+        out: dict[str, list[Received]] = {}
+        for statement in self.module.body:
+            if type(statement) is not cst.ClassDef or type(statement.body) is not cst.IndentedBlock:
+                continue
+            methods = [s.name.value for s in statement.body.body if type(s) is cst.FunctionDef]
+            for base in statement.bases:
+                for qualname in self.names.qualified_names(base_class(base.value), [self.module]):
+                    for method in methods:
+                        name = f"{statement.name.value}.{method}"
+                        for call in self_calls(self.inbound, qualname, method):
+                            out.setdefault(name, []).append(
+                                dataclasses.replace(call, function=name)
+                            )
+        return out
+
+    def _dispatch_self_calls(self) -> None:
+        """Trace the overrides, in this module's subclasses, of the methods that traced
+        methods call on `self`: `Base.step` jitted calls `self.step_env(...)`, and
+        `Game(Base)` defines `step_env`, which then runs in that trace."""
+        done: set[tuple[int, str]] = set()
+        for _ in range(3):  # an override's own self-calls may reach further overrides
+            pending = [r for r in self.self_calls if (id(r), "") not in done]
+            if not pending:
+                return
+            for record in pending:
+                done.add((id(record), ""))
+                base_name, _, method = record.target.partition(".")
+                for info in self._subclasses(base_name):
+                    own = info.methods.get(method)
+                    name = f"{info.name}.{method}"
+                    if (
+                        own is None
+                        or own.kind != "method"
+                        or not own.plain
+                        or (id(record), name) in done
+                    ):
+                        continue
+                    done.add((id(record), name))
+                    caller = record.context.trace
+                    call = Inbound(
+                        name, f"line {self.line(record.call)}", f"`{caller.qualname}`",
+                        how_traced(caller), record.level, tuple(record.args), record.star,
+                    )  # fmt: skip
+                    inbound = dict(self.inbound)
+                    inbound[name] = [*inbound.get(name, ()), call]
+                    self.inbound = inbound
+                    self._root(own.func)
+
+    def _subclasses(self, base_name: str) -> list[ClassInfo]:
+        """The module's top-level classes that derive from its top-level class `base_name`."""
+        out = []
+        base = None
+        infos = [
+            self.classes.of(s, [self.module]) for s in self.module.body if type(s) is cst.ClassDef
+        ]
+        for info in infos:
+            if info.name == base_name:
+                base = info
+        if base is None:
+            return []
+        for info in infos:
+            if info is not base and any(cls is base for cls in info.mro):
+                out.append(info)
+        return out[:8]
+
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         for info, contract in list(self.contract_classes()):
-            for name in sorted(contract.methods):
+            for name in sorted(contract.traced_methods(info.methods)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
@@ -560,6 +657,28 @@ class Tracing:
                 if found is not None and found.level > 0:
                     continue
                 self._contract_root(method.func, info.name, contract)
+                self._reroot_nested(method.func)
+        for func, owner, contract in list(assumed_functions(self.names, self.assumptions)):
+            found = self._traces.get(id(func))
+            if found is None or found.level == 0:
+                self._contract_root(func, owner, contract)
+                self._reroot_nested(func)
+
+    def _reroot_nested(self, outer: cst.FunctionDef) -> None:
+        """Entries inside `outer` (a `lax.fori_loop` body, a jitted closure) were rooted
+        before the contract made `outer` traced, when what they close over was unknown: root
+        them again now that `outer`'s values are there."""
+        for entries in list(self.index.entries.values()):
+            func = entries[0].func
+            path = self.index.path(func) or ()
+            if func is outer or not any(node is outer for node in path):
+                continue
+            trace = self._traces.get(id(func))
+            if trace is None:
+                continue
+            trace.contexts = [c for c in trace.contexts if c.site != "root"]
+            trace._top = None
+            self._root(func)
 
     def _contract_root(self, func: cst.FunctionDef, owner: str, contract: Contract) -> None:
         path = self._path_to(func)
@@ -574,6 +693,15 @@ class Tracing:
             for name in param_names(func)
         }
         self._receiver(func, path, params)
+        receiver = params.get(param_names(func)[0]) if param_names(func) else None
+        if func.name.value == "__init__" and isinstance(receiver, Object):
+            # Built under the caller's jit: the instance is made inside the trace.
+            receiver.made_at, receiver.building = ABSTRACT, True
+        elif isinstance(receiver, Object) and not receiver.fields:
+            # What the class's own code always stores (`self.blocks = [...]`) is known of
+            # any instance: a Python list indexed by a tracer fails, whoever built it.
+            for name, pytype in container_attributes(receiver.cls).items():
+                receiver.fields[name] = Value(STATIC, pytype=pytype)
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
@@ -819,7 +947,7 @@ class Tracing:
             if entry.contract is not None:
                 return (
                     f"`{name}` is annotated as an array and is a parameter of "
-                    f"`{entry.contract[0]}.{entry.func.name.value}`, {contract_words(entry)}"
+                    f"`{self.function_trace(entry.func).qualname}`, {contract_words(entry)}"
                 )
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
@@ -922,6 +1050,21 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
         None,
     )
     return _framework_root(site[0], depth + 1) if site is not None else None
+
+
+_PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "differentiated"}
+
+
+def how_traced(caller: FunctionTrace) -> str:
+    """How a caller is traced, for messages: "compiled by `jax.jit`"."""
+    if caller.entries:
+        transform = max(caller.entries, key=lambda e: e.level).transform
+        participle = _PARTICIPLES.get(transform.verb, "traced")
+        return f"{participle} by `{transform.qualname}`"
+    if caller.inbound:
+        first = caller.inbound[0]
+        return f"called by {first.caller} ({first.site})"
+    return "called from traced code"
 
 
 def _contract_only(trace: FunctionTrace, depth: int = 0) -> bool:

@@ -15,6 +15,7 @@ or a constructor parameter stored unchanged into a field annotated with it
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,7 +32,7 @@ from jitlint.model.jax.pytree_fields import (
     PytreeClass,
     PytreeClasses,
 )
-from jitlint.model.project.records import may_be_project_function
+from jitlint.model.project.records import Inbound, may_be_project_function
 from jitlint.model.project.returns import IMPORT_KIND
 from jitlint.model.project.tf_records import TfRecord
 
@@ -238,12 +239,17 @@ def _stored_field(func: cst.FunctionDef, receiver: str, name: str) -> str | None
     return found
 
 
-# ---- framework modules across files (traced by contract) ---------------------------------
+# ---- classes across files: their framework, and what their traced methods call on self --
 # A class whose framework (equinox, flax, haiku...) makes some of its methods traced by
-# contract (frameworks/contracts.py), for the files that subclass it. Exported under the
-# class's name plus MODULE_KEY, so that it lives beside the class's pytree fact.
+# contract (frameworks/contracts.py), for the files that subclass it; and the calls its
+# traced methods make on `self` (`self.step_env(key, state)` in a jitted `step`), which
+# reach a subclass's override (the template-method shape). Exported under the class's name
+# plus a key, beside the class's pytree fact; asked for by the key, so a file receives only
+# what it can use (each answer costs it another lint).
 MODULE_FACT = "jax:module:"
 MODULE_KEY = ".__framework__"
+SELF_CALL_FACT = "jax:selfcall:"
+SELF_CALL_KEY = ".__selfcall__."
 
 
 def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
@@ -253,10 +259,10 @@ def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
     ]
 
 
-def module_imports(names: Names, methods: frozenset[str]) -> list[TfRecord]:
-    """ "jax-import" records for the imported bases of top-level classes that define one of
-    `methods` (the ones a contract traces): only there can the base's framework matter, and
-    each answer costs the file another lint."""
+def class_imports(names: Names, contract_methods: frozenset[str]) -> list[TfRecord]:
+    """ "jax-import" records for the imported bases of top-level classes: the base's
+    framework where the class defines a method some contract traces, and the base's calls on
+    `self` of each method the class defines (it may override one)."""
     module = names.module
     targets: set[str] = set()
     for statement in module.body:
@@ -265,13 +271,21 @@ def module_imports(names: Names, methods: frozenset[str]) -> list[TfRecord]:
         defined = {
             inner.name.value for inner in statement.body.body if type(inner) is cst.FunctionDef
         }
-        if not defined & methods:
+        if not defined:
             continue
         for base in statement.bases:
-            qualname = _imported(names, base.value, [module])
-            if qualname is not None:
-                targets.add(qualname)
+            qualname = _imported(names, base_class(base.value), [module])
+            if qualname is None:
+                continue
+            if defined & contract_methods:
+                targets.add(qualname + MODULE_KEY)
+            targets.update(qualname + SELF_CALL_KEY + name for name in defined)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
+
+
+def base_class(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """A base as a class expression: `Environment[State, Params]` is `Environment`."""
+    return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]
 
 
 def module_framework(inbound: Mapping[str, Sequence[Any]], qualname: str) -> str | None:
@@ -282,3 +296,32 @@ def module_framework(inbound: Mapping[str, Sequence[Any]], qualname: str) -> str
         if (status := getattr(record, "status", "")).startswith(MODULE_FACT)
     }
     return found.pop() if len(found) == 1 else None
+
+
+def self_call_exports(calls: Mapping[str, Sequence[Inbound]]) -> list[TfRecord]:
+    """One record per (top-level class, method) that its traced methods call on `self`:
+    the calls, as the overriding file's inbound calls of its own `Cls.method`."""
+    out = []
+    for target, received in sorted(calls.items()):
+        cls, _, method = target.partition(".")
+        encoded = json.dumps([r.to_json() for r in received])
+        out.append(TfRecord(cls + SELF_CALL_KEY + method, 0, "export", SELF_CALL_FACT + encoded))
+    return out
+
+
+def self_calls(inbound: Mapping[str, Sequence[Any]], qualname: str, method: str) -> list[Inbound]:
+    """The calls on `self` of `method` that the traced methods of the imported class
+    `qualname` make, as facts delivered them; none for a malformed fact."""
+    out: list[Inbound] = []
+    for record in inbound.get(qualname + SELF_CALL_KEY + method, ()):
+        status = getattr(record, "status", "")
+        if not status.startswith(SELF_CALL_FACT):
+            continue
+        try:
+            for item in json.loads(status[len(SELF_CALL_FACT) :]):
+                site, caller, how, level, args = item[1], item[2], item[3], item[4], item[5]
+                kinds = tuple((k, int(v)) for k, v in args)
+                out.append(Inbound(method, site, caller, how, int(level), kinds, bool(item[6])))
+        except (ValueError, TypeError, IndexError):
+            return []
+    return out

@@ -13,6 +13,7 @@ import libcst as cst
 
 from jitlint.model.domain.values import UNKNOWN
 from jitlint.model.jax.api import call_kind
+from jitlint.model.jax.tracing import how_traced
 from jitlint.model.jax.transforms import (
     PARAM_OPTIONS,
     enclosing_function,
@@ -23,6 +24,7 @@ from jitlint.model.project.records import (
     SCALAR,
     CallRecord,
     EntryRecord,
+    Inbound,
     Outbound,
     argument_kind,
     may_be_project_function,
@@ -30,8 +32,6 @@ from jitlint.model.project.records import (
 
 if TYPE_CHECKING:
     from jitlint.model.jax.tracing import FunctionTrace, Tracing
-
-_PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "differentiated"}
 
 
 # ---- the caller's side --------------------------------------------------------------------
@@ -69,7 +69,7 @@ def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list
         if record.options is None:
             out.append(
                 CallRecord(
-                    record.target, line, f"`{caller.qualname}`", _how(caller), record.level,
+                    record.target, line, f"`{caller.qualname}`", how_traced(caller), record.level,
                     tuple(record.args), record.star,
                 )
             )  # fmt: skip
@@ -223,7 +223,7 @@ def _syntactic_calls(tracing: Tracing, source: str, calls: CallLines | None) -> 
             args.append((arg.keyword.value if arg.keyword is not None else None, kind))
         out.append(
             CallRecord(
-                target, lines[id(call)], f"`{caller.name}`", _how(caller), caller.level,
+                target, lines[id(call)], f"`{caller.name}`", how_traced(caller), caller.level,
                 tuple(args), star,
             )
         )  # fmt: skip
@@ -266,17 +266,6 @@ def _outbound_entries(tracing: Tracing, source: str, calls: CallLines | None) ->
     return sorted(out)
 
 
-def _how(caller: FunctionTrace) -> str:
-    if caller.entries:
-        transform = max(caller.entries, key=lambda e: e.level).transform
-        participle = _PARTICIPLES.get(transform.verb, "traced")
-        return f"{participle} by `{transform.qualname}`"
-    if caller.inbound:
-        first = caller.inbound[0]
-        return f"called by {first.caller} ({first.site})"
-    return "called from traced code"
-
-
 def _top(path: Sequence[cst.CSTNode]) -> cst.CSTNode | None:
     """The module-level statement a path goes through (path[0] is the module)."""
     return path[1] if len(path) > 1 else None
@@ -292,3 +281,25 @@ def _lines(
     if "positions" in tracing.__dict__:  # resolved already for this file's findings
         return {id(node): tracing.line(node) or 1 for node, _ in nodes}
     return place(tracing.module, nodes, source, calls)
+
+
+def self_call_inbound(
+    tracing: Tracing, display: str, source: str, calls: CallLines | None = None
+) -> dict[str, list[Inbound]]:
+    """The calls on `self` that traced methods of top-level classes make, by "Cls.method",
+    as the inbound calls a subclass's override in another file receives."""
+    tracing.solve()
+    records = tracing.self_calls
+    if not records:
+        return {}
+    lines = _lines(tracing, [(r.call, r.top) for r in records], source, calls)
+    out: dict[str, list[Inbound]] = {}
+    for record in records:
+        caller = record.context.trace
+        call = Inbound(
+            record.target, f"{display}:{lines[id(record.call)]}", f"`{caller.qualname}`",
+            how_traced(caller), record.level, tuple(record.args), record.star,
+        )  # fmt: skip
+        if call not in out.setdefault(record.target, []):
+            out[record.target].append(call)
+    return out

@@ -9,6 +9,7 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.names import leaf_name
+from jitlint.model.jax.frameworks.contracts import is_array_annotation
 from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
 from jitlint.model.jax.jit import JitApplication
 from jitlint.model.project.returned import ForeignFunction
@@ -366,7 +367,13 @@ f(x, ([0], 1))  # error: JIT110
             if param.annotation is None:
                 continue
             kind = self._container(param.annotation.annotation, path)
-            if kind is not None and not (decorated and self._handed_on(func)):
+            if kind is not None and decorated and self._handed_on(func):
+                kind = None  # `list[int]` for any sequence: the dispatcher decides
+            if kind is None and is_array_annotation(
+                self.ctx.names, param.annotation.annotation, path
+            ):
+                kind = "a JAX array"
+            if kind is not None:
                 self.report(
                     anchor,
                     f"`{name}` is a static argument of `{func.name.value}`, but it is "

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import libcst as cst
 
 from jitlint.diagnostics import Severity
+from jitlint.engine.context import FileContext
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.api import op_table
@@ -144,7 +148,9 @@ class KerasAutoJit(Rule):
     running at "auto". A `jit_compile` that is not a literal, nor a name bound only to one
     literal, is taken to be true in some runs: a value that is always false in practice
     (a flag nobody sets) still gets its findings. Keras 2 (`tf_keras`) has no "auto" and is
-    never reported, not even with a run-time `jit_compile`. Whether a GPU build of
+    never reported, not even with a run-time `jit_compile`; nor is any file linted for Keras 2
+    (`keras-version` below 3, or with no Keras version declared, a `tensorflow-version`
+    below 2.16, whose `tf.keras` is Keras 2: README, "Framework versions"). Whether a GPU build of
     TensorFlow has a kernel that the CPU table lacks is not known statically; the table is
     the CPU one.
     """
@@ -282,6 +288,11 @@ class Staircase(keras.layers.Layer):
 """,
     )
 
+    def __init__(self, ctx: FileContext, settings: Mapping[str, Any] | None = None) -> None:
+        super().__init__(ctx, settings)
+        # Keras 2 has no "auto": it compiles a model with XLA only when `jit_compile` says so.
+        self.keras_has_auto = ctx.versions.keras >= (3,)
+
     def report(
         self,
         node: cst.CSTNode,
@@ -297,6 +308,8 @@ class Staircase(keras.layers.Layer):
         super().report(node, message, help=help, severity=severity, fix=fix)
 
     def visit_For(self, node: cst.For) -> None:
+        if not self.keras_has_auto:
+            return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or context.xla or not context.auto_xla:
@@ -315,11 +328,15 @@ class Staircase(keras.layers.Layer):
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
-        if leaf is None or (
-            leaf not in op_leaves()
-            and leaf not in SHAPE_LEAVES
-            and not leaf.startswith("reduce_")
-            and leaf != "cond"
+        if (
+            not self.keras_has_auto
+            or leaf is None
+            or (
+                leaf not in op_leaves()
+                and leaf not in SHAPE_LEAVES
+                and not leaf.startswith("reduce_")
+                and leaf != "cond"
+            )
         ):
             return
         path = self.ctx.path_to(node)
@@ -372,7 +389,7 @@ class Staircase(keras.layers.Layer):
         )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if not any(type(e.slice) is cst.Slice for e in node.slice):
+        if not self.keras_has_auto or not any(type(e.slice) is cst.Slice for e in node.slice):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)

@@ -14,11 +14,12 @@ qualified names), so a framework is added here, not in an if-chain elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
+from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.names import Names
 
 
@@ -29,12 +30,27 @@ class Contract:
     framework: str  # ClassInfo.kind
     methods: frozenset[str]
     says: str  # why the body is traced, for messages: "equinox modules are meant to be"
+    # Every public method too (and `__init__`): an equinox module is a pytree whose methods
+    # its users call inside `eqx.filter_jit`, and which is often built there.
+    public: bool = False
+
+    def traced_methods(self, defined: Iterable[str]) -> set[str]:
+        """The methods, of those a class defines, that the contract traces."""
+        if not self.public:
+            return set(self.methods).intersection(defined)
+        return {
+            name
+            for name in defined
+            if name in self.methods or name == "__init__" or not name.startswith("_")
+        }
 
 
 CONTRACTS: dict[str, Contract] = {
     c.framework: c
     for c in (
-        Contract("equinox", frozenset({"__call__"}), "equinox modules are meant to be"),
+        Contract(
+            "equinox", frozenset({"__call__"}), "equinox modules are meant to be", public=True
+        ),
         Contract("linen", frozenset({"__call__"}), "flax modules are meant to be"),
         Contract("nnx", frozenset({"__call__"}), "flax modules are meant to be"),
         Contract(
@@ -55,6 +71,9 @@ ARRAY_TYPES = frozenset(
     {
         "jax.Array", "jax.numpy.ndarray", "jaxtyping.Array", "chex.Array",
         "chex.ArrayDevice", "jaxtyping.PRNGKeyArray", "jax.random.KeyArray",
+        # The names of jax's array type before `jax.Array` (jax < 0.4.1).
+        "jax.numpy.DeviceArray", "jaxlib.xla_extension.DeviceArray",
+        "jax.interpreters.xla.DeviceArray",
     }
 )  # fmt: skip
 # jaxtyping's dtype-and-shape annotations, `Float[Array, "batch dim"]`: an array when their
@@ -99,3 +118,129 @@ def array_params(
         and x.default is None
         and is_array_annotation(names, x.annotation.annotation, path)
     )
+
+
+# ---- `assume-traced`: more entry points, named by the project ------------------------------
+# The config key `assume-traced` (and `--assume-traced`) lists patterns; every matching body
+# is traced by contract, with the same reading of annotations as above.
+PUBLIC_ARRAY_FUNCTIONS = "public-array-functions"
+ASSUME_KEY = "assume-traced"  # where the patterns ride in a file's rule options
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """The patterns of `assume-traced`, parsed."""
+
+    decorators: frozenset[str] = frozenset()  # "decorator:pkg.traced"
+    bases: frozenset[str] = frozenset()  # "base:pkg.Layer": public methods and `__call__`
+    public_array_functions: bool = False
+
+    @classmethod
+    def parse(cls, patterns: Iterable[str]) -> Assumptions:
+        decorators, bases, public = set(), set(), False
+        for pattern in patterns:
+            problem = assumption_problem(pattern)
+            if problem is not None:
+                raise ValueError(problem)
+            kind, _, name = pattern.partition(":")
+            if pattern == PUBLIC_ARRAY_FUNCTIONS:
+                public = True
+            elif kind == "decorator":
+                decorators.add(name)
+            else:
+                bases.add(name)
+        return cls(frozenset(decorators), frozenset(bases), public)
+
+    def __bool__(self) -> bool:
+        return bool(self.decorators or self.bases or self.public_array_functions)
+
+
+def assumption_problem(pattern: str) -> str | None:
+    """Why `pattern` is not an `assume-traced` pattern, or None."""
+    if pattern == PUBLIC_ARRAY_FUNCTIONS:
+        return None
+    kind, colon, name = pattern.partition(":")
+    dotted = all(part.isidentifier() for part in name.split("."))
+    if colon and kind in ("decorator", "base") and name and dotted:
+        return None
+    return (
+        f"`{pattern}` is not an assume-traced pattern: use `decorator:QUALIFIED.NAME`, "
+        f"`base:QUALIFIED.NAME` or `{PUBLIC_ARRAY_FUNCTIONS}`"
+    )
+
+
+def assumed_classes(
+    names: Names, classes: Classes, assumptions: Assumptions
+) -> Iterator[tuple[ClassInfo, Contract]]:
+    """Top-level classes one of whose bases (along the order) is a `base:` pattern."""
+    if not assumptions.bases:
+        return
+    module = names.module
+    for statement in module.body:
+        if type(statement) is not cst.ClassDef:
+            continue
+        info = classes.of(statement, [module])
+        for cls in info.mro:
+            found = {
+                q
+                for base in cls.node.bases
+                for q in names.qualified_names(_class_of(base.value), cls.path)
+            } & assumptions.bases
+            if found:
+                says = f"the assume-traced setting assumes classes derived from `{min(found)}` are"
+                yield info, Contract("assumed", frozenset({"__call__"}), says, public=True)
+                break
+
+
+def assumed_functions(
+    names: Names, assumptions: Assumptions
+) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
+    """Top-level functions (and methods of top-level classes) that a `decorator:` pattern
+    decorates, and with `public-array-functions`, the public top-level functions with a
+    parameter annotated as an array: (function, the name messages give it, contract)."""
+    if not assumptions:
+        return
+    module = names.module
+    for statement in module.body:
+        kind = type(statement)
+        if kind is cst.FunctionDef:
+            found = _assumed(names, statement, [module], assumptions, public=True)
+            if found is not None:
+                yield statement, statement.name.value, found  # type: ignore[misc]
+        elif kind is cst.ClassDef and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            for inner in statement.body.body:  # type: ignore[attr-defined]
+                if type(inner) is cst.FunctionDef:
+                    found = _assumed(names, inner, [module], assumptions, public=False)
+                    if found is not None:
+                        owner = f"{statement.name.value}.{inner.name.value}"  # type: ignore[attr-defined]
+                        yield inner, owner, found
+
+
+def _assumed(
+    names: Names,
+    func: cst.FunctionDef,
+    path: list[cst.CSTNode],
+    assumptions: Assumptions,
+    public: bool,
+) -> Contract | None:
+    for decorator in func.decorators:
+        expr = decorator.decorator
+        expr = expr.func if type(expr) is cst.Call else expr  # type: ignore[attr-defined]
+        found = names.qualified_names(expr, path) & assumptions.decorators
+        if found:
+            says = f"the assume-traced setting assumes functions decorated with `@{min(found)}` are"
+            return Contract("assumed", frozenset(), says)
+    if (
+        public
+        and assumptions.public_array_functions
+        and not func.name.value.startswith("_")
+        and not func.decorators
+        and array_params(names, func, path)
+    ):
+        says = "the assume-traced setting assumes public functions taking arrays are"
+        return Contract("assumed", frozenset(), says)
+    return None
+
+
+def _class_of(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]

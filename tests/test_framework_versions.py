@@ -1,0 +1,375 @@
+"""Framework versions: config keys, declared requirements, the facts' defaults, what a rule
+gates on (JIT213 and Keras 2), the cache key, and `--show-settings`."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+from jitlint import lint_source
+from jitlint.config import ConfigError, ConfigResolver, load_settings
+from jitlint.engine.linter import lint_text
+from jitlint.framework_versions import VersionResolver, declared_in
+from jitlint.model.library.jax_facts import jax_version
+from jitlint.model.library.versions import (
+    OPTIONS_KEY,
+    FrameworkVersions,
+    facts_versions,
+    parse_version,
+)
+from jitlint.model.tf.api import op_table
+
+# JIT213's own bad example: a `tf.print` in a layer of a model compiled at the default.
+KERAS_LAYER = textwrap.dedent(
+    """\
+    import tensorflow as tf
+    from tensorflow import keras
+
+
+    class Probe(keras.layers.Layer):
+        def call(self, inputs):
+            tf.print("batch mean:", tf.reduce_mean(inputs))
+            return inputs
+
+
+    model = keras.Sequential([keras.Input((4,)), Probe()])
+    model.compile(optimizer="sgd", loss="mse")
+    """
+)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def resolved(tmp_path: Path, file: str = "pkg/m.py") -> dict[str, tuple[str, str]]:
+    target = tmp_path / file
+    settings = ConfigResolver(cwd=tmp_path).for_file(target)
+    return {
+        name: (found.version, found.source)
+        for name, found in VersionResolver().for_file(target, settings).items()
+    }
+
+
+# ---- versions ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [("0.4.30", (0, 4, 30)), ("2.16.0rc1", (2, 16, 0)), ("3", (3,)), ("v2.15", (2, 15)),
+     ("latest", None), ("", None)],
+)  # fmt: skip
+def test_parse_version(text, version):
+    assert parse_version(text) == version
+
+
+def test_the_defaults_are_the_facts_versions():
+    facts = facts_versions()
+    assert facts["jax"] == jax_version()
+    assert facts["tensorflow"] == op_table()[0]
+    assert facts["keras"] == "3"  # tf.keras of TensorFlow 2.16 and later
+    versions = FrameworkVersions({})
+    assert versions.jax == parse_version(jax_version())
+
+
+def test_a_keras_version_not_given_follows_tensorflow():
+    assert FrameworkVersions({"tensorflow": "2.15.1"}).keras == (2,)
+    assert FrameworkVersions({"tensorflow": "2.16"}).keras == (3,)
+    assert FrameworkVersions({"tensorflow": "2.15", "keras": "3.2"}).keras == (3, 2)
+
+
+# ---- the config ----------------------------------------------------------------------------
+
+
+def test_config_keys(tmp_path):
+    config = write(
+        tmp_path / "pyproject.toml",
+        """\
+        [tool.jitlint]
+        jax-version = "0.4.30"
+        tensorflow-version = "2.15"
+        keras-version = " 2.15.0 "
+        """,
+    )
+    settings = load_settings(config)
+    assert settings.framework_versions == {
+        "jax": ("0.4.30", config),
+        "tensorflow": ("2.15", config),
+        "keras": ("2.15.0", config),
+    }
+
+
+# 0.4 is a TOML float, not a string.
+@pytest.mark.parametrize("value", ["0.4", '"newest"', '""', "[1]"])
+def test_a_bad_version_is_a_config_error(tmp_path, value):
+    config = write(tmp_path / "jitlint.toml", f"jax-version = {value}\n")
+    with pytest.raises(ConfigError, match="`jax-version` must be a version string"):
+        load_settings(config)
+
+
+def test_versions_are_inherited_through_extend_and_overridden(tmp_path):
+    write(tmp_path / "jitlint.toml", 'jax-version = "0.4.20"\ntensorflow-version = "2.15"\n')
+    child = write(
+        tmp_path / "sub" / "jitlint.toml", 'extend = "../jitlint.toml"\njax-version = "0.4.35"\n'
+    )
+    settings = load_settings(child)
+    assert settings.framework_versions["jax"] == ("0.4.35", child)
+    assert settings.framework_versions["tensorflow"] == ("2.15", tmp_path / "jitlint.toml")
+
+
+# ---- declared requirements -----------------------------------------------------------------
+
+
+def test_pyproject_dependencies_and_lower_bounds(tmp_path):
+    write(
+        tmp_path / "pyproject.toml",
+        """\
+        [project]
+        name = "demo"
+        dependencies = ["numpy", "jax[cuda12]>=0.4.20,<0.5; python_version >= '3.10'"]
+
+        [project.optional-dependencies]
+        tf = ["tensorflow-cpu==2.15.*", "keras<3"]
+        """,
+    )
+    declared = declared_in(tmp_path)
+    assert declared is not None
+    assert declared["jax"].version == "0.4.20"
+    assert "project.dependencies" in declared["jax"].detail
+    assert declared["tensorflow"].version == "2.15"
+    assert "keras" not in declared  # an upper bound alone names no version
+
+
+def test_requirements_files_and_poetry(tmp_path):
+    write(
+        tmp_path / "requirements-dev.txt",
+        """\
+        -r requirements.txt
+        # a comment
+        jax ~= 0.4.31  # pinned for the CI
+        keras>=3.1,!=3.2
+        tensorflow==2.15.1 --hash=sha256:0123 \\
+        """,
+    )
+    declared = declared_in(tmp_path)
+    assert declared is not None
+    assert (declared["jax"].version, declared["keras"].version) == ("0.4.31", "3.1")
+    assert declared["tensorflow"].version == "2.15.1"
+    assert declared["jax"].detail.endswith("requirements-dev.txt line 3")
+
+    poetry = tmp_path / "poetry"
+    write(
+        poetry / "pyproject.toml",
+        """\
+        [tool.poetry.dependencies]
+        python = "^3.10"
+        jax = "^0.4.26"
+        tensorflow = {version = "~2.14", optional = true}
+        """,
+    )
+    declared = declared_in(poetry)
+    assert declared is not None
+    assert (declared["jax"].version, declared["tensorflow"].version) == ("0.4.26", "2.14")
+
+
+def test_a_directory_without_requirement_files_declares_nothing(tmp_path):
+    assert declared_in(tmp_path) is None
+    write(tmp_path / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")
+    assert declared_in(tmp_path) is None  # no dependency table: the search goes on upwards
+    write(tmp_path / "pyproject.toml", "not = [valid toml\n")
+    assert declared_in(tmp_path) is None
+
+
+def test_precedence_config_then_requirements_then_tensorflow_then_facts(tmp_path):
+    assert resolved(tmp_path) == {
+        "jax": (facts_versions()["jax"], "facts"),
+        "tensorflow": (facts_versions()["tensorflow"], "facts"),
+        "keras": ("3", "facts"),
+    }
+    write(tmp_path / "requirements.txt", "jax==0.4.25\ntensorflow==2.15.1\n")
+    assert resolved(tmp_path) == {
+        "jax": ("0.4.25", "requirements"),
+        "tensorflow": ("2.15.1", "requirements"),
+        "keras": ("2", "tensorflow"),
+    }
+    write(tmp_path / "jitlint.toml", 'jax-version = "0.4.36"\nkeras-version = "3.3"\n')
+    assert resolved(tmp_path) == {
+        "jax": ("0.4.36", "config"),
+        "tensorflow": ("2.15.1", "requirements"),
+        "keras": ("3.3", "config"),
+    }
+
+
+def test_only_configured_or_declared_versions_travel_in_the_options(tmp_path):
+    # The facts' versions are the engine's fallback: a project declaring none keeps the
+    # options (and the cache key) it had, and reads no facts until a rule asks.
+    target = tmp_path / "m.py"
+    settings = ConfigResolver(cwd=tmp_path).for_file(target)
+    assert VersionResolver().options(target, settings) == {}
+    write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
+    assert VersionResolver().options(target, settings) == {"tensorflow": "2.15.1", "keras": "2"}
+
+
+def test_the_nearest_declaring_directory_wins(tmp_path):
+    write(tmp_path / "requirements.txt", "jax==0.4.25\n")
+    write(tmp_path / "lib" / "pyproject.toml", '[project]\nname = "lib"\ndependencies = []\n')
+    write(tmp_path / "app" / "README.md", "no requirements here\n")
+    assert resolved(tmp_path, "app/m.py")["jax"] == ("0.4.25", "requirements")
+    # The sub-project declares requirements, none of them jax: its own, not its parent's.
+    assert resolved(tmp_path, "lib/m.py")["jax"] == (facts_versions()["jax"], "facts")
+
+
+# ---- a rule that depends on the version: JIT213 and Keras 2 ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("versions", "flagged"),
+    [
+        ({}, True),  # the facts' Keras 3
+        ({"keras": "3.0"}, True),
+        ({"tensorflow": "2.16"}, True),
+        ({"keras": "2.15"}, False),  # Keras 2 has no jit_compile="auto"
+        ({"tensorflow": "2.15.1"}, False),  # whose tf.keras is Keras 2
+        ({"tensorflow": "2.15.1", "keras": "3.1"}, True),
+    ],
+)
+def test_jit213_depends_on_the_keras_version(versions, flagged):
+    result = lint_text(KERAS_LAYER, "m.py", {"JIT213"}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == ([7] if flagged else [])
+
+
+def test_the_api_uses_the_configured_versions(tmp_path):
+    write(tmp_path / "jitlint.toml", 'keras-version = "2"\n')
+    settings = load_settings(tmp_path / "jitlint.toml")
+    assert lint_source(KERAS_LAYER, "m.py", select=["JIT213"], settings=settings) == []
+    assert lint_source(KERAS_LAYER, "m.py", select=["JIT213"]) != []
+
+
+def test_cli_reads_the_requirements_and_the_cache_follows_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "m.py", KERAS_LAYER)
+    requirements = tmp_path / "requirements.txt"
+    runs = []
+    for declared in ("tensorflow>=2.16\n", "tensorflow==2.15.1\n", "tensorflow>=2.16\n"):
+        requirements.write_text(declared)
+        status, out, _ = run_cli("--select", "JIT213", "--format", "concise", "m.py")
+        runs.append((status, "m.py:7:" in out))
+    assert runs == [(1, True), (0, False), (1, True)]
+    assert (tmp_path / ".jitlint_cache").is_dir()
+
+
+# ---- --show-settings -----------------------------------------------------------------------
+
+
+def project(tmp_path: Path) -> Path:
+    write(
+        tmp_path / "pyproject.toml",
+        """\
+        [project]
+        name = "demo"
+        dependencies = ["jax>=0.4.30"]
+
+        [tool.jitlint]
+        extend-select = ["JIT002"]
+        keras-version = "2"
+
+        [tool.jitlint.per-file-ignores]
+        "tests/*" = ["JIT107"]
+        "scripts/*" = ["JIT1"]
+        """,
+    )
+    return write(tmp_path / "tests" / "test_m.py", "import jax\n")
+
+
+def test_show_settings_as_json(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    project(tmp_path)
+    status, out, _ = run_cli(
+        "--show-settings", "tests/test_m.py", "--format", "json", "--ignore", "JIT113"
+    )
+    assert status == 0
+    report = json.loads(out)
+    assert report["config"] == str(tmp_path / "pyproject.toml")
+    assert report["selection"] == [
+        {"from": str(tmp_path / "pyproject.toml"), "extend-select": ["JIT002"]},
+        {"from": "command line", "ignore": ["JIT113"]},
+    ]
+    enabled = set(report["enabled"])
+    assert "JIT002" in enabled and "JIT107" not in enabled and "JIT113" not in enabled
+    assert "JIT101" in enabled
+    applies = {e["pattern"]: e["applies"] for e in report["per_file_ignores"]}
+    assert applies == {"tests/*": True, "scripts/*": False}
+    versions = report["framework_versions"]
+    assert versions["jax"] == {
+        "version": "0.4.30",
+        "source": "requirements",
+        "file": str(tmp_path / "pyproject.toml"),
+        "detail": "jax>=0.4.30 in project.dependencies",
+    }
+    assert versions["keras"]["source"] == "config" and versions["keras"]["version"] == "2"
+    assert versions["tensorflow"] == {
+        "version": facts_versions()["tensorflow"],
+        "source": "facts",
+        "file": None,
+        "detail": "",
+    }
+
+
+def test_show_settings_as_text(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    project(tmp_path)
+    status, out, _ = run_cli("--show-settings", "tests/test_m.py")
+    assert status == 0
+    assert f"config: {tmp_path / 'pyproject.toml'}" in out
+    assert "tests/* = JIT107" in out and "; applies)" in out
+    assert "scripts/* = JIT1" in out and "does not apply" in out
+    assert "jax: 0.4.30 (requirements:" in out
+    assert "keras: 2 (config:" in out and "`tool.jitlint.keras-version`" in out
+    assert "the version jitlint's facts were generated for" in out
+
+
+def test_show_settings_without_a_config_and_for_a_missing_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "m.py", "x = 1\n")
+    status, out, _ = run_cli("--show-settings", "m.py")
+    assert status == 0 and "config: (none: the defaults)" in out
+    assert "JIT002" not in out.split("enabled: ")[1].splitlines()[0]
+    status, _, err = run_cli("--show-settings", "missing.py")
+    assert status == 2 and "missing.py: no such file or directory" in err
+
+
+def test_show_settings_reports_a_config_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "jitlint.toml", "jax-version = 4\n")
+    write(tmp_path / "m.py", "x = 1\n")
+    status, _, err = run_cli("--show-settings", "m.py")
+    assert status == 2 and "`jax-version` must be a version string" in err
+
+
+def test_the_editor_lints_a_buffer_for_the_file_s_versions(tmp_path):
+    from jitlint.frontends.editor import EditorState
+
+    path = write(tmp_path / "m.py", KERAS_LAYER)
+    state = EditorState([tmp_path])
+    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
+    write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
+    state = EditorState([tmp_path])
+    assert state.lint(state.setup(path), KERAS_LAYER) == []
+
+
+def test_odd_requirement_files_are_passed_over(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "requirements-fifo.txt")  # never opened for a blocking read
+    write(
+        tmp_path / "pyproject.toml",
+        'tool = 1\n[project]\nname = "x"\ndependencies = ["jax==0.4.2"]\n',
+    )
+    declared = declared_in(tmp_path)
+    assert declared is not None and declared["jax"].version == "0.4.2"
