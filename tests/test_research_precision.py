@@ -295,3 +295,21 @@ def test_a_list_annotation_of_a_jitted_op_handed_to_a_dispatcher_is_not_a_value(
             return jnp.expand_dims(x, axis)
         """
     assert found(api, {"JIT110"}) == {(6, "JIT110")}
+
+
+def test_numpy_split_of_a_tracer_is_not_a_conversion():
+    """scenic's `np.split(input_mask, indices, axis=1)` under jit: NumPy's split slices and
+    calls `swapaxes` on the array, so it works on a tracer (run under jax 0.10.2); NumPy's
+    arithmetic on a piece still converts it."""
+    source = textwrap.dedent(
+        """
+        import jax
+        import numpy as np
+
+        @jax.jit
+        def masks(mask):
+            first, rest = np.split(mask, [2], axis=1)
+            return first, np.sin(rest)  # error: JIT104
+        """
+    )
+    assert found(source, {"JIT104"}) == {(8, "JIT104")}
