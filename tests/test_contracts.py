@@ -88,6 +88,23 @@ POSITIVE = {
                     return "SO(n)"
                 return "O(n)"
     """,
+    # Equinox users hand the module to `filter_jit`: its array fields are tracers there,
+    # its static fields and Python-typed fields are not.
+    "equinox_array_field_of_self": """
+        import equinox as eqx
+        import jax
+
+        class Gate(eqx.Module):
+            weight: jax.Array
+            depth: int = eqx.field(static=True)
+
+            def __call__(self, x):
+                for _ in range(self.depth):
+                    x = x + 1
+                if self.weight.sum() > 0:  # error: JIT101
+                    return x
+                return -x
+    """,
     "filter_jit_function_chex_array": """
         import chex
         import equinox as eqx

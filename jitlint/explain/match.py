@@ -60,7 +60,16 @@ ERRORS: tuple[KnownError, ...] = (
     _known("integer conversion of a tracer", "TracerIntegerConversionError", None, "JIT102 JIT103"),
     _known("NumPy conversion of a tracer", "TracerArrayConversionError", None, "JIT104"),
     _known("boolean mask under jit", "NonConcreteBooleanIndexError", None, "JIT105"),
-    _known("leaked tracer", "UnexpectedTracerError TraceContextError", None, "JIT108 JIT107"),
+    _known(
+        "a framework module under a raw jax transformation",
+        "UnexpectedTracerError JaxTransformError TypeError",
+        r"inside a Haiku transformed function|Flax models cannot be mixed|"
+        r"__hash__ on modules that hold variables",
+        "JIT120 JIT108",
+    ),
+    _known(
+        "leaked tracer", "UnexpectedTracerError TraceContextError", None, "JIT108 JIT107 JIT120"
+    ),
     _known(
         "value-dependent size",
         "ConcretizationTypeError",

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.python.scopes import Binding, Scope, build_scope, comprehension_targets
+from jitlint.python.walker import iter_children
 
 UNKNOWN = ""
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -51,6 +52,21 @@ class Names:
             elif isinstance(node, (_COMPREHENSIONS, cst.Module)):
                 chain.append(node)
         return chain
+
+    def reads(self, name: str) -> list[tuple[cst.Name, cst.CSTNode]]:
+        """Every `Name` node spelling `name` in the module, with its parent, except binding
+        targets, `def`/`class` names, parameters, attribute names and keywords (a walk of
+        the module: for rare questions)."""
+        found: list[tuple[cst.Name, cst.CSTNode]] = []
+        stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(self.module, None)]
+        while stack:
+            node, parent = stack.pop()
+            if type(node) is cst.Name:
+                if node.value == name and parent is not None and not _names_itself(node, parent):  # type: ignore[attr-defined]
+                    found.append((node, parent))  # type: ignore[arg-type]
+                continue
+            stack.extend((child, node) for child in iter_children(node))
+        return found
 
     def lookup(self, name: str, path: Sequence[cst.CSTNode]) -> list[Binding] | None:
         """The bindings `name` refers to at the end of `path`; None if nothing binds it."""
@@ -131,3 +147,15 @@ def leaf_name(expr: cst.CSTNode) -> str:
     if kind is cst.Attribute:
         return expr.attr.value  # type: ignore[attr-defined]
     return ""
+
+
+def _names_itself(node: cst.Name, parent: cst.CSTNode) -> bool:
+    """`node` names what `parent` binds or selects, and reads nothing."""
+    kind = type(parent)
+    if kind in (cst.AssignTarget, cst.FunctionDef, cst.ClassDef, cst.Param):
+        return True
+    if kind is cst.Attribute:
+        return parent.attr is node  # type: ignore[attr-defined]
+    if kind is cst.Arg:
+        return parent.keyword is node  # type: ignore[attr-defined]
+    return False

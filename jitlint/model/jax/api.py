@@ -38,8 +38,15 @@ NUMPY_DISPATCH = frozenset(
         "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "std", "var",
         "argmax", "argmin", "cumsum", "cumprod", "reshape", "transpose", "swapaxes", "squeeze",
         "round", "around", "repeat", "searchsorted",
+        # These slice and call `swapaxes` on the array: a list of tracers, no conversion
+        # (observed under jax 0.10.2 / NumPy 2).
+        "split", "array_split", "hsplit", "vsplit", "dsplit",
     )
 )  # fmt: skip
+# The ones among them that return a Python list of pieces.
+NUMPY_LIST_DISPATCH = frozenset(
+    f"numpy.{n}" for n in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+)
 NUMPY_STATIC = frozenset(
     f"numpy.{n}"
     for n in (

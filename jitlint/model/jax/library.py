@@ -41,6 +41,7 @@ from jitlint.model.jax.api import (
     JAX_BOOLEAN,
     JAX_SEQUENCE_RESULTS,
     MAPPING_METHODS,
+    NUMPY_LIST_DISPATCH,
     SHAPE_ATTRIBUTES,
     UNPROBED_COLLECTIVES,
     call_kind,
@@ -232,7 +233,8 @@ def call_result(
     if kind == "dispatch":
         hit = first_traced(values)
         if hit is not None:
-            return traced(hit.why, sure=isinstance(hit, Array) and hit.sure)
+            piece = traced(hit.why, sure=isinstance(hit, Array) and hit.sure)
+            return Seq("list", elem=piece) if qualname in NUMPY_LIST_DISPATCH else piece
     if qualname.startswith("numpy.") and kind != "unknown":
         if _numpy_array(qualname) and first_traced(values) is None:
             return Array(jax=False)  # a NumPy constructor returns an array (or raises)

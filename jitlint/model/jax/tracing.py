@@ -81,6 +81,7 @@ from jitlint.model.jax.frameworks.contracts import (
     assumed_classes,
     assumed_functions,
 )
+from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
@@ -234,6 +235,7 @@ class Tracing:
         # Calls on `self` from traced methods, by "Cls.method" (calls.py `_self_call`): a
         # subclass's override is traced with them, in this file and in others.
         self.self_calls: list[ForeignRecord] = []
+        self._dispatched: set[int] = set()  # ids of the inbound calls such dispatch made
         self.module_context: Context | None = None
         if any(SELF_CALL_KEY in key for key in self.inbound):
             self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
@@ -257,6 +259,11 @@ class Tracing:
     @cached_property
     def imported_pytrees(self) -> ImportedPytrees:
         return ImportedPytrees(self.names, self.classes, self.pytree_classes, self.inbound)
+
+    @cached_property
+    def lifting(self) -> Lifting:
+        """Raw jax transformations around flax linen or haiku modules (JIT120)."""
+        return Lifting(self.names, self.classes)
 
     @cached_property
     def calls(self) -> Calls:
@@ -600,8 +607,11 @@ class Tracing:
             return
         level = max(c[0] for c in contributions)
         if inbound:
+            # The object a call from traced code passes may have been made in that trace:
+            # where it was made is unknown, unless a base method's own `self` passes it.
+            outside = all(id(call) in self._dispatched for call in inbound)
             for _, given in contributions:
-                self._receiver(func, self._path_to(func), given)
+                self._receiver(func, self._path_to(func), given, 0 if outside else None)
         params: dict[str, Value] = {}
         for name in param_names(func):
             values = [c[1].get(name, U) for c in contributions if c[0] == level]
@@ -655,9 +665,9 @@ class Tracing:
                     for method in methods:
                         name = f"{statement.name.value}.{method}"
                         for call in self_calls(self.inbound, qualname, method):
-                            out.setdefault(name, []).append(
-                                dataclasses.replace(call, function=name)
-                            )
+                            renamed = dataclasses.replace(call, function=name)
+                            self._dispatched.add(id(renamed))
+                            out.setdefault(name, []).append(renamed)
         return out
 
     def _dispatch_self_calls(self) -> None:
@@ -688,6 +698,7 @@ class Tracing:
                         name, f"line {self.line(record.call)}", f"`{caller.qualname}`",
                         how_traced(caller), record.level, tuple(record.args), record.star,
                     )  # fmt: skip
+                    self._dispatched.add(id(call))
                     inbound = dict(self.inbound)
                     inbound[name] = [*inbound.get(name, ()), call]
                     self.inbound = inbound
@@ -762,16 +773,27 @@ class Tracing:
         if func.name.value == "__init__" and isinstance(receiver, Object):
             # Built under the caller's jit: the instance is made inside the trace.
             receiver.made_at, receiver.building = ABSTRACT, True
+        elif contract.made_in_trace and isinstance(receiver, Object):
+            receiver.made_at = ABSTRACT
         elif isinstance(receiver, Object) and not receiver.fields:
             # What the class's own code always stores (`self.blocks = [...]`) is known of
             # any instance: a Python list indexed by a tracer fails, whoever built it.
             for name, pytype in container_attributes(receiver.cls).items():
                 receiver.fields[name] = Value(STATIC, pytype=pytype)
+            if contract.array_leaves_traced:
+                # The module is handed to the user's `filter_jit` as an argument: its array
+                # fields are tracers there, its static fields Python values.
+                pytree = self.pytree_classes.of(receiver.cls.node, receiver.cls.path)
+                if pytree is not None:
+                    receiver.declared = Instance(pytree, "filter")
+                    receiver.why = ("param", param_names(func)[0], entry)
         trace = self.function_trace(func)
         trace.entries = [entry]
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
 
-    def _receiver(self, func: FuncNode, path: list[cst.CSTNode], params: Env) -> None:
+    def _receiver(
+        self, func: FuncNode, path: list[cst.CSTNode], params: Env, made_at: int | None = 0
+    ) -> None:
         """`self` of a method an entry reaches: an instance of its class (its fields unknown),
         so that `self.m(...)` resolves; a pytree class's instance is attached already."""
         if type(func) is not cst.FunctionDef or len(path) < 2:
@@ -791,7 +813,7 @@ class Tracing:
         cls = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
         kind = STATIC if value.kind == STATIC else UNKNOWN
         params[name] = receiver = Object(cls, kind=kind, why=value.why)
-        receiver.made_at = 0  # an argument: made outside the trace
+        receiver.made_at = made_at  # an argument: made outside the trace (0), or unknown
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level
@@ -1070,6 +1092,8 @@ class Tracing:
             if not owner or owner[0] != "param":
                 return text
             name, entry = owner[1], owner[2]
+            if entry.contract is not None:
+                return f"{text} (an array leaf), {contract_words(entry)}"
             leaves = "every leaf" if instance.style == "jit" else "the array leaves"
             return (
                 f"{text}, and `{entry.transform.qualname}` traces {leaves} of `{name}` "

@@ -57,20 +57,36 @@ class ProjectFiles:
         roots: set[str] = set()
         if config_root is not None:
             roots |= {os.path.abspath(config_root), os.path.join(config_root, "src")}
+        # Top-most package directories whose folder name cannot be imported (`seed_rl-main`
+        # from a GitHub archive, `owner+seed_rl`): the project imports them by another name.
+        unnamed: set[str] = set()
         for path in paths:
             directory = os.path.dirname(path)
             while is_package(directory) and os.path.dirname(directory) != directory:
-                directory = os.path.dirname(directory)
+                top, directory = directory, os.path.dirname(directory)
+                if not is_package(directory) and not os.path.basename(top).isidentifier():
+                    unnamed.add(top)
             roots.add(directory)
+
+        def claim(dotted: str, path: str) -> None:
+            if project.modules.get(dotted, path) != path:
+                project.modules[dotted] = None  # two files claim the name: ambiguous
+            else:
+                project.modules[dotted] = path
+
         for path in paths:
             for root in roots:
                 dotted = _dotted(path, root)
-                if dotted is None:
-                    continue
-                if project.modules.get(dotted, path) != path:
-                    project.modules[dotted] = None  # two files claim the name: ambiguous
-                else:
-                    project.modules[dotted] = path
+                if dotted is not None:
+                    claim(dotted, path)
+        for top in sorted(unnamed):
+            for head in _package_names(os.path.basename(top)):
+                for path in paths:
+                    inner = _dotted(path, top) if path.startswith(top + os.sep) else None
+                    if inner is None and path == os.path.join(top, "__init__.py"):
+                        claim(head, path)
+                    elif inner is not None:
+                        claim(f"{head}.{inner}", path)
         return project
 
     def resolve(self, caller_path: str, target: str) -> tuple[str, str] | None:
@@ -101,6 +117,12 @@ class ProjectFiles:
         if found is None or found == os.path.abspath(caller_path):
             return None
         return found, function
+
+
+def _package_names(folder: str) -> list[str]:
+    """The names a package folder that is no identifier may be imported as: the identifier
+    words of its name (`seed_rl` for `seed_rl-main` or `google-research+seed_rl`)."""
+    return [word for word in re.split(r"[^\w]+", folder) if word.isidentifier()]
 
 
 def _dotted(path: str, root: str) -> str | None:

@@ -61,9 +61,11 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
         for expr, path, flag in scan.foreign_losses:
             status = _loss_status(flag)
             found.append((expr, path, "loss", status, None))
-        if scan.keras_classes or scan.compiles or scan.model_builds:
-            for call, path, status in model.keras_uses[1]:
-                found.append((call.func, path, "use", status, None))
+    # Creations of other modules' classes, from every file: one in plain code (a custom
+    # training loop, a network of another library) is what tells a layer's module that its
+    # class is used, and not a library class that Keras models run at "auto".
+    for call, path, status in model.keras_uses[1]:
+        found.append((call.func, path, "use", status, None))
     if scan.loop_calls:
         for call, path, expr, method in model.repeats.foreign:
             found.append((expr, path, "repeat", method, None))

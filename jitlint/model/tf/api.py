@@ -30,6 +30,32 @@ DO_NOT_CONVERT = {
     "tensorflow.compat.v1.autograph.experimental.do_not_convert",
 }
 PARTIAL = {"functools.partial"}
+# Keras layers that own no variable, so that making one per trace costs nothing: layers
+# without weights, and containers whose variables are those of the layers given to them
+# (observed, TF 2.21 / Keras 3.15: `StackedRNNCells(cells)`, `RNN(cell)` and
+# `TimeDistributed(layer)` made in a tf.function from ready layers retrace without error,
+# where `Dense(4)` fails; `Bidirectional` copies its layer, and fails).
+KERAS_STATELESS_LAYERS = frozenset(
+    {
+        "Flatten", "Reshape", "Permute", "Activation", "ReLU", "Softmax", "LeakyReLU", "ELU",
+        "PReLU_", "Identity", "InputLayer", "Input", "Masking", "Lambda", "RepeatVector",
+        "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot",
+        "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D",
+        "AveragePooling2D", "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
+        "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAveragePooling1D",
+        "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalMaxPooling1D",
+        "GlobalMaxPooling2D", "GlobalMaxPooling3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
+        "GlobalMaxPool1D", "GlobalMaxPool2D", "ZeroPadding1D", "ZeroPadding2D",
+        "ZeroPadding3D", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D",
+        "UpSampling2D", "UpSampling3D", "Rescaling", "Resizing", "CenterCrop",
+        "StackedRNNCells", "RNN", "TimeDistributed",
+    }
+)  # fmt: skip
+# `tf.data` methods whose function argument runs as graph code.
+DATASET_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "parallel_interleave"})
+# Methods (besides TensorFlow's own functions) that call a function argument right away:
+# tf.data pipelines, a distribution strategy's `run`, Python's `map`/`filter`.
+RUNS_ITS_ARGUMENT = DATASET_METHODS | {"run", "experimental_run_v2", "map_structure"}
 
 # Control-flow ops whose function arguments run as graph code, and which of their positional
 # arguments / keywords are functions.

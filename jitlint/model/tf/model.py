@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jitlint.model.tf.api import (
+    DATASET_METHODS,
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
     PARTIAL,
@@ -59,7 +60,6 @@ _GRAPH_MARKERS = re.compile(
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
 # cheap filter for `c.f(...)` calls that may reach a function of another module.
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+\(?([^\n#]*)", re.M)
-DATASET_METHODS = {"map", "filter", "flat_map", "interleave", "parallel_interleave"}
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(

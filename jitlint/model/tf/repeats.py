@@ -11,6 +11,13 @@ method of its class).
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
 them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`).
+
+A function made in a loop iteration is *kept* when the iteration stores it without calling
+it: on an object (`host.step = step`), in a container or a comprehension's result, or handed
+to a call that does not run it right away (`server.bind(step)`, `fns.append(step)`). It is
+built once per element of the loop (a host, a device, a data split) and then reused: one
+trace per element, not one per call (issue 28; google-research/seed_rl sets up its servers
+so). A function whose every loop call keeps its result (a factory) is in `keeps_result`.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.tf.api import RUNS_ITS_ARGUMENT
 from jitlint.model.tf.scan import Func, Path
 from jitlint.python.walker import iter_children
 
@@ -80,6 +88,8 @@ class Repeats:
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, method or "") for "repeat" records
     foreign: list[tuple[cst.Call, Path, cst.CSTNode, str]] = field(default_factory=list)
+    # functions repeated only by loop calls of this module that keep what they return
+    keeps_result: set[int] = field(default_factory=set)
 
 
 def find_repeats(model: TfModel) -> Repeats:
@@ -94,6 +104,10 @@ def find_repeats(model: TfModel) -> Repeats:
             continue
         func, bound = target
         where = "called in a loop"
+        if id(func) not in out.repeated:
+            out.keeps_result.add(id(func))
+        if not kept_per_iteration(model, path):
+            out.keeps_result.discard(id(func))
         out.repeated.setdefault(id(func), where)
         for param, arg in bind(func, call, bound):
             if varying_python(model, arg, path):
@@ -104,10 +118,12 @@ def find_repeats(model: TfModel) -> Repeats:
         for stmt in model.module.body:
             if type(stmt) is cst.FunctionDef and stmt.name.value == record.function:
                 out.repeated.setdefault(id(stmt), f"called in a loop at {record.site}")
+                out.keeps_result.discard(id(stmt))  # what the loop does with it is not known
             elif type(stmt) is cst.ClassDef and stmt.name.value == record.function:
                 for item in stmt.body.body:  # type: ignore[attr-defined]
                     if type(item) is cst.FunctionDef and item.name.value == record.status:
                         out.repeated.setdefault(id(item), f"called in a loop at {record.site}")
+                        out.keeps_result.discard(id(item))
     # What a repeated function calls unconditionally runs repeatedly too; one level only:
     # further down, callees tend to cache what they build (`if self.fn is None: ...`).
     for key, why in list(out.repeated.items()):
@@ -118,6 +134,130 @@ def find_repeats(model: TfModel) -> Repeats:
             if target is not None and id(target[0]) not in out.repeated:
                 out.repeated[id(target[0])] = f"called from a function {why}"
     return out
+
+
+_CONTAINERS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.Element, cst.DictElement)
+_COLLECTING = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
+
+
+def kept_per_iteration(model: TfModel, path: Path, depth: int = 0) -> bool:
+    """The function made (or returned by the call) at the end of `path`, in a loop body or
+    comprehension, is kept by the iteration and not called in it (see the module's
+    docstring): stored on an object or in a container, collected by a comprehension, or
+    handed to a call that does not run it now."""
+    value = path[-1]
+    for index in range(len(path) - 2, 0, -1):
+        parent = path[index]
+        kind = type(parent)
+        if kind in _CONTAINERS or _collects(parent, value):
+            value = parent
+        elif kind is cst.Arg:
+            call = path[index - 1]
+            return type(call) is cst.Call and not _runs_arguments(model, call, path[:index])
+        elif kind is cst.Assign or kind is cst.AnnAssign:
+            targets = (
+                [t.target for t in parent.targets]  # type: ignore[attr-defined]
+                if kind is cst.Assign
+                else [parent.target]  # type: ignore[attr-defined]
+            )
+            if all(type(t) in (cst.Attribute, cst.Subscript) for t in targets):
+                return not _calls_stored(model, path, targets)
+            names = [t.value for t in targets if type(t) is cst.Name]  # type: ignore[attr-defined]
+            if len(names) != len(targets):
+                return False
+            if type(value) in _CONTAINERS or type(value) in (*_COLLECTING, cst.DictComp):
+                return True  # a collection of functions, one per element
+            return _name_kept(model, names[0], path, depth)
+        else:
+            return False
+    return False
+
+
+def _collects(node: cst.CSTNode, value: cst.CSTNode) -> bool:
+    """`node` is a comprehension whose elements are `value`."""
+    kind = type(node)
+    if kind in _COLLECTING:
+        return node.elt is value  # type: ignore[attr-defined]
+    return kind is cst.DictComp and node.value is value  # type: ignore[attr-defined]
+
+
+def def_kept_per_iteration(model: TfModel, path: Path) -> bool:
+    """A `def` at the end of `path`, in a loop body, that the iteration keeps uncalled."""
+    func = path[-1]
+    return type(func) is cst.FunctionDef and _name_kept(model, func.name.value, path)
+
+
+def _runs_arguments(model: TfModel, call: cst.Call, path: Path) -> bool:
+    """A call that calls its function arguments right away: TensorFlow's own functions
+    (`tf.while_loop`, `tf.map_fn`), tf.data's `map`, a strategy's `run`."""
+    func = call.func
+    leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)  # type: ignore[attr-defined]
+    if leaf in RUNS_ITS_ARGUMENT:
+        return True
+    names = model.names.qualified_names(func, [*path, call])
+    return any(n.split(".")[0] in ("tensorflow", "builtins") for n in names)
+
+
+def _iteration(path: Path) -> cst.CSTNode | None:
+    """The innermost loop body or comprehension holding the end of `path`, same function."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            return None
+        if kind in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            return node.body  # type: ignore[attr-defined]
+        if kind in _COMPREHENSIONS:
+            return node
+    return None
+
+
+def _name_kept(model: TfModel, name: str, path: Path, depth: int = 0) -> bool:
+    """`name`, bound in an iteration, is never called there and is kept by every other read
+    of it there (at least one)."""
+    body = _iteration(path)
+    if body is None or depth > 2:
+        return False
+    kept = False
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(body, ())]
+    outer = list(path[: next(i for i, n in enumerate(path) if n is body)])
+    while stack:
+        node, above = stack.pop()
+        kind = type(node)
+        if kind is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            parent = above[-1] if above else None
+            if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
+                return False
+            if type(parent) in (cst.AssignTarget, cst.FunctionDef, cst.Param) or (
+                type(parent) in (cst.Attribute, cst.Arg) and node is not parent.value  # type: ignore[attr-defined]
+            ):
+                continue  # the binding itself, an attribute's or a keyword's name
+            if not kept_per_iteration(model, [*outer, *above, node], depth + 1):
+                return False
+            kept = True
+            continue
+        stack.extend((child, (*above, node)) for child in iter_children(node))
+    return kept
+
+
+def _calls_stored(model: TfModel, path: Path, targets: list[cst.BaseExpression]) -> bool:
+    """The iteration calls what it stored (`self.fn = tf.function(g)`, then `self.fn(x)`)."""
+    body = _iteration(path)
+    if body is None:
+        return True
+    code = model.module.code_for_node
+    stored = {code(t) for t in targets}
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if (
+            type(node) is cst.Call
+            and type(node.func) in (cst.Attribute, cst.Subscript)  # type: ignore[attr-defined]
+            and code(node.func) in stored  # type: ignore[attr-defined]
+        ):
+            return True
+        stack.extend(iter_children(node))
+    return False
 
 
 def _conditional(path: Sequence[cst.CSTNode]) -> bool:

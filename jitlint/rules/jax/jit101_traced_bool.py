@@ -16,6 +16,18 @@ from jitlint.rules.base import JAX_TRACING, Rule
 
 _TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
 _MINMAX = {"builtins.max": "maximum", "builtins.min": "minimum"}
+_CHOICE_HELP = (
+    "use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` for control "
+    "flow, or make a flag parameter static (`static_argnames`)"
+)
+# Validation (`assert`, `if ...: raise`) is a case of this rule, not a rule of its own: the
+# same error, raised by the same conversion; only the remedy differs.
+_CHECK_HELP = (
+    "a check on a traced value has to run when the compiled code runs: "
+    "`x = eqx.error_if(x, bad, msg)` (equinox) or `checkify.check(ok, msg)` under "
+    "`checkify.checkify`; or check only static facts here (shapes, dtypes, Python arguments) "
+    "and the values before calling the jitted function"
+)
 _ITERATING = {"builtins.any", "builtins.all", "builtins.sorted"}
 
 
@@ -27,6 +39,12 @@ class TracedBool(Rule):
     `while` or `assert` test, a conditional expression, `and`/`or`/`not`, `bool(...)`,
     `in`, a chained comparison (`0 < x < 1` is `(0 < x) and (x < 1)`), and the builtins
     `max`, `min`, `any`, `all` and `sorted` on traced arrays.
+
+    Validation, an `assert` or an `if <traced test>: raise ...`, is a case of this rule
+    with its own advice (issue #30 called it JIT121; it stays here because the error, the
+    cause and the place are the same, and one finding per line keeps `noqa: JIT101`
+    meaning what it did): the check has to run when the compiled code runs
+    (`eqx.error_if`, `checkify.check`) or test only static facts.
 
     ## Why is this bad
     Under `jax.jit` an argument is an abstract tracer: it has a shape and a dtype but no
@@ -443,6 +461,17 @@ def update(state: State):
         return state.replace(w=state.w * 2)
     return state
 """,
+        # Validation of a traced value (CDCgov/PyRenew#495): the check cannot run at trace
+        # time; the help points to `eqx.error_if`/`checkify`.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def log_density(rate):
+    if jnp.any(rate <= 0):  # error: JIT101
+        raise ValueError("rate must be positive")
+    return jnp.log(rate)
+""",
         # A flag parameter that is not static.
         """
 import jax
@@ -481,15 +510,16 @@ def f(x):
         fix: NodeFix | None = None,
         no_fix: str | None = None,
         at: cst.CSTNode | None = None,
+        validation: bool = False,
     ) -> None:
         tracing = self.ctx.tracing
         why = f"; no automatic fix: {no_fix}" if no_fix else ""
+        advice = _CHECK_HELP if validation else _CHOICE_HELP
         self.report(
             at or node,
             f"{reason} converts `{snippet(self.ctx.module, node)}` to a Python bool, but it is "
             f"a tracer with no value yet: {tracing.explain(value)}",
-            help="use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` "
-            f"for control flow, or make a flag parameter static (`static_argnames`){why}",
+            help=f"{advice}{why}",
             fix=fix,
         )
 
@@ -533,7 +563,10 @@ def f(x):
                         fix = static_field_fix(self.ctx, name, self.ctx.path_to(owner))
                 if fix is None and type(owner) is cst.Assert:
                     fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
-                self._report(sink, value, trace, reason, fix, no_fix)
+                validation = type(owner) is cst.Assert or _raises(owner)
+                if validation and type(owner) is cst.If:
+                    reason = "this check (`if ...: raise`)"
+                self._report(sink, value, trace, reason, fix, no_fix, validation=validation)
                 return
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
@@ -656,6 +689,21 @@ def f(x):
                 return parent.test is child  # type: ignore[attr-defined]
             return kind is cst.BooleanOperation
         return False
+
+
+def _raises(node: cst.CSTNode) -> bool:
+    """Whether `node` is an `if` without `else` whose body ends in `raise`: a validation."""
+    if type(node) is not cst.If or node.orelse is not None:  # type: ignore[attr-defined]
+        return False
+    body = node.body  # type: ignore[attr-defined]
+    if type(body) is cst.SimpleStatementSuite:
+        last: cst.CSTNode | None = body.body[-1] if body.body else None
+    else:
+        lines = body.body
+        last = lines[-1] if lines else None
+        if type(last) is cst.SimpleStatementLine:
+            last = last.body[-1] if last.body else None
+    return type(last) is cst.Raise
 
 
 def _is_display_or_none(expr: cst.CSTNode) -> bool:

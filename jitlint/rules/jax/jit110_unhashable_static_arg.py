@@ -120,7 +120,11 @@ class UnhashableStaticArg(Rule):
     including `self` of a method jitted with `self` static and an instance given to
     `jax.jit` itself. Classes of other files are not modelled.
     A list as the default value of a static parameter is not reported: JAX does not hash
-    defaults that the caller leaves out (observed on jax 0.10.2).
+    defaults that the caller leaves out (observed on jax 0.10.2). A static parameter
+    annotated as a list, dict or set is reported from the annotation alone, except when the
+    decorated function is only handed on as a value in its module (returned to a
+    dispatcher, stored in a table) and never called there: the code that calls it decides
+    what it passes, and `list[int]` is often written for any sequence.
 
     ## Options
     - `unhashable-calls` (list of dotted names, default `[]`): further callables whose
@@ -294,7 +298,7 @@ f(x, ([0], 1))  # error: JIT110
             path = self.ctx.path_to(node)
             app = self.ctx.jit.from_decorators(node, path)
             if app is not None:
-                self._declared(app, path)
+                self._declared(app, path, decorated=True)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if not node.body or type(node.body) is not cst.IndentedBlock:
@@ -333,7 +337,9 @@ f(x, ([0], 1))  # error: JIT110
                 "(a tuple, a Python number) as aux data",
             )
 
-    def _declared(self, app: JitApplication, path: Sequence[cst.CSTNode]) -> None:
+    def _declared(
+        self, app: JitApplication, path: Sequence[cst.CSTNode], decorated: bool = False
+    ) -> None:
         """Static parameters whose declaration says every call passes an unhashable value:
         an annotation `list[...]`/`dict`/`set`, or `self` of a method of an equinox module
         holding arrays."""
@@ -361,6 +367,8 @@ f(x, ([0], 1))  # error: JIT110
             if param.annotation is None:
                 continue
             kind = self._container(param.annotation.annotation, path)
+            if kind is not None and decorated and self._handed_on(func):
+                kind = None  # `list[int]` for any sequence: the dispatcher decides
             if kind is None and is_array_annotation(
                 self.ctx.names, param.annotation.annotation, path
             ):
@@ -375,6 +383,17 @@ f(x, ([0], 1))  # error: JIT110
                     help="pass a tuple (or a frozenset, a frozen dataclass) and annotate it "
                     "so, or make the argument traced",
                 )
+
+    def _handed_on(self, func: cst.FunctionDef) -> bool:
+        """The jitted `def` is handed on as a value in its module (returned, passed,
+        stored: an op handler giving it to a dispatcher) and never called there: the code
+        that calls it fills its static arguments, and an annotation Python never checks
+        (`list[int]` for a sequence) says nothing of what that code passes."""
+        if type(self.ctx.path_to(func)[-2]) is not cst.Module:
+            return False  # a method or a local def: its reads are not names of the module
+        reads = self.ctx.names.reads(func.name.value)
+        called = any(type(parent) is cst.Call and parent.func is node for node, parent in reads)
+        return bool(reads) and not called
 
     def _static_self(
         self, app: JitApplication, anchor: cst.CSTNode, name: str, cls: ClassInfo

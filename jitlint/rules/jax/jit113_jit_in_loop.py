@@ -9,6 +9,7 @@ from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
 from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.python.walker import contains, iter_children
 from jitlint.rules.base import Rule
@@ -125,7 +126,10 @@ class JitInLoop(Rule):
     knows) inside a loop: a `main()` or a test that runs once compiles once, and callers in
     other modules are not seen. A bound method of an instance (`jax.jit(sim.step)`) is new
     on every attribute access. `jax.jit` of a module-level
-    function, or of a parameter, is never reported.
+    function, or of a parameter, is never reported. Nor is one under a run-once guard, an
+    `if` whose test is a flag its own body clears or sets (`if need_compile: ...;
+    need_compile = False`, `if self.fn is None: self.fn = ...`): it is rebuilt only when
+    other code re-arms the flag, which is usually when its baked-in values change.
     """
 
     code = "JIT113"
@@ -137,6 +141,22 @@ class JitInLoop(Rule):
     runtime_error = None
 
     VALID = (
+        # Rebuilt only when a flag the guarded body clears is set again.
+        """
+import functools
+import jax
+def update(state, n):
+    return state
+def train(state, sizes):
+    n, stale = 1, True
+    for size in sizes:
+        if size != n:
+            n, stale = size, True
+        if stale:
+            step = jax.jit(functools.partial(update, n=n))
+            stale = False
+        state = step(state)
+""",
         # A `@jax.jit` local def returned (built once per factory call), and one in a
         # function called once.
         """
@@ -549,6 +569,8 @@ def _repeats(
     (function, function body) for the innermost enclosing function, run once per call."""
     for index in range(len(path) - 2, -1, -1):
         node, child = path[index], path[index + 1]
+        if isinstance(node, cst.If) and child is node.body and is_run_once_guard(node):
+            return None  # `if need_compile: ...; need_compile = False`: built once per arming
         if isinstance(node, cst.For | cst.While) and child is node.body:
             return "inside a loop", node.body
         if isinstance(node, _COMPREHENSIONS):

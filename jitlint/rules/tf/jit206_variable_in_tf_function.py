@@ -11,7 +11,7 @@ from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.tf.api import canonical
+from jitlint.model.tf.api import KERAS_STATELESS_LAYERS, canonical
 from jitlint.python.names import leaf_name
 from jitlint.rules.base import Rule
 
@@ -22,22 +22,6 @@ _VARIABLE = {
     "tensorflow.keras.Variable",
     "keras.variables.Variable",
 }
-# Keras layers without weights or state: creating one per call costs nothing.
-_WEIGHTLESS = frozenset(
-    {
-        "Flatten", "Reshape", "Permute", "Activation", "ReLU", "Softmax", "LeakyReLU", "ELU",
-        "PReLU_", "Identity", "InputLayer", "Input", "Masking", "Lambda", "RepeatVector",
-        "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Dot",
-        "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D",
-        "AveragePooling2D", "AveragePooling3D", "MaxPool1D", "MaxPool2D", "MaxPool3D",
-        "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAveragePooling1D",
-        "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalMaxPooling1D",
-        "GlobalMaxPooling2D", "GlobalMaxPooling3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
-        "GlobalMaxPool1D", "GlobalMaxPool2D", "ZeroPadding1D", "ZeroPadding2D",
-        "ZeroPadding3D", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D",
-        "UpSampling2D", "UpSampling3D", "Rescaling", "Resizing", "CenterCrop",
-    }
-)  # fmt: skip
 # `= SomeClass(` inside a class body's methods: sublayers.
 _CREATES = re.compile(r"=\s*[\w.]*\b[A-Z]\w*\(")
 # Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
@@ -51,7 +35,9 @@ class VariableInTfFunction(Rule):
     helper it calls, a Keras layer's `call`, a model's `train_step`, a loss given to
     `compile`): `tf.Variable(...)` and `keras.Variable(...)`, and Keras objects that own
     variables: layers with weights (`Dense`, `Conv2D`, a project layer that makes weights or
-    sublayers), models (`Sequential`, `Model`), optimizers and metrics.
+    sublayers), models (`Sequential`, `Model`), optimizers and metrics. Containers whose
+    variables are those of the layers given to them (`StackedRNNCells`, `RNN`,
+    `TimeDistributed`) are not reported; the layers made for them are.
 
     ## Why is this bad
     A `tf.function` may create variables only on its first trace. A body that creates one
@@ -172,6 +158,15 @@ class Net(tf.keras.Model):
             self.head = tf.keras.layers.Dense(2)
         x = tf.keras.layers.Flatten()(tf.keras.layers.MaxPooling2D()(x))
         return self.head(x)
+""",
+        # A container of ready cells owns no variable (the cells do, made once).
+        """
+import tensorflow as tf
+cells = [tf.keras.layers.LSTMCell(8)]
+@tf.function
+def initial_state(batch):
+    stack = tf.keras.layers.StackedRNNCells(cells)
+    return stack.get_initial_state(batch_size=batch)
 """,
         # Keras build() creates weights once.
         """
@@ -347,7 +342,7 @@ def _keras_state(name: str) -> str | None:
     if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
         return None
     leaf = parts[-1]
-    if leaf in _WEIGHTLESS or not leaf[:1].isupper():
+    if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
         return None
     if "optimizers" in parts:
         return "Keras optimizer"

@@ -16,7 +16,13 @@ from jitlint.fixes.tensor_argument import (
 )
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import callee, enclosing_loop, varying_python
+from jitlint.model.tf.repeats import (
+    callee,
+    def_kept_per_iteration,
+    enclosing_loop,
+    kept_per_iteration,
+    varying_python,
+)
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
@@ -39,7 +45,10 @@ class Retracing(Rule):
       that receives such a value where its function is called in a loop.
 
     A `tf.function` built once, in `main()`, a test or at module level, is not reported:
-    it traces once.
+    it traces once. Nor is one built once per element of a set-up loop (a host, a device, a
+    data split) and kept without being called there: stored on an object, collected in a
+    list, or handed to a call that keeps it (`server.bind(fn)`), directly or as what a
+    factory called in the loop returns. Each traces once and is then reused.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
@@ -187,6 +196,17 @@ for i in range(3):
     jacobian(tf.exp, tf.constant(float(i)))
     Runner().step_fn()
 """,
+        # One per host, bound to that host's server and stored, never called in the loop.
+        """
+import tensorflow as tf
+def serve(hosts):
+    for host in hosts:
+        @tf.function(input_signature=[])
+        def pending():
+            return host.done < host.wanted
+        host.pending = pending
+        host.server.bind(pending)
+""",
         # Built and called once: in main(), in a test.
         """
 import tensorflow as tf
@@ -291,6 +311,8 @@ for layer in range(4):
             return  # the decorator factory tf.function(jit_compile=True)
         path = self.ctx.path_to(node)
         loop = enclosing_loop(path)
+        if loop is not None and kept_per_iteration(self.ctx.tf, path):
+            loop = None  # one per element of the loop (a host, a device), then reused
         repeated = None if loop is not None else self._repeated_owner(path)
         if repeated is not None and not self._used_repeatedly(node, path):
             repeated = None
@@ -324,7 +346,7 @@ for layer in range(4):
         if not node.decorators:
             return
         path = self.ctx.path_to(node)
-        in_loop = enclosing_loop(path) is not None
+        in_loop = enclosing_loop(path) is not None and not def_kept_per_iteration(self.ctx.tf, path)
         repeated = None if in_loop else self._repeated_owner(path)
         if repeated is not None and not self._used_repeatedly(node, path):
             repeated = None
@@ -378,10 +400,15 @@ for layer in range(4):
         if any(type(n) in (cst.If, cst.IfExp, cst.Try) for n in path[owner_index + 1 : -1]):
             return False
         parent = path[-2]
+        # A factory whose every loop call keeps what it returns (`fns = [make(d) for d in
+        # devices]`): one function per element, reused.
+        kept = id(owner) in self.ctx.tf.repeats.keeps_result
         if type(made) is cst.Call:
             if type(parent) is cst.Call and parent.func is made:  # type: ignore[attr-defined]
                 return False  # tf.function(f)(x): made and called once
-            if type(parent) in (cst.Return, cst.Arg):
+            if type(parent) is cst.Return:
+                return not kept
+            if type(parent) is cst.Arg:
                 return True
             statement = next(
                 (n for n in reversed(path) if type(n) in (cst.Assign, cst.AnnAssign)), None
@@ -399,7 +426,7 @@ for layer in range(4):
             name = names[0]
         else:
             name = made.name.value  # type: ignore[attr-defined]
-        return _uses_repeatedly(owner, name)
+        return _uses_repeatedly(owner, name, returned=not kept)
 
     def _called(self, node: cst.Call) -> None:
         """A tf.function (without input_signature) called with a Python value that changes
@@ -558,9 +585,9 @@ for layer in range(4):
         return None
 
 
-def _uses_repeatedly(owner: cst.CSTNode, name: str) -> bool:
+def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
     """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
-    argument, or returned."""
+    argument, or (when `returned`) returned."""
     calls = 0
     stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
     loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -575,7 +602,7 @@ def _uses_repeatedly(owner: cst.CSTNode, name: str) -> bool:
             if looping or calls > 1:
                 return True
         if (
-            kind in (cst.Arg, cst.Return)
+            (kind is cst.Arg or (returned and kind is cst.Return))
             and type(node.value) is cst.Name  # type: ignore[attr-defined]
             and node.value.value == name  # type: ignore[attr-defined]
         ):

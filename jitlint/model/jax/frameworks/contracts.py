@@ -33,6 +33,12 @@ class Contract:
     # Every public method too (and `__init__`): an equinox module is a pytree whose methods
     # its users call inside `eqx.filter_jit`, and which is often built there.
     public: bool = False
+    # Its users hand the module to their `filter_jit` as an argument, so its array fields
+    # are tracers in the body (equinox); otherwise fields stay unknown.
+    array_leaves_traced: bool = False
+    # The module object itself is made inside the user's trace (haiku and flax linen build or
+    # bind it in `apply`): setting its attributes there changes nothing outside.
+    made_in_trace: bool = False
 
     def traced_methods(self, defined: Iterable[str]) -> set[str]:
         """The methods, of those a class defines, that the contract traces."""
@@ -49,14 +55,21 @@ CONTRACTS: dict[str, Contract] = {
     c.framework: c
     for c in (
         Contract(
-            "equinox", frozenset({"__call__"}), "equinox modules are meant to be", public=True
+            "equinox",
+            frozenset({"__call__"}),
+            "equinox modules are meant to be",
+            public=True,
+            array_leaves_traced=True,
         ),
-        Contract("linen", frozenset({"__call__"}), "flax modules are meant to be"),
+        Contract(
+            "linen", frozenset({"__call__"}), "flax modules are meant to be", made_in_trace=True
+        ),
         Contract("nnx", frozenset({"__call__"}), "flax modules are meant to be"),
         Contract(
             "haiku",
             frozenset({"__call__"}),
             "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
+            made_in_trace=True,
         ),
     )
 }

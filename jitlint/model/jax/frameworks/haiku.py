@@ -98,3 +98,30 @@ def result(method: PairMethod, returned: Value, why: tuple) -> Value:
     if with_state:
         return Seq("tuple", [returned, Value(PYTREE, why)])
     return returned
+
+
+# ---- raw jax transformations inside a transformed function (JIT120) ---------------------
+# The lifted twin of each raw transformation that stages its body out (frameworks/lifting.py),
+# with the keywords the twin accepts: where every keyword of the call is among them, the call
+# can be renamed. Observed (jax 0.10.2, dm-haiku 0.0.17): a module made before the loop and
+# called in its body fails under the raw one (UnexpectedTracerError) and runs under these.
+# `hk.cond`/`hk.switch` need every branch to create the same parameters, `hk.while_loop`
+# creates none, and haiku has no `jit`: advice only.
+EXACT_TWINS: dict[str, tuple[str, frozenset[str]]] = {
+    "jax.lax.scan": ("scan", frozenset({"length", "reverse", "unroll"})),
+    "jax.lax.map": ("map", frozenset()),
+    "jax.lax.fori_loop": ("fori_loop", frozenset()),
+    "jax.checkpoint": ("remat", frozenset({"prevent_cse", "policy", "static_argnums"})),
+    "jax.remat": ("remat", frozenset({"prevent_cse", "policy", "static_argnums"})),
+    "jax.ad_checkpoint.checkpoint": (
+        "remat",
+        frozenset({"prevent_cse", "policy", "static_argnums"}),
+    ),
+}
+ADVICE = {
+    "jax.lax.cond": "`hk.cond` (every branch must create the same parameters)",
+    "jax.lax.switch": "`hk.switch` (every branch must create the same parameters)",
+    "jax.lax.while_loop": "`hk.while_loop` after calling the module once before the loop "
+    "(it cannot create parameters)",
+    "jax.jit": "`jax.jit` of the transformed `apply`, outside `hk.transform`",
+}

@@ -132,3 +132,22 @@ def static_positions(options: tuple[Any, ...]) -> frozenset[int] | None:
             out.add(int(expr.value))
         return frozenset(out)
     return frozenset()
+
+
+# ---- raw jax transformations inside a Module (JIT120) ------------------------------------
+# The lifted version of each raw transformation that stages its body out
+# (frameworks/lifting.py). They take a Module class or a function of the module, with
+# options saying which variable collections to lift (`variable_broadcast`, `split_rngs`):
+# no call is a rename of the raw one, so this is advice only.
+ADVICE = {
+    "jax.lax.scan": "`nn.scan` over a Module class",
+    "jax.lax.map": "`nn.scan` or `nn.vmap` over a Module class",
+    "jax.lax.fori_loop": "`nn.scan` over a Module class",
+    "jax.lax.while_loop": "`nn.while_loop`",
+    "jax.lax.cond": "`nn.cond`",
+    "jax.lax.switch": "`nn.switch`",
+    "jax.jit": "`nn.jit`",
+    "jax.checkpoint": "`nn.remat`",
+    "jax.remat": "`nn.remat`",
+    "jax.ad_checkpoint.checkpoint": "`nn.remat`",
+}

@@ -1,0 +1,34 @@
+"""The module classes flax linen and haiku export, as shipped data.
+
+`scripts/gen_framework_modules.py` writes `jitlint/data/framework_modules.json` from the
+installed frameworks; a test checks that the shipped file is what the script produces.
+Nothing here imports a framework.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+FACTS_FILE = "framework_modules.json"
+
+
+@cache
+def _raw() -> dict[str, Any]:
+    text = resources.files("jitlint.data").joinpath(FACTS_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def framework_of_class(qualname: str) -> str | None:
+    """ "linen" or "haiku" when `qualname` (`flax.linen.Dense`) is a module class of that
+    framework that holds parameters or state; None otherwise (`haiku.Flatten` holds none)."""
+    raw = _raw()
+    if qualname in raw["stateless"]:
+        return None
+    for framework in ("linen", "haiku"):
+        if qualname in raw[framework]:
+            return framework
+    return None

@@ -1,0 +1,315 @@
+"""False positives found on research code (bench/research.py, issues 27 and 28), each as a
+minimal negative shaped like the real code, beside a positive neighbour that stays found."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from helpers import found
+from test_project import check, where, write
+
+TRAINING_UTILS = """\
+import tensorflow as tf
+
+
+def training_step(epochs, data):
+    loss = single_epoch(data)
+    for _ in tf.range(epochs - 1):
+        loss = single_epoch(data)
+    return loss
+
+
+def single_epoch(data):
+    @tf.function
+    def on_minibatch(indices):
+        return tf.reduce_sum(tf.gather(data, indices))
+
+    for indices in tf.split(tf.range(8), 4):
+        loss = on_minibatch(indices)
+    return loss
+"""
+
+
+def _unnamed_package(tmp_path: Path, learner: str) -> Path:
+    """A repository that is its own package, checked out under a folder name that is no
+    identifier (`owner+seed`, `seed-main`): its files import it as `seed`."""
+    root = tmp_path / "owner+seed"
+    write(root, {"__init__.py": "", "utils.py": TRAINING_UTILS, "learner.py": learner})
+    return root
+
+
+def test_a_package_folder_named_otherwise_resolves_its_own_imports(tmp_path):
+    # The learner's tf.function traces training_step, so the tf.range loop is a graph loop
+    # and on_minibatch is made only while the learner traces (seed_rl's PPO step).
+    root = _unnamed_package(
+        tmp_path,
+        """\
+        import tensorflow as tf
+        from seed import utils
+
+        class Learner:
+            @tf.function
+            def minimize(self):
+                return utils.training_step(3, self.data)
+        """,
+    )
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_an_eager_caller_still_makes_the_inner_function_repeatedly(tmp_path):
+    root = _unnamed_package(
+        tmp_path,
+        """\
+        import tensorflow as tf
+        from seed import utils
+
+        def main(data):
+            for _ in range(10):
+                utils.training_step(3, data)
+        """,
+    )
+    _, found, _ = check(root, ".")
+    assert ("utils.py", 12, "JIT207") in where(found)
+
+
+ENCODER = """\
+import tensorflow as tf
+
+
+class Encoder(tf.keras.layers.Layer):
+    def call(self, image):
+        check = tf.Assert(tf.reduce_max(image) <= 1.0, [tf.reduce_max(image)])
+        with tf.control_dependencies([check]):
+            return image * 255.0
+"""
+TOKENIZER = """\
+import tensorflow as tf
+from pkg import encoder
+
+
+class Tokenizer(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self._encoder = encoder.Encoder()
+
+    def call(self, image):
+        return self._encoder(image)
+"""
+
+
+def _layers(tmp_path: Path, user: str) -> Path:
+    files = {"pkg/__init__.py": "", "pkg/encoder.py": ENCODER, "pkg/tokenizer.py": TOKENIZER}
+    return write(tmp_path, {**files, "pkg/network.py": user})
+
+
+def test_a_layer_used_only_by_a_network_of_another_library_is_not_at_auto(tmp_path):
+    # robotics_transformer: the tokenizer layer lives in a tf_agents network, which no Keras
+    # loop runs; the file that creates it has no Keras class of its own.
+    root = _layers(
+        tmp_path,
+        """\
+        import tensorflow as tf
+        from agents_lib import network
+        from pkg import tokenizer
+
+        class Network(network.Network):
+            def __init__(self):
+                super().__init__()
+                self._tokenizer = tokenizer.Tokenizer()
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 0, (found, err)
+
+
+def test_a_layer_in_a_model_left_at_auto_is_still_reported(tmp_path):
+    root = _layers(
+        tmp_path,
+        """\
+        import keras
+        from pkg import tokenizer
+
+        def build():
+            model = keras.Sequential([keras.Input((8, 8, 3)), tokenizer.Tokenizer()])
+            model.compile(loss="mse")
+            return model
+        """,
+    )
+    _, found, _ = check(root)
+    assert ("pkg/encoder.py", 6, "JIT209") in where(found)
+
+
+def _retracing(source: str) -> set[tuple[int, str]]:
+    return found(textwrap.dedent(source), {"JIT207"})
+
+
+def test_a_tf_function_made_once_per_host_and_kept_is_not_a_retrace():
+    # seed_rl's server set-up: per host, functions bound to that host's server and stored
+    # on it, a factory per inference device whose results are collected, never called in
+    # the loop.
+    assert not _retracing(
+        """
+        import tensorflow as tf
+
+        def init_servers(hosts, specs):
+            for host in hosts:
+                server = make_server(host)
+
+                @tf.function(input_signature=[])
+                def pending():
+                    return host.done < host.wanted
+
+                def make_inference(device):
+                    @tf.function(input_signature=specs)
+                    def inference(x):
+                        return host.agent(x)
+
+                    return inference
+
+                def make_config(config):
+                    @tf.function(input_signature=[])
+                    def get_config():
+                        return config
+
+                    return get_config
+
+                host.inference_fns = [make_inference(d) for d in host.devices]
+                host.pending = pending
+                server.bind(pending)
+                server.bind(make_config(host.config))
+                server.bind([make_inference(d) for d in host.devices])
+        """
+    )
+
+
+def test_a_tf_function_made_and_called_in_each_iteration_is_still_a_retrace():
+    assert _retracing(
+        """
+        import tensorflow as tf
+
+        def evaluate(hosts, x):
+            for host in hosts:
+                @tf.function
+                def pending():  # called right away: made again every iteration
+                    return host.done < host.wanted
+
+                host.pending = pending
+                pending()
+
+                def make_step(scale):
+                    @tf.function
+                    def step(v):
+                        return v * scale
+
+                    return step
+
+                make_step(2.0)(x)
+                per_host = tf.function(lambda v: v + 1)
+                tf.while_loop(lambda i: i < 3, per_host, [0])
+        """
+    ) == {(6, "JIT207"), (14, "JIT207"), (21, "JIT207")}
+
+
+def test_a_container_of_cells_owns_no_variable_but_the_cells_made_with_it_do():
+    # seed_rl's agent test: cells made in a helper that graph code calls, stacked to ask
+    # for an initial state; the cells are the state made on every trace, not the stack.
+    assert found(
+        """
+        import tensorflow as tf
+
+        def initial_state(batch_size):
+            cells = [tf.keras.layers.LSTMCell(size) for size in [256]]
+            stack = tf.keras.layers.StackedRNNCells(cells)
+            return stack.get_initial_state(batch_size=batch_size, dtype=tf.float32)
+
+        @tf.function
+        def unroll(x):
+            both = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(4))
+            return both(x), initial_state(3)
+        """,
+        {"JIT206"},
+    ) == {(5, "JIT206"), (11, "JIT206")}
+
+
+def test_a_jit_rebuilt_only_when_a_flag_asks_for_it_is_not_a_jit_per_iteration():
+    # tapnet's clustering loop: the partial's static values change only when a fork sets
+    # need_compile again; the guarded body clears it.
+    source = """
+        import functools
+        import jax
+
+        def update(state, batch, num_cats):
+            return state
+
+        def train(state, batches, forks):
+            num_cats = 2
+            need_compile = True
+            for step, batch in enumerate(batches):
+                if step in forks:
+                    num_cats += 1
+                    need_compile = True
+                if need_compile:
+                    update_jit = jax.jit(functools.partial(update, num_cats=num_cats))
+                    need_compile = False
+                state = update_jit(state, batch)
+                if step % 10 == 0:
+                    logged = jax.jit(functools.partial(update, num_cats=num_cats))
+                    logged(state, batch)
+            return state
+        """
+    assert found(source, {"JIT113"}) == {(20, "JIT113")}
+
+
+def test_a_list_annotation_of_a_jitted_op_handed_to_a_dispatcher_is_not_a_value():
+    # jaxonnxruntime's Unsqueeze: the handler fills `axis` with tuples and returns the
+    # jitted op for the runtime to call with the node's attributes.
+    handler = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        class Unsqueeze:
+            @classmethod
+            def version_13(cls, node, inputs):
+                node.attrs["axis"] = tuple(inputs[1].tolist())
+                return onnx_unsqueeze
+
+        @functools.partial(jax.jit, static_argnames="axis")
+        def onnx_unsqueeze(*inputs, axis: list[int]):
+            return jnp.expand_dims(inputs[0], axis)
+        """
+    assert not found(handler, {"JIT110"})
+    # Called in its module with the parameter, or never mentioned (an API): the annotation
+    # is what callers go by.
+    called = handler + "\n        onnx_unsqueeze(jnp.ones(3), axis=axes_from_config())\n"
+    assert found(called, {"JIT110"}) == {(12, "JIT110")}
+    api = """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        @functools.partial(jax.jit, static_argnames="axis")
+        def unsqueeze(x, axis: list[int]):
+            return jnp.expand_dims(x, axis)
+        """
+    assert found(api, {"JIT110"}) == {(6, "JIT110")}
+
+
+def test_numpy_split_of_a_tracer_is_not_a_conversion():
+    """scenic's `np.split(input_mask, indices, axis=1)` under jit: NumPy's split slices and
+    calls `swapaxes` on the array, so it works on a tracer (run under jax 0.10.2); NumPy's
+    arithmetic on a piece still converts it."""
+    source = textwrap.dedent(
+        """
+        import jax
+        import numpy as np
+
+        @jax.jit
+        def masks(mask):
+            first, rest = np.split(mask, [2], axis=1)
+            return first, np.sin(rest)  # error: JIT104
+        """
+    )
+    assert found(source, {"JIT104"}) == {(8, "JIT104")}
