@@ -36,6 +36,8 @@ JAX_PAIRS = {
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT111_method_static_self": "Error interpreting argument",
+    "JIT115_donated_reuse": "Array has been deleted",
+    "JIT119_pmap_axis_name": "unbound axis name",
 }
 
 
@@ -57,6 +59,15 @@ def test_the_fixed_jax_fixture_runs_and_the_original_fails(name):
 
 
 @pytest.mark.jax
+@pytest.mark.jax
+def test_jit118_unused_pure_callback_runs_once_it_is_an_io_callback():
+    pytest.importorskip("jax")
+    before = run(FIXTURES / "JIT118_pure_callback_unused.in.py")
+    after = run(FIXTURES / "JIT118_pure_callback_unused.out.py")
+    assert before.returncode == 0 and before.stdout.split() == ["0"], before.stderr[-2000:]
+    assert after.returncode == 0 and after.stdout.split() == ["4"], after.stderr[-2000:]
+
+
 def test_jit107_fixed_logging_runs_on_every_call():
     pytest.importorskip("jax")
     before = run(FIXTURES / "JIT107_logging_callback.in.py")
