@@ -5,21 +5,31 @@ as `jitlint PATHS` finds them), and the findings and fixes of one buffer's text.
 The project pass reads the files as they are on disk, so an unsaved buffer is linted with
 the calls the saved files make into it; its own unsaved calls reach other files once it is
 saved (`refresh`). Results are cached in `.jitlint_cache/` as on the command line.
+
+A buffer is held to its configuration's limits as a file is on the command line: over
+`max-file-size` (its UTF-8 bytes) it is one JIT001 finding, unparsed; its lint and its
+fixes run under `max-file-seconds` and `max-file-memory` (enforced in the main thread).
+The configuration files that govern each file are stat'ed on every `setup`: one changed
+on disk (a `git checkout`, not only a save in the editor) is read again.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
+from jitlint.engine.guards import size_problem
 from jitlint.engine.linter import lint_text
 from jitlint.fixes.engine import fix_text
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
+from jitlint.system.budget import OverBudget, budget
 
 if TYPE_CHECKING:
     from jitlint.engine.discovery import FileFinder
@@ -28,6 +38,7 @@ if TYPE_CHECKING:
 # A workspace with more files than this is linted one file at a time (the project pass over
 # a whole home directory opened by mistake would keep the server busy for minutes).
 MAX_PROJECT_FILES = 3000
+CONFIG_NAMES = ("jitlint.toml", "pyproject.toml")  # what config._config_in looks for
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,9 @@ class EditorState:
         self._profiles: Profiles | None = None  # each file's nearest config, as the CLI
         # root -> the calls each file (by display path) receives; absent: not computed yet.
         self._projects: dict[Path, dict[str, tuple[Received, ...]]] = {}
+        # Every config file consulted (present or not) -> its stamp when it was.
+        self._stamps: dict[Path, tuple[int, int, int] | None] = {}
+        self.generation = 0  # counts the times the configuration was read again
 
     # ---- configuration ------------------------------------------------------------------
     def setup(self, path: Path | None) -> FileSetup:
@@ -61,9 +75,19 @@ class EditorState:
 
         directory = (path.parent if path is not None else Path.cwd()).resolve()
         with self._lock:
+            if any(_stamp(p) != known for p, known in self._stamps.items()):
+                self.forget_settings()
+            for folder in (directory, *directory.parents):
+                for name in CONFIG_NAMES:
+                    self._stamps.setdefault(folder / name, _stamp(folder / name))
             profiles = self._get_profiles()
             profile = profiles.for_directory(directory)
             settings = profile.settings
+            extended = settings.base
+            while extended is not None:  # the files named by `extend`
+                if extended.config_path is not None:
+                    self._stamps.setdefault(extended.config_path, _stamp(extended.config_path))
+                extended = extended.base
             name = path if path is not None else Path("untitled.py")
             codes = profile.rule_sets.codes_for(name)
             excluded = path is not None and _finder(profiles, settings.root).is_excluded(
@@ -89,6 +113,8 @@ class EditorState:
         with self._lock:
             self._profiles = None
             self._projects.clear()
+            self._stamps.clear()
+            self.generation += 1
 
     # ---- the project pass ---------------------------------------------------------------
     def knows_project(self, setup: FileSetup) -> bool:
@@ -125,32 +151,67 @@ class EditorState:
             return self._projects.get(setup.root, {}).get(setup.display) or None
 
     # ---- one buffer ---------------------------------------------------------------------
-    def lint(self, setup: FileSetup, text: str) -> list[Diagnostic]:
+    def lint(
+        self, setup: FileSetup, text: str, cancelled: Callable[[], bool] | None = None
+    ) -> list[Diagnostic]:
         """The buffer's findings; none for a notebook opened as JSON text (its positions are
-        in cells, which a text editor of the JSON does not show)."""
+        in cells, which a text editor of the JSON does not show). Over a limit: JIT001.
+        Raises budget.Cancelled once `cancelled()` is true."""
         if is_notebook(setup.display) or setup.excluded:
             return []
         settings = setup.settings
-        result = lint_text(
-            text, setup.display, setup.codes, settings.rule_options, inbound=self.inbound(setup)
-        )
+        problem = size_problem(len(text.encode("utf-8", "surrogatepass")), settings.max_file_size)
+        if problem is not None:
+            return _jit001(setup, problem)
+        try:
+            with budget(settings.max_file_seconds, settings.max_file_memory, cancelled):
+                result = lint_text(
+                    text,
+                    setup.display,
+                    setup.codes,
+                    settings.rule_options,
+                    inbound=self.inbound(setup),
+                )
+        except OverBudget as exc:
+            return _jit001(setup, str(exc))
         return result.diagnostics
 
     def fix_all(self, setup: FileSetup, text: str) -> str:
         """The buffer with every fix `jitlint --fix` would apply (unsafe ones only when the
         configuration sets `unsafe-fixes`); the text itself if none applies."""
+        settings = setup.settings
         if is_notebook(setup.display) or setup.excluded:
             return text
-        outcome = fix_text(
-            text,
-            setup.display,
-            setup.codes,
-            setup.settings.rule_options,
-            unsafe=setup.settings.unsafe_fixes,
-            fixable=setup.fixable,
-            inbound=self.inbound(setup),
-        )
+        if size_problem(len(text.encode("utf-8", "surrogatepass")), settings.max_file_size):
+            return text
+        try:
+            with budget(settings.max_file_seconds, settings.max_file_memory):
+                outcome = fix_text(
+                    text,
+                    setup.display,
+                    setup.codes,
+                    settings.rule_options,
+                    unsafe=settings.unsafe_fixes,
+                    fixable=setup.fixable,
+                    inbound=self.inbound(setup),
+                )
+        except OverBudget:
+            return text
         return outcome.source
+
+
+def _jit001(setup: FileSetup, message: str) -> list[Diagnostic]:
+    if "JIT001" not in setup.codes:
+        return []
+    return [Diagnostic("JIT001", "parse-error", message, setup.display, 1, 1, 1, 2)]
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino)
 
 
 def _finder(profiles: Profiles, root: Path) -> FileFinder:
