@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,7 +135,12 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
 
     server = LanguageServer("jitlint", __version__)
     loop = asyncio.new_event_loop()
-    state: dict[str, Any] = {"editor": None, "shown_error": None, "generation": 0}
+    state: dict[str, Any] = {
+        "editor": None,
+        "shown_error": None,
+        "generation": 0,
+        "trace": types.TraceValue.Off,
+    }
     # uri -> (version, the buffer's lines, its findings): what code actions and hover use.
     known: dict[str, tuple[int | None, list[str], list[Diagnostic]]] = {}
     opened: set[str] = set()
@@ -224,6 +230,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
             publish(uri, None, [])
             return
         version, text = snapshot(uri)
+        began = time.perf_counter()
         try:
             findings = editor().lint(setup, text, scheduler.superseded)
         except Cancelled:
@@ -236,6 +243,10 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         lines = lines_of(text)
         known[uri] = (version, lines, findings)
         publish(uri, version, [to_lsp(d, lines) for d in findings])
+        if state["trace"] != types.TraceValue.Off:  # what the client's trace setting asks
+            took = (time.perf_counter() - began) * 1000
+            message = f"linted {uri} version {version}: {len(findings)} findings in {took:.0f} ms"
+            loop.call_soon_threadsafe(server.log_trace, types.LogTraceParams(message))
 
     scheduler = Scheduler(lint_buffer)
 
@@ -261,6 +272,14 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         setup = setup_for(uri)
         if setup is not None:
             project_pass(setup, refresh_project)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: Any, params: types.InitializeParams) -> None:
+        state["trace"] = params.trace or types.TraceValue.Off
+
+    @server.feature(types.SET_TRACE)
+    def set_trace(ls: Any, params: types.SetTraceParams) -> None:
+        state["trace"] = params.value
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: Any, params: types.DidOpenTextDocumentParams) -> None:
