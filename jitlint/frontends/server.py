@@ -242,11 +242,11 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
             return
         lines = lines_of(text)
         known[uri] = (version, lines, findings)
-        publish(uri, version, [to_lsp(d, lines) for d in findings])
         if state["trace"] != types.TraceValue.Off:  # what the client's trace setting asks
             took = (time.perf_counter() - began) * 1000
             message = f"linted {uri} version {version}: {len(findings)} findings in {took:.0f} ms"
             loop.call_soon_threadsafe(server.log_trace, types.LogTraceParams(message))
+        publish(uri, version, [to_lsp(d, lines) for d in findings])
 
     scheduler = Scheduler(lint_buffer)
 
@@ -321,6 +321,8 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
     def current(uri: str) -> tuple[list[str], list[Diagnostic], FileSetup] | None:
         """The buffer's lines and findings for its current version (linted again if the
         stored ones are older), with its setup."""
+        if uri not in opened:  # only open buffers are known
+            return None
         setup = setup_for(uri)
         if setup is None:
             return None
@@ -332,7 +334,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
 
     def stored_current(uri: str) -> bool:
         stored = known.get(uri)
-        return stored is not None and stored[0] == snapshot(uri)[0]
+        return uri not in opened or (stored is not None and stored[0] == snapshot(uri)[0])
 
     async def on_main_thread(work: Any) -> Any:
         """Run `work` where lints run (under their budgets), not on the message loop."""
