@@ -55,6 +55,11 @@ class Suppressions:
         return line, line
 
 
+# Where Python ends a line (`str.splitlines` also ends one at a form feed or U+2028); the
+# tokenizer reads through universal newlines, so a file with CR-only endings has its lines.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def collect(source: str) -> Suppressions | None:
     """The suppressions of a file, or None when it has none (the common, cheap case)."""
     if not _QUICK.search(source):
@@ -65,7 +70,7 @@ def collect(source: str) -> Suppressions | None:
     except (tokenize.TokenError, SyntaxError):
         comments = [
             (number, line[line.index("#") :])
-            for number, line in enumerate(source.splitlines(), 1)
+            for number, line in enumerate(_LINE_BREAK.split(source), 1)
             if "#" in line
         ]
     for line, text in comments:
@@ -91,7 +96,7 @@ def _scan_tokens(source: str) -> tuple[list[tuple[int, str]], list[tuple[int, in
     spans: list[tuple[int, int]] = []
     start: int | None = None
     skip = {tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING}
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+    for tok in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
         if tok.type == tokenize.COMMENT:
             comments.append((tok.start[0], tok.string))
         elif tok.type == tokenize.NEWLINE:
