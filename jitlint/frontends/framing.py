@@ -171,14 +171,14 @@ class FrameReader:
 def _leading_value(data: bytes) -> tuple[Any, int] | None:
     """The JSON value at the start of `data` and the byte offset where it ends, if one
     does (an object or array: a bare number may just be cut short)."""
+    text = data.decode("utf-8", "surrogateescape")  # the cut may split a character
     try:
-        text = data.decode("utf-8")
         value, end = json.JSONDecoder().raw_decode(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, (dict, list)):
         return None
-    return value, len(text[:end].encode("utf-8"))
+    return value, len(text[:end].encode("utf-8", "surrogateescape"))
 
 
 def _parse_headers(block: bytes) -> dict[str, str]:
