@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
@@ -29,6 +29,7 @@ from jitlint.engine.linter import lint_text
 from jitlint.fixes.engine import fix_text
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
+from jitlint.selection import Layer
 from jitlint.system.budget import OverBudget, budget
 
 if TYPE_CHECKING:
@@ -41,6 +42,59 @@ MAX_PROJECT_FILES = 3000
 CONFIG_NAMES = ("jitlint.toml", "pyproject.toml")  # what config._config_in looks for
 
 
+PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
+
+
+@dataclass(frozen=True)
+class EditorSettings:
+    """What the editor's own settings say (ruff's names): `select` and `ignore` layered over
+    the configuration as the command line's are, `unsafe-fixes`, and which wins:
+    `editorFirst` (the editor's, over any configuration file), `filesystemFirst` (a
+    configuration file, where one governs the file; else the editor's) or `editorOnly`
+    (configuration files are not read)."""
+
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    unsafe_fixes: bool | None = None
+    preference: str = "editorFirst"
+
+    @classmethod
+    def from_client(cls, raw: Any) -> tuple[EditorSettings, list[str]]:
+        """From `initializationOptions` or `workspace/didChangeConfiguration`'s settings,
+        in any of the shapes editors send (`{"settings": {...}}`, `{"jitlint": {...}}`, the
+        table itself; `lint.select` as ruff nests it); and the problems found, each a
+        setting that was ignored."""
+        problems: list[str] = []
+        table = raw if isinstance(raw, dict) else {}
+        for key in ("settings", "jitlint"):
+            if isinstance(table.get(key), dict):
+                table = table[key]
+        if isinstance(table.get("lint"), dict):
+            table = {**table, **table["lint"]}
+
+        def codes(key: str) -> list[str] | None:
+            value = table.get(key)
+            if value is None:
+                return None
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return value
+            problems.append(f"`{key}` must be a list of codes; ignored")
+            return None
+
+        unsafe = table.get("unsafeFixes", table.get("unsafe-fixes"))
+        if unsafe is not None and not isinstance(unsafe, bool):
+            problems.append("`unsafe-fixes` must be true or false; ignored")
+            unsafe = None
+        preference = table.get("configurationPreference", "editorFirst")
+        if preference not in PREFERENCES:
+            problems.append(
+                f"`configurationPreference` must be one of {', '.join(PREFERENCES)}; "
+                f"got {preference!r}, using editorFirst"
+            )
+            preference = "editorFirst"
+        return cls(codes("select"), codes("ignore") or [], unsafe, preference), problems
+
+
 @dataclass(frozen=True)
 class FileSetup:
     """How one file is linted: its settings, enabled codes, fixable codes and display path."""
@@ -51,17 +105,25 @@ class FileSetup:
     display: str
     root: Path  # the project the file belongs to (its config's directory, or the workspace)
     excluded: bool = False  # by the configuration's exclude patterns or .gitignore
+    unsafe_fixes: bool = False  # the configuration's, or the editor's setting
 
 
 class EditorState:
     """Thread-safe: the server lints in worker threads."""
 
-    def __init__(self, workspace_roots: list[Path] | None = None, jobs: int | None = None):
+    def __init__(
+        self,
+        workspace_roots: list[Path] | None = None,
+        jobs: int | None = None,
+        editor_settings: EditorSettings | None = None,
+    ):
         self.workspace_roots = [root.resolve() for root in workspace_roots or []]
         self.jobs = jobs
+        self.editor_settings = editor_settings or EditorSettings()
         self._lock = threading.RLock()
         self._refreshing = threading.Lock()  # one project pass at a time
         self._profiles: Profiles | None = None  # each file's nearest config, as the CLI
+        self._plain: Profiles | None = None  # the same without the editor's settings
         # root -> the calls each file (by display path) receives; absent: not computed yet.
         self._projects: dict[Path, dict[str, tuple[Received, ...]]] = {}
         # Every config file consulted (present or not) -> its stamp when it was.
@@ -80,9 +142,11 @@ class EditorState:
             for folder in (directory, *directory.parents):
                 for name in CONFIG_NAMES:
                     self._stamps.setdefault(folder / name, _stamp(folder / name))
-            profiles = self._get_profiles()
+            profiles = self._profiles_for(directory)
             profile = profiles.for_directory(directory)
             settings = profile.settings
+            unsafe = profiles.overrides.unsafe_fixes
+            unsafe = settings.unsafe_fixes if unsafe is None else unsafe
             extended = settings.base
             while extended is not None:  # the files named by `extend`
                 if extended.config_path is not None:
@@ -95,14 +159,38 @@ class EditorState:
             )
         root = settings.root if settings.config_path is not None else self._workspace_of(directory)
         display = display_path(path) if path is not None else "untitled.py"
-        return FileSetup(settings, codes, profile.fixable, display, root, excluded)
+        return FileSetup(settings, codes, profile.fixable, display, root, excluded, unsafe)
 
     def _get_profiles(self) -> Profiles:
+        """Profiles with the editor's settings over each configuration."""
         from jitlint.frontends.profiles import Overrides, Profiles
 
         if self._profiles is None:
-            self._profiles = Profiles(ConfigResolver(), Overrides())
+            editor = self.editor_settings
+            resolver = (
+                _DefaultsOnly(self.workspace_roots)
+                if editor.preference == "editorOnly"
+                else ConfigResolver()
+            )
+            layer = Layer(editor.select, [], list(editor.ignore))
+            self._profiles = Profiles(resolver, Overrides(layer, unsafe_fixes=editor.unsafe_fixes))
+            self._plain = Profiles(resolver, Overrides())
         return self._profiles
+
+    def _profiles_for(self, directory: Path) -> Profiles:
+        """`filesystemFirst`: a file a configuration governs ignores the editor's settings."""
+        profiles = self._get_profiles()
+        if self.editor_settings.preference != "filesystemFirst" or self._plain is None:
+            return profiles
+        if self._plain.for_directory(directory).settings.config_path is None:
+            return profiles
+        return self._plain
+
+    def configure(self, editor_settings: EditorSettings) -> None:
+        """The editor's settings changed: every file's settings are made again."""
+        with self._lock:
+            self.editor_settings = editor_settings
+            self.forget_settings()
 
     def _workspace_of(self, directory: Path) -> Path:
         containing = [r for r in self.workspace_roots if r == directory or r in directory.parents]
@@ -111,7 +199,7 @@ class EditorState:
     def forget_settings(self) -> None:
         """A configuration file changed: read them again, and redo the project passes."""
         with self._lock:
-            self._profiles = None
+            self._profiles = self._plain = None
             self._projects.clear()
             self._stamps.clear()
             self.generation += 1
@@ -139,7 +227,11 @@ class EditorState:
             profiles = self._get_profiles()
             files = _finder(profiles, setup.root).find([setup.root]).files
             # Each file with its own nearest config's selection and limits, as the CLI.
-            tasks = [profiles.task(f) for f in files] if len(files) <= MAX_PROJECT_FILES else []
+            tasks = (
+                [self._profiles_for(f.parent).task(f) for f in files]
+                if len(files) <= MAX_PROJECT_FILES
+                else []
+            )
         inbound: dict[str, tuple[Received, ...]] = {}
         if tasks:
             inbound = project_inbound(tasks, self.jobs, setup.root, cache_root=setup.root)
@@ -191,13 +283,25 @@ class EditorState:
                     setup.display,
                     setup.codes,
                     settings.rule_options,
-                    unsafe=settings.unsafe_fixes,
+                    unsafe=setup.unsafe_fixes,
                     fixable=setup.fixable,
                     inbound=self.inbound(setup),
                 )
         except OverBudget:
             return text
         return outcome.source
+
+
+class _DefaultsOnly(ConfigResolver):
+    """`editorOnly`: no configuration file is read; every file has the defaults, rooted at
+    the workspace."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        super().__init__(cwd=roots[0] if roots else None)
+        self._defaults = Settings(root=self.cwd)
+
+    def for_directory(self, directory: Path) -> Settings:
+        return self._defaults
 
 
 def _jit001(setup: FileSetup, message: str) -> list[Diagnostic]:
@@ -212,6 +316,28 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+def noqa_line(text: str, line: int, code: str) -> tuple[int, str, str] | None:
+    """Where `--add-noqa` would put (or extend) the `# noqa` for `code` at `line`: (the
+    1-based line it changes, that line's text before and after, without its ending); None
+    if the text cannot be tokenized."""
+    import tokenize
+
+    from jitlint.frontends.noqa import with_noqa
+    from jitlint.notebook.document import lines_of
+
+    try:
+        changed, count = with_noqa(text, {line: {code}})
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    before, after = lines_of(text), lines_of(changed)
+    if not count or len(before) != len(after):
+        return None
+    for number, (old, new) in enumerate(zip(before, after, strict=True), start=1):
+        if old != new:
+            return number, old.rstrip("\r\n"), new.rstrip("\r\n")
+    return None
 
 
 def _finder(profiles: Profiles, root: Path) -> FileFinder:

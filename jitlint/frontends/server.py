@@ -128,7 +128,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
     from pygls.uris import to_fs_path
 
     from jitlint.config import ConfigError
-    from jitlint.frontends.editor import EditorState, rule_docs
+    from jitlint.frontends.editor import EditorSettings, EditorState, noqa_line, rule_docs
     from jitlint.notebook.document import lines_of
     from jitlint.selection import UnknownSelector
     from jitlint.system.budget import Cancelled
@@ -140,6 +140,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         "shown_error": None,
         "generation": 0,
         "trace": types.TraceValue.Off,
+        "settings": EditorSettings(),
     }
     # uri -> (version, the buffer's lines, its findings): what code actions and hover use.
     known: dict[str, tuple[int | None, list[str], list[Diagnostic]]] = {}
@@ -158,7 +159,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
             roots = [Path(p) for f in server.workspace.folders.values() if (p := to_fs_path(f.uri))]
             if not roots and server.workspace.root_path:
                 roots = [Path(server.workspace.root_path)]
-            state["editor"] = EditorState(roots)
+            state["editor"] = EditorState(roots, editor_settings=state["settings"])
         return state["editor"]
 
     def path_of(uri: str) -> Path | None:
@@ -276,6 +277,23 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
     @server.feature(types.INITIALIZE)
     def initialize(ls: Any, params: types.InitializeParams) -> None:
         state["trace"] = params.trace or types.TraceValue.Off
+        state["settings"] = client_settings(params.initialization_options)
+
+    def client_settings(raw: Any) -> EditorSettings:
+        settings, problems = EditorSettings.from_client(raw)
+        for problem in problems:
+            server.window_show_message(
+                types.ShowMessageParams(types.MessageType.Warning, f"jitlint: {problem}")
+            )
+        return settings
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: Any, params: types.DidChangeConfigurationParams) -> None:
+        state["settings"] = client_settings(params.settings)
+        if state["editor"] is not None:
+            editor().configure(state["settings"])  # the next setup lints every buffer again
+        for uri in opened:
+            scheduler.lint_later(uri, 0)
 
     @server.feature(types.SET_TRACE)
     def set_trace(ls: Any, params: types.SetTraceParams) -> None:
@@ -397,6 +415,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
                         is_preferred=safe,
                     )
                 )
+            actions.extend(disable_actions(uri, lines, findings, params.range))
         if wanted(FIX_ALL_KIND, only):
             _, text = snapshot(uri)
             fixed = editor().fix_all(setup, text)
@@ -409,6 +428,30 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
                         edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(whole, fixed)]}),
                     )
                 )
+        return actions
+
+    def disable_actions(
+        uri: str, lines: list[str], findings: list[Diagnostic], asked: types.Range
+    ) -> list[types.CodeAction]:
+        """ "Disable JITxxx for this line": the `# noqa` that `--add-noqa` would add."""
+        actions = []
+        text = "".join(lines)
+        for d in findings:
+            if d.code == "JIT001" or not overlaps(d, lines, asked):
+                continue
+            changed = noqa_line(text, d.line, d.code)
+            if changed is None:
+                continue
+            number, old, new = changed
+            edit = types.TextEdit(span(lines, number, 1, number, len(old) + 1), new)
+            actions.append(
+                types.CodeAction(
+                    title=f"jitlint: Disable {d.code} for this line",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[to_lsp(d, lines)],
+                    edit=types.WorkspaceEdit(changes={uri: [edit]}),
+                )
+            )
         return actions
 
     # ---- hover --------------------------------------------------------------------------
