@@ -179,7 +179,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         if editor().generation != state["generation"]:  # a config changed on disk
             state["generation"] = editor().generation
             state["shown_error"] = None
-            for other in opened - {uri}:
+            for other in set(opened) - {uri}:  # a copy: the loop thread changes it
                 scheduler.lint_later(other, 0)
             project_pass(setup, refresh=True)
         return setup
@@ -256,7 +256,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         open buffers whose calls changed are linted again."""
 
         def work() -> None:
-            before = {uri: editor().inbound(s) for uri in opened if (s := setup_for(uri))}
+            before = {uri: editor().inbound(s) for uri in list(opened) if (s := setup_for(uri))}
             if refresh:
                 editor().refresh(setup)
             else:
@@ -292,7 +292,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         state["settings"] = client_settings(params.settings)
         if state["editor"] is not None:
             editor().configure(state["settings"])  # the next setup lints every buffer again
-        for uri in opened:
+        for uri in list(opened):
             scheduler.lint_later(uri, 0)
 
     @server.feature(types.SET_TRACE)
@@ -313,7 +313,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
         uri = params.text_document.uri
         if uri.endswith(("/pyproject.toml", "/jitlint.toml")):
             editor().forget_settings()  # the next setup re-lints every buffer
-            for other in opened:
+            for other in list(opened):
                 scheduler.lint_later(other, 0)
             return
         check(uri, refresh_project=True)
@@ -322,7 +322,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
     def did_change_watched_files(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
         if any(c.uri.endswith(("/pyproject.toml", "/jitlint.toml")) for c in params.changes):
             editor().forget_settings()
-            for other in opened:
+            for other in list(opened):
                 scheduler.lint_later(other, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
