@@ -10,7 +10,8 @@ descriptor, so that no input can silence or crash the server.
 - A body that is not JSON is reported and skipped. A length that is too long leaves the
   reader waiting for bytes the client never sends (it waits for our answer): after
   `STALL` seconds without new bytes, a complete JSON value at the start of what was read is
-  taken as the message and the rest as the next frame.
+  taken as the message and the rest as the next frame (not on Windows, whose `select`
+  cannot wait on a pipe).
 
 Problems go to `report` (the server logs them); none is raised.
 """
@@ -45,7 +46,7 @@ class FrameReader:
         """Read more bytes; False at end of input, or when `timeout` passed without any."""
         if self._eof:
             return False
-        if timeout is not None:
+        if timeout is not None and os.name != "nt":  # select() takes no pipe on Windows
             ready, _, _ = select.select([self.fd], [], [], timeout)
             if not ready:
                 return False
