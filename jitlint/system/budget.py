@@ -47,7 +47,7 @@ class Cancelled(BaseException):
     server drops the lint of a buffer that changed again meanwhile."""
 
 
-def budget_behind(exc: BaseException) -> OverBudget | None:
+def budget_behind(exc: BaseException) -> OverBudget | Cancelled | None:
     """The `OverBudget` an exception was raised while handling, if any: code that cleans up
     in a `finally` (libcst's position codegen reads what the interrupted work never
     wrote) can turn the budget's exception into a KeyError that a rule's `except
@@ -55,7 +55,7 @@ def budget_behind(exc: BaseException) -> OverBudget | None:
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
-        if isinstance(current, OverBudget):
+        if isinstance(current, (OverBudget, Cancelled)):
             return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
