@@ -172,3 +172,15 @@ def test_the_scheduler_lints_the_latest_request_once_and_runs_calls_first():
     assert result.result(timeout=60) == []  # the call ran before any lint
     assert done.wait(timeout=60)
     assert linted == ["a", "b"]
+
+
+def test_a_lint_whose_buffer_changed_is_cancelled_at_the_next_sample():
+    from jitlint.system.budget import Cancelled, budget, can_enforce
+
+    if not can_enforce():
+        pytest.skip("no interval timer here")
+    changed = threading.Event()
+    with pytest.raises(Cancelled), budget(None, None, cancelled=changed.is_set):
+        for step in range(10**9):  # CPU work, as a lint is
+            if step == 1000:
+                changed.set()
