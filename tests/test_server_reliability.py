@@ -486,3 +486,36 @@ def test_a_configuration_changed_on_disk_is_read_again(marked, tmp_path):
     second = client.wait_for("textDocument/publishDiagnostics", lambda p: p.get("version") == 2)
     assert [d["code"] for d in second["diagnostics"]] == ["JIT101"]
     assert client.close() == 0
+
+
+def test_the_server_asks_to_watch_configuration_files(marked, tmp_path):
+    client = marked()
+    client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": tmp_path.as_uri(),
+            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},
+        },
+    )
+    client.notify("initialized", {})
+    while True:
+        message = client.inbox.get(timeout=ANSWER_TIMEOUT)
+        assert message is not None, client.stderr()
+        if message.get("method") == "client/registerCapability":
+            break
+    client.send({"id": message["id"], "result": None})
+    [registration] = message["params"]["registrations"]
+    assert registration["method"] == "workspace/didChangeWatchedFiles"
+    patterns = {w["globPattern"] for w in registration["registerOptions"]["watchers"]}
+    assert patterns == {"**/pyproject.toml", "**/jitlint.toml"}
+    # Told of a change, the server reads the configuration again.
+    uri = client.open(tmp_path / "step.py", SOURCE)
+    first = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+    assert sorted(d["code"] for d in first["diagnostics"]) == ["JIT101", "JIT110"]
+    (tmp_path / "jitlint.toml").write_text('ignore = ["JIT110"]\n')
+    config = (tmp_path / "jitlint.toml").as_uri()
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": config, "type": 1}]})
+    second = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri)
+    assert [d["code"] for d in second["diagnostics"]] == ["JIT101"]
+    assert client.close() == 0

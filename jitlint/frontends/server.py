@@ -287,6 +287,26 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
             )
         return settings
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: Any, params: types.InitializedParams) -> None:
+        # Ask to be told of configuration files changed on disk, where the client can; the
+        # stamps checked on every lint catch the rest (editor.py).
+        workspace = server.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        watchers = [
+            types.FileSystemWatcher(glob_pattern=f"**/{name}")
+            for name in ("pyproject.toml", "jitlint.toml")
+        ]
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+        registration = types.Registration(
+            id="jitlint-config",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options,
+        )
+        server.client_register_capability(types.RegistrationParams([registration]))
+
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: Any, params: types.DidChangeConfigurationParams) -> None:
         state["settings"] = client_settings(params.settings)
