@@ -26,7 +26,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 
 
-def jax_file(functions: int) -> str:
+def jax_file(functions: int, clean: bool = False) -> str:
     parts = ["from functools import partial\n\nimport jax\n"]
     for index in range(functions):
         parts.append(
@@ -44,7 +44,11 @@ def jax_file(functions: int) -> str:
                 """
             )
         )
-    return "".join(parts)
+    text = "".join(parts)
+    if clean:  # the same code with both hazards fixed: no finding
+        text = text.replace("if x > 0:", "if x.ndim:").replace("axes=[0, ", "axes=(0, ")
+        text = text.replace("])\n", "))\n")
+    return text
 
 
 class Server:
@@ -90,10 +94,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--functions", type=int, default=200)
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--clean", action="store_true", help="a buffer with no finding")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        text = jax_file(args.functions)
+        text = jax_file(args.functions, args.clean)
         path = root / "step.py"
         path.write_text(text)
         server = Server(root)
@@ -117,7 +122,7 @@ def main() -> None:
         print(f"first diagnostics after open (cold): {cold * 1000:.0f} ms")
         latencies = []
         for version in range(2, args.edits + 2):
-            text = text.replace(f"axes=[0, {version - 2}]", f"axes=(0, {version - 2})")
+            text = text.replace(f"def total{version - 2}(", f"def total{version - 2}_(")
             began = time.perf_counter()
             server.send(
                 {

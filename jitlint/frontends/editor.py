@@ -26,6 +26,7 @@ from jitlint.config import ConfigResolver, Settings
 from jitlint.diagnostics import Diagnostic
 from jitlint.engine.guards import size_problem
 from jitlint.engine.linter import lint_text
+from jitlint.engine.runner import collector_paused
 from jitlint.fixes.engine import fix_text
 from jitlint.model.project.records import Received
 from jitlint.notebook import is_notebook
@@ -256,7 +257,8 @@ class EditorState:
         if problem is not None:
             return _jit001(setup, problem)
         try:
-            with budget(settings.max_file_seconds, settings.max_file_memory, cancelled):
+            limits = budget(settings.max_file_seconds, settings.max_file_memory, cancelled)
+            with limits, collector_paused():
                 result = lint_text(
                     text,
                     setup.display,
