@@ -110,7 +110,8 @@ class FileSetup:
 
 
 class EditorState:
-    """Thread-safe: the server lints in worker threads."""
+    """Thread-safe: the server lints buffers in its main thread and runs project passes in
+    another."""
 
     def __init__(
         self,
