@@ -266,15 +266,17 @@ def test_workers_start_while_another_thread_reads_stdin(tmp_path):
         stderr=subprocess.PIPE,
     )
     try:
-        out, err = process.communicate(timeout=ANSWER_TIMEOUT)
+        # stdin stays open (as an editor keeps it): the reading thread holds its lock.
+        process.wait(timeout=ANSWER_TIMEOUT)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.communicate()
+        process.wait()
         pytest.fail("the pool's workers hung at start-up")
     finally:
-        if process.stdin and not process.stdin.closed:
-            process.stdin.close()
-    assert out.decode().strip() == "10", err.decode()
+        assert process.stdin is not None
+        process.stdin.close()
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read().decode().strip() == "10", process.stderr.read().decode()
 
 
 # ---- 2: limits -----------------------------------------------------------------------------------
