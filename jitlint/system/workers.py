@@ -133,11 +133,11 @@ def process_pool(jobs: int) -> Any:
     """A process pool whose workers die with this process. A child forked while another
     thread holds a lock inherits it held: a thread blocked reading stdin (the editor
     server's reader) holds its buffer's lock, which multiprocessing's child takes at
-    start-up to close stdin, so every worker hung; jax and TF run threads of their own. A process with more
-    than one thread (or jax/TF loaded) spawns its workers; the command line has one thread
-    and keeps the cheap fork. Workers are started by the calling thread, and the kernel's
-    parent-death signal follows that thread: call it from one that lives as long as the
-    pool (the main thread, or one that never ends)."""
+    start-up to close stdin, so every worker hung; jax and TF run threads of their own. A
+    process with more than one thread (or jax/TF loaded) spawns its workers; the command
+    line has one thread and keeps the cheap fork. Workers are started by the calling
+    thread, and the kernel's parent-death signal follows that thread: call it from one that
+    lives as long as the pool (the main thread, or one that never ends)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
