@@ -538,13 +538,27 @@ def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
         # One byte past the limit is enough to know it is over; `--fix` then streams the
         # rest back unread (frontends/fixing.py), so no input size is held in memory.
         limit = profiles.for_file(Path(name)).settings.max_file_size
-        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
+        data = _read_stdin(limit)
         return _Plan([profiles.task(Path(name), display=name, source=data)], settings, unsafe)
     found = FileFinder(profiles.exclusion_for, settings.root).find(paths)
     for path in found.not_python:
         _warning(f"{path}: not a Python file; skipped")
     tasks = [profiles.task(path) for path in found.files]
     return _Plan(tasks, settings, unsafe, found.missing)
+
+
+class _NoStdin(Exception):
+    """`-` was given, but stdin is closed or cannot be read."""
+
+
+def _read_stdin(limit: int | None) -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)  # None when the process started without fd 0
+    if stream is None:
+        raise _NoStdin("`-` reads stdin, but stdin is closed")
+    try:
+        return stream.read(limit + 1) if limit else stream.read()
+    except (OSError, ValueError) as exc:  # EBADF, or a closed file object
+        raise _NoStdin(f"`-` reads stdin, but it cannot be read ({exc})") from None
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -560,7 +574,7 @@ def _check(args: argparse.Namespace) -> int:
         return _error(problem)
     try:
         plan = _plan(args, paths, stdin)
-    except (ConfigError, selection.UnknownSelector) as exc:
+    except (ConfigError, selection.UnknownSelector, _NoStdin) as exc:
         return _error(str(exc))
     for path in plan.missing:
         print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)
