@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from jitlint.frontends import framing
-from jitlint.frontends.framing import FrameReader
-from jitlint.frontends.serving import Gate, Scheduler
+from jitlint.frontends.lsp import framing
+from jitlint.frontends.lsp.framing import FrameReader
+from jitlint.frontends.lsp.serving import Gate, Scheduler
 
 
 def _frame(message: dict[str, Any], length: int | None = None) -> bytes:

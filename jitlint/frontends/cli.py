@@ -1,5 +1,5 @@
 """`jitlint [check] [OPTIONS] [PATHS...]`: ruff's conventions for selection, formats and
-exit codes (`jitlint server` starts the Language Server, frontends/server.py).
+exit codes (`jitlint server` starts the Language Server, frontends/lsp/server.py).
 
 Exit status: 0 when nothing remains (or nothing was found to check), 1 when findings remain,
 2 for a usage or configuration error or an internal error.
@@ -328,8 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/server.py)
-        from jitlint.frontends.server import main as serve
+    if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/lsp/server.py)
+        from jitlint.frontends.lsp.server import main as serve
 
         return serve(argv[1:])
     if argv[:1] in (["rule"], ["clean"]):  # ruff's `rule CODE|--all` and `clean`

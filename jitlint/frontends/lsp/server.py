@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jitlint.frontends.framing import FrameReader
-from jitlint.frontends.serving import Background, Gate, Scheduler
+from jitlint.frontends.lsp.framing import FrameReader
+from jitlint.frontends.lsp.serving import Background, Gate, Scheduler
 from jitlint.version import __version__
 
 if TYPE_CHECKING:
     from jitlint.diagnostics import Diagnostic
-    from jitlint.frontends.editor import EditorState, FileSetup
+    from jitlint.frontends.lsp.editor import EditorState, FileSetup
 
 FIX_ALL_KIND = "source.fixAll.jitlint"
 MISSING_EXTRA = (
@@ -128,7 +128,7 @@ def build_server() -> tuple[Any, Scheduler, asyncio.AbstractEventLoop]:
     from pygls.uris import to_fs_path
 
     from jitlint.config import ConfigError
-    from jitlint.frontends.editor import EditorSettings, EditorState, noqa_line, rule_docs
+    from jitlint.frontends.lsp.editor import EditorSettings, EditorState, noqa_line, rule_docs
     from jitlint.notebook.document import lines_of
     from jitlint.selection import UnknownSelector
     from jitlint.system.budget import Cancelled
