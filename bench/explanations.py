@@ -107,10 +107,10 @@ def evaluate(names: Sequence[str] = ()) -> list[Outcome]:
 def _memoized(lint: Callable) -> Callable:
     results: dict[tuple, list] = {}
 
-    def memo(paths: Sequence[Path], codes: tuple[str, ...]) -> list:
-        key = (tuple(str(Path(p).resolve()) for p in paths), codes)
+    def memo(paths: Sequence[Path], codes: tuple[str, ...], hints: Sequence[str] = ()) -> list:
+        key = (tuple(str(Path(p).resolve()) for p in paths), codes, tuple(hints))
         if key not in results:
-            results[key] = lint(paths, codes)
+            results[key] = lint(paths, codes, hints)
         return results[key]
 
     return memo

@@ -141,6 +141,14 @@ class ConfigResolver:
 
     def __init__(self, override: Path | None = None, cwd: Path | None = None) -> None:
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
+        if override is not None and override.is_dir():  # the config that directory holds
+            found = _config_in(override)
+            if found is None:
+                raise ConfigError(
+                    f"{override}: a directory with no jitlint.toml, nor a pyproject.toml "
+                    "with a [tool.jitlint] table"
+                )
+            override = found
         if override is not None and not override.is_file():
             raise ConfigError(f"{override}: no such config file")
         self._override = load_settings(override) if override is not None else None
@@ -197,6 +205,23 @@ def _config_in(directory: Path) -> Path | None:
         and "jitlint" in read_toml(candidate).get("tool", {})
     ):
         return candidate
+    return None
+
+
+def _never_matches(pattern: str, root: Path) -> str | None:
+    """Why a per-file-ignores pattern can match no file, if it cannot (patterns are
+    gitignore-style, relative to the config's directory)."""
+    if not pattern.strip():
+        return "is empty"
+    if pattern.startswith("#"):
+        return "is a comment in gitignore syntax"
+    if pattern.startswith("!"):
+        return "only negates (a `!` pattern re-includes what another pattern matched)"
+    absolute = Path(pattern)
+    if absolute.is_absolute() and (
+        absolute.exists() or os.path.commonpath([str(absolute), str(root)]) != os.sep
+    ):
+        return f"is an absolute path; patterns are relative to {root}"
     return None
 
 
@@ -290,6 +315,13 @@ def settings_from_table(
                 raise ConfigError(f"{where(key)} must be a table of pattern = [codes]")
             for pattern, codes in value.items():
                 _check_pattern(pattern, where(key))
+                never = _never_matches(pattern, settings.root)
+                if never is not None:
+                    print(
+                        f"jitlint: warning: {where(key)}: {pattern!r} {never}; it applies to "
+                        "no file",
+                        file=sys.stderr,
+                    )
                 if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                     raise ConfigError(f"{where(key)}.{pattern} must be a list of codes")
                 settings.per_file_ignores[pattern] = [_selector(c, where(key)) for c in codes]

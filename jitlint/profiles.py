@@ -33,6 +33,8 @@ class Overrides:
     unsafe_fixes: bool | None = None  # --unsafe-fixes / --no-unsafe-fixes
     ignore_noqa: bool = False  # --ignore-noqa
     assume_traced: list[str] | None = None  # --assume-traced, replacing the config's
+    # Added to whichever applies (explain-error's traceback frames).
+    extend_assume_traced: list[str] = field(default_factory=list)
     cwd: Path = field(default_factory=lambda: Path(os.path.abspath(Path.cwd())))
 
 
@@ -107,6 +109,7 @@ class Profiles:
         options = {**settings.rule_options, OPTIONS_KEY: self.versions.options(path, settings)}
         assumed = self.overrides.assume_traced
         assumed = settings.assume_traced if assumed is None else assumed
+        assumed = [*assumed, *self.overrides.extend_assume_traced]
         if assumed:
             options[ASSUME_KEY] = list(assumed)
         return options

@@ -353,7 +353,7 @@ def test_show_settings_reports_a_config_error(tmp_path, monkeypatch):
 
 
 def test_the_editor_lints_a_buffer_for_the_file_s_versions(tmp_path):
-    from jitlint.frontends.editor import EditorState
+    from jitlint.frontends.lsp.editor import EditorState
 
     path = write(tmp_path / "m.py", KERAS_LAYER)
     state = EditorState([tmp_path])

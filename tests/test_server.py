@@ -214,7 +214,7 @@ def test_conversation_diagnostics_code_actions_fix_all_hover(client, tmp_path):
             "context": {"diagnostics": [jit110]},
         },
     )
-    quick = [a for a in actions if a["kind"] == "quickfix"]
+    quick = [a for a in actions if a["kind"] == "quickfix" and a["title"].startswith("jitlint (")]
     assert len(quick) == 1
     assert quick[0]["isPreferred"] is True
     assert quick[0]["title"] == "jitlint (JIT110): Replace the list with a tuple"
@@ -231,7 +231,7 @@ def test_conversation_diagnostics_code_actions_fix_all_hover(client, tmp_path):
             "context": {"diagnostics": [jit101], "only": ["quickfix"]},
         },
     )
-    [unsafe] = actions
+    [unsafe] = [a for a in actions if a["title"].startswith("jitlint (")]
     assert unsafe["title"].startswith("jitlint (JIT101): ")
     assert unsafe["title"].endswith("(unsafe fix)")
     assert not unsafe.get("isPreferred")
@@ -393,7 +393,7 @@ STUCK_PROJECT_PASS = (
     "    print('project pass started', file=sys.stderr, flush=True)\n"
     "    threading.Event().wait()\n"
     "runner.project_inbound = never_ends\n"
-    "from jitlint.frontends.server import main\n"
+    "from jitlint.frontends.lsp.server import main\n"
     "sys.exit(main([]))\n"
 )
 
@@ -456,7 +456,7 @@ def test_checking_files_never_imports_the_server_libraries(tmp_path):
     code = (
         "import sys; from jitlint.frontends.cli import main; status = main(['--no-cache', "
         "'step.py']); print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('pygls', 'lsprotocol', 'cattrs') or m.startswith('jitlint.frontends.server')))"
+        "('pygls', 'lsprotocol', 'cattrs') or m.startswith('jitlint.frontends.lsp.server')))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code],

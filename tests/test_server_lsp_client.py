@@ -108,8 +108,10 @@ async def _conversation(root: Path) -> tuple[list, list, str, int | None]:
             ),
             TIMEOUT,
         )
+        # The fixes, not the "Disable JIT110 for this line" action.
+        actions = [a for a in actions or [] if a.title.startswith("jitlint (")]
         fixed = SOURCE
-        for action in actions or []:
+        for action in actions:
             assert isinstance(action, types.CodeAction)
             assert action.edit is not None and action.edit.changes is not None
             fixed = _apply(fixed, list(action.edit.changes[uri]))

@@ -106,24 +106,28 @@ def _python_files(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _profiles(config: Path | None, codes: tuple[str, ...]) -> Profiles:
+def _profiles(config: Path | None, codes: tuple[str, ...], hints: Sequence[str] = ()) -> Profiles:
     from jitlint import selection
     from jitlint.config import ConfigResolver
     from jitlint.profiles import Overrides, Profiles
 
     # The error's rules are on even where the config leaves them off: the user hit the error.
     layer = selection.Layer(None, list(codes), [])
-    return Profiles(ConfigResolver(config), Overrides(layer=layer))
+    # The traceback's frames are entry hints: the code there ran under jit.
+    overrides = Overrides(layer=layer, extend_assume_traced=list(hints))
+    return Profiles(ConfigResolver(config), overrides)
 
 
 def project_lint(config: Path | None = None, use_cache: bool = True) -> Lint:
     """A `Lint` through the command line's engine: each file under its nearest config,
     linted as one project."""
 
-    def lint(paths: Sequence[Path], codes: tuple[str, ...]) -> list[Diagnostic]:
+    def lint(
+        paths: Sequence[Path], codes: tuple[str, ...], hints: Sequence[str] = ()
+    ) -> list[Diagnostic]:
         from jitlint.engine.runner import run
 
-        profiles = _profiles(config, codes)
+        profiles = _profiles(config, codes, hints)
         settings = profiles.for_directory(Path.cwd()).settings
         tasks = [profiles.task(path) for path in paths]
         cache_root = settings.root if use_cache else None

@@ -34,7 +34,11 @@ from jitlint.explain.parse import Frame, Reported
 MAX_NEIGHBOURS = 40
 
 # Lints the files (the user's first) with these codes on; findings with display paths.
-Lint = Callable[[Sequence[Path], tuple[str, ...]], list[Diagnostic]]
+# (files, the codes to select, `assume-traced` patterns to add) -> the project's findings.
+Lint = Callable[[Sequence[Path], tuple[str, ...], Sequence[str]], list[Diagnostic]]
+# Errors raised where a tracer is converted: the function of the innermost user frame ran
+# under jit, whatever the linted files show of the jit itself (entry hints for the model).
+_TRACER_CODES = frozenset({"JIT101", "JIT102", "JIT103", "JIT104", "JIT105"})
 
 
 @dataclass
@@ -73,7 +77,11 @@ def explain(reported: Reported, base: Path, lint: Lint, search: Sequence[Path] =
         explanation.why_not.append(_no_user_frame(reported, skipped))
         return explanation
     every = _with_neighbours(files)
-    diagnostics = lint(every, known.codes)
+    hints = []
+    if located and _TRACER_CODES.intersection(known.codes):
+        innermost, frame = located[0]  # the likeliest place of the error
+        hints.append(f"frame:{display_path(innermost)}:{frame.line}")
+    diagnostics = lint(every, known.codes, hints)
     explanation.linted = [display_path(p) for p in files]
     explanation.task_paths = every
     if reported.retraced is not None:

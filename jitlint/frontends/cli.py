@@ -1,5 +1,5 @@
 """`jitlint [check] [OPTIONS] [PATHS...]`: ruff's conventions for selection, formats and
-exit codes (`jitlint server` starts the Language Server, frontends/server.py).
+exit codes (`jitlint server` starts the Language Server, frontends/lsp/server.py).
 
 Exit status: 0 when nothing remains (or nothing was found to check), 1 when findings remain,
 2 for a usage or configuration error or an internal error.
@@ -328,8 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/server.py)
-        from jitlint.frontends.server import main as serve
+    if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/lsp/server.py)
+        from jitlint.frontends.lsp.server import main as serve
 
         return serve(argv[1:])
     if argv[:1] in (["rule"], ["clean"]):  # ruff's `rule CODE|--all` and `clean`
@@ -538,13 +538,27 @@ def _plan(args: argparse.Namespace, paths: list[Path], stdin: bool) -> _Plan:
         # One byte past the limit is enough to know it is over; `--fix` then streams the
         # rest back unread (frontends/fixing.py), so no input size is held in memory.
         limit = profiles.for_file(Path(name)).settings.max_file_size
-        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
+        data = _read_stdin(limit)
         return _Plan([profiles.task(Path(name), display=name, source=data)], settings, unsafe)
     found = FileFinder(profiles.exclusion_for, settings.root).find(paths)
     for path in found.not_python:
         _warning(f"{path}: not a Python file; skipped")
     tasks = [profiles.task(path) for path in found.files]
     return _Plan(tasks, settings, unsafe, found.missing)
+
+
+class _NoStdin(Exception):
+    """`-` was given, but stdin is closed or cannot be read."""
+
+
+def _read_stdin(limit: int | None) -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)  # None when the process started without fd 0
+    if stream is None:
+        raise _NoStdin("`-` reads stdin, but stdin is closed")
+    try:
+        return stream.read(limit + 1) if limit else stream.read()
+    except (OSError, ValueError) as exc:  # EBADF, or a closed file object
+        raise _NoStdin(f"`-` reads stdin, but it cannot be read ({exc})") from None
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -560,7 +574,7 @@ def _check(args: argparse.Namespace) -> int:
         return _error(problem)
     try:
         plan = _plan(args, paths, stdin)
-    except (ConfigError, selection.UnknownSelector) as exc:
+    except (ConfigError, selection.UnknownSelector, _NoStdin) as exc:
         return _error(str(exc))
     for path in plan.missing:
         print(f"jitlint: error: {path}: no such file or directory", file=sys.stderr)

@@ -22,6 +22,7 @@ from jitlint.engine.fixloop.files import ChangedOnDisk, NotWritable, encode, wri
 from jitlint.engine.runner import Task
 from jitlint.engine.source import DecodeProblem, decode_source
 from jitlint.notebook import is_notebook
+from jitlint.notebook.document import lines_of
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
 _NOQA_CODES = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.I)
@@ -66,7 +67,7 @@ def add_noqa(
 
 def with_noqa(text: str, codes_by_line: dict[int, set[str]]) -> tuple[str, int]:
     """`text` with the comments added, and how many lines got one."""
-    lines = text.splitlines(keepends=True)
+    lines = lines_of(text)  # Python's lines: not split at a form feed or U+2028
     spans, comments = _scan(text)
     targets: dict[int, set[str]] = {}
     for line, codes in codes_by_line.items():
@@ -81,7 +82,7 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], dict[int, str]]:
     """The (first, last) lines of tokens that span lines (strings), and each line's comment."""
     spans: list[tuple[int, int]] = []
     comments: dict[int, str] = {}
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+    for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
         if token.type == tokenize.COMMENT:
             comments[token.start[0]] = token.string
         elif token.end[0] > token.start[0] and token.type not in (tokenize.NL, tokenize.NEWLINE):

@@ -72,7 +72,7 @@ class FileContext:
         """Which functions JAX traces and which values in them are tracers."""
         from jitlint.model.jax.tracing import Tracing
 
-        return Tracing(self.names, self.inbound, self.assumptions)
+        return Tracing(self.names, self.inbound, self.assumptions.for_path(self.path))
 
     @cached_property
     def tf(self) -> TfModel:

@@ -123,6 +123,7 @@ class Joined:
         lines = lines_of(cell.text)
         masked = []
         continued = False
+        indent = ""
         logical = _LogicalLines()
         for number, line in enumerate(lines, start=1):
             body = line.rstrip("\r\n")
@@ -136,7 +137,8 @@ class Joined:
             if continued or (logical.at_start() and stripped and _is_magic(stripped)):
                 marker = len(self.magics) + 1
                 self.magics[marker] = (cell.number, line)
-                indent = body[: len(body) - len(stripped)]
+                if not continued:  # a line the magic continues onto keeps the magic's indent
+                    indent = body[: len(body) - len(stripped)]
                 line = f"{indent}pass  # {self.magic} {marker}" + (_ending(line) or "\n")
                 continued = body.endswith("\\")
             else:

@@ -226,7 +226,7 @@ def _scan_tokens(source: str) -> tuple[list[tuple[int, int, str]], list[tuple[in
     spans: list[tuple[int, int]] = []
     start: int | None = None
     skip = {tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING}
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+    for tok in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
         if tok.type == tokenize.COMMENT:
             comments.append((tok.start[0], tok.start[1], tok.string))
         elif tok.type == tokenize.NEWLINE:

@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -42,7 +42,12 @@ class OverBudget(BaseException):
     """Raised inside `budget(...)`; the message says which limit and how to raise it."""
 
 
-def budget_behind(exc: BaseException) -> OverBudget | None:
+class Cancelled(BaseException):
+    """Raised inside `budget(..., cancelled=...)` once `cancelled()` is true: the editor
+    server drops the lint of a buffer that changed again meanwhile."""
+
+
+def budget_behind(exc: BaseException) -> OverBudget | Cancelled | None:
     """The `OverBudget` an exception was raised while handling, if any: code that cleans up
     in a `finally` (libcst's position codegen reads what the interrupted work never
     wrote) can turn the budget's exception into a KeyError that a rule's `except
@@ -50,7 +55,7 @@ def budget_behind(exc: BaseException) -> OverBudget | None:
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
-        if isinstance(current, OverBudget):
+        if isinstance(current, (OverBudget, Cancelled)):
             return current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
@@ -87,10 +92,13 @@ def _must_not_raise(frame: FrameType | None) -> bool:
 
 
 @contextmanager
-def budget(seconds: float | None, memory: int | None) -> Iterator[None]:
+def budget(
+    seconds: float | None, memory: int | None, cancelled: Callable[[], bool] | None = None
+) -> Iterator[None]:
     """Raise `OverBudget` if the body uses more than `seconds` of CPU time or grows the
-    process by more than `memory` bytes (None or 0: no limit)."""
-    if not (seconds or memory) or not can_enforce():
+    process by more than `memory` bytes (None or 0: no limit), and `Cancelled` once
+    `cancelled()` is true (checked at the same samples)."""
+    if not (seconds or memory or cancelled) or not can_enforce():
         yield
         return
     start_cpu = time.process_time()
@@ -99,6 +107,8 @@ def budget(seconds: float | None, memory: int | None) -> Iterator[None]:
     def check(signum: int, frame: FrameType | None) -> None:
         if _must_not_raise(frame):
             return  # the next sample will
+        if cancelled is not None and cancelled():
+            raise Cancelled("superseded")
         if seconds and time.process_time() - start_cpu > seconds:
             raise OverBudget(
                 f"took more than {seconds:g} s of CPU time to lint; skipped "

@@ -130,15 +130,20 @@ class Workers:
 
 
 def process_pool(jobs: int) -> Any:
-    """A process pool whose workers die with this process. Forking a process that has jax
-    or TF loaded (a test run, a program embedding jitlint) can deadlock their threads, so
-    such a process spawns its workers; jitlint itself never loads them and keeps the cheap
-    fork."""
+    """A process pool whose workers die with this process. A child forked while another
+    thread holds a lock inherits it held: a thread blocked reading stdin (the editor
+    server's reader) holds its buffer's lock, which multiprocessing's child takes at
+    start-up to close stdin, so every worker hung; jax and TF run threads of their own. A
+    process with more than one thread (or jax/TF loaded) spawns its workers; the command
+    line has one thread and keeps the cheap fork. Workers are started by the calling
+    thread, and the kernel's parent-death signal follows that thread: call it from one that
+    lives as long as the pool (the main thread, or one that never ends)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     loaded = {"jax", "jaxlib", "tensorflow"} & sys.modules.keys()
-    context = multiprocessing.get_context("spawn") if loaded else None
+    threaded = threading.active_count() > 1
+    context = multiprocessing.get_context("spawn") if loaded or threaded else None
     return ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=tie_to_parent, initargs=(os.getpid(),)
     )

@@ -85,6 +85,7 @@ def write_atomically(path: Path, data: bytes, expected_old: bytes) -> None:
             os.fsync(out.fileno())
         os.chmod(temporary, stat.S_IMODE(info.st_mode))
         _keep_owner(temporary, info)
+        _keep_xattrs(target, temporary)
         # Compare again now that the new text is on disk: the window left is the rename.
         again = _current(target, expected_old)
         if (again.st_ino, again.st_dev) != (info.st_ino, info.st_dev):
@@ -94,6 +95,28 @@ def write_atomically(path: Path, data: bytes, expected_old: bytes) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _keep_xattrs(target: str, temporary: str) -> None:
+    """Copy the file's extended attributes (user ones, ACLs, SELinux labels) to its
+    replacement; one that cannot be copied stops the write, as losing an ACL would
+    silently change who may read the file."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(target)
+    except OSError:  # a file system without them
+        return
+    for name in names:
+        try:
+            value = os.getxattr(target, name)
+            if name in os.listxattr(temporary) and os.getxattr(temporary, name) == value:
+                continue  # set by the system already (an SELinux label)
+            os.setxattr(temporary, name, value)
+        except OSError as exc:
+            raise NotWritable(
+                f"cannot keep its extended attribute {name} ({exc.strerror or exc})"
+            ) from None
 
 
 def _refusal_for(target: str, info: os.stat_result) -> str | None:

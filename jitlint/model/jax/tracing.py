@@ -40,10 +40,12 @@ from jitlint.model.domain.values import (
     UNKNOWN,
     Array,
     ClassRef,
+    Dict,
     Env,
     Foreign,
     Object,
     S,
+    Seq,
     U,
     Value,
     first_traced,
@@ -199,6 +201,9 @@ def merge(values: Sequence[Value]) -> Value:
     hit = next((v for v in values if v.kind == TRACED), None) or first_traced(values)
     if hit is not None:
         return hit
+    # A context that knows nothing of the node does not erase what another one knows (a
+    # Python list there is a list on that path).
+    values = [v for v in values if type(v) is not Value or v.kind != UNKNOWN] or values
     out = values[0]
     for value in values[1:]:
         out = join(out, value)
@@ -736,9 +741,12 @@ class Tracing:
                 self._reroot_nested(method.func)
         for func, owner, contract in list(assumed_functions(self.names, self.assumptions)):
             found = self._traces.get(id(func))
-            if found is None or found.level == 0:
+            # A traceback's evidence holds even where the run's own entry says less.
+            untraced = found is None or found.level == 0
+            if untraced or contract.parameters_traced:
                 self._contract_root(func, owner, contract)
-                self._reroot_nested(func)
+                if untraced:
+                    self._reroot_nested(func)
 
     def _reroot_nested(self, outer: cst.FunctionDef) -> None:
         """Entries inside `outer` (a `lax.fori_loop` body, a jitted closure) were rooted
@@ -768,6 +776,11 @@ class Tracing:
             name: Array(("param", name, entry), sure=True) if name in arrays else U
             for name in param_names(func)
         }
+        if contract.parameters_traced:
+            python_typed = scalar_params(func) | _python_typed(func)
+            for name in param_names(func)[1 if "." in owner else 0 :]:
+                if params[name] is U and name not in python_typed:
+                    params[name] = Value(PYTREE, ("param", name, entry))
         self._receiver(func, path, params)
         receiver = params.get(param_names(func)[0]) if param_names(func) else None
         if func.name.value == "__init__" and isinstance(receiver, Object):
@@ -779,7 +792,7 @@ class Tracing:
             # What the class's own code always stores (`self.blocks = [...]`) is known of
             # any instance: a Python list indexed by a tracer fails, whoever built it.
             for name, pytype in container_attributes(receiver.cls).items():
-                receiver.fields[name] = Value(STATIC, pytype=pytype)
+                receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
             if contract.array_leaves_traced:
                 # The module is handed to the user's `filter_jit` as an argument: its array
                 # fields are tracers there, its static fields Python values.
@@ -788,7 +801,8 @@ class Tracing:
                     receiver.declared = Instance(pytree, "filter")
                     receiver.why = ("param", param_names(func)[0], entry)
         trace = self.function_trace(func)
-        trace.entries = [entry]
+        trace.entries = [*trace.entries, entry] if contract.parameters_traced else [entry]
+        trace._top = None
         self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
 
     def _receiver(
@@ -1032,9 +1046,12 @@ class Tracing:
         if why[0] in ("param", "passed", "leaf", "given"):
             name, entry = why[1], why[2]
             if entry.contract is not None:
+                qualname = self.function_trace(entry.func).qualname
+                if entry.transform.qualname == "frame":
+                    return f"`{name}` is a parameter of `{qualname}`, {contract_words(entry)}"
                 return (
                     f"`{name}` is annotated as an array and is a parameter of "
-                    f"`{self.function_trace(entry.func).qualname}`, {contract_words(entry)}"
+                    f"`{qualname}`, {contract_words(entry)}"
                 )
             func_name = (
                 f"`{entry.func.name.value}`" if type(entry.func) is cst.FunctionDef else "a lambda"
@@ -1164,6 +1181,17 @@ def _contract_only(trace: FunctionTrace, depth: int = 0) -> bool:
         return all(e.contract is not None for e in trace.entries)
     callers = [c.site[0] for c in trace.top() if isinstance(c.site, tuple)]
     return bool(callers) and all(_contract_only(c, depth + 1) for c in callers)
+
+
+def _python_typed(func: cst.FunctionDef) -> set[str]:
+    """Parameters annotated as Python values no jit traces (`str`, a `Callable`)."""
+    p = func.params
+    return {
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is not None
+        and leaf_name(x.annotation.annotation) in ("str", "Callable", "bytes", "type")
+    }
 
 
 def contract_words(entry: Entry) -> str:

@@ -14,6 +14,7 @@ qualified names), so a framework is added here, not in an if-chain elsewhere.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,9 @@ class Contract:
     # The module object itself is made inside the user's trace (haiku and flax linen build or
     # bind it in `apply`): setting its attributes there changes nothing outside.
     made_in_trace: bool = False
+    # A traceback showed this very function failing under jit (explain-error's entry hint):
+    # its parameters may be tracers, whatever their annotations leave unsaid.
+    parameters_traced: bool = False
 
     def traced_methods(self, defined: Iterable[str]) -> set[str]:
         """The methods, of those a class defines, that the contract traces."""
@@ -147,10 +151,14 @@ class Assumptions:
     decorators: frozenset[str] = frozenset()  # "decorator:pkg.traced"
     bases: frozenset[str] = frozenset()  # "base:pkg.Layer": public methods and `__call__`
     public_array_functions: bool = False
+    # "frame:PATH:LINE" (what `explain-error` passes): the function holding that line of that
+    # file ran under jit, as a traceback shows; `lines` are this file's (`for_path`).
+    frames: frozenset[tuple[str, int]] = frozenset()
+    lines: frozenset[int] = frozenset()
 
     @classmethod
     def parse(cls, patterns: Iterable[str]) -> Assumptions:
-        decorators, bases, public = set(), set(), False
+        decorators, bases, public, frames = set(), set(), False, set()
         for pattern in patterns:
             problem = assumption_problem(pattern)
             if problem is not None:
@@ -160,12 +168,22 @@ class Assumptions:
                 public = True
             elif kind == "decorator":
                 decorators.add(name)
+            elif kind == "frame":
+                path, _, line = name.rpartition(":")
+                frames.add((path, int(line)))
             else:
                 bases.add(name)
-        return cls(frozenset(decorators), frozenset(bases), public)
+        return cls(frozenset(decorators), frozenset(bases), public, frozenset(frames))
+
+    def for_path(self, path: str) -> Assumptions:
+        """These assumptions, with the traceback lines of the file `path` (display path)."""
+        if not self.frames:
+            return self
+        lines = frozenset(line for where, line in self.frames if where == path)
+        return dataclasses.replace(self, lines=lines)
 
     def __bool__(self) -> bool:
-        return bool(self.decorators or self.bases or self.public_array_functions)
+        return bool(self.decorators or self.bases or self.public_array_functions or self.lines)
 
 
 def assumption_problem(pattern: str) -> str | None:
@@ -173,6 +191,8 @@ def assumption_problem(pattern: str) -> str | None:
     if pattern == PUBLIC_ARRAY_FUNCTIONS:
         return None
     kind, colon, name = pattern.partition(":")
+    if kind == "frame" and name.rpartition(":")[2].isdigit() and name.rpartition(":")[0]:
+        return None  # internal: explain-error's traceback frames
     dotted = all(part.isidentifier() for part in name.split("."))
     if colon and kind in ("decorator", "base") and name and dotted:
         return None
@@ -214,6 +234,8 @@ def assumed_functions(
     if not assumptions:
         return
     module = names.module
+    if assumptions.lines:
+        yield from _frame_functions(module, assumptions.lines)
     for statement in module.body:
         kind = type(statement)
         if kind is cst.FunctionDef:
@@ -257,3 +279,25 @@ def _assumed(
 
 def _class_of(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]
+
+
+def _frame_functions(
+    module: cst.Module, lines: frozenset[int]
+) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
+    """The top-level functions and methods of top-level classes holding a traceback's line."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    says = "the traceback shows it running under jit"
+    for statement in module.body:
+        candidates: list[tuple[cst.FunctionDef, str]] = []
+        if type(statement) is cst.FunctionDef:
+            candidates.append((statement, statement.name.value))
+        elif type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
+            for inner in statement.body.body:
+                if type(inner) is cst.FunctionDef:
+                    candidates.append((inner, f"{statement.name.value}.{inner.name.value}"))
+        for func, owner in candidates:
+            where = positions[func]
+            if any(where.start.line <= line <= where.end.line for line in lines):
+                yield func, owner, Contract("frame", frozenset(), says, parameters_traced=True)
