@@ -79,8 +79,12 @@ def _codes(template: str, decorator: str, body: str) -> set[tuple[int, str]]:
         # `@jax.jit` on a method: `self` is an argument, every leaf is traced.
         ("@jax.jit", "if self.n > 1: x = -x", True),
         ("@jax.jit", "if self.depth > 1: x = self.act(x)", False),
-        # No transformation: not traced.
-        ("", "if self.w.sum() > 0: x = -x", False),
+        # No transformation in the file: an equinox module's `__call__` is traced by
+        # contract (issue #29), its users hand the module to `filter_jit`: array leaves
+        # traced, static fields and Python values not.
+        ("", "if self.w.sum() > 0: x = -x", True),
+        ("", "if self.n > 1 and self.depth > 1: x = -x", False),
+        ("", "if self.w.shape[0] > 1: x = -x", False),
     ],
 )
 def test_equinox_module_fields(decorator, body, fires):

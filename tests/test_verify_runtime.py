@@ -158,7 +158,13 @@ def test_fixed_rule_examples_verify_under_jax(tmp_path, scratch, monkeypatch):
     lines = _lines(out)
     for code, function in expected.items():
         got = lines.get(f"ex_{code}.py {function}")
-        assert got is not None, (code, out)
+        if got is None:
+            # A fix of the code that applies the transformation (JIT119 names the axis on
+            # the `pmap` call) edits no compiled body: said so under the flagged function.
+            skipped = f"skipped (uncompiled-code fix ({code})"
+            found = [v for k, v in lines.items() if k.startswith(f"ex_{code}.py ")]
+            assert found and all(v.startswith(skipped) for v in found), (code, out)
+            continue
         if function == "<module>":
             # A module-level fix touches no compiled function: said so, never "verified".
             assert got.startswith("skipped (module-level fix"), (code, got)

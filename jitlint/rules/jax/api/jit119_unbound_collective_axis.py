@@ -40,7 +40,11 @@ class UnboundCollectiveAxis(Rule):
         return x / lax.psum(x, "batch")  # error: JIT119
 
 
-    normalized = jax.pmap(normalize)(jnp.ones((jax.local_device_count(), 3)))
+    def normalize_all(x):
+        return jax.pmap(normalize)(x)
+
+
+    normalize_all(jnp.ones((jax.local_device_count(), 3)))
     ```
 
     ## Use instead
@@ -54,7 +58,11 @@ class UnboundCollectiveAxis(Rule):
         return x / lax.psum(x, "batch")
 
 
-    normalized = jax.pmap(normalize, axis_name="batch")(jnp.ones((jax.local_device_count(), 3)))
+    def normalize_all(x):
+        return jax.pmap(normalize, axis_name="batch")(x)
+
+
+    normalize_all(jnp.ones((jax.local_device_count(), 3)))
     ```
 
     ## Fix safety
