@@ -14,10 +14,10 @@ import dataclasses
 import difflib
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from jitlint.model.jax.frameworks.contracts import assumption_problem
 from jitlint.model.library.versions import FRAMEWORKS, parse_version
@@ -27,6 +27,8 @@ from jitlint.rules._index import INDEX
 from jitlint.selection import Layer, UnknownSelector, check_selector
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS
 from jitlint.system.discovery import DEFAULT_EXCLUDE
+
+T = TypeVar("T")
 
 
 class ConfigError(Exception):
@@ -116,6 +118,29 @@ class VerifyConfig:
     record_file: Path | None = None  # where the pytest plugin records; None: the default
 
 
+def nearest_up(
+    directory: Path, memo: dict[Path, T | None], probe: Callable[[Path], T | None]
+) -> T | None:
+    """What `probe` finds in `directory` or the nearest of its parents, memoized in `memo`
+    along the chain: a tree of many directories costs one probe per directory, not one per
+    directory and file. A loop, not recursion: a path may be deeper than the recursion limit."""
+    unknown: list[Path] = []
+    found: T | None = None
+    current = directory
+    while True:
+        if current in memo:
+            found = memo[current]
+            break
+        unknown.append(current)
+        found = probe(current)
+        if found is not None or current.parent == current:
+            break
+        current = current.parent
+    for seen in unknown:
+        memo[seen] = found
+    return found
+
+
 def find_config(start: Path) -> Path | None:
     start = start.resolve()
     for directory in (start, *start.parents):
@@ -174,24 +199,7 @@ class ConfigResolver:
         return self._loaded[config]
 
     def _config_for(self, directory: Path) -> Path | None:
-        # Memoized along the chain of parents: a tree of many directories costs two stats
-        # per directory, not two per directory and file. A loop, not recursion: a path may
-        # be deeper than the recursion limit.
-        unknown: list[Path] = []
-        found: Path | None = None
-        current = directory
-        while True:
-            if current in self._nearest:
-                found = self._nearest[current]
-                break
-            unknown.append(current)
-            found = _config_in(current)
-            if found is not None or current.parent == current:
-                break
-            current = current.parent
-        for seen in unknown:
-            self._nearest[seen] = found
-        return found
+        return nearest_up(directory, self._nearest, _config_in)
 
 
 def _config_in(directory: Path) -> Path | None:

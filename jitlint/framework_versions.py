@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jitlint.config import ConfigError, Settings, read_toml
+from jitlint.config import ConfigError, Settings, nearest_up, read_toml
 from jitlint.model.library.versions import (
     FRAMEWORKS,
     facts_versions,
@@ -122,21 +122,7 @@ class VersionResolver:
 
     def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""
-        unknown: list[Path] = []
-        found: dict[str, Declared] | None = None
-        current = directory
-        while True:
-            if current in self._declared:
-                found = self._declared[current]
-                break
-            unknown.append(current)
-            found = declared_in(current)
-            if found is not None or current.parent == current:
-                break
-            current = current.parent
-        for seen in unknown:
-            self._declared[seen] = found
-        return found or {}
+        return nearest_up(directory, self._declared, declared_in) or {}
 
 
 def declared_in(directory: Path) -> dict[str, Declared] | None:
