@@ -31,8 +31,10 @@ graph code's context (propagated by TfModel).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import libcst as cst
@@ -74,6 +76,9 @@ MODEL_BUILDERS = frozenset(
     for leaf in ("Sequential", "Model", "Functional")
 )
 EXPLICIT = ("xla", "auto", "switch", "off")
+
+
+_CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
 @dataclass(frozen=True)
@@ -147,11 +152,20 @@ class KerasLinks:
 
     # ----- where classes are used ---------------------------------------------------------
 
+    @cached_property
+    def _class_names(self) -> frozenset[str]:
+        """The names the module's `class` statements bind, anywhere in it: a call of any
+        other name instantiates no local class (a cheap test before resolving names)."""
+        return frozenset(
+            _CLASS_NAME.findall(self.module.code if self.source is None else self.source)
+        )
+
     def _instantiated(self, scan: GraphScan, scope: cst.CSTNode) -> set[int]:
         """Local classes called (instantiated) directly in a function or the module body."""
         found: set[int] = set()
+        class_names = self._class_names
         for call, path in scan.calls.get(id(scope), ()):
-            if type(call.func) is cst.Name:
+            if type(call.func) is cst.Name and call.func.value in class_names:
                 bindings = self.names.lookup(call.func.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
                     found.add(id(bindings[0].node))

@@ -249,7 +249,7 @@ def _stored_field(func: cst.FunctionDef, receiver: str, name: str) -> str | None
 MODULE_FACT = "jax:module:"
 MODULE_KEY = ".__framework__"
 SELF_CALL_FACT = "jax:selfcall:"
-SELF_CALL_KEY = ".__selfcall__."
+SELF_CALL_KEY = ".__selfcalls__"
 
 
 def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
@@ -279,7 +279,7 @@ def class_imports(names: Names, contract_methods: frozenset[str]) -> list[TfReco
                 continue
             if defined & contract_methods:
                 targets.add(qualname + MODULE_KEY)
-            targets.update(qualname + SELF_CALL_KEY + name for name in defined)
+            targets.add(qualname + SELF_CALL_KEY)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
 
 
@@ -299,29 +299,32 @@ def module_framework(inbound: Mapping[str, Sequence[Any]], qualname: str) -> str
 
 
 def self_call_exports(calls: Mapping[str, Sequence[Inbound]]) -> list[TfRecord]:
-    """One record per (top-level class, method) that its traced methods call on `self`:
-    the calls, as the overriding file's inbound calls of its own `Cls.method`."""
-    out = []
+    """One record per top-level class whose traced methods call methods on `self`: for each
+    such method, the calls, as the overriding file's inbound calls of its own `Cls.method`."""
+    by_class: dict[str, dict[str, list[Any]]] = {}
     for target, received in sorted(calls.items()):
         cls, _, method = target.partition(".")
-        encoded = json.dumps([r.to_json() for r in received])
-        out.append(TfRecord(cls + SELF_CALL_KEY + method, 0, "export", SELF_CALL_FACT + encoded))
-    return out
+        by_class.setdefault(cls, {})[method] = [r.to_json() for r in received]
+    return [
+        TfRecord(cls + SELF_CALL_KEY, 0, "export", SELF_CALL_FACT + json.dumps(methods))
+        for cls, methods in by_class.items()
+    ]
 
 
 def self_calls(inbound: Mapping[str, Sequence[Any]], qualname: str, method: str) -> list[Inbound]:
     """The calls on `self` of `method` that the traced methods of the imported class
     `qualname` make, as facts delivered them; none for a malformed fact."""
     out: list[Inbound] = []
-    for record in inbound.get(qualname + SELF_CALL_KEY + method, ()):
+    for record in inbound.get(qualname + SELF_CALL_KEY, ()):
         status = getattr(record, "status", "")
         if not status.startswith(SELF_CALL_FACT):
             continue
         try:
-            for item in json.loads(status[len(SELF_CALL_FACT) :]):
+            methods = json.loads(status[len(SELF_CALL_FACT) :])
+            for item in methods.get(method, ()):
                 site, caller, how, level, args = item[1], item[2], item[3], item[4], item[5]
                 kinds = tuple((k, int(v)) for k, v in args)
                 out.append(Inbound(method, site, caller, how, int(level), kinds, bool(item[6])))
-        except (ValueError, TypeError, IndexError):
+        except (ValueError, TypeError, IndexError, AttributeError):
             return []
     return out
