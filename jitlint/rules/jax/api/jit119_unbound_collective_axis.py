@@ -78,12 +78,19 @@ class UnboundCollectiveAxis(Rule):
     checked). A `shard_map` (which binds its mesh's axes), a non-literal `axis_name`, an
     `axis_env`, or a framework's own transformation (flax, haiku, equinox) on the way makes
     the chain unknown, and unknown never reports.
+
+    Off by default (enable it with `--extend-select JIT119`): on research code it reported
+    `pmean` inside a loss function given to `jax.value_and_grad` inside a step that
+    `partial(jax.pmap, axis_name="batch", ...)` decorates (google-research/big_vision), which
+    binds the axis: the chain through a transformation applied inside a decorated local
+    function is not always followed to its decorator yet.
     """
 
     code = "JIT119"
     name = "unbound-collective-axis"
     summary = "A collective names an axis that no transformation around it binds."
     tier = 2
+    default_enabled = False
     requires = ("jax",)
     uses_tracing = True
     runtime_error = "unbound axis name"
