@@ -106,6 +106,8 @@ def _rule_project(root: Path, framework: str) -> dict[str, str]:
     for code, rule in all_rules().items():
         if rule.framework != framework or rule.fix_availability == "none":
             continue
+        if not rule.default_enabled:
+            continue  # the run below lints with the default selection
         bad = catalogue.section_code(rule, "Example")
         if bad is None or not fix_source(bad, select=[code], unsafe=True).applied:
             continue
