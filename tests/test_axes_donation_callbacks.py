@@ -4,33 +4,15 @@ generated facts they read."""
 
 from __future__ import annotations
 
-import textwrap
-
 import libcst as cst
 from helpers import found
+from test_tracing import _context, _find
 
 from jitlint.model.context import FileContext
 from jitlint.model.jax.jit import donation
 from jitlint.model.jax.transforms import Application, axis_names_bound
 from jitlint.model.library.jax_facts import axis_collective, axis_transform, importable_module
 from jitlint.python.uses import first_use
-from jitlint.python.walker import iter_children
-
-
-def _context(source: str) -> FileContext:
-    source = textwrap.dedent(source)
-    return FileContext(cst.parse_module(source), "case.py", source)
-
-
-def _find(ctx: FileContext, predicate) -> tuple[cst.CSTNode, list[cst.CSTNode]]:
-    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(ctx.module, [])]
-    while stack:
-        node, path = stack.pop()
-        here = [*path, node]
-        if predicate(node):
-            return node, here
-        stack.extend((child, here) for child in reversed(iter_children(node)))
-    raise AssertionError("node not found")
 
 
 def _chains(ctx: FileContext, name: str) -> list[list[str]]:
