@@ -270,14 +270,15 @@ def _project_facts(
             if ctx.tracing.active:
                 overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
                 result.outbound.extend(class_facts.self_call_exports(overridable))
-        if jax_selected and _CLASS_TEXT.search(ctx.source):
+        has_classes = bool(_CLASS_TEXT.search(ctx.source))
+        if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, CONTRACT_METHODS))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
-        if _CLASS_TEXT.search(ctx.source) and (ctx.inbound or _JAX_TEXT.search(ctx.source)):
-            frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes()]
+        if has_classes and (ctx.inbound or _JAX_TEXT.search(ctx.source)):
+            frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes]
             result.outbound.extend(class_facts.module_exports(frameworks))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)

@@ -159,3 +159,8 @@ def _names_itself(node: cst.Name, parent: cst.CSTNode) -> bool:
     if kind is cst.Arg:
         return parent.keyword is node  # type: ignore[attr-defined]
     return False
+
+
+def base_class(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """A class statement's base as a class expression: `Env[State, Params]` is `Env`."""
+    return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]

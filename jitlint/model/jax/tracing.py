@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -59,7 +59,6 @@ from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
     ImportedPytrees,
-    base_class,
     module_framework,
     self_calls,
 )
@@ -102,7 +101,7 @@ from jitlint.model.jax.transforms import (
     static_truth,
 )
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
-from jitlint.python.names import Names, leaf_name
+from jitlint.python.names import Names, base_class, leaf_name
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -283,23 +282,32 @@ class Tracing:
         index = self.index
         if index.entries or self.inbound or index.foreign:
             return True
-        return any(self.contract_classes()) or any(assumed_functions(self.names, self.assumptions))
+        return bool(self.contract_classes or self.assumed_functions)
 
-    def contract_classes(self) -> Iterator[tuple[ClassInfo, Contract]]:
+    @cached_property
+    def contract_classes(self) -> list[tuple[ClassInfo, Contract]]:
         """The module's top-level classes whose framework traces some methods by contract:
-        from their bases here, or from another file's facts about an imported base."""
+        from their bases here, or from another file's facts about an imported base. Asked
+        by `active`, the contract roots and the project pass: read once."""
         assumed = dict(
             (id(info), (info, contract))
             for info, contract in assumed_classes(self.names, self.classes, self.assumptions)
         )
+        found = []
         for statement in self.module.body:
             if type(statement) is cst.ClassDef:
                 info = self.classes.of(statement, [self.module])
                 contract = CONTRACTS.get(self._framework(info) or "")
                 if contract is not None:
-                    yield info, contract
+                    found.append((info, contract))
                 elif id(info) in assumed:
-                    yield assumed[id(info)]
+                    found.append(assumed[id(info)])
+        return found
+
+    @cached_property
+    def assumed_functions(self) -> list[tuple[cst.FunctionDef, str, Contract]]:
+        """The functions `assume-traced` names in this module (contracts.py); read once."""
+        return list(assumed_functions(self.names, self.assumptions))
 
     def _framework(self, info: ClassInfo) -> str | None:
         if info.kind is not None or not self.inbound:
@@ -729,7 +737,7 @@ class Tracing:
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
-        for info, contract in list(self.contract_classes()):
+        for info, contract in self.contract_classes:
             for name in sorted(contract.traced_methods(info.methods)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
@@ -739,7 +747,7 @@ class Tracing:
                     continue
                 self._contract_root(method.func, info.name, contract)
                 self._reroot_nested(method.func)
-        for func, owner, contract in list(assumed_functions(self.names, self.assumptions)):
+        for func, owner, contract in self.assumed_functions:
             found = self._traces.get(id(func))
             # A traceback's evidence holds even where the run's own entry says less.
             untraced = found is None or found.level == 0

@@ -34,7 +34,7 @@ from jitlint.model.jax.pytree_fields import (
     PytreeClasses,
 )
 from jitlint.model.tf_records import TfRecord
-from jitlint.python.names import Names
+from jitlint.python.names import Names, base_class
 
 PYTREE_FACT = "jax:pytree:"
 _KINDS = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD, LEAF_FIELD})
@@ -281,11 +281,6 @@ def class_imports(names: Names, contract_methods: frozenset[str]) -> list[TfReco
                 targets.add(qualname + MODULE_KEY)
             targets.add(qualname + SELF_CALL_KEY)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
-
-
-def base_class(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """A base as a class expression: `Environment[State, Params]` is `Environment`."""
-    return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]
 
 
 def module_framework(inbound: Mapping[str, Sequence[Any]], qualname: str) -> str | None:

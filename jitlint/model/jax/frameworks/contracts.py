@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.python.names import Names
+from jitlint.python.names import Names, base_class
 
 
 @dataclass(frozen=True)
@@ -217,7 +217,7 @@ def assumed_classes(
             found = {
                 q
                 for base in cls.node.bases
-                for q in names.qualified_names(_class_of(base.value), cls.path)
+                for q in names.qualified_names(base_class(base.value), cls.path)
             } & assumptions.bases
             if found:
                 says = f"the assume-traced setting assumes classes derived from `{min(found)}` are"
@@ -275,10 +275,6 @@ def _assumed(
         says = "the assume-traced setting assumes public functions taking arrays are"
         return Contract("assumed", frozenset(), says)
     return None
-
-
-def _class_of(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]
 
 
 def _frame_functions(
