@@ -16,13 +16,8 @@ from jitlint.fixes.tensor_argument import (
 )
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import (
-    callee,
-    def_kept_per_iteration,
-    enclosing_loop,
-    kept_per_iteration,
-    varying_python,
-)
+from jitlint.model.domain.repeats import enclosing_loop
+from jitlint.model.tf.repeats import callee, keeping, varying_python
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
@@ -297,12 +292,10 @@ for layer in range(4):
 
     def _repeated_owner(self, path: Sequence[cst.CSTNode]) -> str | None:
         """Why the function holding the end of `path` runs more than once, if it does."""
-        func = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
-        if func is None:
+        found = self.ctx.tf.repeats.owner(path)
+        if found is None:
             return None
-        why = self.ctx.tf.repeats.repeated.get(id(func))
-        if why is None:
-            return None
+        func, why = found
         name = func.name.value if type(func) is cst.FunctionDef else "the lambda"
         return f"inside `{name}`, which is {why}"
 
@@ -311,7 +304,7 @@ for layer in range(4):
             return  # the decorator factory tf.function(jit_compile=True)
         path = self.ctx.path_to(node)
         loop = enclosing_loop(path)
-        if loop is not None and kept_per_iteration(self.ctx.tf, path):
+        if loop is not None and keeping(self.ctx.tf).kept_per_iteration(path):
             loop = None  # one per element of the loop (a host, a device), then reused
         repeated = None if loop is not None else self._repeated_owner(path)
         if repeated is not None and not self._used_repeatedly(node, path):
@@ -346,7 +339,9 @@ for layer in range(4):
         if not node.decorators:
             return
         path = self.ctx.path_to(node)
-        in_loop = enclosing_loop(path) is not None and not def_kept_per_iteration(self.ctx.tf, path)
+        in_loop = enclosing_loop(path) is not None and not keeping(
+            self.ctx.tf
+        ).def_kept_per_iteration(path)
         repeated = None if in_loop else self._repeated_owner(path)
         if repeated is not None and not self._used_repeatedly(node, path):
             repeated = None
