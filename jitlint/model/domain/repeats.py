@@ -343,13 +343,27 @@ def _leaf(expr: cst.BaseExpression) -> str:
     return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
 
 
-def method_contract(
-    cls: cst.ClassDef | None, func: cst.FunctionDef, names: dict[str, str]
-) -> str | None:
-    """Why a method is called repeatedly by contract: a request handler, or a method whose
-    name a framework's table `names` (name -> the role) lists."""
+# Methods that serve one input or one step by the conventions of machine-learning code
+# (scikit-learn's and Keras's `predict`, reinforcement-learning agents' `act`, a trainer's
+# `train_step`): whoever holds the object calls them again and again (jax-ml/jax#4645, an
+# agent's `take_action` jitting a local function on every call).
+PER_ITEM_METHODS = {
+    "predict": "a model's `predict`, called for every input",
+    "predict_proba": "a model's `predict_proba`, called for every input",
+    "act": "an agent's `act`, called at every environment step",
+    "select_action": "an agent's `select_action`, called at every environment step",
+    "take_action": "an agent's `take_action`, called at every environment step",
+    "get_action": "an agent's `get_action`, called at every environment step",
+    "train_step": "a training step, called for every batch",
+    "eval_step": "an evaluation step, called for every batch",
+}
+
+
+def method_contract(cls: cst.ClassDef | None, func: cst.FunctionDef) -> str | None:
+    """Why a function is called repeatedly by contract: a request handler, or a method
+    `PER_ITEM_METHODS` lists."""
     found = handler_contract(cls, func)
     if found is not None or cls is None:
         return found
-    role = names.get(func.name.value)
+    role = PER_ITEM_METHODS.get(func.name.value)
     return f"{role} (`{cls.name.value}.{func.name.value}`)" if role else None

@@ -7,8 +7,8 @@ calls with the TF model (module functions, `self` methods, methods of an instanc
 module class: `trainer = Trainer(); trainer.epoch()`), adds calls in loops of other files
 ("repeat" records: another file's loop calling this module's function, or a method of its
 class) and the functions TensorFlow's world calls repeatedly by contract: a Keras
-callback's `on_batch_end`/`on_epoch_end` hooks (called eagerly between steps), a model's
-`predict` or an agent's `act` (`PER_ITEM_METHODS`), a request handler. What a loop
+callback's `on_batch_end`/`on_epoch_end` hooks (called eagerly between steps), besides
+the domain's (a model's `predict`, an agent's `act`, a request handler). What a loop
 iteration keeps uncalled (a function per host or device) is not a repetition; TensorFlow's
 own calls (`tf.while_loop`, `dataset.map`) run their function arguments right away.
 
@@ -42,17 +42,8 @@ TfModel = Any
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
-# Methods a Keras callback's owner calls on every batch or epoch (eagerly, between steps),
-# and methods that serve one input or one step by convention.
+# Methods a Keras callback's owner calls on every batch or epoch, eagerly, between steps.
 _CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|end)$")
-PER_ITEM_METHODS = {
-    "predict": "a model's `predict`, called for every input",
-    "predict_proba": "a model's `predict_proba`, called for every input",
-    "act": "an agent's `act`, called at every environment step",
-    "select_action": "an agent's `select_action`, called at every environment step",
-    "take_action": "an agent's `take_action`, called at every environment step",
-    "get_action": "an agent's `get_action`, called at every environment step",
-}
 
 
 @dataclass
@@ -101,7 +92,7 @@ def find_repeats(model: TfModel) -> Repeats:
 
 def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
     """Functions repeated by another file's loop ("repeat" records), by a Keras callback's
-    hooks, or by contract (`PER_ITEM_METHODS`, request handlers)."""
+    hooks, or by the conventions every framework shares (domain/repeats.py)."""
     records = [r for r in model.inbound if r.kind == "repeat"]
     functions = {r.function: r.site for r in records}
     methods = {(r.function, r.status): r.site for r in records}
@@ -109,7 +100,7 @@ def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
     for stmt in model.module.body:
         if type(stmt) is cst.FunctionDef:
             site = functions.get(stmt.name.value)
-            why = f"called in a loop at {site}" if site else method_contract(None, stmt, {})
+            why = f"called in a loop at {site}" if site else method_contract(None, stmt)
             if why:
                 found.append((stmt, why))
         elif type(stmt) is cst.ClassDef:
@@ -124,7 +115,7 @@ def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
                     found.append((item, f"a Keras callback's `{item.name.value}`, called "
                                   "on every batch or epoch"))  # fmt: skip
                 else:
-                    why = method_contract(stmt, item, PER_ITEM_METHODS)
+                    why = method_contract(stmt, item)
                     if why:
                         found.append((item, why))
     return found

@@ -14,9 +14,9 @@ from jitlint.fixes.tensor_argument import (
     parameter_for,
     tensor_argument_fix,
 )
+from jitlint.model.domain.repeats import enclosing_loop
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
-from jitlint.model.domain.repeats import enclosing_loop
 from jitlint.model.tf.repeats import callee, keeping, varying_python
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
