@@ -14,11 +14,10 @@ from jitlint.fixes.tensor_argument import (
     parameter_for,
     tensor_argument_fix,
 )
-from jitlint.model.domain.repeats import enclosing_loop
+from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import callee, keeping, varying_python
-from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
@@ -307,7 +306,9 @@ for layer in range(4):
         if loop is not None and keeping(self.ctx.tf).kept_per_iteration(path):
             loop = None  # one per element of the loop (a host, a device), then reused
         repeated = None if loop is not None else self._repeated_owner(path)
-        if repeated is not None and not self._used_repeatedly(node, path):
+        if repeated is not None and not used_repeatedly(
+            node, path, self.ctx.tf.repeats.keeps_result
+        ):
             repeated = None
         if loop is None and repeated is None:
             return  # built once: at module level, in main(), in a test
@@ -343,7 +344,9 @@ for layer in range(4):
             self.ctx.tf
         ).def_kept_per_iteration(path)
         repeated = None if in_loop else self._repeated_owner(path)
-        if repeated is not None and not self._used_repeatedly(node, path):
+        if repeated is not None and not used_repeatedly(
+            node, path, self.ctx.tf.repeats.keeps_result
+        ):
             repeated = None
         if not in_loop and repeated is None:
             return
@@ -383,45 +386,6 @@ for layer in range(4):
     def _new_names(self) -> tuple[set[str], set[str]]:
         """Names and attribute names a fix out of a function must not choose."""
         return names_in(self.ctx.module), attribute_names(self.ctx.module)
-
-    def _used_repeatedly(self, made: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
-        """A tf.function made in a function that runs repeatedly retraces on each run; it
-        matters when each one is then used more than once: called in a loop or twice,
-        passed on (`tf.while_loop(cond, body, ...)`), or returned. Made under an `if` (a
-        cache), or made and called once (`f = tf.function(g); return f(x)`), it is not
-        reported: that is one trace per run by design."""
-        owner_index = max(i for i, n in enumerate(path[:-1]) if type(n) in _FUNCTIONS)
-        owner = path[owner_index]
-        if any(type(n) in (cst.If, cst.IfExp, cst.Try) for n in path[owner_index + 1 : -1]):
-            return False
-        parent = path[-2]
-        # A factory whose every loop call keeps what it returns (`fns = [make(d) for d in
-        # devices]`): one function per element, reused.
-        kept = id(owner) in self.ctx.tf.repeats.keeps_result
-        if type(made) is cst.Call:
-            if type(parent) is cst.Call and parent.func is made:  # type: ignore[attr-defined]
-                return False  # tf.function(f)(x): made and called once
-            if type(parent) is cst.Return:
-                return not kept
-            if type(parent) is cst.Arg:
-                return True
-            statement = next(
-                (n for n in reversed(path) if type(n) in (cst.Assign, cst.AnnAssign)), None
-            )
-            targets = (
-                [t.target for t in statement.targets]  # type: ignore[attr-defined]
-                if type(statement) is cst.Assign
-                else [statement.target]  # type: ignore[attr-defined]
-                if statement is not None
-                else []
-            )
-            names = [t.value for t in targets if type(t) is cst.Name]
-            if not names:
-                return False  # stored on an object: a cache, used elsewhere
-            name = names[0]
-        else:
-            name = made.name.value  # type: ignore[attr-defined]
-        return _uses_repeatedly(owner, name, returned=not kept)
 
     def _called(self, node: cst.Call) -> None:
         """A tf.function (without input_signature) called with a Python value that changes
@@ -578,32 +542,6 @@ for layer in range(4):
         ):
             return tf_function_options(node.args)
         return None
-
-
-def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
-    """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
-    argument, or (when `returned`) returned."""
-    calls = 0
-    stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
-    loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-    while stack:
-        node, looping = stack.pop()
-        kind = type(node)
-        if kind in _FUNCTIONS:
-            continue
-        looping = looping or kind in loops
-        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
-            calls += 1
-            if looping or calls > 1:
-                return True
-        if (
-            (kind is cst.Arg or (returned and kind is cst.Return))
-            and type(node.value) is cst.Name  # type: ignore[attr-defined]
-            and node.value.value == name  # type: ignore[attr-defined]
-        ):
-            return True
-        stack.extend((child, looping) for child in iter_children(node))
-    return False
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
