@@ -31,6 +31,7 @@ from jitlint.model.domain.repeats import (
     Repeated,
     enclosing_loops,
     find_repeated,
+    local_repetition,
     method_contract,
 )
 from jitlint.model.tf.api import RUNS_ITS_ARGUMENT
@@ -287,3 +288,91 @@ def _arithmetic(node: cst.CSTNode) -> bool:
     if kind is cst.BinaryOperation:
         return _arithmetic(node.left) and _arithmetic(node.right)  # type: ignore[attr-defined]
     return False
+
+
+# ---- Keras models made again where they run repeatedly -----------------------------------
+
+_PREFIXES = ("keras", "tensorflow.keras", "tf_keras")
+KERAS_MODEL_MAKERS = frozenset(
+    f"{prefix}{module}.{leaf}"
+    for prefix in _PREFIXES
+    for module, leaves in (
+        (".models", ("load_model", "clone_model", "model_from_json", "Sequential", "Model")),
+        (".saving", ("load_model",)),
+        ("", ("Sequential", "Model")),
+    )
+    for leaf in leaves
+)
+# Each new model traces its own predict function (TensorFlow warns "triggered tf.function
+# retracing"); fitting or compiling it means a new model is wanted (a fold, a trial).
+_INFERENCE = {"predict", "predict_on_batch"}
+_TRAINING = {"fit", "compile", "train_on_batch", "evaluate", "fit_generator", "load_weights"}
+
+
+def model_remade_for_inference(
+    model: TfModel, call: cst.Call, path: Path, repeated: Repeated
+) -> tuple[str, str] | None:
+    """(the name, where) when `call` loads or builds a Keras model (`load_model("m.h5")`,
+    `Sequential([...])`) that is the same every time, where the code runs repeatedly (a
+    loop, or a function called in one or by contract), and the code only predicts with it:
+    each new model traces its predict function again (tensorflow/tensorflow#43501, a
+    `load_model` per incoming sample). None when unknown: the arguments read something
+    the repeating code binds (a path per iteration), or the model is also trained there."""
+    repetition = local_repetition(path)
+    if repetition is None or not model.names.resolves_to(call.func, path, KERAS_MODEL_MAKERS):
+        return None
+    where = repetition.where
+    if repetition.function is not None:
+        why = repeated.why.get(id(repetition.function))
+        if why is None:
+            return None
+        where = f"on every call of `{repetition.function.name.value}`, which is {why}"
+    parent = path[-2]
+    if type(parent) is not cst.Assign or len(parent.targets) != 1:  # type: ignore[attr-defined]
+        return None
+    target = parent.targets[0].target  # type: ignore[attr-defined]
+    if type(target) is not cst.Name or not _invariant(model, call, path):
+        return None
+    used = _methods_called(repetition.unit, target.value)
+    return (target.value, where) if used & _INFERENCE and not used & _TRAINING else None
+
+
+def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:
+    """Every name the call's arguments read is bound at module level (a constant path, an
+    imported name): the same model every time."""
+    stack: list[cst.CSTNode] = [a.value for a in call.args]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            found = model.names.lookup_with_path(node.value, path)  # type: ignore[attr-defined]
+            if found is None or found[1][-1] is not model.module:
+                return False
+            continue
+        if kind is cst.Attribute:
+            stack.append(node.value)  # type: ignore[attr-defined]
+            continue
+        if kind in _FUNCTIONS:
+            return False
+        stack.extend(iter_children(node))
+    return True
+
+
+def _methods_called(unit: cst.CSTNode, name: str) -> set[str]:
+    """The methods called on `name` in `unit` (`name.predict(...)`), nested functions aside."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [unit]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if (
+                type(func) is cst.Attribute
+                and type(func.value) is cst.Name
+                and func.value.value == name
+            ):
+                found.add(func.attr.value)
+        if type(node) in _FUNCTIONS and node is not unit:
+            continue
+        stack.extend(iter_children(node))
+    return found

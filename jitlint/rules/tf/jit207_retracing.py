@@ -17,10 +17,16 @@ from jitlint.fixes.tensor_argument import (
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import callee, keeping, varying_python
+from jitlint.model.tf.repeats import (
+    callee,
+    keeping,
+    model_remade_for_inference,
+    varying_python,
+)
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_MODEL_MAKERS = {"load_model", "clone_model", "model_from_json", "Sequential", "Model"}
 
 
 class Retracing(Rule):
@@ -134,7 +140,7 @@ class Retracing(Rule):
     summary = "A tf.function is retraced on every call or every loop iteration."
     severity = "warning"
     framework = "tensorflow"
-    requires = ("function",)
+    requires = ("function", "load_model", "clone_model", "model_from_json", "Sequential", "Model(")
     runtime_error = None
 
     VALID = (
@@ -278,6 +284,9 @@ for layer in range(4):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
+        leaf = func.attr.value if kind is cst.Attribute else getattr(func, "value", "")  # type: ignore[attr-defined]
+        if leaf in _MODEL_MAKERS:
+            self._remade_model(node)
         if kind is cst.Attribute:
             if func.attr.value == "function":  # type: ignore[attr-defined]
                 self._built(node)
@@ -288,6 +297,22 @@ for layer in range(4):
                 self._built(node)
             else:
                 self._called(node)
+
+    def _remade_model(self, node: cst.Call) -> None:
+        """A Keras model loaded or built the same way every time code that runs repeatedly
+        runs, and only used there for prediction: each new model traces again."""
+        path = self.ctx.path_to(node)
+        found = model_remade_for_inference(self.ctx.tf, node, path, self.ctx.tf.repeats)
+        if found is None or self.ctx.tf.context(path) is not None:
+            return
+        name, where = found
+        self.report(
+            node,
+            f"the Keras model `{name}` is made again {where}, and only predicts there: each "
+            "new model traces (and compiles) its predict function again",
+            help="load or build the model once (at module level, in `__init__` or before "
+            "the loop) and reuse it",
+        )
 
     def _repeated_owner(self, path: Sequence[cst.CSTNode]) -> str | None:
         """Why the function holding the end of `path` runs more than once, if it does."""
