@@ -34,7 +34,10 @@ class JitInLoop(Rule):
     defined in the enclosing function, or a bound method `self.method` — when the jitted
     result is called right there (`jax.jit(g)(x)`, or `h = jax.jit(g)` followed only by calls
     of `h`), and that code runs repeatedly: inside a loop or comprehension, or in a function
-    that the module calls from a loop.
+    that runs repeatedly (model/domain/repeats.py): one the module calls from a loop (or
+    calls from such a function), or one called repeatedly by contract, even where no loop
+    is visible: a model's `predict`, an agent's `act`/`take_action`/`select_action`, a
+    `train_step` method, a request handler (`@app.route(...)`, `do_GET`).
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -122,10 +125,13 @@ class JitInLoop(Rule):
     it is built once and reused, which is the right pattern. A function that jits and calls a
     new function object (also a `@jax.jit` local `def`) is reported only when this module
     calls it (`f(...)`, `self.f(...)`, or `obj.f(...)` on an instance the tracing model
-    knows) inside a loop: a `main()` or a test that runs once compiles once, and callers in
-    other modules are not seen. A bound method of an instance (`jax.jit(sim.step)`) is new
-    on every attribute access. `jax.jit` of a module-level
-    function, or of a parameter, is never reported. Nor is one under a run-once guard, an
+    knows) inside a loop, or it is one of the methods called repeatedly by contract above:
+    a `main()` or a test that runs once compiles once, and callers in other modules are not
+    seen. A function JAX itself traces (a jitted `train_step`, a helper called from traced
+    code) runs its body once per trace, not once per call: a `jax.jit(...)` there is
+    inlined into the outer computation and is not reported unless it is in a loop. A bound
+    method of an instance (`jax.jit(sim.step)`) is new on every attribute access. `jax.jit`
+    of a module-level function, or of a parameter, is never reported. Nor is one under a run-once guard, an
     `if` whose test is a flag its own body clears or sets (`if need_compile: ...;
     need_compile = False`, `if self.fn is None: self.fn = ...`): it is rebuilt only when
     other code re-arms the flag, which is usually when its baked-in values change.
@@ -253,6 +259,17 @@ class Model:
         for x in xs:
             jax.jit(self.f)(x)
 """,
+        # A jitted `train_step` runs its body once per trace: the inner jit is inlined. A
+        # method no contract names, called once.
+        """
+import jax
+class Trainer:
+    @jax.jit
+    def train_step(self, x):
+        return jax.jit(lambda y: y + 1)(x)
+    def setup(self, x):
+        return jax.jit(lambda y: y * 2)(x)
+""",
         # Not jax's jit.
         """
 from numba import jit
@@ -331,6 +348,24 @@ class Trainer:
     def fit(self, xs):
         for x in xs:
             x = jax.jit(self.step)(x)  # error: JIT113
+""",
+        # Called repeatedly by contract, with no loop in sight (jax-ml/jax#4645): an agent's
+        # action method, a model's `predict` jitting a bound method per call.
+        """
+import jax
+class Agent:
+    def net(self, params, obs):
+        return params * obs
+    def take_action(self, obs):
+        @jax.jit  # error: JIT113
+        def _act(params, obs):
+            return self.net(params, obs)
+        return _act(self.params, obs)
+class Model:
+    def apply(self, x):
+        return x * 2
+    def predict(self, x):
+        return jax.jit(self.apply)(x)  # error: JIT113
 """,
     )
 

@@ -36,8 +36,13 @@ class Retracing(Rule):
 
     - a `tf.function` created inside a loop (`tf.function(f)` or a decorated `def` in the
       loop body), or inside a function or method that runs more than once (called in a
-      loop, in this module or another module of the run, or from a function that is), so
-      that every iteration or call starts from a new, untraced function;
+      loop, in this module or another module of the run, or from a function that is, or
+      called repeatedly by contract: a model's `predict`, an agent's `act`, a Keras
+      callback's `on_epoch_end`, a request handler; model/domain/repeats.py), so that every
+      iteration or call starts from a new, untraced function;
+    - a Keras model loaded or built the same way every time such code runs
+      (`load_model("model.keras")` in a function called for every sample) and only used
+      there to predict: each new model traces its own predict function again;
     - a `tf.function` without `input_signature` (a function, or a method through `self`
       or an instance) called with a Python value that changes from call to call: the
       variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
@@ -127,6 +132,11 @@ class Retracing(Rule):
     `tf.constant(step)` where it took the Python int).
 
     ## Known problems
+    A Keras model made in repeated code is reported only when the arguments that make it
+    read nothing but module-level names and literals (a model per path or per layer is a
+    different model each time) and the code does not also compile, fit or evaluate it (a
+    fresh model per fold or trial is wanted).
+
     Only callees defined in the same file (a decorated `def`, a name assigned
     `tf.function(...)`, a decorated method) are checked for varying arguments, and a
     varying value is followed through one parameter. Python arguments that are genuinely
@@ -207,6 +217,22 @@ def serve(hosts):
         host.pending = pending
         host.server.bind(pending)
 """,
+        # A fresh model per fold is trained (wanted); one model per path is a different
+        # model each time.
+        """
+import tensorflow as tf
+def cross_validate(folds):
+    for train, test in folds:
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss="mse")
+        model.fit(train)
+        model.predict(test)
+def score(paths, x):
+    for path in paths:
+        tf.keras.models.load_model(path).predict(x)
+        model = tf.keras.models.load_model(path)
+        model.predict(x)
+""",
         # Built and called once: in main(), in a test.
         """
 import tensorflow as tf
@@ -278,6 +304,24 @@ for layer in range(4):
     @tf.function  # error: JIT207
     def f(x):
         return x
+""",
+        # A model loaded again for every received sample (tensorflow/tensorflow#43501); a
+        # step made per call of a method that runs by contract (a model's `predict`).
+        """
+import tensorflow as tf
+MODEL_PATH = "model.keras"
+def prediction(signal):
+    model = tf.keras.models.load_model(MODEL_PATH)  # error: JIT207
+    return model.predict(signal)
+def serve(samples):
+    for sample in samples:
+        prediction(sample)
+class Peaks:
+    def predict(self, batches):
+        @tf.function  # error: JIT207
+        def step(x):
+            return self.model(x)
+        return [step(b) for b in batches]
 """,
     )
 
