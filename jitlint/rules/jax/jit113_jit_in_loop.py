@@ -131,10 +131,11 @@ class JitInLoop(Rule):
     code) runs its body once per trace, not once per call: a `jax.jit(...)` there is
     inlined into the outer computation and is not reported unless it is in a loop. A bound
     method of an instance (`jax.jit(sim.step)`) is new on every attribute access. `jax.jit`
-    of a module-level function, or of a parameter, is never reported. Nor is one under a run-once guard, an
-    `if` whose test is a flag its own body clears or sets (`if need_compile: ...;
-    need_compile = False`, `if self.fn is None: self.fn = ...`): it is rebuilt only when
-    other code re-arms the flag, which is usually when its baked-in values change.
+    of a module-level function, or of a parameter, is never reported. Nor is one under a
+    run-once guard, an `if` whose test is a flag its own body clears or sets (`if
+    need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
+    rebuilt only when other code re-arms the flag, which is usually when its baked-in
+    values change.
     """
 
     code = "JIT113"
