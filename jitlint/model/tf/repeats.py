@@ -310,7 +310,7 @@ _TRAINING = {"fit", "compile", "train_on_batch", "evaluate", "fit_generator", "l
 
 
 def model_remade_for_inference(
-    model: TfModel, call: cst.Call, path: Path, repeated: Repeated
+    model: TfModel, call: cst.Call, path: Path
 ) -> tuple[str, str] | None:
     """(the name, where) when `call` loads or builds a Keras model (`load_model("m.h5")`,
     `Sequential([...])`) that is the same every time, where the code runs repeatedly (a
@@ -321,12 +321,6 @@ def model_remade_for_inference(
     repetition = local_repetition(path)
     if repetition is None or not model.names.resolves_to(call.func, path, KERAS_MODEL_MAKERS):
         return None
-    where = repetition.where
-    if repetition.function is not None:
-        why = repeated.why.get(id(repetition.function))
-        if why is None:
-            return None
-        where = f"on every call of `{repetition.function.name.value}`, which is {why}"
     parent = path[-2]
     if type(parent) is not cst.Assign or len(parent.targets) != 1:  # type: ignore[attr-defined]
         return None
@@ -334,7 +328,17 @@ def model_remade_for_inference(
     if type(target) is not cst.Name or not _invariant(model, call, path):
         return None
     used = _methods_called(repetition.unit, target.value)
-    return (target.value, where) if used & _INFERENCE and not used & _TRAINING else None
+    if not used & _INFERENCE or used & _TRAINING:
+        return None
+    func = repetition.function
+    if func is None:
+        return target.value, repetition.where
+    why = model.repeats.why.get(id(func))
+    return (
+        None
+        if why is None
+        else (target.value, f"on every call of `{func.name.value}`, which is {why}")
+    )
 
 
 def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:

@@ -346,7 +346,7 @@ class Peaks:
         """A Keras model loaded or built the same way every time code that runs repeatedly
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
-        found = model_remade_for_inference(self.ctx.tf, node, path, self.ctx.tf.repeats)
+        found = model_remade_for_inference(self.ctx.tf, node, path)
         if found is None or self.ctx.tf.context(path) is not None:
             return
         name, where = found
