@@ -130,6 +130,15 @@ class Repeated:
         why = self.why.get(id(func)) if func is not None else None
         return (func, why) if why is not None else None  # type: ignore[return-value]
 
+    def inside(self, path: Path) -> str | None:
+        """ "inside `f`, which is called in a loop" for messages, when the innermost function
+        holding the end of `path` runs repeatedly."""
+        found = self.owner(path)
+        if found is None:
+            return None
+        name = found[0].name.value if type(found[0]) is cst.FunctionDef else "the lambda"
+        return f"inside `{name}`, which is {found[1]}"
+
 
 def find_repeated(
     loop_calls: Iterable[tuple[cst.Call, Path]],

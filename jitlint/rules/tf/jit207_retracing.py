@@ -360,12 +360,7 @@ class Peaks:
 
     def _repeated_owner(self, path: Sequence[cst.CSTNode]) -> str | None:
         """Why the function holding the end of `path` runs more than once, if it does."""
-        found = self.ctx.tf.repeats.owner(path)
-        if found is None:
-            return None
-        func, why = found
-        name = func.name.value if type(func) is cst.FunctionDef else "the lambda"
-        return f"inside `{name}`, which is {why}"
+        return self.ctx.tf.repeats.inside(path)
 
     def _built(self, node: cst.Call) -> None:
         if not any(a.keyword is None for a in node.args):
