@@ -193,3 +193,22 @@ def test_a_jit_in_a_route_handler_is_reported():
             return jax.jit(lambda y: forward(y))(x)
         """
     assert _codes(source) == [("JIT113", 9)]
+
+
+def test_a_method_of_a_base_class_called_through_self_in_a_loop():
+    source = """
+        import jax
+        class Base:
+            def batched(self, xs):
+                fast = jax.jit(lambda v: v * 2)
+                return fast(xs)
+        class Runner(Base):
+            def run(self, data):
+                for xs in data:
+                    self.batched(xs)
+        class Alone:
+            def batched(self, xs):
+                fast = jax.jit(lambda v: v * 2)
+                return fast(xs)
+        """
+    assert _codes(source) == [("JIT113", 5)]

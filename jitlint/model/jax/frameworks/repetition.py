@@ -58,7 +58,7 @@ def jax_repeated(names: Names, tracing: Tracing) -> Repeated:
         if type(func.value) is cst.Name and func.value.value in ("self", "cls"):
             owner = _enclosing_method(path)
             cls = methods.get(id(owner)) if owner is not None else None
-            return _method(cls, func.attr.value) if cls is not None else None
+            return _method(names, cls, func.attr.value) if cls is not None else None
         if not tracing.active:
             return None
         if not solved:
@@ -105,8 +105,18 @@ def _enclosing_method(path: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
     return None
 
 
-def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
+def _method(names: Names, cls: cst.ClassDef, name: str, depth: int = 0) -> cst.FunctionDef | None:
+    """The method `name` of `cls`, or of a base class of the module (`self.f()` where a base
+    defines `f`)."""
     for stmt in cls.body.body:  # type: ignore[attr-defined]
         if type(stmt) is cst.FunctionDef and stmt.name.value == name:
             return stmt
+    for base in cls.bases if depth < 4 else ():
+        if type(base.value) is not cst.Name:
+            continue
+        bindings = names.lookup(base.value.value, [names.module])
+        if bindings and len(bindings) == 1 and type(bindings[0].node) is cst.ClassDef:
+            found = _method(names, bindings[0].node, name, depth + 1)
+            if found is not None:
+                return found
     return None
