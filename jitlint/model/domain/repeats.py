@@ -217,11 +217,13 @@ def scan_calls(module: cst.Module) -> CallScan:
 
 
 def used_repeatedly(made: cst.CSTNode, path: Path, keeps_result: set[int]) -> bool:
-    """A tf.function made in a function that runs repeatedly retraces on each run; it
-    matters when each one is then used more than once: called in a loop or twice,
-    passed on (`tf.while_loop(cond, body, ...)`), or returned. Made under an `if` (a
-    cache), or made and called once (`f = tf.function(g); return f(x)`), it is not
-    reported: that is one trace per run by design."""
+    """A compiled function (`made`: a decorated `def` or the call that wraps one) made in a
+    function that runs repeatedly is traced again on each run; that matters when each one
+    is then used more than once: called in a loop or twice, passed on (`while_loop(cond,
+    body, ...)`), or returned (unless every caller keeps what it returns: `keeps_result`).
+    Made under an `if` (a cache), or made and called once (`f = tf.function(g); return
+    f(x)`), it is one trace per run by design. JIT207 asks this; JIT113 reports a jit made
+    and called once per run too, since a jit's compile is the costly part."""
     owner_index = max(i for i, n in enumerate(path[:-1]) if type(n) in _FUNCTIONS)
     owner = path[owner_index]
     if any(type(n) in (cst.If, cst.IfExp, cst.Try) for n in path[owner_index + 1 : -1]):
