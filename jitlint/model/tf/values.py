@@ -9,7 +9,8 @@ a compile-time constant (hazards T03):
 - "loop": a `tf.range` / `tf.while_loop` loop variable: never constant, compiling fails;
 - "rng": a stateful random op: never constant, compiling fails.
 `tf.shape(x)` and friends have no origin: XLA compiles per static shape, so they are
-constants. Everything is flow-insensitive: a name's value joins all its assignments.
+constants. Names are read per program point where the block structure tells which
+assignments reach a read (python/reaching.py); elsewhere a name joins all its assignments.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from jitlint.model.tf.api import (
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.names import Names
+from jitlint.python.reaching import reaching
 from jitlint.python.walker import iter_children
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
@@ -336,7 +338,12 @@ class TfValues:
         scope = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
         if type(scope) not in (cst.FunctionDef, cst.Lambda) or scope_path[-1] is not scope.body:  # type: ignore[attr-defined]
             return None
-        return self.defs(scope, scope_path[:-2]).get(name.value)  # type: ignore[arg-type]
+        defs = self.defs(scope, scope_path[:-2]).get(name.value)  # type: ignore[arg-type]
+        if not defs or len(defs) == 1:
+            return defs
+        # Names per program point: only the bindings that reach this read.
+        kept = reaching([d.path for d in defs], (*path, name), scope)
+        return defs if kept is None else [defs[i] for i in kept]
 
     # ----- values -------------------------------------------------------------------------
 
