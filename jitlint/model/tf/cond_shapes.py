@@ -5,7 +5,10 @@ which is not implemented').
 
 Only what the source proves is reported: one branch returns a value `x` unchanged and the
 other returns `x` grown by `tf.repeat`/`tf.tile`/`tf.concat`/`tf.pad` (whose size along an
-axis is then not `x`'s). Branches whose shapes the model cannot compare say nothing.
+axis is then not `x`'s), or the two results have static shapes the source states
+(static_shapes.py) that differ along an axis: two different literal sizes, or a literal size
+against what a `-1` leaves in `tf.reshape`. Branches whose shapes the model cannot compare
+say nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.tf.api import canonical
+from jitlint.model.tf.static_shapes import describe, differing_dim, static_shape
 
 CONDS = frozenset({"tensorflow.cond", "tensorflow.compat.v1.cond"})
 # The ops that return their first argument with a different size along some axis, and the
@@ -33,8 +37,18 @@ _GROWERS = {
 class BranchMismatch:
     grown: str  # the branch that changes the size, as written
     kept: str  # the branch that returns the value unchanged
-    op: str  # "tf.repeat", ...
-    value: str  # the value's name
+    op: str  # "tf.repeat", ...; "" when the static shapes differ
+    value: str  # the value's name; for static shapes, how they differ
+
+    @property
+    def detail(self) -> str:
+        """How the branches differ, for a message."""
+        if not self.op:
+            return self.value
+        return (
+            f"`{self.grown}` returns `{self.value}` grown by `{self.op}`, `{self.kept}` "
+            f"returns `{self.value}` as it is"
+        )
 
 
 def cond_mismatch(ctx, call: cst.Call, path: Sequence[cst.CSTNode]) -> BranchMismatch | None:  # type: ignore[no-untyped-def]
@@ -45,6 +59,7 @@ def cond_mismatch(ctx, call: cst.Call, path: Sequence[cst.CSTNode]) -> BranchMis
         return None
     branches = [call_argument(call, 1, "true_fn"), call_argument(call, 2, "false_fn")]
     results = []
+    functions = []
     for arg in branches:
         if arg is None:
             return None
@@ -53,13 +68,43 @@ def cond_mismatch(ctx, call: cst.Call, path: Sequence[cst.CSTNode]) -> BranchMis
         if returned is None:
             return None
         results.append((ctx.module.code_for_node(arg.value), returned))
+        functions.append(found[0])  # type: ignore[index]
     for (grown_name, grown), (kept_name, kept) in (results, results[::-1]):
         if type(kept) is not cst.Name or type(grown) is not cst.Call:
             continue
         op = _growing_op(ctx, grown, kept.value, path)
         if op is not None:
             return BranchMismatch(grown_name, kept_name, op, kept.value)
-    return None
+    return _static_mismatch(ctx, results, functions)
+
+
+def _static_mismatch(ctx, results, functions) -> BranchMismatch | None:  # type: ignore[no-untyped-def]
+    """Branches whose results have static shapes that the source states and that differ."""
+    shapes = []
+    for (_, returned), func in zip(results, functions, strict=True):
+        if type(func) is not cst.FunctionDef:
+            return None
+        body = func.body.body  # type: ignore[attr-defined]
+        last = body[-1] if body else None
+        if type(last) is not cst.SimpleStatementLine:
+            return None
+        base = ctx.tf.scope_path(func)
+        shapes.append(static_shape(ctx, returned, (*base, func.body, last, last.body[-1])))
+    axis = differing_dim(shapes[0], shapes[1])
+    if axis is None:
+        return None
+    (first, _), (second, _) = results
+    if axis < 0:
+        how = (
+            f"`{first}` returns a tensor of rank {len(shapes[0])}, `{second}` one of rank "  # type: ignore[arg-type]
+            f"{len(shapes[1])}"  # type: ignore[arg-type]
+        )
+    else:
+        how = (
+            f"along axis {axis}, `{first}` returns {describe(shapes[0][axis])} and "  # type: ignore[index]
+            f"`{second}` {describe(shapes[1][axis])}"  # type: ignore[index]
+        )
+    return BranchMismatch(first, second, "", how)
 
 
 def _single_return(func: cst.CSTNode) -> cst.BaseExpression | None:
