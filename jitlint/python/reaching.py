@@ -3,10 +3,11 @@
 A name assigned twice (`y = tf.cast(y, tf.float64)` after `y` came in as a parameter) holds
 one value before the second assignment and another after it. Every binding here is given
 by its path from the module, ending at the binding: a function (its parameters), or the
-assignment statement. A binding reaches a read when it comes before the read and no binding
-that runs on every path between them comes after it. "Runs on every path" is read from the
-block structure alone: a binding in the same block as the read's statement, or in a block
-that contains it, through `with` bodies but not through `if`, `try`, loops or `match`.
+assignment statement. A binding reaches a read when it comes before the read and no
+statement between them binds the name on every path through it. "Every path" is read from
+the block structure alone: an assignment statement, a `with` body that makes one, an `if`
+whose every branch makes one; not a loop, a `try` or a `match`, which keep the bindings
+before them.
 
 Where the answer depends on loops (a binding inside a loop around the read comes back to it
 on the next iteration) or on when a nested function runs, there is no answer (None) and the
@@ -49,13 +50,11 @@ def reaching(bindings: Sequence[Path], read: Path, scope: cst.CSTNode) -> list[i
     before = [i for i, path in enumerate(bindings) if _precedes(path, read)]
     if not before:
         return None
-    before.sort(key=lambda i: _sort_key(bindings[i], read))
-    kept: list[int] = []
-    for index in reversed(before):
-        kept.append(index)
-        if _dominates(bindings[index], read):
-            break
-    return sorted(kept)
+    binders = {id(bindings[i][-1]) for i in before}
+    cutoff = _last_sure_binding(read, scope, binders)
+    if cutoff is None:
+        return before
+    return [i for i in before if not _precedes(bindings[i], cutoff)]
 
 
 def _index_of(path: Path, node: cst.CSTNode) -> int | None:
@@ -85,6 +84,10 @@ def _precedes(binding: Path, read: Path) -> bool:
     if common == len(read) or common == 0:
         return False
     parent = binding[common - 1]
+    if isinstance(parent, (cst.If, cst.Match)) and not (
+        isinstance(parent, cst.If) and binding[common] is parent.test
+    ):
+        return False  # two branches of one `if` (or cases of one `match`): either, not both
     children = iter_children(parent)
     first = _position(children, binding[common])
     second = _position(children, read[common])
@@ -98,21 +101,34 @@ def _position(children: list[cst.CSTNode], node: cst.CSTNode) -> int | None:
     return None
 
 
-def _sort_key(binding: Path, read: Path) -> tuple[int, ...]:
-    """Source order of bindings, read as child positions along each path."""
-    key = []
-    for depth in range(1, len(binding)):
-        children = iter_children(binding[depth - 1])
-        position = _position(children, binding[depth])
-        key.append(-1 if position is None else position)
-    return tuple(key)
+def _last_sure_binding(read: Path, scope: cst.CSTNode, binders: set[int]) -> Path | None:
+    """The path of the last statement before the read that binds the name on every path
+    through it; earlier bindings are overwritten there."""
+    for depth in range(len(read) - 1, 0, -1):
+        parent = read[depth - 1]
+        if parent is scope:
+            return None
+        if not isinstance(parent, _BLOCKS):
+            continue
+        children = iter_children(parent)
+        position = _position(children, read[depth])
+        for statement in reversed(children[: position or 0]):
+            if _surely_binds(statement, binders):
+                return (*read[:depth], statement)
+    return None
 
 
-def _dominates(binding: Path, read: Path) -> bool:
-    """The binding runs on every path from the function's entry to the read."""
-    common = _split(binding, read)
-    if common == len(binding):
-        return True  # the function's parameters
-    if not isinstance(binding[common - 1], _BLOCKS):
-        return False  # the two sit in different parts of one `if`, `try`, ...
-    return all(isinstance(node, _UNCONDITIONAL) for node in binding[common:-1])
+def _surely_binds(node: cst.CSTNode, binders: set[int]) -> bool:
+    """Every path through the statement `node` runs one of the bindings."""
+    if id(node) in binders:
+        return True
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+        return any(_surely_binds(child, binders) for child in iter_children(node))
+    if isinstance(node, cst.With):
+        return _surely_binds(node.body, binders)
+    if isinstance(node, cst.If):
+        orelse = node.orelse
+        if orelse is None or not _surely_binds(node.body, binders):
+            return False
+        return _surely_binds(orelse if isinstance(orelse, cst.If) else orelse.body, binders)
+    return False

@@ -75,15 +75,17 @@ def cond_mismatch(ctx, call: cst.Call, path: Sequence[cst.CSTNode]) -> BranchMis
         op = _growing_op(ctx, grown, kept.value, path)
         if op is not None:
             return BranchMismatch(grown_name, kept_name, op, kept.value)
-    return _static_mismatch(ctx, results, functions)
+    return _static_mismatch(ctx, call, path, results, functions)
 
 
-def _static_mismatch(ctx, results, functions) -> BranchMismatch | None:  # type: ignore[no-untyped-def]
+def _static_mismatch(ctx, call, path, results, functions) -> BranchMismatch | None:  # type: ignore[no-untyped-def]
     """Branches whose results have static shapes that the source states and that differ."""
     shapes = []
     for (_, returned), func in zip(results, functions, strict=True):
-        if type(func) is not cst.FunctionDef:
-            return None
+        if type(func) is cst.Lambda:
+            arg = next(a for a in call.args if a.value is func)
+            shapes.append(static_shape(ctx, returned, (*path, call, arg, func)))
+            continue
         body = func.body.body  # type: ignore[attr-defined]
         last = body[-1] if body else None
         if type(last) is not cst.SimpleStatementLine:
