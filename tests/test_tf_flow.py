@@ -258,3 +258,38 @@ def test_a_helper_result_is_read_with_the_arguments_of_its_call():
     """
     assert found(named.replace("K", "2"), {"JIT202"}) == {(13, "JIT202")}
     assert found(named.replace("K", "1"), {"JIT202"}) == set()
+
+
+# ----- parameters per call site ---------------------------------------------------------------
+
+_HELPER = """
+import numpy as np
+import tensorflow as tf
+
+
+def scale(y):
+    c = tf.constant([0.5, 1.5])
+    return y * c
+
+
+@tf.function
+def f(a):
+    x32 = tf.ones([2])
+    wide = WIDE
+    return scale(x32) + tf.cast(scale(wide), tf.float32)
+"""
+
+
+def test_a_helper_called_with_float32_and_float64_is_reported_for_the_float64_call():
+    source = _HELPER.replace("WIDE", "tf.ones([2], dtype=tf.float64)")
+    assert found(source, {"JIT201"}) == {(7, "JIT201")}
+
+
+def test_a_helper_called_with_float32_only_is_not_reported():
+    source = _HELPER.replace("WIDE", "tf.ones([2], dtype=tf.float32)")
+    assert found(source, {"JIT201"}) == set()
+
+
+def test_a_numpy_float64_argument_adapts_to_the_constant():
+    source = _HELPER.replace("WIDE", "np.ones(2)")
+    assert found(source, {"JIT201"}) == set()

@@ -18,9 +18,9 @@ Sources of dtypes:
   `tf.keras.backend.set_floatx`); a loss's targets and predictions have `floatx`;
 - parameters: the arguments at the module's call sites (calls, `self.method(...)`,
   `instance.method(...)`, `functools.partial(f, name=value)`), NumPy arrays becoming tensors
-  when the function is a `tf.function`; attributes `self.x` from their assignments in the
-  class.
-Everything is flow-insensitive (a name joins its assignments) and bounded in depth.
+  when the function is a `tf.function`, joined over the calls (`site_dtypes` keeps them call
+  by call); attributes `self.x` from their assignments in the class.
+Local names are read per program point (values.py); everything is bounded in depth.
 """
 
 from __future__ import annotations
@@ -457,6 +457,18 @@ class TfDtypes:
                 if graph_root:  # NumPy arrays become tensors of their dtype
                     found = replace(found, numpy=False)
                 out.append(found)
+        return out
+
+    def site_dtypes(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.Call, DType]]:
+        """What each of the module's calls of `func` passes for `name`, call by call (the
+        parameter's own value joins them)."""
+        out = []
+        graph_root = self.model.is_tf_function(func)
+        for call, call_path, bound in self._sites.by_function.get(id(func), ()):
+            for param, arg in bind(func, call, bound):
+                if param == name:
+                    found = self.info(arg, call_path, 1)
+                    out.append((call, replace(found, numpy=False) if graph_root else found))
         return out
 
     @cached_property
