@@ -293,3 +293,40 @@ def test_a_helper_called_with_float32_only_is_not_reported():
 def test_a_numpy_float64_argument_adapts_to_the_constant():
     source = _HELPER.replace("WIDE", "np.ones(2)")
     assert found(source, {"JIT201"}) == set()
+
+
+# ----- constructor arguments reaching `self` ----------------------------------------------------
+
+_KERNEL = """
+import tensorflow as tf
+
+
+class Kernel:
+    def __init__(self, width, dtype=tf.float32):
+        self.dtype = dtype
+        self.width = width
+
+    @tf.function
+    def __call__(self, x):
+        scale = tf.constant([0.5, 1.5])
+        return tf.cast(x, self.dtype) * scale
+
+
+k = Kernel(2.0, CHOICE)
+"""
+
+
+def test_a_dtype_passed_to_the_constructor_reaches_self_dtype():
+    source = _KERNEL.replace("CHOICE", "dtype=tf.float64")
+    assert found(source, {"JIT201"}) == {(12, "JIT201")}
+
+
+def test_the_default_dtype_reaches_self_dtype_where_no_call_passes_one():
+    assert found(_KERNEL.replace(", CHOICE", ""), {"JIT201"}) == set()
+    wide_default = _KERNEL.replace("dtype=tf.float32", "dtype=tf.float64")
+    assert found(wide_default.replace(", CHOICE", ""), {"JIT201"}) == {(12, "JIT201")}
+
+
+def test_calls_that_pass_different_dtypes_leave_self_dtype_unknown():
+    source = _KERNEL.replace("CHOICE", "dtype=tf.float64") + "k32 = Kernel(1.0)\n"
+    assert found(source, {"JIT201"}) == set()

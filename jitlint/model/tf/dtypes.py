@@ -169,6 +169,10 @@ class TfDtypes:
         if kind is cst.SimpleString:
             value = expr.evaluated_value  # type: ignore[attr-defined]
             return _canonical(value) if isinstance(value, str) else None
+        if kind is cst.Attribute and _is_self(expr.value):  # type: ignore[attr-defined]
+            found = self._self_dtype_name(expr, path, depth)  # type: ignore[arg-type]
+            if found is not None or expr.attr.value != "dtype":  # type: ignore[attr-defined]
+                return found
         if kind is cst.Attribute and expr.attr.value == "dtype":  # type: ignore[attr-defined]
             return self.dtype(expr.value, path, depth + 1)  # type: ignore[attr-defined]
         if kind is cst.Call:
@@ -194,9 +198,21 @@ class TfDtypes:
                 found = {self.dtype_name(v, p, depth + 1) for v, p in values}
                 if len(found) == 1:
                     return found.pop()
-            return None
+                return None
+            return self._param_dtype_name(expr, path, depth)  # type: ignore[arg-type]
         # `Const.FLOAT`: a class attribute of a module class.
         return self._class_attribute_dtype(expr, path, depth)  # type: ignore[arg-type]
+
+    def _self_dtype_name(self, expr: cst.Attribute, path: Path, depth: int) -> str | None:
+        """`self.dtype`, `self.compute_dtype`...: the dtype the class's methods assign to
+        the attribute (from a constructor argument: what the calls of the class pass)."""
+        cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+        if cls is None:
+            return None
+        outer = self.model.scope_path(cls)[:-1]
+        values = _self_assignments(cls, expr.attr.value, outer)
+        found = {self.dtype_name(v, p, depth + 1) for v, p in values}
+        return found.pop() if len(found) == 1 else None
 
     def _class_attribute_dtype(self, expr: cst.Attribute, path: Path, depth: int) -> str | None:
         if type(expr.value) is not cst.Name:
@@ -445,11 +461,44 @@ class TfDtypes:
             found.add(self.dtype_name(arg.value, call_path) if arg is not None else None)
         return found.pop() if len(found) == 1 else None
 
+    def _calls_of(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path, int]]:
+        """The module's calls of `func`; for a class's `__init__`, the calls of the class
+        (its constructor arguments reach `__init__`)."""
+        sites = list(self._sites.by_function.get(id(func), ()))
+        if func.name.value == "__init__":
+            path = self.model.scope_path(func)
+            cls = path[-3] if len(path) >= 3 else None
+            if type(cls) is cst.ClassDef:
+                sites += [(c, p, 1) for c, p, _ in self._sites.by_function.get(id(cls), ())]
+        return sites
+
+    def _param_dtype_name(self, name: cst.Name, path: Path, depth: int) -> str | None:
+        """The dtype a parameter names (`dtype=tf.float32`), when every call of its function
+        passes the same one (the default where a call leaves it out)."""
+        defs = self.values.name_defs(name, path)
+        if not defs or len(defs) != 1 or defs[0].kind != "param":
+            return None
+        func, param = defs[0].path[-1], defs[0].node
+        if type(func) is not cst.FunctionDef:
+            return None
+        sites = self._calls_of(func)
+        found = set()
+        for call, call_path, bound in sites:
+            passed = [arg for key, arg in bind(func, call, bound) if key == name.value]
+            if passed:
+                found.add(self.dtype_name(passed[0], call_path, depth + 1))
+            elif any(arg.star for arg in call.args):
+                return None  # `**options` may pass it
+            else:
+                default = getattr(param, "default", None)
+                found.add(self.dtype_name(default, defs[0].path, depth + 1) if default else None)
+        return found.pop() if len(found) == 1 else None
+
     def _bound_arguments(self, func: cst.FunctionDef, name: str, depth: int) -> list[DType]:
         """What the module's calls of `func` pass for `name`."""
         out = []
         graph_root = self.model.is_tf_function(func)
-        for call, call_path, bound in self._sites.by_function.get(id(func), ()):
+        for call, call_path, bound in self._calls_of(func):
             for param, arg in bind(func, call, bound):
                 if param != name:
                     continue
@@ -464,7 +513,7 @@ class TfDtypes:
         parameter's own value joins them)."""
         out = []
         graph_root = self.model.is_tf_function(func)
-        for call, call_path, bound in self._sites.by_function.get(id(func), ()):
+        for call, call_path, bound in self._calls_of(func):
             for param, arg in bind(func, call, bound):
                 if param == name:
                     found = self.info(arg, call_path, 1)
@@ -903,3 +952,7 @@ def _positional(call: cst.Call, index: int) -> cst.Arg | None:
     if index < len(positional) and not any(a.star for a in positional[: index + 1]):
         return positional[index]
     return None
+
+
+def _is_self(expr: cst.CSTNode) -> bool:
+    return type(expr) is cst.Name and expr.value == "self"  # type: ignore[attr-defined]
