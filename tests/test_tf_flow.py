@@ -330,3 +330,46 @@ def test_the_default_dtype_reaches_self_dtype_where_no_call_passes_one():
 def test_calls_that_pass_different_dtypes_leave_self_dtype_unknown():
     source = _KERNEL.replace("CHOICE", "dtype=tf.float64") + "k32 = Kernel(1.0)\n"
     assert found(source, {"JIT201"}) == set()
+
+
+# ----- `self` attributes in the values ---------------------------------------------------------
+
+_LAYER = """
+import keras
+
+
+class Scale(keras.layers.Layer):
+    def __init__(self, units, use_bias=True, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.use_bias = use_bias
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units))
+        if self.use_bias:
+            self.bias = self.add_weight(shape=(self.units,))
+        else:
+            self.bias = None
+
+    def call(self, inputs):
+        output = inputs @ self.kernel
+        if TEST:
+            output += self.bias
+        return output
+"""
+
+
+def test_a_truth_test_of_a_layer_weight_is_reported_in_a_keras_only_file():
+    assert found(_LAYER.replace("TEST", "self.bias"), {"JIT205"}) == {(20, "JIT205")}
+
+
+def test_a_none_test_of_a_layer_weight_and_its_setting_are_fine():
+    assert found(_LAYER.replace("TEST", "self.bias is not None"), {"JIT205"}) == set()
+    assert found(_LAYER.replace("TEST", "self.use_bias"), {"JIT205"}) == set()
+
+
+def test_an_attribute_also_assigned_through_a_tuple_is_not_followed():
+    source = _LAYER.replace("TEST", "self.bias").replace(
+        "self.units = units", "self.units, self.bias = units, True"
+    )
+    assert found(source, {"JIT205"}) == set()

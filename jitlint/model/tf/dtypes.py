@@ -42,6 +42,8 @@ from jitlint.model.tf.api import (
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.model.tf.values import TfValues
+from jitlint.python.attributes import class_body_assignments as _class_body_assignments
+from jitlint.python.attributes import self_assignments as _self_assignments
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
@@ -820,54 +822,6 @@ def _returns(
         if kind in _FUNCTIONS or kind is cst.ClassDef:
             continue
         stack.extend((child, here) for child in iter_children(node))
-
-
-def _class_body_assignments(
-    cls: cst.ClassDef, attr: str, path: Sequence[cst.CSTNode]
-) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
-    out = []
-    for item in cls.body.body:  # type: ignore[attr-defined]
-        if type(item) is not cst.SimpleStatementLine:
-            continue
-        for small in item.body:
-            if type(small) is cst.Assign and any(
-                type(t.target) is cst.Name and t.target.value == attr for t in small.targets
-            ):
-                out.append((small.value, (*path, cls, cls.body, item, small)))
-    return out
-
-
-def _self_assignments(
-    cls: cst.ClassDef, attr: str, path: Sequence[cst.CSTNode]
-) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
-    """The values `self.<attr> = value` assigns in the class's methods (and the class
-    body's `attr = value`)."""
-    out = _class_body_assignments(cls, attr, path)
-    for item in cls.body.body:  # type: ignore[attr-defined]
-        if type(item) is not cst.FunctionDef:
-            continue
-        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [
-            (item.body, (*path, cls, cls.body, item))
-        ]
-        while stack:
-            node, parents = stack.pop()
-            here = (*parents, node)
-            kind = type(node)
-            if kind is cst.Assign:
-                for target in node.targets:  # type: ignore[attr-defined]
-                    t = target.target
-                    if (
-                        type(t) is cst.Attribute
-                        and type(t.value) is cst.Name
-                        and t.value.value == "self"
-                        and t.attr.value == attr
-                    ):
-                        out.append((node.value, here))  # type: ignore[attr-defined]
-                continue
-            if kind in _FUNCTIONS or kind is cst.ClassDef:
-                continue
-            stack.extend((child, here) for child in iter_children(node))
-    return out
 
 
 def _canonical(name: str) -> str | None:

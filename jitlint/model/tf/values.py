@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.python.attributes import assigned_only_plainly, self_assignments
 from jitlint.python.names import Names
 from jitlint.python.reaching import reaching
 from jitlint.python.walker import iter_children
@@ -51,6 +52,10 @@ _TENSOR_METHODS = {
     "read_value", "value", "assign", "assign_add", "assign_sub", "read", "stack", "gather",
     "concat", "write", "to_tensor", "__getitem__", "__add__", "__mul__", "__sub__",
 }  # fmt: skip
+
+
+# A Keras layer's methods that make a weight (a variable).
+_WEIGHT_MAKERS = {"add_weight", "add_variable"}
 
 
 @dataclass(frozen=True)
@@ -366,6 +371,8 @@ class TfValues:
         if kind is cst.Attribute:
             if expr.attr.value in _STATIC_ATTRS:  # type: ignore[attr-defined]
                 return PY
+            if type(expr.value) is cst.Name and expr.value.value == "self":  # type: ignore[attr-defined]
+                return self._self_attribute(expr, path)  # type: ignore[arg-type]
             if self.names.qualified_names(expr, path) - {""}:
                 return PY  # a module attribute such as tf.float32
             return UNK
@@ -467,6 +474,26 @@ class TfValues:
         if kind == "python":
             return PY
         return UNK
+
+    def _self_attribute(self, expr: cst.Attribute, path: Sequence[cst.CSTNode]) -> Value:
+        """`self.x` in a method: what the class's methods assign to it. A `None` among them
+        is left out: `if self.bias:` fails whenever the attribute holds its weight."""
+        index = next(
+            (i for i in range(len(path) - 1, -1, -1) if type(path[i]) is cst.ClassDef), None
+        )
+        if index is None or index + 2 >= len(path) or type(path[index + 2]) is not cst.FunctionDef:
+            return UNK
+        cls = path[index]
+        attr = expr.attr.value
+        if not assigned_only_plainly(cls, attr):  # type: ignore[arg-type]
+            return UNK
+        assigned = self_assignments(cls, attr, path[:index])  # type: ignore[arg-type]
+        found = [
+            self.value(value, value_path)
+            for value, value_path in assigned
+            if not (type(value) is cst.Name and value.value == "None")  # type: ignore[attr-defined]
+        ]
+        return join(found) if found else UNK
 
     def _param(self, name: str, param: cst.CSTNode | None, base: Sequence[cst.CSTNode]) -> Value:
         func = base[-1]  # a param's path ends at its function
@@ -607,6 +634,13 @@ class TfValues:
         if names and names <= _NUMERIC_BUILTINS:
             value = combine(self.value(a.value, path) for a in call.args)
             return value if value.kind == PYTHON else Value(UNKNOWN, value.origins)
+        if (
+            kind is cst.Attribute
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            and func.value.value == "self"  # type: ignore[attr-defined]
+            and func.attr.value in _WEIGHT_MAKERS  # type: ignore[attr-defined]
+        ):
+            return Value(TENSOR, frozenset({"variable"}))  # a Keras layer's weight
         if kind is cst.Attribute and not names - {""}:
             receiver = self.value(func.value, path)  # type: ignore[attr-defined]
             if receiver.kind == TENSOR:

@@ -95,7 +95,7 @@ class SymbolicBool(Rule):
     summary = "A symbolic tensor is used as a Python bool where autograph does not convert it."
     framework = "tensorflow"
     fix_availability = "sometimes"
-    requires = ("tensorflow",)
+    requires = ("tensorflow", "keras")
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
@@ -207,6 +207,18 @@ f = tf.function(helper, autograph=False)
         self, node: cst.CSTNode, what: str, context, fix: NodeFix | None = None, no_fix: str = ""
     ) -> None:
         why = "autograph does not convert it" if not context.autograph else "it is traced"
+        weight = self._weight(node)
+        if weight is not None:
+            self.report(
+                node,
+                f"{what} on `self.{weight}`, a variable, in {context.origin}: a variable has "
+                "no truth value in graph code (OperatorNotAllowedInGraphError), and a Keras 3 "
+                "weight has none even eagerly (TypeError 'A Keras Variable cannot be used as "
+                "a boolean')",
+                help=f"test the setting that decides whether it exists (`self.use_bias`, ...), "
+                f"or `self.{weight} is not None`",
+            )
+            return
         self.report(
             node,
             f"{what} on a symbolic tensor in {context.origin}, where {why}: "
@@ -215,6 +227,20 @@ f = tf.function(helper, autograph=False)
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
             fix=fix,
         )
+
+    def _weight(self, node: cst.CSTNode) -> str | None:
+        """The attribute, when `node` is `self.<attr>` (or `not self.<attr>`) holding a
+        variable the layer made."""
+        if type(node) is cst.UnaryOperation:
+            node = node.expression
+        if not (
+            type(node) is cst.Attribute
+            and type(node.value) is cst.Name
+            and node.value.value == "self"
+        ):
+            return None
+        value = self.ctx.tf.values.value(node, self.ctx.path_to(node))
+        return node.attr.value if "variable" in value.origins else None
 
     def _cond_fix(self, node: cst.If | cst.IfExp) -> tuple[NodeFix | None, str]:
         path = self.ctx.path_to(node)
