@@ -373,3 +373,36 @@ def test_an_attribute_also_assigned_through_a_tuple_is_not_followed():
         "self.units = units", "self.units, self.bias = units, True"
     )
     assert found(source, {"JIT205"}) == set()
+
+
+# ----- return summaries ----------------------------------------------------------------------
+
+_RETURNS = """
+import tensorflow as tf
+
+
+def widen(x):
+    return tf.cast(x, tf.float64)
+
+
+def same(x):
+    return tf.abs(x)
+
+
+@tf.function
+def f(a):
+    c = tf.constant([0.5, 1.5])
+    return CALL * c
+"""
+
+
+def test_a_helper_returning_a_cast_has_the_cast_dtype():
+    assert found(_RETURNS.replace("CALL", "widen(a)"), {"JIT201"}) == {(15, "JIT201")}
+
+
+def test_a_helper_that_keeps_its_argument_dtype_is_read_at_each_call():
+    wide = "same(tf.ones([2], dtype=tf.float64))"
+    narrow = "same(tf.ones([2]))"
+    source = _RETURNS.replace("CALL", wide) + f"\n\n@tf.function\ndef g():\n    return {narrow}\n"
+    assert found(source, {"JIT201"}) == {(15, "JIT201")}
+    assert found(_RETURNS.replace("CALL", narrow), {"JIT201"}) == set()

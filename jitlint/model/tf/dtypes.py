@@ -331,6 +331,9 @@ class TfDtypes:
             return self._method_info(call, path, depth)
         if type(func) not in (cst.Name, cst.Attribute):
             return UNKNOWN
+        helper = self._helper_info(call, path, depth)
+        if helper is not None:
+            return helper
         names = canonical(self.names.qualified_names(func, path))
         if len(names) != 1 or "" in names:
             if type(func) is cst.Attribute:
@@ -394,6 +397,40 @@ class TfDtypes:
                 found = operands[0] if operands else UNKNOWN
             return replace(found, numpy=False)
         return UNKNOWN
+
+    def _helper_info(self, call: cst.Call, path: Path, depth: int) -> DType | None:
+        """The dtype a module function or method returns at this call: its returns joined;
+        one that follows a parameter's dtype (ops that keep it) takes the dtype this call
+        passes. None when `call` runs no such function."""
+        func = call.func
+        if type(func) is cst.Attribute and not (
+            type(func.value) is cst.Name and func.value.value in ("self", "cls")
+        ):
+            return None
+        found = self.model.callee(call, path)
+        if found is None or type(found[0]) is not cst.FunctionDef:
+            return None
+        target, bound = found
+        returns = [
+            self.info(value, value_path, depth + 1)
+            for value, value_path in _returns(target, self.model.scope_path(target))
+        ]
+        if not returns:
+            return None
+        result = join(returns)
+        own = {p.name.value for p in (*target.params.posonly_params, *target.params.params)}
+        followed = result.params & own
+        if result.name is not None or not followed or result.params - own:
+            return replace(result, params=frozenset())
+        passed = [
+            self.info(arg, path, depth + 1)
+            for param, arg in bind(target, call, bound)
+            if param in followed and literal_kind(arg, self.values, path) is None
+        ]
+        if len(passed) != len(followed):
+            return replace(result, params=frozenset())
+        site = combine(passed)
+        return DType(site.name, result.consts | site.consts, site.params, site.numpy)
 
     def _method_info(self, call: cst.Call, path: Path, depth: int) -> DType:
         """`array.reshape(...)`, `array.astype(D)`, `tensor.numpy()`: NumPy methods."""
