@@ -406,3 +406,20 @@ def test_a_helper_that_keeps_its_argument_dtype_is_read_at_each_call():
     source = _RETURNS.replace("CALL", wide) + f"\n\n@tf.function\ndef g():\n    return {narrow}\n"
     assert found(source, {"JIT201"}) == {(15, "JIT201")}
     assert found(_RETURNS.replace("CALL", narrow), {"JIT201"}) == set()
+
+
+def test_a_numpy_array_keeps_float64_through_a_reassignment():
+    # Observed (TF 2.21): InvalidArgumentError, Mul expected a double tensor but got float.
+    source = """
+    import numpy as np
+    import tensorflow as tf
+    def f():
+        x = np.random.randn(3)
+        x = np.clip(x, -1.0, 1.0)
+        t = tf.constant(x)
+        c = tf.constant([0.5, 1.5, 2.5])
+        return t * c
+    """
+    assert found(source, {"JIT201"}) == {(8, "JIT201")}
+    narrow = source.replace("np.random.randn(3)", "np.random.randn(3).astype(np.float32)")
+    assert found(narrow, {"JIT201"}) == set()

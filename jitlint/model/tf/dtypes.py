@@ -51,6 +51,20 @@ _NUMPY_FLOAT_MAKERS = {
     for n in ("array", "asarray", "ones", "zeros", "full", "linspace", "arange", "eye", "empty")
 } | {f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform", "random")}
 _NUMPY_KEEPS_DTYPE = {"reshape", "transpose", "copy", "ravel", "flatten", "squeeze", "T"}
+# NumPy functions whose result has their first argument's dtype (`x = np.clip(x, 0, 1)`
+# keeps a float64 array float64), and those that keep a float dtype but make floats of
+# integers (`np.sqrt` of an int64 array is float64).
+_NUMPY_SAME_DTYPE = {
+    f"numpy.{n}"
+    for n in (
+        "clip", "abs", "absolute", "negative", "square", "round", "cumsum", "sort", "flip",
+        "squeeze", "expand_dims", "reshape", "transpose", "tile", "repeat", "copy", "roll",
+        "ascontiguousarray", "ravel",
+    )
+}  # fmt: skip
+_NUMPY_FLOATING = {
+    f"numpy.{n}" for n in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil")
+}
 _CONSTANTS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
 # TensorArray methods whose result has the array's dtype (`write` returns the array).
 _TENSOR_ARRAY_READS = {"stack", "read", "gather", "concat", "write", "scatter", "unstack"}
@@ -356,6 +370,16 @@ class TfDtypes:
                 found = {"float": "float64", "int": "int64"}.get(literal or "")
                 return DType(found, numpy=True)
             return DType("float64", numpy=True)
+        if name in _NUMPY_SAME_DTYPE or name in _NUMPY_FLOATING:
+            data = _positional(call, 0)
+            if data is None or dtype_arg is not None:
+                return UNKNOWN
+            inner = self.info(data.value, path, depth + 1)
+            if not inner.numpy or inner.name is None:
+                return UNKNOWN
+            if name in _NUMPY_FLOATING and inner.name not in FLOAT_DTYPES:
+                return DType("float64", numpy=True)
+            return DType(inner.name, numpy=True)
         if not name.startswith("tensorflow."):
             return UNKNOWN
         leaf = name[len("tensorflow.") :]
