@@ -132,6 +132,15 @@ _REDUCTIONS = {
 }
 
 
+def _unless_none(expr: cst.CSTNode) -> list[cst.CSTNode]:
+    """The values `expr` may have other than `None`: `w if c else None` may be `w`."""
+    if type(expr) is cst.Name and expr.value == "None":  # type: ignore[attr-defined]
+        return []
+    if type(expr) is cst.IfExp:
+        return [*_unless_none(expr.body), *_unless_none(expr.orelse)]  # type: ignore[attr-defined]
+    return [expr]
+
+
 def join(values: Iterable[Value]) -> Value:
     """One of several possible values (a name assigned twice)."""
     values = list(values)
@@ -487,11 +496,10 @@ class TfValues:
         attr = expr.attr.value
         if not assigned_only_plainly(cls, attr):  # type: ignore[arg-type]
             return UNK
-        assigned = self_assignments(cls, attr, path[:index])  # type: ignore[arg-type]
         found = [
             self.value(value, value_path)
-            for value, value_path in assigned
-            if not (type(value) is cst.Name and value.value == "None")  # type: ignore[attr-defined]
+            for assigned, value_path in self_assignments(cls, attr, path[:index])  # type: ignore[arg-type]
+            for value in _unless_none(assigned)
         ]
         return join(found) if found else UNK
 

@@ -84,9 +84,16 @@ class SymbolicBool(Rule):
     `return B` gets the same rewrite, the assignments moved above it: they now also run
     when `A` is chosen (a division by zero there gives `nan`/`inf` in the branch not taken).
 
+    A truth test of a layer's weight (`if self.bias:`, where `build` made `self.bias` with
+    `self.add_weight` or left it `None`) is reported too: a Keras 3 weight has no truth value
+    even eagerly ("TypeError: A Keras Variable cannot be used as a boolean", observed with
+    Keras 3.15 / TF 2.21), and in graph code no variable has one. Test the setting that
+    decides whether the weight exists, or `self.bias is not None`.
+
     ## Known problems
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
-    `input_signature`, a Keras `call`'s inputs). Keras 2 (`tf_keras`) autographs `call`;
+    `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
+    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`;
     classes derived from it are treated like `tf.function`.
     """
 
@@ -191,6 +198,22 @@ import tensorflow as tf
 def helper(x):
     return x if not tf.reduce_any(x > 0) else -x  # error: JIT205
 f = tf.function(helper, autograph=False)
+""",
+        # A weight the layer may not have, tested for its truth value.
+        """
+import keras
+class Dense(keras.layers.Layer):
+    def __init__(self, units, use_bias=True):
+        super().__init__()
+        self.units, self.use_bias = units, use_bias
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units))
+        self.bias = self.add_weight(shape=(self.units,)) if self.use_bias else None
+    def call(self, x):
+        y = x @ self.kernel
+        if self.bias:  # error: JIT205
+            y = y + self.bias
+        return y
 """,
     )
 
