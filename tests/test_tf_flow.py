@@ -423,3 +423,18 @@ def test_a_numpy_array_keeps_float64_through_a_reassignment():
     assert found(source, {"JIT201"}) == {(8, "JIT201")}
     narrow = source.replace("np.random.randn(3)", "np.random.randn(3).astype(np.float32)")
     assert found(narrow, {"JIT201"}) == set()
+
+
+def test_a_branch_lambda_inside_a_wrapper_is_read_without_error():
+    # `found` fails on a rule error; the wrapped lambda's path is not followed.
+    source = """
+    import tensorflow as tf
+    @tf.function(jit_compile=True)
+    def f(x):
+        return tf.cond(
+            x[0] > 0,
+            tf.autograph.experimental.do_not_convert(lambda: tf.zeros((1, 3))),
+            lambda: tf.zeros((0x2, 3)),
+        )
+    """
+    assert found(source, {"JIT202"}) == set()

@@ -82,7 +82,9 @@ def _static_mismatch(ctx, call, path, results, functions) -> BranchMismatch | No
     shapes = []
     for (_, returned), func in zip(results, functions, strict=True):
         if type(func) is cst.Lambda:
-            arg = next(a for a in call.args if a.value is func)
+            arg = next((a for a in call.args if a.value is func), None)
+            if arg is None:
+                return None  # a lambda inside a wrapper: its path is not followed here
             shapes.append(static_shape(ctx, returned, (*path, call, arg, func)))
             continue
         body = func.body.body  # type: ignore[attr-defined]
@@ -293,7 +295,7 @@ class _Shapes:
                 and type(inner) is cst.Call
                 and self.qualified(inner.func, path) & _WHILE
             ):
-                return self._loop_result(inner, int(index.value.value), path, env, depth)
+                return self._loop_result(inner, int(index.value.value, 0), path, env, depth)
         return None
 
     def _name(self, name: cst.Name, path: Path, env: Env, depth: int) -> Shape:
@@ -370,7 +372,7 @@ class _Shapes:
         inner = self.shape(first.value, path, env, depth + 1)
         if inner is None or type(axis.value) is not cst.Integer:
             return None
-        index = int(axis.value.value)  # type: ignore[attr-defined]
+        index = int(axis.value.value, 0)  # type: ignore[attr-defined]
         if not -len(inner) <= index < len(inner):
             return None
         index %= len(inner)
