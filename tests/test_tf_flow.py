@@ -438,3 +438,23 @@ def test_a_branch_lambda_inside_a_wrapper_is_read_without_error():
         )
     """
     assert found(source, {"JIT202"}) == set()
+
+
+def test_iterating_the_inputs_a_keras_layer_received_is_not_claimed():
+    # A merge layer's inputs are a list of tensors (Keras 3's own Merge.call does this);
+    # a loop over a TF op's result there is still one over a symbolic tensor.
+    source = """
+    import tensorflow as tf
+    class Merge(tf.keras.layers.Layer):
+        def call(self, inputs):
+            if not isinstance(inputs, (list, tuple)):
+                raise ValueError("a list of inputs")
+            total = 0
+            for x in inputs:
+                total = total + x
+            for i in LOOP:
+                total = total + inputs[0][i]
+            return total
+    """
+    assert found(source.replace("LOOP", "range(2)"), {"JIT205"}) == set()
+    assert found(source.replace("LOOP", "tf.range(2)"), {"JIT205"}) == {(10, "JIT205")}

@@ -224,7 +224,19 @@ class Dense(keras.layers.Layer):
             return None
         if self.ctx.tf.values.value(expr, path).kind != TENSOR:
             return None
+        if self._keras_inputs(expr, path):
+            return None
         return context
+
+    def _keras_inputs(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
+        """`inputs` as a Keras method received it: one tensor, or a list or dict of them
+        (a merge layer's `for x in inputs:` iterates a list), so nothing is claimed."""
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.ctx.tf.values.name_defs(expr, path)
+        if not defs or any(d.kind != "param" for d in defs):
+            return False
+        return self.ctx.tf.keras_class_of(defs[0].path[-1]) is not None
 
     def _report(
         self, node: cst.CSTNode, what: str, context, fix: NodeFix | None = None, no_fix: str = ""
