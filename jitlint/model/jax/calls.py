@@ -21,7 +21,8 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.model.domain.classes import FIELD_INIT, ClassInfo
+from jitlint.model.domain import plugins
+from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -74,7 +75,6 @@ MAX_CONTEXTS = 400
 
 _TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 _TREE_LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_leaves"})
-_PYTREE_KINDS = frozenset({"equinox", "flax.struct", "namedtuple", "chex"})
 _PARTIAL = frozenset({"functools.partial"})
 # Functions that run a program's `main(argv)` (absl's, and TensorFlow's copy of it).
 _ENTRY_POINTS = frozenset({"absl.app.run", "tensorflow.compat.v1.app.run", "tensorflow.app.run"})
@@ -406,7 +406,7 @@ class Calls(Transformations):
         label: str | None = None,
     ) -> Value:
         """`module.apply`/`module.init` of a linen Module: runs `__call__` (or `method=`)."""
-        why = ("call", f"flax.linen.Module.{method.method}", context.trace)
+        why = ("call", f"{linen.BASE}.{method.method}", context.trace)
         name = linen.target_method(args)
         given = None if star or name is None else linen.split_arguments(args)
         returned: Value = U
@@ -522,7 +522,7 @@ class Calls(Transformations):
         obj.building = True
         obj.made_at = context.level
         label = f"`{cls.name}(...)`"
-        framework = cls.kind
+        framework = plugins.plugin(cls.kind)
         init = cls.lookup("__init__")
         generated = False
         if init is not None and init[1] == "method":
@@ -532,12 +532,12 @@ class Calls(Transformations):
                 return obj
             fref = FunctionRef(method.func, None, init[0])
             self.invoke(context, call, fref, [(None, obj), *args], star, label=label, wrap=wrap)
-        elif init is None and framework in FIELD_INIT:
+        elif init is None and framework is not None and framework.generated_init:
             generated = True
             self._generated_init(context, call, cls, obj, args, star, label, wrap)
-        if framework in ("dataclass", "equinox", "flax.struct") and generated:
+        if framework is not None and framework.post_init and generated:
             self._run_method(context, call, obj, "__post_init__", label)
-        if framework == "equinox":
+        if framework is not None and framework.check_init:
             for owner in reversed(cls.mro):
                 if "__check_init__" in owner.methods:
                     method = owner.methods["__check_init__"]

@@ -14,18 +14,48 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from jitlint.model.domain.plugins import ABSTRACT, Contract, FrameworkPlugin, TransformSpec
 from jitlint.model.domain.values import PYTREE, Ref, Seq, Transformed, U, Value
 
+KIND = "haiku"
 TRANSFORM = "haiku.transform"
 WITH_STATE = "haiku.transform_with_state"
 NO_APPLY_RNG = "haiku.without_apply_rng"
-# The transforms table's entries (style "haiku": parameters unknown).
+# The transforms table's entries (style "pair": a pair of functions, parameters unknown).
 TRANSFORMS = (TRANSFORM, WITH_STATE)
+STYLE = "pair"
 VERB = "makes part of `apply` (which haiku code compiles with `jax.jit`)"
+PAIR_DESCRIPTION = "the `hk.transform` pair, a NamedTuple of two Python functions (`init`, `apply`)"
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "haiku",
+    packages=("haiku",),
+    class_bases=frozenset({"haiku.Module"}),
+    transparent_decorators=frozenset({"haiku.transparent"}),
+    not_a_pytree=True,
+    contract=Contract(
+        KIND,
+        frozenset({"__call__"}),
+        "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
+        made_in_trace=True,
+    ),
+    transforms=(
+        TransformSpec(("haiku.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(("haiku.remat",), ABSTRACT, "ckpt"),
+        TransformSpec(TRANSFORMS, ABSTRACT, STYLE, verb=VERB),
+    ),
+    lax_mirrors=("haiku.",),
+    shape_params={
+        "haiku.Linear": ((0,), ("output_size",)),
+        "haiku.Conv2D": ((0, 1), ("output_channels", "kernel_shape")),
+        "haiku.Embed": ((0, 1), ("vocab_size", "embed_dim")),
+    },
+)
 
 
 class PairMethod(Ref):
-    """`init` or `apply` of a transformed pair (`pair`, a Transformed of style "haiku")."""
+    """`init` or `apply` of a transformed pair (`pair`, a Transformed of style "pair")."""
 
     __slots__ = ("method", "pair")
 
@@ -35,11 +65,11 @@ class PairMethod(Ref):
         self.method = method
 
     def key(self, depth: int = 3) -> Hashable:
-        return ("haiku", id(self.pair), self.method)
+        return (KIND, id(self.pair), self.method)
 
 
 def is_pair(value: Value) -> bool:
-    return isinstance(value, Transformed) and value.transform.style == "haiku"
+    return isinstance(value, Transformed) and value.transform.style == STYLE
 
 
 def member(base: Value, attr: str) -> Value | None:
