@@ -84,8 +84,10 @@ class FrameworkPlugin:
 
     kind: str  # ClassInfo.kind of its classes: "equinox", "linen", "flax.struct", ...
     display: str  # for messages: "flax linen"
-    # Top-level packages whose import makes the framework's rules worth running.
+    # Top-level packages whose import makes the framework's rules worth running, and the
+    # names users import them as when that is not the package's own (`eqx`).
     packages: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
     # ---- classes --------------------------------------------------------------------------
     class_bases: frozenset[str] = frozenset()  # a base with one of these names: this kind
     class_decorators: frozenset[str] = frozenset()  # `@flax.struct.dataclass`
@@ -126,6 +128,19 @@ class FrameworkPlugin:
     )
     # Layer packages whose modules switch behaviour on a Python flag (`deterministic=`).
     switchable_layers: tuple[str, ...] = ()
+    # ---- modules that create their parameters when first called (JIT120) ----------------
+    # The method a Module assigns its submodules in (`setup`, `__init__`); a framework with
+    # one makes parameters inside whatever trace first runs a module.
+    submodules_in: str | None = None
+    field_submodules: bool = False  # a field annotated with a module class is a submodule
+    module_bases: frozenset[str] = frozenset()  # the Module base class, as annotations name it
+    parameter_functions: frozenset[str] = frozenset()  # `hk.get_parameter(...)`
+    parameter_methods: frozenset[str] = frozenset()  # `self.param(...)` in a method
+    # For a raw jax transformation: the framework's lifted one to use instead, as advice...
+    lift_advice: Mapping[str, str] = field(default_factory=dict)
+    # ... and the ones that are exact renames: its name there, and the keywords it takes.
+    lift_twins: Mapping[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    import_as: tuple[str, str] | None = None  # how a fix imports the framework: ("haiku", "hk")
 
 
 _REGISTERED: dict[str, FrameworkPlugin] = {}
@@ -216,6 +231,18 @@ def shape_params() -> dict[str, tuple[tuple[int, ...], tuple[str, ...]]]:
 def layer_packages() -> tuple[str, ...]:
     """The packages (`"flax."`) of the layer constructors `shape_params` lists."""
     return tuple(sorted({q.split(".", 1)[0] + "." for q in shape_params()}))
+
+
+def tracing_packages() -> tuple[str, ...]:
+    """The packages of the frameworks that trace code (a transformation or a contract of
+    their own), in registration order."""
+    every = plugins()
+    return tuple(dict.fromkeys(n for p in every if p.transforms or p.contract for n in p.packages))
+
+
+def tracing_aliases() -> tuple[str, ...]:
+    """What users import those frameworks as, where not the package's own name."""
+    return tuple(a for p in plugins() if p.transforms or p.contract for a in p.aliases)
 
 
 def has(kind: str | None, fact: str) -> bool:

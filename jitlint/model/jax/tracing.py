@@ -31,6 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
 from jitlint.model.domain.values import (
     PYTREE,
@@ -498,7 +499,8 @@ class Tracing:
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
-        if method in linen.ENTRY_METHODS and method not in cls.methods and cls.kind == "linen":
+        framework = plugins.plugin(cls.kind)
+        if framework and method in framework.apply_methods and method not in cls.methods:
             method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
@@ -1155,7 +1157,7 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
     code reaches `trace` from, following the first caller of each function."""
     if depth > 6:
         return None
-    if any(e.transform.style == "haiku" for e in trace.entries):
+    if any(e.transform.style == "pair" for e in trace.entries):
         return trace
     if trace.entries or trace.inbound:
         return None

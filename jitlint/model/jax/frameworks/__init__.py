@@ -7,4 +7,5 @@ is what the frameworks do to the functions and modules they are given: which bod
 from jitlint.model.domain.plugins import register
 from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx, optax, structs
 
-register(equinox.PLUGIN, linen.PLUGIN, nnx.PLUGIN, haiku.PLUGIN, optax.PLUGIN, *structs.PLUGINS)
+# The order is the order of `requires` tuples derived from the table (rules/_index.py).
+register(linen.PLUGIN, nnx.PLUGIN, equinox.PLUGIN, haiku.PLUGIN, optax.PLUGIN, *structs.PLUGINS)

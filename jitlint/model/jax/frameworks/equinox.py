@@ -38,6 +38,7 @@ PLUGIN = FrameworkPlugin(
     KIND,
     "equinox",
     packages=("equinox",),
+    aliases=("eqx",),
     class_bases=frozenset({"equinox.Module"}),
     generated_init=True,
     post_init=True,

@@ -27,32 +27,6 @@ STYLE = "pair"
 VERB = "makes part of `apply` (which haiku code compiles with `jax.jit`)"
 PAIR_DESCRIPTION = "the `hk.transform` pair, a NamedTuple of two Python functions (`init`, `apply`)"
 
-PLUGIN = FrameworkPlugin(
-    KIND,
-    "haiku",
-    packages=("haiku",),
-    class_bases=frozenset({"haiku.Module"}),
-    transparent_decorators=frozenset({"haiku.transparent"}),
-    not_a_pytree=True,
-    contract=Contract(
-        KIND,
-        frozenset({"__call__"}),
-        "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
-        made_in_trace=True,
-    ),
-    transforms=(
-        TransformSpec(("haiku.vmap",), ABSTRACT, "vmap"),
-        TransformSpec(("haiku.remat",), ABSTRACT, "ckpt"),
-        TransformSpec(TRANSFORMS, ABSTRACT, STYLE, verb=VERB),
-    ),
-    lax_mirrors=("haiku.",),
-    shape_params={
-        "haiku.Linear": ((0,), ("output_size",)),
-        "haiku.Conv2D": ((0, 1), ("output_channels", "kernel_shape")),
-        "haiku.Embed": ((0, 1), ("vocab_size", "embed_dim")),
-    },
-)
-
 
 class PairMethod(Ref):
     """`init` or `apply` of a transformed pair (`pair`, a Transformed of style "pair")."""
@@ -155,3 +129,36 @@ ADVICE = {
     "(it cannot create parameters)",
     "jax.jit": "`jax.jit` of the transformed `apply`, outside `hk.transform`",
 }
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "haiku",
+    packages=("haiku",),
+    class_bases=frozenset({"haiku.Module"}),
+    transparent_decorators=frozenset({"haiku.transparent"}),
+    not_a_pytree=True,
+    contract=Contract(
+        KIND,
+        frozenset({"__call__"}),
+        "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
+        made_in_trace=True,
+    ),
+    transforms=(
+        TransformSpec(("haiku.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(("haiku.remat",), ABSTRACT, "ckpt"),
+        TransformSpec(TRANSFORMS, ABSTRACT, STYLE, verb=VERB),
+    ),
+    lax_mirrors=("haiku.",),
+    submodules_in="__init__",
+    module_bases=frozenset({"haiku.Module"}),
+    parameter_functions=frozenset({"haiku.get_parameter", "haiku.get_state", "haiku.set_state"}),
+    lift_advice=ADVICE,
+    lift_twins=EXACT_TWINS,
+    import_as=("haiku", "hk"),
+    shape_params={
+        "haiku.Linear": ((0,), ("output_size",)),
+        "haiku.Conv2D": ((0, 1), ("output_channels", "kernel_shape")),
+        "haiku.Embed": ((0, 1), ("vocab_size", "embed_dim")),
+    },
+)

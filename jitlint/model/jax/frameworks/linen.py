@@ -38,43 +38,6 @@ def _lifted(names: tuple[str, ...], *args: object, **kwargs: object) -> Transfor
     return TransformSpec((*spelled, *aliases), ABSTRACT, "lifted", *args, **kwargs)  # type: ignore[arg-type]
 
 
-PLUGIN = FrameworkPlugin(
-    KIND,
-    "flax linen",
-    packages=("flax",),
-    class_bases=frozenset({BASE}),
-    # `@nn.compact` lets the method define submodules inline; it still runs the body with
-    # the module bound.
-    transparent_decorators=frozenset(
-        {"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"}
-    ),
-    generated_init=True,
-    not_a_pytree=True,
-    contract=Contract(
-        KIND, frozenset({"__call__"}), "flax modules are meant to be", made_in_trace=True
-    ),
-    # Style "lifted": the first parameter is the module (or `self`), never traced.
-    transforms=(
-        _lifted(("jit", "vmap", "scan", "remat", "checkpoint", "remat_scan")),
-        _lifted(("while_loop",), (0, 1), ("cond_fn", "body_fn")),
-        _lifted(("cond",), (1, 2), ("true_fun", "false_fun")),
-        _lifted(("switch",), (1,), ("branches",)),
-    ),
-    apply_methods=ENTRY_METHODS,
-    shape_params={
-        "flax.linen.Dense": ((0,), ("features",)),
-        "flax.linen.DenseGeneral": ((0,), ("features",)),
-        "flax.linen.Conv": ((0, 1), ("features", "kernel_size")),
-        "flax.linen.ConvTranspose": ((0, 1), ("features", "kernel_size")),
-        "flax.linen.Embed": ((0, 1), ("num_embeddings", "features")),
-    },
-)
-# Keywords of init/apply that are theirs, not the method's.
-_OWN_KEYWORDS = frozenset(
-    {"method", "rngs", "mutable", "capture_intermediates", "variables", "params"}
-)
-
-
 class ModuleMethod(Ref):
     """`module.apply` / `module.init` of a linen Module instance `module`."""
 
@@ -196,3 +159,45 @@ ADVICE = {
     "jax.remat": "`nn.remat`",
     "jax.ad_checkpoint.checkpoint": "`nn.remat`",
 }
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "flax linen",
+    packages=("flax",),
+    class_bases=frozenset({BASE}),
+    # `@nn.compact` lets the method define submodules inline; it still runs the body with
+    # the module bound.
+    transparent_decorators=frozenset(
+        {"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"}
+    ),
+    generated_init=True,
+    not_a_pytree=True,
+    contract=Contract(
+        KIND, frozenset({"__call__"}), "flax modules are meant to be", made_in_trace=True
+    ),
+    # Style "lifted": the first parameter is the module (or `self`), never traced.
+    transforms=(
+        _lifted(("jit", "vmap", "scan", "remat", "checkpoint", "remat_scan")),
+        _lifted(("while_loop",), (0, 1), ("cond_fn", "body_fn")),
+        _lifted(("cond",), (1, 2), ("true_fun", "false_fun")),
+        _lifted(("switch",), (1,), ("branches",)),
+    ),
+    apply_methods=ENTRY_METHODS,
+    submodules_in="setup",
+    field_submodules=True,
+    module_bases=BASES,
+    parameter_methods=frozenset({"param", "variable"}),
+    lift_advice=ADVICE,
+    shape_params={
+        "flax.linen.Dense": ((0,), ("features",)),
+        "flax.linen.DenseGeneral": ((0,), ("features",)),
+        "flax.linen.Conv": ((0, 1), ("features", "kernel_size")),
+        "flax.linen.ConvTranspose": ((0, 1), ("features", "kernel_size")),
+        "flax.linen.Embed": ((0, 1), ("num_embeddings", "features")),
+    },
+)
+# Keywords of init/apply that are theirs, not the method's.
+_OWN_KEYWORDS = frozenset(
+    {"method", "rngs", "mutable", "capture_intermediates", "variables", "params"}
+)
