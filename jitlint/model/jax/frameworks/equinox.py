@@ -33,6 +33,7 @@ _ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 _STATIC_FIELDS = frozenset({"equinox.field", "equinox.static_field"})
 KIND = "equinox"
 _LAYERS = "equinox.nn."
+IMPORT_AS = ("equinox", "eqx")  # how fixes import it
 
 PLUGIN = FrameworkPlugin(
     KIND,
@@ -73,6 +74,7 @@ PLUGIN = FrameworkPlugin(
         "equinox.nn.MLP": ((0, 1, 2, 3), ("in_size", "out_size", "width_size", "depth")),
     },
     switchable_layers=(_LAYERS,),
+    import_as=IMPORT_AS,
 )
 
 
