@@ -143,3 +143,20 @@ def test_generated_module_classes_are_keyed_by_plugin_kinds() -> None:
     for kind in lists:
         found = plugin(kind)
         assert found is not None and found.submodules_in is not None, kind
+
+
+def test_call_hooks_answer_for_their_functions_only() -> None:
+    from jitlint.model.domain import plugins
+    from jitlint.model.domain.values import Seq
+
+    assert plugins.call_hook("jax.numpy.sum") is None
+    make_list = plugins.call_hook("flax.nnx.List")
+    assert make_list is not None
+    given = Seq("tuple", [Seq("list", [])])
+    made = make_list(plugins.CallArgs([(None, Seq("list", [given]))], False, lambda i: None))
+    assert isinstance(made, Seq) and made.pytype == "list" and list(made.items or ()) == [given]
+    # A starred call is not read: the hook leaves it to the model.
+    assert make_list(plugins.CallArgs([(None, Seq("list", []))], True, lambda i: None)) is None
+    for name in ("equinox.partition", "equinox.combine", "haiku.without_apply_rng"):
+        assert plugins.call_hook(name) is not None, name
+    assert plugins.apply_methods() >= {"apply", "init"}

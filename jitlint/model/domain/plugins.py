@@ -11,9 +11,12 @@ without importing it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
+
+from jitlint.model.domain.values import Value
 
 GRAD, ABSTRACT = 1, 2  # trace levels: under grad alone Python bool conversion still works
 
@@ -44,6 +47,22 @@ class TransformSpec:
     targets: tuple[int, ...] = (0,)
     target_keywords: tuple[str, ...] = ("fun", "f", "fn")
     verb: str = "traces"
+
+
+@dataclass(frozen=True)
+class CallArgs:
+    """A call as a call hook sees it: its arguments (keyword or None, value), whether one is
+    starred, and `argument_name(i)`: the one qualified name the i-th argument expression
+    stands for (`eqx.is_array`), or None."""
+
+    args: list[tuple[str | None, Value]]
+    star: bool
+    argument_name: Callable[[int], str | None]
+
+
+# What a call of a framework function returns (mypy's function hooks); None when the hook
+# cannot tell, and the model goes on as for any other call.
+CallHook = Callable[[CallArgs], Value | None]
 
 
 @dataclass(frozen=True)
@@ -115,13 +134,17 @@ class FrameworkPlugin:
     transforms: tuple[TransformSpec, ...] = ()
     # Packages that mirror `jax.lax`'s control flow (`hk.scan`, `nnx.cond`): "haiku.".
     lax_mirrors: tuple[str, ...] = ()
-    # Methods of a Module instance that bind it and run `__call__` (linen's `apply`).
+    # Methods of a Module instance that bind it and run `__call__` (linen's `apply`), and
+    # what a call of one from another file is as a call of `__call__` (an inbound record in,
+    # one out; None when it cannot be read so).
     apply_methods: tuple[str, ...] = ()
+    adapt_inbound: Callable[[Any], Any | None] | None = None
     # Calls computed with JAX operations from their arguments, like a `jax.numpy` function:
     # traced in traced code; of those, the ones whose result is a pytree of arrays.
     jax_calls: frozenset[str] = frozenset()
     pytree_results: frozenset[str] = frozenset()
     array_results: frozenset[str] = frozenset()  # calls whose result is one traced array
+    call_hooks: Mapping[str, CallHook] = field(default_factory=dict)  # by qualified name
     # Layer constructors whose arguments become parameter shapes: positions and keywords.
     shape_params: Mapping[str, tuple[tuple[int, ...], tuple[str, ...]]] = field(
         default_factory=dict
@@ -178,6 +201,8 @@ class _Index:
     array_results: frozenset[str]
     pytree_results: frozenset[str]
     shape_params: dict[str, tuple[tuple[int, ...], tuple[str, ...]]]
+    call_hooks: dict[str, CallHook]
+    apply_methods: frozenset[str]
 
 
 @cache
@@ -191,6 +216,8 @@ def _index() -> _Index:
         frozenset(q for p in every for q in p.array_results),
         frozenset(q for p in every for q in p.pytree_results),
         {q: spec for p in every for q, spec in p.shape_params.items()},
+        {q: hook for p in every for q, hook in p.call_hooks.items()},
+        frozenset(m for p in every for m in p.apply_methods),
     )
 
 
@@ -226,6 +253,16 @@ def pytree_results() -> frozenset[str]:
 
 def shape_params() -> dict[str, tuple[tuple[int, ...], tuple[str, ...]]]:
     return _index().shape_params
+
+
+def call_hook(qualname: str) -> CallHook | None:
+    """The hook that says what a call of `qualname` returns, if a plug-in has one."""
+    return _index().call_hooks.get(qualname)
+
+
+def apply_methods() -> frozenset[str]:
+    """Every plug-in's Module methods that run `__call__` (`apply`, `init`)."""
+    return _index().apply_methods
 
 
 def layer_packages() -> tuple[str, ...]:

@@ -49,7 +49,7 @@ from jitlint.model.jax.crossfile import returned
 from jitlint.model.jax.crossfile.records import argument_kind
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.returns import ARRAY_FACT, LIST_FACT
-from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx
+from jitlint.model.jax.frameworks import haiku, linen
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -273,22 +273,16 @@ class Calls(Transformations):
         qualname = next(iter(qualnames))
         if qualname in _PARTIAL:
             return self._partial(context, an, call, args, star)
-        if qualname == haiku.NO_APPLY_RNG and len(args) == 1 and not star:
-            return haiku.without_apply_rng(args[0][1])
-        if qualname == equinox.PARTITION and len(args) >= 2 and args[1][0] is None and not star:
-            kind = tracing.qualified(context.trace, call.args[1].value)
-            name = next(iter(kind)) if len(kind) == 1 else None
-            found = equinox.partition(args[0][1], name)
-            if found is not None:
-                return found
-        if qualname == equinox.COMBINE and not star and all(k is None for k, _ in args):
-            found = equinox.combine([v for _, v in args])
-            if found is not None:
-                return found
-        if qualname == nnx.LIST and not star:
-            found = nnx.list_of(args)
-            if found is not None:
-                return found
+        hook = plugins.call_hook(qualname)  # a framework's own function (frameworks/)
+        if hook is not None:
+
+            def argument_name(index: int) -> str | None:
+                found = tracing.qualified(context.trace, call.args[index].value)
+                return next(iter(found)) if len(found) == 1 else None
+
+            returned = hook(plugins.CallArgs(args, star, argument_name))
+            if returned is not None:
+                return returned
         if an.invoke and qualname in _TREE_MAP:
             return self._tree_map(context, call, args, star)
         if qualname in _ENTRY_POINTS and context.level == 0 and args:

@@ -74,7 +74,6 @@ from jitlint.model.jax.crossfile.records import (
     python_scalars,
     received_value,
 )
-from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -852,12 +851,13 @@ class Tracing:
         calls = list(self.inbound.get(name, ()))
         if func.name.value == "__call__" and "." in name:
             owner = name.rpartition(".")[0]
-            for method in linen.ENTRY_METHODS:
-                if self._inbound_target(f"{owner}.{method}") is func:
+            for framework in plugins.plugins():
+                adapt = framework.adapt_inbound
+                for method in framework.apply_methods if adapt is not None else ():
+                    if self._inbound_target(f"{owner}.{method}") is not func:
+                        continue
                     for record in self.inbound.get(f"{owner}.{method}", ()):
-                        adapted = (
-                            linen.adapt_inbound(record) if isinstance(record, Inbound) else None
-                        )
+                        adapted = adapt(record) if isinstance(record, Inbound) else None
                         if adapted is not None:
                             calls.append(adapted)
         if not calls:

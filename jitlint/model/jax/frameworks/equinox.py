@@ -19,6 +19,7 @@ from jitlint.model.domain.plugins import (
     ABSTRACT,
     GRAD,
     HASH_LEAVES,
+    CallArgs,
     Contract,
     FieldHelper,
     FrameworkPlugin,
@@ -34,48 +35,6 @@ _STATIC_FIELDS = frozenset({"equinox.field", "equinox.static_field"})
 KIND = "equinox"
 _LAYERS = "equinox.nn."
 IMPORT_AS = ("equinox", "eqx")  # how fixes import it
-
-PLUGIN = FrameworkPlugin(
-    KIND,
-    "equinox",
-    packages=("equinox",),
-    aliases=("eqx",),
-    class_bases=frozenset({"equinox.Module"}),
-    generated_init=True,
-    post_init=True,
-    check_init=True,
-    pytree=True,
-    declared_leaves=True,
-    field_helpers=(
-        FieldHelper("equinox.static_field"),
-        FieldHelper("equinox.field", "static", True),
-    ),
-    hash_by=HASH_LEAVES,  # equinox hashes the module's leaves
-    contract=Contract(
-        KIND,
-        frozenset({"__call__"}),
-        "equinox modules are meant to be",
-        public=True,
-        array_leaves_traced=True,
-    ),
-    transforms=(
-        TransformSpec(("equinox.filter_jit",), ABSTRACT, "filter", verb="compiles"),
-        TransformSpec(("equinox.filter_vmap", "equinox.filter_pmap"), ABSTRACT, "filter"),
-        TransformSpec(
-            ("equinox.filter_grad", "equinox.filter_value_and_grad"),
-            GRAD,
-            "grad",
-            verb="differentiates",
-        ),
-        TransformSpec(("equinox.filter_checkpoint",), ABSTRACT, "ckpt"),
-    ),
-    shape_params={
-        "equinox.nn.Linear": ((0, 1), ("in_features", "out_features")),
-        "equinox.nn.MLP": ((0, 1, 2, 3), ("in_size", "out_size", "width_size", "depth")),
-    },
-    switchable_layers=(_LAYERS,),
-    import_as=IMPORT_AS,
-)
 
 
 @dataclass(frozen=True)
@@ -240,3 +199,60 @@ def combine(trees: list[Value]) -> Value | None:
             continue
         fields[name] = next((v for v in values if v is not NONE), NONE)
     return Object(first.cls, fields, why=first.why, declared=first.declared)
+
+
+def _partition_call(call: CallArgs) -> Value | None:
+    args = call.args
+    if len(args) >= 2 and args[1][0] is None and not call.star:
+        return partition(args[0][1], call.argument_name(1))
+    return None
+
+
+def _combine_call(call: CallArgs) -> Value | None:
+    if not call.star and all(k is None for k, _ in call.args):
+        return combine([v for _, v in call.args])
+    return None
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "equinox",
+    packages=("equinox",),
+    aliases=("eqx",),
+    class_bases=frozenset({"equinox.Module"}),
+    generated_init=True,
+    post_init=True,
+    check_init=True,
+    pytree=True,
+    declared_leaves=True,
+    field_helpers=(
+        FieldHelper("equinox.static_field"),
+        FieldHelper("equinox.field", "static", True),
+    ),
+    hash_by=HASH_LEAVES,  # equinox hashes the module's leaves
+    contract=Contract(
+        KIND,
+        frozenset({"__call__"}),
+        "equinox modules are meant to be",
+        public=True,
+        array_leaves_traced=True,
+    ),
+    transforms=(
+        TransformSpec(("equinox.filter_jit",), ABSTRACT, "filter", verb="compiles"),
+        TransformSpec(("equinox.filter_vmap", "equinox.filter_pmap"), ABSTRACT, "filter"),
+        TransformSpec(
+            ("equinox.filter_grad", "equinox.filter_value_and_grad"),
+            GRAD,
+            "grad",
+            verb="differentiates",
+        ),
+        TransformSpec(("equinox.filter_checkpoint",), ABSTRACT, "ckpt"),
+    ),
+    shape_params={
+        "equinox.nn.Linear": ((0, 1), ("in_features", "out_features")),
+        "equinox.nn.MLP": ((0, 1, 2, 3), ("in_size", "out_size", "width_size", "depth")),
+    },
+    switchable_layers=(_LAYERS,),
+    import_as=IMPORT_AS,
+    call_hooks={PARTITION: _partition_call, COMBINE: _combine_call},
+)

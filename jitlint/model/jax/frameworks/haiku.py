@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from jitlint.model.domain.plugins import ABSTRACT, Contract, FrameworkPlugin, TransformSpec
+from jitlint.model.domain.plugins import (
+    ABSTRACT,
+    CallArgs,
+    Contract,
+    FrameworkPlugin,
+    TransformSpec,
+)
 from jitlint.model.domain.values import PYTREE, Ref, Seq, Transformed, U, Value
 
 KIND = "haiku"
@@ -131,6 +137,12 @@ ADVICE = {
 }
 
 
+def _without_apply_rng_call(call: CallArgs) -> Value | None:
+    if len(call.args) == 1 and not call.star:
+        return without_apply_rng(call.args[0][1])
+    return None
+
+
 PLUGIN = FrameworkPlugin(
     KIND,
     "haiku",
@@ -156,6 +168,7 @@ PLUGIN = FrameworkPlugin(
     lift_advice=ADVICE,
     lift_twins=EXACT_TWINS,
     import_as=("haiku", "hk"),
+    call_hooks={NO_APPLY_RNG: _without_apply_rng_call},
     shape_params={
         "haiku.Linear": ((0,), ("output_size",)),
         "haiku.Conv2D": ((0, 1), ("output_channels", "kernel_shape")),

@@ -184,6 +184,7 @@ PLUGIN = FrameworkPlugin(
         _lifted(("switch",), (1,), ("branches",)),
     ),
     apply_methods=ENTRY_METHODS,
+    adapt_inbound=adapt_inbound,
     submodules_in="setup",
     field_submodules=True,
     module_bases=BASES,

@@ -12,36 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jitlint.model.domain.plugins import ABSTRACT, GRAD, Contract, FrameworkPlugin, TransformSpec
+from jitlint.model.domain.plugins import (
+    ABSTRACT,
+    GRAD,
+    CallArgs,
+    Contract,
+    FrameworkPlugin,
+    TransformSpec,
+)
 from jitlint.model.domain.values import Array, Dict, Object, Seq, Value
 
 KIND = "nnx"
 LIST = "flax.nnx.List"
-
-PLUGIN = FrameworkPlugin(
-    KIND,
-    "flax nnx",
-    packages=("flax",),
-    class_bases=frozenset({"flax.nnx.Module"}),
-    graph_split=True,
-    contract=Contract(KIND, frozenset({"__call__"}), "flax modules are meant to be"),
-    transforms=(
-        TransformSpec(("flax.nnx.jit",), ABSTRACT, "jit", verb="compiles"),
-        TransformSpec(("flax.nnx.vmap",), ABSTRACT, "vmap"),
-        TransformSpec(
-            ("flax.nnx.grad", "flax.nnx.value_and_grad"), GRAD, "grad", verb="differentiates"
-        ),
-        TransformSpec(("flax.nnx.remat",), ABSTRACT, "ckpt"),
-        TransformSpec(("flax.nnx.shard_map",), ABSTRACT, "shard"),
-    ),
-    lax_mirrors=("flax.nnx.",),
-    shape_params={
-        "flax.nnx.Linear": ((0, 1), ("in_features", "out_features")),
-        "flax.nnx.Conv": ((0, 1, 2), ("in_features", "out_features", "kernel_size")),
-        "flax.nnx.Embed": ((0, 1), ("num_embeddings", "features")),
-    },
-    switchable_layers=("flax.nnx.",),
-)
 
 
 def list_of(args: list[tuple[str | None, Value]]) -> Value | None:
@@ -80,3 +62,34 @@ def _split_value(value: Value, convert: Callable[[Value], Value], depth: int) ->
     if isinstance(value, Object) and value.cls.kind == KIND:
         return Object(value.cls, _fields(value, convert, depth + 1), why=value.why)
     return value
+
+
+def _list_call(call: CallArgs) -> Value | None:
+    return None if call.star else list_of(call.args)
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "flax nnx",
+    packages=("flax",),
+    class_bases=frozenset({"flax.nnx.Module"}),
+    graph_split=True,
+    contract=Contract(KIND, frozenset({"__call__"}), "flax modules are meant to be"),
+    transforms=(
+        TransformSpec(("flax.nnx.jit",), ABSTRACT, "jit", verb="compiles"),
+        TransformSpec(("flax.nnx.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(
+            ("flax.nnx.grad", "flax.nnx.value_and_grad"), GRAD, "grad", verb="differentiates"
+        ),
+        TransformSpec(("flax.nnx.remat",), ABSTRACT, "ckpt"),
+        TransformSpec(("flax.nnx.shard_map",), ABSTRACT, "shard"),
+    ),
+    lax_mirrors=("flax.nnx.",),
+    shape_params={
+        "flax.nnx.Linear": ((0, 1), ("in_features", "out_features")),
+        "flax.nnx.Conv": ((0, 1, 2), ("in_features", "out_features", "kernel_size")),
+        "flax.nnx.Embed": ((0, 1), ("num_embeddings", "features")),
+    },
+    switchable_layers=("flax.nnx.",),
+    call_hooks={LIST: _list_call},
+)
