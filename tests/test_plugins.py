@@ -7,6 +7,7 @@ import ast
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import jitlint.model.jax.frameworks  # noqa: F401  (registers the plug-ins)
 
@@ -160,3 +161,66 @@ def test_call_hooks_answer_for_their_functions_only() -> None:
     for name in ("equinox.partition", "equinox.combine", "haiku.without_apply_rng"):
         assert plugins.call_hook(name) is not None, name
     assert plugins.apply_methods() >= {"apply", "init"}
+
+
+def _stated_names(plugin: object) -> set[str]:
+    """Every qualified name a plug-in states about its framework's API."""
+    p: Any = plugin
+    names = set(p.class_bases | p.class_decorators | p.transparent_decorators | p.module_bases)
+    names |= {h.qualname for h in p.field_helpers}
+    names |= {name for spec in p.transforms for name in spec.names}
+    names |= set(p.jax_calls | p.pytree_results | p.array_results | p.parameter_functions)
+    names |= set(p.shape_params) | set(p.call_hooks)
+    return names
+
+
+def _resolve(qualname: str) -> object:
+    """The object `qualname` names in the installed packages (ImportError when its package
+    is not installed, AttributeError when the package has no such name)."""
+    import importlib
+
+    parts = qualname.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for attr in parts[split:]:
+            found = getattr(found, attr)
+        return found
+    raise ImportError(qualname)
+
+
+def test_every_stated_name_exists_in_the_installed_framework() -> None:
+    """The plug-ins are written by hand: each name they state must be one the installed
+    framework exports (a framework that is not installed is skipped)."""
+    import os
+    import warnings
+
+    from jitlint.model.domain.plugins import plugins
+
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    checked, missing = 0, []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated spellings still count
+        for plugin in plugins():
+            for qualname in sorted(_stated_names(plugin)):
+                try:
+                    _resolve(qualname)
+                except ImportError:
+                    continue
+                except AttributeError:
+                    missing.append(qualname)
+                checked += 1
+    assert checked > 80  # the frameworks were there to check against
+    assert missing == []
+
+
+def test_name_resolver_tells_a_missing_name() -> None:
+    import pytest
+
+    assert _resolve("json.dumps") is json.dumps
+    with pytest.raises(AttributeError):
+        _resolve("json.no_such_function")
+    with pytest.raises(ImportError):
+        _resolve("no_such_package_here.thing")
