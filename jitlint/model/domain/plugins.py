@@ -188,8 +188,10 @@ def plugin(kind: str | None) -> FrameworkPlugin | None:
     """The plug-in of a `ClassInfo.kind`; None for None or a kind no plug-in has."""
     if kind is None:
         return None
-    plugins()
-    return _REGISTERED.get(kind)
+    found = _REGISTERED.get(kind)
+    if found is None and not _REGISTERED:
+        plugins()  # raises: nothing registered
+    return found
 
 
 @dataclass(frozen=True)
