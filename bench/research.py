@@ -9,10 +9,12 @@ CACHE/<owner>+<name>/ (from a git mirror folder holding `<owner>+<name>` git dir
 rules (`python -m jitlint --no-cache --format json`), and prints every finding with its verdict
 from bench/research-reviewed.tsv (`true`, `false` or `unreviewed`; matched on repository, path,
 line and code). Then one line per repository, one per framework, and a last line
-`repos=R lines=L findings=F errors=E true=T false=X unreviewed=U cpu_s=S lines_per_cpu_s=V`
+`repos=R lines=L errors=E findings=F true=T false=X unreviewed=U gone=G crashed=C cpu_s=S
+lines_per_cpu_s=V`
 (JIT001, a file that does not parse, is counted apart: it says nothing about the rules; the CPU
 time is user+sys of the lint runs alone). Exits 1 when a finding reviewed false is reported
-again: that false positive is still there. The sources never enter the repository.
+again (that false positive is still there) or when jitlint crashed on a repository (its error is
+printed, the other repositories still run). The sources never enter the repository.
 """
 
 from __future__ import annotations
@@ -71,16 +73,18 @@ def materialize(repo: str, commit: str, git: Path, out: Path) -> int:
     return lines
 
 
-def lint(folder: Path, jobs: int) -> tuple[list[dict], float]:
-    """jitlint's findings on `folder` and the user+sys CPU seconds the run took."""
+def lint(folder: Path, jobs: int) -> tuple[list[dict], float, str | None]:
+    """jitlint's findings on `folder`, the user+sys CPU seconds the run took, and jitlint's
+    error when it crashed (then no findings): one repository that breaks jitlint is reported
+    and counted, and the others still run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     command = [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "-j", str(jobs)]
     done = subprocess.run([*command, "."], cwd=folder, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode not in (0, 1):
-        sys.exit(f"{folder.name}: jitlint exited {done.returncode}: {done.stderr.strip()[-300:]}")
-    return json.loads(done.stdout or "[]"), cpu
+        return [], cpu, f"jitlint exited {done.returncode}: {done.stderr.strip()[-300:]}"
+    return json.loads(done.stdout or "[]"), cpu, None
 
 
 def counts_text(counts: Tally) -> str:
@@ -121,7 +125,7 @@ def main() -> int:
     total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
     lines = {"jax": 0, "tf": 0}
     errors, cpu = 0, 0.0
-    summary, came_back, seen = [], [], set()
+    summary, came_back, seen, crashed = [], [], set(), []
     for pin in pins:
         out = cache / pin.repo.replace("/", "+")
         if out.exists():
@@ -129,7 +133,9 @@ def main() -> int:
         out.mkdir()
         git = git_dir(pin.repo, pin.commit, args.mirror, cache)
         repo_lines = materialize(pin.repo, pin.commit, git, out)
-        found, seconds = lint(out, args.j)
+        found, seconds, crash = lint(out, args.j)
+        if crash is not None:
+            crashed.append(f"{pin.repo}: {crash}")
         decided = [f for f in found if f["code"] != "JIT001"]
         came_back += report(pin.repo, decided, reviews)
         keys = [(pin.repo, f["path"], f["line"], f["code"]) for f in decided]
@@ -150,14 +156,17 @@ def main() -> int:
               f"{review.path}:{review.line} {review.code}")  # fmt: skip
     for line in came_back:
         print(f"reviewed false and reported again: {line}")
+    for line in crashed:
+        print(f"crashed, no findings: {line}")
     print("\n".join(summary))
     for framework, counts in by_framework.items():
         print(f"framework={framework} lines={lines[framework]} {counts_text(counts)}")
     all_lines = sum(lines.values())
     speed = all_lines / cpu if cpu else 0.0
     print(f"repos={len(pins)} lines={all_lines} errors={errors} {counts_text(total)} "
-          f"gone={len(gone)} cpu_s={cpu:.1f} lines_per_cpu_s={speed:.0f}")  # fmt: skip
-    return 1 if came_back else 0
+          f"gone={len(gone)} crashed={len(crashed)} cpu_s={cpu:.1f} "
+          f"lines_per_cpu_s={speed:.0f}")  # fmt: skip
+    return 1 if came_back or crashed else 0
 
 
 if __name__ == "__main__":

@@ -4,13 +4,16 @@ the repositories themselves are not needed."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
-import research_reviews  # noqa: E402  (bench/ is not a package)
+import research  # noqa: E402  (bench/ is not a package)
+import research_reviews  # noqa: E402
 from research_reviews import (  # noqa: E402
     Review,
     pin_problems,
@@ -115,3 +118,25 @@ def test_tally_counts_each_finding_once_under_its_verdict():
     keys = [true.key, true.key, false.key, ("a/b", "m.py", 3, "JIT101")]
     counts = tally(keys, reviews)
     assert (counts.findings, counts.true, counts.false, counts.unreviewed) == (4, 2, 1, 1)
+
+
+def test_a_crash_of_jitlint_is_returned_not_fatal(tmp_path, monkeypatch):
+    def crashed(*args, **kwargs):
+        return subprocess.CompletedProcess(args, 2, stdout="", stderr="internal error: KeyError")
+
+    monkeypatch.setattr(research.subprocess, "run", crashed)
+    found, _seconds, crash = research.lint(tmp_path, 1)
+    assert found == []
+    assert crash == "jitlint exited 2: internal error: KeyError"
+
+
+def test_findings_come_back_with_no_crash(tmp_path, monkeypatch):
+    finding = {"path": "m.py", "line": 3, "code": "JIT101", "message": "m"}
+
+    def found_one(*args, **kwargs):
+        return subprocess.CompletedProcess(args, 1, stdout=json.dumps([finding]), stderr="")
+
+    monkeypatch.setattr(research.subprocess, "run", found_one)
+    found, _seconds, crash = research.lint(tmp_path, 1)
+    assert found == [finding]
+    assert crash is None
