@@ -1,6 +1,7 @@
 """Precision on research code nobody tuned the rules on: lint pinned research repositories.
 
 Usage: python bench/research.py [--mirror DIR] [--cache DIR] [--repo TEXT] [-j N]
+                                [--held-out [--show]]
 
 For each repository of bench/research-pins.tsv, writes the *.py files of its pinned commit (and
 the `pyproject.toml`/`requirements*.txt` files that declare its framework versions) into
@@ -10,11 +11,14 @@ rules (`python -m jitlint --no-cache --format json`), and prints every finding w
 from bench/research-reviewed.tsv (`true`, `false` or `unreviewed`; matched on repository, path,
 line and code). Then one line per repository, one per framework, and a last line
 `repos=R lines=L errors=E findings=F true=T false=X unreviewed=U gone=G crashed=C cpu_s=S
-lines_per_cpu_s=V`
-(JIT001, a file that does not parse, is counted apart: it says nothing about the rules; the CPU
-time is user+sys of the lint runs alone). Exits 1 when a finding reviewed false is reported
-again (that false positive is still there) or when jitlint crashed on a repository (its error is
-printed, the other repositories still run). The sources never enter the repository.
+lines_per_cpu_s=V` (JIT001, a file that does not parse, is counted apart: it says nothing about
+the rules; the CPU time is user+sys of the lint runs alone). The repositories pinned under the
+held-out comment of research-pins.tsv are left out; `--held-out` runs only them and prints only
+totals (per framework, and the false findings per rule code), so that whoever changes the model
+does not tune to them; `--held-out --show` prints everything, for whoever reviews them. Exits 1
+when a finding reviewed false is reported again (that false positive is still there) or when
+jitlint crashed on a repository (its error is printed, the other repositories still run). The
+sources never enter the repository.
 """
 
 from __future__ import annotations
@@ -26,9 +30,18 @@ import resource
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
-from research_reviews import Review, Tally, read_pins, read_reviews, tally, verdict_of
+from research_reviews import (
+    Review,
+    Tally,
+    held_out_repos,
+    read_pins,
+    read_reviews,
+    tally,
+    verdict_of,
+)
 from snapshots import declares_versions
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,14 +105,18 @@ def counts_text(counts: Tally) -> str:
             f"unreviewed={counts.unreviewed}")  # fmt: skip
 
 
-def report(repo: str, found: list[dict], reviews: dict[tuple, Review]) -> list[str]:
-    """Print each decided finding with its verdict; the lines of those reviewed false."""
+def report(
+    repo: str, found: list[dict], reviews: dict[tuple, Review], show: bool = True
+) -> list[str]:
+    """Print each decided finding with its verdict (when `show`); the lines of those reviewed
+    false."""
     came_back = []
     for f in found:
         key = (repo, f["path"], f["line"], f["code"])
         verdict = verdict_of(key, reviews)
         where = f"{repo} {f['path']}:{f['line']} {f['code']}"
-        print(f"{where} [{verdict}] {f['message'][:160]}")
+        if show:
+            print(f"{where} [{verdict}] {f['message'][:160]}")
         if verdict == "false":
             came_back.append(f"{where}: {reviews[key].reason}")
     return came_back
@@ -112,6 +129,14 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=base / "research")
     parser.add_argument("--repo", default="", help="only repositories whose name contains this")
     parser.add_argument("-j", type=int, default=1, help="jitlint's -j")
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="only the held-out repositories (left out otherwise), and only their totals",
+    )
+    parser.add_argument(
+        "--show", action="store_true", help="with --held-out: every finding too (its reviewer)"
+    )
     args = parser.parse_args()
     cache = args.cache.resolve()
     if cache.is_relative_to(REPO):
@@ -121,11 +146,15 @@ def main() -> int:
     cache.mkdir(parents=True, exist_ok=True)
     (cache / MARKER).write_text("rebuilt by bench/research.py\n")
     reviews: dict[tuple, Review] = {review.key: review for review in read_reviews()}
+    held_out = held_out_repos()
     pins = [pin for pin in read_pins() if args.repo in pin.repo]
+    pins = [pin for pin in pins if (pin.repo in held_out) == args.held_out]
+    show = args.show or not args.held_out
     total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
     lines = {"jax": 0, "tf": 0}
     errors, cpu = 0, 0.0
     summary, came_back, seen, crashed = [], [], set(), []
+    false_codes: Counter[str] = Counter()
     for pin in pins:
         out = cache / pin.repo.replace("/", "+")
         if out.exists():
@@ -137,9 +166,10 @@ def main() -> int:
         if crash is not None:
             crashed.append(f"{pin.repo}: {crash}")
         decided = [f for f in found if f["code"] != "JIT001"]
-        came_back += report(pin.repo, decided, reviews)
+        came_back += report(pin.repo, decided, reviews, show)
         keys = [(pin.repo, f["path"], f["line"], f["code"]) for f in decided]
         seen.update(keys)
+        false_codes.update(key[3] for key in keys if verdict_of(key, reviews) == "false")
         counts = tally(keys, reviews)
         unparsed = len(found) - len(decided)
         head = f"{pin.repo}@{pin.commit[:7]} {pin.framework} lines={repo_lines}"
@@ -151,6 +181,24 @@ def main() -> int:
         errors += sum(1 for f in decided if f.get("severity") == "error")
     run = {pin.repo for pin in pins}
     gone = [r for key, r in reviews.items() if r.repo in run and key not in seen]
+    if show:
+        print_details(gone, came_back, crashed, summary)
+    else:  # held out: what is false, counted per rule code, and no file names
+        print("false_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(false_codes.items())))
+    for framework, counts in by_framework.items():
+        repos = sum(1 for pin in pins if pin.framework == framework)
+        print(f"framework={framework} repos={repos} lines={lines[framework]} {counts_text(counts)}")
+    all_lines = sum(lines.values())
+    speed = all_lines / cpu if cpu else 0.0
+    print(f"repos={len(pins)} lines={all_lines} errors={errors} {counts_text(total)} "
+          f"gone={len(gone)} crashed={len(crashed)} cpu_s={cpu:.1f} "
+          f"lines_per_cpu_s={speed:.0f}")  # fmt: skip
+    return 1 if came_back or crashed else 0
+
+
+def print_details(
+    gone: list[Review], came_back: list[str], crashed: list[str], summary: list[str]
+) -> None:
     for review in gone:
         print(f"no longer reported, reviewed {review.verdict}: {review.repo} "
               f"{review.path}:{review.line} {review.code}")  # fmt: skip
@@ -159,14 +207,6 @@ def main() -> int:
     for line in crashed:
         print(f"crashed, no findings: {line}")
     print("\n".join(summary))
-    for framework, counts in by_framework.items():
-        print(f"framework={framework} lines={lines[framework]} {counts_text(counts)}")
-    all_lines = sum(lines.values())
-    speed = all_lines / cpu if cpu else 0.0
-    print(f"repos={len(pins)} lines={all_lines} errors={errors} {counts_text(total)} "
-          f"gone={len(gone)} crashed={len(crashed)} cpu_s={cpu:.1f} "
-          f"lines_per_cpu_s={speed:.0f}")  # fmt: skip
-    return 1 if came_back or crashed else 0
 
 
 if __name__ == "__main__":

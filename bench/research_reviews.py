@@ -23,6 +23,9 @@ VERDICTS = ("true", "false")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 CODE = re.compile(r"^JIT\d{3}$")
+# The pins below this comment line are the held-out set: whoever changes the model reads only
+# their totals (bench/research.py --held-out), so that they stay a measure on unseen code.
+HELD_OUT = "# round 3 session 2 held-out"
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,13 @@ def data_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, list[str]
 
 def read_pins(path: Path = PINS) -> list[Pin]:
     return [Pin(*cells) for _, cells in data_rows(path, PIN_COLUMNS)]
+
+
+def held_out_repos(path: Path = PINS) -> set[str]:
+    """The repositories pinned below the HELD_OUT comment line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(HELD_OUT)), len(lines))
+    return {line.split("\t")[0] for line in lines[start + 1 :] if line and line[0] != "#"}
 
 
 def read_reviews(path: Path = REVIEWED) -> list[Review]:

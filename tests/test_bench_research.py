@@ -140,3 +140,28 @@ def test_findings_come_back_with_no_crash(tmp_path, monkeypatch):
     found, _seconds, crash = research.lint(tmp_path, 1)
     assert found == [finding]
     assert crash is None
+
+
+def test_the_held_out_block_is_the_pins_below_its_comment(tmp_path):
+    pins = tmp_path / "pins.tsv"
+    commit = "0" * 40
+    pins.write_text(
+        f"repo\tcommit\tframework\na/seen\t{commit}\tjax\n"
+        f"# an earlier block\nb/seen\t{commit}\ttf\n"
+        f"{research_reviews.HELD_OUT} (whoever changes the model reads totals only)\n"
+        f"c/held\t{commit}\tjax\n# a later note\nd/held\t{commit}\ttf\n",
+        encoding="utf-8",
+    )
+    assert research_reviews.held_out_repos(pins) == {"c/held", "d/held"}
+
+
+def test_no_held_out_comment_holds_nothing_out(tmp_path):
+    pins = tmp_path / "pins.tsv"
+    pins.write_text(f"repo\tcommit\tframework\na/seen\t{'0' * 40}\tjax\n", encoding="utf-8")
+    assert research_reviews.held_out_repos(pins) == set()
+
+
+def test_the_pinned_held_out_set_has_both_frameworks():
+    held = research_reviews.held_out_repos()
+    frameworks = {pin.framework for pin in read_pins() if pin.repo in held}
+    assert frameworks == {"jax", "tf"}
