@@ -11,17 +11,15 @@ from functools import cache
 
 import libcst as cst
 
-from jitlint.model.library.tf_facts import XlaSupport, op_table
-from jitlint.model.tf.api import (
-    BOUNDED_SHAPE_ARGS,
-    SHAPE_ARG_APIS,
-    canonical,
-)
+from jitlint.model.library.tf_facts import XlaSupport, constant_args, op_table
+from jitlint.model.tf.api import canonical
 from jitlint.model.tf.dtypes import literal_kind
 from jitlint.model.tf.values import DYNAMIC_QUOTIENT, DYNAMIC_SIZE, TENSOR, Value, fixed_width
 
 _STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
-SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
+# Last components of the APIs with arguments XLA needs as compile-time constants (generated
+# by scripts/gen_xla_constants.py): a cheap test before name resolution.
+SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in constant_args())
 NEVER_CONSTANT = {
     "loop": "a loop variable",
     "rng": "a stateful random op",
@@ -142,19 +140,20 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
     from jitlint.model.tf.model import call_argument  # the model imports this module
 
     names = canonical(ctx.names.qualified_names(node.func, path))
-    slots = {tuple(SHAPE_ARG_APIS.get(n, ())) for n in names}
+    table = constant_args()
+    slots = {table.get(n, ()) for n in names}
     if len(slots) != 1 or not next(iter(slots)):
         return []
-    api = next(iter(names)).replace("tensorflow.", "tf.", 1)
+    api = min(names).replace("tensorflow.", "tf.", 1)
     values = ctx.tf.values
     found = []
-    for position, keyword in next(iter(slots)):
-        arg = call_argument(node, position, keyword)
+    for slot in next(iter(slots)):
+        arg = call_argument(node, slot.position, slot.keyword)
         if arg is None:
             continue
-        bounded = (api.removeprefix("tf."), keyword) in BOUNDED_SHAPE_ARGS
         value = values.value(arg.value, path)
-        problem = value_problem(arg.value, value, f"`{keyword}` of `{api}`", bounded)
+        what = f"`{slot.keyword}` of `{api}`"
+        problem = value_problem(arg.value, value, what, slot.bounded)
         if problem is not None:
             found.append(problem)
     return found
@@ -163,7 +162,7 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
 def value_problem(
     node: cst.CSTNode, value: Value, what: str, bounded: bool = False
 ) -> Problem | None:
-    """`bounded`: the argument may be a bounded dynamic size (BOUNDED_SHAPE_ARGS)."""
+    """`bounded`: the argument may be a bounded dynamic size (`ConstantArg.bounded`)."""
     never = sorted(
         name
         for name in (o.split(":", 1)[0] for o in value.origins)

@@ -22,9 +22,16 @@ class XlaDynamicShape(Rule):
     ## What it does
     Under XLA (`tf.function(jit_compile=True)`, or a Keras model compiled with
     `jit_compile=True`), checks the arguments XLA needs as compile-time constants: shapes,
-    sizes, `multiples`, `repeats`, `depth`, `axis`, `perm`, `k`, `fft_length`, ... of `tf.tile`,
-    `tf.repeat`, `tf.reshape`, `tf.fill`, `tf.zeros`, `tf.range`, `tf.slice`, `tf.one_hot`,
-    `tf.math.top_k`, `tf.signal.rfft` and similar ops.
+    sizes, `multiples`, `repeats`, `depth`, `axis`, `perm`, `num_segments`, `fft_length`,
+    ... of `tf.tile`, `tf.repeat`, `tf.reshape`, `tf.fill`, `tf.zeros`, `tf.range`,
+    `tf.one_hot`, the reductions, `tf.math.unsorted_segment_sum`, `tf.signal.rfft` and
+    about 60 more. The table is generated from TensorFlow (`scripts/gen_xla_constants.py`
+    compiles each API under XLA with each argument computed inside the function, and
+    keeps those XLA refuses), so it includes implicit ones: `tf.math.bincount`'s output
+    size is `max(arr) + 1`, so its data `arr` must be a constant too, even with
+    `minlength`/`maxlength` given. `tf.slice`'s size, `tf.math.top_k`'s `k` and
+    `tf.image.crop_to_bounding_box`'s box compile with computed values on XLA:CPU
+    (TensorFlow 2.21) and are not checked.
 
     - fed by a loop variable (`for i in tf.range(n)`, a `tf.while_loop` body's variables)
       or a stateful random op: an error, XLA cannot compile it;
@@ -45,12 +52,12 @@ class XlaDynamicShape(Rule):
     slice with loop-carried bounds, of `tf.unique`'s or `tf.boolean_mask`'s result (also
     when it reaches a helper as an argument, a helper's result, or a Keras layer created
     and called in the loop) is never a constant. XLA bounds such a size from above, so it
-    still compiles as the size argument of `tf.reshape`, `tf.zeros`/`ones`/`fill`,
-    `tf.tile`, `tf.repeat`, `tf.range`'s limits, `tf.slice`, `tf.pad`, `tf.broadcast_to`,
-    `tf.eye` and the random ops, also in sums and products; a quotient
-    (`tf.shape(chunk)[0] // n`) or an argument that needs an exact constant (`tf.one_hot`'s
-    depth, `tf.linspace`'s num, `tf.range`'s delta) fails (observed, TensorFlow 2.21
-    XLA:CPU). A reduction of a
+    still compiles where the generated table says XLA takes a bound (the size arguments
+    of `tf.reshape`, `tf.zeros`/`ones`/`fill`, `tf.tile`, `tf.repeat`, `tf.range`'s
+    limits, `tf.pad`, `tf.broadcast_to`, `tf.eye`, most random ops, `num_segments`), also
+    in sums and products; a quotient (`tf.shape(chunk)[0] // n`) or an argument that needs
+    an exact constant (`tf.one_hot`'s depth, `tf.linspace`'s num, `tf.range`'s delta, an
+    axis) fails (observed, TensorFlow 2.21 XLA:CPU). A reduction of a
     RaggedTensor made from data (`tf.ragged.boolean_mask`) needs its row lengths as
     constants and fails too (reported where the RaggedTensor is made).
 
