@@ -37,7 +37,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_xla_ops import aliases  # noqa: E402  (after the path is set)
+from gen_xla_ops import aliases  # after the path is set
 
 I64 = tf.constant([1, 2, 2, 3], tf.int64)
 X = [1.0, 2.0, 3.0, 4.0]
@@ -81,15 +81,38 @@ APIS: list[tuple[str, dict[str, object]]] = [
     ("gather", {"params": M, "indices": [1, 0], "axis": 1}),
     ("linalg.band_part", {"input": M, "num_lower": 0, "num_upper": 1}),
     ("image.resize", {"images": IMG, "size": [2, 2]}),
-    ("image.pad_to_bounding_box", {"image": IMG3, "offset_height": 1, "offset_width": 1,
-                                   "target_height": 6, "target_width": 6}),
-    ("image.crop_to_bounding_box", {"image": IMG3, "offset_height": 1, "offset_width": 1,
-                                    "target_height": 2, "target_width": 2}),
+    (
+        "image.pad_to_bounding_box",
+        {
+            "image": IMG3,
+            "offset_height": 1,
+            "offset_width": 1,
+            "target_height": 6,
+            "target_width": 6,
+        },
+    ),
+    (
+        "image.crop_to_bounding_box",
+        {
+            "image": IMG3,
+            "offset_height": 1,
+            "offset_width": 1,
+            "target_height": 2,
+            "target_width": 2,
+        },
+    ),
     ("image.resize_with_crop_or_pad", {"image": IMG3, "target_height": 2, "target_width": 6}),
     ("image.random_crop", {"value": IMG3, "size": [2, 2, 1]}),
     ("image.resize_with_pad", {"image": IMG3, "target_height": 2, "target_width": 6}),
-    ("nn.conv2d_transpose", {"input": IMG, "filters": tf.ones([2, 2, 1, 1]),
-                             "output_shape": [1, 8, 8, 1], "strides": 2}),
+    (
+        "nn.conv2d_transpose",
+        {
+            "input": IMG,
+            "filters": tf.ones([2, 2, 1, 1]),
+            "output_shape": [1, 8, 8, 1],
+            "strides": 2,
+        },
+    ),
     ("space_to_batch", {"input": IMG, "block_shape": [2, 2], "paddings": [[0, 0], [0, 0]]}),
     ("signal.stft", {"signals": tf.ones([8]), "frame_length": 4, "frame_step": 2}),
     ("signal.frame", {"signal": X, "frame_length": 2, "frame_step": 1}),
@@ -179,7 +202,9 @@ def _total(out: object) -> tf.Tensor:
     return tf.add_n(parts)
 
 
-def _probe(api: Callable[..., object], kwargs: dict[str, object], name: str, how: str) -> str | None:
+def _probe(
+    api: Callable[..., object], kwargs: dict[str, object], name: str, how: str
+) -> str | None:
     """None when the call compiles with `kwargs[name]` made `how`: "rng" (from a stateful
     random op), "loop" (from a loop-carried variable of a `tf.while_loop`), "bounded" (a
     bounded dynamic size); the error otherwise. No `name`: every argument constant."""
@@ -210,7 +235,7 @@ def _probe(api: Callable[..., object], kwargs: dict[str, object], name: str, how
 
     try:
         tf.function(compiled, jit_compile=True, autograph=False)()
-    except Exception as error:  # noqa: BLE001  (any failure is an answer)
+    except Exception as error:  # any failure is an answer
         return f"{type(error).__name__}: {error}"
     return None
 
@@ -283,7 +308,8 @@ def build() -> dict[str, object]:
 
 def default_output() -> Path:
     version = ".".join(tf.__version__.split(".")[:2])
-    return Path(__file__).resolve().parent.parent / "jitlint/data" / f"xla_constants_tf{version}.json"
+    data = Path(__file__).resolve().parent.parent / "jitlint/data"
+    return data / f"xla_constants_tf{version}.json"
 
 
 def render(table: dict[str, object]) -> str:

@@ -196,6 +196,32 @@ def slice_problems(ctx, node: cst.Subscript, path: Sequence[cst.CSTNode]) -> lis
     return []
 
 
+# `tf.slice(x, begin, size)`: XLA takes a computed `size` (it is not in the generated table of
+# compile-time constants), but one that changes with a loop variable gives the slice a
+# dynamic shape, as `x[i : i + n]` with a loop-carried `n` does.
+_SLICE_SIZE = {"tensorflow.slice": (2, "size"), "tensorflow.compat.v1.slice": (2, "size")}
+
+
+def slice_call_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Problem]:  # type: ignore[no-untyped-def]
+    """`tf.slice` whose size changes with a loop variable: the same dynamic shape as a
+    Python slice whose width does (`slice_problems`)."""
+    if call_leaf(node) != "slice" or _reduced_at_once(path):
+        return []
+    from jitlint.model.tf.model import call_argument  # the model imports this module
+
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    slots = {_SLICE_SIZE.get(n) for n in names}
+    if len(slots) != 1 or None in slots:
+        return []
+    arg = call_argument(node, *next(iter(slots)))  # type: ignore[misc]
+    if arg is None:
+        return []
+    value = ctx.tf.values.value(arg.value, path)
+    if value.kind == TENSOR and value.origins & NEVER_CONSTANT.keys():
+        return [Problem(arg.value, "loop-slice", "slice size", "a loop variable")]
+    return []
+
+
 _FULL_REDUCTIONS = frozenset(
     {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
      "reduce_all", "reduce_logsumexp", "reduce_std", "reduce_variance", "norm"}

@@ -12,6 +12,7 @@ from jitlint.model.tf.xla_checks import (
     call_leaf,
     ragged_problems,
     shape_problems,
+    slice_call_problems,
     slice_problems,
 )
 from jitlint.rules.base import Rule
@@ -187,8 +188,50 @@ def f(a):
         return i + 1, acc + tf.reduce_sum(a[i : i + 2])
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
 """,
+        # Arguments XLA takes computed (not in the generated table): a tf.slice reduced
+        # where it stands, top_k's k, a crop box; bincount of a shape-derived constant.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(a, img):
+    def body(i, acc):
+        acc = acc + tf.reduce_sum(tf.slice(a, [0], [i + 1]))
+        top = tf.math.top_k(a, k=i + 1).values
+        box = tf.image.crop_to_bounding_box(img, 0, 0, i + 1, 2)
+        return i + 1, acc + tf.reduce_sum(top) + tf.reduce_sum(box)
+    counts = tf.math.bincount(tf.range(tf.shape(a)[0]), minlength=4, maxlength=4)
+    return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0]), counts
+""",
     )
     INVALID = (
+        # bincount's output size is max(arr) + 1: the data itself must be a constant
+        # (generated table), even with minlength/maxlength; a loop variable never is.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def histogram(labels):
+    def body(i, acc):
+        counts = tf.math.bincount(labels + i, minlength=4, maxlength=4)  # error: JIT202
+        return i + 1, acc + tf.cast(counts, tf.float32)
+    return tf.while_loop(lambda i, acc: i < 2, body, [0, tf.zeros([4])])[1]
+""",
+        # The same from the function's argument: compiled again for every distinct value.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True, input_signature=[tf.TensorSpec([None], tf.int32)])
+def class_weights(labels):
+    counts = tf.math.bincount(labels, minlength=10, maxlength=10)  # error: JIT202
+    return 1.0 / tf.cast(counts + 1, tf.float32)
+""",
+        # An axis computed in a loop: XLA needs every axis as a constant.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def alternate(m):
+    def body(i, acc):
+        return i + 1, acc + tf.reduce_sum(tf.math.cumsum(m, axis=i % 2))  # error: JIT202
+    return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])[1]
+""",
         # Branches of different shapes: the result has a bounded dynamic dimension.
         """
 import tensorflow as tf
@@ -238,12 +281,13 @@ def f(a):
     counts = tf.cast(a, tf.int32)
     return tf.repeat(a, counts)  # error: JIT202
 """,
-        # while_loop body variables.
+        # while_loop body variables: a tf.slice whose size changes with a loop variable.
         """
 import tensorflow as tf
 def step(a):
     def body(i, acc):
-        acc = acc + tf.reduce_sum(tf.slice(a, [0], [i + 1]))  # error: JIT202
+        part = tf.slice(a, [0], [i + 1])  # error: JIT202
+        acc = acc + tf.reduce_sum(part)
         head = a[: i + 1]  # error: JIT202
         return i + 1, acc + tf.reduce_sum(head)
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
@@ -270,13 +314,15 @@ f = tf.function(step, jit_compile=True)
         if leaf == "cond":
             self._cond(node)
             return
-        if leaf not in SHAPE_LEAVES and not (leaf or "").startswith("reduce_"):
+        if leaf not in SHAPE_LEAVES and leaf != "slice" and not (leaf or "").startswith("reduce_"):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or not context.xla:
             return
-        for problem in shape_problems(self.ctx, node, path):
+        for problem in shape_problems(self.ctx, node, path) + slice_call_problems(
+            self.ctx, node, path
+        ):
             self._report(problem, context.origin)
         for problem in ragged_problems(self.ctx, node, path):
             self.report(
