@@ -35,7 +35,8 @@ PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.
 @dataclass(frozen=True)
 class Problem:
     node: cst.CSTNode
-    kind: str  # "no-kernel", "dynamic-output", "never-constant", "per-value", "loop-slice"
+    kind: str  # "no-kernel", "dynamic-output", "never-constant", "per-value", "loop-slice",
+    # "loop-shape"
     what: str  # the API or argument, for messages
     detail: str  # the op types, or where the value comes from
 
@@ -220,6 +221,45 @@ def slice_call_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> lis
     if value.kind == TENSOR and value.origins & NEVER_CONSTANT.keys():
         return [Problem(arg.value, "loop-slice", "slice size", "a loop variable")]
     return []
+
+
+# Where a loop states that its variables' shapes change: `shape_invariants=` with an unknown
+# dimension. Graph mode runs such a loop; XLA refuses it ("Input and output shapes of loop
+# body do not match", observed with TensorFlow 2.21 XLA:CPU for both spellings).
+_SHAPE_INVARIANTS = {
+    "tensorflow.while_loop": "tf.while_loop",
+    "tensorflow.compat.v1.while_loop": "tf.while_loop",
+    "tensorflow.autograph.experimental.set_loop_options": "set_loop_options",
+}
+
+
+def loop_shape_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """`shape_invariants=` with a `None` dimension written in it: a loop variable whose
+    shape changes between iterations, which XLA cannot compile."""
+    if call_leaf(node) not in ("while_loop", "set_loop_options"):
+        return None
+    invariants = next(
+        (
+            a.value
+            for a in node.args
+            if a.keyword is not None and a.keyword.value == "shape_invariants"
+        ),
+        None,
+    )
+    if invariants is None or not _has_none(invariants):
+        return None
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    spelled = {_SHAPE_INVARIANTS.get(n) for n in names}
+    if len(spelled) != 1 or None in spelled:
+        return None
+    return Problem(invariants, "loop-shape", next(iter(spelled)), "")  # type: ignore[arg-type]
+
+
+def _has_none(node: cst.CSTNode) -> bool:
+    """A literal `None` anywhere in `node` (`tf.TensorShape([None, 4])`, `[None]`)."""
+    if type(node) is cst.Name:
+        return node.value == "None"  # type: ignore[attr-defined]
+    return any(_has_none(child) for child in node.children)
 
 
 _FULL_REDUCTIONS = frozenset(

@@ -10,6 +10,7 @@ from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
     call_leaf,
+    loop_shape_problem,
     ragged_problems,
     shape_problems,
     slice_call_problems,
@@ -41,6 +42,11 @@ class XlaDynamicShape(Rule):
     - a Python slice whose size changes with a loop variable inside an XLA loop: a warning,
       the result has a dynamic shape (not when it is reduced to a scalar where it stands,
       `tf.reduce_sum(w * x[: i + 1])`, which compiles).
+
+    Also an error: `shape_invariants=` with an unknown dimension (`tf.TensorShape([None])`)
+    on a `tf.while_loop` or in `tf.autograph.experimental.set_loop_options`, which says a
+    loop variable changes shape between iterations: graph mode runs it, XLA fails with
+    "Input and output shapes of loop body do not match" (observed, TensorFlow 2.21 XLA:CPU).
 
     Also a warning: a `tf.cond` whose branches provably return different shapes (one returns
     a value, the other the same value grown by `tf.repeat`/`tf.tile`/`tf.concat`/`tf.pad`).
@@ -188,6 +194,20 @@ def f(a):
         return i + 1, acc + tf.reduce_sum(a[i : i + 2])
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
 """,
+        # shape_invariants without XLA (graph mode runs it), or with every dimension known.
+        """
+import tensorflow as tf
+@tf.function
+def grow(x):
+    def body(i, a):
+        return i + 1, tf.concat([a, a[:1]], 0)
+    return tf.while_loop(lambda i, a: i < 3, body, [0, x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]
+@tf.function(jit_compile=True)
+def keep(x):
+    def body(i, a):
+        return i + 1, a * 2.0
+    return tf.while_loop(lambda i, a: i < 3, body, [0, x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([2])])[1]
+""",
         # Arguments XLA takes computed (not in the generated table): a tf.slice reduced
         # where it stands, top_k's k, a crop box; bincount of a shape-derived constant.
         """
@@ -204,6 +224,22 @@ def f(a, img):
 """,
     )
     INVALID = (
+        # Loop variables that change shape, declared by shape_invariants: XLA refuses them.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def grow(x):
+    def body(i, a):
+        return i + 1, tf.concat([a, a[:1]], 0)
+    return tf.while_loop(lambda i, a: i < 3, body, [0, x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]  # error: JIT202
+@tf.function(jit_compile=True)
+def grow_autograph(x):
+    a = x
+    for i in tf.range(3):
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(a, tf.TensorShape([None]))])  # error: JIT202
+        a = tf.concat([a, a[:1]], 0)
+    return a
+""",
         # bincount's output size is max(arr) + 1: the data itself must be a constant
         # (generated table), even with minlength/maxlength; a loop variable never is.
         """
@@ -314,6 +350,9 @@ f = tf.function(step, jit_compile=True)
         if leaf == "cond":
             self._cond(node)
             return
+        if leaf in ("while_loop", "set_loop_options"):
+            self._loop_shape(node)
+            return
         if leaf not in SHAPE_LEAVES and leaf != "slice" and not (leaf or "").startswith("reduce_"):
             return
         path = self.ctx.path_to(node)
@@ -332,6 +371,23 @@ f = tf.function(step, jit_compile=True)
                 "needs as compile-time constants ('Range must be a compile-time constant')",
                 help="keep a dense tensor and a mask: tf.where(mask, x, 0) and sums of the mask",
             )
+
+    def _loop_shape(self, node: cst.Call) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not context.xla:
+            return
+        problem = loop_shape_problem(self.ctx, node, path)
+        if problem is None:
+            return
+        self.report(
+            problem.node,
+            f"these `shape_invariants` of `{problem.what}` leave a dimension unknown: a loop "
+            f"variable changes shape between iterations in {context.origin}, which graph mode "
+            "allows and XLA does not ('Input and output shapes of loop body do not match')",
+            help="keep the loop variables' shapes fixed: preallocate to the largest size and "
+            "write with tf.tensor_scatter_nd_update, or use a TensorArray of fixed size",
+        )
 
     def _cond(self, node: cst.Call) -> None:
         path = self.ctx.path_to(node)
