@@ -201,12 +201,18 @@ import tensorflow as tf
 def grow(x):
     def body(i, a):
         return i + 1, tf.concat([a, a[:1]], 0)
-    return tf.while_loop(lambda i, a: i < 3, body, [0, x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]
+    return tf.while_loop(
+        lambda i, a: i < 3, body, [0, x],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
+    )[1]
 @tf.function(jit_compile=True)
 def keep(x):
     def body(i, a):
         return i + 1, a * 2.0
-    return tf.while_loop(lambda i, a: i < 3, body, [0, x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([2])])[1]
+    return tf.while_loop(
+        lambda i, a: i < 3, body, [0, x],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([2])],
+    )[1]
 """,
         # Arguments XLA takes computed (not in the generated table): a tf.slice reduced
         # where it stands, top_k's k, a crop box; bincount of a shape-derived constant.
@@ -231,12 +237,17 @@ import tensorflow as tf
 def grow(x):
     def body(i, a):
         return i + 1, tf.concat([a, a[:1]], 0)
-    return tf.while_loop(lambda i, a: i < 3, body, [0, x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]  # error: JIT202
+    return tf.while_loop(
+        lambda i, a: i < 3, body, [0, x],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],  # error: JIT202
+    )[1]
 @tf.function(jit_compile=True)
 def grow_autograph(x):
     a = x
     for i in tf.range(3):
-        tf.autograph.experimental.set_loop_options(shape_invariants=[(a, tf.TensorShape([None]))])  # error: JIT202
+        tf.autograph.experimental.set_loop_options(
+            shape_invariants=[(a, tf.TensorShape([None]))]  # error: JIT202
+        )
         a = tf.concat([a, a[:1]], 0)
     return a
 """,
