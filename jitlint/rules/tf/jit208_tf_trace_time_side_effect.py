@@ -23,7 +23,10 @@ class TfTraceTimeSideEffect(Rule):
     calls, a `tf.data` function, a Keras layer's `call` or a model's `train_step`): `print`
     of a tensor, appending to a list that lives outside the function (or on the object:
     `self.history.append(...)` where the class sets `self.history = []`), updating a Python
-    number kept on the object (`self.step += 1`), and writing module globals.
+    number kept on the object (`self.step += 1`), and writing module globals. Also an
+    f-string of a tensor given to `tf.print` (`tf.print(f"loss = {loss}")`): the string is
+    made once while tracing, so every call prints `Tensor("Mean:0", shape=(), ...)`, not
+    the value (observed, TF 2.21); the fix passes the tensors as arguments.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -91,6 +94,16 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # f-strings of Python values, and tensors passed to tf.print as arguments.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, name="x"):
+    for i in range(2):
+        tf.print(f"step {i} of {name}:", x)
+    tf.print("mean", tf.reduce_mean(x))
+    return x
+""",
         # Outside graph code print runs every time.
         """
 import tensorflow as tf
@@ -163,6 +176,15 @@ def f(x):
 """,
     )
     INVALID = (
+        # An f-string of a tensor is made at trace time: it prints `Tensor("Mean:0", ...)`.
+        """
+import tensorflow as tf
+@tf.function
+def step(x):
+    loss = tf.reduce_mean(x)
+    tf.print(f"loss = {loss}")  # error: JIT208
+    return loss
+""",
         """
 import tensorflow as tf
 @tf.function
@@ -222,6 +244,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         kind = type(func)
         if kind is cst.Name and func.value == "print":  # type: ignore[attr-defined]
             self._print(node)
+        elif kind is cst.Attribute and func.attr.value == "print":  # type: ignore[attr-defined]
+            self._formatted_tf_print(node)
         elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
@@ -358,6 +382,34 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             fix=fix,
         )
 
+    def _formatted_tf_print(self, node: cst.Call) -> None:
+        """`tf.print(f"loss {loss}")`: the f-string is made once, while tracing, from the
+        symbolic tensor; every call then prints `Tensor("Mean:0", ...)`, never the value."""
+        strings = [
+            a.value for a in node.args if a.keyword is None and type(a.value) is cst.FormattedString
+        ]
+        if not strings:
+            return
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not self.ctx.names.resolves_to(
+            node.func, path, {"tensorflow.print", "tensorflow.compat.v1.print"}
+        ):
+            return
+        values = self.ctx.tf.values
+        for string in strings:
+            parts = [p for p in string.parts if type(p) is cst.FormattedStringExpression]
+            if any(values.value(p.expression, path).kind == TENSOR for p in parts):  # type: ignore[attr-defined]
+                self.report(
+                    string,
+                    f"this f-string is formatted once, while {context.origin} is traced: "
+                    '`tf.print` then prints the symbolic tensor (`Tensor("...", shape=...)`) '
+                    "on every call, not its value",
+                    help='pass the tensors to tf.print as arguments: tf.print("loss =", loss)',
+                    fix=_split_fstring_fix(string, node),
+                )
+                return
+
     def _append(self, node: cst.Call, target: cst.Name) -> None:
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -434,6 +486,41 @@ def _self_attribute(node: cst.CSTNode) -> bool:
         type(node) is cst.Attribute
         and type(node.value) is cst.Name  # type: ignore[attr-defined]
         and node.value.value == "self"  # type: ignore[attr-defined]
+    )
+
+
+def _split_fstring_fix(string: cst.FormattedString, call: cst.Call) -> NodeFix | None:
+    """`f"loss = {loss}, step {i}"` -> `"loss =", loss, ", step", i` when the f-string is
+    the call's only positional argument and its fields are plain names or attributes (no
+    format spec, no conversion, no `=`). tf.print puts a space between its arguments, so
+    the spaces at the seams are dropped."""
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) != 1 or positional[0].value is not string or string.prefix != "f":
+        return None
+    pieces: list[str] = []
+    for part in string.parts:
+        if type(part) is cst.FormattedStringText:
+            text = part.value.strip(" ")
+            if text:
+                if "\\" in text or "{" in text or "}" in text:
+                    return None
+                text = text.replace("{{", "{").replace("}}", "}")
+                pieces.append(f'"{text}"' if '"' not in text else repr(text))
+            continue
+        field = part
+        if (
+            field.format_spec is not None  # type: ignore[attr-defined]
+            or field.conversion is not None  # type: ignore[attr-defined]
+            or field.equal is not None  # type: ignore[attr-defined]
+            or type(field.expression) not in (cst.Name, cst.Attribute)  # type: ignore[attr-defined]
+        ):
+            return None
+        pieces.append(cst.Module(body=[]).code_for_node(field.expression))  # type: ignore[attr-defined]
+    return NodeFix(
+        "unsafe",
+        "Pass the tensors to `tf.print` as arguments",
+        ((string, ", ".join(pieces)),),
+        (),
     )
 
 
