@@ -27,6 +27,9 @@ class TfTraceTimeSideEffect(Rule):
     f-string of a tensor given to `tf.print` (`tf.print(f"loss = {loss}")`): the string is
     made once while tracing, so every call prints `Tensor("Mean:0", shape=(), ...)`, not
     the value (observed, TF 2.21); the fix passes the tensors as arguments.
+    And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
+    tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
+    the symbolic tensor.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -94,6 +97,15 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Logging Python values and static shapes while tracing is what the author meant.
+        """
+import logging
+import tensorflow as tf
+@tf.function
+def f(x, name="x"):
+    logging.info("tracing %s with shape %s", name, x.shape)
+    return x * 2.0
+""",
         # f-strings of Python values, and tensors passed to tf.print as arguments.
         """
 import tensorflow as tf
@@ -176,6 +188,16 @@ def f(x):
 """,
     )
     INVALID = (
+        # Logging text made from tensors in graph code: once, with symbolic tensors.
+        """
+import tensorflow as tf
+@tf.function
+def train(batches, step_fn):
+    for step, batch in enumerate(batches):
+        loss = step_fn(batch)
+        if step % 100 == 0:
+            tf.compat.v1.logging.info(str(step) + " " + str(tf.reduce_mean(loss)))  # error: JIT208
+""",
         # An f-string of a tensor is made at trace time: it prints `Tensor("Mean:0", ...)`.
         """
 import tensorflow as tf
@@ -246,6 +268,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             self._print(node)
         elif kind is cst.Attribute and func.attr.value == "print":  # type: ignore[attr-defined]
             self._formatted_tf_print(node)
+        elif kind is cst.Attribute and func.attr.value in _LOG_LEVELS:  # type: ignore[attr-defined]
+            self._log(node)
         elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
@@ -410,6 +434,28 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                 )
                 return
 
+    def _log(self, node: cst.Call) -> None:
+        """`logging.info(str(step) + " " + str(loss))` in graph code: it logs once, while
+        tracing, with `Tensor("Mean:0", ...)` in place of the values."""
+        path = self.ctx.path_to(node)
+        names = self.ctx.names.qualified_names(node.func, path)
+        if not names or not all(n.startswith(_LOGGING_MODULES) for n in names):
+            return
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        values = self.ctx.tf.values
+        if not any(_shows_tensor(a.value, values, path) for a in node.args):
+            return
+        self.report(
+            node,
+            f"this log call in {context.origin} runs once, while tracing, and writes the "
+            'symbolic tensor (`Tensor("Mean:0", shape=(), ...)`), not its value; later calls '
+            "log nothing",
+            help="return the value and log it outside the traced function, or use "
+            'tf.print("loss:", loss) inside it',
+        )
+
     def _append(self, node: cst.Call, target: cst.Name) -> None:
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -522,6 +568,42 @@ def _split_fstring_fix(string: cst.FormattedString, call: cst.Call) -> NodeFix |
         ((string, ", ".join(pieces)),),
         (),
     )
+
+
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
+_LOGGING_MODULES = (
+    "logging.",
+    "absl.logging.",
+    "tensorflow.compat.v1.logging.",
+    "tensorflow.logging.",
+)
+
+
+def _shows_tensor(expr: cst.BaseExpression, values, path) -> bool:  # type: ignore[no-untyped-def]
+    """`expr` is a tensor, or text made from one: `str(t)`, `"a" + str(t)`, `f"{t}"`."""
+    kind = type(expr)
+    if kind is cst.FormattedString:
+        return any(
+            type(part) is cst.FormattedStringExpression
+            and _shows_tensor(part.expression, values, path)  # type: ignore[attr-defined]
+            for part in expr.parts  # type: ignore[attr-defined]
+        )
+    if kind is cst.BinaryOperation:
+        return _shows_tensor(expr.left, values, path) or _shows_tensor(  # type: ignore[attr-defined]
+            expr.right,  # type: ignore[attr-defined]
+            values,
+            path,
+        )
+    if (
+        kind is cst.Call
+        and type(expr.func) is cst.Name  # type: ignore[attr-defined]
+        and expr.func.value in ("str", "repr")  # type: ignore[attr-defined]
+        and len(expr.args) == 1  # type: ignore[attr-defined]
+    ):
+        return _shows_tensor(expr.args[0].value, values, path)  # type: ignore[attr-defined]
+    if kind in (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float):
+        return False
+    return values.value(expr, path).kind == TENSOR
 
 
 _TRACE_WORDS = ("trac", "compil", "build")
