@@ -31,7 +31,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
+from jitlint.model.domain import plugins
+from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -73,7 +74,6 @@ from jitlint.model.jax.crossfile.records import (
     python_scalars,
     received_value,
 )
-from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -431,6 +431,9 @@ class Tracing:
                 return [Application(transform, tuple(call.args), call)]  # type: ignore[attr-defined]
         if context.level > caller.level:
             return None  # raised by something the model does not name (a lifted module)
+        func = context.trace.func
+        if type(func) is cst.FunctionDef and func.decorators:  # type: ignore[attr-defined]
+            return None  # called as if plain, but what its decorators apply is not known
         return []
 
     # ---- solving ----------------------------------------------------------------------
@@ -498,7 +501,8 @@ class Tracing:
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
-        if method in linen.ENTRY_METHODS and method not in cls.methods and cls.kind == "linen":
+        framework = plugins.plugin(cls.kind)
+        if framework and method in framework.apply_methods and method not in cls.methods:
             method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
@@ -794,14 +798,14 @@ class Tracing:
         if func.name.value == "__init__" and isinstance(receiver, Object):
             # Built under the caller's jit: the instance is made inside the trace.
             receiver.made_at, receiver.building = ABSTRACT, True
-        elif contract.made_in_trace and isinstance(receiver, Object):
-            receiver.made_at = ABSTRACT
         elif isinstance(receiver, Object) and not receiver.fields:
             # What the class's own code always stores (`self.blocks = [...]`) is known of
-            # any instance: a Python list indexed by a tracer fails, whoever built it.
+            # any instance, wherever it was built: a Python list indexed by a tracer fails.
             for name, pytype in container_attributes(receiver.cls).items():
                 receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
-            if contract.array_leaves_traced:
+            if contract.made_in_trace:
+                receiver.made_at = ABSTRACT
+            elif contract.array_leaves_traced:
                 # The module is handed to the user's `filter_jit` as an argument: its array
                 # fields are tracers there, its static fields Python values.
                 pytree = self.pytree_classes.of(receiver.cls.node, receiver.cls.path)
@@ -850,12 +854,13 @@ class Tracing:
         calls = list(self.inbound.get(name, ()))
         if func.name.value == "__call__" and "." in name:
             owner = name.rpartition(".")[0]
-            for method in linen.ENTRY_METHODS:
-                if self._inbound_target(f"{owner}.{method}") is func:
+            for framework in plugins.plugins():
+                adapt = framework.adapt_inbound
+                for method in framework.apply_methods if adapt is not None else ():
+                    if self._inbound_target(f"{owner}.{method}") is not func:
+                        continue
                     for record in self.inbound.get(f"{owner}.{method}", ()):
-                        adapted = (
-                            linen.adapt_inbound(record) if isinstance(record, Inbound) else None
-                        )
+                        adapted = adapt(record) if isinstance(record, Inbound) else None
                         if adapted is not None:
                             calls.append(adapted)
         if not calls:
@@ -992,7 +997,7 @@ class Tracing:
         if binding.kind == "class":
             return ClassRef(self.classes.of(binding.node, scope_path))
         if binding.kind == "assign":
-            pytype = _DISPLAYS.get(type(binding.node))
+            pytype = DISPLAY_TYPES.get(type(binding.node))
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
         return S
@@ -1145,7 +1150,6 @@ class Tracing:
         return "it is computed from traced values"
 
 
-_DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
 
@@ -1155,7 +1159,7 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
     code reaches `trace` from, following the first caller of each function."""
     if depth > 6:
         return None
-    if any(e.transform.style == "haiku" for e in trace.entries):
+    if any(e.transform.style == "pair" for e in trace.entries):
         return trace
     if trace.entries or trace.inbound:
         return None

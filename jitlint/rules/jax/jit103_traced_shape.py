@@ -4,8 +4,8 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix, with_static_name
+from jitlint.model.domain import plugins
 from jitlint.model.domain.values import Array, python_sequence
-from jitlint.model.jax.frameworks import layers
 from jitlint.model.jax.jit import Signature
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import (
@@ -281,7 +281,7 @@ def run(x, key):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        if not qualname.startswith(("jax.", "numpy.", *layers.PREFIXES)):
+        if not qualname.startswith(("jax.", "numpy.", *plugins.layer_packages())):
             return
         if axis is not None and self._axis(trace, node, axis):
             return
@@ -291,7 +291,7 @@ def run(x, key):
         facts = static_parameters(qualname)
         if facts is not None and self._check_facts(node, trace, facts, f"`{label}`"):
             return
-        spec = _SHAPE_ARGS.get(qualname) or layers.SHAPE_PARAMS.get(qualname)
+        spec = _SHAPE_ARGS.get(qualname) or plugins.shape_params().get(qualname)
         if spec is None:
             return
         positions, keywords = spec
