@@ -33,7 +33,7 @@ from jitlint.model.jax.crossfile.records import (
     top_level_defs,
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
-from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions, may_be_traced
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
@@ -273,7 +273,7 @@ def _project_facts(
         has_classes = bool(_CLASS_TEXT.search(ctx.source))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            result.outbound.extend(class_facts.class_imports(ctx.names, CONTRACT_METHODS))
+            result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
