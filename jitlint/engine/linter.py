@@ -24,7 +24,7 @@ from jitlint.engine.source import (
 )
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
-from jitlint.model.jax.crossfile import class_facts, returned, returns
+from jitlint.model.jax.crossfile import class_facts, returned, returns, stars
 from jitlint.model.jax.crossfile.records import (
     CallRecord,
     Outbound,
@@ -163,6 +163,7 @@ def lint_text(
             else:
                 by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
+        ctx.names.aliases.update(stars.aliases(by_function))
     settings = rule_settings or {}
     ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
     if settings.get(ASSUME_KEY):
@@ -275,6 +276,8 @@ def _project_facts(
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(stars.exports(ctx.names))
+        result.outbound.extend(stars.still_asked(ctx.names.aliases))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
         if has_classes and (ctx.inbound or _JAX_TEXT.search(ctx.source)):

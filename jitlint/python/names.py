@@ -23,6 +23,10 @@ class Names:
         self.module = module
         self._scopes: dict[int, Scope] = {}
         self._has_star_import: bool | None = None
+        # Names of the project that stand for another module's names, as this module spells
+        # them (".backend.all" -> "jax.numpy.all": `backend` re-exports jax.numpy with `from
+        # jax.numpy import *`). The project pass fills it from other files' facts.
+        self.aliases: dict[str, str] = {}
 
     def scope(self, node: cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda) -> Scope:
         found = self._scopes.get(id(node))
@@ -102,6 +106,8 @@ class Names:
         if isinstance(expr, cst.Attribute):
             heads = self.qualified_names(expr.value, path)
             attr = expr.attr.value
+            if self.aliases:
+                return frozenset(self._alias(f"{h}.{attr}") if h else UNKNOWN for h in heads)
             return frozenset(f"{h}.{attr}" if h else UNKNOWN for h in heads)
         if not isinstance(expr, cst.Name):
             return frozenset()
@@ -111,8 +117,12 @@ class Names:
                 return frozenset({f"builtins.{expr.value}", UNKNOWN})
             return frozenset({f"builtins.{expr.value}"})
         return frozenset(
-            b.qualname if b.kind == "import" and b.qualname else UNKNOWN for b in bindings
+            self._alias(b.qualname) if b.kind == "import" and b.qualname else UNKNOWN
+            for b in bindings
         )
+
+    def _alias(self, qualname: str) -> str:
+        return self.aliases.get(qualname, qualname) if self.aliases else qualname
 
     def resolves_to(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], names: set[str]) -> bool:
         """True when every meaning `expr` can have is one of `names`."""
@@ -130,6 +140,24 @@ class Names:
                 for stmt in self.module.body
             )
         return self._has_star_import
+
+
+def star_source(names: Names) -> tuple[str, frozenset[str]] | None:
+    """The module this one re-exports whole, by its only top-level `from m import *` (`m`
+    absolute; one under `if TYPE_CHECKING:` or `try:` is not sure to run), and the names the
+    module binds itself, which are its own and not the star's. None without exactly one."""
+    found = [
+        small
+        for statement in names.module.body
+        if type(statement) is cst.SimpleStatementLine
+        for small in statement.body
+        if type(small) is cst.ImportFrom and type(small.names) is cst.ImportStar
+    ]
+    if len(found) != 1 or found[0].relative or found[0].module is None:
+        return None
+    source = names.module.code_for_node(found[0].module)
+    own = frozenset(names.scope(names.module).bindings)
+    return source, own
 
 
 def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jitlint.model.jax.crossfile import stars
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
     EntryRecord,
@@ -406,6 +407,9 @@ def _tf_received(
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))
+        alias = stars.answer(facts, name) if record.kind == IMPORT_KIND and not out else None
+        if alias is not None:  # a name of a module that re-exports another one whole
+            out.append((caller_path, TfInbound(record.target, site, "fact", alias)))
         return out
     if not name or "." in name:
         return []
