@@ -10,7 +10,7 @@ import pytest
 from test_project import check, where, write
 
 from jitlint.model.jax.crossfile import stars
-from jitlint.python.names import Names, star_source
+from jitlint.python.names import Names, public_names, star_source
 
 STEP = """
 import jax
@@ -63,7 +63,62 @@ def test_the_star_fact_and_its_answers():
     assert star_source(names) == ("jax.numpy", frozenset({"scale"}))
     (record,) = stars.exports(names)
     facts = {record.target: record.status}
-    assert stars.answer(facts, "linalg.norm") == "jax:alias:jax.numpy.linalg.norm"
-    assert stars.answer(facts, "scale") is None
-    assert stars.answer(facts, "") is None
-    assert star_source(Names(cst.parse_module("from .core import *\n"))) is None
+
+    def outside(path: str, module: str) -> None:
+        return None  # no module is a file of the run
+
+    assert stars.answer("m.py", facts, "linalg.norm", outside) == (
+        "jax:alias:jax.numpy.linalg.norm"
+    )
+    assert stars.answer("m.py", facts, "scale", outside) is None
+    assert stars.answer("m.py", facts, "", outside) is None
+    assert star_source(Names(cst.parse_module("from .core import *\n"))) == (".core", frozenset())
+    assert star_source(Names(cst.parse_module("from a import *\nfrom b import *\n"))) is None
+    assert public_names(Names(cst.parse_module("__all__ = ['f', 'g']\n"))) == {"f", "g"}
+    assert public_names(Names(cst.parse_module("x = 1\n"))) is None
+    assert public_names(Names(cst.parse_module("__all__ = ['f']\n__all__ += ['g']\n"))) == set()
+
+
+CHAIN_STEP = """
+import jax
+
+import pkg.ops as B
+
+
+@jax.jit
+def step(x):
+    if B.all(x > 0):
+        x = -x
+    if B.any(x < 0):
+        x = x * 2
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("ops", "expected"),
+    [
+        ("from ._backend import *\n", [9, 11]),
+        # `__all__` of the module star-imported decides what the star takes from it.
+        ("from ._backend import *\n", [9]),
+        # A module of the run that defines the name itself: not jax.numpy's.
+        ("from ._local import *\n", []),
+    ],
+)
+def test_star_imports_chained_through_modules_of_the_run(tmp_path, ops, expected):
+    backend = "from jax.numpy import *\n"
+    if expected == [9]:
+        backend += '\n__all__ = ["all"]\n'
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/_backend.py": backend,
+            "pkg/_local.py": "def all(x):\n    return True\n\n\ndef any(x):\n    return True\n",
+            "pkg/ops.py": ops,
+            "pkg/step.py": CHAIN_STEP,
+        },
+    )
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [("pkg/step.py", line, "JIT101") for line in expected]

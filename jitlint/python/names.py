@@ -143,9 +143,10 @@ class Names:
 
 
 def star_source(names: Names) -> tuple[str, frozenset[str]] | None:
-    """The module this one re-exports whole, by its only top-level `from m import *` (`m`
-    absolute; one under `if TYPE_CHECKING:` or `try:` is not sure to run), and the names the
-    module binds itself, which are its own and not the star's. None without exactly one."""
+    """The module this one re-exports whole, by its only top-level `from m import *` (`m` as
+    spelled, `.core` for a relative one; one under `if TYPE_CHECKING:` or `try:` is not sure
+    to run), and the names the module binds itself, which are its own and not the star's.
+    None without exactly one."""
     found = [
         small
         for statement in names.module.body
@@ -153,11 +154,32 @@ def star_source(names: Names) -> tuple[str, frozenset[str]] | None:
         for small in statement.body
         if type(small) is cst.ImportFrom and type(small.names) is cst.ImportStar
     ]
-    if len(found) != 1 or found[0].relative or found[0].module is None:
+    if len(found) != 1:
         return None
-    source = names.module.code_for_node(found[0].module)
+    star = found[0]
+    module = names.module.code_for_node(star.module) if star.module is not None else ""
+    source = "." * len(star.relative) + module
     own = frozenset(names.scope(names.module).bindings)
     return source, own
+
+
+def public_names(names: Names) -> frozenset[str] | None:
+    """What `from this_module import *` takes from this module when it declares `__all__`
+    once, as a list or tuple of string literals; None when it does not say (then every name
+    not starting with `_`), or says it in a way not read here (a frozenset of nothing)."""
+    bindings = names.scope(names.module).bindings.get("__all__")
+    if bindings is None:
+        return None
+    if len(bindings) != 1 or type(bindings[0].node) not in (cst.List, cst.Tuple):
+        return frozenset()
+    out = set()
+    for element in bindings[0].node.elements:  # type: ignore[union-attr]
+        value = element.value
+        text = value.evaluated_value if type(value) is cst.SimpleString else None
+        if not isinstance(text, str):
+            return frozenset()
+        out.add(text)
+    return frozenset(out)
 
 
 def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
