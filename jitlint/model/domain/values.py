@@ -399,20 +399,33 @@ class Foreign(Ref):
     ("member": `net.apply`, `path` ".model.Net.apply"). Calling one from traced code is an
     outbound call for the project pass (model/project/)."""
 
-    __slots__ = ("also", "path", "role")
+    __slots__ = ("also", "made_with", "path", "role")
 
-    def __init__(self, path: str, role: str = "name", also: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        path: str,
+        role: str = "name",
+        also: tuple[str, ...] = (),
+        made_with: tuple[tuple[str | None, Value], ...] | None = None,
+    ) -> None:
         super().__init__(None, "foreign")
         self.path = path
         self.role = role
         # For a member inherited from one of several imported bases: the other candidates
         # (the project pass hands the call to whichever defines it).
         self.also = also
+        # An instance (or its member) made here by calling the class: the arguments it was
+        # made with, which the project pass sends along with calls of its methods, so that
+        # the defining file builds the same instance as their `self`. None: not known.
+        self.made_with = made_with
         if role != "name":
             self.kind = UNKNOWN
 
     def key(self, depth: int = _KEY_DEPTH) -> Hashable:
-        return ("foreign", self.path, self.role)
+        made = None
+        if self.made_with is not None:
+            made = tuple((k, v.key(depth - 1)) for k, v in self.made_with)
+        return ("foreign", self.path, self.role, made)
 
     def __repr__(self) -> str:
         return f"Foreign({self.path}, {self.role})"

@@ -45,7 +45,7 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
 from jitlint.model.jax.crossfile import returned
-from jitlint.model.jax.crossfile.records import argument_kind
+from jitlint.model.jax.crossfile.records import argument_kind, made_with_args
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.returns import ARRAY_FACT, LIST_FACT
 from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx
@@ -217,7 +217,12 @@ class Calls(Transformations):
                 return Seq("list", elem=U)
             if ARRAY_FACT in facts and context.level > 0:
                 return Array(("op", callee.path.lstrip("."), context.trace), sure=False)
-            return Foreign(callee.path, "instance")  # what another module's class makes
+            # What another module's class makes, and with what (a `*`/`**` argument: unknown).
+            # Made in Python, an array argument is a constant a later trace closes over.
+            made_with = None
+            if not star:
+                made_with = tuple((k, U if v.traced and context.level == 0 else v) for k, v in args)
+            return Foreign(callee.path, "instance", made_with=made_with)
         return result
 
     def returned_value(self, path: str, call: cst.CSTNode) -> Value | None:
@@ -328,8 +333,9 @@ class Calls(Transformations):
                 if callee.role == "member"
                 else [f"{callee.path}.__call__"]
             )
+            made = made_with_args(callee.made_with)
             for target in targets:
-                self._record(context, call, target, [(None, U), *args], star)
+                self._record(context, call, target, [(None, U), *args, *made], star)
             returned = self.returned_value(callee.path, call) if callee.role == "member" else None
             return returned if returned is not None else U
         if isinstance(callee, Object):  # `obj(...)` runs `__call__`
@@ -647,7 +653,7 @@ class Calls(Transformations):
             if base.role == "name":
                 return Foreign(f"{base.path}.{attr}")
             if base.role == "instance":
-                return Foreign(f"{base.path}.{attr}", "member")
+                return Foreign(f"{base.path}.{attr}", "member", made_with=base.made_with)
             return U
         if isinstance(base, SuperRef):
             receiver = base.receiver

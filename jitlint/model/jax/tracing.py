@@ -72,6 +72,7 @@ from jitlint.model.jax.crossfile.records import (
     may_be_project_function,
     python_scalars,
     received_value,
+    split_made_with,
 )
 from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.frameworks.contracts import (
@@ -563,7 +564,12 @@ class Tracing:
         inbound: list[Inbound] = []
         python_scalars_given: dict[str, Inbound] = {}  # parameter -> the call that gives it
         if type(func) is cst.FunctionDef:
+            made: dict[int, list[tuple[str | None, int]]] = {}
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
+                if isinstance(received, Inbound):
+                    received, made_with = split_made_with(received)
+                    if made_with is not None:
+                        made[id(received)] = made_with
                 if isinstance(received, Inbound) and received.level == 0:
                     # Called from Python in another file: not traced by that call, but a
                     # number or bool it passes reaches a jitted `func` as one array.
@@ -612,6 +618,8 @@ class Tracing:
             contributions.append((level, params))
         for call in inbound:
             given = inbound_contribution(func, call)  # type: ignore[arg-type]
+            if id(call) in made:
+                self._made_receiver(func, call, made[id(call)], given)  # type: ignore[arg-type]
             for name in jit_pytree_params(func, call):  # type: ignore[arg-type]
                 if given.get(name, U).kind == PYTREE:
                     given[name] = self._jit_instance(func, name, given[name])  # type: ignore[arg-type]
@@ -633,6 +641,8 @@ class Tracing:
                 params[name] = hit
             elif len(values) == 1 and isinstance(values[0], Object):
                 params[name] = values[0]  # `self` of a method, or a pytree class instance
+            elif _same_class(values):
+                params[name] = _merged(values)  # type: ignore[arg-type]
             elif all(v.kind == STATIC for v in values):
                 # The same literal default at every call site keeps its value (see
                 # project.default_value); anything else is just a Python value.
@@ -836,6 +846,40 @@ class Tracing:
         kind = STATIC if value.kind == STATIC else UNKNOWN
         params[name] = receiver = Object(cls, kind=kind, why=value.why)
         receiver.made_at = made_at  # an argument: made outside the trace (0), or unknown
+
+    def _made_receiver(
+        self,
+        func: cst.FunctionDef,
+        call: Inbound,
+        made_with: list[tuple[str | None, int]],
+        given: dict[str, Value],
+    ) -> None:
+        """`self` of a method another file calls on an instance it made of this module's
+        class (`Kalman(noise).run(x)`): the instance this module's constructor makes from the
+        same arguments, traced where the caller passed tracers."""
+        path = self._path_to(func)
+        if len(path) < 2 or type(path[-2]) is not cst.ClassDef or func.decorators:
+            return
+        p = func.params
+        first = [*p.posonly_params, *p.params]
+        if not first:
+            return
+        owner = path[-2]
+        cls = self.classes.of(owner, path[:-2])  # type: ignore[arg-type]
+        caller = Context(self.function_trace(self.module), call.level, {})
+
+        def wrap(param: str, kind: Value) -> Value:
+            if kind.traced:
+                return Value(
+                    PYTREE if kind.kind == PYTREE else TRACED, ("import", param, owner, call)
+                )
+            return kind
+
+        args = [(k, received_value(kind)) for k, kind in made_with]
+        obj = self.calls.construct(caller, None, cls, args, call.star, wrap=wrap)
+        if isinstance(obj, Object):
+            obj.made_at = None  # in Python or in the caller's trace: the record does not say
+            given[first[0].name.value] = obj
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level
@@ -1226,3 +1270,35 @@ def is_array(value: Value | None) -> bool:
 
 def unknown_name(qualnames: frozenset[str]) -> bool:
     return not qualnames or UNKNOWN_NAME in qualnames
+
+
+def _same_class(values: list[Value]) -> bool:
+    """Several instances of one class, none a pytree argument (whose fields a
+    transformation decides): `self` of a method that several files' calls reach."""
+    first = values[0] if values else None
+    if not isinstance(first, Object):
+        return False
+    return all(
+        isinstance(v, Object) and v.cls is first.cls and v.declared is None and v.kind != PYTREE
+        for v in values
+    )
+
+
+def _merged(values: list[Object]) -> Object:
+    """One instance for several: a field traced in any of them is traced (as a parameter
+    is when any call passes a tracer), one that is the same everywhere keeps its value, and
+    any other is unknown."""
+    out = Object(values[0].cls, kind=values[0].kind, why=values[0].why)
+    names = {name for v in values for name in v.fields}
+    for name in names:
+        found = [v.fields.get(name, U) for v in values]
+        hit = first_traced(found)
+        if hit is not None:
+            out.fields[name] = hit
+        elif all(f.key() == found[0].key() for f in found):
+            out.fields[name] = found[0]
+        else:
+            out.fields[name] = U
+    levels = {v.made_at for v in values}
+    out.made_at = levels.pop() if len(levels) == 1 else None
+    return out
