@@ -27,6 +27,14 @@ class Kalman:
 
     def __call__(self, x):
         return jnp.zeros(self.steps) + x
+
+    @classmethod
+    def default(cls, noise):
+        return cls(noise, steps=2)
+
+
+def run(x):
+    return x
 """
 
 MAIN = """\
@@ -57,6 +65,9 @@ def smooth(x, noise):
         ("", "Kalman(noise, steps=2)(x)", []),
         # A traced `steps` reaches `jnp.zeros` as its shape.
         ("", "Kalman(noise, steps=noise)(x)", [("pkg/filters.py", 17, "JIT103")]),
+        # Made by a class-method constructor (`return cls(...)`) of the class.
+        ("", "Kalman.default(noise).run(x)", [("pkg/filters.py", 12, "JIT101")]),
+        ("", "Kalman.default(2.0).run(x)", []),
     ],
 )
 def test_an_instance_made_in_another_file(tmp_path, setup, call, expected):

@@ -399,7 +399,7 @@ class Foreign(Ref):
     ("member": `net.apply`, `path` ".model.Net.apply"). Calling one from traced code is an
     outbound call for the project pass (model/project/)."""
 
-    __slots__ = ("also", "made_with", "path", "role")
+    __slots__ = ("also", "made_by", "made_with", "path", "role")
 
     def __init__(
         self,
@@ -407,6 +407,7 @@ class Foreign(Ref):
         role: str = "name",
         also: tuple[str, ...] = (),
         made_with: tuple[tuple[str | None, Value], ...] | None = None,
+        made_by: tuple[str, str] | None = None,
     ) -> None:
         super().__init__(None, "foreign")
         self.path = path
@@ -418,6 +419,10 @@ class Foreign(Ref):
         # made with, which the project pass sends along with calls of its methods, so that
         # the defining file builds the same instance as their `self`. None: not known.
         self.made_with = made_with
+        # A name reached as an attribute of another one (`Kalman.default`), or an instance
+        # made by calling such a name: (the owner's path, the attribute). The owner may be a
+        # class and the attribute its class-method constructor (`return cls(...)`).
+        self.made_by = made_by
         if role != "name":
             self.kind = UNKNOWN
 

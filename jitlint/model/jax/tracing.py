@@ -39,6 +39,7 @@ from jitlint.model.domain.values import (
     TRANSFORMED,
     UNKNOWN,
     Array,
+    BoundMethod,
     ClassRef,
     Dict,
     Env,
@@ -64,6 +65,7 @@ from jitlint.model.jax.crossfile.class_facts import (
 )
 from jitlint.model.jax.crossfile.records import (
     Inbound,
+    MadeWith,
     Received,
     given_defaults,
     inbound_contribution,
@@ -564,10 +566,13 @@ class Tracing:
         inbound: list[Inbound] = []
         python_scalars_given: dict[str, Inbound] = {}  # parameter -> the call that gives it
         if type(func) is cst.FunctionDef:
-            made: dict[int, list[tuple[str | None, int]]] = {}
+            made: dict[int, MadeWith] = {}
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
                 if isinstance(received, Inbound):
                     received, made_with = split_made_with(received)
+                    factory = made_with.factory if made_with is not None else None
+                    if factory is not None and not self._factory_of(func, factory):  # type: ignore[arg-type]
+                        continue  # not a method of a class that factory makes
                     if made_with is not None:
                         made[id(received)] = made_with
                 if isinstance(received, Inbound) and received.level == 0:
@@ -847,11 +852,22 @@ class Tracing:
         params[name] = receiver = Object(cls, kind=kind, why=value.why)
         receiver.made_at = made_at  # an argument: made outside the trace (0), or unknown
 
+    def _factory_of(self, func: cst.FunctionDef, factory: str) -> bool:
+        """Whether `func` is a method of a top-level class with a class method `factory`."""
+        path = self._path_to(func)
+        if len(path) != 3 or type(path[1]) is not cst.ClassDef:
+            return False
+        cls = self.classes.of(path[1], [self.module])  # type: ignore[arg-type]
+        found = cls.lookup(factory)
+        if found is None or found[1] != "method":
+            return False
+        return found[0].methods[factory].kind == "classmethod"
+
     def _made_receiver(
         self,
         func: cst.FunctionDef,
         call: Inbound,
-        made_with: list[tuple[str | None, int]],
+        made_with: MadeWith,
         given: dict[str, Value],
     ) -> None:
         """`self` of a method another file calls on an instance it made of this module's
@@ -875,9 +891,20 @@ class Tracing:
                 )
             return kind
 
-        args = [(k, received_value(kind)) for k, kind in made_with]
-        obj = self.calls.construct(caller, None, cls, args, call.star, wrap=wrap)
-        if isinstance(obj, Object):
+        args = [(k, received_value(kind)) for k, kind in made_with.args]
+        if made_with.factory is None:
+            obj: Value | None = self.calls.construct(caller, None, cls, args, call.star, wrap=wrap)
+        else:
+            # `Cls.factory(...)`: what the class method returns, its arguments bound as the
+            # constructor's would be.
+            method = self.calls.member(caller, ClassRef(cls), made_with.factory)
+            obj = None
+            if isinstance(method, BoundMethod):
+                receiver = [(None, method.receiver)]
+                obj = self.calls.invoke(
+                    caller, None, method.function, [*receiver, *args], call.star, wrap=wrap
+                )
+        if isinstance(obj, Object) and obj.cls is cls:
             obj.made_at = None  # in Python or in the caller's trace: the record does not say
             given[first[0].name.value] = obj
 
