@@ -693,3 +693,35 @@ def join_envs(a: Env, b: Env) -> Env:
         va, vb = a.get(name), b.get(name)
         out[name] = join(va, vb) if va is not None and vb is not None else U
     return out
+
+
+def same_class_instances(values: list[Value]) -> bool:
+    """Several instances of one class of the project, none a pytree argument (whose fields a
+    transformation decides): `self` of a method that several calls reach."""
+    first = values[0] if values else None
+    if not isinstance(first, Object):
+        return False
+    return all(
+        isinstance(v, Object) and v.cls is first.cls and v.declared is None and v.kind != PYTREE
+        for v in values
+    )
+
+
+def merged_instance(values: list[Object]) -> Object:
+    """One instance for several: a field traced in any of them is traced (as a parameter
+    is when any call passes a tracer), one that is the same everywhere keeps its value, and
+    any other is unknown."""
+    out = Object(values[0].cls, kind=values[0].kind, why=values[0].why)
+    names = {name for v in values for name in v.fields}
+    for name in names:
+        found = [v.fields.get(name, U) for v in values]
+        hit = first_traced(found)
+        if hit is not None:
+            out.fields[name] = hit
+        elif all(f.key() == found[0].key() for f in found):
+            out.fields[name] = found[0]
+        else:
+            out.fields[name] = U
+    levels = {v.made_at for v in values}
+    out.made_at = levels.pop() if len(levels) == 1 else None
+    return out

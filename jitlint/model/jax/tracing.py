@@ -53,7 +53,9 @@ from jitlint.model.domain.values import (
     join,
     literal,
     literal_truth,
+    merged_instance,
     python_sequence,
+    same_class_instances,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
@@ -646,8 +648,8 @@ class Tracing:
                 params[name] = hit
             elif len(values) == 1 and isinstance(values[0], Object):
                 params[name] = values[0]  # `self` of a method, or a pytree class instance
-            elif _same_class(values):
-                params[name] = _merged(values)  # type: ignore[arg-type]
+            elif same_class_instances(values):
+                params[name] = merged_instance(values)  # type: ignore[arg-type]
             elif all(v.kind == STATIC for v in values):
                 # The same literal default at every call site keeps its value (see
                 # project.default_value); anything else is just a Python value.
@@ -1297,35 +1299,3 @@ def is_array(value: Value | None) -> bool:
 
 def unknown_name(qualnames: frozenset[str]) -> bool:
     return not qualnames or UNKNOWN_NAME in qualnames
-
-
-def _same_class(values: list[Value]) -> bool:
-    """Several instances of one class, none a pytree argument (whose fields a
-    transformation decides): `self` of a method that several files' calls reach."""
-    first = values[0] if values else None
-    if not isinstance(first, Object):
-        return False
-    return all(
-        isinstance(v, Object) and v.cls is first.cls and v.declared is None and v.kind != PYTREE
-        for v in values
-    )
-
-
-def _merged(values: list[Object]) -> Object:
-    """One instance for several: a field traced in any of them is traced (as a parameter
-    is when any call passes a tracer), one that is the same everywhere keeps its value, and
-    any other is unknown."""
-    out = Object(values[0].cls, kind=values[0].kind, why=values[0].why)
-    names = {name for v in values for name in v.fields}
-    for name in names:
-        found = [v.fields.get(name, U) for v in values]
-        hit = first_traced(found)
-        if hit is not None:
-            out.fields[name] = hit
-        elif all(f.key() == found[0].key() for f in found):
-            out.fields[name] = found[0]
-        else:
-            out.fields[name] = U
-    levels = {v.made_at for v in values}
-    out.made_at = levels.pop() if len(levels) == 1 else None
-    return out
