@@ -86,3 +86,42 @@ def test_a_traced_field_from_one_caller_is_traced_for_the_method(tmp_path):
     _, found, _ = check(root)
     assert [(f["path"], f["line"], f["code"]) for f in found] == [("pkg/filters.py", 12, "JIT101")]
     assert "smooth" in str(found[0]["message"])
+
+
+CTF = """\
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class CTF(eqx.Module):
+    u: jax.Array
+    v: jax.Array
+
+    @classmethod
+    def from_defocus(cls, u, v):
+        if u < v:
+            raise ValueError("u must be >= v")
+        return cls(jnp.asarray(u), jnp.asarray(v))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ("jnp.float32(1.5), jnp.float32(1.1)", [("pkg/ctf.py", 12, "JIT101")]),
+        # filter_jit keeps Python numbers static: the check runs on floats.
+        ("1.5, 1.1", []),
+    ],
+)
+def test_filter_jit_of_another_files_class_method(tmp_path, args, expected):
+    """`eqx.filter_jit(CTF.from_defocus)(...)` in one file: which arguments the other file's
+    constructor gets traced is decided by this call (arrays traced, the rest static)."""
+    main = (
+        "import equinox as eqx\nimport jax.numpy as jnp\n\nfrom .ctf import CTF\n\n"
+        f"make = eqx.filter_jit(CTF.from_defocus)\nmake({args})\n"
+    )
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/ctf.py": CTF, "pkg/main.py": main})
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == expected
