@@ -59,7 +59,7 @@ _JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
 # A file with a class that has a base (a module's framework may come from another file).
 _CLASS_TEXT = re.compile(r"^class\s+\w+\s*\(", re.M)
 # A comment JIT002 may report: a `# jitlint: ignore`, or a JIT code after `noqa` on its line
-# (a bare `# noqa` and other tools' codes are never reported; codes match in any case).
+# (a bare noqa comment and other tools' codes are never reported; codes match in any case).
 _JIT_DIRECTIVE = re.compile(r"jitlint|noqa.*jit", re.I)
 
 
