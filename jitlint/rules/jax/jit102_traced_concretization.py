@@ -11,6 +11,7 @@ from jitlint.fixes.traced.expressions import (
     switch_call_fix,
 )
 from jitlint.fixes.traced.loops import for_range_fix
+from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.python.walker import iter_children
@@ -373,8 +374,10 @@ def run(xs):
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
-            fix = stacked_index_fix(self.ctx, node, base) or switch_call_fix(
-                self.ctx, node, base, self.ctx.parents
+            fix = (
+                stacked_index_fix(self.ctx, node, base)
+                or switch_call_fix(self.ctx, node, base, self.ctx.parents)
+                or unrolled_fori_fix(self.ctx, node, self.ctx.parents)
             )
             self._report(node, f"indexing a Python {pytype}", value, fix)
 
