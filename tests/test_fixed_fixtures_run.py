@@ -28,6 +28,7 @@ JAX_PAIRS = {
     "JIT102_list_index": "TracerIntegerConversionError",
     "JIT102_for_range": "TracerIntegerConversionError",
     "JIT102_switch_layers": "Invalid index type",
+    "JIT102_unroll_fori_blocks": "TracerIntegerConversionError",
     "JIT103_jit_of_library": "ConcretizationTypeError",
     "JIT103_static_sizes": "ConcretizationTypeError",
     "JIT104_numpy_table_index": "TracerArrayConversionError",
@@ -166,3 +167,14 @@ def test_jit207_argument_as_a_tensor_of_its_dtype_traces_once_with_the_same_resu
     for name in ("warmup", "rate", "explore", "scale"):
         assert (was[name], now[name]) == (4, 1), (name, was, now)
     assert was["repeat"] == now["repeat"] == 4  # no fix: `range(n)` needs the Python value
+
+
+@pytest.mark.tensorflow
+def test_jit204_printed_numpy_becomes_tf_print_and_prints_on_every_call():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_print_numpy.in.py")
+    after = run(FIXTURES / "JIT204_print_numpy.out.py")
+    assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "y: [2 4]" in after.stderr and "x: [1 2]" in after.stderr, after.stderr[-2000:]
+    assert "[2. 4.]" in after.stdout, after.stdout[-2000:]
