@@ -115,11 +115,17 @@ class TracedConcretization(Rule):
     called at a traced index (`self.layers[t](x)`) becomes `jax.lax.switch(t, self.layers,
     x)`: unsafe, every layer is traced and must return the same shapes, the index is
     clamped, and layers that update their own state while called cannot run in
-    `lax.switch` (haiku and linen modules are left alone). An f-string that formats a tracer
-    with a spec and is only printed (`print(f"loss={loss:.4f}")`, `jax.debug.print(f"...")`,
-    or `status = f"..."` followed by `print(status)`, the name read nowhere else) becomes a
-    `jax.debug.print` template with the values as arguments (`jax.debug.print("loss={:.4f}",
-    loss)`): unsafe, the line is now printed on every call with the values, not once while
+    `lax.switch` (haiku and linen modules are left alone). A list indexed by the counter of
+    `jax.lax.fori_loop` (`def body(i, h): return self.blocks[i](h)` passed by name to
+    `fori_loop(0, len(self.blocks), body, x)`, bounds int literals or `len(...)`) gets the
+    loop unrolled into `functools.reduce(lambda _carry, _i: body(_i, _carry), range(0,
+    len(self.blocks)), x)`, which passes the counter as a Python int and works for every
+    kind of module: unsafe, the body is traced once per iteration, so compile time grows
+    with the trip count and Python side effects in it run on every iteration. An f-string
+    that formats a tracer with a spec and is only printed (`print(f"loss={loss:.4f}")`,
+    `jax.debug.print(f"...")`, or `status = f"..."` followed by `print(status)`, the name
+    read nowhere else) becomes a `jax.debug.print` template with the values as arguments
+    (`jax.debug.print("loss={:.4f}", loss)`): unsafe, the line is now printed on every call with the values, not once while
     tracing.
 
     ## Known problems

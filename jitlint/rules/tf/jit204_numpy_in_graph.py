@@ -68,7 +68,10 @@ class NumpyInGraph(Rule):
     literal, and no other keyword is allowed. It is unsafe because NumPy and TensorFlow
     differ in dtypes: NumPy promotes (`np.sqrt` of an integer tensor is float64, `np.sum` of
     booleans counts them) where the TensorFlow op keeps the tensor's dtype or refuses it,
-    and code that also runs eagerly now gets a tensor where it got a NumPy array. Other
+    and code that also runs eagerly now gets a tensor where it got a NumPy array.
+    `print(x.numpy())` as a statement (also `tf.print(x.numpy())`, with at most `sep=`
+    and `end=`) becomes `tf.print(x)`: unsafe, the tensor is now printed on every call, in
+    TensorFlow's format and on stderr, where the original could not run at all. Other
     NumPy functions and `.numpy()` get no fix: use the `tf.` equivalent,
     `tf.experimental.numpy`, or return the tensor and convert it outside the function.
 
@@ -192,7 +195,7 @@ class Model(tf.keras.Model):
             return None
         if any(a.keyword is not None and a.keyword.value not in ("sep", "end") for a in call.args):
             return None
-        printer = self.ctx.names.qualified_names(call.func, path[:-3] + [call])
+        printer = self.ctx.names.qualified_names(call.func, [*path[:-3], call])
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         receiver = self.ctx.module.code_for_node(func.value)
         replacements: tuple[tuple[cst.CSTNode, str], ...] = ((node, receiver),)
