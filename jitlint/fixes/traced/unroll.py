@@ -77,9 +77,7 @@ def unrolled_fori_fix(
         return None
     name = body.name.value  # type: ignore[attr-defined]
     # the function (or module) whose body holds the `def`: the loop call must be there too
-    outer = next(
-        (k for k in range(depth - 1, -1, -1) if type(parents[k]) is cst.FunctionDef), None
-    )
+    outer = next((k for k in range(depth - 1, -1, -1) if type(parents[k]) is cst.FunctionDef), None)
     scope_node = parents[outer] if outer is not None else parents[0]
     scope_path = list(parents[: outer + 1]) if outer is not None else [parents[0]]
     loops = []

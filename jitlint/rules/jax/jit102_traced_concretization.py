@@ -125,8 +125,8 @@ class TracedConcretization(Rule):
     that formats a tracer with a spec and is only printed (`print(f"loss={loss:.4f}")`,
     `jax.debug.print(f"...")`, or `status = f"..."` followed by `print(status)`, the name
     read nowhere else) becomes a `jax.debug.print` template with the values as arguments
-    (`jax.debug.print("loss={:.4f}", loss)`): unsafe, the line is now printed on every call with the values, not once while
-    tracing.
+    (`jax.debug.print("loss={:.4f}", loss)`): unsafe, the line is now printed on every call
+    with the values, not once while tracing.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
