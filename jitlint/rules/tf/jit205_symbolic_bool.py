@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
+from jitlint.model.tf.api import DO_NOT_CONVERT
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -254,6 +255,10 @@ class Dense(keras.layers.Layer):
                 f"or `self.{weight} is not None`",
             )
             return
+        if fix is None and not context.autograph:
+            converted = self._convert_fix(node)
+            if converted is not None:
+                fix, no_fix = converted, ""
         self.report(
             node,
             f"{what} on a symbolic tensor in {context.origin}, where {why}: "
@@ -261,6 +266,31 @@ class Dense(keras.layers.Layer):
             help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
             fix=fix,
+        )
+
+    def _convert_fix(self, node: cst.CSTNode) -> NodeFix | None:
+        """Drop `@tf.autograph.experimental.do_not_convert` from the function holding `node`,
+        when that decorator is what keeps autograph away (a tf.function calling it converts
+        it then)."""
+        path = self.ctx.path_to(node)
+        depth = next(
+            (k for k in range(len(path) - 1, -1, -1) if type(path[k]) is cst.FunctionDef), None
+        )
+        if depth is None:
+            return None
+        func = path[depth]
+        marked = [
+            d
+            for d in func.decorators  # type: ignore[attr-defined]
+            if self.ctx.names.resolves_to(d.decorator, [*path[: depth + 1], d], DO_NOT_CONVERT)
+        ]
+        if len(marked) != 1:
+            return None
+        return NodeFix(
+            "unsafe",
+            "remove `do_not_convert`, so autograph turns the Python control flow on tensors "
+            "into graph ops",
+            ((marked[0], ""),),
         )
 
     def _weight(self, node: cst.CSTNode) -> str | None:
