@@ -178,3 +178,14 @@ def test_jit204_printed_numpy_becomes_tf_print_and_prints_on_every_call():
     assert after.returncode == 0, after.stderr[-2000:]
     assert "y: [2 4]" in after.stderr and "x: [1 2]" in after.stderr, after.stderr[-2000:]
     assert "[2. 4.]" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit205_without_do_not_convert_autograph_converts_the_if():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_do_not_convert.in.py")
+    after = run(FIXTURES / "JIT205_do_not_convert.out.py")
+    assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    clipped = [round(float(v), 3) for v in after.stdout.split("[")[-1].split("]")[0].split(",")]
+    assert clipped == [0.6, 0.8, 0.3, 0.4], after.stdout[-2000:]

@@ -85,6 +85,13 @@ class SymbolicBool(Rule):
     `return B` gets the same rewrite, the assignments moved above it: they now also run
     when `A` is chosen (a division by zero there gives `nan`/`inf` in the branch not taken).
 
+    Where no such rewrite applies and the function holding the test is decorated with
+    `tf.autograph.experimental.do_not_convert`, the fix removes that decorator (its line is
+    left blank): a `tf.function` calling the function then converts its `if`/`while`/`for`
+    on tensors to `tf.cond`/`tf.while_loop`. Unsafe: autograph now converts all of the
+    function's control flow (both branches of a converted `if` are traced, and they must
+    return tensors of one structure), also where other code relied on it staying Python.
+
     A truth test of a layer's weight (`if self.bias:`, where `build` made `self.bias` with
     `self.add_weight` or left it `None`) is reported too: a Keras 3 weight has no truth value
     even eagerly ("TypeError: A Keras Variable cannot be used as a boolean", observed with
