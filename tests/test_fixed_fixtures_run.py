@@ -189,3 +189,13 @@ def test_jit205_without_do_not_convert_autograph_converts_the_if():
     assert after.returncode == 0, after.stderr[-2000:]
     clipped = [round(float(v), 3) for v in after.stdout.split("[")[-1].split("]")[0].split(",")]
     assert clipped == [0.6, 0.8, 0.3, 0.4], after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit208_append_through_py_function_records_every_call():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_append_py_function.in.py")
+    after = run(FIXTURES / "JIT208_append_py_function.out.py")
+    assert "SymbolicTensor" in before.stderr, before.stderr[-2000:]  # one entry, symbolic
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "history [1.0, 2.0, 4.0]" in after.stdout, after.stdout[-2000:]

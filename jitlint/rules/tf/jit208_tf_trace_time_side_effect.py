@@ -68,6 +68,13 @@ class TfTraceTimeSideEffect(Rule):
     return the value and print it outside instead. Calls with `file=` or `flush=` are not
     rewritten.
 
+    `items.append(t)` as a statement, on a list bound outside the function and `t` a tensor
+    (or an argument of the traced function), becomes `tf.py_function(items.append, [t], [])`
+    as an unsafe fix, again only outside XLA (`py_function` has no XLA kernel): the append
+    runs on every call and the list receives eager tensors with values instead of one
+    symbolic tensor per trace, and the function now holds a Python call, which a
+    `tf.function` cannot serialize (SavedModel) or run on another host.
+
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
     once per trace). In the traced function itself (the `tf.function`, the Keras `call`)
