@@ -97,22 +97,33 @@ class Names:
                 return scope.bindings[name], prefix
         return None
 
-    def qualified_names(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> frozenset[str]:
-        """Every dotted name `expr` may stand for; empty when it is not a name at all."""
+    def qualified_names(
+        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> frozenset[str]:
+        """Every dotted name `expr` may stand for; empty when it is not a name at all. A name
+        assigned a dotted name (`partial = functools.partial`) stands for what that names."""
         if isinstance(expr, cst.Attribute):
-            heads = self.qualified_names(expr.value, path)
+            heads = self.qualified_names(expr.value, path, depth)
             attr = expr.attr.value
             return frozenset(f"{h}.{attr}" if h else UNKNOWN for h in heads)
         if not isinstance(expr, cst.Name):
             return frozenset()
-        bindings = self.lookup(expr.value, path)
-        if bindings is None:
+        found = self.lookup_with_path(expr.value, path)
+        if found is None:
             if self.has_star_import():
                 return frozenset({f"builtins.{expr.value}", UNKNOWN})
             return frozenset({f"builtins.{expr.value}"})
-        return frozenset(
-            b.qualname if b.kind == "import" and b.qualname else UNKNOWN for b in bindings
-        )
+        bindings, scope_path = found
+        meanings: set[str] = set()
+        for binding in bindings:
+            if binding.kind == "import" and binding.qualname:
+                meanings.add(binding.qualname)
+            elif binding.kind == "assign" and depth < _ALIAS_DEPTH and _dotted(binding.node):
+                aliased = self.qualified_names(binding.node, scope_path, depth + 1)  # type: ignore[arg-type]
+                meanings.update(aliased if aliased else (UNKNOWN,))
+            else:
+                meanings.add(UNKNOWN)
+        return frozenset(meanings)
 
     def resolves_to(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], names: set[str]) -> bool:
         """True when every meaning `expr` can have is one of `names`."""
@@ -130,6 +141,17 @@ class Names:
                 for stmt in self.module.body
             )
         return self._has_star_import
+
+
+# How many `a = b` hops a name is followed through (`x = x.y` would loop).
+_ALIAS_DEPTH = 3
+
+
+def _dotted(node: cst.CSTNode | None) -> bool:
+    """`name` or `name.attr.attr`: what an alias assignment binds."""
+    while type(node) is cst.Attribute:
+        node = node.value  # type: ignore[attr-defined]
+    return type(node) is cst.Name
 
 
 def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
