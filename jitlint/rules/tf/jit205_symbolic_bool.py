@@ -335,7 +335,35 @@ class Dense(keras.layers.Layer):
     def visit_For(self, node: cst.For) -> None:
         context = self._tensor_context(node, node.iter, True)
         if context is not None:
-            self._report(node.iter, "`for` (iterating)", context)
+            self._report(node.iter, "`for` (iterating)", context, self._static_range_fix(node))
+
+    def _static_range_fix(self, node: cst.For) -> NodeFix | None:
+        """`for i in tf.range(tf.shape(x)[k]):` -> `for i in range(x.shape[k]):`, a Python
+        loop over the static size (unrolled into the graph)."""
+        call, path = node.iter, self.ctx.path_to(node)
+        if type(call) is not cst.Call or len(call.args) != 1 or call.args[0].keyword:
+            return None
+        if not self.ctx.names.resolves_to(call.func, [*path, call], {"tensorflow.range"}):
+            return None
+        size = call.args[0].value
+        if type(size) is not cst.Subscript or len(size.slice) != 1:
+            return None
+        index = size.slice[0].slice
+        shape = size.value
+        if type(index) is not cst.Index or type(index.value) is not cst.Integer:
+            return None
+        if type(shape) is not cst.Call or len(shape.args) != 1 or shape.args[0].keyword:
+            return None
+        if not self.ctx.names.resolves_to(shape.func, [*path, shape], {"tensorflow.shape"}):
+            return None
+        tensor = self.ctx.module.code_for_node(shape.args[0].value)
+        if "\n" in tensor:
+            return None
+        return NodeFix(
+            "unsafe",
+            "loop over the static size with Python `range` (the dimension must be known)",
+            ((call, f"range({tensor}.shape[{index.value.value}])"),),
+        )
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         context = self._tensor_context(node, node.test, True)
