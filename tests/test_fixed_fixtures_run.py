@@ -199,3 +199,13 @@ def test_jit208_append_through_py_function_records_every_call():
     assert "SymbolicTensor" in before.stderr, before.stderr[-2000:]  # one entry, symbolic
     assert after.returncode == 0, after.stderr[-2000:]
     assert "history [1.0, 2.0, 4.0]" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit205_python_range_over_the_static_size_runs_without_autograph():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_static_range.in.py")
+    after = run(FIXTURES / "JIT205_static_range.out.py")
+    assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "total 3.666" in after.stdout, after.stdout[-2000:]  # 2/1 + 2/2 + 2/3

@@ -92,6 +92,11 @@ class SymbolicBool(Rule):
     function's control flow (both branches of a converted `if` are traced, and they must
     return tensors of one structure), also where other code relied on it staying Python.
 
+    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off becomes `for i in
+    range(x.shape[k])`: unsafe, it needs the dimension known while tracing (a `None`
+    dimension now raises TypeError), the loop is unrolled into the graph, and `i` is a
+    Python int rather than an int32 tensor.
+
     A truth test of a layer's weight (`if self.bias:`, where `build` made `self.bias` with
     `self.add_weight` or left it `None`) is reported too: a Keras 3 weight has no truth value
     even eagerly ("TypeError: A Keras Variable cannot be used as a boolean", observed with
