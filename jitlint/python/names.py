@@ -23,6 +23,10 @@ class Names:
         self.module = module
         self._scopes: dict[int, Scope] = {}
         self._has_star_import: bool | None = None
+        # Names of the project that stand for another module's names, as this module spells
+        # them (".backend.all" -> "jax.numpy.all": `backend` re-exports jax.numpy with `from
+        # jax.numpy import *`). The project pass fills it from other files' facts.
+        self.aliases: dict[str, str] = {}
 
     def scope(self, node: cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda) -> Scope:
         found = self._scopes.get(id(node))
@@ -105,6 +109,8 @@ class Names:
         if isinstance(expr, cst.Attribute):
             heads = self.qualified_names(expr.value, path, depth)
             attr = expr.attr.value
+            if self.aliases:
+                return frozenset(self._alias(f"{h}.{attr}") if h else UNKNOWN for h in heads)
             return frozenset(f"{h}.{attr}" if h else UNKNOWN for h in heads)
         if not isinstance(expr, cst.Name):
             return frozenset()
@@ -117,13 +123,16 @@ class Names:
         meanings: set[str] = set()
         for binding in bindings:
             if binding.kind == "import" and binding.qualname:
-                meanings.add(binding.qualname)
+                meanings.add(self._alias(binding.qualname))
             elif binding.kind == "assign" and depth < _ALIAS_DEPTH and _dotted(binding.node):
                 aliased = self.qualified_names(binding.node, scope_path, depth + 1)  # type: ignore[arg-type]
                 meanings.update(aliased if aliased else (UNKNOWN,))
             else:
                 meanings.add(UNKNOWN)
         return frozenset(meanings)
+
+    def _alias(self, qualname: str) -> str:
+        return self.aliases.get(qualname, qualname) if self.aliases else qualname
 
     def resolves_to(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], names: set[str]) -> bool:
         """True when every meaning `expr` can have is one of `names`."""
@@ -152,6 +161,46 @@ def _dotted(node: cst.CSTNode | None) -> bool:
     while type(node) is cst.Attribute:
         node = node.value  # type: ignore[attr-defined]
     return type(node) is cst.Name
+
+
+def star_source(names: Names) -> tuple[str, frozenset[str]] | None:
+    """The module this one re-exports whole, by its only top-level `from m import *` (`m` as
+    spelled, `.core` for a relative one; one under `if TYPE_CHECKING:` or `try:` is not sure
+    to run), and the names the module binds itself, which are its own and not the star's.
+    None without exactly one."""
+    found = [
+        small
+        for statement in names.module.body
+        if type(statement) is cst.SimpleStatementLine
+        for small in statement.body
+        if type(small) is cst.ImportFrom and type(small.names) is cst.ImportStar
+    ]
+    if len(found) != 1:
+        return None
+    star = found[0]
+    module = names.module.code_for_node(star.module) if star.module is not None else ""
+    source = "." * len(star.relative) + module
+    own = frozenset(names.scope(names.module).bindings)
+    return source, own
+
+
+def public_names(names: Names) -> frozenset[str] | None:
+    """What `from this_module import *` takes from this module when it declares `__all__`
+    once, as a list or tuple of string literals; None when it does not say (then every name
+    not starting with `_`), or says it in a way not read here (a frozenset of nothing)."""
+    bindings = names.scope(names.module).bindings.get("__all__")
+    if bindings is None:
+        return None
+    if len(bindings) != 1 or type(bindings[0].node) not in (cst.List, cst.Tuple):
+        return frozenset()
+    out = set()
+    for element in bindings[0].node.elements:  # type: ignore[union-attr]
+        value = element.value
+        text = value.evaluated_value if type(value) is cst.SimpleString else None
+        if not isinstance(text, str):
+            return frozenset()
+        out.add(text)
+    return frozenset(out)
 
 
 def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:
