@@ -74,6 +74,13 @@ class TfTraceTimeSideEffect(Rule):
     return the value and print it outside instead. Calls with `file=` or `flush=` are not
     rewritten.
 
+    `items.append(t)` as a statement, on a list bound outside the function and `t` a tensor
+    (or an argument of the traced function), becomes `tf.py_function(items.append, [t], [])`
+    as an unsafe fix, again only outside XLA (`py_function` has no XLA kernel): the append
+    runs on every call and the list receives eager tensors with values instead of one
+    symbolic tensor per trace, and the function now holds a Python call, which a
+    `tf.function` cannot serialize (SavedModel) or run on another host.
+
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
     once per trace). In the traced function itself (the `tf.function`, the Keras `call`)
@@ -480,6 +487,35 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             f"`{target.value}.{node.func.attr.value}` in {context.origin} changes an outer "  # type: ignore[attr-defined]
             "list once per trace, not on every call",
             help="return the values from the function, or use a tf.TensorArray",
+            fix=self._append_fix(node, context, path),
+        )
+
+    def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """`items.append(t)` as a statement, `t` a tensor -> `tf.py_function(items.append,
+        [t], [])`: the append then runs on every call, with the tensor's value. Not under
+        XLA (or Keras' "auto"), which has no kernel for `py_function`."""
+        if context.xla or context.auto_xla or "tensorflow" not in self.ctx.source:
+            return None
+        if node.func.attr.value != "append" or len(node.args) != 1:  # type: ignore[attr-defined]
+            return None
+        arg = node.args[0]
+        if arg.keyword is not None or arg.star or len(path) < 2:
+            return None
+        if type(path[-2]) is not cst.Expr:
+            return None
+        found = self.ctx.tf.values.value(arg.value, path)
+        if not _tensor_like(found, context.root):
+            return None
+        code = self.ctx.module.code_for_node
+        method, value = code(node.func), code(arg.value)
+        if "\n" in method or "\n" in value:
+            return None
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        return NodeFix(
+            "unsafe",
+            f"append on every call with `{spelled}.py_function` (the list gets eager tensors)",
+            ((node, f"{spelled}.py_function({method}, [{value}], [])"),),
+            (imports,) if imports else (),
         )
 
     def visit_Global(self, node: cst.Global) -> None:
