@@ -62,6 +62,36 @@ def test_collectives_and_shard_map_facts():
     }
 
 
+def test_numpy_functions_on_tracers():
+    on_tracer = jax_facts.numpy_on_tracer
+    # They call the array's own method: a tracer (a list of them for `split`).
+    assert on_tracer("numpy.sum") == on_tracer("numpy.reshape") == "dispatch"
+    assert on_tracer("numpy.searchsorted") == "dispatch"  # probed on a one-axis array
+    assert on_tracer("numpy.split") == on_tracer("numpy.dsplit") == "dispatch_list"
+    # They read the shape or dtype (`issubdtype` is given a traced array's dtype).
+    assert on_tracer("numpy.shape") == on_tracer("numpy.issubdtype") == "static"
+    assert on_tracer("numpy.finfo") == on_tracer("numpy.iinfo") == "static"
+    assert on_tracer("numpy.sin") == on_tracer("numpy.float32") == "converts"
+    assert on_tracer("numpy.linalg.inv") == on_tracer("numpy.fft.fft") == "converts"
+    # `np.array_equal` swallows the conversion error and answers False: not static.
+    assert on_tracer("numpy.array_equal") == "other"
+    # A size jax wants static: JIT103's traced shape, not a conversion.
+    assert on_tracer("numpy.zeros") == on_tracer("numpy.arange") == "size"
+    assert on_tracer("numpy.random.normal") is None
+    assert not jax_facts.numpy_probed("numpy.random.normal")
+    assert jax_facts.numpy_probed("numpy.linalg.no_such_function")
+    assert jax_facts.jax_numpy_twin("numpy.sin") and jax_facts.jax_numpy_twin("numpy.bool_")
+    assert not jax_facts.jax_numpy_twin("numpy.errstate")
+    assert "numpy.split" in jax_facts.numpy_names("dispatch_list")
+
+
+def test_math_twins():
+    twins = jax_facts.math_twins()
+    assert {"sqrt", "asin", "atan2", "hypot", "isnan", "fabs"} <= twins
+    # `jnp.gcd` exists, but `math.gcd` refuses the float samples: a name alone is not enough.
+    assert "gcd" not in twins and "factorial" not in twins
+
+
 @pytest.mark.jax
 def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
     jax = pytest.importorskip("jax")
