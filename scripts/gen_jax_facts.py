@@ -36,7 +36,13 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
    a traced size fails as an integer, not an array), or `other` (it fails some other way, or
    gives a different value). The other required parameters get small concrete samples; a
    function that cannot be called so, eagerly, is left `unknown`.
-9. **`math` twins**: the public `math` functions whose `jax.numpy` function of the same name
+9. **Counted sizes**: the public `jax.numpy` functions whose result's length is read from the
+   values of a traced argument unless a size parameter (`size`, `length`, default None) is
+   given: probed under `jax.jit`, they fail without it and work with it. `bounded` says
+   whether the result is never longer than the first argument has elements (on a sample
+   whose elements are all nonzero and distinct, other arguments disjoint from it), so that
+   `size=x.size` keeps every entry.
+10. **`math` twins**: the public `math` functions whose `jax.numpy` function of the same name
    gives the same values on sample inputs.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
@@ -662,6 +668,61 @@ def numpy_functions(static: dict[str, dict[str, Any]]) -> dict[str, dict[str, An
     return found
 
 
+SIZE_PARAMETERS = ("size", "length")
+COUNTED_SAMPLE = tuple(float(v) for v in range(1, 7))  # all nonzero, all distinct
+
+
+def _leading_length(result: Any) -> int:
+    first = result[0] if isinstance(result, tuple) else result  # `nonzero`, `unique_counts`
+    return int(np.shape(first)[0])
+
+
+def counted_size(fn: Callable[..., Any], sig: inspect.Signature) -> dict[str, Any] | None:
+    """The size parameter of `fn` when its result's length is counted from a traced first
+    argument unless the parameter is given; None otherwise."""
+    size = next((p for p in SIZE_PARAMETERS if p in sig.parameters), None)
+    if size is None or sig.parameters[size].default is not None:
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = list(sig.parameters.values())
+    if any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        return None
+    required = [p for p in params if p.kind in kinds and p.default is p.empty]
+    if not required:
+        return None
+    for dtype in ("float32", "int32"):  # `bincount` counts ints
+        x = jnp.asarray(COUNTED_SAMPLE, dtype)
+        others = [x + 100] * (len(required) - 1)  # disjoint from x: `union1d` is not bounded
+
+        def call(v: Any, others: list[Any] = others, **options: Any) -> Any:
+            return fn(v, *others, **options)
+
+        try:
+            eager = call(x)
+        except Exception:
+            continue
+        break
+    else:
+        return None
+    if fails_traced(call, x) != "concreteness":
+        return None
+    if fails_traced(lambda v: call(v, **{size: int(x.size)}), x) is not None:
+        return None
+    return {"parameter": size, "bounded": _leading_length(eager) <= x.size}
+
+
+def counted_sizes() -> dict[str, dict[str, Any]]:
+    """Per public jax.numpy function whose result is counted from its values: its size
+    parameter and whether the first argument's element count bounds the result."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, fn in public_functions("jax.numpy").items():
+        sig = signature(fn)
+        entry = counted_size(fn, sig) if sig is not None else None
+        if entry is not None:
+            found[f"jax.numpy.{name}"] = entry
+    return found
+
+
 MATH_SAMPLES = (0.5, 1.5, 2.5)
 
 
@@ -720,6 +781,7 @@ def main(argv: list[str]) -> int:
         "axis_transforms": axis_transforms(),
         "importable_modules": removed_modules(),
         "numpy_functions": numpy_functions(static),
+        "counted_sizes": counted_sizes(),
         "math_twins": math_twins(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -85,6 +85,20 @@ def test_numpy_functions_on_tracers():
     assert "numpy.split" in jax_facts.numpy_names("dispatch_list")
 
 
+def test_counted_sizes():
+    nonzero = jax_facts.counted_size("jax.numpy.nonzero")
+    assert nonzero == jax_facts.CountedSize("size", bounded=True)
+    # `bincount` counts values into bins: `length=`, and `x.size` bins may be too few.
+    assert jax_facts.counted_size("jax.numpy.bincount") == jax_facts.CountedSize("length", False)
+    # The union of two sets can be longer than the first.
+    union = jax_facts.counted_size("jax.numpy.union1d")
+    assert union is not None and not union.bounded
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all", "compress"):
+        assert jax_facts.counted_size(f"jax.numpy.{name}") is not None, name
+    assert jax_facts.counted_size("jax.numpy.sum") is None
+    assert jax_facts.counted_size("jax.numpy.repeat") is None  # `total_repeat_length`
+
+
 def test_math_twins():
     twins = jax_facts.math_twins()
     assert {"sqrt", "asin", "atan2", "hypot", "isnan", "fabs"} <= twins

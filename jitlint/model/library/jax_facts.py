@@ -204,3 +204,20 @@ def jax_numpy_twin(qualname: str) -> bool:
 def math_twins() -> frozenset[str]:
     """The `math` functions whose `jax.numpy` function of the same name computes the same."""
     return frozenset(_raw().get("math_twins", ()))
+
+
+@dataclass(frozen=True)
+class CountedSize:
+    """A jax.numpy function whose result's length is counted from its argument's values
+    unless `parameter` (`size=`, `length=`) bounds it."""
+
+    parameter: str
+    bounded: bool  # the first argument's element count bounds the result: `size=x.size`
+
+
+@cache
+def counted_size(qualname: str) -> CountedSize | None:
+    """The size parameter of `qualname` (`jax.numpy.nonzero`), None when its result's length
+    does not depend on values."""
+    entry = _raw().get("counted_sizes", {}).get(qualname)
+    return None if entry is None else CountedSize(entry["parameter"], entry["bounded"])
