@@ -44,6 +44,11 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
    `size=x.size` keeps every entry.
 10. **`math` twins**: the public `math` functions whose `jax.numpy` function of the same name
    gives the same values on sample inputs.
+11. **`.at[]` methods**: for each binary operator of Python's `operator` module (`add`, `sub`,
+    `truediv`, ...), the method of an array's `.at[i]` reference that updates the element as
+    `x[i] = op(x[i], v)` would (named like a jax.numpy function where two methods do).
+12. **Builtin twins**: the builtins of two floats (`max`, `min`, `pow`, ...) with a jax.numpy
+    ufunc that gives the same values on sample pairs, a NaN included.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -763,6 +768,77 @@ def math_twins() -> list[str]:
     return found
 
 
+def at_methods() -> dict[str, str]:
+    """Python binary operator (by its `operator` module name) -> the `.at[]` method that
+    applies it to the indexed elements."""
+    import operator
+
+    x, values = jnp.asarray([1.5, 2.5, 3.5]), (0.75, 3.0)  # `2.5 % 2.0 == 2.5 - 2.0`
+    ref = x.at[1]
+    methods = sorted(
+        m for m in dir(ref) if not m.startswith("_") and m not in ("get", "set", "apply")
+    )
+    found: dict[str, str] = {}
+    for name in sorted(operator.__all__):
+        op = getattr(operator, name)
+        if name.startswith(("i", "_")) or not callable(op):
+            continue  # the in-place forms (`iadd`) and helpers
+        try:
+            expected = [x.at[1].set(op(x[1], v)) for v in values]
+        except Exception:
+            continue
+        matches = []
+        for method in methods:
+            update = getattr(ref, method)
+            try:
+                same = callable(update) and all(
+                    bool(jnp.array_equal(update(v), e))
+                    for v, e in zip(values, expected, strict=True)
+                )
+            except Exception:
+                continue
+            if same:
+                matches.append(method)
+        # `mul` and `multiply` both do: prefer the name jax.numpy also has.
+        matches.sort(key=lambda m: (not callable(getattr(jnp, m, None)), m))
+        if matches:
+            found[name] = matches[0]
+    return found
+
+
+TWIN_PAIRS = ((0.5, 1.5), (1.5, 0.5), (float("nan"), 1.0), (2.0, 3.0))
+
+
+def builtin_twins() -> dict[str, str]:
+    """Builtins of two floats -> the jax.numpy ufunc of two inputs giving the same values."""
+    import builtins
+
+    ufuncs = sorted(
+        n for n in dir(jnp) if isinstance(getattr(jnp, n), jnp.ufunc) and getattr(jnp, n).nin == 2
+    )
+    found: dict[str, str] = {}
+    for name in sorted(dir(builtins)):
+        fn = getattr(builtins, name)
+        if name.startswith("_") or inspect.isclass(fn) or not callable(fn):
+            continue
+        try:  # `print` and `input` take two floats too: keep the terminal out of it
+            with contextlib.redirect_stdout(io.StringIO()):
+                expected = [float(fn(a, b)) for a, b in TWIN_PAIRS]
+        except Exception:
+            continue
+        for twin in ufuncs:
+            try:
+                got = [
+                    float(getattr(jnp, twin)(np.float32(a), np.float32(b))) for a, b in TWIN_PAIRS
+                ]
+            except Exception:
+                continue  # integer-only ufuncs (`bitwise_and`)
+            if np.allclose(got, expected, equal_nan=True):
+                found[name] = twin
+                break
+    return found
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -783,6 +859,8 @@ def main(argv: list[str]) -> int:
         "numpy_functions": numpy_functions(static),
         "counted_sizes": counted_sizes(),
         "math_twins": math_twins(),
+        "at_methods": at_methods(),
+        "builtin_twins": builtin_twins(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -99,6 +99,16 @@ def test_counted_sizes():
     assert jax_facts.counted_size("jax.numpy.repeat") is None  # `total_repeat_length`
 
 
+def test_at_methods_and_builtin_twins():
+    # `x[i] += v` is `x.at[i].add(v)`; `mul` and `multiply` both multiply: jnp's name wins.
+    assert jax_facts.at_method("add") == "add" and jax_facts.at_method("mul") == "multiply"
+    assert jax_facts.at_method("truediv") == "divide"
+    # `mod` agreed with `subtract` on one sample (2.5 % 2.0 == 2.5 - 2.0); two tell them apart.
+    assert jax_facts.at_method("mod") is None and jax_facts.at_method("floordiv") is None
+    assert jax_facts.builtin_twin("max") == "maximum"  # NaN-propagating, unlike `fmax`
+    assert jax_facts.builtin_twin("min") == "minimum" and jax_facts.builtin_twin("len") is None
+
+
 def test_math_twins():
     twins = jax_facts.math_twins()
     assert {"sqrt", "asin", "atan2", "hypot", "isnan", "fabs"} <= twins

@@ -221,3 +221,15 @@ def counted_size(qualname: str) -> CountedSize | None:
     does not depend on values."""
     entry = _raw().get("counted_sizes", {}).get(qualname)
     return None if entry is None else CountedSize(entry["parameter"], entry["bounded"])
+
+
+def at_method(operator: str) -> str | None:
+    """The `.at[i]` method that applies the Python binary operator `operator` (its `operator`
+    module name: "add", "truediv") to the indexed elements; None when jax has none."""
+    return _raw().get("at_methods", {}).get(operator)
+
+
+def builtin_twin(builtin: str) -> str | None:
+    """The jax.numpy ufunc computing what the builtin of two numbers `builtin` ("max")
+    computes ("maximum"); None when none does."""
+    return _raw().get("builtin_twins", {}).get(builtin)
