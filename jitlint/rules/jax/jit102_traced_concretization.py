@@ -14,18 +14,11 @@ from jitlint.fixes.traced.loops import for_range_fix
 from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.model.library.jax_facts import math_twins
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
 _CONVERSIONS = {"builtins.float", "builtins.int", "builtins.complex"}
-# math functions with a jax.numpy twin of the same meaning.
-_MATH_TWINS = {
-    **{n: n for n in ("sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
-                      "tan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "isnan", "isinf",
-                      "isfinite", "hypot", "copysign", "degrees", "radians")},
-    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2", "fabs": "abs",
-    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power",
-}  # fmt: skip
 _METHODS = {"item", "tolist"}
 
 
@@ -356,8 +349,8 @@ def run(xs):
         return returned
 
     def _math_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
-        twin = _MATH_TWINS.get(qualname.removeprefix("math."))
-        if twin is None:
+        twin = qualname.removeprefix("math.")
+        if twin not in math_twins():
             return None
         jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
         return NodeFix(
