@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
+from jitlint.model.tf.api import DO_NOT_CONVERT
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -19,6 +20,11 @@ class SymbolicBool(Rule):
     Keras 3 layer `call`, model `train_step`/`test_step`/`predict_step`, `Loss.call` and
     `Metric.update_state` methods (and the helpers they call, in any module), which Keras
     runs without autograph.
+
+    Where autograph does convert a tensor `if`, a `raise` written in its body or `else`:
+    autograph traces both branches into a `tf.cond`, so the `raise` runs while tracing and
+    the function always fails, whatever the value (observed, TF 2.21: `if loss > 100.0:
+    raise ValueError(...)` raises for a loss of 1.0).
 
     ## Why is this bad
     A graph tensor has no value while the function is traced, so Python cannot branch on
@@ -84,6 +90,18 @@ class SymbolicBool(Rule):
     `return B` gets the same rewrite, the assignments moved above it: they now also run
     when `A` is chosen (a division by zero there gives `nan`/`inf` in the branch not taken).
 
+    Where no such rewrite applies and the function holding the test is decorated with
+    `tf.autograph.experimental.do_not_convert`, the fix removes that decorator (its line is
+    left blank): a `tf.function` calling the function then converts its `if`/`while`/`for`
+    on tensors to `tf.cond`/`tf.while_loop`. Unsafe: autograph now converts all of the
+    function's control flow (both branches of a converted `if` are traced, and they must
+    return tensors of one structure), also where other code relied on it staying Python.
+
+    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off becomes `for i in
+    range(x.shape[k])`: unsafe, it needs the dimension known while tracing (a `None`
+    dimension now raises TypeError), the loop is unrolled into the graph, and `i` is a
+    Python int rather than an int32 tensor.
+
     A truth test of a layer's weight (`if self.bias:`, where `build` made `self.bias` with
     `self.add_weight` or left it `None`) is reported too: a Keras 3 weight has no truth value
     even eagerly ("TypeError: A Keras Variable cannot be used as a boolean", observed with
@@ -106,6 +124,17 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # A raise decided by Python values or static shapes: it runs only when it should.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, strict=True):
+    if strict and x.shape[0] > 3:
+        raise ValueError("too long")
+    if tf.reduce_sum(x) > 0:
+        x = x * 2.0
+    return x
+""",
         # Autograph converts `if tensor:` inside tf.function.
         """
 import tensorflow as tf
@@ -158,6 +187,16 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # A raise in a branch of an autographed tensor `if`: traced, so it always raises.
+        """
+import tensorflow as tf
+@tf.function
+def checked(x):
+    loss = tf.reduce_mean(x)
+    if loss > 100.0:
+        raise ValueError("diverged")  # error: JIT205
+    return loss
+""",
         """
 import tensorflow as tf
 @tf.function
@@ -254,6 +293,10 @@ class Dense(keras.layers.Layer):
                 f"or `self.{weight} is not None`",
             )
             return
+        if fix is None and not context.autograph:
+            converted = self._convert_fix(node)
+            if converted is not None:
+                fix, no_fix = converted, ""
         self.report(
             node,
             f"{what} on a symbolic tensor in {context.origin}, where {why}: "
@@ -261,6 +304,31 @@ class Dense(keras.layers.Layer):
             help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
             fix=fix,
+        )
+
+    def _convert_fix(self, node: cst.CSTNode) -> NodeFix | None:
+        """Drop `@tf.autograph.experimental.do_not_convert` from the function holding `node`,
+        when that decorator is what keeps autograph away (a tf.function calling it converts
+        it then)."""
+        path = self.ctx.path_to(node)
+        depth = next(
+            (k for k in range(len(path) - 1, -1, -1) if type(path[k]) is cst.FunctionDef), None
+        )
+        if depth is None:
+            return None
+        func = path[depth]
+        marked = [
+            d
+            for d in func.decorators  # type: ignore[attr-defined]
+            if self.ctx.names.resolves_to(d.decorator, [*path[: depth + 1], d], DO_NOT_CONVERT)
+        ]
+        if len(marked) != 1:
+            return None
+        return NodeFix(
+            "unsafe",
+            "remove `do_not_convert`, so autograph turns the Python control flow on tensors "
+            "into graph ops",
+            ((marked[0], ""),),
         )
 
     def _weight(self, node: cst.CSTNode) -> str | None:
@@ -289,6 +357,20 @@ class Dense(keras.layers.Layer):
         context = self._tensor_context(node, node.test, True)
         if context is not None:
             self._report(node.test, "`if`", context, *self._cond_fix(node))
+            return
+        raising = _raise_in_branch(node)
+        if raising is None:
+            return
+        context = self._tensor_context(node, node.test, False)
+        if context is not None:
+            self.report(
+                raising,
+                f"this `raise` is in a branch of an `if` on a symbolic tensor in "
+                f"{context.origin}: autograph traces both branches of a tensor `if`, so it "
+                "raises while tracing, whatever the value",
+                help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
+                "or decide the branch from a Python value",
+            )
 
     def visit_While(self, node: cst.While) -> None:
         context = self._tensor_context(node, node.test, True)
@@ -298,7 +380,35 @@ class Dense(keras.layers.Layer):
     def visit_For(self, node: cst.For) -> None:
         context = self._tensor_context(node, node.iter, True)
         if context is not None:
-            self._report(node.iter, "`for` (iterating)", context)
+            self._report(node.iter, "`for` (iterating)", context, self._static_range_fix(node))
+
+    def _static_range_fix(self, node: cst.For) -> NodeFix | None:
+        """`for i in tf.range(tf.shape(x)[k]):` -> `for i in range(x.shape[k]):`, a Python
+        loop over the static size (unrolled into the graph)."""
+        call, path = node.iter, self.ctx.path_to(node)
+        if type(call) is not cst.Call or len(call.args) != 1 or call.args[0].keyword:
+            return None
+        if not self.ctx.names.resolves_to(call.func, [*path, call], {"tensorflow.range"}):
+            return None
+        size = call.args[0].value
+        if type(size) is not cst.Subscript or len(size.slice) != 1:
+            return None
+        index = size.slice[0].slice
+        shape = size.value
+        if type(index) is not cst.Index or type(index.value) is not cst.Integer:
+            return None
+        if type(shape) is not cst.Call or len(shape.args) != 1 or shape.args[0].keyword:
+            return None
+        if not self.ctx.names.resolves_to(shape.func, [*path, shape], {"tensorflow.shape"}):
+            return None
+        tensor = self.ctx.module.code_for_node(shape.args[0].value)
+        if "\n" in tensor:
+            return None
+        return NodeFix(
+            "unsafe",
+            "loop over the static size with Python `range` (the dimension must be known)",
+            ((call, f"range({tensor}.shape[{index.value.value}])"),),
+        )
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         context = self._tensor_context(node, node.test, True)
@@ -345,3 +455,18 @@ class Dense(keras.layers.Layer):
             ((node, f"{spelled}.debugging.Assert({test}, [{message}])"),),
             (imports,) if imports else (),
         )
+
+
+def _raise_in_branch(node: cst.If) -> cst.Raise | None:
+    """The first `raise` written directly in the body or the `else` of `node` (an `elif`
+    has its own test, and is an `If` of its own)."""
+    blocks = [node.body]
+    if type(node.orelse) is cst.Else:
+        blocks.append(node.orelse.body)
+    for block in blocks:
+        for statement in getattr(block, "body", ()):
+            if type(statement) is cst.SimpleStatementLine:
+                for small in statement.body:
+                    if type(small) is cst.Raise:
+                        return small
+    return None
