@@ -130,6 +130,42 @@ POSITIVE = {
         def step(x: chex.Array, n: int):
             return x[: int(x.sum())]  # error: JIT102
     """,
+    # Not annotated, but every read is one only an array admits: a traced array.
+    "linen_parameter_used_only_by_array_functions": """
+        import flax.linen as nn
+        import jax.numpy as jnp
+
+        class Gate(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                y = x.reshape(-1) + jnp.zeros(x.shape[0] * x.shape[1])
+                if y.sum() > 0:  # error: JIT101
+                    return y
+                return -y
+    """,
+    "equinox_parameter_used_in_matmul_and_astype": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Linear(eqx.Module):
+            weight: jax.Array
+
+            def __call__(self, x):
+                z = x.astype(jnp.float32) @ self.weight
+                if z.mean() > 0:  # error: JIT101
+                    return z
+                return -z
+    """,
+    "haiku_parameter_reduced_by_a_method": """
+        import haiku as hk
+
+        class Norm(hk.Module):
+            def __call__(self, x, y):
+                if x.mean() > y.T.max():  # error: JIT101
+                    return 1.0
+                return 0.0
+    """,
 }
 
 NEGATIVE = {
@@ -184,6 +220,53 @@ NEGATIVE = {
                 if mask is not None:
                     return mask
                 return x
+    """,
+    # Read once as a Python value: not "used only as an array", so unknown.
+    "compared_with_none": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        class Gate(eqx.Module):
+            def __call__(self, x):
+                if x is None:
+                    return 0.0
+                if x.sum() > 0:
+                    return x
+                return -x
+    """,
+    "flags_counts_configs_and_callables": """
+        import flax.linen as nn
+        import jax.numpy as jnp
+
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x, training, n: int, config, activation):
+                if training and config.dropout > 0:
+                    x = x * 0.5
+                for _ in range(n):
+                    x = activation(x)
+                if n > 1:
+                    return x
+                return jnp.tanh(x)
+    """,
+    # An argument of some other function, a subscript, a parameter rebound in the body.
+    "other_uses_stay_unknown": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        def helper(v):
+            return v
+
+        class Gate(eqx.Module):
+            def __call__(self, x, y, z):
+                if helper(x).sum() > 0 or x.sum() > 0:
+                    return 1.0
+                if y[0].sum() > 0 or y.sum() > 0:
+                    return 2.0
+                if z.sum() > 0:
+                    return 3.0
+                z = jnp.tanh(z)
+                return z
     """,
     # A plain class is not a framework module: no contract.
     "plain_class_call": """

@@ -84,6 +84,7 @@ from jitlint.model.jax.frameworks.contracts import (
     Assumptions,
     Contract,
     array_params,
+    array_used_params,
     assumed_classes,
     assumed_functions,
 )
@@ -800,7 +801,7 @@ class Tracing:
             site=func, func=func, params={}, enclosing=None, level=ABSTRACT,
             contract=(owner, contract.says),
         )  # fmt: skip
-        arrays = array_params(self.names, func, path)
+        arrays = array_params(self.names, func, path) | array_used_params(self.names, func, path)
         params: dict[str, Value] = {
             name: Array(("param", name, entry), sure=True) if name in arrays else U
             for name in param_names(func)
