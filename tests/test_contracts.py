@@ -133,26 +133,22 @@ POSITIVE = {
     # Not annotated, but every read is one only an array admits: a traced array.
     "linen_parameter_used_only_by_array_functions": """
         import flax.linen as nn
-        import jax.numpy as jnp
 
         class Gate(nn.Module):
             @nn.compact
             def __call__(self, x):
-                y = x.reshape(-1) + jnp.zeros(x.shape[0] * x.shape[1])
+                y = x.reshape(x.shape[0] * x.shape[1])
                 if y.sum() > 0:  # error: JIT101
                     return y
                 return -y
     """,
     "equinox_parameter_used_in_matmul_and_astype": """
         import equinox as eqx
-        import jax
         import jax.numpy as jnp
 
-        class Linear(eqx.Module):
-            weight: jax.Array
-
-            def __call__(self, x):
-                z = x.astype(jnp.float32) @ self.weight
+        class Gram(eqx.Module):
+            def __call__(self, x, w):
+                z = x.astype(jnp.float32) @ w
                 if z.mean() > 0:  # error: JIT101
                     return z
                 return -z
