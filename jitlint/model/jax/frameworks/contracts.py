@@ -137,8 +137,9 @@ def array_used_params(
 ) -> frozenset[str]:
     """The parameters of `func`, without annotation or default, every read of which is as a
     JAX array: the first argument of an array function, a receiver of `.shape`, `.astype(...)`,
-    `.sum()` and the like (NumPy's methods, which Python values and containers lack), an operand of `@` or of arithmetic with an array function's result. Any other
-    read (another call, a comparison, iteration, `len`, a nested scope) leaves it unknown."""
+    `.sum()` and the like (NumPy's methods, which Python values and containers lack), an
+    operand of `@` or of arithmetic with an array function's result. Any other read (another
+    call, a comparison, iteration, `len`, a nested scope) leaves it unknown."""
     inside = [*path, func]
 
     def array_function(expr: cst.BaseExpression) -> bool:
