@@ -1,6 +1,7 @@
 """Traced by contract (issue #29): bodies a framework's users call under jit, with no call
 site in the run. Module `__call__`s of equinox, flax (linen and nnx) and haiku are traced with
-the parameters their annotations call JAX arrays; everything else stays unknown. A parameter
+the parameters their annotations call JAX arrays, or that every read uses as an array;
+everything else stays unknown. A parameter
 of an `eqx.filter_jit` function annotated as an array is traced, one annotated as a Python
 scalar static, exactly as at run time."""
 

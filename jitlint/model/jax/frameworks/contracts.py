@@ -6,7 +6,9 @@ Library code meets `jax.jit` in its users' scripts: an equinox, flax or haiku mo
 `eqx.filter_jit` is compiled whoever calls it. With no call site in the run, the model still
 interprets such a body, at the traced level, with the arguments its own text states: a
 parameter annotated as a JAX array (`x: jax.Array`, `Float[Array, "n"]`, `chex.Array`) is a
-traced array; every other parameter stays unknown, and unknown is never an error.
+traced array, and so is one without annotation or default every read of which only an array
+admits (`array_used_params`); every other parameter stays unknown, and unknown is never an
+error.
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
 qualified names); each framework states its contract in its plug-in.
