@@ -212,3 +212,44 @@ def test_a_method_of_a_base_class_called_through_self_in_a_loop():
                 return fast(xs)
         """
     assert _codes(source) == [("JIT113", 5)]
+
+
+def test_what_a_loop_builds_once_per_device_and_keeps_is_not_repeated():
+    # One actor thread per device: the jitted helper is made once per thread and reused by
+    # the rollout that thread runs (a research project's shape). The second loop uses what
+    # it makes right away, every iteration: that one recompiles.
+    source = """
+        import threading
+        import jax
+        import jax.numpy as jnp
+
+        def get_rollout_fn(device):
+            @jax.jit
+            def prepare(x):
+                return jnp.stack(x)
+
+            def rollout():
+                for _ in range(10):
+                    prepare([jnp.ones(3)])
+
+            return rollout
+
+        def get_actor_thread(device):
+            return threading.Thread(target=get_rollout_fn(device))
+
+        def run(devices):
+            threads = []
+            for device in devices:
+                thread = get_actor_thread(device)
+                thread.start()
+                threads.append(thread)
+
+        def step_fn(x):
+            step = jax.jit(lambda y: y + 1)
+            return step(x)
+
+        def train(xs):
+            for x in xs:
+                step_fn(x)
+        """
+    assert _codes(source) == [("JIT113", 28)]

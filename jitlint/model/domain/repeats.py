@@ -165,6 +165,8 @@ def find_repeated(
         out.why.setdefault(id(func), why)
         out.keeps_result.discard(id(func))  # what its caller does with it is not known
     for key, why in list(out.why.items()):
+        if key in out.keeps_result:
+            continue  # what it makes is kept, one per element: its callees run once for each
         for call, path in calls.get(key, ()):
             if conditional(path):
                 continue
@@ -172,6 +174,13 @@ def find_repeated(
             if func is not None and id(func) not in out.why:
                 out.why[id(func)] = f"called from a function {why}"
     return out
+
+
+def _method_call(above: tuple[cst.CSTNode, ...], node: cst.CSTNode) -> bool:
+    """`node` is the receiver of a method call: `node.method(...)`."""
+    if len(above) < 2 or type(above[-1]) is not cst.Attribute or above[-1].value is not node:  # type: ignore[attr-defined]
+        return False
+    return type(above[-2]) is cst.Call and above[-2].func is above[-1]  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -349,6 +358,8 @@ class Keeping:
                 parent = above[-1] if above else None
                 if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
                     return False
+                if _method_call(above, node):
+                    continue  # `thread.start()`: used, neither called nor kept
                 if type(parent) in (cst.AssignTarget, cst.FunctionDef, cst.Param) or (
                     type(parent) in (cst.Attribute, cst.Arg) and node is not parent.value  # type: ignore[attr-defined]
                 ):
