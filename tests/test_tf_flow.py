@@ -509,9 +509,28 @@ _FLOAT64_MEETS_FLOAT32 = {
             return inputs * tf.constant(np.array([0.5, 1.0, 0.5]))  # reported
     out = Taper()(tf.ones([3]))
     """,
+    "numpy array first in tf.matmul": """
+    import numpy as np
+    import tensorflow as tf
+    weights = tf.Variable(tf.random.normal([4, 2]))
+    out = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # reported
+    """,
+    "numpy array first in tf.add": """
+    import numpy as np
+    import tensorflow as tf
+    out = tf.add(np.linspace(0.0, 1.0, 4), tf.zeros([4]))  # reported
+    """,
 }
 
 _FINE = {
+    "numpy array first in ops that adapt it": """
+    import numpy as np
+    import tensorflow as tf
+    x = tf.ones([2, 2])
+    out = (tf.multiply(np.ones((2, 2)), x), tf.subtract(np.ones((2, 2)), x))
+    out = (tf.maximum(np.ones((2, 2)), x), tf.concat([np.ones((2, 2)), x], 0))
+    out = (tf.matmul(x, np.ones((2, 2))), tf.add(np.ones((2, 2), dtype=np.float32), x))
+    """,
     "raw arrays convert": """
     import numpy as np
     import tensorflow as tf

@@ -76,6 +76,12 @@ _NUMPY_FLOATING = {
     f"numpy.{n}" for n in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil")
 }
 _CONSTANTS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
+# Ops that convert a NumPy first argument on its own, to its float64, before the tensor
+# after it (observed, TF 2.21: `tf.matmul(np.ones((2, 2)), x)` fails for a float32 `x`;
+# `tf.multiply`, `tf.subtract`, `tf.maximum` and `tf.concat` convert it to `x`'s dtype).
+NUMPY_FIRST_FIXES_DTYPE = {
+    f"tensorflow.{n}" for n in ("add", "math.add", "matmul", "linalg.matmul")
+}
 # TensorArray methods whose result has the array's dtype (`write` returns the array).
 _TENSOR_ARRAY_READS = {"stack", "read", "gather", "concat", "write", "scatter", "unstack"}
 _ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
@@ -159,7 +165,7 @@ class Event:
     node: cst.CSTNode
     path: tuple[cst.CSTNode, ...]
     operands: tuple[DType, ...] = ()
-    target: str | None = None  # the cast's dtype; the callee's dotted name
+    target: str | None = None  # the cast's dtype; the callee's (or op's) dotted name
     where: str = ""
     arguments: tuple[tuple[str, DType], ...] = ()
     exprs: tuple[cst.CSTNode, ...] = ()  # the operands' expressions
@@ -387,9 +393,7 @@ class TfDtypes:
                 found = {"float": "float64", "int": "int64"}.get(literal or "")
                 return DType(found, numpy=True)
             if name == "numpy.arange":  # float64 if any bound or step is a float
-                kinds = {
-                    literal_kind(a.value, self.values, path) for a in call.args if not a.star
-                }
+                kinds = {literal_kind(a.value, self.values, path) for a in call.args if not a.star}
                 found = {"float": "float64", "int": "int64"}.get(
                     "float" if "float" in kinds else (kinds.pop() if len(kinds) == 1 else "")
                 )
@@ -731,7 +735,8 @@ class TfDtypes:
                 operands = operands[1:]
             infos = tuple(self.info(o, path) for o in operands)
             api = min(names).replace("tensorflow.", "tf.", 1)
-            yield Event("meet", call, path, infos, where=f"`{api}`", exprs=tuple(operands))
+            where = f"`{api}`"
+            yield Event("meet", call, path, infos, min(names), where, exprs=tuple(operands))
             return
         callee = func
         args = call.args

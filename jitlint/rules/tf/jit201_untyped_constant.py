@@ -6,7 +6,13 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
-from jitlint.model.tf.dtypes import DType, Event, literal_kind, sink_description
+from jitlint.model.tf.dtypes import (
+    NUMPY_FIRST_FIXES_DTYPE,
+    DType,
+    Event,
+    literal_kind,
+    sink_description,
+)
 from jitlint.rules.base import Rule
 
 
@@ -24,6 +30,8 @@ class UntypedConstant(Rule):
     and reports where that tensor meets a tensor the code states is `float32` (`tf.ones`,
     `dtype=tf.float32`, a Keras layer's input under `floatx` or a layer `dtype=`) in an
     operator, `tf.matmul`, `tf.concat` and the other ops whose inputs share one dtype.
+    A raw NumPy float64 array passed first to `tf.matmul` or `tf.add` before a float32
+    tensor is reported too: those ops convert it on its own, to float64.
 
     ## Why is this bad
     Without `dtype=`, Python floats become a `float32` tensor. Combined with a `float64`
@@ -48,8 +56,10 @@ class UntypedConstant(Rule):
     float tensor but is a double tensor [Op:Mul]
     ```
 
-    The raw array is fine: `tf.ones([8]) * np.hanning(8)`, `tf.matmul(x, np.eye(2))` and
-    `tf.concat([x, np.zeros(2)], 0)` convert it to the tensor's `float32`.
+    The raw array is mostly fine: `tf.ones([8]) * np.hanning(8)`, `tf.matmul(x, np.eye(2))`,
+    `tf.multiply(np.ones(8), x)` and `tf.concat([np.zeros(2), x], 0)` convert it to the
+    tensor's `float32`. But `tf.matmul(np.ones((2, 2)), x)` and `tf.add(np.ones(2), x)`
+    convert their first argument on its own, to `float64`, and fail the same way.
 
     ## Example
     ```python
@@ -93,7 +103,9 @@ class UntypedConstant(Rule):
     their last bits (they are no longer rounded through float32).
     For a tensor of NumPy float64 data, the fix adds `dtype=tf.float32` (the values are
     rounded to float32, as the float32 tensor it meets already is): safe where it meets the
-    float32 tensor directly, unsafe through a name.
+    float32 tensor directly, unsafe through a name. For a raw NumPy array first in
+    `tf.matmul`/`tf.add`, it wraps the array in `tf.cast(..., tf.float32)` (safe: the old code
+    always raised).
 
     It also follows the constant: through names, arithmetic with Python numbers and ops
     that keep the dtype (a value *made from* it meets the float64 tensor), into the
@@ -121,7 +133,7 @@ class UntypedConstant(Rule):
     summary = "A float tf.constant without dtype= meets a tensor of another float dtype."
     framework = "tensorflow"
     fix_availability = "sometimes"
-    requires = ("constant", "convert_to_tensor", "Variable")
+    requires = ("constant", "convert_to_tensor", "Variable", "matmul", "add(")
     runtime_error = "does not match type float64|expected to be a double tensor"
 
     VALID = (
@@ -173,6 +185,7 @@ c = tf.constant(np.linspace(0.0, 1.0, 8)) * tf.zeros([8], dtype=tf.float64)
 d = tf.constant(np.hanning(8), dtype=tf.float32) * x
 e = tf.constant(np.arange(8)) + tf.constant(np.full(8, 1))
 f = tf.convert_to_tensor(np.hanning(8).astype(np.float32)) * x
+g = tf.multiply(np.ones(8), x) + tf.add(x, np.ones(8))
 def scale(t):
     return t * tf.constant(np.hanning(8))
 class Window(keras.layers.Layer):
@@ -270,6 +283,13 @@ class Taper(tf.keras.layers.Layer):
     def call(self, inputs):
         return inputs * tf.constant(np.hamming(8))  # error: JIT201
 """,
+        # A raw NumPy array first in tf.matmul / tf.add is converted on its own.
+        """
+import numpy as np
+import tensorflow as tf
+weights = tf.Variable(tf.random.normal([4, 2]))
+logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
+""",
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -281,8 +301,8 @@ class Taper(tf.keras.layers.Layer):
             literal_kind(call.args[0].value, values, path) == "float"
             or dtypes.info(call, path).arrays
             for call, path in model.scan.constants
-        ):
-            return  # no untyped float constant, no tensor of NumPy float64: nothing to follow
+        ) and "numpy" not in (model.source or ""):
+            return  # no untyped float constant, no NumPy data: nothing to follow
         for event in dtypes.events():
             if event.kind == "meet":
                 self._meet(event)
@@ -317,6 +337,8 @@ class Taper(tf.keras.layers.Layer):
         states is float32 (`tf.ones`, `dtype=tf.float32`, a Keras layer's input). A float32
         made by untyped Python-float constants is left to the report on those constants."""
         operands = [o for o in event.operands if not o.numpy]
+        if event.target in NUMPY_FIRST_FIXES_DTYPE:
+            self._numpy_first(event, operands)
         names = {o.name for o in operands if o.name in FLOAT_DTYPES}
         if names != {"float32", "float64"}:
             return
@@ -330,6 +352,37 @@ class Taper(tf.keras.layers.Layer):
             for made in sorted(operand.arrays):
                 if made in arrays:
                     self._report_array(arrays[made], arrays[made] is direct, event)
+
+    def _numpy_first(self, event: Event, operands: list[DType]) -> None:
+        """`tf.matmul(array, x)`: the op converts the NumPy float64 array first, on its own,
+        so it does not adapt to the float32 `x` after it."""
+        first = event.operands[0] if event.operands and event.exprs else None
+        if first is None or not first.numpy or first.name != "float64":
+            return
+        expr = event.exprs[0]
+        if literal_kind(expr, self.ctx.tf.values, event.path) is not None:
+            return  # Python numbers adapt
+        if not any(o.name == "float32" and not o.consts for o in operands):
+            return
+        if id(expr) in self._reported:
+            return
+        self._reported.add(id(expr))
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        code = self.ctx.module.code_for_node(expr)
+        fix = NodeFix(
+            "safe",  # the old code always raised
+            "Cast the array to float32",
+            ((expr, f"{spelled}.cast({code}, {spelled}.float32)"),),
+            (imports,) if imports else (),
+        )
+        self.report(
+            expr,
+            f"this NumPy array is float64, and {event.where} converts its first argument on "
+            "its own: the float64 tensor then meets a float32 tensor, and TensorFlow does not "
+            "promote but raises a dtype mismatch",
+            help=f"cast it: {spelled}.cast(..., {spelled}.float32), or put the tensor first",
+            fix=fix,
+        )
 
     def _report_array(self, call: cst.Call, direct: bool, event: Event) -> None:
         if id(call) in self._reported:
