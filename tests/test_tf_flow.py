@@ -587,7 +587,7 @@ def test_numpy_data_that_converts_or_agrees_is_not_reported(name: str) -> None:
 def test_the_reported_numpy_cases_fail_under_tensorflow_and_run_fixed(name: str) -> None:
     pytest.importorskip("tensorflow")
     source = textwrap.dedent(_FLOAT64_MEETS_FLOAT32[name])
-    with pytest.raises(Exception, match="double tensor|type float64"):
+    with pytest.raises(Exception, match=r"double tensor|type float64"):
         _runs(source)
     result = fix_source(source, select=["JIT201"], unsafe=True)
     assert result.applied and not result.remaining
