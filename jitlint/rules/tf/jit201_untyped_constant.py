@@ -27,9 +27,10 @@ class UntypedConstant(Rule):
     The other way round too: `tf.constant(a)`, `tf.convert_to_tensor(a)` or `tf.Variable(a)`
     of a NumPy array `a` without `dtype=` keeps NumPy's default `float64` (`np.hanning`,
     `np.linspace`, `np.zeros`, `np.random.rand`, `np.array` of Python floats,
-    `.astype(np.float64)`), and it reports where that tensor meets a tensor the code states is `float32` (`tf.ones`,
-    `dtype=tf.float32`, a Keras layer's input under `floatx` or a layer `dtype=`) in an
-    operator, `tf.matmul`, `tf.concat` and the other ops whose inputs share one dtype.
+    `.astype(np.float64)`), and it reports where that tensor meets a tensor the code states
+    is `float32` (`tf.ones`, `dtype=tf.float32`, a Keras layer's input under `floatx` or a
+    layer `dtype=`) in an operator, `tf.matmul`, `tf.concat` and the other ops whose inputs
+    share one dtype.
     A raw NumPy float64 array passed first to `tf.matmul` or `tf.add` before a float32
     tensor is reported too: those ops convert it on its own, to float64.
 
