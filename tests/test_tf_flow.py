@@ -5,6 +5,8 @@ branches whose static shapes differ."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import textwrap
 
 import libcst as cst
@@ -522,6 +524,15 @@ _FLOAT64_MEETS_FLOAT32 = {
     """,
 }
 
+# Process-wide state: checked under TensorFlow in a child process only.
+_NUMPY_BEHAVIOR = """
+import numpy as np
+import tensorflow as tf
+tf.experimental.numpy.experimental_enable_numpy_behavior()
+out = tf.constant(np.hanning(8)) * tf.ones([8])
+assert out.dtype == tf.float64
+"""
+
 _FINE = {
     "numpy array first in ops that adapt it": """
     import numpy as np
@@ -617,3 +628,18 @@ def _page_blocks(doc: str, heading: str) -> list[str]:
     section = re.search(rf"^## {heading}\n(.*?)(?=^## |\Z)", doc, re.M | re.S)
     assert section is not None
     return re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+
+
+def test_operators_under_numpy_behavior_promote_and_are_not_reported() -> None:
+    assert found(_NUMPY_BEHAVIOR, {"JIT201"}) == set()
+    plain = _NUMPY_BEHAVIOR.replace(
+        "tf.experimental.numpy.experimental_enable_numpy_behavior()\n", ""
+    )
+    assert found(plain, {"JIT201"}) == {(4, "JIT201")}
+
+
+@pytest.mark.tensorflow
+def test_numpy_behavior_really_promotes_float32_with_float64() -> None:
+    pytest.importorskip("tensorflow")
+    child = subprocess.run([sys.executable, "-c", _NUMPY_BEHAVIOR], capture_output=True)
+    assert child.returncode == 0, child.stderr.decode()[-2000:]

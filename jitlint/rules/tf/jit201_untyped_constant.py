@@ -126,7 +126,10 @@ class UntypedConstant(Rule):
     input counts as `float32` only where the layer's module (or one it imports) sets
     `floatx` or the layer states its `dtype=`, not by Keras's default. A weight made by
     `self.add_weight` is not followed: under Keras 3 its operators promote
-    (`self.w * tf.constant(np.hanning(8))` runs, as float64).
+    (`self.w * tf.constant(np.hanning(8))` runs, as float64). Where the file turns on
+    `tf.experimental.numpy.experimental_enable_numpy_behavior()`, operators promote and
+    are not reported (ops such as `tf.matmul` still are); turned on in another file, it is
+    not seen.
     """
 
     code = "JIT201"
@@ -296,6 +299,9 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
     def visit_Module(self, node: cst.Module) -> None:
         self._reported: set[int] = set()  # a constant may meet many wide values
         model = self.ctx.tf
+        # `tf.experimental.numpy.experimental_enable_numpy_behavior()` makes operators
+        # promote float32 with float64; seen only in this file's text.
+        self._numpy_behavior = "enable_numpy_behavior" in (model.source or "")
         values = model.values
         dtypes = model.dtypes
         if not any(
@@ -317,6 +323,8 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
         return [constants[c] for c in sorted(found.consts) if c in constants]
 
     def _meet(self, event: Event) -> None:
+        if event.where == "an operator" and self._numpy_behavior:
+            return  # operators promote under NumPy behavior (observed, TF 2.21)
         self._meet_arrays(event)
         operands = [o for o in event.operands if not o.numpy]
         wide = {o.name for o in operands if o.name in FLOAT_DTYPES and o.name != "float32"}
