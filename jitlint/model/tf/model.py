@@ -477,7 +477,7 @@ class TfModel(KerasLinks):
         if self._loops[-1] and (kind is cst.Name or type(func.value) is cst.Name):  # type: ignore[attr-defined]
             scan.loop_calls.append((node, [*parents, node]))
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
-        if leaf in ("constant", "convert_to_tensor") and len(node.args) == 1:
+        if leaf in ("constant", "convert_to_tensor", "Variable") and len(node.args) == 1:
             scan.constants.append((node, [*parents, node]))  # maybe an untyped float constant
         if len(parents) >= 2 and type(parents[1]) is cst.FunctionDef and _may_widen(leaf, node):
             scan.widening.add(id(parents[1]))  # a top-level function that may cast/widen
