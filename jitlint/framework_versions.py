@@ -7,9 +7,10 @@ file that has a `pyproject.toml` with dependencies (`[project] dependencies`,
 `requirements*.txt`; a Keras version not found follows the TensorFlow one when that was
 found (`tf.keras` is Keras 3 from TensorFlow 2.16 on), unless the project sets
 `TF_USE_LEGACY_KERAS` (its CI workflows, `tox.ini`, `setup.cfg`), which makes `tf.keras` the
-Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were generated for. A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is
-0.4.30, `==2.15.*` is 2.15, Poetry's `^0.4.30` is 0.4.30); one with only an upper bound, or
-none, declares no version. The first declaration with a version wins, in the order above.
+Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were generated for.
+A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is 0.4.30, `==2.15.*`
+is 2.15, Poetry's `^0.4.30` is 0.4.30); one with only an upper bound, or none, declares no
+version. The first declaration with a version wins, in the order above.
 """
 
 from __future__ import annotations
