@@ -7,8 +7,9 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   loop body (one that does not end in an unconditional `break`/`return`: a retry loop such
   as `while True: try: ...; break` / `except Error: continue` runs its body once on a normal
   run, again only after a failure) or a comprehension (all of it but the outermost
-  iterable), or else it runs once per call of the innermost enclosing function. The body of a run-once guard (`if fn is
-  None: fn = ...`, guards.py) and a lambda's body (where it runs is unknown) answer None.
+  iterable), or else it runs once per call of the innermost enclosing function. The body
+  of a run-once guard (`if fn is None: fn = ...`, guards.py) and a lambda's body (where it
+  runs is unknown) answer None.
 - Across functions, `find_repeated` says which functions run repeatedly: those called in a
   loop or comprehension (of this module, or of another file, by a record), those called
   repeatedly *by contract* (a request handler, an agent's `act`, a Keras callback's
