@@ -458,3 +458,18 @@ def test_iterating_the_inputs_a_keras_layer_received_is_not_claimed():
     """
     assert found(source.replace("LOOP", "range(2)"), {"JIT205"}) == set()
     assert found(source.replace("LOOP", "tf.range(2)"), {"JIT205"}) == {(10, "JIT205")}
+
+
+def test_a_parameter_annotated_as_a_python_int_is_not_data_xla_folds():
+    # `size: int` is baked into each trace like any Python argument; the unannotated
+    # `rows` may be a tensor whose value XLA folds into a constant per call.
+    source = """
+    import tensorflow as tf
+    @tf.function(jit_compile=True)
+    def windows(x, size: int, stride: int = 1, rows=2):
+        def one(t):
+            starts = tf.range(0, tf.shape(t)[0] - stride * (size - 1))
+            return tf.reshape(tf.gather(t, starts), [rows * tf.shape(t)[0], -1])
+        return one(x)
+    """
+    assert found(source, {"JIT202"}) == {(7, "JIT202")}

@@ -141,6 +141,19 @@ def _unless_none(expr: cst.CSTNode) -> list[cst.CSTNode]:
     return [expr]
 
 
+_PYTHON_SCALARS = frozenset({"int", "float", "bool", "str"})
+
+
+def _python_annotated(param: cst.CSTNode | None) -> bool:
+    """A parameter annotated as a Python scalar (`size: int`)."""
+    annotation = getattr(param, "annotation", None)
+    return (
+        annotation is not None
+        and type(annotation.annotation) is cst.Name
+        and annotation.annotation.value in _PYTHON_SCALARS
+    )
+
+
 def join(values: Iterable[Value]) -> Value:
     """One of several possible values (a name assigned twice)."""
     values = list(values)
@@ -519,6 +532,10 @@ class TfValues:
             return PY
         if context is None:
             return UNK
+        if _python_annotated(param) and name not in context.tensor_params:
+            # `size: int`: a Python value, baked into each trace (a new value retraces, as
+            # any Python argument of a tf.function does), never a tensor XLA must fold.
+            return PY
         if not context.root:
             return self._helper_param(func, name)
         if name in context.tensor_params:
