@@ -555,6 +555,20 @@ class TfValues:
                     found.append(self.value(arg, path))
         return join(found) if found else UNK
 
+    def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
+        """What the module's graph code passes for the parameter `name` of the helper
+        `func`, at every call seen (a call that leaves it out passes nothing); None where
+        no call is seen, or one spreads `*args`/`**kwargs` (what it passes is not known)."""
+        sites = self._helper_sites.get(id(func))
+        if not sites or type(func) is not cst.FunctionDef:
+            return None
+        found = []
+        for call, _path, bound in sites:
+            if any(arg.star for arg in call.args):
+                return None
+            found += [arg for param, arg in bind(func, call, bound) if param == name]
+        return found
+
     def _layer_input_shapes(self, func: cst.CSTNode, name: str) -> frozenset[str]:
         """Data-dependent shapes that reach a Keras layer's `call` from graph code of this
         module that creates and calls the layer at once: `Translation()([patches, d])`."""
