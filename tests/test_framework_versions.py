@@ -397,3 +397,18 @@ def test_odd_requirement_files_are_passed_over(tmp_path):
     )
     declared = declared_in(tmp_path)
     assert declared is not None and declared["jax"].version == "0.4.2"
+
+
+@pytest.mark.parametrize(
+    ("setting", "flagged"),
+    [
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', False),
+        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', '1')", False),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', True),
+        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', True),
+    ],
+)
+def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
+    source = f"import os\n{setting}\n{KERAS_LAYER}"
+    result = lint_text(source, "m.py", {"JIT213"}, {OPTIONS_KEY: {}})
+    assert bool(result.diagnostics) is flagged
