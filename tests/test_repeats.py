@@ -253,3 +253,80 @@ def test_what_a_loop_builds_once_per_device_and_keeps_is_not_repeated():
                 step_fn(x)
         """
     assert _codes(source) == [("JIT113", 28)]
+
+
+def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
+    module = cst.parse_module(
+        textwrap.dedent(
+            """
+            def f(xs):
+                while True:
+                    try:
+                        a()
+                        break
+                    except IOError:
+                        continue
+                for x in xs:
+                    b(x)
+                    return x
+                while True:
+                    c()
+                    if ready():
+                        break
+                while True:
+                    if skip():
+                        continue
+                    d()
+                    break
+                while True:
+                    try:
+                        e()
+                        break
+                    finally:
+                        close()
+            """
+        )
+    )
+    kinds = {
+        leaf: (lambda r: None if r is None else r.kind)(
+            local_repetition(_path_to_call(module, leaf))
+        )
+        for leaf in "abcde"
+    }
+    # A retry loop repeats only after a failure; `b` returns on the first pass. `c` runs
+    # until a condition holds, `d` is skipped by a `continue`, `e`'s try has a `finally`.
+    assert kinds == {"a": "call", "b": "call", "c": "loop", "d": "loop", "e": "loop"}
+
+
+def test_a_tf_function_built_in_a_retried_call_is_not_a_retrace():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        def train_model(strategy):
+            @tf.function
+            def step(x):
+                return x * 2
+            for x in range(10):
+                strategy.run(step, args=(x,))
+
+        def train():
+            while True:
+                try:
+                    strategy = tf.distribute.MirroredStrategy()
+                    train_model(strategy)
+                    break
+                except tf.errors.UnavailableError:
+                    continue
+
+        def train_all(configs):
+            for strategy in configs:
+                train_model(strategy)
+        """
+    )
+    found = lint_source(source, "case.py", select=["JIT207"])
+    # Built once per call of train_model: repeated only because train_all loops over it.
+    assert [d.line for d in found] == [5]
+    once = source.replace("for strategy in configs", "for strategy in configs[:0]")
+    once = once.split("def train_all")[0]
+    assert lint_source(once, "case.py", select=["JIT207"]) == []

@@ -643,3 +643,57 @@ def test_numpy_behavior_really_promotes_float32_with_float64() -> None:
     pytest.importorskip("tensorflow")
     child = subprocess.run([sys.executable, "-c", _NUMPY_BEHAVIOR], capture_output=True)
     assert child.returncode == 0, child.stderr.decode()[-2000:]
+
+
+def test_a_parameter_annotated_as_a_python_int_is_not_data_xla_folds():
+    # `size: int` is baked into each trace like any Python argument; the unannotated
+    # `rows` may be a tensor whose value XLA folds into a constant per call.
+    source = """
+    import tensorflow as tf
+    @tf.function(jit_compile=True)
+    def windows(x, size: int, stride: int = 1, rows=2):
+        def one(t):
+            starts = tf.range(0, tf.shape(t)[0] - stride * (size - 1))
+            return tf.reshape(tf.gather(t, starts), [rows * tf.shape(t)[0], -1])
+        return one(x)
+    """
+    assert found(source, {"JIT202"}) == {(7, "JIT202")}
+
+
+def test_wrapping_a_non_list_in_a_list_leaves_only_the_list():
+    # Past `if not isinstance(y, list): y = [y]`, `y` is a list on every path: the
+    # parameter reaches only as one, which the wrapped binding stands for.
+    source = """
+        def f(y):
+            if not isinstance(y, (list, tuple)):
+                y = [y]
+            use(y)
+        """
+    func, bindings, read = _reads_and_bindings(source, "y")
+    assert reaching(bindings, read, func) == [1]
+    # Another test, or a body that binds something else than a list, keeps both.
+    for other in ("if not isinstance(y, dict):", "if not y:"):
+        changed = source.replace("if not isinstance(y, (list, tuple)):", other)
+        func, bindings, read = _reads_and_bindings(changed, "y")
+        assert reaching(bindings, read, func) == [0, 1], other
+    func, bindings, read = _reads_and_bindings(source.replace("[y]", "g(y)"), "y")
+    assert reaching(bindings, read, func) == [0, 1]
+
+
+def test_iterating_a_tensor_wrapped_in_a_list_is_python_iteration():
+    source = """
+    import tensorflow as tf
+    class Ensemble(tf.keras.layers.Layer):
+        def call(self, seqs):
+            if not isinstance(seqs, list):
+                seqs = [seqs]
+            out = [tf.reverse(s, axis=[1]) for s in seqs]
+            for s in seqs:
+                out.append(s)
+            extra = tf.reverse(seqs[0], axis=[1])
+            for row in extra:
+                out.append(row)
+            return out
+    """
+    # The last loop iterates a tensor in a Keras call (no autograph there): still reported.
+    assert found(source, {"JIT205"}) == {(11, "JIT205")}

@@ -86,6 +86,7 @@ from jitlint.model.jax.frameworks.contracts import (
     array_params,
     assumed_classes,
     assumed_functions,
+    built_from_configuration,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
@@ -763,6 +764,8 @@ class Tracing:
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
+                if name == "__init__" and built_from_configuration(method.func):
+                    continue  # a model built once, eagerly, from its configuration
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from jitlint.model.domain.repeats import repeats_body
 from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
@@ -418,7 +419,7 @@ class TfModel(KerasLinks):
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
-            elif kind is cst.For or kind is cst.While:
+            elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
             if id(node) in loop_parts or kind in _COMPREHENSIONS:
                 loop_parts.add(id(node))
