@@ -27,6 +27,28 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
    whose result is unused still runs under it (probed: staged code drops it).
 7. **Removed modules**: whether `jax.experimental.host_callback` (and other modules users
    still import) can be imported from the installed jax.
+8. **NumPy on tracers**: each public callable of `numpy`, `numpy.linalg` and `numpy.fft`, whether
+   `jax.numpy` has one of the same name (`twin`), and what it does under `jax.jit` given a
+   traced array (`on_tracer`): `dispatch` (it calls the array's own method and returns a
+   tracer; `dispatch_list`: a list of them), `static` (it returns the same Python value as
+   when called eagerly: it only reads the shape or dtype), `converts` (it fails with jax's
+   TracerArrayConversionError), `size` (its jax twin takes a static size first, `np.zeros(n)`:
+   a traced size fails as an integer, not an array), or `other` (it fails some other way, or
+   gives a different value). The other required parameters get small concrete samples; a
+   function that cannot be called so, eagerly, is left `unknown`.
+9. **Counted sizes**: the public `jax.numpy` functions whose result's length is read from the
+   values of a traced argument unless a size parameter (`size`, `length`, default None) is
+   given: probed under `jax.jit`, they fail without it and work with it. `bounded` says
+   whether the result is never longer than the first argument has elements (on a sample
+   whose elements are all nonzero and distinct, other arguments disjoint from it), so that
+   `size=x.size` keeps every entry.
+10. **`math` twins**: the public `math` functions whose `jax.numpy` function of the same name
+   gives the same values on sample inputs.
+11. **`.at[]` methods**: for each binary operator of Python's `operator` module (`add`, `sub`,
+    `truediv`, ...), the method of an array's `.at[i]` reference that updates the element as
+    `x[i] = op(x[i], v)` would (named like a jax.numpy function where two methods do).
+12. **Builtin twins**: the builtins of two floats (`max`, `min`, `pow`, ...) with a jax.numpy
+    ufunc that gives the same values on sample pairs, a NaN included.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -39,8 +61,10 @@ Usage: python scripts/gen_jax_facts.py [OUTPUT]   (default: jitlint/data/jax_fac
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import io
 import json
 import os
 import re
@@ -54,6 +78,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 MODULES = (
@@ -521,14 +546,309 @@ def removed_modules() -> dict[str, bool]:
     return out
 
 
+NUMPY_MODULES = ("numpy", "numpy.linalg", "numpy.fft")
+# The traced argument is tried in these shapes, in order, until the eager call works: square
+# for linalg, one axis for `searchsorted`, three for `dsplit`.
+NUMPY_SAMPLES = (
+    ((2.0, 1.0), (1.0, 3.0)),
+    (1.0, 2.0, 3.0),
+    (((1.0, 2.0), (3.0, 4.0)), ((5.0, 6.0), (7.0, 8.0))),
+)
+# Samples for the other required parameters, by name (anything else gets the array itself).
+NUMPY_PARAMETER_SAMPLES: dict[str, Any] = {
+    **dict.fromkeys(("axis", "axis1", "source", "start"), 0),
+    **dict.fromkeys(("axis2", "destination"), 1),
+    **dict.fromkeys(("shape", "newshape"), (-1,)),
+    **dict.fromkeys(("repeats", "indices_or_sections", "sections", "n", "k", "N", "reps"), 2),
+    **dict.fromkeys(("to", "arg2", "type2", "dtype"), "float32"),
+    "axes": (1, 0),
+}
+
+
+def numpy_callables(module_name: str) -> dict[str, Callable[..., Any]]:
+    """The public callables of a NumPy module, classes (scalar types, `dtype`) included."""
+    module = importlib.import_module(module_name)
+    found = {}
+    for name in sorted(getattr(module, "__all__", None) or dir(module)):
+        obj = getattr(module, name, None)
+        if name.startswith("_") or not callable(obj) or inspect.ismodule(obj):
+            continue
+        if inspect.isclass(obj) and issubclass(obj, BaseException):
+            continue
+        found[name] = obj
+    return found
+
+
+def numpy_arguments(fn: Callable[..., Any], first: Any) -> list[Any] | None:
+    """`first` and samples for the other required positional parameters, None when a
+    keyword-only parameter is required or the function takes no argument."""
+    if isinstance(fn, np.ufunc):
+        return [first] * fn.nin
+    sig = signature(fn)
+    if sig is None:
+        return [first] if inspect.isclass(fn) else None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = list(sig.parameters.values())
+    if any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        return None
+    required = [p for p in params if p.kind in kinds and p.default is p.empty]
+    if not required:  # `np.result_type(*arrays)`, `np.float32(value=0)`; not `np.test()`
+        takes_many = any(p.kind == p.VAR_POSITIONAL for p in params)
+        converts = inspect.isclass(fn) and bool(params) and params[0].kind in kinds
+        return [first] if takes_many or converts else None
+    return [first] + [NUMPY_PARAMETER_SAMPLES.get(p.name, first) for p in required[1:]]
+
+
+def _is_tracer(value: Any) -> bool:
+    return isinstance(value, jax.core.Tracer)
+
+
+def _tracer_result(value: Any) -> str | None:
+    if _is_tracer(value):
+        return "dispatch"
+    if isinstance(value, list | tuple) and value and all(_is_tracer(v) for v in value):
+        return "dispatch_list"
+    return None
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two Python values are equal (or print the same: `np.iinfo` has no `==`)."""
+    try:
+        return type(a) is type(b) and (bool(a == b) or repr(a) == repr(b))
+    except Exception:
+        return False
+
+
+def on_tracer(fn: Callable[..., Any], size_first: bool) -> str:
+    """What `fn` does under `jax.jit` with a traced first argument (see the module doc)."""
+    if size_first:
+        samples = [(2, lambda x: x)]
+    else:
+        arrays = [np.asarray(s, np.float32) for s in NUMPY_SAMPLES]
+        # A function of dtypes (`np.issubdtype`) gets a traced array's dtype.
+        samples = [(a, lambda x: x) for a in arrays] + [
+            (np.asarray(0, dtype), lambda x: x.dtype) for dtype in ("float32", "int32")
+        ]
+    for first, given in samples:
+        args = numpy_arguments(fn, given(first))
+        if args is None:
+            return "unknown"
+        try:
+            eager = fn(*args)
+        except Exception:
+            continue
+        seen: dict[str, Any] = {}
+
+        def body(x: Any, given: Any = given, args: list = args, seen: dict = seen) -> Any:
+            seen["result"] = fn(given(x), *args[1:])
+            return x
+
+        try:
+            jax.jit(body)(first)
+        except jax.errors.TracerArrayConversionError:
+            return "size" if size_first else "converts"
+        except Exception:
+            return "size" if size_first else "other"
+        result = seen["result"]
+        return _tracer_result(result) or ("static" if _same_value(result, eager) else "other")
+    return "unknown"
+
+
+def numpy_functions(static: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per public NumPy callable: whether jax.numpy has a twin, and what it does on a tracer."""
+    found: dict[str, dict[str, Any]] = {}
+    for module_name in NUMPY_MODULES:
+        twins = importlib.import_module(module_name.replace("numpy", "jax.numpy", 1))
+        for name, fn in numpy_callables(module_name).items():
+            twin = f"{module_name.replace('numpy', 'jax.numpy', 1)}.{name}"
+            twin_static = static.get(twin, {})
+            first = (twin_static.get("parameters") or [None])[0]
+            size_first = first is not None and first in twin_static.get("static", ())
+            with contextlib.redirect_stdout(io.StringIO()):  # `np.info` prints
+                verdict = on_tracer(fn, size_first)
+            found[f"{module_name}.{name}"] = {
+                "on_tracer": verdict,
+                "twin": callable(getattr(twins, name, None)),
+            }
+    return found
+
+
+SIZE_PARAMETERS = ("size", "length")
+COUNTED_SAMPLE = tuple(float(v) for v in range(1, 7))  # all nonzero, all distinct
+
+
+def _leading_length(result: Any) -> int:
+    first = result[0] if isinstance(result, tuple) else result  # `nonzero`, `unique_counts`
+    return int(np.shape(first)[0])
+
+
+def counted_size(fn: Callable[..., Any], sig: inspect.Signature) -> dict[str, Any] | None:
+    """The size parameter of `fn` when its result's length is counted from a traced first
+    argument unless the parameter is given; None otherwise."""
+    size = next((p for p in SIZE_PARAMETERS if p in sig.parameters), None)
+    if size is None or sig.parameters[size].default is not None:
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = list(sig.parameters.values())
+    if any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params):
+        return None
+    required = [p for p in params if p.kind in kinds and p.default is p.empty]
+    if not required:
+        return None
+    for dtype in ("float32", "int32"):  # `bincount` counts ints
+        x = jnp.asarray(COUNTED_SAMPLE, dtype)
+        others = [x + 100] * (len(required) - 1)  # disjoint from x: `union1d` is not bounded
+
+        def call(v: Any, others: list[Any] = others, **options: Any) -> Any:
+            return fn(v, *others, **options)
+
+        try:
+            eager = call(x)
+        except Exception:
+            continue
+        break
+    else:
+        return None
+    if fails_traced(call, x) != "concreteness":
+        return None
+    if fails_traced(lambda v: call(v, **{size: int(x.size)}), x) is not None:
+        return None
+    return {"parameter": size, "bounded": _leading_length(eager) <= x.size}
+
+
+def counted_sizes() -> dict[str, dict[str, Any]]:
+    """Per public jax.numpy function whose result is counted from its values: its size
+    parameter and whether the first argument's element count bounds the result."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, fn in public_functions("jax.numpy").items():
+        sig = signature(fn)
+        entry = counted_size(fn, sig) if sig is not None else None
+        if entry is not None:
+            found[f"jax.numpy.{name}"] = entry
+    return found
+
+
+MATH_SAMPLES = (0.5, 1.5, 2.5)
+
+
+def math_inputs(fn: Callable[..., Any], arity: int) -> tuple[float, ...] | None:
+    """The first sample inputs of `arity` floats that `fn` accepts, None when none do."""
+    for start in MATH_SAMPLES:
+        inputs = (start, start + 0.25)[:arity]
+        try:
+            fn(*inputs)
+        except Exception:
+            continue
+        return inputs
+    return None
+
+
+def math_twins() -> list[str]:
+    """The public `math` functions whose `jax.numpy` function of the same name gives the same
+    value on the first sample inputs (one float, else two) that `math` accepts."""
+    import math
+
+    found = []
+    for name in sorted(dir(math)):
+        fn, twin = getattr(math, name), getattr(jnp, name, None)
+        if name.startswith("_") or not callable(fn) or not callable(twin):
+            continue
+        for arity in (1, 2):
+            inputs = math_inputs(fn, arity)
+            if inputs is None:
+                continue
+            expected = fn(*inputs)
+            try:
+                got = float(twin(*(jnp.float32(v) for v in inputs)))
+            except Exception:
+                continue
+            if isinstance(expected, int | float) and bool(np.isclose(got, expected)):
+                found.append(name)
+                break
+    return found
+
+
+def at_methods() -> dict[str, str]:
+    """Python binary operator (by its `operator` module name) -> the `.at[]` method that
+    applies it to the indexed elements."""
+    import operator
+
+    x, values = jnp.asarray([1.5, 2.5, 3.5]), (0.75, 3.0)  # `2.5 % 2.0 == 2.5 - 2.0`
+    ref = x.at[1]
+    methods = sorted(
+        m for m in dir(ref) if not m.startswith("_") and m not in ("get", "set", "apply")
+    )
+    found: dict[str, str] = {}
+    for name in sorted(operator.__all__):
+        op = getattr(operator, name)
+        if name.startswith(("i", "_")) or not callable(op):
+            continue  # the in-place forms (`iadd`) and helpers
+        try:
+            expected = [x.at[1].set(op(x[1], v)) for v in values]
+        except Exception:
+            continue
+        matches = []
+        for method in methods:
+            update = getattr(ref, method)
+            try:
+                same = callable(update) and all(
+                    bool(jnp.array_equal(update(v), e))
+                    for v, e in zip(values, expected, strict=True)
+                )
+            except Exception:
+                continue
+            if same:
+                matches.append(method)
+        # `mul` and `multiply` both do: prefer the name jax.numpy also has.
+        matches.sort(key=lambda m: (not callable(getattr(jnp, m, None)), m))
+        if matches:
+            found[name] = matches[0]
+    return found
+
+
+TWIN_PAIRS = ((0.5, 1.5), (1.5, 0.5), (float("nan"), 1.0), (2.0, 3.0))
+
+
+def builtin_twins() -> dict[str, str]:
+    """Builtins of two floats -> the jax.numpy ufunc of two inputs giving the same values."""
+    import builtins
+
+    ufuncs = sorted(
+        n for n in dir(jnp) if isinstance(getattr(jnp, n), jnp.ufunc) and getattr(jnp, n).nin == 2
+    )
+    found: dict[str, str] = {}
+    for name in sorted(dir(builtins)):
+        fn = getattr(builtins, name)
+        if name.startswith("_") or inspect.isclass(fn) or not callable(fn):
+            continue
+        try:  # `print` and `input` take two floats too: keep the terminal out of it
+            with contextlib.redirect_stdout(io.StringIO()):
+                expected = [float(fn(a, b)) for a, b in TWIN_PAIRS]
+        except Exception:
+            continue
+        for twin in ufuncs:
+            try:
+                got = [
+                    float(getattr(jnp, twin)(np.float32(a), np.float32(b))) for a, b in TWIN_PAIRS
+                ]
+            except Exception:
+                continue  # integer-only ufuncs (`bitwise_and`)
+            if np.allclose(got, expected, equal_nan=True):
+                found[name] = twin
+                break
+    return found
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
     target = Path(argv[1]) if len(argv) > 1 else default
+    static = static_parameters()
     facts = {
         "generator": "scripts/gen_jax_facts.py",
         "jax_version": jax.__version__,
-        "static_parameters": static_parameters(),
+        "numpy_version": np.__version__,
+        "static_parameters": static,
         "collectives": collectives(),
         "axis_size_is_python_int": axis_size_is_python_int(),
         "shard_map_none_in_spec": shard_map_none_spec(),
@@ -536,6 +856,11 @@ def main(argv: list[str]) -> int:
         "axis_collectives": axis_collectives(),
         "axis_transforms": axis_transforms(),
         "importable_modules": removed_modules(),
+        "numpy_functions": numpy_functions(static),
+        "counted_sizes": counted_sizes(),
+        "math_twins": math_twins(),
+        "at_methods": at_methods(),
+        "builtin_twins": builtin_twins(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

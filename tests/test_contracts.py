@@ -106,6 +106,19 @@ POSITIVE = {
                     return "SO(n)"
                 return "O(n)"
     """,
+    # A constructor that takes something besides configuration and a key (here an
+    # unannotated `table`) may be built inside the user's jit: still traced by contract.
+    "equinox_init_from_an_object": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Sparse(eqx.Module):
+            nnz: int
+
+            def __init__(self, table, *, width: int, key):
+                self.nnz = int(jnp.round(width * table.sum()))  # error: JIT102
+    """,
     # Equinox users hand the module to `filter_jit`: its array fields are tracers there,
     # its static fields and Python-typed fields are not.
     "equinox_array_field_of_self": """
@@ -279,6 +292,21 @@ NEGATIVE = {
                 if x.mean() > 0:
                     return x
                 return -x
+    """,
+    # A model built from Python configuration and a key is built once, eagerly, then handed
+    # to the jitted step: its constructor's NumPy-style arithmetic on constants is not traced.
+    "equinox_init_from_configuration": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Sparse(eqx.Module):
+            nnz: int
+
+            def __init__(self, *, width: int, sparsity: float = 1.0, scale=2.0, key):
+                self.nnz = int(jnp.round(width * width * sparsity * scale))
+                if self.nnz == 0:
+                    raise ValueError("sparsity too low")
     """,
     # A flax module's other methods, and an equinox module's private ones, run in Python
     # (set-up, logging) as far as the contract knows.

@@ -247,3 +247,22 @@ def test_nothing_is_judged_where_the_tokenizer_fails():
     good = suppression.collect("x = 1  # noqa: JIT101\n")
     assert good is not None and good.tokenized
     assert suppression.unused_directives(good, [], {"JIT101"}, {"JIT101"}) != []
+
+
+@pytest.mark.parametrize("comment", ["# noqa: E501", "# NOQA", "# noqa: F401, W291"])
+def test_jit002_does_not_tokenize_a_clean_file_whose_comments_name_no_jit_code(
+    comment, monkeypatch
+):
+    # Another tool's noqa cannot be a JIT002 finding, so the file's comments are not read.
+    import jitlint.python.suppression as suppression
+
+    def refuse(source: str) -> None:
+        raise AssertionError("tokenized a file JIT002 has nothing to say about")
+
+    monkeypatch.setattr(suppression, "collect", refuse)
+    assert codes_and_lines(f"import jax\nx = 1  {comment}\n", ["ALL"]) == []
+
+
+@pytest.mark.parametrize("comment", ["# NOQA: jit101", "# noqa:E501,jit1", "# noqa: JIT9"])
+def test_jit002_still_reads_a_jit_code_in_any_case(comment):
+    assert codes_and_lines(f"import jax\nx = 1  {comment}\n", ["ALL"]) == [("JIT002", 2)]

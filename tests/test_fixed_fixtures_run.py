@@ -28,6 +28,7 @@ JAX_PAIRS = {
     "JIT102_list_index": "TracerIntegerConversionError",
     "JIT102_for_range": "TracerIntegerConversionError",
     "JIT102_switch_layers": "Invalid index type",
+    "JIT102_unroll_fori_blocks": "TracerIntegerConversionError",
     "JIT103_jit_of_library": "ConcretizationTypeError",
     "JIT103_static_sizes": "ConcretizationTypeError",
     "JIT104_numpy_table_index": "TracerArrayConversionError",
@@ -166,3 +167,45 @@ def test_jit207_argument_as_a_tensor_of_its_dtype_traces_once_with_the_same_resu
     for name in ("warmup", "rate", "explore", "scale"):
         assert (was[name], now[name]) == (4, 1), (name, was, now)
     assert was["repeat"] == now["repeat"] == 4  # no fix: `range(n)` needs the Python value
+
+
+@pytest.mark.tensorflow
+def test_jit204_printed_numpy_becomes_tf_print_and_prints_on_every_call():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_print_numpy.in.py")
+    after = run(FIXTURES / "JIT204_print_numpy.out.py")
+    assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "y: [2 4]" in after.stderr and "x: [1 2]" in after.stderr, after.stderr[-2000:]
+    assert "[2. 4.]" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit205_without_do_not_convert_autograph_converts_the_if():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_do_not_convert.in.py")
+    after = run(FIXTURES / "JIT205_do_not_convert.out.py")
+    assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    clipped = [round(float(v), 3) for v in after.stdout.split("[")[-1].split("]")[0].split(",")]
+    assert clipped == [0.6, 0.8, 0.3, 0.4], after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit208_append_through_py_function_records_every_call():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_append_py_function.in.py")
+    after = run(FIXTURES / "JIT208_append_py_function.out.py")
+    assert "SymbolicTensor" in before.stderr, before.stderr[-2000:]  # one entry, symbolic
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "history [1.0, 2.0, 4.0]" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit205_python_range_over_the_static_size_runs_without_autograph():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_static_range.in.py")
+    after = run(FIXTURES / "JIT205_static_range.out.py")
+    assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "total 3.666" in after.stdout, after.stdout[-2000:]  # 2/1 + 2/2 + 2/3

@@ -62,6 +62,60 @@ def test_collectives_and_shard_map_facts():
     }
 
 
+def test_numpy_functions_on_tracers():
+    on_tracer = jax_facts.numpy_on_tracer
+    # They call the array's own method: a tracer (a list of them for `split`).
+    assert on_tracer("numpy.sum") == on_tracer("numpy.reshape") == "dispatch"
+    assert on_tracer("numpy.searchsorted") == "dispatch"  # probed on a one-axis array
+    assert on_tracer("numpy.split") == on_tracer("numpy.dsplit") == "dispatch_list"
+    # They read the shape or dtype (`issubdtype` is given a traced array's dtype).
+    assert on_tracer("numpy.shape") == on_tracer("numpy.issubdtype") == "static"
+    assert on_tracer("numpy.finfo") == on_tracer("numpy.iinfo") == "static"
+    assert on_tracer("numpy.sin") == on_tracer("numpy.float32") == "converts"
+    assert on_tracer("numpy.linalg.inv") == on_tracer("numpy.fft.fft") == "converts"
+    # `np.array_equal` swallows the conversion error and answers False: not static.
+    assert on_tracer("numpy.array_equal") == "other"
+    # A size jax wants static: JIT103's traced shape, not a conversion.
+    assert on_tracer("numpy.zeros") == on_tracer("numpy.arange") == "size"
+    assert on_tracer("numpy.random.normal") is None
+    assert not jax_facts.numpy_probed("numpy.random.normal")
+    assert jax_facts.numpy_probed("numpy.linalg.no_such_function")
+    assert jax_facts.jax_numpy_twin("numpy.sin") and jax_facts.jax_numpy_twin("numpy.bool_")
+    assert not jax_facts.jax_numpy_twin("numpy.errstate")
+    assert "numpy.split" in jax_facts.numpy_names("dispatch_list")
+
+
+def test_counted_sizes():
+    nonzero = jax_facts.counted_size("jax.numpy.nonzero")
+    assert nonzero == jax_facts.CountedSize("size", bounded=True)
+    # `bincount` counts values into bins: `length=`, and `x.size` bins may be too few.
+    assert jax_facts.counted_size("jax.numpy.bincount") == jax_facts.CountedSize("length", False)
+    # The union of two sets can be longer than the first.
+    union = jax_facts.counted_size("jax.numpy.union1d")
+    assert union is not None and not union.bounded
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all", "compress"):
+        assert jax_facts.counted_size(f"jax.numpy.{name}") is not None, name
+    assert jax_facts.counted_size("jax.numpy.sum") is None
+    assert jax_facts.counted_size("jax.numpy.repeat") is None  # `total_repeat_length`
+
+
+def test_at_methods_and_builtin_twins():
+    # `x[i] += v` is `x.at[i].add(v)`; `mul` and `multiply` both multiply: jnp's name wins.
+    assert jax_facts.at_method("add") == "add" and jax_facts.at_method("mul") == "multiply"
+    assert jax_facts.at_method("truediv") == "divide"
+    # `mod` agreed with `subtract` on one sample (2.5 % 2.0 == 2.5 - 2.0); two tell them apart.
+    assert jax_facts.at_method("mod") is None and jax_facts.at_method("floordiv") is None
+    assert jax_facts.builtin_twin("max") == "maximum"  # NaN-propagating, unlike `fmax`
+    assert jax_facts.builtin_twin("min") == "minimum" and jax_facts.builtin_twin("len") is None
+
+
+def test_math_twins():
+    twins = jax_facts.math_twins()
+    assert {"sqrt", "asin", "atan2", "hypot", "isnan", "fabs"} <= twins
+    # `jnp.gcd` exists, but `math.gcd` refuses the float samples: a name alone is not enough.
+    assert "gcd" not in twins and "factorial" not in twins
+
+
 @pytest.mark.jax
 def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
     jax = pytest.importorskip("jax")

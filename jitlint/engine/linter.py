@@ -60,6 +60,9 @@ _JAX_WORDS = ("jax", *plugins.tracing_packages(), *plugins.tracing_aliases())
 _JAX_TEXT = re.compile(r"\b(?:" + "|".join(_JAX_WORDS) + r")\b")
 # A file with a class that has a base (a module's framework may come from another file).
 _CLASS_TEXT = re.compile(r"^class\s+\w+\s*\(", re.M)
+# A comment JIT002 may report: a `# jitlint: ignore`, or a JIT code after `noqa` on its line
+# (a bare noqa comment and other tools' codes are never reported; codes match in any case).
+_JIT_DIRECTIVE = re.compile(r"jitlint|noqa.*jit", re.I)
 
 
 @dataclass
@@ -222,7 +225,8 @@ def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
     """Drop the findings the file's comments suppress; with JIT002 selected, report the
     comments' codes that suppress nothing (rules/jit002_unused_suppression.py)."""
     check_unused = "JIT002" in codes
-    if not result.diagnostics and not check_unused:
+    if not result.diagnostics and not (check_unused and _JIT_DIRECTIVE.search(source)):
+        # Nothing to suppress, and no comment JIT002 could report: tokenizing is the cost.
         return
     found = suppression.collect(source)
     if found is None:

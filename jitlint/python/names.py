@@ -16,6 +16,11 @@ from jitlint.python.walker import iter_children
 
 UNKNOWN = ""
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Exact types, not isinstance: libcst's node classes are ABCs, and isinstance against an ABC
+# is slow in code that runs for every element of every path a rule asks about.
+_FUNCTION_TYPES = frozenset({cst.FunctionDef, cst.Lambda})
+_COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
+_OTHER_SCOPE_TYPES = frozenset({*_COMPREHENSIONS, cst.Module})
 
 
 class Names:
@@ -46,14 +51,15 @@ class Names:
         for index in range(len(path) - 1, -1, -1):
             node = path[index]
             child = path[index + 1] if index + 1 < len(path) else None
-            if isinstance(node, cst.FunctionDef | cst.Lambda):
+            kind = type(node)
+            if kind in _FUNCTION_TYPES:
                 if child is node.body:
                     chain.append(node)
                     inside_function = True
-            elif isinstance(node, cst.ClassDef):
+            elif kind is cst.ClassDef:
                 if child is node.body and not inside_function:
                     chain.append(node)
-            elif isinstance(node, (_COMPREHENSIONS, cst.Module)):
+            elif kind in _OTHER_SCOPE_TYPES:
                 chain.append(node)
         return chain
 
@@ -86,7 +92,7 @@ class Names:
         value) are resolved.
         """
         for scope_node in self.scope_chain(path):
-            if isinstance(scope_node, _COMPREHENSIONS):
+            if type(scope_node) in _COMPREHENSION_TYPES:
                 if name in comprehension_targets(scope_node):
                     return [Binding("other")], list(path)
                 continue
@@ -96,7 +102,7 @@ class Names:
                 return (bindings, [self.module]) if bindings else None
             if name in scope.bindings:
                 prefix = list(path[: _index(path, scope_node) + 1])
-                if not isinstance(scope_node, cst.Module):
+                if type(scope_node) is not cst.Module:
                     prefix.append(scope_node.body)  # type: ignore[union-attr]
                 return scope.bindings[name], prefix
         return None
@@ -106,13 +112,14 @@ class Names:
     ) -> frozenset[str]:
         """Every dotted name `expr` may stand for; empty when it is not a name at all. A name
         assigned a dotted name (`partial = functools.partial`) stands for what that names."""
-        if isinstance(expr, cst.Attribute):
-            heads = self.qualified_names(expr.value, path, depth)
+        kind = type(expr)
+        if kind is cst.Attribute:
+            heads = self.qualified_names(expr.value, path, depth)  # type: ignore[attr-defined]
             attr = expr.attr.value
             if self.aliases:
                 return frozenset(self._alias(f"{h}.{attr}") if h else UNKNOWN for h in heads)
             return frozenset(f"{h}.{attr}" if h else UNKNOWN for h in heads)
-        if not isinstance(expr, cst.Name):
+        if kind is not cst.Name:
             return frozenset()
         found = self.lookup_with_path(expr.value, path)
         if found is None:

@@ -19,6 +19,7 @@ import libcst as cst
 
 from jitlint.model.domain import plugins
 from jitlint.python.names import Names, leaf_name
+from jitlint.python.walker import iter_children
 
 # Roots whose own attributes do not matter to the model: an attribute not found in the
 # module's classes above them is not theirs either (their methods are object's or dunders).
@@ -76,6 +77,7 @@ class ClassInfo:
     decorator_options: dict[str, cst.BaseExpression] = field(default_factory=dict)
     pytree: Any = None  # its pytree_fields.PytreeClass, once someone asked
     _mro: list[ClassInfo] | None = None
+    _containers: dict[str, str] | None = None  # container_attributes, once asked
 
     @property
     def mro(self) -> list[ClassInfo]:
@@ -313,7 +315,9 @@ def container_attributes(info: ClassInfo) -> dict[str, str]:
     """Instance attributes that every assignment in the class's methods (along its order)
     sets to a list, tuple or dict display: `self.blocks = [Block(k) for k in range(n)]`.
     Whatever the constructor's arguments, such an attribute holds that Python container
-    (its items may be anything)."""
+    (its items may be anything). Read once per class: every traced method of the class asks."""
+    if info._containers is not None:
+        return info._containers
     kinds: dict[str, set[str | None]] = {}
     for cls in info.mro:
         for method in cls.methods.values():
@@ -323,17 +327,19 @@ def container_attributes(info: ClassInfo) -> dict[str, str]:
                 continue
             _assignments(method.func.body, first[0].name.value, kinds)
     declared = {f[0] for cls in info.mro for f in cls.fields}
-    return {
+    info._containers = {
         name: next(iter(found))  # type: ignore[misc]
         for name, found in kinds.items()
         if len(found) == 1 and None not in found and name not in declared
     }
+    return info._containers
 
 
 def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | None]]) -> None:
     """Record what each `receiver.attr = value` (and augmented or annotated assignment)
     under `node` assigns, outside nested functions and classes."""
-    stack = list(node.children)
+    # The walker's field reader, not libcst's `children` (which rebuilds each node it lists).
+    stack = iter_children(node)
     while stack:
         item = stack.pop()
         kind = type(item)
@@ -352,4 +358,4 @@ def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | No
                     and target.value.value == receiver
                 ):
                     kinds.setdefault(target.attr.value, set()).add(display)
-        stack.extend(item.children)
+        stack.extend(iter_children(item))

@@ -5,7 +5,7 @@ to the array's own methods. Plain data, so the static path imports no framework.
 from __future__ import annotations
 
 from jitlint.model.domain import plugins
-from jitlint.model.library.jax_facts import axis_size_is_python_int, pass_through
+from jitlint.model.library.jax_facts import axis_size_is_python_int, numpy_names, pass_through
 
 SHAPE_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval"}
@@ -31,30 +31,12 @@ JAX_PROCESS = frozenset(
         "process_count", "default_backend",
     )
 )  # fmt: skip
-# NumPy functions that call the array's own method (or only read its shape), so they accept
-# tracers [observed on jax 0.10.2]: the result is whatever the method returns.
-NUMPY_DISPATCH = frozenset(
-    f"numpy.{n}"
-    for n in (
-        "sum", "mean", "max", "min", "amax", "amin", "prod", "all", "any", "std", "var",
-        "argmax", "argmin", "cumsum", "cumprod", "reshape", "transpose", "swapaxes", "squeeze",
-        "round", "around", "repeat", "searchsorted",
-        # These slice and call `swapaxes` on the array: a list of tracers, no conversion
-        # (observed under jax 0.10.2 / NumPy 2).
-        "split", "array_split", "hsplit", "vsplit", "dsplit",
-    )
-)  # fmt: skip
-# The ones among them that return a Python list of pieces.
-NUMPY_LIST_DISPATCH = frozenset(
-    f"numpy.{n}" for n in ("split", "array_split", "hsplit", "vsplit", "dsplit")
-)
-NUMPY_STATIC = frozenset(
-    f"numpy.{n}"
-    for n in (
-        "shape", "ndim", "size", "result_type", "dtype", "issubdtype", "iinfo", "finfo",
-        "promote_types", "can_cast", "isscalar", "iscomplexobj", "isrealobj",
-    )
-)  # fmt: skip
+# NumPy functions that call the array's own method, so they accept tracers and return
+# what the method returns (a list of pieces for `split`), and those that only read the
+# shape or dtype: probed under jax.jit by scripts/gen_jax_facts.py.
+NUMPY_LIST_DISPATCH = numpy_names("dispatch_list")
+NUMPY_DISPATCH = numpy_names("dispatch") | NUMPY_LIST_DISPATCH
+NUMPY_STATIC = numpy_names("static")
 BUILTIN_STATIC = frozenset(
     f"builtins.{n}"
     for n in (

@@ -87,6 +87,7 @@ from jitlint.model.jax.frameworks.contracts import (
     array_used_params,
     assumed_classes,
     assumed_functions,
+    built_from_configuration,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
@@ -764,6 +765,8 @@ class Tracing:
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
+                if name == "__init__" and built_from_configuration(method.func):
+                    continue  # a model built once, eagerly, from its configuration
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue

@@ -164,3 +164,72 @@ def importable_module(name: str) -> bool | None:
     """Whether the jax the facts were generated with can import module `name` (None: not
     recorded)."""
     return _raw().get("importable_modules", {}).get(name)
+
+
+# NumPy modules whose public callables the generator probes on tracers.
+PROBED_NUMPY_MODULES = ("numpy", "numpy.linalg", "numpy.fft")
+
+
+@cache
+def numpy_on_tracer(qualname: str) -> str | None:
+    """What the NumPy callable `qualname` (`numpy.sum`) does given a tracer under `jax.jit`:
+    "dispatch" (it calls the array's method: a tracer), "dispatch_list" (a list of tracers),
+    "static" (a Python value from the shape or dtype), "converts" (TracerArrayConversionError),
+    "size" (its jax twin needs a static size there: `np.zeros(n)`), "other" (another failure
+    or value), "unknown" (not probed); None when the facts do not list it."""
+    entry = _raw().get("numpy_functions", {}).get(qualname)
+    return None if entry is None else entry["on_tracer"]
+
+
+def numpy_probed(qualname: str) -> bool:
+    """Whether `qualname` names a callable of a NumPy module the generator probes (listed in
+    the facts or not: a name the facts' NumPy lacks)."""
+    return qualname.rpartition(".")[0] in PROBED_NUMPY_MODULES
+
+
+@cache
+def numpy_names(on_tracer: str) -> frozenset[str]:
+    """The NumPy callables the facts give the verdict `on_tracer`."""
+    functions = _raw().get("numpy_functions", {})
+    return frozenset(q for q, entry in functions.items() if entry["on_tracer"] == on_tracer)
+
+
+def jax_numpy_twin(qualname: str) -> bool:
+    """Whether jax.numpy has a callable of the same name as the NumPy one (`numpy.sin`)."""
+    entry = _raw().get("numpy_functions", {}).get(qualname)
+    return bool(entry and entry["twin"])
+
+
+@cache
+def math_twins() -> frozenset[str]:
+    """The `math` functions whose `jax.numpy` function of the same name computes the same."""
+    return frozenset(_raw().get("math_twins", ()))
+
+
+@dataclass(frozen=True)
+class CountedSize:
+    """A jax.numpy function whose result's length is counted from its argument's values
+    unless `parameter` (`size=`, `length=`) bounds it."""
+
+    parameter: str
+    bounded: bool  # the first argument's element count bounds the result: `size=x.size`
+
+
+@cache
+def counted_size(qualname: str) -> CountedSize | None:
+    """The size parameter of `qualname` (`jax.numpy.nonzero`), None when its result's length
+    does not depend on values."""
+    entry = _raw().get("counted_sizes", {}).get(qualname)
+    return None if entry is None else CountedSize(entry["parameter"], entry["bounded"])
+
+
+def at_method(operator: str) -> str | None:
+    """The `.at[i]` method that applies the Python binary operator `operator` (its `operator`
+    module name: "add", "truediv") to the indexed elements; None when jax has none."""
+    return _raw().get("at_methods", {}).get(operator)
+
+
+def builtin_twin(builtin: str) -> str | None:
+    """The jax.numpy ufunc computing what the builtin of two numbers `builtin` ("max")
+    computes ("maximum"); None when none does."""
+    return _raw().get("builtin_twins", {}).get(builtin)

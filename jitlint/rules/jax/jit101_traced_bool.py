@@ -12,10 +12,11 @@ from jitlint.fixes.traced.guards import guard_return_fix
 from jitlint.fixes.traced.loops import while_loop_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.model.library.jax_facts import builtin_twin
+from jitlint.python.builtins_facts import COMPARING_BUILTINS, ITERATING_BUILTINS
 from jitlint.rules.base import JAX_TRACING, Rule
 
 _TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
-_MINMAX = {"builtins.max": "maximum", "builtins.min": "minimum"}
 _CHOICE_HELP = (
     "use `jnp.where`/`lax.select` to choose values, `lax.cond`/`lax.while_loop` for control "
     "flow, or make a flag parameter static (`static_argnames`)"
@@ -28,7 +29,6 @@ _CHECK_HELP = (
     "`checkify.checkify`; or check only static facts here (shapes, dtypes, Python arguments) "
     "and the values before calling the jitted function"
 )
-_ITERATING = {"builtins.any", "builtins.all", "builtins.sorted"}
 
 
 class TracedBool(Rule):
@@ -648,7 +648,7 @@ def f(x):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        if qualname not in ("builtins.bool", *_MINMAX, *_ITERATING):
+        if qualname != "builtins.bool" and qualname not in COMPARING_BUILTINS | ITERATING_BUILTINS:
             return
         for arg in node.args:
             value = trace.value(arg.value)
@@ -660,7 +660,8 @@ def f(x):
                 return
 
     def _minmax_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
-        if qualname not in _MINMAX or len(node.args) != 2:
+        twin = builtin_twin(qualname.removeprefix("builtins."))
+        if qualname not in COMPARING_BUILTINS or twin is None or len(node.args) != 2:
             return None
         if any(a.keyword is not None or a.star for a in node.args):
             return None
@@ -669,8 +670,8 @@ def f(x):
         a, b = (module.code_for_node(arg.value) for arg in node.args)
         return NodeFix(
             "unsafe",
-            f"use `{jnp}.{_MINMAX[qualname]}`",
-            ((node, f"{jnp}.{_MINMAX[qualname]}({a}, {b})"),),
+            f"use `{jnp}.{twin}`",
+            ((node, f"{jnp}.{twin}({a}, {b})"),),
             (imported,) if imported else (),
         )
 

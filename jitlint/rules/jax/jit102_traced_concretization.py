@@ -11,20 +11,14 @@ from jitlint.fixes.traced.expressions import (
     switch_call_fix,
 )
 from jitlint.fixes.traced.loops import for_range_fix
+from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
+from jitlint.model.library.jax_facts import math_twins
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
 _CONVERSIONS = {"builtins.float", "builtins.int", "builtins.complex"}
-# math functions with a jax.numpy twin of the same meaning.
-_MATH_TWINS = {
-    **{n: n for n in ("sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
-                      "tan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "isnan", "isinf",
-                      "isfinite", "hypot", "copysign", "degrees", "radians")},
-    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2", "fabs": "abs",
-    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "pow": "power",
-}  # fmt: skip
 _METHODS = {"item", "tolist"}
 
 
@@ -114,12 +108,18 @@ class TracedConcretization(Rule):
     called at a traced index (`self.layers[t](x)`) becomes `jax.lax.switch(t, self.layers,
     x)`: unsafe, every layer is traced and must return the same shapes, the index is
     clamped, and layers that update their own state while called cannot run in
-    `lax.switch` (haiku and linen modules are left alone). An f-string that formats a tracer
-    with a spec and is only printed (`print(f"loss={loss:.4f}")`, `jax.debug.print(f"...")`,
-    or `status = f"..."` followed by `print(status)`, the name read nowhere else) becomes a
-    `jax.debug.print` template with the values as arguments (`jax.debug.print("loss={:.4f}",
-    loss)`): unsafe, the line is now printed on every call with the values, not once while
-    tracing.
+    `lax.switch` (haiku and linen modules are left alone). A list indexed by the counter of
+    `jax.lax.fori_loop` (`def body(i, h): return self.blocks[i](h)` passed by name to
+    `fori_loop(0, len(self.blocks), body, x)`, bounds int literals or `len(...)`) gets the
+    loop unrolled into `functools.reduce(lambda _carry, _i: body(_i, _carry), range(0,
+    len(self.blocks)), x)`, which passes the counter as a Python int and works for every
+    kind of module: unsafe, the body is traced once per iteration, so compile time grows
+    with the trip count and Python side effects in it run on every iteration. An f-string
+    that formats a tracer with a spec and is only printed (`print(f"loss={loss:.4f}")`,
+    `jax.debug.print(f"...")`, or `status = f"..."` followed by `print(status)`, the name
+    read nowhere else) becomes a `jax.debug.print` template with the values as arguments
+    (`jax.debug.print("loss={:.4f}", loss)`): unsafe, the line is now printed on every call
+    with the values, not once while tracing.
 
     ## Known problems
     `float(x.shape[0])`, `int(x.size)`, `int(n)` with `n` static and conversions of values
@@ -349,8 +349,8 @@ def run(xs):
         return returned
 
     def _math_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
-        twin = _MATH_TWINS.get(qualname.removeprefix("math."))
-        if twin is None:
+        twin = qualname.removeprefix("math.")
+        if twin not in math_twins():
             return None
         jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
         return NodeFix(
@@ -373,8 +373,10 @@ def run(xs):
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
-            fix = stacked_index_fix(self.ctx, node, base) or switch_call_fix(
-                self.ctx, node, base, self.ctx.parents
+            fix = (
+                stacked_index_fix(self.ctx, node, base)
+                or switch_call_fix(self.ctx, node, base, self.ctx.parents)
+                or unrolled_fori_fix(self.ctx, node, self.ctx.parents)
             )
             self._report(node, f"indexing a Python {pytype}", value, fix)
 

@@ -4,45 +4,13 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Array
-from jitlint.model.jax.api import NUMPY_DISPATCH, NUMPY_STATIC
 from jitlint.model.jax.tracing import snippet
+from jitlint.model.library.jax_facts import jax_numpy_twin, numpy_on_tracer, numpy_probed
 from jitlint.rules.base import Rule
 
-_JNP_TWINS = frozenset(
-    [
-        "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append",
-        "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-        "argmin", "argsort", "argwhere", "around", "array", "array_equal", "asarray",
-        "atleast_1d", "atleast_2d", "atleast_3d", "bincount", "broadcast_to", "cbrt", "ceil",
-        "clip", "column_stack", "concatenate", "conj", "conjugate", "copysign", "corrcoef",
-        "cos", "cosh", "count_nonzero", "cov", "cross", "cumprod", "cumsum", "deg2rad",
-        "degrees", "diag", "diagonal", "diff", "digitize", "divide", "dot", "dstack", "einsum",
-        "empty_like", "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "fabs",
-        "flatnonzero", "flip", "fliplr", "flipud", "float_power", "floor", "floor_divide",
-        "fmax", "fmin", "fmod", "full_like", "greater", "greater_equal", "heaviside",
-        "histogram", "hstack", "hypot", "inner", "interp", "isclose", "iscomplex", "isfinite",
-        "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron", "ldexp", "less",
-        "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
-        "logical_not", "logical_or", "logical_xor", "matmul", "maximum", "median", "meshgrid",
-        "minimum", "mod", "moveaxis", "multiply", "nan_to_num", "nanargmax", "nanargmin",
-        "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
-        "nanprod", "nanstd", "nansum", "nanvar", "negative", "nonzero", "not_equal", "ones_like",
-        "outer", "pad", "percentile", "polyval", "positive", "power", "ptp", "quantile",
-        "rad2deg", "radians", "ravel", "real", "reciprocal", "remainder", "roll", "rot90",
-        "sign", "signbit", "sin", "sinc", "sinh", "sort", "split", "sqrt", "square", "stack",
-        "subtract", "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "trapezoid",
-        "tril", "triu", "true_divide", "trunc", "unique", "vdot", "vstack", "where",
-        "zeros_like", "linalg.norm", "linalg.inv", "linalg.det", "linalg.solve", "linalg.eigh",
-        "linalg.svd", "linalg.qr", "linalg.cholesky", "linalg.slogdet", "linalg.pinv", "fft.fft",
-        "fft.ifft", "fft.rfft", "fft.irfft", "fft.fft2", "fft.ifft2", "fft.fftn", "fft.ifftn",
-        "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint32",
-        "bool_", "complex64", "complex128",
-    ]
-)  # fmt: skip
-# numpy namespaces whose functions do not take arrays to compute on.
-_SKIPPED_PREFIXES = ("numpy.random.", "numpy.testing.", "numpy.dtype", "numpy.errstate")
-# Constructors taking a shape: a traced shape is JIT103's finding.
-_SHAPE_CONSTRUCTORS = {f"numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange")}
+# What jax's facts say a NumPy function does with a tracer when it does not convert it: it
+# calls the array's method, reads the shape or dtype, or wants a size (JIT103's finding).
+_NOT_CONVERTING = ("dispatch", "dispatch_list", "static", "size")
 
 
 class NumpyOnTracer(Rule):
@@ -240,13 +208,9 @@ def run(x):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        if (
-            not qualname.startswith("numpy.")
-            or qualname in NUMPY_DISPATCH
-            or qualname in NUMPY_STATIC
-            or qualname.startswith(_SKIPPED_PREFIXES)
-            or qualname in _SHAPE_CONSTRUCTORS
-        ):
+        # Functions of other NumPy modules (`numpy.random`, `numpy.testing`) are not probed and
+        # not reported; a probed one is unless it is known not to convert.
+        if not numpy_probed(qualname) or numpy_on_tracer(qualname) in _NOT_CONVERTING:
             return
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "dtype":
@@ -275,7 +239,7 @@ def run(x):
 
     def _fix(self, func: cst.Attribute, qualname: str) -> NodeFix | None:
         name = qualname.removeprefix("numpy.")
-        if name not in _JNP_TWINS:
+        if not jax_numpy_twin(qualname):
             return None
         jnp, imported = self.ctx.import_name("jax.numpy", "jnp")
         return NodeFix(

@@ -6,23 +6,8 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.masks import masked_reduction_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
-from jitlint.model.library.jax_facts import static_parameters
+from jitlint.model.library.jax_facts import counted_size
 from jitlint.rules.base import JAX_TRACING, Rule
-
-# Which functions read their result's length from the values they count comes from jax's
-# facts (a `size`/`length` parameter that, left out, makes an argument static); by hand only
-# those the generator's probe samples do not suit (it says nothing about them).
-_SIZED_BY_HAND = {
-    **{f"jax.numpy.{n}": "size" for n in (
-        "unique_values", "unique_counts", "unique_inverse", "unique_all", "compress",
-    )},
-    "jax.numpy.bincount": "length",
-}  # fmt: skip
-_COUNTED_SIZES = ("size", "length")
-# Functions whose result has at most as many entries as their first argument has elements.
-_BOUNDED_BY_SIZE = frozenset(
-    ("nonzero", "flatnonzero", "argwhere", "where", "unique", "unique_values", "unique_counts")
-)
 
 
 def _plain_reference(expr: cst.BaseExpression) -> bool:
@@ -31,16 +16,6 @@ def _plain_reference(expr: cst.BaseExpression) -> bool:
     if type(expr) is cst.Name:
         return True
     return type(expr) is cst.Attribute and _plain_reference(expr.value)  # type: ignore[attr-defined]
-
-
-def _sized(qualname: str) -> str | None:
-    """The parameter that bounds the length of `qualname`'s result, if it counts values."""
-    facts = static_parameters(qualname)
-    if facts is not None:
-        for _, size in facts.unless:
-            if size in _COUNTED_SIZES:
-                return size
-    return _SIZED_BY_HAND.get(qualname)
 
 
 class DynamicShapeResult(Rule):
@@ -217,7 +192,10 @@ def f(x):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        bound = _sized(qualname)
+        # Which functions count their result's length, and whether the first argument's
+        # element count bounds it, is jax's facts (probed by scripts/gen_jax_facts.py).
+        counted = counted_size(qualname)
+        bound = counted.parameter if counted is not None else None
         if qualname == "jax.numpy.where":
             if len(positional) != 1 or keywords & {"x", "y"} or any(a.star for a in node.args):
                 return
@@ -228,7 +206,7 @@ def f(x):
         if value.traced:
             label = qualname.replace("jax.numpy.", "jnp.")
             fix = None
-            if qualname.removeprefix("jax.numpy.") in _BOUNDED_BY_SIZE and bound == "size":
+            if counted is not None and counted.bounded and bound == "size":
                 fix = self._size_fix(node, positional[0].value)
             self._report_call(node, f"`{label}`", value, bound, fix)
 

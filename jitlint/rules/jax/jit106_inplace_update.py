@@ -5,15 +5,9 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import TRACED, sure_jax_array
 from jitlint.model.jax.tracing import FunctionTrace, Value
+from jitlint.model.library.jax_facts import at_method
+from jitlint.python.builtins_facts import AUGMENTED_OPERATORS
 from jitlint.rules.base import Rule
-
-_AT_METHODS = {
-    cst.AddAssign: "add",
-    cst.SubtractAssign: "subtract",
-    cst.MultiplyAssign: "multiply",
-    cst.DivideAssign: "divide",
-    cst.PowerAssign: "power",
-}
 
 
 class InplaceUpdate(Rule):
@@ -164,7 +158,8 @@ def f(x):
             return
         found = self._array(node, target)
         if found is not None:
-            method = _AT_METHODS.get(type(node.operator))
+            operator = AUGMENTED_OPERATORS.get(type(node.operator))
+            method = at_method(operator) if operator is not None else None
             self._report(node, target, found[0], found[1], method or "", node.value)
 
     def _array(

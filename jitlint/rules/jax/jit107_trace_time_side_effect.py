@@ -6,13 +6,13 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
+from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
+from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
+from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
+from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
 from jitlint.rules.base import JAX_TRACING, Rule
 
-_CLOCKS = {f"time.{n}" for n in ("time", "perf_counter", "monotonic", "process_time", "time_ns")}
-_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
 _INSPECTORS = {"jax.eval_shape", "jax.make_jaxpr"}
-_CONTAINERS = {"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"}
-_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 
 
 # Transformations that trace their function again on every call, once per call, as the

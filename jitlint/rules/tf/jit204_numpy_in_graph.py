@@ -68,7 +68,10 @@ class NumpyInGraph(Rule):
     literal, and no other keyword is allowed. It is unsafe because NumPy and TensorFlow
     differ in dtypes: NumPy promotes (`np.sqrt` of an integer tensor is float64, `np.sum` of
     booleans counts them) where the TensorFlow op keeps the tensor's dtype or refuses it,
-    and code that also runs eagerly now gets a tensor where it got a NumPy array. Other
+    and code that also runs eagerly now gets a tensor where it got a NumPy array.
+    `print(x.numpy())` as a statement (also `tf.print(x.numpy())`, with at most `sep=`
+    and `end=`) becomes `tf.print(x)`: unsafe, the tensor is now printed on every call, in
+    TensorFlow's format and on stderr, where the original could not run at all. Other
     NumPy functions and `.numpy()` get no fix: use the `tf.` equivalent,
     `tf.experimental.numpy`, or return the tensor and convert it outside the function.
 
@@ -176,6 +179,36 @@ class Model(tf.keras.Model):
             "while the function is traced (AttributeError: 'SymbolicTensor' object has no "
             "attribute 'numpy')",
             help="use the tensor directly (tf ops, tf.print), or return it and convert outside",
+            fix=self._print_fix(node, func, path),
+        )
+
+    def _print_fix(
+        self, node: cst.Call, func: cst.Attribute, path: list[cst.CSTNode]
+    ) -> NodeFix | None:
+        """`print(x.numpy())` as a statement -> `tf.print(x)`, which prints on every call."""
+        if len(path) < 4 or "tensorflow" not in self.ctx.source:
+            return None
+        arg, call, statement = path[-2], path[-3], path[-4]
+        if type(arg) is not cst.Arg or arg.keyword is not None or arg.star:
+            return None
+        if type(call) is not cst.Call or type(statement) is not cst.Expr:
+            return None
+        if any(a.keyword is not None and a.keyword.value not in ("sep", "end") for a in call.args):
+            return None
+        printer = self.ctx.names.qualified_names(call.func, [*path[:-3], call])
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        receiver = self.ctx.module.code_for_node(func.value)
+        replacements: tuple[tuple[cst.CSTNode, str], ...] = ((node, receiver),)
+        if printer == {"builtins.print"}:
+            replacements = ((call.func, f"{spelled}.print"), *replacements)
+        elif printer != {"tensorflow.print"}:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"print the tensor with `{spelled}.print` (printed on every call, as TensorFlow "
+            "formats it)",
+            replacements,
+            (imports,) if imports else (),
         )
 
     def _numpy_function(self, node: cst.Call, func: cst.Attribute) -> None:

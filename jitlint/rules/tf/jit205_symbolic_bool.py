@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
+from jitlint.model.tf.api import DO_NOT_CONVERT
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -88,6 +89,18 @@ class SymbolicBool(Rule):
     (one line each, to names, no Python side effect, none read by `c` or `A`) and a final
     `return B` gets the same rewrite, the assignments moved above it: they now also run
     when `A` is chosen (a division by zero there gives `nan`/`inf` in the branch not taken).
+
+    Where no such rewrite applies and the function holding the test is decorated with
+    `tf.autograph.experimental.do_not_convert`, the fix removes that decorator (its line is
+    left blank): a `tf.function` calling the function then converts its `if`/`while`/`for`
+    on tensors to `tf.cond`/`tf.while_loop`. Unsafe: autograph now converts all of the
+    function's control flow (both branches of a converted `if` are traced, and they must
+    return tensors of one structure), also where other code relied on it staying Python.
+
+    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off becomes `for i in
+    range(x.shape[k])`: unsafe, it needs the dimension known while tracing (a `None`
+    dimension now raises TypeError), the loop is unrolled into the graph, and `i` is a
+    Python int rather than an int32 tensor.
 
     A truth test of a layer's weight (`if self.bias:`, where `build` made `self.bias` with
     `self.add_weight` or left it `None`) is reported too: a Keras 3 weight has no truth value
@@ -250,9 +263,26 @@ class Dense(keras.layers.Layer):
             return None
         if self.ctx.tf.values.value(expr, path).kind != TENSOR:
             return None
-        if self._keras_inputs(expr, path):
+        if self._keras_inputs(expr, path) or self._python_container(expr, path):
             return None
         return context
+
+    def _python_container(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
+        """A list or tuple display, or a local name that every binding reaching here makes
+        one (`if not isinstance(x, list): x = [x]`): iterating or testing a Python list of
+        tensors is Python's, in any graph."""
+        if type(expr) in (cst.List, cst.Tuple):
+            return True
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.ctx.tf.values.name_defs(expr, path)
+        return bool(defs) and all(
+            d.kind == "assign"
+            and type(d.node) in (cst.List, cst.Tuple)
+            and type(d.path[-1]) is cst.Assign
+            and all(type(t.target) is cst.Name for t in d.path[-1].targets)
+            for d in defs
+        )
 
     def _keras_inputs(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
         """`inputs` as a Keras method received it: one tensor, or a list or dict of them
@@ -280,6 +310,10 @@ class Dense(keras.layers.Layer):
                 f"or `self.{weight} is not None`",
             )
             return
+        if fix is None and not context.autograph:
+            converted = self._convert_fix(node)
+            if converted is not None:
+                fix, no_fix = converted, ""
         self.report(
             node,
             f"{what} on a symbolic tensor in {context.origin}, where {why}: "
@@ -287,6 +321,31 @@ class Dense(keras.layers.Layer):
             help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
             fix=fix,
+        )
+
+    def _convert_fix(self, node: cst.CSTNode) -> NodeFix | None:
+        """Drop `@tf.autograph.experimental.do_not_convert` from the function holding `node`,
+        when that decorator is what keeps autograph away (a tf.function calling it converts
+        it then)."""
+        path = self.ctx.path_to(node)
+        depth = next(
+            (k for k in range(len(path) - 1, -1, -1) if type(path[k]) is cst.FunctionDef), None
+        )
+        if depth is None:
+            return None
+        func = path[depth]
+        marked = [
+            d
+            for d in func.decorators  # type: ignore[attr-defined]
+            if self.ctx.names.resolves_to(d.decorator, [*path[: depth + 1], d], DO_NOT_CONVERT)
+        ]
+        if len(marked) != 1:
+            return None
+        return NodeFix(
+            "unsafe",
+            "remove `do_not_convert`, so autograph turns the Python control flow on tensors "
+            "into graph ops",
+            ((marked[0], ""),),
         )
 
     def _weight(self, node: cst.CSTNode) -> str | None:
@@ -338,7 +397,35 @@ class Dense(keras.layers.Layer):
     def visit_For(self, node: cst.For) -> None:
         context = self._tensor_context(node, node.iter, True)
         if context is not None:
-            self._report(node.iter, "`for` (iterating)", context)
+            self._report(node.iter, "`for` (iterating)", context, self._static_range_fix(node))
+
+    def _static_range_fix(self, node: cst.For) -> NodeFix | None:
+        """`for i in tf.range(tf.shape(x)[k]):` -> `for i in range(x.shape[k]):`, a Python
+        loop over the static size (unrolled into the graph)."""
+        call, path = node.iter, self.ctx.path_to(node)
+        if type(call) is not cst.Call or len(call.args) != 1 or call.args[0].keyword:
+            return None
+        if not self.ctx.names.resolves_to(call.func, [*path, call], {"tensorflow.range"}):
+            return None
+        size = call.args[0].value
+        if type(size) is not cst.Subscript or len(size.slice) != 1:
+            return None
+        index = size.slice[0].slice
+        shape = size.value
+        if type(index) is not cst.Index or type(index.value) is not cst.Integer:
+            return None
+        if type(shape) is not cst.Call or len(shape.args) != 1 or shape.args[0].keyword:
+            return None
+        if not self.ctx.names.resolves_to(shape.func, [*path, shape], {"tensorflow.shape"}):
+            return None
+        tensor = self.ctx.module.code_for_node(shape.args[0].value)
+        if "\n" in tensor:
+            return None
+        return NodeFix(
+            "unsafe",
+            "loop over the static size with Python `range` (the dimension must be known)",
+            ((call, f"range({tensor}.shape[{index.value.value}])"),),
+        )
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         context = self._tensor_context(node, node.test, True)

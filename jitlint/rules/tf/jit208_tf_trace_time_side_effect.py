@@ -74,6 +74,13 @@ class TfTraceTimeSideEffect(Rule):
     return the value and print it outside instead. Calls with `file=` or `flush=` are not
     rewritten.
 
+    `items.append(t)` as a statement, on a list bound outside the function and `t` a tensor
+    (or an argument of the traced function), becomes `tf.py_function(items.append, [t], [])`
+    as an unsafe fix, again only outside XLA (`py_function` has no XLA kernel): the append
+    runs on every call and the list receives eager tensors with values instead of one
+    symbolic tensor per trace, and the function now holds a Python call, which a
+    `tf.function` cannot serialize (SavedModel) or run on another host.
+
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
     once per trace). In the traced function itself (the `tf.function`, the Keras `call`)
@@ -374,6 +381,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             # logging; in a helper that graph code reaches it is a debug print written for
             # eager use, which now runs only while tracing.
             return
+        if not tensor and (_before_exit(path) or self._off_by_default(path)):
+            # An error message before the process ends, or a print that no call turns on.
+            return
         fix = None
         if context.xla or context.auto_xla:
             # Under Keras' "auto", tf.print would fail where XLA turns on (JIT213).
@@ -405,6 +415,34 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help=help,
             fix=fix,
         )
+
+    def _off_by_default(self, path) -> bool:  # type: ignore[no-untyped-def]
+        """Under `if verbose:`, a parameter of the helper that defaults to off (False, None,
+        0) and that no call from graph code seen in the module turns on."""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            if type(node) in (cst.FunctionDef, cst.Lambda):
+                return False
+            if type(node) is not cst.If or path[index + 1] is not node.body:
+                continue
+            test = node.test
+            func = next((n for n in reversed(path[:index]) if type(n) is cst.FunctionDef), None)
+            if type(test) is not cst.Name or func is None:
+                continue
+            param = next(
+                (
+                    p
+                    for p in (*func.params.params, *func.params.kwonly_params)
+                    if p.name.value == test.value
+                ),
+                None,
+            )
+            if param is None or not _off(param.default):
+                continue
+            passed = self.ctx.tf.values.passed_to_helper(func, test.value)
+            if passed is not None and all(_off(arg) for arg in passed):
+                return True
+        return False
 
     def _formatted_tf_print(self, node: cst.Call) -> None:
         """`tf.print(f"loss {loss}")`: the f-string is made once, while tracing, from the
@@ -480,6 +518,35 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             f"`{target.value}.{node.func.attr.value}` in {context.origin} changes an outer "  # type: ignore[attr-defined]
             "list once per trace, not on every call",
             help="return the values from the function, or use a tf.TensorArray",
+            fix=self._append_fix(node, context, path),
+        )
+
+    def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """`items.append(t)` as a statement, `t` a tensor -> `tf.py_function(items.append,
+        [t], [])`: the append then runs on every call, with the tensor's value. Not under
+        XLA (or Keras' "auto"), which has no kernel for `py_function`."""
+        if context.xla or context.auto_xla or "tensorflow" not in self.ctx.source:
+            return None
+        if node.func.attr.value != "append" or len(node.args) != 1:  # type: ignore[attr-defined]
+            return None
+        arg = node.args[0]
+        if arg.keyword is not None or arg.star or len(path) < 2:
+            return None
+        if type(path[-2]) is not cst.Expr:
+            return None
+        found = self.ctx.tf.values.value(arg.value, path)
+        if not _tensor_like(found, context.root):
+            return None
+        code = self.ctx.module.code_for_node
+        method, value = code(node.func), code(arg.value)
+        if "\n" in method or "\n" in value:
+            return None
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        return NodeFix(
+            "unsafe",
+            f"append on every call with `{spelled}.py_function` (the list gets eager tensors)",
+            ((node, f"{spelled}.py_function({method}, [{value}], [])"),),
+            (imports,) if imports else (),
         )
 
     def visit_Global(self, node: cst.Global) -> None:
@@ -609,6 +676,46 @@ def _shows_tensor(expr: cst.BaseExpression, values, path) -> bool:  # type: igno
 
 
 _TRACE_WORDS = ("trac", "compil", "build")
+
+
+def _off(node: cst.CSTNode | None) -> bool:
+    """`False`, `None` or `0` as written."""
+    if type(node) is cst.Name:
+        return node.value in ("False", "None")
+    return type(node) is cst.Integer and node.value == "0"
+
+
+_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
+
+
+def _before_exit(path) -> bool:  # type: ignore[no-untyped-def]
+    """The print's statement is followed in its block by one that ends the process or
+    raises (`print(msg, file=sys.stderr); exit(1)`): an error report, printed once."""
+    for index in range(len(path) - 1, 0, -1):
+        if type(path[index]) is cst.SimpleStatementLine:
+            block = path[index - 1]
+            if type(block) is not cst.IndentedBlock:
+                return False
+            statements = list(block.body)
+            position = next(i for i, s in enumerate(statements) if s is path[index])
+            return any(_exits(s) for s in statements[position + 1 :])
+    return False
+
+
+def _exits(statement: cst.CSTNode) -> bool:
+    if type(statement) is not cst.SimpleStatementLine:
+        return False
+    for small in statement.body:
+        if type(small) is cst.Raise:
+            return True
+        if type(small) is cst.Expr and type(small.value) is cst.Call:
+            func = small.value.func
+            name = func.value if type(func) is cst.Name else None
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                name = f"{func.value.value}.{func.attr.value}"
+            if name in _EXITS:
+                return True
+    return False
 
 
 def _says_traced(args: list[cst.Arg]) -> bool:

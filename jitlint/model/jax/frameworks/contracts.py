@@ -96,6 +96,43 @@ def array_params(
     )
 
 
+# Annotations of Python configuration values: `eqx.filter_jit` keeps such arguments static.
+_PYTHON_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
+# The names a PRNG key goes by: the one array a model's constructor usually takes.
+_KEY_NAMES = frozenset({"key", "rng", "prng_key", "rng_key", "seed"})
+
+
+def built_from_configuration(func: cst.FunctionDef) -> bool:
+    """Whether a constructor takes nothing but Python configuration (parameters annotated
+    `int`, `float`, `bool`, `str`, or defaulting to such a literal) and a PRNG key. Such a
+    module is a model its users build once, eagerly (`model = Model(..., key=key)`), and hand
+    to their jitted step: its `__init__` is not traced by contract (log-neural-cdes's
+    LogLinearCDE). A constructor that takes arrays or other objects (a spline built from
+    its knots) may well be built inside the user's jit."""
+    p = func.params
+    params = [*p.posonly_params, *p.params, *p.kwonly_params]
+    if type(p.star_arg) is cst.Param or p.star_kwarg is not None:
+        return False  # *args, **kwargs: anything
+    for param in params[1:]:  # after `self`
+        if param.name.value in _KEY_NAMES:
+            continue
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if type(annotation) is cst.Name and annotation.value in _PYTHON_TYPES:
+            continue
+        if annotation is None and _python_literal(param.default):
+            continue
+        return False
+    return True
+
+
+def _python_literal(node: cst.BaseExpression | None) -> bool:
+    if type(node) is cst.UnaryOperation:
+        node = node.expression  # -1, -0.5
+    if type(node) is cst.Name:
+        return node.value in ("True", "False")
+    return type(node) in (cst.Integer, cst.Float, cst.SimpleString)
+
+
 # ---- Parameters used only as arrays ----------------------------------------------------------
 # Without an annotation, a contract body's parameter is a traced array when every read of it
 # is one only an array admits. Functions whose first parameter is an array operand and whose

@@ -7,6 +7,8 @@ from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.frameworks.lifting import STAGING, ModuleUse
 from jitlint.rules.base import Rule
 
+_STAGING_LEAVES = frozenset(name.rpartition(".")[2] for name in STAGING)
+
 
 def _framework(kind: str) -> FrameworkPlugin:
     found = plugin(kind)
@@ -246,8 +248,13 @@ model = hk.transform(forward)
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        # `a.b.scan(...)` names `<something>.scan` whatever `a.b` is: a cheap test before
+        # resolving names (a bare name may be an import alias, so it is always resolved).
+        if type(func) is cst.Attribute and func.attr.value not in _STAGING_LEAVES:
+            return
         path = self.ctx.path_to(node)
-        qualnames = self.ctx.names.qualified_names(node.func, path)
+        qualnames = self.ctx.names.qualified_names(func, path)
         if len(qualnames) != 1 or not qualnames <= STAGING:
             return
         qualname = next(iter(qualnames))

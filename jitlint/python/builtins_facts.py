@@ -1,0 +1,46 @@
+"""Facts of the Python language and its standard library that rules ask about: which calls
+read the clock, which methods mutate a container or emit a log record, which builtins
+compare or truth-test their arguments, and the operator an augmented assignment applies.
+Framework-neutral: what jax does with them is the model's business.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+# Functions of `time` that read a clock.
+CLOCKS = frozenset(
+    f"time.{n}" for n in ("time", "perf_counter", "monotonic", "process_time", "time_ns")
+)
+# Methods of the builtin and `collections` containers that add to them in place.
+CONTAINER_MUTATORS = frozenset(
+    {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
+)
+# Mutable containers, builtin and from `collections`, by their leaf name.
+CONTAINER_TYPES = frozenset(
+    {"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"}
+)
+# The methods of `logging.Logger` (and the `logging` module's functions) that emit a record.
+LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+)
+# Builtins that compare their arguments with each other (`max(a, b)` asks `a > b`).
+COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
+# Builtins that truth-test or compare the elements of the iterable they are given.
+ITERATING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.sorted"})
+# The binary operator an augmented assignment applies, by its `operator` module name.
+AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
+    cst.AddAssign: "add",
+    cst.SubtractAssign: "sub",
+    cst.MultiplyAssign: "mul",
+    cst.DivideAssign: "truediv",
+    cst.FloorDivideAssign: "floordiv",
+    cst.ModuloAssign: "mod",
+    cst.PowerAssign: "pow",
+    cst.MatrixMultiplyAssign: "matmul",
+    cst.LeftShiftAssign: "lshift",
+    cst.RightShiftAssign: "rshift",
+    cst.BitAndAssign: "and_",
+    cst.BitOrAssign: "or_",
+    cst.BitXorAssign: "xor",
+}
