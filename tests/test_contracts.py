@@ -179,6 +179,25 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # A public method annotated to return a Python bool is a check for Python code: no jit
+    # can return a bool, so the contract does not trace it (a research arm model's
+    # reachability test).
+    "python_bool_check_method": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Arm(eqx.Module):
+            lengths: jax.Array
+
+            def reachable(self, target: jax.Array) -> bool:
+                if jnp.any(jnp.abs(target) > self.lengths.sum()):
+                    return False
+                return True
+
+            def __call__(self, x: jax.Array) -> jax.Array:
+                return x * self.lengths
+    """,
     # Not annotated: nothing says `x` is an array, and unknown is never an error.
     "unannotated_parameter": """
         import equinox as eqx

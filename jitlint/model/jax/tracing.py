@@ -88,6 +88,7 @@ from jitlint.model.jax.frameworks.contracts import (
     assumed_classes,
     assumed_functions,
     built_from_configuration,
+    returns_python_value,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
@@ -767,6 +768,8 @@ class Tracing:
                     continue
                 if name == "__init__" and built_from_configuration(method.func):
                     continue  # a model built once, eagerly, from its configuration
+                if returns_python_value(method.func):
+                    continue  # a Python-side check: `-> bool` cannot come out of jit
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue

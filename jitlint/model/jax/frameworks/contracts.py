@@ -125,6 +125,18 @@ def built_from_configuration(func: cst.FunctionDef) -> bool:
     return True
 
 
+# Return annotations that promise a Python value no jitted function can return (`float`
+# and `int` are left out: they often annotate a scalar array loosely).
+_PYTHON_RESULTS = frozenset({"bool", "str"})
+
+
+def returns_python_value(func: cst.FunctionDef) -> bool:
+    """A method annotated to return a Python `bool` or `str` (`def workspace_test(self, ...)
+    -> bool`): a check or a description for Python code, not a computation its users jit."""
+    returns = func.returns.annotation if func.returns is not None else None
+    return type(returns) is cst.Name and returns.value in _PYTHON_RESULTS
+
+
 def _python_literal(node: cst.BaseExpression | None) -> bool:
     if type(node) is cst.UnaryOperation:
         node = node.expression  # -1, -0.5
