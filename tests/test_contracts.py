@@ -101,10 +101,10 @@ POSITIVE = {
                     raise ValueError("nan")
                 self.R = R
 
-            def groups(self) -> str:
+            def orientation(self):
                 if jnp.linalg.det(self.R) > 0:  # error: JIT101
-                    return "SO(n)"
-                return "O(n)"
+                    return self.R
+                return -self.R
     """,
     # A constructor that takes something besides configuration and a key (here an
     # unannotated `table`) may be built inside the user's jit: still traced by contract.
