@@ -125,16 +125,13 @@ def built_from_configuration(func: cst.FunctionDef) -> bool:
     return True
 
 
-# Return annotations that promise a Python value no jitted function can return (`float`
-# and `int` are left out: they often annotate a scalar array loosely).
-_PYTHON_RESULTS = frozenset({"bool", "str"})
-
-
 def returns_python_value(func: cst.FunctionDef) -> bool:
-    """A method annotated to return a Python `bool` or `str` (`def workspace_test(self, ...)
-    -> bool`): a check or a description for Python code, not a computation its users jit."""
+    """A method annotated to return a Python scalar (`def workspace_test(self, ...) -> bool`,
+    `def horizon_depth(self) -> float: return float(...)`): its interface is a Python value,
+    so nothing says its users call it under jit. Such an annotation is sometimes loose (a
+    scalar array); then only a real traced caller, not the contract, reaches the method."""
     returns = func.returns.annotation if func.returns is not None else None
-    return type(returns) is cst.Name and returns.value in _PYTHON_RESULTS
+    return type(returns) is cst.Name and returns.value in _PYTHON_TYPES
 
 
 def _python_literal(node: cst.BaseExpression | None) -> bool:
