@@ -33,7 +33,7 @@ from jitlint.model.jax.analyzer import Analyzer, Args, Context
 from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks import flattened, haiku, linen
 from jitlint.model.jax.frameworks.pytrees import not_a_pytree
-from jitlint.model.jax.jit import Signature, spec_from_args
+from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.jax.library import (
     arrays,
     aux,
@@ -44,6 +44,7 @@ from jitlint.model.jax.library import (
     tree_like,
 )
 from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
+from jitlint.python.binding import Signature
 
 
 class Transformations:

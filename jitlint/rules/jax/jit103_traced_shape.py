@@ -6,13 +6,13 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix, with_static_name
 from jitlint.model.domain.values import Array, python_sequence
 from jitlint.model.jax.frameworks import layers
-from jitlint.model.jax.jit import Signature
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import (
     StaticParameters,
     method_static_parameters,
     static_parameters,
 )
+from jitlint.python.binding import Signature, call_arguments
 from jitlint.rules.base import JAX_TRACING, Rule
 
 # Which parameters of jax's functions must be static comes from jax's facts
@@ -311,7 +311,7 @@ def run(x, key):
         self, node: cst.Call, trace: FunctionTrace, facts: StaticParameters, label: str
     ) -> bool:
         """Report the first argument of `node` that reaches a parameter jax needs static."""
-        bound = _bind(node, facts)
+        bound = facts.bind(call_arguments(node))
         if bound is None:
             return False
         for param, size in facts.concrete(bound):
@@ -379,12 +379,12 @@ def run(x, key):
         if facts is None or not facts.positional:
             return
         positional = facts.positional
-        signature = Signature(positional, (), (), False, False)
+        signature = Signature(positional)
         static = app.spec.effective(signature)
         if static is None:
             return
         nums, names = static
-        bound = _bind(node, facts)
+        bound = facts.bind(call_arguments(node))
         if bound is None:
             return
         for param, size in facts.concrete(bound):
@@ -507,16 +507,6 @@ def run(x, key):
             ((node, text),),
             (imported,) if imported else (),
         )
-
-
-def _bind(node: cst.Call, facts: StaticParameters) -> dict[str, cst.BaseExpression] | None:
-    """The parameter of the library function each argument of `node` reaches."""
-    args: list[tuple[str | None, cst.BaseExpression]] = []
-    for arg in node.args:
-        if arg.star:
-            return None
-        args.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
-    return facts.bind(args)
 
 
 def _index_update(expr: cst.BaseExpression) -> bool:

@@ -11,7 +11,7 @@ from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks.contracts import is_array_annotation
 from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
-from jitlint.model.jax.jit import JitApplication
+from jitlint.model.jax.jit import JitApplication, jit_arguments
 from jitlint.python.names import leaf_name
 from jitlint.rules.base import Option, Rule
 
@@ -495,24 +495,14 @@ f(x, ([0], 1))  # error: JIT110
             return False
         app, nums, names = found
         reported = False
-        sig = app.signature
-        for index, arg in enumerate(node.args):
-            if arg.star:
-                if arg.keyword is None:
-                    break  # positions after *args are unknown
+        for argument in jit_arguments(app, nums, names, node):
+            if not argument.static:
                 continue
-            if arg.keyword is not None:
-                param = arg.keyword.value
-                if param not in names:
-                    continue
-            else:
-                if index not in nums:
-                    continue
-                param = sig.positional[index] if sig and index < len(sig.positional) else None
+            arg, param = argument.arg, argument.param
             kind = self._unhashable(arg.value, path, depth=0)
             if kind is not None:
                 reported = True
-                label = f"`{param}`" if param else f"argument {index}"
+                label = f"`{param}`" if param else f"argument {argument.index}"
                 self.report(
                     arg.value,
                     f"{label} is a static argument of `{app.func_name}`, but this call passes "
