@@ -43,6 +43,7 @@ from jitlint.model.jax.library import (
     tree_leaf,
     tree_like,
 )
+from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
 from jitlint.python.binding import Signature
 
@@ -100,7 +101,7 @@ class Transformations:
             reason = unhashable(targets[0])
             if reason is not None:
                 events = self.tracing.static_events.setdefault(id(call), [])
-                events.append(("the function", reason, None, call))
+                events.append(StaticEvent("the function", reason, None, call, targets[0]))
         return Transformed(transform, targets[0], options, why)
 
     def _control_flow(
@@ -391,7 +392,7 @@ class Transformations:
             node = nodes[position] if position < len(nodes) else None
             where = node if node is not None else (site if position < hidden else call)
             events = self.tracing.static_events.setdefault(id(where), [])
-            events.append((name, why, owner or func, where))
+            events.append(StaticEvent(name, why, owner or func, where, value))
 
     def _transformed_result(
         self,

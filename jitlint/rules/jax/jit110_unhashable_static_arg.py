@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import libcst as cst
@@ -8,37 +7,19 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
+from jitlint.model.domain.hashing import unfrozen_dataclass
+from jitlint.model.domain.values import Value
 from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks.contracts import is_array_annotation
 from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
 from jitlint.model.jax.jit import JitApplication, jit_arguments
+from jitlint.model.jax.static_args.hashable import (
+    Unhashable,
+    annotated_container,
+    unhashable_expression,
+)
 from jitlint.python.names import leaf_name
 from jitlint.rules.base import Option, Rule
-
-_BUILTINS = {
-    "builtins.list": "a list",
-    "builtins.dict": "a dict",
-    "builtins.set": "a set",
-    "builtins.bytearray": "a bytearray",
-}
-_CONTAINER_ANNOTATIONS = {
-    **{f"{m}.{n}": "a list" for m in ("builtins", "typing") for n in ("list", "List")},
-    **{f"{m}.{n}": "a dict" for m in ("builtins", "typing") for n in ("dict", "Dict")},
-    **{f"{m}.{n}": "a set" for m in ("builtins", "typing") for n in ("set", "Set")},
-}
-_CONSTRUCTORS = (
-    *("array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace"),
-    *("eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like"),
-)
-_ARRAY_CALLS = {f"{m}.{f}" for m in ("numpy", "jax.numpy") for f in _CONSTRUCTORS}
-_DISPLAYS = {
-    cst.List: "a list",
-    cst.ListComp: "a list",
-    cst.Dict: "a dict",
-    cst.DictComp: "a dict",
-    cst.Set: "a set",
-    cst.SetComp: "a set",
-}
 
 
 def _function_label(func: object) -> str:
@@ -46,10 +27,6 @@ def _function_label(func: object) -> str:
     if isinstance(func, ForeignFunction):
         return f"`{func.func.name.value}`, which {func.origin} returns jitted"
     return f"`{func.name.value}`" if type(func) is cst.FunctionDef else "`<lambda>`"  # type: ignore[attr-defined]
-
-
-# How the model says a static value is an unfrozen dataclass (model/domain/hashing.py).
-_UNFROZEN = re.compile(r"an instance of `(\w+)`, a dataclass with `eq=True` and no `frozen=True`")
 
 
 class UnhashableStaticArg(Rule):
@@ -366,7 +343,7 @@ f(x, ([0], 1))  # error: JIT110
                 continue
             if param.annotation is None:
                 continue
-            kind = self._container(param.annotation.annotation, path)
+            kind = _article(annotated_container(self.ctx.names, param.annotation.annotation, path))
             if kind is not None and decorated and self._handed_on(func):
                 kind = None  # `list[int]` for any sequence: the dispatcher decides
             if kind is None and is_array_annotation(
@@ -430,16 +407,6 @@ f(x, ([0], 1))  # error: JIT110
                 return None
         return None
 
-    def _container(self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
-        head = annotation.value if type(annotation) is cst.Subscript else annotation  # type: ignore[attr-defined]
-        if type(head) not in (cst.Name, cst.Attribute):
-            return None
-        qualnames = self.ctx.names.qualified_names(head, path)
-        kinds = {_CONTAINER_ANNOTATIONS.get(q) for q in qualnames}
-        if len(kinds) != 1 or None in kinds:
-            return None
-        return kinds.pop()
-
     def _modelled(self, node: cst.Call) -> None:
         """Static arguments the tracing model saw a call pass, whatever their spelling:
         `self.config` holding a dataclass instance, `self` of a jitted method, a jitted
@@ -453,7 +420,7 @@ f(x, ([0], 1))  # error: JIT110
             return
         seen: set[tuple[str, int]] = set()
         for where in (node, *(a.value for a in node.args)):
-            for param, why, func, target in events.get(id(where), ()):
+            for param, why, func, target, value in events.get(id(where), ()):
                 key = (param, id(target))
                 if key in seen:
                     continue
@@ -477,13 +444,13 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
-                    fix=self._dataclass_fix(why),
+                    fix=self._dataclass_fix(value),
                 )
 
-    def _dataclass_fix(self, why: str) -> NodeFix | None:
+    def _dataclass_fix(self, value: Value) -> NodeFix | None:
         """An unfrozen dataclass of this file gets `frozen=True`."""
-        found = _UNFROZEN.match(why)
-        return frozen_dataclass_fix(self.ctx, found.group(1)) if found else None
+        name = unfrozen_dataclass(value)
+        return frozen_dataclass_fix(self.ctx, name) if name is not None else None
 
     def _literal(self, node: cst.Call) -> bool:
         """The values the call's own text shows to be unhashable; True if any was reported."""
@@ -499,8 +466,11 @@ f(x, ([0], 1))  # error: JIT110
             if not argument.static:
                 continue
             arg, param = argument.arg, argument.param
-            kind = self._unhashable(arg.value, path, depth=0)
-            if kind is not None:
+            found = unhashable_expression(
+                self.ctx.names, arg.value, path, self.settings["unhashable-calls"]
+            )
+            if found is not None:
+                kind = _described(found)
                 reported = True
                 label = f"`{param}`" if param else f"argument {argument.index}"
                 self.report(
@@ -509,11 +479,11 @@ f(x, ([0], 1))  # error: JIT110
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
-                    fix=self._fix(arg.value, kind),
+                    fix=self._fix(arg.value, found),
                 )
         return reported
 
-    def _fix(self, value: cst.BaseExpression, kind: str) -> NodeFix | None:
+    def _fix(self, value: cst.BaseExpression, found: Unhashable) -> NodeFix | None:
         if type(value) is cst.List and not value.lpar:
             elements = list(value.elements)
             if len(elements) == 1 and elements[0].comma == cst.MaybeSentinel.DEFAULT:
@@ -530,7 +500,7 @@ f(x, ([0], 1))  # error: JIT110
                 "Replace the list with a tuple",
                 ((value, self.ctx.module.code_for_node(as_tuple)),),
             )
-        if type(value) is cst.Name and kind.endswith(", a list"):
+        if type(value) is cst.Name and found.kind == "list" and None not in found.route:
             return NodeFix(
                 "unsafe",
                 f"Pass `tuple({value.value})`",
@@ -538,46 +508,14 @@ f(x, ([0], 1))  # error: JIT110
             )
         return None
 
-    def _unhashable(
-        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], depth: int
-    ) -> str | None:
-        if depth > 3:
-            return None
-        display = _DISPLAYS.get(type(expr))
-        if display is not None:
-            return display
-        if isinstance(expr, cst.Tuple):
-            for element in expr.elements:
-                inner = self._unhashable(element.value, path, depth + 1)
-                if inner is not None:
-                    return f"a tuple containing {inner}"
-            return None
-        if isinstance(expr, cst.Call):
-            candidates = self.ctx.names.qualified_names(expr.func, path)
-            if not candidates:
-                return None
-            if candidates <= _BUILTINS.keys():
-                return _BUILTINS[next(iter(candidates))]
-            extra = set(self.settings["unhashable-calls"])
-            if candidates <= _ARRAY_CALLS:
-                return "an array"
-            if candidates <= extra:
-                return "an unhashable value"
-            return None
-        if isinstance(expr, cst.Name):
-            found = self.ctx.names.lookup_with_path(expr.value, path)
-            if found is None:
-                return None
-            bindings, scope_path = found
-            kinds = set()
-            for binding in bindings:
-                if binding.kind != "assign" or binding.node is None:
-                    return None
-                value = binding.node
-                kind = self._unhashable(value, scope_path, depth + 1)  # type: ignore[arg-type]
-                if kind is None:
-                    return None
-                kinds.add(kind)
-            if len(kinds) == 1:
-                return f"`{expr.value}`, {kinds.pop()}"
-        return None
+
+def _article(kind: str | None) -> str | None:
+    return None if kind is None else f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def _described(found: Unhashable) -> str:
+    """`cfg`, a tuple containing a list."""
+    text = "an unhashable value" if found.kind == "value" else _article(found.kind)
+    for step in reversed(found.route):
+        text = f"a tuple containing {text}" if step is None else f"`{step}`, {text}"
+    return text  # type: ignore[return-value]
