@@ -99,6 +99,14 @@ def test_unknown_keyword_and_repeated_parameter() -> None:
     assert bound.fails
 
 
+def test_position_filled_by_an_earlier_keyword() -> None:
+    # `f(b=1, *[2, 3])` unpacked: Python fills `a` and then `b` twice (TypeError).
+    bound = bind(signature("def f(a, b): pass"), [("b", 1), (None, 2), (None, 3)])
+    assert bound.arguments == {"b": 1, "a": 2}
+    assert bound.unexpected == (("b", 3),)
+    assert bound.fails
+
+
 def test_keyword_for_a_positional_only_parameter_goes_to_kwargs() -> None:
     bound = bind_text("def f(a, /, **kw): pass", "f(1, a=2)")
     assert code(bound.arguments) == {"a": "1"}

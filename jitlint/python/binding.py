@@ -176,8 +176,12 @@ def bind(
                 floating.append(value)
             elif index < len(positional):
                 target = positional[index]
-                arguments[target] = value
                 index += 1
+                if target in arguments:  # `f(a=1, *[2])`: a keyword filled it first
+                    unexpected.append((target, value))
+                    target = None
+                else:
+                    arguments[target] = value
             elif signature.var_positional is not None:
                 target = signature.var_positional
                 extra_positional.append(value)

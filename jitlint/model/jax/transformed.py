@@ -45,7 +45,7 @@ from jitlint.model.jax.library import (
 )
 from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
-from jitlint.python.binding import Signature
+from jitlint.python.binding import Signature, bind
 
 
 class Transformations:
@@ -360,13 +360,13 @@ class Transformations:
         """Record static arguments whose value JAX cannot hash (see `unhashable`), at the
         argument (or, for `self` or a partial's arguments, at the transformation). `owner`
         stands for `func` in the events when it is another file's (a ForeignFunction)."""
-        p = func.params
-        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+        signature = Signature.of(func)
+        targets = bind(signature, args).targets
         spec = None
         if style == "jit":
             # jax.jit: static_argnums holds for positional arguments, static_argnames for
             # keyword ones (each inferred from the other only when it alone is given).
-            spec = spec_from_args(list(_inner_options(t))).effective(Signature.of(func))
+            spec = spec_from_args(list(_inner_options(t))).effective(signature)
             if spec is None:
                 return
         plain = all(not a.star for a in call.args)
@@ -376,7 +376,8 @@ class Transformations:
         index = 0
         for position, (keyword, value) in enumerate(args):
             if keyword is None:
-                name = positional[index] if index < len(positional) else None
+                target = targets[position]
+                name = target if target in signature.positional else None
                 static = spec[0] if spec is not None else None
                 is_static = index in static if static is not None else kinds.get(name) == STATIC
                 index += 1
