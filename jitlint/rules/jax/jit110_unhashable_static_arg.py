@@ -10,15 +10,13 @@ from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.hashing import unfrozen_dataclass
 from jitlint.model.domain.values import Value
 from jitlint.model.jax.crossfile.returned import ForeignFunction
-from jitlint.model.jax.frameworks.contracts import is_array_annotation
-from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
+from jitlint.model.jax.frameworks.equinox import ArrayHolder, static_array_fields
 from jitlint.model.jax.jit import JitApplication, jit_arguments
 from jitlint.model.jax.static_args.hashable import (
     Unhashable,
-    annotated_container,
+    declared_unhashable,
     unhashable_expression,
 )
-from jitlint.python.names import leaf_name
 from jitlint.rules.base import Option, Rule
 
 
@@ -320,64 +318,33 @@ f(x, ([0], 1))  # error: JIT110
         """Static parameters whose declaration says every call passes an unhashable value:
         an annotation `list[...]`/`dict`/`set`, or `self` of a method of an equinox module
         holding arrays."""
-        func = app.func
-        sig = app.signature
-        if type(func) is not cst.FunctionDef or sig is None:
-            return
-        static = app.spec.effective(sig)
-        if static is None:
-            return
-        nums, names = static
+        found = declared_unhashable(self.ctx.names, self.ctx.tracing.classes, app, path, decorated)
         spec_arg = app.spec.argnames_arg or app.spec.argnums_arg
         anchor = spec_arg.value if spec_arg is not None else app.node
-        params = func.params
-        declared = [*params.posonly_params, *params.params, *params.kwonly_params]
-        static_names = {sig.positional[i] for i in nums if i < len(sig.positional)} | names
-        method = self._method_class(func, path)
-        for index, param in enumerate(declared):
-            name = param.name.value
-            if name not in static_names:
+        for declared in found:
+            name, cls, holder = declared.param, declared.cls, declared.holder
+            if cls is not None and holder is not None:
+                self._static_self(app, anchor, name, cls, holder)
                 continue
-            if index == 0 and method is not None and param in params.params:
-                self._static_self(app, anchor, name, method)
-                continue
-            if param.annotation is None:
-                continue
-            kind = _article(annotated_container(self.ctx.names, param.annotation.annotation, path))
-            if kind is not None and decorated and self._handed_on(func):
-                kind = None  # `list[int]` for any sequence: the dispatcher decides
-            if kind is None and is_array_annotation(
-                self.ctx.names, param.annotation.annotation, path
-            ):
-                kind = "a JAX array"
-            if kind is not None:
-                self.report(
-                    anchor,
-                    f"`{name}` is a static argument of `{func.name.value}`, but it is "
-                    f"annotated as {kind}: JAX hashes every static argument, and {kind} "
-                    "cannot be hashed (ValueError: Non-hashable static arguments are not "
-                    "supported)",
-                    help="pass a tuple (or a frozenset, a frozen dataclass) and annotate it "
-                    "so, or make the argument traced",
-                )
-
-    def _handed_on(self, func: cst.FunctionDef) -> bool:
-        """The jitted `def` is handed on as a value in its module (returned, passed,
-        stored: an op handler giving it to a dispatcher) and never called there: the code
-        that calls it fills its static arguments, and an annotation Python never checks
-        (`list[int]` for a sequence) says nothing of what that code passes."""
-        if type(self.ctx.path_to(func)[-2]) is not cst.Module:
-            return False  # a method or a local def: its reads are not names of the module
-        reads = self.ctx.names.reads(func.name.value)
-        called = any(type(parent) is cst.Call and parent.func is node for node, parent in reads)
-        return bool(reads) and not called
+            kind = _article(declared.annotated)
+            self.report(
+                anchor,
+                f"`{name}` is a static argument of `{app.func_name}`, but it is "
+                f"annotated as {kind}: JAX hashes every static argument, and {kind} "
+                "cannot be hashed (ValueError: Non-hashable static arguments are not "
+                "supported)",
+                help="pass a tuple (or a frozenset, a frozen dataclass) and annotate it "
+                "so, or make the argument traced",
+            )
 
     def _static_self(
-        self, app: JitApplication, anchor: cst.CSTNode, name: str, cls: ClassInfo
+        self,
+        app: JitApplication,
+        anchor: cst.CSTNode,
+        name: str,
+        cls: ClassInfo,
+        found: ArrayHolder,
     ) -> None:
-        found = array_holder(self.ctx.tracing.classes, cls)
-        if found is None:
-            return
         fname = app.func_name
         if found.certain:
             what = f"`{cls.name}` is an `eqx.Module`"
@@ -394,18 +361,6 @@ f(x, ([0], 1))  # error: JIT110
             "(`eqx.filter_jit`, or `jax.jit` of a function taking the module)",
             severity=None if found.certain else "warning",
         )
-
-    def _method_class(self, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> ClassInfo | None:
-        """The class `func` is a plain method of (not a static or class method)."""
-        if any(leaf_name(d.decorator) in ("staticmethod", "classmethod") for d in func.decorators):
-            return None
-        for index in range(len(path) - 2, -1, -1):
-            node = path[index]
-            if type(node) is cst.ClassDef:
-                return self.ctx.tracing.classes.of(node, path[:index])  # type: ignore[arg-type]
-            if type(node) in (cst.FunctionDef, cst.Lambda):
-                return None
-        return None
 
     def _modelled(self, node: cst.Call) -> None:
         """Static arguments the tracing model saw a call pass, whatever their spelling:

@@ -10,8 +10,12 @@ from typing import Any, NamedTuple
 
 import libcst as cst
 
+from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.values import Value
-from jitlint.python.names import Names
+from jitlint.model.jax.frameworks.contracts import is_array_annotation
+from jitlint.model.jax.frameworks.equinox import ArrayHolder, array_holder
+from jitlint.model.jax.jit import JitApplication
+from jitlint.python.names import Names, leaf_name
 
 _BUILTINS = {
     "builtins.list": "list",
@@ -129,3 +133,85 @@ def annotated_container(
     if len(kinds) != 1 or None in kinds:
         return None
     return kinds.pop()
+
+
+@dataclass(frozen=True)
+class DeclaredUnhashable:
+    """A static parameter whose declaration says every call passes a value JAX cannot hash:
+    an annotation (`annotated`: "list", "dict", "set" or "JAX array"), or `self` of a method
+    of a class (`cls`) whose instances hash their fields and hold an array (`holder`)."""
+
+    param: str
+    annotated: str | None = None
+    cls: ClassInfo | None = None
+    holder: ArrayHolder | None = None
+
+
+def declared_unhashable(
+    names: Names,
+    classes: Classes,
+    app: JitApplication,
+    path: Sequence[cst.CSTNode],
+    decorated: bool = False,
+) -> list[DeclaredUnhashable]:
+    """The static parameters of the function `app` jits whose declarations say JAX cannot
+    hash them. `path` leads to the def (`decorated`) or to the jit call."""
+    func = app.func
+    sig = app.signature
+    if type(func) is not cst.FunctionDef or sig is None:
+        return []
+    static = app.spec.effective(sig)
+    if static is None:
+        return []
+    nums, static_names = static
+    static_names = {sig.positional[i] for i in nums if i < len(sig.positional)} | static_names
+    params = func.params
+    method = _method_class(classes, func, path)
+    out = []
+    for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
+        name = param.name.value
+        if name not in static_names:
+            continue
+        if index == 0 and method is not None and param in params.params:
+            holder = array_holder(classes, method)
+            if holder is not None:
+                out.append(DeclaredUnhashable(name, cls=method, holder=holder))
+            continue
+        if param.annotation is None:
+            continue
+        annotation = param.annotation.annotation
+        kind = annotated_container(names, annotation, path)
+        if kind is not None and decorated and _handed_on(names, func, path[-2]):
+            kind = None  # `list[int]` for any sequence: the dispatcher decides
+        if kind is None and is_array_annotation(names, annotation, path):
+            kind = "JAX array"
+        if kind is not None:
+            out.append(DeclaredUnhashable(name, annotated=kind))
+    return out
+
+
+def _handed_on(names: Names, func: cst.FunctionDef, parent: cst.CSTNode) -> bool:
+    """The jitted `def` is handed on as a value in its module (returned, passed, stored: an
+    op handler giving it to a dispatcher) and never called there: the code that calls it
+    fills its static arguments, and an annotation Python never checks (`list[int]` for a
+    sequence) says nothing of what that code passes."""
+    if type(parent) is not cst.Module:
+        return False  # a method or a local def: its reads are not names of the module
+    reads = names.reads(func.name.value)
+    called = any(type(parent) is cst.Call and parent.func is node for node, parent in reads)
+    return bool(reads) and not called
+
+
+def _method_class(
+    classes: Classes, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> ClassInfo | None:
+    """The class `func` is a plain method of (not a static or class method)."""
+    if any(leaf_name(d.decorator) in ("staticmethod", "classmethod") for d in func.decorators):
+        return None
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        if type(node) is cst.ClassDef:
+            return classes.of(node, path[:index])  # type: ignore[arg-type]
+        if type(node) in (cst.FunctionDef, cst.Lambda):
+            return None
+    return None
