@@ -16,6 +16,8 @@ from jitlint.python.binding import (
     bind,
     bind_call,
     call_arguments,
+    keyword_argument,
+    positional_argument,
     receivers,
 )
 
@@ -280,3 +282,17 @@ def _pairs(node: cst.Call) -> list[tuple[str | None, int]]:
         (a.keyword.value if a.keyword is not None else None, int(a.value.value))  # type: ignore[attr-defined]
         for a in node.args
     ]
+
+
+def test_library_arguments_by_position_or_keyword() -> None:
+    node = cst.parse_expression("f(a, b, *rest, dtype=d)")
+    assert isinstance(node, cst.Call)
+    keyword = keyword_argument(node, "dtype")
+    assert keyword is not None and cst.Module([]).code_for_node(keyword.value) == "d"
+    assert keyword_argument(node, "shape") is None
+    second = positional_argument(node, 1)
+    assert second is not None and cst.Module([]).code_for_node(second.value) == "b"
+    assert positional_argument(node, 3) is None  # after `*rest`: unknown
+    hidden = cst.parse_expression("f(*xs, b)")
+    assert isinstance(hidden, cst.Call)
+    assert positional_argument(hidden, 1) is None

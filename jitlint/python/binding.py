@@ -250,3 +250,20 @@ def call_arguments(call: cst.Call) -> list[tuple[str | None, cst.BaseExpression]
 def bind_call(signature: Signature, call: cst.Call) -> Bound[cst.BaseExpression]:
     """`call`'s argument expressions bound to `signature`."""
     return bind(signature, call_arguments(call))
+
+
+def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
+    """The argument `call` passes by the keyword `name`."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional_argument(call: cst.Call, index: int) -> cst.Arg | None:
+    """The argument at position `index` of `call`, unless a `*xs` before it hides where it
+    lands (a library parameter whose position is known, without its signature)."""
+    positional = [a for a in call.args if a.keyword is None]
+    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
+        return positional[index]
+    return None

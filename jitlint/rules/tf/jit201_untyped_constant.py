@@ -7,6 +7,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
 from jitlint.model.tf.dtypes import DType, Event, literal_kind, sink_description
+from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.rules.base import Rule
 
 
@@ -255,8 +256,8 @@ accept(tf.constant(0.3, tf.float64))
         if dtype not in WIDE_DTYPES or not event.operands[0].from_constants:
             return
         node: cst.Call = event.node  # type: ignore[assignment]
-        target = _keyword(node, "dtype") or _positional(node, 1)
-        data = _positional(node, 0)
+        target = keyword_argument(node, "dtype") or positional_argument(node, 1)
+        data = positional_argument(node, 0)
         code = self.ctx.module.code_for_node
         for call in self._constants(event.operands[0]):
             if id(call) in self._reported:
@@ -322,18 +323,4 @@ def _function_name(path: Sequence[cst.CSTNode]) -> str | None:
     for node in reversed(path):
         if type(node) is cst.FunctionDef:
             return node.name.value
-    return None
-
-
-def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def _positional(call: cst.Call, index: int) -> cst.Arg | None:
-    positional = [a for a in call.args if a.keyword is None]
-    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
-        return positional[index]
     return None
