@@ -15,7 +15,9 @@ The fix check copies each positive to a temporary folder, runs
 `python -m jitlint --fix --unsafe-fixes` there, and runs it as bench/truth.py does. It runs
 clean when the fix changed it and it now exits 0 without printing the `observed:` line its
 label names. It also counts fixed files that no longer parse and fixes that a second `--fix`
-changes again (both must be 0).
+changes again (both must be 0), prints a per-rule table (positives labelled with a rule and
+how many of them run clean), and runs `--fix` (safe fixes only) on every negative: a safe fix
+that changes a negative is reported and fails the run, like an unparsable or unstable fix.
 
 Output is deterministic (timings go to stderr). The last line is
     cases=N positives=P class_shaped=C precision=X recall=Y fixed_run=F
@@ -131,6 +133,29 @@ class Fixed:
 
 def snapshot(root: Path, files: list[str]) -> dict[str, str]:
     return {name: (root / name).read_text(encoding="utf-8") for name in files}
+
+
+def safe_fix_changes(case: Case) -> bool:
+    """Whether `--fix` (safe fixes only) changes a copy of a negative case: it must not."""
+    files = case.files()
+    with tempfile.TemporaryDirectory(prefix="jitlint-recall-") as tmp:
+        group = Path(tmp) / case.group
+        for name in files:
+            (group / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(case.path.parent / name, group / name)
+        before = snapshot(group, files)
+        jitlint("--fix", "--format", "json", f"{case.group}/{case.path.name}", cwd=Path(tmp))
+        return snapshot(group, files) != before
+
+
+def fix_table(fixes: list[Fixed]) -> dict[str, dict[str, int]]:
+    """Per rule: positives labelled with it (any hazard) and how many of them run clean."""
+    table: dict[str, dict[str, int]] = defaultdict(lambda: {"positives": 0, "clean": 0})
+    for fixed in fixes:
+        for code in sorted({code for h in fixed.case.hazards for code in h.codes}):
+            table[code]["positives"] += 1
+            table[code]["clean"] += fixed.clean
+    return dict(sorted(table.items()))
 
 
 def fix_case(case: Case, timeout: float) -> Fixed:
@@ -303,12 +328,25 @@ def main() -> int:
             print(f"  UNPARSABLE {f.case.name}  {', '.join(f.unparsable)}")
         for f in unstable:
             print(f"  NOT IDEMPOTENT {f.case.name}")
+        per_rule = fix_table(fixes)
+        print(f"\n{'rule':<10} {'positives':>9} {'clean':>6} {'rate':>6}")
+        for code, row in per_rule.items():
+            rate = row["clean"] / row["positives"]
+            print(f"{code:<10} {row['positives']:>9} {row['clean']:>6} {rate:>6.2f}")
+        negatives = [c for c in cases if not c.positive and not c.problems]
+        moved = parallel_map(safe_fix_changes, negatives, args.jobs)
+        changed = [c for c, m in zip(negatives, moved, strict=True) if m]
+        print(f"\nsafe fixes on negatives: {len(changed)} of {len(negatives)} changed")
+        for case in changed:
+            print(f"  SAFE FIX CHANGED NEGATIVE {case.name}")
         fixed_run = f"{clean / len(fixes):.2f}" if fixes else "0.00"
         fix_summary = {
             "positives": len(fixes),
             "clean": clean,
             "unparsable": len(unparsable),
             "not_idempotent": len(unstable),
+            "negatives_changed_by_safe_fixes": len(changed),
+            "rules": per_rule,
         }
 
     if args.json:
@@ -332,7 +370,11 @@ def main() -> int:
         f"fixed_run={fixed_run}"
     )
     broken = invalid or any(r.error for r in results)
-    if fix_summary and (fix_summary["unparsable"] or fix_summary["not_idempotent"]):
+    if fix_summary and (
+        fix_summary["unparsable"]
+        or fix_summary["not_idempotent"]
+        or fix_summary["negatives_changed_by_safe_fixes"]
+    ):
         broken = True
     return 1 if broken else 0
 

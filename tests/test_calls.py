@@ -246,6 +246,19 @@ POSITIVE = {
 
         forward([jnp.eye(2), jnp.eye(2)], jnp.ones(2))
         """,
+    # A comprehension builds a Python list whatever its items, even in a function that
+    # nothing traces: the loop body indexing it with its counter fails.
+    "fori_loop_closure_over_comprehension": """
+        import jax
+
+        def forward(x, w):
+            layers = [w * k for k in range(3)]
+
+            def body(i, h):
+                return layers[i] * h  # error: JIT102
+
+            return jax.lax.fori_loop(0, 3, body, x)
+        """,
     # The auxiliary output of value_and_grad/grad with has_aux: what the function returned,
     # its arrays traced (a Python int in it stays one).
     "has_aux": """

@@ -44,6 +44,23 @@ POSITIVE = {
                     return x
                 return -x
     """,
+    # A haiku module is built inside the transform, but what its own code always stores
+    # (`self.blocks = [... for ...]`) is still a Python list there.
+    "haiku_list_attribute_indexed_by_loop_counter": """
+        import haiku as hk
+        import jax
+
+        class Encoder(hk.Module):
+            def __init__(self, n: int):
+                super().__init__()
+                self.blocks = [hk.Linear(4) for _ in range(n)]
+
+            def __call__(self, x: jax.Array) -> jax.Array:
+                def body(i, h):
+                    return self.blocks[i](h)  # error: JIT102
+
+                return jax.lax.fori_loop(0, len(self.blocks), body, x)
+    """,
     "jaxtyping_annotation_and_helper_method": """
         import equinox as eqx
         from jaxtyping import Array, Float

@@ -319,7 +319,8 @@ def registered_pytrees(module: cst.Module) -> frozenset[str]:
     return frozenset(out)
 
 
-_DISPLAY_TYPES = {
+# What a display or comprehension builds, whatever its items.
+DISPLAY_TYPES = {
     cst.List: "list", cst.ListComp: "list", cst.Tuple: "tuple",
     cst.Dict: "dict", cst.DictComp: "dict",
 }  # fmt: skip
@@ -360,7 +361,7 @@ def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | No
                 [t.target for t in item.targets] if kind is cst.Assign else [item.target]  # type: ignore[attr-defined]
             )
             value = item.value  # type: ignore[attr-defined]
-            display = _DISPLAY_TYPES.get(type(value)) if kind is not cst.AugAssign else None
+            display = DISPLAY_TYPES.get(type(value)) if kind is not cst.AugAssign else None
             for target in targets:
                 if (
                     type(target) is cst.Attribute

@@ -31,7 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from jitlint.model.domain.classes import Classes, ClassInfo, container_attributes
+from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -794,14 +794,14 @@ class Tracing:
         if func.name.value == "__init__" and isinstance(receiver, Object):
             # Built under the caller's jit: the instance is made inside the trace.
             receiver.made_at, receiver.building = ABSTRACT, True
-        elif contract.made_in_trace and isinstance(receiver, Object):
-            receiver.made_at = ABSTRACT
         elif isinstance(receiver, Object) and not receiver.fields:
             # What the class's own code always stores (`self.blocks = [...]`) is known of
-            # any instance: a Python list indexed by a tracer fails, whoever built it.
+            # any instance, wherever it was built: a Python list indexed by a tracer fails.
             for name, pytype in container_attributes(receiver.cls).items():
                 receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
-            if contract.array_leaves_traced:
+            if contract.made_in_trace:
+                receiver.made_at = ABSTRACT
+            elif contract.array_leaves_traced:
                 # The module is handed to the user's `filter_jit` as an argument: its array
                 # fields are tracers there, its static fields Python values.
                 pytree = self.pytree_classes.of(receiver.cls.node, receiver.cls.path)
@@ -992,7 +992,7 @@ class Tracing:
         if binding.kind == "class":
             return ClassRef(self.classes.of(binding.node, scope_path))
         if binding.kind == "assign":
-            pytype = _DISPLAYS.get(type(binding.node))
+            pytype = DISPLAY_TYPES.get(type(binding.node))
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
         return S
@@ -1145,7 +1145,6 @@ class Tracing:
         return "it is computed from traced values"
 
 
-_DISPLAYS = {cst.List: "list", cst.Tuple: "tuple", cst.Dict: "dict"}
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
 
