@@ -205,3 +205,23 @@ def test_jitted_library_static() -> None:
     assert first is not None
     assert (first.qualname, first.param) == ("jax.nn.one_hot", "num_classes")
     assert jitted_library_static(ctx.jit, ctx.names, outer[1], [ctx.module]) is None
+
+
+def test_library_constants_are_python_values() -> None:
+    # The generated facts list the numbers among jax.numpy's and math's names.
+    ctx = _context(
+        """
+        import math
+        import jax.numpy as jnp
+
+        f(jnp.pi, jnp.newaxis, math.tau, jnp.float32, jnp.s_)
+        """
+    )
+    call, path = _call(ctx, "f")
+    values = NonArrays(ctx.names, ctx.jit, ctx.tracing, ctx.module, ctx.source)
+    kinds = [values.of(a.value, path) for a in call.args]
+    assert kinds[:3] == [None, None, None]
+    assert kinds[3:] == [
+        NonArray("library function", "jnp.float32"),
+        NonArray("library function", "jnp.s_"),
+    ]

@@ -111,6 +111,13 @@ def pass_through() -> frozenset[str]:
     return frozenset(_raw().get("pass_through", ()))
 
 
+@cache
+def python_constants() -> frozenset[str]:
+    """Qualified names of the numbers (and `newaxis`, None) among the public names of the
+    modules whose other names are functions or dtypes (`jax.numpy.pi`, `math.inf`)."""
+    return frozenset(_raw().get("python_constants", ()))
+
+
 def axis_size_is_python_int() -> bool:
     return bool(_raw()["axis_size_is_python_int"])
 

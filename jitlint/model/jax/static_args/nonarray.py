@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.model.domain.values import BoundMethod, FunctionRef, Object, PartialRef
+from jitlint.model.library.jax_facts import python_constants
 from jitlint.python.names import Names
 
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ _PLAIN_BASES = {"builtins.object", "abc.ABC"}
 _DATACLASS = {"dataclasses.dataclass"}
 # Callables from these modules are functions (or dtypes), never arrays.
 _FUNCTION_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.scipy.", "math.", "operator.")
-_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma", "tau", "NINF", "PINF"}
 # `register_pytree_node(Name, ...)`, `register_dataclass(Name)` ... make `Name` a pytree.
 _PYTREE_HINTS = (
     *("register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys"),
@@ -120,7 +120,7 @@ class NonArrays:
         names = self.names.qualified_names(expr, path)
         if not names or not all(n.startswith(_FUNCTION_MODULES) for n in names):
             return None
-        if any(n.rpartition(".")[2] in _CONSTANTS for n in names):
+        if names & python_constants():  # `jnp.pi`, `jnp.newaxis`: Python values
             return None
         return NonArray("library function", self.module.code_for_node(expr))
 
