@@ -20,7 +20,7 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT113': ('jax.jit113_jit_in_loop', 'jit-in-loop', True, ('jit',), 'jax'),
     'JIT115': ('jax.api.jit115_donated_buffer_reuse', 'donated-buffer-reuse', True, ('donate_arg',), 'jax'),
     'JIT118': ('jax.api.jit118_removed_host_callback', 'removed-host-callback', True, ('host_callback', 'pure_callback'), 'jax'),
-    'JIT119': ('jax.api.jit119_unbound_collective_axis', 'unbound-collective-axis', False, ('jax',), 'jax'),
+    'JIT119': ('jax.api.jit119_unbound_collective_axis', 'unbound-collective-axis', True, ('jax',), 'jax'),
     'JIT120': ('jax.staging.jit120_framework_transform_mixing', 'framework-transform-mixing', True, ('flax', 'haiku'), 'jax'),
     'JIT122': ('jax.staging.jit122_large_closed_over_constant', 'large-closed-over-constant', False, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
     'JIT201': ('tf.jit201_untyped_constant', 'untyped-constant', True, ('constant', 'convert_to_tensor'), 'tensorflow'),

@@ -431,6 +431,9 @@ class Tracing:
                 return [Application(transform, tuple(call.args), call)]  # type: ignore[attr-defined]
         if context.level > caller.level:
             return None  # raised by something the model does not name (a lifted module)
+        func = context.trace.func
+        if type(func) is cst.FunctionDef and func.decorators:  # type: ignore[attr-defined]
+            return None  # called as if plain, but what its decorators apply is not known
         return []
 
     # ---- solving ----------------------------------------------------------------------

@@ -80,18 +80,16 @@ class UnboundCollectiveAxis(Rule):
     `axis_env`, or a framework's own transformation (flax, haiku, equinox) on the way makes
     the chain unknown, and unknown never reports.
 
-    Off by default (enable it with `--extend-select JIT119`): on research code it reported
-    `pmean` inside a loss function given to `jax.value_and_grad` inside a step that
-    `partial(jax.pmap, axis_name="batch", ...)` decorates (google-research/big_vision), which
-    binds the axis: the chain through a transformation applied inside a decorated local
-    function is not always followed to its decorator yet.
+    A function whose decorators the model cannot read (a `partial` it does not resolve, a
+    project's own wrapper) may bind an axis: a chain through a call of it is unknown, so it
+    never reports (google-research/big_vision decorates its step with
+    `partial = functools.partial; @partial(jax.pmap, axis_name="batch")`).
     """
 
     code = "JIT119"
     name = "unbound-collective-axis"
     summary = "A collective names an axis that no transformation around it binds."
     tier = 2
-    default_enabled = False
     requires = ("jax",)
     uses_tracing = True
     runtime_error = "unbound axis name"
@@ -135,6 +133,21 @@ from jax import lax
 def mean(x, axis_name):
     return lax.pmean(x, axis_name)
 out = jax.pmap(lambda x: mean(x, "i"))(jnp.ones((1, 3)))
+""",
+        # A decorator the model does not read (an alias of `functools.partial`) may bind the
+        # axis of a loss that `value_and_grad` differentiates inside the step.
+        """
+import functools
+import jax
+import jax.numpy as jnp
+from jax import lax
+partial = functools.partial
+@partial(jax.pmap, axis_name="batch")
+def update(params, x):
+    def loss_fn(p):
+        return lax.pmean(jnp.mean(x * p), axis_name="batch")
+    return jax.value_and_grad(loss_fn)(params)
+update(jnp.ones((1, 3)), jnp.ones((1, 3)))
 """,
         # Applied here, called only from elsewhere: where it runs is unknown.
         """
