@@ -127,7 +127,8 @@ class Bound(Generic[T]):
     # Positional arguments after a `*xs`: the parameter they reach is unknown.
     floating: tuple[T, ...]
     # Arguments no parameter takes (too many positions without `*args`; a keyword nobody
-    # takes, or one that repeats a filled parameter, without `**kwargs`): TypeError.
+    # takes without `**kwargs`; a keyword or position for a parameter filled already):
+    # the call raises TypeError.
     surplus: tuple[T, ...]
     unexpected: tuple[tuple[str, T], ...]
     # For each argument given, in order: the parameter it reaches (the name of `*args` or
