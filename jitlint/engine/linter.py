@@ -24,6 +24,7 @@ from jitlint.engine.source import (
 )
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
+from jitlint.model.domain import plugins
 from jitlint.model.jax.crossfile import class_facts, returned, returns
 from jitlint.model.jax.crossfile.records import (
     CallRecord,
@@ -55,7 +56,8 @@ _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
 _NOT_WALKED = ("JIT001", "JIT002")
 # A file that may annotate parameters with another module's pytree classes
 # (model/jax/crossfile/class_facts.py).
-_JAX_TEXT = re.compile(r"\b(?:jax|equinox|eqx|flax|haiku)\b")
+_JAX_WORDS = ("jax", *plugins.tracing_packages(), *plugins.tracing_aliases())
+_JAX_TEXT = re.compile(r"\b(?:" + "|".join(_JAX_WORDS) + r")\b")
 # A file with a class that has a base (a module's framework may come from another file).
 _CLASS_TEXT = re.compile(r"^class\s+\w+\s*\(", re.M)
 

@@ -16,6 +16,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Value
+from jitlint.model.jax.frameworks import equinox
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.jax.transforms import Entry
 from jitlint.python.binding import Signature, bind_call
@@ -214,7 +215,8 @@ def static_field_fix(
         return None
     class_path = [ctx.module, owner]
     if not any(
-        ctx.names.qualified_names(base.value, class_path) == {"equinox.Module"}
+        len(found := ctx.names.qualified_names(base.value, class_path)) == 1
+        and found <= equinox.PLUGIN.class_bases
         for base in owner.bases  # type: ignore[attr-defined]
     ):
         return None
@@ -230,7 +232,7 @@ def static_field_fix(
         annotation = field.annotation.annotation
         if type(annotation) is not cst.Name or annotation.value not in _SCALAR_ANNOTATIONS:
             return None
-        eqx, imported = ctx.import_name("equinox", "eqx")
+        eqx, imported = ctx.import_name(*equinox.IMPORT_AS)
         code = ctx.module.code_for_node
         default = f", default={code(field.value)}" if field.value is not None else ""
         if type(field.value) is cst.Call:

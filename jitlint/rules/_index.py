@@ -27,7 +27,7 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT202': ('tf.jit202_xla_dynamic_shape', 'xla-dynamic-shape', True, ('tensorflow',), 'tensorflow'),
     'JIT203': ('tf.jit203_xla_unsupported_op', 'xla-unsupported-op', True, ('tensorflow',), 'tensorflow'),
     'JIT204': ('tf.jit204_numpy_in_graph', 'numpy-in-graph', True, ('tensorflow', 'keras'), 'tensorflow'),
-    'JIT205': ('tf.jit205_symbolic_bool', 'symbolic-bool', True, ('tensorflow',), 'tensorflow'),
+    'JIT205': ('tf.jit205_symbolic_bool', 'symbolic-bool', True, ('tensorflow', 'keras'), 'tensorflow'),
     'JIT206': ('tf.jit206_variable_in_tf_function', 'variable-in-tf-function', True, ('Variable', 'keras'), 'tensorflow'),
     'JIT207': ('tf.jit207_retracing', 'retracing', True, ('function',), 'tensorflow'),
     'JIT208': ('tf.jit208_tf_trace_time_side_effect', 'tf-trace-time-side-effect', True, ('tensorflow', 'keras'), 'tensorflow'),

@@ -17,11 +17,13 @@ import libcst as cst
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
+from jitlint.model.domain import plugins
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]
-# The text gate of rules that need traced JAX code: any way to trace it imports one of these.
-JAX_TRACING = ("jax", "flax", "equinox", "haiku")
+# The text gate of rules that need traced JAX code: any way to trace it imports one of these
+# (jax, or a framework whose plug-in traces code).
+JAX_TRACING = ("jax", *plugins.tracing_packages())
 
 
 @dataclass(frozen=True)

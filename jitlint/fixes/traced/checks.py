@@ -21,6 +21,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
+from jitlint.model.jax.frameworks import equinox
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
@@ -36,7 +37,7 @@ def raise_check_fix(ctx: FileContext, node: cst.If, path: Sequence[cst.CSTNode])
         return None
     message = _message(raised)
     name = _checked_name(node, path) if message is not None else None
-    eqx, imported = ctx.import_name("equinox", "eqx")
+    eqx, imported = ctx.import_name(*equinox.IMPORT_AS)
     if name is not None and imported is None:
         return NodeFix(
             "unsafe",

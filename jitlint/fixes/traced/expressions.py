@@ -35,6 +35,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
+from jitlint.model.domain.plugins import plugins
 from jitlint.model.domain.values import Array, Foreign, FunctionRef, Scalar, Seq, Value
 
 _ORDERING = (
@@ -224,16 +225,13 @@ def _reads(scope: cst.CSTNode, name: str) -> int:
     return count
 
 
-_SWITCHABLE_LAYERS = ("flax.nnx.", "equinox.nn.")
-
-
 def _switchable(value: Value) -> bool:
     if isinstance(value, FunctionRef):
         return True
     return (
         isinstance(value, Foreign)
         and value.role == "instance"
-        and value.path.startswith(_SWITCHABLE_LAYERS)
+        and value.path.startswith(tuple(p for f in plugins() for p in f.switchable_layers))
     )
 
 

@@ -17,41 +17,26 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
 from jitlint.python.names import Names, leaf_name
 
 # Roots whose own attributes do not matter to the model: an attribute not found in the
 # module's classes above them is not theirs either (their methods are object's or dunders).
-KNOWN_ROOTS = {
-    "builtins.object": None,
-    "abc.ABC": None,
-    "typing.Generic": None,
-    "typing.Protocol": None,
-    "typing.NamedTuple": "namedtuple",
-    "equinox.Module": "equinox",
-    "flax.struct.PyTreeNode": "flax.struct",
-    "flax.linen.Module": "linen",
-    "flax.nnx.Module": "nnx",
-    "haiku.Module": "haiku",
-}
-_DATACLASS_DECORATORS = {
-    "dataclasses.dataclass": "dataclass",
-    "chex.dataclass": "chex",
-    "flax.struct.dataclass": "flax.struct",
-}
+# The frameworks' roots (`equinox.Module`, `typing.NamedTuple`) come from the plug-in table,
+# which also says the kind they make a class.
+_PLAIN_ROOTS = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
 # Calls that register a class as a pytree with flattening of its own: its fields are then not
 # what its declarations say (`register_pytree_node(COO, flatten, unflatten)`).
 _REGISTER = frozenset(
     {"register_pytree_node", "register_pytree_with_keys", "register_pytree_node_class",
      "register_dataclass", "register_static"}
 )  # fmt: skip
-# Decorators after which a method is still the plain function the body defines.
-TRANSPARENT = frozenset(
+# Decorators after which a method is still the plain function the body defines (the
+# frameworks' own, `@nn.compact`, come from the plug-in table).
+_TRANSPARENT = frozenset(
     {
         "abc.abstractmethod", "typing.override", "typing_extensions.override",
-        "haiku.transparent", "functools.wraps", "typing.final",
-        # flax linen: `@nn.compact` lets the method define submodules inline; it still
-        # runs the body with the module bound.
-        "flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap",
+        "functools.wraps", "typing.final",
     }
 )  # fmt: skip
 METHOD_KINDS = {
@@ -60,8 +45,6 @@ METHOD_KINDS = {
     "builtins.property": "property",
     "functools.cached_property": "property",
 }
-# Frameworks whose classes get a generated `__init__` taking the declared fields in order.
-FIELD_INIT = frozenset({"dataclass", "chex", "equinox", "flax.struct", "linen", "namedtuple"})
 
 
 @dataclass
@@ -209,10 +192,10 @@ class Classes:
                 info.bases.append(local)
                 continue
             qualnames = self.names.qualified_names(arg.value, path)
-            if len(qualnames) == 1 and next(iter(qualnames)) in KNOWN_ROOTS:
-                qualname = next(iter(qualnames))
+            qualname = next(iter(qualnames)) if len(qualnames) == 1 else ""
+            if qualname in _PLAIN_ROOTS or plugins.is_known_base(qualname):
                 info.bases.append(qualname)
-                info.framework = info.framework or KNOWN_ROOTS[qualname]
+                info.framework = info.framework or plugins.kind_of_base(qualname)
             else:
                 info.bases.append(None)
                 info.open = True
@@ -225,7 +208,7 @@ class Classes:
             expr = decorator.decorator
             target = expr.func if type(expr) is cst.Call else expr  # type: ignore[attr-defined]
             qualnames = self.names.qualified_names(target, path)
-            kinds = {_DATACLASS_DECORATORS.get(q) for q in qualnames}
+            kinds = {plugins.kind_of_decorator(q) for q in qualnames}
             if len(kinds) == 1 and None not in kinds:
                 info.framework = kinds.pop()
                 if type(expr) is cst.Call:
@@ -285,7 +268,7 @@ class Classes:
                 if qualname in METHOD_KINDS:
                     kind = METHOD_KINDS[qualname]
                     continue
-                if qualname in TRANSPARENT:
+                if qualname in _TRANSPARENT or qualname in plugins.transparent_decorators():
                     continue
             if type(expr) is cst.Attribute and expr.attr.value in ("setter", "deleter"):
                 kind = "setter"

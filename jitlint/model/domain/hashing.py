@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.values import STATIC, Array, Dict, Object, Seq, Value
 
 
@@ -38,8 +39,8 @@ def unhashable(value: Value, depth: int = 0) -> str | None:
 def _unhashable_instance(obj: Object, depth: int) -> str | None:
     cls = obj.cls
     name = f"`{cls.name}`"
-    framework = cls.kind
-    if framework == "dataclass":
+    framework = plugins.plugin(cls.kind)
+    if framework is not None and framework.dataclass_options:
         options = cls.decorator_options
         if _flag(options, "unsafe_hash", False):
             return None
@@ -48,10 +49,10 @@ def _unhashable_instance(obj: Object, depth: int) -> str | None:
                 f"an instance of {name}, a dataclass with `eq=True` and no `frozen=True` (its "
                 "`__hash__` is None)"
             )
-    if framework in ("equinox", "flax.struct", "dataclass"):
+    if framework is not None and framework.hash_by is not None:
         # equinox hashes the module's leaves; a frozen dataclass (flax.struct's too) hashes
         # the tuple of its fields.
-        check = _unhashable_leaf if framework == "equinox" else unhashable
+        check = _unhashable_leaf if framework.hash_by == plugins.HASH_LEAVES else unhashable
         for field_name, field in obj.fields.items():
             inner = check(field, depth + 1)
             if inner is not None:
@@ -85,11 +86,16 @@ def _unhashable_leaf(value: Value, depth: int) -> str | None:
         return next(
             (r for v in value.entries.values() if (r := _unhashable_leaf(v, depth + 1))), None
         )
-    if isinstance(value, Object) and value.cls.kind == "equinox":
+    if isinstance(value, Object) and _hashes_leaves(value.cls.kind):
         return next(
             (r for v in value.fields.values() if (r := _unhashable_leaf(v, depth + 1))), None
         )
     return None
+
+
+def _hashes_leaves(kind: str | None) -> bool:
+    found = plugins.plugin(kind)
+    return found is not None and found.hash_by == plugins.HASH_LEAVES
 
 
 def _flag(options: dict[str, cst.BaseExpression], name: str, default: bool) -> bool:
@@ -104,7 +110,9 @@ def _flag(options: dict[str, cst.BaseExpression], name: str, default: bool) -> b
 def unfrozen_dataclass(value: Value) -> str | None:
     """The class of `value` when it is an instance of a dataclass whose `__hash__` is None
     (`eq=True`, no `frozen=True`, no `unsafe_hash`): freezing the class makes it hashable."""
-    if not isinstance(value, Object) or value.cls.kind != "dataclass":
+    # The same test as `_unhashable_instance`'s, asked of the value rather than its phrase.
+    framework = plugins.plugin(value.cls.kind) if isinstance(value, Object) else None
+    if framework is None or not framework.dataclass_options:
         return None
     options = value.cls.decorator_options
     if _flag(options, "unsafe_hash", False) or not _flag(options, "eq", True):

@@ -4,6 +4,7 @@ to the array's own methods. Plain data, so the static path imports no framework.
 
 from __future__ import annotations
 
+from jitlint.model.domain import plugins
 from jitlint.model.library.jax_facts import axis_size_is_python_int, pass_through
 
 SHAPE_ATTRIBUTES = frozenset(
@@ -101,11 +102,6 @@ JAX_BOOLEAN = frozenset(
 # structure they are given too, but the generator cannot probe them under `vmap` (jax 0.10.2
 # `pbroadcast` rejects a dict there), so what a Python constant gives is not known.
 UNPROBED_COLLECTIVES = frozenset({"jax.lax.pbroadcast"})
-# Functions of libraries built on jax that return jax arrays (pytrees of them) computed from
-# their arguments: traced in traced code. jax's own facts cannot say this about other
-# libraries, so the few that real code concretizes are listed by hand (optax 0.2).
-ECOSYSTEM_ARRAY_RESULTS = frozenset({"optax.global_norm", "optax.tree_utils.tree_l2_norm"})
-ECOSYSTEM_PYTREE_RESULTS = frozenset({"optax.apply_updates"})
 CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__float__"})
 MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 
@@ -113,7 +109,7 @@ MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 def call_kind(qualname: str) -> str:
     if qualname.startswith(JAX_OP_PREFIXES):
         return "static" if qualname in JAX_STATIC else "jax"
-    if qualname in ECOSYSTEM_ARRAY_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:
+    if qualname in plugins.jax_calls():  # a library built on jax (frameworks/ plug-ins)
         return "jax"
     if qualname in pass_through():
         return "jax"

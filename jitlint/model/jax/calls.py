@@ -21,7 +21,8 @@ from typing import Any
 
 import libcst as cst
 
-from jitlint.model.domain.classes import FIELD_INIT, ClassInfo
+from jitlint.model.domain import plugins
+from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.values import (
     PYTREE,
     STATIC,
@@ -48,7 +49,7 @@ from jitlint.model.jax.crossfile import returned
 from jitlint.model.jax.crossfile.records import argument_kind
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.returns import ARRAY_FACT, LIST_FACT
-from jitlint.model.jax.frameworks import equinox, haiku, linen, nnx
+from jitlint.model.jax.frameworks import haiku, linen
 from jitlint.model.jax.library import (
     array_attribute,
     call_result,
@@ -74,7 +75,6 @@ MAX_CONTEXTS = 400
 
 _TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 _TREE_LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_leaves"})
-_PYTREE_KINDS = frozenset({"equinox", "flax.struct", "namedtuple", "chex"})
 _PARTIAL = frozenset({"functools.partial"})
 # Functions that run a program's `main(argv)` (absl's, and TensorFlow's copy of it).
 _ENTRY_POINTS = frozenset({"absl.app.run", "tensorflow.compat.v1.app.run", "tensorflow.app.run"})
@@ -273,22 +273,16 @@ class Calls(Transformations):
         qualname = next(iter(qualnames))
         if qualname in _PARTIAL:
             return self._partial(context, an, call, args, star)
-        if qualname == haiku.NO_APPLY_RNG and len(args) == 1 and not star:
-            return haiku.without_apply_rng(args[0][1])
-        if qualname == equinox.PARTITION and len(args) >= 2 and args[1][0] is None and not star:
-            kind = tracing.qualified(context.trace, call.args[1].value)
-            name = next(iter(kind)) if len(kind) == 1 else None
-            found = equinox.partition(args[0][1], name)
-            if found is not None:
-                return found
-        if qualname == equinox.COMBINE and not star and all(k is None for k, _ in args):
-            found = equinox.combine([v for _, v in args])
-            if found is not None:
-                return found
-        if qualname == nnx.LIST and not star:
-            found = nnx.list_of(args)
-            if found is not None:
-                return found
+        hook = plugins.call_hook(qualname)  # a framework's own function (frameworks/)
+        if hook is not None:
+
+            def argument_name(index: int) -> str | None:
+                found = tracing.qualified(context.trace, call.args[index].value)
+                return next(iter(found)) if len(found) == 1 else None
+
+            returned = hook(plugins.CallArgs(args, star, argument_name))
+            if returned is not None:
+                return returned
         if an.invoke and qualname in _TREE_MAP:
             return self._tree_map(context, call, args, star)
         if qualname in _ENTRY_POINTS and context.level == 0 and args:
@@ -406,7 +400,7 @@ class Calls(Transformations):
         label: str | None = None,
     ) -> Value:
         """`module.apply`/`module.init` of a linen Module: runs `__call__` (or `method=`)."""
-        why = ("call", f"flax.linen.Module.{method.method}", context.trace)
+        why = ("call", f"{linen.BASE}.{method.method}", context.trace)
         name = linen.target_method(args)
         given = None if star or name is None else linen.split_arguments(args)
         returned: Value = U
@@ -522,7 +516,7 @@ class Calls(Transformations):
         obj.building = True
         obj.made_at = context.level
         label = f"`{cls.name}(...)`"
-        framework = cls.kind
+        framework = plugins.plugin(cls.kind)
         init = cls.lookup("__init__")
         generated = False
         if init is not None and init[1] == "method":
@@ -532,12 +526,12 @@ class Calls(Transformations):
                 return obj
             fref = FunctionRef(method.func, None, init[0])
             self.invoke(context, call, fref, [(None, obj), *args], star, label=label, wrap=wrap)
-        elif init is None and framework in FIELD_INIT:
+        elif init is None and framework is not None and framework.generated_init:
             generated = True
             self._generated_init(context, call, cls, obj, args, star, label, wrap)
-        if framework in ("dataclass", "equinox", "flax.struct") and generated:
+        if framework is not None and framework.post_init and generated:
             self._run_method(context, call, obj, "__post_init__", label)
-        if framework == "equinox":
+        if framework is not None and framework.check_init:
             for owner in reversed(cls.mro):
                 if "__check_init__" in owner.methods:
                     method = owner.methods["__check_init__"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.values import (
     ITEMS,
     MAYBE_KEY,
@@ -37,7 +38,6 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.api import (
     ARRAY_METHODS,
     CONCRETIZING_METHODS,
-    ECOSYSTEM_PYTREE_RESULTS,
     JAX_BOOLEAN,
     JAX_SEQUENCE_RESULTS,
     MAPPING_METHODS,
@@ -46,7 +46,7 @@ from jitlint.model.jax.api import (
     UNPROBED_COLLECTIVES,
     call_kind,
 )
-from jitlint.model.jax.frameworks import flattened, nnx, optax
+from jitlint.model.jax.frameworks import flattened, nnx
 from jitlint.model.jax.pytree_fields import STATIC_FIELD, Instance
 from jitlint.model.library import jax_facts
 
@@ -100,7 +100,7 @@ def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
         if qualname.startswith("jax.numpy.atleast_") and len(args) == 1 and args[0][0] is None:
             return traced(why)
         return Value(PYTREE, why)
-    if qualname in JAX_SEQUENCE_RESULTS or qualname in ECOSYSTEM_PYTREE_RESULTS:  # pytrees
+    if qualname in JAX_SEQUENCE_RESULTS or qualname in plugins.pytree_results():  # pytrees
         return Value(PYTREE, why)
     return traced(why, boolean=qualname in JAX_BOOLEAN)
 
@@ -218,7 +218,7 @@ def call_result(
         if compile_time:
             return combine(values)
         return jax_result(qualname, args, why)
-    if qualname in optax.ARRAY_RESULTS:
+    if qualname in plugins.array_results():
         return traced(why)
     if qualname.startswith("builtins."):
         found = builtin_result(qualname, args, star)
@@ -450,9 +450,9 @@ def _tracerize(value: Value, why: tuple[Any, ...], top: tuple[Any, ...]) -> Valu
             # Aux data is static: what the caller stored, a constant inside the trace.
             fields.update({a: from_python(value.fields.get(a, U)) for a in flat.aux})
             return Object(cls, fields, kind=PYTREE, why=top)
-        if cls.kind == "nnx":  # nnx.jit: the graph static, the state traced
+        if plugins.has(cls.kind, "graph_split"):  # nnx.jit: the graph static, the state traced
             return nnx.split(value, lambda v: _tracerize(v, why, top), top)
-        if cls.kind not in _PYTREE_KINDS:
+        if not plugins.has(cls.kind, "pytree"):
             return U
         declared = cls.pytree
         fields = {}
@@ -502,9 +502,6 @@ def from_python(value: Value) -> Value:
     if value.kind == STATIC and isinstance(value.pytype, str):
         return Value(STATIC, pytype=value.pytype)  # a Python list stays one
     return S if value.kind == STATIC else U
-
-
-_PYTREE_KINDS = frozenset({"equinox", "flax.struct", "namedtuple", "chex"})
 
 
 __all__ = [

@@ -23,6 +23,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import Classes, ClassInfo, registered_pytrees
 from jitlint.model.domain.values import PYTREE, UNKNOWN, Object, U, Value
 from jitlint.model.jax.transforms import Entry
@@ -33,13 +34,6 @@ STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD = "static", "array", "scal
 # pytree of tracers (its truthiness is not reported).
 LEAF_FIELD, PYTREE_FIELD = "leaf", "pytree"
 
-_EQX_BASES = frozenset({"equinox.Module"})
-_FLAX_BASES = frozenset({"flax.struct.PyTreeNode"})
-_NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple"})
-_FLAX_DECORATORS = frozenset({"flax.struct.dataclass"})
-_EQX_FIELD = frozenset({"equinox.field"})
-_EQX_STATIC_FIELD = frozenset({"equinox.static_field"})
-_FLAX_FIELD = frozenset({"flax.struct.field"})
 _ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 # jaxtyping's dtype annotations: `Float[Array, "b n"]` is an array.
 _JAXTYPING = frozenset(
@@ -60,7 +54,7 @@ _CUSTOM_INIT = frozenset({"__init__", "__post_init__", "__new__"})
 @dataclass(frozen=True)
 class PytreeClass:
     name: str
-    framework: str  # "equinox", "flax" or "namedtuple"
+    framework: str  # the plug-in's kind ("equinox", "flax.struct", "namedtuple")
     # field -> STATIC_FIELD / ARRAY_FIELD / SCALAR_FIELD / PYTHON_FIELD / LEAF_FIELD
     fields: dict[str, str]
     custom_init: bool = False  # an __init__ may store anything: only static declarations hold
@@ -186,21 +180,20 @@ class PytreeClasses:
         if any(a.star for a in cls.bases):
             return None
         decorators = [d.decorator for d in cls.decorators]
+        declaring = [p for p in plugins.plugins() if p.declared_leaves]
         if len(bases) == 1 and not decorators:
             base = bases[0].value
-            if self._is(base, path, _EQX_BASES):
-                return "equinox"
-            if self._is(base, path, _FLAX_BASES):
-                return "flax"
-            if self._is(base, path, _NAMEDTUPLE_BASES):
-                return "namedtuple"
+            for plugin in declaring:
+                if self._is(base, path, plugin.class_bases):
+                    return plugin.kind
             return None
         if not bases and len(decorators) == 1:
             decorator = decorators[0]
             if type(decorator) is cst.Call:
                 decorator = decorator.func  # `@flax.struct.dataclass(frozen=True)`
-            if self._is(decorator, path, _FLAX_DECORATORS):
-                return "flax"
+            for plugin in declaring:
+                if self._is(decorator, path, plugin.class_decorators):
+                    return plugin.kind
         return None
 
     def _field(
@@ -214,15 +207,17 @@ class PytreeClasses:
             if any(a.keyword is None for a in args):
                 return None  # `flax.struct.field(False)`, `**options`: not read
             options = {a.keyword.value: a.value for a in args}
-            if framework == "equinox" and self._is(func, path, _EQX_STATIC_FIELD):
-                return STATIC_FIELD
-            if framework == "equinox" and self._is(func, path, _EQX_FIELD):
-                flag = options.get("static")  # static=True: aux data; anything else: a leaf
-            elif framework == "flax" and self._is(func, path, _FLAX_FIELD):
-                flag = options.get("pytree_node")  # pytree_node=False: aux data
-                flag = None if flag is None else _negate(flag)
-            else:
+            found = plugins.plugin(framework)
+            helpers = found.field_helpers if found is not None else ()
+            helper = next((h for h in helpers if self._is(func, path, {h.qualname})), None)
+            if helper is None:
                 return None  # dataclasses.field(metadata=...) and the like: not read
+            if helper.flag is None:
+                return STATIC_FIELD  # `eqx.static_field()`
+            # `static=True` (equinox), `pytree_node=False` (flax): aux data; else a leaf.
+            flag = options.get(helper.flag)
+            if flag is not None and not helper.static_when:
+                flag = _negate(flag)
             if flag is not None and _is_true(flag):
                 return STATIC_FIELD
             if flag is not None and not _is_false(flag):

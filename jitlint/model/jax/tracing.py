@@ -31,6 +31,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
 from jitlint.model.domain.values import (
     PYTREE,
@@ -73,7 +74,6 @@ from jitlint.model.jax.crossfile.records import (
     python_scalars,
     received_value,
 )
-from jitlint.model.jax.frameworks import linen
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -501,7 +501,8 @@ class Tracing:
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
-        if method in linen.ENTRY_METHODS and method not in cls.methods and cls.kind == "linen":
+        framework = plugins.plugin(cls.kind)
+        if framework and method in framework.apply_methods and method not in cls.methods:
             method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
@@ -853,12 +854,13 @@ class Tracing:
         calls = list(self.inbound.get(name, ()))
         if func.name.value == "__call__" and "." in name:
             owner = name.rpartition(".")[0]
-            for method in linen.ENTRY_METHODS:
-                if self._inbound_target(f"{owner}.{method}") is func:
+            for framework in plugins.plugins():
+                adapt = framework.adapt_inbound
+                for method in framework.apply_methods if adapt is not None else ():
+                    if self._inbound_target(f"{owner}.{method}") is not func:
+                        continue
                     for record in self.inbound.get(f"{owner}.{method}", ()):
-                        adapted = (
-                            linen.adapt_inbound(record) if isinstance(record, Inbound) else None
-                        )
+                        adapted = adapt(record) if isinstance(record, Inbound) else None
                         if adapted is not None:
                             calls.append(adapted)
         if not calls:
@@ -1157,7 +1159,7 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
     code reaches `trace` from, following the first caller of each function."""
     if depth > 6:
         return None
-    if any(e.transform.style == "haiku" for e in trace.entries):
+    if any(e.transform.style == "pair" for e in trace.entries):
         return trace
     if trace.entries or trace.inbound:
         return None

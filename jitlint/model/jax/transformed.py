@@ -44,7 +44,13 @@ from jitlint.model.jax.library import (
     tree_like,
 )
 from jitlint.model.jax.static_args.hashable import StaticEvent
-from jitlint.model.jax.transforms import Entry, Transform, application_params, option_args
+from jitlint.model.jax.transforms import (
+    LAX_MIRRORS,
+    Entry,
+    Transform,
+    application_params,
+    option_args,
+)
 from jitlint.python.binding import Signature, bind
 
 
@@ -66,7 +72,7 @@ class Transformations:
         options = option_args(transform, call)
         why = ("transform", transform.qualname, call)
         if (
-            transform.qualname.startswith(("jax.lax.", "haiku.", "flax.nnx."))
+            transform.qualname.startswith(LAX_MIRRORS)
             and transform.style == "all"
             and transform.qualname.rsplit(".", 1)[1] in _LAX_FLOW
         ):

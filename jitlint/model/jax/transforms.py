@@ -15,15 +15,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jitlint.model.domain.plugins import ABSTRACT, GRAD, plugins
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
-from jitlint.model.jax.frameworks import haiku
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
 from jitlint.python.binding import Signature
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.walker import iter_children
 
-GRAD, ABSTRACT = 1, 2  # levels: under grad alone Python bool conversion still works
 FuncNode = cst.FunctionDef | cst.Lambda
 
 
@@ -31,10 +30,17 @@ FuncNode = cst.FunctionDef | cst.Lambda
 class Transform:
     qualname: str
     level: int
-    style: str  # how parameters are treated: jit, vmap, pmap, grad, all, filter, linen, ckpt
+    # How parameters are treated: jit, vmap, pmap, grad, all, filter, ckpt, shard; "lifted"
+    # (a framework's lifted transformation: the module comes first) or "pair" (a function
+    # made into a pair of pure functions, `hk.transform`: parameters unknown).
+    style: str
     targets: tuple[int, ...] = (0,)  # positions of the traced functions among the arguments
     target_keywords: tuple[str, ...] = ("fun", "f", "fn")
     verb: str = "traces"
+
+
+# `jax.lax`'s control flow, and the frameworks' packages that mirror it (`hk.scan`).
+LAX_MIRRORS = ("jax.lax.", *(prefix for p in plugins() for prefix in p.lax_mirrors))
 
 
 def _table() -> dict[str, Transform]:
@@ -44,40 +50,27 @@ def _table() -> dict[str, Transform]:
         for name in names:
             table[name] = Transform(name, *args, **kwargs)  # type: ignore[arg-type]
 
-    add(["jax.jit", "jax.pjit", "jax.experimental.pjit.pjit", "flax.nnx.jit"], ABSTRACT, "jit",
-        verb="compiles")  # fmt: skip
-    add(["equinox.filter_jit"], ABSTRACT, "filter", verb="compiles")
-    add(["equinox.filter_vmap", "equinox.filter_pmap"], ABSTRACT, "filter")
-    add(["jax.vmap", "flax.nnx.vmap", "haiku.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap")
+    add(["jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"], ABSTRACT, "jit", verb="compiles")
+    add(["jax.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap")
     add(["jax.pmap"], ABSTRACT, "pmap", verb="compiles")
     grads = ["jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"]
-    add([*grads, "flax.nnx.grad", "flax.nnx.value_and_grad"], GRAD, "grad", verb="differentiates")
-    add(["equinox.filter_grad", "equinox.filter_value_and_grad"], GRAD, "grad",
-        verb="differentiates")  # fmt: skip
+    add(grads, GRAD, "grad", verb="differentiates")
     add(["jax.jvp", "jax.vjp", "jax.linearize"], GRAD, "all", verb="differentiates")
-    add(["jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint", "flax.nnx.remat",
-         "haiku.remat", "equinox.filter_checkpoint"], ABSTRACT, "ckpt")  # fmt: skip
+    add(["jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint"], ABSTRACT, "ckpt")
     add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt")
-    add(["jax.shard_map", "jax.experimental.shard_map.shard_map", "flax.nnx.shard_map"],
-        ABSTRACT, "shard")  # fmt: skip
-    for prefix in ("jax.lax.", "haiku.", "flax.nnx."):
+    add(["jax.shard_map", "jax.experimental.shard_map.shard_map"], ABSTRACT, "shard")
+    for prefix in LAX_MIRRORS:
         add([prefix + "scan", prefix + "map"], ABSTRACT, "all")
         add([prefix + "cond"], ABSTRACT, "all", (1, 2), ("true_fun", "false_fun"))
         add([prefix + "switch"], ABSTRACT, "all", (1,), ("branches",))
         add([prefix + "fori_loop"], ABSTRACT, "all", (2,), ("body_fun",))
         add([prefix + "while_loop"], ABSTRACT, "all", (0, 1), ("cond_fun", "body_fun"))
     add(["jax.lax.associative_scan"], ABSTRACT, "all")
-    add(haiku.TRANSFORMS, ABSTRACT, "haiku", verb=haiku.VERB)
-    linen = [f"flax.linen.{n}" for n in ("jit", "vmap", "scan", "remat", "checkpoint")]
-    add([*linen, "flax.linen.remat_scan"], ABSTRACT, "linen")
-    add(["flax.linen.while_loop"], ABSTRACT, "linen", (0, 1), ("cond_fn", "body_fn"))
-    add(["flax.linen.cond"], ABSTRACT, "linen", (1, 2), ("true_fun", "false_fun"))
-    add(["flax.linen.switch"], ABSTRACT, "linen", (1,), ("branches",))
-    # `flax.linen.transforms.scan` and friends are the same objects.
-    for name in list(table):
-        if name.startswith("flax.linen."):
-            alias = "flax.linen.transforms." + name.rsplit(".", 1)[1]
-            table[alias] = Transform(alias, *_fields(table[name])[1:])
+    # The frameworks' own transformations, from their plug-ins (model/jax/frameworks/).
+    for plugin in plugins():
+        for spec in plugin.transforms:
+            add(spec.names, spec.level, spec.style, spec.targets, spec.target_keywords,
+                verb=spec.verb)  # fmt: skip
     return table
 
 
@@ -379,7 +372,7 @@ class Discovery:
             )  # fmt: skip
             return
         if type(func) is cst.ClassDef:
-            if transform.style != "linen":
+            if transform.style != "lifted":
                 return
             method = _method(func, "__call__")
             if method is None:
@@ -704,7 +697,7 @@ def application_params(
     }
     out = {name: PYTREE for name in names}
     style = transform.style
-    if signature_unknown or style in ("filter", "haiku"):
+    if signature_unknown or style in ("filter", "pair"):
         return {name: UNKNOWN for name in names}
     if style == "jit":
         static = spec_from_args(options).effective(Signature.of(func))
@@ -761,7 +754,7 @@ def application_params(
             for index, name in enumerate(positional):
                 if index >= len(sharded) or not sharded[index]:
                     out[name] = _NONE_SPEC_ARGUMENT
-    elif style == "linen":
+    elif style == "lifted":
         if _option(options, "static_argnums") is not None or _option(options, "in_axes"):
             return {name: UNKNOWN for name in names}
         if names:

@@ -23,12 +23,13 @@ def _raw() -> dict[str, Any]:
 
 @cache
 def framework_of_class(qualname: str) -> str | None:
-    """ "linen" or "haiku" when `qualname` (`flax.linen.Dense`) is a module class of that
-    framework that holds parameters or state; None otherwise (`haiku.Flatten` holds none)."""
+    """The plug-in kind (the data file's key) when `qualname` (`flax.linen.Dense`) is a
+    module class of that framework that holds parameters or state; None otherwise
+    (`haiku.Flatten` holds none)."""
     raw = _raw()
     if qualname in raw["stateless"]:
         return None
-    for framework in ("linen", "haiku"):
-        if qualname in raw[framework]:
+    for framework, classes in raw.items():  # a framework's kind -> its module classes
+        if framework != "stateless" and isinstance(classes, list) and qualname in classes:
             return framework
     return None

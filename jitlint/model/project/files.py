@@ -14,6 +14,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jitlint.model.domain import plugins
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
     EntryRecord,
@@ -24,7 +25,6 @@ from jitlint.model.jax.crossfile.records import (
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
-from jitlint.model.jax.frameworks import linen
 from jitlint.model.tf_records import TfInbound, TfRecord
 
 # `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
@@ -237,7 +237,7 @@ def _defines(name: str, defs: frozenset[str]) -> bool:
         return True
     owner, _, method = name.rpartition(".")
     # `Net.apply` of a flax Module: its file runs `Net.__call__`.
-    return method in linen.ENTRY_METHODS and owner in defs
+    return method in plugins.apply_methods() and owner in defs
 
 
 def accepts(received: Received, defs: frozenset[str], reexports: Mapping[str, str]) -> bool:

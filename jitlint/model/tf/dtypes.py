@@ -18,9 +18,9 @@ Sources of dtypes:
   `tf.keras.backend.set_floatx`); a loss's targets and predictions have `floatx`;
 - parameters: the arguments at the module's call sites (calls, `self.method(...)`,
   `instance.method(...)`, `functools.partial(f, name=value)`), NumPy arrays becoming tensors
-  when the function is a `tf.function`; attributes `self.x` from their assignments in the
-  class.
-Everything is flow-insensitive (a name joins its assignments) and bounded in depth.
+  when the function is a `tf.function`, joined over the calls (`site_dtypes` keeps them call
+  by call); attributes `self.x` from their assignments in the class.
+Local names are read per program point (values.py); everything is bounded in depth.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ from jitlint.model.tf.api import (
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.model.tf.values import TfValues
+from jitlint.python.attributes import class_body_assignments as _class_body_assignments
+from jitlint.python.attributes import self_assignments as _self_assignments
 from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.python.walker import iter_children
 
@@ -50,6 +52,20 @@ _NUMPY_FLOAT_MAKERS = {
     for n in ("array", "asarray", "ones", "zeros", "full", "linspace", "arange", "eye", "empty")
 } | {f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform", "random")}
 _NUMPY_KEEPS_DTYPE = {"reshape", "transpose", "copy", "ravel", "flatten", "squeeze", "T"}
+# NumPy functions whose result has their first argument's dtype (`x = np.clip(x, 0, 1)`
+# keeps a float64 array float64), and those that keep a float dtype but make floats of
+# integers (`np.sqrt` of an int64 array is float64).
+_NUMPY_SAME_DTYPE = {
+    f"numpy.{n}"
+    for n in (
+        "clip", "abs", "absolute", "negative", "square", "round", "cumsum", "sort", "flip",
+        "squeeze", "expand_dims", "reshape", "transpose", "tile", "repeat", "copy", "roll",
+        "ascontiguousarray", "ravel",
+    )
+}  # fmt: skip
+_NUMPY_FLOATING = {
+    f"numpy.{n}" for n in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil")
+}
 _CONSTANTS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
 # TensorArray methods whose result has the array's dtype (`write` returns the array).
 _TENSOR_ARRAY_READS = {"stack", "read", "gather", "concat", "write", "scatter", "unstack"}
@@ -170,6 +186,10 @@ class TfDtypes:
         if kind is cst.SimpleString:
             value = expr.evaluated_value  # type: ignore[attr-defined]
             return _canonical(value) if isinstance(value, str) else None
+        if kind is cst.Attribute and _is_self(expr.value):  # type: ignore[attr-defined]
+            found = self._self_dtype_name(expr, path, depth)  # type: ignore[arg-type]
+            if found is not None or expr.attr.value != "dtype":  # type: ignore[attr-defined]
+                return found
         if kind is cst.Attribute and expr.attr.value == "dtype":  # type: ignore[attr-defined]
             return self.dtype(expr.value, path, depth + 1)  # type: ignore[attr-defined]
         if kind is cst.Call:
@@ -195,9 +215,21 @@ class TfDtypes:
                 found = {self.dtype_name(v, p, depth + 1) for v, p in values}
                 if len(found) == 1:
                     return found.pop()
-            return None
+                return None
+            return self._param_dtype_name(expr, path, depth)  # type: ignore[arg-type]
         # `Const.FLOAT`: a class attribute of a module class.
         return self._class_attribute_dtype(expr, path, depth)  # type: ignore[arg-type]
+
+    def _self_dtype_name(self, expr: cst.Attribute, path: Path, depth: int) -> str | None:
+        """`self.dtype`, `self.compute_dtype`...: the dtype the class's methods assign to
+        the attribute (from a constructor argument: what the calls of the class pass)."""
+        cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+        if cls is None:
+            return None
+        outer = self.model.scope_path(cls)[:-1]
+        values = _self_assignments(cls, expr.attr.value, outer)
+        found = {self.dtype_name(v, p, depth + 1) for v, p in values}
+        return found.pop() if len(found) == 1 else None
 
     def _class_attribute_dtype(self, expr: cst.Attribute, path: Path, depth: int) -> str | None:
         if type(expr.value) is not cst.Name:
@@ -314,6 +346,9 @@ class TfDtypes:
             return self._method_info(call, path, depth)
         if type(func) not in (cst.Name, cst.Attribute):
             return UNKNOWN
+        helper = self._helper_info(call, path, depth)
+        if helper is not None:
+            return helper
         names = canonical(self.names.qualified_names(func, path))
         if len(names) != 1 or "" in names:
             if type(func) is cst.Attribute:
@@ -336,6 +371,16 @@ class TfDtypes:
                 found = {"float": "float64", "int": "int64"}.get(literal or "")
                 return DType(found, numpy=True)
             return DType("float64", numpy=True)
+        if name in _NUMPY_SAME_DTYPE or name in _NUMPY_FLOATING:
+            data = positional_argument(call, 0)
+            if data is None or dtype_arg is not None:
+                return UNKNOWN
+            inner = self.info(data.value, path, depth + 1)
+            if not inner.numpy or inner.name is None:
+                return UNKNOWN
+            if name in _NUMPY_FLOATING and inner.name not in FLOAT_DTYPES:
+                return DType("float64", numpy=True)
+            return DType(inner.name, numpy=True)
         if not name.startswith("tensorflow."):
             return UNKNOWN
         leaf = name[len("tensorflow.") :]
@@ -377,6 +422,40 @@ class TfDtypes:
                 found = operands[0] if operands else UNKNOWN
             return replace(found, numpy=False)
         return UNKNOWN
+
+    def _helper_info(self, call: cst.Call, path: Path, depth: int) -> DType | None:
+        """The dtype a module function or method returns at this call: its returns joined;
+        one that follows a parameter's dtype (ops that keep it) takes the dtype this call
+        passes. None when `call` runs no such function."""
+        func = call.func
+        if type(func) is cst.Attribute and not (
+            type(func.value) is cst.Name and func.value.value in ("self", "cls")
+        ):
+            return None
+        found = self.model.callee(call, path)
+        if found is None or type(found[0]) is not cst.FunctionDef:
+            return None
+        target, bound = found
+        returns = [
+            self.info(value, value_path, depth + 1)
+            for value, value_path in _returns(target, self.model.scope_path(target))
+        ]
+        if not returns:
+            return None
+        result = join(returns)
+        own = {p.name.value for p in (*target.params.posonly_params, *target.params.params)}
+        followed = result.params & own
+        if result.name is not None or not followed or result.params - own:
+            return replace(result, params=frozenset())
+        passed = [
+            self.info(arg, path, depth + 1)
+            for param, arg in bind(target, call, bound)
+            if param in followed and literal_kind(arg, self.values, path) is None
+        ]
+        if len(passed) != len(followed):
+            return replace(result, params=frozenset())
+        site = combine(passed)
+        return DType(site.name, result.consts | site.consts, site.params, site.numpy)
 
     def _method_info(self, call: cst.Call, path: Path, depth: int) -> DType:
         """`array.reshape(...)`, `array.astype(D)`, `tensor.numpy()`: NumPy methods."""
@@ -446,11 +525,44 @@ class TfDtypes:
             found.add(self.dtype_name(arg.value, call_path) if arg is not None else None)
         return found.pop() if len(found) == 1 else None
 
+    def _calls_of(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path, int]]:
+        """The module's calls of `func`; for a class's `__init__`, the calls of the class
+        (its constructor arguments reach `__init__`)."""
+        sites = list(self._sites.by_function.get(id(func), ()))
+        if func.name.value == "__init__":
+            path = self.model.scope_path(func)
+            cls = path[-3] if len(path) >= 3 else None
+            if type(cls) is cst.ClassDef:
+                sites += [(c, p, 1) for c, p, _ in self._sites.by_function.get(id(cls), ())]
+        return sites
+
+    def _param_dtype_name(self, name: cst.Name, path: Path, depth: int) -> str | None:
+        """The dtype a parameter names (`dtype=tf.float32`), when every call of its function
+        passes the same one (the default where a call leaves it out)."""
+        defs = self.values.name_defs(name, path)
+        if not defs or len(defs) != 1 or defs[0].kind != "param":
+            return None
+        func, param = defs[0].path[-1], defs[0].node
+        if type(func) is not cst.FunctionDef:
+            return None
+        sites = self._calls_of(func)
+        found = set()
+        for call, call_path, bound in sites:
+            passed = [arg for key, arg in bind(func, call, bound) if key == name.value]
+            if passed:
+                found.add(self.dtype_name(passed[0], call_path, depth + 1))
+            elif any(arg.star for arg in call.args):
+                return None  # `**options` may pass it
+            else:
+                default = getattr(param, "default", None)
+                found.add(self.dtype_name(default, defs[0].path, depth + 1) if default else None)
+        return found.pop() if len(found) == 1 else None
+
     def _bound_arguments(self, func: cst.FunctionDef, name: str, depth: int) -> list[DType]:
         """What the module's calls of `func` pass for `name`."""
         out = []
         graph_root = self.model.is_tf_function(func)
-        for call, call_path, bound in self._sites.by_function.get(id(func), ()):
+        for call, call_path, bound in self._calls_of(func):
             for param, arg in bind(func, call, bound):
                 if param != name:
                     continue
@@ -458,6 +570,18 @@ class TfDtypes:
                 if graph_root:  # NumPy arrays become tensors of their dtype
                     found = replace(found, numpy=False)
                 out.append(found)
+        return out
+
+    def site_dtypes(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.Call, DType]]:
+        """What each of the module's calls of `func` passes for `name`, call by call (the
+        parameter's own value joins them)."""
+        out = []
+        graph_root = self.model.is_tf_function(func)
+        for call, call_path, bound in self._calls_of(func):
+            for param, arg in bind(func, call, bound):
+                if param == name:
+                    found = self.info(arg, call_path, 1)
+                    out.append((call, replace(found, numpy=False) if graph_root else found))
         return out
 
     @cached_property
@@ -762,54 +886,6 @@ def _returns(
         stack.extend((child, here) for child in iter_children(node))
 
 
-def _class_body_assignments(
-    cls: cst.ClassDef, attr: str, path: Sequence[cst.CSTNode]
-) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
-    out = []
-    for item in cls.body.body:  # type: ignore[attr-defined]
-        if type(item) is not cst.SimpleStatementLine:
-            continue
-        for small in item.body:
-            if type(small) is cst.Assign and any(
-                type(t.target) is cst.Name and t.target.value == attr for t in small.targets
-            ):
-                out.append((small.value, (*path, cls, cls.body, item, small)))
-    return out
-
-
-def _self_assignments(
-    cls: cst.ClassDef, attr: str, path: Sequence[cst.CSTNode]
-) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
-    """The values `self.<attr> = value` assigns in the class's methods (and the class
-    body's `attr = value`)."""
-    out = _class_body_assignments(cls, attr, path)
-    for item in cls.body.body:  # type: ignore[attr-defined]
-        if type(item) is not cst.FunctionDef:
-            continue
-        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [
-            (item.body, (*path, cls, cls.body, item))
-        ]
-        while stack:
-            node, parents = stack.pop()
-            here = (*parents, node)
-            kind = type(node)
-            if kind is cst.Assign:
-                for target in node.targets:  # type: ignore[attr-defined]
-                    t = target.target
-                    if (
-                        type(t) is cst.Attribute
-                        and type(t.value) is cst.Name
-                        and t.value.value == "self"
-                        and t.attr.value == attr
-                    ):
-                        out.append((node.value, here))  # type: ignore[attr-defined]
-                continue
-            if kind in _FUNCTIONS or kind is cst.ClassDef:
-                continue
-            stack.extend((child, here) for child in iter_children(node))
-    return out
-
-
 def _canonical(name: str) -> str | None:
     name = DTYPE_ALIASES.get(name, name)
     if name in FLOAT_DTYPES or name.startswith(("int", "uint")) or name in ("bool", "string"):
@@ -878,3 +954,7 @@ def literal_kind(
                 for value, value_path in _class_body_assignments(cls, expr.attr.value, outer):  # type: ignore[arg-type,attr-defined]
                     return literal_kind(value, values, value_path, depth + 1)
     return None
+
+
+def _is_self(expr: cst.CSTNode) -> bool:
+    return type(expr) is cst.Name and expr.value == "self"  # type: ignore[attr-defined]

@@ -9,7 +9,8 @@ a compile-time constant (hazards T03):
 - "loop": a `tf.range` / `tf.while_loop` loop variable: never constant, compiling fails;
 - "rng": a stateful random op: never constant, compiling fails.
 `tf.shape(x)` and friends have no origin: XLA compiles per static shape, so they are
-constants. Everything is flow-insensitive: a name's value joins all its assignments.
+constants. Names are read per program point where the block structure tells which
+assignments reach a read (python/reaching.py); elsewhere a name joins all its assignments.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.python.attributes import assigned_only_plainly, self_assignments
 from jitlint.python.names import Names
+from jitlint.python.reaching import reaching
 from jitlint.python.walker import iter_children
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
@@ -49,6 +52,10 @@ _TENSOR_METHODS = {
     "read_value", "value", "assign", "assign_add", "assign_sub", "read", "stack", "gather",
     "concat", "write", "to_tensor", "__getitem__", "__add__", "__mul__", "__sub__",
 }  # fmt: skip
+
+
+# A Keras layer's methods that make a weight (a variable).
+_WEIGHT_MAKERS = {"add_weight", "add_variable"}
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,15 @@ _REDUCTIONS = {
     for p in ("", "math.")
     for op in ("sum", "mean", "max", "min", "prod", "any", "all", "logsumexp", "std", "variance")
 }
+
+
+def _unless_none(expr: cst.CSTNode) -> list[cst.CSTNode]:
+    """The values `expr` may have other than `None`: `w if c else None` may be `w`."""
+    if type(expr) is cst.Name and expr.value == "None":  # type: ignore[attr-defined]
+        return []
+    if type(expr) is cst.IfExp:
+        return [*_unless_none(expr.body), *_unless_none(expr.orelse)]  # type: ignore[attr-defined]
+    return [expr]
 
 
 def join(values: Iterable[Value]) -> Value:
@@ -336,7 +352,12 @@ class TfValues:
         scope = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
         if type(scope) not in (cst.FunctionDef, cst.Lambda) or scope_path[-1] is not scope.body:  # type: ignore[attr-defined]
             return None
-        return self.defs(scope, scope_path[:-2]).get(name.value)  # type: ignore[arg-type]
+        defs = self.defs(scope, scope_path[:-2]).get(name.value)  # type: ignore[arg-type]
+        if not defs or len(defs) == 1:
+            return defs
+        # Names per program point: only the bindings that reach this read.
+        kept = reaching([d.path for d in defs], (*path, name), scope)
+        return defs if kept is None else [defs[i] for i in kept]
 
     # ----- values -------------------------------------------------------------------------
 
@@ -359,6 +380,8 @@ class TfValues:
         if kind is cst.Attribute:
             if expr.attr.value in _STATIC_ATTRS:  # type: ignore[attr-defined]
                 return PY
+            if type(expr.value) is cst.Name and expr.value.value == "self":  # type: ignore[attr-defined]
+                return self._self_attribute(expr, path)  # type: ignore[arg-type]
             if self.names.qualified_names(expr, path) - {""}:
                 return PY  # a module attribute such as tf.float32
             return UNK
@@ -460,6 +483,25 @@ class TfValues:
         if kind == "python":
             return PY
         return UNK
+
+    def _self_attribute(self, expr: cst.Attribute, path: Sequence[cst.CSTNode]) -> Value:
+        """`self.x` in a method: what the class's methods assign to it. A `None` among them
+        is left out: `if self.bias:` fails whenever the attribute holds its weight."""
+        index = next(
+            (i for i in range(len(path) - 1, -1, -1) if type(path[i]) is cst.ClassDef), None
+        )
+        if index is None or index + 2 >= len(path) or type(path[index + 2]) is not cst.FunctionDef:
+            return UNK
+        cls = path[index]
+        attr = expr.attr.value
+        if not assigned_only_plainly(cls, attr):  # type: ignore[arg-type]
+            return UNK
+        found = [
+            self.value(value, value_path)
+            for assigned, value_path in self_assignments(cls, attr, path[:index])  # type: ignore[arg-type]
+            for value in _unless_none(assigned)
+        ]
+        return join(found) if found else UNK
 
     def _param(self, name: str, param: cst.CSTNode | None, base: Sequence[cst.CSTNode]) -> Value:
         func = base[-1]  # a param's path ends at its function
@@ -600,6 +642,13 @@ class TfValues:
         if names and names <= _NUMERIC_BUILTINS:
             value = combine(self.value(a.value, path) for a in call.args)
             return value if value.kind == PYTHON else Value(UNKNOWN, value.origins)
+        if (
+            kind is cst.Attribute
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            and func.value.value == "self"  # type: ignore[attr-defined]
+            and func.attr.value in _WEIGHT_MAKERS  # type: ignore[attr-defined]
+        ):
+            return Value(TENSOR, frozenset({"variable"}))  # a Keras layer's weight
         if kind is cst.Attribute and not names - {""}:
             receiver = self.value(func.value, path)  # type: ignore[attr-defined]
             if receiver.kind == TENSOR:

@@ -206,6 +206,9 @@ accept(tf.constant(0.3, tf.float64))
     def _meet(self, event: Event) -> None:
         operands = [o for o in event.operands if not o.numpy]
         wide = {o.name for o in operands if o.name in FLOAT_DTYPES and o.name != "float32"}
+        if not wide:
+            self._meet_per_call(event)
+            return
         if len(wide) != 1:
             return
         dtype = wide.pop()
@@ -215,6 +218,51 @@ accept(tf.constant(0.3, tf.float64))
             direct = event.exprs[index] if index < len(event.exprs) else None
             for call in self._constants(operand):
                 self._report_meeting(call, call is direct, dtype, event)
+
+    def _meet_per_call(self, event: Event) -> None:
+        """A helper's parameter whose calls pass different dtypes (joined, it has none):
+        the constant meets the wide one on the path through that call."""
+        func = next((n for n in reversed(event.path) if type(n) is cst.FunctionDef), None)
+        if func is None:
+            return
+        own = {p.name.value for p in (*func.params.posonly_params, *func.params.params)}
+        constants = [o for o in event.operands if not o.numpy and o.from_constants]
+        if not constants:
+            return
+        dtypes = self.ctx.tf.dtypes
+        for operand in event.operands:
+            if operand.numpy or operand.name is not None or operand.consts:
+                continue
+            for param in sorted(operand.params & own):
+                for call, found in dtypes.site_dtypes(func, param):
+                    if found.numpy or found.name not in FLOAT_DTYPES or found.name == "float32":
+                        continue
+                    line = self.ctx.positions[call].start.line
+                    for constant in constants:
+                        for made in self._constants(constant):
+                            self._report_per_call(made, param, found.name, line, event, func)
+                    return
+
+    def _report_per_call(
+        self,
+        call: cst.Call,
+        param: str,
+        dtype: str,
+        line: int,
+        event: Event,
+        func: cst.FunctionDef,
+    ) -> None:
+        if id(call) in self._reported:
+            return
+        self._reported.add(id(call))
+        self.report(
+            call,
+            f"this tf.constant has no dtype, so its Python floats become float32, and a value "
+            f"made from it meets `{param}` in {event.where} in `{func.name.value}`; the call on "
+            f"line {line} passes a {dtype} `{param}`: TensorFlow does not promote and raises "
+            "a dtype mismatch there",
+            help=f"take the parameter's dtype: tf.constant(..., dtype={param}.dtype)",
+        )
 
     def _report_meeting(self, call: cst.Call, direct: bool, dtype: str, event: Event) -> None:
         if id(call) in self._reported:

@@ -291,8 +291,7 @@ f = tf.function(step, jit_compile=True)
         self.report(
             node,
             f"the branches of this `tf.cond` return different shapes in {context.origin}: "
-            f"`{found.grown}` returns `{found.value}` grown by `{found.op}`, `{found.kept}` "
-            f"returns `{found.value}` as it is. XLA gives the result a bounded dynamic "
+            f"{found.detail}. XLA gives the result a bounded dynamic "
             "dimension, which later ops such as `tf.signal.fft2d` cannot take ('Asked to "
             "propagate a dynamic dimension ... which is not implemented')",
             help="make both branches return the same shape, or decide the branch in Python "

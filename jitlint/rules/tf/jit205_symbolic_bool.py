@@ -84,9 +84,16 @@ class SymbolicBool(Rule):
     `return B` gets the same rewrite, the assignments moved above it: they now also run
     when `A` is chosen (a division by zero there gives `nan`/`inf` in the branch not taken).
 
+    A truth test of a layer's weight (`if self.bias:`, where `build` made `self.bias` with
+    `self.add_weight` or left it `None`) is reported too: a Keras 3 weight has no truth value
+    even eagerly ("TypeError: A Keras Variable cannot be used as a boolean", observed with
+    Keras 3.15 / TF 2.21), and in graph code no variable has one. Test the setting that
+    decides whether the weight exists, or `self.bias is not None`.
+
     ## Known problems
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
-    `input_signature`, a Keras `call`'s inputs). Keras 2 (`tf_keras`) autographs `call`;
+    `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
+    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`;
     classes derived from it are treated like `tf.function`.
     """
 
@@ -95,7 +102,7 @@ class SymbolicBool(Rule):
     summary = "A symbolic tensor is used as a Python bool where autograph does not convert it."
     framework = "tensorflow"
     fix_availability = "sometimes"
-    requires = ("tensorflow",)
+    requires = ("tensorflow", "keras")
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
@@ -192,6 +199,22 @@ def helper(x):
     return x if not tf.reduce_any(x > 0) else -x  # error: JIT205
 f = tf.function(helper, autograph=False)
 """,
+        # A weight the layer may not have, tested for its truth value.
+        """
+import keras
+class Dense(keras.layers.Layer):
+    def __init__(self, units, use_bias=True):
+        super().__init__()
+        self.units, self.use_bias = units, use_bias
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units))
+        self.bias = self.add_weight(shape=(self.units,)) if self.use_bias else None
+    def call(self, x):
+        y = x @ self.kernel
+        if self.bias:  # error: JIT205
+            y = y + self.bias
+        return y
+""",
     )
 
     def _tensor_context(self, node: cst.CSTNode, expr: cst.CSTNode, needs_no_autograph: bool):
@@ -201,12 +224,36 @@ f = tf.function(helper, autograph=False)
             return None
         if self.ctx.tf.values.value(expr, path).kind != TENSOR:
             return None
+        if self._keras_inputs(expr, path):
+            return None
         return context
+
+    def _keras_inputs(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
+        """`inputs` as a Keras method received it: one tensor, or a list or dict of them
+        (a merge layer's `for x in inputs:` iterates a list), so nothing is claimed."""
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.ctx.tf.values.name_defs(expr, path)
+        if not defs or any(d.kind != "param" for d in defs):
+            return False
+        return self.ctx.tf.keras_class_of(defs[0].path[-1]) is not None
 
     def _report(
         self, node: cst.CSTNode, what: str, context, fix: NodeFix | None = None, no_fix: str = ""
     ) -> None:
         why = "autograph does not convert it" if not context.autograph else "it is traced"
+        weight = self._weight(node)
+        if weight is not None:
+            self.report(
+                node,
+                f"{what} on `self.{weight}`, a variable, in {context.origin}: a variable has "
+                "no truth value in graph code (OperatorNotAllowedInGraphError), and a Keras 3 "
+                "weight has none even eagerly (TypeError 'A Keras Variable cannot be used as "
+                "a boolean')",
+                help=f"test the setting that decides whether it exists (`self.use_bias`, ...), "
+                f"or `self.{weight} is not None`",
+            )
+            return
         self.report(
             node,
             f"{what} on a symbolic tensor in {context.origin}, where {why}: "
@@ -215,6 +262,20 @@ f = tf.function(helper, autograph=False)
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
             fix=fix,
         )
+
+    def _weight(self, node: cst.CSTNode) -> str | None:
+        """The attribute, when `node` is `self.<attr>` (or `not self.<attr>`) holding a
+        variable the layer made."""
+        if type(node) is cst.UnaryOperation:
+            node = node.expression
+        if not (
+            type(node) is cst.Attribute
+            and type(node.value) is cst.Name
+            and node.value.value == "self"
+        ):
+            return None
+        value = self.ctx.tf.values.value(node, self.ctx.path_to(node))
+        return node.attr.value if "variable" in value.origins else None
 
     def _cond_fix(self, node: cst.If | cst.IfExp) -> tuple[NodeFix | None, str]:
         path = self.ctx.path_to(node)

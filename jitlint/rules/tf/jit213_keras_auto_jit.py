@@ -349,8 +349,7 @@ class Staircase(keras.layers.Layer):
                 self.report(
                     node,
                     f"the branches of this `tf.cond` return different shapes in "
-                    f"{context.origin}: `{mismatch.grown}` returns `{mismatch.value}` grown by "
-                    f"`{mismatch.op}`, `{mismatch.kept}` returns it as it is. "
+                    f"{context.origin}: {mismatch.detail}. "
                     f"{xla_when(context.origin)}, and "
                     "there the result gets a bounded dynamic dimension, which later ops such "
                     "as `tf.signal.fft2d` cannot take",

@@ -21,6 +21,7 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.jax.crossfile.records import Inbound, may_be_project_function
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
@@ -39,8 +40,12 @@ from jitlint.python.names import Names, base_class
 PYTREE_FACT = "jax:pytree:"
 _KINDS = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD, PYTHON_FIELD, LEAF_FIELD})
 _INFORMATIVE = frozenset({STATIC_FIELD, ARRAY_FIELD, SCALAR_FIELD})
-# PytreeClass.framework -> ClassInfo.framework
-_CLASS_FRAMEWORKS = {"equinox": "equinox", "flax": "flax.struct", "namedtuple": "namedtuple"}
+
+
+def _declaring_kinds() -> frozenset[str]:
+    """The kinds whose pytree classes a fact may describe (PytreeClass.framework is the
+    plug-in's kind, and so the ClassInfo.kind of the stand-in class)."""
+    return frozenset(p.kind for p in plugins.plugins() if p.declared_leaves)
 
 
 # ---- the defining file ------------------------------------------------------------------
@@ -70,7 +75,7 @@ def decode(name: str, fact: str) -> PytreeClass | None:
     if not fact.startswith(PYTREE_FACT):
         return None
     parts = fact[len(PYTREE_FACT) :].split(":")
-    if len(parts) != 3 or parts[0] not in _CLASS_FRAMEWORKS or parts[1] not in ("0", "1"):
+    if len(parts) != 3 or parts[0] not in _declaring_kinds() or parts[1] not in ("0", "1"):
         return None
     fields = {}
     for item in parts[2].split(","):
@@ -184,8 +189,7 @@ class ImportedPytrees:
         # A stand-in for the other module's class: no member is known, so any other
         # attribute stays unknown.
         node = cst.ClassDef(name=cst.Name(name), body=cst.IndentedBlock(body=[]))
-        framework = _CLASS_FRAMEWORKS[found.framework]
-        info = ClassInfo(node, name, [], framework=framework, open=True)
+        info = ClassInfo(node, name, [], framework=found.framework, open=True)
         return found, info
 
     def param(

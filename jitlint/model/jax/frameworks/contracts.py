@@ -9,7 +9,7 @@ parameter annotated as a JAX array (`x: jax.Array`, `Float[Array, "n"]`, `chex.A
 traced array; every other parameter stays unknown, and unknown is never an error.
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
-qualified names), so a framework is added here, not in an if-chain elsewhere.
+qualified names); each framework states its contract in its plug-in.
 """
 
 from __future__ import annotations
@@ -21,61 +21,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.plugins import Contract, plugins
 from jitlint.python.names import Names, base_class
 
-
-@dataclass(frozen=True)
-class Contract:
-    """The methods of a framework's modules that its users call under jit."""
-
-    framework: str  # ClassInfo.kind
-    methods: frozenset[str]
-    says: str  # why the body is traced, for messages: "equinox modules are meant to be"
-    # Every public method too (and `__init__`): an equinox module is a pytree whose methods
-    # its users call inside `eqx.filter_jit`, and which is often built there.
-    public: bool = False
-    # Its users hand the module to their `filter_jit` as an argument, so its array fields
-    # are tracers in the body (equinox); otherwise fields stay unknown.
-    array_leaves_traced: bool = False
-    # The module object itself is made inside the user's trace (haiku and flax linen build or
-    # bind it in `apply`): setting its attributes there changes nothing outside.
-    made_in_trace: bool = False
-    # A traceback showed this very function failing under jit (explain-error's entry hint):
-    # its parameters may be tracers, whatever their annotations leave unsaid.
-    parameters_traced: bool = False
-
-    def traced_methods(self, defined: Iterable[str]) -> set[str]:
-        """The methods, of those a class defines, that the contract traces."""
-        if not self.public:
-            return set(self.methods).intersection(defined)
-        return {
-            name
-            for name in defined
-            if name in self.methods or name == "__init__" or not name.startswith("_")
-        }
-
-
+# The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
-    c.framework: c
-    for c in (
-        Contract(
-            "equinox",
-            frozenset({"__call__"}),
-            "equinox modules are meant to be",
-            public=True,
-            array_leaves_traced=True,
-        ),
-        Contract(
-            "linen", frozenset({"__call__"}), "flax modules are meant to be", made_in_trace=True
-        ),
-        Contract("nnx", frozenset({"__call__"}), "flax modules are meant to be"),
-        Contract(
-            "haiku",
-            frozenset({"__call__"}),
-            "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
-            made_in_trace=True,
-        ),
-    )
+    p.contract.framework: p.contract for p in plugins() if p.contract is not None
 }
 
 # Every method some contract traces: a class defining one may need its base's framework.

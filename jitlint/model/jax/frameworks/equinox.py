@@ -15,11 +15,26 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
+from jitlint.model.domain.plugins import (
+    ABSTRACT,
+    GRAD,
+    HASH_LEAVES,
+    CallArgs,
+    Contract,
+    FieldHelper,
+    FrameworkPlugin,
+    TransformSpec,
+    plugin,
+    plugins,
+)
 from jitlint.model.domain.values import NONE, Array, Object, Scalar, Seq, U, Value
 from jitlint.python.names import Names
 
 _ARRAYS = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtyping.Array"})
 _STATIC_FIELDS = frozenset({"equinox.field", "equinox.static_field"})
+KIND = "equinox"
+_LAYERS = "equinox.nn."
+IMPORT_AS = ("equinox", "eqx")  # how fixes import it
 
 
 @dataclass(frozen=True)
@@ -39,7 +54,7 @@ def array_holder(classes: Classes, info: ClassInfo, depth: int = 0) -> ArrayHold
     if depth > 3 or any("__hash__" in c.methods or "__hash__" in c.attributes for c in info.mro):
         return None
     kind = info.kind
-    if kind == "equinox":
+    if kind == KIND:
         certain = True
     elif kind is None and info.imported_bases and not info.methods.get("__eq__"):
         certain = False  # `class P(ProcessorBase)`: only its fields suggest equinox
@@ -83,28 +98,30 @@ def _holds(
     qualname = next(iter(qualnames))
     if qualname in _ARRAYS:
         return "an array"
-    if qualname.startswith("equinox.nn.") and qualname.count(".") == 2:
+    if qualname.startswith(_LAYERS) and qualname.count(".") == 2:
         return f"an `eqx.nn.{qualname.rsplit('.', 1)[1]}` (whose weights are arrays)"
     local = classes.resolve(annotation, path)
-    if local is not None and local.kind == "equinox":
+    if local is not None and local.kind == KIND:
         inner = array_holder(classes, local, depth + 1)
         if inner is not None and inner.certain:
             return f"a `{local.name}` module holding {inner.holds}"
     return None
 
 
-_STATIC_OPTION = {
-    "equinox.field": ("static", "True"),
-    "flax.struct.field": ("pytree_node", "False"),
-}
-
-
 def static_array_fields(classes: Classes, info: ClassInfo) -> list[tuple[str, cst.Call]]:
     """Fields an equinox module or flax struct dataclass declares static (auxiliary data)
     while annotating them as JAX arrays: jit compares the aux data of every call's
     argument with the cached ones, and `==` of two arrays has no single truth value."""
-    if info.kind not in ("equinox", "flax.struct"):
+    kind = plugin(info.kind)
+    if kind is None or not any(h.flag for h in kind.field_helpers):
         return []
+    # A field helper with a flag, of any framework: (keyword, the name that makes it static).
+    static_option = {
+        h.qualname: (h.flag, str(h.static_when))
+        for p in plugins()
+        for h in p.field_helpers
+        if h.flag
+    }
     names = classes.names
     path = [*info.path, info.node, info.node.body]
     out = []
@@ -115,9 +132,9 @@ def static_array_fields(classes: Classes, info: ClassInfo) -> list[tuple[str, cs
         if type(func) not in (cst.Name, cst.Attribute):
             continue
         qualnames = names.qualified_names(func, path)
-        if len(qualnames) != 1 or next(iter(qualnames)) not in _STATIC_OPTION:
+        if len(qualnames) != 1 or next(iter(qualnames)) not in static_option:
             continue
-        option, flag = _STATIC_OPTION[next(iter(qualnames))]
+        option, flag = static_option[next(iter(qualnames))]
         given = [a for a in default.args if a.keyword is not None and a.keyword.value == option]  # type: ignore[attr-defined]
         if len(given) != 1 or type(given[0].value) is not cst.Name:
             continue
@@ -138,7 +155,7 @@ def partition(module: Value, filter_name: str | None) -> Value | None:
     the fields the filter selects (None elsewhere), the second the others. Fields whose
     value is unknown stay unknown in both. None when the module or filter is not known."""
     kinds = _FILTERS.get(filter_name or "")
-    if kinds is None or not isinstance(module, Object) or module.cls.kind != "equinox":
+    if kinds is None or not isinstance(module, Object) or module.cls.kind != KIND:
         return None
     kept: dict[str, Value] = {}
     rest: dict[str, Value] = {}
@@ -182,3 +199,60 @@ def combine(trees: list[Value]) -> Value | None:
             continue
         fields[name] = next((v for v in values if v is not NONE), NONE)
     return Object(first.cls, fields, why=first.why, declared=first.declared)
+
+
+def _partition_call(call: CallArgs) -> Value | None:
+    args = call.args
+    if len(args) >= 2 and args[1][0] is None and not call.star:
+        return partition(args[0][1], call.argument_name(1))
+    return None
+
+
+def _combine_call(call: CallArgs) -> Value | None:
+    if not call.star and all(k is None for k, _ in call.args):
+        return combine([v for _, v in call.args])
+    return None
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "equinox",
+    packages=("equinox",),
+    aliases=("eqx",),
+    class_bases=frozenset({"equinox.Module"}),
+    generated_init=True,
+    post_init=True,
+    check_init=True,
+    pytree=True,
+    declared_leaves=True,
+    field_helpers=(
+        FieldHelper("equinox.static_field"),
+        FieldHelper("equinox.field", "static", True),
+    ),
+    hash_by=HASH_LEAVES,  # equinox hashes the module's leaves
+    contract=Contract(
+        KIND,
+        frozenset({"__call__"}),
+        "equinox modules are meant to be",
+        public=True,
+        array_leaves_traced=True,
+    ),
+    transforms=(
+        TransformSpec(("equinox.filter_jit",), ABSTRACT, "filter", verb="compiles"),
+        TransformSpec(("equinox.filter_vmap", "equinox.filter_pmap"), ABSTRACT, "filter"),
+        TransformSpec(
+            ("equinox.filter_grad", "equinox.filter_value_and_grad"),
+            GRAD,
+            "grad",
+            verb="differentiates",
+        ),
+        TransformSpec(("equinox.filter_checkpoint",), ABSTRACT, "ckpt"),
+    ),
+    shape_params={
+        "equinox.nn.Linear": ((0, 1), ("in_features", "out_features")),
+        "equinox.nn.MLP": ((0, 1, 2, 3), ("in_size", "out_size", "width_size", "depth")),
+    },
+    switchable_layers=(_LAYERS,),
+    import_as=IMPORT_AS,
+    call_hooks={PARTITION: _partition_call, COMBINE: _combine_call},
+)

@@ -14,18 +14,28 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from jitlint.model.domain.plugins import (
+    ABSTRACT,
+    CallArgs,
+    Contract,
+    FrameworkPlugin,
+    TransformSpec,
+)
 from jitlint.model.domain.values import PYTREE, Ref, Seq, Transformed, U, Value
 
+KIND = "haiku"
 TRANSFORM = "haiku.transform"
 WITH_STATE = "haiku.transform_with_state"
 NO_APPLY_RNG = "haiku.without_apply_rng"
-# The transforms table's entries (style "haiku": parameters unknown).
+# The transforms table's entries (style "pair": a pair of functions, parameters unknown).
 TRANSFORMS = (TRANSFORM, WITH_STATE)
+STYLE = "pair"
 VERB = "makes part of `apply` (which haiku code compiles with `jax.jit`)"
+PAIR_DESCRIPTION = "the `hk.transform` pair, a NamedTuple of two Python functions (`init`, `apply`)"
 
 
 class PairMethod(Ref):
-    """`init` or `apply` of a transformed pair (`pair`, a Transformed of style "haiku")."""
+    """`init` or `apply` of a transformed pair (`pair`, a Transformed of style "pair")."""
 
     __slots__ = ("method", "pair")
 
@@ -35,11 +45,11 @@ class PairMethod(Ref):
         self.method = method
 
     def key(self, depth: int = 3) -> Hashable:
-        return ("haiku", id(self.pair), self.method)
+        return (KIND, id(self.pair), self.method)
 
 
 def is_pair(value: Value) -> bool:
-    return isinstance(value, Transformed) and value.transform.style == "haiku"
+    return isinstance(value, Transformed) and value.transform.style == STYLE
 
 
 def member(base: Value, attr: str) -> Value | None:
@@ -125,3 +135,43 @@ ADVICE = {
     "(it cannot create parameters)",
     "jax.jit": "`jax.jit` of the transformed `apply`, outside `hk.transform`",
 }
+
+
+def _without_apply_rng_call(call: CallArgs) -> Value | None:
+    if len(call.args) == 1 and not call.star:
+        return without_apply_rng(call.args[0][1])
+    return None
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "haiku",
+    packages=("haiku",),
+    class_bases=frozenset({"haiku.Module"}),
+    transparent_decorators=frozenset({"haiku.transparent"}),
+    not_a_pytree=True,
+    contract=Contract(
+        KIND,
+        frozenset({"__call__"}),
+        "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
+        made_in_trace=True,
+    ),
+    transforms=(
+        TransformSpec(("haiku.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(("haiku.remat",), ABSTRACT, "ckpt"),
+        TransformSpec(TRANSFORMS, ABSTRACT, STYLE, verb=VERB),
+    ),
+    lax_mirrors=("haiku.",),
+    submodules_in="__init__",
+    module_bases=frozenset({"haiku.Module"}),
+    parameter_functions=frozenset({"haiku.get_parameter", "haiku.get_state", "haiku.set_state"}),
+    lift_advice=ADVICE,
+    lift_twins=EXACT_TWINS,
+    import_as=("haiku", "hk"),
+    call_hooks={NO_APPLY_RNG: _without_apply_rng_call},
+    shape_params={
+        "haiku.Linear": ((0,), ("output_size",)),
+        "haiku.Conv2D": ((0, 1), ("output_channels", "kernel_shape")),
+        "haiku.Embed": ((0, 1), ("vocab_size", "embed_dim")),
+    },
+)

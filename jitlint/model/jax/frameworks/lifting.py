@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes
+from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.transforms import TRANSFORMS
 from jitlint.model.library.module_classes import framework_of_class
 from jitlint.python.names import Names
@@ -44,12 +45,12 @@ STAGING = frozenset(
         "jax.lax.cond", "jax.lax.switch",
     }
 )  # fmt: skip
-# Functions that read or create a parameter or state inside a module's body.
-_HAIKU_STATE = frozenset({"haiku.get_parameter", "haiku.get_state", "haiku.set_state"})
-_LINEN_STATE = frozenset({"param", "variable"})  # `self.param(...)` in a linen method
-_SETUP = {"linen": "setup", "haiku": "__init__"}
-_LINEN_BASES = frozenset({"flax.linen.Module", "flax.linen.module.Module"})
-_FRAMEWORKS = ("linen", "haiku")
+
+
+def _lifting(kind: str | None) -> FrameworkPlugin | None:
+    """The plug-in of `kind` when its modules create parameters when first called."""
+    found = plugin(kind)
+    return found if found is not None and found.submodules_in is not None else None
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class ModuleUse:
     """A module call (or parameter read) that a raw transformation's function makes."""
 
     node: cst.CSTNode  # the call, or the argument that is a module
-    framework: str  # "linen" or "haiku"
+    framework: str  # the plug-in's kind: "linen" or "haiku"
     what: str  # for messages: "`cell` (flax.linen.Dense)"
     made_outside: bool  # the module exists before the transformation runs
 
@@ -74,7 +75,7 @@ class Lifting:
             node = path[index]
             if type(node) is cst.ClassDef:
                 kind = self.classes.of(node, path[:index]).kind  # type: ignore[arg-type]
-                return (kind, node) if kind in _FRAMEWORKS else None  # type: ignore[return-value]
+                return (kind, node) if _lifting(kind) else None  # type: ignore[return-value]
         return None
 
     # ---- module instances ---------------------------------------------------------------
@@ -107,7 +108,7 @@ class Lifting:
             if found is not None and len(found[0]) == 1 and found[0][0].kind == "class":
                 node = found[0][0].node
                 kind = self.classes.of(node, found[1]).kind  # type: ignore[arg-type]
-                if kind in _FRAMEWORKS:
+                if _lifting(kind):
                     return kind, node.name.value  # type: ignore[union-attr,return-value]
         return None
 
@@ -120,18 +121,20 @@ class Lifting:
         if owner is None or method is None or not _is_self(expr.value, method):
             return None
         kind, cls = owner
-        setup = _method(cls, _SETUP[kind])
+        framework = _lifting(kind)
+        assert framework is not None and framework.submodules_in is not None  # framework_class
+        setup = _method(cls, framework.submodules_in)
         assigned = _self_assignments(setup) if setup is not None else iter(())
         values = [value for target, value in assigned if target == expr.attr.value]
         if len(values) == 1 and setup is not None:
             setup_path = [*path[: _index(path, cls) + 1], cls.body, setup, setup.body]
             return self.module(values[0], setup_path, depth + 1)
-        if kind == "linen" and not values:  # a dataclass field holding a submodule
-            return self._field(cls, expr.attr.value, path[: _index(path, cls)])
+        if framework.field_submodules and not values:  # a dataclass field holding a submodule
+            return self._field(framework, cls, expr.attr.value, path[: _index(path, cls)])
         return None
 
     def _field(
-        self, cls: cst.ClassDef, name: str, path: Sequence[cst.CSTNode]
+        self, framework: FrameworkPlugin, cls: cst.ClassDef, name: str, path: Sequence[cst.CSTNode]
     ) -> tuple[str, str] | None:
         """A linen field annotated with a module class (`cell: nn.Module`): flax binds the
         module given for it as a submodule."""
@@ -140,8 +143,9 @@ class Lifting:
                 continue
             found = self.names.qualified_names(annotation, path)
             qualname = next(iter(found)) if len(found) == 1 else ""
-            if qualname in _LINEN_BASES or framework_of_class(qualname) == "linen":
-                return "linen", qualname
+            kind = framework.kind
+            if qualname in framework.module_bases or framework_of_class(qualname) == kind:
+                return kind, qualname
             return None
         return None
 
@@ -205,16 +209,20 @@ class Lifting:
                 yield ModuleUse(node, module[0], f"`{code}` ({module[1]})", outside)
                 continue
             qualnames = self.names.qualified_names(callee, node_path)
-            if qualnames and qualnames <= _HAIKU_STATE:
-                yield ModuleUse(node, "haiku", f"`{code}`", False)
-            elif (
+            reader = next(
+                (p for p in plugins() if qualnames and qualnames <= p.parameter_functions), None
+            )
+            if reader is not None:
+                yield ModuleUse(node, reader.kind, f"`{code}`", False)
+                continue
+            if (
                 type(callee) is cst.Attribute
-                and callee.attr.value in _LINEN_STATE
                 and method is not None
                 and _is_self(callee.value, method)
-                and (self.framework_class(node_path) or ("",))[0] == "linen"
+                and (owner := self.framework_class(node_path)) is not None
+                and callee.attr.value in getattr(plugin(owner[0]), "parameter_methods", ())
             ):
-                yield ModuleUse(node, "linen", f"`{code}`", False)
+                yield ModuleUse(node, owner[0], f"`{code}`", False)
 
     def _called_before(self, use: ModuleUse, call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
         """Whether the function holding `call` calls the same module (same text) in a

@@ -21,13 +21,21 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.domain.plugins import ABSTRACT, Contract, FrameworkPlugin, TransformSpec
 from jitlint.model.domain.values import PYTREE, Object, Ref, Seq, Value
 
+KIND = "linen"
+BASE = "flax.linen.Module"
+BASES = frozenset({BASE, "flax.linen.module.Module"})  # what a field annotation may name
 ENTRY_METHODS = ("apply", "init", "init_with_output")
-# Keywords of init/apply that are theirs, not the method's.
-_OWN_KEYWORDS = frozenset(
-    {"method", "rngs", "mutable", "capture_intermediates", "variables", "params"}
-)
+
+
+def _lifted(names: tuple[str, ...], *args: object, **kwargs: object) -> TransformSpec:
+    """A lifted transformation, under both of its spellings (`flax.linen.transforms.scan` is
+    `flax.linen.scan`)."""
+    spelled = tuple(f"flax.linen.{n}" for n in names)
+    aliases = tuple(f"flax.linen.transforms.{n}" for n in names)
+    return TransformSpec((*spelled, *aliases), ABSTRACT, "lifted", *args, **kwargs)  # type: ignore[arg-type]
 
 
 class ModuleMethod(Ref):
@@ -41,11 +49,11 @@ class ModuleMethod(Ref):
         self.method = method
 
     def key(self, depth: int = 3) -> Hashable:
-        return ("linen", id(self.module), self.method)
+        return (KIND, id(self.module), self.method)
 
 
 def is_module(value: Value) -> bool:
-    return isinstance(value, Object) and value.cls.kind == "linen"
+    return isinstance(value, Object) and value.cls.kind == KIND
 
 
 def member(base: Value, attr: str) -> Value | None:
@@ -151,3 +159,46 @@ ADVICE = {
     "jax.remat": "`nn.remat`",
     "jax.ad_checkpoint.checkpoint": "`nn.remat`",
 }
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "flax linen",
+    packages=("flax",),
+    class_bases=frozenset({BASE}),
+    # `@nn.compact` lets the method define submodules inline; it still runs the body with
+    # the module bound.
+    transparent_decorators=frozenset(
+        {"flax.linen.compact", "flax.linen.module.compact", "flax.linen.nowrap"}
+    ),
+    generated_init=True,
+    not_a_pytree=True,
+    contract=Contract(
+        KIND, frozenset({"__call__"}), "flax modules are meant to be", made_in_trace=True
+    ),
+    # Style "lifted": the first parameter is the module (or `self`), never traced.
+    transforms=(
+        _lifted(("jit", "vmap", "scan", "remat", "checkpoint", "remat_scan")),
+        _lifted(("while_loop",), (0, 1), ("cond_fn", "body_fn")),
+        _lifted(("cond",), (1, 2), ("true_fun", "false_fun")),
+        _lifted(("switch",), (1,), ("branches",)),
+    ),
+    apply_methods=ENTRY_METHODS,
+    adapt_inbound=adapt_inbound,
+    submodules_in="setup",
+    field_submodules=True,
+    module_bases=BASES,
+    parameter_methods=frozenset({"param", "variable"}),
+    lift_advice=ADVICE,
+    shape_params={
+        "flax.linen.Dense": ((0,), ("features",)),
+        "flax.linen.DenseGeneral": ((0,), ("features",)),
+        "flax.linen.Conv": ((0, 1), ("features", "kernel_size")),
+        "flax.linen.ConvTranspose": ((0, 1), ("features", "kernel_size")),
+        "flax.linen.Embed": ((0, 1), ("num_embeddings", "features")),
+    },
+)
+# Keywords of init/apply that are theirs, not the method's.
+_OWN_KEYWORDS = frozenset(
+    {"method", "rngs", "mutable", "capture_intermediates", "variables", "params"}
+)

@@ -12,8 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from jitlint.model.domain.plugins import (
+    ABSTRACT,
+    GRAD,
+    CallArgs,
+    Contract,
+    FrameworkPlugin,
+    TransformSpec,
+)
 from jitlint.model.domain.values import Array, Dict, Object, Seq, Value
 
+KIND = "nnx"
 LIST = "flax.nnx.List"
 
 
@@ -50,6 +59,37 @@ def _split_value(value: Value, convert: Callable[[Value], Value], depth: int) ->
         return Seq(value.pytype, elem=_split_value(value.elem, convert, depth + 1))
     if isinstance(value, Dict) and value.entries is not None:
         return Dict({k: _split_value(v, convert, depth + 1) for k, v in value.entries.items()})
-    if isinstance(value, Object) and value.cls.kind == "nnx":
+    if isinstance(value, Object) and value.cls.kind == KIND:
         return Object(value.cls, _fields(value, convert, depth + 1), why=value.why)
     return value
+
+
+def _list_call(call: CallArgs) -> Value | None:
+    return None if call.star else list_of(call.args)
+
+
+PLUGIN = FrameworkPlugin(
+    KIND,
+    "flax nnx",
+    packages=("flax",),
+    class_bases=frozenset({"flax.nnx.Module"}),
+    graph_split=True,
+    contract=Contract(KIND, frozenset({"__call__"}), "flax modules are meant to be"),
+    transforms=(
+        TransformSpec(("flax.nnx.jit",), ABSTRACT, "jit", verb="compiles"),
+        TransformSpec(("flax.nnx.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(
+            ("flax.nnx.grad", "flax.nnx.value_and_grad"), GRAD, "grad", verb="differentiates"
+        ),
+        TransformSpec(("flax.nnx.remat",), ABSTRACT, "ckpt"),
+        TransformSpec(("flax.nnx.shard_map",), ABSTRACT, "shard"),
+    ),
+    lax_mirrors=("flax.nnx.",),
+    shape_params={
+        "flax.nnx.Linear": ((0, 1), ("in_features", "out_features")),
+        "flax.nnx.Conv": ((0, 1, 2), ("in_features", "out_features", "kernel_size")),
+        "flax.nnx.Embed": ((0, 1), ("num_embeddings", "features")),
+    },
+    switchable_layers=("flax.nnx.",),
+    call_hooks={LIST: _list_call},
+)

@@ -7,6 +7,8 @@ result is a tracer, whatever they were given (`float(optax.global_norm(grads))` 
 
 from __future__ import annotations
 
+from jitlint.model.domain.plugins import FrameworkPlugin
+
 ARRAY_RESULTS = frozenset(
     f"optax.{name}"
     for name in (
@@ -16,3 +18,15 @@ ARRAY_RESULTS = frozenset(
         "sigmoid_binary_cross_entropy", "hinge_loss", "kl_divergence",
     )
 )  # fmt: skip
+
+PLUGIN = FrameworkPlugin(
+    "optax",
+    "optax",
+    packages=("optax",),
+    # The few that real code concretizes (optax 0.2), computed like a jax function.
+    jax_calls=frozenset(
+        {"optax.global_norm", "optax.tree_utils.tree_l2_norm", "optax.apply_updates"}
+    ),
+    pytree_results=frozenset({"optax.apply_updates"}),
+    array_results=ARRAY_RESULTS,
+)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.values import Array, Value
-from jitlint.model.jax.frameworks import layers
 from jitlint.model.library.jax_facts import (
     StaticParameters,
     method_static_parameters,
@@ -109,7 +109,7 @@ def traced_size(tracing: Tracing, trace: FunctionTrace, node: cst.Call) -> Trace
     if len(qualnames) != 1:
         return None
     qualname = next(iter(qualnames))
-    if not qualname.startswith(("jax.", "numpy.", *layers.PREFIXES)):
+    if not qualname.startswith(("jax.", "numpy.", *plugins.layer_packages())):
         return None
     if axis is not None and trace.value(axis).traced:
         return TracedSize("axis", qualname, False, trace.value(axis))
@@ -122,7 +122,7 @@ def traced_size(tracing: Tracing, trace: FunctionTrace, node: cst.Call) -> Trace
         found = _static_facts(node, trace, facts, qualname, False)
         if found is not None:
             return found
-    spec = SHAPE_ARGS.get(qualname) or layers.SHAPE_PARAMS.get(qualname)
+    spec = SHAPE_ARGS.get(qualname) or plugins.shape_params().get(qualname)
     if spec is None:
         return None
     positions, keywords = spec

@@ -3,12 +3,15 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.jax.frameworks import haiku, linen
+from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.frameworks.lifting import STAGING, ModuleUse
 from jitlint.rules.base import Rule
 
-_ADVICE = {"linen": linen.ADVICE, "haiku": haiku.ADVICE}
-_NAMES = {"linen": "flax linen", "haiku": "haiku"}
+
+def _framework(kind: str) -> FrameworkPlugin:
+    found = plugin(kind)
+    assert found is not None  # a ModuleUse's kind is a lifting plug-in's
+    return found
 
 
 class FrameworkTransformMixing(Rule):
@@ -111,7 +114,10 @@ class FrameworkTransformMixing(Rule):
     fix_availability = "sometimes"
     tier = 2
     runtime_error = "UnexpectedTracerError"
-    requires = ("flax", "haiku")
+    # The packages of the frameworks whose modules create parameters when first called.
+    requires = tuple(
+        dict.fromkeys(n for p in plugins() if p.submodules_in is not None for n in p.packages)
+    )
 
     VALID = (
         # The lifted version.
@@ -253,11 +259,12 @@ model = hk.transform(forward)
             return
         first = uses[0]
         short = qualname.replace("jax.ad_checkpoint.", "jax.")
-        advice = _ADVICE[first.framework].get(qualname)
+        framework = _framework(first.framework)
+        advice = framework.lift_advice.get(qualname)
         self.report(
             node.func,
             f"{first.what} runs inside raw `{short}`, which stages its function out: the "
-            f"{_NAMES[first.framework]} module's parameters are created from tracers of that "
+            f"{framework.display} module's parameters are created from tracers of that "
             "trace and leak out of it (`UnexpectedTracerError` once `init`'s result is used)",
             help=f"use {advice}, or call the module once before `{short.rsplit('.', 1)[1]}` "
             "so that its parameters exist"
@@ -267,17 +274,20 @@ model = hk.transform(forward)
         )
 
     def _rename_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
-        twin = haiku.EXACT_TWINS.get(qualname)
-        if twin is None or not all(u.framework == "haiku" and u.made_outside for u in uses):
+        framework = _framework(uses[0].framework)
+        twin = framework.lift_twins.get(qualname)
+        if twin is None or framework.import_as is None:
+            return None
+        if not all(u.framework == framework.kind and u.made_outside for u in uses):
             return None
         name, keywords = twin
         for arg in node.args:
             if arg.star or (arg.keyword is not None and arg.keyword.value not in keywords):
                 return None
-        hk, imported = self.ctx.import_name("haiku", "hk")
+        hk, imported = self.ctx.import_name(*framework.import_as)
         return NodeFix(
             "unsafe",
-            f"use `{hk}.{name}`, which threads haiku's parameters and state through",
+            f"use `{hk}.{name}`, which threads {framework.display}'s parameters and state through",
             ((node.func, f"{hk}.{name}"),),
             (imported,) if imported else (),
         )

@@ -1,0 +1,134 @@
+"""Which bindings of a function-local name reach one read of it: names per program point.
+
+A name assigned twice (`y = tf.cast(y, tf.float64)` after `y` came in as a parameter) holds
+one value before the second assignment and another after it. Every binding here is given
+by its path from the module, ending at the binding: a function (its parameters), or the
+assignment statement. A binding reaches a read when it comes before the read and no
+statement between them binds the name on every path through it. "Every path" is read from
+the block structure alone: an assignment statement, a `with` body that makes one, an `if`
+whose every branch makes one; not a loop, a `try` or a `match`, which keep the bindings
+before them.
+
+Where the answer depends on loops (a binding inside a loop around the read comes back to it
+on the next iteration) or on when a nested function runs, there is no answer (None) and the
+caller keeps every binding, as a flow-insensitive reading would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitlint.python.walker import iter_children
+
+Path = Sequence[cst.CSTNode]
+
+_LOOPS = (cst.For, cst.While)
+_DEFERRED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_BINDERS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
+# Nodes a binding statement may sit in and still run whenever the block around them runs.
+_BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)
+_UNCONDITIONAL = (cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.With)
+
+
+def reaching(bindings: Sequence[Path], read: Path, scope: cst.CSTNode) -> list[int] | None:
+    """The indexes of `bindings` that may reach `read` (a path ending at the read node) in
+    the function `scope`; None when the block structure cannot tell."""
+    start = _index_of(read, scope)
+    if start is None:
+        return None
+    inner = read[start + 1 :]
+    if any(isinstance(node, _DEFERRED) for node in inner[:-1]):
+        return None  # a nested function or class runs at a time not known here
+    loops = [node for node in inner if isinstance(node, _LOOPS)]
+    for path in bindings:
+        if not path or (path[-1] is not scope and not isinstance(path[-1], _BINDERS)):
+            return None  # a loop target, a `with ... as`, an import: not followed here
+        if any(any(node is loop for node in path) for loop in loops):
+            return None  # rebound inside a loop around the read
+    before = [i for i, path in enumerate(bindings) if _precedes(path, read)]
+    if not before:
+        return None
+    binders = {id(bindings[i][-1]) for i in before}
+    cutoff = _last_sure_binding(read, scope, binders)
+    if cutoff is None:
+        return before
+    return [i for i in before if not _precedes(bindings[i], cutoff)]
+
+
+def _index_of(path: Path, node: cst.CSTNode) -> int | None:
+    for index, item in enumerate(path):
+        if item is node:
+            return index
+    return None
+
+
+def _split(a: Path, b: Path) -> int:
+    """The length of the common prefix of two paths."""
+    index = 0
+    for x, y in zip(a, b, strict=False):
+        if x is not y:
+            break
+        index += 1
+    return index
+
+
+def _precedes(binding: Path, read: Path) -> bool:
+    """The binding is made before the read is evaluated."""
+    common = _split(binding, read)
+    if common == len(binding):
+        # The binding node contains the read: a function's parameters are bound before its
+        # body runs; an assignment's value is evaluated before its target is bound.
+        return not isinstance(binding[-1], _BINDERS)
+    if common == len(read) or common == 0:
+        return False
+    parent = binding[common - 1]
+    if isinstance(parent, (cst.If, cst.Match)) and not (
+        isinstance(parent, cst.If) and binding[common] is parent.test
+    ):
+        return False  # two branches of one `if` (or cases of one `match`): either, not both
+    children = iter_children(parent)
+    first = _position(children, binding[common])
+    second = _position(children, read[common])
+    return first is not None and second is not None and first < second
+
+
+def _position(children: list[cst.CSTNode], node: cst.CSTNode) -> int | None:
+    for index, child in enumerate(children):
+        if child is node:
+            return index
+    return None
+
+
+def _last_sure_binding(read: Path, scope: cst.CSTNode, binders: set[int]) -> Path | None:
+    """The path of the last statement before the read that binds the name on every path
+    through it; earlier bindings are overwritten there."""
+    for depth in range(len(read) - 1, 0, -1):
+        parent = read[depth - 1]
+        if parent is scope:
+            return None
+        if not isinstance(parent, _BLOCKS):
+            continue
+        children = iter_children(parent)
+        position = _position(children, read[depth])
+        for statement in reversed(children[: position or 0]):
+            if _surely_binds(statement, binders):
+                return (*read[:depth], statement)
+    return None
+
+
+def _surely_binds(node: cst.CSTNode, binders: set[int]) -> bool:
+    """Every path through the statement `node` runs one of the bindings."""
+    if id(node) in binders:
+        return True
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+        return any(_surely_binds(child, binders) for child in iter_children(node))
+    if isinstance(node, cst.With):
+        return _surely_binds(node.body, binders)
+    if isinstance(node, cst.If):
+        orelse = node.orelse
+        if orelse is None or not _surely_binds(node.body, binders):
+            return False
+        return _surely_binds(orelse if isinstance(orelse, cst.If) else orelse.body, binders)
+    return False
