@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import projects_format as fmt
+from snapshots import declares_versions
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = ".jitlint-bench-projects"
@@ -60,8 +61,10 @@ def git_dir(repo: str, mirror: Path | None, cache: Path) -> Path:
 
 
 def materialize(recipe: fmt.Recipe, git_dir: Path, out: Path) -> int:
-    """Write the *.py files under the recipe's paths at its commit into `out`; how many."""
-    wanted = "\n".join(recipe.data["paths"])
+    """Write the *.py files under the recipe's paths at its commit into `out`, with the files
+    that declare the project's framework versions (`pyproject.toml`, `requirements*.txt`,
+    at the root or under the paths); how many Python files."""
+    wanted = "\n".join([*recipe.data["paths"], "+declared-versions"])
     done = out / DONE
     if done.is_file() and done.read_text(encoding="utf-8") == wanted:
         return sum(1 for _ in out.rglob("*.py"))
@@ -69,15 +72,20 @@ def materialize(recipe: fmt.Recipe, git_dir: Path, out: Path) -> int:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     paths = (p.rstrip("/") for p in recipe.data["paths"])
-    listed = git(git_dir, "ls-tree", "-r", "-z", recipe.commit, "--", *paths)
-    blobs = []
-    for entry in listed.split(b"\0"):
-        if not entry:
-            continue
-        meta, _, path = entry.partition(b"\t")
-        mode, kind, sha = meta.split()
-        if kind == b"blob" and mode != b"120000" and path.endswith(b".py"):
-            blobs.append((sha.decode(), path.decode("utf-8", "surrogateescape")))
+    under_paths = git(git_dir, "ls-tree", "-r", "-z", recipe.commit, "--", *paths)
+    at_root = git(git_dir, "ls-tree", "-z", recipe.commit)
+    blobs: list[tuple[str, str]] = []
+    for listed, python in ((under_paths, True), (at_root, False)):
+        for entry in listed.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, raw = entry.partition(b"\t")
+            mode, kind, sha = meta.split()
+            path = raw.decode("utf-8", "surrogateescape")
+            if kind != b"blob" or mode == b"120000" or any(path == p for _, p in blobs):
+                continue
+            if (python and path.endswith(".py")) or declares_versions(path):
+                blobs.append((sha.decode(), path))
     batch = git(
         git_dir, "cat-file", "--batch", data="".join(f"{sha}\n" for sha, _ in blobs).encode()
     )
@@ -92,7 +100,7 @@ def materialize(recipe: fmt.Recipe, git_dir: Path, out: Path) -> int:
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(body)
-        written += 1
+        written += path.endswith(".py")
     if not written:
         raise LookupError(f"{recipe.name}: no *.py under {recipe.data['paths']} at {recipe.commit}")
     done.write_text(wanted, encoding="utf-8")

@@ -2,7 +2,8 @@
 
 Usage: python bench/research.py [--mirror DIR] [--cache DIR] [--repo TEXT] [-j N]
 
-For each repository of bench/research-pins.tsv, writes the *.py files of its pinned commit into
+For each repository of bench/research-pins.tsv, writes the *.py files of its pinned commit (and
+the `pyproject.toml`/`requirements*.txt` files that declare its framework versions) into
 CACHE/<owner>+<name>/ (from a git mirror folder holding `<owner>+<name>` git directories, or by
 `git clone` when --mirror is not given), lints that folder as one project with the default
 rules (`python -m jitlint --no-cache --format json`), and prints every finding with its verdict
@@ -26,6 +27,7 @@ import sys
 from pathlib import Path
 
 from research_reviews import Review, Tally, read_pins, read_reviews, tally, verdict_of
+from snapshots import declares_versions
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = ".jitlint-bench-research"
@@ -46,14 +48,16 @@ def git_dir(repo: str, commit: str, mirror: Path | None, cache: Path) -> Path:
 
 
 def materialize(repo: str, commit: str, git: Path, out: Path) -> int:
-    """Write the commit's *.py files under `out`; the number of lines written."""
+    """Write the commit's *.py files, and the files that declare its framework versions,
+    under `out`; the number of Python lines written."""
     listed = subprocess.run(
         ["git", "--git-dir", str(git), "ls-tree", "-r", "--name-only", commit],
         capture_output=True, text=True, check=True,
     ).stdout.splitlines()  # fmt: skip
     lines = 0
     for path in listed:
-        if not path.endswith(".py"):
+        python = path.endswith(".py")
+        if not python and not declares_versions(path):
             continue
         shown = subprocess.run(
             ["git", "--git-dir", str(git), "show", f"{commit}:{path}"], capture_output=True
@@ -63,7 +67,7 @@ def materialize(repo: str, commit: str, git: Path, out: Path) -> int:
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(shown.stdout)
-        lines += shown.stdout.count(b"\n")
+        lines += shown.stdout.count(b"\n") if python else 0
     return lines
 
 

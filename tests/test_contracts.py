@@ -326,6 +326,52 @@ def test_a_base_class_in_another_file_carries_its_framework(tmp_path):
     assert lint("pkg/gate.py") == []
 
 
+@pytest.mark.parametrize(
+    ("base", "expected"),
+    [
+        ("import equinox as eqx\n\n\nclass Operator(eqx.Module):\n    pass\n", [12]),
+        # A plain base in another file: no contract, `groups` stays untraced.
+        ("class Operator:\n    pass\n", []),
+    ],
+)
+def test_a_public_method_of_a_subclass_of_another_files_equinox_module(tmp_path, base, expected):
+    """The equinox contract traces every public method, not only `__call__`: a subclass that
+    defines only `groups` (its base in another file holds `__call__`, as coordinax keeps its
+    operators) asks for its base's framework too."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(base)
+    rotate = textwrap.dedent(
+        """\
+        import jax
+        import jax.numpy as jnp
+
+        from .base import Operator
+
+
+        class Rotate(Operator):
+            R: jax.Array
+
+            def groups(self):
+                # the determinant of a traced field
+                if jnp.linalg.det(self.R) > 0:
+                    return "SO(n)"
+                return "O(n)"
+        """
+    )
+    (package / "rotate.py").write_text(rotate)
+    completed = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "pkg"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    findings = json.loads(completed.stdout)
+    assert [(f["path"], f["code"]) for f in findings] == [("pkg/rotate.py", "JIT101")] * len(
+        expected
+    )
+    assert [f["line"] for f in findings] == expected
+
+
 def test_a_static_parameter_annotated_as_an_array_is_unhashable():
     """What the declaration says decides, with no call in the run: JAX hashes static
     arguments, and an array (`jax.Array`, the older `jnp.DeviceArray`) cannot be hashed."""

@@ -244,6 +244,29 @@ def test_jit213_depends_on_the_keras_version(versions, flagged):
     assert [d.line for d in result.diagnostics] == ([7] if flagged else [])
 
 
+LAZY_WEIGHT = """\
+import tensorflow as tf
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        if not hasattr(self, "bias"):
+            self.bias = self.add_weight(shape=(), initializer="zeros")
+        return x + self.bias
+"""
+
+
+@pytest.mark.parametrize(
+    ("versions", "flagged"),
+    [
+        ({}, True),  # the facts' Keras 3: a built layer refuses new weights, lazily too
+        ({"keras": "2.15"}, False),  # Keras 2 makes it on the first trace only
+        ({"tensorflow": "2.15.1"}, False),
+    ],
+)
+def test_jit206_lazy_add_weight_depends_on_the_keras_version(versions, flagged):
+    result = lint_text(LAZY_WEIGHT, "m.py", {"JIT206"}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == ([5] if flagged else [])
+
+
 def test_the_api_uses_the_configured_versions(tmp_path):
     write(tmp_path / "jitlint.toml", 'keras-version = "2"\n')
     settings = load_settings(tmp_path / "jitlint.toml")

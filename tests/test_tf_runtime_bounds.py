@@ -1,6 +1,6 @@
 """TensorFlow behaviour behind this round's TF model changes, checked against the installed
-TensorFlow (XLA on CPU): which data-dependent sizes XLA can bound (values.py,
-BOUNDED_SHAPE_ARGS), and run-time checks compiled as no-ops (JIT209)."""
+TensorFlow (XLA on CPU): which data-dependent sizes XLA can bound (values.py, the
+generated table's `bounded`), and run-time checks compiled as no-ops (JIT209)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import textwrap
 
 import libcst as cst
 import pytest
-from helpers import found
+from helpers import expected, found
 
 from jitlint.model.context import FileContext
 from jitlint.model.domain.values import STATIC, TRACED, UNKNOWN
@@ -220,3 +220,39 @@ def test_pipeline_filter_indices_runs_under_jax():
 
     out = jax.jit(lambda i, g: filter_indices(i, (1, g)))((5, 6), jax.numpy.int32(1))
     assert [int(v) for v in out] == [0, 6]
+
+
+IFEXP_ON_A_STATIC_FLAG = """
+import jax
+import jax.numpy as jnp
+
+
+def scaled(x, normalize=False):
+    scale = jnp.std(x) if normalize else 1.0
+    if scale > 0:  # error: JIT101
+        return x / scale
+    return x
+
+
+@jax.jit
+def normalized(x):
+    return scaled(x, normalize=True)
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        IFEXP_ON_A_STATIC_FLAG,
+        # The jitted caller never passes the flag: the default's branch is the only one.
+        IFEXP_ON_A_STATIC_FLAG.replace("normalize=True", "").replace("  # error: JIT101", ""),
+        IFEXP_ON_A_STATIC_FLAG.replace("normalize=True", "normalize=False").replace(
+            "  # error: JIT101", ""
+        ),
+    ],
+)
+def test_a_conditional_expression_on_a_known_flag_takes_one_branch(source):
+    """`a if flag else b` where the flag's value is known on the path: only that branch's
+    value, as for an `if` statement (a value traced on one side only is reported only on the
+    path that takes that side)."""
+    assert found(source, {"JIT101"}) == expected(source)

@@ -25,7 +25,7 @@ from jitlint.engine.source import (
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.domain import plugins
-from jitlint.model.jax.crossfile import class_facts, returned, returns
+from jitlint.model.jax.crossfile import class_facts, returned, returns, stars
 from jitlint.model.jax.crossfile.records import (
     CallRecord,
     Outbound,
@@ -34,7 +34,7 @@ from jitlint.model.jax.crossfile.records import (
     top_level_defs,
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
-from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, CONTRACT_METHODS, Assumptions
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions, may_be_traced
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
@@ -165,6 +165,7 @@ def lint_text(
             else:
                 by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
+        ctx.names.aliases.update(stars.aliases(by_function))
     settings = rule_settings or {}
     ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
     if settings.get(ASSUME_KEY):
@@ -275,8 +276,10 @@ def _project_facts(
         has_classes = bool(_CLASS_TEXT.search(ctx.source))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            result.outbound.extend(class_facts.class_imports(ctx.names, CONTRACT_METHODS))
+            result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(stars.exports(ctx.names))
+        result.outbound.extend(stars.still_asked(ctx.names.aliases))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
         result.outbound.extend(class_facts.exports(ctx.names, ctx.tracing.pytree_classes))
         if has_classes and (ctx.inbound or _JAX_TEXT.search(ctx.source)):

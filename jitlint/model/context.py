@@ -16,6 +16,7 @@ from jitlint.python.names import Names
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
+    from jitlint.model.domain.repeats import Repeated
     from jitlint.model.jax.crossfile.records import Received
     from jitlint.model.jax.jit import JitModel
     from jitlint.model.jax.tracing import Tracing
@@ -73,6 +74,14 @@ class FileContext:
         from jitlint.model.jax.tracing import Tracing
 
         return Tracing(self.names, self.inbound, self.assumptions.for_path(self.path))
+
+    @cached_property
+    def repeated(self) -> Repeated:
+        """The functions that run repeatedly outside JAX's traces: called in loops, by
+        contract, or from those (model/domain/repeats.py; TF's answer is `tf.repeats`)."""
+        from jitlint.model.jax.frameworks.repetition import jax_repeated
+
+        return jax_repeated(self.names, self.tracing)
 
     @cached_property
     def tf(self) -> TfModel:

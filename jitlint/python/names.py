@@ -23,6 +23,10 @@ class Names:
         self.module = module
         self._scopes: dict[int, Scope] = {}
         self._has_star_import: bool | None = None
+        # Names of the project that stand for another module's names, as this module spells
+        # them (".backend.all" -> "jax.numpy.all": `backend` re-exports jax.numpy with `from
+        # jax.numpy import *`). The project pass fills it from other files' facts.
+        self.aliases: dict[str, str] = {}
 
     def scope(self, node: cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda) -> Scope:
         found = self._scopes.get(id(node))
@@ -97,22 +101,38 @@ class Names:
                 return scope.bindings[name], prefix
         return None
 
-    def qualified_names(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> frozenset[str]:
-        """Every dotted name `expr` may stand for; empty when it is not a name at all."""
+    def qualified_names(
+        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> frozenset[str]:
+        """Every dotted name `expr` may stand for; empty when it is not a name at all. A name
+        assigned a dotted name (`partial = functools.partial`) stands for what that names."""
         if isinstance(expr, cst.Attribute):
-            heads = self.qualified_names(expr.value, path)
+            heads = self.qualified_names(expr.value, path, depth)
             attr = expr.attr.value
+            if self.aliases:
+                return frozenset(self._alias(f"{h}.{attr}") if h else UNKNOWN for h in heads)
             return frozenset(f"{h}.{attr}" if h else UNKNOWN for h in heads)
         if not isinstance(expr, cst.Name):
             return frozenset()
-        bindings = self.lookup(expr.value, path)
-        if bindings is None:
+        found = self.lookup_with_path(expr.value, path)
+        if found is None:
             if self.has_star_import():
                 return frozenset({f"builtins.{expr.value}", UNKNOWN})
             return frozenset({f"builtins.{expr.value}"})
-        return frozenset(
-            b.qualname if b.kind == "import" and b.qualname else UNKNOWN for b in bindings
-        )
+        bindings, scope_path = found
+        meanings: set[str] = set()
+        for binding in bindings:
+            if binding.kind == "import" and binding.qualname:
+                meanings.add(self._alias(binding.qualname))
+            elif binding.kind == "assign" and depth < _ALIAS_DEPTH and _dotted(binding.node):
+                aliased = self.qualified_names(binding.node, scope_path, depth + 1)  # type: ignore[arg-type]
+                meanings.update(aliased if aliased else (UNKNOWN,))
+            else:
+                meanings.add(UNKNOWN)
+        return frozenset(meanings)
+
+    def _alias(self, qualname: str) -> str:
+        return self.aliases.get(qualname, qualname) if self.aliases else qualname
 
     def resolves_to(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], names: set[str]) -> bool:
         """True when every meaning `expr` can have is one of `names`."""
@@ -130,6 +150,57 @@ class Names:
                 for stmt in self.module.body
             )
         return self._has_star_import
+
+
+# How many `a = b` hops a name is followed through (`x = x.y` would loop).
+_ALIAS_DEPTH = 3
+
+
+def _dotted(node: cst.CSTNode | None) -> bool:
+    """`name` or `name.attr.attr`: what an alias assignment binds."""
+    while type(node) is cst.Attribute:
+        node = node.value  # type: ignore[attr-defined]
+    return type(node) is cst.Name
+
+
+def star_source(names: Names) -> tuple[str, frozenset[str]] | None:
+    """The module this one re-exports whole, by its only top-level `from m import *` (`m` as
+    spelled, `.core` for a relative one; one under `if TYPE_CHECKING:` or `try:` is not sure
+    to run), and the names the module binds itself, which are its own and not the star's.
+    None without exactly one."""
+    found = [
+        small
+        for statement in names.module.body
+        if type(statement) is cst.SimpleStatementLine
+        for small in statement.body
+        if type(small) is cst.ImportFrom and type(small.names) is cst.ImportStar
+    ]
+    if len(found) != 1:
+        return None
+    star = found[0]
+    module = names.module.code_for_node(star.module) if star.module is not None else ""
+    source = "." * len(star.relative) + module
+    own = frozenset(names.scope(names.module).bindings)
+    return source, own
+
+
+def public_names(names: Names) -> frozenset[str] | None:
+    """What `from this_module import *` takes from this module when it declares `__all__`
+    once, as a list or tuple of string literals; None when it does not say (then every name
+    not starting with `_`), or says it in a way not read here (a frozenset of nothing)."""
+    bindings = names.scope(names.module).bindings.get("__all__")
+    if bindings is None:
+        return None
+    if len(bindings) != 1 or type(bindings[0].node) not in (cst.List, cst.Tuple):
+        return frozenset()
+    out = set()
+    for element in bindings[0].node.elements:  # type: ignore[union-attr]
+        value = element.value
+        text = value.evaluated_value if type(value) is cst.SimpleString else None
+        if not isinstance(text, str):
+            return frozenset()
+        out.add(text)
+    return frozenset(out)
 
 
 def _index(path: Sequence[cst.CSTNode], node: cst.CSTNode) -> int:

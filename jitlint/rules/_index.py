@@ -29,7 +29,7 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT204': ('tf.jit204_numpy_in_graph', 'numpy-in-graph', True, ('tensorflow', 'keras'), 'tensorflow'),
     'JIT205': ('tf.jit205_symbolic_bool', 'symbolic-bool', True, ('tensorflow', 'keras'), 'tensorflow'),
     'JIT206': ('tf.jit206_variable_in_tf_function', 'variable-in-tf-function', True, ('Variable', 'keras'), 'tensorflow'),
-    'JIT207': ('tf.jit207_retracing', 'retracing', True, ('function',), 'tensorflow'),
+    'JIT207': ('tf.jit207_retracing', 'retracing', True, ('function', 'load_model', 'clone_model', 'model_from_json', 'Sequential', 'Model('), 'tensorflow'),
     'JIT208': ('tf.jit208_tf_trace_time_side_effect', 'tf-trace-time-side-effect', True, ('tensorflow', 'keras'), 'tensorflow'),
     'JIT209': ('tf.jit209_xla_drops_assert', 'xla-drops-assert', True, ('tensorflow',), 'tensorflow'),
     'JIT213': ('tf.jit213_keras_auto_jit', 'keras-auto-jit', True, ('keras',), 'tensorflow'),

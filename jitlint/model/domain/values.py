@@ -399,20 +399,38 @@ class Foreign(Ref):
     ("member": `net.apply`, `path` ".model.Net.apply"). Calling one from traced code is an
     outbound call for the project pass (model/project/)."""
 
-    __slots__ = ("also", "path", "role")
+    __slots__ = ("also", "made_by", "made_with", "path", "role")
 
-    def __init__(self, path: str, role: str = "name", also: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        path: str,
+        role: str = "name",
+        also: tuple[str, ...] = (),
+        made_with: tuple[tuple[str | None, Value], ...] | None = None,
+        made_by: tuple[str, str] | None = None,
+    ) -> None:
         super().__init__(None, "foreign")
         self.path = path
         self.role = role
         # For a member inherited from one of several imported bases: the other candidates
         # (the project pass hands the call to whichever defines it).
         self.also = also
+        # An instance (or its member) made here by calling the class: the arguments it was
+        # made with, which the project pass sends along with calls of its methods, so that
+        # the defining file builds the same instance as their `self`. None: not known.
+        self.made_with = made_with
+        # A name reached as an attribute of another one (`Kalman.default`), or an instance
+        # made by calling such a name: (the owner's path, the attribute). The owner may be a
+        # class and the attribute its class-method constructor (`return cls(...)`).
+        self.made_by = made_by
         if role != "name":
             self.kind = UNKNOWN
 
     def key(self, depth: int = _KEY_DEPTH) -> Hashable:
-        return ("foreign", self.path, self.role)
+        made = None
+        if self.made_with is not None:
+            made = tuple((k, v.key(depth - 1)) for k, v in self.made_with)
+        return ("foreign", self.path, self.role, made)
 
     def __repr__(self) -> str:
         return f"Foreign({self.path}, {self.role})"
@@ -674,4 +692,36 @@ def join_envs(a: Env, b: Env) -> Env:
     for name in a.keys() | b.keys():
         va, vb = a.get(name), b.get(name)
         out[name] = join(va, vb) if va is not None and vb is not None else U
+    return out
+
+
+def same_class_instances(values: list[Value]) -> bool:
+    """Several instances of one class of the project, none a pytree argument (whose fields a
+    transformation decides): `self` of a method that several calls reach."""
+    first = values[0] if values else None
+    if not isinstance(first, Object):
+        return False
+    return all(
+        isinstance(v, Object) and v.cls is first.cls and v.declared is None and v.kind != PYTREE
+        for v in values
+    )
+
+
+def merged_instance(values: list[Object]) -> Object:
+    """One instance for several: a field traced in any of them is traced (as a parameter
+    is when any call passes a tracer), one that is the same everywhere keeps its value, and
+    any other is unknown."""
+    out = Object(values[0].cls, kind=values[0].kind, why=values[0].why)
+    names = {name for v in values for name in v.fields}
+    for name in names:
+        found = [v.fields.get(name, U) for v in values]
+        hit = first_traced(found)
+        if hit is not None:
+            out.fields[name] = hit
+        elif all(f.key() == found[0].key() for f in found):
+            out.fields[name] = found[0]
+        else:
+            out.fields[name] = U
+    levels = {v.made_at for v in values}
+    out.made_at = levels.pop() if len(levels) == 1 else None
     return out

@@ -46,7 +46,7 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
 from jitlint.model.jax.crossfile import returned
-from jitlint.model.jax.crossfile.records import argument_kind
+from jitlint.model.jax.crossfile.records import MADE_BY, argument_kind, made_with_args
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.returns import ARRAY_FACT, LIST_FACT
 from jitlint.model.jax.frameworks import haiku, linen
@@ -217,7 +217,12 @@ class Calls(Transformations):
                 return Seq("list", elem=U)
             if ARRAY_FACT in facts and context.level > 0:
                 return Array(("op", callee.path.lstrip("."), context.trace), sure=False)
-            return Foreign(callee.path, "instance")  # what another module's class makes
+            # What another module's class makes, and with what (a `*`/`**` argument: unknown).
+            # Made in Python, an array argument is a constant a later trace closes over.
+            made_with = None
+            if not star:
+                made_with = tuple((k, U if v.traced and context.level == 0 else v) for k, v in args)
+            return Foreign(callee.path, "instance", made_with=made_with, made_by=callee.made_by)
         return result
 
     def returned_value(self, path: str, call: cst.CSTNode) -> Value | None:
@@ -322,8 +327,18 @@ class Calls(Transformations):
                 if callee.role == "member"
                 else [f"{callee.path}.__call__"]
             )
+            made = made_with_args(callee.made_with)
             for target in targets:
-                self._record(context, call, target, [(None, U), *args], star)
+                self._record(context, call, target, [(None, U), *args, *made], star)
+            by = callee.made_by
+            if callee.role == "member" and callee.made_with is not None and by is not None:
+                # Made by `Owner.factory(...)`: if that is a class-method constructor, the
+                # method is `Owner`'s; the defining file checks (crossfile/records.py).
+                method = callee.path.rpartition(".")[2]
+                factory = [(f"{MADE_BY}{by[1]}", U)]
+                self._record(
+                    context, call, f"{by[0]}.{method}", [(None, U), *args, *made, *factory], star
+                )
             returned = self.returned_value(callee.path, call) if callee.role == "member" else None
             return returned if returned is not None else U
         if isinstance(callee, Object):  # `obj(...)` runs `__call__`
@@ -639,9 +654,12 @@ class Calls(Transformations):
         """`base.attr` for objects, classes and `super()`; None for other values."""
         if isinstance(base, Foreign):
             if base.role == "name":
-                return Foreign(f"{base.path}.{attr}")
+                return Foreign(f"{base.path}.{attr}", made_by=(base.path, attr))
             if base.role == "instance":
-                return Foreign(f"{base.path}.{attr}", "member")
+                return Foreign(
+                    f"{base.path}.{attr}", "member", made_with=base.made_with,
+                    made_by=base.made_by,
+                )  # fmt: skip
             return U
         if isinstance(base, SuperRef):
             receiver = base.receiver

@@ -248,6 +248,9 @@ class Expressions:
 
     def _ifexp(self, node: Any) -> Value:
         self.eval(node.test)
+        truth = self.truth(node.test) if self.truth is not None else None
+        if truth is not None:  # as for an `if` statement: the branch that never runs is no value
+            return self._narrowed(node.test, truth, node.body if truth else node.orelse)
         body = self._narrowed(node.test, True, node.body)
         return join(body, self._narrowed(node.test, False, node.orelse))
 

@@ -40,6 +40,7 @@ from jitlint.model.domain.values import (
     TRANSFORMED,
     UNKNOWN,
     Array,
+    BoundMethod,
     ClassRef,
     Dict,
     Env,
@@ -53,7 +54,9 @@ from jitlint.model.domain.values import (
     join,
     literal,
     literal_truth,
+    merged_instance,
     python_sequence,
+    same_class_instances,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
 from jitlint.model.jax.calls import Calls
@@ -65,6 +68,7 @@ from jitlint.model.jax.crossfile.class_facts import (
 )
 from jitlint.model.jax.crossfile.records import (
     Inbound,
+    MadeWith,
     Received,
     given_defaults,
     inbound_contribution,
@@ -73,6 +77,7 @@ from jitlint.model.jax.crossfile.records import (
     may_be_project_function,
     python_scalars,
     received_value,
+    split_made_with,
 )
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
@@ -567,7 +572,15 @@ class Tracing:
         inbound: list[Inbound] = []
         python_scalars_given: dict[str, Inbound] = {}  # parameter -> the call that gives it
         if type(func) is cst.FunctionDef:
+            made: dict[int, MadeWith] = {}
             for received in self._inbound_calls(func):  # type: ignore[arg-type]
+                if isinstance(received, Inbound):
+                    received, made_with = split_made_with(received)
+                    factory = made_with.factory if made_with is not None else None
+                    if factory is not None and not self._factory_of(func, factory):  # type: ignore[arg-type]
+                        continue  # not a method of a class that factory makes
+                    if made_with is not None:
+                        made[id(received)] = made_with
                 if isinstance(received, Inbound) and received.level == 0:
                     # Called from Python in another file: not traced by that call, but a
                     # number or bool it passes reaches a jitted `func` as one array.
@@ -616,6 +629,8 @@ class Tracing:
             contributions.append((level, params))
         for call in inbound:
             given = inbound_contribution(func, call)  # type: ignore[arg-type]
+            if id(call) in made:
+                self._made_receiver(func, call, made[id(call)], given)  # type: ignore[arg-type]
             for name in jit_pytree_params(func, call):  # type: ignore[arg-type]
                 if given.get(name, U).kind == PYTREE:
                     given[name] = self._jit_instance(func, name, given[name])  # type: ignore[arg-type]
@@ -637,6 +652,8 @@ class Tracing:
                 params[name] = hit
             elif len(values) == 1 and isinstance(values[0], Object):
                 params[name] = values[0]  # `self` of a method, or a pytree class instance
+            elif same_class_instances(values):
+                params[name] = merged_instance(values)  # type: ignore[arg-type]
             elif all(v.kind == STATIC for v in values):
                 # The same literal default at every call site keeps its value (see
                 # project.default_value); anything else is just a Python value.
@@ -840,6 +857,62 @@ class Tracing:
         kind = STATIC if value.kind == STATIC else UNKNOWN
         params[name] = receiver = Object(cls, kind=kind, why=value.why)
         receiver.made_at = made_at  # an argument: made outside the trace (0), or unknown
+
+    def _factory_of(self, func: cst.FunctionDef, factory: str) -> bool:
+        """Whether `func` is a method of a top-level class with a class method `factory`."""
+        path = self._path_to(func)
+        if len(path) != 3 or type(path[1]) is not cst.ClassDef:
+            return False
+        cls = self.classes.of(path[1], [self.module])  # type: ignore[arg-type]
+        found = cls.lookup(factory)
+        if found is None or found[1] != "method":
+            return False
+        return found[0].methods[factory].kind == "classmethod"
+
+    def _made_receiver(
+        self,
+        func: cst.FunctionDef,
+        call: Inbound,
+        made_with: MadeWith,
+        given: dict[str, Value],
+    ) -> None:
+        """`self` of a method another file calls on an instance it made of this module's
+        class (`Kalman(noise).run(x)`): the instance this module's constructor makes from the
+        same arguments, traced where the caller passed tracers."""
+        path = self._path_to(func)
+        if len(path) < 2 or type(path[-2]) is not cst.ClassDef or func.decorators:
+            return
+        p = func.params
+        first = [*p.posonly_params, *p.params]
+        if not first:
+            return
+        owner = path[-2]
+        cls = self.classes.of(owner, path[:-2])  # type: ignore[arg-type]
+        caller = Context(self.function_trace(self.module), call.level, {})
+
+        def wrap(param: str, kind: Value) -> Value:
+            if kind.traced:
+                return Value(
+                    PYTREE if kind.kind == PYTREE else TRACED, ("import", param, owner, call)
+                )
+            return kind
+
+        args = [(k, received_value(kind)) for k, kind in made_with.args]
+        if made_with.factory is None:
+            obj: Value | None = self.calls.construct(caller, None, cls, args, call.star, wrap=wrap)
+        else:
+            # `Cls.factory(...)`: what the class method returns, its arguments bound as the
+            # constructor's would be.
+            method = self.calls.member(caller, ClassRef(cls), made_with.factory)
+            obj = None
+            if isinstance(method, BoundMethod):
+                receiver = [(None, method.receiver)]
+                obj = self.calls.invoke(
+                    caller, None, method.function, [*receiver, *args], call.star, wrap=wrap
+                )
+        if isinstance(obj, Object) and obj.cls is cls:
+            obj.made_at = None  # in Python or in the caller's trace: the record does not say
+            given[first[0].name.value] = obj
 
     def _inbound_calls(self, func: cst.FunctionDef) -> list[Received]:
         """The inbound calls and applications that reach `func`: it must be the module-level

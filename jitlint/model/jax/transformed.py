@@ -268,6 +268,16 @@ class Transformations:
             if style == "jit" and not bound and any(k == STATIC for k in kinds.values()):
                 self._check_static(call, t, func, kinds, args, receiver, style, target)
             return self._transformed_result(context, t, None)
+        if isinstance(target, Foreign) and target.role == "name" and not bound and not star:
+            if _inner_transform(t).style == "filter":
+                # `eqx.filter_jit(other_module.f)(x, n)`: the other file traces `f` with the
+                # array arguments traced and the rest static; which they are is known only
+                # here, where it is called (the application itself travels as an entry).
+                why = ("transform", transform.qualname, call)
+                given = [(k, filtered(v, why)) for k, v in args]
+                level = max(context.level, transform.level)
+                self._record(context, call, target.path, given, False, level=level)  # type: ignore[attr-defined]
+            return self._transformed_result(context, t, None)
         if not isinstance(target, FunctionRef) or star:
             return self._transformed_result(context, t, None)
         func = target.func

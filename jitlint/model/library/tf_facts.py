@@ -1,7 +1,8 @@
-"""What TensorFlow says about its own ops, as shipped data: the XLA op table.
+"""What TensorFlow says about its own ops, as shipped data: the XLA op table and the
+arguments XLA needs as compile-time constants.
 
-`scripts/gen_xla_ops.py` generates `jitlint/data/xla_ops_tf*.json` from TensorFlow itself;
-nothing here imports TensorFlow.
+`scripts/gen_xla_ops.py` and `scripts/gen_xla_constants.py` generate them
+(`jitlint/data/xla_*_tf*.json`) from TensorFlow itself; nothing here imports TensorFlow.
 """
 
 from __future__ import annotations
@@ -37,3 +38,32 @@ def op_table() -> tuple[str, dict[str, XlaSupport]]:
         for name, entry in raw["apis"].items()
     }
     return raw["tensorflow_version"], apis
+
+
+CONSTANT_TABLE = "xla_constants_tf2.21.json"
+
+
+@dataclass(frozen=True)
+class ConstantArg:
+    """An argument of a TF API that XLA needs as a compile-time constant."""
+
+    position: int
+    keyword: str
+    op: str  # the op type whose input it becomes
+    bounded: bool  # XLA also accepts a bounded dynamic size there (value inference)
+
+
+@cache
+def constant_args() -> dict[str, tuple[ConstantArg, ...]]:
+    """API qualified name -> the arguments XLA needs as compile-time constants, from
+    `scripts/gen_xla_constants.py` (probed under XLA with TensorFlow). APIs with none are left
+    out."""
+    text = resources.files("jitlint.data").joinpath(CONSTANT_TABLE).read_text(encoding="utf-8")
+    raw = json.loads(text)
+    return {
+        name: tuple(
+            ConstantArg(arg["position"], arg["param"], arg["op"], arg["bounded"]) for arg in args
+        )
+        for name, args in raw["apis"].items()
+        if args
+    }

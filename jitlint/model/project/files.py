@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jitlint.model.domain import plugins
+from jitlint.model.jax.crossfile import stars
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
     EntryRecord,
@@ -406,6 +407,16 @@ def _tf_received(
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))
+        alias = None
+        if record.kind == IMPORT_KIND and not out:
+
+            def follow(path: str, module: str) -> tuple[str, Mapping[str, str]] | None:
+                found = module_file(project, path, module)
+                return (found, exports.get(found, {})) if found is not None else None
+
+            alias = stars.answer(callee, facts, name, follow)
+        if alias is not None:  # a name of a module that re-exports another one whole
+            out.append((caller_path, TfInbound(record.target, site, "fact", alias)))
         return out
     if not name or "." in name:
         return []

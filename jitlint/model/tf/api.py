@@ -178,66 +178,6 @@ STATEFUL_RNG = {
     )
 } | {f"{TF}.compat.v1.random_uniform", f"{TF}.compat.v1.random_normal"}
 
-# Arguments of TF ops that XLA needs as compile-time constants: (position, keyword).
-# From the XLA kernels' compile-time-constant inputs (hazards T03; the kernels' own
-# "must be a compile-time constant" inputs).
-SHAPE_ARGS: dict[str, tuple[tuple[int, str], ...]] = {
-    "tile": ((1, "multiples"),),
-    "repeat": ((1, "repeats"),),
-    "reshape": ((1, "shape"),),
-    "fill": ((0, "dims"),),
-    "zeros": ((0, "shape"),),
-    "ones": ((0, "shape"),),
-    "range": ((0, "start"), (1, "limit"), (2, "delta")),
-    "slice": ((2, "size"),),
-    "one_hot": ((1, "depth"),),
-    "broadcast_to": ((1, "shape"),),
-    "pad": ((1, "paddings"),),
-    "transpose": ((1, "perm"),),
-    "eye": ((0, "num_rows"), (1, "num_columns")),
-    "linspace": ((2, "num"),),
-    "math.top_k": ((1, "k"),),
-    "nn.top_k": ((1, "k"),),
-    "signal.rfft": ((1, "fft_length"),),
-    "signal.irfft": ((1, "fft_length"),),
-    "signal.rfft2d": ((1, "fft_length"),),
-    "signal.irfft2d": ((1, "fft_length"),),
-    "image.resize": ((1, "size"),),
-    "random.uniform": ((0, "shape"),),
-    "random.normal": ((0, "shape"),),
-    "random.stateless_uniform": ((0, "shape"),),
-    "random.stateless_normal": ((0, "shape"),),
-    "reduce_sum": ((1, "axis"),),
-    "reduce_mean": ((1, "axis"),),
-    "reduce_max": ((1, "axis"),),
-    "reduce_min": ((1, "axis"),),
-    "reduce_prod": ((1, "axis"),),
-    "math.reduce_sum": ((1, "axis"),),
-    "math.reduce_mean": ((1, "axis"),),
-    "math.reduce_max": ((1, "axis"),),
-    "math.reduce_min": ((1, "axis"),),
-    "expand_dims": ((1, "axis"),),
-    "concat": ((1, "axis"),),
-    "split": ((1, "num_or_size_splits"), (2, "axis")),
-}
-SHAPE_ARG_APIS = {f"{TF}.{name}": args for name, args in SHAPE_ARGS.items()}
-# Of those, the arguments XLA also accepts as an upper bound (value inference): the size of a
-# data-dependent dimension (a bounded dynamic size), and its sums and products, compile
-# there. Observed with TensorFlow 2.21 on XLA:CPU, `k` the size of a slice with
-# loop-carried bounds inside `tf.while_loop`: these compile with `k`, `k + 1` or `k * 2`, and
-# fail with `k // 2` ("must be a compile-time constant"); `one_hot` depth, `linspace` num
-# and `range` delta fail with `k` itself.
-BOUNDED_SHAPE_ARGS = frozenset(
-    {
-        ("tile", "multiples"), ("repeat", "repeats"), ("reshape", "shape"), ("fill", "dims"),
-        ("zeros", "shape"), ("ones", "shape"), ("range", "start"), ("range", "limit"),
-        ("slice", "size"), ("pad", "paddings"), ("broadcast_to", "shape"),
-        ("eye", "num_rows"), ("eye", "num_columns"), ("random.uniform", "shape"),
-        ("random.normal", "shape"), ("random.stateless_uniform", "shape"),
-        ("random.stateless_normal", "shape"),
-    }
-)  # fmt: skip
-
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
 DTYPE_ALIASES = {"double": "float64", "half": "float16", "float": "float32"}

@@ -55,7 +55,7 @@ _GRAPH_MARKERS = re.compile(
     r"function\s*\(|@[\w.]*function\b|import[^\n]*\bfunction\b"
     r"|\.(?:map|filter|flat_map|interleave)\("
     r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell|Loss|Metric)\b"
-    r"|\.compile\("
+    r"|\.compile\(|\b(?:load_model|clone_model|model_from_json|Sequential)\("
 )
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
 # cheap filter for `c.f(...)` calls that may reach a function of another module.

@@ -1,33 +1,39 @@
-"""Which functions run more than once, and which of their parameters receive Python values
-that change from call to call: what decides whether a `tf.function` retraces (hazards T13).
+"""TensorFlow's part of "how often does this run" (model/domain/repeats.py answers it), and
+which parameters of a repeated function receive Python values that change from call to call:
+what decides whether a `tf.function` retraces (hazards T13).
 
-A function runs repeatedly when it is called in a loop body (`for`/`while`, in any function
-or at module level), or called from a function that runs repeatedly. Calls resolve to
-module-level functions, methods through `self`, and methods through a name bound to an
-instance of a module class (`trainer = Trainer(); trainer.epoch()`); calls in loops of other
-files arrive as "repeat" records (another file's loop calling this module's function, or a
-method of its class).
+The domain finds the functions called in loops and what they call; this module resolves
+calls with the TF model (module functions, `self` methods, methods of an instance of a
+module class: `trainer = Trainer(); trainer.epoch()`), adds calls in loops of other files
+("repeat" records: another file's loop calling this module's function, or a method of its
+class) and the functions TensorFlow's world calls repeatedly by contract: a Keras
+callback's `on_batch_end`/`on_epoch_end` hooks (called eagerly between steps), besides
+the domain's (a model's `predict`, an agent's `act`, a request handler). What a loop
+iteration keeps uncalled (a function per host or device) is not a repetition; TensorFlow's
+own calls (`tf.while_loop`, `dataset.map`) run their function arguments right away.
 
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
 them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`).
-
-A function made in a loop iteration is *kept* when the iteration stores it without calling
-it: on an object (`host.step = step`), in a container or a comprehension's result, or handed
-to a call that does not run it right away (`server.bind(step)`, `fns.append(step)`). It is
-built once per element of the loop (a host, a device, a data split) and then reused: one
-trace per element, not one per call (issue 28; google-research/seed_rl sets up its servers
-so). A function whose every loop call keeps its result (a factory) is in `keeps_result`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
+from jitlint.model.domain.repeats import (
+    Keeping,
+    Repeated,
+    enclosing_loops,
+    find_repeated,
+    local_repetition,
+    method_contract,
+)
 from jitlint.model.tf.api import RUNS_ITS_ARGUMENT
 from jitlint.model.tf.scan import Func, Path
 from jitlint.python import binding
@@ -37,66 +43,42 @@ from jitlint.python.walker import iter_children
 # The TF model (model.py imports this module, so it is not imported back).
 TfModel = Any
 
-_LOOPS = (cst.For, cst.While)
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
-
-
-def enclosing_loop(path: Sequence[cst.CSTNode]) -> cst.For | cst.While | None:
-    """The innermost loop whose body holds the end of `path`, within the same function."""
-    for index in range(len(path) - 2, -1, -1):
-        node = path[index]
-        if type(node) in _FUNCTIONS:
-            return None
-        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
-            return node  # type: ignore[return-value]
-    return None
-
-
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-
-
-def in_loop(path: Sequence[cst.CSTNode]) -> bool:
-    """The end of `path` runs once per iteration of a loop or comprehension of its own
-    function."""
-    for index in range(len(path) - 2, -1, -1):
-        node = path[index]
-        kind = type(node)
-        if kind in _FUNCTIONS:
-            return False
-        if kind in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
-            return True
-        if kind in _COMPREHENSIONS:
-            return True
-    return False
-
-
-def enclosing_loops(path: Sequence[cst.CSTNode]) -> list[cst.For | cst.While]:
-    """Every loop whose body holds the end of `path`, innermost first, same function."""
-    found = []
-    for index in range(len(path) - 2, -1, -1):
-        node = path[index]
-        if type(node) in _FUNCTIONS:
-            break
-        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
-            found.append(node)
-    return found  # type: ignore[return-value]
+# Methods a Keras callback's owner calls on every batch or epoch, eagerly, between steps.
+_CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|end)$")
 
 
 @dataclass
-class Repeats:
-    repeated: dict[int, str] = field(default_factory=dict)  # function id -> why (messages)
+class Repeats(Repeated):
     # function id -> parameters that receive varying Python values, with the call site
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, method or "") for "repeat" records
     foreign: list[tuple[cst.Call, Path, cst.CSTNode, str]] = field(default_factory=list)
-    # functions repeated only by loop calls of this module that keep what they return
-    keeps_result: set[int] = field(default_factory=set)
+
+    @property
+    def repeated(self) -> dict[int, str]:
+        return self.why
+
+
+def keeping(model: TfModel) -> Keeping:
+    """What a loop iteration keeps uncalled; TensorFlow's own calls run their function
+    arguments right away."""
+    return Keeping(model.module, lambda call, path: _runs_arguments(model, call, path))
 
 
 def find_repeats(model: TfModel) -> Repeats:
     scan = model.scan
-    out = Repeats()
+    keep = keeping(model)
+
+    def resolve(call: cst.Call, path: Sequence[cst.CSTNode]) -> Any:
+        found = callee(model, call, path)  # type: ignore[arg-type]
+        return found[0] if found is not None else None
+
+    found = find_repeated(
+        scan.loop_calls, scan.calls, resolve, _contracts(model), keep.kept_per_iteration
+    )
+    out = Repeats(found.why, found.keeps_result)
     for call, path in scan.loop_calls:
         target = callee(model, call, path)
         if target is None:
@@ -105,88 +87,49 @@ def find_repeats(model: TfModel) -> Repeats:
                 out.foreign.append((call, path, *foreign))
             continue
         func, bound = target
-        where = "called in a loop"
-        if id(func) not in out.repeated:
-            out.keeps_result.add(id(func))
-        if not kept_per_iteration(model, path):
-            out.keeps_result.discard(id(func))
-        out.repeated.setdefault(id(func), where)
         for param, arg in bind(func, call, bound):
             if varying_python(model, arg, path):
-                out.varying.setdefault(id(func), {})[param] = where
-    for record in model.inbound:
-        if record.kind != "repeat":
-            continue
-        for stmt in model.module.body:
-            if type(stmt) is cst.FunctionDef and stmt.name.value == record.function:
-                out.repeated.setdefault(id(stmt), f"called in a loop at {record.site}")
-                out.keeps_result.discard(id(stmt))  # what the loop does with it is not known
-            elif type(stmt) is cst.ClassDef and stmt.name.value == record.function:
-                for item in stmt.body.body:  # type: ignore[attr-defined]
-                    if type(item) is cst.FunctionDef and item.name.value == record.status:
-                        out.repeated.setdefault(id(item), f"called in a loop at {record.site}")
-                        out.keeps_result.discard(id(item))
-    # What a repeated function calls unconditionally runs repeatedly too; one level only:
-    # further down, callees tend to cache what they build (`if self.fn is None: ...`).
-    for key, why in list(out.repeated.items()):
-        for call, path in scan.calls.get(key, ()):
-            if _conditional(path):
-                continue
-            target = callee(model, call, path)
-            if target is not None and id(target[0]) not in out.repeated:
-                out.repeated[id(target[0])] = f"called from a function {why}"
+                out.varying.setdefault(id(func), {})[param] = "called in a loop"
     return out
 
 
-_CONTAINERS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.Element, cst.DictElement)
-_COLLECTING = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
+def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
+    """Functions repeated by another file's loop ("repeat" records), by a Keras callback's
+    hooks, or by the conventions every framework shares (domain/repeats.py)."""
+    records = [r for r in model.inbound if r.kind == "repeat"]
+    functions = {r.function: r.site for r in records}
+    methods = {(r.function, r.status): r.site for r in records}
+    found: list[tuple[cst.FunctionDef, str]] = []
+    for stmt in model.module.body:
+        if type(stmt) is cst.FunctionDef:
+            site = functions.get(stmt.name.value)
+            why = f"called in a loop at {site}" if site else method_contract(None, stmt)
+            if why:
+                found.append((stmt, why))
+        elif type(stmt) is cst.ClassDef:
+            callback = _is_callback(model, stmt)
+            for item in stmt.body.body:  # type: ignore[attr-defined]
+                if type(item) is not cst.FunctionDef:
+                    continue
+                site = methods.get((stmt.name.value, item.name.value))
+                if site:
+                    found.append((item, f"called in a loop at {site}"))
+                elif callback and _CALLBACK_HOOK.match(item.name.value):
+                    found.append((item, f"a Keras callback's `{item.name.value}`, called "
+                                  "on every batch or epoch"))  # fmt: skip
+                else:
+                    why = method_contract(stmt, item)
+                    if why:
+                        found.append((item, why))
+    return found
 
 
-def kept_per_iteration(model: TfModel, path: Path, depth: int = 0) -> bool:
-    """The function made (or returned by the call) at the end of `path`, in a loop body or
-    comprehension, is kept by the iteration and not called in it (see the module's
-    docstring): stored on an object or in a container, collected by a comprehension, or
-    handed to a call that does not run it now."""
-    value = path[-1]
-    for index in range(len(path) - 2, 0, -1):
-        parent = path[index]
-        kind = type(parent)
-        if kind in _CONTAINERS or _collects(parent, value):
-            value = parent
-        elif kind is cst.Arg:
-            call = path[index - 1]
-            return type(call) is cst.Call and not _runs_arguments(model, call, path[:index])
-        elif kind is cst.Assign or kind is cst.AnnAssign:
-            targets = (
-                [t.target for t in parent.targets]  # type: ignore[attr-defined]
-                if kind is cst.Assign
-                else [parent.target]  # type: ignore[attr-defined]
-            )
-            if all(type(t) in (cst.Attribute, cst.Subscript) for t in targets):
-                return not _calls_stored(model, path, targets)
-            names = [t.value for t in targets if type(t) is cst.Name]  # type: ignore[attr-defined]
-            if len(names) != len(targets):
-                return False
-            if type(value) in _CONTAINERS or type(value) in (*_COLLECTING, cst.DictComp):
-                return True  # a collection of functions, one per element
-            return _name_kept(model, names[0], path, depth)
-        else:
-            return False
-    return False
-
-
-def _collects(node: cst.CSTNode, value: cst.CSTNode) -> bool:
-    """`node` is a comprehension whose elements are `value`."""
-    kind = type(node)
-    if kind in _COLLECTING:
-        return node.elt is value  # type: ignore[attr-defined]
-    return kind is cst.DictComp and node.value is value  # type: ignore[attr-defined]
-
-
-def def_kept_per_iteration(model: TfModel, path: Path) -> bool:
-    """A `def` at the end of `path`, in a loop body, that the iteration keeps uncalled."""
-    func = path[-1]
-    return type(func) is cst.FunctionDef and _name_kept(model, func.name.value, path)
+def _is_callback(model: TfModel, cls: cst.ClassDef) -> bool:
+    path = [model.module, cls]
+    return any(
+        any(n.endswith("callbacks.Callback") for n in model.names.qualified_names(b.value, path))
+        for b in cls.bases
+    )
 
 
 def _runs_arguments(model: TfModel, call: cst.Call, path: Path) -> bool:
@@ -198,79 +141,6 @@ def _runs_arguments(model: TfModel, call: cst.Call, path: Path) -> bool:
         return True
     names = model.names.qualified_names(func, [*path, call])
     return any(n.split(".")[0] in ("tensorflow", "builtins") for n in names)
-
-
-def _iteration(path: Path) -> cst.CSTNode | None:
-    """The innermost loop body or comprehension holding the end of `path`, same function."""
-    for index in range(len(path) - 2, -1, -1):
-        node = path[index]
-        kind = type(node)
-        if kind in _FUNCTIONS:
-            return None
-        if kind in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
-            return node.body  # type: ignore[attr-defined]
-        if kind in _COMPREHENSIONS:
-            return node
-    return None
-
-
-def _name_kept(model: TfModel, name: str, path: Path, depth: int = 0) -> bool:
-    """`name`, bound in an iteration, is never called there and is kept by every other read
-    of it there (at least one)."""
-    body = _iteration(path)
-    if body is None or depth > 2:
-        return False
-    kept = False
-    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(body, ())]
-    outer = list(path[: next(i for i, n in enumerate(path) if n is body)])
-    while stack:
-        node, above = stack.pop()
-        kind = type(node)
-        if kind is cst.Name and node.value == name:  # type: ignore[attr-defined]
-            parent = above[-1] if above else None
-            if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
-                return False
-            if type(parent) in (cst.AssignTarget, cst.FunctionDef, cst.Param) or (
-                type(parent) in (cst.Attribute, cst.Arg) and node is not parent.value  # type: ignore[attr-defined]
-            ):
-                continue  # the binding itself, an attribute's or a keyword's name
-            if not kept_per_iteration(model, [*outer, *above, node], depth + 1):
-                return False
-            kept = True
-            continue
-        stack.extend((child, (*above, node)) for child in iter_children(node))
-    return kept
-
-
-def _calls_stored(model: TfModel, path: Path, targets: list[cst.BaseExpression]) -> bool:
-    """The iteration calls what it stored (`self.fn = tf.function(g)`, then `self.fn(x)`)."""
-    body = _iteration(path)
-    if body is None:
-        return True
-    code = model.module.code_for_node
-    stored = {code(t) for t in targets}
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if (
-            type(node) is cst.Call
-            and type(node.func) in (cst.Attribute, cst.Subscript)  # type: ignore[attr-defined]
-            and code(node.func) in stored  # type: ignore[attr-defined]
-        ):
-            return True
-        stack.extend(iter_children(node))
-    return False
-
-
-def _conditional(path: Sequence[cst.CSTNode]) -> bool:
-    """Under an `if` or `try` of its own function: may not run on every call."""
-    for node in reversed(path[:-1]):
-        kind = type(node)
-        if kind in _FUNCTIONS:
-            return False
-        if kind in (cst.If, cst.Try, cst.IfExp):
-            return True
-    return False
 
 
 def callee(model: TfModel, call: cst.Call, path: Path) -> tuple[Func, int] | None:
@@ -409,3 +279,95 @@ def _arithmetic(node: cst.CSTNode) -> bool:
     if kind is cst.BinaryOperation:
         return _arithmetic(node.left) and _arithmetic(node.right)  # type: ignore[attr-defined]
     return False
+
+
+# ---- Keras models made again where they run repeatedly -----------------------------------
+
+_PREFIXES = ("keras", "tensorflow.keras", "tf_keras")
+KERAS_MODEL_MAKERS = frozenset(
+    f"{prefix}{module}.{leaf}"
+    for prefix in _PREFIXES
+    for module, leaves in (
+        (".models", ("load_model", "clone_model", "model_from_json", "Sequential", "Model")),
+        (".saving", ("load_model",)),
+        ("", ("Sequential", "Model")),
+    )
+    for leaf in leaves
+)
+# Each new model traces its own predict function (TensorFlow warns "triggered tf.function
+# retracing"); fitting or compiling it means a new model is wanted (a fold, a trial).
+_INFERENCE = {"predict", "predict_on_batch"}
+_TRAINING = {"fit", "compile", "train_on_batch", "evaluate", "fit_generator", "load_weights"}
+
+
+def model_remade_for_inference(
+    model: TfModel, call: cst.Call, path: Path
+) -> tuple[str, str] | None:
+    """(the name, where) when `call` loads or builds a Keras model (`load_model("m.h5")`,
+    `Sequential([...])`) that is the same every time, where the code runs repeatedly (a
+    loop, or a function called in one or by contract), and the code only predicts with it:
+    each new model traces its predict function again (tensorflow/tensorflow#43501, a
+    `load_model` per incoming sample). None when unknown: the arguments read something
+    the repeating code binds (a path per iteration), or the model is also trained there."""
+    repetition = local_repetition(path)
+    if repetition is None or not model.names.resolves_to(call.func, path, KERAS_MODEL_MAKERS):
+        return None
+    parent = path[-2]
+    if type(parent) is not cst.Assign or len(parent.targets) != 1:  # type: ignore[attr-defined]
+        return None
+    target = parent.targets[0].target  # type: ignore[attr-defined]
+    if type(target) is not cst.Name or not _invariant(model, call, path):
+        return None
+    used = _methods_called(repetition.unit, target.value)
+    if not used & _INFERENCE or used & _TRAINING:
+        return None
+    func = repetition.function
+    if func is None:
+        return target.value, repetition.where
+    why = model.repeats.why.get(id(func))
+    return (
+        None
+        if why is None
+        else (target.value, f"on every call of `{func.name.value}`, which is {why}")
+    )
+
+
+def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:
+    """Every name the call's arguments read is bound at module level (a constant path, an
+    imported name): the same model every time."""
+    stack: list[cst.CSTNode] = [a.value for a in call.args]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            found = model.names.lookup_with_path(node.value, path)  # type: ignore[attr-defined]
+            if found is None or found[1][-1] is not model.module:
+                return False
+            continue
+        if kind is cst.Attribute:
+            stack.append(node.value)  # type: ignore[attr-defined]
+            continue
+        if kind in _FUNCTIONS:
+            return False
+        stack.extend(iter_children(node))
+    return True
+
+
+def _methods_called(unit: cst.CSTNode, name: str) -> set[str]:
+    """The methods called on `name` in `unit` (`name.predict(...)`), nested functions aside."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [unit]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if (
+                type(func) is cst.Attribute
+                and type(func.value) is cst.Name
+                and func.value.value == name
+            ):
+                found.add(func.attr.value)
+        if type(node) in _FUNCTIONS and node is not unit:
+            continue
+        stack.extend(iter_children(node))
+    return found

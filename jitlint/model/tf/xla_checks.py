@@ -11,17 +11,15 @@ from functools import cache
 
 import libcst as cst
 
-from jitlint.model.library.tf_facts import XlaSupport, op_table
-from jitlint.model.tf.api import (
-    BOUNDED_SHAPE_ARGS,
-    SHAPE_ARG_APIS,
-    canonical,
-)
+from jitlint.model.library.tf_facts import XlaSupport, constant_args, op_table
+from jitlint.model.tf.api import canonical
 from jitlint.model.tf.dtypes import literal_kind
 from jitlint.model.tf.values import DYNAMIC_QUOTIENT, DYNAMIC_SIZE, TENSOR, Value, fixed_width
 
 _STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
-SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in SHAPE_ARG_APIS)
+# Last components of the APIs with arguments XLA needs as compile-time constants (generated
+# by scripts/gen_xla_constants.py): a cheap test before name resolution.
+SHAPE_LEAVES = frozenset(name.rsplit(".", 1)[-1] for name in constant_args())
 NEVER_CONSTANT = {
     "loop": "a loop variable",
     "rng": "a stateful random op",
@@ -37,7 +35,8 @@ PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.
 @dataclass(frozen=True)
 class Problem:
     node: cst.CSTNode
-    kind: str  # "no-kernel", "dynamic-output", "never-constant", "per-value", "loop-slice"
+    kind: str  # "no-kernel", "dynamic-output", "never-constant", "per-value", "loop-slice",
+    # "loop-shape"
     what: str  # the API or argument, for messages
     detail: str  # the op types, or where the value comes from
 
@@ -142,19 +141,20 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
     from jitlint.model.tf.model import call_argument  # the model imports this module
 
     names = canonical(ctx.names.qualified_names(node.func, path))
-    slots = {tuple(SHAPE_ARG_APIS.get(n, ())) for n in names}
+    table = constant_args()
+    slots = {table.get(n, ()) for n in names}
     if len(slots) != 1 or not next(iter(slots)):
         return []
-    api = next(iter(names)).replace("tensorflow.", "tf.", 1)
+    api = min(names).replace("tensorflow.", "tf.", 1)
     values = ctx.tf.values
     found = []
-    for position, keyword in next(iter(slots)):
-        arg = call_argument(node, position, keyword)
+    for slot in next(iter(slots)):
+        arg = call_argument(node, slot.position, slot.keyword)
         if arg is None:
             continue
-        bounded = (api.removeprefix("tf."), keyword) in BOUNDED_SHAPE_ARGS
         value = values.value(arg.value, path)
-        problem = value_problem(arg.value, value, f"`{keyword}` of `{api}`", bounded)
+        what = f"`{slot.keyword}` of `{api}`"
+        problem = value_problem(arg.value, value, what, slot.bounded)
         if problem is not None:
             found.append(problem)
     return found
@@ -163,7 +163,7 @@ def shape_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Pro
 def value_problem(
     node: cst.CSTNode, value: Value, what: str, bounded: bool = False
 ) -> Problem | None:
-    """`bounded`: the argument may be a bounded dynamic size (BOUNDED_SHAPE_ARGS)."""
+    """`bounded`: the argument may be a bounded dynamic size (`ConstantArg.bounded`)."""
     never = sorted(
         name
         for name in (o.split(":", 1)[0] for o in value.origins)
@@ -195,6 +195,71 @@ def slice_problems(ctx, node: cst.Subscript, path: Sequence[cst.CSTNode]) -> lis
             if value.kind == TENSOR and value.origins & PER_VALUE.keys():
                 return [Problem(bound, "per-value", "slice bound", "the function's data")]
     return []
+
+
+# `tf.slice(x, begin, size)`: XLA takes a computed `size` (it is not in the generated table of
+# compile-time constants), but one that changes with a loop variable gives the slice a
+# dynamic shape, as `x[i : i + n]` with a loop-carried `n` does.
+_SLICE_SIZE = {"tensorflow.slice": (2, "size"), "tensorflow.compat.v1.slice": (2, "size")}
+
+
+def slice_call_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[Problem]:  # type: ignore[no-untyped-def]
+    """`tf.slice` whose size changes with a loop variable: the same dynamic shape as a
+    Python slice whose width does (`slice_problems`)."""
+    if call_leaf(node) != "slice" or _reduced_at_once(path):
+        return []
+    from jitlint.model.tf.model import call_argument  # the model imports this module
+
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    slots = {_SLICE_SIZE.get(n) for n in names}
+    if len(slots) != 1 or None in slots:
+        return []
+    arg = call_argument(node, *next(iter(slots)))  # type: ignore[misc]
+    if arg is None:
+        return []
+    value = ctx.tf.values.value(arg.value, path)
+    if value.kind == TENSOR and value.origins & NEVER_CONSTANT.keys():
+        return [Problem(arg.value, "loop-slice", "slice size", "a loop variable")]
+    return []
+
+
+# Where a loop states that its variables' shapes change: `shape_invariants=` with an unknown
+# dimension. Graph mode runs such a loop; XLA refuses it ("Input and output shapes of loop
+# body do not match", observed with TensorFlow 2.21 XLA:CPU for both spellings).
+_SHAPE_INVARIANTS = {
+    "tensorflow.while_loop": "tf.while_loop",
+    "tensorflow.compat.v1.while_loop": "tf.while_loop",
+    "tensorflow.autograph.experimental.set_loop_options": "set_loop_options",
+}
+
+
+def loop_shape_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
+    """`shape_invariants=` with a `None` dimension written in it: a loop variable whose
+    shape changes between iterations, which XLA cannot compile."""
+    if call_leaf(node) not in ("while_loop", "set_loop_options"):
+        return None
+    invariants = next(
+        (
+            a.value
+            for a in node.args
+            if a.keyword is not None and a.keyword.value == "shape_invariants"
+        ),
+        None,
+    )
+    if invariants is None or not _has_none(invariants):
+        return None
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    spelled = {_SHAPE_INVARIANTS.get(n) for n in names}
+    if len(spelled) != 1 or None in spelled:
+        return None
+    return Problem(invariants, "loop-shape", next(iter(spelled)), "")  # type: ignore[arg-type]
+
+
+def _has_none(node: cst.CSTNode) -> bool:
+    """A literal `None` anywhere in `node` (`tf.TensorShape([None, 4])`, `[None]`)."""
+    if type(node) is cst.Name:
+        return node.value == "None"  # type: ignore[attr-defined]
+    return any(_has_none(child) for child in node.children)
 
 
 _FULL_REDUCTIONS = frozenset(

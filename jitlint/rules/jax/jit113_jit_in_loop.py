@@ -9,7 +9,7 @@ from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
 from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.guards import is_run_once_guard
+from jitlint.model.domain.repeats import Repetition, local_repetition
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.python.walker import contains, iter_children
 from jitlint.rules.base import Rule
@@ -23,7 +23,6 @@ _WRAPPERS = {
         *("checkpoint", "remat", "named_call"),
     )
 }
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _NOT_A_METHOD = {"builtins.staticmethod"}
 
 
@@ -35,7 +34,10 @@ class JitInLoop(Rule):
     defined in the enclosing function, or a bound method `self.method` — when the jitted
     result is called right there (`jax.jit(g)(x)`, or `h = jax.jit(g)` followed only by calls
     of `h`), and that code runs repeatedly: inside a loop or comprehension, or in a function
-    that the module calls from a loop.
+    that runs repeatedly (model/domain/repeats.py): one the module calls from a loop (or
+    calls from such a function), or one called repeatedly by contract, even where no loop
+    is visible: a model's `predict`, an agent's `act`/`take_action`/`select_action`, a
+    `train_step` method, a request handler (`@app.route(...)`, `do_GET`).
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -123,13 +125,17 @@ class JitInLoop(Rule):
     it is built once and reused, which is the right pattern. A function that jits and calls a
     new function object (also a `@jax.jit` local `def`) is reported only when this module
     calls it (`f(...)`, `self.f(...)`, or `obj.f(...)` on an instance the tracing model
-    knows) inside a loop: a `main()` or a test that runs once compiles once, and callers in
-    other modules are not seen. A bound method of an instance (`jax.jit(sim.step)`) is new
-    on every attribute access. `jax.jit` of a module-level
-    function, or of a parameter, is never reported. Nor is one under a run-once guard, an
-    `if` whose test is a flag its own body clears or sets (`if need_compile: ...;
-    need_compile = False`, `if self.fn is None: self.fn = ...`): it is rebuilt only when
-    other code re-arms the flag, which is usually when its baked-in values change.
+    knows) inside a loop, or it is one of the methods called repeatedly by contract above:
+    a `main()` or a test that runs once compiles once, and callers in other modules are not
+    seen. A function JAX itself traces (a jitted `train_step`, a helper called from traced
+    code) runs its body once per trace, not once per call: a `jax.jit(...)` there is
+    inlined into the outer computation and is not reported unless it is in a loop. A bound
+    method of an instance (`jax.jit(sim.step)`) is new on every attribute access. `jax.jit`
+    of a module-level function, or of a parameter, is never reported. Nor is one under a
+    run-once guard, an `if` whose test is a flag its own body clears or sets (`if
+    need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
+    rebuilt only when other code re-arms the flag, which is usually when its baked-in
+    values change.
     """
 
     code = "JIT113"
@@ -254,6 +260,17 @@ class Model:
         for x in xs:
             jax.jit(self.f)(x)
 """,
+        # A jitted `train_step` runs its body once per trace: the inner jit is inlined. A
+        # method no contract names, called once.
+        """
+import jax
+class Trainer:
+    @jax.jit
+    def train_step(self, x):
+        return jax.jit(lambda y: y + 1)(x)
+    def setup(self, x):
+        return jax.jit(lambda y: y * 2)(x)
+""",
         # Not jax's jit.
         """
 from numba import jit
@@ -333,6 +350,24 @@ class Trainer:
         for x in xs:
             x = jax.jit(self.step)(x)  # error: JIT113
 """,
+        # Called repeatedly by contract, with no loop in sight (jax-ml/jax#4645): an agent's
+        # action method, a model's `predict` jitting a bound method per call.
+        """
+import jax
+class Agent:
+    def net(self, params, obs):
+        return params * obs
+    def take_action(self, obs):
+        @jax.jit  # error: JIT113
+        def _act(params, obs):
+            return self.net(params, obs)
+        return _act(self.params, obs)
+class Model:
+    def apply(self, x):
+        return x * 2
+    def predict(self, x):
+        return jax.jit(self.apply)(x)  # error: JIT113
+""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -342,15 +377,17 @@ class Trainer:
         app = self.ctx.jit.from_call(node, path)
         if app is None:
             return
-        repeated = _repeats(path)
-        if repeated is None:
+        repetition = local_repetition(path)
+        if repetition is None:
             return
-        where, unit = repeated
-        kind = self._fresh_function(node.args[0].value, path, unit)
+        kind = self._fresh_function(node.args[0].value, path, repetition.unit)
         if kind is None or not self._called_here(node, path):
             return
+        where = self._where(repetition)
+        if where is None:
+            return  # once per call of a function nothing calls repeatedly
         found: NodeFix | str = ""
-        if where == "inside a loop":
+        if repetition.kind == "loop":
             found = hoist_fix_or_reason(self.ctx, node, path, self._names_taken)
         if not isinstance(found, NodeFix):
             # Built once per call of the function or method instead (module level or
@@ -362,11 +399,6 @@ class Trainer:
         fix, no_fix = (
             (None, f"; no automatic fix: {found}") if isinstance(found, str) else (found, "")
         )
-        if isinstance(where, cst.FunctionDef):
-            # Once per call of the function: a hazard only if something calls it repeatedly.
-            if where.name.value not in self._called_in_loops:
-                return
-            where = f"on every call of `{where.name.value}`, which is called in a loop"
         self.report(
             node,
             f"`jax.jit` of {kind} {where}: the function object is new each time, so jit's "
@@ -384,10 +416,9 @@ class Trainer:
         app = self.ctx.jit.from_decorators(node, path)
         if app is None:
             return
-        repeated = _repeats(path)
-        if repeated is None:
+        repetition = local_repetition(path)
+        if repetition is None:
             return
-        where, _ = repeated
         scope = _enclosing_scope(path)
         calls = 0
         for use, use_parent in _name_uses(scope, node.name.value):
@@ -397,13 +428,11 @@ class Trainer:
                 calls += 1
             else:
                 return  # returned, stored, passed on: built once and reused
-        if not calls:
+        where = self._where(repetition)
+        if not calls or where is None:
             return
         fix: NodeFix | str = "it is defined inside a loop"
-        if isinstance(where, cst.FunctionDef):
-            if where.name.value not in self._called_in_loops:
-                return
-            where = f"on every call of `{where.name.value}`, which is called in a loop"
+        if repetition.function is not None:
             fix = move_def_fix_or_reason(self.ctx, node, path, self._new_names[1])
         no_fix = f"; no automatic fix: {fix}" if isinstance(fix, str) else ""
         self.report(
@@ -426,57 +455,14 @@ class Trainer:
         """Names and attribute names a fix out of a function must not choose."""
         return self._names_taken, attribute_names(self.ctx.module)
 
-    @cached_property
-    def _called_in_loops(self) -> frozenset[str]:
-        """Names of functions and methods (`f(...)`, `self.f(...)`) called inside a loop
-        or comprehension anywhere in the module."""
-        found: set[str] = set()
-        stack: list[tuple[cst.CSTNode, bool, cst.CSTNode | None]] = [(self.ctx.module, False, None)]
-        receivers: list[tuple[cst.Attribute, cst.CSTNode | None]] = []
-        while stack:
-            node, in_loop, owner = stack.pop()
-            if isinstance(node, cst.Call) and in_loop:
-                func = node.func
-                if isinstance(func, cst.Name):
-                    found.add(func.value)
-                elif (
-                    isinstance(func, cst.Attribute)
-                    and isinstance(func.value, cst.Name)
-                    and func.value.value in ("self", "cls")
-                ):
-                    found.add(func.attr.value)
-                elif isinstance(func, cst.Attribute):
-                    receivers.append((func, owner))
-            if isinstance(node, cst.FunctionDef | cst.Lambda):
-                in_loop = False  # a def inside a loop body runs its body only when called
-            for child in iter_children(node):
-                looped = in_loop or (
-                    (isinstance(node, cst.For | cst.While) and child is node.body)
-                    or (isinstance(node, _COMPREHENSIONS) and child is not node.for_in)
-                    or (isinstance(node, cst.CompFor) and child is not node.iter)
-                )
-                inner = (
-                    node
-                    if isinstance(node, cst.FunctionDef | cst.Lambda) and (child is node.body)
-                    else owner
-                )
-                stack.append((child, looped, inner))
-        # `agent.act(...)` in a loop, with `agent` an instance of the file's class whose
-        # method `act` this is (the tracing model knows the receiver).
-        tracing = self.ctx.tracing
-        if receivers and tracing.active:
-            tracing.solve()
-        for func, owner in receivers:
-            if func.attr.value in found or not tracing.active:
-                continue
-            if owner is None:
-                trace = tracing.module_context.trace if tracing.module_context else None
-            else:
-                trace = tracing.trace(owner)  # type: ignore[arg-type]
-            receiver = trace.value(func.value) if trace is not None else None
-            if isinstance(receiver, Object) and receiver.cls.lookup(func.attr.value):
-                found.add(func.attr.value)
-        return frozenset(found)
+    def _where(self, repetition: Repetition) -> str | None:
+        """Where the code repeats, for the message; None when it runs once per call of a
+        function that nothing calls repeatedly (a script's main, a test)."""
+        func = repetition.function
+        if func is None:
+            return repetition.where
+        why = self.ctx.repeated.why.get(id(func))
+        return None if why is None else f"on every call of `{func.name.value}`, which is {why}"
 
     def _fresh_function(
         self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], unit: cst.CSTNode
@@ -559,30 +545,6 @@ class Trainer:
             elif not (isinstance(use_parent, cst.AssignTarget) and use_parent.target is use):
                 return False  # returned, stored, passed on: built once and reused
         return calls > 0
-
-
-def _repeats(
-    path: Sequence[cst.CSTNode],
-) -> tuple[str | cst.FunctionDef, cst.CSTNode] | None:
-    """Why the code at the end of `path` may run many times, and the code that repeats:
-    ("inside a loop", loop body), ("inside a comprehension", comprehension), or
-    (function, function body) for the innermost enclosing function, run once per call."""
-    for index in range(len(path) - 2, -1, -1):
-        node, child = path[index], path[index + 1]
-        if isinstance(node, cst.If) and child is node.body and is_run_once_guard(node):
-            return None  # `if need_compile: ...; need_compile = False`: built once per arming
-        if isinstance(node, cst.For | cst.While) and child is node.body:
-            return "inside a loop", node.body
-        if isinstance(node, _COMPREHENSIONS):
-            # The outermost iterable is evaluated once; everything else per element.
-            grandchild = path[index + 2] if index + 2 < len(path) else None
-            if not (child is node.for_in and grandchild is node.for_in.iter):
-                return "inside a comprehension", node
-        if isinstance(node, cst.FunctionDef) and child is node.body:
-            return node, node.body
-        if isinstance(node, cst.Lambda) and child is node.body:
-            return None  # where the lambda runs is unknown
-    return None
 
 
 def _enclosing_scope(path: Sequence[cst.CSTNode]) -> cst.CSTNode:

@@ -10,8 +10,10 @@ from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
     call_leaf,
+    loop_shape_problem,
     ragged_problems,
     shape_problems,
+    slice_call_problems,
     slice_problems,
 )
 from jitlint.rules.base import Rule
@@ -22,9 +24,16 @@ class XlaDynamicShape(Rule):
     ## What it does
     Under XLA (`tf.function(jit_compile=True)`, or a Keras model compiled with
     `jit_compile=True`), checks the arguments XLA needs as compile-time constants: shapes,
-    sizes, `multiples`, `repeats`, `depth`, `axis`, `perm`, `k`, `fft_length`, ... of `tf.tile`,
-    `tf.repeat`, `tf.reshape`, `tf.fill`, `tf.zeros`, `tf.range`, `tf.slice`, `tf.one_hot`,
-    `tf.math.top_k`, `tf.signal.rfft` and similar ops.
+    sizes, `multiples`, `repeats`, `depth`, `axis`, `perm`, `num_segments`, `fft_length`,
+    ... of `tf.tile`, `tf.repeat`, `tf.reshape`, `tf.fill`, `tf.zeros`, `tf.range`,
+    `tf.one_hot`, the reductions, `tf.math.unsorted_segment_sum`, `tf.signal.rfft` and
+    about 60 more. The table is generated from TensorFlow (`scripts/gen_xla_constants.py`
+    compiles each API under XLA with each argument computed inside the function, and
+    keeps those XLA refuses), so it includes implicit ones: `tf.math.bincount`'s output
+    size is `max(arr) + 1`, so its data `arr` must be a constant too, even with
+    `minlength`/`maxlength` given. `tf.slice`'s size, `tf.math.top_k`'s `k` and
+    `tf.image.crop_to_bounding_box`'s box compile with computed values on XLA:CPU
+    (TensorFlow 2.21) and are not checked.
 
     - fed by a loop variable (`for i in tf.range(n)`, a `tf.while_loop` body's variables)
       or a stateful random op: an error, XLA cannot compile it;
@@ -33,6 +42,11 @@ class XlaDynamicShape(Rule):
     - a Python slice whose size changes with a loop variable inside an XLA loop: a warning,
       the result has a dynamic shape (not when it is reduced to a scalar where it stands,
       `tf.reduce_sum(w * x[: i + 1])`, which compiles).
+
+    Also an error: `shape_invariants=` with an unknown dimension (`tf.TensorShape([None])`)
+    on a `tf.while_loop` or in `tf.autograph.experimental.set_loop_options`, which says a
+    loop variable changes shape between iterations: graph mode runs it, XLA fails with
+    "Input and output shapes of loop body do not match" (observed, TensorFlow 2.21 XLA:CPU).
 
     Also a warning: a `tf.cond` whose branches provably return different shapes (one returns
     a value, the other the same value grown by `tf.repeat`/`tf.tile`/`tf.concat`/`tf.pad`).
@@ -45,12 +59,12 @@ class XlaDynamicShape(Rule):
     slice with loop-carried bounds, of `tf.unique`'s or `tf.boolean_mask`'s result (also
     when it reaches a helper as an argument, a helper's result, or a Keras layer created
     and called in the loop) is never a constant. XLA bounds such a size from above, so it
-    still compiles as the size argument of `tf.reshape`, `tf.zeros`/`ones`/`fill`,
-    `tf.tile`, `tf.repeat`, `tf.range`'s limits, `tf.slice`, `tf.pad`, `tf.broadcast_to`,
-    `tf.eye` and the random ops, also in sums and products; a quotient
-    (`tf.shape(chunk)[0] // n`) or an argument that needs an exact constant (`tf.one_hot`'s
-    depth, `tf.linspace`'s num, `tf.range`'s delta) fails (observed, TensorFlow 2.21
-    XLA:CPU). A reduction of a
+    still compiles where the generated table says XLA takes a bound (the size arguments
+    of `tf.reshape`, `tf.zeros`/`ones`/`fill`, `tf.tile`, `tf.repeat`, `tf.range`'s
+    limits, `tf.pad`, `tf.broadcast_to`, `tf.eye`, most random ops, `num_segments`), also
+    in sums and products; a quotient (`tf.shape(chunk)[0] // n`) or an argument that needs
+    an exact constant (`tf.one_hot`'s depth, `tf.linspace`'s num, `tf.range`'s delta, an
+    axis) fails (observed, TensorFlow 2.21 XLA:CPU). A reduction of a
     RaggedTensor made from data (`tf.ragged.boolean_mask`) needs its row lengths as
     constants and fails too (reported where the RaggedTensor is made).
 
@@ -180,8 +194,91 @@ def f(a):
         return i + 1, acc + tf.reduce_sum(a[i : i + 2])
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
 """,
+        # shape_invariants without XLA (graph mode runs it), or with every dimension known.
+        """
+import tensorflow as tf
+@tf.function
+def grow(x):
+    def body(i, a):
+        return i + 1, tf.concat([a, a[:1]], 0)
+    return tf.while_loop(
+        lambda i, a: i < 3, body, [0, x],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
+    )[1]
+@tf.function(jit_compile=True)
+def keep(x):
+    def body(i, a):
+        return i + 1, a * 2.0
+    return tf.while_loop(
+        lambda i, a: i < 3, body, [0, x],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([2])],
+    )[1]
+""",
+        # Arguments XLA takes computed (not in the generated table): a tf.slice reduced
+        # where it stands, top_k's k, a crop box; bincount of a shape-derived constant.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def f(a, img):
+    def body(i, acc):
+        acc = acc + tf.reduce_sum(tf.slice(a, [0], [i + 1]))
+        top = tf.math.top_k(a, k=i + 1).values
+        box = tf.image.crop_to_bounding_box(img, 0, 0, i + 1, 2)
+        return i + 1, acc + tf.reduce_sum(top) + tf.reduce_sum(box)
+    counts = tf.math.bincount(tf.range(tf.shape(a)[0]), minlength=4, maxlength=4)
+    return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0]), counts
+""",
     )
     INVALID = (
+        # Loop variables that change shape, declared by shape_invariants: XLA refuses them.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def grow(x):
+    def body(i, a):
+        return i + 1, tf.concat([a, a[:1]], 0)
+    return tf.while_loop(
+        lambda i, a: i < 3, body, [0, x],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],  # error: JIT202
+    )[1]
+@tf.function(jit_compile=True)
+def grow_autograph(x):
+    a = x
+    for i in tf.range(3):
+        tf.autograph.experimental.set_loop_options(
+            shape_invariants=[(a, tf.TensorShape([None]))]  # error: JIT202
+        )
+        a = tf.concat([a, a[:1]], 0)
+    return a
+""",
+        # bincount's output size is max(arr) + 1: the data itself must be a constant
+        # (generated table), even with minlength/maxlength; a loop variable never is.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def histogram(labels):
+    def body(i, acc):
+        counts = tf.math.bincount(labels + i, minlength=4, maxlength=4)  # error: JIT202
+        return i + 1, acc + tf.cast(counts, tf.float32)
+    return tf.while_loop(lambda i, acc: i < 2, body, [0, tf.zeros([4])])[1]
+""",
+        # The same from the function's argument: compiled again for every distinct value.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True, input_signature=[tf.TensorSpec([None], tf.int32)])
+def class_weights(labels):
+    counts = tf.math.bincount(labels, minlength=10, maxlength=10)  # error: JIT202
+    return 1.0 / tf.cast(counts + 1, tf.float32)
+""",
+        # An axis computed in a loop: XLA needs every axis as a constant.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def alternate(m):
+    def body(i, acc):
+        return i + 1, acc + tf.reduce_sum(tf.math.cumsum(m, axis=i % 2))  # error: JIT202
+    return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])[1]
+""",
         # Branches of different shapes: the result has a bounded dynamic dimension.
         """
 import tensorflow as tf
@@ -231,12 +328,13 @@ def f(a):
     counts = tf.cast(a, tf.int32)
     return tf.repeat(a, counts)  # error: JIT202
 """,
-        # while_loop body variables.
+        # while_loop body variables: a tf.slice whose size changes with a loop variable.
         """
 import tensorflow as tf
 def step(a):
     def body(i, acc):
-        acc = acc + tf.reduce_sum(tf.slice(a, [0], [i + 1]))  # error: JIT202
+        part = tf.slice(a, [0], [i + 1])  # error: JIT202
+        acc = acc + tf.reduce_sum(part)
         head = a[: i + 1]  # error: JIT202
         return i + 1, acc + tf.reduce_sum(head)
     return tf.while_loop(lambda i, acc: i < 2, body, [0, 0.0])
@@ -263,13 +361,18 @@ f = tf.function(step, jit_compile=True)
         if leaf == "cond":
             self._cond(node)
             return
-        if leaf not in SHAPE_LEAVES and not (leaf or "").startswith("reduce_"):
+        if leaf in ("while_loop", "set_loop_options"):
+            self._loop_shape(node)
+            return
+        if leaf not in SHAPE_LEAVES and leaf != "slice" and not (leaf or "").startswith("reduce_"):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None or not context.xla:
             return
-        for problem in shape_problems(self.ctx, node, path):
+        for problem in shape_problems(self.ctx, node, path) + slice_call_problems(
+            self.ctx, node, path
+        ):
             self._report(problem, context.origin)
         for problem in ragged_problems(self.ctx, node, path):
             self.report(
@@ -279,6 +382,23 @@ f = tf.function(step, jit_compile=True)
                 "needs as compile-time constants ('Range must be a compile-time constant')",
                 help="keep a dense tensor and a mask: tf.where(mask, x, 0) and sums of the mask",
             )
+
+    def _loop_shape(self, node: cst.Call) -> None:
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not context.xla:
+            return
+        problem = loop_shape_problem(self.ctx, node, path)
+        if problem is None:
+            return
+        self.report(
+            problem.node,
+            f"these `shape_invariants` of `{problem.what}` leave a dimension unknown: a loop "
+            f"variable changes shape between iterations in {context.origin}, which graph mode "
+            "allows and XLA does not ('Input and output shapes of loop body do not match')",
+            help="keep the loop variables' shapes fixed: preallocate to the largest size and "
+            "write with tf.tensor_scatter_nd_update, or use a TensorArray of fixed size",
+        )
 
     def _cond(self, node: cst.Call) -> None:
         path = self.ctx.path_to(node)

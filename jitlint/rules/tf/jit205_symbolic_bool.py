@@ -20,6 +20,11 @@ class SymbolicBool(Rule):
     `Metric.update_state` methods (and the helpers they call, in any module), which Keras
     runs without autograph.
 
+    Where autograph does convert a tensor `if`, a `raise` written in its body or `else`:
+    autograph traces both branches into a `tf.cond`, so the `raise` runs while tracing and
+    the function always fails, whatever the value (observed, TF 2.21: `if loss > 100.0:
+    raise ValueError(...)` raises for a loss of 1.0).
+
     ## Why is this bad
     A graph tensor has no value while the function is traced, so Python cannot branch on
     it, nor iterate over it with a Python `for`:
@@ -106,6 +111,17 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # A raise decided by Python values or static shapes: it runs only when it should.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, strict=True):
+    if strict and x.shape[0] > 3:
+        raise ValueError("too long")
+    if tf.reduce_sum(x) > 0:
+        x = x * 2.0
+    return x
+""",
         # Autograph converts `if tensor:` inside tf.function.
         """
 import tensorflow as tf
@@ -158,6 +174,16 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # A raise in a branch of an autographed tensor `if`: traced, so it always raises.
+        """
+import tensorflow as tf
+@tf.function
+def checked(x):
+    loss = tf.reduce_mean(x)
+    if loss > 100.0:
+        raise ValueError("diverged")  # error: JIT205
+    return loss
+""",
         """
 import tensorflow as tf
 @tf.function
@@ -289,6 +315,20 @@ class Dense(keras.layers.Layer):
         context = self._tensor_context(node, node.test, True)
         if context is not None:
             self._report(node.test, "`if`", context, *self._cond_fix(node))
+            return
+        raising = _raise_in_branch(node)
+        if raising is None:
+            return
+        context = self._tensor_context(node, node.test, False)
+        if context is not None:
+            self.report(
+                raising,
+                f"this `raise` is in a branch of an `if` on a symbolic tensor in "
+                f"{context.origin}: autograph traces both branches of a tensor `if`, so it "
+                "raises while tracing, whatever the value",
+                help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
+                "or decide the branch from a Python value",
+            )
 
     def visit_While(self, node: cst.While) -> None:
         context = self._tensor_context(node, node.test, True)
@@ -345,3 +385,18 @@ class Dense(keras.layers.Layer):
             ((node, f"{spelled}.debugging.Assert({test}, [{message}])"),),
             (imports,) if imports else (),
         )
+
+
+def _raise_in_branch(node: cst.If) -> cst.Raise | None:
+    """The first `raise` written directly in the body or the `else` of `node` (an `elif`
+    has its own test, and is an `If` of its own)."""
+    blocks = [node.body]
+    if type(node.orelse) is cst.Else:
+        blocks.append(node.orelse.body)
+    for block in blocks:
+        for statement in getattr(block, "body", ()):
+            if type(statement) is cst.SimpleStatementLine:
+                for small in statement.body:
+                    if type(small) is cst.Raise:
+                        return small
+    return None

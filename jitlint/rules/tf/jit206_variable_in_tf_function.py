@@ -22,6 +22,14 @@ _VARIABLE = {
     "tensorflow.keras.Variable",
     "keras.variables.Variable",
 }
+# Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
+_VARIABLE_FUNCTIONS = {
+    "tensorflow.keras.backend.variable",
+    "tensorflow.compat.v1.keras.backend.variable",
+    "tf_keras.backend.variable",
+}
+# A layer's own methods that make a weight: `self.add_weight(...)`.
+_WEIGHT_METHODS = frozenset({"add_weight", "add_variable"})
 # `= SomeClass(` inside a class body's methods: sublayers.
 _CREATES = re.compile(r"=\s*[\w.]*\b[A-Z]\w*\(")
 # Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
@@ -38,6 +46,13 @@ class VariableInTfFunction(Rule):
     sublayers), models (`Sequential`, `Model`), optimizers and metrics. Containers whose
     variables are those of the layers given to them (`StackedRNNCells`, `RNN`,
     `TimeDistributed`) are not reported; the layers made for them are.
+
+    Also a weight made by a layer's own `self.add_weight(...)` outside `__init__`/`build`
+    (in `call`, or a method it runs), and `tf.keras.backend.variable(...)` in graph code.
+    With Keras 3 (TensorFlow 2.16 and later) `add_weight` is reported behind a lazy `if`
+    too: a built layer refuses new weights ("You cannot add new elements of state ... to a
+    layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
+    pattern is the fix, and is not reported.
 
     ## Why is this bad
     A `tf.function` may create variables only on its first trace. A body that creates one
@@ -126,6 +141,16 @@ class VariableInTfFunction(Rule):
     runtime_error = "tf.function only supports singleton tf.Variables"
 
     VALID = (
+        # Weights made in build, or lazily behind an `if`; a `variable` that is not Keras's.
+        """
+import tensorflow as tf
+from store import variable
+class Scale(tf.keras.layers.Layer):
+    def build(self, shape):
+        self.w = self.add_weight(shape=(), initializer="ones")
+    def call(self, x):
+        return x * self.w + variable(1.0)
+""",
         # Created once, outside.
         """
 import tensorflow as tf
@@ -185,6 +210,31 @@ def make():
 """,
     )
     INVALID = (
+        # A weight made in `call`: Keras 3 refuses new state once the layer is built.
+        """
+import tensorflow as tf
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        w = self.add_weight(shape=(), initializer="ones")  # error: JIT206
+        return x * w
+""",
+        # Keras 3 refuses it even behind a lazy `if` (the layer is built by then).
+        """
+import tensorflow as tf
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        if not hasattr(self, "bias"):
+            self.bias = self.add_weight(shape=(), initializer="zeros")  # error: JIT206
+        return x + self.bias
+""",
+        # Keras's backend API makes a tf.Variable on every trace.
+        """
+import tensorflow as tf
+@tf.function
+def scaled(x):
+    k = tf.keras.backend.variable(2.0)  # error: JIT206
+    return x * k
+""",
         """
 import tensorflow as tf
 @tf.function
@@ -231,6 +281,9 @@ class Scale(keras.layers.Layer):
             leaf = func.value  # type: ignore[attr-defined]
         else:
             return
+        if leaf in _WEIGHT_METHODS or leaf == "variable":
+            self._weight_call(node, func, leaf)
+            return
         if not leaf[:1].isupper():
             return  # variables, layers, models, optimizers and metrics are classes
         path = self.ctx.path_to(node)
@@ -272,6 +325,46 @@ class Scale(keras.layers.Layer):
             "on the first call), and a new one each time is never trained or tracked",
             help=f"create the {what} once, in `__init__` (or `build`), and call it here{no_fix}",
             fix=fix,
+        )
+
+    def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
+        """`self.add_weight(...)` in a layer's `call` (or another traced method), and
+        `tf.keras.backend.variable(...)` in graph code: a variable made on every trace."""
+        if leaf in _WEIGHT_METHODS:
+            receiver = func.value if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+            if type(receiver) is not cst.Name or receiver.value != "self":  # type: ignore[attr-defined]
+                return
+        path = self.ctx.path_to(node)
+        if leaf == "variable":
+            names = canonical(self.ctx.names.qualified_names(func, path))
+            if not names or not names <= _VARIABLE_FUNCTIONS:
+                return
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
+        # (observed, Keras 3.15); only `__init__`/`build` may make them.
+        lazy_allowed = leaf not in _WEIGHT_METHODS or self.ctx.versions.keras < (3,)
+        if self._created_once(path) if lazy_allowed else _in_setup_method(path):
+            return
+        if leaf in _WEIGHT_METHODS:
+            self.report(
+                node,
+                f"`self.{leaf}` makes a weight on every trace of {context.origin}: a Keras 3 "
+                "layer that is already built refuses new state ('You cannot add new elements "
+                "of state ... to a layer that is already built'); in TF 2's Keras it is a new "
+                "variable per trace (ValueError: tf.function only supports singleton "
+                "tf.Variables)",
+                help="make the weight in `build()` (or `__init__`) and read `self.<name>` here",
+            )
+            return
+        self.report(
+            node,
+            f"`{leaf}` creates a variable on every trace of {context.origin}; TensorFlow "
+            "allows variables only on the first call (ValueError: tf.function only supports "
+            "singleton tf.Variables)",
+            help="create it once: at module level, in __init__/build, or behind "
+            "`if self.v is None:`",
         )
 
     @cached_property
@@ -335,6 +428,14 @@ class Scale(keras.layers.Layer):
                 ):
                     return "Keras layer" if found_kind[1] == "layer" else "Keras metric"
         return None
+
+
+def _in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
+    """The innermost function of `path` is one Keras runs once to set the object up."""
+    for ancestor in reversed(path):
+        if type(ancestor) is cst.FunctionDef:
+            return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
+    return False
 
 
 def _keras_state(name: str) -> str | None:

@@ -14,19 +14,19 @@ from jitlint.fixes.tensor_argument import (
     parameter_for,
     tensor_argument_fix,
 )
+from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.repeats import (
     callee,
-    def_kept_per_iteration,
-    enclosing_loop,
-    kept_per_iteration,
+    keeping,
+    model_remade_for_inference,
     varying_python,
 )
-from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_MODEL_MAKERS = {"load_model", "clone_model", "model_from_json", "Sequential", "Model"}
 
 
 class Retracing(Rule):
@@ -36,8 +36,13 @@ class Retracing(Rule):
 
     - a `tf.function` created inside a loop (`tf.function(f)` or a decorated `def` in the
       loop body), or inside a function or method that runs more than once (called in a
-      loop, in this module or another module of the run, or from a function that is), so
-      that every iteration or call starts from a new, untraced function;
+      loop, in this module or another module of the run, or from a function that is, or
+      called repeatedly by contract: a model's `predict`, an agent's `act`, a Keras
+      callback's `on_epoch_end`, a request handler; model/domain/repeats.py), so that every
+      iteration or call starts from a new, untraced function;
+    - a Keras model loaded or built the same way every time such code runs
+      (`load_model("model.keras")` in a function called for every sample) and only used
+      there to predict: each new model traces its own predict function again;
     - a `tf.function` without `input_signature` (a function, or a method through `self`
       or an instance) called with a Python value that changes from call to call: the
       variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
@@ -127,6 +132,11 @@ class Retracing(Rule):
     `tf.constant(step)` where it took the Python int).
 
     ## Known problems
+    A Keras model made in repeated code is reported only when the arguments that make it
+    read nothing but module-level names and literals (a model per path or per layer is a
+    different model each time) and the code does not also compile, fit or evaluate it (a
+    fresh model per fold or trial is wanted).
+
     Only callees defined in the same file (a decorated `def`, a name assigned
     `tf.function(...)`, a decorated method) are checked for varying arguments, and a
     varying value is followed through one parameter. Python arguments that are genuinely
@@ -140,7 +150,7 @@ class Retracing(Rule):
     summary = "A tf.function is retraced on every call or every loop iteration."
     severity = "warning"
     framework = "tensorflow"
-    requires = ("function",)
+    requires = ("function", "load_model", "clone_model", "model_from_json", "Sequential", "Model(")
     runtime_error = None
 
     VALID = (
@@ -206,6 +216,22 @@ def serve(hosts):
             return host.done < host.wanted
         host.pending = pending
         host.server.bind(pending)
+""",
+        # A fresh model per fold is trained (wanted); one model per path is a different
+        # model each time.
+        """
+import tensorflow as tf
+def cross_validate(folds):
+    for train, test in folds:
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss="mse")
+        model.fit(train)
+        model.predict(test)
+def score(paths, x):
+    for path in paths:
+        tf.keras.models.load_model(path).predict(x)
+        model = tf.keras.models.load_model(path)
+        model.predict(x)
 """,
         # Built and called once: in main(), in a test.
         """
@@ -279,11 +305,32 @@ for layer in range(4):
     def f(x):
         return x
 """,
+        # A model loaded again for every received sample (tensorflow/tensorflow#43501); a
+        # step made per call of a method that runs by contract (a model's `predict`).
+        """
+import tensorflow as tf
+MODEL_PATH = "model.keras"
+def prediction(signal):
+    model = tf.keras.models.load_model(MODEL_PATH)  # error: JIT207
+    return model.predict(signal)
+def serve(samples):
+    for sample in samples:
+        prediction(sample)
+class Peaks:
+    def predict(self, batches):
+        @tf.function  # error: JIT207
+        def step(x):
+            return self.model(x)
+        return [step(b) for b in batches]
+""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
+        leaf = func.attr.value if kind is cst.Attribute else getattr(func, "value", "")  # type: ignore[attr-defined]
+        if leaf in _MODEL_MAKERS:
+            self._remade_model(node)
         if kind is cst.Attribute:
             if func.attr.value == "function":  # type: ignore[attr-defined]
                 self._built(node)
@@ -295,26 +342,37 @@ for layer in range(4):
             else:
                 self._called(node)
 
+    def _remade_model(self, node: cst.Call) -> None:
+        """A Keras model loaded or built the same way every time code that runs repeatedly
+        runs, and only used there for prediction: each new model traces again."""
+        path = self.ctx.path_to(node)
+        found = model_remade_for_inference(self.ctx.tf, node, path)
+        if found is None or self.ctx.tf.context(path) is not None:
+            return
+        name, where = found
+        self.report(
+            node,
+            f"the Keras model `{name}` is made again {where}, and only predicts there: each "
+            "new model traces (and compiles) its predict function again",
+            help="load or build the model once (at module level, in `__init__` or before "
+            "the loop) and reuse it",
+        )
+
     def _repeated_owner(self, path: Sequence[cst.CSTNode]) -> str | None:
         """Why the function holding the end of `path` runs more than once, if it does."""
-        func = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
-        if func is None:
-            return None
-        why = self.ctx.tf.repeats.repeated.get(id(func))
-        if why is None:
-            return None
-        name = func.name.value if type(func) is cst.FunctionDef else "the lambda"
-        return f"inside `{name}`, which is {why}"
+        return self.ctx.tf.repeats.inside(path)
 
     def _built(self, node: cst.Call) -> None:
         if not any(a.keyword is None for a in node.args):
             return  # the decorator factory tf.function(jit_compile=True)
         path = self.ctx.path_to(node)
         loop = enclosing_loop(path)
-        if loop is not None and kept_per_iteration(self.ctx.tf, path):
+        if loop is not None and keeping(self.ctx.tf).kept_per_iteration(path):
             loop = None  # one per element of the loop (a host, a device), then reused
         repeated = None if loop is not None else self._repeated_owner(path)
-        if repeated is not None and not self._used_repeatedly(node, path):
+        if repeated is not None and not used_repeatedly(
+            node, path, self.ctx.tf.repeats.keeps_result
+        ):
             repeated = None
         if loop is None and repeated is None:
             return  # built once: at module level, in main(), in a test
@@ -346,9 +404,13 @@ for layer in range(4):
         if not node.decorators:
             return
         path = self.ctx.path_to(node)
-        in_loop = enclosing_loop(path) is not None and not def_kept_per_iteration(self.ctx.tf, path)
+        in_loop = enclosing_loop(path) is not None and not keeping(
+            self.ctx.tf
+        ).def_kept_per_iteration(path)
         repeated = None if in_loop else self._repeated_owner(path)
-        if repeated is not None and not self._used_repeatedly(node, path):
+        if repeated is not None and not used_repeatedly(
+            node, path, self.ctx.tf.repeats.keeps_result
+        ):
             repeated = None
         if not in_loop and repeated is None:
             return
@@ -388,45 +450,6 @@ for layer in range(4):
     def _new_names(self) -> tuple[set[str], set[str]]:
         """Names and attribute names a fix out of a function must not choose."""
         return names_in(self.ctx.module), attribute_names(self.ctx.module)
-
-    def _used_repeatedly(self, made: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
-        """A tf.function made in a function that runs repeatedly retraces on each run; it
-        matters when each one is then used more than once: called in a loop or twice,
-        passed on (`tf.while_loop(cond, body, ...)`), or returned. Made under an `if` (a
-        cache), or made and called once (`f = tf.function(g); return f(x)`), it is not
-        reported: that is one trace per run by design."""
-        owner_index = max(i for i, n in enumerate(path[:-1]) if type(n) in _FUNCTIONS)
-        owner = path[owner_index]
-        if any(type(n) in (cst.If, cst.IfExp, cst.Try) for n in path[owner_index + 1 : -1]):
-            return False
-        parent = path[-2]
-        # A factory whose every loop call keeps what it returns (`fns = [make(d) for d in
-        # devices]`): one function per element, reused.
-        kept = id(owner) in self.ctx.tf.repeats.keeps_result
-        if type(made) is cst.Call:
-            if type(parent) is cst.Call and parent.func is made:  # type: ignore[attr-defined]
-                return False  # tf.function(f)(x): made and called once
-            if type(parent) is cst.Return:
-                return not kept
-            if type(parent) is cst.Arg:
-                return True
-            statement = next(
-                (n for n in reversed(path) if type(n) in (cst.Assign, cst.AnnAssign)), None
-            )
-            targets = (
-                [t.target for t in statement.targets]  # type: ignore[attr-defined]
-                if type(statement) is cst.Assign
-                else [statement.target]  # type: ignore[attr-defined]
-                if statement is not None
-                else []
-            )
-            names = [t.value for t in targets if type(t) is cst.Name]
-            if not names:
-                return False  # stored on an object: a cache, used elsewhere
-            name = names[0]
-        else:
-            name = made.name.value  # type: ignore[attr-defined]
-        return _uses_repeatedly(owner, name, returned=not kept)
 
     def _called(self, node: cst.Call) -> None:
         """A tf.function (without input_signature) called with a Python value that changes
@@ -583,32 +606,6 @@ for layer in range(4):
         ):
             return tf_function_options(node.args)
         return None
-
-
-def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
-    """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
-    argument, or (when `returned`) returned."""
-    calls = 0
-    stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
-    loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-    while stack:
-        node, looping = stack.pop()
-        kind = type(node)
-        if kind in _FUNCTIONS:
-            continue
-        looping = looping or kind in loops
-        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
-            calls += 1
-            if looping or calls > 1:
-                return True
-        if (
-            (kind is cst.Arg or (returned and kind is cst.Return))
-            and type(node.value) is cst.Name  # type: ignore[attr-defined]
-            and node.value.value == name  # type: ignore[attr-defined]
-        ):
-            return True
-        stack.extend((child, looping) for child in iter_children(node))
-    return False
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:

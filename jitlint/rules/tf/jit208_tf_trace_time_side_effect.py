@@ -23,7 +23,13 @@ class TfTraceTimeSideEffect(Rule):
     calls, a `tf.data` function, a Keras layer's `call` or a model's `train_step`): `print`
     of a tensor, appending to a list that lives outside the function (or on the object:
     `self.history.append(...)` where the class sets `self.history = []`), updating a Python
-    number kept on the object (`self.step += 1`), and writing module globals.
+    number kept on the object (`self.step += 1`), and writing module globals. Also an
+    f-string of a tensor given to `tf.print` (`tf.print(f"loss = {loss}")`): the string is
+    made once while tracing, so every call prints `Tensor("Mean:0", shape=(), ...)`, not
+    the value (observed, TF 2.21); the fix passes the tensors as arguments.
+    And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
+    tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
+    the symbolic tensor.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -91,6 +97,25 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Logging Python values and static shapes while tracing is what the author meant.
+        """
+import logging
+import tensorflow as tf
+@tf.function
+def f(x, name="x"):
+    logging.info("tracing %s with shape %s", name, x.shape)
+    return x * 2.0
+""",
+        # f-strings of Python values, and tensors passed to tf.print as arguments.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, name="x"):
+    for i in range(2):
+        tf.print(f"step {i} of {name}:", x)
+    tf.print("mean", tf.reduce_mean(x))
+    return x
+""",
         # Outside graph code print runs every time.
         """
 import tensorflow as tf
@@ -163,6 +188,25 @@ def f(x):
 """,
     )
     INVALID = (
+        # Logging text made from tensors in graph code: once, with symbolic tensors.
+        """
+import tensorflow as tf
+@tf.function
+def train(batches, step_fn):
+    for step, batch in enumerate(batches):
+        loss = step_fn(batch)
+        if step % 100 == 0:
+            tf.compat.v1.logging.info(str(step) + " " + str(tf.reduce_mean(loss)))  # error: JIT208
+""",
+        # An f-string of a tensor is made at trace time: it prints `Tensor("Mean:0", ...)`.
+        """
+import tensorflow as tf
+@tf.function
+def step(x):
+    loss = tf.reduce_mean(x)
+    tf.print(f"loss = {loss}")  # error: JIT208
+    return loss
+""",
         """
 import tensorflow as tf
 @tf.function
@@ -222,6 +266,10 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         kind = type(func)
         if kind is cst.Name and func.value == "print":  # type: ignore[attr-defined]
             self._print(node)
+        elif kind is cst.Attribute and func.attr.value == "print":  # type: ignore[attr-defined]
+            self._formatted_tf_print(node)
+        elif kind is cst.Attribute and func.attr.value in _LOG_LEVELS:  # type: ignore[attr-defined]
+            self._log(node)
         elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
@@ -358,6 +406,58 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             fix=fix,
         )
 
+    def _formatted_tf_print(self, node: cst.Call) -> None:
+        """`tf.print(f"loss {loss}")`: the f-string is made once, while tracing, from the
+        symbolic tensor; every call then prints `Tensor("Mean:0", ...)`, never the value."""
+        strings = [
+            a.value for a in node.args if a.keyword is None and type(a.value) is cst.FormattedString
+        ]
+        if not strings:
+            return
+        path = self.ctx.path_to(node)
+        context = self.ctx.tf.context(path)
+        if context is None or not self.ctx.names.resolves_to(
+            node.func, path, {"tensorflow.print", "tensorflow.compat.v1.print"}
+        ):
+            return
+        values = self.ctx.tf.values
+        for string in strings:
+            parts = [p for p in string.parts if type(p) is cst.FormattedStringExpression]
+            if any(values.value(p.expression, path).kind == TENSOR for p in parts):  # type: ignore[attr-defined]
+                self.report(
+                    string,
+                    f"this f-string is formatted once, while {context.origin} is traced: "
+                    '`tf.print` then prints the symbolic tensor (`Tensor("...", shape=...)`) '
+                    "on every call, not its value",
+                    help='pass the tensors to tf.print as arguments: tf.print("loss =", loss)',
+                    fix=_split_fstring_fix(string, node),
+                )
+                return
+
+    def _log(self, node: cst.Call) -> None:
+        """`logging.info(str(step) + " " + str(loss))` in graph code: it logs once, while
+        tracing, with `Tensor("Mean:0", ...)` in place of the values."""
+        path = self.ctx.path_to(node)
+        names = self.ctx.names.qualified_names(node.func, path)
+        if not names or not all(n.startswith(_LOGGING_MODULES) for n in names):
+            return
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return
+        values = self.ctx.tf.values
+        if not any(_shows_tensor(a.value, values, path) for a in node.args):
+            return
+        if _says_traced(list(node.args)):
+            return  # "tracing f with Tensor(...)": the author logs the trace on purpose
+        self.report(
+            node,
+            f"this log call in {context.origin} runs once, while tracing, and writes the "
+            'symbolic tensor (`Tensor("Mean:0", shape=(), ...)`), not its value; later calls '
+            "log nothing",
+            help="return the value and log it outside the traced function, or use "
+            'tf.print("loss:", loss) inside it',
+        )
+
     def _append(self, node: cst.Call, target: cst.Name) -> None:
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -435,6 +535,77 @@ def _self_attribute(node: cst.CSTNode) -> bool:
         and type(node.value) is cst.Name  # type: ignore[attr-defined]
         and node.value.value == "self"  # type: ignore[attr-defined]
     )
+
+
+def _split_fstring_fix(string: cst.FormattedString, call: cst.Call) -> NodeFix | None:
+    """`f"loss = {loss}, step {i}"` -> `"loss =", loss, ", step", i` when the f-string is
+    the call's only positional argument and its fields are plain names or attributes (no
+    format spec, no conversion, no `=`). tf.print puts a space between its arguments, so
+    the spaces at the seams are dropped."""
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) != 1 or positional[0].value is not string or string.prefix != "f":
+        return None
+    pieces: list[str] = []
+    for part in string.parts:
+        if type(part) is cst.FormattedStringText:
+            text = part.value.strip(" ")
+            if text:
+                if "\\" in text or "{" in text or "}" in text:
+                    return None
+                text = text.replace("{{", "{").replace("}}", "}")
+                pieces.append(f'"{text}"' if '"' not in text else repr(text))
+            continue
+        field = part
+        if (
+            field.format_spec is not None  # type: ignore[attr-defined]
+            or field.conversion is not None  # type: ignore[attr-defined]
+            or field.equal is not None  # type: ignore[attr-defined]
+            or type(field.expression) not in (cst.Name, cst.Attribute)  # type: ignore[attr-defined]
+        ):
+            return None
+        pieces.append(cst.Module(body=[]).code_for_node(field.expression))  # type: ignore[attr-defined]
+    return NodeFix(
+        "unsafe",
+        "Pass the tensors to `tf.print` as arguments",
+        ((string, ", ".join(pieces)),),
+        (),
+    )
+
+
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
+_LOGGING_MODULES = (
+    "logging.",
+    "absl.logging.",
+    "tensorflow.compat.v1.logging.",
+    "tensorflow.logging.",
+)
+
+
+def _shows_tensor(expr: cst.BaseExpression, values, path) -> bool:  # type: ignore[no-untyped-def]
+    """`expr` is a tensor, or text made from one: `str(t)`, `"a" + str(t)`, `f"{t}"`."""
+    kind = type(expr)
+    if kind is cst.FormattedString:
+        return any(
+            type(part) is cst.FormattedStringExpression
+            and _shows_tensor(part.expression, values, path)  # type: ignore[attr-defined]
+            for part in expr.parts  # type: ignore[attr-defined]
+        )
+    if kind is cst.BinaryOperation:
+        return _shows_tensor(expr.left, values, path) or _shows_tensor(  # type: ignore[attr-defined]
+            expr.right,  # type: ignore[attr-defined]
+            values,
+            path,
+        )
+    if (
+        kind is cst.Call
+        and type(expr.func) is cst.Name  # type: ignore[attr-defined]
+        and expr.func.value in ("str", "repr")  # type: ignore[attr-defined]
+        and len(expr.args) == 1  # type: ignore[attr-defined]
+    ):
+        return _shows_tensor(expr.args[0].value, values, path)  # type: ignore[attr-defined]
+    if kind in (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float):
+        return False
+    return values.value(expr, path).kind == TENSOR
 
 
 _TRACE_WORDS = ("trac", "compil", "build")

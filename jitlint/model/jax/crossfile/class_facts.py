@@ -16,7 +16,7 @@ or a constructor parameter stored unchanged into a field annotated with it
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import libcst as cst
@@ -263,10 +263,11 @@ def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
     ]
 
 
-def class_imports(names: Names, contract_methods: frozenset[str]) -> list[TfRecord]:
+def class_imports(names: Names, contract_traces: Callable[[set[str]], bool]) -> list[TfRecord]:
     """ "jax-import" records for the imported bases of top-level classes: the base's
-    framework where the class defines a method some contract traces, and the base's calls on
-    `self` of each method the class defines (it may override one)."""
+    framework where the class defines a method some contract may trace (`__call__`, or any
+    public method of an equinox module: `contract_traces`), and the base's calls on `self`
+    of each method the class defines (it may override one)."""
     module = names.module
     targets: set[str] = set()
     for statement in module.body:
@@ -281,7 +282,7 @@ def class_imports(names: Names, contract_methods: frozenset[str]) -> list[TfReco
             qualname = _imported(names, base_class(base.value), [module])
             if qualname is None:
                 continue
-            if defined & contract_methods:
+            if contract_traces(defined):
                 targets.add(qualname + MODULE_KEY)
             targets.add(qualname + SELF_CALL_KEY)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]

@@ -18,6 +18,7 @@ process pool and the JSON result cache, and sort deterministically.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -264,6 +265,54 @@ def jit_pytree_params(func: cst.FunctionDef, call: Inbound) -> set[str]:
     args = [(keyword, marker if kind == JIT_PYTREE else U) for keyword, kind in call.args]
     bound = bind_arguments(func, args, call.star, lambda _name, value: value)
     return {name for name, value in bound.items() if value is marker}
+
+
+# A method call's record carries the arguments its instance was made with (made in the
+# calling file from another file's class: `Kalman(noise).run(x)`) as keywords with this
+# prefix: "__made_with__:0" for the first positional one, "__made_with__:steps" for a keyword,
+# and "__made_with__:" alone to say the instance was made there at all.
+MADE_WITH = "__made_with__:"
+# ... and, when it was made by a class method of the class (`Kalman.default(noise)`), that
+# method's name: "__made_by__:default".
+MADE_BY = "__made_by__:"
+
+
+def made_with_args(made_with: Sequence[tuple[str | None, Value]] | None) -> list[Any]:
+    """The extra keyword arguments of a method call's record for an instance made with
+    `made_with`; none when how it was made is unknown."""
+    if made_with is None:
+        return []
+    out: list[tuple[str | None, Value]] = [(MADE_WITH, U)]
+    for index, (keyword, value) in enumerate(made_with):
+        out.append((f"{MADE_WITH}{keyword if keyword is not None else index}", value))
+    return out
+
+
+@dataclass(frozen=True)
+class MadeWith:
+    """How the receiver of an inbound method call was made: the arguments, as (keyword or
+    None, kind) in order, and the class method that made it (None: the class itself)."""
+
+    args: tuple[tuple[str | None, int], ...]
+    factory: str | None = None
+
+
+def split_made_with(call: Inbound) -> tuple[Inbound, MadeWith | None]:
+    """The call without the arguments its receiver was made with, and how it was made;
+    None when the record does not say."""
+    if not any((k or "").startswith((MADE_WITH, MADE_BY)) for k, _ in call.args):
+        return call, None
+    plain, made = [], []
+    factory = None
+    for keyword, kind in call.args:
+        if keyword is not None and keyword.startswith(MADE_BY):
+            factory = keyword[len(MADE_BY) :]
+        elif keyword is None or not keyword.startswith(MADE_WITH):
+            plain.append((keyword, kind))
+        elif keyword != MADE_WITH:
+            rest = keyword[len(MADE_WITH) :]
+            made.append((None if rest.isdigit() else rest, kind))
+    return dataclasses.replace(call, args=tuple(plain)), MadeWith(tuple(made), factory)
 
 
 def inbound_contribution(func: cst.FunctionDef, call: Inbound) -> dict[str, Value]:

@@ -29,8 +29,13 @@ CONTRACTS: dict[str, Contract] = {
     p.contract.framework: p.contract for p in plugins() if p.contract is not None
 }
 
-# Every method some contract traces: a class defining one may need its base's framework.
-CONTRACT_METHODS = frozenset(m for c in CONTRACTS.values() for m in c.methods)
+
+def may_be_traced(defined: set[str]) -> bool:
+    """Whether some contract traces one of the methods a class defines (`__call__`, or a
+    public method of an equinox module): then its base's framework matters, wherever the base
+    is defined."""
+    return any(c.traced_methods(defined) for c in CONTRACTS.values())
+
 
 # Annotations that say "a JAX array": under jit such a parameter holds a tracer. `ArrayLike`
 # and NumPy's types are left out: they admit Python numbers and host arrays, which

@@ -1,0 +1,449 @@
+"""How often code runs: once, once per call of its function, or repeatedly (hazards J13, T13).
+
+Framework-neutral; the JAX and TF models feed it their call resolution and their
+frameworks' contracts, and rules (JIT113, JIT207) query the answer.
+
+- Within a function, `local_repetition` says why a node may run more than once: it sits in a
+  loop body or a comprehension (all of it but the outermost iterable), or else it runs once
+  per call of the innermost enclosing function. The body of a run-once guard (`if fn is
+  None: fn = ...`, guards.py) and a lambda's body (where it runs is unknown) answer None.
+- Across functions, `find_repeated` says which functions run repeatedly: those called in a
+  loop or comprehension (of this module, or of another file, by a record), those called
+  repeatedly *by contract* (a request handler, an agent's `act`, a Keras callback's
+  `on_batch_end`: which ones is each plug-in's table), and, one level down, what those call
+  unconditionally (further down, callees tend to cache what they build).
+- A function made in a loop iteration and *kept* without being called there (stored on an
+  object, collected in a list, handed to a call that does not run it now) is built once per
+  element (a host, a device, a data split) and then reused: not a repetition (issue 28).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from jitlint.model.domain.guards import is_run_once_guard
+from jitlint.python.walker import iter_children
+
+Path = Sequence[cst.CSTNode]
+Func = cst.FunctionDef | cst.Lambda
+# The function a call runs (a def of this module), or None when not known.
+Callee = Callable[[cst.Call, Path], cst.FunctionDef | None]
+
+_LOOPS = (cst.For, cst.While)
+_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """Why code may run more than once within its own function: `kind` is "loop",
+    "comprehension" or "call" (once per call of `function`); `unit` is the loop body,
+    comprehension or function body that repeats."""
+
+    kind: str
+    unit: cst.CSTNode
+    function: cst.FunctionDef | None = None
+
+    @property
+    def where(self) -> str:
+        return "inside a loop" if self.kind == "loop" else "inside a comprehension"
+
+
+def local_repetition(path: Path) -> Repetition | None:
+    """Why the end of `path` may run many times within its function (see the docstring)."""
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        kind = type(node)
+        if kind is cst.If and child is node.body and is_run_once_guard(node):  # type: ignore[attr-defined]
+            return None  # built once per arming of the flag
+        if kind in _LOOPS and child is node.body:  # type: ignore[attr-defined]
+            return Repetition("loop", node.body)  # type: ignore[attr-defined]
+        if kind in COMPREHENSIONS:
+            # The outermost iterable is evaluated once; everything else per element.
+            grandchild = path[index + 2] if index + 2 < len(path) else None
+            if not (child is node.for_in and grandchild is node.for_in.iter):  # type: ignore[attr-defined]
+                return Repetition("comprehension", node)
+        if kind is cst.FunctionDef and child is node.body:  # type: ignore[attr-defined]
+            return Repetition("call", node.body, node)  # type: ignore[arg-type, attr-defined]
+        if kind is cst.Lambda and child is node.body:  # type: ignore[attr-defined]
+            return None
+    return None
+
+
+def enclosing_loops(path: Path) -> list[cst.For | cst.While]:
+    """Every loop whose body holds the end of `path`, innermost first, same function."""
+    found = []
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        if type(node) in _FUNCTIONS:
+            break
+        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            found.append(node)
+    return found  # type: ignore[return-value]
+
+
+def enclosing_loop(path: Path) -> cst.For | cst.While | None:
+    """The innermost loop whose body holds the end of `path`, within the same function."""
+    loops = enclosing_loops(path)
+    return loops[0] if loops else None
+
+
+def iteration(path: Path) -> cst.CSTNode | None:
+    """The innermost loop body or comprehension holding the end of `path`, same function."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            return None
+        if kind in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            return node.body  # type: ignore[attr-defined]
+        if kind in COMPREHENSIONS:
+            return node
+    return None
+
+
+def conditional(path: Path) -> bool:
+    """Under an `if` or `try` of its own function: may not run on every call."""
+    for node in reversed(path[:-1]):
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            return False
+        if kind in (cst.If, cst.Try, cst.IfExp):
+            return True
+    return False
+
+
+@dataclass
+class Repeated:
+    """Functions of a module that run repeatedly: id -> why (for messages)."""
+
+    why: dict[int, str] = field(default_factory=dict)
+    # functions repeated only by loop calls of this module that keep what they return
+    keeps_result: set[int] = field(default_factory=set)
+
+    def owner(self, path: Path) -> tuple[Func, str] | None:
+        """The innermost function holding the end of `path`, and why it runs repeatedly."""
+        func = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
+        why = self.why.get(id(func)) if func is not None else None
+        return (func, why) if why is not None else None  # type: ignore[return-value]
+
+    def inside(self, path: Path) -> str | None:
+        """ "inside `f`, which is called in a loop" for messages, when the innermost function
+        holding the end of `path` runs repeatedly."""
+        found = self.owner(path)
+        if found is None:
+            return None
+        name = found[0].name.value if type(found[0]) is cst.FunctionDef else "the lambda"
+        return f"inside `{name}`, which is {found[1]}"
+
+
+def find_repeated(
+    loop_calls: Iterable[tuple[cst.Call, Path]],
+    calls: dict[int, list[tuple[cst.Call, Path]]],
+    callee: Callee,
+    contracts: Iterable[tuple[cst.FunctionDef, str]] = (),
+    kept: Callable[[Path], bool] = lambda path: False,
+) -> Repeated:
+    """Which functions run repeatedly (see the docstring). `loop_calls`: calls inside loop
+    bodies and comprehensions; `calls`: each function's calls, by id; `contracts`: functions
+    repeated by contract or by another file's loop, with why; `kept(path)`: the loop
+    iteration keeps what the call at the end of `path` returns, uncalled."""
+    out = Repeated()
+    for call, path in loop_calls:
+        func = callee(call, path)
+        if func is None:
+            continue
+        if id(func) not in out.why:
+            out.keeps_result.add(id(func))
+            out.why[id(func)] = "called in a loop"
+        if not kept(path):
+            out.keeps_result.discard(id(func))
+    for func, why in contracts:
+        out.why.setdefault(id(func), why)
+        out.keeps_result.discard(id(func))  # what its caller does with it is not known
+    for key, why in list(out.why.items()):
+        for call, path in calls.get(key, ()):
+            if conditional(path):
+                continue
+            func = callee(call, path)
+            if func is not None and id(func) not in out.why:
+                out.why[id(func)] = f"called from a function {why}"
+    return out
+
+
+@dataclass
+class CallScan:
+    """One walk of a module: calls in loop bodies and comprehensions, and each function's
+    calls (by id; the module's under id(module)), with their paths."""
+
+    loop_calls: list[tuple[cst.Call, list[cst.CSTNode]]] = field(default_factory=list)
+    calls: dict[int, list[tuple[cst.Call, list[cst.CSTNode]]]] = field(default_factory=dict)
+    methods: list[tuple[cst.ClassDef, cst.FunctionDef, list[cst.CSTNode]]] = field(
+        default_factory=list
+    )
+
+
+def scan_calls(module: cst.Module) -> CallScan:
+    out = CallScan()
+    stack: list[tuple[cst.CSTNode, list[cst.CSTNode], bool, cst.CSTNode]] = [
+        (module, [], False, module)
+    ]
+    while stack:
+        node, parents, looped, owner = stack.pop()
+        path = [*parents, node]
+        kind = type(node)
+        if kind is cst.Call:
+            out.calls.setdefault(id(owner), []).append((node, path))  # type: ignore[arg-type]
+            if looped:
+                out.loop_calls.append((node, path))  # type: ignore[arg-type]
+        elif kind in _FUNCTIONS:
+            looped, owner = False, node  # a def in a loop body runs its body only when called
+            if kind is cst.FunctionDef and len(parents) >= 2 and type(parents[-2]) is cst.ClassDef:
+                out.methods.append((parents[-2], node, path))  # type: ignore[arg-type]
+        for child in iter_children(node):
+            inner = looped or (
+                (kind in _LOOPS and child is node.body)  # type: ignore[attr-defined]
+                or (kind in COMPREHENSIONS and child is not node.for_in)  # type: ignore[attr-defined]
+                or (kind is cst.CompFor and child is not node.iter)  # type: ignore[attr-defined]
+            )
+            stack.append((child, path, inner, owner))
+    return out
+
+
+# ---- what a function that runs repeatedly does with a function it makes ---------------
+
+
+def used_repeatedly(made: cst.CSTNode, path: Path, keeps_result: set[int]) -> bool:
+    """A compiled function (`made`: a decorated `def` or the call that wraps one) made in a
+    function that runs repeatedly is traced again on each run; that matters when each one
+    is then used more than once: called in a loop or twice, passed on (`while_loop(cond,
+    body, ...)`), or returned (unless every caller keeps what it returns: `keeps_result`).
+    Made under an `if` (a cache), or made and called once (`f = tf.function(g); return
+    f(x)`), it is one trace per run by design. JIT207 asks this; JIT113 reports a jit made
+    and called once per run too, since a jit's compile is the costly part."""
+    owner_index = max(i for i, n in enumerate(path[:-1]) if type(n) in _FUNCTIONS)
+    owner = path[owner_index]
+    if any(type(n) in (cst.If, cst.IfExp, cst.Try) for n in path[owner_index + 1 : -1]):
+        return False
+    parent = path[-2]
+    # A factory whose every loop call keeps what it returns (`fns = [make(d) for d in
+    # devices]`): one function per element, reused.
+    kept = id(owner) in keeps_result
+    if type(made) is cst.Call:
+        if type(parent) is cst.Call and parent.func is made:  # type: ignore[attr-defined]
+            return False  # tf.function(f)(x): made and called once
+        if type(parent) is cst.Return:
+            return not kept
+        if type(parent) is cst.Arg:
+            return True
+        statement = next(
+            (n for n in reversed(path) if type(n) in (cst.Assign, cst.AnnAssign)), None
+        )
+        targets = (
+            [t.target for t in statement.targets]  # type: ignore[attr-defined]
+            if type(statement) is cst.Assign
+            else [statement.target]  # type: ignore[attr-defined]
+            if statement is not None
+            else []
+        )
+        names = [t.value for t in targets if type(t) is cst.Name]
+        if not names:
+            return False  # stored on an object: a cache, used elsewhere
+        name = names[0]
+    else:
+        name = made.name.value  # type: ignore[attr-defined]
+    return _uses_repeatedly(owner, name, returned=not kept)
+
+
+def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
+    """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
+    argument, or (when `returned`) returned."""
+    calls = 0
+    stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
+    loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+    while stack:
+        node, looping = stack.pop()
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            continue
+        looping = looping or kind in loops
+        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
+            calls += 1
+            if looping or calls > 1:
+                return True
+        if (
+            (kind is cst.Arg or (returned and kind is cst.Return))
+            and type(node.value) is cst.Name  # type: ignore[attr-defined]
+            and node.value.value == name  # type: ignore[attr-defined]
+        ):
+            return True
+        stack.extend((child, looping) for child in iter_children(node))
+    return False
+
+
+# ---- functions made in a loop iteration and kept there ---------------------------------
+
+_CONTAINERS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.Element, cst.DictElement)
+_COLLECTING = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
+# A call that runs its function arguments right away (the framework says which).
+RunsArguments = Callable[[cst.Call, Path], bool]
+
+
+@dataclass(frozen=True)
+class Keeping:
+    module: cst.Module
+    runs_arguments: RunsArguments
+
+    def kept_per_iteration(self, path: Path, depth: int = 0) -> bool:
+        """The function made (or returned by the call) at the end of `path`, in a loop body
+        or comprehension, is kept by the iteration and not called in it: stored on an object
+        or in a container, collected by a comprehension, or handed to a call that does not
+        run it now."""
+        value = path[-1]
+        for index in range(len(path) - 2, 0, -1):
+            parent = path[index]
+            kind = type(parent)
+            if kind in _CONTAINERS or _collects(parent, value):
+                value = parent
+            elif kind is cst.Arg:
+                call = path[index - 1]
+                return type(call) is cst.Call and not self.runs_arguments(call, path[:index])  # type: ignore[arg-type]
+            elif kind is cst.Assign or kind is cst.AnnAssign:
+                targets = (
+                    [t.target for t in parent.targets]  # type: ignore[attr-defined]
+                    if kind is cst.Assign
+                    else [parent.target]  # type: ignore[attr-defined]
+                )
+                if all(type(t) in (cst.Attribute, cst.Subscript) for t in targets):
+                    return not self._calls_stored(path, targets)
+                names = [t.value for t in targets if type(t) is cst.Name]  # type: ignore[attr-defined]
+                if len(names) != len(targets):
+                    return False
+                if type(value) in _CONTAINERS or type(value) in (*_COLLECTING, cst.DictComp):
+                    return True  # a collection of functions, one per element
+                return self._name_kept(names[0], path, depth)
+            else:
+                return False
+        return False
+
+    def def_kept_per_iteration(self, path: Path) -> bool:
+        """A `def` at the end of `path`, in a loop body, that the iteration keeps uncalled."""
+        func = path[-1]
+        return type(func) is cst.FunctionDef and self._name_kept(func.name.value, path)
+
+    def _name_kept(self, name: str, path: Path, depth: int = 0) -> bool:
+        """`name`, bound in an iteration, is never called there and is kept by every other
+        read of it there (at least one)."""
+        body = iteration(path)
+        if body is None or depth > 2:
+            return False
+        kept = False
+        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(body, ())]
+        outer = list(path[: next(i for i, n in enumerate(path) if n is body)])
+        while stack:
+            node, above = stack.pop()
+            if type(node) is cst.Name and node.value == name:  # type: ignore[attr-defined]
+                parent = above[-1] if above else None
+                if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
+                    return False
+                if type(parent) in (cst.AssignTarget, cst.FunctionDef, cst.Param) or (
+                    type(parent) in (cst.Attribute, cst.Arg) and node is not parent.value  # type: ignore[attr-defined]
+                ):
+                    continue  # the binding itself, an attribute's or a keyword's name
+                if not self.kept_per_iteration([*outer, *above, node], depth + 1):
+                    return False
+                kept = True
+                continue
+            stack.extend((child, (*above, node)) for child in iter_children(node))
+        return kept
+
+    def _calls_stored(self, path: Path, targets: list[cst.BaseExpression]) -> bool:
+        """The iteration calls what it stored (`self.fn = tf.function(g)`, then
+        `self.fn(x)`)."""
+        body = iteration(path)
+        if body is None:
+            return True
+        code = self.module.code_for_node
+        stored = {code(t) for t in targets}
+        stack: list[cst.CSTNode] = [body]
+        while stack:
+            node = stack.pop()
+            if (
+                type(node) is cst.Call
+                and type(node.func) in (cst.Attribute, cst.Subscript)  # type: ignore[attr-defined]
+                and code(node.func) in stored  # type: ignore[attr-defined]
+            ):
+                return True
+            stack.extend(iter_children(node))
+        return False
+
+
+def _collects(node: cst.CSTNode, value: cst.CSTNode) -> bool:
+    """`node` is a comprehension whose elements are `value`."""
+    kind = type(node)
+    if kind in _COLLECTING:
+        return node.elt is value  # type: ignore[attr-defined]
+    return kind is cst.DictComp and node.value is value  # type: ignore[attr-defined]
+
+
+# ---- contracts every framework shares ----------------------------------------------------
+
+_HANDLER_BASES = {"BaseHTTPRequestHandler", "SimpleHTTPRequestHandler", "BaseRequestHandler"}
+_ROUTE_DECORATORS = {"route", "get", "post", "put", "delete", "patch", "websocket"}
+
+
+def handler_contract(cls: cst.ClassDef | None, func: cst.FunctionDef) -> str | None:
+    """Why `func` is called once per request, if it is a request handler: a `do_GET`-style
+    method of an `http.server`/`socketserver` handler class, or a function registered
+    with a web framework's route decorator (`@app.route("/predict")`, `@app.post("/x")`)."""
+    if cls is not None and (func.name.value.startswith("do_") or func.name.value == "handle"):
+        bases = {_leaf(b.value) for b in cls.bases}
+        if bases & _HANDLER_BASES:
+            return f"a request handler, called for every request (`{func.name.value}`)"
+    for decorator in func.decorators:
+        expr = decorator.decorator
+        if (
+            type(expr) is cst.Call
+            and type(expr.func) is cst.Attribute
+            and expr.func.attr.value in _ROUTE_DECORATORS
+            and expr.args
+            and type(expr.args[0].value) is cst.SimpleString
+            and expr.args[0].value.value.strip("'\"rbu").startswith("/")
+        ):
+            return "a request handler, called for every request (a route)"
+    return None
+
+
+def _leaf(expr: cst.BaseExpression) -> str:
+    if type(expr) is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
+
+
+# Methods that serve one input or one step by the conventions of machine-learning code
+# (scikit-learn's and Keras's `predict`, reinforcement-learning agents' `act`, a trainer's
+# `train_step`): whoever holds the object calls them again and again (jax-ml/jax#4645, an
+# agent's `take_action` jitting a local function on every call).
+PER_ITEM_METHODS = {
+    "predict": "a model's `predict`, called for every input",
+    "predict_proba": "a model's `predict_proba`, called for every input",
+    "act": "an agent's `act`, called at every environment step",
+    "select_action": "an agent's `select_action`, called at every environment step",
+    "take_action": "an agent's `take_action`, called at every environment step",
+    "get_action": "an agent's `get_action`, called at every environment step",
+    "train_step": "a training step, called for every batch",
+    "eval_step": "an evaluation step, called for every batch",
+}
+
+
+def method_contract(cls: cst.ClassDef | None, func: cst.FunctionDef) -> str | None:
+    """Why a function is called repeatedly by contract: a request handler, or a method
+    `PER_ITEM_METHODS` lists."""
+    found = handler_contract(cls, func)
+    if found is not None or cls is None:
+        return found
+    role = PER_ITEM_METHODS.get(func.name.value)
+    return f"{role} (`{cls.name.value}.{func.name.value}`)" if role else None

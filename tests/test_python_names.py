@@ -1,0 +1,65 @@
+"""Name resolution on the Python floor: imports, aliases made by assignment, shadowing."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from jitlint.python.names import UNKNOWN, Names
+
+
+def _meanings(source: str, name: str) -> frozenset[str]:
+    """What `name` read in the last statement (at module level) may stand for."""
+    module = cst.parse_module(textwrap.dedent(source))
+    names = Names(module)
+    return names.qualified_names(cst.Name(name), [module])
+
+
+def test_an_import_names_its_module():
+    assert _meanings("import functools as ft\n", "ft") == {"functools"}
+
+
+def test_an_assignment_of_a_dotted_name_is_an_alias():
+    source = """
+        import functools
+        partial = functools.partial
+        """
+    assert _meanings(source, "partial") == {"functools.partial"}
+
+
+def test_aliases_chain_and_attributes_follow_them():
+    source = """
+        import jax
+        numpy_module = jax.numpy
+        jnp = numpy_module
+        """
+    module = cst.parse_module(textwrap.dedent(source))
+    names = Names(module)
+    where = cst.parse_expression("jnp.where")
+    assert names.qualified_names(where, [module]) == {"jax.numpy.where"}
+
+
+def test_a_name_bound_twice_keeps_both_meanings():
+    source = """
+        import numpy
+        import jax.numpy
+        xp = numpy
+        xp = jax.numpy
+        """
+    assert _meanings(source, "xp") == {"numpy", "jax.numpy"}
+
+
+def test_an_assignment_of_anything_else_stays_unknown():
+    source = """
+        import functools
+        partial = functools.partial(print, end="")
+        """
+    assert _meanings(source, "partial") == {UNKNOWN}
+
+
+def test_a_self_referencing_alias_ends():
+    source = """
+        x = x.y
+        """
+    assert _meanings(source, "x") == {UNKNOWN}

@@ -1,0 +1,214 @@
+"""How often code runs (model/domain/repeats.py), and the JAX and TF plug-ins' answers."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+from jitlint.api import lint_source
+from jitlint.model.context import FileContext
+from jitlint.model.domain.repeats import local_repetition, scan_calls
+from jitlint.python.walker import iter_children
+
+
+def _context(source: str) -> FileContext:
+    source = textwrap.dedent(source)
+    return FileContext(cst.parse_module(source), "case.py", source)
+
+
+def _path_to_call(module: cst.Module, leaf: str) -> list[cst.CSTNode]:
+    """The path to the first call of `leaf(...)` / `x.leaf(...)`."""
+    stack: list[list[cst.CSTNode]] = [[module]]
+    while stack:
+        path = stack.pop()
+        node = path[-1]
+        if type(node) is cst.Call:
+            func = node.func
+            name = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", "")
+            if name == leaf:
+                return path
+        stack.extend([*path, child] for child in reversed(list(iter_children(node))))
+    raise AssertionError(f"no call of {leaf}")
+
+
+def _function(module: cst.Module, name: str) -> cst.FunctionDef:
+    for node in scan_calls(module).methods:
+        if node[1].name.value == name:
+            return node[1]
+    for stmt in module.body:
+        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+            return stmt
+    raise AssertionError(name)
+
+
+def test_local_repetition_kinds():
+    module = cst.parse_module(
+        textwrap.dedent(
+            """
+            def f(xs, fn):
+                a(1)
+                for x in xs:
+                    b(x)
+                [c(x) for x in d(xs)]
+                if fn is None:
+                    fn = e()
+                g = lambda: h()
+            """
+        )
+    )
+    kinds = {
+        leaf: (lambda r: None if r is None else r.kind)(
+            local_repetition(_path_to_call(module, leaf))
+        )
+        for leaf in "abcdeh"
+    }
+    # `d(xs)` is the outermost iterable: evaluated once per call, not per element.
+    assert kinds == {
+        "a": "call",
+        "b": "loop",
+        "c": "comprehension",
+        "d": "call",
+        "e": None,
+        "h": None,
+    }
+
+
+def test_repeated_functions_by_loop_contract_and_one_level_down():
+    ctx = _context(
+        """
+        import jax
+        def helper():
+            return 1
+        def deeper():
+            return 2
+        def unused():
+            return 3
+        def conditional():
+            return 4
+        def step():
+            helper()
+            if flag:
+                conditional()
+        class Agent:
+            def act(self, obs):
+                return obs
+            def reset(self):
+                return None
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                return None
+        for _ in range(3):
+            step()
+        """
+    )
+    why = {
+        name: ctx.repeated.why.get(id(_function(ctx.module, name)))
+        for name in ("step", "helper", "deeper", "unused", "conditional", "act", "reset", "do_POST")
+    }
+    assert why["step"] == "called in a loop"
+    assert why["helper"] == "called from a function called in a loop"
+    assert why["act"] is not None and "agent" in why["act"]
+    assert why["do_POST"] is not None and "request handler" in why["do_POST"]
+    for name in ("deeper", "unused", "conditional", "reset"):
+        assert why[name] is None, name
+
+
+def test_a_function_jax_traces_is_not_repeated_per_call():
+    ctx = _context(
+        """
+        import jax
+        class Trainer:
+            @jax.jit
+            def train_step(self, x):
+                return x
+            def predict(self, x):
+                return x
+        """
+    )
+    assert ctx.repeated.why.get(id(_function(ctx.module, "train_step"))) is None
+    assert ctx.repeated.why.get(id(_function(ctx.module, "predict"))) is not None
+
+
+def test_tf_keras_callback_hooks_are_repeated_by_contract():
+    ctx = _context(
+        """
+        import tensorflow as tf
+        class Report(tf.keras.callbacks.Callback):
+            def on_epoch_end(self, epoch, logs=None):
+                pass
+            def helper(self):
+                pass
+        class NotACallback:
+            def on_epoch_end(self, epoch, logs=None):
+                pass
+        """
+    )
+    callback, plain = (s for s in ctx.module.body if type(s) is cst.ClassDef)
+    hook, helper = callback.body.body
+    assert "callback" in ctx.tf.repeats.why[id(hook)]
+    assert id(helper) not in ctx.tf.repeats.why
+    assert id(plain.body.body[0]) not in ctx.tf.repeats.why
+
+
+def _codes(source: str) -> list[tuple[str, int]]:
+    found = lint_source(textwrap.dedent(source), select=["JIT113", "JIT207"])
+    return [(d.code, d.line) for d in found]
+
+
+def test_a_model_loaded_per_request_is_reported_once_per_shape():
+    source = """
+        import tensorflow as tf
+        from flask import Flask
+        app = Flask(__name__)
+        MODEL = "model.keras"
+        @app.route("/predict")
+        def serve():
+            model = tf.keras.models.load_model(MODEL)
+            return model.predict(request_data())
+        @app.route("/train")
+        def train():
+            model = tf.keras.models.load_model(MODEL)
+            model.fit(request_data())
+            return model.predict(request_data())
+        def once():
+            model = tf.keras.models.load_model(MODEL)
+            return model.predict(request_data())
+        """
+    assert _codes(source) == [("JIT207", 8)]
+
+
+def test_a_jit_in_a_route_handler_is_reported():
+    source = """
+        import jax
+        from fastapi import FastAPI
+        app = FastAPI()
+        def forward(x):
+            return x
+        @app.post("/infer")
+        def infer(x):
+            return jax.jit(lambda y: forward(y))(x)
+        @app.post("setting")
+        def not_a_route(x):
+            return jax.jit(lambda y: forward(y))(x)
+        """
+    assert _codes(source) == [("JIT113", 9)]
+
+
+def test_a_method_of_a_base_class_called_through_self_in_a_loop():
+    source = """
+        import jax
+        class Base:
+            def batched(self, xs):
+                fast = jax.jit(lambda v: v * 2)
+                return fast(xs)
+        class Runner(Base):
+            def run(self, data):
+                for xs in data:
+                    self.batched(xs)
+        class Alone:
+            def batched(self, xs):
+                fast = jax.jit(lambda v: v * 2)
+                return fast(xs)
+        """
+    assert _codes(source) == [("JIT113", 5)]

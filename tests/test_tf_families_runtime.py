@@ -1,0 +1,100 @@
+"""TensorFlow behaviour behind issue #30's TF rule cases, checked against the installed
+TensorFlow (XLA on CPU): what JIT202, JIT205, JIT206 and JIT208 now report fails (or
+misbehaves) as their messages say, and the shapes they leave alone run."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.tensorflow
+
+
+def _loop(tf, use):  # type: ignore[no-untyped-def]
+    """`use(i)` inside a jit-compiled tf.while_loop, `i` its loop variable."""
+
+    @tf.function(jit_compile=True)
+    def run():
+        def body(i, acc):
+            return i + 1, acc + tf.reduce_sum(tf.cast(use(i), tf.float32))
+
+        return tf.while_loop(lambda i, a: i < 2, body, [0, 0.0])[1]
+
+    return run()
+
+
+def test_bincount_of_a_loop_value_needs_a_constant_even_with_its_lengths_given():
+    tf = pytest.importorskip("tensorflow")
+    labels = tf.constant([0, 1, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="compile-time constant"):
+        _loop(tf, lambda i: tf.math.bincount(labels + i, minlength=4, maxlength=4))
+
+
+def test_a_computed_slice_size_and_top_k_compile():
+    tf = pytest.importorskip("tensorflow")
+    x = tf.constant([3.0, 1.0, 2.0])
+    assert float(_loop(tf, lambda i: tf.slice(x, [0], [i + 1]))) > 0.0
+    assert float(_loop(tf, lambda i: tf.math.top_k(x, k=i + 1).values)) > 0.0
+
+
+def _grow(tf, jit):  # type: ignore[no-untyped-def]
+    @tf.function(jit_compile=jit)
+    def grow(x):
+        return tf.while_loop(
+            lambda i, a: i < 2,
+            lambda i, a: (i + 1, tf.concat([a, a[:1]], 0)),
+            [0, x],
+            shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
+        )[1]
+
+    return grow(tf.ones([2]))
+
+
+def test_an_unknown_shape_invariant_runs_in_graph_mode_and_fails_under_xla():
+    tf = pytest.importorskip("tensorflow")
+    assert _grow(tf, False).shape == (4,)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="loop body do not match"):
+        _grow(tf, True)
+
+
+def test_a_raise_under_a_tensor_if_raises_whatever_the_value():
+    tf = pytest.importorskip("tensorflow")
+
+    @tf.function
+    def checked(x):
+        if tf.reduce_mean(x) > 100.0:
+            raise ValueError("diverged")
+        return x
+
+    with pytest.raises(ValueError, match="diverged"):
+        checked(tf.ones([2]))
+
+
+def test_an_fstring_of_a_tensor_is_made_once_from_the_symbolic_tensor():
+    tf = pytest.importorskip("tensorflow")
+    made = []
+
+    @tf.function
+    def step(x):
+        loss = tf.reduce_mean(x)
+        made.append(f"loss = {loss}")
+        return loss
+
+    step(tf.ones([2]))
+    step(tf.ones([2]) * 3.0)
+    assert len(made) == 1 and "Tensor(" in made[0]
+
+
+def test_keras3_refuses_a_weight_made_in_call_also_lazily():
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    if int(keras.__version__.split(".")[0]) < 3:
+        pytest.skip("Keras 2 makes the weight on the first call")
+
+    class Bias(keras.layers.Layer):
+        def call(self, x):
+            if not hasattr(self, "bias"):
+                self.bias = self.add_weight(shape=(), initializer="zeros")
+            return x + self.bias
+
+    with pytest.raises(ValueError, match="already built"):
+        tf.function(Bias())(tf.ones([2]))
