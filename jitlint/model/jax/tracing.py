@@ -94,6 +94,7 @@ from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
+from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
     ABSTRACT,
     GRAD,
@@ -234,9 +235,8 @@ class Tracing:
         self._qualnames: dict[int, frozenset[str]] = {}
         self.solving = False
         self._solved = False
-        # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
-        # (parameter, why, the function, the node).
-        self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static).
+        self.static_events: dict[int, list[StaticEvent]] = {}
         # Framework objects (not pytrees) passed to traced parameters of jitted functions.
         self.nonarray_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
         # Arrays in the aux data of registered pytree classes given to jit, by tree_flatten.

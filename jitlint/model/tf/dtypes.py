@@ -44,6 +44,7 @@ from jitlint.model.tf.repeats import bind
 from jitlint.model.tf.values import TfValues
 from jitlint.python.attributes import class_body_assignments as _class_body_assignments
 from jitlint.python.attributes import self_assignments as _self_assignments
+from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
@@ -377,18 +378,18 @@ class TfDtypes:
                 return self._method_info(call, path, depth)
             return UNKNOWN
         name = next(iter(names))
-        dtype_arg = _keyword(call, "dtype")
+        dtype_arg = keyword_argument(call, "dtype")
         if name in _CASTS:
-            target = dtype_arg or _positional(call, 1)
+            target = dtype_arg or positional_argument(call, 1)
             return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
         if name == "tensorflow.TensorArray":
-            target = dtype_arg or _positional(call, 0)
+            target = dtype_arg or positional_argument(call, 0)
             return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
         if name in _NUMPY_FLOAT_MAKERS:
             if dtype_arg is not None:
                 return DType(self.dtype_name(dtype_arg.value, path, depth + 1), numpy=True)
             if name in _NUMPY_DATA_ARGUMENT:
-                data = _positional(call, _NUMPY_DATA_ARGUMENT[name])
+                data = positional_argument(call, _NUMPY_DATA_ARGUMENT[name])
                 literal = literal_kind(data.value, self.values, path) if data else None
                 found = {"float": "float64", "int": "int64"}.get(literal or "")
                 return DType(found, numpy=True)
@@ -400,7 +401,7 @@ class TfDtypes:
                 return DType(found, numpy=True)
             return DType("float64", numpy=True)
         if name in _NUMPY_SAME_DTYPE or name in _NUMPY_FLOATING:
-            data = _positional(call, 0)
+            data = positional_argument(call, 0)
             if data is None or dtype_arg is not None:
                 return UNKNOWN
             inner = self.info(data.value, path, depth + 1)
@@ -413,27 +414,27 @@ class TfDtypes:
             return UNKNOWN
         leaf = name[len("tensorflow.") :]
         if leaf in ("constant", "convert_to_tensor", "Variable"):
-            target = dtype_arg or (_positional(call, 1) if leaf == "constant" else None)
+            target = dtype_arg or (positional_argument(call, 1) if leaf == "constant" else None)
             if target is not None:
                 return DType(self.dtype_name(target.value, path, depth + 1))
-            data = _positional(call, 0)
+            data = positional_argument(call, 0)
             if data is None:
                 return UNKNOWN
             literal = literal_kind(data.value, self.values, path)
             if literal == "float":
-                if name in _CONSTANTS and not _keyword(call, "dtype_hint"):
+                if name in _CONSTANTS and not keyword_argument(call, "dtype_hint"):
                     self.constants[id(call)] = call
                     return DType("float32", frozenset({id(call)}))
                 return DType("float32")
             if literal == "int":
                 return DType("int32")
             inner = self.info(data.value, path, depth + 1)
-            if inner.numpy and inner.name == "float64" and not _keyword(call, "dtype_hint"):
+            if inner.numpy and inner.name == "float64" and not keyword_argument(call, "dtype_hint"):
                 self.arrays[id(call)] = call  # NumPy's float64 default kept in the tensor
                 return DType("float64", arrays=frozenset({id(call)}))
             return DType(inner.name, inner.consts, inner.params, arrays=inner.arrays)
         if leaf in ("zeros", "ones") and dtype_arg is None:
-            dtype_arg = _positional(call, 1)
+            dtype_arg = positional_argument(call, 1)
         if leaf in ("zeros", "ones", "eye", "fill", "random.uniform", "random.normal", "range"):
             if dtype_arg is not None:
                 return DType(self.dtype_name(dtype_arg.value, path, depth + 1))
@@ -548,12 +549,12 @@ class TfDtypes:
                         and func.attr.value == "__init__"
                         and type(func.value) is cst.Call
                     ):
-                        arg = _keyword(call, "dtype")
+                        arg = keyword_argument(call, "dtype")
                         if arg is not None:
                             return self.dtype_name(arg.value, call_path)
         found = set()
         for call, call_path, _ in self._sites.by_function.get(id(cls), ()):
-            arg = _keyword(call, "dtype")
+            arg = keyword_argument(call, "dtype")
             found.add(self.dtype_name(arg.value, call_path) if arg is not None else None)
         return found.pop() if len(found) == 1 else None
 
@@ -718,8 +719,8 @@ class TfDtypes:
                 yield Event("meet", call, path, operands, where=where, exprs=(func.value, value))
             return
         if names <= _CASTS:
-            target = _keyword(call, "dtype") or _positional(call, 1)
-            data = _positional(call, 0)
+            target = keyword_argument(call, "dtype") or positional_argument(call, 1)
+            data = positional_argument(call, 0)
             if target is not None and data is not None:
                 dtype = self.dtype_name(target.value, path)
                 yield Event("cast", call, path, (self.info(data.value, path),), dtype)
@@ -986,20 +987,6 @@ def literal_kind(
                 outer = values.model.scope_path(cls)[:-1]  # type: ignore[attr-defined]
                 for value, value_path in _class_body_assignments(cls, expr.attr.value, outer):  # type: ignore[arg-type,attr-defined]
                     return literal_kind(value, values, value_path, depth + 1)
-    return None
-
-
-def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def _positional(call: cst.Call, index: int) -> cst.Arg | None:
-    positional = [a for a in call.args if a.keyword is None]
-    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
-        return positional[index]
     return None
 
 

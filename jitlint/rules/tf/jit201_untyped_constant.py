@@ -13,6 +13,7 @@ from jitlint.model.tf.dtypes import (
     literal_kind,
     sink_description,
 )
+from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.rules.base import Rule
 
 
@@ -500,8 +501,8 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
         if dtype not in WIDE_DTYPES or not event.operands[0].from_constants:
             return
         node: cst.Call = event.node  # type: ignore[assignment]
-        target = _keyword(node, "dtype") or _positional(node, 1)
-        data = _positional(node, 0)
+        target = keyword_argument(node, "dtype") or positional_argument(node, 1)
+        data = positional_argument(node, 0)
         code = self.ctx.module.code_for_node
         for call in self._constants(event.operands[0]):
             if id(call) in self._reported:
@@ -567,18 +568,4 @@ def _function_name(path: Sequence[cst.CSTNode]) -> str | None:
     for node in reversed(path):
         if type(node) is cst.FunctionDef:
             return node.name.value
-    return None
-
-
-def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def _positional(call: cst.Call, index: int) -> cst.Arg | None:
-    positional = [a for a in call.args if a.keyword is None]
-    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
-        return positional[index]
     return None
