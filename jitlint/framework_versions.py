@@ -5,10 +5,12 @@ through `extend`); else what the project declares: the nearest directory at or a
 file that has a `pyproject.toml` with dependencies (`[project] dependencies`,
 `[project.optional-dependencies]`, `[dependency-groups]`, Poetry's tables) or a
 `requirements*.txt`; a Keras version not found follows the TensorFlow one when that was
-found (`tf.keras` is Keras 3 from TensorFlow 2.16 on); else the versions jitlint's facts were
-generated for. A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is
-0.4.30, `==2.15.*` is 2.15, Poetry's `^0.4.30` is 0.4.30); one with only an upper bound, or
-none, declares no version. The first declaration with a version wins, in the order above.
+found (`tf.keras` is Keras 3 from TensorFlow 2.16 on), unless the project sets
+`TF_USE_LEGACY_KERAS` (its CI workflows, `tox.ini`, `setup.cfg`), which makes `tf.keras` the
+Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were generated for.
+A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is 0.4.30, `==2.15.*`
+is 2.15, Poetry's `^0.4.30` is 0.4.30); one with only an upper bound, or none, declares no
+version. The first declaration with a version wins, in the order above.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ class Resolved:
 
     framework: str
     version: str
-    source: str  # "config", "requirements", "tensorflow" (Keras from it) or "facts"
+    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras" or "facts"
+    source: str
     file: Path | None = None  # the config or requirements file
     detail: str = ""  # the key or requirement, as written
 
@@ -77,6 +80,7 @@ class VersionResolver:
 
     def __init__(self) -> None:
         self._declared: dict[Path, dict[str, Declared] | None] = {}
+        self._legacy_keras: dict[Path, Path | None] = {}
 
     def options(self, path: Path, settings: Settings) -> dict[str, str]:
         """What goes into the file's rule options (engine: `ctx.versions`): the versions
@@ -108,6 +112,13 @@ class VersionResolver:
                 resolved[framework] = Resolved(
                     framework, found.version, "requirements", found.file, found.detail
                 )
+        if "keras" not in resolved:
+            # A project that sets TF_USE_LEGACY_KERAS runs tf.keras as tf-keras (Keras 2)
+            # whatever its TensorFlow; precision first, that beats the TensorFlow's own Keras.
+            setting = nearest_up(directory, self._legacy_keras, legacy_keras_setting)
+            if setting is not None:
+                detail = "`TF_USE_LEGACY_KERAS`"
+                resolved["keras"] = Resolved("keras", "2", "legacy-keras", setting, detail)
         if "keras" not in resolved and "tensorflow" in resolved:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
@@ -152,6 +163,26 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         if framework not in declared:
             declared[framework] = Declared(version, file, f"{text.strip()} in {where}")
     return declared
+
+
+# Where a project sets the environment its tests run in; a `TF_USE_LEGACY_KERAS` there says
+# the project targets tf-keras (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
+_ENVIRONMENT_FILES = ("tox.ini", "setup.cfg", ".github/workflows/*.yml", ".github/workflows/*.yaml")
+_LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
+
+
+def legacy_keras_setting(directory: Path) -> Path | None:
+    """The first file of `directory` that sets up an environment with `TF_USE_LEGACY_KERAS`,
+    or None (the search goes on upwards)."""
+    for pattern in _ENVIRONMENT_FILES:
+        for path in sorted(directory.glob(pattern)):
+            try:
+                text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
+            except (Unreadable, TooLarge):
+                continue
+            if _LEGACY_KERAS.search(text):
+                return path
+    return None
 
 
 def _requirement(text: str) -> tuple[str, str] | None:

@@ -49,6 +49,9 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
     `x[i] = op(x[i], v)` would (named like a jax.numpy function where two methods do).
 12. **Builtin twins**: the builtins of two floats (`max`, `min`, `pow`, ...) with a jax.numpy
     ufunc that gives the same values on sample pairs, a NaN included.
+13. **Python constants** of the modules whose other public names are functions or dtypes
+    (`jax.numpy.pi`, `newaxis`, `math.inf`): values `jax.jit` takes as arguments, unlike the
+    functions, dtypes, primitives and index helpers (`jnp.s_`) around them.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -839,6 +842,24 @@ def builtin_twins() -> dict[str, str]:
     return found
 
 
+# Modules whose public callables are functions or dtypes, never arrays (JIT111).
+FUNCTION_MODULES = ("jax.numpy", "jax.nn", "jax.lax", "jax.scipy", "math", "operator")
+
+
+def python_constants() -> list[str]:
+    """The public names of FUNCTION_MODULES bound to a number or None (`jax.numpy.pi`,
+    `jax.numpy.newaxis`): Python values, which jit takes as arguments."""
+    found = []
+    for module_name in FUNCTION_MODULES:
+        module = importlib.import_module(module_name)
+        names = set(getattr(module, "__all__", None) or dir(module)) & set(dir(module))
+        for name in sorted(names):
+            value = getattr(module, name)
+            if not name.startswith("_") and isinstance(value, (int, float, complex, type(None))):
+                found.append(f"{module_name}.{name}")
+    return found
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -861,6 +882,7 @@ def main(argv: list[str]) -> int:
         "math_twins": math_twins(),
         "at_methods": at_methods(),
         "builtin_twins": builtin_twins(),
+        "python_constants": python_constants(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

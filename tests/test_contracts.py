@@ -1,6 +1,7 @@
 """Traced by contract (issue #29): bodies a framework's users call under jit, with no call
 site in the run. Module `__call__`s of equinox, flax (linen and nnx) and haiku are traced with
-the parameters their annotations call JAX arrays; everything else stays unknown. A parameter
+the parameters their annotations call JAX arrays, or that every read uses as an array;
+everything else stays unknown. A parameter
 of an `eqx.filter_jit` function annotated as an array is traced, one annotated as a Python
 scalar static, exactly as at run time."""
 
@@ -100,10 +101,23 @@ POSITIVE = {
                     raise ValueError("nan")
                 self.R = R
 
-            def groups(self) -> str:
+            def orientation(self):
                 if jnp.linalg.det(self.R) > 0:  # error: JIT101
-                    return "SO(n)"
-                return "O(n)"
+                    return self.R
+                return -self.R
+    """,
+    # A constructor that takes something besides configuration and a key (here an
+    # unannotated `table`) may be built inside the user's jit: still traced by contract.
+    "equinox_init_from_an_object": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Sparse(eqx.Module):
+            nnz: int
+
+            def __init__(self, table, *, width: int, key):
+                self.nnz = int(jnp.round(width * table.sum()))  # error: JIT102
     """,
     # Equinox users hand the module to `filter_jit`: its array fields are tracers there,
     # its static fields and Python-typed fields are not.
@@ -130,9 +144,60 @@ POSITIVE = {
         def step(x: chex.Array, n: int):
             return x[: int(x.sum())]  # error: JIT102
     """,
+    # Not annotated, but every read is one only an array admits: a traced array.
+    "linen_parameter_used_only_by_array_functions": """
+        import flax.linen as nn
+
+        class Gate(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                y = x.reshape(x.shape[0] * x.shape[1])
+                if y.sum() > 0:  # error: JIT101
+                    return y
+                return -y
+    """,
+    "equinox_parameter_used_in_matmul_and_astype": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        class Gram(eqx.Module):
+            def __call__(self, x, w):
+                z = x.astype(jnp.float32) @ w
+                if z.mean() > 0:  # error: JIT101
+                    return z
+                return -z
+    """,
+    "haiku_parameter_reduced_by_a_method": """
+        import haiku as hk
+
+        class Norm(hk.Module):
+            def __call__(self, x, y):
+                if x.mean() > y.T.max():  # error: JIT101
+                    return 1.0
+                return 0.0
+    """,
 }
 
 NEGATIVE = {
+    # A public method annotated to return a Python bool is a check for Python code: no jit
+    # can return a bool, so the contract does not trace it (a research arm model's
+    # reachability test).
+    "python_bool_check_method": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Arm(eqx.Module):
+            lengths: jax.Array
+
+            def reachable(self, target: jax.Array) -> bool:
+                if jnp.any(jnp.abs(target) > self.lengths.sum()):
+                    return False
+                return True
+
+            def __call__(self, x: jax.Array) -> jax.Array:
+                return x * self.lengths
+    """,
     # Not annotated: nothing says `x` is an array, and unknown is never an error.
     "unannotated_parameter": """
         import equinox as eqx
@@ -185,6 +250,58 @@ NEGATIVE = {
                     return mask
                 return x
     """,
+    # Read once as a Python value: not "used only as an array", so unknown.
+    "compared_with_none": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        class Gate(eqx.Module):
+            def __call__(self, x):
+                if x is None:
+                    return 0.0
+                if x.sum() > 0:
+                    return x
+                return -x
+    """,
+    "flags_counts_configs_and_callables": """
+        import flax.linen as nn
+        import jax.numpy as jnp
+
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x, training, n: int, config, activation):
+                if training and config.dropout > 0:
+                    x = x * 0.5
+                for _ in range(n):
+                    x = activation(x)
+                if n > 1:
+                    return x
+                return jnp.tanh(x)
+    """,
+    # An argument of some other function, a subscript, a parameter rebound in the body.
+    "other_uses_stay_unknown": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        def helper(v):
+            return v
+
+        class Gate(eqx.Module):
+            def __call__(self, x, y, z, w):
+                def total():
+                    return w.sum()
+
+                if total() > 0:
+                    return 0.0
+                if helper(x).sum() > 0 or x.sum() > 0:
+                    return 1.0
+                if y[0].sum() > 0 or y.sum() > 0:
+                    return 2.0
+                if z.sum() > 0:
+                    return 3.0
+                z = jnp.tanh(z)
+                return z
+    """,
     # A plain class is not a framework module: no contract.
     "plain_class_call": """
         import jax
@@ -194,6 +311,21 @@ NEGATIVE = {
                 if x.mean() > 0:
                     return x
                 return -x
+    """,
+    # A model built from Python configuration and a key is built once, eagerly, then handed
+    # to the jitted step: its constructor's NumPy-style arithmetic on constants is not traced.
+    "equinox_init_from_configuration": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Sparse(eqx.Module):
+            nnz: int
+
+            def __init__(self, *, width: int, sparsity: float = 1.0, scale=2.0, key):
+                self.nnz = int(jnp.round(width * width * sparsity * scale))
+                if self.nnz == 0:
+                    raise ValueError("sparsity too low")
     """,
     # A flax module's other methods, and an equinox module's private ones, run in Python
     # (set-up, logging) as far as the contract knows.

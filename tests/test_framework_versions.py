@@ -225,6 +225,30 @@ def test_the_nearest_declaring_directory_wins(tmp_path):
     assert resolved(tmp_path, "lib/m.py")["jax"] == (facts_versions()["jax"], "facts")
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [".github/workflows/ci.yml", "tox.ini", "setup.cfg"],
+)
+def test_a_legacy_keras_setting_makes_keras_2(tmp_path, setting):
+    # tf.keras imports alone leave the Keras major open; TF_USE_LEGACY_KERAS in the
+    # project's test environment says tf.keras is tf-keras (Keras 2), even on TensorFlow 2.16+.
+    write(tmp_path / "requirements.txt", "tensorflow>=2.16\n")
+    write(tmp_path / "pkg" / "README.md", "no settings here\n")
+    assert resolved(tmp_path, "pkg/m.py")["keras"] == ("3", "tensorflow")
+    write(tmp_path / setting, "env:\n  TF_USE_LEGACY_KERAS: ${{ matrix.legacy }}\n")
+    target = tmp_path / "pkg" / "m.py"
+    found = VersionResolver().for_file(target, ConfigResolver(cwd=tmp_path).for_file(target))
+    assert (found["keras"].version, found["keras"].source) == ("2", "legacy-keras")
+    assert found["keras"].file == tmp_path / setting
+    write(tmp_path / "requirements.txt", "tensorflow>=2.16\nkeras>=3.0\n")
+    assert resolved(tmp_path, "pkg/m.py")["keras"] == ("3.0", "requirements")  # declared wins
+
+
+def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
+    write(tmp_path / "tox.ini", "[testenv]\nsetenv = TF_USE_LEGACY_KERAS_X=1\n")
+    assert resolved(tmp_path)["keras"] == ("3", "facts")
+
+
 # ---- a rule that depends on the version: JIT213 and Keras 2 ---------------------------------
 
 
@@ -396,3 +420,18 @@ def test_odd_requirement_files_are_passed_over(tmp_path):
     )
     declared = declared_in(tmp_path)
     assert declared is not None and declared["jax"].version == "0.4.2"
+
+
+@pytest.mark.parametrize(
+    ("setting", "flagged"),
+    [
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', False),
+        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', '1')", False),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', True),
+        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', True),
+    ],
+)
+def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
+    source = f"import os\n{setting}\n{KERAS_LAYER}"
+    result = lint_text(source, "m.py", {"JIT213"}, {OPTIONS_KEY: {}})
+    assert bool(result.diagnostics) is flagged

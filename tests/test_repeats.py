@@ -212,3 +212,121 @@ def test_a_method_of_a_base_class_called_through_self_in_a_loop():
                 return fast(xs)
         """
     assert _codes(source) == [("JIT113", 5)]
+
+
+def test_what_a_loop_builds_once_per_device_and_keeps_is_not_repeated():
+    # One actor thread per device: the jitted helper is made once per thread and reused by
+    # the rollout that thread runs (a research project's shape). The second loop uses what
+    # it makes right away, every iteration: that one recompiles.
+    source = """
+        import threading
+        import jax
+        import jax.numpy as jnp
+
+        def get_rollout_fn(device):
+            @jax.jit
+            def prepare(x):
+                return jnp.stack(x)
+
+            def rollout():
+                for _ in range(10):
+                    prepare([jnp.ones(3)])
+
+            return rollout
+
+        def get_actor_thread(device):
+            return threading.Thread(target=get_rollout_fn(device))
+
+        def run(devices):
+            threads = []
+            for device in devices:
+                thread = get_actor_thread(device)
+                thread.start()
+                threads.append(thread)
+
+        def step_fn(x):
+            step = jax.jit(lambda y: y + 1)
+            return step(x)
+
+        def train(xs):
+            for x in xs:
+                step_fn(x)
+        """
+    assert _codes(source) == [("JIT113", 28)]
+
+
+def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
+    module = cst.parse_module(
+        textwrap.dedent(
+            """
+            def f(xs):
+                while True:
+                    try:
+                        a()
+                        break
+                    except IOError:
+                        continue
+                for x in xs:
+                    b(x)
+                    return x
+                while True:
+                    c()
+                    if ready():
+                        break
+                while True:
+                    if skip():
+                        continue
+                    d()
+                    break
+                while True:
+                    try:
+                        e()
+                        break
+                    finally:
+                        close()
+            """
+        )
+    )
+    kinds = {
+        leaf: (lambda r: None if r is None else r.kind)(
+            local_repetition(_path_to_call(module, leaf))
+        )
+        for leaf in "abcde"
+    }
+    # A retry loop repeats only after a failure; `b` returns on the first pass. `c` runs
+    # until a condition holds, `d` is skipped by a `continue`, `e`'s try has a `finally`.
+    assert kinds == {"a": "call", "b": "call", "c": "loop", "d": "loop", "e": "loop"}
+
+
+def test_a_tf_function_built_in_a_retried_call_is_not_a_retrace():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        def train_model(strategy):
+            @tf.function
+            def step(x):
+                return x * 2
+            for x in range(10):
+                strategy.run(step, args=(x,))
+
+        def train():
+            while True:
+                try:
+                    strategy = tf.distribute.MirroredStrategy()
+                    train_model(strategy)
+                    break
+                except tf.errors.UnavailableError:
+                    continue
+
+        def train_all(configs):
+            for strategy in configs:
+                train_model(strategy)
+        """
+    )
+    found = lint_source(source, "case.py", select=["JIT207"])
+    # Built once per call of train_model: repeated only because train_all loops over it.
+    assert [d.line for d in found] == [5]
+    once = source.replace("for strategy in configs", "for strategy in configs[:0]")
+    once = once.split("def train_all")[0]
+    assert lint_source(once, "case.py", select=["JIT207"]) == []

@@ -4,13 +4,19 @@ branches whose static shapes differ."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import textwrap
 
 import libcst as cst
+import pytest
 from helpers import found
 
+from jitlint import fix_source
 from jitlint.python.reaching import reaching
 from jitlint.python.walker import iter_children
+from jitlint.rules.tf.jit201_untyped_constant import UntypedConstant
 
 
 def _reads_and_bindings(source: str, name: str):  # type: ignore[no-untyped-def]
@@ -458,3 +464,236 @@ def test_iterating_the_inputs_a_keras_layer_received_is_not_claimed():
     """
     assert found(source.replace("LOOP", "range(2)"), {"JIT205"}) == set()
     assert found(source.replace("LOOP", "tf.range(2)"), {"JIT205"}) == {(10, "JIT205")}
+
+
+# ----- NumPy float64 data kept by a tensor, meeting float32 (issue 30) ----------------------
+
+_FLOAT64_MEETS_FLOAT32 = {
+    "operator": """
+    import numpy as np
+    import tensorflow as tf
+    window = tf.constant(np.hanning(8))  # reported
+    out = tf.ones([8]) * window
+    """,
+    "concat": """
+    import numpy as np
+    import tensorflow as tf
+    grid = tf.convert_to_tensor(np.linspace(0.0, 1.0, 8))  # reported
+    out = tf.concat([tf.ones([8]), grid], 0)
+    """,
+    "matmul": """
+    import numpy as np
+    import tensorflow as tf
+    weights = tf.Variable(np.random.rand(8, 8))  # reported
+    out = tf.matmul(tf.ones([1, 8]), weights)
+    """,
+    "astype": """
+    import numpy as np
+    import tensorflow as tf
+    steps = tf.constant(np.arange(8).astype(np.float64))  # reported
+    out = tf.zeros([8], dtype=tf.float32) - steps
+    """,
+    "tf.function": """
+    import numpy as np
+    import tensorflow as tf
+    @tf.function
+    def ramp(t):
+        r = tf.constant(np.arange(0, 8, 0.5))  # reported
+        return t + r
+    out = ramp(tf.ones([16]))
+    """,
+    "keras layer": """
+    import numpy as np
+    import tensorflow as tf
+    tf.keras.backend.set_floatx("float32")
+    class Taper(tf.keras.layers.Layer):
+        def call(self, inputs):
+            return inputs * tf.constant(np.array([0.5, 1.0, 0.5]))  # reported
+    out = Taper()(tf.ones([3]))
+    """,
+    "numpy array first in tf.matmul": """
+    import numpy as np
+    import tensorflow as tf
+    weights = tf.Variable(tf.random.normal([4, 2]))
+    out = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # reported
+    """,
+    "numpy array first in tf.add": """
+    import numpy as np
+    import tensorflow as tf
+    out = tf.add(np.linspace(0.0, 1.0, 4), tf.zeros([4]))  # reported
+    """,
+}
+
+# Process-wide state: checked under TensorFlow in a child process only.
+_NUMPY_BEHAVIOR = """
+import numpy as np
+import tensorflow as tf
+tf.experimental.numpy.experimental_enable_numpy_behavior()
+out = tf.constant(np.hanning(8)) * tf.ones([8])
+assert out.dtype == tf.float64
+"""
+
+_FINE = {
+    "numpy array first in ops that adapt it": """
+    import numpy as np
+    import tensorflow as tf
+    x = tf.ones([2, 2])
+    out = (tf.multiply(np.ones((2, 2)), x), tf.subtract(np.ones((2, 2)), x))
+    out = (tf.maximum(np.ones((2, 2)), x), tf.concat([np.ones((2, 2)), x], 0))
+    out = (tf.matmul(x, np.ones((2, 2))), tf.add(np.ones((2, 2), dtype=np.float32), x))
+    """,
+    "raw arrays convert": """
+    import numpy as np
+    import tensorflow as tf
+    x = tf.ones([8])
+    out = (x * np.hanning(8), tf.concat([x, np.zeros(2)], 0), tf.matmul(tf.ones([2, 2]), np.eye(2)))
+    """,
+    "dtype given": """
+    import numpy as np
+    import tensorflow as tf
+    out = tf.constant(np.hanning(8), dtype=tf.float32) * tf.ones([8])
+    """,
+    "float64 meets float64": """
+    import numpy as np
+    import tensorflow as tf
+    out = tf.constant(np.hanning(8)) * tf.ones([8], dtype=tf.float64)
+    """,
+    "integer data": """
+    import numpy as np
+    import tensorflow as tf
+    out = tf.constant(np.arange(8)) + tf.constant(np.full(8, 1))
+    """,
+    "keras weight promotes": """
+    import numpy as np
+    import keras
+    import tensorflow as tf
+    class Window(keras.layers.Layer):
+        def build(self, shape):
+            self.w = self.add_weight(shape=(8,), initializer="ones")
+        def call(self, inputs):
+            return self.w * tf.constant(np.hanning(8))
+    out = Window()(tf.ones([8]))
+    """,
+}
+
+
+def _runs(source: str) -> None:
+    exec(compile(textwrap.dedent(source), "<case>", "exec"), {"__name__": "__case__"})
+
+
+@pytest.mark.parametrize("name", sorted(_FLOAT64_MEETS_FLOAT32))
+def test_a_tensor_of_numpy_float64_meeting_float32_is_reported(name: str) -> None:
+    source = textwrap.dedent(_FLOAT64_MEETS_FLOAT32[name])
+    marked = next(n for n, line in enumerate(source.splitlines(), 1) if "# reported" in line)
+    assert found(source, {"JIT201"}) == {(marked, "JIT201")}
+
+
+@pytest.mark.parametrize("name", sorted(_FINE))
+def test_numpy_data_that_converts_or_agrees_is_not_reported(name: str) -> None:
+    assert found(_FINE[name], {"JIT201"}) == set()
+
+
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("name", sorted(_FLOAT64_MEETS_FLOAT32))
+def test_the_reported_numpy_cases_fail_under_tensorflow_and_run_fixed(name: str) -> None:
+    pytest.importorskip("tensorflow")
+    source = textwrap.dedent(_FLOAT64_MEETS_FLOAT32[name])
+    with pytest.raises(Exception, match=r"double tensor|type float64"):
+        _runs(source)
+    result = fix_source(source, select=["JIT201"], unsafe=True)
+    assert result.applied and not result.remaining
+    _runs(result.source)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("name", sorted(_FINE))
+def test_the_numpy_cases_left_alone_run_under_tensorflow(name: str) -> None:
+    pytest.importorskip("tensorflow")
+    _runs(_FINE[name])
+
+
+def test_the_page_numpy_example_fails_and_its_fix_runs() -> None:
+    pytest.importorskip("tensorflow")
+    doc = UntypedConstant.documentation()
+    bad = _page_blocks(doc, "Example")[1]
+    good = _page_blocks(doc, "Use instead")[1]
+    assert found(bad, {"JIT201"}) == {(5, "JIT201")}
+    assert found(good, {"JIT201"}) == set()
+    with pytest.raises(Exception, match="double tensor"):
+        _runs(bad)
+    _runs(good)
+
+
+def _page_blocks(doc: str, heading: str) -> list[str]:
+    section = re.search(rf"^## {heading}\n(.*?)(?=^## |\Z)", doc, re.M | re.S)
+    assert section is not None
+    return re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+
+
+def test_operators_under_numpy_behavior_promote_and_are_not_reported() -> None:
+    assert found(_NUMPY_BEHAVIOR, {"JIT201"}) == set()
+    plain = _NUMPY_BEHAVIOR.replace(
+        "tf.experimental.numpy.experimental_enable_numpy_behavior()\n", ""
+    )
+    assert found(plain, {"JIT201"}) == {(4, "JIT201")}
+
+
+@pytest.mark.tensorflow
+def test_numpy_behavior_really_promotes_float32_with_float64() -> None:
+    pytest.importorskip("tensorflow")
+    child = subprocess.run([sys.executable, "-c", _NUMPY_BEHAVIOR], capture_output=True)
+    assert child.returncode == 0, child.stderr.decode()[-2000:]
+
+
+def test_a_parameter_annotated_as_a_python_int_is_not_data_xla_folds():
+    # `size: int` is baked into each trace like any Python argument; the unannotated
+    # `rows` may be a tensor whose value XLA folds into a constant per call.
+    source = """
+    import tensorflow as tf
+    @tf.function(jit_compile=True)
+    def windows(x, size: int, stride: int = 1, rows=2):
+        def one(t):
+            starts = tf.range(0, tf.shape(t)[0] - stride * (size - 1))
+            return tf.reshape(tf.gather(t, starts), [rows * tf.shape(t)[0], -1])
+        return one(x)
+    """
+    assert found(source, {"JIT202"}) == {(7, "JIT202")}
+
+
+def test_wrapping_a_non_list_in_a_list_leaves_only_the_list():
+    # Past `if not isinstance(y, list): y = [y]`, `y` is a list on every path: the
+    # parameter reaches only as one, which the wrapped binding stands for.
+    source = """
+        def f(y):
+            if not isinstance(y, (list, tuple)):
+                y = [y]
+            use(y)
+        """
+    func, bindings, read = _reads_and_bindings(source, "y")
+    assert reaching(bindings, read, func) == [1]
+    # Another test, or a body that binds something else than a list, keeps both.
+    for other in ("if not isinstance(y, dict):", "if not y:"):
+        changed = source.replace("if not isinstance(y, (list, tuple)):", other)
+        func, bindings, read = _reads_and_bindings(changed, "y")
+        assert reaching(bindings, read, func) == [0, 1], other
+    func, bindings, read = _reads_and_bindings(source.replace("[y]", "g(y)"), "y")
+    assert reaching(bindings, read, func) == [0, 1]
+
+
+def test_iterating_a_tensor_wrapped_in_a_list_is_python_iteration():
+    source = """
+    import tensorflow as tf
+    class Ensemble(tf.keras.layers.Layer):
+        def call(self, seqs):
+            if not isinstance(seqs, list):
+                seqs = [seqs]
+            out = [tf.reverse(s, axis=[1]) for s in seqs]
+            for s in seqs:
+                out.append(s)
+            extra = tf.reverse(seqs[0], axis=[1])
+            for row in extra:
+                out.append(row)
+            return out
+    """
+    # The last loop iterates a tensor in a Keras call (no autograph there): still reported.
+    assert found(source, {"JIT205"}) == {(11, "JIT205")}

@@ -30,6 +30,32 @@ def test_a_debug_print_in_a_helper_of_a_layer_call_is_reported():
     assert found(source, {"JIT208"}) == {(6, "JIT208"), (7, "JIT208")}
 
 
+def test_an_opt_in_verbose_print_and_an_error_report_before_exit_are_left_alone():
+    source = """
+    import sys
+    import tensorflow as tf
+    def activate(x, activation, verbose=False):
+        if verbose:
+            print("activate:", activation)
+        if activation == "relu":
+            return tf.nn.relu(x)
+        print("unknown activation", activation, file=sys.stderr)
+        exit(1)
+    class Block(tf.keras.layers.Layer):
+        def __init__(self, activation="relu"):
+            super().__init__()
+            self.activation = activation
+        def call(self, x):
+            return activate(x, self.activation)
+    """
+    assert found(source, {"JIT208"}) == set()
+    # A call that turns it on, or a print that goes on without exiting, is reported.
+    turned_on = source.replace("activate(x, self.activation)", "activate(x, self.activation, True)")
+    assert found(turned_on, {"JIT208"}) == {(6, "JIT208")}
+    goes_on = source.replace("exit(1)", "return x")
+    assert found(goes_on, {"JIT208"}) == {(9, "JIT208")}
+
+
 def test_a_print_of_python_values_in_the_traced_function_itself_is_trace_logging():
     source = """
     import tensorflow as tf

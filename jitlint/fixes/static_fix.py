@@ -19,6 +19,7 @@ from jitlint.model.domain.values import Value
 from jitlint.model.jax.frameworks import equinox
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.jax.transforms import Entry
+from jitlint.python.binding import Signature, bind_call
 
 if TYPE_CHECKING:
     from jitlint.model.context import FileContext
@@ -78,7 +79,7 @@ def _sizes_passed(ctx: FileContext, entry: Entry, name: str) -> bool:
             ),
             "",
         )
-    position = _position(func, name)
+    signature = Signature.of(func)
     passed: list[cst.BaseExpression] = []
     stack: list[cst.CSTNode] = [ctx.module]
     while stack:
@@ -88,14 +89,10 @@ def _sizes_passed(ctx: FileContext, entry: Entry, name: str) -> bool:
             continue
         if node.func.value != callee or any(a.star for a in node.args):
             continue
-        keyword = [a.value for a in node.args if a.keyword is not None and a.keyword.value == name]
-        positional = [a.value for a in node.args if a.keyword is None]
-        if keyword:
-            passed.append(keyword[0])
-        elif position is not None and position < len(positional):
-            passed.append(positional[position])
-        else:
+        given = bind_call(signature, node).arguments.get(name)
+        if given is None:
             return False
+        passed.append(given)
     return bool(passed) and all(
         type(v) is cst.Tuple and all(type(e.value) is cst.Integer for e in v.elements)
         for v in passed

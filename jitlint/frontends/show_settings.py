@@ -83,6 +83,8 @@ def _origin(found: dict[str, Any]) -> str:
     source = found["source"]
     if source == "tensorflow":
         return f"tf.keras of TensorFlow {found['detail']}"
+    if source == "legacy-keras":
+        return f"tf-keras, as {found['detail']} in {found['file']} asks"
     if source == "facts":
         return "the version jitlint's facts were generated for"
     return f"{source}: {found['file']}, {found['detail']}"

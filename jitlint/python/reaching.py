@@ -6,8 +6,9 @@ by its path from the module, ending at the binding: a function (its parameters),
 assignment statement. A binding reaches a read when it comes before the read and no
 statement between them binds the name on every path through it. "Every path" is read from
 the block structure alone: an assignment statement, a `with` body that makes one, an `if`
-whose every branch makes one; not a loop, a `try` or a `match`, which keep the bindings
-before them.
+whose every branch makes one, or `if not isinstance(x, list): x = [x]` (past it `x` is a
+list on every path, as the body's binding is); not a loop, a `try` or a `match`, which keep
+the bindings before them.
 
 Where the answer depends on loops (a binding inside a loop around the read comes back to it
 on the next iteration) or on when a nested function runs, there is no answer (None) and the
@@ -128,7 +129,50 @@ def _surely_binds(node: cst.CSTNode, binders: set[int]) -> bool:
         return _surely_binds(node.body, binders)
     if isinstance(node, cst.If):
         orelse = node.orelse
-        if orelse is None or not _surely_binds(node.body, binders):
+        if not _surely_binds(node.body, binders):
             return False
+        if orelse is None:
+            return _wraps_unless_container(node, binders)
         return _surely_binds(orelse if isinstance(orelse, cst.If) else orelse.body, binders)
     return False
+
+
+# `if not isinstance(x, list): x = [x]`: past it, `x` is a list on every path, as the
+# binding in the body makes it; the binding before the `if` reaches only as a list.
+_CONTAINERS = frozenset({"list", "tuple"})
+
+
+def _wraps_unless_container(node: cst.If, binders: set[int]) -> bool:
+    """`node` is `if not isinstance(NAME, list/tuple): ...` whose body binds NAME: the
+    binding before it that passes by is a container, as the body's binding is, so the
+    body's binding stands for both."""
+    test = node.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    call = test.expression
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "isinstance"
+        and len(call.args) == 2
+        and isinstance(call.args[0].value, cst.Name)
+    ):
+        return False
+    kinds = call.args[1].value
+    elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    if not all(isinstance(e, cst.Name) and e.value in _CONTAINERS for e in elements):
+        return False
+    name = call.args[0].value.value
+    return any(
+        isinstance(statement, cst.SimpleStatementLine)
+        and any(
+            id(small) in binders
+            and isinstance(small, cst.Assign)
+            and isinstance(small.value, (cst.List, cst.Tuple))
+            and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+            )
+            for small in statement.body
+        )
+        for statement in node.body.body
+    )

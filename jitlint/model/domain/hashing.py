@@ -105,3 +105,16 @@ def _flag(options: dict[str, cst.BaseExpression], name: str, default: bool) -> b
     if type(expr) is cst.Name and expr.value in ("True", "False"):  # type: ignore[attr-defined]
         return expr.value == "True"  # type: ignore[attr-defined]
     return not default  # a computed flag: assume the safe reading
+
+
+def unfrozen_dataclass(value: Value) -> str | None:
+    """The class of `value` when it is an instance of a dataclass whose `__hash__` is None
+    (`eq=True`, no `frozen=True`, no `unsafe_hash`): freezing the class makes it hashable."""
+    # The same test as `_unhashable_instance`'s, asked of the value rather than its phrase.
+    framework = plugins.plugin(value.cls.kind) if isinstance(value, Object) else None
+    if framework is None or not framework.dataclass_options:
+        return None
+    options = value.cls.decorator_options
+    if _flag(options, "unsafe_hash", False) or not _flag(options, "eq", True):
+        return None
+    return None if _flag(options, "frozen", False) else value.cls.name

@@ -73,7 +73,8 @@ class Contract:
     methods: frozenset[str]
     says: str  # why the body is traced, for messages: "equinox modules are meant to be"
     # Every public method too (and `__init__`): an equinox module is a pytree whose methods
-    # its users call inside `eqx.filter_jit`, and which is often built there.
+    # its users call inside `eqx.filter_jit`, and which is sometimes built there (not one
+    # built from Python configuration and a key: contracts.built_from_configuration).
     public: bool = False
     # Its users hand the module to their `filter_jit` as an argument, so its array fields
     # are tracers in the body (equinox); otherwise fields stay unknown.

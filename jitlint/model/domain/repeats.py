@@ -4,9 +4,12 @@ Framework-neutral; the JAX and TF models feed it their call resolution and their
 frameworks' contracts, and rules (JIT113, JIT207) query the answer.
 
 - Within a function, `local_repetition` says why a node may run more than once: it sits in a
-  loop body or a comprehension (all of it but the outermost iterable), or else it runs once
-  per call of the innermost enclosing function. The body of a run-once guard (`if fn is
-  None: fn = ...`, guards.py) and a lambda's body (where it runs is unknown) answer None.
+  loop body (one that does not end in an unconditional `break`/`return`: a retry loop such
+  as `while True: try: ...; break` / `except Error: continue` runs its body once on a normal
+  run, again only after a failure) or a comprehension (all of it but the outermost
+  iterable), or else it runs once per call of the innermost enclosing function. The body
+  of a run-once guard (`if fn is None: fn = ...`, guards.py) and a lambda's body (where it
+  runs is unknown) answer None.
 - Across functions, `find_repeated` says which functions run repeatedly: those called in a
   loop or comprehension (of this module, or of another file, by a record), those called
   repeatedly *by contract* (a request handler, an agent's `act`, a Keras callback's
@@ -37,6 +40,49 @@ _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+def repeats_body(loop: cst.CSTNode) -> bool:
+    """Whether a `for`/`while` runs its body more than once on a normal run: not when every
+    pass through the body ends in an unconditional `break` or `return` (the last statement,
+    or the last of a `try` body), with no `continue` outside an exception handler to skip
+    it. Such a loop repeats only to retry after an error, or never."""
+    body = loop.body.body  # type: ignore[attr-defined]
+    if not body:
+        return True
+    last = body[-1]
+    if type(last) is cst.Try:
+        if last.orelse is not None or last.finalbody is not None:
+            return True
+        last = last.body.body[-1] if last.body.body else last
+    if not _ends_in_exit(last):
+        return True
+    return _has_continue(loop.body)  # type: ignore[attr-defined]
+
+
+def _ends_in_exit(statement: cst.CSTNode) -> bool:
+    if type(statement) is not cst.SimpleStatementLine or not statement.body:
+        return False
+    return type(statement.body[-1]) in (cst.Break, cst.Return, cst.Raise)
+
+
+def _has_continue(node: cst.CSTNode) -> bool:
+    """A `continue` of this loop outside its exception handlers (those retry on failure)."""
+    stack = list(iter_children(node))
+    while stack:
+        child = stack.pop()
+        kind = type(child)
+        if kind is cst.Continue:
+            return True
+        if kind in (*_LOOPS, *_FUNCTIONS, cst.ClassDef, cst.ExceptHandler, cst.ExceptStarHandler):
+            continue  # another loop's continue, a def's, or a retry after an error
+        stack.extend(iter_children(child))
+    return False
+
+
+def _repeating_loop(node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`child` is the body of the loop `node`, and that body runs more than once."""
+    return type(node) in _LOOPS and child is node.body and repeats_body(node)  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
 class Repetition:
     """Why code may run more than once within its own function: `kind` is "loop",
@@ -59,7 +105,7 @@ def local_repetition(path: Path) -> Repetition | None:
         kind = type(node)
         if kind is cst.If and child is node.body and is_run_once_guard(node):  # type: ignore[attr-defined]
             return None  # built once per arming of the flag
-        if kind in _LOOPS and child is node.body:  # type: ignore[attr-defined]
+        if _repeating_loop(node, child):
             return Repetition("loop", node.body)  # type: ignore[attr-defined]
         if kind in COMPREHENSIONS:
             # The outermost iterable is evaluated once; everything else per element.
@@ -80,7 +126,7 @@ def enclosing_loops(path: Path) -> list[cst.For | cst.While]:
         node = path[index]
         if type(node) in _FUNCTIONS:
             break
-        if type(node) in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+        if _repeating_loop(node, path[index + 1]):
             found.append(node)
     return found  # type: ignore[return-value]
 
@@ -98,7 +144,7 @@ def iteration(path: Path) -> cst.CSTNode | None:
         kind = type(node)
         if kind in _FUNCTIONS:
             return None
-        if kind in _LOOPS and path[index + 1] is node.body:  # type: ignore[attr-defined]
+        if _repeating_loop(node, path[index + 1]):
             return node.body  # type: ignore[attr-defined]
         if kind in COMPREHENSIONS:
             return node
@@ -165,6 +211,8 @@ def find_repeated(
         out.why.setdefault(id(func), why)
         out.keeps_result.discard(id(func))  # what its caller does with it is not known
     for key, why in list(out.why.items()):
+        if key in out.keeps_result:
+            continue  # what it makes is kept, one per element: its callees run once for each
         for call, path in calls.get(key, ()):
             if conditional(path):
                 continue
@@ -172,6 +220,13 @@ def find_repeated(
             if func is not None and id(func) not in out.why:
                 out.why[id(func)] = f"called from a function {why}"
     return out
+
+
+def _method_call(above: tuple[cst.CSTNode, ...], node: cst.CSTNode) -> bool:
+    """`node` is the receiver of a method call: `node.method(...)`."""
+    if len(above) < 2 or type(above[-1]) is not cst.Attribute or above[-1].value is not node:  # type: ignore[attr-defined]
+        return False
+    return type(above[-2]) is cst.Call and above[-2].func is above[-1]  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -205,7 +260,7 @@ def scan_calls(module: cst.Module) -> CallScan:
                 out.methods.append((parents[-2], node, path))  # type: ignore[arg-type]
         for child in iter_children(node):
             inner = looped or (
-                (kind in _LOOPS and child is node.body)  # type: ignore[attr-defined]
+                _repeating_loop(node, child)
                 or (kind in COMPREHENSIONS and child is not node.for_in)  # type: ignore[attr-defined]
                 or (kind is cst.CompFor and child is not node.iter)  # type: ignore[attr-defined]
             )
@@ -349,6 +404,8 @@ class Keeping:
                 parent = above[-1] if above else None
                 if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
                     return False
+                if _method_call(above, node):
+                    continue  # `thread.start()`: used, neither called nor kept
                 if type(parent) in (cst.AssignTarget, cst.FunctionDef, cst.Param) or (
                     type(parent) in (cst.Attribute, cst.Arg) and node is not parent.value  # type: ignore[attr-defined]
                 ):

@@ -35,6 +35,8 @@ from jitlint.model.domain.values import (
     join_envs,
 )
 from jitlint.model.jax.expressions import Expressions, all_params
+from jitlint.python import binding
+from jitlint.python.binding import Signature
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -611,39 +613,18 @@ def default_value(expr: cst.BaseExpression | None) -> Value:
 def bind(func: Any, args: Args, star: bool, wrap: Any) -> dict[str, Value]:
     """Each parameter's value for one call of `func`: the argument it receives (through
     `wrap`), its default when left out, unknown when a `*`/`**` argument may fill it."""
-    p = func.params
-    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
-    keywordable = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
-    defaults = {
-        x.name.value: x.default
-        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-        if x.default is not None
-    }
-    var_positional = p.star_arg.name.value if type(p.star_arg) is cst.Param else None
-    var_keyword = p.star_kwarg.name.value if p.star_kwarg is not None else None
+    signature = Signature.of(func)
+    bound = binding.bind(signature, args, rest_unknown=star)
     params: dict[str, Value] = {}
-    extra_positional: list[Value] = []
-    extra_keywords: dict[str, Value] = {}
-    index = 0
-    for name, given in args:
-        if name is None:
-            if index < len(positional):
-                params[positional[index]] = wrap(positional[index], given)
-                index += 1
-            else:
-                extra_positional.append(given)
-        elif name in keywordable and name not in params:
-            params[name] = wrap(name, given)
-        elif var_keyword is not None:
-            extra_keywords[name] = given
-    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
-        name = x.name.value
-        if name not in params:
-            params[name] = default_value(defaults[name]) if name in defaults and not star else U
-    if var_positional is not None:
-        params[var_positional] = (
-            Seq("tuple", extra_positional) if not star else Seq("tuple", elem=U)
+    for name in (*signature.positional, *signature.keyword_only):
+        if name in bound.arguments:
+            params[name] = wrap(name, bound.arguments[name])
+        else:
+            params[name] = default_value(bound.defaulted.get(name))
+    if signature.var_positional is not None:
+        params[signature.var_positional] = (
+            Seq("tuple", elem=U) if star else Seq("tuple", list(bound.extra_positional))
         )
-    if var_keyword is not None:
-        params[var_keyword] = Dict(extra_keywords) if not star else Dict(elem=U)
+    if signature.var_keyword is not None:
+        params[signature.var_keyword] = Dict(elem=U) if star else Dict(dict(bound.extra_keywords))
     return params

@@ -14,38 +14,11 @@ from functools import cached_property
 
 import libcst as cst
 
+from jitlint.python.binding import Signature, bind_call
 from jitlint.python.names import Names
 
 JIT_CALLABLES = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
 PARTIAL = {"functools.partial"}
-
-
-@dataclass(frozen=True)
-class Signature:
-    """The parameters of a `def` or `lambda`, in the order JAX counts them."""
-
-    positional: tuple[str, ...]  # positional-only first, then positional-or-keyword
-    positional_only: tuple[str, ...]
-    keyword_only: tuple[str, ...]
-    has_var_positional: bool
-    has_var_keyword: bool
-
-    @classmethod
-    def of(cls, func: cst.FunctionDef | cst.Lambda) -> Signature:
-        p = func.params
-        posonly = tuple(x.name.value for x in p.posonly_params)
-        return cls(
-            positional=posonly + tuple(x.name.value for x in p.params),
-            positional_only=posonly,
-            keyword_only=tuple(x.name.value for x in p.kwonly_params),
-            has_var_positional=isinstance(p.star_arg, cst.Param),
-            has_var_keyword=p.star_kwarg is not None,
-        )
-
-    def accepts_keyword(self, name: str) -> bool:
-        return (name in self.positional and name not in self.positional_only) or (
-            name in self.keyword_only
-        )
 
 
 @dataclass(frozen=True)
@@ -103,6 +76,41 @@ class JitApplication:
         if isinstance(self.func, cst.FunctionDef):
             return self.func.name.value
         return "<lambda>" if self.func is not None else "the jitted function"
+
+
+@dataclass(frozen=True)
+class JitArgument:
+    """One argument of a call of a jitted function, and whether jit takes it as static."""
+
+    arg: cst.Arg
+    index: int  # its position among the call's arguments
+    param: str | None  # the parameter it reaches; None at `*args` or an unknown signature
+    static: bool | None  # None when the spec and signature cannot say
+
+
+def jit_arguments(
+    app: JitApplication, nums: set[int], names: set[str], call: cst.Call
+) -> list[JitArgument]:
+    """The arguments of `call` (of the function `app` jits, with the static positions and
+    names `static_call` gives) up to its first star argument."""
+    sig = app.signature
+    # Without a signature JAX's inference from one list to the other is unknown.
+    positions_known = sig is not None or app.spec.argnames_arg is None
+    names_known = sig is not None or app.spec.argnums_arg is None
+    targets = bind_call(sig, call).targets if sig is not None else ()
+    out = []
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            param: str | None = arg.keyword.value
+            static = param in names if names_known else None
+        else:
+            target = targets[index] if index < len(targets) else None
+            param = target if sig is not None and target in sig.positional else None
+            static = index in nums if positions_known else None
+        out.append(JitArgument(arg, index, param, static))
+    return out
 
 
 def _literal_ints(node: cst.BaseExpression) -> tuple[int, ...] | None:

@@ -84,13 +84,17 @@ from jitlint.model.jax.frameworks.contracts import (
     Assumptions,
     Contract,
     array_params,
+    array_used_params,
     assumed_classes,
     assumed_functions,
+    built_from_configuration,
+    returns_python_value,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
 from jitlint.model.jax.narrowing import Guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
+from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
     ABSTRACT,
     GRAD,
@@ -231,9 +235,8 @@ class Tracing:
         self._qualnames: dict[int, frozenset[str]] = {}
         self.solving = False
         self._solved = False
-        # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static):
-        # (parameter, why, the function, the node).
-        self.static_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
+        # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static).
+        self.static_events: dict[int, list[StaticEvent]] = {}
         # Framework objects (not pytrees) passed to traced parameters of jitted functions.
         self.nonarray_events: dict[int, list[tuple[str, str, Any, cst.CSTNode]]] = {}
         # Arrays in the aux data of registered pytree classes given to jit, by tree_flatten.
@@ -763,6 +766,10 @@ class Tracing:
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
+                if name == "__init__" and built_from_configuration(method.func):
+                    continue  # a model built once, eagerly, from its configuration
+                if returns_python_value(method.func):
+                    continue  # a Python-side check: `-> bool` cannot come out of jit
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue
@@ -800,7 +807,7 @@ class Tracing:
             site=func, func=func, params={}, enclosing=None, level=ABSTRACT,
             contract=(owner, contract.says),
         )  # fmt: skip
-        arrays = array_params(self.names, func, path)
+        arrays = array_params(self.names, func, path) | array_used_params(self.names, func, path)
         params: dict[str, Value] = {
             name: Array(("param", name, entry), sure=True) if name in arrays else U
             for name in param_names(func)

@@ -33,7 +33,7 @@ from jitlint.model.jax.analyzer import Analyzer, Args, Context
 from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks import flattened, haiku, linen
 from jitlint.model.jax.frameworks.pytrees import not_a_pytree
-from jitlint.model.jax.jit import Signature, spec_from_args
+from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.jax.library import (
     arrays,
     aux,
@@ -43,6 +43,7 @@ from jitlint.model.jax.library import (
     tree_leaf,
     tree_like,
 )
+from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
     LAX_MIRRORS,
     Entry,
@@ -50,6 +51,7 @@ from jitlint.model.jax.transforms import (
     application_params,
     option_args,
 )
+from jitlint.python.binding import Signature, bind
 
 
 class Transformations:
@@ -105,7 +107,7 @@ class Transformations:
             reason = unhashable(targets[0])
             if reason is not None:
                 events = self.tracing.static_events.setdefault(id(call), [])
-                events.append(("the function", reason, None, call))
+                events.append(StaticEvent("the function", reason, None, call, targets[0]))
         return Transformed(transform, targets[0], options, why)
 
     def _control_flow(
@@ -374,13 +376,13 @@ class Transformations:
         """Record static arguments whose value JAX cannot hash (see `unhashable`), at the
         argument (or, for `self` or a partial's arguments, at the transformation). `owner`
         stands for `func` in the events when it is another file's (a ForeignFunction)."""
-        p = func.params
-        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+        signature = Signature.of(func)
+        targets = bind(signature, args).targets
         spec = None
         if style == "jit":
             # jax.jit: static_argnums holds for positional arguments, static_argnames for
             # keyword ones (each inferred from the other only when it alone is given).
-            spec = spec_from_args(list(_inner_options(t))).effective(Signature.of(func))
+            spec = spec_from_args(list(_inner_options(t))).effective(signature)
             if spec is None:
                 return
         plain = all(not a.star for a in call.args)
@@ -390,7 +392,8 @@ class Transformations:
         index = 0
         for position, (keyword, value) in enumerate(args):
             if keyword is None:
-                name = positional[index] if index < len(positional) else None
+                target = targets[position]
+                name = target if target in signature.positional else None
                 static = spec[0] if spec is not None else None
                 is_static = index in static if static is not None else kinds.get(name) == STATIC
                 index += 1
@@ -406,7 +409,7 @@ class Transformations:
             node = nodes[position] if position < len(nodes) else None
             where = node if node is not None else (site if position < hidden else call)
             events = self.tracing.static_events.setdefault(id(where), [])
-            events.append((name, why, owner or func, where))
+            events.append(StaticEvent(name, why, owner or func, where, value))
 
     def _transformed_result(
         self,

@@ -17,8 +17,9 @@ import libcst as cst
 
 from jitlint.model.domain.plugins import ABSTRACT, GRAD, plugins
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
-from jitlint.model.jax.jit import Signature, spec_from_args
+from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
+from jitlint.python.binding import Signature
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.walker import iter_children
 

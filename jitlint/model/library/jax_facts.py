@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any, TypeVar
+
+from jitlint.python.binding import Signature, bind
 
 T = TypeVar("T")
 
@@ -32,18 +34,18 @@ class StaticParameters:
 
     def bind(self, args: Sequence[tuple[str | None, T]]) -> dict[str, T] | None:
         """The parameter each argument reaches: `args` are (keyword or None, argument) in
-        call order. None when positions cannot be followed (`*args` before a keyword)."""
-        bound: dict[str, T] = {}
-        index = 0
-        for keyword, arg in args:
-            if keyword is None:
-                if index >= len(self.positional):
-                    return None
-                bound[self.positional[index]] = arg
-                index += 1
-            else:
-                bound[keyword] = arg
-        return bound
+        call order, star arguments marked as `bind` marks them. None when positions cannot
+        be followed (a star argument, more positions than parameters)."""
+        bound = bind(self.signature, args)
+        if not bound.certain or bound.surplus:
+            return None
+        return {**bound.arguments, **bound.extra_keywords}
+
+    @cached_property
+    def signature(self) -> Signature:
+        """The facts list only the parameters a position reaches: any keyword may name one
+        of the others, so keywords are collected as a `**kwargs` would."""
+        return Signature(self.positional, var_keyword="keywords")
 
     def concrete(self, bound: dict[str, Any]) -> list[tuple[str, str | None]]:
         """The bound parameters that must be Python values in this call, each with the size
@@ -107,6 +109,13 @@ def pass_through() -> frozenset[str]:
     """Top-level jax functions that return their argument, tracers and all
     (`jax.device_get(x)` under jit is `x`)."""
     return frozenset(_raw().get("pass_through", ()))
+
+
+@cache
+def python_constants() -> frozenset[str]:
+    """Qualified names of the numbers (and `newaxis`, None) among the public names of the
+    modules whose other names are functions or dtypes (`jax.numpy.pi`, `math.inf`)."""
+    return frozenset(_raw().get("python_constants", ()))
 
 
 def axis_size_is_python_int() -> bool:

@@ -44,12 +44,23 @@ from jitlint.model.tf.repeats import bind
 from jitlint.model.tf.values import TfValues
 from jitlint.python.attributes import class_body_assignments as _class_body_assignments
 from jitlint.python.attributes import self_assignments as _self_assignments
+from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
     f"numpy.{n}"
-    for n in ("array", "asarray", "ones", "zeros", "full", "linspace", "arange", "eye", "empty")
-} | {f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform", "random")}
+    for n in (
+        "array", "asarray", "ones", "zeros", "full", "linspace", "arange", "eye", "empty",
+        "identity", "logspace", "geomspace", "hanning", "hamming", "blackman", "bartlett",
+        "kaiser",
+    )
+} | {
+    f"numpy.random.{n}"
+    for n in ("rand", "randn", "normal", "uniform", "random", "standard_normal", "random_sample")
+}  # fmt: skip
+# NumPy makers whose dtype follows their data, not float64 (`np.arange(8)` is int64,
+# `np.full(3, 1)` too): the argument holding the data.
+_NUMPY_DATA_ARGUMENT = {"numpy.array": 0, "numpy.asarray": 0, "numpy.full": 1}
 _NUMPY_KEEPS_DTYPE = {"reshape", "transpose", "copy", "ravel", "flatten", "squeeze", "T"}
 # NumPy functions whose result has their first argument's dtype (`x = np.clip(x, 0, 1)`
 # keeps a float64 array float64), and those that keep a float dtype but make floats of
@@ -66,6 +77,12 @@ _NUMPY_FLOATING = {
     f"numpy.{n}" for n in ("sqrt", "exp", "log", "sin", "cos", "tanh", "floor", "ceil")
 }
 _CONSTANTS = {"tensorflow.constant", "tensorflow.convert_to_tensor"}
+# Ops that convert a NumPy first argument on its own, to its float64, before the tensor
+# after it (observed, TF 2.21: `tf.matmul(np.ones((2, 2)), x)` fails for a float32 `x`;
+# `tf.multiply`, `tf.subtract`, `tf.maximum` and `tf.concat` convert it to `x`'s dtype).
+NUMPY_FIRST_FIXES_DTYPE = {
+    f"tensorflow.{n}" for n in ("add", "math.add", "matmul", "linalg.matmul")
+}
 # TensorArray methods whose result has the array's dtype (`write` returns the array).
 _TENSOR_ARRAY_READS = {"stack", "read", "gather", "concat", "write", "scatter", "unstack"}
 _ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
@@ -97,6 +114,9 @@ class DType:
     consts: frozenset[int] = frozenset()
     params: frozenset[str] = frozenset()
     numpy: bool = False
+    # Tensors made from NumPy float64 data without `dtype=` (`tf.constant(np.hanning(8))`):
+    # the calls that made this float64.
+    arrays: frozenset[int] = frozenset()
 
     @property
     def from_constants(self) -> bool:
@@ -118,6 +138,7 @@ def join(items: Iterable[DType]) -> DType:
         frozenset().union(*(i.consts for i in items)),
         frozenset().union(*(i.params for i in items)),
         all(i.numpy for i in items),
+        frozenset().union(*(i.arrays for i in items)),
     )
 
 
@@ -129,9 +150,11 @@ def combine(items: Iterable[DType]) -> DType:
     names = {i.name for i in tensors if i.name is not None}
     consts = frozenset().union(*(i.consts for i in tensors))
     params = frozenset().union(*(i.params for i in tensors))
+    arrays = frozenset().union(*(i.arrays for i in tensors))
     if len(names) > 1:
         return DType(None, frozenset(), params)  # a mismatch: reported where it happens
-    return DType(names.pop() if names else None, consts, params, all(i.numpy for i in items))
+    name = names.pop() if names else None
+    return DType(name, consts, params, all(i.numpy for i in items), arrays)
 
 
 @dataclass(frozen=True)
@@ -143,7 +166,7 @@ class Event:
     node: cst.CSTNode
     path: tuple[cst.CSTNode, ...]
     operands: tuple[DType, ...] = ()
-    target: str | None = None  # the cast's dtype; the callee's dotted name
+    target: str | None = None  # the cast's dtype; the callee's (or op's) dotted name
     where: str = ""
     arguments: tuple[tuple[str, DType], ...] = ()
     exprs: tuple[cst.CSTNode, ...] = ()  # the operands' expressions
@@ -163,6 +186,7 @@ class TfDtypes:
         self.names = values.names
         self._memo: dict[int, DType] = {}
         self.constants: dict[int, cst.Call] = {}  # untyped float constants met so far
+        self.arrays: dict[int, cst.Call] = {}  # tensors of NumPy float64 data met so far
 
     # ----- facts from other modules -------------------------------------------------------
 
@@ -354,24 +378,30 @@ class TfDtypes:
                 return self._method_info(call, path, depth)
             return UNKNOWN
         name = next(iter(names))
-        dtype_arg = _keyword(call, "dtype")
+        dtype_arg = keyword_argument(call, "dtype")
         if name in _CASTS:
-            target = dtype_arg or _positional(call, 1)
+            target = dtype_arg or positional_argument(call, 1)
             return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
         if name == "tensorflow.TensorArray":
-            target = dtype_arg or _positional(call, 0)
+            target = dtype_arg or positional_argument(call, 0)
             return DType(self.dtype_name(target.value, path, depth + 1)) if target else UNKNOWN
         if name in _NUMPY_FLOAT_MAKERS:
             if dtype_arg is not None:
                 return DType(self.dtype_name(dtype_arg.value, path, depth + 1), numpy=True)
-            data = _positional(call, 0)
-            if name in ("numpy.array", "numpy.asarray", "numpy.arange"):
+            if name in _NUMPY_DATA_ARGUMENT:
+                data = positional_argument(call, _NUMPY_DATA_ARGUMENT[name])
                 literal = literal_kind(data.value, self.values, path) if data else None
                 found = {"float": "float64", "int": "int64"}.get(literal or "")
                 return DType(found, numpy=True)
+            if name == "numpy.arange":  # float64 if any bound or step is a float
+                kinds = {literal_kind(a.value, self.values, path) for a in call.args if not a.star}
+                found = {"float": "float64", "int": "int64"}.get(
+                    "float" if "float" in kinds else (kinds.pop() if len(kinds) == 1 else "")
+                )
+                return DType(found, numpy=True)
             return DType("float64", numpy=True)
         if name in _NUMPY_SAME_DTYPE or name in _NUMPY_FLOATING:
-            data = _positional(call, 0)
+            data = positional_argument(call, 0)
             if data is None or dtype_arg is not None:
                 return UNKNOWN
             inner = self.info(data.value, path, depth + 1)
@@ -384,24 +414,27 @@ class TfDtypes:
             return UNKNOWN
         leaf = name[len("tensorflow.") :]
         if leaf in ("constant", "convert_to_tensor", "Variable"):
-            target = dtype_arg or (_positional(call, 1) if leaf == "constant" else None)
+            target = dtype_arg or (positional_argument(call, 1) if leaf == "constant" else None)
             if target is not None:
                 return DType(self.dtype_name(target.value, path, depth + 1))
-            data = _positional(call, 0)
+            data = positional_argument(call, 0)
             if data is None:
                 return UNKNOWN
             literal = literal_kind(data.value, self.values, path)
             if literal == "float":
-                if name in _CONSTANTS and not _keyword(call, "dtype_hint"):
+                if name in _CONSTANTS and not keyword_argument(call, "dtype_hint"):
                     self.constants[id(call)] = call
                     return DType("float32", frozenset({id(call)}))
                 return DType("float32")
             if literal == "int":
                 return DType("int32")
             inner = self.info(data.value, path, depth + 1)
-            return DType(inner.name, inner.consts, inner.params)  # a tensor now
+            if inner.numpy and inner.name == "float64" and not keyword_argument(call, "dtype_hint"):
+                self.arrays[id(call)] = call  # NumPy's float64 default kept in the tensor
+                return DType("float64", arrays=frozenset({id(call)}))
+            return DType(inner.name, inner.consts, inner.params, arrays=inner.arrays)
         if leaf in ("zeros", "ones") and dtype_arg is None:
-            dtype_arg = _positional(call, 1)
+            dtype_arg = positional_argument(call, 1)
         if leaf in ("zeros", "ones", "eye", "fill", "random.uniform", "random.normal", "range"):
             if dtype_arg is not None:
                 return DType(self.dtype_name(dtype_arg.value, path, depth + 1))
@@ -454,7 +487,8 @@ class TfDtypes:
         if len(passed) != len(followed):
             return replace(result, params=frozenset())
         site = combine(passed)
-        return DType(site.name, result.consts | site.consts, site.params, site.numpy)
+        consts = result.consts | site.consts
+        return DType(site.name, consts, site.params, site.numpy, result.arrays | site.arrays)
 
     def _method_info(self, call: cst.Call, path: Path, depth: int) -> DType:
         """`array.reshape(...)`, `array.astype(D)`, `tensor.numpy()`: NumPy methods."""
@@ -515,12 +549,12 @@ class TfDtypes:
                         and func.attr.value == "__init__"
                         and type(func.value) is cst.Call
                     ):
-                        arg = _keyword(call, "dtype")
+                        arg = keyword_argument(call, "dtype")
                         if arg is not None:
                             return self.dtype_name(arg.value, call_path)
         found = set()
         for call, call_path, _ in self._sites.by_function.get(id(cls), ()):
-            arg = _keyword(call, "dtype")
+            arg = keyword_argument(call, "dtype")
             found.add(self.dtype_name(arg.value, call_path) if arg is not None else None)
         return found.pop() if len(found) == 1 else None
 
@@ -685,8 +719,8 @@ class TfDtypes:
                 yield Event("meet", call, path, operands, where=where, exprs=(func.value, value))
             return
         if names <= _CASTS:
-            target = _keyword(call, "dtype") or _positional(call, 1)
-            data = _positional(call, 0)
+            target = keyword_argument(call, "dtype") or positional_argument(call, 1)
+            data = positional_argument(call, 0)
             if target is not None and data is not None:
                 dtype = self.dtype_name(target.value, path)
                 yield Event("cast", call, path, (self.info(data.value, path),), dtype)
@@ -702,7 +736,8 @@ class TfDtypes:
                 operands = operands[1:]
             infos = tuple(self.info(o, path) for o in operands)
             api = min(names).replace("tensorflow.", "tf.", 1)
-            yield Event("meet", call, path, infos, where=f"`{api}`", exprs=tuple(operands))
+            where = f"`{api}`"
+            yield Event("meet", call, path, infos, min(names), where, exprs=tuple(operands))
             return
         callee = func
         args = call.args
@@ -952,20 +987,6 @@ def literal_kind(
                 outer = values.model.scope_path(cls)[:-1]  # type: ignore[attr-defined]
                 for value, value_path in _class_body_assignments(cls, expr.attr.value, outer):  # type: ignore[arg-type,attr-defined]
                     return literal_kind(value, values, value_path, depth + 1)
-    return None
-
-
-def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def _positional(call: cst.Call, index: int) -> cst.Arg | None:
-    positional = [a for a in call.args if a.keyword is None]
-    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
-        return positional[index]
     return None
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from jitlint.model.domain.repeats import repeats_body
 from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
@@ -418,7 +419,7 @@ class TfModel(KerasLinks):
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
-            elif kind is cst.For or kind is cst.While:
+            elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
             if id(node) in loop_parts or kind in _COMPREHENSIONS:
                 loop_parts.add(id(node))
@@ -477,7 +478,7 @@ class TfModel(KerasLinks):
         if self._loops[-1] and (kind is cst.Name or type(func.value) is cst.Name):  # type: ignore[attr-defined]
             scan.loop_calls.append((node, [*parents, node]))
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
-        if leaf in ("constant", "convert_to_tensor") and len(node.args) == 1:
+        if leaf in ("constant", "convert_to_tensor", "Variable") and len(node.args) == 1:
             scan.constants.append((node, [*parents, node]))  # maybe an untyped float constant
         if len(parents) >= 2 and type(parents[1]) is cst.FunctionDef and _may_widen(leaf, node):
             scan.widening.add(id(parents[1]))  # a top-level function that may cast/widen

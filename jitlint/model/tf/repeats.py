@@ -36,6 +36,8 @@ from jitlint.model.domain.repeats import (
 )
 from jitlint.model.tf.api import RUNS_ITS_ARGUMENT
 from jitlint.model.tf.scan import Func, Path
+from jitlint.python import binding
+from jitlint.python.binding import Signature
 from jitlint.python.walker import iter_children
 
 # The TF model (model.py imports this module, so it is not imported back).
@@ -195,20 +197,9 @@ def foreign_callee(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.CSTN
 
 
 def bind(func: Func, call: cst.Call, bound: int) -> list[tuple[str, cst.BaseExpression]]:
-    """(parameter, argument) pairs of a call, up to the first `*`/`**` argument."""
-    params = func.params
-    positional = [p.name.value for p in (*params.posonly_params, *params.params)][bound:]
-    out = []
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            break
-        if arg.keyword is not None:
-            out.append((arg.keyword.value, arg.value))
-        elif index < len(positional):
-            out.append((positional[index], arg.value))
-            index += 1
-    return out
+    """(parameter, argument) pairs of a call whose first `bound` positional parameters are
+    bound already, for the arguments whose parameter is known."""
+    return list(binding.bind_call(Signature.of(func, bound), call).arguments.items())
 
 
 def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:

@@ -141,6 +141,19 @@ def _unless_none(expr: cst.CSTNode) -> list[cst.CSTNode]:
     return [expr]
 
 
+_PYTHON_SCALARS = frozenset({"int", "float", "bool", "str"})
+
+
+def _python_annotated(param: cst.CSTNode | None) -> bool:
+    """A parameter annotated as a Python scalar (`size: int`)."""
+    annotation = getattr(param, "annotation", None)
+    return (
+        annotation is not None
+        and type(annotation.annotation) is cst.Name
+        and annotation.annotation.value in _PYTHON_SCALARS
+    )
+
+
 def join(values: Iterable[Value]) -> Value:
     """One of several possible values (a name assigned twice)."""
     values = list(values)
@@ -519,6 +532,10 @@ class TfValues:
             return PY
         if context is None:
             return UNK
+        if _python_annotated(param) and name not in context.tensor_params:
+            # `size: int`: a Python value, baked into each trace (a new value retraces, as
+            # any Python argument of a tf.function does), never a tensor XLA must fold.
+            return PY
         if not context.root:
             return self._helper_param(func, name)
         if name in context.tensor_params:
@@ -537,6 +554,20 @@ class TfValues:
                 if param == name:
                     found.append(self.value(arg, path))
         return join(found) if found else UNK
+
+    def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
+        """What the module's graph code passes for the parameter `name` of the helper
+        `func`, at every call seen (a call that leaves it out passes nothing); None where
+        no call is seen, or one spreads `*args`/`**kwargs` (what it passes is not known)."""
+        sites = self._helper_sites.get(id(func))
+        if not sites or type(func) is not cst.FunctionDef:
+            return None
+        found = []
+        for call, _path, bound in sites:
+            if any(arg.star for arg in call.args):
+                return None
+            found += [arg for param, arg in bind(func, call, bound) if param == name]
+        return found
 
     def _layer_input_shapes(self, func: cst.CSTNode, name: str) -> frozenset[str]:
         """Data-dependent shapes that reach a Keras layer's `call` from graph code of this

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import libcst as cst
@@ -8,37 +7,17 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
+from jitlint.model.domain.hashing import unfrozen_dataclass
+from jitlint.model.domain.values import Value
 from jitlint.model.jax.crossfile.returned import ForeignFunction
-from jitlint.model.jax.frameworks.contracts import is_array_annotation
-from jitlint.model.jax.frameworks.equinox import array_holder, static_array_fields
-from jitlint.model.jax.jit import JitApplication
-from jitlint.python.names import leaf_name
-from jitlint.rules.base import Option, Rule
-
-_BUILTINS = {
-    "builtins.list": "a list",
-    "builtins.dict": "a dict",
-    "builtins.set": "a set",
-    "builtins.bytearray": "a bytearray",
-}
-_CONTAINER_ANNOTATIONS = {
-    **{f"{m}.{n}": "a list" for m in ("builtins", "typing") for n in ("list", "List")},
-    **{f"{m}.{n}": "a dict" for m in ("builtins", "typing") for n in ("dict", "Dict")},
-    **{f"{m}.{n}": "a set" for m in ("builtins", "typing") for n in ("set", "Set")},
-}
-_CONSTRUCTORS = (
-    *("array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace"),
-    *("eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like"),
+from jitlint.model.jax.frameworks.equinox import ArrayHolder, static_array_fields
+from jitlint.model.jax.jit import JitApplication, jit_arguments
+from jitlint.model.jax.static_args.hashable import (
+    Unhashable,
+    declared_unhashable,
+    unhashable_expression,
 )
-_ARRAY_CALLS = {f"{m}.{f}" for m in ("numpy", "jax.numpy") for f in _CONSTRUCTORS}
-_DISPLAYS = {
-    cst.List: "a list",
-    cst.ListComp: "a list",
-    cst.Dict: "a dict",
-    cst.DictComp: "a dict",
-    cst.Set: "a set",
-    cst.SetComp: "a set",
-}
+from jitlint.rules.base import Option, Rule
 
 
 def _function_label(func: object) -> str:
@@ -46,10 +25,6 @@ def _function_label(func: object) -> str:
     if isinstance(func, ForeignFunction):
         return f"`{func.func.name.value}`, which {func.origin} returns jitted"
     return f"`{func.name.value}`" if type(func) is cst.FunctionDef else "`<lambda>`"  # type: ignore[attr-defined]
-
-
-# How the model says a static value is an unfrozen dataclass (model/domain/hashing.py).
-_UNFROZEN = re.compile(r"an instance of `(\w+)`, a dataclass with `eq=True` and no `frozen=True`")
 
 
 class UnhashableStaticArg(Rule):
@@ -343,64 +318,33 @@ f(x, ([0], 1))  # error: JIT110
         """Static parameters whose declaration says every call passes an unhashable value:
         an annotation `list[...]`/`dict`/`set`, or `self` of a method of an equinox module
         holding arrays."""
-        func = app.func
-        sig = app.signature
-        if type(func) is not cst.FunctionDef or sig is None:
-            return
-        static = app.spec.effective(sig)
-        if static is None:
-            return
-        nums, names = static
+        found = declared_unhashable(self.ctx.names, self.ctx.tracing.classes, app, path, decorated)
         spec_arg = app.spec.argnames_arg or app.spec.argnums_arg
         anchor = spec_arg.value if spec_arg is not None else app.node
-        params = func.params
-        declared = [*params.posonly_params, *params.params, *params.kwonly_params]
-        static_names = {sig.positional[i] for i in nums if i < len(sig.positional)} | names
-        method = self._method_class(func, path)
-        for index, param in enumerate(declared):
-            name = param.name.value
-            if name not in static_names:
+        for declared in found:
+            name, cls, holder = declared.param, declared.cls, declared.holder
+            if cls is not None and holder is not None:
+                self._static_self(app, anchor, name, cls, holder)
                 continue
-            if index == 0 and method is not None and param in params.params:
-                self._static_self(app, anchor, name, method)
-                continue
-            if param.annotation is None:
-                continue
-            kind = self._container(param.annotation.annotation, path)
-            if kind is not None and decorated and self._handed_on(func):
-                kind = None  # `list[int]` for any sequence: the dispatcher decides
-            if kind is None and is_array_annotation(
-                self.ctx.names, param.annotation.annotation, path
-            ):
-                kind = "a JAX array"
-            if kind is not None:
-                self.report(
-                    anchor,
-                    f"`{name}` is a static argument of `{func.name.value}`, but it is "
-                    f"annotated as {kind}: JAX hashes every static argument, and {kind} "
-                    "cannot be hashed (ValueError: Non-hashable static arguments are not "
-                    "supported)",
-                    help="pass a tuple (or a frozenset, a frozen dataclass) and annotate it "
-                    "so, or make the argument traced",
-                )
-
-    def _handed_on(self, func: cst.FunctionDef) -> bool:
-        """The jitted `def` is handed on as a value in its module (returned, passed,
-        stored: an op handler giving it to a dispatcher) and never called there: the code
-        that calls it fills its static arguments, and an annotation Python never checks
-        (`list[int]` for a sequence) says nothing of what that code passes."""
-        if type(self.ctx.path_to(func)[-2]) is not cst.Module:
-            return False  # a method or a local def: its reads are not names of the module
-        reads = self.ctx.names.reads(func.name.value)
-        called = any(type(parent) is cst.Call and parent.func is node for node, parent in reads)
-        return bool(reads) and not called
+            kind = _article(declared.annotated)
+            self.report(
+                anchor,
+                f"`{name}` is a static argument of `{app.func_name}`, but it is "
+                f"annotated as {kind}: JAX hashes every static argument, and {kind} "
+                "cannot be hashed (ValueError: Non-hashable static arguments are not "
+                "supported)",
+                help="pass a tuple (or a frozenset, a frozen dataclass) and annotate it "
+                "so, or make the argument traced",
+            )
 
     def _static_self(
-        self, app: JitApplication, anchor: cst.CSTNode, name: str, cls: ClassInfo
+        self,
+        app: JitApplication,
+        anchor: cst.CSTNode,
+        name: str,
+        cls: ClassInfo,
+        found: ArrayHolder,
     ) -> None:
-        found = array_holder(self.ctx.tracing.classes, cls)
-        if found is None:
-            return
         fname = app.func_name
         if found.certain:
             what = f"`{cls.name}` is an `eqx.Module`"
@@ -418,28 +362,6 @@ f(x, ([0], 1))  # error: JIT110
             severity=None if found.certain else "warning",
         )
 
-    def _method_class(self, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> ClassInfo | None:
-        """The class `func` is a plain method of (not a static or class method)."""
-        if any(leaf_name(d.decorator) in ("staticmethod", "classmethod") for d in func.decorators):
-            return None
-        for index in range(len(path) - 2, -1, -1):
-            node = path[index]
-            if type(node) is cst.ClassDef:
-                return self.ctx.tracing.classes.of(node, path[:index])  # type: ignore[arg-type]
-            if type(node) in (cst.FunctionDef, cst.Lambda):
-                return None
-        return None
-
-    def _container(self, annotation: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
-        head = annotation.value if type(annotation) is cst.Subscript else annotation  # type: ignore[attr-defined]
-        if type(head) not in (cst.Name, cst.Attribute):
-            return None
-        qualnames = self.ctx.names.qualified_names(head, path)
-        kinds = {_CONTAINER_ANNOTATIONS.get(q) for q in qualnames}
-        if len(kinds) != 1 or None in kinds:
-            return None
-        return kinds.pop()
-
     def _modelled(self, node: cst.Call) -> None:
         """Static arguments the tracing model saw a call pass, whatever their spelling:
         `self.config` holding a dataclass instance, `self` of a jitted method, a jitted
@@ -453,7 +375,7 @@ f(x, ([0], 1))  # error: JIT110
             return
         seen: set[tuple[str, int]] = set()
         for where in (node, *(a.value for a in node.args)):
-            for param, why, func, target in events.get(id(where), ()):
+            for param, why, func, target, value in events.get(id(where), ()):
                 key = (param, id(target))
                 if key in seen:
                     continue
@@ -477,13 +399,13 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
-                    fix=self._dataclass_fix(why),
+                    fix=self._dataclass_fix(value),
                 )
 
-    def _dataclass_fix(self, why: str) -> NodeFix | None:
+    def _dataclass_fix(self, value: Value) -> NodeFix | None:
         """An unfrozen dataclass of this file gets `frozen=True`."""
-        found = _UNFROZEN.match(why)
-        return frozen_dataclass_fix(self.ctx, found.group(1)) if found else None
+        name = unfrozen_dataclass(value)
+        return frozen_dataclass_fix(self.ctx, name) if name is not None else None
 
     def _literal(self, node: cst.Call) -> bool:
         """The values the call's own text shows to be unhashable; True if any was reported."""
@@ -495,35 +417,28 @@ f(x, ([0], 1))  # error: JIT110
             return False
         app, nums, names = found
         reported = False
-        sig = app.signature
-        for index, arg in enumerate(node.args):
-            if arg.star:
-                if arg.keyword is None:
-                    break  # positions after *args are unknown
+        for argument in jit_arguments(app, nums, names, node):
+            if not argument.static:
                 continue
-            if arg.keyword is not None:
-                param = arg.keyword.value
-                if param not in names:
-                    continue
-            else:
-                if index not in nums:
-                    continue
-                param = sig.positional[index] if sig and index < len(sig.positional) else None
-            kind = self._unhashable(arg.value, path, depth=0)
-            if kind is not None:
+            arg, param = argument.arg, argument.param
+            found = unhashable_expression(
+                self.ctx.names, arg.value, path, self.settings["unhashable-calls"]
+            )
+            if found is not None:
+                kind = _described(found)
                 reported = True
-                label = f"`{param}`" if param else f"argument {index}"
+                label = f"`{param}`" if param else f"argument {argument.index}"
                 self.report(
                     arg.value,
                     f"{label} is a static argument of `{app.func_name}`, but this call passes "
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
-                    fix=self._fix(arg.value, kind),
+                    fix=self._fix(arg.value, found),
                 )
         return reported
 
-    def _fix(self, value: cst.BaseExpression, kind: str) -> NodeFix | None:
+    def _fix(self, value: cst.BaseExpression, found: Unhashable) -> NodeFix | None:
         if type(value) is cst.List and not value.lpar:
             elements = list(value.elements)
             if len(elements) == 1 and elements[0].comma == cst.MaybeSentinel.DEFAULT:
@@ -540,7 +455,7 @@ f(x, ([0], 1))  # error: JIT110
                 "Replace the list with a tuple",
                 ((value, self.ctx.module.code_for_node(as_tuple)),),
             )
-        if type(value) is cst.Name and kind.endswith(", a list"):
+        if type(value) is cst.Name and found.kind == "list" and None not in found.route:
             return NodeFix(
                 "unsafe",
                 f"Pass `tuple({value.value})`",
@@ -548,46 +463,14 @@ f(x, ([0], 1))  # error: JIT110
             )
         return None
 
-    def _unhashable(
-        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode], depth: int
-    ) -> str | None:
-        if depth > 3:
-            return None
-        display = _DISPLAYS.get(type(expr))
-        if display is not None:
-            return display
-        if isinstance(expr, cst.Tuple):
-            for element in expr.elements:
-                inner = self._unhashable(element.value, path, depth + 1)
-                if inner is not None:
-                    return f"a tuple containing {inner}"
-            return None
-        if isinstance(expr, cst.Call):
-            candidates = self.ctx.names.qualified_names(expr.func, path)
-            if not candidates:
-                return None
-            if candidates <= _BUILTINS.keys():
-                return _BUILTINS[next(iter(candidates))]
-            extra = set(self.settings["unhashable-calls"])
-            if candidates <= _ARRAY_CALLS:
-                return "an array"
-            if candidates <= extra:
-                return "an unhashable value"
-            return None
-        if isinstance(expr, cst.Name):
-            found = self.ctx.names.lookup_with_path(expr.value, path)
-            if found is None:
-                return None
-            bindings, scope_path = found
-            kinds = set()
-            for binding in bindings:
-                if binding.kind != "assign" or binding.node is None:
-                    return None
-                value = binding.node
-                kind = self._unhashable(value, scope_path, depth + 1)  # type: ignore[arg-type]
-                if kind is None:
-                    return None
-                kinds.add(kind)
-            if len(kinds) == 1:
-                return f"`{expr.value}`, {kinds.pop()}"
-        return None
+
+def _article(kind: str | None) -> str | None:
+    return None if kind is None else f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def _described(found: Unhashable) -> str:
+    """`cfg`, a tuple containing a list."""
+    text = "an unhashable value" if found.kind == "value" else _article(found.kind)
+    for step in reversed(found.route):
+        text = f"a tuple containing {text}" if step is None else f"`{step}`, {text}"
+    return text  # type: ignore[return-value]

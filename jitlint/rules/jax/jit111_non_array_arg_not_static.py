@@ -1,27 +1,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.values import BoundMethod, FunctionRef, Object, PartialRef
-from jitlint.model.jax.jit import JitApplication
+from jitlint.model.jax.jit import JitApplication, jit_arguments
+from jitlint.model.jax.static_args.nonarray import NonArray, NonArrays
+from jitlint.python.binding import Signature, bind_call
 from jitlint.rules.base import Rule
 
-_ENUM_BASES = {"enum.Enum", "enum.Flag", "enum.StrEnum"}
-_PLAIN_BASES = {"builtins.object", "abc.ABC"}
-_DATACLASS = {"dataclasses.dataclass"}
 _STATICMETHOD = {"builtins.staticmethod"}
 _CLASSMETHOD = {"builtins.classmethod"}
-# Callables from these modules are functions (or dtypes), never arrays.
-_FUNCTION_MODULES = ("jax.numpy.", "jax.nn.", "jax.lax.", "jax.scipy.", "math.", "operator.")
-_CONSTANTS = {"pi", "e", "inf", "nan", "newaxis", "euler_gamma", "tau", "NINF", "PINF"}
-# `register_pytree_node(Name, ...)`, `register_dataclass(Name)` ... make `Name` a pytree.
-_PYTREE_HINTS = (
-    *("register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys"),
-    *("register_dataclass", "register_static"),
-)
 
 
 class NonArrayArgNotStatic(Rule):
@@ -308,6 +299,11 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
 """,
     )
 
+    @cached_property
+    def values(self) -> NonArrays:
+        ctx = self.ctx
+        return NonArrays(ctx.names, ctx.jit, ctx.tracing, ctx.module, ctx.source)
+
     def visit_Call(self, node: cst.Call) -> None:
         if node.args:
             self._modelled(node)
@@ -318,27 +314,15 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         if found is None:
             return
         app, nums, names = found
-        sig = app.signature
-        # Without a signature JAX's inference from one list to the other is unknown.
-        positions_known = sig is not None or app.spec.argnames_arg is None
-        names_known = sig is not None or app.spec.argnums_arg is None
-        for index, arg in enumerate(node.args):
-            if arg.star:
-                if arg.keyword is None:
-                    break  # positions after *args are unknown
+        for argument in jit_arguments(app, nums, names, node):
+            if argument.static is not False:
                 continue
-            if arg.keyword is not None:
-                param: str | None = arg.keyword.value
-                if not names_known or param in names:
-                    continue
-            else:
-                if not positions_known or index in nums:
-                    continue
-                param = sig.positional[index] if sig and index < len(sig.positional) else None
-            kind = self._non_array(arg.value, path)
-            if kind is None:
+            arg, param = argument.arg, argument.param
+            found = self.values.of(arg.value, path)
+            if found is None:
                 continue
-            label = f"`{param}`" if param else f"argument {index}"
+            kind = _described(found)
+            label = f"`{param}`" if param else f"argument {argument.index}"
             fix = None
             if param and isinstance(arg.value, cst.SimpleString | cst.ConcatenatedString):
                 fix = self._static_fix(app, param, path)
@@ -427,7 +411,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         static = app.spec.effective(sig)
         if static is None or 0 in static[0] or "self" in static[1]:
             return
-        if not self._plain_class(cls, path[:-2], depth=0):
+        if not self.values.plain_class(cls, path[:-2]):
             return
         fix = self._static_self_fix(app, cls)
         self.report(
@@ -440,119 +424,6 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             "immutable; or use `eqx.filter_jit` / `nnx.jit`",
             fix=fix,
         )
-
-    # -- what a value is -------------------------------------------------------------------
-
-    def _non_array(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
-        if isinstance(expr, cst.Name):
-            functions = self._record_of_functions(expr, path)
-            if functions is not None:
-                return functions
-        if isinstance(expr, cst.SimpleString | cst.ConcatenatedString | cst.FormattedString):
-            return "a string"
-        if isinstance(expr, cst.Lambda):
-            return "a lambda"
-        if isinstance(expr, cst.Name):
-            found = self.ctx.names.lookup_with_path(expr.value, path)
-            if found is None:
-                return None
-            bindings, scope_path = found
-            if len(bindings) != 1:
-                return None
-            binding = bindings[0]
-            if binding.kind == "def":
-                # A decorator may turn it into a pytree (eqx.filter_jit, tree_util.Partial).
-                decorators = binding.node.decorators  # type: ignore[union-attr]
-                if all(self.ctx.jit.jit_spec(d.decorator, scope_path) for d in decorators):
-                    return f"the function `{expr.value}`"
-                return None
-            if binding.kind == "class":
-                return f"the class `{expr.value}`"
-            if binding.kind == "import":
-                return self._imported_function(expr, path)
-            if binding.kind == "assign" and isinstance(
-                binding.node, cst.SimpleString | cst.ConcatenatedString | cst.Lambda
-            ):
-                inner = self._non_array(binding.node, scope_path)  # type: ignore[arg-type]
-                return f"`{expr.value}`, {inner}" if inner else None
-            return None
-        if isinstance(expr, cst.Attribute):
-            imported = self._imported_function(expr, path)
-            if imported is not None:
-                return imported
-            cls = self._local_class(expr.value, path)
-            if cls is not None and self._is_enum(cls, path):
-                return f"a member of the enum `{cls.name.value}`"
-            return None
-        if isinstance(expr, cst.Call):
-            cls = self._local_class(expr.func, path)
-            if cls is not None and self._plain_class(cls, path, depth=0):
-                return f"a `{cls.name.value}` instance"
-        return None
-
-    def _record_of_functions(self, expr: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
-        """An instance of a project class whose every field is a function (an optimizer's
-        `init`/`update` in a NamedTuple): a pytree whose leaves are not arrays. Only a
-        NamedTuple: other pytree classes may declare such fields static."""
-        trace = self.ctx.tracing.any_function_at(path)
-        value = trace.value(expr) if trace is not None else None
-        if not isinstance(value, Object) or not value.fields or value.cls.kind != "namedtuple":
-            return None
-        if not all(
-            type(f) in (FunctionRef, BoundMethod, PartialRef) for f in value.fields.values()
-        ):
-            return None
-        return f"`{expr.value}`, a `{value.cls.name}` whose fields are functions"
-
-    def _imported_function(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> str | None:
-        names = self.ctx.names.qualified_names(expr, path)
-        if not names or not all(n.startswith(_FUNCTION_MODULES) for n in names):
-            return None
-        if any(n.rpartition(".")[2] in _CONSTANTS for n in names):
-            return None
-        return f"`{self.ctx.module.code_for_node(expr)}`, a function or dtype"
-
-    def _local_class(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
-        if not isinstance(expr, cst.Name):
-            return None
-        bindings = self.ctx.names.lookup(expr.value, path)
-        if bindings and len(bindings) == 1 and bindings[0].kind == "class":
-            return bindings[0].node  # type: ignore[return-value]
-        return None
-
-    def _is_enum(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> bool:
-        return bool(cls.bases) and all(
-            self.ctx.names.resolves_to(base.value, path, _ENUM_BASES) for base in cls.bases
-        )
-
-    def _plain_class(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int) -> bool:
-        """True when instances of `cls` are visibly not pytrees (nor arrays)."""
-        if depth > 3 or cls.keywords:
-            return False
-        name = cls.name.value
-        source = self.ctx.source
-        if any(f"{hint}({name}" in source for hint in _PYTREE_HINTS):
-            return False
-        for decorator in cls.decorators:
-            if not self.ctx.names.resolves_to(_callee(decorator.decorator), path, _DATACLASS):
-                return False
-        for statement in _block_body(cls.body):
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in (
-                "tree_flatten",
-                "tree_flatten_with_keys",
-                "__jax_array__",
-                "__array__",
-            ):
-                return False
-        for base in cls.bases:
-            if base.keyword is not None or base.star:
-                return False
-            if self.ctx.names.resolves_to(base.value, path, _PLAIN_BASES):
-                continue
-            parent = self._local_class(base.value, path)
-            if parent is None or not self._plain_class(parent, path, depth + 1):
-                return False
-        return True
 
     # -- the fix ---------------------------------------------------------------------------
 
@@ -630,24 +501,24 @@ def _tuple_text(items: object) -> str:
     return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
 
 
-def _callee(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.func if isinstance(expr, cst.Call) else expr
-
-
-def _block_body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    return block.body if isinstance(block, cst.IndentedBlock) else ()
-
-
 def _argument_for(call: cst.Call, func: cst.FunctionDef, param: str) -> cst.CSTNode | None:
-    """The argument expression of `call` that `param` of `func` receives, when plain."""
-    p = func.params
-    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is not None:
-            if arg.keyword.value == param:
-                return arg.value
-        elif index < len(positional) and positional[index] == param:
-            return arg.value
-    return None
+    """The argument expression of `call` that `param` of `func` receives, when known."""
+    return bind_call(Signature.of(func), call).arguments.get(param)
+
+
+_DESCRIPTIONS = {
+    "string": "a string",
+    "lambda": "a lambda",
+    "function": "the function `{name}`",
+    "class": "the class `{name}`",
+    "library function": "`{name}`, a function or dtype",
+    "enum member": "a member of the enum `{name}`",
+    "instance": "a `{name}` instance",
+    "record of functions": "a `{name}` whose fields are functions",
+}
+
+
+def _described(value: NonArray) -> str:
+    """The value as the message names it (`mode`, a string)."""
+    text = _DESCRIPTIONS[value.kind].format(name=value.name)
+    return f"`{value.via}`, {text}" if value.via else text

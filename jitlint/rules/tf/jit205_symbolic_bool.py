@@ -263,9 +263,26 @@ class Dense(keras.layers.Layer):
             return None
         if self.ctx.tf.values.value(expr, path).kind != TENSOR:
             return None
-        if self._keras_inputs(expr, path):
+        if self._keras_inputs(expr, path) or self._python_container(expr, path):
             return None
         return context
+
+    def _python_container(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
+        """A list or tuple display, or a local name that every binding reaching here makes
+        one (`if not isinstance(x, list): x = [x]`): iterating or testing a Python list of
+        tensors is Python's, in any graph."""
+        if type(expr) in (cst.List, cst.Tuple):
+            return True
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.ctx.tf.values.name_defs(expr, path)
+        return bool(defs) and all(
+            d.kind == "assign"
+            and type(d.node) in (cst.List, cst.Tuple)
+            and type(d.path[-1]) is cst.Assign
+            and all(type(t.target) is cst.Name for t in d.path[-1].targets)
+            for d in defs
+        )
 
     def _keras_inputs(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
         """`inputs` as a Keras method received it: one tensor, or a list or dict of them

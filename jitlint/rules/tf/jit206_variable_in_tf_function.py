@@ -31,7 +31,7 @@ _VARIABLE_FUNCTIONS = {
 # A layer's own methods that make a weight: `self.add_weight(...)`.
 _WEIGHT_METHODS = frozenset({"add_weight", "add_variable"})
 # `= SomeClass(` inside a class body's methods: sublayers.
-_CREATES = re.compile(r"=\s*[\w.]*\b[A-Z]\w*\(")
+_CREATES = re.compile(r"=\s*[\w.]*\b([A-Z]\w*)\(")
 # Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
 _SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
@@ -141,6 +141,19 @@ class VariableInTfFunction(Rule):
     runtime_error = "tf.function only supports singleton tf.Variables"
 
     VALID = (
+        # A layer whose only sublayer owns no variable owns none either: one per trace is fine.
+        """
+import tensorflow as tf
+class Mask(tf.keras.layers.Layer):
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        self.pad = tf.keras.layers.ZeroPadding2D((n, n))
+    def call(self, x):
+        return self.pad(x)
+class Model(tf.keras.layers.Layer):
+    def call(self, x):
+        return Mask(2)(x) * x
+""",
         # Weights made in build, or lazily behind an `if`; a `variable` that is not Keras's.
         """
 import tensorflow as tf
@@ -460,7 +473,10 @@ def _has_state(cls: cst.ClassDef) -> bool:
     """A project Keras class that makes weights or sublayers: `add_weight`, `tf.Variable`,
     or any class created in its methods (`self.conv = Conv2D(...)`)."""
     text = cst.Module(body=[cls]).code
-    return "add_weight" in text or "Variable(" in text or bool(_CREATES.search(text))
+    if "add_weight" in text or "Variable(" in text:
+        return True
+    # A sublayer that owns no variable (`ZeroPadding2D`) gives its owner none either.
+    return any(name not in KERAS_STATELESS_LAYERS for name in _CREATES.findall(text))
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:

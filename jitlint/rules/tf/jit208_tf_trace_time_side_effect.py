@@ -381,6 +381,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             # logging; in a helper that graph code reaches it is a debug print written for
             # eager use, which now runs only while tracing.
             return
+        if not tensor and (_before_exit(path) or self._off_by_default(path)):
+            # An error message before the process ends, or a print that no call turns on.
+            return
         fix = None
         if context.xla or context.auto_xla:
             # Under Keras' "auto", tf.print would fail where XLA turns on (JIT213).
@@ -412,6 +415,34 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help=help,
             fix=fix,
         )
+
+    def _off_by_default(self, path) -> bool:  # type: ignore[no-untyped-def]
+        """Under `if verbose:`, a parameter of the helper that defaults to off (False, None,
+        0) and that no call from graph code seen in the module turns on."""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            if type(node) in (cst.FunctionDef, cst.Lambda):
+                return False
+            if type(node) is not cst.If or path[index + 1] is not node.body:
+                continue
+            test = node.test
+            func = next((n for n in reversed(path[:index]) if type(n) is cst.FunctionDef), None)
+            if type(test) is not cst.Name or func is None:
+                continue
+            param = next(
+                (
+                    p
+                    for p in (*func.params.params, *func.params.kwonly_params)
+                    if p.name.value == test.value
+                ),
+                None,
+            )
+            if param is None or not _off(param.default):
+                continue
+            passed = self.ctx.tf.values.passed_to_helper(func, test.value)
+            if passed is not None and all(_off(arg) for arg in passed):
+                return True
+        return False
 
     def _formatted_tf_print(self, node: cst.Call) -> None:
         """`tf.print(f"loss {loss}")`: the f-string is made once, while tracing, from the
@@ -645,6 +676,46 @@ def _shows_tensor(expr: cst.BaseExpression, values, path) -> bool:  # type: igno
 
 
 _TRACE_WORDS = ("trac", "compil", "build")
+
+
+def _off(node: cst.CSTNode | None) -> bool:
+    """`False`, `None` or `0` as written."""
+    if type(node) is cst.Name:
+        return node.value in ("False", "None")
+    return type(node) is cst.Integer and node.value == "0"
+
+
+_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
+
+
+def _before_exit(path) -> bool:  # type: ignore[no-untyped-def]
+    """The print's statement is followed in its block by one that ends the process or
+    raises (`print(msg, file=sys.stderr); exit(1)`): an error report, printed once."""
+    for index in range(len(path) - 1, 0, -1):
+        if type(path[index]) is cst.SimpleStatementLine:
+            block = path[index - 1]
+            if type(block) is not cst.IndentedBlock:
+                return False
+            statements = list(block.body)
+            position = next(i for i, s in enumerate(statements) if s is path[index])
+            return any(_exits(s) for s in statements[position + 1 :])
+    return False
+
+
+def _exits(statement: cst.CSTNode) -> bool:
+    if type(statement) is not cst.SimpleStatementLine:
+        return False
+    for small in statement.body:
+        if type(small) is cst.Raise:
+            return True
+        if type(small) is cst.Expr and type(small.value) is cst.Call:
+            func = small.value.func
+            name = func.value if type(func) is cst.Name else None
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                name = f"{func.value.value}.{func.attr.value}"
+            if name in _EXITS:
+                return True
+    return False
 
 
 def _says_traced(args: list[cst.Arg]) -> bool:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,11 @@ from jitlint.model.tf.xla_checks import (
     slice_problems,
 )
 from jitlint.rules.base import Rule
+
+# `os.environ["TF_USE_LEGACY_KERAS"] = "1"` (or `setdefault(...)`, `putenv(...)`) in the file.
+_LEGACY_KERAS_ON = re.compile(
+    r"""TF_USE_LEGACY_KERAS['"]\s*(?:\]\s*=|,)\s*['"]?(?:1|true|True)\b"""
+)
 
 _HELP = (
     "set `self.supports_jit = False` in the layer's `__init__` (Keras then never compiles the "
@@ -150,7 +156,9 @@ class KerasAutoJit(Rule):
     (a flag nobody sets) still gets its findings. Keras 2 (`tf_keras`) has no "auto" and is
     never reported, not even with a run-time `jit_compile`; nor is any file linted for Keras 2
     (`keras-version` below 3, or with no Keras version declared, a `tensorflow-version`
-    below 2.16, whose `tf.keras` is Keras 2: README, "Framework versions"). Whether a GPU build of
+    below 2.16, whose `tf.keras` is Keras 2, or a project that sets `TF_USE_LEGACY_KERAS`:
+    README, "Framework versions"; also a file that sets `os.environ["TF_USE_LEGACY_KERAS"] =
+    "1"` itself). Whether a GPU build of
     TensorFlow has a kernel that the CPU table lacks is not known statically; the table is
     the CPU one.
     """
@@ -291,7 +299,9 @@ class Staircase(keras.layers.Layer):
     def __init__(self, ctx: FileContext, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(ctx, settings)
         # Keras 2 has no "auto": it compiles a model with XLA only when `jit_compile` says so.
-        self.keras_has_auto = ctx.versions.keras >= (3,)
+        # A file that turns on tf-keras itself (`os.environ["TF_USE_LEGACY_KERAS"] = "1"`)
+        # runs Keras 2 whatever the versions say.
+        self.keras_has_auto = ctx.versions.keras >= (3,) and not _LEGACY_KERAS_ON.search(ctx.source)
 
     def report(
         self,

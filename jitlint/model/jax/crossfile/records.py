@@ -44,6 +44,7 @@ from jitlint.model.jax.transforms import (
     param_names,
 )
 from jitlint.model.tf_records import TfInbound, TfRecord
+from jitlint.python.binding import Signature, bind
 
 if TYPE_CHECKING:
     from jitlint.python.names import Names
@@ -214,30 +215,12 @@ def bind_arguments(
 ) -> dict[str, Value]:
     """Each parameter's value for one call: the argument it receives (through `wrap`), a
     Python value if left at its default, unknown if a `*`/`**` argument may fill it."""
-    p = func.params
-    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
-    keyword = set(positional[len(p.posonly_params) :]) | {x.name.value for x in p.kwonly_params}
-    defaults = {
-        x.name.value: x.default
-        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-        if x.default is not None
-    }
-    params: dict[str, Value] = {}
-    index = 0
-    for name, given in args:
-        if name is not None:
-            if name not in keyword:
-                continue
-        else:
-            if index >= len(positional):
-                index += 1
-                continue
-            name = positional[index]
-            index += 1
-        params[name] = wrap(name, given)
+    bound = bind(Signature.of(func), args, rest_unknown=star)
+    params = {name: wrap(name, given) for name, given in bound.arguments.items()}
     for name in param_names(func):
         if name not in params:
-            params[name] = default_value(defaults[name]) if name in defaults and not star else U
+            default = bound.defaulted.get(name)
+            params[name] = default_value(default) if default is not None else U
     return params
 
 

@@ -39,6 +39,7 @@ from jitlint.model.jax.crossfile.records import may_be_project_function
 from jitlint.model.jax.crossfile.returns import LIST_CALLS, Returns
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
 from jitlint.model.tf_records import TfRecord
+from jitlint.python.binding import Signature, bind_call
 from jitlint.python.names import Names, leaf_name
 
 VALUE_FACT = "jax:value:"
@@ -270,17 +271,12 @@ class _Encoder:
             return None
         if not all(isinstance(base, str) for base in cls.bases):
             return None  # a base of the project (or unknown) may declare more fields
-        declared = [name for name, _, _ in cls.fields]
+        bound = bind_call(Signature(tuple(name for name, _, _ in cls.fields)), call)
+        if not bound.certain or bound.surplus:
+            return None
         fields: dict[str, Any] = {}
-        for index, arg in enumerate(call.args):
-            if arg.star:
-                return None
-            name = arg.keyword.value if arg.keyword is not None else None
-            if name is None:
-                if index >= len(declared):
-                    return None
-                name = declared[index]
-            found = self.encode(arg.value, depth + 1)
+        for name, arg in bound.arguments.items():
+            found = self.encode(arg, depth + 1)
             if found is not None and (found.get("seq") == "list" or "dict" in found):
                 fields[name] = {"seq": "list"} if "seq" in found else found  # unhashable
         if not fields:

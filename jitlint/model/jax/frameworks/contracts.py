@@ -6,7 +6,9 @@ Library code meets `jax.jit` in its users' scripts: an equinox, flax or haiku mo
 `eqx.filter_jit` is compiled whoever calls it. With no call site in the run, the model still
 interprets such a body, at the traced level, with the arguments its own text states: a
 parameter annotated as a JAX array (`x: jax.Array`, `Float[Array, "n"]`, `chex.Array`) is a
-traced array; every other parameter stays unknown, and unknown is never an error.
+traced array, and so is one without annotation or default every read of which only an array
+admits (`array_used_params`); every other parameter stays unknown, and unknown is never an
+error.
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
 qualified names); each framework states its contract in its plug-in.
@@ -23,6 +25,7 @@ import libcst as cst
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.plugins import Contract, plugins
 from jitlint.python.names import Names, base_class
+from jitlint.python.param_uses import every_use
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
@@ -90,6 +93,138 @@ def array_params(
         if x.annotation is not None
         and x.default is None
         and is_array_annotation(names, x.annotation.annotation, path)
+    )
+
+
+# Annotations of Python configuration values: `eqx.filter_jit` keeps such arguments static.
+_PYTHON_TYPES = frozenset({"int", "float", "bool", "str", "complex"})
+# The names a PRNG key goes by: the one array a model's constructor usually takes.
+_KEY_NAMES = frozenset({"key", "rng", "prng_key", "rng_key", "seed"})
+
+
+def built_from_configuration(func: cst.FunctionDef) -> bool:
+    """Whether a constructor takes nothing but Python configuration (parameters annotated
+    `int`, `float`, `bool`, `str`, or defaulting to such a literal) and a PRNG key. Such a
+    module is a model its users build once, eagerly (`model = Model(..., key=key)`), and hand
+    to their jitted step: its `__init__` is not traced by contract (log-neural-cdes's
+    LogLinearCDE). A constructor that takes arrays or other objects (a spline built from
+    its knots) may well be built inside the user's jit."""
+    p = func.params
+    params = [*p.posonly_params, *p.params, *p.kwonly_params]
+    if type(p.star_arg) is cst.Param or p.star_kwarg is not None:
+        return False  # *args, **kwargs: anything
+    for param in params[1:]:  # after `self`
+        if param.name.value in _KEY_NAMES:
+            continue
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if type(annotation) is cst.Name and annotation.value in _PYTHON_TYPES:
+            continue
+        if annotation is None and _python_literal(param.default):
+            continue
+        return False
+    return True
+
+
+def returns_python_value(func: cst.FunctionDef) -> bool:
+    """A method annotated to return a Python scalar (`def workspace_test(self, ...) -> bool`,
+    `def horizon_depth(self) -> float: return float(...)`): its interface is a Python value,
+    so nothing says its users call it under jit. Such an annotation is sometimes loose (a
+    scalar array); then only a real traced caller, not the contract, reaches the method."""
+    returns = func.returns.annotation if func.returns is not None else None
+    return type(returns) is cst.Name and returns.value in _PYTHON_TYPES
+
+
+def _python_literal(node: cst.BaseExpression | None) -> bool:
+    if type(node) is cst.UnaryOperation:
+        node = node.expression  # -1, -0.5
+    if type(node) is cst.Name:
+        return node.value in ("True", "False")
+    return type(node) in (cst.Integer, cst.Float, cst.SimpleString)
+
+
+# ---- Parameters used only as arrays ----------------------------------------------------------
+# Without an annotation, a contract body's parameter is a traced array when every read of it
+# is one only an array admits. Functions whose first parameter is an array operand and whose
+# result is an array: a Python number there works too, but a contract's callers run the body
+# under their own jit, where every argument is traced.
+_ARRAY_FUNCTIONS = frozenset(
+    [f"jax.numpy.{n}" for n in (
+        "abs", "absolute", "exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos",
+        "tan", "tanh", "sinh", "cosh", "arctan", "sign", "floor", "ceil", "round", "clip",
+        "sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "cumsum",
+        "matmul", "dot", "transpose", "swapaxes", "moveaxis", "squeeze",
+        "expand_dims", "flip", "roll", "tril", "triu", "diagonal", "trace", "linalg.norm",
+        "maximum", "minimum", "where", "isnan", "isfinite", "logical_not", "real", "imag",
+        "conj", "ravel", "take_along_axis", "sort", "argsort", "all", "any",
+    )]
+    + [f"jax.nn.{n}" for n in (
+        "relu", "gelu", "sigmoid", "softmax", "log_softmax", "silu", "swish", "tanh",
+        "softplus", "elu", "leaky_relu", "logsumexp", "one_hot", "normalize", "standardize",
+    )]
+    + [f"jax.lax.{n}" for n in (
+        "stop_gradient", "exp", "log", "tanh", "logistic", "rsqrt", "sqrt", "abs",
+        "dynamic_slice", "dynamic_update_slice", "reduce_max", "reduce_sum", "transpose",
+        "squeeze", "expand_dims", "rev", "dot", "dot_general", "conv_general_dilated",
+        "convert_element_type", "bitcast_convert_type", "cumsum", "cumprod",
+    )]
+)  # fmt: skip
+# Attributes and methods of arrays that Python values and containers lack.
+_ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "T", "at"})
+_ARRAY_METHODS = frozenset(
+    {
+        "astype", "reshape", "squeeze", "ravel", "flatten", "transpose", "sum", "mean",
+        "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin", "cumsum",
+    }
+)  # fmt: skip
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power,
+               cst.Modulo)  # fmt: skip
+
+
+def array_used_params(
+    names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> frozenset[str]:
+    """The parameters of `func`, without annotation or default, every read of which is as a
+    JAX array: the first argument of an array function, a receiver of `.shape`, `.astype(...)`,
+    `.sum()` and the like (NumPy's methods, which Python values and containers lack), an
+    operand of `@` or of arithmetic with an array function's result. Any other read (another
+    call, a comparison, iteration, `len`, a nested scope) leaves it unknown."""
+    inside = [*path, func]
+
+    def array_function(expr: cst.BaseExpression) -> bool:
+        found = names.qualified_names(expr, inside)
+        return bool(found) and found <= _ARRAY_FUNCTIONS
+
+    def array_result(expr: cst.BaseExpression) -> bool:
+        return type(expr) is cst.Call and array_function(expr.func)  # type: ignore[attr-defined]
+
+    def as_array(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+        parent = ancestors[-1]
+        above = ancestors[-2] if len(ancestors) > 1 else None
+        if type(parent) is cst.Arg:
+            if parent.keyword is not None or parent.star or type(above) is not cst.Call:
+                return False
+            return above.args[0] is parent and array_function(above.func)  # type: ignore[attr-defined]
+        if type(parent) is cst.Attribute and parent.value is node:
+            attribute = parent.attr.value
+            if attribute in _ARRAY_ATTRIBUTES:
+                return True
+            return attribute in _ARRAY_METHODS and type(above) is cst.Call and above.func is parent  # type: ignore[attr-defined]
+        if type(parent) is cst.BinaryOperation:
+            if type(parent.operator) is cst.MatrixMultiply:
+                return True
+            other = parent.right if parent.left is node else parent.left
+            return isinstance(parent.operator, _ARITHMETIC) and array_result(other)
+        return False
+
+    p = func.params
+    first = (*p.posonly_params, *p.params)[:1]
+    return frozenset(
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is None
+        and x.default is None
+        and not (x in first and type(path[-1] if path else None) is cst.ClassDef)
+        and every_use(func, x.name.value, as_array)
     )
 
 

@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.jax.transforms import Application, axis_names_bound, literal_axis_names
 from jitlint.model.library.jax_facts import axis_collective, axis_transform
+from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.python.names import leaf_name
 from jitlint.rules.base import Rule
 
@@ -243,17 +244,10 @@ rank(jnp.ones(3))
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
-    positional = []
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-        if arg.keyword is None:
-            positional.append(arg.value)
-    if position is not None and position < len(positional):
-        return positional[position]
-    return None
+    found = keyword_argument(call, keyword)
+    if found is None and position is not None:
+        found = positional_argument(call, position)
+    return found.value if found is not None and not found.star else None
 
 
 def _missing(chain: list[Application], names: frozenset[str]) -> list[str]:

@@ -1,0 +1,270 @@
+"""The one call binder: which argument of a call each parameter of a function receives.
+
+Python's own rules (positional arguments fill the positional parameters in order, keywords
+fill parameters by name, surplus ones go to `*args`/`**kwargs`, a parameter nobody passes
+keeps its default) applied to a call written in the source. The binder is generic over what
+an argument is (an expression, an abstract value, a recorded kind): callers bind their own
+values and decide what a default, or a parameter a star argument may fill, is worth.
+
+A `*xs` argument of unknown length hides which positions the arguments after it reach, and
+may fill every positional parameter from its place on; a `**kw` argument may fill every
+parameter that takes a keyword. Such parameters are *uncertain*, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Generic, TypeVar
+
+import libcst as cst
+
+T = TypeVar("T")
+
+# Keywords that stand for `*xs` and `**kw` arguments of unknown contents in an argument list
+# (neither is a Python identifier, so no real keyword clashes with them).
+STARRED = "*"
+DOUBLE_STARRED = "**"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The parameters of a `def` or `lambda`, in the order Python binds them."""
+
+    positional: tuple[str, ...]  # positional-only first, then positional-or-keyword
+    positional_only: tuple[str, ...] = ()
+    keyword_only: tuple[str, ...] = ()
+    var_positional: str | None = None  # the name of `*args`
+    var_keyword: str | None = None  # the name of `**kwargs`
+    # The parameters with a default, each with its default's expression.
+    defaults: tuple[tuple[str, cst.BaseExpression], ...] = field(default=(), compare=False)
+
+    @classmethod
+    def of(cls, func: cst.FunctionDef | cst.Lambda, receivers: int = 0) -> Signature:
+        """The signature of `func`; `receivers` leading positional parameters are already
+        bound (1 for `self` of a bound method or `cls` of a classmethod)."""
+        p = func.params
+        posonly = tuple(x.name.value for x in p.posonly_params)
+        every = (*p.posonly_params, *p.params, *p.kwonly_params)
+        signature = cls(
+            positional=posonly + tuple(x.name.value for x in p.params),
+            positional_only=posonly,
+            keyword_only=tuple(x.name.value for x in p.kwonly_params),
+            var_positional=p.star_arg.name.value if type(p.star_arg) is cst.Param else None,
+            var_keyword=p.star_kwarg.name.value if p.star_kwarg is not None else None,
+            defaults=tuple((x.name.value, x.default) for x in every if x.default is not None),
+        )
+        return signature.after(receivers) if receivers else signature
+
+    def after(self, count: int) -> Signature:
+        """The signature left once `count` leading positional parameters are bound (a
+        bound method's `self`, a partial's positional arguments)."""
+        gone = set(self.positional[:count])
+        return Signature(
+            self.positional[count:],
+            tuple(n for n in self.positional_only if n not in gone),
+            self.keyword_only,
+            self.var_positional,
+            self.var_keyword,
+            tuple((n, d) for n, d in self.defaults if n not in gone),
+        )
+
+    @property
+    def has_var_positional(self) -> bool:
+        return self.var_positional is not None
+
+    @property
+    def has_var_keyword(self) -> bool:
+        return self.var_keyword is not None
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """Every parameter, in order, `*args` and `**kwargs` included."""
+        rest = (self.var_positional,) if self.var_positional is not None else ()
+        rest += (self.var_keyword,) if self.var_keyword is not None else ()
+        return (*self.positional, *self.keyword_only, *rest)
+
+    @cached_property
+    def default_of(self) -> dict[str, cst.BaseExpression]:
+        return dict(self.defaults)
+
+    def accepts_keyword(self, name: str) -> bool:
+        return (name in self.positional and name not in self.positional_only) or (
+            name in self.keyword_only
+        )
+
+
+def receivers(func: cst.FunctionDef, in_class: bool, decorators: Sequence[str] = ()) -> int:
+    """How many leading parameters a call through an instance or the class binds: 1 for a
+    method or classmethod (`self`, `cls`), 0 for a staticmethod or a function outside a
+    class. `decorators` are the resolved names of `func`'s decorators, when known."""
+    if not in_class:
+        return 0
+    if "builtins.staticmethod" in decorators:
+        return 0
+    plain = {d.decorator.value for d in func.decorators if type(d.decorator) is cst.Name}
+    return 0 if "staticmethod" in plain else 1
+
+
+@dataclass(frozen=True)
+class Bound(Generic[T]):
+    """One call bound to one signature."""
+
+    # The parameters that certainly receive an argument, with it.
+    arguments: dict[str, T]
+    # The parameters certainly left at their default, with the default's expression.
+    defaulted: dict[str, cst.BaseExpression]
+    # Parameters a star argument may fill or not: what they get is unknown.
+    uncertain: tuple[str, ...]
+    # Parameters without a default that nothing fills: the call raises TypeError.
+    missing: tuple[str, ...]
+    # What `*args` and `**kwargs` certainly collect; `open_*` when a star argument may add.
+    extra_positional: tuple[T, ...]
+    extra_keywords: dict[str, T]
+    open_positional: bool
+    open_keywords: bool
+    # Positional arguments after a `*xs`: the parameter they reach is unknown.
+    floating: tuple[T, ...]
+    # Arguments no parameter takes (too many positions without `*args`; a keyword nobody
+    # takes without `**kwargs`; a keyword or position for a parameter filled already):
+    # the call raises TypeError.
+    surplus: tuple[T, ...]
+    unexpected: tuple[tuple[str, T], ...]
+    # For each argument given, in order: the parameter it reaches (the name of `*args` or
+    # `**kwargs` when collected there), None when unknown or taken by none.
+    targets: tuple[str | None, ...]
+
+    @property
+    def certain(self) -> bool:
+        """Every parameter's argument (or default) is known."""
+        return not (self.uncertain or self.floating or self.open_positional or self.open_keywords)
+
+    @property
+    def fails(self) -> bool:
+        """The call raises TypeError whatever its star arguments hold."""
+        return bool(self.surplus or self.unexpected or (self.missing and self.certain))
+
+
+def bind(
+    signature: Signature, args: Sequence[tuple[str | None, T]], rest_unknown: bool = False
+) -> Bound[T]:
+    """Bind `args`, (keyword or None, argument) in call order, to `signature`. A keyword
+    `STARRED` or `DOUBLE_STARRED` stands for a `*xs` or `**kw` of unknown contents;
+    `rest_unknown` says that arguments of unknown shape follow the ones given (a list cut
+    at its first star argument)."""
+    positional = signature.positional
+    keywordable = set(positional[len(signature.positional_only) :]) | set(signature.keyword_only)
+    arguments: dict[str, T] = {}
+    extra_positional: list[T] = []
+    extra_keywords: dict[str, T] = {}
+    floating: list[T] = []
+    surplus: list[T] = []
+    unexpected: list[tuple[str, T]] = []
+    targets: list[str | None] = []
+    index = 0
+    star_at: int | None = None  # the first position a `*xs` may fill
+    double_star = False
+    for keyword, value in args:
+        target: str | None = None
+        if keyword == STARRED:
+            if star_at is None:
+                star_at = index
+        elif keyword == DOUBLE_STARRED:
+            double_star = True
+        elif keyword is None:
+            if star_at is not None:
+                floating.append(value)
+            elif index < len(positional):
+                target = positional[index]
+                index += 1
+                if target in arguments:  # `f(a=1, *[2])`: a keyword filled it first
+                    unexpected.append((target, value))
+                    target = None
+                else:
+                    arguments[target] = value
+            elif signature.var_positional is not None:
+                target = signature.var_positional
+                extra_positional.append(value)
+            else:
+                surplus.append(value)
+        elif keyword in keywordable and keyword not in arguments:
+            target = keyword
+            arguments[keyword] = value
+        elif signature.var_keyword is not None and keyword not in keywordable:
+            target = signature.var_keyword
+            extra_keywords[keyword] = value
+        else:
+            unexpected.append((keyword, value))
+        targets.append(target)
+    if rest_unknown:
+        star_at = index if star_at is None else star_at
+        double_star = True
+    may_fill: set[str] = set()
+    if star_at is not None:
+        may_fill.update(n for n in positional[star_at:] if n not in arguments)
+    if double_star:
+        may_fill.update(n for n in keywordable if n not in arguments)
+    defaulted: dict[str, cst.BaseExpression] = {}
+    uncertain: list[str] = []
+    missing: list[str] = []
+    default_of = signature.default_of
+    for name in (*positional, *signature.keyword_only):
+        if name in arguments:
+            continue
+        if name in may_fill:
+            uncertain.append(name)
+        elif name in default_of:
+            defaulted[name] = default_of[name]
+        else:
+            missing.append(name)
+    return Bound(
+        arguments,
+        defaulted,
+        tuple(uncertain),
+        tuple(missing),
+        tuple(extra_positional),
+        extra_keywords,
+        signature.var_positional is not None and star_at is not None,
+        signature.var_keyword is not None and double_star,
+        tuple(floating),
+        tuple(surplus),
+        tuple(unexpected),
+        tuple(targets),
+    )
+
+
+def call_arguments(call: cst.Call) -> list[tuple[str | None, cst.BaseExpression]]:
+    """A call's arguments as `bind` takes them: star arguments as `STARRED` and
+    `DOUBLE_STARRED`, with the starred expression."""
+    out: list[tuple[str | None, cst.BaseExpression]] = []
+    for arg in call.args:
+        if arg.star == "*":
+            out.append((STARRED, arg.value))
+        elif arg.star == "**":
+            out.append((DOUBLE_STARRED, arg.value))
+        else:
+            out.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
+    return out
+
+
+def bind_call(signature: Signature, call: cst.Call) -> Bound[cst.BaseExpression]:
+    """`call`'s argument expressions bound to `signature`."""
+    return bind(signature, call_arguments(call))
+
+
+def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
+    """The argument `call` passes by the keyword `name`."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional_argument(call: cst.Call, index: int) -> cst.Arg | None:
+    """The argument at position `index` of `call`, unless a `*xs` before it hides where it
+    lands (a library parameter whose position is known, without its signature)."""
+    positional = [a for a in call.args if a.keyword is None]
+    if index < len(positional) and not any(a.star for a in positional[: index + 1]):
+        return positional[index]
+    return None
