@@ -387,3 +387,29 @@ def test_data_dependent_shapes_per_dimension():
     # dim 1 of the chunk is static; dim 0 grows with the loop (and the slice is reported),
     # and half of it has no bound XLA can infer (its size alone would compile).
     assert found(source, {"JIT202"}) == {(7, "JIT202"), (9, "JIT202")}
+
+
+def test_a_site_whose_line_is_not_found_sends_no_record(monkeypatch):
+    # Placing a node's line can fail on odd source (a research repository crashed the project
+    # pass with a KeyError): the record is left out, the file is still linted.
+    from jitlint.model.project import tf_outbound as outbound
+
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+        from pkg.helpers import log_stats
+
+        @tf.function(jit_compile=True)
+        def step(x):
+            log_stats(x)
+            return x
+        """
+    )
+    ctx = FileContext(cst.parse_module(source), source=source, path="step.py")
+    placed = outbound.tf_outbound(ctx.tf, source)
+    assert any(r.kind == "import" for r in placed)
+    monkeypatch.setattr(outbound, "place", lambda *args, **kwargs: {})
+    monkeypatch.setattr(outbound, "counted_lines", lambda *args, **kwargs: {})
+    unplaced = outbound.tf_outbound(ctx.tf, source)
+    assert all(r.line == 0 for r in unplaced)
+    assert len(unplaced) < len(placed)

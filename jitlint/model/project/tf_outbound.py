@@ -105,7 +105,10 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
         elif sites:
             lines.update(place(model.module, sites, source))
         for expr, _path, kind, status, context, target in named:
-            line = 0 if kind == "graph" else lines[id(at.get(id(expr), expr))]
+            found = 0 if kind == "graph" else lines.get(id(at.get(id(expr), expr)))
+            if found is None:
+                continue  # a site whose line was not found: no record rather than a crash
+            line = found
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)
                 records.add(TfRecord(target, line, kind, status, *flags, context.origin))
@@ -118,7 +121,8 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                     TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
                 )
         for node, _path, target in imports:
-            records.add(TfRecord(target, lines[id(node)], "import"))
+            if id(node) in lines:
+                records.add(TfRecord(target, lines[id(node)], "import"))
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
     return sorted(records)
