@@ -36,30 +36,8 @@ def self_assignments(
     """The values `self.<attr> = value` assigns in the class's methods (and the class
     body's `attr = value`)."""
     out = class_body_assignments(cls, attr, path)
-    for item in cls.body.body:  # type: ignore[attr-defined]
-        if type(item) is not cst.FunctionDef:
-            continue
-        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [
-            (item.body, (*path, cls, cls.body, item))
-        ]
-        while stack:
-            node, parents = stack.pop()
-            here = (*parents, node)
-            kind = type(node)
-            if kind is cst.Assign:
-                for target in node.targets:  # type: ignore[attr-defined]
-                    t = target.target
-                    if (
-                        type(t) is cst.Attribute
-                        and type(t.value) is cst.Name
-                        and t.value.value == "self"
-                        and t.attr.value == attr
-                    ):
-                        out.append((node.value, here))  # type: ignore[attr-defined]
-                continue
-            if kind in _FUNCTIONS or kind is cst.ClassDef:
-                continue
-            stack.extend((child, here) for child in iter_children(node))
+    prefix = tuple(path)
+    out.extend((value, (*prefix, *here)) for value, here in _index(cls).plain.get(attr, ()))
     return out
 
 
@@ -67,30 +45,78 @@ def assigned_only_plainly(cls: cst.ClassDef, attr: str) -> bool:
     """Every assignment of `self.<attr>` in the class is a plain `self.attr = value`: no
     `+=`, annotated or tuple target, and no `setattr` (those would add values that
     `self_assignments` does not list)."""
-    stack: list[cst.CSTNode] = [cls.body]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.AugAssign or kind is cst.AnnAssign:
-            if _is_self_attr(node.target, attr):  # type: ignore[attr-defined]
-                return False
-        elif kind is cst.Assign:
-            for target in node.targets:  # type: ignore[attr-defined]
-                if type(target.target) in (cst.Tuple, cst.List) and any(
-                    _is_self_attr(e.value, attr)
-                    for e in target.target.elements  # type: ignore[attr-defined]
-                ):
-                    return False
-        elif kind is cst.Call and type(node.func) is cst.Name and node.func.value == "setattr":  # type: ignore[attr-defined]
-            return False
-        stack.extend(iter_children(node))
-    return True
+    index = _index(cls)
+    return not index.setattr and attr not in index.other
 
 
-def _is_self_attr(expr: cst.CSTNode, attr: str) -> bool:
-    return (
-        type(expr) is cst.Attribute
-        and type(expr.value) is cst.Name
-        and expr.value.value == "self"
-        and expr.attr.value == attr
-    )
+class _Index:
+    """One walk of a class: its methods' plain `self.attr = value` assignments (paths from
+    the class down) and the attributes assigned in other ways."""
+
+    def __init__(self, cls: cst.ClassDef) -> None:
+        self.plain: dict[str, list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]] = {}
+        self.other: set[str] = set()
+        self.setattr = False
+        for item in cls.body.body:  # type: ignore[attr-defined]
+            if type(item) is cst.FunctionDef:
+                self._method(item.body, (cls, cls.body, item))
+        self._others(cls.body)
+
+    def _method(self, body: cst.CSTNode, parents: tuple[cst.CSTNode, ...]) -> None:
+        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(body, parents)]
+        while stack:
+            node, above = stack.pop()
+            here = (*above, node)
+            kind = type(node)
+            if kind is cst.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    name = _self_attr_name(target.target)
+                    if name is not None:
+                        self.plain.setdefault(name, []).append((node.value, here))  # type: ignore[attr-defined]
+                continue
+            if kind in _FUNCTIONS or kind is cst.ClassDef:
+                continue
+            stack.extend((child, here) for child in iter_children(node))
+
+    def _others(self, body: cst.CSTNode) -> None:
+        stack: list[cst.CSTNode] = [body]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.AugAssign or kind is cst.AnnAssign:
+                name = _self_attr_name(node.target)  # type: ignore[attr-defined]
+                if name is not None:
+                    self.other.add(name)
+            elif kind is cst.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target.target) in (cst.Tuple, cst.List):
+                        for element in target.target.elements:  # type: ignore[attr-defined]
+                            name = _self_attr_name(element.value)
+                            if name is not None:
+                                self.other.add(name)
+            elif kind is cst.Call and type(node.func) is cst.Name and node.func.value == "setattr":  # type: ignore[attr-defined]
+                self.setattr = True
+            stack.extend(iter_children(node))
+
+
+# The classes indexed lately, by id, with the class itself (an id can be reused once a tree
+# is freed); bounded, so a long-running server does not keep old trees alive.
+_INDEXES: dict[int, tuple[cst.ClassDef, _Index]] = {}
+_MAX_INDEXES = 512
+
+
+def _index(cls: cst.ClassDef) -> _Index:
+    found = _INDEXES.get(id(cls))
+    if found is not None and found[0] is cls:
+        return found[1]
+    if len(_INDEXES) >= _MAX_INDEXES:
+        _INDEXES.clear()
+    index = _Index(cls)
+    _INDEXES[id(cls)] = (cls, index)
+    return index
+
+
+def _self_attr_name(expr: cst.CSTNode) -> str | None:
+    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":  # type: ignore[attr-defined]
+        return expr.attr.value  # type: ignore[attr-defined]
+    return None
