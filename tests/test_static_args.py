@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Callable
-
 import libcst as cst
+from test_tracing import _context, _find
 
 from jitlint.model.context import FileContext
 from jitlint.model.jax.jit import jit_arguments
@@ -17,25 +15,6 @@ from jitlint.model.jax.static_args.hashable import (
 )
 from jitlint.model.jax.static_args.nonarray import NonArray, NonArrays
 from jitlint.model.jax.static_args.sizes import jitted_library_static, traced_size
-from jitlint.python.walker import iter_children
-
-
-def _context(source: str) -> FileContext:
-    source = textwrap.dedent(source)
-    return FileContext(cst.parse_module(source), "case.py", source)
-
-
-def _find(
-    ctx: FileContext, predicate: Callable[[cst.CSTNode], bool]
-) -> tuple[cst.CSTNode, list[cst.CSTNode]]:
-    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(ctx.module, [])]
-    while stack:
-        node, path = stack.pop()
-        here = [*path, node]
-        if predicate(node):
-            return node, here
-        stack.extend((child, here) for child in reversed(iter_children(node)))
-    raise AssertionError("node not found")
 
 
 def _call(ctx: FileContext, name: str) -> tuple[cst.Call, list[cst.CSTNode]]:
