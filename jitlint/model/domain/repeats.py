@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
+from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
@@ -345,6 +346,14 @@ _CONTAINERS = (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.Element, cst.DictElem
 _COLLECTING = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
 # A call that runs its function arguments right away (the framework says which).
 RunsArguments = Callable[[cst.Call, Path], bool]
+
+
+def calls_into(names: Names, call: cst.Call, path: Path, packages: tuple[str, ...]) -> bool:
+    """The call's function may belong to one of `packages` (`builtins` for `map`): a
+    framework's own functions run the functions they are given right away (`lax.fori_loop`,
+    `tf.while_loop`), where a thread, a callback registry or a list's `append` keeps them."""
+    meanings = names.qualified_names(call.func, [*path, call])
+    return any(m.split(".")[0] in packages for m in meanings if m)
 
 
 @dataclass(frozen=True)

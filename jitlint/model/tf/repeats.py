@@ -29,6 +29,7 @@ import libcst as cst
 from jitlint.model.domain.repeats import (
     Keeping,
     Repeated,
+    calls_into,
     enclosing_loops,
     find_repeated,
     local_repetition,
@@ -139,8 +140,7 @@ def _runs_arguments(model: TfModel, call: cst.Call, path: Path) -> bool:
     leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)  # type: ignore[attr-defined]
     if leaf in RUNS_ITS_ARGUMENT:
         return True
-    names = model.names.qualified_names(func, [*path, call])
-    return any(n.split(".")[0] in ("tensorflow", "builtins") for n in names)
+    return calls_into(model.names, call, path, ("tensorflow", "builtins"))
 
 
 def callee(model: TfModel, call: cst.Call, path: Path) -> tuple[Func, int] | None:

@@ -20,6 +20,7 @@ import libcst as cst
 from jitlint.model.domain.repeats import (
     Keeping,
     Repeated,
+    calls_into,
     find_repeated,
     method_contract,
     scan_calls,
@@ -29,6 +30,10 @@ from jitlint.model.domain.values import Object
 if TYPE_CHECKING:
     from jitlint.model.jax.tracing import Tracing
     from jitlint.python.names import Names
+
+
+# JAX's own functions and the builtins run the functions they are given right away.
+_RUNS_ARGUMENTS = ("jax", "builtins", "functools")
 
 
 def jax_repeated(names: Names, tracing: Tracing) -> Repeated:
@@ -84,21 +89,13 @@ def jax_repeated(names: Names, tracing: Tracing) -> Repeated:
             if why is not None:
                 contracts.append((stmt, why))
     seen.update((id(f), f) for f, _ in contracts)
-    keep = Keeping(module, lambda call, path: _runs_arguments(names, call, path))
+    keep = Keeping(module, lambda call, path: calls_into(names, call, path, _RUNS_ARGUMENTS))
     found = find_repeated(scan.loop_calls, scan.calls, callee, contracts, keep.kept_per_iteration)
     if tracing.active and found.why:
         # Traced by JAX: its body runs once per trace, not once per call.
         for key in [k for k in found.why if k in seen and _traced(tracing, seen[k])]:
             del found.why[key]
     return found
-
-
-def _runs_arguments(names: Names, call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
-    """A call that runs its function arguments right away: JAX's own (`lax.fori_loop`,
-    `jax.vmap(f)(x)`) and the builtins (`map`), as TF's do for the TF model. A thread, a
-    callback registry or a list's `append` keeps them for later."""
-    meanings = names.qualified_names(call.func, [*path, call])
-    return any(m.split(".")[0] in ("jax", "builtins", "functools") for m in meanings if m)
 
 
 def _traced(tracing: Tracing, func: cst.FunctionDef) -> bool:
