@@ -82,7 +82,10 @@ class NonArrayArgNotStatic(Rule):
     `__eq__` nor `__hash__`) becomes `@partial(jax.jit, static_argnums=0)`: unsafe, since
     instances are then hashed by identity and attributes changed after the first call are
     not seen by the compiled code; registering the class as a pytree, or `eqx.filter_jit` /
-    `nnx.jit`, are the alternatives, and other methods get help text only.
+    `nnx.jit`, are the alternatives, and other methods get help text only. A haiku
+    `hk.transform` pair or a linen Module passed to a traced parameter is made static the
+    same way: unsafe, as the function compiles once per distinct pair or Module (a pair is
+    hashed by its two functions, a linen Module by its fields, which must be hashable).
 
     ## Known problems
     Call sites are resolved only through names bound once to a jitted function in the same
@@ -347,11 +350,15 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         if not events:
             return
         seen: set[str] = set()
+        path = self.ctx.path_to(node)
+        found = self.ctx.jit.static_call(node, path)
+        app = found[0] if found is not None else None
         for param, why, func, _ in events:
             if param in seen or type(func) is not cst.FunctionDef:
                 continue
             seen.add(param)
             target = _argument_for(node, func, param) or node
+            fix = self._static_fix(app, param, path) if app and app.func is func else None
             self.report(
                 target,
                 f"`{param}` of `{func.name.value}` is traced by jax.jit, but this call passes "
@@ -359,6 +366,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 "argument ... as an abstract array)",
                 help=f"close over it instead of passing it, or mark `{param}` static with "
                 "`static_argnames` (it is hashed by identity)",
+                fix=fix,
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
