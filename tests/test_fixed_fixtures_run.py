@@ -36,6 +36,7 @@ JAX_PAIRS = {
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
+    "JIT110_outer_param_static": "Non-hashable static arguments",
     "JIT111_method_static_self": "Error interpreting argument",
     "JIT111_static_haiku_pair": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import frozen_dataclass_fix
+from jitlint.fixes.static_fix import frozen_dataclass_fix, static_argname_fix
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.hashing import unfrozen_dataclass
 from jitlint.model.domain.values import Value
@@ -83,7 +83,10 @@ class UnhashableStaticArg(Rule):
     changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
     function uses them. An instance of a dataclass of this file with `eq=True` and no
     `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
-    of an instance then raises FrozenInstanceError.
+    of an instance then raises FrozenInstanceError. A tracer passed to a static parameter
+    because it is a parameter of an enclosing `jax.jit` this file applies has that
+    parameter made static there too (`static_argnames`): unsafe, the outer function then
+    compiles once per value, and its callers must pass a hashable Python value.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
@@ -399,11 +402,14 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
-                    fix=self._dataclass_fix(value),
+                    fix=self._value_fix(value),
                 )
 
-    def _dataclass_fix(self, value: Value) -> NodeFix | None:
-        """An unfrozen dataclass of this file gets `frozen=True`."""
+    def _value_fix(self, value: Value) -> NodeFix | None:
+        """An unfrozen dataclass of this file gets `frozen=True`; a tracer that is a
+        parameter of an enclosing `jax.jit` has that parameter made static there."""
+        if value.traced:
+            return static_argname_fix(self.ctx, value)
         name = unfrozen_dataclass(value)
         return frozen_dataclass_fix(self.ctx, name) if name is not None else None
 
