@@ -37,8 +37,10 @@ JAX_PAIRS = {
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT110_outer_param_static": "Non-hashable static arguments",
+    "JIT110_array_made_traced": "unhashable type",
     "JIT111_method_static_self": "Error interpreting argument",
     "JIT111_static_haiku_pair": "Error interpreting argument",
+    "JIT111_static_self_argnums": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",
     "JIT119_pmap_axis_name": "unbound axis name",
 }

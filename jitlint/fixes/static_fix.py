@@ -17,7 +17,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Value
 from jitlint.model.jax.frameworks import equinox
-from jitlint.model.jax.jit import spec_from_args
+from jitlint.model.jax.jit import StaticSpec, spec_from_args
 from jitlint.model.jax.transforms import Entry
 from jitlint.python.binding import Signature, bind_call
 
@@ -124,7 +124,7 @@ def with_static_name(
             return None
         if position in spec.argnums:
             return None
-        numbers = (*spec.argnums, position)
+        numbers = tuple(sorted((*spec.argnums, position)))
         literal = (
             "(" + ", ".join(str(n) for n in numbers) + ("," if len(numbers) == 1 else "") + ")"
         )
@@ -156,6 +156,42 @@ def with_static_name(
             )
         args.append(keyword)
     return module.code_for_node(call.with_changes(args=args))
+
+
+def without_static_fix(
+    module: cst.Module, site: cst.CSTNode, spec: StaticSpec, name: str, position: int | None
+) -> NodeFix | None:
+    """The jit application `site` (a `jax.jit(...)` or `partial(jax.jit, ...)` call) with
+    parameter `name` (at `position`) no longer static, for a parameter every call gives an
+    array, which JAX cannot hash. Where the spec then names nothing, the keyword goes.
+    Unsafe: the parameter is traced, so Python control flow on it would now fail."""
+    if type(site) is not cst.Call or (spec.argnums_arg is None) == (spec.argnames_arg is None):
+        return None  # no spec, or both spellings (each would need editing)
+    if spec.argnums_arg is not None:
+        arg, kept = spec.argnums_arg, [str(n) for n in spec.argnums or () if n != position]
+        if position is None or spec.argnums is None or position not in spec.argnums:
+            return None
+    else:
+        arg = spec.argnames_arg
+        if spec.argnames is None or name not in spec.argnames:
+            return None
+        kept = [f'"{n}"' for n in spec.argnames if n != name]
+    if kept:
+        literal = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+        args = [
+            a.with_changes(value=cst.parse_expression(literal)) if a is arg else a
+            for a in site.args
+        ]
+    else:
+        args = [a for a in site.args if a is not arg]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    text = module.code_for_node(site.with_changes(args=args) if args else site.func)
+    return NodeFix(
+        "unsafe",
+        f"make `{name}` traced (not static): it receives an array, which JAX cannot hash",
+        ((site, text),),
+    )
 
 
 _DATACLASS = frozenset({"dataclasses.dataclass"})

@@ -5,7 +5,11 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import frozen_dataclass_fix, static_argname_fix
+from jitlint.fixes.static_fix import (
+    frozen_dataclass_fix,
+    static_argname_fix,
+    without_static_fix,
+)
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.hashing import unfrozen_dataclass
 from jitlint.model.domain.values import Value
@@ -86,7 +90,11 @@ class UnhashableStaticArg(Rule):
     of an instance then raises FrozenInstanceError. A tracer passed to a static parameter
     because it is a parameter of an enclosing `jax.jit` this file applies has that
     parameter made static there too (`static_argnames`): unsafe, the outer function then
-    compiles once per value, and its callers must pass a hashable Python value.
+    compiles once per value, and its callers must pass a hashable Python value. An array
+    passed to a static parameter of a function this file decorates with a literal spec
+    takes the parameter out of `static_argnums`/`static_argnames` (the keyword goes when
+    nothing is left): unsafe, since Python control flow on that parameter then sees a
+    tracer.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
@@ -402,16 +410,30 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
-                    fix=self._value_fix(value),
+                    fix=self._value_fix(value, param, func),
                 )
 
-    def _value_fix(self, value: Value) -> NodeFix | None:
+    def _value_fix(self, value: Value, param: str, func: object) -> NodeFix | None:
         """An unfrozen dataclass of this file gets `frozen=True`; a tracer that is a
-        parameter of an enclosing `jax.jit` has that parameter made static there."""
+        parameter of an enclosing `jax.jit` has that parameter made static there, and
+        another array makes the parameter of this file's decorator traced again."""
         if value.traced:
-            return static_argname_fix(self.ctx, value)
+            fix = static_argname_fix(self.ctx, value)
+            if fix is not None or type(func) is not cst.FunctionDef:
+                return fix
+            return self._made_traced(
+                self.ctx.jit.from_decorators(func, self.ctx.path_to(func)), param
+            )
         name = unfrozen_dataclass(value)
         return frozen_dataclass_fix(self.ctx, name) if name is not None else None
+
+    def _made_traced(self, app: JitApplication | None, param: str | None) -> NodeFix | None:
+        """The fix making `param`, which receives an array, a traced parameter of `app`."""
+        if app is None or app.signature is None or param is None:
+            return None
+        positional = app.signature.positional
+        position = positional.index(param) if param in positional else None
+        return without_static_fix(self.ctx.module, app.node, app.spec, param, position)
 
     def _literal(self, node: cst.Call) -> bool:
         """The values the call's own text shows to be unhashable; True if any was reported."""
@@ -440,7 +462,8 @@ f(x, ([0], 1))  # error: JIT110
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
-                    fix=self._fix(arg.value, found),
+                    fix=self._fix(arg.value, found)
+                    or (self._made_traced(app, param) if found.kind == "array" else None),
                 )
         return reported
 
