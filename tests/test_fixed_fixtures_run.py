@@ -38,6 +38,7 @@ JAX_PAIRS = {
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT110_outer_param_static": "Non-hashable static arguments",
     "JIT110_array_made_traced": "unhashable type",
+    "JIT110_dataclass_by_identity": "unhashable type",
     "JIT111_method_static_self": "Error interpreting argument",
     "JIT111_static_haiku_pair": "Error interpreting argument",
     "JIT111_static_self_argnums": "Error interpreting argument",

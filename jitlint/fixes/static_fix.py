@@ -197,13 +197,20 @@ def without_static_fix(
 _DATACLASS = frozenset({"dataclasses.dataclass"})
 
 
-def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
+def frozen_dataclass_fix(
+    ctx: FileContext, class_name: str, by_identity: bool = False
+) -> NodeFix | None:
     """`@dataclass` -> `@dataclass(frozen=True)` on the file's only class `class_name`, so its
     instances hash (by their fields) and can be static arguments. Unsafe: assigning to a
-    field of an instance now raises FrozenInstanceError."""
+    field of an instance now raises FrozenInstanceError. `by_identity` (a field holds a
+    value JAX cannot hash, such as an array, so a field hash would fail): `eq=False`
+    instead, so instances hash and compare by identity; the compiled code keeps the fields
+    of the first trace per instance, and an `==` of two instances, which compared arrays
+    and had no single truth value, now compares identities."""
     classes = [s for s in ctx.module.body if type(s) is cst.ClassDef and s.name.value == class_name]
     if len(classes) != 1:
         return None
+    keyword = "eq=False" if by_identity else "frozen=True"
     path = [ctx.module, classes[0]]
     for decorator in classes[0].decorators:
         expr = decorator.decorator
@@ -214,20 +221,25 @@ def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
             continue
         code = ctx.module.code_for_node
         if call is None:
-            text = f"{code(expr)}(frozen=True)"
+            text = f"{code(expr)}({keyword})"
         else:
             keywords = {a.keyword.value for a in call.args if a.keyword is not None}
             if keywords & {"frozen", "eq", "unsafe_hash"} or any(a.star for a in call.args):
                 return None
             inner = code(call).rstrip()[:-1].rstrip()
             separator = "" if inner.endswith(("(", ",")) else ", "
-            text = f"{inner}{separator}frozen=True)"
-        return NodeFix(
-            "unsafe",
-            f"freeze `{class_name}` (`frozen=True`): its instances then hash by their fields; "
-            "assigning to a field afterwards raises FrozenInstanceError",
-            ((expr, text),),
-        )
+            text = f"{inner}{separator}{keyword})"
+        if by_identity:
+            message = (
+                f"compare `{class_name}` by identity (`eq=False`): its instances then hash "
+                "by identity, and the compiled code keeps the fields of the first trace"
+            )
+        else:
+            message = (
+                f"freeze `{class_name}` (`frozen=True`): its instances then hash by their "
+                "fields; assigning to a field afterwards raises FrozenInstanceError"
+            )
+        return NodeFix("unsafe", message, ((expr, text),))
     return None
 
 

@@ -11,8 +11,8 @@ from jitlint.fixes.static_fix import (
     without_static_fix,
 )
 from jitlint.model.domain.classes import ClassInfo
-from jitlint.model.domain.hashing import unfrozen_dataclass
-from jitlint.model.domain.values import Value
+from jitlint.model.domain.hashing import unfrozen_dataclass, unhashable
+from jitlint.model.domain.values import Object, Value
 from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks.equinox import ArrayHolder, static_array_fields
 from jitlint.model.jax.jit import JitApplication, jit_arguments
@@ -87,7 +87,9 @@ class UnhashableStaticArg(Rule):
     changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
     function uses them. An instance of a dataclass of this file with `eq=True` and no
     `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
-    of an instance then raises FrozenInstanceError. A tracer passed to a static parameter
+    of an instance then raises FrozenInstanceError; where a field holds an array (which a
+    field hash cannot take), `eq=False` instead: unsafe, instances then hash and compare by
+    identity, and the compiled code keeps the fields of the first trace. A tracer passed to a static parameter
     because it is a parameter of an enclosing `jax.jit` this file applies has that
     parameter made static there too (`static_argnames`): unsafe, the outer function then
     compiles once per value, and its callers must pass a hashable Python value. An array
@@ -128,6 +130,19 @@ class UnhashableStaticArg(Rule):
     }
 
     VALID = (
+        # `eq=False` leaves a dataclass hashed by identity, whatever its fields hold.
+        """
+import dataclasses
+import jax
+import jax.numpy as jnp
+@dataclasses.dataclass(eq=False)
+class Shift:
+    offset: jax.Array
+    def __call__(self, x):
+        return x + self.offset
+half = Shift(jnp.ones(3))
+jax.jit(half)(jnp.zeros(3))
+""",
         # A frozen dataclass and a plain object (hashed by identity) are hashable.
         """
 import dataclasses
@@ -425,7 +440,11 @@ f(x, ([0], 1))  # error: JIT110
                 self.ctx.jit.from_decorators(func, self.ctx.path_to(func)), param
             )
         name = unfrozen_dataclass(value)
-        return frozen_dataclass_fix(self.ctx, name) if name is not None else None
+        if name is None or not isinstance(value, Object):
+            return None
+        # A field JAX cannot hash (an array) defeats a field hash: identity then.
+        by_identity = any(unhashable(field) is not None for field in value.fields.values())
+        return frozen_dataclass_fix(self.ctx, name, by_identity)
 
     def _made_traced(self, app: JitApplication | None, param: str | None) -> NodeFix | None:
         """The fix making `param`, which receives an array, a traced parameter of `app`."""
