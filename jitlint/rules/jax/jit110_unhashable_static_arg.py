@@ -84,19 +84,19 @@ class UnhashableStaticArg(Rule):
     every input before and the function can still iterate and index the value. A name bound
     only to lists is wrapped in `tuple(...)`: unsafe, because elements that are themselves
     unhashable (nested lists) would still fail, and code that relied on mutating the value
-    changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
-    function uses them. An instance of a dataclass of this file with `eq=True` and no
-    `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
-    of an instance then raises FrozenInstanceError; where a field holds an array (which a
-    field hash cannot take), `eq=False` instead: unsafe, instances then hash and compare by
-    identity, and the compiled code keeps the fields of the first trace. A tracer passed to a static parameter
-    because it is a parameter of an enclosing `jax.jit` this file applies has that
-    parameter made static there too (`static_argnames`): unsafe, the outer function then
-    compiles once per value, and its callers must pass a hashable Python value. An array
-    passed to a static parameter of a function this file decorates with a literal spec
-    takes the parameter out of `static_argnums`/`static_argnames` (the keyword goes when
-    nothing is left): unsafe, since Python control flow on that parameter then sees a
-    tracer.
+    changes. Dicts and sets get no fix: their hashable replacements depend on how the
+    function uses them. An array passed to a static parameter of a function this file
+    decorates with a literal spec takes the parameter out of `static_argnums` or
+    `static_argnames` (the keyword goes when nothing is left): unsafe, since Python control
+    flow on that parameter then sees a tracer. A tracer passed to a static parameter because
+    it is a parameter of an enclosing `jax.jit` this file applies has that parameter made
+    static there too (`static_argnames`): unsafe, the outer function then compiles once per
+    value, and its callers must pass a hashable Python value. An instance of a dataclass of
+    this file with `eq=True` and no `frozen=True` gets `frozen=True` on the class's
+    decorator: unsafe, assigning to a field of an instance then raises
+    FrozenInstanceError. Where a field holds an array (which a field hash cannot take), it
+    gets `eq=False` instead: unsafe, instances then hash and compare by identity, and the
+    compiled code keeps the fields of the first trace.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
