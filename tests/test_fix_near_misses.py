@@ -27,6 +27,19 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3))",
     ),
+    # `not x` -> jnp.logical_not(x): only on a tracer.
+    "JIT101 not of a static value": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            flat = not x.ndim > 1
+            return x * 2 if flat else x
+        """,
+        "f(jnp.ones(3))",
+    ),
     # jnp.where / lax.cond: only on a traced condition.
     "JIT101 branch on a static shape": (
         "JIT101",

@@ -22,6 +22,7 @@ JAX_PAIRS = {
     "JIT101_static_field": "TracerBoolConversionError",
     "JIT101_guard_return": "TracerBoolConversionError",
     "JIT101_static_argnums_grows": "TracerBoolConversionError",
+    "JIT101_logical_not": "TracerBoolConversionError",
     "JIT102_item_and_named_metrics": "ConcretizationTypeError",
     "JIT102_float_argument": "ConcretizationTypeError",
     "JIT102_fstring_print": "unsupported format string",
