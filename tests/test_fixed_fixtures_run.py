@@ -215,3 +215,14 @@ def test_jit205_python_range_over_the_static_size_runs_without_autograph():
     assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0, after.stderr[-2000:]
     assert "total 3.666" in after.stdout, after.stdout[-2000:]  # 2/1 + 2/2 + 2/3
+
+
+@pytest.mark.tensorflow
+def test_jit203_histogram_rewritten_with_xla_ops_counts_as_the_kernel_does():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT203_histogram_twin.in.py")
+    after = run(FIXTURES / "JIT203_histogram_twin.out.py")
+    assert "HistogramFixedWidth" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in after.stdout.splitlines() if " " in line)
+    assert lines["counts"] == lines["eager"], after.stdout

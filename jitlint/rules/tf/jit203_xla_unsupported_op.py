@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.xla_fix import with_xla_off_fix
+from jitlint.fixes.xla_twins import xla_twin_fix
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
@@ -79,7 +80,11 @@ class XlaUnsupportedOp(Rule):
     `jit_compile=True` then compiles without XLA). Moving the call out of the compiled
     function, or rewriting a `py_function` in TensorFlow ops, keeps XLA but changes what
     the program does, so it is left to you; the finding's help says why there is no fix
-    when none is made.
+    when none is made. One op is rewritten with ops XLA compiles instead, keeping XLA on:
+    `tf.histogram_fixed_width(values, value_range, nbins)` becomes
+    `tf.math.unsorted_segment_sum` of ones over `tf.histogram_fixed_width_bins(...)`, the
+    same bins as the kernel's. Unsafe: `values` (only a name or attribute is accepted) is
+    read twice, and `nbins` must be a constant when XLA compiles.
 
     ## Known problems
     TensorFlow folds ops whose inputs are all constants before XLA sees them, so an
@@ -265,6 +270,10 @@ def step(x):
                 path,
                 True,
                 "move the call out of the XLA-compiled code, or compile without jit_compile",
+            )
+            # The same result from ops XLA compiles keeps the code compiled: better.
+            fix = (
+                xla_twin_fix(self.ctx, node, self.ctx.names.qualified_names(node.func, path)) or fix
             )
             self.report(
                 node,
