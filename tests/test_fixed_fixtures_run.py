@@ -226,3 +226,12 @@ def test_jit203_histogram_rewritten_with_xla_ops_counts_as_the_kernel_does():
     assert after.returncode == 0, after.stderr[-2000:]
     lines = dict(line.split(" ", 1) for line in after.stdout.splitlines() if " " in line)
     assert lines["counts"] == lines["eager"], after.stdout
+
+
+@pytest.mark.jax
+def test_jit107_method_run_without_jit_counts_every_call():
+    pytest.importorskip("jax")
+    before = run(FIXTURES / "JIT107_run_without_jit.in.py")
+    after = run(FIXTURES / "JIT107_run_without_jit.out.py")
+    assert before.returncode == 0 and before.stdout.split() == ["calls", "1"], before.stderr
+    assert after.returncode == 0 and after.stdout.split() == ["calls", "4"], after.stderr

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import unjit_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -73,7 +74,12 @@ class TraceTimeSideEffect(Rule):
     formatted by JAX rather than by `str`. `logging.info("loss %s", x)` (a literal message
     and positional values) becomes `jax.debug.callback(lambda *values:
     logging.info("loss %s", *values), x)`: unsafe for the same reasons, and the values
-    reach the logger as NumPy arrays.
+    reach the logger as NumPy arrays. An attribute written on an object made outside the
+    trace, in a function whose only way of being traced is one `jax.jit(f)` call of this
+    file with no options (`fast = jax.jit(counter.count)`), is fixed by calling `f`
+    without jit (`fast = counter.count`): unsafe, the function then runs op by op, and
+    returns Python values where the compiled code returned arrays; making it pure (return
+    the new state) keeps jit but needs a person.
 
     ## Known problems
     `print` and logging of static values only (shapes, configuration) are not reported:
@@ -401,6 +407,7 @@ def run(xs):
             f"the traced function: it happens once, while {self.ctx.tracing.describe(trace)} "
             "is traced, not on every call",
             help="return the new value from the function instead of storing it on the object",
+            fix=unjit_fix(self.ctx, trace),
         )
 
     def _owner_traced(self, path: list[cst.CSTNode], func: cst.FunctionDef, name: str) -> bool:
