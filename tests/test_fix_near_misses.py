@@ -662,7 +662,20 @@ NO_FIX = {
                 return "up"
             return "down"
         """,
-        "no automatic fix: a branch is not an array (a string, `None` or a function)",
+        "no automatic fix: a branch is not an array (a string, `None`, a set or a function)",
+    ),
+    "JIT101 frozensets": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            if jnp.linalg.det(x) > 0:
+                return frozenset({"proper"})
+            return frozenset({"improper"})
+        """,
+        "no automatic fix: a branch is not an array",
     ),
     "JIT101 None": (
         "JIT101",

@@ -124,7 +124,7 @@ class TracedBool(Rule):
     sees (`print`, `list.append`, logging, the clock, Python or NumPy random numbers, `:=`):
     both rewrites trace both branches, so it would run for the branch not taken too. Nor when
     the test converts a tracer itself (`a > 0 and b > 0`, `not`), the assigned name is
-    `global`/`nonlocal`, a branch is not an array (a string, `None`, a lambda) or holds
+    `global`/`nonlocal`, a branch is not an array (a string, `None`, a set, a lambda) or holds
     another statement, an operand spans several lines, or it is an `elif` whose `if` branch is
     not a single `return` (the rewrite would then also run after that branch); the finding's
     help then says which. A chain of returns through `elif` becomes nested rewrites, one per
