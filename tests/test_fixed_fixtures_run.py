@@ -36,6 +36,7 @@ JAX_PAIRS = {
     "JIT105_size_bound": "ConcretizationTypeError",
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
+    "JIT108_run_without_jit": "UnexpectedTracerError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT110_outer_param_static": "Non-hashable static arguments",
     "JIT110_array_made_traced": "unhashable type",

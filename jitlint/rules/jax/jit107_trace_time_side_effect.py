@@ -553,8 +553,11 @@ class LeakedTracer(Rule):
     ```
 
     ## Fix safety
-    No fix: where the value should live instead (a return value, a loop carry, the caller)
-    depends on the program.
+    Where the function is traced only through one `jax.jit(f)` call of this file with no
+    options (`jax.jit(tracker.step)`), the fix calls `f` without jit, as JIT107's does: the
+    value stored is then a concrete array. Unsafe: the function runs op by op, and returns
+    Python values where the compiled code returned arrays. Otherwise no fix: where the value
+    should live instead (a return value, a loop carry, the caller) depends on the program.
 
     ## Known problems
     Only objects the model sees made in Python (at module level, or passed as the receiver
@@ -565,6 +568,7 @@ class LeakedTracer(Rule):
     code = "JIT108"
     name = "leaked-tracer"
     summary = "A tracer stored on an object made outside the trace leaks out of it."
+    fix_availability = "sometimes"
     runtime_error = "UnexpectedTracerError|unexpected tracer"
     requires = JAX_TRACING
     uses_tracing = True
@@ -641,4 +645,5 @@ jax.jit(m.run)(jnp.ones(3))
             f"the trace: {self.ctx.tracing.explain(value)}; once tracing ends, using it "
             "raises UnexpectedTracerError",
             help="return the value from the traced function and store it on the object outside",
+            fix=unjit_fix(self.ctx, trace),
         )
