@@ -37,6 +37,7 @@ JAX_PAIRS = {
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT111_method_static_self": "Error interpreting argument",
+    "JIT111_static_callables": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",
     "JIT119_pmap_axis_name": "unbound axis name",
 }
