@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.lifted_static import lifted_argnums_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
@@ -145,13 +146,19 @@ class TracedBool(Rule):
     `rate: float = eqx.field(static=True)`. Unsafe: one compilation per value, and the
     field can no longer hold a traced value.
 
+    A flag of a linen Module's `__call__` traced because a lifted `nn.checkpoint`/`nn.remat`/
+    `nn.jit` of this file lists the position just before it in `static_argnums` (the numbers
+    were counted without the module, which is argument 0) gets every number shifted by one:
+    `static_argnums=(1,)` -> `(2,)`. Unsafe: the parameter that number named is traced again.
+
     An early `if c: return A` followed by plain one-line assignments and a final
     `return B` takes the same rewrite, with the assignments moved above it (only when they
     have no side effect and assign no name that `c` or `A` reads): unsafe as above, and the
     moved assignments now also run when the early return was taken.
 
     A validation `if <traced test>: raise E("message")` (no `else`, one line each) moves to
-    run time as `x = eqx.error_if(x, <test>, "message")` when the module imports equinox and
+    run time as `x = eqx.error_if(x, <test>, "message")` (`not t` written
+    `jnp.logical_not(t)`) when the module imports equinox and
     the test reads a parameter or local `x` that the function reads again afterwards:
     unsafe, the error is equinox's runtime error, not `E`, so `except E` around the call no
     longer catches it. Otherwise (a field in `__check_init__`, no equinox) the check is
@@ -542,7 +549,11 @@ def f(x):
         for sink in _sinks(test):
             value = trace.value(sink)
             if value.kind == TRACED:
-                fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                fix = None
+                if type(sink) is cst.Name:
+                    fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
+                        self.ctx, value, self.ctx.path_to(owner)
+                    )
                 no_fix = None
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
@@ -599,7 +610,9 @@ def f(x):
         if value.kind == TRACED:
             fix = None
             if type(node.expression) is cst.Name:
-                fix = static_argname_fix(self.ctx, value)
+                fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
+                    self.ctx, value, self.ctx.path_to(node)
+                )
             self._report(node.expression, value, trace, "`not`", fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
