@@ -37,6 +37,7 @@ JAX_PAIRS = {
     "JIT105_size_bound": "ConcretizationTypeError",
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
+    "JIT107_append_callback": "AssertionError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT110_module_arrays_static": "unhashable type",
     "JIT111_method_static_self": "Error interpreting argument",
