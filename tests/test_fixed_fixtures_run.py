@@ -19,6 +19,7 @@ JAX_PAIRS = {
     "JIT101_static_threshold": "TracerBoolConversionError",
     "JIT101_while_loop": "TracerBoolConversionError",
     "JIT101_raise_check": "TracerBoolConversionError",
+    "JIT101_masked_assignments": "TracerBoolConversionError",
     "JIT101_lifted_argnums": "TracerBoolConversionError",
     "JIT101_error_if_not": "TracerBoolConversionError",
     "JIT101_static_field": "TracerBoolConversionError",

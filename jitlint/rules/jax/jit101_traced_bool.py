@@ -11,6 +11,7 @@ from jitlint.fixes.traced.conds import branch_fix_or_reason
 from jitlint.fixes.traced.expressions import chained_comparison_fix
 from jitlint.fixes.traced.guards import guard_return_fix
 from jitlint.fixes.traced.loops import while_loop_fix
+from jitlint.fixes.traced.masked import masked_assignments_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import builtin_twin
@@ -150,6 +151,11 @@ class TracedBool(Rule):
     `nn.jit` of this file lists the position just before it in `static_argnums` (the numbers
     were counted without the module, which is argument 0) gets every number shifted by one:
     `static_argnums=(1,)` -> `(2,)`. Unsafe: the parameter that number named is traced again.
+
+    An `if c:` without `else` whose body only reassigns names bound before it
+    (`mean = ...` on one line each) becomes one `name = jnp.where(c, value, name)` per
+    assignment, the test bound to a new name first when there are several (`not t` written
+    `jnp.logical_not(t)`): unsafe as `jnp.where`, every value is computed on both sides.
 
     An early `if c: return A` followed by plain one-line assignments and a final
     `return B` takes the same rewrite, with the assignments moved above it (only when they
@@ -560,8 +566,10 @@ def f(x):
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
                 if fix is None and type(owner) is cst.If:
                     path = self.ctx.path_to(owner)
-                    fix = raise_check_fix(self.ctx, owner, path) or guard_return_fix(
-                        self.ctx, owner, path, trace
+                    fix = (
+                        raise_check_fix(self.ctx, owner, path)
+                        or guard_return_fix(self.ctx, owner, path, trace)
+                        or masked_assignments_fix(self.ctx, owner, path, trace)
                     )
                     no_fix = None if fix is not None else no_fix
                 if fix is None and type(owner) is cst.While:
