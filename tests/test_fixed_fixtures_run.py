@@ -44,6 +44,7 @@ JAX_PAIRS = {
     "JIT111_method_static_self": "Error interpreting argument",
     "JIT111_static_callables": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",
+    "JIT118_host_callback_taps": "ImportError",
     "JIT119_pmap_axis_name": "unbound axis name",
     "JIT301_move_guarded_write": "AssertionError",
 }

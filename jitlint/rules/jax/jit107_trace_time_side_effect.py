@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.host_effects import mutation_callback_fix
+from jitlint.fixes.host_callbacks import mutation_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet

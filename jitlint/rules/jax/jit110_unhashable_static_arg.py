@@ -4,8 +4,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from jitlint.fixes.module_static import filter_jit_fix, unflag_static_field_fix
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.pytree_static import filter_jit_fix, unflag_static_field_fix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.hashing import unfrozen_dataclass
