@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.env_move import move_write_fix
+from jitlint.fixes.hoisting.env_write import move_write_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.env.timeline import (
     EnvWrite,
