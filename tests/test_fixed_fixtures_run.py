@@ -46,6 +46,7 @@ JAX_PAIRS = {
     "JIT115_donated_reuse": "Array has been deleted",
     "JIT118_host_callback_taps": "ImportError",
     "JIT119_pmap_axis_name": "unbound axis name",
+    "JIT120_linen_scan": "UnexpectedTracerError",
     "JIT301_move_guarded_write": "AssertionError",
 }
 

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.fixes.module_static import filter_jit_fix, unflag_static_field_fix
+from jitlint.fixes.framework_modules import filter_jit_fix, unflag_static_field_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo

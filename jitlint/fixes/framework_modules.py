@@ -1,5 +1,6 @@
-"""Static parts of framework modules: fixes for arrays put where JAX hashes them (JIT110),
-and for a flax lifted transformation whose static numbers miss the module (JIT101).
+"""Fixes for framework modules: arrays put where JAX hashes them (JIT110), a flax lifted
+transformation whose static numbers miss the module (JIT101), and a linen submodule called
+in a raw `jax.lax.scan` (JIT120).
 
 Two spellings of the same mistake: `self` of an `eqx.Module` that holds arrays marked static
 on `jax.jit`, and an array field declared static (`eqx.field(static=True)`). Both fixes
@@ -10,6 +11,11 @@ leaf static, which is what marking `self` static meant), and the field loses its
 `Block.__call__(self, x, deterministic)` the number 1 names `x`, and `deterministic` stays
 traced. When a traced parameter sits exactly one position after a number the spec lists,
 the numbers were counted without `self`: the fix shifts each by one.
+
+In a linen method, `jax.lax.scan(f, init, xs)` whose body calls the module's submodules
+becomes `nn.scan(lambda module, carry, x: f(carry, x), variable_broadcast="params",
+split_rngs={"params": False})(self, init, xs)`: linen's lifted scan, with one set of
+parameters shared by every step, which is what the raw scan's closure meant.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Value
 from jitlint.model.jax.frameworks import equinox, linen
 from jitlint.model.jax.jit import JitApplication
+from jitlint.python.walker import descendants
 
 if TYPE_CHECKING:
     from jitlint.model.context import FileContext
@@ -154,3 +161,52 @@ def _argnums(call: cst.Call) -> tuple[cst.Arg, tuple[int, ...]] | None:
             return arg, tuple(int(n.value) for n in numbers)  # type: ignore[attr-defined]
         return None
     return None
+
+
+_SCAN_KEYWORDS = frozenset({"length", "reverse", "unroll"})
+_LAMBDA_NAMES = ("module", "carry", "x")
+
+
+def linen_scan_fix(ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+    """The rewrite above for `call` (`jax.lax.scan`, `path` ends at it) in a method of a
+    linen Module whose first parameter names the module. Unsafe: variables of other
+    collections (`batch_stats`) are neither broadcast nor carried, and random streams are
+    not split per step."""
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = [a for a in call.args if a.keyword is not None]
+    if len(positional) != 3 or any(a.star for a in call.args):
+        return None
+    if any(a.keyword.value not in _SCAN_KEYWORDS for a in keywords):  # type: ignore[union-attr]
+        return None
+    method = next((n for n in path if type(n) is cst.FunctionDef), None)
+    owner = path[path.index(method) - 2] if method is not None and path.index(method) >= 2 else None
+    if method is None or type(owner) is not cst.ClassDef:
+        return None
+    params = method.params.params
+    if not params or method.params.posonly_params:
+        return None
+    receiver = params[0].name.value
+    code = ctx.module.code_for_node
+    body, init, xs = (code(a.value) for a in positional)
+    if set(_LAMBDA_NAMES) & {
+        n.value for n in descendants(positional[0].value) if type(n) is cst.Name
+    }:
+        return None
+    nn, imported = ctx.import_name("flax.linen", "nn")
+    options = ", ".join(
+        ['variable_broadcast="params"', 'split_rngs={"params": False}']
+        + [f"{a.keyword.value}={code(a.value)}" for a in keywords]  # type: ignore[union-attr]
+    )
+    module, carry, x = _LAMBDA_NAMES
+    text = (
+        f"{nn}.scan(lambda {module}, {carry}, {x}: {body}({carry}, {x}), {options})"
+        f"({receiver}, {init}, {xs})"
+    )
+    if "\n" in body or "\n" in init or "\n" in xs:
+        return None
+    return NodeFix(
+        "unsafe",
+        f"use linen's `{nn}.scan`, with the parameters broadcast to every step",
+        ((call, text),),
+        (imported,) if imported else (),
+    )
