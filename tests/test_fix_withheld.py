@@ -78,6 +78,26 @@ WITHHELD = {
             return x
         """,
     ),
+    # The listed number already names a flag the method tests (it counts the module): the
+    # traced `verbose` is another parameter, left out on purpose or by mistake.
+    "JIT101 lifted static numbers that count the module": (
+        "JIT101",
+        """
+        import flax.linen as nn
+        class Block(nn.Module):
+            @nn.compact
+            def __call__(self, x, train, verbose):
+                if train:
+                    x = nn.Dropout(0.1, deterministic=False)(x)
+                if verbose:
+                    print("block")
+                return x
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x):
+                return nn.remat(Block, static_argnums=(2,))()(x, True, False)
+        """,
+    ),
     # The append's result is used: a callback returns None.
     "JIT107 an append whose result is used": (
         "JIT107",

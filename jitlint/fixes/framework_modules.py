@@ -119,6 +119,8 @@ def lifted_argnums_fix(
     arg, numbers = _argnums(sites[0])  # type: ignore[misc]
     if position in numbers or position - 1 not in numbers:
         return None
+    if any(0 < n < len(positional) and positional[n] in _tested(method) for n in numbers):
+        return None  # a listed number names a flag the method tests: they count self already
     shifted = tuple(n + 1 for n in numbers)
     if max(shifted) >= len(positional):
         return None
@@ -129,6 +131,18 @@ def lifted_argnums_fix(
         "(each number moves to the parameter one further on)",
         ((arg.value, literal),),
     )
+
+
+def _tested(func: cst.FunctionDef) -> set[str]:
+    """Names read in the tests of the function's `if`/`while`/conditional expressions and
+    under `not`: the parameters it uses as Python flags."""
+    tests = [
+        getattr(n, "test", None) if type(n) in (cst.If, cst.IfExp, cst.While) else n
+        for n in descendants(func)
+        if type(n) in (cst.If, cst.IfExp, cst.While)
+        or (type(n) is cst.UnaryOperation and type(n.operator) is cst.Not)
+    ]
+    return {n.value for t in tests if t is not None for n in descendants(t) if type(n) is cst.Name}
 
 
 def _lifted_calls(ctx: FileContext, class_name: str) -> list[cst.Call]:
