@@ -65,6 +65,20 @@ WITHHELD = {
             return x
         """,
     ),
+    # `n` is a Python int used as a size afterwards: jnp.where would make it an array.
+    "JIT101 an assignment of a Python value": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            n = 2
+            if jnp.all(x > 0):
+                n = 3
+            return jnp.zeros(n) + x.sum()
+        """,
+    ),
     # The body prints: a jnp.where rewrite would print on both sides.
     "JIT101 an assignment with a side effect": (
         "JIT101",

@@ -9,7 +9,8 @@ this is what the `if` did: where the test holds, a later assignment reads the va
 earlier ones chose, as before; where it does not, every name keeps its old value. Only when
 every name is bound before the `if` (a parameter, or assigned earlier in the same block), each
 statement is one assignment to one plain name on one line, no value is a string, `None` or a
-lambda, and nothing has a Python side effect. A test read more than once is bound to a new
+lambda, no value is a Python value the model knows (a count would become an array), and
+nothing has a Python side effect. A test read more than once is bound to a new
 name first (a later assignment may change what it reads); a top-level `not t` becomes
 `jnp.logical_not(t)`. Unsafe as `jnp.where`: every value is computed on both sides, and the
 values broadcast to one shape.
@@ -49,6 +50,8 @@ def masked_assignments_fix(
         return None
     if any(isinstance(v, _NOT_ARRAYS) or _is_none(v) for _, v in pairs):
         return None
+    if any(trace.value(v).kind == STATIC for _, v in pairs):
+        return None  # a Python value (a count, a shape) would become an array
     code = ctx.module.code_for_node
     test = owner.test
     negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not

@@ -153,7 +153,8 @@ class TracedBool(Rule):
     `static_argnums=(1,)` -> `(2,)`. Unsafe: the parameter that number named is traced again.
 
     An `if c:` without `else` whose body only reassigns names bound before it
-    (`mean = ...` on one line each) becomes one `name = jnp.where(c, value, name)` per
+    (`mean = ...` on one line each, no value a Python number the model knows, which would
+    become an array) becomes one `name = jnp.where(c, value, name)` per
     assignment, the test bound to a new name first when there are several (`not t` written
     `jnp.logical_not(t)`): unsafe as `jnp.where`, every value is computed on both sides.
 
