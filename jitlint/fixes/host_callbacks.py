@@ -47,6 +47,8 @@ def mutation_callback_fix(
     `jax.debug.callback(box.append, x)`. Unsafe: the container now fills as the compiled
     calls run (once per call, asynchronously with respect to the caller, possibly out of
     order with other output) and holds NumPy arrays instead of tracers."""
+    if type(node) is not cst.Call:
+        return None  # `box[k] = x`, `total += x`: no mutator call to hand over
     func = node.func
     if type(func) is not cst.Attribute or func.attr.value not in _ONE_VALUE:
         return None
