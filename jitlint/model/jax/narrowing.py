@@ -11,6 +11,9 @@ Only guards that prove "not a tracer" narrow: `isinstance(x, <Python or NumPy ty
 `hasattr(x, "shape")` (every tracer has the array attributes). Container types (`tuple`,
 `list`, `dict`) deliberately do not: a tuple may hold tracers, and a traced pytree's own truth
 value is not reported anyway. `isinstance(x, jax.Array)` proves nothing: tracers are instances.
+A call of a type-test predicate (`if not_jax_tracer(x):`, numpyro's helper whose body is
+`return not isinstance(x, Tracer)`, python/predicates.py) narrows its arguments the same way,
+wherever the predicate is defined.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import libcst as cst
+
+from jitlint.python.predicates import Predicate, proven
 
 Facts = frozenset[str]
 NOTHING: Facts = frozenset()
@@ -41,13 +46,24 @@ ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T
 TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
 
 Resolve = Callable[[cst.CSTNode], frozenset[str]]
+# The type-test summary of the function a call calls, when it has one.
+PredicateOf = Callable[[cst.Call], Predicate | None]
+
+
+def proves_not_tracer(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves `x` is not a tracer."""
+    if held:
+        return bool(types) and types <= NOT_TRACER_TYPES
+    return bool(types) and types <= TRACER_TYPES
 
 
 class Guards:
-    """Reads guards in one function; `resolve` gives an expression's qualified names."""
+    """Reads guards in one function; `resolve` gives an expression's qualified names,
+    `predicate` the type-test summary of a called function."""
 
-    def __init__(self, resolve: Resolve) -> None:
+    def __init__(self, resolve: Resolve, predicate: PredicateOf | None = None) -> None:
         self.resolve = resolve
+        self.predicate = predicate
         self._memo: dict[tuple[int, bool], Facts] = {}
 
     def facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
@@ -71,7 +87,12 @@ class Guards:
         if kind is cst.Call:
             if not outcome and self._is_array_hasattr(test):  # type: ignore[arg-type]
                 return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
-            return self._isinstance(test, outcome)  # type: ignore[arg-type]
+            found = self._isinstance(test, outcome)  # type: ignore[arg-type]
+            if not found and self.predicate is not None:
+                predicate = self.predicate(test)  # type: ignore[arg-type]
+                if predicate is not None:
+                    return proven(predicate, test, outcome, proves_not_tracer)  # type: ignore[arg-type]
+            return found
         if kind is cst.Comparison:
             return self._comparison(test, outcome)  # type: ignore[arg-type]
         return NOTHING
@@ -84,11 +105,7 @@ class Guards:
         if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.isinstance"):
             return NOTHING
         types = self._types(args[1])
-        if outcome and types and types <= NOT_TRACER_TYPES:
-            return frozenset({subject.value})
-        if not outcome and types and types <= TRACER_TYPES:
-            return frozenset({subject.value})
-        return NOTHING
+        return frozenset({subject.value}) if proves_not_tracer(types, outcome) else NOTHING
 
     def _is_array_hasattr(self, call: cst.Call) -> bool:
         """`hasattr(x, "shape")` (or another attribute every tracer has)."""

@@ -45,6 +45,7 @@ from jitlint.model.domain.values import (
     Dict,
     Env,
     Foreign,
+    FunctionRef,
     Object,
     S,
     Seq,
@@ -79,6 +80,7 @@ from jitlint.model.jax.crossfile.records import (
     received_value,
     split_made_with,
 )
+from jitlint.model.jax.crossfile.returns import PREDICATE_FACT
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -111,6 +113,7 @@ from jitlint.model.jax.transforms import (
 )
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
+from jitlint.python.predicates import Predicate, predicate_of
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -233,6 +236,7 @@ class Tracing:
         self._traces: dict[int, FunctionTrace] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
+        self._predicates: dict[int, Predicate | None] = {}
         self.solving = False
         self._solved = False
         # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static).
@@ -1008,7 +1012,10 @@ class Tracing:
                 context, node, base, index
             )
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
-        analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
+        analyzer.guards = Guards(
+            lambda expr: self.qualified(trace, expr),
+            lambda call: self.predicate(analyzer.values.get(id(call.func))),
+        ).facts
         context.analyzer = analyzer
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
@@ -1081,6 +1088,24 @@ class Tracing:
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
         return S
+
+    def predicate(self, callee: Value | None) -> Predicate | None:
+        """The type-test summary of the function `callee` (a value the analyzer gave a called
+        expression): from its `def` in this file, or from the project pass's record of another
+        file's function (model/jax/crossfile/returns.py)."""
+        if type(callee) is FunctionRef and type(callee.func) is cst.FunctionDef:
+            key = id(callee.func)
+            if key not in self._predicates:
+                self._predicates[key] = predicate_of(
+                    self.names, callee.func, self._path_to(callee.func)
+                )
+            return self._predicates[key]
+        if type(callee) is Foreign and callee.role == "name":
+            for record in self.inbound.get(callee.path, ()):
+                status = getattr(record, "status", "")
+                if status.startswith(PREDICATE_FACT):
+                    return Predicate.decode(status[len(PREDICATE_FACT) :])
+        return None
 
     def qualified(self, trace: FunctionTrace, expr: cst.CSTNode) -> frozenset[str]:
         key = id(expr)

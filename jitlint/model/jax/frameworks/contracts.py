@@ -25,7 +25,7 @@ import libcst as cst
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.plugins import Contract, plugins
 from jitlint.python.names import Names, base_class
-from jitlint.python.param_uses import every_use
+from jitlint.python.uses import every_use
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
