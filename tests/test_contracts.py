@@ -45,6 +45,21 @@ POSITIVE = {
                     return x
                 return -x
     """,
+    # A defaulted parameter that only array methods read: the default (-1) has no `.item()`,
+    # so callers pass an array, traced under their jit (aesara-devs/aesara#1158's module).
+    "flax_defaulted_task_id_read_as_array": """
+        from functools import partial
+
+        import flax.linen as nn
+        import jax
+
+        class Pool(nn.Module):
+            size: int
+
+            def __call__(self, x, task_id=-1):
+                conv_idx = jax.device_get(task_id).item()  # error: JIT102
+                return x * conv_idx
+    """,
     # A haiku module is built inside the transform, but what its own code always stores
     # (`self.blocks = [... for ...]`) is still a Python list there.
     "haiku_list_attribute_indexed_by_loop_counter": """
@@ -301,6 +316,25 @@ NEGATIVE = {
                     return 3.0
                 z = jnp.tanh(z)
                 return z
+    """,
+    # Defaulted Python values read as operands (a Python number works there too), a flag, a
+    # count, a host copy read as a Python value: their defaults may be what callers rely on.
+    "defaulted_scalars_read_as_operands": """
+        import flax.linen as nn
+        import jax
+        import jax.numpy as jnp
+
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x, w=1.0, deterministic=False, n=2, index=0, offset=None):
+                if (x @ w).sum() > 0:
+                    x = x * 2
+                y = jnp.where(deterministic, x, x * 0.5)
+                if float(jax.device_get(index)) > 0:
+                    y = y + 1
+                if offset is not None:
+                    y = y + offset
+                return y.reshape(n, -1)
     """,
     # A plain class is not a framework module: no contract.
     "plain_class_call": """
@@ -587,3 +621,11 @@ def test_assume_traced_from_the_config_and_its_errors(tmp_path):
     )  # fmt: skip
     assert completed.returncode == 2
     assert "`everything` is not an assume-traced pattern" in completed.stderr
+
+
+def test_the_message_says_how_the_contract_knows_the_array():
+    source = textwrap.dedent(POSITIVE["flax_defaulted_task_id_read_as_array"])
+    (diagnostic,) = lint_text(source, "pool.py", JAX_RULES).diagnostics
+    assert "`task_id` is read only as an array and is a parameter of `Pool.__call__`" in (
+        diagnostic.message
+    )

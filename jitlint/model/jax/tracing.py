@@ -1167,8 +1167,9 @@ class Tracing:
                 qualname = self.function_trace(entry.func).qualname
                 if entry.transform.qualname == "frame":
                     return f"`{name}` is a parameter of `{qualname}`, {contract_words(entry)}"
+                said = "annotated as" if _annotated(entry.func, name) else "read only as"
                 return (
-                    f"`{name}` is annotated as an array and is a parameter of "
+                    f"`{name}` is {said} an array and is a parameter of "
                     f"`{qualname}`, {contract_words(entry)}"
                 )
             func_name = (
@@ -1335,3 +1336,15 @@ def is_array(value: Value | None) -> bool:
 
 def unknown_name(qualnames: frozenset[str]) -> bool:
     return not qualnames or UNKNOWN_NAME in qualnames
+
+
+def _annotated(func: FuncNode, name: str) -> bool:
+    """Whether `func`'s parameter `name` has an annotation (else a contract found it read
+    only as an array: `array_used_params`)."""
+    if type(func) is not cst.FunctionDef:
+        return False
+    p = func.params
+    return any(
+        x.name.value == name and x.annotation is not None
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+    )
