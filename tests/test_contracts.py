@@ -60,6 +60,23 @@ POSITIVE = {
                 conv_idx = jax.device_get(task_id).item()  # error: JIT102
                 return x * conv_idx
     """,
+    # A body that tests for tracers is written to run under jit; where the value is not a
+    # tracer, a JAX operation on it is still staged there (pyro-ppl/numpyro#771).
+    "tracer_test_skips_only_the_tracer": """
+        import jax
+        import jax.numpy as jnp
+
+        def not_jax_tracer(x):
+            return not isinstance(x, jax.core.Tracer)
+
+        class Distribution:
+            def _validate_sample(self, value):
+                mask = self.support(value)
+                if not_jax_tracer(mask):
+                    if not jnp.all(mask):  # error: JIT101
+                        raise ValueError("out of support")
+                return mask
+    """,
     # A haiku module is built inside the transform, but what its own code always stores
     # (`self.blocks = [... for ...]`) is still a Python list there.
     "haiku_list_attribute_indexed_by_loop_counter": """
@@ -335,6 +352,22 @@ NEGATIVE = {
                 if offset is not None:
                     y = y + offset
                 return y.reshape(n, -1)
+    """,
+    # The same check with NumPy runs on the host value: nothing is staged.
+    "tracer_test_with_a_host_check": """
+        import jax
+        import numpy as np
+        from jax.core import Tracer
+
+        class Distribution:
+            def _validate_sample(self, value, strict=False):
+                mask = self.support(value)
+                if not isinstance(mask, Tracer):
+                    if not np.all(mask) and strict:
+                        raise ValueError("out of support")
+                for _ in range(len(value)):
+                    pass
+                return mask
     """,
     # A plain class is not a framework module: no contract.
     "plain_class_call": """

@@ -22,7 +22,16 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from jitlint.python.predicates import Predicate, proven
+from jitlint.python.names import Names
+from jitlint.python.predicates import (
+    Negation,
+    Predicate,
+    Test,
+    TypeTest,
+    predicate_of,
+    proven,
+)
+from jitlint.python.walker import iter_children
 
 Facts = frozenset[str]
 NOTHING: Facts = frozenset()
@@ -196,3 +205,49 @@ def _is_none_type(call: cst.Call, guards: Guards) -> bool:
         and _is_none(call.args[0].value)
         and guards.resolves(call.func, "builtins.type")
     )
+
+
+def tests_for_tracers(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> bool:
+    """Whether `func`'s own body (not a nested scope's) asks whether a value is a tracer:
+    `isinstance(x, jax.core.Tracer)`, or a call of a type-test predicate of this module whose
+    test is that one (numpyro's `not_jax_tracer`). A body that asks is written to run under
+    jit, whoever its callers are."""
+    inside = [*path, func, func.body]
+    predicates: dict[str, bool] = {}
+
+    def tracer_predicate(name: str) -> bool:
+        known = predicates.get(name)
+        if known is None:
+            bindings = names.lookup(name, inside)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            summary = predicate_of(names, node, [names.module]) if (
+                type(node) is cst.FunctionDef and bindings[0].kind == "def"  # type: ignore[index]
+            ) else None  # fmt: skip
+            known = predicates[name] = summary is not None and _tests_tracer(summary.test)
+        return known
+
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            continue
+        if kind is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+            callee = node.func.value  # type: ignore[attr-defined]
+            if callee == "isinstance" and len(node.args) == 2:  # type: ignore[attr-defined]
+                kinds = node.args[1].value  # type: ignore[attr-defined]
+                found = names.qualified_names(kinds, inside)
+                if found and found <= TRACER_TYPES:
+                    return True
+            elif callee != "isinstance" and tracer_predicate(callee):
+                return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _tests_tracer(test: Test) -> bool:
+    if type(test) is TypeTest:
+        return bool(test.types) and test.types <= TRACER_TYPES
+    if type(test) is Negation:
+        return _tests_tracer(test.operand)
+    return _tests_tracer(test.left) or _tests_tracer(test.right)  # type: ignore[union-attr]

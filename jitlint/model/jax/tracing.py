@@ -91,6 +91,7 @@ from jitlint.model.jax.frameworks.contracts import (
     assumed_functions,
     built_from_configuration,
     returns_python_value,
+    tracer_testing_functions,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
@@ -318,8 +319,12 @@ class Tracing:
 
     @cached_property
     def assumed_functions(self) -> list[tuple[cst.FunctionDef, str, Contract]]:
-        """The functions `assume-traced` names in this module (contracts.py); read once."""
-        return list(assumed_functions(self.names, self.assumptions))
+        """The functions `assume-traced` names in this module, and those whose body tests for
+        tracers (contracts.py); read once."""
+        found = list(assumed_functions(self.names, self.assumptions))
+        named = {id(func) for func, _, _ in found}
+        found += [f for f in tracer_testing_functions(self.names) if id(f[0]) not in named]
+        return found
 
     def _framework(self, info: ClassInfo) -> str | None:
         if info.kind is not None or not self.inbound:

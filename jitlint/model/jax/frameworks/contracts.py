@@ -25,7 +25,9 @@ import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.plugins import Contract, plugins
+from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
+from jitlint.python.predicates import predicate_of
 from jitlint.python.uses import every_use
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
@@ -263,6 +265,35 @@ def array_used_params(
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "None"
+
+
+# ---- Bodies that test for tracers ------------------------------------------------------------
+TRACER_TEST = Contract(
+    "tracer-test", frozenset(), "its own test for tracers says it is meant to be"
+)
+
+
+def tracer_testing_functions(names: Names) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
+    """Top-level functions and methods of top-level classes whose body asks whether a value
+    is a tracer (`if not_jax_tracer(mask):`): written to run under jit, they are traced by
+    contract, every parameter unknown. The predicates themselves are not (their body is the
+    test)."""
+    module = names.module
+    for statement in module.body:
+        if type(statement) is cst.FunctionDef:
+            candidates = [(statement, statement.name.value)]
+        elif type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
+            candidates = [
+                (inner, f"{statement.name.value}.{inner.name.value}")
+                for inner in statement.body.body
+                if type(inner) is cst.FunctionDef
+            ]
+        else:
+            continue
+        for func, owner in candidates:
+            path = [module] if func is statement else [module, statement, statement.body]
+            if predicate_of(names, func, path) is None and tests_for_tracers(names, func, path):
+                yield func, owner, TRACER_TEST
 
 
 # ---- `assume-traced`: more entry points, named by the project ------------------------------
