@@ -662,3 +662,57 @@ def test_the_message_says_how_the_contract_knows_the_array():
     assert "`task_id` is read only as an array and is a parameter of `Pool.__call__`" in (
         diagnostic.message
     )
+
+
+FILTER_JIT = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+@eqx.filter_jit
+def step(x: jax.Array, n, training, scale, mixed):
+    for _ in range(n):
+        x = x + 1
+    if training:
+        x = x * 2
+    y = x * scale
+    if mixed:
+        y = y + jnp.sum(mixed)
+    return y
+"""
+
+
+def _first_read_kinds(source: str, decorator: str = "@eqx.filter_jit") -> dict[str, int]:
+    """The kind of the first read of each of `step`'s parameters, as its trace sees it."""
+    import libcst as cst
+
+    from jitlint.model.context import FileContext
+    from jitlint.python.walker import iter_children
+
+    source = source.replace("@eqx.filter_jit", decorator)
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "case.py", source)
+    func = next(s for s in module.body if type(s) is cst.FunctionDef)
+    trace = ctx.tracing.trace(func)
+    assert trace is not None
+    kinds: dict[str, int] = {}
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name and node.value in ("n", "training", "scale", "mixed"):
+            kinds.setdefault(node.value, trace.value(node).kind)
+        stack.extend(reversed(iter_children(node)))
+    return kinds
+
+
+def test_filter_jit_keeps_parameters_read_only_as_python_values_static():
+    from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN
+
+    # `n` (range), `training` (a truth test): static; `scale` (arithmetic) and `mixed` (a
+    # truth test and an array operand) are not said to be Python values: unknown.
+    assert _first_read_kinds(FILTER_JIT) == {
+        "n": STATIC, "training": STATIC, "scale": UNKNOWN, "mixed": UNKNOWN
+    }  # fmt: skip
+    # jax.jit traces every argument, whatever the body reads it as.
+    assert set(_first_read_kinds(FILTER_JIT, "@jax.jit").values()) == {PYTREE}

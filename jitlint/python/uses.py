@@ -228,9 +228,22 @@ def _is_name(expr: cst.CSTNode, name: str) -> bool:
 # A use: the Name node and its ancestors inside the body, outermost first.
 UseTest = Callable[[cst.Name, Sequence[cst.CSTNode]], bool]
 
-_BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.AsName,
-            cst.Global, cst.Nonlocal, cst.Del, cst.NamedExpr, cst.CompFor,
-            cst.MatchAs, cst.MatchStar)  # fmt: skip
+# Nodes every name under which is bound, and nodes that bind only the names of their target.
+_BINDING = (cst.AssignTarget, cst.AsName, cst.Global, cst.Nonlocal, cst.Del, cst.MatchAs,
+            cst.MatchStar)  # fmt: skip
+_TARGETED = (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)
+
+
+def _binds(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether `node` is bound where it stands (a target), rather than read."""
+    below: cst.CSTNode = node
+    for ancestor in reversed(ancestors):
+        if isinstance(ancestor, _BINDING):
+            return True
+        if isinstance(ancestor, _TARGETED) and ancestor.target is below:  # type: ignore[attr-defined]
+            return True
+        below = ancestor
+    return False
 
 
 def every_use(func: cst.FunctionDef, name: str, test: UseTest) -> bool:
@@ -240,7 +253,7 @@ def every_use(func: cst.FunctionDef, name: str, test: UseTest) -> bool:
     for node, ancestors in _names(func.body, []):
         if node.value != name or _not_a_read(node, ancestors):
             continue
-        if any(isinstance(a, (*_SCOPES, *_BINDERS)) for a in ancestors):
+        if _binds(node, ancestors) or any(isinstance(a, _SCOPES) for a in ancestors):
             return False
         if not test(node, ancestors):
             return False

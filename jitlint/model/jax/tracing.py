@@ -90,6 +90,7 @@ from jitlint.model.jax.frameworks.contracts import (
     assumed_classes,
     assumed_functions,
     built_from_configuration,
+    python_used_params,
     returns_python_value,
     tracer_testing_functions,
 )
@@ -690,11 +691,13 @@ class Tracing:
     ) -> None:
         """`eqx.filter_jit` traces the array leaves of its arguments and keeps everything else
         static: a parameter annotated as a JAX array is a tracer, one annotated as a Python
-        scalar (`n: int`) a static value."""
-        for name in array_params(self.names, entry.func, path):  # type: ignore[arg-type]
+        scalar (`n: int`) or read only as a Python value (`range(n)`, `if flag:`) a static
+        value."""
+        func = entry.func
+        for name in array_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = Array(("param", name, entry), sure=True)
-        for name in scalars:
+        for name in scalars | python_used_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 

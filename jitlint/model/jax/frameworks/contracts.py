@@ -267,6 +267,41 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "None"
 
 
+# ---- Parameters used only as Python values -------------------------------------------------
+# Where a read of a parameter needs a Python value: the arguments of `range`, a truth test
+# (`if flag:`, `while flag:`, `x if flag else y`, `not flag`).
+_PYTHON_VALUE_CALLS = frozenset({"builtins.range"})
+
+
+def python_used_params(
+    names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> frozenset[str]:
+    """The parameters of `func`, without annotation, every read of which needs a Python value
+    (`for _ in range(n)`, `if training:`) and none reads as an array: a transformation that
+    keeps non-arrays static (`eqx.filter_jit`) keeps them static; elsewhere they stay
+    unknown, never an error."""
+    inside = [*path, func]
+
+    def as_python_value(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+        parent = ancestors[-1]
+        above = ancestors[-2] if len(ancestors) > 1 else None
+        if type(parent) is cst.Arg:
+            if parent.keyword is not None or parent.star or type(above) is not cst.Call:
+                return False
+            found = names.qualified_names(above.func, inside)  # type: ignore[attr-defined]
+            return bool(found) and found <= _PYTHON_VALUE_CALLS
+        if type(parent) in (cst.If, cst.While, cst.IfExp):
+            return parent.test is node  # type: ignore[attr-defined]
+        return type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not  # type: ignore[attr-defined]
+
+    p = func.params
+    return frozenset(
+        x.name.value
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+        if x.annotation is None and every_use(func, x.name.value, as_python_value)
+    )
+
+
 # ---- Bodies that test for tracers ------------------------------------------------------------
 TRACER_TEST = Contract(
     "tracer-test", frozenset(), "its own test for tracers says it is meant to be"
