@@ -605,6 +605,9 @@ class Tracing:
                     entry = inbound_entry(func, received)  # type: ignore[arg-type]
                     if entry is not None:
                         entries.append(entry)
+        # A decorator that leaves `self` of a plain class traced: every call raises TypeError
+        # before tracing (JIT111), so the body never runs under it.
+        entries = [e for e in entries if not self.fails_before_tracing(e)]
         trace.entries = entries
         trace.inbound = inbound
         for entry in entries:
@@ -685,6 +688,37 @@ class Tracing:
                 params[name] = U
         context = Context(trace, level, params, site="root")
         self.analyse(context, invoke=True)
+
+    def fails_before_tracing(self, entry: Entry) -> bool:
+        """`@jax.jit` (or `@partial(jax.jit, static_argnums=...)`) on a method whose `self`
+        it leaves traced, of a class whose instances are visibly not pytrees nor arrays:
+        calling it raises TypeError ("Error interpreting argument ... as an abstract array")
+        before the body is traced, so the body never runs under it. `static_argnums` counts
+        `self` (index 0), as jax.jit sees the plain function [observed on jax 0.10.2]."""
+        func = entry.func
+        if (
+            entry.transform.style != "jit"
+            or type(func) is not cst.FunctionDef
+            or not any(d.decorator is entry.site for d in func.decorators)
+        ):
+            return False
+        path = self._path_to(func)
+        if len(path) < 2 or type(path[-2]) is not cst.ClassDef:
+            return False
+        receiver = next(iter(param_names(func)), None)
+        if receiver is None or entry.params.get(receiver) != PYTREE:
+            return False
+        info = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
+        method = info.methods.get(func.name.value)
+        if method is None or method.func is not func or method.kind != "method":
+            return False
+        return all(
+            not cls.open
+            and not cls.registered
+            and not plugins.has(cls.framework, "pytree")
+            and not _ARRAY_PROTOCOL.intersection(cls.methods)
+            for cls in info.mro
+        )
 
     def _filter_params(
         self, entry: Entry, path: list[cst.CSTNode], params: dict[str, Value], scalars: set[str]
@@ -1344,6 +1378,12 @@ def is_array(value: Value | None) -> bool:
 
 def unknown_name(qualnames: frozenset[str]) -> bool:
     return not qualnames or UNKNOWN_NAME in qualnames
+
+
+# Methods that make a class's instances pytrees or arrays.
+_ARRAY_PROTOCOL = frozenset(
+    {"tree_flatten", "tree_flatten_with_keys", "__jax_array__", "__array__"}
+)
 
 
 def _annotated(func: FuncNode, name: str) -> bool:
