@@ -209,3 +209,15 @@ def test_jit205_python_range_over_the_static_size_runs_without_autograph():
     assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0, after.stderr[-2000:]
     assert "total 3.666" in after.stdout, after.stdout[-2000:]  # 2/1 + 2/2 + 2/3
+
+
+@pytest.mark.tensorflow
+def test_jit205_raise_in_a_tensor_if_becomes_a_graph_check_that_only_fails_bad_input():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_raise_to_tf_assert.in.py")
+    after = run(FIXTURES / "JIT205_raise_to_tf_assert.out.py")
+    # Autograph traces the raise into both branches: it fails even on a good grid.
+    assert "ValueError: the grid needs at least 2 rows" in before.stderr, before.stderr[-2000:]
+    assert "[2.0, 3.0]" not in before.stdout
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert after.stdout.split("\n")[:2] == ["[2.0, 3.0]", "rejected one row"], after.stdout
