@@ -164,7 +164,7 @@ def test_jit207_argument_as_a_tensor_of_its_dtype_traces_once_with_the_same_resu
     results = [line for line in before.stdout.splitlines() if line.startswith("results ")]
     assert results and results[0] in after.stdout.splitlines()
     was, now = _traces(before), _traces(after)
-    for name in ("warmup", "rate", "explore", "scale"):
+    for name in ("warmup", "rate", "explore", "scale", "pick"):
         assert (was[name], now[name]) == (4, 1), (name, was, now)
     assert was["repeat"] == now["repeat"] == 4  # no fix: `range(n)` needs the Python value
 

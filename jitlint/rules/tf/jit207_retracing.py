@@ -116,9 +116,11 @@ class Retracing(Rule):
 
     A changing Python value passed to a `tf.function` (a decorated `def` or method of the
     module) becomes a tensor only where it is converted as the Python value was. Where the
-    function reads the parameter nowhere but as the value of `tf.cast(param, dtype)`, it
-    becomes `tf.constant(value)`: `tf.cast` converts a Python value with the dtype
-    `tf.constant` infers (int32, or int64 when it does not fit; float32) before it casts.
+    function reads the parameter nowhere but as the value of `tf.cast(param, dtype)` or the
+    indices of `tf.gather(params, param)`, it becomes `tf.constant(value)`: both convert a
+    Python value with the dtype `tf.constant` infers (int32, or int64 when it does not fit;
+    float32), and `tf.cast` then casts. (A list of a new length still traces again, once
+    per length instead of once per value.)
     Where every read is an operand of an arithmetic operator or an ordering comparison
     (`<`, `<=`, `>`, `>=`) beside a tensor whose dtype the model knows, the same for all
     reads, it becomes `tf.constant(value, tf.<dtype>)`: a tensor operator converts a Python
@@ -485,10 +487,9 @@ class Peaks:
         if found is None:
             return None
         func, bound = found
-        casts = {"tensorflow.cast", "tensorflow.dtypes.cast"}
 
-        def is_cast(call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
-            return self.ctx.names.resolves_to(call.func, path, casts)
+        def qualified(call: cst.Call, path: Sequence[cst.CSTNode]) -> set[str]:
+            return self.ctx.names.qualified_names(call.func, path)
 
         def dtype_of(expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
             info = self.ctx.tf.dtypes.info(expr, path)
@@ -502,7 +503,7 @@ class Peaks:
             dtype = (
                 None
                 if param is None
-                else conversion_dtype(func, func_path, param, is_cast, dtype_of)
+                else conversion_dtype(func, func_path, param, qualified, dtype_of)
             )
             if dtype is None:
                 return None
