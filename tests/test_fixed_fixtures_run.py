@@ -128,10 +128,14 @@ def test_jit207_defined_once_out_of_its_function_traces_once():
     before = run(FIXTURES / "JIT207_define_once.in.py")
     after = run(FIXTURES / "JIT207_define_once.out.py")
     assert before.returncode == 0 and after.returncode == 0, after.stderr[-2000:]
+    results = [line for line in before.stdout.splitlines() if line.startswith("results ")]
+    assert results and results[0] in after.stdout.splitlines()
     was, now = _traces(before), _traces(after)
     for name in ("halve", "step_fn", "body"):
         assert (was[name], now[name]) == (3, 1), (name, was, now)
-    assert was["shift"] == now["shift"] == 3  # no fix: it reads the call's `offset`
+    # Run eagerly (they read the call's values): never traced, their Python runs per call.
+    expected = {"shift": (3, 6), "keep_going": (3, 2 + 3 + 4), "add_next": (3, 1 + 2 + 3)}
+    assert {name: (was[name], now[name]) for name in expected} == expected, (was, now)
 
 
 @pytest.mark.tensorflow
@@ -221,3 +225,13 @@ def test_jit205_raise_in_a_tensor_if_becomes_a_graph_check_that_only_fails_bad_i
     assert "[2.0, 3.0]" not in before.stdout
     assert after.returncode == 0, after.stderr[-2000:]
     assert after.stdout.split("\n")[:2] == ["[2.0, 3.0]", "rejected one row"], after.stdout
+
+
+@pytest.mark.tensorflow
+def test_jit206_variable_factory_run_eagerly_makes_one_variable_per_call():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT206_run_eagerly.in.py")
+    after = run(FIXTURES / "JIT206_run_eagerly.out.py")
+    assert "singleton tf.Variables" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert after.stdout.split("\n")[:2] == ["sums [1.0, 2.0, 3.0]", "made 3"], after.stdout

@@ -5,24 +5,16 @@ from functools import cached_property
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import eager_fix
 from jitlint.fixes.hoist_fix import names_in
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tensor_argument import (
-    conversion_dtype,
-    parameter_for,
-    tensor_argument_fix,
-)
+from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import (
-    callee,
-    keeping,
-    model_remade_for_inference,
-    varying_python,
-)
+from jitlint.model.tf.repeats import callee, keeping, model_remade_for_inference, varying_python
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
@@ -112,7 +104,16 @@ class Retracing(Rule):
     The fix is unsafe: the function is now traced once per input signature for the whole
     run, so a value it reads that changes between calls (an attribute of `self`, a global)
     is baked in from the first trace; moving it into `__init__` needs that every instance
-    is made by that `__init__`. A `tf.function` made in a loop has no fix.
+    is made by that `__init__`.
+
+    A decorated local `def` that cannot move (it reads a local or parameter of the call)
+    loses its `@tf.function` instead, when the function around it
+    only calls it or hands it to a TensorFlow API (`tf.while_loop(cond, body, ...)`), and
+    the decorator sets no option but `jit_compile`, `reduce_retracing` or `autograph`: it
+    then runs eagerly, the same ops on the same values, never traced. Unsafe: it no longer
+    runs as a graph (slower where it is called many times), and Python code in it (a
+    `print`, a counter) runs on every call instead of once per trace. A `tf.function(...)`
+    call made in a loop has no fix.
 
     A changing Python value passed to a `tf.function` (a decorated `def` or method of the
     module) becomes a tensor only where it is converted as the Python value was. Where the
@@ -438,6 +439,8 @@ class Peaks:
                 found = move_def_fix_or_reason(
                     self.ctx, node, path, self._new_names[1], prefixes=TF_BASES
                 )
+            if isinstance(found, str):  # it cannot be made once: run it eagerly
+                found = eager_fix(self.ctx, node, decorator, path) or found
             self.report(
                 decorator.decorator,
                 message,
