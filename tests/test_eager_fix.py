@@ -1,5 +1,6 @@
-"""fixes/eager_fix.py: a tf.function that cannot be made once runs eagerly (JIT206,
-JIT207), only where dropping its decorator keeps every use working."""
+"""Graph code run as Python, and where not: fixes/eager_fix.py (a tf.function that cannot be
+made once runs eagerly, JIT206/JIT207, only where dropping its decorator keeps every use
+working) and JIT208's log call through `tf.py_function` (only with tensors handed in)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,25 @@ def test_a_variable_made_in_a_method_that_is_handed_on_gets_no_eager_fix():
     )
     (finding,) = lint_source(source, "m.py", select=["JIT206"])
     assert finding.fix is None, finding.fix
+
+
+def test_jit208_log_fix_only_where_every_local_it_reads_is_a_tensor():
+    template = textwrap.dedent(
+        """
+        import logging
+        import tensorflow as tf
+
+        @tf.function
+        def step(x, every):
+            loss = tf.reduce_mean(x)
+            logging.info({message})
+            return loss
+        """
+    )
+    tensor_only = template.format(message='"loss " + str(loss)')
+    (finding,) = lint_source(tensor_only, "m.py", select=["JIT208"])
+    assert finding.fix is not None
+    # `every` is a Python value here: handed to py_function it would become a tensor.
+    with_python = template.format(message='"loss " + str(loss) + " every " + str(every)')
+    (finding,) = lint_source(with_python, "m.py", select=["JIT208"])
+    assert finding.fix is None

@@ -235,3 +235,26 @@ def test_jit206_variable_factory_run_eagerly_makes_one_variable_per_call():
     assert "singleton tf.Variables" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0, after.stderr[-2000:]
     assert after.stdout.split("\n")[:2] == ["sums [1.0, 2.0, 3.0]", "made 3"], after.stdout
+
+
+@pytest.mark.tensorflow
+def test_jit208_log_call_through_py_function_logs_every_value():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_log_py_function.in.py")
+    after = run(FIXTURES / "JIT208_log_py_function.out.py")
+    assert before.returncode == 0 and 'loss Tensor("Mean:0"' in before.stderr
+    assert before.stderr.count("loss ") == 1, before.stderr[-2000:]  # once, while tracing
+    assert after.returncode == 0, after.stderr[-2000:]
+    for value in ("1.0", "4.0", "9.0"):  # as eager code logs a tensor, on every call
+        assert f"loss tf.Tensor({value}, shape=(), dtype=float32)" in after.stderr
+
+
+@pytest.mark.tensorflow
+def test_jit208_layer_list_through_py_function_records_every_batch_off_xla():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_append_attribute_layer.in.py")
+    after = run(FIXTURES / "JIT208_append_attribute_layer.out.py")
+    assert "not 'SymbolicTensor'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    # 16 rows in batches of 4: one value per batch; the layer keeps the model off XLA.
+    assert after.stdout.split("\n")[:2] == ["recorded 4 False", "values [1.0]"], after.stdout

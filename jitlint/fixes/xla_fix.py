@@ -146,6 +146,13 @@ _COMPILE_MESSAGE = (
 )
 
 
+def layer_off_xla_fix(
+    ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
+) -> NodeFix | None:
+    """Only the layer fix below (for a fix that adds an op XLA cannot compile)."""
+    return _layer_init_fix(ctx, path, layer)
+
+
 def _layer_init_fix(
     ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
 ) -> NodeFix | None:
