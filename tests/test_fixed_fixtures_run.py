@@ -258,3 +258,13 @@ def test_jit208_layer_list_through_py_function_records_every_batch_off_xla():
     assert after.returncode == 0, after.stderr[-2000:]
     # 16 rows in batches of 4: one value per batch; the layer keeps the model off XLA.
     assert after.stdout.split("\n")[:2] == ["recorded 4 False", "values [1.0]"], after.stdout
+
+
+@pytest.mark.tensorflow
+def test_jit204_numpy_in_a_metric_runs_once_the_model_runs_eagerly():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_run_eagerly.in.py")
+    after = run(FIXTURES / "JIT204_run_eagerly.out.py")
+    assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "mape ['loss', 'mape']" in after.stdout, after.stdout[-2000:]

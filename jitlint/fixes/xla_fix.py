@@ -133,6 +133,31 @@ def _default_compiles(ctx: FileContext) -> list[cst.Call]:
     return found
 
 
+def run_eagerly_fix(ctx: FileContext) -> NodeFix | None:
+    """`run_eagerly=True` added to the file's only `compile(...)` of a model (JIT204: NumPy
+    in a Keras method, which then runs as plain Python, with eager tensors). None when that
+    call is not alone, passes `**options` or sets `run_eagerly` already."""
+    calls = [
+        node
+        for node in descendants(ctx.module)
+        if type(node) is cst.Call
+        and type(node.func) is cst.Attribute
+        and node.func.attr.value == "compile"
+        and {a.keyword.value for a in node.args if a.keyword is not None} & _COMPILE_KEYWORDS
+    ]
+    if len(calls) != 1 or any(a.star for a in calls[0].args):
+        return None
+    if any(a.keyword is not None and a.keyword.value == "run_eagerly" for a in calls[0].args):
+        return None
+    last = calls[0].args[-1].value
+    return NodeFix(
+        "unsafe",
+        "compile the model with `run_eagerly=True`: Keras runs its steps as plain Python, "
+        "where tensors have values (much slower, and never XLA)",
+        ((last, f"{ctx.module.code_for_node(last)}, run_eagerly=True"),),
+    )
+
+
 def _add_keyword(module: cst.Module, call: cst.Call) -> NodeFix:
     """`jit_compile=False` after the last argument (before its trailing comma, if any)."""
     last = call.args[-1].value
