@@ -41,14 +41,14 @@ _ONE_VALUE = frozenset({"append", "add", "appendleft", "extend"})
 
 
 def mutation_callback_fix(
-    ctx: FileContext, node: cst.CSTNode, path: Sequence[cst.CSTNode]
+    ctx: FileContext, node: cst.Call, path: Sequence[cst.CSTNode]
 ) -> NodeFix | None:
     """`box.append(x)` as a whole statement (`path` ends at `node`) ->
     `jax.debug.callback(box.append, x)`. Unsafe: the container now fills as the compiled
     calls run (once per call, asynchronously with respect to the caller, possibly out of
     order with other output) and holds NumPy arrays instead of tracers."""
     if type(node) is not cst.Call:
-        return None  # `COUNT += 1` on a global: no container method to call back
+        return None  # `box[k] = x`, `total += x`: no mutator call to hand over
     func = node.func
     if type(func) is not cst.Attribute or func.attr.value not in _ONE_VALUE:
         return None

@@ -13,9 +13,6 @@ from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
 from jitlint.rules.base import JAX_TRACING, Rule
 
-_INSPECTORS = {"jax.eval_shape", "jax.make_jaxpr"}
-
-
 # Transformations that trace their function again on every call, once per call, as the
 # function would run: a side effect in it happens as often as without them.
 _TRACED_PER_CALL = frozenset({"ckpt", "grad"})
@@ -249,7 +246,7 @@ def run(xs):
         if trace is None or not trace.abstract:
             return None
         # eval_shape/make_jaxpr are called for their trace: its side effects are the point.
-        if trace.entries and all(e.transform.qualname in _INSPECTORS for e in trace.entries):
+        if trace.entries and all(e.transform.abstract_only for e in trace.entries):
             return None
         return trace
 
@@ -624,7 +621,7 @@ jax.jit(m.run)(jnp.ones(3))
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
             return
-        if trace.entries and all(e.transform.qualname in _INSPECTORS for e in trace.entries):
+        if trace.entries and all(e.transform.abstract_only for e in trace.entries):
             return
         obj = trace.value(target.value)
         if not isinstance(obj, Object) or obj.made_at != 0 or obj.traced:
