@@ -19,6 +19,9 @@ JAX_PAIRS = {
     "JIT101_static_threshold": "TracerBoolConversionError",
     "JIT101_while_loop": "TracerBoolConversionError",
     "JIT101_raise_check": "TracerBoolConversionError",
+    "JIT101_masked_assignments": "TracerBoolConversionError",
+    "JIT101_lifted_argnums": "TracerBoolConversionError",
+    "JIT101_error_if_not": "TracerBoolConversionError",
     "JIT101_static_field": "TracerBoolConversionError",
     "JIT101_guard_return": "TracerBoolConversionError",
     "JIT101_static_argnums_grows": "TracerBoolConversionError",
@@ -35,10 +38,16 @@ JAX_PAIRS = {
     "JIT105_size_bound": "ConcretizationTypeError",
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
+    "JIT107_append_callback": "AssertionError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
+    "JIT110_module_arrays_static": "unhashable type",
     "JIT111_method_static_self": "Error interpreting argument",
+    "JIT111_static_callables": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",
+    "JIT118_host_callback_taps": "ImportError",
     "JIT119_pmap_axis_name": "unbound axis name",
+    "JIT120_linen_scan": "UnexpectedTracerError",
+    "JIT301_move_guarded_write": "AssertionError",
 }
 
 

@@ -2,7 +2,8 @@
 
 - In a module that imports equinox, when the test reads a local name that the function
   reads again after the check, the check moves to run time:
-  `x = eqx.error_if(x, <test>, "message")`. The value then carries the check, so it fires
+  `x = eqx.error_if(x, <test>, "message")` (a test `not t` becomes `jnp.logical_not(t)`,
+  since `not` would convert a traced `t` to a bool). The value then carries the check, so it fires
   when the compiled function runs (and at once outside jit). Unsafe: the error raised is
   equinox's runtime error, not the original exception class, so an `except ValueError`
   around the call no longer catches it.
@@ -45,10 +46,17 @@ def raise_check_fix(ctx: FileContext, node: cst.If, path: Sequence[cst.CSTNode])
     name = _checked_name(node, path) if message is not None else None
     eqx, imported = ctx.import_name(*equinox.IMPORT_AS)
     if name is not None and imported is None:
+        jnp_imports: tuple[str, ...] = ()
+        if type(node.test) is cst.UnaryOperation and type(node.test.operator) is cst.Not:
+            # `not` would convert the traced test to a Python bool again.
+            jnp, jnp_import = ctx.import_name("jax.numpy", "jnp")
+            test = f"{jnp}.logical_not({code(node.test.expression)})"
+            jnp_imports = (jnp_import,) if jnp_import else ()
         return NodeFix(
             "unsafe",
             f"check at run time with `{eqx}.error_if` (it raises equinox's runtime error)",
             ((node, f"{name} = {eqx}.error_if({name}, {test}, {message})"),),
+            jnp_imports,
         )
     raise_text = code(raised).strip()
     if "\n" in raise_text or "\r" in raise_text:

@@ -41,9 +41,16 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.tf.api import (
+    KERAS_STATELESS_LAYERS,
+    KERAS_VARIABLE_CLASSES,
+    VARIABLE_CLASSES,
+    WEIGHT_MAKERS,
+)
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
+from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
 Path = list[cst.CSTNode]
@@ -80,6 +87,7 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
+_VARIABLES = VARIABLE_CLASSES | KERAS_VARIABLE_CLASSES
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
@@ -113,6 +121,9 @@ class KerasLinks:
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
 
+    def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:  # provided by TfModel
+        raise NotImplementedError
+
     # ----- what a class is ----------------------------------------------------------------
 
     def keras_kind(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
@@ -140,6 +151,36 @@ class KerasLinks:
                         found = self.keras_class_kind(local, path)
         memo[id(cls)] = found
         return found
+
+    def owns_state(self, cls: cst.ClassDef) -> bool:
+        """A project Keras class that makes weights or sublayers: `self.add_weight(...)`,
+        `tf.Variable(...)`, or an object of a class assigned or passed by keyword in it
+        (`self.conv = Conv2D(...)`). A layer that owns no variable (`ZeroPadding2D`) gives
+        its owner none."""
+        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [
+            (cls, self.scope_path(cls)[:-1])
+        ]
+        while stack:
+            node, above = stack.pop()
+            here = (*above, node)
+            kind = type(node)
+            if kind is cst.Call:
+                leaf = leaf_name(node.func)  # type: ignore[attr-defined]
+                if leaf in WEIGHT_MAKERS:
+                    return True
+                if self.names.resolves_to(node.func, here, _VARIABLES):  # type: ignore[attr-defined]
+                    return True
+            elif kind in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Arg):
+                value = node.value  # type: ignore[attr-defined]
+                if (
+                    type(value) is cst.Call
+                    and (kind is not cst.Arg or node.keyword is not None)  # type: ignore[attr-defined]
+                    and leaf_name(value.func)[:1].isupper()
+                    and leaf_name(value.func) not in KERAS_STATELESS_LAYERS
+                ):
+                    return True
+            stack.extend((child, here) for child in iter_children(node))
+        return False
 
     def _scan_class(self, scan: GraphScan, node: cst.ClassDef, parents: Path) -> None:
         found = self.keras_class_kind(node, parents)
