@@ -449,7 +449,7 @@ class Transformations:
             return Value(PYTREE, why)
         if style == "filter":
             return result
-        if transform.qualname in ("jax.eval_shape", "jax.make_jaxpr"):
+        if transform.abstract_only:
             return U
         return arrays(result, why)
 
