@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import found
+
 pytestmark = pytest.mark.tensorflow
 
 
@@ -98,3 +100,53 @@ def test_keras3_refuses_a_weight_made_in_call_also_lazily():
 
     with pytest.raises(ValueError, match="already built"):
         tf.function(Bias())(tf.ones([2]))
+
+
+_UNPACKS = """
+import tensorflow as tf
+@tf.function
+def pad_to(x):
+    batch, length = tf.shape(x)
+    return tf.zeros([batch, length + 1])
+"""
+
+
+def test_an_unpacked_tensor_fails_in_autographed_code_and_jit205s_fix_runs():
+    tf = pytest.importorskip("tensorflow")
+    from jitlint import fix_source
+
+    assert found(_UNPACKS, {"JIT205"}) == {(5, "JIT205")}
+    bad: dict = {}
+    exec(_UNPACKS, bad)
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over"):
+        bad["pad_to"](tf.ones([2, 3]))
+    result = fix_source(_UNPACKS, "m.py", unsafe=True, select=["JIT205"])
+    assert "tf.unstack(tf.shape(x), num=2)" in result.source
+    assert not result.remaining
+    fixed: dict = {}
+    exec(result.source, fixed)
+    assert fixed["pad_to"](tf.ones([2, 3])).shape == (2, 4)
+
+
+def test_python_iterates_no_graph_tensor_even_of_known_shape_but_for_converts():
+    tf = pytest.importorskip("tensorflow")
+
+    @tf.function
+    def spread(t):
+        return tf.add(*t)
+
+    @tf.function
+    def listed(t):
+        return tf.stack([row * 2.0 for row in t])
+
+    @tf.function
+    def looped(t):
+        total = tf.zeros([3])
+        for row in t:
+            total += row
+        return total
+
+    for bad in (spread, listed):
+        with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over"):
+            bad(tf.ones([2, 3]))
+    assert looped(tf.ones([2, 3])).numpy().tolist() == [2.0, 2.0, 2.0]

@@ -26,6 +26,14 @@ class SymbolicBool(Rule):
     the function always fails, whatever the value (observed, TF 2.21: `if loss > 100.0:
     raise ValueError(...)` raises for a loss of 1.0).
 
+    A tensor iterated by Python in any graph code, with autograph or without: unpacked (`batch,
+    length = tf.shape(x)`, `h, w = tf.shape(images)[1:3]`), spread (`f(*t)`), the source of
+    a comprehension, or given to `enumerate`/`zip`/`list`/`tuple`. Autograph converts only a
+    plain `for row in t:`; the rest fails while tracing even when the shape is fully known
+    (observed, TF 2.21: `a, b = t` for `t` of static shape (2, 3)). Only values known to be
+    one tensor are checked (`tf.split`, `tf.unstack`, `tf.nn.moments` return lists and
+    tuples, which Python unpacks).
+
     ## Why is this bad
     A graph tensor has no value while the function is traced, so Python cannot branch on
     it, nor iterate over it with a Python `for`:
@@ -97,6 +105,10 @@ class SymbolicBool(Rule):
     function's control flow (both branches of a converted `if` are traced, and they must
     return tensors of one structure), also where other code relied on it staying Python.
 
+    `a, b = t` becomes `a, b = tf.unstack(t, num=2)` (unsafe): the parts along the first
+    axis, as Python's unpacking of an eager tensor gives them; a first dimension of another
+    size now fails when the graph runs rather than while tracing.
+
     A `for` over `tf.range(tf.shape(x)[k])` where autograph is off becomes `for i in
     range(x.shape[k])`: unsafe, it needs the dimension known while tracing (a `None`
     dimension now raises TypeError), the loop is unrolled into the graph, and `i` is a
@@ -124,6 +136,29 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # Unpacking lists and tuples of tensors, static shapes, and a converted `for`.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    a, b = tf.split(x, 2)
+    mean, var = tf.nn.moments(x, axes=[0])
+    rows, cols = x.shape
+    first, second = tf.unstack(tf.shape(x))
+    pair = [a, b]
+    c, d = pair
+    total = tf.zeros_like(a)
+    for row in tf.reshape(x, [-1, 2]):
+        total += row
+    return total + mean + var + c + d + sum(t for t in [a, b])
+""",
+        # Eager code may unpack a tensor.
+        """
+import tensorflow as tf
+def f(x):
+    batch, length = tf.shape(x)
+    return tf.zeros([batch, length])
+""",
         # A raise decided by Python values or static shapes: it runs only when it should.
         """
 import tensorflow as tf
@@ -187,6 +222,24 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # A tensor unpacked or iterated by Python: fails with autograph too.
+        """
+import tensorflow as tf
+@tf.function
+def pad_to(x):
+    batch, length = tf.shape(x)  # error: JIT205
+    parts = [row * 2.0 for row in tf.reshape(x, [-1, 2])]  # error: JIT205
+    for i, row in enumerate(tf.abs(x)):  # error: JIT205
+        parts.append(row)
+    return tf.zeros([batch, length])
+""",
+        """
+import tensorflow as tf
+class Crop(tf.keras.layers.Layer):
+    def call(self, images):
+        h, w = tf.shape(images)[1:3]  # error: JIT205
+        return images[:, : h // 2, : w // 2]
+""",
         # A raise in a branch of an autographed tensor `if`: traced, so it always raises.
         """
 import tensorflow as tf
@@ -427,6 +480,83 @@ class Dense(keras.layers.Layer):
             ((call, f"range({tensor}.shape[{index.value.value}])"),),
         )
 
+    # ----- a tensor iterated by Python (any graph code: autograph converts only `for`) -----
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        targets = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
+        if targets:
+            self._iterated(node.value, "unpacking", self._unstack_fix(node, targets[0]))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._iterated(node.iter, "a comprehension over")
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.star == "*":
+            self._iterated(node.value, "`*` (spreading)")
+
+    def _iterated(self, expr: cst.BaseExpression, what: str, fix: NodeFix | None = None) -> None:
+        context = self._tensor_context(expr, expr, False)
+        if context is None or not self._single_tensor(expr, self.ctx.path_to(expr), 0):
+            return
+        self.report(
+            expr,
+            f"{what} a symbolic tensor in {context.origin}: a graph tensor cannot be "
+            "iterated by Python, with or without autograph (OperatorNotAllowedInGraphError: "
+            "Iterating over a symbolic `tf.Tensor` is not allowed)",
+            help="take the parts with tf.unstack(t, num=N) or by index (t[0], t[1]); loop "
+            "with `for row in t:` (autograph converts a plain `for`) or tf.map_fn",
+            fix=fix,
+        )
+
+    def _single_tensor(self, expr: cst.CSTNode, path, depth: int) -> bool:  # type: ignore[no-untyped-def]
+        """`expr` is one tensor, not a list or tuple of them: the values model calls both
+        "tensor", and only the first fails to iterate (`a, b = tf.split(x, 2)` is fine)."""
+        values = self.ctx.tf.values
+        if depth > 8 or values.value(expr, path).kind != TENSOR:
+            return False
+        kind = type(expr)
+        if kind is cst.Subscript:
+            return self._single_tensor(expr.value, path, depth + 1)
+        if kind is cst.UnaryOperation:
+            return self._single_tensor(expr.expression, path, depth + 1)
+        if kind is cst.BinaryOperation:
+            # An operator with a tensor operand makes a tensor (even `t + [1, 2]`).
+            return any(self._single_tensor(s, path, depth + 1) for s in (expr.left, expr.right))
+        if kind is cst.Call:
+            names = self.ctx.names.qualified_names(expr.func, path)
+            return bool(names) and all(_single_output(n) for n in names)
+        if kind is not cst.Name:
+            return False
+        defs = values.name_defs(expr, path)
+        if not defs:
+            return False
+        for d in defs:
+            if d.kind == "param":
+                context = self.ctx.tf.function_context(d.path[-1])
+                if not (context and context.root and expr.value in context.tensor_params):
+                    return False
+                if self._keras_inputs(expr, path):
+                    return False
+            elif d.kind not in ("assign", "aug") or not self._single_tensor(
+                d.node, d.path, depth + 1
+            ):
+                return False
+        return True
+
+    def _unstack_fix(self, node: cst.Assign, target: cst.Tuple | cst.List) -> NodeFix | None:
+        """`a, b = t` -> `a, b = tf.unstack(t, num=2)`: the parts along the first axis, as
+        Python's unpacking of an eager tensor gives them."""
+        if len(node.targets) != 1 or any(type(e) is cst.StarredElement for e in target.elements):
+            return None
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        value = self.ctx.module.code_for_node(node.value)
+        return NodeFix(
+            "unsafe",
+            "take the parts with `tf.unstack(..., num=N)`",
+            ((node.value, f"{spelled}.unstack({value}, num={len(target.elements)})"),),
+            (imports,) if imports else (),
+        )
+
     def visit_IfExp(self, node: cst.IfExp) -> None:
         context = self._tensor_context(node, node.test, True)
         if context is not None:
@@ -444,7 +574,16 @@ class Dense(keras.layers.Layer):
             self._report(node.left, "`and`/`or`", context)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if type(node.func) is not cst.Name or node.func.value != "bool" or len(node.args) != 1:
+        if type(node.func) is not cst.Name or len(node.args) < 1:
+            return
+        if node.func.value in ("enumerate", "zip", "list", "tuple"):
+            found = self.ctx.names.qualified_names(node.func, self.ctx.path_to(node))
+            if found and found <= _ITERATING_BUILTINS:
+                for arg in node.args:
+                    if not arg.keyword and not arg.star:
+                        self._iterated(arg.value, f"`{node.func.value}()` of")
+            return
+        if node.func.value != "bool" or len(node.args) != 1:
             return
         context = self._tensor_context(node, node.args[0].value, False)
         if context is None:
@@ -472,6 +611,32 @@ class Dense(keras.layers.Layer):
             ((node, f"{spelled}.debugging.Assert({test}, [{message}])"),),
             (imports,) if imports else (),
         )
+
+
+_ITERATING_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
+# TF functions that return one tensor (most do; these are the common ones, kept as a list
+# because `tf.split`, `tf.unstack`, `tf.nn.moments`, `tf.meshgrid`, `tf.math.top_k`,
+# `tf.while_loop`, ... return lists or tuples, which Python unpacks fine).
+_SINGLE_OUTPUT_LEAVES = frozenset(
+    {
+        "shape", "reshape", "transpose", "cast", "concat", "stack", "squeeze", "expand_dims",
+        "matmul", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "constant",
+        "convert_to_tensor", "identity", "gather", "gather_nd", "tile", "one_hot", "argmax",
+        "argmin", "einsum", "reverse", "slice", "pad", "abs", "exp", "log", "sqrt", "square",
+        "add", "multiply", "subtract", "divide", "maximum", "minimum", "sigmoid", "tanh",
+        "softmax", "relu", "cumsum", "sort", "argsort", "round", "floor", "clip_by_value",
+        "uniform", "normal", "broadcast_to", "boolean_mask", "where",
+    }
+)  # fmt: skip
+_SINGLE_OUTPUT_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorflow.nn")
+
+
+def _single_output(name: str) -> bool:
+    module, _, leaf = name.rpartition(".")
+    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
+    if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
+        return False
+    return leaf in _SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")
 
 
 def _raise_in_branch(node: cst.If) -> cst.Raise | None:
