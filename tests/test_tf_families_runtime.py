@@ -4,8 +4,11 @@ misbehaves) as their messages say, and the shapes they leave alone run."""
 
 from __future__ import annotations
 
-import pytest
+import importlib.util
+from pathlib import Path
+from types import ModuleType
 
+import pytest
 from helpers import found
 
 pytestmark = pytest.mark.tensorflow
@@ -102,6 +105,16 @@ def test_keras3_refuses_a_weight_made_in_call_also_lazily():
         tf.function(Bias())(tf.ones([2]))
 
 
+def _imported(source: str, folder: Path, name: str) -> ModuleType:
+    """`source` as a module read from a file: autograph converts only functions whose
+    source it can read (an exec'd function runs unconverted)."""
+    (folder / f"{name}.py").write_text(source)
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 _UNPACKS = """
 import tensorflow as tf
 @tf.function
@@ -111,21 +124,18 @@ def pad_to(x):
 """
 
 
-def test_an_unpacked_tensor_fails_in_autographed_code_and_jit205s_fix_runs():
+def test_an_unpacked_tensor_fails_in_autographed_code_and_jit205s_fix_runs(tmp_path):
     tf = pytest.importorskip("tensorflow")
     from jitlint import fix_source
 
     assert found(_UNPACKS, {"JIT205"}) == {(5, "JIT205")}
-    bad: dict = {}
-    exec(_UNPACKS, bad)
     with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over"):
-        bad["pad_to"](tf.ones([2, 3]))
+        _imported(_UNPACKS, tmp_path, "unpacks_bad").pad_to(tf.ones([2, 3]))
     result = fix_source(_UNPACKS, "m.py", unsafe=True, select=["JIT205"])
     assert "tf.unstack(tf.shape(x), num=2)" in result.source
     assert not result.remaining
-    fixed: dict = {}
-    exec(result.source, fixed)
-    assert fixed["pad_to"](tf.ones([2, 3])).shape == (2, 4)
+    fixed = _imported(result.source, tmp_path, "unpacks_fixed")
+    assert fixed.pad_to(tf.ones([2, 3])).shape == (2, 4)
 
 
 def test_python_iterates_no_graph_tensor_even_of_known_shape_but_for_converts():
@@ -150,3 +160,70 @@ def test_python_iterates_no_graph_tensor_even_of_known_shape_but_for_converts():
         with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over"):
             bad(tf.ones([2, 3]))
     assert looped(tf.ones([2, 3])).numpy().tolist() == [2.0, 2.0, 2.0]
+
+
+_BRANCHES = {
+    "unbound": """
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        y = x * 2.0
+    return y
+""",
+    "none": """
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        y = None
+    else:
+        y = x
+    return y
+""",
+    "structure": """
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        y = [x, x]
+    else:
+        y = [x]
+    return y
+""",
+    "no-return": """
+@tf.function
+def f(x):
+    if tf.reduce_sum(x) > 0:
+        return x * 2.0
+""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_BRANCHES))
+def test_autograph_refuses_branches_jit205_reports_as_different(kind, tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    from jitlint.rules.tf.jit205_symbolic_bool import _MISMATCH_ERRORS
+
+    source = "import tensorflow as tf\n" + _BRANCHES[kind]
+    assert {code for _, code in found(source, {"JIT205"})} == {"JIT205"}
+    error, _, message = _MISMATCH_ERRORS[kind].format(name="y").partition(": ")
+    module = _imported(source, tmp_path, f"branches_{kind.replace('-', '_')}")
+    with pytest.raises((ValueError, TypeError)) as raised:
+        module.f(tf.ones([2]))
+    assert type(raised.value).__name__ == error
+    expected = message.replace(" (or else)", "") if kind != "none" else "' is None at the end"
+    assert expected in str(raised.value)
+
+
+def test_branches_of_one_structure_run():
+    tf = pytest.importorskip("tensorflow")
+
+    @tf.function
+    def f(x):
+        y = x
+        if tf.reduce_sum(x) > 0:
+            y = x * 2.0
+            unused = y + 1.0  # noqa: F841 - not live after the if: no cond output
+        if tf.reduce_min(x) > 0.0:
+            return y
+        return -y
+
+    assert f(tf.ones([2])).numpy().tolist() == [2.0, 2.0]

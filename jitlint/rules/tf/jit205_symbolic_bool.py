@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
+from jitlint.model.domain.branches import Mismatch, branch_mismatches
 from jitlint.model.tf.api import DO_NOT_CONVERT
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
@@ -25,6 +26,16 @@ class SymbolicBool(Rule):
     autograph traces both branches into a `tf.cond`, so the `raise` runs while tracing and
     the function always fails, whatever the value (observed, TF 2.21: `if loss > 100.0:
     raise ValueError(...)` raises for a loss of 1.0).
+
+    And branches of such an `if` that leave different outputs: autograph makes the `if` a
+    `tf.cond`, which needs the same outputs from both. Reported: a name live after the `if`
+    that one branch binds and nothing binds before it ("'y' must also be initialized in the
+    else branch"), `None` in one branch and a value in the other ("'y' is None at the end
+    of the else branch"), lists, tuples or dicts of other lengths or keys ("'y' must have
+    the same nested structure in the main and else branches"), and, for an `if` in the
+    function's body, a `return` in one branch where the other falls off the end ("the else
+    branch must also have a return statement") or returns another structure (errors
+    observed, TF 2.21).
 
     A tensor iterated by Python in any graph code, with autograph or without: unpacked (`batch,
     length = tf.shape(x)`, `h, w = tf.shape(images)[1:3]`), spread (`f(*t)`), the source of
@@ -121,10 +132,14 @@ class SymbolicBool(Rule):
     decides whether the weight exists, or `self.bias is not None`.
 
     ## Known problems
+    Branch outputs are compared by their syntax only: a name bound by a plain assignment
+    directly in a branch, `None`, and list/tuple/dict displays; dtypes and shapes that
+    differ (`tf.cast(x, tf.int32)` against `x`) are not compared.
+
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
-    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`;
-    classes derived from it are treated like `tf.function`.
+    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`; classes derived from
+    it are treated like `tf.function`.
     """
 
     code = "JIT205"
@@ -136,6 +151,28 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # Outputs bound before the `if` or in both branches alike, names not read after,
+        # returns on every path, and an `if` on a Python value.
+        """
+import tensorflow as tf
+@tf.function
+def pick(x, mode="a"):
+    y = x
+    if tf.reduce_sum(x) > 0:
+        y = x * 2.0
+        tmp = y + 1.0
+    if tf.reduce_max(x) > 1.0:
+        z = x
+    else:
+        z = -x
+    if mode == "a":
+        w = None
+    else:
+        w = [x, x]
+    if tf.reduce_min(x) > 0.0:
+        return y + z
+    return y - z
+""",
         # Unpacking lists and tuples of tensors, static shapes, and a converted `for`.
         """
 import tensorflow as tf
@@ -222,6 +259,31 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # The branches of an autographed tensor `if` leave different outputs.
+        """
+import tensorflow as tf
+@tf.function
+def pick(x):
+    if tf.reduce_sum(x) > 0:
+        scaled = x * 2.0  # error: JIT205
+    if tf.reduce_max(x) > 1.0:
+        mask = None  # error: JIT205
+    else:
+        mask = tf.ones_like(x)
+    if tf.reduce_min(x) > 0.0:
+        parts = [x, x]  # error: JIT205
+    else:
+        parts = [x]
+    return scaled, mask, parts
+""",
+        """
+import tensorflow as tf
+@tf.function
+def clipped(x):
+    total = tf.reduce_sum(x)
+    if total > 10.0:
+        return x / total  # error: JIT205
+""",
         # A tensor unpacked or iterated by Python: fails with autograph too.
         """
 import tensorflow as tf
@@ -428,11 +490,11 @@ class Dense(keras.layers.Layer):
         if context is not None:
             self._report(node.test, "`if`", context, *self._cond_fix(node))
             return
-        raising = _raise_in_branch(node)
-        if raising is None:
-            return
         context = self._tensor_context(node, node.test, False)
-        if context is not None:
+        if context is None:
+            return
+        raising = _raise_in_branch(node)
+        if raising is not None:
             self.report(
                 raising,
                 f"this `raise` is in a branch of an `if` on a symbolic tensor in "
@@ -441,6 +503,22 @@ class Dense(keras.layers.Layer):
                 help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
                 "or decide the branch from a Python value",
             )
+        path = self.ctx.path_to(node)
+        func = next((n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)), None)
+        if type(func) is cst.FunctionDef:
+            for mismatch in branch_mismatches(node, func):
+                self._report_mismatch(mismatch, context)
+
+    def _report_mismatch(self, mismatch: Mismatch, context) -> None:  # type: ignore[no-untyped-def]
+        what = f"`{mismatch.name}`" if mismatch.name else "the return value"
+        error = _MISMATCH_ERRORS[mismatch.kind].format(name=mismatch.name or "retval_")
+        self.report(
+            mismatch.node,
+            f"{what} differs between the branches of an `if` on a symbolic tensor in "
+            f"{context.origin}: autograph makes it a tf.cond, which traces both branches "
+            f"and needs the same outputs from each ({error})",
+            help=_MISMATCH_HELP[mismatch.kind],
+        )
 
     def visit_While(self, node: cst.While) -> None:
         context = self._tensor_context(node, node.test, True)
@@ -612,6 +690,21 @@ class Dense(keras.layers.Layer):
             (imports,) if imports else (),
         )
 
+
+# The errors autograph raises (observed, TF 2.21), and what to do about each.
+_MISMATCH_ERRORS = {
+    "unbound": "ValueError: '{name}' must also be initialized in the else branch",
+    "none": "ValueError: '{name}' is None at the end of the main (or else) branch",
+    "structure": "TypeError: '{name}' must have the same nested structure in the main and "
+    "else branches",
+    "no-return": "ValueError: the else branch must also have a return statement",
+}
+_MISMATCH_HELP = {
+    "unbound": "give the name a value before the `if` (or in both branches)",
+    "none": "give both branches a tensor of one dtype and shape (a zero or a default), not `None`",
+    "structure": "build the same structure in both branches (the same length, the same keys)",
+    "no-return": "return a value on every path, or decide the branch from a Python value",
+}
 
 _ITERATING_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
 # TF functions that return one tensor (most do; these are the common ones, kept as a list
