@@ -84,6 +84,10 @@ def _name_mismatches(node: cst.If, func: cst.FunctionDef) -> list[Mismatch]:
         if name not in other_stored and name not in before:
             found.append(Mismatch(value, name, "unbound"))
             continue
+        if name not in other_stored and not _is_none(value) and _none_elsewhere(func, node, name):
+            # The else branch keeps the value from before the `if`: `None`.
+            found.append(Mismatch(value, name, "none"))
+            continue
         twin = other_values.get(name)
         if twin is not None:
             kind = _differ(value, twin)
@@ -93,6 +97,29 @@ def _name_mismatches(node: cst.If, func: cst.FunctionDef) -> list[Mismatch]:
         if after.get(name) == "load" and name not in main_stored and name not in before:
             found.append(Mismatch(value, name, "unbound"))
     return found
+
+
+def _none_elsewhere(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
+    """Every binding of `name` in `func` outside `node` is a plain `name = None` (and
+    there is one; a parameter is a binding too)."""
+    params = func.params
+    if any(p.name.value == name for p in (*params.posonly_params, *params.params)):
+        return False
+    values: list[cst.BaseExpression | None] = []
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        current = stack.pop()
+        if current is node or type(current) in _SCOPES:
+            continue
+        if type(current) is cst.Assign and any(
+            type(t.target) is cst.Name and t.target.value == name for t in current.targets
+        ):
+            values.append(current.value)
+            continue
+        stack.extend(iter_children(current))
+    stores = sum(1 for kind, n, _ in _events(func.body) if kind == "store" and n == name)
+    inside = sum(1 for kind, n, _ in _events(node) if kind == "store" and n == name)
+    return bool(values) and stores - inside == len(values) and all(map(_is_none, values))
 
 
 def _differ(a: cst.BaseExpression, b: cst.BaseExpression) -> str | None:

@@ -30,8 +30,9 @@ class SymbolicBool(Rule):
     And branches of such an `if` that leave different outputs: autograph makes the `if` a
     `tf.cond`, which needs the same outputs from both. Reported: a name live after the `if`
     that one branch binds and nothing binds before it ("'y' must also be initialized in the
-    else branch"), `None` in one branch and a value in the other ("'y' is None at the end
-    of the else branch"), lists, tuples or dicts of other lengths or keys ("'y' must have
+    else branch"), `None` in one branch and a value in the other, or a value in one branch
+    where the other keeps the `None` bound before the `if` ("'y' is None at the end of the
+    else branch"), lists, tuples or dicts of other lengths or keys ("'y' must have
     the same nested structure in the main and else branches"), and, for an `if` in the
     function's body, a `return` in one branch where the other falls off the end ("the else
     branch must also have a return statement") or returns another structure (errors
@@ -169,8 +170,13 @@ def pick(x, mode="a"):
         w = None
     else:
         w = [x, x]
+    best = None
     if tf.reduce_min(x) > 0.0:
-        return y + z
+        best = x
+    else:
+        best = -x
+    if tf.reduce_min(x) > 0.0:
+        return y + z + best
     return y - z
 """,
         # Unpacking lists and tuples of tensors, static shapes, and a converted `for`.
@@ -275,6 +281,17 @@ def pick(x):
     else:
         parts = [x]
     return scaled, mask, parts
+""",
+        # The else branch keeps the `None` bound before the `if`.
+        """
+import tensorflow as tf
+@tf.function
+def best_row(x, rows=(0, 1)):
+    best = None
+    for row in rows:
+        if tf.reduce_sum(x[row]) > 0:
+            best = x[row]  # error: JIT205
+    return best
 """,
         """
 import tensorflow as tf
@@ -694,7 +711,8 @@ class Dense(keras.layers.Layer):
 # The errors autograph raises (observed, TF 2.21), and what to do about each.
 _MISMATCH_ERRORS = {
     "unbound": "ValueError: '{name}' must also be initialized in the else branch",
-    "none": "ValueError: '{name}' is None at the end of the main (or else) branch",
+    "none": "ValueError: '{name}' is None at the end of the else (or main) branch; a "
+    "TypeError where the other value is no tensor either",
     "structure": "TypeError: '{name}' must have the same nested structure in the main and "
     "else branches",
     "no-return": "ValueError: the else branch must also have a return statement",
