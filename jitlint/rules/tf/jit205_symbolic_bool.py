@@ -121,8 +121,9 @@ class SymbolicBool(Rule):
     axis, as Python's unpacking of an eager tensor gives them; a first dimension of another
     size now fails when the graph runs rather than while tracing.
 
-    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off becomes `for i in
-    range(x.shape[k])`: unsafe, it needs the dimension known while tracing (a `None`
+    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off, and a comprehension
+    over it anywhere, becomes `for i in range(x.shape[k])` (as `tf.range(x.shape[k])`
+    becomes `range(x.shape[k])`): unsafe, it needs the dimension known while tracing (a `None`
     dimension now raises TypeError), the loop is unrolled into the graph, and `i` is a
     Python int rather than an int32 tensor.
 
@@ -547,9 +548,10 @@ class Dense(keras.layers.Layer):
         if context is not None:
             self._report(node.iter, "`for` (iterating)", context, self._static_range_fix(node))
 
-    def _static_range_fix(self, node: cst.For) -> NodeFix | None:
+    def _static_range_fix(self, node: cst.For | cst.CompFor) -> NodeFix | None:
         """`for i in tf.range(tf.shape(x)[k]):` -> `for i in range(x.shape[k]):`, a Python
-        loop over the static size (unrolled into the graph)."""
+        loop over the static size (unrolled into the graph); `tf.range(x.shape[k])` ->
+        `range(x.shape[k])` alike."""
         call, path = node.iter, self.ctx.path_to(node)
         if type(call) is not cst.Call or len(call.args) != 1 or call.args[0].keyword:
             return None
@@ -562,6 +564,13 @@ class Dense(keras.layers.Layer):
         shape = size.value
         if type(index) is not cst.Index or type(index.value) is not cst.Integer:
             return None
+        if type(shape) is cst.Attribute and shape.attr.value == "shape":
+            static = self.ctx.module.code_for_node(size)
+            return NodeFix(
+                "unsafe",
+                "loop over the static size with Python `range` (the dimension must be known)",
+                ((call, f"range({static})"),),
+            )
         if type(shape) is not cst.Call or len(shape.args) != 1 or shape.args[0].keyword:
             return None
         if not self.ctx.names.resolves_to(shape.func, [*path, shape], {"tensorflow.shape"}):
@@ -583,7 +592,7 @@ class Dense(keras.layers.Layer):
             self._iterated(node.value, "unpacking", self._unstack_fix(node, targets[0]))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._iterated(node.iter, "a comprehension over")
+        self._iterated(node.iter, "a comprehension over", self._static_range_fix(node))
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.star == "*":
