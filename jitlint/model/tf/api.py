@@ -178,6 +178,11 @@ STATEFUL_RNG = {
     )
 } | {f"{TF}.compat.v1.random_uniform", f"{TF}.compat.v1.random_normal"}
 
+# The spellings of the `tf.Variable` constructor.
+VARIABLE_CLASSES = frozenset(
+    {f"{TF}.Variable", f"{TF}.compat.v1.Variable", f"{TF}.compat.v2.Variable"}
+)
+
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
 DTYPE_ALIASES = {"double": "float64", "half": "float16", "float": "float32"}
