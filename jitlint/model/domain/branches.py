@@ -153,7 +153,7 @@ def _literal_keys(expr: cst.Dict) -> frozenset[str] | None:
     return frozenset(keys)
 
 
-def _around(func: cst.FunctionDef, node: cst.If) -> tuple[set[str], dict[str, str]]:
+def _around(func: cst.FunctionDef, node: cst.CSTNode) -> tuple[set[str], dict[str, str]]:
     """The names bound before `node` (parameters included), and for each name the first
     use after it, "load" or "store", in the order the function evaluates its body."""
     params = func.params
@@ -171,6 +171,11 @@ def _around(func: cst.FunctionDef, node: cst.If) -> tuple[set[str], dict[str, st
         elif where == "after":
             after.setdefault(name, kind)
     return before, after
+
+
+def read_after(func: cst.FunctionDef, node: cst.CSTNode, name: str) -> bool:
+    """`name` is read after `node` (a statement of `func`) before anything rebinds it."""
+    return _around(func, node)[1].get(name) == "load"
 
 
 def _events(

@@ -4,7 +4,8 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tf_print import py_function_append_fix, split_fstring_fix, tf_print_fix
-from jitlint.model.tf.values import says_traced
+from jitlint.model.domain.branches import read_after
+from jitlint.model.tf.values import TENSOR, says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
 from jitlint.python.uses import assigned_names, before_exit
 from jitlint.rules.base import Rule
@@ -33,6 +34,13 @@ class TfTraceTimeSideEffect(Rule):
     And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
     tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
     the symbolic tensor.
+
+    Also a local list grown in a loop that autograph stages (`for i in tf.range(n):`, a
+    `for` over a tensor, a `while` on a tensor) and read after it: the loop body is traced
+    once into a `tf.while_loop`, so the list receives one symbolic tensor from inside the
+    loop, and using it after the loop raises `InaccessibleTensorError: <tf.Tensor
+    'while/mul:0' ...> is out of scope and cannot be used here` (observed, TF 2.21; with a
+    `while` loop `len(out)` is silently 1). A `tf.TensorArray` is the staged list.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -107,6 +115,23 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Lists grown by Python loops (unrolled while tracing), not read after a staged
+        # loop, and a TensorArray in a staged one.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, n):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    seen = []
+    for i in tf.range(n):
+        seen.append(i)
+    acc = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        acc = acc.write(i, x[0] * tf.cast(i, tf.float32))
+    return tf.stack(rows), acc.stack()
+""",
         # Logging Python values and static shapes while tracing is what the author meant.
         """
 import logging
@@ -198,6 +223,16 @@ def f(x):
 """,
     )
     INVALID = (
+        # A local list grown in a loop autograph stages, read after it.
+        """
+import tensorflow as tf
+@tf.function
+def collect(x, n):
+    out = []
+    for i in tf.range(n):
+        out.append(x * tf.cast(i, tf.float32))  # error: JIT208
+    return tf.stack(out)
+""",
         # Logging text made from tensors in graph code: once, with symbolic tensors.
         """
 import tensorflow as tf
@@ -436,7 +471,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         bindings, scope_path = found
         if self.ctx.tf.context(scope_path) is not None:
             # Bound inside the traced code (the same function or an enclosing one that is
-            # traced too): each trace builds a new list.
+            # traced too): each trace builds a new list, unless a loop autograph stages
+            # grows it.
+            self._append_in_staged_loop(node, target, context, path, bindings)
             return
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
@@ -449,6 +486,48 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help="return the values from the function, or use a tf.TensorArray",
             fix=self._append_fix(node, context, path),
         )
+
+    def _append_in_staged_loop(self, node, target, context, path, bindings) -> None:  # type: ignore[no-untyped-def]
+        """`out.append(v)` in `for i in tf.range(n):` (or `while` on a tensor), `out` a
+        local list read after the loop: autograph makes the loop a tf.while_loop whose body
+        is traced once, so the list gets one symbolic value from inside the loop."""
+        if not context.autograph or not all(
+            b.kind == "assign" and type(b.node) is cst.List for b in bindings
+        ):
+            return
+        loop = self._staged_loop(path)
+        if loop is None:
+            return
+        func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+        if func is None or not read_after(func, loop, target.value):
+            return
+        self.report(
+            node,
+            f"`{target.value}.{node.func.attr.value}` in a loop that autograph turns into a "  # type: ignore[attr-defined]
+            f"tf.while_loop, in {context.origin}: the body is traced once, so the list gets "
+            "one symbolic value from inside the loop, which cannot be used after it "
+            "(InaccessibleTensorError: ... is out of scope and cannot be used here), or a "
+            "wrong count (`len` is 1)",
+            help="collect the values in a tf.TensorArray: `ta = ta.write(i, v)` in the loop, "
+            "`ta.stack()` after it",
+        )
+
+    def _staged_loop(self, path: list[cst.CSTNode]) -> cst.For | cst.While | None:
+        """The innermost loop around the end of `path`, in its function, when autograph
+        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
+        values = self.ctx.tf.values
+        for index in range(len(path) - 1, 0, -1):
+            loop = path[index]
+            kind = type(loop)
+            if kind in (cst.FunctionDef, cst.Lambda):
+                return None
+            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+        return None
 
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
         """`items.append(t)` as a statement, `t` a tensor: appended on every call with
