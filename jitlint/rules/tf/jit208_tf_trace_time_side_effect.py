@@ -42,6 +42,11 @@ class TfTraceTimeSideEffect(Rule):
     'while/mul:0' ...> is out of scope and cannot be used here` (observed, TF 2.21; with a
     `while` loop `len(out)` is silently 1). A `tf.TensorArray` is the staged list.
 
+    And state changed through an object other than `self` that comes from outside the traced
+    function (a module global, or a Python argument of the `tf.function`): `stats.count += 1`
+    moves once per trace (observed, TF 2.21: 1 after 3 calls), and `config.step = step` keeps
+    the symbolic tensor (`Tensor("step:0", shape=(), dtype=int32)`), not a value.
+
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
     `print` prints once (with symbolic tensors such as `Tensor("x:0", shape=(2,),
@@ -115,6 +120,23 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Objects made inside the traced function, Python values set on outer objects, and
+        # updates in eager code.
+        """
+import types
+import tensorflow as tf
+config = types.SimpleNamespace(step=0, scale=2.0)
+@tf.function
+def f(x):
+    local = types.SimpleNamespace(count=0)
+    local.count += 1
+    local.last = x
+    config.mode = "train"
+    return x * config.scale + local.count
+def eager(x):
+    config.step += 1
+    config.last = x
+""",
         # Lists grown by Python loops (unrolled while tracing), not read after a staged
         # loop, and a TensorArray in a staged one.
         """
@@ -223,6 +245,20 @@ def f(x):
 """,
     )
     INVALID = (
+        # State on objects from outside the traced function.
+        """
+import tensorflow as tf
+class Counter:
+    def __init__(self):
+        self.count = 0
+calls = Counter()
+@tf.function
+def step(x, stats):
+    stats.count += 1  # error: JIT208
+    calls.count += 1  # error: JIT208
+    calls.last = x  # error: JIT208
+    return x * 2.0
+""",
         # A local list grown in a loop autograph stages, read after it.
         """
 import tensorflow as tf
@@ -343,11 +379,60 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help="return the values from the function, or keep them in a tf.Variable",
         )
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`config.step = step` (a tensor) on an object from outside the traced function:
+        stored once per trace, and what it stores is the symbolic tensor."""
+        for target in node.targets:
+            found = self._outer_object(target.target)
+            if found is None:
+                continue
+            owner, context, path = found
+            if not self.ctx.tf.values.tensor_like(node.value, path, context.root):
+                continue
+            self.report(
+                target.target,
+                f"`{self.ctx.module.code_for_node(target.target)}` is set on {owner} in "
+                f"{context.origin}: it is set once per trace, not on every call, and what it "
+                'keeps is the symbolic tensor (`Tensor("x:0", ...)`), not a value',
+                help="return the value from the function and store it outside, or keep it "
+                "in a tf.Variable (`.assign(...)`)",
+            )
+
+    def _outer_object(self, target: cst.BaseExpression):  # type: ignore[no-untyped-def]
+        """For `name.attr` in graph code, `name` not `self`: (a description of the object,
+        the graph context, the path) when the object comes from outside the traced
+        function (a module global that is no import, or a Python argument of the function
+        TensorFlow traces); None otherwise."""
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+            return None
+        name = target.value.value
+        if name in ("self", "cls"):
+            return None
+        path = self.ctx.path_to(target)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return None
+        defs = self.ctx.tf.values.name_defs(target.value, path)
+        if defs is not None:
+            if not defs or any(d.kind != "param" for d in defs):
+                return None
+            owner = self.ctx.tf.function_context(defs[0].path[-1])
+            if owner is None or not owner.root or name in owner.tensor_params:
+                return None
+            return f"`{name}`, an argument of the traced function", context, path
+        found = self.ctx.names.lookup_with_path(name, path)
+        if found is None or type(found[1][-1]) is not cst.Module:
+            return None
+        if not found[0] or any(b.kind != "assign" for b in found[0]):
+            return None
+        return f"the module's `{name}`", context, path
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
         only moves while the function is traced."""
         attr = self_attr_name(node.target)
         if attr is None:
+            self._outer_update(node)
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -362,6 +447,20 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
+        )
+
+    def _outer_update(self, node: cst.AugAssign) -> None:
+        """`other.count += 1` on an object from outside the traced function."""
+        found = self._outer_object(node.target)
+        if found is None:
+            return
+        owner, context, _ = found
+        self.report(
+            node,
+            f"`{self.ctx.module.code_for_node(node.target)}` on {owner} is updated in "
+            f"{context.origin}: the update runs once per trace, not on every call",
+            help="keep the state in a tf.Variable (`.assign_add(1)`), updated in the graph, "
+            "or update it outside the traced function",
         )
 
     @staticmethod
