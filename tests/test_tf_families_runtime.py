@@ -227,3 +227,55 @@ def test_branches_of_one_structure_run():
         return -y
 
     assert f(tf.ones([2])).numpy().tolist() == [2.0, 2.0]
+
+
+_STAGED_APPEND = """
+import tensorflow as tf
+@tf.function
+def collect(x, n):
+    out = []
+    for i in tf.range(n):
+        out.append(x * tf.cast(i, tf.float32))
+    return tf.stack(out)
+@tf.function
+def staged(x, n):
+    out = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        out = out.write(i, x * tf.cast(i, tf.float32))
+    return out.stack()
+"""
+
+
+def test_a_list_grown_in_a_staged_loop_is_out_of_scope_and_a_tensorarray_runs(tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    assert found(_STAGED_APPEND, {"JIT208"}) == {(7, "JIT208")}
+    module = _imported(_STAGED_APPEND, tmp_path, "staged_append")
+    with pytest.raises(Exception, match="out of scope") as raised:
+        module.collect(tf.ones([2]), tf.constant(3))
+    assert type(raised.value).__name__ == "InaccessibleTensorError"
+    assert module.staged(tf.ones([2]), tf.constant(3)).shape == (3, 2)
+
+
+_OUTER_STATE = """
+import tensorflow as tf
+class Counter:
+    def __init__(self):
+        self.count = 0
+calls = Counter()
+@tf.function
+def step(x, stats):
+    stats.count += 1
+    calls.last = x
+    return x * 2.0
+"""
+
+
+def test_state_on_outer_objects_moves_once_per_trace_and_keeps_the_symbolic_tensor(tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    assert found(_OUTER_STATE, {"JIT208"}) == {(9, "JIT208"), (10, "JIT208")}
+    module = _imported(_OUTER_STATE, tmp_path, "outer_state")
+    stats = module.Counter()
+    for _ in range(3):
+        module.step(tf.ones([2]), stats)
+    assert stats.count == 1
+    assert "Tensor(" in repr(module.calls.last) and not hasattr(module.calls.last, "numpy")
