@@ -278,4 +278,4 @@ def test_state_on_outer_objects_moves_once_per_trace_and_keeps_the_symbolic_tens
     for _ in range(3):
         module.step(tf.ones([2]), stats)
     assert stats.count == 1
-    assert "Tensor(" in repr(module.calls.last) and not hasattr(module.calls.last, "numpy")
+    assert "'x:0'" in repr(module.calls.last)  # the graph's placeholder, not a value
