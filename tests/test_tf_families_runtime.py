@@ -279,3 +279,38 @@ def test_state_on_outer_objects_moves_once_per_trace_and_keeps_the_symbolic_tens
         module.step(tf.ones([2]), stats)
     assert stats.count == 1
     assert "'x:0'" in repr(module.calls.last)  # the graph's placeholder, not a value
+
+
+_OPTIMIZER_PER_RATE = """
+import numpy as np
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def search(rates):
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 1), "float32")
+    for rate in rates:
+        optimizer = tf.keras.optimizers.Adam(rate)
+        train_step(x, y, optimizer)
+def search_built(rates):
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 1), "float32")
+    for rate in rates:
+        optimizer = tf.keras.optimizers.Adam(rate)
+        optimizer.build(model.trainable_variables)
+        train_step(x, y, optimizer)
+"""
+
+
+def test_a_new_optimizer_per_iteration_makes_variables_on_a_later_trace(tmp_path):
+    pytest.importorskip("tensorflow")
+    assert found(_OPTIMIZER_PER_RATE, {"JIT206"}) == {(15, "JIT206")}
+    module = _imported(_OPTIMIZER_PER_RATE, tmp_path, "optimizer_per_rate")
+    with pytest.raises(ValueError, match=r"singleton tf\.Variables"):
+        module.search([0.1, 0.01])
+    module = _imported(_OPTIMIZER_PER_RATE, tmp_path, "optimizer_per_rate_built")
+    module.search_built([0.1, 0.01])  # built before the call: no variable in the trace
