@@ -29,6 +29,7 @@ from jitlint.model.tf.api import (
     STATEFUL_RNG,
     VARIABLE_CLASSES,
     canonical,
+    single_output,
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
@@ -602,6 +603,45 @@ class TfValues:
             for part in string.parts
             if type(part) is cst.FormattedStringExpression
         )
+
+    def one_tensor(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """`expr` is one tensor, not a list or tuple of them: `value` calls both "tensor",
+        and only the first fails to iterate in graph code (`a, b = tf.split(x, 2)` is
+        fine). A Keras method's inputs (maybe a list) are not claimed."""
+        if depth > 8 or self.value(expr, path).kind != TENSOR:
+            return False
+        kind = type(expr)
+        if kind is cst.Subscript:
+            return self.one_tensor(expr.value, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation:
+            return self.one_tensor(expr.expression, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.BinaryOperation:
+            # An operator with a tensor operand makes a tensor (even `t + [1, 2]`).
+            sides = (expr.left, expr.right)  # type: ignore[attr-defined]
+            return any(self.one_tensor(side, path, depth + 1) for side in sides)
+        if kind is cst.Call:
+            names = self.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+            return bool(names) and all(single_output(n) for n in names)
+        if kind is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)  # type: ignore[arg-type]
+        if not defs:
+            return False
+        for d in defs:
+            if d.kind == "param":
+                func = d.path[-1]
+                context = self.model.function_context(func)  # type: ignore[attr-defined]
+                if not (context and context.root and expr.value in context.tensor_params):  # type: ignore[attr-defined]
+                    return False
+                if self.model.keras_class_of(func) is not None:  # type: ignore[attr-defined]
+                    return False
+            elif d.kind not in ("assign", "aug") or not self.one_tensor(
+                d.node,
+                d.path,
+                depth + 1,  # type: ignore[arg-type]
+            ):
+                return False
+        return True
 
     def tensor_like(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], root: bool) -> bool:
         """A tensor, or (`root`: in the function TF calls) a raw argument of the traced

@@ -600,7 +600,7 @@ class Dense(keras.layers.Layer):
 
     def _iterated(self, expr: cst.BaseExpression, what: str, fix: NodeFix | None = None) -> None:
         context = self._tensor_context(expr, expr, False)
-        if context is None or not self._single_tensor(expr, self.ctx.path_to(expr), 0):
+        if context is None or not self.ctx.tf.values.one_tensor(expr, self.ctx.path_to(expr)):
             return
         self.report(
             expr,
@@ -611,41 +611,6 @@ class Dense(keras.layers.Layer):
             "with `for row in t:` (autograph converts a plain `for`) or tf.map_fn",
             fix=fix,
         )
-
-    def _single_tensor(self, expr: cst.CSTNode, path, depth: int) -> bool:  # type: ignore[no-untyped-def]
-        """`expr` is one tensor, not a list or tuple of them: the values model calls both
-        "tensor", and only the first fails to iterate (`a, b = tf.split(x, 2)` is fine)."""
-        values = self.ctx.tf.values
-        if depth > 8 or values.value(expr, path).kind != TENSOR:
-            return False
-        kind = type(expr)
-        if kind is cst.Subscript:
-            return self._single_tensor(expr.value, path, depth + 1)
-        if kind is cst.UnaryOperation:
-            return self._single_tensor(expr.expression, path, depth + 1)
-        if kind is cst.BinaryOperation:
-            # An operator with a tensor operand makes a tensor (even `t + [1, 2]`).
-            return any(self._single_tensor(s, path, depth + 1) for s in (expr.left, expr.right))
-        if kind is cst.Call:
-            names = self.ctx.names.qualified_names(expr.func, path)
-            return bool(names) and all(_single_output(n) for n in names)
-        if kind is not cst.Name:
-            return False
-        defs = values.name_defs(expr, path)
-        if not defs:
-            return False
-        for d in defs:
-            if d.kind == "param":
-                context = self.ctx.tf.function_context(d.path[-1])
-                if not (context and context.root and expr.value in context.tensor_params):
-                    return False
-                if self._keras_inputs(expr, path):
-                    return False
-            elif d.kind not in ("assign", "aug") or not self._single_tensor(
-                d.node, d.path, depth + 1
-            ):
-                return False
-        return True
 
     def _unstack_fix(self, node: cst.Assign, target: cst.Tuple | cst.List) -> NodeFix | None:
         """`a, b = t` -> `a, b = tf.unstack(t, num=2)`: the parts along the first axis, as
@@ -734,29 +699,6 @@ _MISMATCH_HELP = {
 }
 
 _ITERATING_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
-# TF functions that return one tensor (most do; these are the common ones, kept as a list
-# because `tf.split`, `tf.unstack`, `tf.nn.moments`, `tf.meshgrid`, `tf.math.top_k`,
-# `tf.while_loop`, ... return lists or tuples, which Python unpacks fine).
-_SINGLE_OUTPUT_LEAVES = frozenset(
-    {
-        "shape", "reshape", "transpose", "cast", "concat", "stack", "squeeze", "expand_dims",
-        "matmul", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "constant",
-        "convert_to_tensor", "identity", "gather", "gather_nd", "tile", "one_hot", "argmax",
-        "argmin", "einsum", "reverse", "slice", "pad", "abs", "exp", "log", "sqrt", "square",
-        "add", "multiply", "subtract", "divide", "maximum", "minimum", "sigmoid", "tanh",
-        "softmax", "relu", "cumsum", "sort", "argsort", "round", "floor", "clip_by_value",
-        "uniform", "normal", "broadcast_to", "boolean_mask", "where",
-    }
-)  # fmt: skip
-_SINGLE_OUTPUT_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorflow.nn")
-
-
-def _single_output(name: str) -> bool:
-    module, _, leaf = name.rpartition(".")
-    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
-    if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
-        return False
-    return leaf in _SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")
 
 
 def _raise_in_branch(node: cst.If) -> cst.Raise | None:
