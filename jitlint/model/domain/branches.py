@@ -77,12 +77,16 @@ def _name_mismatches(node: cst.If, func: cst.FunctionDef) -> list[Mismatch]:
     main_values = _top_assignments(node.body)
     other_stored, main_stored = _stored_anywhere(orelse), _stored_anywhere(node.body)
     before, after = _around(func, node)
+    # A branch that may leave (return, raise, break, continue) need not bind what the
+    # code after the `if` reads: autograph guards that code instead.
+    main_leaves, other_leaves = _leaves(node.body), _leaves(orelse)
     found: list[Mismatch] = []
     for name, value in main_values.items():
         if after.get(name) != "load":
             continue  # not live after the `if`: not an output of the converted branches
         if name not in other_stored and name not in before:
-            found.append(Mismatch(value, name, "unbound"))
+            if not other_leaves:
+                found.append(Mismatch(value, name, "unbound"))
             continue
         if name not in other_stored and not _is_none(value) and _none_elsewhere(func, node, name):
             # The else branch keeps the value from before the `if`: `None`.
@@ -94,9 +98,21 @@ def _name_mismatches(node: cst.If, func: cst.FunctionDef) -> list[Mismatch]:
             if kind:
                 found.append(Mismatch(value, name, kind))
     for name, value in other_values.items():
-        if after.get(name) == "load" and name not in main_stored and name not in before:
+        live = after.get(name) == "load"
+        if live and name not in main_stored and name not in before and not main_leaves:
             found.append(Mismatch(value, name, "unbound"))
     return found
+
+
+def _leaves(node: cst.CSTNode | None) -> bool:
+    """A `return`, `raise`, `break` or `continue` in `node` (outside nested scopes)."""
+    if node is None:
+        return False
+    if type(node) in (cst.Return, cst.Raise, cst.Break, cst.Continue):
+        return True
+    if type(node) in _SCOPES:
+        return False
+    return any(_leaves(child) for child in iter_children(node))
 
 
 def _none_elsewhere(func: cst.FunctionDef, node: cst.If, name: str) -> bool:

@@ -177,8 +177,10 @@ def pick(x, mode="a"):
     else:
         best = -x
     if tf.reduce_min(x) > 0.0:
+        w = y
+    else:
         return y + z + best
-    return y - z
+    return w - z
 """,
         # Unpacking lists and tuples of tensors, static shapes, and a converted `for`.
         """
