@@ -607,7 +607,7 @@ class TfValues:
     def one_tensor(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
         """`expr` is one tensor, not a list or tuple of them: `value` calls both "tensor",
         and only the first fails to iterate in graph code (`a, b = tf.split(x, 2)` is
-        fine). A Keras method's inputs (maybe a list) are not claimed."""
+        fine)."""
         if depth > 8 or self.value(expr, path).kind != TENSOR:
             return False
         kind = type(expr)
@@ -627,21 +627,12 @@ class TfValues:
         defs = self.name_defs(expr, path)  # type: ignore[arg-type]
         if not defs:
             return False
-        for d in defs:
-            if d.kind == "param":
-                func = d.path[-1]
-                context = self.model.function_context(func)  # type: ignore[attr-defined]
-                if not (context and context.root and expr.value in context.tensor_params):  # type: ignore[attr-defined]
-                    return False
-                if self.model.keras_class_of(func) is not None:  # type: ignore[attr-defined]
-                    return False
-            elif d.kind not in ("assign", "aug") or not self.one_tensor(
-                d.node,
-                d.path,
-                depth + 1,  # type: ignore[arg-type]
-            ):
-                return False
-        return True
+        # A parameter is not claimed: an `input_signature` entry, a Keras input or a loss's
+        # targets may be a structure of tensors (seed_rl's `Unroll(*data)` spreads one).
+        return all(
+            d.kind in ("assign", "aug") and self.one_tensor(d.node, d.path, depth + 1)  # type: ignore[arg-type]
+            for d in defs
+        )
 
     def tensor_like(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], root: bool) -> bool:
         """A tensor, or (`root`: in the function TF calls) a raw argument of the traced

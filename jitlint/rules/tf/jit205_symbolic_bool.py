@@ -198,6 +198,17 @@ def f(x):
         total += row
     return total + mean + var + c + d + sum(t for t in [a, b])
 """,
+        # An argument whose signature is a structure of tensors unpacks fine.
+        """
+import collections
+import tensorflow as tf
+Pair = collections.namedtuple("Pair", "a b")
+@tf.function(input_signature=[(tf.TensorSpec([None]), tf.TensorSpec([None]))])
+def add(data):
+    pair = Pair(*data)
+    first, second = data
+    return pair.a + second + first
+""",
         # Eager code may unpack a tensor.
         """
 import tensorflow as tf
