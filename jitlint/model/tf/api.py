@@ -183,6 +183,19 @@ VARIABLE_CLASSES = frozenset(
     {f"{TF}.Variable", f"{TF}.compat.v1.Variable", f"{TF}.compat.v2.Variable"}
 )
 
+# A Keras layer's methods that make a weight (a variable).
+WEIGHT_MAKERS = frozenset({"add_weight", "add_variable"})
+# Keras's own variable classes.
+KERAS_VARIABLE_CLASSES = frozenset(
+    {"keras.Variable", "keras.backend.Variable", "tensorflow.keras.Variable",
+     "keras.variables.Variable"}
+)  # fmt: skip
+# Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
+VARIABLE_FUNCTIONS = frozenset(
+    {"tensorflow.keras.backend.variable", "tensorflow.compat.v1.keras.backend.variable",
+     "tf_keras.backend.variable"}
+)  # fmt: skip
+
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
 DTYPE_ALIASES = {"double": "float64", "half": "float16", "float": "float32"}

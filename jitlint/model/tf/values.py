@@ -28,6 +28,7 @@ from jitlint.model.tf.api import (
     SHAPE_QUERIES,
     STATEFUL_RNG,
     VARIABLE_CLASSES,
+    WEIGHT_MAKERS,
     canonical,
     single_output,
 )
@@ -54,10 +55,6 @@ _TENSOR_METHODS = {
     "read_value", "value", "assign", "assign_add", "assign_sub", "read", "stack", "gather",
     "concat", "write", "to_tensor", "__getitem__", "__add__", "__mul__", "__sub__",
 }  # fmt: skip
-
-
-# A Keras layer's methods that make a weight (a variable).
-_WEIGHT_MAKERS = {"add_weight", "add_variable"}
 
 
 @dataclass(frozen=True)
@@ -792,7 +789,7 @@ class TfValues:
             kind is cst.Attribute
             and type(func.value) is cst.Name  # type: ignore[attr-defined]
             and func.value.value == "self"  # type: ignore[attr-defined]
-            and func.attr.value in _WEIGHT_MAKERS  # type: ignore[attr-defined]
+            and func.attr.value in WEIGHT_MAKERS  # type: ignore[attr-defined]
         ):
             return Value(TENSOR, frozenset({"variable"}))  # a Keras layer's weight
         if kind is cst.Attribute and not names - {""}:

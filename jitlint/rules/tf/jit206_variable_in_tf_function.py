@@ -1,40 +1,30 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cached_property
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import eager_fix
 from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason, names_in
 from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import enclosing_loops
-from jitlint.model.tf.api import KERAS_STATELESS_LAYERS, canonical
+from jitlint.model.tf.api import (
+    KERAS_STATELESS_LAYERS,
+    KERAS_VARIABLE_CLASSES,
+    VARIABLE_FUNCTIONS,
+    WEIGHT_MAKERS,
+    canonical,
+)
 from jitlint.model.tf.repeats import bind
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
-_VARIABLE = {
-    "tensorflow.Variable",
-    "keras.Variable",
-    "keras.backend.Variable",
-    "tensorflow.keras.Variable",
-    "keras.variables.Variable",
-}
-# Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
-_VARIABLE_FUNCTIONS = {
-    "tensorflow.keras.backend.variable",
-    "tensorflow.compat.v1.keras.backend.variable",
-    "tf_keras.backend.variable",
-}
-# A layer's own methods that make a weight: `self.add_weight(...)`.
-_WEIGHT_METHODS = frozenset({"add_weight", "add_variable"})
-# `= SomeClass(` inside a class body's methods: sublayers.
-_CREATES = re.compile(r"=\s*[\w.]*\b([A-Z]\w*)\(")
+_VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
 # Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
 _SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
@@ -127,8 +117,14 @@ class VariableInTfFunction(Rule):
     a list (`self.denses = [Dense(4) for _ in range(self.depth)]`, the `range(...)` held to
     the same conditions) and the loop takes its own: `for _, dense in zip(range(self.depth),
     self.denses):`. Elsewhere (another loop, arguments read from the call or the loop's
-    variable, a nested function) there is no automatic fix, and the help says why: create
-    it in `__init__`/`build`, or lazily behind `if self.v is None:`.
+    variable, a nested function) a `tf.Variable` made directly in the body of the
+    `tf.function` (a factory: `new_weight(self, shape)` makes one per call) gets the
+    decorator dropped, when the module only calls the function (`obj.new_weight(...)`) and
+    the decorator sets no option but `jit_compile`, `reduce_retracing` or `autograph`: it
+    runs eagerly, and every call makes its own variable, as its Python code says. Unsafe:
+    it no longer runs as a graph, and Python code in it runs on every call. Otherwise there
+    is no automatic fix, and the help says why: create it in `__init__`/`build`, or lazily
+    behind `if self.v is None:`.
 
     A Keras layer, model, optimizer or metric created there makes its variables when it is
     first called, inside the traced function, and a new object each trace is not tracked by
@@ -343,7 +339,7 @@ class Scale(keras.layers.Layer):
             leaf = func.value  # type: ignore[attr-defined]
         else:
             return
-        if leaf in _WEIGHT_METHODS or leaf == "variable":
+        if leaf in WEIGHT_MAKERS or leaf == "variable":
             self._weight_call(node, func, leaf)
             return
         if not leaf[:1].isupper():
@@ -369,6 +365,8 @@ class Scale(keras.layers.Layer):
                 self.ctx, node, path, self._new_names, _base(node, path, leaf),
                 TF_BASES, f"the `{leaf}`",
             )  # fmt: skip
+        if isinstance(found, str) and what == "variable":
+            found = self._eager_fix(path) or found
         fix, no_fix = (
             (found, "") if isinstance(found, NodeFix) else (None, f"; no automatic fix: {found}")
         )
@@ -470,24 +468,24 @@ class Scale(keras.layers.Layer):
     def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
         """`self.add_weight(...)` in a layer's `call` (or another traced method), and
         `tf.keras.backend.variable(...)` in graph code: a variable made on every trace."""
-        if leaf in _WEIGHT_METHODS:
+        if leaf in WEIGHT_MAKERS:
             receiver = func.value if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
             if type(receiver) is not cst.Name or receiver.value != "self":  # type: ignore[attr-defined]
                 return
         path = self.ctx.path_to(node)
         if leaf == "variable":
             names = canonical(self.ctx.names.qualified_names(func, path))
-            if not names or not names <= _VARIABLE_FUNCTIONS:
+            if not names or not names <= VARIABLE_FUNCTIONS:
                 return
         context = self.ctx.tf.context(path)
         if context is None:
             return
         # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
         # (observed, Keras 3.15); only `__init__`/`build` may make them.
-        lazy_allowed = leaf not in _WEIGHT_METHODS or self.ctx.versions.keras < (3,)
+        lazy_allowed = leaf not in WEIGHT_MAKERS or self.ctx.versions.keras < (3,)
         if self._created_once(path) if lazy_allowed else _in_setup_method(path):
             return
-        if leaf in _WEIGHT_METHODS:
+        if leaf in WEIGHT_MAKERS:
             self.report(
                 node,
                 f"`self.{leaf}` makes a weight on every trace of {context.origin}: a Keras 3 "
@@ -506,6 +504,17 @@ class Scale(keras.layers.Layer):
             help="create it once: at module level, in __init__/build, or behind "
             "`if self.v is None:`",
         )
+
+    def _eager_fix(self, path: list[cst.CSTNode]) -> NodeFix | None:
+        """Drop the `tf.function` decorating the function that makes the variable: run
+        eagerly, each call makes its own, as the Python code says (fixes/eager_fix.py)."""
+        depth = next(k for k in range(len(path) - 1, -1, -1) if type(path[k]) is cst.FunctionDef)
+        func = path[depth]
+        for decorator in func.decorators:  # type: ignore[attr-defined]
+            where = [*path[: depth + 1], decorator]
+            if self.ctx.tf.tf_function_spec(decorator.decorator, where) is not None:
+                return eager_fix(self.ctx, func, decorator, path[: depth + 1])  # type: ignore[arg-type]
+        return None
 
     @cached_property
     def _new_names(self) -> tuple[set[str], set[str]]:
@@ -564,7 +573,7 @@ class Scale(keras.layers.Layer):
                 if (
                     found_kind is not None
                     and found_kind[1] in ("layer", "metric")
-                    and _has_state(cls)  # type: ignore[arg-type]
+                    and self.ctx.tf.owns_state(cls)  # type: ignore[arg-type]
                 ):
                     return "Keras layer" if found_kind[1] == "layer" else "Keras metric"
         return None
@@ -612,16 +621,6 @@ def _keras_state(name: str) -> str | None:
     if leaf in ("Sequential", "Model"):
         return "Keras model"
     return None
-
-
-def _has_state(cls: cst.ClassDef) -> bool:
-    """A project Keras class that makes weights or sublayers: `add_weight`, `tf.Variable`,
-    or any class created in its methods (`self.conv = Conv2D(...)`)."""
-    text = cst.Module(body=[cls]).code
-    if "add_weight" in text or "Variable(" in text:
-        return True
-    # A sublayer that owns no variable (`ZeroPadding2D`) gives its owner none either.
-    return any(name not in KERAS_STATELESS_LAYERS for name in _CREATES.findall(text))
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:
