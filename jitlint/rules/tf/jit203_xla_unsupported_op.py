@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.xla_fix import with_xla_off_fix
-from jitlint.fixes.xla_twins import xla_twin_fix
+from jitlint.fixes.xla_fix import with_xla_off_fix, xla_twin_fix
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule

@@ -3,10 +3,18 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tf_print import py_function_append_fix, split_fstring_fix, tf_print_fix
-from jitlint.model.tf.values import says_traced
+from jitlint.fixes.tf_print import (
+    py_function_append_fix,
+    py_function_call_fix,
+    split_fstring_fix,
+    tf_print_fix,
+)
+from jitlint.fixes.xla_fix import layer_off_xla_fix, run_eagerly_fix
+from jitlint.model.domain.branches import read_after
+from jitlint.model.tf.values import TENSOR, says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
 from jitlint.python.uses import assigned_names, before_exit
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _MUTATORS = {"append", "extend", "insert"}
@@ -33,6 +41,18 @@ class TfTraceTimeSideEffect(Rule):
     And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
     tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
     the symbolic tensor.
+
+    Also a local list grown in a loop that autograph stages (`for i in tf.range(n):`, a
+    `for` over a tensor, a `while` on a tensor) and read after it: the loop body is traced
+    once into a `tf.while_loop`, so the list receives one symbolic tensor from inside the
+    loop, and using it after the loop raises `InaccessibleTensorError: <tf.Tensor
+    'while/mul:0' ...> is out of scope and cannot be used here` (observed, TF 2.21; with a
+    `while` loop `len(out)` is silently 1). A `tf.TensorArray` is the staged list.
+
+    And state changed through an object other than `self` that comes from outside the traced
+    function (a module global, or a Python argument of the `tf.function`): `stats.count += 1`
+    moves once per trace (observed, TF 2.21: 1 after 3 calls), and `config.step = step` keeps
+    the symbolic tensor (`Tensor("step:0", shape=(), dtype=int32)`), not a value.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -82,7 +102,24 @@ class TfTraceTimeSideEffect(Rule):
     as an unsafe fix, again only outside XLA (`py_function` has no XLA kernel): the append
     runs on every call and the list receives eager tensors with values instead of one
     symbolic tensor per trace, and the function now holds a Python call, which a
-    `tf.function` cannot serialize (SavedModel) or run on another host.
+    `tf.function` cannot serialize (SavedModel) or run on another host. The same holds for
+    `self.items.append(t)` on a list the class sets up. Under Keras' default
+    `jit_compile="auto"` these fixes also give the layer `self.supports_jit = False` (as
+    JIT213's fix does), so that Keras never compiles it with XLA; without such a layer in
+    the file, no fix.
+
+    A log call as a statement (`logging.info("loss " + str(loss))`) runs on every call as
+    `tf.py_function(lambda loss: logging.info("loss " + str(loss)), [loss], [])`, handed
+    the tensors it reads: they arrive as eager tensors, so it logs what eager code logs
+    (`tf.Tensor(0.5, shape=(), dtype=float32)`). Only when every other name it reads is
+    the module's or a builtin (a local Python value would arrive as a tensor); unsafe for
+    the same reasons as the append.
+
+    A Python number kept on a Keras model or layer (`self.step += 1` in `train_step`) gets
+    `run_eagerly=True` added to the file's only `compile(...)` of a model: Keras then runs
+    every step as Python, so the update runs on every step and later steps read the new
+    value (the model then counts the class as eager code). Unsafe: training runs op by op,
+    much slower, and never with XLA.
 
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
@@ -107,6 +144,40 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Objects made inside the traced function, Python values set on outer objects, and
+        # updates in eager code.
+        """
+import types
+import tensorflow as tf
+config = types.SimpleNamespace(step=0, scale=2.0)
+@tf.function
+def f(x):
+    local = types.SimpleNamespace(count=0)
+    local.count += 1
+    local.last = x
+    config.mode = "train"
+    return x * config.scale + local.count
+def eager(x):
+    config.step += 1
+    config.last = x
+""",
+        # Lists grown by Python loops (unrolled while tracing), not read after a staged
+        # loop, and a TensorArray in a staged one.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, n):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    seen = []
+    for i in tf.range(n):
+        seen.append(i)
+    acc = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        acc = acc.write(i, x[0] * tf.cast(i, tf.float32))
+    return tf.stack(rows), acc.stack()
+""",
         # Logging Python values and static shapes while tracing is what the author meant.
         """
 import logging
@@ -198,6 +269,30 @@ def f(x):
 """,
     )
     INVALID = (
+        # State on objects from outside the traced function.
+        """
+import tensorflow as tf
+class Counter:
+    def __init__(self):
+        self.count = 0
+calls = Counter()
+@tf.function
+def step(x, stats):
+    stats.count += 1  # error: JIT208
+    calls.count += 1  # error: JIT208
+    calls.last = x  # error: JIT208
+    return x * 2.0
+""",
+        # A local list grown in a loop autograph stages, read after it.
+        """
+import tensorflow as tf
+@tf.function
+def collect(x, n):
+    out = []
+    for i in tf.range(n):
+        out.append(x * tf.cast(i, tf.float32))  # error: JIT208
+    return tf.stack(out)
+""",
         # Logging text made from tensors in graph code: once, with symbolic tensors.
         """
 import tensorflow as tf
@@ -306,13 +401,63 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
+            fix=self._append_fix(node, context, path),
         )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`config.step = step` (a tensor) on an object from outside the traced function:
+        stored once per trace, and what it stores is the symbolic tensor."""
+        for target in node.targets:
+            found = self._outer_object(target.target)
+            if found is None:
+                continue
+            owner, context, path = found
+            if not self.ctx.tf.values.tensor_like(node.value, path, context.root):
+                continue
+            self.report(
+                target.target,
+                f"`{self.ctx.module.code_for_node(target.target)}` is set on {owner} in "
+                f"{context.origin}: it is set once per trace, not on every call, and what it "
+                'keeps is the symbolic tensor (`Tensor("x:0", ...)`), not a value',
+                help="return the value from the function and store it outside, or keep it "
+                "in a tf.Variable (`.assign(...)`)",
+            )
+
+    def _outer_object(self, target: cst.BaseExpression):  # type: ignore[no-untyped-def]
+        """For `name.attr` in graph code, `name` not `self`: (a description of the object,
+        the graph context, the path) when the object comes from outside the traced
+        function (a module global that is no import, or a Python argument of the function
+        TensorFlow traces); None otherwise."""
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+            return None
+        name = target.value.value
+        if name in ("self", "cls"):
+            return None
+        path = self.ctx.path_to(target)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return None
+        defs = self.ctx.tf.values.name_defs(target.value, path)
+        if defs is not None:
+            if not defs or any(d.kind != "param" for d in defs):
+                return None
+            owner = self.ctx.tf.function_context(defs[0].path[-1])
+            if owner is None or not owner.root or name in owner.tensor_params:
+                return None
+            return f"`{name}`, an argument of the traced function", context, path
+        found = self.ctx.names.lookup_with_path(name, path)
+        if found is None or type(found[1][-1]) is not cst.Module:
+            return None
+        if not found[0] or any(b.kind != "assign" for b in found[0]):
+            return None
+        return f"the module's `{name}`", context, path
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
         only moves while the function is traced."""
         attr = self_attr_name(node.target)
         if attr is None:
+            self._outer_update(node)
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -327,6 +472,22 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
+            # A Keras model compiled in this file can run its steps as Python instead.
+            fix=run_eagerly_fix(self.ctx) if context.layer is not None else None,
+        )
+
+    def _outer_update(self, node: cst.AugAssign) -> None:
+        """`other.count += 1` on an object from outside the traced function."""
+        found = self._outer_object(node.target)
+        if found is None:
+            return
+        owner, context, _ = found
+        self.report(
+            node,
+            f"`{self.ctx.module.code_for_node(node.target)}` on {owner} is updated in "
+            f"{context.origin}: the update runs once per trace, not on every call",
+            help="keep the state in a tf.Variable (`.assign_add(1)`), updated in the graph, "
+            "or update it outside the traced function",
         )
 
     @staticmethod
@@ -423,6 +584,53 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "log nothing",
             help="return the value and log it outside the traced function, or use "
             'tf.print("loss:", loss) inside it',
+            fix=self._log_fix(node, context, path),
+        )
+
+    def _log_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """The log call as a statement run by `tf.py_function` on every call, handed the
+        tensors it reads (fixes/tf_print.py); only when every other name it reads is the
+        module's or a builtin (a local Python value would become a tensor)."""
+        if context.xla or "tensorflow" not in self.ctx.source or type(path[-2]) is not cst.Expr:
+            return None
+        tensors: list[str] = []
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            name = stack.pop()
+            if type(name) is cst.Attribute:
+                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
+                continue
+            if type(name) is not cst.Name:
+                stack.extend(iter_children(name))
+                continue
+            if name.value in tensors:
+                continue
+            # Not `tensor_like`: a raw argument may be a Python value, which py_function
+            # would turn into a tensor (and log differently).
+            if self.ctx.tf.values.value(name, path).kind == TENSOR:
+                tensors.append(name.value)
+                continue
+            found = self.ctx.names.lookup_with_path(name.value, path)
+            if found is not None and type(found[1][-1]) is not cst.Module:
+                return None  # a local value of unknown kind (a Python int, `self`)
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        code = self.ctx.module.code_for_node(node)
+        fix = py_function_call_fix(node, code, tensors, spelled, (imports,) if imports else ())
+        return self._off_xla(fix, context, path)
+
+    def _off_xla(self, fix: NodeFix | None, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """A fix that adds `tf.py_function` (no XLA kernel) where Keras' "auto" may compile
+        the code with XLA: only together with keeping the layer off XLA."""
+        if fix is None or not context.auto_xla:
+            return fix
+        layer = layer_off_xla_fix(self.ctx, path, context.layer)
+        if layer is None:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"{fix.message}; {layer.message}",
+            fix.replacements + layer.replacements,
+            fix.imports,
         )
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
@@ -436,7 +644,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         bindings, scope_path = found
         if self.ctx.tf.context(scope_path) is not None:
             # Bound inside the traced code (the same function or an enclosing one that is
-            # traced too): each trace builds a new list.
+            # traced too): each trace builds a new list, unless a loop autograph stages
+            # grows it.
+            self._append_in_staged_loop(node, target, context, path, bindings)
             return
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
@@ -450,10 +660,53 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             fix=self._append_fix(node, context, path),
         )
 
+    def _append_in_staged_loop(self, node, target, context, path, bindings) -> None:  # type: ignore[no-untyped-def]
+        """`out.append(v)` in `for i in tf.range(n):` (or `while` on a tensor), `out` a
+        local list read after the loop: autograph makes the loop a tf.while_loop whose body
+        is traced once, so the list gets one symbolic value from inside the loop."""
+        if not context.autograph or not all(
+            b.kind == "assign" and type(b.node) is cst.List for b in bindings
+        ):
+            return
+        loop = self._staged_loop(path)
+        if loop is None:
+            return
+        func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+        if func is None or not read_after(func, loop, target.value):
+            return
+        self.report(
+            node,
+            f"`{target.value}.{node.func.attr.value}` in a loop that autograph turns into a "  # type: ignore[attr-defined]
+            f"tf.while_loop, in {context.origin}: the body is traced once, so the list gets "
+            "one symbolic value from inside the loop, which cannot be used after it "
+            "(InaccessibleTensorError: ... is out of scope and cannot be used here), or a "
+            "wrong count (`len` is 1)",
+            help="collect the values in a tf.TensorArray: `ta = ta.write(i, v)` in the loop, "
+            "`ta.stack()` after it",
+        )
+
+    def _staged_loop(self, path: list[cst.CSTNode]) -> cst.For | cst.While | None:
+        """The innermost loop around the end of `path`, in its function, when autograph
+        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
+        values = self.ctx.tf.values
+        for index in range(len(path) - 1, 0, -1):
+            loop = path[index]
+            kind = type(loop)
+            if kind in (cst.FunctionDef, cst.Lambda):
+                return None
+            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+        return None
+
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
         """`items.append(t)` as a statement, `t` a tensor: appended on every call with
-        `tf.py_function`. Not under XLA (or Keras' "auto"), which has no kernel for it."""
-        if context.xla or context.auto_xla or "tensorflow" not in self.ctx.source:
+        `tf.py_function`. Not under XLA, which has no kernel for it; under Keras' "auto"
+        only with the layer kept off XLA."""
+        if context.xla or "tensorflow" not in self.ctx.source:
             return None
         if node.func.attr.value != "append" or len(node.args) != 1:  # type: ignore[attr-defined]
             return None
@@ -466,9 +719,10 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return None
         code = self.ctx.module.code_for_node
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
-        return py_function_append_fix(
+        fix = py_function_append_fix(
             node, code(node.func), code(arg.value), spelled, (imports,) if imports else ()
         )
+        return self._off_xla(fix, context, path)
 
     def visit_Global(self, node: cst.Global) -> None:
         path = self.ctx.path_to(node)
