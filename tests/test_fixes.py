@@ -166,3 +166,17 @@ def test_jit107_keeps_jit_where_the_method_is_traced_another_way_too():
     alone = source.replace("@jax.jit\ndef twice", "def twice")
     fixed = [d for d in lint_source(alone, select=["JIT107"]) if d.line == 6]
     assert fixed and fixed[0].fix is not None
+
+
+def test_jit110_the_last_static_array_parameter_leaves_a_plain_jit():
+    source = (
+        "from functools import partial\n"
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "@partial(jax.jit, static_argnums=0)\n"
+        "def scale(weights, x):\n"
+        "    return weights * x\n"
+        "scale(jnp.ones(2), jnp.ones(2))\n"
+    )
+    result = fix_source(source, select=["JIT110"], unsafe=True)
+    assert "@jax.jit\ndef scale(weights, x):" in result.source

@@ -187,6 +187,10 @@ def without_static_fix(
         if args:
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     text = module.code_for_node(site.with_changes(args=args) if args else site.func)
+    func = site.func
+    leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", "")
+    if leaf == "partial" and len(args) == 1 and args[0].keyword is None:
+        text = module.code_for_node(args[0].value)  # `partial(jax.jit)` is `jax.jit`
     return NodeFix(
         "unsafe",
         f"make `{name}` traced (not static): it receives an array, which JAX cannot hash",
