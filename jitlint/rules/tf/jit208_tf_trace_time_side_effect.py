@@ -9,7 +9,7 @@ from jitlint.fixes.tf_print import (
     split_fstring_fix,
     tf_print_fix,
 )
-from jitlint.fixes.xla_fix import layer_off_xla_fix
+from jitlint.fixes.xla_fix import layer_off_xla_fix, run_eagerly_fix
 from jitlint.model.tf.values import TENSOR, says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
 from jitlint.python.uses import assigned_names, before_exit
@@ -101,6 +101,12 @@ class TfTraceTimeSideEffect(Rule):
     (`tf.Tensor(0.5, shape=(), dtype=float32)`). Only when every other name it reads is
     the module's or a builtin (a local Python value would arrive as a tensor); unsafe for
     the same reasons as the append.
+
+    A Python number kept on a Keras model or layer (`self.step += 1` in `train_step`) gets
+    `run_eagerly=True` added to the file's only `compile(...)` of a model: Keras then runs
+    every step as Python, so the update runs on every step and later steps read the new
+    value (the model then counts the class as eager code). Unsafe: training runs op by op,
+    much slower, and never with XLA.
 
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
@@ -346,6 +352,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
+            # A Keras model compiled in this file can run its steps as Python instead.
+            fix=run_eagerly_fix(self.ctx) if context.layer is not None else None,
         )
 
     @staticmethod
