@@ -1,6 +1,7 @@
 """JIT208: Python output and list appends in graph code, spelled as graph ops that run on
 every call: `print` -> `tf.print`, an f-string given to `tf.print` split into its pieces,
-`items.append(t)` -> `tf.py_function(items.append, [t], [])`.
+`items.append(t)` (also `self.items.append(t)`) -> `tf.py_function(items.append, [t], [])`,
+a log call that shows tensors -> `tf.py_function(lambda t: log(... t ...), [t], [])`.
 
 The rule decides where a fix is offered (not under XLA, which has no kernel for `tf.print`
 or `py_function`) and whether the appended value is a tensor; these build the text.
@@ -73,4 +74,22 @@ def split_fstring_fix(string: cst.FormattedString, call: cst.Call) -> NodeFix | 
         "Pass the tensors to `tf.print` as arguments",
         ((string, ", ".join(pieces)),),
         (),
+    )
+
+
+def py_function_call_fix(
+    call: cst.Call, code: str, tensors: list[str], tf_spelled: str, imports: tuple[str, ...]
+) -> NodeFix | None:
+    """`log("loss " + str(loss))` -> `tf.py_function(lambda loss: log("loss " + str(loss)),
+    [loss], [])`: the call runs on every call of the graph, with the eager tensors (values)
+    in place of the symbolic ones; `code` is the call's source, `tensors` the names it
+    reads that are tensors."""
+    if not tensors or "\n" in code or "\r" in code:
+        return None
+    names = ", ".join(tensors)
+    return NodeFix(
+        "unsafe",
+        f"run it on every call with `{tf_spelled}.py_function`, with the tensors' values",
+        ((call, f"{tf_spelled}.py_function(lambda {names}: {code}, [{names}], [])"),),
+        imports,
     )

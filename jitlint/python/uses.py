@@ -2,11 +2,16 @@
 thing later statements do with a name (read it, or bind it again), in evaluation order,
 whether a process exit follows a statement, the names a function's statements assign.
 Nested scopes (functions, lambdas, classes, comprehensions) are not entered: their bodies run
-later, or bind names of their own."""
+later, or bind names of their own.
+
+Also every use of a parameter in its function's body (`every_use`): whether each one passes a
+test that the caller states (for example "an argument in an array position"). Conservative
+by design: a parameter that is rebound, or read inside a nested scope, fails, since what it
+holds there is not what the caller passed."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Callable, Iterator, Sequence, Set
 
 import libcst as cst
 
@@ -280,3 +285,62 @@ class _Events(cst.CSTVisitor):
 
 def _is_name(expr: cst.CSTNode, name: str) -> bool:
     return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]
+
+
+# ---- every use of a parameter ----------------------------------------------------------
+# A use: the Name node and its ancestors inside the body, outermost first.
+UseTest = Callable[[cst.Name, Sequence[cst.CSTNode]], bool]
+
+# Nodes every name under which is bound, and nodes that bind only the names of their target.
+_BINDING = (cst.AssignTarget, cst.AsName, cst.Global, cst.Nonlocal, cst.Del, cst.MatchAs,
+            cst.MatchStar)  # fmt: skip
+_TARGETED = (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)
+
+
+def _binds(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether `node` is bound where it stands (a target), rather than read."""
+    below: cst.CSTNode = node
+    for ancestor in reversed(ancestors):
+        if isinstance(ancestor, _BINDING):
+            return True
+        if isinstance(ancestor, _TARGETED) and ancestor.target is below:  # type: ignore[attr-defined]
+            return True
+        below = ancestor
+    return False
+
+
+def every_use(func: cst.FunctionDef, name: str, test: UseTest) -> bool:
+    """Whether `name` is read at least once in `func`'s body and `test` holds at every read;
+    False when the body binds `name` again or a nested scope mentions it."""
+    found = False
+    for node, ancestors in _names(func.body, []):
+        if node.value != name or _not_a_read(node, ancestors):
+            continue
+        if _binds(node, ancestors) or any(isinstance(a, _SCOPES) for a in ancestors):
+            return False
+        if not test(node, ancestors):
+            return False
+        found = True
+    return found
+
+
+def _not_a_read(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """`obj.name` and `f(name=...)`: the same spelling, not the variable."""
+    parent = ancestors[-1] if ancestors else None
+    if type(parent) is cst.Attribute:
+        return parent.attr is node
+    if type(parent) is cst.Arg:
+        return parent.keyword is node
+    return False
+
+
+def _names(
+    node: cst.CSTNode, ancestors: list[cst.CSTNode]
+) -> Iterator[tuple[cst.Name, list[cst.CSTNode]]]:
+    if type(node) is cst.Name:
+        yield node, ancestors  # type: ignore[misc]
+        return
+    ancestors.append(node)
+    for child in node.children:
+        yield from _names(child, ancestors)
+    ancestors.pop()

@@ -320,6 +320,8 @@ class Transformations:
         all_args = [*bound, *args]
         if any(kind == STATIC for kind in kinds.values()):
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
+        if receiver and self.tracing.fails_before_tracing(entry):
+            return self._transformed_result(context, t, None)  # TypeError before any trace
         result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
         return self._transformed_result(context, t, result, all_args, func)
 

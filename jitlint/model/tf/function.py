@@ -24,6 +24,10 @@ class GraphContext:
     # Run by a Keras model left at the default `jit_compile="auto"`: Keras 3 compiles it with
     # XLA where a GPU or TPU is present, and not on a CPU-only machine (hazards T19).
     auto_xla: bool = False
+    # The module-level Keras class of this file whose method the code runs in (directly or
+    # through helpers of the file); None when that is not one class: where a fix can turn
+    # XLA off for the code (`self.supports_jit = False`).
+    layer: str | None = None
 
     def merge(self, other: GraphContext) -> GraphContext:
         """A helper reached from two graph contexts: hazards of either apply."""
@@ -33,6 +37,7 @@ class GraphContext:
             auto_xla=self.auto_xla or other.auto_xla,
             autograph=self.autograph and other.autograph,
             origin=_stronger(self, other).origin,
+            layer=self.layer if self.layer == other.layer else None,
         )
 
 

@@ -21,7 +21,9 @@ A class gets the statuses of the places it is used (`uses`):
   (compile_flag.py): XLA in the runs where it is true, reported like "auto";
 - "model": created where a Keras model is built (`Sequential`, `Model(inputs, outputs)`) but
   no compile is seen: the model is compiled elsewhere, or only predicts, i.e. "auto";
-- "plain": created somewhere else (a custom training loop, eager use): not "auto".
+- "plain": created somewhere else (a custom training loop, eager use): not "auto";
+- "eager": created where a model is compiled with `run_eagerly=True` (or passed to that
+  `compile`): Keras runs its steps as plain Python; a class used only so runs no graph code.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -253,7 +255,7 @@ class KerasLinks:
 
         compiled_scopes: set[int] = set()
         for call, path, flag in scan.compiles:
-            status = _compile_status(flag)
+            status = "eager" if _runs_eagerly(call) else _compile_status(flag)
             receiver = call.func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name and receiver.value == "self":
                 cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
@@ -445,8 +447,8 @@ class KerasLinks:
         for cls, method, kind, _path in scan.keras_methods:
             info = scan.keras_classes[id(cls)]
             used = uses.get(id(cls), [])
-            if eager_metric(info, used):
-                continue
+            if eager_metric(info, used) or (used and all(s == "eager" for s, _ in used)):
+                continue  # run by no model, or only by models compiled with run_eagerly=True
             status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED
@@ -473,6 +475,7 @@ class KerasLinks:
                         f"{role} of `{cls.name.value}` ({where})",
                         tensors,
                         auto_xla=auto,
+                        layer=cls.name.value,
                     ),
                 )
             )
@@ -485,6 +488,17 @@ def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:
     project, or only in plain code, is most often updated eagerly by an evaluation loop,
     where `.numpy()` and Python state work (seen in google-research/deeplab2)."""
     return info.category == "metric" and not any(s in (*EXPLICIT, "model") for s, _ in uses)
+
+
+def _runs_eagerly(call: cst.Call) -> bool:
+    """`compile(..., run_eagerly=True)`: Keras runs the model's steps as plain Python."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "run_eagerly"
+        and type(a.value) is cst.Name
+        and a.value.value == "True"
+        for a in call.args
+    )
 
 
 def _compile_status(flag: bool | str | None) -> str:

@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.numpy_to_tf import numpy_to_tf_fix
+from jitlint.fixes.xla_fix import run_eagerly_fix
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -72,8 +73,14 @@ class NumpyInGraph(Rule):
     `print(x.numpy())` as a statement (also `tf.print(x.numpy())`, with at most `sep=`
     and `end=`) becomes `tf.print(x)`: unsafe, the tensor is now printed on every call, in
     TensorFlow's format and on stderr, where the original could not run at all. Other
-    NumPy functions and `.numpy()` get no fix: use the `tf.` equivalent,
-    `tf.experimental.numpy`, or return the tensor and convert it outside the function.
+    NumPy functions and `.numpy()` in a Keras class's method (a metric's `update_state`, a
+    layer's `call`, a `train_step`, or a helper of the file only it runs) get
+    `run_eagerly=True` added to the file's only `compile(...)` of a model: Keras then runs
+    the steps as plain Python, where tensors have values (the model no longer counts such a
+    class as graph code). Unsafe: training and prediction run op by op, much slower, and
+    never with XLA; where that `compile` is not the one running the class, the finding
+    stays. Elsewhere no fix: use the `tf.` equivalent, `tf.experimental.numpy`, or return
+    the tensor and convert it outside the function.
 
     ## Known problems
     Only values known to be tensors are checked: results of TensorFlow ops, arguments of
@@ -179,8 +186,13 @@ class Model(tf.keras.Model):
             "while the function is traced (AttributeError: 'SymbolicTensor' object has no "
             "attribute 'numpy')",
             help="use the tensor directly (tf ops, tf.print), or return it and convert outside",
-            fix=self._print_fix(node, func, path),
+            fix=self._print_fix(node, func, path) or self._eager_fix(context),
         )
+
+    def _eager_fix(self, context) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """In a Keras class's method (or a helper only it runs): the model's `compile` in
+        this file gets `run_eagerly=True`, so the method gets tensors with values."""
+        return run_eagerly_fix(self.ctx) if context.layer is not None else None
 
     def _print_fix(
         self, node: cst.Call, func: cst.Attribute, path: list[cst.CSTNode]
@@ -233,7 +245,7 @@ class Model(tf.keras.Model):
                     "graph tensor (NotImplementedError: Cannot convert a symbolic tf.Tensor)",
                     help="use the tf equivalent (or tf.experimental.numpy), or convert outside "
                     "the function",
-                    fix=self._fix(node, names, is_tensor),
+                    fix=self._fix(node, names, is_tensor) or self._eager_fix(context),
                 )
                 return
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.traced.checks import tf_raise_check_fix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
 from jitlint.model.tf.api import DO_NOT_CONVERT
@@ -77,6 +78,10 @@ class SymbolicBool(Rule):
     unsafe fix: the check then runs in the graph on every call, and it raises
     `InvalidArgumentError` rather than `AssertionError`. (`tf.debugging.assert_greater(x, 0)`
     is not used: unlike the `>` operator, it does not adapt the Python `0` to `x`'s dtype.)
+    A `raise` in a branch of an autographed tensor `if` (`if c: raise E("msg")`, no `else`,
+    the `raise` alone in the body, `c` without `and`/`or`) becomes
+    `tf.debugging.Assert(tf.logical_not(c), ["msg"])` the same way: unsafe, it raises
+    `InvalidArgumentError` when `c` holds, where the `raise` meant `E`.
     No fix is offered under XLA, where TensorFlow's asserts are silently dropped (JIT209).
 
     An `if` choosing one value (`if c: return A` / `else: return B`, `if c: return A` then
@@ -387,7 +392,12 @@ class Dense(keras.layers.Layer):
                 "raises while tracing, whatever the value",
                 help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
                 "or decide the branch from a Python value",
+                fix=None if context.xla else self._raise_fix(node),
             )
+
+    def _raise_fix(self, node: cst.If) -> NodeFix | None:
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        return tf_raise_check_fix(self.ctx.module, node, spelled, (imports,) if imports else ())
 
     def visit_While(self, node: cst.While) -> None:
         context = self._tensor_context(node, node.test, True)

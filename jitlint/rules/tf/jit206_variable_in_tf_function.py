@@ -5,6 +5,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import eager_fix
 from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason, names_in
 from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
@@ -106,8 +107,14 @@ class VariableInTfFunction(Rule):
     a list (`self.denses = [Dense(4) for _ in range(self.depth)]`, the `range(...)` held to
     the same conditions) and the loop takes its own: `for _, dense in zip(range(self.depth),
     self.denses):`. Elsewhere (another loop, arguments read from the call or the loop's
-    variable, a nested function) there is no automatic fix, and the help says why: create
-    it in `__init__`/`build`, or lazily behind `if self.v is None:`.
+    variable, a nested function) a `tf.Variable` made directly in the body of the
+    `tf.function` (a factory: `new_weight(self, shape)` makes one per call) gets the
+    decorator dropped, when the module only calls the function (`obj.new_weight(...)`) and
+    the decorator sets no option but `jit_compile`, `reduce_retracing` or `autograph`: it
+    runs eagerly, and every call makes its own variable, as its Python code says. Unsafe:
+    it no longer runs as a graph, and Python code in it runs on every call. Otherwise there
+    is no automatic fix, and the help says why: create it in `__init__`/`build`, or lazily
+    behind `if self.v is None:`.
 
     A Keras layer, model, optimizer or metric created there makes its variables when it is
     first called, inside the traced function, and a new object each trace is not tracked by
@@ -306,6 +313,8 @@ class Scale(keras.layers.Layer):
                 self.ctx, node, path, self._new_names, _base(node, path, leaf),
                 TF_BASES, f"the `{leaf}`",
             )  # fmt: skip
+        if isinstance(found, str) and what == "variable":
+            found = self._eager_fix(path) or found
         fix, no_fix = (
             (found, "") if isinstance(found, NodeFix) else (None, f"; no automatic fix: {found}")
         )
@@ -368,6 +377,17 @@ class Scale(keras.layers.Layer):
             help="create it once: at module level, in __init__/build, or behind "
             "`if self.v is None:`",
         )
+
+    def _eager_fix(self, path: list[cst.CSTNode]) -> NodeFix | None:
+        """Drop the `tf.function` decorating the function that makes the variable: run
+        eagerly, each call makes its own, as the Python code says (fixes/eager_fix.py)."""
+        depth = next(k for k in range(len(path) - 1, -1, -1) if type(path[k]) is cst.FunctionDef)
+        func = path[depth]
+        for decorator in func.decorators:  # type: ignore[attr-defined]
+            where = [*path[: depth + 1], decorator]
+            if self.ctx.tf.tf_function_spec(decorator.decorator, where) is not None:
+                return eager_fix(self.ctx, func, decorator, path[: depth + 1])  # type: ignore[arg-type]
+        return None
 
     @cached_property
     def _new_names(self) -> tuple[set[str], set[str]]:

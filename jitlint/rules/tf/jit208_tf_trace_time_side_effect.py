@@ -3,10 +3,17 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tf_print import py_function_append_fix, split_fstring_fix, tf_print_fix
-from jitlint.model.tf.values import says_traced
+from jitlint.fixes.tf_print import (
+    py_function_append_fix,
+    py_function_call_fix,
+    split_fstring_fix,
+    tf_print_fix,
+)
+from jitlint.fixes.xla_fix import layer_off_xla_fix
+from jitlint.model.tf.values import TENSOR, says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
 from jitlint.python.uses import assigned_names, before_exit
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _MUTATORS = {"append", "extend", "insert"}
@@ -82,7 +89,18 @@ class TfTraceTimeSideEffect(Rule):
     as an unsafe fix, again only outside XLA (`py_function` has no XLA kernel): the append
     runs on every call and the list receives eager tensors with values instead of one
     symbolic tensor per trace, and the function now holds a Python call, which a
-    `tf.function` cannot serialize (SavedModel) or run on another host.
+    `tf.function` cannot serialize (SavedModel) or run on another host. The same holds for
+    `self.items.append(t)` on a list the class sets up. Under Keras' default
+    `jit_compile="auto"` these fixes also give the layer `self.supports_jit = False` (as
+    JIT213's fix does), so that Keras never compiles it with XLA; without such a layer in
+    the file, no fix.
+
+    A log call as a statement (`logging.info("loss " + str(loss))`) runs on every call as
+    `tf.py_function(lambda loss: logging.info("loss " + str(loss)), [loss], [])`, handed
+    the tensors it reads: they arrive as eager tensors, so it logs what eager code logs
+    (`tf.Tensor(0.5, shape=(), dtype=float32)`). Only when every other name it reads is
+    the module's or a builtin (a local Python value would arrive as a tensor); unsafe for
+    the same reasons as the append.
 
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
@@ -306,6 +324,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
+            fix=self._append_fix(node, context, path),
         )
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -423,6 +442,53 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "log nothing",
             help="return the value and log it outside the traced function, or use "
             'tf.print("loss:", loss) inside it',
+            fix=self._log_fix(node, context, path),
+        )
+
+    def _log_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """The log call as a statement run by `tf.py_function` on every call, handed the
+        tensors it reads (fixes/tf_print.py); only when every other name it reads is the
+        module's or a builtin (a local Python value would become a tensor)."""
+        if context.xla or "tensorflow" not in self.ctx.source or type(path[-2]) is not cst.Expr:
+            return None
+        tensors: list[str] = []
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            name = stack.pop()
+            if type(name) is cst.Attribute:
+                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
+                continue
+            if type(name) is not cst.Name:
+                stack.extend(iter_children(name))
+                continue
+            if name.value in tensors:
+                continue
+            # Not `tensor_like`: a raw argument may be a Python value, which py_function
+            # would turn into a tensor (and log differently).
+            if self.ctx.tf.values.value(name, path).kind == TENSOR:
+                tensors.append(name.value)
+                continue
+            found = self.ctx.names.lookup_with_path(name.value, path)
+            if found is not None and type(found[1][-1]) is not cst.Module:
+                return None  # a local value of unknown kind (a Python int, `self`)
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        code = self.ctx.module.code_for_node(node)
+        fix = py_function_call_fix(node, code, tensors, spelled, (imports,) if imports else ())
+        return self._off_xla(fix, context, path)
+
+    def _off_xla(self, fix: NodeFix | None, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """A fix that adds `tf.py_function` (no XLA kernel) where Keras' "auto" may compile
+        the code with XLA: only together with keeping the layer off XLA."""
+        if fix is None or not context.auto_xla:
+            return fix
+        layer = layer_off_xla_fix(self.ctx, path, context.layer)
+        if layer is None:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"{fix.message}; {layer.message}",
+            fix.replacements + layer.replacements,
+            fix.imports,
         )
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
@@ -452,8 +518,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
 
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
         """`items.append(t)` as a statement, `t` a tensor: appended on every call with
-        `tf.py_function`. Not under XLA (or Keras' "auto"), which has no kernel for it."""
-        if context.xla or context.auto_xla or "tensorflow" not in self.ctx.source:
+        `tf.py_function`. Not under XLA, which has no kernel for it; under Keras' "auto"
+        only with the layer kept off XLA."""
+        if context.xla or "tensorflow" not in self.ctx.source:
             return None
         if node.func.attr.value != "append" or len(node.args) != 1:  # type: ignore[attr-defined]
             return None
@@ -466,9 +533,10 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return None
         code = self.ctx.module.code_for_node
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
-        return py_function_append_fix(
+        fix = py_function_append_fix(
             node, code(node.func), code(arg.value), spelled, (imports,) if imports else ()
         )
+        return self._off_xla(fix, context, path)
 
     def visit_Global(self, node: cst.Global) -> None:
         path = self.ctx.path_to(node)
