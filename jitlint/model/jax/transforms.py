@@ -47,6 +47,12 @@ class Transform:
     operands: bool = False
 
     @property
+    def traces_every_call(self) -> bool:
+        """It keeps no trace cache (remat, grad): the function is traced again on every call,
+        once, as it would run, so a side effect in it happens as often as without it."""
+        return self.style in ("ckpt", "grad")
+
+    @property
     def signature(self) -> Signature:
         """The parameters as the call binder takes them."""
         return Signature(

@@ -10,20 +10,15 @@ from jitlint.fixes.tf_print import (
     tf_print_fix,
 )
 from jitlint.fixes.xla_fix import layer_off_xla_fix
+from jitlint.model.tf.api import TF_LOG_MODULES
 from jitlint.model.tf.values import TENSOR, says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
+from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES
 from jitlint.python.uses import assigned_names, before_exit
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
-_MUTATORS = {"append", "extend", "insert"}
-_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
-_LOGGING_MODULES = (
-    "logging.",
-    "absl.logging.",
-    "tensorflow.compat.v1.logging.",
-    "tensorflow.logging.",
-)
+_LOGGING_MODULES = tuple(f"{m}." for m in sorted(LOG_MODULES | TF_LOG_MODULES))
 
 
 class TfTraceTimeSideEffect(Rule):
@@ -296,9 +291,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             self._print(node)
         elif kind is cst.Attribute and func.attr.value == "print":  # type: ignore[attr-defined]
             self._formatted_tf_print(node)
-        elif kind is cst.Attribute and func.attr.value in _LOG_LEVELS:  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in LOG_METHODS:  # type: ignore[attr-defined]
             self._log(node)
-        elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in LIST_MUTATORS:  # type: ignore[attr-defined]
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
                 self._append(node, receiver)
