@@ -12,18 +12,16 @@ from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.tf.api import (
-    KERAS_STATELESS_LAYERS,
     KERAS_VARIABLE_CLASSES,
     VARIABLE_FUNCTIONS,
     WEIGHT_MAKERS,
     canonical,
 )
+from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
 from jitlint.python.names import leaf_name
 from jitlint.rules.base import Rule
 
 _VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
-# Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
-_SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
 
 class VariableInTfFunction(Rule):
@@ -356,7 +354,7 @@ class Scale(keras.layers.Layer):
         # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
         # (observed, Keras 3.15); only `__init__`/`build` may make them.
         lazy_allowed = leaf not in WEIGHT_MAKERS or self.ctx.versions.keras < (3,)
-        if self._created_once(path) if lazy_allowed else _in_setup_method(path):
+        if self._created_once(path) if lazy_allowed else in_setup_method(path):
             return
         if leaf in WEIGHT_MAKERS:
             self.report(
@@ -424,7 +422,7 @@ class Scale(keras.layers.Layer):
             ):
                 return True
             if ancestor_kind is cst.FunctionDef:
-                return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
+                return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
         return False
 
     def _creates_state(
@@ -435,7 +433,7 @@ class Scale(keras.layers.Layer):
         names = canonical(self.ctx.names.qualified_names(func, path))
         if names and names <= _VARIABLE:
             return "variable"
-        found = {_keras_state(name) for name in names}
+        found = {keras_state(name) for name in names}
         if len(found) == 1 and None not in found:
             return found.pop()
         if type(func) is cst.Name:
@@ -450,32 +448,6 @@ class Scale(keras.layers.Layer):
                 ):
                     return "Keras layer" if found_kind[1] == "layer" else "Keras metric"
         return None
-
-
-def _in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
-    """The innermost function of `path` is one Keras runs once to set the object up."""
-    for ancestor in reversed(path):
-        if type(ancestor) is cst.FunctionDef:
-            return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
-    return False
-
-
-def _keras_state(name: str) -> str | None:
-    parts = name.split(".")
-    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
-        return None
-    leaf = parts[-1]
-    if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
-        return None
-    if "optimizers" in parts:
-        return "Keras optimizer"
-    if "metrics" in parts:
-        return "Keras metric"
-    if "layers" in parts:
-        return "Keras layer"
-    if leaf in ("Sequential", "Model"):
-        return "Keras model"
-    return None
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:

@@ -14,6 +14,7 @@ from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tenso
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.repeats import (
+    KERAS_MODEL_MAKERS,
     called_def,
     called_tf_function,
     keeping,
@@ -23,7 +24,8 @@ from jitlint.model.tf.repeats import (
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-_MODEL_MAKERS = {"load_model", "clone_model", "model_from_json", "Sequential", "Model"}
+# How the calls that load or build a Keras model end (the model says which they are).
+_MODEL_MAKERS = frozenset(name.rpartition(".")[2] for name in KERAS_MODEL_MAKERS)
 
 
 class Retracing(Rule):
