@@ -65,3 +65,22 @@ def total(x):
 print({vmap}(jnp.ones(3)))
 """
     assert bool(found(source, {"JIT119"})) is flagged
+
+
+def test_the_traced_functions_of_a_call_are_found_by_position_or_keyword():
+    from jitlint.model.jax.transforms import TRANSFORMS, target_arguments
+    from jitlint.python.binding import STARRED
+
+    cond = TRANSFORMS["jax.lax.cond"]
+    assert target_arguments(cond, [(None, "p"), (None, "t"), (None, "f"), (None, "x")]) == [
+        "t",
+        "f",
+    ]
+    assert target_arguments(cond, [(None, "p"), ("false_fun", "f"), ("true_fun", "t")]) == [
+        "f",
+        "t",
+    ]
+    # After `*xs` the positions are unknown: only what comes before it is followed.
+    assert target_arguments(cond, [(None, "p"), (None, "t"), (STARRED, "rest")]) == ["t"]
+    assert target_arguments(TRANSFORMS["jax.jit"], [(STARRED, "fs")]) == []
+    assert target_arguments(TRANSFORMS["jax.grad"], [("fun", "loss")]) == ["loss"]

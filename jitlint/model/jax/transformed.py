@@ -50,6 +50,7 @@ from jitlint.model.jax.transforms import (
     Transform,
     application_params,
     option_args,
+    target_arguments,
 )
 from jitlint.python.binding import Signature, bind
 
@@ -68,7 +69,6 @@ class Transformations:
     ) -> Value:
         """A call of a transformation: `jax.jit(f, ...)` makes a transformed function; a lax
         loop or branch runs its function arguments."""
-        positional = [v for k, v in args if k is None]
         options = option_args(transform, call)
         why = ("transform", transform.qualname, call)
         if (
@@ -79,8 +79,7 @@ class Transformations:
             return self._control_flow(context, an, call, transform, args, star)
         if star:
             return Transformed(transform, U, options, why)
-        targets = [positional[i] for i in transform.targets if i < len(positional)]
-        targets += [v for k, v in args if k in transform.target_keywords]
+        targets = target_arguments(transform, args)
         if not targets:
             return Transformed(transform, None, options, why)  # type: ignore[arg-type]
         target = targets[0]

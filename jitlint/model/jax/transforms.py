@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 
@@ -24,6 +25,7 @@ from jitlint.python.names import Names, leaf_name
 from jitlint.python.walker import iter_children
 
 FuncNode = cst.FunctionDef | cst.Lambda
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,25 @@ def option_args(transform: Transform, call: cst.Call) -> list[cst.Arg]:
         if arg.keyword is None and name not in targets:
             options.append(arg.with_changes(keyword=cst.Name(name)))
     return options
+
+
+def target_arguments(transform: Transform, args: Sequence[tuple[str | None, T]]) -> list[T]:
+    """The traced functions among a call's arguments, (keyword or None, argument) in call
+    order with star arguments marked as the call binder marks them: those at the
+    transformation's target positions, then those given by one of its target keywords. A
+    position after a `*xs` is not followed (where it lands is unknown)."""
+    positional: list[T] = []
+    for keyword, value in args:
+        if keyword == STARRED:
+            break
+        if keyword is None:
+            positional.append(value)
+    found = [positional[i] for i in transform.targets if i < len(positional)]
+    return found + [value for keyword, value in args if keyword in transform.target_keywords]
+
+
+def _arguments(call: cst.Call) -> list[tuple[str | None, cst.BaseExpression]]:
+    return [(_keyword(a), a.value) for a in call.args]
 
 
 def _keyword(arg: cst.Arg) -> str | None:
@@ -348,16 +369,7 @@ class Discovery:
         path: list[cst.CSTNode],
     ) -> None:
         """`call` applies `transform` (with the options `bound` by a factory) to its targets."""
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in positional[: max(transform.targets) + 1]):
-            return
-        targets: list[cst.BaseExpression] = []
-        for position in transform.targets:
-            if position < len(positional):
-                targets.append(positional[position].value)
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in transform.target_keywords:
-                targets.append(arg.value)
+        targets = target_arguments(transform, _arguments(call))
         options = [*bound, *option_args(transform, call)]
         enclosing = enclosing_function(path)
         for target in targets:
@@ -427,8 +439,7 @@ class Discovery:
         self._add(Entry(transform, site, func, params, enclosing))
 
     def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
-        positional = [a for a in call.args if a.keyword is None]  # type: ignore[attr-defined]
-        return [positional[i].value for i in transform.targets if i < len(positional)]
+        return target_arguments(transform, _arguments(call))  # type: ignore[arg-type]
 
     def _foreign(self, application: Foreign) -> None:
         if type(application.target) in (cst.Name, cst.Attribute):
@@ -526,13 +537,7 @@ class Discovery:
             if transform is None:
                 return None
             out.append(Application(transform, tuple(args), call))
-            positional = [a for a in call.args if a.keyword is None]
-            targets = [positional[i].value for i in transform.targets if i < len(positional)]
-            targets += [
-                a.value
-                for a in call.args
-                if a.keyword is not None and a.keyword.value in transform.target_keywords
-            ]
+            targets = target_arguments(transform, _arguments(call))
             flat: list[cst.BaseExpression] = []
             for target in targets:
                 if type(target) in (cst.List, cst.Tuple):  # lax.switch branches
