@@ -670,8 +670,11 @@ import jax
 import jax.numpy as jnp
 
 
+LABELS = ["train", "eval"]
+
+
 @eqx.filter_jit
-def step(x: jax.Array, n, training, scale, mixed):
+def step(x: jax.Array, n, training, scale, mixed, mode, pick):
     for _ in range(n):
         x = x + 1
     if training:
@@ -679,7 +682,8 @@ def step(x: jax.Array, n, training, scale, mixed):
     y = x * scale
     if mixed:
         y = y + jnp.sum(mixed)
-    return y
+    print(LABELS[mode])
+    return y[pick]
 """
 
 
@@ -700,7 +704,14 @@ def _first_read_kinds(source: str, decorator: str = "@eqx.filter_jit") -> dict[s
     stack: list[cst.CSTNode] = [func.body]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Name and node.value in ("n", "training", "scale", "mixed"):
+        if type(node) is cst.Name and node.value in (
+            "n",
+            "training",
+            "scale",
+            "mixed",
+            "mode",
+            "pick",
+        ):
             kinds.setdefault(node.value, trace.value(node).kind)
         stack.extend(reversed(iter_children(node)))
     return kinds
@@ -709,10 +720,12 @@ def _first_read_kinds(source: str, decorator: str = "@eqx.filter_jit") -> dict[s
 def test_filter_jit_keeps_parameters_read_only_as_python_values_static():
     from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN
 
-    # `n` (range), `training` (a truth test): static; `scale` (arithmetic) and `mixed` (a
-    # truth test and an array operand) are not said to be Python values: unknown.
+    # `n` (range), `training` (a truth test), `mode` (an index into a list display): static;
+    # `scale` (arithmetic), `mixed` (a truth test and an array operand) and `pick` (an index
+    # into an array) are not said to be Python values: unknown.
     assert _first_read_kinds(FILTER_JIT) == {
-        "n": STATIC, "training": STATIC, "scale": UNKNOWN, "mixed": UNKNOWN
+        "n": STATIC, "training": STATIC, "scale": UNKNOWN, "mixed": UNKNOWN, "mode": STATIC,
+        "pick": UNKNOWN,
     }  # fmt: skip
     # jax.jit traces every argument, whatever the body reads it as.
     assert set(_first_read_kinds(FILTER_JIT, "@jax.jit").values()) == {PYTREE}

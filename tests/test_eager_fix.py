@@ -89,3 +89,31 @@ def test_jit208_log_fix_only_where_every_local_it_reads_is_a_tensor():
     with_python = template.format(message='"loss " + str(loss) + " every " + str(every)')
     (finding,) = lint_source(with_python, "m.py", select=["JIT208"])
     assert finding.fix is None
+
+
+def test_jit204_dataset_function_runs_through_py_function_only_with_known_dtypes():
+    template = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        def scaled(signal, label):
+            values = signal.numpy()
+            return {returned}, label
+
+        ds = tf.data.Dataset.from_tensor_slices(([[1.0]], [0])).map(scaled)
+        {extra}
+        """
+    )
+    known = template.format(returned="tf.constant(values * 2, dtype=tf.float32)", extra="")
+    (finding,) = lint_source(known, "m.py", select=["JIT204"])
+    assert finding.fix is not None
+    fixed = fix_source(known, "m.py", select=["JIT204"], unsafe=True).source
+    assert "[tf.float32, label.dtype]" in fixed
+    # The dtype of a NumPy array is not known; a function also used elsewhere stays.
+    unknown = template.format(returned="values * 2", extra="")
+    reused = template.format(
+        returned="tf.constant(values, dtype=tf.float32)", extra="print(scaled)"
+    )
+    for source in (unknown, reused):
+        (finding,) = lint_source(source, "m.py", select=["JIT204"])
+        assert finding.fix is None, source

@@ -277,3 +277,23 @@ def test_jit204_numpy_in_a_metric_runs_once_the_model_runs_eagerly():
     assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0, after.stderr[-2000:]
     assert "mape ['loss', 'mape']" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit204_dataset_function_through_py_function_gets_values_and_dtypes():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_dataset_py_function.in.py")
+    after = run(FIXTURES / "JIT204_dataset_py_function.out.py")
+    assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert after.stdout.split("\n")[:2] == ["[-1.0, 1.0] 0 int64", "[-1.0, 1.0] 1 int64"]
+
+
+@pytest.mark.tensorflow
+def test_jit208_python_counter_counts_every_step_once_the_model_runs_eagerly():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_counter_run_eagerly.in.py")
+    after = run(FIXTURES / "JIT208_counter_run_eagerly.out.py")
+    # 12 rows in batches of 4, 2 epochs: 6 steps; traced, the counter moves per trace.
+    assert before.returncode == 0 and "steps 6" not in before.stdout, before.stdout
+    assert after.returncode == 0 and "steps 6" in after.stdout, after.stderr[-2000:]

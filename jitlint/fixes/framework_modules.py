@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.plugins import FrameworkPlugin
 from jitlint.model.domain.values import Value
 from jitlint.model.jax.frameworks import equinox, linen
 from jitlint.model.jax.jit import JitApplication
@@ -181,9 +182,12 @@ _SCAN_KEYWORDS = frozenset({"length", "reverse", "unroll"})
 _LAMBDA_NAMES = ("module", "carry", "x")
 
 
-def linen_scan_fix(ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+def lifted_scan_fix(
+    ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode], framework: FrameworkPlugin
+) -> NodeFix | None:
     """The rewrite above for `call` (`jax.lax.scan`, `path` ends at it) in a method of a
-    linen Module whose first parameter names the module. Unsafe: variables of other
+    Module of `framework` (one with a lifted scan) whose first parameter names the module.
+    Unsafe: variables of other
     collections (`batch_stats`) are neither broadcast nor carried, and random streams are
     not split per step."""
     positional = [a for a in call.args if a.keyword is None]
@@ -206,10 +210,11 @@ def linen_scan_fix(ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode]
         n.value for n in descendants(positional[0].value) if type(n) is cst.Name
     }:
         return None
-    nn, imported = ctx.import_name("flax.linen", "nn")
+    if framework.import_as is None or framework.lifted_scan_options is None:
+        return None
+    nn, imported = ctx.import_name(*framework.import_as)
     options = ", ".join(
-        ['variable_broadcast="params"', 'split_rngs={"params": False}']
-        + [f"{a.keyword.value}={code(a.value)}" for a in keywords]  # type: ignore[union-attr]
+        [*framework.lifted_scan_options] + [f"{a.keyword.value}={code(a.value)}" for a in keywords]  # type: ignore[union-attr]
     )
     module, carry, x = _LAMBDA_NAMES
     text = (
@@ -220,7 +225,7 @@ def linen_scan_fix(ctx: FileContext, call: cst.Call, path: Sequence[cst.CSTNode]
         return None
     return NodeFix(
         "unsafe",
-        f"use linen's `{nn}.scan`, with the parameters broadcast to every step",
+        f"use {framework.display}'s `{nn}.scan`, with the parameters broadcast to every step",
         ((call, text),),
         (imported,) if imported else (),
     )

@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     VARIABLE_CLASSES,
     WEIGHT_MAKERS,
     canonical,
+    single_output,
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
@@ -598,6 +599,36 @@ class TfValues:
             self.value(part.expression, path).kind == TENSOR
             for part in string.parts
             if type(part) is cst.FormattedStringExpression
+        )
+
+    def one_tensor(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """`expr` is one tensor, not a list or tuple of them: `value` calls both "tensor",
+        and only the first fails to iterate in graph code (`a, b = tf.split(x, 2)` is
+        fine)."""
+        if depth > 8 or self.value(expr, path).kind != TENSOR:
+            return False
+        kind = type(expr)
+        if kind is cst.Subscript:
+            return self.one_tensor(expr.value, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation:
+            return self.one_tensor(expr.expression, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.BinaryOperation:
+            # An operator with a tensor operand makes a tensor (even `t + [1, 2]`).
+            sides = (expr.left, expr.right)  # type: ignore[attr-defined]
+            return any(self.one_tensor(side, path, depth + 1) for side in sides)
+        if kind is cst.Call:
+            names = self.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+            return bool(names) and all(single_output(n) for n in names)
+        if kind is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)  # type: ignore[arg-type]
+        if not defs:
+            return False
+        # A parameter is not claimed: an `input_signature` entry, a Keras input or a loss's
+        # targets may be a structure of tensors (seed_rl's `Unroll(*data)` spreads one).
+        return all(
+            d.kind in ("assign", "aug") and self.one_tensor(d.node, d.path, depth + 1)  # type: ignore[arg-type]
+            for d in defs
         )
 
     def tensor_like(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], root: bool) -> bool:

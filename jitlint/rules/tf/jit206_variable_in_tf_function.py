@@ -11,6 +11,7 @@ from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.repeats import enclosing_loops
 from jitlint.model.tf.api import (
     KERAS_VARIABLE_CLASSES,
     VARIABLE_FUNCTIONS,
@@ -18,7 +19,9 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
+from jitlint.model.tf.repeats import bind
 from jitlint.python.names import leaf_name
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
@@ -41,6 +44,13 @@ class VariableInTfFunction(Rule):
     too: a built layer refuses new weights ("You cannot add new elements of state ... to a
     layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
     pattern is the fix, and is not reported.
+
+    And a Keras optimizer made anew on every iteration of a loop in eager code and passed
+    to a `tf.function` that applies it (`optimizer.apply_gradients(...)`): each new
+    optimizer is a new Python argument, so the function traces again, and that trace makes
+    the optimizer's slot variables (observed, TF 2.21 / Keras 3: the second iteration
+    raises). An optimizer whose `build(...)` runs before the call, and a plain `SGD`
+    (no momentum, so no slot), are left alone.
 
     ## Why is this bad
     A `tf.function` may create variables only on its first trace. A body that creates one
@@ -135,6 +145,29 @@ class VariableInTfFunction(Rule):
     runtime_error = "tf.function only supports singleton tf.Variables"
 
     VALID = (
+        # One optimizer for every iteration, or one built (its variables made) before the
+        # tf.function sees it.
+        """
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def fit(batches):
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    for x, y in batches:
+        train_step(x, y, optimizer)
+def search(batches, rates):
+    for rate in rates:
+        optimizer = tf.keras.optimizers.SGD(rate)
+        optimizer.build(model.trainable_variables)
+        for x, y in batches:
+            train_step(x, y, optimizer)
+""",
         # A layer whose only sublayer owns no variable owns none either: one per trace is fine.
         """
 import tensorflow as tf
@@ -217,6 +250,22 @@ def make():
 """,
     )
     INVALID = (
+        # A new optimizer per iteration, passed to the tf.function that applies it.
+        """
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def search(x, y, rates):
+    for rate in rates:
+        optimizer = tf.keras.optimizers.Adam(rate)  # error: JIT206
+        train_step(x, y, optimizer)
+""",
         # A weight made in `call`: Keras 3 refuses new state once the layer is built.
         """
 import tensorflow as tf
@@ -295,7 +344,10 @@ class Scale(keras.layers.Layer):
             return  # variables, layers, models, optimizers and metrics are classes
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or self._created_once(path):
+        if context is None:
+            self._optimizer_per_iteration(node, func, leaf, path)
+            return
+        if self._created_once(path):
             return
         what = self._creates_state(func, leaf, path)
         if what is None or self._inside_reported_creation(path):
@@ -335,6 +387,81 @@ class Scale(keras.layers.Layer):
             help=f"create the {what} once, in `__init__` (or `build`), and call it here{no_fix}",
             fix=fix,
         )
+
+    def _optimizer_per_iteration(
+        self, node: cst.Call, func: cst.BaseExpression, leaf: str, path: list[cst.CSTNode]
+    ) -> None:
+        """`opt = Adam()` in a loop of eager code, `opt` then passed to a tf.function that
+        applies it: every new optimizer retraces the function, and that later trace makes
+        the optimizer's slot variables."""
+        loops = enclosing_loops(path)
+        if not loops or self._creates_state(func, leaf, path) != "Keras optimizer":
+            return
+        if (
+            leaf == "SGD"
+            and len(node.args) < 2
+            and not any(a.keyword is not None and a.keyword.value == "momentum" for a in node.args)
+        ):
+            return  # plain SGD keeps no slot: nothing to make in the trace (Keras 3)
+        parent = path[-2]
+        if type(parent) is cst.Assign and len(parent.targets) == 1:  # type: ignore[attr-defined]
+            target = parent.targets[0].target  # type: ignore[attr-defined]
+            name = target.value if type(target) is cst.Name else None
+        else:
+            name = None
+        for call in _calls_in(loops[0].body):
+            method = call.func
+            if (
+                type(method) is cst.Attribute
+                and method.attr.value == "build"
+                and _is_name(method.value, name)
+            ):
+                return  # `opt.build(...)` first: its variables exist before the trace
+            step = self._applying_tf_function(call, node, name)
+            if step is not None:
+                self.report(
+                    node,
+                    f"a new Keras optimizer `{leaf}` is made on every iteration and passed to "
+                    f"`{step}`, a tf.function that applies it: each new optimizer retraces "
+                    "it, and that trace creates the optimizer's slot variables, which "
+                    "TensorFlow allows only on the first call (ValueError: tf.function only "
+                    "supports singleton tf.Variables created on the first call)",
+                    help="make the optimizer once, before the loop; where each iteration "
+                    "needs a fresh one, make the tf.function in the loop too "
+                    "(`step = tf.function(train_step)`), so its first trace makes them",
+                )
+                return
+
+    def _applying_tf_function(self, call: cst.Call, made: cst.Call, name: str | None) -> str | None:
+        """The name of the tf.function `call` calls, when it passes the optimizer (`made`,
+        or the name bound to it) for a parameter the function applies
+        (`param.apply_gradients(...)`, `param.minimize(...)`)."""
+        passed = [a for a in call.args if a.value is made or _is_name(a.value, name)]
+        if not passed:
+            return None
+        path = self.ctx.path_to(call)
+        target = self.ctx.tf.resolve_function(call.func, path)
+        if target is None or type(target[0]) is not cst.FunctionDef:
+            return None
+        context = self.ctx.tf.function_context(target[0])
+        if context is None or not context.root:
+            return None
+        bound = 1 if type(call.func) is cst.Attribute else 0
+        params = {
+            param
+            for param, arg in bind(target[0], call, bound)
+            if any(arg is a.value for a in passed)
+        }
+        for inner in _calls_in(target[0].body):
+            method = inner.func
+            if (
+                type(method) is cst.Attribute
+                and method.attr.value in ("apply_gradients", "minimize", "apply")
+                and type(method.value) is cst.Name
+                and method.value.value in params
+            ):
+                return target[0].name.value
+        return None
 
     def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
         """`self.add_weight(...)` in a layer's `call` (or another traced method), and
@@ -448,6 +575,24 @@ class Scale(keras.layers.Layer):
                 ):
                     return "Keras layer" if found_kind[1] == "layer" else "Keras metric"
         return None
+
+
+def _is_name(expr: cst.CSTNode, name: str | None) -> bool:
+    return name is not None and type(expr) is cst.Name and expr.value == name
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls in `node` in source order, nested functions and classes left out."""
+    found: list[cst.Call] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if type(current) is cst.Call:
+            found.append(current)
+        stack.extend(reversed(list(iter_children(current))))
+    return found
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:

@@ -9,7 +9,8 @@ from jitlint.fixes.tf_print import (
     split_fstring_fix,
     tf_print_fix,
 )
-from jitlint.fixes.xla_fix import layer_off_xla_fix
+from jitlint.fixes.xla_fix import layer_off_xla_fix, run_eagerly_fix
+from jitlint.model.domain.branches import read_after
 from jitlint.model.tf.api import TF_LOG_MODULES
 from jitlint.model.tf.values import TENSOR, says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
@@ -35,6 +36,18 @@ class TfTraceTimeSideEffect(Rule):
     And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
     tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
     the symbolic tensor.
+
+    Also a local list grown in a loop that autograph stages (`for i in tf.range(n):`, a
+    `for` over a tensor, a `while` on a tensor) and read after it: the loop body is traced
+    once into a `tf.while_loop`, so the list receives one symbolic tensor from inside the
+    loop, and using it after the loop raises `InaccessibleTensorError: <tf.Tensor
+    'while/mul:0' ...> is out of scope and cannot be used here` (observed, TF 2.21; with a
+    `while` loop `len(out)` is silently 1). A `tf.TensorArray` is the staged list.
+
+    And state changed through an object other than `self` that comes from outside the traced
+    function (a module global, or a Python argument of the `tf.function`): `stats.count += 1`
+    moves once per trace (observed, TF 2.21: 1 after 3 calls), and `config.step = step` keeps
+    the symbolic tensor (`Tensor("step:0", shape=(), dtype=int32)`), not a value.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -97,6 +110,12 @@ class TfTraceTimeSideEffect(Rule):
     the module's or a builtin (a local Python value would arrive as a tensor); unsafe for
     the same reasons as the append.
 
+    A Python number kept on a Keras model or layer (`self.step += 1` in `train_step`) gets
+    `run_eagerly=True` added to the file's only `compile(...)` of a model: Keras then runs
+    every step as Python, so the update runs on every step and later steps read the new
+    value (the model then counts the class as eager code). Unsafe: training runs op by op,
+    much slower, and never with XLA.
+
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
     once per trace). In the traced function itself (the `tf.function`, the Keras `call`)
@@ -120,6 +139,40 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Objects made inside the traced function, Python values set on outer objects, and
+        # updates in eager code.
+        """
+import types
+import tensorflow as tf
+config = types.SimpleNamespace(step=0, scale=2.0)
+@tf.function
+def f(x):
+    local = types.SimpleNamespace(count=0)
+    local.count += 1
+    local.last = x
+    config.mode = "train"
+    return x * config.scale + local.count
+def eager(x):
+    config.step += 1
+    config.last = x
+""",
+        # Lists grown by Python loops (unrolled while tracing), not read after a staged
+        # loop, and a TensorArray in a staged one.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, n):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    seen = []
+    for i in tf.range(n):
+        seen.append(i)
+    acc = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        acc = acc.write(i, x[0] * tf.cast(i, tf.float32))
+    return tf.stack(rows), acc.stack()
+""",
         # Logging Python values and static shapes while tracing is what the author meant.
         """
 import logging
@@ -211,6 +264,30 @@ def f(x):
 """,
     )
     INVALID = (
+        # State on objects from outside the traced function.
+        """
+import tensorflow as tf
+class Counter:
+    def __init__(self):
+        self.count = 0
+calls = Counter()
+@tf.function
+def step(x, stats):
+    stats.count += 1  # error: JIT208
+    calls.count += 1  # error: JIT208
+    calls.last = x  # error: JIT208
+    return x * 2.0
+""",
+        # A local list grown in a loop autograph stages, read after it.
+        """
+import tensorflow as tf
+@tf.function
+def collect(x, n):
+    out = []
+    for i in tf.range(n):
+        out.append(x * tf.cast(i, tf.float32))  # error: JIT208
+    return tf.stack(out)
+""",
         # Logging text made from tensors in graph code: once, with symbolic tensors.
         """
 import tensorflow as tf
@@ -322,11 +399,60 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             fix=self._append_fix(node, context, path),
         )
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`config.step = step` (a tensor) on an object from outside the traced function:
+        stored once per trace, and what it stores is the symbolic tensor."""
+        for target in node.targets:
+            found = self._outer_object(target.target)
+            if found is None:
+                continue
+            owner, context, path = found
+            if not self.ctx.tf.values.tensor_like(node.value, path, context.root):
+                continue
+            self.report(
+                target.target,
+                f"`{self.ctx.module.code_for_node(target.target)}` is set on {owner} in "
+                f"{context.origin}: it is set once per trace, not on every call, and what it "
+                'keeps is the symbolic tensor (`Tensor("x:0", ...)`), not a value',
+                help="return the value from the function and store it outside, or keep it "
+                "in a tf.Variable (`.assign(...)`)",
+            )
+
+    def _outer_object(self, target: cst.BaseExpression):  # type: ignore[no-untyped-def]
+        """For `name.attr` in graph code, `name` not `self`: (a description of the object,
+        the graph context, the path) when the object comes from outside the traced
+        function (a module global that is no import, or a Python argument of the function
+        TensorFlow traces); None otherwise."""
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+            return None
+        name = target.value.value
+        if name in ("self", "cls"):
+            return None
+        path = self.ctx.path_to(target)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return None
+        defs = self.ctx.tf.values.name_defs(target.value, path)
+        if defs is not None:
+            if not defs or any(d.kind != "param" for d in defs):
+                return None
+            owner = self.ctx.tf.function_context(defs[0].path[-1])
+            if owner is None or not owner.root or name in owner.tensor_params:
+                return None
+            return f"`{name}`, an argument of the traced function", context, path
+        found = self.ctx.names.lookup_with_path(name, path)
+        if found is None or type(found[1][-1]) is not cst.Module:
+            return None
+        if not found[0] or any(b.kind != "assign" for b in found[0]):
+            return None
+        return f"the module's `{name}`", context, path
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
         only moves while the function is traced."""
         attr = self_attr_name(node.target)
         if attr is None:
+            self._outer_update(node)
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -341,6 +467,22 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
+            # A Keras model compiled in this file can run its steps as Python instead.
+            fix=run_eagerly_fix(self.ctx) if context.layer is not None else None,
+        )
+
+    def _outer_update(self, node: cst.AugAssign) -> None:
+        """`other.count += 1` on an object from outside the traced function."""
+        found = self._outer_object(node.target)
+        if found is None:
+            return
+        owner, context, _ = found
+        self.report(
+            node,
+            f"`{self.ctx.module.code_for_node(node.target)}` on {owner} is updated in "
+            f"{context.origin}: the update runs once per trace, not on every call",
+            help="keep the state in a tf.Variable (`.assign_add(1)`), updated in the graph, "
+            "or update it outside the traced function",
         )
 
     @staticmethod
@@ -497,7 +639,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         bindings, scope_path = found
         if self.ctx.tf.context(scope_path) is not None:
             # Bound inside the traced code (the same function or an enclosing one that is
-            # traced too): each trace builds a new list.
+            # traced too): each trace builds a new list, unless a loop autograph stages
+            # grows it.
+            self._append_in_staged_loop(node, target, context, path, bindings)
             return
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
@@ -510,6 +654,48 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help="return the values from the function, or use a tf.TensorArray",
             fix=self._append_fix(node, context, path),
         )
+
+    def _append_in_staged_loop(self, node, target, context, path, bindings) -> None:  # type: ignore[no-untyped-def]
+        """`out.append(v)` in `for i in tf.range(n):` (or `while` on a tensor), `out` a
+        local list read after the loop: autograph makes the loop a tf.while_loop whose body
+        is traced once, so the list gets one symbolic value from inside the loop."""
+        if not context.autograph or not all(
+            b.kind == "assign" and type(b.node) is cst.List for b in bindings
+        ):
+            return
+        loop = self._staged_loop(path)
+        if loop is None:
+            return
+        func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+        if func is None or not read_after(func, loop, target.value):
+            return
+        self.report(
+            node,
+            f"`{target.value}.{node.func.attr.value}` in a loop that autograph turns into a "  # type: ignore[attr-defined]
+            f"tf.while_loop, in {context.origin}: the body is traced once, so the list gets "
+            "one symbolic value from inside the loop, which cannot be used after it "
+            "(InaccessibleTensorError: ... is out of scope and cannot be used here), or a "
+            "wrong count (`len` is 1)",
+            help="collect the values in a tf.TensorArray: `ta = ta.write(i, v)` in the loop, "
+            "`ta.stack()` after it",
+        )
+
+    def _staged_loop(self, path: list[cst.CSTNode]) -> cst.For | cst.While | None:
+        """The innermost loop around the end of `path`, in its function, when autograph
+        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
+        values = self.ctx.tf.values
+        for index in range(len(path) - 1, 0, -1):
+            loop = path[index]
+            kind = type(loop)
+            if kind in (cst.FunctionDef, cst.Lambda):
+                return None
+            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+        return None
 
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
         """`items.append(t)` as a statement, `t` a tensor: appended on every call with

@@ -269,7 +269,8 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 # ---- Parameters used only as Python values -------------------------------------------------
 # Where a read of a parameter needs a Python value: the arguments of `range`, a truth test
-# (`if flag:`, `while flag:`, `x if flag else y`, `not flag`).
+# (`if flag:`, `while flag:`, `x if flag else y`, `not flag`), an index into a Python list or
+# tuple display.
 _PYTHON_VALUE_CALLS = frozenset({"builtins.range"})
 
 
@@ -277,7 +278,8 @@ def python_used_params(
     names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
 ) -> frozenset[str]:
     """The parameters of `func`, without annotation, every read of which needs a Python value
-    (`for _ in range(n)`, `if training:`) and none reads as an array: a transformation that
+    (`for _ in range(n)`, `if training:`, `labels[i]` of a list display) and none reads as an
+    array: a transformation that
     keeps non-arrays static (`eqx.filter_jit`) keeps them static; elsewhere they stay
     unknown, never an error."""
     inside = [*path, func]
@@ -292,7 +294,22 @@ def python_used_params(
             return bool(found) and found <= _PYTHON_VALUE_CALLS
         if type(parent) in (cst.If, cst.While, cst.IfExp):
             return parent.test is node  # type: ignore[attr-defined]
+        if type(parent) is cst.Index and len(ancestors) > 2:
+            return python_sequence_index(ancestors[-3], ancestors[:-3])
         return type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not  # type: ignore[attr-defined]
+
+    def python_sequence_index(subscript: cst.CSTNode, outer: Sequence[cst.CSTNode]) -> bool:
+        """`subscript` is `NAME[...]` with one index, NAME bound only to a list or tuple
+        display (`labels = ["a", "b"]`, in the function or the module)."""
+        if type(subscript) is not cst.Subscript or len(subscript.slice) != 1:
+            return False
+        base = subscript.value
+        if type(base) is not cst.Name:
+            return False
+        bindings = names.lookup(base.value, [*inside, *outer])
+        return bool(bindings) and all(
+            b.kind == "assign" and type(b.node) in (cst.List, cst.Tuple) for b in bindings
+        )
 
     p = func.params
     return frozenset(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.framework_modules import linen_scan_fix
+from jitlint.fixes.framework_modules import lifted_scan_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.frameworks.lifting import STAGING, ModuleUse
@@ -285,18 +285,22 @@ model = hk.transform(forward)
             "so that its parameters exist"
             if advice
             else "call the module once before the transformation so that its parameters exist",
-            fix=self._rename_fix(node, qualname, uses) or self._linen_fix(node, qualname, uses),
+            fix=self._rename_fix(node, qualname, uses) or self._scan_fix(node, qualname, uses),
         )
 
-    def _linen_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
-        """A raw scan calling the method's own linen submodules becomes `nn.scan`."""
-        if qualname != "jax.lax.scan" or not all(u.framework == "linen" for u in uses):
+    def _scan_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
+        """A raw scan calling the method's own submodules becomes the framework's lifted scan
+        (linen's `nn.scan`), where its plug-in has one."""
+        framework = _framework(uses[0].framework)
+        if qualname != "jax.lax.scan" or framework.lifted_scan_options is None:
+            return None
+        if not all(u.framework == framework.kind for u in uses):
             return None
         path = self.ctx.path_to(node)
         found = self.ctx.tracing.lifting.framework_class(path)
-        if found is None or found[0] != "linen":
+        if found is None or found[0] != framework.kind:
             return None
-        return linen_scan_fix(self.ctx, node, path)
+        return lifted_scan_fix(self.ctx, node, path, framework)
 
     def _rename_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
         framework = _framework(uses[0].framework)
