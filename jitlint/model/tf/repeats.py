@@ -35,11 +35,12 @@ from jitlint.model.domain.repeats import (
     local_repetition,
     method_contract,
 )
-from jitlint.model.tf.api import RUNS_ITS_ARGUMENT, TF_FUNCTION
+from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.scan import Func, Path
 from jitlint.python import binding
 from jitlint.python.binding import Signature
+from jitlint.python.uses import calls_in
 from jitlint.python.walker import iter_children
 
 # The TF model (model.py imports this module, so it is not imported back).
@@ -241,6 +242,32 @@ def _tf_function_binding(
         and model.names.resolves_to(node.func, [*scope_path, node], TF_FUNCTION)
     ):
         return tf_function_options(node.args)
+    return None
+
+
+def tf_function_applying(
+    model: TfModel, call: cst.Call, path: Path, passed: Sequence[cst.BaseExpression]
+) -> str | None:
+    """The name of the module tf.function `call` runs, when one of the `passed` arguments
+    reaches a parameter it applies as an optimizer (`param.apply_gradients(...)`,
+    `param.minimize(...)`); None otherwise."""
+    target = model.resolve_function(call.func, path)
+    if target is None or type(target[0]) is not cst.FunctionDef:
+        return None
+    context = model.function_context(target[0])
+    if context is None or not context.root:
+        return None
+    bound = 1 if type(call.func) is cst.Attribute else 0
+    params = {param for param, arg in bind(target[0], call, bound) if any(arg is p for p in passed)}
+    for inner in calls_in(target[0].body):
+        method = inner.func
+        if (
+            type(method) is cst.Attribute
+            and method.attr.value in OPTIMIZER_APPLY_METHODS
+            and type(method.value) is cst.Name
+            and method.value.value in params
+        ):
+            return target[0].name.value
     return None
 
 

@@ -19,9 +19,9 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
-from jitlint.model.tf.repeats import bind
+from jitlint.model.tf.repeats import tf_function_applying
 from jitlint.python.names import leaf_name
-from jitlint.python.walker import iter_children
+from jitlint.python.uses import calls_in
 from jitlint.rules.base import Rule
 
 _VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
@@ -409,7 +409,7 @@ class Scale(keras.layers.Layer):
             name = target.value if type(target) is cst.Name else None
         else:
             name = None
-        for call in _calls_in(loops[0].body):
+        for call in calls_in(loops[0].body):
             method = call.func
             if (
                 type(method) is cst.Attribute
@@ -436,32 +436,10 @@ class Scale(keras.layers.Layer):
         """The name of the tf.function `call` calls, when it passes the optimizer (`made`,
         or the name bound to it) for a parameter the function applies
         (`param.apply_gradients(...)`, `param.minimize(...)`)."""
-        passed = [a for a in call.args if a.value is made or _is_name(a.value, name)]
+        passed = [a.value for a in call.args if a.value is made or _is_name(a.value, name)]
         if not passed:
             return None
-        path = self.ctx.path_to(call)
-        target = self.ctx.tf.resolve_function(call.func, path)
-        if target is None or type(target[0]) is not cst.FunctionDef:
-            return None
-        context = self.ctx.tf.function_context(target[0])
-        if context is None or not context.root:
-            return None
-        bound = 1 if type(call.func) is cst.Attribute else 0
-        params = {
-            param
-            for param, arg in bind(target[0], call, bound)
-            if any(arg is a.value for a in passed)
-        }
-        for inner in _calls_in(target[0].body):
-            method = inner.func
-            if (
-                type(method) is cst.Attribute
-                and method.attr.value in ("apply_gradients", "minimize", "apply")
-                and type(method.value) is cst.Name
-                and method.value.value in params
-            ):
-                return target[0].name.value
-        return None
+        return tf_function_applying(self.ctx.tf, call, self.ctx.path_to(call), passed)
 
     def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
         """`self.add_weight(...)` in a layer's `call` (or another traced method), and
@@ -579,20 +557,6 @@ class Scale(keras.layers.Layer):
 
 def _is_name(expr: cst.CSTNode, name: str | None) -> bool:
     return name is not None and type(expr) is cst.Name and expr.value == name
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    """The calls in `node` in source order, nested functions and classes left out."""
-    found: list[cst.Call] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
-        if type(current) is cst.Call:
-            found.append(current)
-        stack.extend(reversed(list(iter_children(current))))
-    return found
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:
