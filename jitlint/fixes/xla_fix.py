@@ -182,6 +182,25 @@ _COMPILE_MESSAGE = (
 )
 
 
+def keep_layer_off_xla(  # type: ignore[no-untyped-def]
+    ctx: FileContext, fix: NodeFix | None, path: Sequence[cst.CSTNode], context
+) -> NodeFix | None:
+    """A fix that adds an op XLA cannot compile (`tf.py_function`), where Keras' "auto" may
+    compile the code with XLA (`context.auto_xla`): only together with keeping the layer
+    off XLA."""
+    if fix is None or not context.auto_xla:
+        return fix
+    layer = layer_off_xla_fix(ctx, path, context.layer)
+    if layer is None:
+        return None
+    return NodeFix(
+        "unsafe",
+        f"{fix.message}; {layer.message}",
+        fix.replacements + layer.replacements,
+        fix.imports,
+    )
+
+
 def layer_off_xla_fix(
     ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
 ) -> NodeFix | None:

@@ -155,6 +155,16 @@ class AxisTransform:
     binds_axis_name: bool  # `axis_name=` binds the name for collectives inside
     runs_unused_pure_callback: bool | None  # None: not probed (the body never runs whole)
 
+    @cached_property
+    def signature(self) -> Signature:
+        """Its parameters as far as the facts place them: the axis parameters at their
+        positions, the positions between them unnamed (`#1`: no keyword reaches them), the
+        rest collected as a `*args`/`**kwargs` would."""
+        positions = {p: name for name, p in self.parameters if p is not None}
+        named = tuple(positions.get(i, f"#{i}") for i in range(max(positions, default=-1) + 1))
+        keyword_only = tuple(name for name, p in self.parameters if p is None)
+        return Signature(named, (), keyword_only, "args", "keywords")
+
 
 @cache
 def axis_transform(qualname: str) -> AxisTransform | None:

@@ -196,6 +196,13 @@ VARIABLE_FUNCTIONS = frozenset(
      "tf_keras.backend.variable"}
 )  # fmt: skip
 
+# TensorFlow 1's logging modules (absl logging under TensorFlow's name).
+TF_LOG_MODULES = frozenset({f"{TF}.compat.v1.logging", f"{TF}.logging"})
+
+# A Keras optimizer's methods that apply gradients (and make its slot variables when first
+# called).
+OPTIMIZER_APPLY_METHODS = frozenset({"apply_gradients", "minimize", "apply"})
+
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
 DTYPE_ALIASES = {"double": "float64", "half": "float16", "float": "float32"}

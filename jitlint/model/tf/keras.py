@@ -523,6 +523,39 @@ def _status_name(status: Status) -> str | None:
     return None
 
 
+# Methods Keras and tf.Module run once, outside the traced step: making variables is their job.
+SETUP_METHODS = frozenset({"__init__", "build", "_build", "setup", "create_variables"})
+
+
+def in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
+    """The innermost function of `path` is one Keras runs once to set the object up."""
+    for ancestor in reversed(path):
+        if type(ancestor) is cst.FunctionDef:
+            return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
+    return False
+
+
+def keras_state(qualname: str) -> str | None:
+    """What state a Keras class of the library makes when created ("Keras layer", "Keras
+    metric", "Keras optimizer", "Keras model"); None for a weightless layer and anything
+    else."""
+    parts = qualname.split(".")
+    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
+        return None
+    leaf = parts[-1]
+    if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
+        return None
+    if "optimizers" in parts:
+        return "Keras optimizer"
+    if "metrics" in parts:
+        return "Keras metric"
+    if "layers" in parts:
+        return "Keras layer"
+    if leaf in ("Sequential", "Model"):
+        return "Keras model"
+    return None
+
+
 def keras_base(qualname: str) -> tuple[str, str] | None:
     """(kind, category) for a Keras base class's qualified name."""
     parts = qualname.split(".")

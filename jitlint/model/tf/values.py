@@ -652,6 +652,68 @@ class TfValues:
                 return False
         return True
 
+    def outer_object(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
+        """For `name.attr` in graph code (`path` ends at it), `name` not `self`: a
+        description of the object when it comes from outside the traced function (a module
+        global that is no import, or a Python argument of the function TensorFlow traces);
+        None otherwise."""
+        if name.value in ("self", "cls"):
+            return None
+        defs = self.name_defs(name, path)
+        if defs is not None:
+            if not defs or any(d.kind != "param" for d in defs):
+                return None
+            owner = self.model.function_context(defs[0].path[-1])
+            if owner is None or not owner.root or name.value in owner.tensor_params:
+                return None
+            return f"`{name.value}`, an argument of the traced function"
+        found = self.names.lookup_with_path(name.value, path)
+        if found is None or type(found[1][-1]) is not cst.Module:
+            return None
+        if not found[0] or any(b.kind != "assign" for b in found[0]):
+            return None
+        return f"the module's `{name.value}`"
+
+    def staged_loop(self, path: Sequence[cst.CSTNode]) -> cst.For | cst.While | None:
+        """The innermost loop around the end of `path`, in its function, when autograph
+        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
+        for index in range(len(path) - 1, 0, -1):
+            loop = path[index]
+            kind = type(loop)
+            if kind in (cst.FunctionDef, cst.Lambda):
+                return None
+            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = self.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = self.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+        return None
+
+    def tensors_read(self, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> list[str] | None:
+        """The names of the tensors `node` reads, in order; None when it also reads a local
+        value of unknown kind (a Python int, `self`). Only what the model knows is a tensor:
+        a raw argument of the traced function may be a Python value."""
+        tensors: list[str] = []
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            name = stack.pop()
+            if type(name) is cst.Attribute:
+                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
+                continue
+            if type(name) is not cst.Name:
+                stack.extend(iter_children(name))
+                continue
+            if name.value in tensors:
+                continue
+            if self.value(name, path).kind == TENSOR:
+                tensors.append(name.value)
+                continue
+            found = self.names.lookup_with_path(name.value, path)
+            if found is not None and type(found[1][-1]) is not cst.Module:
+                return None
+        return tensors
+
     def off_by_default(self, path: Sequence[cst.CSTNode]) -> bool:
         """The end of `path` is under `if verbose:`, a parameter of the helper that defaults
         to off (False, None, 0) and that no call from graph code seen in the module turns

@@ -12,11 +12,8 @@ from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
+from jitlint.python.builtins_facts import LOG_MODULES
 from jitlint.rules.base import JAX_TRACING, Rule
-
-# Transformations that trace their function again on every call, once per call, as the
-# function would run: a side effect in it happens as often as without them.
-_TRACED_PER_CALL = frozenset({"ckpt", "grad"})
 
 
 class TraceTimeSideEffect(Rule):
@@ -309,7 +306,7 @@ def run(xs):
     @staticmethod
     def _is_logging(qualname: str) -> bool:
         head, _, leaf = qualname.rpartition(".")
-        return head in ("logging", "absl.logging") and leaf in _LOG_METHODS
+        return head in LOG_MODULES and leaf in _LOG_METHODS
 
     def _mutation(self, node: cst.Call, target: cst.BaseExpression, trace: FunctionTrace) -> None:
         # Recording static facts (shapes, names) at trace time is a common, deliberate
@@ -374,7 +371,7 @@ def run(xs):
             target.value in scope.declared_nonlocal
             and trace.entries
             and not trace.inbound
-            and all(e.transform.style in _TRACED_PER_CALL for e in trace.entries)
+            and all(e.transform.traces_every_call for e in trace.entries)
         ):
             # remat and grad keep no trace cache: the function is traced on every call, once,
             # as it would run, so the write happens every time (graphcast passes the output

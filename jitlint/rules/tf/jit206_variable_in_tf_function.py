@@ -13,20 +13,18 @@ from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import enclosing_loops
 from jitlint.model.tf.api import (
-    KERAS_STATELESS_LAYERS,
     KERAS_VARIABLE_CLASSES,
     VARIABLE_FUNCTIONS,
     WEIGHT_MAKERS,
     canonical,
 )
-from jitlint.model.tf.repeats import bind
+from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
+from jitlint.model.tf.repeats import tf_function_applying
 from jitlint.python.names import leaf_name
-from jitlint.python.walker import iter_children
+from jitlint.python.uses import calls_in
 from jitlint.rules.base import Rule
 
 _VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
-# Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
-_SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
 
 class VariableInTfFunction(Rule):
@@ -411,7 +409,7 @@ class Scale(keras.layers.Layer):
             name = target.value if type(target) is cst.Name else None
         else:
             name = None
-        for call in _calls_in(loops[0].body):
+        for call in calls_in(loops[0].body):
             method = call.func
             if (
                 type(method) is cst.Attribute
@@ -438,32 +436,10 @@ class Scale(keras.layers.Layer):
         """The name of the tf.function `call` calls, when it passes the optimizer (`made`,
         or the name bound to it) for a parameter the function applies
         (`param.apply_gradients(...)`, `param.minimize(...)`)."""
-        passed = [a for a in call.args if a.value is made or _is_name(a.value, name)]
+        passed = [a.value for a in call.args if a.value is made or _is_name(a.value, name)]
         if not passed:
             return None
-        path = self.ctx.path_to(call)
-        target = self.ctx.tf.resolve_function(call.func, path)
-        if target is None or type(target[0]) is not cst.FunctionDef:
-            return None
-        context = self.ctx.tf.function_context(target[0])
-        if context is None or not context.root:
-            return None
-        bound = 1 if type(call.func) is cst.Attribute else 0
-        params = {
-            param
-            for param, arg in bind(target[0], call, bound)
-            if any(arg is a.value for a in passed)
-        }
-        for inner in _calls_in(target[0].body):
-            method = inner.func
-            if (
-                type(method) is cst.Attribute
-                and method.attr.value in ("apply_gradients", "minimize", "apply")
-                and type(method.value) is cst.Name
-                and method.value.value in params
-            ):
-                return target[0].name.value
-        return None
+        return tf_function_applying(self.ctx.tf, call, self.ctx.path_to(call), passed)
 
     def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
         """`self.add_weight(...)` in a layer's `call` (or another traced method), and
@@ -483,7 +459,7 @@ class Scale(keras.layers.Layer):
         # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
         # (observed, Keras 3.15); only `__init__`/`build` may make them.
         lazy_allowed = leaf not in WEIGHT_MAKERS or self.ctx.versions.keras < (3,)
-        if self._created_once(path) if lazy_allowed else _in_setup_method(path):
+        if self._created_once(path) if lazy_allowed else in_setup_method(path):
             return
         if leaf in WEIGHT_MAKERS:
             self.report(
@@ -551,7 +527,7 @@ class Scale(keras.layers.Layer):
             ):
                 return True
             if ancestor_kind is cst.FunctionDef:
-                return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
+                return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
         return False
 
     def _creates_state(
@@ -562,7 +538,7 @@ class Scale(keras.layers.Layer):
         names = canonical(self.ctx.names.qualified_names(func, path))
         if names and names <= _VARIABLE:
             return "variable"
-        found = {_keras_state(name) for name in names}
+        found = {keras_state(name) for name in names}
         if len(found) == 1 and None not in found:
             return found.pop()
         if type(func) is cst.Name:
@@ -581,46 +557,6 @@ class Scale(keras.layers.Layer):
 
 def _is_name(expr: cst.CSTNode, name: str | None) -> bool:
     return name is not None and type(expr) is cst.Name and expr.value == name
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    """The calls in `node` in source order, nested functions and classes left out."""
-    found: list[cst.Call] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
-        if type(current) is cst.Call:
-            found.append(current)
-        stack.extend(reversed(list(iter_children(current))))
-    return found
-
-
-def _in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
-    """The innermost function of `path` is one Keras runs once to set the object up."""
-    for ancestor in reversed(path):
-        if type(ancestor) is cst.FunctionDef:
-            return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
-    return False
-
-
-def _keras_state(name: str) -> str | None:
-    parts = name.split(".")
-    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
-        return None
-    leaf = parts[-1]
-    if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
-        return None
-    if "optimizers" in parts:
-        return "Keras optimizer"
-    if "metrics" in parts:
-        return "Keras metric"
-    if "layers" in parts:
-        return "Keras layer"
-    if leaf in ("Sequential", "Model"):
-        return "Keras model"
-    return None
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:

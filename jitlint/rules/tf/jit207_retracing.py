@@ -13,12 +13,19 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
-from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import callee, keeping, model_remade_for_inference, varying_python
+from jitlint.model.tf.repeats import (
+    KERAS_MODEL_MAKERS,
+    called_def,
+    called_tf_function,
+    keeping,
+    model_remade_for_inference,
+    varying_python,
+)
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-_MODEL_MAKERS = {"load_model", "clone_model", "model_from_json", "Sequential", "Model"}
+# How the calls that load or build a Keras model end (the model says which they are).
+_MODEL_MAKERS = frozenset(name.rpartition(".")[2] for name in KERAS_MODEL_MAKERS)
 
 
 class Retracing(Rule):
@@ -466,7 +473,7 @@ class Peaks:
         passed = self.ctx.tf.repeats.varying.get(id(owner)) if owner is not None else None
         if not passed and enclosing_loop(path) is None:
             return  # neither a loop nor a parameter that receives changing values
-        name = self._tf_function_name(node, path)
+        name = called_tf_function(self.ctx.tf, node, path)
         if name is None or self.ctx.tf.context(path) is not None:
             return
         varying = self._varying_arguments(node, path)
@@ -486,7 +493,7 @@ class Peaks:
     ) -> NodeFix | None:
         """`tf.constant(value[, dtype])` for each changing argument, where the function
         converts it as it would the Python value (see fixes/tensor_argument.py)."""
-        found = self._callee_def(node, path)
+        found = called_def(self.ctx.tf, node, path)
         if found is None:
             return None
         func, bound = found
@@ -516,32 +523,6 @@ class Peaks:
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         return tensor_argument_fix(varying, dtypes.pop(), spelled, (imports,) if imports else ())
 
-    def _callee_def(
-        self, node: cst.Call, path: Sequence[cst.CSTNode]
-    ) -> tuple[cst.FunctionDef, int] | None:
-        """The decorated `def` (or method) the call runs, and its implicitly bound
-        leading parameters."""
-        func = node.func
-        if type(func) is cst.Name:
-            bindings = self.ctx.names.lookup(func.value, path)
-            if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
-                return None
-            target = bindings[0].node
-            return (target, 0) if type(target) is cst.FunctionDef else None
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
-            return None
-        owner = self.ctx.names.lookup(func.value.value, path)
-        if owner and any(b.kind == "class" for b in owner):
-            return None  # `Class.method(obj, ...)`: nothing is bound implicitly
-        found = callee(self.ctx.tf, node, path)
-        if found is None or type(found[0]) is not cst.FunctionDef:
-            return None
-        method = found[0]
-        if any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod"
-               for d in method.decorators):  # fmt: skip
-            return None
-        return method, found[1]
-
     def _varying_arguments(
         self, node: cst.Call, path: Sequence[cst.CSTNode]
     ) -> list[tuple[cst.Name, str]]:
@@ -570,46 +551,6 @@ class Peaks:
             p.name.value == name.value
             for p in (*params.posonly_params, *params.params, *params.kwonly_params)
         )
-
-    def _tf_function_name(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> str | None:
-        """The name of the tf.function (without input_signature) that `node` calls."""
-        func = node.func
-        if type(func) is cst.Name:
-            options = self._tf_function_binding(func, path)
-            return func.value if options is not None and not options[2] else None
-        found = callee(self.ctx.tf, node, path)  # self.method(...), instance.method(...)
-        if found is None or type(found[0]) is not cst.FunctionDef:
-            return None
-        method = found[0]
-        for decorator in method.decorators:
-            spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
-            if spec is not None:
-                return method.name.value if not spec[2] else None
-        return None
-
-    def _tf_function_binding(
-        self, func: cst.Name, path: Sequence[cst.CSTNode]
-    ) -> tuple[bool | None, bool, bool, bool] | None:
-        found = self.ctx.names.lookup_with_path(func.value, path)
-        if found is None or len(found[0]) != 1:
-            return None
-        binding, scope_path = found[0][0], found[1]
-        node = binding.node
-        if binding.kind == "def" and type(node) is cst.FunctionDef:
-            for decorator in node.decorators:
-                spec = self.ctx.tf.tf_function_spec(
-                    decorator.decorator, [*scope_path, node, decorator]
-                )
-                if spec is not None:
-                    return spec
-            return None
-        if (
-            binding.kind == "assign"
-            and type(node) is cst.Call
-            and self.ctx.names.resolves_to(node.func, [*scope_path, node], TF_FUNCTION)
-        ):
-            return tf_function_options(node.args)
-        return None
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:

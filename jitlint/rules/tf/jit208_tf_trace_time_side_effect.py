@@ -9,22 +9,16 @@ from jitlint.fixes.tf_print import (
     split_fstring_fix,
     tf_print_fix,
 )
-from jitlint.fixes.xla_fix import layer_off_xla_fix, run_eagerly_fix
+from jitlint.fixes.xla_fix import keep_layer_off_xla, run_eagerly_fix
 from jitlint.model.domain.branches import read_after
-from jitlint.model.tf.values import TENSOR, says_traced
+from jitlint.model.tf.api import TF_LOG_MODULES
+from jitlint.model.tf.values import says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
+from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES
 from jitlint.python.uses import assigned_names, before_exit
-from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
-_MUTATORS = {"append", "extend", "insert"}
-_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
-_LOGGING_MODULES = (
-    "logging.",
-    "absl.logging.",
-    "tensorflow.compat.v1.logging.",
-    "tensorflow.logging.",
-)
+_LOGGING_MODULES = tuple(f"{m}." for m in sorted(LOG_MODULES | TF_LOG_MODULES))
 
 
 class TfTraceTimeSideEffect(Rule):
@@ -373,9 +367,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             self._print(node)
         elif kind is cst.Attribute and func.attr.value == "print":  # type: ignore[attr-defined]
             self._formatted_tf_print(node)
-        elif kind is cst.Attribute and func.attr.value in _LOG_LEVELS:  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in LOG_METHODS:  # type: ignore[attr-defined]
             self._log(node)
-        elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in LIST_MUTATORS:  # type: ignore[attr-defined]
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
                 self._append(node, receiver)
@@ -424,33 +418,16 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             )
 
     def _outer_object(self, target: cst.BaseExpression):  # type: ignore[no-untyped-def]
-        """For `name.attr` in graph code, `name` not `self`: (a description of the object,
-        the graph context, the path) when the object comes from outside the traced
-        function (a module global that is no import, or a Python argument of the function
-        TensorFlow traces); None otherwise."""
+        """For `name.attr` in graph code whose object comes from outside the traced function:
+        (a description of the object, the graph context, the path); None otherwise."""
         if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
-            return None
-        name = target.value.value
-        if name in ("self", "cls"):
             return None
         path = self.ctx.path_to(target)
         context = self.ctx.tf.context(path)
         if context is None:
             return None
-        defs = self.ctx.tf.values.name_defs(target.value, path)
-        if defs is not None:
-            if not defs or any(d.kind != "param" for d in defs):
-                return None
-            owner = self.ctx.tf.function_context(defs[0].path[-1])
-            if owner is None or not owner.root or name in owner.tensor_params:
-                return None
-            return f"`{name}`, an argument of the traced function", context, path
-        found = self.ctx.names.lookup_with_path(name, path)
-        if found is None or type(found[1][-1]) is not cst.Module:
-            return None
-        if not found[0] or any(b.kind != "assign" for b in found[0]):
-            return None
-        return f"the module's `{name}`", context, path
+        owner = self.ctx.tf.values.outer_object(target.value, path)
+        return None if owner is None else (owner, context, path)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
@@ -593,45 +570,13 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         module's or a builtin (a local Python value would become a tensor)."""
         if context.xla or "tensorflow" not in self.ctx.source or type(path[-2]) is not cst.Expr:
             return None
-        tensors: list[str] = []
-        stack: list[cst.CSTNode] = [node]
-        while stack:
-            name = stack.pop()
-            if type(name) is cst.Attribute:
-                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
-                continue
-            if type(name) is not cst.Name:
-                stack.extend(iter_children(name))
-                continue
-            if name.value in tensors:
-                continue
-            # Not `tensor_like`: a raw argument may be a Python value, which py_function
-            # would turn into a tensor (and log differently).
-            if self.ctx.tf.values.value(name, path).kind == TENSOR:
-                tensors.append(name.value)
-                continue
-            found = self.ctx.names.lookup_with_path(name.value, path)
-            if found is not None and type(found[1][-1]) is not cst.Module:
-                return None  # a local value of unknown kind (a Python int, `self`)
+        tensors = self.ctx.tf.values.tensors_read(node, path)
+        if tensors is None:
+            return None  # it reads a local value of unknown kind (a Python int, `self`)
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         code = self.ctx.module.code_for_node(node)
         fix = py_function_call_fix(node, code, tensors, spelled, (imports,) if imports else ())
-        return self._off_xla(fix, context, path)
-
-    def _off_xla(self, fix: NodeFix | None, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
-        """A fix that adds `tf.py_function` (no XLA kernel) where Keras' "auto" may compile
-        the code with XLA: only together with keeping the layer off XLA."""
-        if fix is None or not context.auto_xla:
-            return fix
-        layer = layer_off_xla_fix(self.ctx, path, context.layer)
-        if layer is None:
-            return None
-        return NodeFix(
-            "unsafe",
-            f"{fix.message}; {layer.message}",
-            fix.replacements + layer.replacements,
-            fix.imports,
-        )
+        return keep_layer_off_xla(self.ctx, fix, path, context)
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
         path = self.ctx.path_to(node)
@@ -668,7 +613,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             b.kind == "assign" and type(b.node) is cst.List for b in bindings
         ):
             return
-        loop = self._staged_loop(path)
+        loop = self.ctx.tf.values.staged_loop(path)
         if loop is None:
             return
         func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
@@ -684,23 +629,6 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help="collect the values in a tf.TensorArray: `ta = ta.write(i, v)` in the loop, "
             "`ta.stack()` after it",
         )
-
-    def _staged_loop(self, path: list[cst.CSTNode]) -> cst.For | cst.While | None:
-        """The innermost loop around the end of `path`, in its function, when autograph
-        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
-        values = self.ctx.tf.values
-        for index in range(len(path) - 1, 0, -1):
-            loop = path[index]
-            kind = type(loop)
-            if kind in (cst.FunctionDef, cst.Lambda):
-                return None
-            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
-                staged = values.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
-                return loop if staged else None  # type: ignore[return-value]
-            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
-                staged = values.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
-                return loop if staged else None  # type: ignore[return-value]
-        return None
 
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
         """`items.append(t)` as a statement, `t` a tensor: appended on every call with
@@ -722,7 +650,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         fix = py_function_append_fix(
             node, code(node.func), code(arg.value), spelled, (imports,) if imports else ()
         )
-        return self._off_xla(fix, context, path)
+        return keep_layer_off_xla(self.ctx, fix, path, context)
 
     def visit_Global(self, node: cst.Global) -> None:
         path = self.ctx.path_to(node)
