@@ -33,6 +33,9 @@ PROCESS_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
 LOG_MODULES = frozenset({"logging", "absl.logging"})
 # Builtins that compare their arguments with each other (`max(a, b)` asks `a > b`).
 COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
+# Builtins that convert their argument to a Python number (through `__float__`, `__int__` or
+# `__index__`, `__complex__`).
+NUMBER_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.complex"})
 # Builtins that truth-test or compare the elements of the iterable they are given.
 ITERATING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.sorted"})
 # The binary operator an augmented assignment applies, by its `operator` module name.
