@@ -178,6 +178,15 @@ STATEFUL_RNG = {
     )
 } | {f"{TF}.compat.v1.random_uniform", f"{TF}.compat.v1.random_normal"}
 
+# NumPy functions that read only a tensor's shape or dtype (or a dtype itself), so they work on
+# the symbolic tensors of graph code (`np.shape` and `np.ndim` were observed to work inside a
+# tf.function on TF 2.21) where the others fail converting the tensor.
+NUMPY_METADATA_FUNCTIONS = frozenset(
+    f"numpy.{n}"
+    for n in ("shape", "ndim", "dtype", "result_type", "issubdtype", "promote_types",
+              "finfo", "iinfo", "isscalar", "iterable")
+)  # fmt: skip
+
 # The spellings of the `tf.Variable` constructor.
 VARIABLE_CLASSES = frozenset(
     {f"{TF}.Variable", f"{TF}.compat.v1.Variable", f"{TF}.compat.v2.Variable"}

@@ -5,15 +5,9 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.numpy_to_tf import dataset_py_function_fix, numpy_to_tf_fix
 from jitlint.fixes.xla_fix import run_eagerly_fix
+from jitlint.model.tf.api import NUMPY_METADATA_FUNCTIONS
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
-
-# tensors (np.shape and np.ndim were observed to work inside tf.function on TF 2.21).
-_ATTRIBUTE_ONLY = {
-    f"numpy.{n}"
-    for n in ("shape", "ndim", "dtype", "result_type", "issubdtype", "promote_types",
-              "finfo", "iinfo", "isscalar", "iterable")
-}  # fmt: skip
 
 
 class NumpyInGraph(Rule):
@@ -243,7 +237,9 @@ class Model(tf.keras.Model):
         if context is None:
             return
         names = self.ctx.names.qualified_names(func, path)
-        if not names or not all(n.startswith("numpy.") for n in names) or names & _ATTRIBUTE_ONLY:
+        if not names or not all(n.startswith("numpy.") for n in names):
+            return
+        if names & NUMPY_METADATA_FUNCTIONS:
             return
         values = self.ctx.tf.values
 
