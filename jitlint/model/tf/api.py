@@ -199,6 +199,11 @@ KERAS_VARIABLE_CLASSES = frozenset(
     {"keras.Variable", "keras.backend.Variable", "tensorflow.keras.Variable",
      "keras.variables.Variable"}
 )  # fmt: skip
+# Every class whose construction makes a variable (TF's, any spelling, and Keras's): inside a
+# tf.function each fails the same way on a trace after the first (observed, TF 2.21, for
+# `tf.compat.v1.Variable` as for `tf.Variable`: "tf.function only supports singleton
+# tf.Variables created on the first call").
+VARIABLE_CONSTRUCTORS = VARIABLE_CLASSES | KERAS_VARIABLE_CLASSES
 # Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
 VARIABLE_FUNCTIONS = frozenset(
     {"tensorflow.keras.backend.variable", "tensorflow.compat.v1.keras.backend.variable",

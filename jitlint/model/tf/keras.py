@@ -43,8 +43,7 @@ import libcst as cst
 
 from jitlint.model.tf.api import (
     KERAS_STATELESS_LAYERS,
-    KERAS_VARIABLE_CLASSES,
-    VARIABLE_CLASSES,
+    VARIABLE_CONSTRUCTORS,
     WEIGHT_MAKERS,
 )
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
@@ -87,7 +86,6 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
-_VARIABLES = VARIABLE_CLASSES | KERAS_VARIABLE_CLASSES
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
@@ -168,7 +166,7 @@ class KerasLinks:
                 leaf = leaf_name(node.func)  # type: ignore[attr-defined]
                 if leaf in WEIGHT_MAKERS:
                     return True
-                if self.names.resolves_to(node.func, here, _VARIABLES):  # type: ignore[attr-defined]
+                if self.names.resolves_to(node.func, here, VARIABLE_CONSTRUCTORS):  # type: ignore[attr-defined]
                     return True
             elif kind in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Arg):
                 value = node.value  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import enclosing_loops
 from jitlint.model.tf.api import (
-    KERAS_VARIABLE_CLASSES,
+    VARIABLE_CONSTRUCTORS,
     VARIABLE_FUNCTIONS,
     WEIGHT_MAKERS,
     canonical,
@@ -23,8 +23,6 @@ from jitlint.model.tf.repeats import tf_function_applying
 from jitlint.python.names import leaf_name
 from jitlint.python.uses import calls_in
 from jitlint.rules.base import Rule
-
-_VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
 
 
 class VariableInTfFunction(Rule):
@@ -298,6 +296,14 @@ def f(x):
     v = tf.Variable(1.0)  # error: JIT206
     return x * v
 """,
+        # TF 1's spelling fails the same way on TF 2.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    v = tf.compat.v1.Variable(1.0)  # error: JIT206
+    return x * v
+""",
         # Keras objects with variables, created in call and in a tf.function.
         """
 import tensorflow as tf
@@ -536,7 +542,7 @@ class Scale(keras.layers.Layer):
         """ "variable", "layer", "model", "optimizer", "metric" for a call that creates
         TensorFlow state; None for anything else (weightless layers, unknown classes)."""
         names = canonical(self.ctx.names.qualified_names(func, path))
-        if names and names <= _VARIABLE:
+        if names and names <= VARIABLE_CONSTRUCTORS:
             return "variable"
         found = {keras_state(name) for name in names}
         if len(found) == 1 and None not in found:
