@@ -112,6 +112,13 @@ def pass_through() -> frozenset[str]:
 
 
 @cache
+def fresh_wrappers() -> frozenset[str]:
+    """Transformations of one function whose every application is a new function that
+    `jax.jit` traces again (`jax.jit(jax.vmap(f))` made twice from the same `f`)."""
+    return frozenset(_raw().get("fresh_wrappers", ()))
+
+
+@cache
 def python_constants() -> frozenset[str]:
     """Qualified names of the numbers (and `newaxis`, None) among the public names of the
     modules whose other names are functions or dtypes (`jax.numpy.pi`, `math.inf`)."""
