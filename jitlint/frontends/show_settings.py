@@ -81,6 +81,8 @@ def render(report: dict[str, Any], as_json: bool) -> str:
 
 def _origin(found: dict[str, Any]) -> str:
     source = found["source"]
+    if source == "tensorflow" and found["file"] is not None:  # from an upper bound alone
+        return f"tf.keras of every TensorFlow allowed: {found['file']}, {found['detail']}"
     if source == "tensorflow":
         return f"tf.keras of TensorFlow {found['detail']}"
     if source == "legacy-keras":
