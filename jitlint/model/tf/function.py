@@ -24,15 +24,28 @@ class GraphContext:
     # Run by a Keras model left at the default `jit_compile="auto"`: Keras 3 compiles it with
     # XLA where a GPU or TPU is present, and not on a CPU-only machine (hazards T19).
     auto_xla: bool = False
+    # The path this context names: the kind of graph root ("tf.function", "tf.data",
+    # "keras", "loss"; "" for a root in another file, which `origin` names) and the function
+    # TF calls there (`step`, `Block.call`, `<lambda>`).
+    root_kind: str = ""
+    root_name: str = ""
+    # May / must: a function with a context MAY run as graph code; it MUST when TF calls it
+    # itself or every caller the run shows is graph code. False for a helper that eager code
+    # calls too (module level, a plain function, an `if tf.executing_eagerly():` branch):
+    # a graph-only hazard holds there only on the graph path.
+    must: bool = True
 
     def merge(self, other: GraphContext) -> GraphContext:
         """A helper reached from two graph contexts: hazards of either apply."""
+        stronger = _stronger(self, other)
         return replace(
             self,
             xla=self.xla or other.xla,
             auto_xla=self.auto_xla or other.auto_xla,
             autograph=self.autograph and other.autograph,
-            origin=_stronger(self, other).origin,
+            origin=stronger.origin,
+            root_kind=stronger.root_kind,
+            root_name=stronger.root_name,
         )
 
 
@@ -89,3 +102,17 @@ def graph_origin(app: TfFunction) -> str:
     if not app.autograph:
         return "`tf.function(autograph=False)`"
     return "`tf.function`"
+
+
+def graph_path_note(context: GraphContext) -> str:
+    """For a message about graph-only behaviour: which graph path it holds on, when the
+    function also runs eagerly (`context.must` false): " when called from `step`"."""
+    if context.must or not context.root_name:
+        return ""
+    return f" when called from `{context.root_name}`"
+
+
+def graph_site(context: GraphContext) -> str:
+    """The graph context as a message names it: its origin, and the graph path when the
+    function also runs eagerly (`in `tf.function` when called from `step``)."""
+    return context.origin + graph_path_note(context)

@@ -432,6 +432,7 @@ class KerasLinks:
                         f"{role} of `{cls.name.value}` ({where})",
                         tensors,
                         auto_xla=auto,
+                        root_kind="keras",
                     ),
                 )
             )

@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.numpy_to_tf import numpy_to_tf_fix
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -175,8 +176,8 @@ class Model(tf.keras.Model):
             return
         self.report(
             node,
-            f"`.numpy()` on a symbolic tensor in {context.origin}: graph tensors have no value "
-            "while the function is traced (AttributeError: 'SymbolicTensor' object has no "
+            f"`.numpy()` on a symbolic tensor in {graph_site(context)}: graph tensors have no "
+            "value while the function is traced (AttributeError: 'SymbolicTensor' object has no "
             "attribute 'numpy')",
             help="use the tensor directly (tf ops, tf.print), or return it and convert outside",
             fix=self._print_fix(node, func, path),
@@ -229,8 +230,9 @@ class Model(tf.keras.Model):
                 api = min(names).replace("numpy.", "np.", 1)
                 self.report(
                     node,
-                    f"`{api}` on a symbolic tensor in {context.origin}: NumPy cannot convert a "
-                    "graph tensor (NotImplementedError: Cannot convert a symbolic tf.Tensor)",
+                    f"`{api}` on a symbolic tensor in {graph_site(context)}: NumPy cannot "
+                    "convert a graph tensor (NotImplementedError: Cannot convert a symbolic "
+                    "tf.Tensor)",
                     help="use the tf equivalent (or tf.experimental.numpy), or convert outside "
                     "the function",
                     fix=self._fix(node, names, is_tensor),

@@ -6,6 +6,7 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
 from jitlint.model.tf.api import DO_NOT_CONVERT
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -302,7 +303,7 @@ class Dense(keras.layers.Layer):
         if weight is not None:
             self.report(
                 node,
-                f"{what} on `self.{weight}`, a variable, in {context.origin}: a variable has "
+                f"{what} on `self.{weight}`, a variable, in {graph_site(context)}: a variable has "
                 "no truth value in graph code (OperatorNotAllowedInGraphError), and a Keras 3 "
                 "weight has none even eagerly (TypeError 'A Keras Variable cannot be used as "
                 "a boolean')",
@@ -316,7 +317,7 @@ class Dense(keras.layers.Layer):
                 fix, no_fix = converted, ""
         self.report(
             node,
-            f"{what} on a symbolic tensor in {context.origin}, where {why}: "
+            f"{what} on a symbolic tensor in {graph_site(context)}, where {why}: "
             "OperatorNotAllowedInGraphError",
             help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
@@ -383,7 +384,7 @@ class Dense(keras.layers.Layer):
             self.report(
                 raising,
                 f"this `raise` is in a branch of an `if` on a symbolic tensor in "
-                f"{context.origin}: autograph traces both branches of a tensor `if`, so it "
+                f"{graph_site(context)}: autograph traces both branches of a tensor `if`, so it "
                 "raises while tracing, whatever the value",
                 help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
                 "or decide the branch from a Python value",

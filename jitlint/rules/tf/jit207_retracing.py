@@ -342,12 +342,19 @@ class Peaks:
             else:
                 self._called(node)
 
+    def _graph_only(self, path: Sequence[cst.CSTNode]) -> bool:
+        """The end of `path` runs only as graph code (a `must` context): there a nested
+        `tf.function` or model is traced into the outer graph once. A helper that eager code
+        calls too may still rebuild one per eager call."""
+        context = self.ctx.tf.context(path)
+        return context is not None and context.must
+
     def _remade_model(self, node: cst.Call) -> None:
         """A Keras model loaded or built the same way every time code that runs repeatedly
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
         found = model_remade_for_inference(self.ctx.tf, node, path)
-        if found is None or self.ctx.tf.context(path) is not None:
+        if found is None or self._graph_only(path):
             return
         name, where = found
         self.report(
@@ -378,7 +385,7 @@ class Peaks:
             return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
             return
-        if self.ctx.tf.context(path) is not None:
+        if self._graph_only(path):
             return  # inside graph code a nested tf.function is inlined into the outer graph
         where = "inside a loop" if loop is not None else repeated
         found: NodeFix | str = "it is inside a loop"
@@ -418,7 +425,7 @@ class Peaks:
             spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
             if spec is None:
                 continue
-            if self.ctx.tf.context(path[:-1]) is not None:
+            if self._graph_only(path[:-1]):
                 return  # defined in graph code: inlined into the outer graph
             if in_loop:
                 message = (
@@ -462,7 +469,7 @@ class Peaks:
         if not passed and enclosing_loop(path) is None:
             return  # neither a loop nor a parameter that receives changing values
         name = self._tf_function_name(node, path)
-        if name is None or self.ctx.tf.context(path) is not None:
+        if name is None or self._graph_only(path):
             return
         varying = self._varying_arguments(node, path)
         if not varying:

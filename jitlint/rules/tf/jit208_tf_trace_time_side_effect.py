@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR, Value
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
@@ -300,7 +301,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
+            f"`self.{target.attr.value}.{node.func.attr.value}` in {graph_site(context)} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
         )
@@ -335,7 +336,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`self.{target.attr.value}` is a Python number updated in {context.origin}: the "  # type: ignore[attr-defined]
+            f"`self.{target.attr.value}` is a Python number updated in {graph_site(context)}: the "  # type: ignore[attr-defined]
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
@@ -403,11 +404,11 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                     (imports,) if imports else (),
                 )
         if tensor:
-            message = f"`print` in {context.origin} runs once per trace, not on every call"
+            message = f"`print` in {graph_site(context)} runs once per trace, not on every call"
         else:
             message = (
                 "`print` runs only while the graph is traced (once per trace, e.g. when the "
-                f"model is built), not on every call: it is in {context.origin}"
+                f"model is built), not on every call: it is in {graph_site(context)}"
             )
         self.report(
             node,
@@ -464,7 +465,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if any(values.value(p.expression, path).kind == TENSOR for p in parts):  # type: ignore[attr-defined]
                 self.report(
                     string,
-                    f"this f-string is formatted once, while {context.origin} is traced: "
+                    f"this f-string is formatted once, while {graph_site(context)} is traced: "
                     '`tf.print` then prints the symbolic tensor (`Tensor("...", shape=...)`) '
                     "on every call, not its value",
                     help='pass the tensors to tf.print as arguments: tf.print("loss =", loss)',
@@ -489,7 +490,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return  # "tracing f with Tensor(...)": the author logs the trace on purpose
         self.report(
             node,
-            f"this log call in {context.origin} runs once, while tracing, and writes the "
+            f"this log call in {graph_site(context)} runs once, while tracing, and writes the "
             'symbolic tensor (`Tensor("Mean:0", shape=(), ...)`), not its value; later calls '
             "log nothing",
             help="return the value and log it outside the traced function, or use "
@@ -515,7 +516,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`{target.value}.{node.func.attr.value}` in {context.origin} changes an outer "  # type: ignore[attr-defined]
+            f"`{target.value}.{node.func.attr.value}` in {graph_site(context)} changes an outer "  # type: ignore[attr-defined]
             "list once per trace, not on every call",
             help="return the values from the function, or use a tf.TensorArray",
             fix=self._append_fix(node, context, path),
@@ -562,7 +563,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if target.value in names:
                 self.report(
                     target,
-                    f"writing global `{target.value}` in {context.origin} happens once per "
+                    f"writing global `{target.value}` in {graph_site(context)} happens once per "
                     "trace, not on every call",
                     help="return the value, or keep the state in a tf.Variable",
                 )
