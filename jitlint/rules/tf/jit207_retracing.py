@@ -53,7 +53,10 @@ class Retracing(Rule):
     it traces once. Nor is one built once per element of a set-up loop (a host, a device, a
     data split) and kept without being called there: stored on an object, collected in a
     list, or handed to a call that keeps it (`server.bind(fn)`), directly or as what a
-    factory called in the loop returns. Each traces once and is then reused.
+    factory called in the loop returns. Each traces once and is then reused. Nor is one
+    made in graph code, where it is traced into the outer graph, but only where the code
+    runs as graph code on every path: a helper that a `tf.function` calls and eager code
+    calls too (at module level, from a plain function) still makes a new one per eager call.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
