@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import projects_format as fmt
-from snapshots import declares_versions
+from snapshots import git_dir, write_snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = ".jitlint-bench-projects"
@@ -40,24 +40,6 @@ DONE = ".materialized"
 # An empty config passed with --config: every project is linted with the default selection,
 # whatever pyproject.toml or jitlint.toml lies above the cache.
 DEFAULTS = "jitlint.toml"
-
-
-def git_dir(repo: str, mirror: Path | None, cache: Path) -> Path:
-    name = repo.replace("/", "+")
-    if mirror is not None:
-        base = mirror / name
-        for candidate in (base / "repo" / ".git", base / "repo", base / ".git", base):
-            if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
-                return candidate
-        bare = mirror / f"{name}.git"
-        if (bare / "HEAD").is_file():
-            return bare
-        raise LookupError(f"no git directory for {repo} under {mirror} (fetch github:{repo})")
-    clone = cache / ".git" / name
-    if not clone.exists():
-        url = f"https://github.com/{repo}.git"
-        subprocess.run(["git", "clone", "--bare", "--quiet", url, str(clone)], check=True)
-    return clone
 
 
 def materialize(recipe: fmt.Recipe, git_dir: Path, out: Path) -> int:
@@ -71,50 +53,11 @@ def materialize(recipe: fmt.Recipe, git_dir: Path, out: Path) -> int:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    paths = (p.rstrip("/") for p in recipe.data["paths"])
-    under_paths = git(git_dir, "ls-tree", "-r", "-z", recipe.commit, "--", *paths)
-    at_root = git(git_dir, "ls-tree", "-z", recipe.commit)
-    blobs: list[tuple[str, str]] = []
-    for listed, python in ((under_paths, True), (at_root, False)):
-        for entry in listed.split(b"\0"):
-            if not entry:
-                continue
-            meta, _, raw = entry.partition(b"\t")
-            mode, kind, sha = meta.split()
-            path = raw.decode("utf-8", "surrogateescape")
-            if kind != b"blob" or mode == b"120000" or any(path == p for _, p in blobs):
-                continue
-            if (python and path.endswith(".py")) or declares_versions(path):
-                blobs.append((sha.decode(), path))
-    batch = git(
-        git_dir, "cat-file", "--batch", data="".join(f"{sha}\n" for sha, _ in blobs).encode()
-    )
-    written = 0
-    for _, path in blobs:
-        header, _, batch = batch.partition(b"\n")
-        parts = header.split()
-        if len(parts) != 3:  # "<sha> missing": an object the snapshot lacks
-            continue
-        size = int(parts[2])
-        body, batch = batch[:size], batch[size + 1 :]
-        target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(body)
-        written += path.endswith(".py")
+    written, _ = write_snapshot(git_dir, recipe.commit, out, recipe.data["paths"])
     if not written:
         raise LookupError(f"{recipe.name}: no *.py under {recipe.data['paths']} at {recipe.commit}")
     done.write_text(wanted, encoding="utf-8")
     return written
-
-
-def git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:
-    done = subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], input=data, capture_output=True
-    )
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()[-300:]
-        raise LookupError(f"git {args[0]} in {git_dir}: {message}")
-    return done.stdout
 
 
 def lint(out: Path, defaults: Path, jobs: int) -> list[dict]:

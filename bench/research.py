@@ -42,48 +42,10 @@ from research_reviews import (
     tally,
     verdict_of,
 )
-from snapshots import declares_versions
+from snapshots import git_dir, write_snapshot
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = ".jitlint-bench-research"
-
-
-def git_dir(repo: str, commit: str, mirror: Path | None, cache: Path) -> Path:
-    name = repo.replace("/", "+")
-    if mirror is not None:
-        for candidate in (mirror / name / "repo", mirror / name):
-            if (candidate / "HEAD").is_file() or (candidate / ".git").is_dir():
-                return candidate
-        sys.exit(f"research: no git directory for {repo} under {mirror}")
-    clone = cache / ".git" / name
-    if not clone.exists():
-        url = f"https://github.com/{repo}.git"
-        subprocess.run(["git", "clone", "--bare", "--quiet", url, str(clone)], check=True)
-    return clone
-
-
-def materialize(repo: str, commit: str, git: Path, out: Path) -> int:
-    """Write the commit's *.py files, and the files that declare its framework versions,
-    under `out`; the number of Python lines written."""
-    listed = subprocess.run(
-        ["git", "--git-dir", str(git), "ls-tree", "-r", "--name-only", commit],
-        capture_output=True, text=True, check=True,
-    ).stdout.splitlines()  # fmt: skip
-    lines = 0
-    for path in listed:
-        python = path.endswith(".py")
-        if not python and not declares_versions(path):
-            continue
-        shown = subprocess.run(
-            ["git", "--git-dir", str(git), "show", f"{commit}:{path}"], capture_output=True
-        )
-        if shown.returncode != 0:
-            continue  # an object the snapshot lacks
-        target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(shown.stdout)
-        lines += shown.stdout.count(b"\n") if python else 0
-    return lines
 
 
 def lint(folder: Path, jobs: int) -> tuple[list[dict], float, str | None]:
@@ -160,8 +122,11 @@ def main() -> int:
         if out.exists():
             shutil.rmtree(out)
         out.mkdir()
-        git = git_dir(pin.repo, pin.commit, args.mirror, cache)
-        repo_lines = materialize(pin.repo, pin.commit, git, out)
+        try:
+            git = git_dir(pin.repo, args.mirror, cache)
+        except LookupError as error:
+            sys.exit(f"research: {error}")
+        _, repo_lines = write_snapshot(git, pin.commit, out)
         found, seconds, crash = lint(out, args.j)
         if crash is not None:
             crashed.append(f"{pin.repo}: {crash}")

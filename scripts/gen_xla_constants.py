@@ -25,7 +25,6 @@ Usage: python scripts/gen_xla_constants.py [OUTPUT]
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import re
 import sys
@@ -37,7 +36,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_xla_ops import aliases  # after the path is set
+from gen_xla_ops import aliases, resolve, write_table  # after the path is set
 
 I64 = tf.constant([1, 2, 2, 3], tf.int64)
 X = [1.0, 2.0, 3.0, 4.0]
@@ -258,7 +257,7 @@ def _numeric(value: object) -> bool:
 
 
 def probe_api(path: str, kwargs: dict[str, object]) -> list[dict[str, object]]:
-    api: Callable[..., object] = _resolve(path)  # type: ignore[assignment]
+    api: Callable[..., object] = resolve(path)  # type: ignore[assignment]
     baseline = _probe(api, kwargs, "", "")
     if baseline is not None:
         raise RuntimeError(f"tf.{path} with constants does not compile: {baseline}")
@@ -286,13 +285,6 @@ def probe_api(path: str, kwargs: dict[str, object]) -> list[dict[str, object]]:
     return found
 
 
-def _resolve(path: str) -> object:
-    obj: object = tf
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def build() -> dict[str, object]:
     apis: dict[str, object] = {}
     for path, kwargs in APIS:
@@ -306,22 +298,5 @@ def build() -> dict[str, object]:
     }
 
 
-def default_output() -> Path:
-    version = ".".join(tf.__version__.split(".")[:2])
-    data = Path(__file__).resolve().parent.parent / "jitlint/data"
-    return data / f"xla_constants_tf{version}.json"
-
-
-def render(table: dict[str, object]) -> str:
-    return json.dumps(table, indent=1) + "\n"
-
-
-def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else default_output()
-    out.write_text(render(build()), encoding="utf-8")
-    print(f"wrote {out}")
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(write_table(build, "xla_constants", sys.argv[1:]))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -222,7 +223,8 @@ ALIAS_NAMESPACES = (
 )
 
 
-def _resolve(path: str) -> object:
+def resolve(path: str) -> object:
+    """The object at a dotted path under `tf` (`""` is `tf` itself)."""
     obj: object = tf
     for part in path.split(".") if path else ():
         obj = getattr(obj, part)
@@ -244,12 +246,12 @@ def op_types(specs: list[tf.TensorSpec], call: object) -> set[str]:
 
 
 def aliases(path: str) -> list[str]:
-    target = _resolve(path)
+    target = resolve(path)
     leaf = path.rsplit(".", 1)[-1]
     names = {path}
     for space in ALIAS_NAMESPACES:
         try:
-            module = _resolve(space)
+            module = resolve(space)
         except AttributeError:
             continue
         for attr in {leaf, leaf.replace("_", "")}:
@@ -281,21 +283,19 @@ def build() -> dict[str, object]:
     }
 
 
-def default_output() -> Path:
+def data_file(stem: str) -> Path:
+    """Where a table generated for this TensorFlow minor version lives in the package."""
     version = ".".join(tf.__version__.split(".")[:2])
-    return Path(__file__).resolve().parent.parent / "jitlint/data" / f"xla_ops_tf{version}.json"
+    return Path(__file__).resolve().parent.parent / "jitlint/data" / f"{stem}_tf{version}.json"
 
 
-def render(table: dict[str, object]) -> str:
-    return json.dumps(table, indent=1, sort_keys=False) + "\n"
-
-
-def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else default_output()
-    out.write_text(render(build()), encoding="utf-8")
+def write_table(build_table: Callable[[], dict[str, object]], stem: str, argv: list[str]) -> int:
+    """Shared `main` of the TF table generators: build, write (to argv[0] if given), report."""
+    out = Path(argv[0]) if argv else data_file(stem)
+    out.write_text(json.dumps(build_table(), indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(write_table(build, "xla_ops", sys.argv[1:]))
