@@ -145,8 +145,9 @@ def test_the_path_note_for_messages():
     )
     assert graph_path_note(found["helper"]) == " when called from `step`"
     assert graph_site(found["helper"]) == "`tf.function` when called from `step`"
-    assert graph_path_note(found["graph_only"]) == ""
-    assert graph_site(found["graph_only"]) == "`tf.function`"
+    assert graph_path_note(found["graph_only"]) == " (through `step`)"
+    assert graph_site(found["graph_only"]) == "`tf.function` (through `step`)"
+    assert graph_path_note(found["step"]) == ""  # the finding is in the root itself
 
 
 RAISING_HELPER = """\
@@ -165,7 +166,7 @@ EAGER_CALLER = "\n\nprint(check(tf.constant([1.0])))\n"
 @pytest.mark.parametrize(
     ("graph", "eager", "expected"),
     [
-        (GRAPH_CALLER, "", "in `tf.function`: autograph"),  # graph only: no path note
+        (GRAPH_CALLER, "", "in `tf.function` (through `step`): autograph"),  # graph only
         (GRAPH_CALLER, EAGER_CALLER, "in `tf.function` when called from `step`: autograph"),
         ("", EAGER_CALLER, None),  # eager only: the hazard never happens
     ],

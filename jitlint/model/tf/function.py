@@ -105,14 +105,22 @@ def graph_origin(app: TfFunction) -> str:
 
 
 def graph_path_note(context: GraphContext) -> str:
-    """For a message about graph-only behaviour: which graph path it holds on, when the
-    function also runs eagerly (`context.must` false): " when called from `step`"."""
-    if context.must or not context.root_name:
+    """For a message about graph-only behaviour in a helper: the graph path it holds on.
+    A helper that also runs eagerly (`context.must` false): " when called from `step`";
+    one that runs only as graph code, under a root its origin does not name (a
+    `tf.function` or `tf.data` function): " (through `step`)". Nothing for a root itself,
+    a root of another file (its origin names the site), or an origin that names the root."""
+    name = context.root_name
+    if context.root or not name:
         return ""
-    return f" when called from `{context.root_name}`"
+    if not context.must:
+        return f" when called from `{name}`"
+    if context.root_kind in ("tf.function", "tf.data"):
+        return f" (through `{name}`)"
+    return ""
 
 
 def graph_site(context: GraphContext) -> str:
-    """The graph context as a message names it: its origin, and the graph path when the
-    function also runs eagerly (`in `tf.function` when called from `step``)."""
+    """The graph context as a message names it: its origin and the path's root, where the
+    origin leaves it out (`in `tf.function` when called from `step``)."""
     return context.origin + graph_path_note(context)
