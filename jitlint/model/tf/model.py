@@ -753,10 +753,8 @@ class TfModel(KerasLinks):
         for caller, calls in self.scan.calls.items():
             for call, path in calls:
                 func = call.func
-                leaf = (
-                    func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)
-                )  # type: ignore[attr-defined]
-                if leaf not in names:
+                named = func.attr if type(func) is cst.Attribute else func  # type: ignore[attr-defined]
+                if getattr(named, "value", None) not in names:
                     continue
                 target = self.resolve_function(func, path)
                 if target is not None and id(target[0]) in helpers:
