@@ -11,9 +11,11 @@ the project sets `TF_USE_LEGACY_KERAS` (its CI workflows, `tox.ini`, `setup.cfg`
 `tf.keras` the Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were
 generated for. A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is
 0.4.30, `==2.15.*` is 2.15, Poetry's `^0.4.30` is 0.4.30); the first declaration with a
-version wins, in the order above. One with only an upper bound names no version, but it may
-still decide the Keras major: `tensorflow<=2.11` or `<2.16` is a TensorFlow whose `tf.keras`
-is Keras 2, and so is `keras<3`; `tensorflow<3` decides nothing.
+version wins, in the order above. The Keras major follows the whole TensorFlow range, not
+its lower bound: `tensorflow<=2.11`, `<2.16` or `~=2.15.0` allow only TensorFlows whose
+`tf.keras` is Keras 2 (and `keras<3` only Keras 2); `>=2.16` only Keras 3; a range with
+both (`tensorflow>=2.6`, `~=2.10`, `<3`) leaves it undecided: the facts' Keras, as with
+nothing declared.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ class Resolved:
 
     framework: str
     version: str
-    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras" or "facts"
+    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras", "open-range"
+    # (a TensorFlow range with either Keras: the facts' Keras) or "facts"
     source: str
     file: Path | None = None  # the config or requirements file
     detail: str = ""  # the key or requirement, as written
@@ -154,14 +157,29 @@ class VersionResolver:
             if setting is not None:
                 detail = "`TF_USE_LEGACY_KERAS`"
                 resolved["keras"] = Resolved("keras", "2", "legacy-keras", setting, detail)
+        requirement = declared.get("tensorflow")
+        if "keras" not in resolved and requirement is not None:
+            keras_2 = requirement.keras_2("tensorflow")
+            lower = parse_version(requirement.version or "")
+            if keras_2 and requirement.version is None:
+                # No TensorFlow version, but its upper bound is below 2.16: tf.keras is Keras 2.
+                detail = requirement.detail
+                resolved["keras"] = Resolved("keras", "2", "tensorflow", requirement.file, detail)
+            elif (
+                "tensorflow" in resolved
+                and resolved["tensorflow"].source == "requirements"
+                and not keras_2
+                and (lower is None or lower < KERAS_3_SINCE_TENSORFLOW)
+            ):
+                # `tensorflow>=2.6`: the range holds TensorFlows with either Keras. Its lower
+                # bound does not decide it; the Keras stays the facts' (as with none declared).
+                keras = facts_versions()["keras"]
+                file, detail = requirement.file, requirement.detail
+                resolved["keras"] = Resolved("keras", keras, "open-range", file, detail)
         if "keras" not in resolved and "tensorflow" in resolved:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
             resolved["keras"] = Resolved("keras", keras, "tensorflow", None, tensorflow)
-        upper = declared.get("tensorflow")
-        if "keras" not in resolved and upper is not None and upper.keras_2("tensorflow"):
-            # No TensorFlow version, but its upper bound is below 2.16: tf.keras is Keras 2.
-            resolved["keras"] = Resolved("keras", "2", "tensorflow", upper.file, upper.detail)
         if not with_facts:
             return resolved
         for framework in FRAMEWORKS:

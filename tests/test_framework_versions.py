@@ -181,37 +181,50 @@ def test_requirements_files_and_poetry(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("requirement", "keras"),
+    ("requirement", "keras", "source"),
     [
-        ("tensorflow<=2.11", "2"),
-        ("tensorflow<2.16", "2"),
-        ("tensorflow<2.16.0", "2"),
-        ("tensorflow<=2.15.1", "2"),
-        ("tensorflow~=2.10", None),  # lower bound 2.10: the TensorFlow's own Keras
-        ("tensorflow==2.15.*", None),
-        ("tensorflow<=2.16", "facts"),  # 2.16 is allowed: the major stays open
-        ("tensorflow<3", "facts"),
-        ("tensorflow!=2.16", "facts"),
-        ("keras<3", "2"),
-        ("keras<=3.0", "facts"),
-        ("tensorflow>=2.16,<2.20", None),
+        ("tensorflow<=2.11", "2", "tensorflow"),
+        ("tensorflow<2.16", "2", "tensorflow"),
+        ("tensorflow<2.16.0", "2", "tensorflow"),
+        ("tensorflow<=2.15.1", "2", "tensorflow"),
+        ("tensorflow~=2.15.0", "2", "tensorflow"),  # below 2.16
+        ("tensorflow==2.15.*", "2", "tensorflow"),
+        ("tensorflow>=2.10,<2.16", "2", "tensorflow"),
+        ("tensorflow>=2.16,<2.20", "3", "tensorflow"),
+        ("tensorflow>=2.17", "3", "tensorflow"),
+        ("keras<3", "2", "requirements"),
+        # Ranges that hold TensorFlows with either Keras: undecided, the facts' Keras.
+        ("tensorflow>=2.6", "facts", "open-range"),
+        ("tensorflow~=2.10", "facts", "open-range"),  # below 3.0: 2.16 and later too
+        ("tensorflow<=2.16", "facts", "facts"),  # no version and an open major
+        ("tensorflow<3", "facts", "facts"),
+        ("tensorflow!=2.16", "facts", "facts"),
+        ("keras<=3.0", "facts", "facts"),
     ],
 )
-def test_an_upper_bound_alone_can_decide_the_keras_major(tmp_path, requirement, keras):
+def test_the_tensorflow_range_decides_the_keras_major(tmp_path, requirement, keras, source):
     write(tmp_path / "requirements.txt", requirement + "\n")
     versions = resolved(tmp_path)
-    if keras is None:  # a lower bound names the TensorFlow version, and Keras follows it
-        tensorflow = versions["tensorflow"][0]
-        assert versions["tensorflow"][1] == "requirements"
-        expected = "3" if parse_version(tensorflow) >= (2, 16) else "2"
-        assert versions["keras"] == (expected, "tensorflow")
-    elif keras == "facts":  # unknown stays unknown: the facts' Keras, not a guess
-        assert versions["keras"] == ("3", "facts")
-    else:
-        assert versions["keras"][0] == keras
-        assert versions["keras"][1] in ("tensorflow", "requirements")
+    expected = facts_versions()["keras"] if keras == "facts" else keras
+    assert versions["keras"] == (expected, source)
     if requirement.startswith("tensorflow<"):
         assert versions["tensorflow"][1] == "facts"  # no TensorFlow version is made up
+    elif requirement.startswith(("tensorflow>", "tensorflow=", "tensorflow~")):
+        assert versions["tensorflow"][1] == "requirements"  # its lower bound, as before
+
+
+def test_an_open_range_keeps_jit213_as_with_nothing_declared(tmp_path):
+    # `tensorflow>=2.6` installs today's TensorFlow, whose tf.keras is Keras 3: JIT213's
+    # warning stays, as for a project that declares nothing.
+    from jitlint.frontends.lsp.editor import EditorState
+
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    path = write(tmp_path / "m.py", KERAS_LAYER)
+    state = EditorState([tmp_path])
+    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6,<2.16\n")
+    state = EditorState([tmp_path])
+    assert state.lint(state.setup(path), KERAS_LAYER) == []
 
 
 def test_the_keras_2_of_an_upper_bound_says_where_it_came_from(tmp_path):

@@ -85,6 +85,11 @@ def _origin(found: dict[str, Any]) -> str:
         return f"tf.keras of every TensorFlow allowed: {found['file']}, {found['detail']}"
     if source == "tensorflow":
         return f"tf.keras of TensorFlow {found['detail']}"
+    if source == "open-range":
+        return (
+            f"the facts' Keras: {found['detail']} ({found['file']}) allows TensorFlows "
+            "with Keras 2 and with Keras 3"
+        )
     if source == "legacy-keras":
         return f"tf-keras, as {found['detail']} in {found['file']} asks"
     if source == "facts":
