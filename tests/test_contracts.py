@@ -45,6 +45,38 @@ POSITIVE = {
                     return x
                 return -x
     """,
+    # A defaulted parameter that only array methods read: the default (-1) has no `.item()`,
+    # so callers pass an array, traced under their jit (aesara-devs/aesara#1158's module).
+    "flax_defaulted_task_id_read_as_array": """
+        from functools import partial
+
+        import flax.linen as nn
+        import jax
+
+        class Pool(nn.Module):
+            size: int
+
+            def __call__(self, x, task_id=-1):
+                conv_idx = jax.device_get(task_id).item()  # error: JIT102
+                return x * conv_idx
+    """,
+    # A body that tests for tracers is written to run under jit; where the value is not a
+    # tracer, a JAX operation on it is still staged there (pyro-ppl/numpyro#771).
+    "tracer_test_skips_only_the_tracer": """
+        import jax
+        import jax.numpy as jnp
+
+        def not_jax_tracer(x):
+            return not isinstance(x, jax.core.Tracer)
+
+        class Distribution:
+            def _validate_sample(self, value):
+                mask = self.support(value)
+                if not_jax_tracer(mask):
+                    if not jnp.all(mask):  # error: JIT101
+                        raise ValueError("out of support")
+                return mask
+    """,
     # A haiku module is built inside the transform, but what its own code always stores
     # (`self.blocks = [... for ...]`) is still a Python list there.
     "haiku_list_attribute_indexed_by_loop_counter": """
@@ -301,6 +333,41 @@ NEGATIVE = {
                     return 3.0
                 z = jnp.tanh(z)
                 return z
+    """,
+    # Defaulted Python values read as operands (a Python number works there too), a flag, a
+    # count, a host copy read as a Python value: their defaults may be what callers rely on.
+    "defaulted_scalars_read_as_operands": """
+        import flax.linen as nn
+        import jax
+        import jax.numpy as jnp
+
+        class Net(nn.Module):
+            @nn.compact
+            def __call__(self, x, w=1.0, deterministic=False, n=2, index=0, offset=None):
+                if (x @ w).sum() > 0:
+                    x = x * 2
+                y = jnp.where(deterministic, x, x * 0.5)
+                if float(jax.device_get(index)) > 0:
+                    y = y + 1
+                if offset is not None:
+                    y = y + offset
+                return y.reshape(n, -1)
+    """,
+    # The same check with NumPy runs on the host value: nothing is staged.
+    "tracer_test_with_a_host_check": """
+        import jax
+        import numpy as np
+        from jax.core import Tracer
+
+        class Distribution:
+            def _validate_sample(self, value, strict=False):
+                mask = self.support(value)
+                if not isinstance(mask, Tracer):
+                    if not np.all(mask) and strict:
+                        raise ValueError("out of support")
+                for _ in range(len(value)):
+                    pass
+                return mask
     """,
     # A plain class is not a framework module: no contract.
     "plain_class_call": """
@@ -587,3 +654,78 @@ def test_assume_traced_from_the_config_and_its_errors(tmp_path):
     )  # fmt: skip
     assert completed.returncode == 2
     assert "`everything` is not an assume-traced pattern" in completed.stderr
+
+
+def test_the_message_says_how_the_contract_knows_the_array():
+    source = textwrap.dedent(POSITIVE["flax_defaulted_task_id_read_as_array"])
+    (diagnostic,) = lint_text(source, "pool.py", JAX_RULES).diagnostics
+    assert "`task_id` is read only as an array and is a parameter of `Pool.__call__`" in (
+        diagnostic.message
+    )
+
+
+FILTER_JIT = """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+LABELS = ["train", "eval"]
+
+
+@eqx.filter_jit
+def step(x: jax.Array, n, training, scale, mixed, mode, pick):
+    for _ in range(n):
+        x = x + 1
+    if training:
+        x = x * 2
+    y = x * scale
+    if mixed:
+        y = y + jnp.sum(mixed)
+    print(LABELS[mode])
+    return y[pick]
+"""
+
+
+def _first_read_kinds(source: str, decorator: str = "@eqx.filter_jit") -> dict[str, int]:
+    """The kind of the first read of each of `step`'s parameters, as its trace sees it."""
+    import libcst as cst
+
+    from jitlint.model.context import FileContext
+    from jitlint.python.walker import iter_children
+
+    source = source.replace("@eqx.filter_jit", decorator)
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "case.py", source)
+    func = next(s for s in module.body if type(s) is cst.FunctionDef)
+    trace = ctx.tracing.trace(func)
+    assert trace is not None
+    kinds: dict[str, int] = {}
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name and node.value in (
+            "n",
+            "training",
+            "scale",
+            "mixed",
+            "mode",
+            "pick",
+        ):
+            kinds.setdefault(node.value, trace.value(node).kind)
+        stack.extend(reversed(iter_children(node)))
+    return kinds
+
+
+def test_filter_jit_keeps_parameters_read_only_as_python_values_static():
+    from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN
+
+    # `n` (range), `training` (a truth test), `mode` (an index into a list display): static;
+    # `scale` (arithmetic), `mixed` (a truth test and an array operand) and `pick` (an index
+    # into an array) are not said to be Python values: unknown.
+    assert _first_read_kinds(FILTER_JIT) == {
+        "n": STATIC, "training": STATIC, "scale": UNKNOWN, "mixed": UNKNOWN, "mode": STATIC,
+        "pick": UNKNOWN,
+    }  # fmt: skip
+    # jax.jit traces every argument, whatever the body reads it as.
+    assert set(_first_read_kinds(FILTER_JIT, "@jax.jit").values()) == {PYTREE}

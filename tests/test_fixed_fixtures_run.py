@@ -19,6 +19,9 @@ JAX_PAIRS = {
     "JIT101_static_threshold": "TracerBoolConversionError",
     "JIT101_while_loop": "TracerBoolConversionError",
     "JIT101_raise_check": "TracerBoolConversionError",
+    "JIT101_masked_assignments": "TracerBoolConversionError",
+    "JIT101_lifted_argnums": "TracerBoolConversionError",
+    "JIT101_error_if_not": "TracerBoolConversionError",
     "JIT101_static_field": "TracerBoolConversionError",
     "JIT101_guard_return": "TracerBoolConversionError",
     "JIT101_static_argnums_grows": "TracerBoolConversionError",
@@ -35,10 +38,16 @@ JAX_PAIRS = {
     "JIT105_size_bound": "ConcretizationTypeError",
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
+    "JIT107_append_callback": "AssertionError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
+    "JIT110_module_arrays_static": "unhashable type",
     "JIT111_method_static_self": "Error interpreting argument",
+    "JIT111_static_callables": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",
+    "JIT118_host_callback_taps": "ImportError",
     "JIT119_pmap_axis_name": "unbound axis name",
+    "JIT120_linen_scan": "UnexpectedTracerError",
+    "JIT301_move_guarded_write": "AssertionError",
 }
 
 
@@ -128,10 +137,14 @@ def test_jit207_defined_once_out_of_its_function_traces_once():
     before = run(FIXTURES / "JIT207_define_once.in.py")
     after = run(FIXTURES / "JIT207_define_once.out.py")
     assert before.returncode == 0 and after.returncode == 0, after.stderr[-2000:]
+    results = [line for line in before.stdout.splitlines() if line.startswith("results ")]
+    assert results and results[0] in after.stdout.splitlines()
     was, now = _traces(before), _traces(after)
     for name in ("halve", "step_fn", "body"):
         assert (was[name], now[name]) == (3, 1), (name, was, now)
-    assert was["shift"] == now["shift"] == 3  # no fix: it reads the call's `offset`
+    # Run eagerly (they read the call's values): never traced, their Python runs per call.
+    expected = {"shift": (3, 6), "keep_going": (3, 2 + 3 + 4), "add_next": (3, 1 + 2 + 3)}
+    assert {name: (was[name], now[name]) for name in expected} == expected, (was, now)
 
 
 @pytest.mark.tensorflow
@@ -164,7 +177,7 @@ def test_jit207_argument_as_a_tensor_of_its_dtype_traces_once_with_the_same_resu
     results = [line for line in before.stdout.splitlines() if line.startswith("results ")]
     assert results and results[0] in after.stdout.splitlines()
     was, now = _traces(before), _traces(after)
-    for name in ("warmup", "rate", "explore", "scale"):
+    for name in ("warmup", "rate", "explore", "scale", "pick"):
         assert (was[name], now[name]) == (4, 1), (name, was, now)
     assert was["repeat"] == now["repeat"] == 4  # no fix: `range(n)` needs the Python value
 
@@ -209,3 +222,78 @@ def test_jit205_python_range_over_the_static_size_runs_without_autograph():
     assert "OperatorNotAllowedInGraphError" in before.stderr, before.stderr[-2000:]
     assert after.returncode == 0, after.stderr[-2000:]
     assert "total 3.666" in after.stdout, after.stdout[-2000:]  # 2/1 + 2/2 + 2/3
+
+
+@pytest.mark.tensorflow
+def test_jit205_raise_in_a_tensor_if_becomes_a_graph_check_that_only_fails_bad_input():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT205_raise_to_tf_assert.in.py")
+    after = run(FIXTURES / "JIT205_raise_to_tf_assert.out.py")
+    # Autograph traces the raise into both branches: it fails even on a good grid.
+    assert "ValueError: the grid needs at least 2 rows" in before.stderr, before.stderr[-2000:]
+    assert "[2.0, 3.0]" not in before.stdout
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert after.stdout.split("\n")[:2] == ["[2.0, 3.0]", "rejected one row"], after.stdout
+
+
+@pytest.mark.tensorflow
+def test_jit206_variable_factory_run_eagerly_makes_one_variable_per_call():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT206_run_eagerly.in.py")
+    after = run(FIXTURES / "JIT206_run_eagerly.out.py")
+    assert "singleton tf.Variables" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert after.stdout.split("\n")[:2] == ["sums [1.0, 2.0, 3.0]", "made 3"], after.stdout
+
+
+@pytest.mark.tensorflow
+def test_jit208_log_call_through_py_function_logs_every_value():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_log_py_function.in.py")
+    after = run(FIXTURES / "JIT208_log_py_function.out.py")
+    assert before.returncode == 0 and 'loss Tensor("Mean:0"' in before.stderr
+    assert before.stderr.count("loss ") == 1, before.stderr[-2000:]  # once, while tracing
+    assert after.returncode == 0, after.stderr[-2000:]
+    for value in ("1.0", "4.0", "9.0"):  # as eager code logs a tensor, on every call
+        assert f"loss tf.Tensor({value}, shape=(), dtype=float32)" in after.stderr
+
+
+@pytest.mark.tensorflow
+def test_jit208_layer_list_through_py_function_records_every_batch_off_xla():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_append_attribute_layer.in.py")
+    after = run(FIXTURES / "JIT208_append_attribute_layer.out.py")
+    assert "not 'SymbolicTensor'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    # 16 rows in batches of 4: one value per batch; the layer keeps the model off XLA.
+    assert after.stdout.split("\n")[:2] == ["recorded 4 False", "values [1.0]"], after.stdout
+
+
+@pytest.mark.tensorflow
+def test_jit204_numpy_in_a_metric_runs_once_the_model_runs_eagerly():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_run_eagerly.in.py")
+    after = run(FIXTURES / "JIT204_run_eagerly.out.py")
+    assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert "mape ['loss', 'mape']" in after.stdout, after.stdout[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit204_dataset_function_through_py_function_gets_values_and_dtypes():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT204_dataset_py_function.in.py")
+    after = run(FIXTURES / "JIT204_dataset_py_function.out.py")
+    assert "no attribute 'numpy'" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    assert after.stdout.split("\n")[:2] == ["[-1.0, 1.0] 0 int64", "[-1.0, 1.0] 1 int64"]
+
+
+@pytest.mark.tensorflow
+def test_jit208_python_counter_counts_every_step_once_the_model_runs_eagerly():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT208_counter_run_eagerly.in.py")
+    after = run(FIXTURES / "JIT208_counter_run_eagerly.out.py")
+    # 12 rows in batches of 4, 2 epochs: 6 steps; traced, the counter moves per trace.
+    assert before.returncode == 0 and "steps 6" not in before.stdout, before.stdout
+    assert after.returncode == 0 and "steps 6" in after.stdout, after.stderr[-2000:]

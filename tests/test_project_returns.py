@@ -100,3 +100,52 @@ def test_helper_of_another_module_returning_a_jax_result(tmp_path):
     _, found, err = check(root)
     assert err == ""
     assert where(found) == [("pkg/step.py", 9, "JIT101")]
+
+
+# numpyro's `not_jax_tracer` (numpyro/util.py), imported by the inference code that guards
+# host-side shortcuts with it: a type-test predicate narrows its argument across files.
+PREDICATES = """
+from jax.core import Tracer
+
+
+def not_jax_tracer(x):
+    \"\"\"Whether `x` is a concrete value.\"\"\"
+    return not isinstance(x, Tracer)
+
+
+def is_jax_array(x):
+    import jax
+    return isinstance(x, jax.Array)
+"""
+
+SEARCH = """
+import jax
+import jax.numpy as jnp
+
+from .util import is_jax_array, not_jax_tracer
+
+
+@jax.jit
+def search(x):
+    valid = jnp.all(jnp.isfinite(x))
+    if not_jax_tracer(valid):
+        if valid:
+            return x
+    if is_jax_array(valid):
+        if valid:
+            return -x
+    return x
+"""
+
+
+def test_type_test_predicate_of_another_module_narrows_its_argument(tmp_path):
+    root = write(
+        tmp_path, {"pkg/__init__.py": "", "pkg/util.py": PREDICATES, "pkg/search.py": SEARCH}
+    )
+    _, found, err = check(root)
+    assert err == ""
+    # Line 12 is guarded by the concrete-value test; line 15's guard proves nothing.
+    assert where(found) == [("pkg/search.py", 15, "JIT101")]
+    # Alone, the file cannot see the predicate's body: both `if`s are reported.
+    _, alone, _ = check(root, "pkg/search.py")
+    assert where(alone) == [("pkg/search.py", 12, "JIT101"), ("pkg/search.py", 15, "JIT101")]

@@ -204,3 +204,48 @@ def test_library_constants_are_python_values() -> None:
         NonArray("library function", "jnp.float32"),
         NonArray("library function", "jnp.s_"),
     ]
+
+
+# jax-ml/jax#17158: `static_argnums` on a jitted method counts `self` as index 0 (observed
+# on jax 0.10.2), so `(1,)` marks `signal` static and leaves both `self` and `flip` traced.
+SHIFTED = """
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+
+class Rectifier:
+    @partial(jax.jit, static_argnums=STATIC)  # {decorator}
+    def apply(self, signal, flip):
+        if flip:  # {body}
+            return -signal
+        return signal
+
+
+rect = Rectifier()
+sig = jnp.array([1.0, -2.0, 3.0])
+out = rect.apply(sig, True)  # {call}
+"""
+
+
+def _marked(static: str, decorator: str = "", body: str = "", call: str = "") -> str:
+    marks = {k: f"error: {v}" if v else "" for k, v in
+             (("decorator", decorator), ("body", body), ("call", call))}  # fmt: skip
+    return SHIFTED.replace("STATIC", static).format(**marks)
+
+
+def test_a_jitted_method_whose_self_is_traced_never_traces_its_body() -> None:
+    from helpers import expected, found
+
+    codes = {"JIT101", "JIT110", "JIT111"}
+    # `self` of a plain class traced: every call raises TypeError before the body is
+    # traced, so the traced `flip` in the body is never converted.
+    source = _marked("(1,)", decorator="JIT111", call="JIT110")
+    assert found(source, codes) == expected(source)
+    # With `self` static instead, the body is traced and the `if` converts the traced `flip`.
+    source = _marked("(0,)", body="JIT101")
+    assert found(source, codes) == expected(source)
+    # Counting from `self`, index 2 is `flip`: static, nothing to report but `self`.
+    source = _marked("(2,)", decorator="JIT111")
+    assert found(source, codes) == expected(source)

@@ -67,3 +67,16 @@ model.compile(optimizer="adam", loss="mse", metrics=[Coverage()])
     codes = found(METRIC + compiled, {"JIT204", "JIT208"})
     assert (NUMPY_LINE, "JIT204") in codes
     assert any(code == "JIT208" for _, code in codes)
+
+
+def test_a_metric_given_to_a_compile_with_run_eagerly_is_not_graph_code():
+    eager = """
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse", metrics=[Coverage()], run_eagerly=True)
+"""
+    assert found(METRIC + eager, {"JIT204", "JIT208"}) == set()
+    # A second model that runs it as a graph keeps it graph code.
+    both = eager + "other = tf.keras.Sequential([tf.keras.Input((3,))])\n"
+    both += 'other.compile(loss="mse", metrics=[Coverage()])\n'
+    assert (NUMPY_LINE, "JIT204") in found(METRIC + both, {"JIT204"})

@@ -267,3 +267,42 @@ def test_dtypes(expr, dtype):
         "here",
     )
     assert found == dtype
+
+
+def test_a_keras_class_owns_state_when_it_makes_weights_or_sublayers_with_variables():
+    ctx, _ = model(
+        """
+        import tensorflow as tf
+        from tensorflow import Variable as V
+        from store import Variable
+        class Weighted(tf.keras.layers.Layer):
+            def build(self, shape):
+                self.w = self.add_weight(shape=(), initializer="ones")
+        class Counter(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.counts = [V(0)]  # in a list: found as a variable, not a sublayer
+        class Dense(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.inner = tf.keras.layers.Dense(3)
+        class Padded(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.pad = tf.keras.layers.ZeroPadding2D((1, 1))
+                self.kind = "pad"
+        class Foreign(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.values = [Variable(1.0)]  # not TensorFlow's or Keras's
+        """
+    )
+    classes = {n.name.value: n for n in ctx.module.body if type(n) is cst.ClassDef}
+    owns = {name: ctx.tf.owns_state(cls) for name, cls in classes.items()}
+    assert owns == {
+        "Weighted": True,
+        "Counter": True,
+        "Dense": True,
+        "Padded": False,
+        "Foreign": False,
+    }

@@ -23,12 +23,12 @@ def f(x, n: int):
 """
 
 
-def _value(body: str, expr: str):
+def _value(body: str, expr: str, header: str = HEADER):
     """The value of the last expression spelled `expr` in the body of the jitted `f`."""
-    source = HEADER + textwrap.indent(textwrap.dedent(body), "    ")
+    source = header + textwrap.indent(textwrap.dedent(body), "    ")
     module = cst.parse_module(source)
     ctx = FileContext(module, "case.py", source)
-    func = next(s for s in module.body if type(s) is cst.FunctionDef)
+    func = next(s for s in module.body if type(s) is cst.FunctionDef and s.name.value == "f")
     trace = ctx.tracing.trace(func)
     assert trace is not None
     hits = []
@@ -105,6 +105,57 @@ def test_guards_make_the_name_static_where_they_hold(body):
 )
 def test_guards_that_prove_nothing_leave_the_name_traced(body):
     assert _value(body, "n > 1") == TRACED
+
+
+PREDICATES = """\
+def concrete(v):
+    \"\"\"A type-test predicate: its result is the test.\"\"\"
+    return not isinstance(v, core.Tracer)
+def tracer(v):
+    return isinstance(v, core.Tracer)
+def python_pair(a, b):
+    return isinstance(a, (int, float)) and isinstance(b, int)
+def array(v):
+    return isinstance(v, jax.Array)
+def logged(v):
+    print(v)
+    return not isinstance(v, core.Tracer)
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return concrete(n) and n > 1",
+        "if concrete(n):\n    return n > 1\nreturn x",
+        "if tracer(n):\n    return x\nreturn n > 1",
+        "return 0 if tracer(n) else n > 1",
+        "return not tracer(n) and n > 1",
+        "return python_pair(x, n) and n > 1",
+        "return python_pair(b=n, a=x) and n > 1",
+        "if not concrete(v=n):\n    raise ValueError\nreturn n > 1",
+    ],
+)
+def test_a_type_test_predicate_narrows_its_argument(body):
+    source = HEADER.replace("@jax.jit", PREDICATES + "@jax.jit", 1)
+    assert _value(body, "n > 1", source) == STATIC
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return tracer(n) and n > 1",  # held: n is a tracer
+        "return concrete(n) or n > 1",  # the right operand runs when the test failed
+        "return array(n) and n > 1",  # tracers are arrays: proves nothing
+        "return logged(n) and n > 1",  # more than a return of the test: no summary
+        "return python_pair(n, x) or n > 1",
+        "return not python_pair(n, x) and n > 1",  # failed: either operand may have
+        "return concrete(x) and n > 1",  # another name
+    ],
+)
+def test_predicates_that_prove_nothing_leave_the_argument_traced(body):
+    source = HEADER.replace("@jax.jit", PREDICATES + "@jax.jit", 1)
+    assert _value(body, "n > 1", source) == TRACED
 
 
 def test_a_shadowed_type_name_does_not_narrow():

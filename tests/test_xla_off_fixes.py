@@ -47,9 +47,18 @@ def test_jit203_fixed_fixture_runs_and_the_original_does_not(tmp_path):
 def test_jit213_fix_keeps_each_layer_off_xla_or_turns_off_the_compile():
     source = (FIXTURES / "JIT213_supports_jit.in.py").read_text()
     result = fix_source(source, "m.py", select=["JIT213"], unsafe=True)
-    # Probe has an __init__: it opts out itself; Plain has none, so the compile does.
+    # Probe opts out in its __init__; Plain, whose helper holds the op, gets an __init__
+    # that passes everything on; the loss is in no layer, so the compile turns XLA off.
     assert "super().__init__(**kwargs)\n        self.supports_jit = False\n" in result.source
-    assert 'model.compile(optimizer="adam", loss="mse", jit_compile=False)' in result.source
+    plain_init = (
+        '"""Reports its inputs through a helper of the module."""\n\n'
+        "    def __init__(self, *args, **kwargs):\n"
+        "        super().__init__(*args, **kwargs)\n"
+        "        self.supports_jit = False\n\n"
+        "    def call(self, inputs):\n"
+    )
+    assert plain_init in result.source
+    assert 'model.compile(optimizer="adam", loss=noisy_mse, jit_compile=False)' in result.source
     assert not result.remaining
     assert fix_source(source, "m.py", select=["JIT213"]).source == source  # unsafe only
 
@@ -58,7 +67,8 @@ def test_jit213_fix_keeps_each_layer_off_xla_or_turns_off_the_compile():
 def test_jit213_fixed_fixture_fits_without_xla(tmp_path):
     pytest.importorskip("tensorflow")
     after = (FIXTURES / "JIT213_supports_jit.out.py").read_text()
-    proc = run(after + "\nassert model.jit_compile is False\n" + FIT, tmp_path)
+    checks = "\nassert [layer.supports_jit for layer in model.layers[:2]] == [False, False]\n"
+    proc = run(after + checks + FIT, tmp_path)
     assert proc.returncode == 0 and "fitted" in proc.stdout, proc.stderr[-2000:]
 
 

@@ -5,8 +5,9 @@ float32 for a float), which may not be the dtype the function's ops meet: `x * f
 a float32 `x` refuses an int32 factor where it accepted the Python int. The fix is therefore
 offered only where the tensor is converted as the Python value was:
 
-- every read of the parameter is the value `tf.cast(param, dtype)` converts: `tf.cast`
-  converts a Python value with exactly the dtype `tf.constant` infers, then casts it;
+- every read of the parameter is the value `tf.cast(param, dtype)` converts (`tf.cast`
+  converts a Python value with exactly the dtype `tf.constant` infers, then casts it) or
+  the indices of `tf.gather(params, param)` (converted the same way);
 - or every read is an operand of an arithmetic operator or an ordering comparison whose
   other operand has a dtype the model knows, the same for all: a tensor operator converts
   a Python value to its tensor operand's dtype, which `tf.constant(value, dtype)` spells.
@@ -49,18 +50,30 @@ Parent = cst.CSTNode | None
 Path = tuple[cst.CSTNode, ...]
 
 
+# Arguments TensorFlow converts with the dtype `tf.constant` infers (int32, or int64 when a
+# value does not fit; float32): position and keyword. `tf.cast` then casts; `tf.gather`'s
+# indices accept the int32/int64 a list of Python ints becomes.
+_CONVERTED = {
+    "tensorflow.cast": (0, "x"),
+    "tensorflow.dtypes.cast": (0, "x"),
+    "tensorflow.gather": (1, "indices"),
+}
+
+
 def conversion_dtype(
     func: cst.FunctionDef,
     func_path: Path,
     name: str,
-    is_cast: Callable[[cst.Call, Path], bool],
+    qualified: Callable[[cst.Call, Path], set[str]],
     dtype_of: Callable[[cst.BaseExpression, Path], str | None],
 ) -> str | None:
     """How `tf.constant` must convert the value parameter `name` of `func` receives: ""
-    (its inferred dtype) when every read is the first argument of `tf.cast`, a dtype name
-    when every read is an operand beside a tensor of that known dtype; None otherwise, or
-    when the body rebinds the parameter or reads it in a nested scope. `func_path` is the
-    path from the module to `func`, ending with it; the callbacks get a node's full path."""
+    (its inferred dtype) when every read is an argument TensorFlow converts that way (the
+    first of `tf.cast`, the indices of `tf.gather`), a dtype name when every read is an
+    operand beside a tensor of that known dtype; None otherwise, or when the body rebinds
+    the parameter or reads it in a nested scope. `func_path` is the path from the module
+    to `func`, ending with it; the callbacks get a node's full path (`qualified`: what a
+    call's callee can be)."""
     casts = 0
     dtypes: set[str | None] = set()
     stack: list[tuple[cst.CSTNode, Path]] = [(func.body, (*func_path, func.body))]
@@ -75,7 +88,7 @@ def conversion_dtype(
         if kind in (cst.Global, cst.Nonlocal):
             return None
         if kind is cst.Name and node.value == name:  # type: ignore[attr-defined]
-            if _cast_argument(parent, grandparent) and is_cast(grandparent, path[:-2]):  # type: ignore[arg-type]
+            if _converted_argument(parent, grandparent, path[:-2], qualified):
                 casts += 1
                 continue
             other = _other_operand(node, parent, grandparent)
@@ -95,14 +108,26 @@ def conversion_dtype(
     return None
 
 
-def _cast_argument(parent: Parent, grandparent: Parent) -> bool:
-    """`parent` is the first, positional argument of call `grandparent`."""
-    return (
-        type(parent) is cst.Arg
-        and parent.keyword is None
-        and type(grandparent) is cst.Call
-        and grandparent.args[0] is parent
-    )
+def _converted_argument(
+    parent: Parent,
+    grandparent: Parent,
+    call_path: Path,
+    qualified: Callable[[cst.Call, Path], set[str]],
+) -> bool:
+    """`parent` is the argument of call `grandparent` that TensorFlow converts as
+    `tf.constant` would (`_CONVERTED`)."""
+    if type(parent) is not cst.Arg or type(grandparent) is not cst.Call or parent.star:
+        return False
+    slots = {_CONVERTED.get(n) for n in qualified(grandparent, call_path)}
+    if len(slots) != 1 or None in slots:
+        return False
+    position, keyword = slots.pop()  # type: ignore[misc]
+    if parent.keyword is not None:
+        return parent.keyword.value == keyword
+    positional = [a for a in grandparent.args if a.keyword is None]
+    if any(a.star for a in positional[: positional.index(parent)]):
+        return False
+    return positional.index(parent) == position
 
 
 def _other_operand(

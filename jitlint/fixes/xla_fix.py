@@ -7,7 +7,9 @@ Where the switch is, in order:
   around the finding; else the file's only `jit_compile=True`/`experimental_compile=True`
   keyword (a `tf.function(f, ...)` or `model.compile(...)`); else the Keras layer the finding
   is in gets `self.supports_jit = False` after its `super().__init__(...)`, which Keras reads
-  when a model is compiled (a model with such a layer compiles without XLA).
+  when a model is compiled (a model with such a layer compiles without XLA). The layer is
+  the class around the finding, or the one whose methods alone run the helper holding it;
+  a layer without `__init__` gets `def __init__(self, *args, **kwargs)` passing all on.
 - Keras's default `jit_compile="auto"` (XLA where a GPU is): the layer gets
   `self.supports_jit = False` as above; else the file's only `.compile(...)` call of a model
   without a `jit_compile` keyword gets `jit_compile=False`. A `jit_compile` chosen at run
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.fixes.hoisting.scope import above, insertion_after
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.python.walker import descendants
 
@@ -32,10 +35,12 @@ _COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "
 
 
 def xla_off_fix_or_reason(
-    ctx: FileContext, path: Sequence[cst.CSTNode], forced: bool
+    ctx: FileContext, path: Sequence[cst.CSTNode], forced: bool, layer: str | None = None
 ) -> NodeFix | str:
     """The fix for a finding at the end of `path` in code compiled with XLA (`forced`) or
-    by Keras's `jit_compile="auto"`; or why there is none (for the finding's help)."""
+    by Keras's `jit_compile="auto"`; or why there is none (for the finding's help).
+    `layer`: the module-level Keras class whose method runs the code, when a helper of the
+    file holds it (the graph context's `layer`)."""
     if forced:
         switch = _decorator_switch(path) or _only(_true_switches(ctx.module))
         if switch is not None:
@@ -45,9 +50,9 @@ def xla_off_fix_or_reason(
                 "TensorFlow op)",
                 ((switch.value, "False"),),
             )
-    layer = _layer_init_fix(ctx, path)
-    if layer is not None:
-        return layer
+    found = _layer_init_fix(ctx, path, layer)
+    if found is not None:
+        return found
     if not forced:
         compile_call = _only(_default_compiles(ctx))
         if compile_call is not None:
@@ -63,10 +68,14 @@ def xla_off_fix_or_reason(
 
 
 def with_xla_off_fix(
-    ctx: FileContext, path: Sequence[cst.CSTNode], forced: bool, help: str | None
+    ctx: FileContext,
+    path: Sequence[cst.CSTNode],
+    forced: bool,
+    help: str | None,
+    layer: str | None = None,
 ) -> tuple[NodeFix | None, str | None]:
     """A finding's fix and help: compiling without XLA, or the help extended with why not."""
-    found = xla_off_fix_or_reason(ctx, path, forced)
+    found = xla_off_fix_or_reason(ctx, path, forced, layer)
     if isinstance(found, NodeFix):
         return found, help
     return None, f"{help}; {found}" if help else found
@@ -124,6 +133,31 @@ def _default_compiles(ctx: FileContext) -> list[cst.Call]:
     return found
 
 
+def run_eagerly_fix(ctx: FileContext) -> NodeFix | None:
+    """`run_eagerly=True` added to the file's only `compile(...)` of a model (JIT204: NumPy
+    in a Keras method, which then runs as plain Python, with eager tensors). None when that
+    call is not alone, passes `**options` or sets `run_eagerly` already."""
+    calls = [
+        node
+        for node in descendants(ctx.module)
+        if type(node) is cst.Call
+        and type(node.func) is cst.Attribute
+        and node.func.attr.value == "compile"
+        and {a.keyword.value for a in node.args if a.keyword is not None} & _COMPILE_KEYWORDS
+    ]
+    if len(calls) != 1 or any(a.star for a in calls[0].args):
+        return None
+    if any(a.keyword is not None and a.keyword.value == "run_eagerly" for a in calls[0].args):
+        return None
+    last = calls[0].args[-1].value
+    return NodeFix(
+        "unsafe",
+        "compile the model with `run_eagerly=True`: Keras runs its steps as plain Python, "
+        "where tensors have values (much slower, and never XLA)",
+        ((last, f"{ctx.module.code_for_node(last)}, run_eagerly=True"),),
+    )
+
+
 def _add_keyword(module: cst.Module, call: cst.Call) -> NodeFix:
     """`jit_compile=False` after the last argument (before its trailing comma, if any)."""
     last = call.args[-1].value
@@ -137,38 +171,79 @@ _COMPILE_MESSAGE = (
 )
 
 
-def _layer_init_fix(ctx: FileContext, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+def layer_off_xla_fix(
+    ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
+) -> NodeFix | None:
+    """Only the layer fix below (for a fix that adds an op XLA cannot compile)."""
+    return _layer_init_fix(ctx, path, layer)
+
+
+def _layer_init_fix(
+    ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
+) -> NodeFix | None:
     """`self.supports_jit = False` after `super().__init__(...)` in the `__init__` of the
-    class whose method holds the finding (a class with bases: a Keras layer or model)."""
+    class whose method holds the finding, or else of the module-level class `layer` (a class
+    with bases: a Keras layer or model); a class without `__init__` gets one that passes
+    everything on to its base's."""
     for index in range(len(path) - 1, 0, -1):
         node = path[index]
-        if type(node) is not cst.ClassDef:
-            continue
-        if not node.bases or type(path[index + 1]) is not cst.IndentedBlock:
-            return None
-        body = node.body.body  # type: ignore[attr-defined]
-        init = next(
-            (s for s in body if type(s) is cst.FunctionDef and s.name.value == "__init__"),
-            None,
-        )
-        if init is None or _sets_supports_jit(init):
-            return None
-        call = _super_init(init)
-        if call is None:
-            return None
-        indent = _indent(ctx.module, [*path[: index + 1], node.body, init, init.body])
-        newline = ctx.module.default_newline
-        text = f"{ctx.module.code_for_node(call)}{newline}{indent}self.supports_jit = False"
-        return NodeFix(
-            "unsafe",
-            f"mark `{node.name.value}` as not XLA-compatible (`self.supports_jit = False`): "
-            "Keras then compiles a model holding it without XLA",
-            ((call, text),),
-        )
-    return None
+        if type(node) is cst.ClassDef:
+            if type(path[index + 1]) is not cst.IndentedBlock:
+                return None
+            return _supports_jit_off(ctx, node, path[: index + 1])
+    classes = [s for s in ctx.module.body if type(s) is cst.ClassDef and s.name.value == layer]
+    return _supports_jit_off(ctx, classes[0], [ctx.module]) if len(classes) == 1 else None
 
 
-def _sets_supports_jit(func: cst.FunctionDef) -> bool:
+def _supports_jit_off(
+    ctx: FileContext, cls: cst.ClassDef, path: Sequence[cst.CSTNode]
+) -> NodeFix | None:
+    """The fix for class `cls` (`path` ends at it), or None."""
+    if not cls.bases or type(cls.body) is not cst.IndentedBlock:
+        return None
+    if any("dataclass" in ctx.module.code_for_node(d) for d in cls.decorators):
+        return None  # a dataclass writes its own `__init__`
+    body = cls.body.body
+    init = next(
+        (s for s in body if type(s) is cst.FunctionDef and s.name.value == "__init__"), None
+    )
+    message = (
+        f"mark `{cls.name.value}` as not XLA-compatible (`self.supports_jit = False`): "
+        "Keras then compiles a model holding it without XLA"
+    )
+    newline = ctx.module.default_newline
+    indent = _indent(ctx.module, [*path, cls.body])
+    if init is None:
+        if any(type(s) is cst.FunctionDef and s.name.value == "__init__" for s in
+               descendants(cls)) or _sets_supports_jit(cls):  # fmt: skip
+            return None
+        inner = indent + ctx.module.default_indent
+        added = (
+            f"def __init__(self, *args, **kwargs):{newline}"
+            f"{inner}super().__init__(*args, **kwargs){newline}"
+            f"{inner}self.supports_jit = False{newline}"
+        )
+        first = body[0]
+        if type(first) is cst.SimpleStatementLine:  # a docstring or a class attribute
+            span: object = insertion_after(first)
+            text = f"{newline}{newline}{indent}{added}"
+        elif isinstance(first, cst.FunctionDef | cst.ClassDef):
+            span, start = above(ctx.module, first)
+            text = f"{added}{newline}{indent}{start}"
+        else:
+            return None
+        return NodeFix("unsafe", message, ((span, text),))  # type: ignore[arg-type]
+    if _sets_supports_jit(init):
+        return None
+    call = _super_init(init)
+    if call is None:
+        return None
+    indent = _indent(ctx.module, [*path, cls.body, init, init.body])
+    text = f"{ctx.module.code_for_node(call)}{newline}{indent}self.supports_jit = False"
+    return NodeFix("unsafe", message, ((call, text),))
+
+
+def _sets_supports_jit(func: cst.CSTNode) -> bool:
     return any(
         type(n) is cst.Attribute and n.attr.value == "supports_jit" for n in descendants(func)
     )

@@ -49,6 +49,33 @@ def assigned_only_plainly(cls: cst.ClassDef, attr: str) -> bool:
     return not index.setattr and attr not in index.other
 
 
+def self_attr_name(expr: cst.CSTNode) -> str | None:
+    """`attr` when `expr` is `self.attr`."""
+    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":  # type: ignore[attr-defined]
+        return expr.attr.value  # type: ignore[attr-defined]
+    return None
+
+
+def assigned_anywhere(cls: cst.ClassDef, attr: str) -> list[cst.CSTNode]:
+    """The values `self.<attr> = value` and `self.<attr>: T = value` assign anywhere in the
+    class (functions nested in its methods too, nested classes not)."""
+    found: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [cls.body]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Assign:
+            for target in current.targets:  # type: ignore[attr-defined]
+                if self_attr_name(target.target) == attr:
+                    found.append(current.value)  # type: ignore[attr-defined]
+        elif kind is cst.AnnAssign and self_attr_name(current.target) == attr and current.value:  # type: ignore[attr-defined]
+            found.append(current.value)  # type: ignore[attr-defined]
+        if kind is cst.ClassDef:
+            continue
+        stack.extend(iter_children(current))
+    return found
+
+
 class _Index:
     """One walk of a class: its methods' plain `self.attr = value` assignments (paths from
     the class down) and the attributes assigned in other ways."""
@@ -70,7 +97,7 @@ class _Index:
             kind = type(node)
             if kind is cst.Assign:
                 for target in node.targets:  # type: ignore[attr-defined]
-                    name = _self_attr_name(target.target)
+                    name = self_attr_name(target.target)
                     if name is not None:
                         self.plain.setdefault(name, []).append((node.value, here))  # type: ignore[attr-defined]
                 continue
@@ -84,14 +111,14 @@ class _Index:
             node = stack.pop()
             kind = type(node)
             if kind is cst.AugAssign or kind is cst.AnnAssign:
-                name = _self_attr_name(node.target)  # type: ignore[attr-defined]
+                name = self_attr_name(node.target)  # type: ignore[attr-defined]
                 if name is not None:
                     self.other.add(name)
             elif kind is cst.Assign:
                 for target in node.targets:  # type: ignore[attr-defined]
                     if type(target.target) in (cst.Tuple, cst.List):
                         for element in target.target.elements:  # type: ignore[attr-defined]
-                            name = _self_attr_name(element.value)
+                            name = self_attr_name(element.value)
                             if name is not None:
                                 self.other.add(name)
             elif kind is cst.Call and type(node.func) is cst.Name and node.func.value == "setattr":  # type: ignore[attr-defined]
@@ -114,9 +141,3 @@ def _index(cls: cst.ClassDef) -> _Index:
     index = _Index(cls)
     _INDEXES[id(cls)] = (cls, index)
     return index
-
-
-def _self_attr_name(expr: cst.CSTNode) -> str | None:
-    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":  # type: ignore[attr-defined]
-        return expr.attr.value  # type: ignore[attr-defined]
-    return None

@@ -24,6 +24,8 @@ CONTAINER_TYPES = frozenset(
 LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 )
+# Calls that end the process, as spelled (`exit(1)`, `sys.exit(1)`).
+PROCESS_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
 # Builtins that compare their arguments with each other (`max(a, b)` asks `a > b`).
 COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
 # Builtins that truth-test or compare the elements of the iterable they are given.

@@ -1,13 +1,22 @@
 """Where a name is read and bound within a block: which statement holds a node, the first
-thing later statements do with a name (read it, or bind it again), in evaluation order.
+thing later statements do with a name (read it, or bind it again), in evaluation order,
+whether a process exit follows a statement, the names a function's statements assign.
 Nested scopes (functions, lambdas, classes, comprehensions) are not entered: their bodies run
-later, or bind names of their own."""
+later, or bind names of their own.
+
+Also every use of a parameter in its function's body (`every_use`): whether each one passes a
+test that the caller states (for example "an argument in an array position"). Conservative
+by design: a parameter that is rebound, or read inside a nested scope, fails, since what it
+holds there is not what the caller passed."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Callable, Iterator, Sequence, Set
 
 import libcst as cst
+
+from jitlint.python.builtins_facts import PROCESS_EXITS
+from jitlint.python.walker import iter_children
 
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -56,6 +65,65 @@ def leaves_after(block: list[cst.CSTNode], index: int) -> bool:
         ):
             return True
     return False
+
+
+def before_exit(path: list[cst.CSTNode]) -> bool:
+    """The statement holding the end of `path` is followed in its block by one that ends
+    the process or raises (`print(msg, file=sys.stderr); exit(1)`): it runs once, on the
+    way out."""
+    for index in range(len(path) - 1, 0, -1):
+        if type(path[index]) is cst.SimpleStatementLine:
+            block = path[index - 1]
+            if type(block) is not cst.IndentedBlock:
+                return False
+            statements = list(block.body)
+            position = next(i for i, s in enumerate(statements) if s is path[index])
+            return any(_exits(s) for s in statements[position + 1 :])
+    return False
+
+
+def _exits(statement: cst.CSTNode) -> bool:
+    if type(statement) is not cst.SimpleStatementLine:
+        return False
+    for small in statement.body:
+        if type(small) is cst.Raise:
+            return True
+        if type(small) is cst.Expr and type(small.value) is cst.Call:
+            func = small.value.func
+            name = func.value if type(func) is cst.Name else None
+            if type(func) is cst.Attribute and type(func.value) is cst.Name:
+                name = f"{func.value.value}.{func.attr.value}"
+            if name in PROCESS_EXITS:
+                return True
+    return False
+
+
+# The statements whose children `assigned_names` looks into: blocks and compound statements,
+# not expressions (a walrus is not looked for) nor nested scopes.
+_BLOCKS = {
+    cst.IndentedBlock, cst.SimpleStatementLine, cst.If, cst.Else, cst.For, cst.While,
+    cst.With, cst.Try, cst.ExceptHandler, cst.Finally,
+}  # fmt: skip
+
+
+def assigned_names(func: cst.FunctionDef) -> list[cst.Name]:
+    """The names `func`'s own statements assign (`x = ...`, `x += ...`), as written."""
+    found: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Assign:
+            found.extend(
+                t.target
+                for t in node.targets  # type: ignore[attr-defined]
+                if type(t.target) is cst.Name
+            )
+        elif kind is cst.AugAssign and type(node.target) is cst.Name:  # type: ignore[attr-defined]
+            found.append(node.target)  # type: ignore[attr-defined]
+        if kind in _BLOCKS:
+            stack.extend(iter_children(node))
+    return found
 
 
 def bound_names(node: cst.CSTNode) -> set[str]:
@@ -217,3 +285,62 @@ class _Events(cst.CSTVisitor):
 
 def _is_name(expr: cst.CSTNode, name: str) -> bool:
     return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]
+
+
+# ---- every use of a parameter ----------------------------------------------------------
+# A use: the Name node and its ancestors inside the body, outermost first.
+UseTest = Callable[[cst.Name, Sequence[cst.CSTNode]], bool]
+
+# Nodes every name under which is bound, and nodes that bind only the names of their target.
+_BINDING = (cst.AssignTarget, cst.AsName, cst.Global, cst.Nonlocal, cst.Del, cst.MatchAs,
+            cst.MatchStar)  # fmt: skip
+_TARGETED = (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)
+
+
+def _binds(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Whether `node` is bound where it stands (a target), rather than read."""
+    below: cst.CSTNode = node
+    for ancestor in reversed(ancestors):
+        if isinstance(ancestor, _BINDING):
+            return True
+        if isinstance(ancestor, _TARGETED) and ancestor.target is below:  # type: ignore[attr-defined]
+            return True
+        below = ancestor
+    return False
+
+
+def every_use(func: cst.FunctionDef, name: str, test: UseTest) -> bool:
+    """Whether `name` is read at least once in `func`'s body and `test` holds at every read;
+    False when the body binds `name` again or a nested scope mentions it."""
+    found = False
+    for node, ancestors in _names(func.body, []):
+        if node.value != name or _not_a_read(node, ancestors):
+            continue
+        if _binds(node, ancestors) or any(isinstance(a, _SCOPES) for a in ancestors):
+            return False
+        if not test(node, ancestors):
+            return False
+        found = True
+    return found
+
+
+def _not_a_read(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """`obj.name` and `f(name=...)`: the same spelling, not the variable."""
+    parent = ancestors[-1] if ancestors else None
+    if type(parent) is cst.Attribute:
+        return parent.attr is node
+    if type(parent) is cst.Arg:
+        return parent.keyword is node
+    return False
+
+
+def _names(
+    node: cst.CSTNode, ancestors: list[cst.CSTNode]
+) -> Iterator[tuple[cst.Name, list[cst.CSTNode]]]:
+    if type(node) is cst.Name:
+        yield node, ancestors  # type: ignore[misc]
+        return
+    ancestors.append(node)
+    for child in node.children:
+        yield from _names(child, ancestors)
+    ancestors.pop()

@@ -2,7 +2,8 @@
 
 - In a module that imports equinox, when the test reads a local name that the function
   reads again after the check, the check moves to run time:
-  `x = eqx.error_if(x, <test>, "message")`. The value then carries the check, so it fires
+  `x = eqx.error_if(x, <test>, "message")` (a test `not t` becomes `jnp.logical_not(t)`,
+  since `not` would convert a traced `t` to a bool). The value then carries the check, so it fires
   when the compiled function runs (and at once outside jit). Unsafe: the error raised is
   equinox's runtime error, not the original exception class, so an `except ValueError`
   around the call no longer catches it.
@@ -11,6 +12,11 @@
 
 Only an `if` without `else` whose body is one `raise` of a call with at most a string
 message, both on one line each, is rewritten.
+
+The same check in TensorFlow graph code that autograph converts (JIT205: autograph traces
+both branches of a tensor `if`, so the `raise` always runs) becomes
+`tf.debugging.Assert(tf.logical_not(test), [message])`: the check runs in the graph on every
+call. Unsafe: it raises InvalidArgumentError, not the original exception class.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.jax.frameworks import equinox
+from jitlint.python.walker import descendants
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
@@ -39,10 +46,17 @@ def raise_check_fix(ctx: FileContext, node: cst.If, path: Sequence[cst.CSTNode])
     name = _checked_name(node, path) if message is not None else None
     eqx, imported = ctx.import_name(*equinox.IMPORT_AS)
     if name is not None and imported is None:
+        jnp_imports: tuple[str, ...] = ()
+        if type(node.test) is cst.UnaryOperation and type(node.test.operator) is cst.Not:
+            # `not` would convert the traced test to a Python bool again.
+            jnp, jnp_import = ctx.import_name("jax.numpy", "jnp")
+            test = f"{jnp}.logical_not({code(node.test.expression)})"
+            jnp_imports = (jnp_import,) if jnp_import else ()
         return NodeFix(
             "unsafe",
             f"check at run time with `{eqx}.error_if` (it raises equinox's runtime error)",
             ((node, f"{name} = {eqx}.error_if({name}, {test}, {message})"),),
+            jnp_imports,
         )
     raise_text = code(raised).strip()
     if "\n" in raise_text or "\r" in raise_text:
@@ -52,6 +66,31 @@ def raise_check_fix(ctx: FileContext, node: cst.If, path: Sequence[cst.CSTNode])
         "remove the check: it cannot test a traced value (`eqx.error_if` or checkify check "
         "at run time)",
         ((node, f"pass  # a check on a traced value, removed: if {test}: {raise_text}"),),
+    )
+
+
+def tf_raise_check_fix(
+    module: cst.Module, node: cst.If, tf_spelled: str, imports: tuple[str, ...]
+) -> NodeFix | None:
+    """`if test: raise E("msg")` on a symbolic tensor in autographed code (JIT205) ->
+    `tf.debugging.Assert(tf.logical_not(test), ["msg"])`, a check that runs in the graph."""
+    raised = _single_raise(node)
+    test = module.code_for_node(node.test)
+    if raised is None or "\n" in test or "\r" in test:
+        return None
+    if any(type(n) is cst.BooleanOperation for n in descendants(node.test)):
+        return None  # `and`/`or` on tensors is autograph's to convert, not a plain operand
+    message = _message(raised)
+    if message is None:
+        message = repr(module.code_for_node(raised).strip())
+        if "\n" in message or "\r" in message:
+            return None
+    return NodeFix(
+        "unsafe",
+        f"check in the graph with `{tf_spelled}.debugging.Assert` (it raises "
+        "InvalidArgumentError when the test holds)",
+        ((node, f"{tf_spelled}.debugging.Assert({tf_spelled}.logical_not({test}), [{message}])"),),
+        imports,
     )
 
 

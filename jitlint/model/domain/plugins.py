@@ -165,6 +165,10 @@ class FrameworkPlugin:
     # ... and the ones that are exact renames: its name there, and the keywords it takes.
     lift_twins: Mapping[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     import_as: tuple[str, str] | None = None  # how a fix imports the framework: ("haiku", "hk")
+    # A lifted scan that runs a method's submodules with the module as the first carried
+    # argument (`nn.scan(fn, variable_broadcast="params", ...)(self, init, xs)`): the
+    # options that broadcast the parameters to every step. None: no such rewrite.
+    lifted_scan_options: tuple[str, ...] | None = None
 
 
 _REGISTERED: dict[str, FrameworkPlugin] = {}

@@ -11,6 +11,9 @@ Only guards that prove "not a tracer" narrow: `isinstance(x, <Python or NumPy ty
 `hasattr(x, "shape")` (every tracer has the array attributes). Container types (`tuple`,
 `list`, `dict`) deliberately do not: a tuple may hold tracers, and a traced pytree's own truth
 value is not reported anyway. `isinstance(x, jax.Array)` proves nothing: tracers are instances.
+A call of a type-test predicate (`if not_jax_tracer(x):`, numpyro's helper whose body is
+`return not isinstance(x, Tracer)`, python/predicates.py) narrows its arguments the same way,
+wherever the predicate is defined.
 """
 
 from __future__ import annotations
@@ -18,6 +21,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import libcst as cst
+
+from jitlint.python.names import Names
+from jitlint.python.predicates import (
+    Negation,
+    Predicate,
+    Test,
+    TypeTest,
+    predicate_of,
+    proven,
+)
+from jitlint.python.walker import iter_children
 
 Facts = frozenset[str]
 NOTHING: Facts = frozenset()
@@ -41,13 +55,24 @@ ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T
 TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
 
 Resolve = Callable[[cst.CSTNode], frozenset[str]]
+# The type-test summary of the function a call calls, when it has one.
+PredicateOf = Callable[[cst.Call], Predicate | None]
+
+
+def proves_not_tracer(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves `x` is not a tracer."""
+    if held:
+        return bool(types) and types <= NOT_TRACER_TYPES
+    return bool(types) and types <= TRACER_TYPES
 
 
 class Guards:
-    """Reads guards in one function; `resolve` gives an expression's qualified names."""
+    """Reads guards in one function; `resolve` gives an expression's qualified names,
+    `predicate` the type-test summary of a called function."""
 
-    def __init__(self, resolve: Resolve) -> None:
+    def __init__(self, resolve: Resolve, predicate: PredicateOf | None = None) -> None:
         self.resolve = resolve
+        self.predicate = predicate
         self._memo: dict[tuple[int, bool], Facts] = {}
 
     def facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
@@ -71,7 +96,12 @@ class Guards:
         if kind is cst.Call:
             if not outcome and self._is_array_hasattr(test):  # type: ignore[arg-type]
                 return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
-            return self._isinstance(test, outcome)  # type: ignore[arg-type]
+            found = self._isinstance(test, outcome)  # type: ignore[arg-type]
+            if not found and self.predicate is not None:
+                predicate = self.predicate(test)  # type: ignore[arg-type]
+                if predicate is not None:
+                    return proven(predicate, test, outcome, proves_not_tracer)  # type: ignore[arg-type]
+            return found
         if kind is cst.Comparison:
             return self._comparison(test, outcome)  # type: ignore[arg-type]
         return NOTHING
@@ -84,11 +114,7 @@ class Guards:
         if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.isinstance"):
             return NOTHING
         types = self._types(args[1])
-        if outcome and types and types <= NOT_TRACER_TYPES:
-            return frozenset({subject.value})
-        if not outcome and types and types <= TRACER_TYPES:
-            return frozenset({subject.value})
-        return NOTHING
+        return frozenset({subject.value}) if proves_not_tracer(types, outcome) else NOTHING
 
     def _is_array_hasattr(self, call: cst.Call) -> bool:
         """`hasattr(x, "shape")` (or another attribute every tracer has)."""
@@ -179,3 +205,49 @@ def _is_none_type(call: cst.Call, guards: Guards) -> bool:
         and _is_none(call.args[0].value)
         and guards.resolves(call.func, "builtins.type")
     )
+
+
+def tests_for_tracers(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> bool:
+    """Whether `func`'s own body (not a nested scope's) asks whether a value is a tracer:
+    `isinstance(x, jax.core.Tracer)`, or a call of a type-test predicate of this module whose
+    test is that one (numpyro's `not_jax_tracer`). A body that asks is written to run under
+    jit, whoever its callers are."""
+    inside = [*path, func, func.body]
+    predicates: dict[str, bool] = {}
+
+    def tracer_predicate(name: str) -> bool:
+        known = predicates.get(name)
+        if known is None:
+            bindings = names.lookup(name, inside)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            summary = predicate_of(names, node, [names.module]) if (
+                type(node) is cst.FunctionDef and bindings[0].kind == "def"  # type: ignore[index]
+            ) else None  # fmt: skip
+            known = predicates[name] = summary is not None and _tests_tracer(summary.test)
+        return known
+
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            continue
+        if kind is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+            callee = node.func.value  # type: ignore[attr-defined]
+            if callee == "isinstance" and len(node.args) == 2:  # type: ignore[attr-defined]
+                kinds = node.args[1].value  # type: ignore[attr-defined]
+                found = names.qualified_names(kinds, inside)
+                if found and found <= TRACER_TYPES:
+                    return True
+            elif callee != "isinstance" and tracer_predicate(callee):
+                return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _tests_tracer(test: Test) -> bool:
+    if type(test) is TypeTest:
+        return bool(test.types) and test.types <= TRACER_TYPES
+    if type(test) is Negation:
+        return _tests_tracer(test.operand)
+    return _tests_tracer(test.left) or _tests_tracer(test.right)  # type: ignore[union-attr]

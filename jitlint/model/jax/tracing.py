@@ -45,6 +45,7 @@ from jitlint.model.domain.values import (
     Dict,
     Env,
     Foreign,
+    FunctionRef,
     Object,
     S,
     Seq,
@@ -79,6 +80,7 @@ from jitlint.model.jax.crossfile.records import (
     received_value,
     split_made_with,
 )
+from jitlint.model.jax.crossfile.returns import PREDICATE_FACT
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -88,7 +90,9 @@ from jitlint.model.jax.frameworks.contracts import (
     assumed_classes,
     assumed_functions,
     built_from_configuration,
+    python_used_params,
     returns_python_value,
+    tracer_testing_functions,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
@@ -111,6 +115,7 @@ from jitlint.model.jax.transforms import (
 )
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
+from jitlint.python.predicates import Predicate, predicate_of
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -233,6 +238,7 @@ class Tracing:
         self._traces: dict[int, FunctionTrace] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
+        self._predicates: dict[int, Predicate | None] = {}
         self.solving = False
         self._solved = False
         # Static arguments JAX cannot hash, by the node to report at (see Calls._check_static).
@@ -314,8 +320,12 @@ class Tracing:
 
     @cached_property
     def assumed_functions(self) -> list[tuple[cst.FunctionDef, str, Contract]]:
-        """The functions `assume-traced` names in this module (contracts.py); read once."""
-        return list(assumed_functions(self.names, self.assumptions))
+        """The functions `assume-traced` names in this module, and those whose body tests for
+        tracers (contracts.py); read once."""
+        found = list(assumed_functions(self.names, self.assumptions))
+        named = {id(func) for func, _, _ in found}
+        found += [f for f in tracer_testing_functions(self.names) if id(f[0]) not in named]
+        return found
 
     def _framework(self, info: ClassInfo) -> str | None:
         if info.kind is not None or not self.inbound:
@@ -595,6 +605,9 @@ class Tracing:
                     entry = inbound_entry(func, received)  # type: ignore[arg-type]
                     if entry is not None:
                         entries.append(entry)
+        # A decorator that leaves `self` of a plain class traced: every call raises TypeError
+        # before tracing (JIT111), so the body never runs under it.
+        entries = [e for e in entries if not self.fails_before_tracing(e)]
         trace.entries = entries
         trace.inbound = inbound
         for entry in entries:
@@ -676,16 +689,49 @@ class Tracing:
         context = Context(trace, level, params, site="root")
         self.analyse(context, invoke=True)
 
+    def fails_before_tracing(self, entry: Entry) -> bool:
+        """`@jax.jit` (or `@partial(jax.jit, static_argnums=...)`) on a method whose `self`
+        it leaves traced, of a class whose instances are visibly not pytrees nor arrays:
+        calling it raises TypeError ("Error interpreting argument ... as an abstract array")
+        before the body is traced, so the body never runs under it. `static_argnums` counts
+        `self` (index 0), as jax.jit sees the plain function [observed on jax 0.10.2]."""
+        func = entry.func
+        if (
+            entry.transform.style != "jit"
+            or type(func) is not cst.FunctionDef
+            or not any(d.decorator is entry.site for d in func.decorators)
+        ):
+            return False
+        path = self._path_to(func)
+        if len(path) < 2 or type(path[-2]) is not cst.ClassDef:
+            return False
+        receiver = next(iter(param_names(func)), None)
+        if receiver is None or entry.params.get(receiver) != PYTREE:
+            return False
+        info = self.classes.of(path[-2], path[:-2])  # type: ignore[arg-type]
+        method = info.methods.get(func.name.value)
+        if method is None or method.func is not func or method.kind != "method":
+            return False
+        return all(
+            not cls.open
+            and not cls.registered
+            and not plugins.has(cls.framework, "pytree")
+            and not _ARRAY_PROTOCOL.intersection(cls.methods)
+            for cls in info.mro
+        )
+
     def _filter_params(
         self, entry: Entry, path: list[cst.CSTNode], params: dict[str, Value], scalars: set[str]
     ) -> None:
         """`eqx.filter_jit` traces the array leaves of its arguments and keeps everything else
         static: a parameter annotated as a JAX array is a tracer, one annotated as a Python
-        scalar (`n: int`) a static value."""
-        for name in array_params(self.names, entry.func, path):  # type: ignore[arg-type]
+        scalar (`n: int`) or read only as a Python value (`range(n)`, `if flag:`) a static
+        value."""
+        func = entry.func
+        for name in array_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = Array(("param", name, entry), sure=True)
-        for name in scalars:
+        for name in scalars | python_used_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 
@@ -1008,7 +1054,10 @@ class Tracing:
                 context, node, base, index
             )
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
-        analyzer.guards = Guards(lambda expr: self.qualified(trace, expr)).facts
+        analyzer.guards = Guards(
+            lambda expr: self.qualified(trace, expr),
+            lambda call: self.predicate(analyzer.values.get(id(call.func))),
+        ).facts
         context.analyzer = analyzer
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
@@ -1082,6 +1131,24 @@ class Tracing:
                 return Value(STATIC, pytype=pytype)
         return S
 
+    def predicate(self, callee: Value | None) -> Predicate | None:
+        """The type-test summary of the function `callee` (a value the analyzer gave a called
+        expression): from its `def` in this file, or from the project pass's record of another
+        file's function (model/jax/crossfile/returns.py)."""
+        if type(callee) is FunctionRef and type(callee.func) is cst.FunctionDef:
+            key = id(callee.func)
+            if key not in self._predicates:
+                self._predicates[key] = predicate_of(
+                    self.names, callee.func, self._path_to(callee.func)
+                )
+            return self._predicates[key]
+        if type(callee) is Foreign and callee.role == "name":
+            for record in self.inbound.get(callee.path, ()):
+                status = getattr(record, "status", "")
+                if status.startswith(PREDICATE_FACT):
+                    return Predicate.decode(status[len(PREDICATE_FACT) :])
+        return None
+
     def qualified(self, trace: FunctionTrace, expr: cst.CSTNode) -> frozenset[str]:
         key = id(expr)
         found = self._qualnames.get(key)
@@ -1142,8 +1209,9 @@ class Tracing:
                 qualname = self.function_trace(entry.func).qualname
                 if entry.transform.qualname == "frame":
                     return f"`{name}` is a parameter of `{qualname}`, {contract_words(entry)}"
+                said = "annotated as" if _annotated(entry.func, name) else "read only as"
                 return (
-                    f"`{name}` is annotated as an array and is a parameter of "
+                    f"`{name}` is {said} an array and is a parameter of "
                     f"`{qualname}`, {contract_words(entry)}"
                 )
             func_name = (
@@ -1310,3 +1378,21 @@ def is_array(value: Value | None) -> bool:
 
 def unknown_name(qualnames: frozenset[str]) -> bool:
     return not qualnames or UNKNOWN_NAME in qualnames
+
+
+# Methods that make a class's instances pytrees or arrays.
+_ARRAY_PROTOCOL = frozenset(
+    {"tree_flatten", "tree_flatten_with_keys", "__jax_array__", "__array__"}
+)
+
+
+def _annotated(func: FuncNode, name: str) -> bool:
+    """Whether `func`'s parameter `name` has an annotation (else a contract found it read
+    only as an array: `array_used_params`)."""
+    if type(func) is not cst.FunctionDef:
+        return False
+    p = func.params
+    return any(
+        x.name.value == name and x.annotation is not None
+        for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+    )

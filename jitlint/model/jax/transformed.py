@@ -325,6 +325,8 @@ class Transformations:
         all_args = [*bound, *args]
         if any(kind == STATIC for kind in kinds.values()):
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
+        if receiver and self.tracing.fails_before_tracing(entry):
+            return self._transformed_result(context, t, None)  # TypeError before any trace
         result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
         return self._transformed_result(context, t, result, all_args, func)
 
@@ -447,7 +449,7 @@ class Transformations:
             return Value(PYTREE, why)
         if style == "filter":
             return result
-        if transform.qualname in ("jax.eval_shape", "jax.make_jaxpr"):
+        if transform.abstract_only:
             return U
         return arrays(result, why)
 

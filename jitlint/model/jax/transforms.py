@@ -37,6 +37,9 @@ class Transform:
     targets: tuple[int, ...] = (0,)  # positions of the traced functions among the arguments
     target_keywords: tuple[str, ...] = ("fun", "f", "fn")
     verb: str = "traces"
+    # Abstract evaluation only: it traces the function for its shapes or its jaxpr and never
+    # runs it (`jax.eval_shape`, `jax.make_jaxpr`); the trace is what the caller asked for.
+    abstract_only: bool = False
 
 
 # `jax.lax`'s control flow, and the frameworks' packages that mirror it (`hk.scan`).
@@ -57,7 +60,7 @@ def _table() -> dict[str, Transform]:
     add(grads, GRAD, "grad", verb="differentiates")
     add(["jax.jvp", "jax.vjp", "jax.linearize"], GRAD, "all", verb="differentiates")
     add(["jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint"], ABSTRACT, "ckpt")
-    add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt")
+    add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt", abstract_only=True)
     add(["jax.shard_map", "jax.experimental.shard_map.shard_map"], ABSTRACT, "shard")
     for prefix in LAX_MIRRORS:
         add([prefix + "scan", prefix + "map"], ABSTRACT, "all")

@@ -178,6 +178,24 @@ STATEFUL_RNG = {
     )
 } | {f"{TF}.compat.v1.random_uniform", f"{TF}.compat.v1.random_normal"}
 
+# The spellings of the `tf.Variable` constructor.
+VARIABLE_CLASSES = frozenset(
+    {f"{TF}.Variable", f"{TF}.compat.v1.Variable", f"{TF}.compat.v2.Variable"}
+)
+
+# A Keras layer's methods that make a weight (a variable).
+WEIGHT_MAKERS = frozenset({"add_weight", "add_variable"})
+# Keras's own variable classes.
+KERAS_VARIABLE_CLASSES = frozenset(
+    {"keras.Variable", "keras.backend.Variable", "tensorflow.keras.Variable",
+     "keras.variables.Variable"}
+)  # fmt: skip
+# Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
+VARIABLE_FUNCTIONS = frozenset(
+    {"tensorflow.keras.backend.variable", "tensorflow.compat.v1.keras.backend.variable",
+     "tf_keras.backend.variable"}
+)  # fmt: skip
+
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
 DTYPE_ALIASES = {"double": "float64", "half": "float16", "float": "float32"}
@@ -328,3 +346,29 @@ DTYPE_PRESERVING = SAME_DTYPE_OPS | {
         "math.pow",
     )
 }
+
+
+# TF functions that return one tensor (most do; these are the common ones, kept as a list
+# because `tf.split`, `tf.unstack`, `tf.nn.moments`, `tf.meshgrid`, `tf.math.top_k`,
+# `tf.while_loop`, ... return lists or tuples, which Python unpacks fine).
+SINGLE_OUTPUT_LEAVES = frozenset(
+    {
+        "shape", "reshape", "transpose", "cast", "concat", "stack", "squeeze", "expand_dims",
+        "matmul", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "constant",
+        "convert_to_tensor", "identity", "gather", "gather_nd", "tile", "one_hot", "argmax",
+        "argmin", "einsum", "reverse", "slice", "pad", "abs", "exp", "log", "sqrt", "square",
+        "add", "multiply", "subtract", "divide", "maximum", "minimum", "sigmoid", "tanh",
+        "softmax", "relu", "cumsum", "sort", "argsort", "round", "floor", "clip_by_value",
+        "uniform", "normal", "broadcast_to", "boolean_mask", "where",
+    }
+)  # fmt: skip
+_SINGLE_OUTPUT_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorflow.nn")
+
+
+def single_output(name: str) -> bool:
+    """A TF function known to return one tensor (not a list or tuple of them)."""
+    module, _, leaf = name.rpartition(".")
+    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
+    if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
+        return False
+    return leaf in SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")

@@ -34,6 +34,10 @@ class GraphContext:
     # calls too (module level, a plain function, an `if tf.executing_eagerly():` branch):
     # a graph-only hazard holds there only on the graph path.
     must: bool = True
+    # The module-level Keras class of this file whose method the code runs in (directly or
+    # through helpers of the file); None when that is not one class: where a fix can turn
+    # XLA off for the code (`self.supports_jit = False`).
+    layer: str | None = None
 
     def merge(self, other: GraphContext) -> GraphContext:
         """A helper reached from two graph contexts: hazards of either apply."""
@@ -46,6 +50,7 @@ class GraphContext:
             origin=stronger.origin,
             root_kind=stronger.root_kind,
             root_name=stronger.root_name,
+            layer=self.layer if self.layer == other.layer else None,
         )
 
 

@@ -21,7 +21,9 @@ A class gets the statuses of the places it is used (`uses`):
   (compile_flag.py): XLA in the runs where it is true, reported like "auto";
 - "model": created where a Keras model is built (`Sequential`, `Model(inputs, outputs)`) but
   no compile is seen: the model is compiled elsewhere, or only predicts, i.e. "auto";
-- "plain": created somewhere else (a custom training loop, eager use): not "auto".
+- "plain": created somewhere else (a custom training loop, eager use): not "auto";
+- "eager": created where a model is compiled with `run_eagerly=True` (or passed to that
+  `compile`): Keras runs its steps as plain Python; a class used only so runs no graph code.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -39,9 +41,16 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.tf.api import (
+    KERAS_STATELESS_LAYERS,
+    KERAS_VARIABLE_CLASSES,
+    VARIABLE_CLASSES,
+    WEIGHT_MAKERS,
+)
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
+from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
 Path = list[cst.CSTNode]
@@ -78,6 +87,7 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
+_VARIABLES = VARIABLE_CLASSES | KERAS_VARIABLE_CLASSES
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
@@ -111,6 +121,9 @@ class KerasLinks:
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
 
+    def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:  # provided by TfModel
+        raise NotImplementedError
+
     # ----- what a class is ----------------------------------------------------------------
 
     def keras_kind(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> str | None:
@@ -138,6 +151,36 @@ class KerasLinks:
                         found = self.keras_class_kind(local, path)
         memo[id(cls)] = found
         return found
+
+    def owns_state(self, cls: cst.ClassDef) -> bool:
+        """A project Keras class that makes weights or sublayers: `self.add_weight(...)`,
+        `tf.Variable(...)`, or an object of a class assigned or passed by keyword in it
+        (`self.conv = Conv2D(...)`). A layer that owns no variable (`ZeroPadding2D`) gives
+        its owner none."""
+        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [
+            (cls, self.scope_path(cls)[:-1])
+        ]
+        while stack:
+            node, above = stack.pop()
+            here = (*above, node)
+            kind = type(node)
+            if kind is cst.Call:
+                leaf = leaf_name(node.func)  # type: ignore[attr-defined]
+                if leaf in WEIGHT_MAKERS:
+                    return True
+                if self.names.resolves_to(node.func, here, _VARIABLES):  # type: ignore[attr-defined]
+                    return True
+            elif kind in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Arg):
+                value = node.value  # type: ignore[attr-defined]
+                if (
+                    type(value) is cst.Call
+                    and (kind is not cst.Arg or node.keyword is not None)  # type: ignore[attr-defined]
+                    and leaf_name(value.func)[:1].isupper()
+                    and leaf_name(value.func) not in KERAS_STATELESS_LAYERS
+                ):
+                    return True
+            stack.extend((child, here) for child in iter_children(node))
+        return False
 
     def _scan_class(self, scan: GraphScan, node: cst.ClassDef, parents: Path) -> None:
         found = self.keras_class_kind(node, parents)
@@ -212,7 +255,7 @@ class KerasLinks:
 
         compiled_scopes: set[int] = set()
         for call, path, flag in scan.compiles:
-            status = _compile_status(flag)
+            status = "eager" if _runs_eagerly(call) else _compile_status(flag)
             receiver = call.func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name and receiver.value == "self":
                 cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
@@ -404,8 +447,8 @@ class KerasLinks:
         for cls, method, kind, _path in scan.keras_methods:
             info = scan.keras_classes[id(cls)]
             used = uses.get(id(cls), [])
-            if eager_metric(info, used):
-                continue
+            if eager_metric(info, used) or (used and all(s == "eager" for s, _ in used)):
+                continue  # run by no model, or only by models compiled with run_eagerly=True
             status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED
@@ -432,6 +475,7 @@ class KerasLinks:
                         f"{role} of `{cls.name.value}` ({where})",
                         tensors,
                         auto_xla=auto,
+                        layer=cls.name.value,
                         root_kind="keras",
                     ),
                 )
@@ -445,6 +489,17 @@ def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:
     project, or only in plain code, is most often updated eagerly by an evaluation loop,
     where `.numpy()` and Python state work (seen in google-research/deeplab2)."""
     return info.category == "metric" and not any(s in (*EXPLICIT, "model") for s, _ in uses)
+
+
+def _runs_eagerly(call: cst.Call) -> bool:
+    """`compile(..., run_eagerly=True)`: Keras runs the model's steps as plain Python."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == "run_eagerly"
+        and type(a.value) is cst.Name
+        and a.value.value == "True"
+        for a in call.args
+    )
 
 
 def _compile_status(flag: bool | str | None) -> str:

@@ -27,7 +27,10 @@ from jitlint.model.tf.api import (
     NON_TENSOR_NAMESPACES,
     SHAPE_QUERIES,
     STATEFUL_RNG,
+    VARIABLE_CLASSES,
+    WEIGHT_MAKERS,
     canonical,
+    single_output,
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
@@ -52,10 +55,6 @@ _TENSOR_METHODS = {
     "read_value", "value", "assign", "assign_add", "assign_sub", "read", "stack", "gather",
     "concat", "write", "to_tensor", "__getitem__", "__add__", "__mul__", "__sub__",
 }  # fmt: skip
-
-
-# A Keras layer's methods that make a weight (a variable).
-_WEIGHT_MAKERS = {"add_weight", "add_variable"}
 
 
 @dataclass(frozen=True)
@@ -583,6 +582,119 @@ class TfValues:
             found += [arg for param, arg in bind(func, call, bound) if param == name]
         return found
 
+    # ----- what graph code prints, logs and keeps ------------------------------------------
+
+    def shows_tensor(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> bool:
+        """`expr` is a tensor, or text made from one: `str(t)`, `"a" + str(t)`, `f"{t}"`.
+        Written out while tracing, it shows the symbolic tensor, not its value."""
+        kind = type(expr)
+        if kind is cst.FormattedString:
+            return any(
+                type(part) is cst.FormattedStringExpression
+                and self.shows_tensor(part.expression, path)  # type: ignore[attr-defined]
+                for part in expr.parts  # type: ignore[attr-defined]
+            )
+        if kind is cst.BinaryOperation:
+            return self.shows_tensor(expr.left, path) or self.shows_tensor(expr.right, path)  # type: ignore[attr-defined]
+        if (
+            kind is cst.Call
+            and type(expr.func) is cst.Name  # type: ignore[attr-defined]
+            and expr.func.value in ("str", "repr")  # type: ignore[attr-defined]
+            and len(expr.args) == 1  # type: ignore[attr-defined]
+        ):
+            return self.shows_tensor(expr.args[0].value, path)  # type: ignore[attr-defined]
+        if kind in (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float):
+            return False
+        return self.value(expr, path).kind == TENSOR
+
+    def formats_tensor(self, string: cst.FormattedString, path: Sequence[cst.CSTNode]) -> bool:
+        """An f-string with a field whose value is a tensor."""
+        return any(
+            self.value(part.expression, path).kind == TENSOR
+            for part in string.parts
+            if type(part) is cst.FormattedStringExpression
+        )
+
+    def one_tensor(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """`expr` is one tensor, not a list or tuple of them: `value` calls both "tensor",
+        and only the first fails to iterate in graph code (`a, b = tf.split(x, 2)` is
+        fine)."""
+        if depth > 8 or self.value(expr, path).kind != TENSOR:
+            return False
+        kind = type(expr)
+        if kind is cst.Subscript:
+            return self.one_tensor(expr.value, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation:
+            return self.one_tensor(expr.expression, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.BinaryOperation:
+            # An operator with a tensor operand makes a tensor (even `t + [1, 2]`).
+            sides = (expr.left, expr.right)  # type: ignore[attr-defined]
+            return any(self.one_tensor(side, path, depth + 1) for side in sides)
+        if kind is cst.Call:
+            names = self.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+            return bool(names) and all(single_output(n) for n in names)
+        if kind is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)  # type: ignore[arg-type]
+        if not defs:
+            return False
+        # A parameter is not claimed: an `input_signature` entry, a Keras input or a loss's
+        # targets may be a structure of tensors (seed_rl's `Unroll(*data)` spreads one).
+        return all(
+            d.kind in ("assign", "aug") and self.one_tensor(d.node, d.path, depth + 1)  # type: ignore[arg-type]
+            for d in defs
+        )
+
+    def tensor_like(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], root: bool) -> bool:
+        """A tensor, or (`root`: in the function TF calls) a raw argument of the traced
+        function: a tensor or a retrace key."""
+        value = self.value(expr, path)
+        return value.kind == TENSOR or (root and value.origins == {"param"})
+
+    def new_variable(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> bool:
+        """`expr` is `tf.Variable(...)`, or a name bound only to such calls."""
+        candidates: list[tuple[cst.CSTNode, object]] = [(expr, path)]
+        if type(expr) is cst.Name:
+            assigned = self.assigned_values(expr, path)
+            if not assigned:
+                return False
+            candidates = list(assigned)  # type: ignore[arg-type]
+        for value, here in candidates:
+            if type(value) is not cst.Call:
+                return False
+            if not self.names.resolves_to(value.func, here, VARIABLE_CLASSES):  # type: ignore[arg-type]
+                return False
+        return True
+
+    def off_by_default(self, path: Sequence[cst.CSTNode]) -> bool:
+        """The end of `path` is under `if verbose:`, a parameter of the helper that defaults
+        to off (False, None, 0) and that no call from graph code seen in the module turns
+        on."""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            if type(node) in (cst.FunctionDef, cst.Lambda):
+                return False
+            if type(node) is not cst.If or path[index + 1] is not node.body:
+                continue
+            test = node.test
+            func = next((n for n in reversed(path[:index]) if type(n) is cst.FunctionDef), None)
+            if type(test) is not cst.Name or func is None:
+                continue
+            param = next(
+                (
+                    p
+                    for p in (*func.params.params, *func.params.kwonly_params)  # type: ignore[attr-defined]
+                    if p.name.value == test.value
+                ),
+                None,
+            )
+            if param is None or not _off(param.default):
+                continue
+            passed = self.passed_to_helper(func, test.value)
+            if passed is not None and all(_off(arg) for arg in passed):
+                return True
+        return False
+
     def _layer_input_shapes(self, func: cst.CSTNode, name: str) -> frozenset[str]:
         """Data-dependent shapes that reach a Keras layer's `call` from graph code of this
         module that creates and calls the layer at once: `Translation()([patches, d])`."""
@@ -691,7 +803,7 @@ class TfValues:
             kind is cst.Attribute
             and type(func.value) is cst.Name  # type: ignore[attr-defined]
             and func.value.value == "self"  # type: ignore[attr-defined]
-            and func.attr.value in _WEIGHT_MAKERS  # type: ignore[attr-defined]
+            and func.attr.value in WEIGHT_MAKERS  # type: ignore[attr-defined]
         ):
             return Value(TENSOR, frozenset({"variable"}))  # a Keras layer's weight
         if kind is cst.Attribute and not names - {""}:
@@ -811,3 +923,32 @@ class TfValues:
             values = [(b.node, scope_path) for b in bindings if id(b.node) not in enclosing]
             return values or None  # type: ignore[return-value]
         return None
+
+
+def _off(node: cst.CSTNode | None) -> bool:
+    """`False`, `None` or `0` as written."""
+    if type(node) is cst.Name:
+        return node.value in ("False", "None")
+    return type(node) is cst.Integer and node.value == "0"
+
+
+_TRACE_WORDS = ("trac", "compil", "build")
+
+
+def says_traced(args: Sequence[cst.Arg]) -> bool:
+    """The text written out says it is about tracing ("tracing f for shape ..."): the
+    author knows it runs once per trace."""
+    for arg in args:
+        stack: list[cst.CSTNode] = [arg.value]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.SimpleString or kind is cst.FormattedStringText:
+                text = node.value.lower()  # type: ignore[attr-defined]
+            else:
+                if kind in (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation):
+                    stack.extend(iter_children(node))
+                continue
+            if any(word in text for word in _TRACE_WORDS):
+                return True
+    return False

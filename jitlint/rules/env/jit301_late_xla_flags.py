@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.hoisting.env_write import move_write_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.env.timeline import (
     EnvWrite,
@@ -72,7 +73,10 @@ class LateXlaFlags(Rule):
     write just above the computation (a trailing comment stays behind, on a line of its
     own). It is unsafe: the flags now take effect, which changes
     what the program does (that is the point), and a backend started by another module
-    first is not seen. In other cases there is no fix; setting the variable before
+    first is not seen. A write with a computed value, or one inside a function, or alone in
+    an `if` without `else`, moves the same way (with its `if`) above the first statement of
+    its block that started the backend, when nothing in between binds or mutates a name it
+    reads; unsafe likewise. In other cases there is no fix; setting the variable before
     `import jax` (or in the shell) is always early enough.
 
     ## Known problems
@@ -224,7 +228,8 @@ os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/dump"  # error: JIT301
                 "this value is silently ignored",
                 help=f"set `{write.key}` before the first computation or device query "
                 "(right after the imports is early enough), or in the shell",
-                fix=self._move_fix(write, events),
+                fix=self._move_fix(write, events)
+                or move_write_fix(self.ctx, write.path, events, write.key),
             )
 
     def _move_fix(self, write: EnvWrite, events: list[cst.CSTNode]) -> NodeFix | None:

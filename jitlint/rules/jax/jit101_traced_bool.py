@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.framework_modules import lifted_argnums_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
@@ -10,6 +11,7 @@ from jitlint.fixes.traced.conds import branch_fix_or_reason
 from jitlint.fixes.traced.expressions import chained_comparison_fix
 from jitlint.fixes.traced.guards import guard_return_fix
 from jitlint.fixes.traced.loops import while_loop_fix
+from jitlint.fixes.traced.masked import masked_assignments_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import builtin_twin
@@ -145,13 +147,25 @@ class TracedBool(Rule):
     `rate: float = eqx.field(static=True)`. Unsafe: one compilation per value, and the
     field can no longer hold a traced value.
 
+    A flag of a linen Module's `__call__` traced because a lifted `nn.checkpoint`/`nn.remat`/
+    `nn.jit` of this file lists the position just before it in `static_argnums` (the numbers
+    were counted without the module, which is argument 0) gets every number shifted by one:
+    `static_argnums=(1,)` -> `(2,)`. Unsafe: the parameter that number named is traced again.
+
+    An `if c:` without `else` whose body only reassigns names bound before it
+    (`mean = ...` on one line each, no value a Python number the model knows, which would
+    become an array) becomes one `name = jnp.where(c, value, name)` per
+    assignment, the test bound to a new name first when there are several (`not t` written
+    `jnp.logical_not(t)`): unsafe as `jnp.where`, every value is computed on both sides.
+
     An early `if c: return A` followed by plain one-line assignments and a final
     `return B` takes the same rewrite, with the assignments moved above it (only when they
     have no side effect and assign no name that `c` or `A` reads): unsafe as above, and the
     moved assignments now also run when the early return was taken.
 
     A validation `if <traced test>: raise E("message")` (no `else`, one line each) moves to
-    run time as `x = eqx.error_if(x, <test>, "message")` when the module imports equinox and
+    run time as `x = eqx.error_if(x, <test>, "message")` (`not t` written
+    `jnp.logical_not(t)`) when the module imports equinox and
     the test reads a parameter or local `x` that the function reads again afterwards:
     unsafe, the error is equinox's runtime error, not `E`, so `except E` around the call no
     longer catches it. Otherwise (a field in `__check_init__`, no equinox) the check is
@@ -542,15 +556,21 @@ def f(x):
         for sink in _sinks(test):
             value = trace.value(sink)
             if value.kind == TRACED:
-                fix = static_argname_fix(self.ctx, value) if type(sink) is cst.Name else None
+                fix = None
+                if type(sink) is cst.Name:
+                    fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
+                        self.ctx, value, self.ctx.path_to(owner)
+                    )
                 no_fix = None
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
                 if fix is None and type(owner) is cst.If:
                     path = self.ctx.path_to(owner)
-                    fix = raise_check_fix(self.ctx, owner, path) or guard_return_fix(
-                        self.ctx, owner, path, trace
+                    fix = (
+                        raise_check_fix(self.ctx, owner, path)
+                        or guard_return_fix(self.ctx, owner, path, trace)
+                        or masked_assignments_fix(self.ctx, owner, path, trace)
                     )
                     no_fix = None if fix is not None else no_fix
                 if fix is None and type(owner) is cst.While:
@@ -599,7 +619,9 @@ def f(x):
         if value.kind == TRACED:
             fix = None
             if type(node.expression) is cst.Name:
-                fix = static_argname_fix(self.ctx, value)
+                fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
+                    self.ctx, value, self.ctx.path_to(node)
+                )
             self._report(node.expression, value, trace, "`not`", fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:

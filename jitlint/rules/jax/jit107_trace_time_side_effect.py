@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.host_callbacks import mutation_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -11,9 +12,6 @@ from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
 from jitlint.rules.base import JAX_TRACING, Rule
-
-_INSPECTORS = {"jax.eval_shape", "jax.make_jaxpr"}
-
 
 # Transformations that trace their function again on every call, once per call, as the
 # function would run: a side effect in it happens as often as without them.
@@ -73,7 +71,10 @@ class TraceTimeSideEffect(Rule):
     formatted by JAX rather than by `str`. `logging.info("loss %s", x)` (a literal message
     and positional values) becomes `jax.debug.callback(lambda *values:
     logging.info("loss %s", *values), x)`: unsafe for the same reasons, and the values
-    reach the logger as NumPy arrays.
+    reach the logger as NumPy arrays. A statement `seen.append(x)` (or `add`, `extend`,
+    `appendleft`) storing a tracer in an outer container becomes
+    `jax.debug.callback(seen.append, x)`: unsafe, the container now fills on every call as
+    the compiled program runs, asynchronously, and holds NumPy arrays.
 
     ## Known problems
     `print` and logging of static values only (shapes, configuration) are not reported:
@@ -245,7 +246,7 @@ def run(xs):
         if trace is None or not trace.abstract:
             return None
         # eval_shape/make_jaxpr are called for their trace: its side effects are the point.
-        if trace.entries and all(e.transform.qualname in _INSPECTORS for e in trace.entries):
+        if trace.entries and all(e.transform.abstract_only for e in trace.entries):
             return None
         return trace
 
@@ -317,6 +318,7 @@ def run(xs):
             f"{self.ctx.tracing.describe(trace)} is traced, not on every call, and the stored "
             "tracer is invalid afterwards",
             help="return the value from the function instead of storing it outside",
+            fix=mutation_callback_fix(self.ctx, node, self.ctx.path_to(node)),
         )
 
     def _outer(self, name: cst.Name, trace: FunctionTrace) -> bool:
@@ -378,6 +380,7 @@ def run(xs):
             f"`{target.value}` happens once, while {self.ctx.tracing.describe(trace)} is "
             "traced, not on every call",
             help="return the value from the function instead of storing it outside",
+            fix=mutation_callback_fix(self.ctx, node, self.ctx.path_to(node)),
         )
 
     def _attribute_write(self, node: cst.CSTNode, target: cst.Attribute) -> None:
@@ -618,7 +621,7 @@ jax.jit(m.run)(jnp.ones(3))
         trace = self.ctx.tracing.function_at(self.ctx.path_to(node))
         if trace is None or not trace.abstract:
             return
-        if trace.entries and all(e.transform.qualname in _INSPECTORS for e in trace.entries):
+        if trace.entries and all(e.transform.abstract_only for e in trace.entries):
             return
         obj = trace.value(target.value)
         if not isinstance(obj, Object) or obj.made_at != 0 or obj.traced:

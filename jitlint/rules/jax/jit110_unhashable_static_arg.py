@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from jitlint.fixes.framework_modules import filter_jit_fix, unflag_static_field_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import frozen_dataclass_fix
 from jitlint.model.domain.classes import ClassInfo
@@ -83,7 +84,13 @@ class UnhashableStaticArg(Rule):
     changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
     function uses them. An instance of a dataclass of this file with `eq=True` and no
     `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
-    of an instance then raises FrozenInstanceError.
+    of an instance then raises FrozenInstanceError. `@partial(jax.jit, static_argnums=0)`
+    (or `static_argnames="self"`) on a method of an equinox module holding arrays becomes
+    `@eqx.filter_jit`, which traces the module's arrays and keeps its other fields static:
+    unsafe, the method's Python-valued arguments become static too (one compilation per
+    value). An array field declared static loses the flag (`eqx.field(static=True)` ->
+    `eqx.field()`, `pytree_node=False` likewise): unsafe, the array is then a leaf that
+    `grad`, tree maps and partition filters see.
 
     ## Known problems
     Only values whose type is visible in the file are checked: list, dict and set displays
@@ -289,6 +296,7 @@ f(x, ([0], 1))  # error: JIT110
                 "single truth value (ValueError)",
                 help="leave the field a leaf (a traced array), or store a hashable Python "
                 "value (a tuple) in it",
+                fix=unflag_static_field_fix(self.ctx, declaration, name),
             )
 
     def _aux_arrays(self, node: cst.FunctionDef) -> None:
@@ -360,6 +368,7 @@ f(x, ([0], 1))  # error: JIT110
             help="drop `self` from the static arguments and let the module be a traced pytree "
             "(`eqx.filter_jit`, or `jax.jit` of a function taking the module)",
             severity=None if found.certain else "warning",
+            fix=filter_jit_fix(self.ctx, app) if name == "self" else None,
         )
 
     def _modelled(self, node: cst.Call) -> None:

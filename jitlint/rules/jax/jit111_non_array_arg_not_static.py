@@ -12,6 +12,12 @@ from jitlint.python.binding import Signature, bind_call
 from jitlint.rules.base import Rule
 
 _STATICMETHOD = {"builtins.staticmethod"}
+# Non-array values that hash (by identity or value), so a static parameter accepts them; an
+# instance (a dataclass may define `__eq__` without `__hash__`) and a lambda (a new object,
+# and so a new compilation, per call) are left alone.
+_HASHABLE_KINDS = frozenset(
+    ("string", "function", "class", "library function", "enum member", "record of functions")
+)
 _CLASSMETHOD = {"builtins.classmethod"}
 
 
@@ -72,10 +78,14 @@ class NonArrayArgNotStatic(Rule):
     ```
 
     ## Fix safety
-    For a string literal passed to a function whose `jax.jit` this file applies with a
-    literal spec, the fix adds the parameter to `static_argnames` (or its position to
-    `static_argnums` when only those are given). It is unsafe: each distinct string now
-    compiles its own version, and a caller passing an array there would break. For
+    For a string, a function, a class, an enum member, a NamedTuple of functions or a linen
+    or haiku object passed to a function whose `jax.jit` this file applies with a literal
+    spec, the fix adds the parameter to `static_argnames` (or its position to
+    `static_argnums` when only those are given): these values hash (a function, a class or
+    a module object by identity or by its fields). It is unsafe: each distinct value now
+    compiles its own version, and a caller passing an array there would break. Instances of
+    other classes and lambdas get no fix (an instance may not hash; a lambda written at the
+    call is a new object, so a new compilation, per call). For
     `@jax.jit` above `@staticmethod` (adjacent) the fix swaps the two decorators; it is safe,
     because the original raises as soon as the class is defined, so no working program can
     depend on it. A bare `@jax.jit` on a method of a plain class (one defining neither
@@ -305,12 +315,14 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         return NonArrays(ctx.names, ctx.jit, ctx.tracing, ctx.module, ctx.source)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if node.args:
-            self._modelled(node)
-        if not node.args or type(node.func) not in (cst.Name, cst.Call):
+        if not node.args:
+            return
+        if type(node.func) not in (cst.Name, cst.Call):
+            self._modelled(node, None)
             return  # cheap pre-test before building the path
         path = self.ctx.path_to(node)
         found = self.ctx.jit.static_call(node, path)
+        self._modelled(node, None if found is None else (found[0], path))
         if found is None:
             return
         app, nums, names = found
@@ -324,7 +336,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             kind = _described(found)
             label = f"`{param}`" if param else f"argument {argument.index}"
             fix = None
-            if param and isinstance(arg.value, cst.SimpleString | cst.ConcatenatedString):
+            if param and found.kind in _HASHABLE_KINDS:
                 fix = self._static_fix(app, param, path)
             self.report(
                 arg.value,
@@ -336,9 +348,12 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 fix=fix,
             )
 
-    def _modelled(self, node: cst.Call) -> None:
+    def _modelled(
+        self, node: cst.Call, jitted: tuple[JitApplication, Sequence[cst.CSTNode]] | None
+    ) -> None:
         """Framework objects the tracing model saw this call pass to a traced parameter of
-        a jitted function: a linen or haiku Module, an `hk.transform` pair."""
+        a jitted function: a linen or haiku Module, an `hk.transform` pair. `jitted`: the
+        jit application this call calls in this file and the call's path, when known."""
         tracing = self.ctx.tracing
         if not tracing.active:
             return
@@ -352,6 +367,9 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 continue
             seen.add(param)
             target = _argument_for(node, func, param) or node
+            fix = None
+            if jitted is not None and jitted[0].func is func:
+                fix = self._static_fix(jitted[0], param, jitted[1])
             self.report(
                 target,
                 f"`{param}` of `{func.name.value}` is traced by jax.jit, but this call passes "
@@ -359,6 +377,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 "argument ... as an abstract array)",
                 help=f"close over it instead of passing it, or mark `{param}` static with "
                 "`static_argnames` (it is hashed by identity)",
+                fix=fix,
             )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.numpy_to_tf import numpy_to_tf_fix
+from jitlint.fixes.numpy_to_tf import dataset_py_function_fix, numpy_to_tf_fix
+from jitlint.fixes.xla_fix import run_eagerly_fix
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
@@ -73,8 +74,21 @@ class NumpyInGraph(Rule):
     `print(x.numpy())` as a statement (also `tf.print(x.numpy())`, with at most `sep=`
     and `end=`) becomes `tf.print(x)`: unsafe, the tensor is now printed on every call, in
     TensorFlow's format and on stderr, where the original could not run at all. Other
-    NumPy functions and `.numpy()` get no fix: use the `tf.` equivalent,
-    `tf.experimental.numpy`, or return the tensor and convert it outside the function.
+    NumPy functions and `.numpy()` in a Keras class's method (a metric's `update_state`, a
+    layer's `call`, a `train_step`, or a helper of the file only it runs) get
+    `run_eagerly=True` added to the file's only `compile(...)` of a model: Keras then runs
+    the steps as plain Python, where tensors have values (the model no longer counts such a
+    class as graph code). Unsafe: training and prediction run op by op, much slower, and
+    never with XLA; where that `compile` is not the one running the class, the finding
+    stays. In a module-level function given to one `.map(f)` of a `tf.data` pipeline (and
+    used nowhere else), the map gets `lambda a, b: tuple(tf.py_function(f, [a, b],
+    [dtypes]))`, where every `return` gives values of known dtypes in the same places (the
+    dtype `tf.convert_to_tensor`/`tf.cast`/`tf.constant` names, or `p.dtype` for a
+    parameter returned as it came): `f` then runs as Python on eager tensors. Unsafe: the
+    elements lose their static shapes, every element runs Python (slower, holding the
+    GIL), and the pipeline cannot be serialized. Elsewhere no fix: use the `tf.`
+    equivalent, `tf.experimental.numpy`, or return the tensor and convert it outside the
+    function.
 
     ## Known problems
     Only values known to be tensors are checked: results of TensorFlow ops, arguments of
@@ -180,8 +194,20 @@ class Model(tf.keras.Model):
             "value while the function is traced (AttributeError: 'SymbolicTensor' object has no "
             "attribute 'numpy')",
             help="use the tensor directly (tf ops, tf.print), or return it and convert outside",
-            fix=self._print_fix(node, func, path),
+            fix=self._print_fix(node, func, path) or self._eager_fix(context, path),
         )
+
+    def _eager_fix(self, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """In a Keras class's method (or a helper only it runs): the model's `compile` in
+        this file gets `run_eagerly=True`, so the method gets tensors with values. In a
+        module-level `tf.data` map function: it runs through `tf.py_function`."""
+        if context.layer is not None:
+            return run_eagerly_fix(self.ctx)
+        if context.root and context.root_kind == "tf.data" and type(path[1]) is cst.FunctionDef:
+            spelled, imports = self.ctx.import_name("tensorflow", "tf")
+            imported = (imports,) if imports else ()
+            return dataset_py_function_fix(self.ctx, path[1], spelled, imported)
+        return None
 
     def _print_fix(
         self, node: cst.Call, func: cst.Attribute, path: list[cst.CSTNode]
@@ -235,7 +261,7 @@ class Model(tf.keras.Model):
                     "tf.Tensor)",
                     help="use the tf equivalent (or tf.experimental.numpy), or convert outside "
                     "the function",
-                    fix=self._fix(node, names, is_tensor),
+                    fix=self._fix(node, names, is_tensor) or self._eager_fix(context, path),
                 )
                 return
 

@@ -1,38 +1,31 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cached_property
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import eager_fix
 from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason, names_in
 from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.tf.api import KERAS_STATELESS_LAYERS, canonical
+from jitlint.model.domain.repeats import enclosing_loops
+from jitlint.model.tf.api import (
+    KERAS_STATELESS_LAYERS,
+    KERAS_VARIABLE_CLASSES,
+    VARIABLE_FUNCTIONS,
+    WEIGHT_MAKERS,
+    canonical,
+)
 from jitlint.model.tf.function import graph_site
+from jitlint.model.tf.repeats import bind
 from jitlint.python.names import leaf_name
+from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
-_VARIABLE = {
-    "tensorflow.Variable",
-    "keras.Variable",
-    "keras.backend.Variable",
-    "tensorflow.keras.Variable",
-    "keras.variables.Variable",
-}
-# Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
-_VARIABLE_FUNCTIONS = {
-    "tensorflow.keras.backend.variable",
-    "tensorflow.compat.v1.keras.backend.variable",
-    "tf_keras.backend.variable",
-}
-# A layer's own methods that make a weight: `self.add_weight(...)`.
-_WEIGHT_METHODS = frozenset({"add_weight", "add_variable"})
-# `= SomeClass(` inside a class body's methods: sublayers.
-_CREATES = re.compile(r"=\s*[\w.]*\b([A-Z]\w*)\(")
+_VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
 # Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
 _SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
@@ -54,6 +47,13 @@ class VariableInTfFunction(Rule):
     too: a built layer refuses new weights ("You cannot add new elements of state ... to a
     layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
     pattern is the fix, and is not reported.
+
+    And a Keras optimizer made anew on every iteration of a loop in eager code and passed
+    to a `tf.function` that applies it (`optimizer.apply_gradients(...)`): each new
+    optimizer is a new Python argument, so the function traces again, and that trace makes
+    the optimizer's slot variables (observed, TF 2.21 / Keras 3: the second iteration
+    raises). An optimizer whose `build(...)` runs before the call, and a plain `SGD`
+    (no momentum, so no slot), are left alone.
 
     ## Why is this bad
     A `tf.function` may create variables only on its first trace. A body that creates one
@@ -118,8 +118,14 @@ class VariableInTfFunction(Rule):
     a list (`self.denses = [Dense(4) for _ in range(self.depth)]`, the `range(...)` held to
     the same conditions) and the loop takes its own: `for _, dense in zip(range(self.depth),
     self.denses):`. Elsewhere (another loop, arguments read from the call or the loop's
-    variable, a nested function) there is no automatic fix, and the help says why: create
-    it in `__init__`/`build`, or lazily behind `if self.v is None:`.
+    variable, a nested function) a `tf.Variable` made directly in the body of the
+    `tf.function` (a factory: `new_weight(self, shape)` makes one per call) gets the
+    decorator dropped, when the module only calls the function (`obj.new_weight(...)`) and
+    the decorator sets no option but `jit_compile`, `reduce_retracing` or `autograph`: it
+    runs eagerly, and every call makes its own variable, as its Python code says. Unsafe:
+    it no longer runs as a graph, and Python code in it runs on every call. Otherwise there
+    is no automatic fix, and the help says why: create it in `__init__`/`build`, or lazily
+    behind `if self.v is None:`.
 
     A Keras layer, model, optimizer or metric created there makes its variables when it is
     first called, inside the traced function, and a new object each trace is not tracked by
@@ -142,6 +148,29 @@ class VariableInTfFunction(Rule):
     runtime_error = "tf.function only supports singleton tf.Variables"
 
     VALID = (
+        # One optimizer for every iteration, or one built (its variables made) before the
+        # tf.function sees it.
+        """
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def fit(batches):
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    for x, y in batches:
+        train_step(x, y, optimizer)
+def search(batches, rates):
+    for rate in rates:
+        optimizer = tf.keras.optimizers.SGD(rate)
+        optimizer.build(model.trainable_variables)
+        for x, y in batches:
+            train_step(x, y, optimizer)
+""",
         # A layer whose only sublayer owns no variable owns none either: one per trace is fine.
         """
 import tensorflow as tf
@@ -224,6 +253,22 @@ def make():
 """,
     )
     INVALID = (
+        # A new optimizer per iteration, passed to the tf.function that applies it.
+        """
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def search(x, y, rates):
+    for rate in rates:
+        optimizer = tf.keras.optimizers.Adam(rate)  # error: JIT206
+        train_step(x, y, optimizer)
+""",
         # A weight made in `call`: Keras 3 refuses new state once the layer is built.
         """
 import tensorflow as tf
@@ -295,14 +340,17 @@ class Scale(keras.layers.Layer):
             leaf = func.value  # type: ignore[attr-defined]
         else:
             return
-        if leaf in _WEIGHT_METHODS or leaf == "variable":
+        if leaf in WEIGHT_MAKERS or leaf == "variable":
             self._weight_call(node, func, leaf)
             return
         if not leaf[:1].isupper():
             return  # variables, layers, models, optimizers and metrics are classes
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or self._created_once(path):
+        if context is None:
+            self._optimizer_per_iteration(node, func, leaf, path)
+            return
+        if self._created_once(path):
             return
         what = self._creates_state(func, leaf, path)
         if what is None or self._inside_reported_creation(path):
@@ -318,6 +366,8 @@ class Scale(keras.layers.Layer):
                 self.ctx, node, path, self._new_names, _base(node, path, leaf),
                 TF_BASES, f"the `{leaf}`",
             )  # fmt: skip
+        if isinstance(found, str) and what == "variable":
+            found = self._eager_fix(path) or found
         fix, no_fix = (
             (found, "") if isinstance(found, NodeFix) else (None, f"; no automatic fix: {found}")
         )
@@ -341,27 +391,102 @@ class Scale(keras.layers.Layer):
             fix=fix,
         )
 
+    def _optimizer_per_iteration(
+        self, node: cst.Call, func: cst.BaseExpression, leaf: str, path: list[cst.CSTNode]
+    ) -> None:
+        """`opt = Adam()` in a loop of eager code, `opt` then passed to a tf.function that
+        applies it: every new optimizer retraces the function, and that later trace makes
+        the optimizer's slot variables."""
+        loops = enclosing_loops(path)
+        if not loops or self._creates_state(func, leaf, path) != "Keras optimizer":
+            return
+        if (
+            leaf == "SGD"
+            and len(node.args) < 2
+            and not any(a.keyword is not None and a.keyword.value == "momentum" for a in node.args)
+        ):
+            return  # plain SGD keeps no slot: nothing to make in the trace (Keras 3)
+        parent = path[-2]
+        if type(parent) is cst.Assign and len(parent.targets) == 1:  # type: ignore[attr-defined]
+            target = parent.targets[0].target  # type: ignore[attr-defined]
+            name = target.value if type(target) is cst.Name else None
+        else:
+            name = None
+        for call in _calls_in(loops[0].body):
+            method = call.func
+            if (
+                type(method) is cst.Attribute
+                and method.attr.value == "build"
+                and _is_name(method.value, name)
+            ):
+                return  # `opt.build(...)` first: its variables exist before the trace
+            step = self._applying_tf_function(call, node, name)
+            if step is not None:
+                self.report(
+                    node,
+                    f"a new Keras optimizer `{leaf}` is made on every iteration and passed to "
+                    f"`{step}`, a tf.function that applies it: each new optimizer retraces "
+                    "it, and that trace creates the optimizer's slot variables, which "
+                    "TensorFlow allows only on the first call (ValueError: tf.function only "
+                    "supports singleton tf.Variables created on the first call)",
+                    help="make the optimizer once, before the loop; where each iteration "
+                    "needs a fresh one, make the tf.function in the loop too "
+                    "(`step = tf.function(train_step)`), so its first trace makes them",
+                )
+                return
+
+    def _applying_tf_function(self, call: cst.Call, made: cst.Call, name: str | None) -> str | None:
+        """The name of the tf.function `call` calls, when it passes the optimizer (`made`,
+        or the name bound to it) for a parameter the function applies
+        (`param.apply_gradients(...)`, `param.minimize(...)`)."""
+        passed = [a for a in call.args if a.value is made or _is_name(a.value, name)]
+        if not passed:
+            return None
+        path = self.ctx.path_to(call)
+        target = self.ctx.tf.resolve_function(call.func, path)
+        if target is None or type(target[0]) is not cst.FunctionDef:
+            return None
+        context = self.ctx.tf.function_context(target[0])
+        if context is None or not context.root:
+            return None
+        bound = 1 if type(call.func) is cst.Attribute else 0
+        params = {
+            param
+            for param, arg in bind(target[0], call, bound)
+            if any(arg is a.value for a in passed)
+        }
+        for inner in _calls_in(target[0].body):
+            method = inner.func
+            if (
+                type(method) is cst.Attribute
+                and method.attr.value in ("apply_gradients", "minimize", "apply")
+                and type(method.value) is cst.Name
+                and method.value.value in params
+            ):
+                return target[0].name.value
+        return None
+
     def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
         """`self.add_weight(...)` in a layer's `call` (or another traced method), and
         `tf.keras.backend.variable(...)` in graph code: a variable made on every trace."""
-        if leaf in _WEIGHT_METHODS:
+        if leaf in WEIGHT_MAKERS:
             receiver = func.value if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
             if type(receiver) is not cst.Name or receiver.value != "self":  # type: ignore[attr-defined]
                 return
         path = self.ctx.path_to(node)
         if leaf == "variable":
             names = canonical(self.ctx.names.qualified_names(func, path))
-            if not names or not names <= _VARIABLE_FUNCTIONS:
+            if not names or not names <= VARIABLE_FUNCTIONS:
                 return
         context = self.ctx.tf.context(path)
         if context is None:
             return
         # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
         # (observed, Keras 3.15); only `__init__`/`build` may make them.
-        lazy_allowed = leaf not in _WEIGHT_METHODS or self.ctx.versions.keras < (3,)
+        lazy_allowed = leaf not in WEIGHT_MAKERS or self.ctx.versions.keras < (3,)
         if self._created_once(path) if lazy_allowed else _in_setup_method(path):
             return
-        if leaf in _WEIGHT_METHODS:
+        if leaf in WEIGHT_MAKERS:
             self.report(
                 node,
                 f"`self.{leaf}` makes a weight on every trace of {graph_site(context)}: a Keras 3 "
@@ -380,6 +505,17 @@ class Scale(keras.layers.Layer):
             help="create it once: at module level, in __init__/build, or behind "
             "`if self.v is None:`",
         )
+
+    def _eager_fix(self, path: list[cst.CSTNode]) -> NodeFix | None:
+        """Drop the `tf.function` decorating the function that makes the variable: run
+        eagerly, each call makes its own, as the Python code says (fixes/eager_fix.py)."""
+        depth = next(k for k in range(len(path) - 1, -1, -1) if type(path[k]) is cst.FunctionDef)
+        func = path[depth]
+        for decorator in func.decorators:  # type: ignore[attr-defined]
+            where = [*path[: depth + 1], decorator]
+            if self.ctx.tf.tf_function_spec(decorator.decorator, where) is not None:
+                return eager_fix(self.ctx, func, decorator, path[: depth + 1])  # type: ignore[arg-type]
+        return None
 
     @cached_property
     def _new_names(self) -> tuple[set[str], set[str]]:
@@ -438,10 +574,28 @@ class Scale(keras.layers.Layer):
                 if (
                     found_kind is not None
                     and found_kind[1] in ("layer", "metric")
-                    and _has_state(cls)  # type: ignore[arg-type]
+                    and self.ctx.tf.owns_state(cls)  # type: ignore[arg-type]
                 ):
                     return "Keras layer" if found_kind[1] == "layer" else "Keras metric"
         return None
+
+
+def _is_name(expr: cst.CSTNode, name: str | None) -> bool:
+    return name is not None and type(expr) is cst.Name and expr.value == name
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls in `node` in source order, nested functions and classes left out."""
+    found: list[cst.Call] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if type(current) is cst.Call:
+            found.append(current)
+        stack.extend(reversed(list(iter_children(current))))
+    return found
 
 
 def _in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
@@ -468,16 +622,6 @@ def _keras_state(name: str) -> str | None:
     if leaf in ("Sequential", "Model"):
         return "Keras model"
     return None
-
-
-def _has_state(cls: cst.ClassDef) -> bool:
-    """A project Keras class that makes weights or sublayers: `add_weight`, `tf.Variable`,
-    or any class created in its methods (`self.conv = Conv2D(...)`)."""
-    text = cst.Module(body=[cls]).code
-    if "add_weight" in text or "Variable(" in text:
-        return True
-    # A sublayer that owns no variable (`ZeroPadding2D`) gives its owner none either.
-    return any(name not in KERAS_STATELESS_LAYERS for name in _CREATES.findall(text))
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:

@@ -5,24 +5,16 @@ from functools import cached_property
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import eager_fix
 from jitlint.fixes.hoist_fix import names_in
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tensor_argument import (
-    conversion_dtype,
-    parameter_for,
-    tensor_argument_fix,
-)
+from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import (
-    callee,
-    keeping,
-    model_remade_for_inference,
-    varying_python,
-)
+from jitlint.model.tf.repeats import callee, keeping, model_remade_for_inference, varying_python
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
@@ -115,13 +107,24 @@ class Retracing(Rule):
     The fix is unsafe: the function is now traced once per input signature for the whole
     run, so a value it reads that changes between calls (an attribute of `self`, a global)
     is baked in from the first trace; moving it into `__init__` needs that every instance
-    is made by that `__init__`. A `tf.function` made in a loop has no fix.
+    is made by that `__init__`.
+
+    A decorated local `def` that cannot move (it reads a local or parameter of the call)
+    loses its `@tf.function` instead, when the function around it
+    only calls it or hands it to a TensorFlow API (`tf.while_loop(cond, body, ...)`), and
+    the decorator sets no option but `jit_compile`, `reduce_retracing` or `autograph`: it
+    then runs eagerly, the same ops on the same values, never traced. Unsafe: it no longer
+    runs as a graph (slower where it is called many times), and Python code in it (a
+    `print`, a counter) runs on every call instead of once per trace. A `tf.function(...)`
+    call made in a loop has no fix.
 
     A changing Python value passed to a `tf.function` (a decorated `def` or method of the
     module) becomes a tensor only where it is converted as the Python value was. Where the
-    function reads the parameter nowhere but as the value of `tf.cast(param, dtype)`, it
-    becomes `tf.constant(value)`: `tf.cast` converts a Python value with the dtype
-    `tf.constant` infers (int32, or int64 when it does not fit; float32) before it casts.
+    function reads the parameter nowhere but as the value of `tf.cast(param, dtype)` or the
+    indices of `tf.gather(params, param)`, it becomes `tf.constant(value)`: both convert a
+    Python value with the dtype `tf.constant` infers (int32, or int64 when it does not fit;
+    float32), and `tf.cast` then casts. (A list of a new length still traces again, once
+    per length instead of once per value.)
     Where every read is an operand of an arithmetic operator or an ordering comparison
     (`<`, `<=`, `>`, `>=`) beside a tensor whose dtype the model knows, the same for all
     reads, it becomes `tf.constant(value, tf.<dtype>)`: a tensor operator converts a Python
@@ -446,6 +449,8 @@ class Peaks:
                 found = move_def_fix_or_reason(
                     self.ctx, node, path, self._new_names[1], prefixes=TF_BASES
                 )
+            if isinstance(found, str):  # it cannot be made once: run it eagerly
+                found = eager_fix(self.ctx, node, decorator, path) or found
             self.report(
                 decorator.decorator,
                 message,
@@ -495,10 +500,9 @@ class Peaks:
         if found is None:
             return None
         func, bound = found
-        casts = {"tensorflow.cast", "tensorflow.dtypes.cast"}
 
-        def is_cast(call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
-            return self.ctx.names.resolves_to(call.func, path, casts)
+        def qualified(call: cst.Call, path: Sequence[cst.CSTNode]) -> set[str]:
+            return self.ctx.names.qualified_names(call.func, path)
 
         def dtype_of(expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> str | None:
             info = self.ctx.tf.dtypes.info(expr, path)
@@ -512,7 +516,7 @@ class Peaks:
             dtype = (
                 None
                 if param is None
-                else conversion_dtype(func, func_path, param, is_cast, dtype_of)
+                else conversion_dtype(func, func_path, param, qualified, dtype_of)
             )
             if dtype is None:
                 return None

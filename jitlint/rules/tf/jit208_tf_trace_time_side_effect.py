@@ -3,18 +3,29 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.tf_print import (
+    py_function_append_fix,
+    py_function_call_fix,
+    split_fstring_fix,
+    tf_print_fix,
+)
+from jitlint.fixes.xla_fix import layer_off_xla_fix, run_eagerly_fix
+from jitlint.model.domain.branches import read_after
 from jitlint.model.tf.function import graph_site
-from jitlint.model.tf.values import TENSOR, Value
+from jitlint.model.tf.values import TENSOR, says_traced
+from jitlint.python.attributes import assigned_anywhere, self_attr_name
+from jitlint.python.uses import assigned_names, before_exit
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
 _MUTATORS = {"append", "extend", "insert"}
-_VARIABLE = {
-    "tensorflow.Variable",
-    "tensorflow.compat.v1.Variable",
-    "tensorflow.compat.v2.Variable",
-}
-_PRINT_KEYWORDS = {"sep", "end"}  # the keywords tf.print accepts as print does
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
+_LOGGING_MODULES = (
+    "logging.",
+    "absl.logging.",
+    "tensorflow.compat.v1.logging.",
+    "tensorflow.logging.",
+)
 
 
 class TfTraceTimeSideEffect(Rule):
@@ -31,6 +42,18 @@ class TfTraceTimeSideEffect(Rule):
     And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
     tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
     the symbolic tensor.
+
+    Also a local list grown in a loop that autograph stages (`for i in tf.range(n):`, a
+    `for` over a tensor, a `while` on a tensor) and read after it: the loop body is traced
+    once into a `tf.while_loop`, so the list receives one symbolic tensor from inside the
+    loop, and using it after the loop raises `InaccessibleTensorError: <tf.Tensor
+    'while/mul:0' ...> is out of scope and cannot be used here` (observed, TF 2.21; with a
+    `while` loop `len(out)` is silently 1). A `tf.TensorArray` is the staged list.
+
+    And state changed through an object other than `self` that comes from outside the traced
+    function (a module global, or a Python argument of the `tf.function`): `stats.count += 1`
+    moves once per trace (observed, TF 2.21: 1 after 3 calls), and `config.step = step` keeps
+    the symbolic tensor (`Tensor("step:0", shape=(), dtype=int32)`), not a value.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -80,7 +103,24 @@ class TfTraceTimeSideEffect(Rule):
     as an unsafe fix, again only outside XLA (`py_function` has no XLA kernel): the append
     runs on every call and the list receives eager tensors with values instead of one
     symbolic tensor per trace, and the function now holds a Python call, which a
-    `tf.function` cannot serialize (SavedModel) or run on another host.
+    `tf.function` cannot serialize (SavedModel) or run on another host. The same holds for
+    `self.items.append(t)` on a list the class sets up. Under Keras' default
+    `jit_compile="auto"` these fixes also give the layer `self.supports_jit = False` (as
+    JIT213's fix does), so that Keras never compiles it with XLA; without such a layer in
+    the file, no fix.
+
+    A log call as a statement (`logging.info("loss " + str(loss))`) runs on every call as
+    `tf.py_function(lambda loss: logging.info("loss " + str(loss)), [loss], [])`, handed
+    the tensors it reads: they arrive as eager tensors, so it logs what eager code logs
+    (`tf.Tensor(0.5, shape=(), dtype=float32)`). Only when every other name it reads is
+    the module's or a builtin (a local Python value would arrive as a tensor); unsafe for
+    the same reasons as the append.
+
+    A Python number kept on a Keras model or layer (`self.step += 1` in `train_step`) gets
+    `run_eagerly=True` added to the file's only `compile(...)` of a model: Keras then runs
+    every step as Python, so the update runs on every step and later steps read the new
+    value (the model then counts the class as eager code). Unsafe: training runs op by op,
+    much slower, and never with XLA.
 
     ## Known problems
     Printing Python values at trace time is often intended (logging a message or a shape
@@ -105,6 +145,40 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Objects made inside the traced function, Python values set on outer objects, and
+        # updates in eager code.
+        """
+import types
+import tensorflow as tf
+config = types.SimpleNamespace(step=0, scale=2.0)
+@tf.function
+def f(x):
+    local = types.SimpleNamespace(count=0)
+    local.count += 1
+    local.last = x
+    config.mode = "train"
+    return x * config.scale + local.count
+def eager(x):
+    config.step += 1
+    config.last = x
+""",
+        # Lists grown by Python loops (unrolled while tracing), not read after a staged
+        # loop, and a TensorArray in a staged one.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, n):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    seen = []
+    for i in tf.range(n):
+        seen.append(i)
+    acc = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        acc = acc.write(i, x[0] * tf.cast(i, tf.float32))
+    return tf.stack(rows), acc.stack()
+""",
         # Logging Python values and static shapes while tracing is what the author meant.
         """
 import logging
@@ -196,6 +270,30 @@ def f(x):
 """,
     )
     INVALID = (
+        # State on objects from outside the traced function.
+        """
+import tensorflow as tf
+class Counter:
+    def __init__(self):
+        self.count = 0
+calls = Counter()
+@tf.function
+def step(x, stats):
+    stats.count += 1  # error: JIT208
+    calls.count += 1  # error: JIT208
+    calls.last = x  # error: JIT208
+    return x * 2.0
+""",
+        # A local list grown in a loop autograph stages, read after it.
+        """
+import tensorflow as tf
+@tf.function
+def collect(x, n):
+    out = []
+    for i in tf.range(n):
+        out.append(x * tf.cast(i, tf.float32))  # error: JIT208
+    return tf.stack(out)
+""",
         # Logging text made from tensors in graph code: once, with symbolic tensors.
         """
 import tensorflow as tf
@@ -282,7 +380,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
                 self._append(node, receiver)
-            elif _self_attribute(receiver):
+            elif self_attr_name(receiver) is not None:
                 self._append_to_attribute(node, receiver)
 
     def _append_to_attribute(self, node: cst.Call, target: cst.Attribute) -> None:
@@ -295,7 +393,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         values = self._attribute_values(path, target.attr.value)
         if not values or not all(type(v) in (cst.List, cst.ListComp) for v in values):
             return
-        if node.args and self._new_variable(node.args[0].value, path):
+        if node.args and self.ctx.tf.values.new_variable(node.args[0].value, path):
             # Registering a variable made in the function: creating it per call is JIT206's
             # finding, and once it is created only once, registering it once is the intent.
             return
@@ -304,66 +402,100 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             f"`self.{target.attr.value}.{node.func.attr.value}` in {graph_site(context)} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
+            fix=self._append_fix(node, context, path),
         )
 
-    def _new_variable(self, expr: cst.BaseExpression, path: list[cst.CSTNode]) -> bool:
-        """`expr` is `tf.Variable(...)`, or a name bound only to such calls."""
-        candidates: list[tuple[cst.CSTNode, object]] = [(expr, path)]
-        if type(expr) is cst.Name:
-            assigned = self.ctx.tf.values.assigned_values(expr, path)
-            if not assigned:
-                return False
-            candidates = list(assigned)  # type: ignore[arg-type]
-        for value, here in candidates:
-            if type(value) is not cst.Call:
-                return False
-            if not self.ctx.names.resolves_to(value.func, here, _VARIABLE):  # type: ignore[attr-defined]
-                return False
-        return True
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`config.step = step` (a tensor) on an object from outside the traced function:
+        stored once per trace, and what it stores is the symbolic tensor."""
+        for target in node.targets:
+            found = self._outer_object(target.target)
+            if found is None:
+                continue
+            owner, context, path = found
+            if not self.ctx.tf.values.tensor_like(node.value, path, context.root):
+                continue
+            self.report(
+                target.target,
+                f"`{self.ctx.module.code_for_node(target.target)}` is set on {owner} in "
+                f"{graph_site(context)}: it is set once per trace, not on every call, and what it "
+                'keeps is the symbolic tensor (`Tensor("x:0", ...)`), not a value',
+                help="return the value from the function and store it outside, or keep it "
+                "in a tf.Variable (`.assign(...)`)",
+            )
+
+    def _outer_object(self, target: cst.BaseExpression):  # type: ignore[no-untyped-def]
+        """For `name.attr` in graph code, `name` not `self`: (a description of the object,
+        the graph context, the path) when the object comes from outside the traced
+        function (a module global that is no import, or a Python argument of the function
+        TensorFlow traces); None otherwise."""
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+            return None
+        name = target.value.value
+        if name in ("self", "cls"):
+            return None
+        path = self.ctx.path_to(target)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return None
+        defs = self.ctx.tf.values.name_defs(target.value, path)
+        if defs is not None:
+            if not defs or any(d.kind != "param" for d in defs):
+                return None
+            owner = self.ctx.tf.function_context(defs[0].path[-1])
+            if owner is None or not owner.root or name in owner.tensor_params:
+                return None
+            return f"`{name}`, an argument of the traced function", context, path
+        found = self.ctx.names.lookup_with_path(name, path)
+        if found is None or type(found[1][-1]) is not cst.Module:
+            return None
+        if not found[0] or any(b.kind != "assign" for b in found[0]):
+            return None
+        return f"the module's `{name}`", context, path
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
         only moves while the function is traced."""
-        target = node.target
-        if not _self_attribute(target):
+        attr = self_attr_name(node.target)
+        if attr is None:
+            self._outer_update(node)
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None:
             return
-        values = self._attribute_values(path, target.attr.value)  # type: ignore[attr-defined]
+        values = self._attribute_values(path, attr)
         if not values or not all(type(v) in (cst.Integer, cst.Float) for v in values):
             return
         self.report(
             node,
-            f"`self.{target.attr.value}` is a Python number updated in {graph_site(context)}: the "  # type: ignore[attr-defined]
+            f"`self.{attr}` is a Python number updated in {graph_site(context)}: the "
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
+            # A Keras model compiled in this file can run its steps as Python instead.
+            fix=run_eagerly_fix(self.ctx) if context.layer is not None else None,
         )
 
-    def _attribute_values(self, path: list[cst.CSTNode], attr: str) -> list[cst.CSTNode]:
+    def _outer_update(self, node: cst.AugAssign) -> None:
+        """`other.count += 1` on an object from outside the traced function."""
+        found = self._outer_object(node.target)
+        if found is None:
+            return
+        owner, context, _ = found
+        self.report(
+            node,
+            f"`{self.ctx.module.code_for_node(node.target)}` on {owner} is updated in "
+            f"{graph_site(context)}: the update runs once per trace, not on every call",
+            help="keep the state in a tf.Variable (`.assign_add(1)`), updated in the graph, "
+            "or update it outside the traced function",
+        )
+
+    @staticmethod
+    def _attribute_values(path: list[cst.CSTNode], attr: str) -> list[cst.CSTNode]:
         """The values the enclosing class assigns to `self.<attr>` (every method)."""
         cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
-        if cls is None:
-            return []
-        found: list[cst.CSTNode] = []
-        stack: list[cst.CSTNode] = [cls.body]
-        while stack:
-            current = stack.pop()
-            kind = type(current)
-            if kind is cst.Assign:
-                for target in current.targets:  # type: ignore[attr-defined]
-                    if _self_attribute(target.target) and target.target.attr.value == attr:
-                        found.append(current.value)  # type: ignore[attr-defined]
-            elif kind is cst.AnnAssign:
-                target = current.target  # type: ignore[attr-defined]
-                if _self_attribute(target) and target.attr.value == attr and current.value:  # type: ignore[attr-defined]
-                    found.append(current.value)  # type: ignore[attr-defined]
-            if kind is cst.ClassDef:
-                continue
-            stack.extend(iter_children(current))
-        return found
+        return [] if cls is None else assigned_anywhere(cls, attr)
 
     def _print(self, node: cst.Call) -> None:
         path = self.ctx.path_to(node)
@@ -376,13 +508,13 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         # printing a tensor that way shows `Tensor("x:0", ...)` once, which never is.
         values = self.ctx.tf.values
         positional = [a for a in node.args if a.keyword is None]
-        tensor = any(_tensor_like(values.value(a.value, path), context.root) for a in positional)
-        if not tensor and (context.root or _says_traced(positional)):
+        tensor = any(values.tensor_like(a.value, path, context.root) for a in positional)
+        if not tensor and (context.root or says_traced(positional)):
             # A Python value printed in the traced function itself is usually trace
             # logging; in a helper that graph code reaches it is a debug print written for
             # eager use, which now runs only while tracing.
             return
-        if not tensor and (_before_exit(path) or self._off_by_default(path)):
+        if not tensor and (before_exit(path) or values.off_by_default(path)):
             # An error message before the process ends, or a print that no call turns on.
             return
         fix = None
@@ -394,15 +526,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             )
         else:
             help = "use tf.print, which runs on every call"
-            keywords = {a.keyword.value for a in node.args if a.keyword is not None}
-            if keywords <= _PRINT_KEYWORDS and "tensorflow" in self.ctx.source:
+            if "tensorflow" in self.ctx.source:
                 spelled, imports = self.ctx.import_name("tensorflow", "tf")
-                fix = NodeFix(
-                    "unsafe",
-                    "Replace `print` with `tf.print`",
-                    ((node.func, f"{spelled}.print"),),
-                    (imports,) if imports else (),
-                )
+                fix = tf_print_fix(node, spelled, (imports,) if imports else ())
         if tensor:
             message = f"`print` in {graph_site(context)} runs once per trace, not on every call"
         else:
@@ -410,40 +536,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                 "`print` runs only while the graph is traced (once per trace, e.g. when the "
                 f"model is built), not on every call: it is in {graph_site(context)}"
             )
-        self.report(
-            node,
-            message,
-            help=help,
-            fix=fix,
-        )
-
-    def _off_by_default(self, path) -> bool:  # type: ignore[no-untyped-def]
-        """Under `if verbose:`, a parameter of the helper that defaults to off (False, None,
-        0) and that no call from graph code seen in the module turns on."""
-        for index in range(len(path) - 2, -1, -1):
-            node = path[index]
-            if type(node) in (cst.FunctionDef, cst.Lambda):
-                return False
-            if type(node) is not cst.If or path[index + 1] is not node.body:
-                continue
-            test = node.test
-            func = next((n for n in reversed(path[:index]) if type(n) is cst.FunctionDef), None)
-            if type(test) is not cst.Name or func is None:
-                continue
-            param = next(
-                (
-                    p
-                    for p in (*func.params.params, *func.params.kwonly_params)
-                    if p.name.value == test.value
-                ),
-                None,
-            )
-            if param is None or not _off(param.default):
-                continue
-            passed = self.ctx.tf.values.passed_to_helper(func, test.value)
-            if passed is not None and all(_off(arg) for arg in passed):
-                return True
-        return False
+        self.report(node, message, help=help, fix=fix)
 
     def _formatted_tf_print(self, node: cst.Call) -> None:
         """`tf.print(f"loss {loss}")`: the f-string is made once, while tracing, from the
@@ -459,17 +552,15 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             node.func, path, {"tensorflow.print", "tensorflow.compat.v1.print"}
         ):
             return
-        values = self.ctx.tf.values
         for string in strings:
-            parts = [p for p in string.parts if type(p) is cst.FormattedStringExpression]
-            if any(values.value(p.expression, path).kind == TENSOR for p in parts):  # type: ignore[attr-defined]
+            if self.ctx.tf.values.formats_tensor(string, path):  # type: ignore[arg-type]
                 self.report(
                     string,
                     f"this f-string is formatted once, while {graph_site(context)} is traced: "
                     '`tf.print` then prints the symbolic tensor (`Tensor("...", shape=...)`) '
                     "on every call, not its value",
                     help='pass the tensors to tf.print as arguments: tf.print("loss =", loss)',
-                    fix=_split_fstring_fix(string, node),
+                    fix=split_fstring_fix(string, node),  # type: ignore[arg-type]
                 )
                 return
 
@@ -483,10 +574,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         context = self.ctx.tf.context(path)
         if context is None:
             return
-        values = self.ctx.tf.values
-        if not any(_shows_tensor(a.value, values, path) for a in node.args):
+        if not any(self.ctx.tf.values.shows_tensor(a.value, path) for a in node.args):
             return
-        if _says_traced(list(node.args)):
+        if says_traced(list(node.args)):
             return  # "tracing f with Tensor(...)": the author logs the trace on purpose
         self.report(
             node,
@@ -495,6 +585,53 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             "log nothing",
             help="return the value and log it outside the traced function, or use "
             'tf.print("loss:", loss) inside it',
+            fix=self._log_fix(node, context, path),
+        )
+
+    def _log_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """The log call as a statement run by `tf.py_function` on every call, handed the
+        tensors it reads (fixes/tf_print.py); only when every other name it reads is the
+        module's or a builtin (a local Python value would become a tensor)."""
+        if context.xla or "tensorflow" not in self.ctx.source or type(path[-2]) is not cst.Expr:
+            return None
+        tensors: list[str] = []
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            name = stack.pop()
+            if type(name) is cst.Attribute:
+                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
+                continue
+            if type(name) is not cst.Name:
+                stack.extend(iter_children(name))
+                continue
+            if name.value in tensors:
+                continue
+            # Not `tensor_like`: a raw argument may be a Python value, which py_function
+            # would turn into a tensor (and log differently).
+            if self.ctx.tf.values.value(name, path).kind == TENSOR:
+                tensors.append(name.value)
+                continue
+            found = self.ctx.names.lookup_with_path(name.value, path)
+            if found is not None and type(found[1][-1]) is not cst.Module:
+                return None  # a local value of unknown kind (a Python int, `self`)
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        code = self.ctx.module.code_for_node(node)
+        fix = py_function_call_fix(node, code, tensors, spelled, (imports,) if imports else ())
+        return self._off_xla(fix, context, path)
+
+    def _off_xla(self, fix: NodeFix | None, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
+        """A fix that adds `tf.py_function` (no XLA kernel) where Keras' "auto" may compile
+        the code with XLA: only together with keeping the layer off XLA."""
+        if fix is None or not context.auto_xla:
+            return fix
+        layer = layer_off_xla_fix(self.ctx, path, context.layer)
+        if layer is None:
+            return None
+        return NodeFix(
+            "unsafe",
+            f"{fix.message}; {layer.message}",
+            fix.replacements + layer.replacements,
+            fix.imports,
         )
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
@@ -508,7 +645,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         bindings, scope_path = found
         if self.ctx.tf.context(scope_path) is not None:
             # Bound inside the traced code (the same function or an enclosing one that is
-            # traced too): each trace builds a new list.
+            # traced too): each trace builds a new list, unless a loop autograph stages
+            # grows it.
+            self._append_in_staged_loop(node, target, context, path, bindings)
             return
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
@@ -522,11 +661,53 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             fix=self._append_fix(node, context, path),
         )
 
+    def _append_in_staged_loop(self, node, target, context, path, bindings) -> None:  # type: ignore[no-untyped-def]
+        """`out.append(v)` in `for i in tf.range(n):` (or `while` on a tensor), `out` a
+        local list read after the loop: autograph makes the loop a tf.while_loop whose body
+        is traced once, so the list gets one symbolic value from inside the loop."""
+        if not context.autograph or not all(
+            b.kind == "assign" and type(b.node) is cst.List for b in bindings
+        ):
+            return
+        loop = self._staged_loop(path)
+        if loop is None:
+            return
+        func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+        if func is None or not read_after(func, loop, target.value):
+            return
+        self.report(
+            node,
+            f"`{target.value}.{node.func.attr.value}` in a loop that autograph turns into a "  # type: ignore[attr-defined]
+            f"tf.while_loop, in {graph_site(context)}: the body is traced once, so the list gets "
+            "one symbolic value from inside the loop, which cannot be used after it "
+            "(InaccessibleTensorError: ... is out of scope and cannot be used here), or a "
+            "wrong count (`len` is 1)",
+            help="collect the values in a tf.TensorArray: `ta = ta.write(i, v)` in the loop, "
+            "`ta.stack()` after it",
+        )
+
+    def _staged_loop(self, path: list[cst.CSTNode]) -> cst.For | cst.While | None:
+        """The innermost loop around the end of `path`, in its function, when autograph
+        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
+        values = self.ctx.tf.values
+        for index in range(len(path) - 1, 0, -1):
+            loop = path[index]
+            kind = type(loop)
+            if kind in (cst.FunctionDef, cst.Lambda):
+                return None
+            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = values.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+        return None
+
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
-        """`items.append(t)` as a statement, `t` a tensor -> `tf.py_function(items.append,
-        [t], [])`: the append then runs on every call, with the tensor's value. Not under
-        XLA (or Keras' "auto"), which has no kernel for `py_function`."""
-        if context.xla or context.auto_xla or "tensorflow" not in self.ctx.source:
+        """`items.append(t)` as a statement, `t` a tensor: appended on every call with
+        `tf.py_function`. Not under XLA, which has no kernel for it; under Keras' "auto"
+        only with the layer kept off XLA."""
+        if context.xla or "tensorflow" not in self.ctx.source:
             return None
         if node.func.attr.value != "append" or len(node.args) != 1:  # type: ignore[attr-defined]
             return None
@@ -535,31 +716,25 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return None
         if type(path[-2]) is not cst.Expr:
             return None
-        found = self.ctx.tf.values.value(arg.value, path)
-        if not _tensor_like(found, context.root):
+        if not self.ctx.tf.values.tensor_like(arg.value, path, context.root):
             return None
         code = self.ctx.module.code_for_node
-        method, value = code(node.func), code(arg.value)
-        if "\n" in method or "\n" in value:
-            return None
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
-        return NodeFix(
-            "unsafe",
-            f"append on every call with `{spelled}.py_function` (the list gets eager tensors)",
-            ((node, f"{spelled}.py_function({method}, [{value}], [])"),),
-            (imports,) if imports else (),
+        fix = py_function_append_fix(
+            node, code(node.func), code(arg.value), spelled, (imports,) if imports else ()
         )
+        return self._off_xla(fix, context, path)
 
     def visit_Global(self, node: cst.Global) -> None:
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
         if context is None:
             return
-        func = self._innermost_function(path)
+        func = next((n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)), None)
         if type(func) is not cst.FunctionDef:
             return
         names = {n.name.value for n in node.names}
-        for target in self._assigned_names(func):  # type: ignore[arg-type]
+        for target in assigned_names(func):
             if target.value in names:
                 self.report(
                     target,
@@ -567,183 +742,3 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                     "trace, not on every call",
                     help="return the value, or keep the state in a tf.Variable",
                 )
-
-    @staticmethod
-    def _innermost_function(path: list[cst.CSTNode]) -> cst.CSTNode | None:
-        for node in reversed(path):
-            if type(node) in (cst.FunctionDef, cst.Lambda):
-                return node
-        return None
-
-    @staticmethod
-    def _assigned_names(func: cst.FunctionDef) -> list[cst.Name]:
-        found: list[cst.Name] = []
-        stack: list[cst.CSTNode] = [func.body]
-        while stack:
-            node = stack.pop()
-            kind = type(node)
-            if kind is cst.Assign:
-                found.extend(
-                    t.target
-                    for t in node.targets  # type: ignore[attr-defined]
-                    if type(t.target) is cst.Name
-                )
-            elif kind is cst.AugAssign and type(node.target) is cst.Name:  # type: ignore[attr-defined]
-                found.append(node.target)  # type: ignore[attr-defined]
-            if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                continue
-            if kind in _STATEMENTS:
-                stack.extend(iter_children(node))
-        return found
-
-
-def _self_attribute(node: cst.CSTNode) -> bool:
-    return (
-        type(node) is cst.Attribute
-        and type(node.value) is cst.Name  # type: ignore[attr-defined]
-        and node.value.value == "self"  # type: ignore[attr-defined]
-    )
-
-
-def _split_fstring_fix(string: cst.FormattedString, call: cst.Call) -> NodeFix | None:
-    """`f"loss = {loss}, step {i}"` -> `"loss =", loss, ", step", i` when the f-string is
-    the call's only positional argument and its fields are plain names or attributes (no
-    format spec, no conversion, no `=`). tf.print puts a space between its arguments, so
-    the spaces at the seams are dropped."""
-    positional = [a for a in call.args if a.keyword is None]
-    if len(positional) != 1 or positional[0].value is not string or string.prefix != "f":
-        return None
-    pieces: list[str] = []
-    for part in string.parts:
-        if type(part) is cst.FormattedStringText:
-            text = part.value.strip(" ")
-            if text:
-                if "\\" in text or "{" in text or "}" in text:
-                    return None
-                text = text.replace("{{", "{").replace("}}", "}")
-                pieces.append(f'"{text}"' if '"' not in text else repr(text))
-            continue
-        field = part
-        if (
-            field.format_spec is not None  # type: ignore[attr-defined]
-            or field.conversion is not None  # type: ignore[attr-defined]
-            or field.equal is not None  # type: ignore[attr-defined]
-            or type(field.expression) not in (cst.Name, cst.Attribute)  # type: ignore[attr-defined]
-        ):
-            return None
-        pieces.append(cst.Module(body=[]).code_for_node(field.expression))  # type: ignore[attr-defined]
-    return NodeFix(
-        "unsafe",
-        "Pass the tensors to `tf.print` as arguments",
-        ((string, ", ".join(pieces)),),
-        (),
-    )
-
-
-_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
-_LOGGING_MODULES = (
-    "logging.",
-    "absl.logging.",
-    "tensorflow.compat.v1.logging.",
-    "tensorflow.logging.",
-)
-
-
-def _shows_tensor(expr: cst.BaseExpression, values, path) -> bool:  # type: ignore[no-untyped-def]
-    """`expr` is a tensor, or text made from one: `str(t)`, `"a" + str(t)`, `f"{t}"`."""
-    kind = type(expr)
-    if kind is cst.FormattedString:
-        return any(
-            type(part) is cst.FormattedStringExpression
-            and _shows_tensor(part.expression, values, path)  # type: ignore[attr-defined]
-            for part in expr.parts  # type: ignore[attr-defined]
-        )
-    if kind is cst.BinaryOperation:
-        return _shows_tensor(expr.left, values, path) or _shows_tensor(  # type: ignore[attr-defined]
-            expr.right,  # type: ignore[attr-defined]
-            values,
-            path,
-        )
-    if (
-        kind is cst.Call
-        and type(expr.func) is cst.Name  # type: ignore[attr-defined]
-        and expr.func.value in ("str", "repr")  # type: ignore[attr-defined]
-        and len(expr.args) == 1  # type: ignore[attr-defined]
-    ):
-        return _shows_tensor(expr.args[0].value, values, path)  # type: ignore[attr-defined]
-    if kind in (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float):
-        return False
-    return values.value(expr, path).kind == TENSOR
-
-
-_TRACE_WORDS = ("trac", "compil", "build")
-
-
-def _off(node: cst.CSTNode | None) -> bool:
-    """`False`, `None` or `0` as written."""
-    if type(node) is cst.Name:
-        return node.value in ("False", "None")
-    return type(node) is cst.Integer and node.value == "0"
-
-
-_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
-
-
-def _before_exit(path) -> bool:  # type: ignore[no-untyped-def]
-    """The print's statement is followed in its block by one that ends the process or
-    raises (`print(msg, file=sys.stderr); exit(1)`): an error report, printed once."""
-    for index in range(len(path) - 1, 0, -1):
-        if type(path[index]) is cst.SimpleStatementLine:
-            block = path[index - 1]
-            if type(block) is not cst.IndentedBlock:
-                return False
-            statements = list(block.body)
-            position = next(i for i, s in enumerate(statements) if s is path[index])
-            return any(_exits(s) for s in statements[position + 1 :])
-    return False
-
-
-def _exits(statement: cst.CSTNode) -> bool:
-    if type(statement) is not cst.SimpleStatementLine:
-        return False
-    for small in statement.body:
-        if type(small) is cst.Raise:
-            return True
-        if type(small) is cst.Expr and type(small.value) is cst.Call:
-            func = small.value.func
-            name = func.value if type(func) is cst.Name else None
-            if type(func) is cst.Attribute and type(func.value) is cst.Name:
-                name = f"{func.value.value}.{func.attr.value}"
-            if name in _EXITS:
-                return True
-    return False
-
-
-def _says_traced(args: list[cst.Arg]) -> bool:
-    """The printed text says it is about tracing ("tracing f for shape ..."): the author
-    knows it runs once per trace."""
-    for arg in args:
-        stack: list[cst.CSTNode] = [arg.value]
-        while stack:
-            node = stack.pop()
-            kind = type(node)
-            if kind is cst.SimpleString or kind is cst.FormattedStringText:
-                text = node.value.lower()  # type: ignore[attr-defined]
-            else:
-                if kind in (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation):
-                    stack.extend(iter_children(node))
-                continue
-            if any(word in text for word in _TRACE_WORDS):
-                return True
-    return False
-
-
-def _tensor_like(value: Value, root: bool) -> bool:
-    """A tensor, or a raw argument of the traced function (a tensor or a retrace key)."""
-    return value.kind == TENSOR or (root and value.origins == {"param"})
-
-
-_STATEMENTS = {
-    cst.IndentedBlock, cst.SimpleStatementLine, cst.If, cst.Else, cst.For, cst.While,
-    cst.With, cst.Try, cst.ExceptHandler, cst.Finally,
-}  # fmt: skip

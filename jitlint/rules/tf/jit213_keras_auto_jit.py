@@ -142,12 +142,15 @@ class KerasAutoJit(Rule):
     ## Fix safety
     The fix is unsafe: it gives up XLA. The layer holding the op gets
     `self.supports_jit = False` after its `super().__init__(...)` (Keras built-in lookup
-    layers do this), which keeps a model holding it off XLA; where the op is not in a
-    layer's method (a helper, a loss), the file's only `compile(...)` of a model gets
-    `jit_compile=False`. A `compile(...)` whose `jit_compile` is chosen at run time is left
-    alone (replacing it would take the option away); the layer fix keeps a model holding the
-    layer off XLA whatever that value says. Removing the op (a debugging `tf.print`) or
-    rewriting it in XLA-compatible ops keeps XLA, and is left to you.
+    layers do this), which keeps a model holding it off XLA; so does the layer whose methods
+    alone run a helper of the same file that holds the op. A layer without `__init__` gets
+    one that passes every argument on to its base's (`def __init__(self, *args, **kwargs)`).
+    Where the op is in no layer of the file (a loss, a helper several layers share), the
+    file's only `compile(...)` of a model gets `jit_compile=False`. A `compile(...)` whose
+    `jit_compile` is chosen at run time is left alone (replacing it would take the option
+    away); the layer fix keeps a model holding the layer off XLA whatever that value says.
+    Removing the op (a debugging `tf.print`) or rewriting it in XLA-compatible ops keeps
+    XLA, and is left to you.
 
     ## Known problems
     Where a model is compiled is found through the files of the run: a layer created where
@@ -315,7 +318,10 @@ class Staircase(keras.layers.Layer):
     ) -> None:
         """Every finding gets the fix that keeps the model off XLA, or says why not."""
         if fix is None:
-            fix, help = with_xla_off_fix(self.ctx, self.ctx.path_to(node), False, help)
+            path = self.ctx.path_to(node)
+            context = self.ctx.tf.context(path)
+            layer = context.layer if context is not None else None
+            fix, help = with_xla_off_fix(self.ctx, path, False, help, layer)
         super().report(node, message, help=help, severity=severity, fix=fix)
 
     def visit_For(self, node: cst.For) -> None:

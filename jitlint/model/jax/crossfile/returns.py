@@ -1,7 +1,8 @@
 """What a module's functions return, for the modules that call them from traced code: a
 function that returns a Python list (`-> list[...]`, or only `return [...]` / a name bound
 only to lists) gives its caller a list, so indexing that result with a tracer fails
-(TracerIntegerConversionError) where an array would not.
+(TracerIntegerConversionError) where an array would not; one whose result is a type test of
+its parameters (`return not isinstance(x, Tracer)`) narrows its caller's arguments.
 
 The facts travel as the TensorFlow model's export/import records (model/tf_records.py), with a
 "jax:" prefix and their own import kind, so that neither model reads the other's.
@@ -13,6 +14,7 @@ import libcst as cst
 
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.names import Names
+from jitlint.python.predicates import predicate_of
 from jitlint.python.walker import iter_children
 
 LIST_FACT = "jax:returns-list"
@@ -20,19 +22,26 @@ LIST_FACT = "jax:returns-list"
 # jnp.all(x)`): called from traced code, it returns a tracer whatever its arguments.
 ARRAY_FACT = "jax:returns-array"
 _JAX_OPS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")
+# The function's return value is a type test of its parameters (python/predicates.py): the
+# summary follows the prefix, so a caller in another file narrows its arguments.
+PREDICATE_FACT = "jax:predicate:"
 IMPORT_KIND = "jax-import"
 _LIST_ANNOTATIONS = frozenset({"builtins.list", "typing.List"})
 LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})  # calls that return a list
 
 
 def exports(names: Names) -> list[TfRecord]:
-    """One "export" record per top-level function that returns a list."""
+    """One "export" record per top-level function that returns a list, a JAX result or a
+    type test of its parameters."""
     out = []
     module = names.module
     for statement in module.body:
         if type(statement) is not cst.FunctionDef:
             continue
         fact = _returns(names, statement, [module])
+        if fact is None:
+            predicate = predicate_of(names, statement, [module])
+            fact = PREDICATE_FACT + predicate.encode() if predicate is not None else None
         if fact is not None:
             out.append(TfRecord(statement.name.value, 0, "export", fact))
     return out

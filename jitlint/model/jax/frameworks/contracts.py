@@ -19,13 +19,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.plugins import Contract, plugins
+from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
-from jitlint.python.param_uses import every_use
+from jitlint.python.predicates import predicate_of
+from jitlint.python.uses import every_use
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
@@ -174,42 +177,67 @@ _ARRAY_METHODS = frozenset(
     {
         "astype", "reshape", "squeeze", "ravel", "flatten", "transpose", "sum", "mean",
         "max", "min", "prod", "std", "var", "any", "all", "argmax", "argmin", "cumsum",
+        "item",
     }
 )  # fmt: skip
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power,
                cst.Modulo)  # fmt: skip
+# Calls that hand their argument back as a host array (a device array's values): reading the
+# result as an array (`jax.device_get(task_id).item()`) reads the argument as one.
+_TO_HOST = frozenset({"jax.device_get"})
 
 
 def array_used_params(
     names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
 ) -> frozenset[str]:
-    """The parameters of `func`, without annotation or default, every read of which is as a
-    JAX array: the first argument of an array function, a receiver of `.shape`, `.astype(...)`,
-    `.sum()` and the like (NumPy's methods, which Python values and containers lack), an
-    operand of `@` or of arithmetic with an array function's result. Any other read (another
-    call, a comparison, iteration, `len`, a nested scope) leaves it unknown."""
+    """The parameters of `func`, without annotation, every read of which is as a JAX array:
+    the first argument of an array function, a receiver of `.shape`, `.astype(...)`,
+    `.sum()`, `.item()` and the like (NumPy's methods, which Python values and containers
+    lack), directly or through `jax.device_get`, an operand of `@` or of arithmetic with an
+    array function's result. Any other read (another call, a comparison, iteration, `len`, a
+    nested scope) leaves it unknown. A parameter with a default qualifies only when its
+    default is a Python scalar or None and every read is one such a value lacks (an array
+    attribute or method): the default cannot be what callers rely on (`task_id=-1` read as
+    `jax.device_get(task_id).item()`); `scale=1.0` read as `scale * jnp.exp(x)` stays unknown."""
     inside = [*path, func]
 
-    def array_function(expr: cst.BaseExpression) -> bool:
+    def array_function(expr: cst.BaseExpression, among: frozenset[str]) -> bool:
         found = names.qualified_names(expr, inside)
-        return bool(found) and found <= _ARRAY_FUNCTIONS
+        return bool(found) and found <= among
 
     def array_result(expr: cst.BaseExpression) -> bool:
-        return type(expr) is cst.Call and array_function(expr.func)  # type: ignore[attr-defined]
+        return type(expr) is cst.Call and array_function(expr.func, _ARRAY_FUNCTIONS)  # type: ignore[attr-defined]
 
-    def as_array(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+    def read_as_array(parent: cst.CSTNode, above: cst.CSTNode | None) -> bool:
+        """`parent` (an attribute of a value) reads the value as an array."""
+        if type(parent) is not cst.Attribute:
+            return False
+        attribute = parent.attr.value
+        if attribute in _ARRAY_ATTRIBUTES:
+            return True
+        return attribute in _ARRAY_METHODS and type(above) is cst.Call and above.func is parent  # type: ignore[attr-defined]
+
+    def as_array(node: cst.Name, ancestors: Sequence[cst.CSTNode], methods_only: bool) -> bool:
         parent = ancestors[-1]
         above = ancestors[-2] if len(ancestors) > 1 else None
         if type(parent) is cst.Arg:
             if parent.keyword is not None or parent.star or type(above) is not cst.Call:
                 return False
-            return above.args[0] is parent and array_function(above.func)  # type: ignore[attr-defined]
+            if above.args[0] is not parent:  # type: ignore[attr-defined]
+                return False
+            if array_function(above.func, _TO_HOST):  # type: ignore[attr-defined]
+                outer = ancestors[:-2]
+                return (
+                    len(outer) > 1
+                    and outer[-1].value is above
+                    and read_as_array(  # type: ignore[attr-defined]
+                        outer[-1], outer[-2]
+                    )
+                )
+            return not methods_only and array_function(above.func, _ARRAY_FUNCTIONS)  # type: ignore[attr-defined]
         if type(parent) is cst.Attribute and parent.value is node:
-            attribute = parent.attr.value
-            if attribute in _ARRAY_ATTRIBUTES:
-                return True
-            return attribute in _ARRAY_METHODS and type(above) is cst.Call and above.func is parent  # type: ignore[attr-defined]
-        if type(parent) is cst.BinaryOperation:
+            return read_as_array(parent, above)
+        if type(parent) is cst.BinaryOperation and not methods_only:
             if type(parent.operator) is cst.MatrixMultiply:
                 return True
             other = parent.right if parent.left is node else parent.left
@@ -218,14 +246,106 @@ def array_used_params(
 
     p = func.params
     first = (*p.posonly_params, *p.params)[:1]
+    found = set()
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if x.annotation is not None or (
+            x in first and type(path[-1] if path else None) is cst.ClassDef
+        ):
+            continue
+        if x.default is None:
+            methods_only = False
+        elif _python_literal(x.default) or _is_none(x.default):
+            methods_only = True
+        else:
+            continue
+        if every_use(func, x.name.value, partial(as_array, methods_only=methods_only)):
+            found.add(x.name.value)
+    return frozenset(found)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
+# ---- Parameters used only as Python values -------------------------------------------------
+# Where a read of a parameter needs a Python value: the arguments of `range`, a truth test
+# (`if flag:`, `while flag:`, `x if flag else y`, `not flag`), an index into a Python list or
+# tuple display.
+_PYTHON_VALUE_CALLS = frozenset({"builtins.range"})
+
+
+def python_used_params(
+    names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> frozenset[str]:
+    """The parameters of `func`, without annotation, every read of which needs a Python value
+    (`for _ in range(n)`, `if training:`, `labels[i]` of a list display) and none reads as an
+    array: a transformation that
+    keeps non-arrays static (`eqx.filter_jit`) keeps them static; elsewhere they stay
+    unknown, never an error."""
+    inside = [*path, func]
+
+    def as_python_value(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+        parent = ancestors[-1]
+        above = ancestors[-2] if len(ancestors) > 1 else None
+        if type(parent) is cst.Arg:
+            if parent.keyword is not None or parent.star or type(above) is not cst.Call:
+                return False
+            found = names.qualified_names(above.func, inside)  # type: ignore[attr-defined]
+            return bool(found) and found <= _PYTHON_VALUE_CALLS
+        if type(parent) in (cst.If, cst.While, cst.IfExp):
+            return parent.test is node  # type: ignore[attr-defined]
+        if type(parent) is cst.Index and len(ancestors) > 2:
+            return python_sequence_index(ancestors[-3], ancestors[:-3])
+        return type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not  # type: ignore[attr-defined]
+
+    def python_sequence_index(subscript: cst.CSTNode, outer: Sequence[cst.CSTNode]) -> bool:
+        """`subscript` is `NAME[...]` with one index, NAME bound only to a list or tuple
+        display (`labels = ["a", "b"]`, in the function or the module)."""
+        if type(subscript) is not cst.Subscript or len(subscript.slice) != 1:
+            return False
+        base = subscript.value
+        if type(base) is not cst.Name:
+            return False
+        bindings = names.lookup(base.value, [*inside, *outer])
+        return bool(bindings) and all(
+            b.kind == "assign" and type(b.node) in (cst.List, cst.Tuple) for b in bindings
+        )
+
+    p = func.params
     return frozenset(
         x.name.value
         for x in (*p.posonly_params, *p.params, *p.kwonly_params)
-        if x.annotation is None
-        and x.default is None
-        and not (x in first and type(path[-1] if path else None) is cst.ClassDef)
-        and every_use(func, x.name.value, as_array)
+        if x.annotation is None and every_use(func, x.name.value, as_python_value)
     )
+
+
+# ---- Bodies that test for tracers ------------------------------------------------------------
+TRACER_TEST = Contract(
+    "tracer-test", frozenset(), "its own test for tracers says it is meant to be"
+)
+
+
+def tracer_testing_functions(names: Names) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
+    """Top-level functions and methods of top-level classes whose body asks whether a value
+    is a tracer (`if not_jax_tracer(mask):`): written to run under jit, they are traced by
+    contract, every parameter unknown. The predicates themselves are not (their body is the
+    test)."""
+    module = names.module
+    for statement in module.body:
+        if type(statement) is cst.FunctionDef:
+            candidates = [(statement, statement.name.value)]
+        elif type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
+            candidates = [
+                (inner, f"{statement.name.value}.{inner.name.value}")
+                for inner in statement.body.body
+                if type(inner) is cst.FunctionDef
+            ]
+        else:
+            continue
+        for func, owner in candidates:
+            path = [module] if func is statement else [module, statement, statement.body]
+            if predicate_of(names, func, path) is None and tests_for_tracers(names, func, path):
+                yield func, owner, TRACER_TEST
 
 
 # ---- `assume-traced`: more entry points, named by the project ------------------------------

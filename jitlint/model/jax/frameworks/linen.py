@@ -190,6 +190,8 @@ PLUGIN = FrameworkPlugin(
     module_bases=BASES,
     parameter_methods=frozenset({"param", "variable"}),
     lift_advice=ADVICE,
+    import_as=("flax.linen", "nn"),
+    lifted_scan_options=('variable_broadcast="params"', 'split_rngs={"params": False}'),
     shape_params={
         "flax.linen.Dense": ((0,), ("features",)),
         "flax.linen.DenseGeneral": ((0,), ("features",)),

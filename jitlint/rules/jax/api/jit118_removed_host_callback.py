@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.host_callbacks import host_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.jax.api import HOST_CALLBACK_LAST_SHIPPED
 from jitlint.model.jax.tracing import FunctionTrace
@@ -100,12 +101,18 @@ class RemovedHostCallback(Rule):
     ```
 
     ## Fix safety
-    The removed module has no fix: the replacements take different arguments (`id_tap`'s
-    callback gets a `transforms` argument, `call` a `result_shape`), and choosing between
-    `io_callback`, `pure_callback` and `jax.debug.callback` depends on what the callback
-    does. An unused `pure_callback` becomes `jax.experimental.io_callback` with the same
-    arguments (`vmap_method=`, which `io_callback` does not take, becomes its default
-    `ordered=False`): an unordered
+    An import of the module alone on its line, whose every use is `id_tap(f, x)` or
+    `id_print(x)` with positional arguments, gets the taps rewritten and the import
+    dropped: `id_tap(f, x)` becomes `jax.debug.callback(f, x, ())` (the callback still gets
+    a `transforms` argument, empty as it was outside `vmap`/`jvp`), followed by `x` where the
+    tap's result is used (`(jax.debug.callback(f, x, ()), x)[1]`, for a name `x`), and
+    `id_print(x)` `jax.debug.print("{}", x)`. Unsafe: under `vmap` the callback now gets the
+    batch without the transforms describing it, output is formatted by JAX, and
+    `jax.debug.callback` runs unordered. Other uses (`call`, keywords, other spellings) have
+    no fix: choosing between `io_callback`, `pure_callback` and `jax.debug.callback`
+    depends on what the callback does. An unused `pure_callback` becomes
+    `jax.experimental.io_callback` with the same arguments (`vmap_method=`, which
+    `io_callback` does not take, becomes its default `ordered=False`): an unordered
     `io_callback` is kept under `jax.jit`, `vmap` and the lax loops [observed on jax
     0.10.2]. The fix is unsafe: the callback now runs, which is the point, but it may not be
     ready for it (an exception it raises now stops the program).
@@ -214,7 +221,7 @@ lax.scan(body, 0.0, jnp.arange(3.0))
         for alias in node.names:
             dotted = _dotted(alias.name)
             if dotted == HOST_CALLBACK or dotted.startswith(HOST_CALLBACK + "."):
-                self._removed(alias, None)
+                self._removed(alias, None, self._fix(node))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None:
@@ -227,7 +234,7 @@ lax.scan(body, 0.0, jnp.arange(3.0))
         elif module == "jax.experimental" and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 if type(alias.name) is cst.Name and alias.name.value == "host_callback":
-                    self._removed(alias, None)
+                    self._removed(alias, None, self._fix(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "host_callback":
@@ -240,7 +247,11 @@ lax.scan(body, 0.0, jnp.arange(3.0))
             used = parent.attr.value if type(parent) is cst.Attribute else None  # type: ignore[union-attr]
             self._removed(node, used)
 
-    def _removed(self, node: cst.CSTNode, api: str | None) -> None:
+    def _fix(self, node: cst.Import | cst.ImportFrom) -> NodeFix | None:
+        line = self.ctx.parents[-1] if self.ctx.parents else None
+        return host_callback_fix(self.ctx, line) if type(line) is cst.SimpleStatementLine else None
+
+    def _removed(self, node: cst.CSTNode, api: str | None, fix: NodeFix | None = None) -> None:
         if importable_module(HOST_CALLBACK) is not False:
             return  # the facts' jax still has it
         advice = REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
@@ -255,6 +266,7 @@ lax.scan(body, 0.0, jnp.arange(3.0))
                 f"newer releases (jax {jax_version()} cannot import it)",
                 help=f"use {advice}",
                 severity="warning",
+                fix=fix,
             )
             return
         self.report(
@@ -263,6 +275,7 @@ lax.scan(body, 0.0, jnp.arange(3.0))
             f"{jax_version()} cannot import it): importing it raises ImportError "
             "(ModuleNotFoundError), reaching it as an attribute AttributeError",
             help=f"use {advice}",
+            fix=fix,
         )
 
     def visit_Expr(self, node: cst.Expr) -> None:

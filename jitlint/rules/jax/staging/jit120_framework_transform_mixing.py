@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.framework_modules import lifted_scan_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.frameworks.lifting import STAGING, ModuleUse
@@ -97,7 +98,14 @@ class FrameworkTransformMixing(Rule):
     twin takes. They take the same arguments. Unsafe: haiku's versions also thread haiku's
     state and random keys through the loop, which is what makes them work, and a module
     made inside the loop body still fails under `hk.scan` (`New parameters were created`).
-    Linen's lifted transformations take a Module class and options; no call is rewritten.
+    Linen's lifted transformations take a Module class or a function of the module, and
+    options: in a linen method, `jax.lax.scan(f, init, xs)` (three positional arguments,
+    keywords among `length`, `reverse`, `unroll`) becomes `nn.scan(lambda module, carry, x:
+    f(carry, x), variable_broadcast="params", split_rngs={"params": False})(self, init,
+    xs)`, which shares one set of parameters across the steps as the raw scan's closure
+    did. Unsafe: variables of other collections (`batch_stats`) are neither broadcast nor
+    carried, and random streams are not split per step. Other linen calls are not
+    rewritten.
 
     ## Known problems
     Modules are recognised by the classes flax linen and haiku export (generated from
@@ -277,8 +285,22 @@ model = hk.transform(forward)
             "so that its parameters exist"
             if advice
             else "call the module once before the transformation so that its parameters exist",
-            fix=self._rename_fix(node, qualname, uses),
+            fix=self._rename_fix(node, qualname, uses) or self._scan_fix(node, qualname, uses),
         )
+
+    def _scan_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
+        """A raw scan calling the method's own submodules becomes the framework's lifted scan
+        (linen's `nn.scan`), where its plug-in has one."""
+        framework = _framework(uses[0].framework)
+        if qualname != "jax.lax.scan" or framework.lifted_scan_options is None:
+            return None
+        if not all(u.framework == framework.kind for u in uses):
+            return None
+        path = self.ctx.path_to(node)
+        found = self.ctx.tracing.lifting.framework_class(path)
+        if found is None or found[0] != framework.kind:
+            return None
+        return lifted_scan_fix(self.ctx, node, path, framework)
 
     def _rename_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
         framework = _framework(uses[0].framework)
