@@ -476,6 +476,7 @@ class KerasLinks:
                         tensors,
                         auto_xla=auto,
                         layer=cls.name.value,
+                        root_kind="keras",
                     ),
                 )
             )
