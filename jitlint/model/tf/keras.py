@@ -474,6 +474,7 @@ class KerasLinks:
                         tensors,
                         auto_xla=auto,
                         layer=cls.name.value,
+                        root_kind="keras",
                     ),
                 )
             )

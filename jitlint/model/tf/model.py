@@ -449,7 +449,9 @@ class TfModel(KerasLinks):
         params = frozenset()
         if app.input_signature:
             params = frozenset(p.name.value for p in func.params.params)
-        context = GraphContext(bool(app.xla), app.autograph, graph_origin(app), params)
+        context = GraphContext(
+            bool(app.xla), app.autograph, graph_origin(app), params, root_kind="tf.function"
+        )
         known = scan.roots.get(id(func))
         scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
 
@@ -528,7 +530,9 @@ class TfModel(KerasLinks):
             if self._is_dataset(func.value, node, path):  # type: ignore[attr-defined]
                 target = self.resolve_function(positional[0].value, path)
                 if target is not None:
-                    context = GraphContext(False, target[1], "a `tf.data` pipeline function")
+                    context = GraphContext(
+                        False, target[1], "a `tf.data` pipeline function", root_kind="tf.data"
+                    )
                     scan.roots.setdefault(id(target[0]), (target[0], context))
         elif leaf == "compile" and kind is cst.Attribute:
             path = [*parents, node]
@@ -581,6 +585,7 @@ class TfModel(KerasLinks):
                     f"the loss `{_func_name(func)}` of " + _loss_model(flag),
                     frozenset(params),
                     auto_xla=flag is None or flag == UNKNOWN,
+                    root_kind="loss",
                 )
                 known = scan.roots.get(id(func))
                 scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
@@ -700,10 +705,10 @@ class TfModel(KerasLinks):
                 pending.append(id(func))
 
         for func, context in scan.roots.values():
-            add(func, context)
+            add(func, replace(context, root_name=self._root_name(func)))
         if scan.keras_classes:
             for method, context in self.keras_contexts(scan):
-                add(method, context)
+                add(method, replace(context, root_name=self._root_name(method)))
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
             keras_methods.setdefault(id(cls), []).append(method)
@@ -727,7 +732,50 @@ class TfModel(KerasLinks):
                     targets.extend((m, True) for m in keras_methods.get(cls, ()))
             for func, converts in targets:
                 add(func, helper if converts else replace(helper, autograph=False))
+        self._mark_eager_callers(contexts)
         return contexts
+
+    def _root_name(self, func: Func) -> str:
+        """How messages name a graph root: `step`, `Block.call`, `<lambda>`."""
+        cls = self.scan.owner_class.get(id(func))
+        name = _func_name(func)
+        return f"{cls.name.value}.{name}" if cls is not None else name
+
+    def _mark_eager_callers(self, contexts: dict[int, GraphContext]) -> None:
+        """`must` false for each helper with a context that eager code also calls: the
+        module, a function without a context, an `if tf.executing_eagerly():` branch, or
+        (transitively) such a helper. A root (TF calls it) stays `must`."""
+        helpers = {key for key, context in contexts.items() if not context.root}
+        if not helpers:
+            return
+        names = {_func_name(self.scan.scopes[key]) for key in helpers}  # type: ignore[arg-type]
+        callers: dict[int, list[tuple[int, bool]]] = {}  # helper -> (caller, eager branch)
+        for caller, calls in self.scan.calls.items():
+            for call, path in calls:
+                func = call.func
+                named = func.attr if type(func) is cst.Attribute else func  # type: ignore[attr-defined]
+                if getattr(named, "value", None) not in names:
+                    continue
+                target = self.resolve_function(func, path)
+                if target is not None and id(target[0]) in helpers:
+                    callers.setdefault(id(target[0]), []).append(
+                        (caller, self.in_eager_branch(path))
+                    )
+        eager: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for key, sites in callers.items():
+                if key in eager:
+                    continue
+                if any(
+                    in_branch or caller not in contexts or caller in eager
+                    for caller, in_branch in sites
+                ):
+                    eager.add(key)
+                    changed = True
+        for key in eager:
+            contexts[key] = replace(contexts[key], must=False)
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""

@@ -153,6 +153,11 @@ def _python_annotated(param: cst.CSTNode | None) -> bool:
     )
 
 
+def _every_param(func: cst.FunctionDef) -> tuple[cst.Param, ...]:
+    params = func.params
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
+
+
 def join(values: Iterable[Value]) -> Value:
     """One of several possible values (a name assigned twice)."""
     values = list(values)
@@ -543,16 +548,25 @@ class TfValues:
 
     def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
         """A helper's parameter: what the module's graph code passes to it (unknown where
-        no call is seen; a call from another module is not seen)."""
+        no call is seen; a call from another module is not seen). Where every call leaves
+        it out, it is its default's value (`training=False`: a Python flag on every path)."""
         sites = self._helper_sites.get(id(func))
         if not sites or type(func) is not cst.FunctionDef:
             return UNK
         found = []
+        defaulted = True  # no call passes it, nor spreads `*args`/`**kwargs` that might
         for call, path, bound in sites:
+            if any(arg.star for arg in call.args):
+                defaulted = False
             for param, arg in bind(func, call, bound):  # type: ignore[arg-type]
                 if param == name:
                     found.append(self.value(arg, path))
-        return join(found) if found else UNK
+        if found:
+            return join(found)
+        default = next((p.default for p in _every_param(func) if p.name.value == name), None)
+        if defaulted and default is not None:
+            return self.value(default, self.model.scope_path(func)[:-1])  # type: ignore[attr-defined]
+        return UNK
 
     def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
         """What the module's graph code passes for the parameter `name` of the helper

@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.xla_fix import with_xla_off_fix, xla_twin_fix
 from jitlint.model.library.tf_facts import op_table
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
 
@@ -234,7 +235,7 @@ def step(x):
             return
         problem = loop_problem(self.ctx, node, path)
         if problem is not None:
-            self._loop(problem, context.origin, path)
+            self._loop(problem, graph_site(context), path)
 
     def _loop(self, problem, origin: str, path) -> None:  # type: ignore[no-untyped-def]
         fix, help = with_xla_off_fix(
@@ -277,7 +278,7 @@ def step(x):
             self.report(
                 node,
                 f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
-                f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
+                f"(TensorFlow {version}); compiling {graph_site(context)} fails with 'Detected "
                 "unsupported operations'",
                 help=help,
                 fix=fix,

@@ -8,6 +8,7 @@ from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
 from jitlint.model.domain.branches import Mismatch, branch_mismatches
 from jitlint.model.tf.api import DO_NOT_CONVERT
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -453,7 +454,7 @@ class Dense(keras.layers.Layer):
         if weight is not None:
             self.report(
                 node,
-                f"{what} on `self.{weight}`, a variable, in {context.origin}: a variable has "
+                f"{what} on `self.{weight}`, a variable, in {graph_site(context)}: a variable has "
                 "no truth value in graph code (OperatorNotAllowedInGraphError), and a Keras 3 "
                 "weight has none even eagerly (TypeError 'A Keras Variable cannot be used as "
                 "a boolean')",
@@ -467,7 +468,7 @@ class Dense(keras.layers.Layer):
                 fix, no_fix = converted, ""
         self.report(
             node,
-            f"{what} on a symbolic tensor in {context.origin}, where {why}: "
+            f"{what} on a symbolic tensor in {graph_site(context)}, where {why}: "
             "OperatorNotAllowedInGraphError",
             help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
@@ -534,7 +535,7 @@ class Dense(keras.layers.Layer):
             self.report(
                 raising,
                 f"this `raise` is in a branch of an `if` on a symbolic tensor in "
-                f"{context.origin}: autograph traces both branches of a tensor `if`, so it "
+                f"{graph_site(context)}: autograph traces both branches of a tensor `if`, so it "
                 "raises while tracing, whatever the value",
                 help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
                 "or decide the branch from a Python value",
@@ -552,7 +553,7 @@ class Dense(keras.layers.Layer):
         self.report(
             mismatch.node,
             f"{what} differs between the branches of an `if` on a symbolic tensor in "
-            f"{context.origin}: autograph makes it a tf.cond, which traces both branches "
+            f"{graph_site(context)}: autograph makes it a tf.cond, which traces both branches "
             f"and needs the same outputs from each ({error})",
             help=_MISMATCH_HELP[mismatch.kind],
         )
@@ -627,7 +628,7 @@ class Dense(keras.layers.Layer):
             return
         self.report(
             expr,
-            f"{what} a symbolic tensor in {context.origin}: a graph tensor cannot be "
+            f"{what} a symbolic tensor in {graph_site(context)}: a graph tensor cannot be "
             "iterated by Python, with or without autograph (OperatorNotAllowedInGraphError: "
             "Iterating over a symbolic `tf.Tensor` is not allowed)",
             help="take the parts with tf.unstack(t, num=N) or by index (t[0], t[1]); loop "

@@ -18,6 +18,7 @@ from jitlint.model.tf.api import (
     WEIGHT_MAKERS,
     canonical,
 )
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
 from jitlint.model.tf.repeats import tf_function_applying
 from jitlint.python.names import leaf_name
@@ -377,7 +378,7 @@ class Scale(keras.layers.Layer):
         if what == "variable":
             self.report(
                 node,
-                f"`{leaf}` is created on every trace of {context.origin}; TensorFlow allows "
+                f"`{leaf}` is created on every trace of {graph_site(context)}; TensorFlow allows "
                 "variables only on the first call (ValueError: tf.function only supports "
                 "singleton tf.Variables)",
                 help="create it once: at module level, in __init__/build, or behind "
@@ -387,7 +388,7 @@ class Scale(keras.layers.Layer):
             return
         self.report(
             node,
-            f"a new {what} `{leaf}` is created on every trace of {context.origin}: its "
+            f"a new {what} `{leaf}` is created on every trace of {graph_site(context)}: its "
             "variables are created inside the traced function (TensorFlow allows them only "
             "on the first call), and a new one each time is never trained or tracked",
             help=f"create the {what} once, in `__init__` (or `build`), and call it here{no_fix}",
@@ -470,7 +471,7 @@ class Scale(keras.layers.Layer):
         if leaf in WEIGHT_MAKERS:
             self.report(
                 node,
-                f"`self.{leaf}` makes a weight on every trace of {context.origin}: a Keras 3 "
+                f"`self.{leaf}` makes a weight on every trace of {graph_site(context)}: a Keras 3 "
                 "layer that is already built refuses new state ('You cannot add new elements "
                 "of state ... to a layer that is already built'); in TF 2's Keras it is a new "
                 "variable per trace (ValueError: tf.function only supports singleton "
@@ -480,7 +481,7 @@ class Scale(keras.layers.Layer):
             return
         self.report(
             node,
-            f"`{leaf}` creates a variable on every trace of {context.origin}; TensorFlow "
+            f"`{leaf}` creates a variable on every trace of {graph_site(context)}; TensorFlow "
             "allows variables only on the first call (ValueError: tf.function only supports "
             "singleton tf.Variables)",
             help="create it once: at module level, in __init__/build, or behind "

@@ -52,7 +52,10 @@ class Retracing(Rule):
     it traces once. Nor is one built once per element of a set-up loop (a host, a device, a
     data split) and kept without being called there: stored on an object, collected in a
     list, or handed to a call that keeps it (`server.bind(fn)`), directly or as what a
-    factory called in the loop returns. Each traces once and is then reused.
+    factory called in the loop returns. Each traces once and is then reused. Nor is one
+    made in graph code, where it is traced into the outer graph, but only where the code
+    runs as graph code on every path: a helper that a `tf.function` calls and eager code
+    calls too (at module level, from a plain function) still makes a new one per eager call.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
@@ -352,12 +355,19 @@ class Peaks:
             else:
                 self._called(node)
 
+    def _graph_only(self, path: Sequence[cst.CSTNode]) -> bool:
+        """The end of `path` runs only as graph code (a `must` context): there a nested
+        `tf.function` or model is traced into the outer graph once. A helper that eager code
+        calls too may still rebuild one per eager call."""
+        context = self.ctx.tf.context(path)
+        return context is not None and context.must
+
     def _remade_model(self, node: cst.Call) -> None:
         """A Keras model loaded or built the same way every time code that runs repeatedly
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
         found = model_remade_for_inference(self.ctx.tf, node, path)
-        if found is None or self.ctx.tf.context(path) is not None:
+        if found is None or self._graph_only(path):
             return
         name, where = found
         self.report(
@@ -388,7 +398,7 @@ class Peaks:
             return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
             return
-        if self.ctx.tf.context(path) is not None:
+        if self._graph_only(path):
             return  # inside graph code a nested tf.function is inlined into the outer graph
         where = "inside a loop" if loop is not None else repeated
         found: NodeFix | str = "it is inside a loop"
@@ -428,7 +438,7 @@ class Peaks:
             spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
             if spec is None:
                 continue
-            if self.ctx.tf.context(path[:-1]) is not None:
+            if self._graph_only(path[:-1]):
                 return  # defined in graph code: inlined into the outer graph
             if in_loop:
                 message = (
@@ -474,7 +484,7 @@ class Peaks:
         if not passed and enclosing_loop(path) is None:
             return  # neither a loop nor a parameter that receives changing values
         name = called_tf_function(self.ctx.tf, node, path)
-        if name is None or self.ctx.tf.context(path) is not None:
+        if name is None or self._graph_only(path):
             return
         varying = self._varying_arguments(node, path)
         if not varying:

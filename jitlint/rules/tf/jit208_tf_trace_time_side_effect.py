@@ -12,6 +12,7 @@ from jitlint.fixes.tf_print import (
 from jitlint.fixes.xla_fix import keep_layer_off_xla, run_eagerly_fix
 from jitlint.model.domain.branches import read_after
 from jitlint.model.tf.api import TF_LOG_MODULES
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
 from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES
@@ -392,7 +393,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
+            f"`self.{target.attr.value}.{node.func.attr.value}` in {graph_site(context)} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
             fix=self._append_fix(node, context, path),
@@ -411,7 +412,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             self.report(
                 target.target,
                 f"`{self.ctx.module.code_for_node(target.target)}` is set on {owner} in "
-                f"{context.origin}: it is set once per trace, not on every call, and what it "
+                f"{graph_site(context)}: it is set once per trace, not on every call, and what it "
                 'keeps is the symbolic tensor (`Tensor("x:0", ...)`), not a value',
                 help="return the value from the function and store it outside, or keep it "
                 "in a tf.Variable (`.assign(...)`)",
@@ -445,7 +446,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`self.{attr}` is a Python number updated in {context.origin}: the "
+            f"`self.{attr}` is a Python number updated in {graph_site(context)}: the "
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
@@ -462,7 +463,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         self.report(
             node,
             f"`{self.ctx.module.code_for_node(node.target)}` on {owner} is updated in "
-            f"{context.origin}: the update runs once per trace, not on every call",
+            f"{graph_site(context)}: the update runs once per trace, not on every call",
             help="keep the state in a tf.Variable (`.assign_add(1)`), updated in the graph, "
             "or update it outside the traced function",
         )
@@ -506,11 +507,11 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                 spelled, imports = self.ctx.import_name("tensorflow", "tf")
                 fix = tf_print_fix(node, spelled, (imports,) if imports else ())
         if tensor:
-            message = f"`print` in {context.origin} runs once per trace, not on every call"
+            message = f"`print` in {graph_site(context)} runs once per trace, not on every call"
         else:
             message = (
                 "`print` runs only while the graph is traced (once per trace, e.g. when the "
-                f"model is built), not on every call: it is in {context.origin}"
+                f"model is built), not on every call: it is in {graph_site(context)}"
             )
         self.report(node, message, help=help, fix=fix)
 
@@ -532,7 +533,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if self.ctx.tf.values.formats_tensor(string, path):  # type: ignore[arg-type]
                 self.report(
                     string,
-                    f"this f-string is formatted once, while {context.origin} is traced: "
+                    f"this f-string is formatted once, while {graph_site(context)} is traced: "
                     '`tf.print` then prints the symbolic tensor (`Tensor("...", shape=...)`) '
                     "on every call, not its value",
                     help='pass the tensors to tf.print as arguments: tf.print("loss =", loss)',
@@ -556,7 +557,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return  # "tracing f with Tensor(...)": the author logs the trace on purpose
         self.report(
             node,
-            f"this log call in {context.origin} runs once, while tracing, and writes the "
+            f"this log call in {graph_site(context)} runs once, while tracing, and writes the "
             'symbolic tensor (`Tensor("Mean:0", shape=(), ...)`), not its value; later calls '
             "log nothing",
             help="return the value and log it outside the traced function, or use "
@@ -599,7 +600,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`{target.value}.{node.func.attr.value}` in {context.origin} changes an outer "  # type: ignore[attr-defined]
+            f"`{target.value}.{node.func.attr.value}` in {graph_site(context)} changes an outer "  # type: ignore[attr-defined]
             "list once per trace, not on every call",
             help="return the values from the function, or use a tf.TensorArray",
             fix=self._append_fix(node, context, path),
@@ -622,7 +623,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         self.report(
             node,
             f"`{target.value}.{node.func.attr.value}` in a loop that autograph turns into a "  # type: ignore[attr-defined]
-            f"tf.while_loop, in {context.origin}: the body is traced once, so the list gets "
+            f"tf.while_loop, in {graph_site(context)}: the body is traced once, so the list gets "
             "one symbolic value from inside the loop, which cannot be used after it "
             "(InaccessibleTensorError: ... is out of scope and cannot be used here), or a "
             "wrong count (`len` is 1)",
@@ -665,7 +666,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if target.value in names:
                 self.report(
                     target,
-                    f"writing global `{target.value}` in {context.origin} happens once per "
+                    f"writing global `{target.value}` in {graph_site(context)} happens once per "
                     "trace, not on every call",
                     help="return the value, or keep the state in a tf.Variable",
                 )
