@@ -57,6 +57,26 @@ DATASET_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "paralle
 # tf.data pipelines, a distribution strategy's `run`, Python's `map`/`filter`.
 RUNS_ITS_ARGUMENT = DATASET_METHODS | {"run", "experimental_run_v2", "map_structure"}
 
+# `tf.data` sources and transformations whose elements vary in shape from one to the next,
+# and why (each new shape traces a tf.function without `reduce_retracing` or a relaxed
+# `input_signature` again; measured with TF 2.21, hazards.md). `padded_batch` varies only
+# without `padded_shapes`; `from_generator` only where its signature has a `None` dimension.
+VARYING_SHAPE_DATASETS: dict[str, str] = {
+    "padded_batch": "`.padded_batch(...)` pads each batch to its own longest element",
+    "bucket_by_sequence_length": "`bucket_by_sequence_length` makes batches of each "
+    "bucket's own length",
+    "from_generator": "`from_generator` declares a `None` dimension: each element keeps "
+    "its own shape",
+}
+# Transformations that keep the shapes of a dataset's elements varying (or fixed) as they
+# were: the shape question passes through them to their receiver. `batch` stacks elements of
+# one shape, so varying elements make varying batches (a last partial batch of fixed-size
+# elements is one more trace, not a new one per batch: not reported).
+SHAPE_KEEPING_DATASET_METHODS = frozenset(
+    {"batch", "cache", "filter", "prefetch", "repeat", "shuffle", "skip", "take", "shard",
+     "with_options", "unbatch", "enumerate"}
+)  # fmt: skip
+
 # Control-flow ops whose function arguments run as graph code, and which of their positional
 # arguments / keywords are functions.
 GRAPH_CALLBACK_ARGS: dict[str, tuple[tuple[int, str], ...]] = {

@@ -28,7 +28,9 @@ from jitlint.model.tf.api import (
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
     PARTIAL,
+    SHAPE_KEEPING_DATASET_METHODS,
     TF_FUNCTION,
+    VARYING_SHAPE_DATASETS,
     WHILE_LOOP,
     canonical,
 )
@@ -685,6 +687,69 @@ class TfModel(KerasLinks):
         values = self.values.assigned_values(node, path)  # type: ignore[arg-type]
         return bool(values) and all(self.is_dataset_value(v, p, depth + 1) for v, p in values)
 
+    def varying_element_shapes(
+        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> str | None:
+        """Why the elements of the dataset `expr` vary in shape from one to the next (a
+        `.padded_batch(n)` without fixed `padded_shapes`, `bucket_by_sequence_length`, a
+        `from_generator` with a `None` dimension, through shape-keeping transformations
+        such as `.prefetch`), or None where they do not or the model cannot tell."""
+        node = expr
+        while type(node) is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is not cst.Attribute:
+                return None
+            method = func.attr.value
+            if method == "apply":  # ds.apply(tf.data.experimental.bucket_by_sequence_length(..))
+                inner = node.args[0].value if node.args else None  # type: ignore[attr-defined]
+                if type(inner) is cst.Call and type(inner.func) is cst.Attribute:
+                    method, node = inner.func.attr.value, inner
+                    if method != "bucket_by_sequence_length":
+                        return None
+            if method in VARYING_SHAPE_DATASETS:
+                return self._varying_source(node, method, path)  # type: ignore[arg-type]
+            if method not in SHAPE_KEEPING_DATASET_METHODS:
+                return None
+            node = func.value
+        if type(node) is not cst.Name or depth > 3:
+            return None
+        values = self.values.assigned_values(node, path)
+        if not values:
+            return None
+        reasons = [self.varying_element_shapes(v, p, depth + 1) for v, p in values]
+        return reasons[0] if all(reasons) else None
+
+    def _varying_source(
+        self, call: cst.Call, method: str, path: Sequence[cst.CSTNode]
+    ) -> str | None:
+        """The reason `VARYING_SHAPE_DATASETS` gives for `call`, unless its shapes are fixed
+        (`padded_shapes` without `None`) or unknown (a `from_generator` that spells no
+        shapes: the generator may well yield one shape)."""
+        if method == "from_generator":
+            if not self.is_dataset_value(call, path):
+                return None
+            shapes = [call_argument(call, 2, "output_shapes"),
+                      call_argument(call, 4, "output_signature")]  # fmt: skip
+            spelled = [self._spelled_value(a.value, path) for a in shapes if a is not None]
+            if not any(_has_none(s) for s in spelled):
+                return None
+            if any("RaggedTensorSpec" in self.module.code_for_node(s) for s in spelled):
+                return None  # a ragged spec: one trace for every row length (TF 2.21)
+        else:
+            position = 1 if method == "padded_batch" else 3
+            padded = call_argument(call, position, "padded_shapes")
+            if padded is not None and not _has_none(self._spelled_value(padded.value, path)):
+                return None  # every batch padded to one shape
+        return VARYING_SHAPE_DATASETS[method]
+
+    def _spelled_value(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> cst.CSTNode:
+        """The one value a name is bound to (`signature = (tf.TensorSpec(...), ...)`), else
+        `expr` itself."""
+        if type(expr) is not cst.Name:
+            return expr
+        values = self.values.assigned_values(expr, path)
+        return values[0][0] if values and len(values) == 1 else expr
+
     # ----- propagation --------------------------------------------------------------------
 
     @cached_property
@@ -819,3 +884,10 @@ def call_argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None
     if position < len(positional) and not any(a.star for a in positional[: position + 1]):
         return positional[position]
     return None
+
+
+def _has_none(node: cst.CSTNode) -> bool:
+    """`node` spells `None` somewhere: an unknown dimension in a shape or spec."""
+    if type(node) is cst.Name:
+        return node.value == "None"  # type: ignore[attr-defined]
+    return any(_has_none(child) for child in node.children)

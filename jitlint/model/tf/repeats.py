@@ -206,10 +206,20 @@ def called_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.Function
 def called_tf_function(model: TfModel, call: cst.Call, path: Path) -> str | None:
     """The name of the tf.function without an input_signature that `call` runs (a decorated
     `def` or method, or a name assigned `tf.function(...)`), else None."""
+    found = called_tf_function_options(model, call, path)
+    return found[0] if found is not None and not found[1][2] else None
+
+
+def called_tf_function_options(
+    model: TfModel, call: cst.Call, path: Path
+) -> tuple[str, tuple[bool | None, bool, bool, bool]] | None:
+    """The name and the options (xla, autograph, input_signature, reduce_retracing) of the
+    tf.function `call` runs (a decorated `def` or method, or a name assigned
+    `tf.function(...)`), else None."""
     func = call.func
     if type(func) is cst.Name:
         options = _tf_function_binding(model, func, path)
-        return func.value if options is not None and not options[2] else None
+        return (func.value, options) if options is not None else None
     found = callee(model, call, path)  # self.method(...), instance.method(...)
     if found is None or type(found[0]) is not cst.FunctionDef:
         return None
@@ -217,7 +227,7 @@ def called_tf_function(model: TfModel, call: cst.Call, path: Path) -> str | None
     for decorator in method.decorators:
         spec = model.tf_function_spec(decorator.decorator, [*path, decorator])
         if spec is not None:
-            return method.name.value if not spec[2] else None
+            return method.name.value, spec
     return None
 
 

@@ -17,6 +17,7 @@ from jitlint.model.tf.repeats import (
     KERAS_MODEL_MAKERS,
     called_def,
     called_tf_function,
+    called_tf_function_options,
     keeping,
     model_remade_for_inference,
     varying_python,
@@ -24,6 +25,9 @@ from jitlint.model.tf.repeats import (
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+# The tf.function keywords that relax its signature after a new shape (the second the old
+# spelling of the first).
+_RELAXING = frozenset({"reduce_retracing", "experimental_relax_shapes"})
 # How the calls that load or build a Keras model end (the model says which they are).
 _MODEL_MAKERS = frozenset(name.rpartition(".")[2] for name in KERAS_MODEL_MAKERS)
 
@@ -488,6 +492,7 @@ class Peaks:
             return
         varying = self._varying_arguments(node, path)
         if not varying:
+            self._varying_shapes(node, path)
             return
         arg, why = varying[0]
         self.report(
@@ -497,6 +502,77 @@ class Peaks:
             help="pass a tensor (tf.constant(value)), or give the function an input_signature",
             fix=self._tensor_fix(node, path, [a for a, _ in varying]),
         )
+
+    def _varying_shapes(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> None:
+        """A tf.function without `input_signature` or `reduce_retracing` called, in a `for`
+        loop over a dataset whose elements vary in shape, with an element: every new shape
+        traces again (one trace per padded length, hazards.md)."""
+        found = called_tf_function_options(self.ctx.tf, node, path)
+        if found is None or found[1][2] or found[1][3]:
+            return
+        for arg in node.args:
+            if type(arg.value) is not cst.Name or arg.star:
+                continue
+            why = self._dataset_element(arg.value, path)
+            if why is None:
+                continue
+            self.report(
+                arg.value,
+                f"`{found[0]}` is a tf.function called with `{arg.value.value}`, an element "
+                f"of a dataset whose elements vary in shape ({why}): every new shape traces "
+                "(and compiles) the function again",
+                help="give the tf.function `reduce_retracing=True`, or an `input_signature` "
+                "with `None` for the dimensions that vary",
+                fix=self._relax_fix(node, path),
+            )
+            return
+
+    def _dataset_element(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
+        """Why `name`, bound by an enclosing `for` over a dataset (`for x in ds`, `for x, y
+        in ds`, `for i, x in enumerate(ds)`), varies in shape, if it does."""
+        for loop in reversed(path[:-1]):
+            if type(loop) in _FUNCTIONS:
+                return None
+            if type(loop) is not cst.For or not any(n is loop.body for n in path):
+                continue
+            target, iterable = loop.target, loop.iter
+            if (
+                type(iterable) is cst.Call
+                and iterable.args
+                and self.ctx.names.resolves_to(iterable.func, path, {"builtins.enumerate"})
+                and type(target) is cst.Tuple
+                and len(target.elements) == 2
+            ):
+                target, iterable = target.elements[1].value, iterable.args[0].value
+            if name.value in _bound_names(target):
+                return self.ctx.tf.varying_element_shapes(iterable, path)
+        return None
+
+    def _relax_fix(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+        """`reduce_retracing=True` on the decorator of the called `def`: one relaxed trace
+        (a `None` for each dimension that varied) serves every later shape."""
+        found = called_def(self.ctx.tf, node, path)
+        if found is None:
+            return None
+        func = found[0]
+        for decorator in func.decorators:
+            expr = decorator.decorator
+            if self.ctx.tf.tf_function_spec(expr, [*path, decorator]) is None:
+                continue
+            code = self.ctx.module.code_for_node(expr)
+            if type(expr) is not cst.Call:
+                text = f"{code}(reduce_retracing=True)"
+            elif any(a.keyword is None or a.keyword.value in _RELAXING for a in expr.args):
+                return None  # `partial(tf.function, ...)`, or the option set to False
+            else:
+                head = code[:-1].rstrip().rstrip(",")
+                text = f"{head}{', ' if expr.args else ''}reduce_retracing=True)"
+            return NodeFix(
+                "unsafe",
+                "add `reduce_retracing=True` to the tf.function",
+                ((expr, text),),
+            )
+        return None
 
     def _tensor_fix(
         self, node: cst.Call, path: Sequence[cst.CSTNode], varying: list[cst.Name]
@@ -574,3 +650,12 @@ def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
     if type(expr) is cst.Attribute:
         return f"{expr.attr.value.lstrip('_') or 'tf'}_fn"  # type: ignore[attr-defined]
     return "tf_fn"
+
+
+def _bound_names(target: cst.CSTNode) -> set[str]:
+    """The names a `for` target binds: `x`, `x, y`, `(x, y), z`."""
+    if type(target) is cst.Name:
+        return {target.value}  # type: ignore[attr-defined]
+    if type(target) in (cst.Tuple, cst.List):
+        return {n for e in target.elements for n in _bound_names(e.value)}  # type: ignore[attr-defined]
+    return set()
