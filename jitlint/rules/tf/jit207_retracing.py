@@ -264,6 +264,34 @@ def test_compiles():
 if __name__ == "__main__":
     main()
 """,
+        # Datasets whose elements keep one shape, or a function that relaxes its signature:
+        # fixed padded_shapes, a last partial batch (one more trace), reduce_retracing, an
+        # input_signature with `None` dimensions, Keras `fit` (its own relaxed functions).
+        """
+import tensorflow as tf
+@tf.function
+def step(x):
+    return tf.reduce_sum(x)
+@tf.function(reduce_retracing=True)
+def relaxed(x):
+    return tf.reduce_sum(x)
+@tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+def signed(x):
+    return tf.reduce_sum(x)
+def lines():
+    yield [1, 2]
+lines_ds = tf.data.Dataset.from_generator(lines, output_signature=tf.TensorSpec([None], tf.int32))
+for x in lines_ds.padded_batch(4, padded_shapes=[16], drop_remainder=True):
+    step(x)
+for x in tf.data.Dataset.range(10).batch(3):
+    step(x)
+for x in lines_ds.padded_batch(4):
+    relaxed(x)
+    signed(x)
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.compile(loss="mse")
+model.fit(lines_ds.padded_batch(4))
+""",
     )
     INVALID = (
         """
@@ -339,6 +367,30 @@ class Peaks:
         def step(x):
             return self.model(x)
         return [step(b) for b in batches]
+""",
+        # Elements that vary in shape: padded per batch, bucketed, a generator's `None`
+        # length through `.batch(1)` (tensorflow/tensorflow#38002).
+        """
+import tensorflow as tf
+@tf.function
+def step(x):
+    return tf.reduce_sum(x)
+class Trainer:
+    @tf.function(jit_compile=True)
+    def train(self, x, y):
+        return tf.reduce_sum(x) + tf.reduce_sum(y)
+def lines():
+    yield [1, 2], [3]
+spec = (tf.TensorSpec([None], tf.int32), tf.TensorSpec([None], tf.int32))
+pairs = tf.data.Dataset.from_generator(lines, output_signature=spec)
+for x, y in pairs.padded_batch(8).prefetch(2):
+    step(x)  # error: JIT207
+trainer = Trainer()
+for i, (x, y) in enumerate(pairs.batch(1)):
+    trainer.train(x, y)  # error: JIT207
+buckets = pairs.bucket_by_sequence_length(lambda x, y: tf.shape(x)[0], [4], [2, 2])
+for x, y in buckets:
+    step(y)  # error: JIT207
 """,
     )
 
