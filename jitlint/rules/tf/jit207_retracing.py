@@ -50,7 +50,13 @@ class Retracing(Rule):
       or an instance) called with a Python value that changes from call to call: the
       variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
       a name the loop reassigns with Python arithmetic (`epsilon *= 0.9`), or a parameter
-      that receives such a value where its function is called in a loop.
+      that receives such a value where its function is called in a loop;
+    - a `tf.function` without `input_signature` or `reduce_retracing=True` called, in a
+      `for` loop over a `tf.data` dataset whose elements vary in shape, with an element:
+      `.padded_batch(n)` without fixed `padded_shapes` (each batch padded to its own
+      longest element), `bucket_by_sequence_length`, or `from_generator` with a `None`
+      dimension in its signature, through `.batch`, `.prefetch`, `.shuffle` and the like
+      (model/tf/model.py: `varying_element_shapes`).
 
     A `tf.function` built once, in `main()`, a test or at module level, is not reported:
     it traces once. Nor is one built once per element of a set-up loop (a host, a device, a
@@ -102,6 +108,33 @@ class Retracing(Rule):
         x = scale(x, tf.constant(step, tf.float32))
     ```
 
+    ## Example: a dataset whose batches vary in shape
+    Each padded batch has its own length, and each new length is a new input signature:
+    this traces the step four times, once per batch (TF 2.21). `reduce_retracing=True`
+    (the fix) traces it twice: after the second shape TF traces a relaxed signature with
+    `None` for the dimensions that changed, and every later batch reuses it.
+
+    ```python
+    import tensorflow as tf
+
+
+    def sentences():
+        for length in (3, 9, 4, 7, 12, 5, 10, 6):
+            yield tf.range(length)
+
+
+    @tf.function
+    def step(tokens):
+        return tf.reduce_sum(tokens)
+
+
+    dataset = tf.data.Dataset.from_generator(
+        sentences, output_signature=tf.TensorSpec([None], tf.int32)
+    ).padded_batch(2)
+    for batch in dataset:
+        step(batch)  # error: JIT207
+    ```
+
     ## Fix safety
     A `tf.function` made on every call of a module-level function or method (not in a loop)
     is made once instead. A decorated local `def` that reads nothing of its function moves,
@@ -148,6 +181,14 @@ class Retracing(Rule):
     the one the function's ops meet (`x * factor` with a float32 `x` refuses the int32
     `tf.constant(step)` where it took the Python int).
 
+    A tf.function called with an element of a dataset whose elements vary in shape gets
+    `reduce_retracing=True` on its decorator (`@tf.function` or `@tf.function(...)` with
+    keywords only, and none of them `reduce_retracing`), where it is a `def` or method of
+    the module. Unsafe: the relaxed trace sees `None` where it saw a number, so code that
+    reads a static dimension (`x.shape[1]` as a Python int) gets `None`; and under
+    `jit_compile=True` only the tracing is saved: XLA needs static shapes and still
+    compiles each new one.
+
     ## Known problems
     A Keras model made in repeated code is reported only when the arguments that make it
     read nothing but module-level names and literals (a model per path or per layer is a
@@ -159,6 +200,13 @@ class Retracing(Rule):
     varying value is followed through one parameter. Python arguments that are genuinely
     configuration (`training=True`) retrace by design and do not vary, so they are not
     reported.
+
+    A dataset is known to vary in shape only where the loop iterates it directly or through
+    a name bound once to its pipeline; a `.map` or any other transformation the model does
+    not know stops the search (it may pad or crop). A last partial batch of fixed-size
+    elements (`.batch(n)` without `drop_remainder=True`) is not reported: it traces once
+    more, not once per batch. Keras `fit`, `predict` and the like run their own relaxed
+    functions and are not this case.
     """
 
     code = "JIT207"
