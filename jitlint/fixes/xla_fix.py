@@ -359,3 +359,23 @@ def xla_twin_fix(ctx: FileContext, node: cst.Call, qualnames: frozenset[str]) ->
         ((node, text),),
         (imported,) if imported else (),
     )
+
+
+# The tf.function keywords that relax its signature after a new shape (the second is the
+# old spelling of the first); one set already, even to False, leaves the decorator alone.
+_RELAXING_OPTIONS = frozenset({"reduce_retracing", "experimental_relax_shapes"})
+
+
+def reduce_retracing_fix(ctx: FileContext, decorator: cst.BaseExpression) -> NodeFix | None:
+    """`@tf.function` / `@tf.function(...)` -> the same with `reduce_retracing=True`: one
+    relaxed trace (a `None` for each dimension that varied) serves every later shape. None for
+    `partial(tf.function, ...)` (a positional argument) or a decorator that sets the option."""
+    code = ctx.module.code_for_node(decorator)
+    if type(decorator) is not cst.Call:
+        text = f"{code}(reduce_retracing=True)"
+    elif any(a.keyword is None or a.keyword.value in _RELAXING_OPTIONS for a in decorator.args):
+        return None
+    else:
+        head = code[:-1].rstrip().rstrip(",")
+        text = f"{head}{', ' if decorator.args else ''}reduce_retracing=True)"
+    return NodeFix("unsafe", "add `reduce_retracing=True` to the tf.function", ((decorator, text),))

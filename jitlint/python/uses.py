@@ -147,6 +147,42 @@ def bound_names(node: cst.CSTNode) -> set[str]:
     return events.written
 
 
+def target_names(target: cst.CSTNode) -> set[str]:
+    """The names a `for` target binds: `x`, `x, y`, `(x, y), z`."""
+    if type(target) is cst.Name:
+        return {target.value}  # type: ignore[attr-defined]
+    if type(target) in (cst.Tuple, cst.List):
+        return {n for e in target.elements for n in target_names(e.value)}  # type: ignore[attr-defined]
+    return set()
+
+
+def loop_iterable(
+    name: cst.Name,
+    path: Sequence[cst.CSTNode],
+    is_enumerate: Callable[[cst.BaseExpression], bool],
+) -> cst.BaseExpression | None:
+    """The iterable whose elements the innermost `for` around the end of `path` (same
+    function) binds to `name`: `for x in it`, `for x, y in it`, and through `enumerate(it)`
+    (`for i, x in enumerate(it)`); None when no such loop binds it."""
+    for loop in reversed(path[:-1]):
+        if type(loop) in (cst.FunctionDef, cst.Lambda):
+            return None
+        if type(loop) is not cst.For or not any(n is loop.body for n in path):
+            continue
+        target, iterable = loop.target, loop.iter
+        if (
+            type(iterable) is cst.Call
+            and iterable.args
+            and is_enumerate(iterable.func)
+            and type(target) is cst.Tuple
+            and len(target.elements) == 2
+        ):
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if name.value in target_names(target):
+            return iterable
+    return None
+
+
 def first_use(
     node: cst.CSTNode,
     name: str,

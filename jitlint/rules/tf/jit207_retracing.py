@@ -11,6 +11,7 @@ from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
+from jitlint.fixes.xla_fix import reduce_retracing_fix
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.repeats import (
@@ -22,12 +23,10 @@ from jitlint.model.tf.repeats import (
     model_remade_for_inference,
     varying_python,
 )
+from jitlint.python.uses import loop_iterable
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-# The tf.function keywords that relax its signature after a new shape (the second the old
-# spelling of the first).
-_RELAXING = frozenset({"reduce_retracing", "experimental_relax_shapes"})
 # How the calls that load or build a Keras model end (the model says which they are).
 _MODEL_MAKERS = frozenset(name.rpartition(".")[2] for name in KERAS_MODEL_MAKERS)
 
@@ -628,25 +627,11 @@ for x, y in buckets:
             return
 
     def _dataset_element(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
-        """Why `name`, bound by an enclosing `for` over a dataset (`for x in ds`, `for x, y
-        in ds`, `for i, x in enumerate(ds)`), varies in shape, if it does."""
-        for loop in reversed(path[:-1]):
-            if type(loop) in _FUNCTIONS:
-                return None
-            if type(loop) is not cst.For or not any(n is loop.body for n in path):
-                continue
-            target, iterable = loop.target, loop.iter
-            if (
-                type(iterable) is cst.Call
-                and iterable.args
-                and self.ctx.names.resolves_to(iterable.func, path, {"builtins.enumerate"})
-                and type(target) is cst.Tuple
-                and len(target.elements) == 2
-            ):
-                target, iterable = target.elements[1].value, iterable.args[0].value
-            if name.value in _bound_names(target):
-                return self.ctx.tf.varying_element_shapes(iterable, path)
-        return None
+        """Why `name`, bound by an enclosing `for` over a dataset, varies in shape, if it does."""
+        iterable = loop_iterable(
+            name, path, lambda f: self.ctx.names.resolves_to(f, path, {"builtins.enumerate"})
+        )
+        return None if iterable is None else self.ctx.tf.varying_element_shapes(iterable, path)
 
     def _relax_fix(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> NodeFix | None:
         """`reduce_retracing=True` on the decorator of the called `def`: one relaxed trace
@@ -659,19 +644,7 @@ for x, y in buckets:
             expr = decorator.decorator
             if self.ctx.tf.tf_function_spec(expr, [*path, decorator]) is None:
                 continue
-            code = self.ctx.module.code_for_node(expr)
-            if type(expr) is not cst.Call:
-                text = f"{code}(reduce_retracing=True)"
-            elif any(a.keyword is None or a.keyword.value in _RELAXING for a in expr.args):
-                return None  # `partial(tf.function, ...)`, or the option set to False
-            else:
-                head = code[:-1].rstrip().rstrip(",")
-                text = f"{head}{', ' if expr.args else ''}reduce_retracing=True)"
-            return NodeFix(
-                "unsafe",
-                "add `reduce_retracing=True` to the tf.function",
-                ((expr, text),),
-            )
+            return reduce_retracing_fix(self.ctx, expr)
         return None
 
     def _tensor_fix(
@@ -750,12 +723,3 @@ def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
     if type(expr) is cst.Attribute:
         return f"{expr.attr.value.lstrip('_') or 'tf'}_fn"  # type: ignore[attr-defined]
     return "tf_fn"
-
-
-def _bound_names(target: cst.CSTNode) -> set[str]:
-    """The names a `for` target binds: `x`, `x, y`, `(x, y), z`."""
-    if type(target) is cst.Name:
-        return {target.value}  # type: ignore[attr-defined]
-    if type(target) in (cst.Tuple, cst.List):
-        return {n for e in target.elements for n in _bound_names(e.value)}  # type: ignore[attr-defined]
-    return set()
