@@ -4,17 +4,24 @@ In order: the file's config (`jax-version`, `tensorflow-version`, `keras-version
 through `extend`); else what the project declares: the nearest directory at or above the
 file that has a `pyproject.toml` with dependencies (`[project] dependencies`,
 `[project.optional-dependencies]`, `[dependency-groups]`, Poetry's tables) or a
-`requirements*.txt`; a Keras version not found follows the TensorFlow one when that was
-found (`tf.keras` is Keras 3 from TensorFlow 2.16 on), unless the project sets
-`TF_USE_LEGACY_KERAS` (its CI workflows, `tox.ini`, `setup.cfg`), which makes `tf.keras` the
-Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were generated for.
-A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is 0.4.30, `==2.15.*`
-is 2.15, Poetry's `^0.4.30` is 0.4.30); one with only an upper bound, or none, declares no
-version. The first declaration with a version wins, in the order above.
+`requirements*.txt`, or a `setup.cfg`/`setup.py` with `install_requires`/`extras_require`
+(setup.py is read as a syntax tree, never run); a Keras version not found follows the
+TensorFlow one when that was found (`tf.keras` is Keras 3 from TensorFlow 2.16 on), unless
+the project sets `TF_USE_LEGACY_KERAS` (its CI workflows, `tox.ini`, `setup.cfg`), which makes
+`tf.keras` the Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were
+generated for. A requirement names a version by its lower bound (`jax>=0.4.30,<0.5` is
+0.4.30, `==2.15.*` is 2.15, Poetry's `^0.4.30` is 0.4.30); the first declaration with a
+version wins, in the order above. The Keras major follows the whole TensorFlow range, not
+its lower bound: `tensorflow<=2.11`, `<2.16` or `~=2.15.0` allow only TensorFlows whose
+`tf.keras` is Keras 2 (and `keras<3` only Keras 2); `>=2.16` only Keras 3; a range with
+both (`tensorflow>=2.6`, `~=2.10`, `<3`) leaves it undecided: the facts' Keras, as with
+nothing declared.
 """
 
 from __future__ import annotations
 
+import ast
+import configparser
 import os
 import re
 from dataclasses import dataclass
@@ -24,6 +31,8 @@ from typing import Any
 from jitlint.config import ConfigError, Settings, nearest_up, read_toml
 from jitlint.model.library.versions import (
     FRAMEWORKS,
+    KERAS_3_SINCE_TENSORFLOW,
+    Version,
     facts_versions,
     keras_for_tensorflow,
     parse_version,
@@ -44,6 +53,9 @@ _DISTRIBUTIONS = {
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
 _SPECIFIER = re.compile(r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)")
 _LOWER_BOUNDS = ("===", "==", "~=", ">=", ">", "^", "~", "")
+# The first version of each framework's next major line that a declared upper bound can put
+# out of reach: TensorFlow's `tf.keras` is Keras 3 from 2.16 on, Keras 3 is Keras 3.
+_KERAS_3_FROM = {"tensorflow": KERAS_3_SINCE_TENSORFLOW, "keras": (3,)}
 
 
 @dataclass(frozen=True)
@@ -52,7 +64,8 @@ class Resolved:
 
     framework: str
     version: str
-    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras" or "facts"
+    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras", "open-range"
+    # (a TensorFlow range with either Keras: the facts' Keras) or "facts"
     source: str
     file: Path | None = None  # the config or requirements file
     detail: str = ""  # the key or requirement, as written
@@ -67,12 +80,33 @@ class Resolved:
 
 
 @dataclass(frozen=True)
-class Declared:
-    """A framework version a requirement file declares."""
+class Bound:
+    """A declared upper bound: every version allowed is below `version` (or at it, when
+    `inclusive`)."""
 
-    version: str
+    version: Version
+    inclusive: bool
+
+    def below(self, limit: Version) -> bool:
+        """Whether every version this bound allows is below `limit`."""
+        version, limit = _trimmed(self.version), _trimmed(limit)
+        return version < limit if self.inclusive else version <= limit
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A framework's version range a requirement file declares: its lower bound (None when
+    it has only an upper bound) and its upper bound, if any."""
+
+    version: str | None
     file: Path
     detail: str
+    upper: Bound | None = None
+
+    def keras_2(self, framework: str) -> bool:
+        """Whether every version allowed has Keras 2 (`tf.keras` of a TensorFlow, or Keras)."""
+        limit = _KERAS_3_FROM.get(framework)
+        return limit is not None and self.upper is not None and self.upper.below(limit)
 
 
 class VersionResolver:
@@ -108,9 +142,13 @@ class VersionResolver:
                 key = f"{framework}-version"
                 detail = f"`tool.jitlint.{key}`" if config.name == "pyproject.toml" else f"`{key}`"
                 resolved[framework] = Resolved(framework, version, "config", config, detail)
-            elif found is not None:
+            elif found is not None and found.version is not None:
                 resolved[framework] = Resolved(
                     framework, found.version, "requirements", found.file, found.detail
+                )
+            elif found is not None and framework == "keras" and found.keras_2(framework):
+                resolved[framework] = Resolved(
+                    framework, "2", "requirements", found.file, found.detail
                 )
         if "keras" not in resolved:
             # A project that sets TF_USE_LEGACY_KERAS runs tf.keras as tf-keras (Keras 2)
@@ -119,6 +157,25 @@ class VersionResolver:
             if setting is not None:
                 detail = "`TF_USE_LEGACY_KERAS`"
                 resolved["keras"] = Resolved("keras", "2", "legacy-keras", setting, detail)
+        requirement = declared.get("tensorflow")
+        if "keras" not in resolved and requirement is not None:
+            keras_2 = requirement.keras_2("tensorflow")
+            lower = parse_version(requirement.version or "")
+            if keras_2 and requirement.version is None:
+                # No TensorFlow version, but its upper bound is below 2.16: tf.keras is Keras 2.
+                detail = requirement.detail
+                resolved["keras"] = Resolved("keras", "2", "tensorflow", requirement.file, detail)
+            elif (
+                "tensorflow" in resolved
+                and resolved["tensorflow"].source == "requirements"
+                and not keras_2
+                and (lower is None or lower < KERAS_3_SINCE_TENSORFLOW)
+            ):
+                # `tensorflow>=2.6`: the range holds TensorFlows with either Keras. Its lower
+                # bound does not decide it; the Keras stays the facts' (as with none declared).
+                keras = facts_versions()["keras"]
+                file, detail = requirement.file, requirement.detail
+                resolved["keras"] = Resolved("keras", keras, "open-range", file, detail)
         if "keras" not in resolved and "tensorflow" in resolved:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
@@ -152,6 +209,15 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
             continue
         has_requirements = True
         sources.extend((path, where, text) for where, text in _requirements_txt(path))
+    for name, reader in (
+        ("setup.cfg", _setup_cfg_requirements),
+        ("setup.py", _setup_py_requirements),
+    ):
+        path = directory / name
+        found = reader(path) if path.is_file() else None
+        if found is not None:
+            has_requirements = True
+            sources.extend((path, where, text) for where, text in found)
     if not has_requirements:
         return None
     declared: dict[str, Declared] = {}
@@ -159,9 +225,12 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         parsed = _requirement(text)
         if parsed is None:
             continue
-        framework, version = parsed
-        if framework not in declared:
-            declared[framework] = Declared(version, file, f"{text.strip()} in {where}")
+        framework, version, upper = parsed
+        known = declared.get(framework)
+        # The first lower bound names the version; before one is seen, the first upper bound
+        # stands in (it may still decide the Keras major).
+        if known is None or (known.version is None and version is not None):
+            declared[framework] = Declared(version, file, f"{text.strip()} in {where}", upper)
     return declared
 
 
@@ -185,26 +254,71 @@ def legacy_keras_setting(directory: Path) -> Path | None:
     return None
 
 
-def _requirement(text: str) -> tuple[str, str] | None:
-    """(framework, lower bound) of a PEP 508 requirement (or a Poetry `name = spec` entry
-    given as `name spec`), or None when it is not a framework or names no lower bound."""
+def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
+    """(framework, lower bound, upper bound) of a PEP 508 requirement (or a Poetry
+    `name = spec` entry given as `name spec`), or None when it is not a framework or bounds
+    its version neither way."""
     match = _REQUIREMENT.match(text.split(";", 1)[0])
     if match is None:
         return None
     framework = _DISTRIBUTIONS.get(re.sub(r"[-_.]+", "-", match.group(1)).lower())
     if framework is None:
         return None
-    bounds = []
+    lower: list[str] = []
+    upper: list[Bound] = []
     for part in match.group(2).split(","):
         spec = _SPECIFIER.fullmatch(part.strip())
-        if spec is None or (spec.group(1) or "") not in _LOWER_BOUNDS:
+        if spec is None:
             continue
-        version = spec.group(2).removesuffix(".*")
-        if parse_version(version) is not None:
-            bounds.append(version)
-    if not bounds:
+        operator, version = spec.group(1) or "", spec.group(2)
+        parsed = parse_version(version.removesuffix(".*"))
+        if parsed is None:
+            continue
+        if operator in _LOWER_BOUNDS:
+            lower.append(version.removesuffix(".*"))
+        bound = _upper_bound(operator, version, parsed)
+        if bound is not None:
+            upper.append(bound)
+    if not lower and not upper:
         return None
-    return framework, max(bounds, key=lambda v: parse_version(v) or ())
+    version = max(lower, key=lambda v: parse_version(v) or ()) if lower else None
+    # The tightest upper bound: the one whose every allowed version the others allow too.
+    tightest = min(upper, key=lambda b: (_trimmed(b.version), b.inclusive)) if upper else None
+    return framework, version, tightest
+
+
+def _upper_bound(operator: str, version: str, parsed: Version) -> Bound | None:
+    """The upper bound one specifier sets: `<X`, `<=X`, `==X` and `==X.*`, `~=X.Y` (below
+    the next X), Poetry's `^X.Y` (below the next X, or the next Y for 0.Y) and `~X.Y`."""
+    if operator == "<":
+        return Bound(parsed, False)
+    if operator == "<=":
+        return Bound(parsed, True)
+    if operator in ("==", "===", ""):  # a bare version is Poetry's `==`
+        if version.endswith(".*"):
+            return Bound(_next(parsed, len(parsed) - 1), False)  # 2.15.* is below 2.16
+        return Bound(parsed, True)
+    if operator == "~=" and len(parsed) >= 2:
+        return Bound(_next(parsed, len(parsed) - 2), False)
+    if operator == "~":
+        return Bound(_next(parsed, min(1, len(parsed) - 1)), False)
+    if operator == "^":
+        nonzero = next((i for i, part in enumerate(parsed) if part != 0), len(parsed) - 1)
+        return Bound(_next(parsed, nonzero), False)
+    return None
+
+
+def _next(version: Version, index: int) -> Version:
+    """The first version after every version that starts with `version[: index + 1]`."""
+    return (*version[:index], version[index] + 1)
+
+
+def _trimmed(version: Version) -> Version:
+    """`(2, 16, 0)` -> `(2, 16)`: equal versions compare equal."""
+    end = len(version)
+    while end > 1 and version[end - 1] == 0:
+        end -= 1
+    return version[:end]
 
 
 def _pyproject_requirements(path: Path) -> list[tuple[str, str]] | None:
@@ -258,3 +372,103 @@ def _requirements_txt(path: Path) -> list[tuple[str, str]]:
         if requirement and not requirement.startswith(("-", "#")):  # options, -r, -e
             found.append((f"{path.name} line {number}", requirement))
     return found
+
+
+def _setup_cfg_requirements(path: Path) -> list[tuple[str, str]] | None:
+    """(section, requirement) pairs of a setup.cfg's `[options] install_requires` and
+    `[options.extras_require]`; None when it has neither."""
+    try:
+        text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(text)
+    except (Unreadable, TooLarge, configparser.Error):
+        return None
+    found: list[tuple[str, str]] = []
+    has_tables = False
+    if parser.has_option("options", "install_requires"):
+        has_tables = True
+        found += _lines("setup.cfg install_requires", parser.get("options", "install_requires"))
+    if parser.has_section("options.extras_require"):
+        has_tables = True
+        for group, value in parser.items("options.extras_require"):
+            found += _lines(f"setup.cfg extras_require.{group}", value)
+    return found if has_tables else None
+
+
+def _lines(where: str, value: str) -> list[tuple[str, str]]:
+    lines = (line.split("#", 1)[0].strip() for line in value.splitlines())
+    return [(where, line) for line in lines if line and not line.startswith("file:")]
+
+
+def _setup_py_requirements(path: Path) -> list[tuple[str, str]] | None:
+    """(keyword, requirement) pairs of the `install_requires` and `extras_require` of a
+    setup.py's `setup(...)` calls, read from its syntax tree (never run): literal lists and
+    dicts, a name bound to one in the file, and `+` of those. None when no `setup(...)`
+    call has either keyword."""
+    try:
+        text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
+        tree = ast.parse(text, str(path))
+    except (Unreadable, TooLarge, SyntaxError, ValueError):
+        return None
+    bound: dict[str, ast.expr] = {}  # a module-level name's last plain assignment
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = statement.value
+        elif (
+            isinstance(statement, ast.AnnAssign)
+            and statement.value is not None
+            and isinstance(statement.target, ast.Name)
+        ):
+            bound[statement.target.id] = statement.value
+    found: list[tuple[str, str]] = []
+    has_tables = False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _callee(node.func) != "setup":
+            continue
+        for keyword in node.keywords:
+            if keyword.arg == "install_requires":
+                has_tables = True
+                where = "setup.py install_requires"
+                found += [(where, r) for r in _literal_strings(keyword.value, bound)]
+            elif keyword.arg == "extras_require":
+                has_tables = True
+                extras = _resolved(keyword.value, bound)
+                if not isinstance(extras, ast.Dict):
+                    continue
+                for key, value in zip(extras.keys, extras.values, strict=True):
+                    group = key.value if isinstance(key, ast.Constant) else "?"
+                    where = f"setup.py extras_require.{group}"
+                    found += [(where, r) for r in _literal_strings(value, bound)]
+    return found if has_tables else None
+
+
+def _callee(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _resolved(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    """A name bound at module level is its value (a chain of names is followed, once each)."""
+    seen: set[str] = set()
+    while isinstance(node, ast.Name) and node.id in bound and node.id not in seen:
+        seen.add(node.id)
+        node = bound[node.id]
+    return node
+
+
+def _literal_strings(node: ast.expr, bound: dict[str, ast.expr]) -> list[str]:
+    """The string elements of a literal list or tuple (through names and `+`); what is not
+    a literal declares nothing."""
+    node = _resolved(node, bound)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal_strings(node.left, bound) + _literal_strings(node.right, bound)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]  # setuptools takes one requirement as a string too
+    return []

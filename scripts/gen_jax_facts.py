@@ -52,6 +52,10 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
 13. **Python constants** of the modules whose other public names are functions or dtypes
     (`jax.numpy.pi`, `newaxis`, `math.inf`): values `jax.jit` takes as arguments, unlike the
     functions, dtypes, primitives and index helpers (`jnp.s_`) around them.
+14. **Fresh wrappers**: the transformations the linter knows (and `jax.named_call`) that,
+    applied to one function, give a new function each time whose `jax.jit` traces again:
+    probed by jitting two applications to the same function and counting the traces
+    (jax's `/jax/core/compile/jaxpr_trace_duration` events).
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -536,6 +540,40 @@ def axis_transforms() -> dict[str, dict[str, Any]]:
     return found
 
 
+# Transformations of one function beyond TRANSFORMATIONS that users apply inside loops.
+WRAPPER_CANDIDATES = ("jax.named_call",)
+
+
+def fresh_wrappers() -> list[str]:
+    """The transformations `t` for which `jax.jit(t(f))(x)`, made twice from the same `f`,
+    traces twice: each application is a new function, so jit's cache misses. Those that
+    cannot be applied to `f` alone and called on an array are left out."""
+    traces: list[str] = []
+    trace_event = "/jax/core/compile/jaxpr_trace_duration"
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, duration, **kwargs: traces.append(event) if event == trace_event else None
+    )
+    x = jnp.ones((1, 2))
+
+    def body(v: Any) -> Any:
+        return (v * v).sum()
+
+    found = []
+    for qualname in sorted({*TRANSFORMATIONS, *WRAPPER_CANDIDATES}):
+        transform = _resolve(qualname)
+        if transform is None:
+            continue
+        traces.clear()
+        try:
+            for _ in range(2):
+                jax.block_until_ready(jax.jit(transform(body))(x))
+        except Exception:
+            continue
+        if len(traces) >= 2:
+            found.append(qualname)
+    return found
+
+
 def removed_modules() -> dict[str, bool]:
     """Each candidate module: whether the installed jax can import it."""
     out = {}
@@ -883,6 +921,7 @@ def main(argv: list[str]) -> int:
         "at_methods": at_methods(),
         "builtin_twins": builtin_twins(),
         "python_constants": python_constants(),
+        "fresh_wrappers": fresh_wrappers(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -45,3 +45,25 @@ def test_fixed_bad_example_runs(rule):
     assert result.applied, f"{rule.code}: the fix did not apply to its own bad example"
     assert not [d for d in result.remaining if d.code == rule.code]
     _run(rule, result.source)
+
+
+@pytest.mark.tensorflow
+def test_varying_shape_dataset_example_retraces_and_its_fix_does_not():
+    """JIT207's dataset example: each padded batch traces the plain tf.function again;
+    after the fix (`reduce_retracing=True`) the second shape's relaxed trace serves the
+    rest."""
+    pytest.importorskip("tensorflow")
+    from jitlint.rules.tf.jit207_retracing import Retracing
+
+    bad = catalogue.section_code(Retracing, "Example: a dataset whose batches vary in shape")
+    assert bad is not None
+    fixed = fix_source(bad, select=["JIT207"], unsafe=True)
+    assert "reduce_retracing=True" in fixed.source and not fixed.remaining
+
+    def traces(source: str) -> int:
+        namespace = {"__name__": "__example__"}
+        exec(compile(source, "<example>", "exec"), namespace)
+        return namespace["step"].experimental_get_tracing_count()
+
+    assert traces(bad) == 4  # four batches, four padded lengths
+    assert traces(fixed.source) <= 2

@@ -27,6 +27,19 @@ JAX_NEAR_MISSES = {
         """,
         "f(jnp.ones(3))",
     ),
+    # `not x` -> jnp.logical_not(x): only on a tracer.
+    "JIT101 not of a static value": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            flat = not x.ndim > 1
+            return x * 2 if flat else x
+        """,
+        "f(jnp.ones(3))",
+    ),
     # jnp.where / lax.cond: only on a traced condition.
     "JIT101 branch on a static shape": (
         "JIT101",
@@ -649,7 +662,20 @@ NO_FIX = {
                 return "up"
             return "down"
         """,
-        "no automatic fix: a branch is not an array (a string, `None` or a function)",
+        "no automatic fix: a branch is not an array (a string, `None`, a set or a function)",
+    ),
+    "JIT101 frozensets": (
+        "JIT101",
+        """
+        import jax
+        import jax.numpy as jnp
+        @jax.jit
+        def f(x):
+            if jnp.linalg.det(x) > 0:
+                return frozenset({"proper"})
+            return frozenset({"improper"})
+        """,
+        "no automatic fix: a branch is not an array",
     ),
     "JIT101 None": (
         "JIT101",
@@ -806,12 +832,14 @@ NO_FIX = {
         """,
         "no automatic fix: it reads `scale`, which the module binds after it",
     ),
-    "JIT207 a tf.function reads the call's argument": (
+    # With a plain `@tf.function` the decorator is dropped instead (the eager fix); an
+    # input_signature is an option that fix does not take away.
+    "JIT207 a tf.function with a signature reads the call's argument": (
         "JIT207",
         """
         import tensorflow as tf
         def shifted(xs, offset):
-            @tf.function
+            @tf.function(input_signature=[tf.TensorSpec([2])])
             def shift(x):
                 return x + offset
             return [shift(x) for x in xs]

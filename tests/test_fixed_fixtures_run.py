@@ -25,6 +25,7 @@ JAX_PAIRS = {
     "JIT101_static_field": "TracerBoolConversionError",
     "JIT101_guard_return": "TracerBoolConversionError",
     "JIT101_static_argnums_grows": "TracerBoolConversionError",
+    "JIT101_logical_not": "TracerBoolConversionError",
     "JIT102_item_and_named_metrics": "ConcretizationTypeError",
     "JIT102_float_argument": "ConcretizationTypeError",
     "JIT102_fstring_print": "unsupported format string",
@@ -39,10 +40,16 @@ JAX_PAIRS = {
     "JIT105_masked_mean": "NonConcreteBooleanIndexError",
     "JIT105_masked_sum": "NonConcreteBooleanIndexError",
     "JIT107_append_callback": "AssertionError",
+    "JIT108_run_without_jit": "UnexpectedTracerError",
     "JIT110_frozen_dataclass": "Non-hashable static arguments",
     "JIT110_module_arrays_static": "unhashable type",
+    "JIT110_outer_param_static": "Non-hashable static arguments",
+    "JIT110_array_made_traced": "unhashable type",
+    "JIT110_dataclass_by_identity": "unhashable type",
     "JIT111_method_static_self": "Error interpreting argument",
     "JIT111_static_callables": "Error interpreting argument",
+    "JIT111_static_haiku_pair": "Error interpreting argument",
+    "JIT111_static_self_argnums": "Error interpreting argument",
     "JIT115_donated_reuse": "Array has been deleted",
     "JIT118_host_callback_taps": "ImportError",
     "JIT119_pmap_axis_name": "unbound axis name",
@@ -297,3 +304,23 @@ def test_jit208_python_counter_counts_every_step_once_the_model_runs_eagerly():
     # 12 rows in batches of 4, 2 epochs: 6 steps; traced, the counter moves per trace.
     assert before.returncode == 0 and "steps 6" not in before.stdout, before.stdout
     assert after.returncode == 0 and "steps 6" in after.stdout, after.stderr[-2000:]
+
+
+@pytest.mark.tensorflow
+def test_jit203_histogram_rewritten_with_xla_ops_counts_as_the_kernel_does():
+    pytest.importorskip("tensorflow")
+    before = run(FIXTURES / "JIT203_histogram_twin.in.py")
+    after = run(FIXTURES / "JIT203_histogram_twin.out.py")
+    assert "HistogramFixedWidth" in before.stderr, before.stderr[-2000:]
+    assert after.returncode == 0, after.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in after.stdout.splitlines() if " " in line)
+    assert lines["counts"] == lines["eager"], after.stdout
+
+
+@pytest.mark.jax
+def test_jit107_method_run_without_jit_counts_every_call():
+    pytest.importorskip("jax")
+    before = run(FIXTURES / "JIT107_run_without_jit.in.py")
+    after = run(FIXTURES / "JIT107_run_without_jit.out.py")
+    assert before.returncode == 0 and before.stdout.split() == ["calls", "1"], before.stderr
+    assert after.returncode == 0 and after.stdout.split() == ["calls", "4"], after.stderr

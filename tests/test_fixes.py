@@ -142,3 +142,41 @@ def test_jit101_cond_spells_lax_as_the_module_does(imports, spelled, added):
     result = fix_source(source, select=["JIT101"], unsafe=True)
     assert f"    y = {spelled}x.sum() > 0, lambda: f(x), lambda: -f(x))\n" in result.source
     assert ("from jax import lax\n" in result.source) == (added or "from jax import lax" in imports)
+
+
+def test_jit107_keeps_jit_where_the_method_is_traced_another_way_too():
+    source = (
+        "import jax\n"
+        "class Tally:\n"
+        "    def __init__(self):\n"
+        "        self.calls = 0\n"
+        "    def record(self, x):\n"
+        "        self.calls += 1\n"
+        "        return x * 2\n"
+        "tally = Tally()\n"
+        "doubled = jax.jit(tally.record)\n"
+        "@jax.jit\n"
+        "def twice(x):\n"
+        "    return tally.record(x)\n"
+        "doubled(1.0)\n"
+        "twice(1.0)\n"
+    )
+    found = [d for d in lint_source(source, select=["JIT107"]) if d.line == 6]
+    assert found and all(d.fix is None for d in found)
+    alone = source.replace("@jax.jit\ndef twice", "def twice")
+    fixed = [d for d in lint_source(alone, select=["JIT107"]) if d.line == 6]
+    assert fixed and fixed[0].fix is not None
+
+
+def test_jit110_the_last_static_array_parameter_leaves_a_plain_jit():
+    source = (
+        "from functools import partial\n"
+        "import jax\n"
+        "import jax.numpy as jnp\n"
+        "@partial(jax.jit, static_argnums=0)\n"
+        "def scale(weights, x):\n"
+        "    return weights * x\n"
+        "scale(jnp.ones(2), jnp.ones(2))\n"
+    )
+    result = fix_source(source, select=["JIT110"], unsafe=True)
+    assert "@jax.jit\ndef scale(weights, x):" in result.source

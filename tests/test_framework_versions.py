@@ -143,7 +143,9 @@ def test_pyproject_dependencies_and_lower_bounds(tmp_path):
     assert declared["jax"].version == "0.4.20"
     assert "project.dependencies" in declared["jax"].detail
     assert declared["tensorflow"].version == "2.15"
-    assert "keras" not in declared  # an upper bound alone names no version
+    # An upper bound alone names no version, but `keras<3` still says Keras 2.
+    assert declared["keras"].version is None
+    assert declared["keras"].keras_2("keras")
 
 
 def test_requirements_files_and_poetry(tmp_path):
@@ -176,6 +178,152 @@ def test_requirements_files_and_poetry(tmp_path):
     declared = declared_in(poetry)
     assert declared is not None
     assert (declared["jax"].version, declared["tensorflow"].version) == ("0.4.26", "2.14")
+
+
+@pytest.mark.parametrize(
+    ("requirement", "keras", "source"),
+    [
+        ("tensorflow<=2.11", "2", "tensorflow"),
+        ("tensorflow<2.16", "2", "tensorflow"),
+        ("tensorflow<2.16.0", "2", "tensorflow"),
+        ("tensorflow<=2.15.1", "2", "tensorflow"),
+        ("tensorflow~=2.15.0", "2", "tensorflow"),  # below 2.16
+        ("tensorflow==2.15.*", "2", "tensorflow"),
+        ("tensorflow>=2.10,<2.16", "2", "tensorflow"),
+        ("tensorflow>=2.16,<2.20", "3", "tensorflow"),
+        ("tensorflow>=2.17", "3", "tensorflow"),
+        ("keras<3", "2", "requirements"),
+        # Ranges that hold TensorFlows with either Keras: undecided, the facts' Keras.
+        ("tensorflow>=2.6", "facts", "open-range"),
+        ("tensorflow~=2.10", "facts", "open-range"),  # below 3.0: 2.16 and later too
+        ("tensorflow<=2.16", "facts", "facts"),  # no version and an open major
+        ("tensorflow<3", "facts", "facts"),
+        ("tensorflow!=2.16", "facts", "facts"),
+        ("keras<=3.0", "facts", "facts"),
+    ],
+)
+def test_the_tensorflow_range_decides_the_keras_major(tmp_path, requirement, keras, source):
+    write(tmp_path / "requirements.txt", requirement + "\n")
+    versions = resolved(tmp_path)
+    expected = facts_versions()["keras"] if keras == "facts" else keras
+    assert versions["keras"] == (expected, source)
+    if requirement.startswith("tensorflow<"):
+        assert versions["tensorflow"][1] == "facts"  # no TensorFlow version is made up
+    elif requirement.startswith(("tensorflow>", "tensorflow=", "tensorflow~")):
+        assert versions["tensorflow"][1] == "requirements"  # its lower bound, as before
+
+
+def test_an_open_range_keeps_jit213_as_with_nothing_declared(tmp_path):
+    # `tensorflow>=2.6` installs today's TensorFlow, whose tf.keras is Keras 3: JIT213's
+    # warning stays, as for a project that declares nothing.
+    from jitlint.frontends.lsp.editor import EditorState
+
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    path = write(tmp_path / "m.py", KERAS_LAYER)
+    state = EditorState([tmp_path])
+    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6,<2.16\n")
+    state = EditorState([tmp_path])
+    assert state.lint(state.setup(path), KERAS_LAYER) == []
+
+
+def test_the_keras_2_of_an_upper_bound_says_where_it_came_from(tmp_path):
+    write(tmp_path / "requirements.txt", "numpy\ntensorflow<=2.11\n")
+    settings = ConfigResolver(cwd=tmp_path).for_file(tmp_path / "m.py")
+    keras = VersionResolver().for_file(tmp_path / "m.py", settings)["keras"]
+    assert (keras.version, keras.source) == ("2", "tensorflow")
+    assert keras.file == tmp_path / "requirements.txt"
+    assert keras.detail == "tensorflow<=2.11 in requirements.txt line 2"
+
+
+def test_a_lower_bound_anywhere_beats_an_earlier_upper_bound_alone(tmp_path):
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["tensorflow<3"]\n')
+    write(tmp_path / "requirements.txt", "tensorflow>=2.17\n")
+    declared = declared_in(tmp_path)
+    assert declared is not None and declared["tensorflow"].version == "2.17"
+    assert resolved(tmp_path)["keras"] == ("3", "tensorflow")
+
+
+SETUP_PY = """\
+    import os
+    import setuptools
+    from version import __version__
+
+    REQUIRED = ["numpy", "tensorflow<=2.11"]
+    TESTS: list = ["pytest"]
+
+    setuptools.setup(
+        name="demo",
+        version=__version__,
+        install_requires=REQUIRED + ["absl-py"],
+        extras_require={"jax": ["jax>=0.4.20"], "test": TESTS},
+    )
+    """
+
+
+def test_setup_py_is_read_from_its_syntax_tree(tmp_path):
+    # `from version import ...` would fail if the file were run: it is only parsed.
+    write(tmp_path / "setup.py", SETUP_PY)
+    declared = declared_in(tmp_path)
+    assert declared is not None
+    assert declared["jax"].version == "0.4.20"
+    assert declared["jax"].detail == "jax>=0.4.20 in setup.py extras_require.jax"
+    assert declared["tensorflow"].version is None
+    assert declared["tensorflow"].detail == "tensorflow<=2.11 in setup.py install_requires"
+    assert resolved(tmp_path)["keras"] == ("2", "tensorflow")
+    assert resolved(tmp_path)["jax"] == ("0.4.20", "requirements")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from setuptools import setup\nsetup(name='x', install_requires=['tensorflow==2.15.1'])\n",
+        "import setuptools as st\nDEPS = ('tensorflow==2.15.1',)\n"
+        "st.setup(install_requires=DEPS)\n",
+        "from setuptools import setup\nsetup(install_requires='tensorflow==2.15.1')\n",
+    ],
+)
+def test_setup_py_requirement_shapes(tmp_path, text):
+    write(tmp_path / "setup.py", text)
+    assert resolved(tmp_path)["tensorflow"] == ("2.15.1", "requirements")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from setuptools import setup\nsetup(name='x')\n",  # no requirements at all
+        "def broken(:\n",
+        "from setuptools import setup\n"
+        "setup(install_requires=open('requirements.in').read().split())\n",
+    ],
+)
+def test_setup_py_without_literal_requirements_declares_nothing(tmp_path, text):
+    write(tmp_path / "setup.py", text)
+    declared = declared_in(tmp_path)
+    assert declared is None or "tensorflow" not in declared
+    assert resolved(tmp_path)["keras"] == ("3", "facts")
+
+
+def test_setup_cfg_install_requires_and_extras(tmp_path):
+    write(
+        tmp_path / "setup.cfg",
+        """\
+        [metadata]
+        name = demo
+
+        [options]
+        install_requires =
+            numpy  # any
+            tensorflow-cpu<2.16
+
+        [options.extras_require]
+        jax = jax>=0.4.30
+        """,
+    )
+    declared = declared_in(tmp_path)
+    assert declared is not None
+    assert declared["jax"].detail == "jax>=0.4.30 in setup.cfg extras_require.jax"
+    assert resolved(tmp_path)["keras"] == ("2", "tensorflow")
 
 
 def test_a_directory_without_requirement_files_declares_nothing(tmp_path):
@@ -379,6 +527,17 @@ def test_show_settings_as_text(tmp_path, monkeypatch):
     assert "jax: 0.4.30 (requirements:" in out
     assert "keras: 2 (config:" in out and "`tool.jitlint.keras-version`" in out
     assert "the version jitlint's facts were generated for" in out
+
+
+def test_show_settings_names_the_upper_bound_behind_keras_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "setup.py", SETUP_PY)
+    write(tmp_path / "m.py", "x = 1\n")
+    status, out, _ = run_cli("--show-settings", "m.py")
+    assert status == 0
+    line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
+    assert "keras: 2 (tf.keras of every TensorFlow allowed:" in line
+    assert "setup.py, tensorflow<=2.11 in setup.py install_requires" in line
 
 
 def test_show_settings_without_a_config_and_for_a_missing_path(tmp_path, monkeypatch):

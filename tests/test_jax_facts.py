@@ -116,6 +116,14 @@ def test_math_twins():
     assert "gcd" not in twins and "factorial" not in twins
 
 
+def test_fresh_wrappers():
+    wrappers = jax_facts.fresh_wrappers()
+    # Each application is a new function, so a jit of it traces again (JIT113 in a loop).
+    assert {"jax.vmap", "jax.grad", "jax.checkpoint", "jax.named_call"} <= wrappers
+    # Those that need more than the function to be called on an array are not probed so.
+    assert "jax.lax.scan" not in wrappers and "jax.eval_shape" not in wrappers
+
+
 @pytest.mark.jax
 def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
     jax = pytest.importorskip("jax")

@@ -70,3 +70,21 @@ def test_jit205_assert_becomes_tf_debugging_assert():
     )
     assert 'tf.debugging.Assert(tf.reduce_min(x) > 0, ["positive"])' in source
     assert remaining == []
+
+
+def test_jit205_unpacking_and_a_comprehension_over_tf_range_get_python_fixes():
+    source, remaining = fixed(
+        """
+        import tensorflow as tf
+        @tf.function
+        def f(x):
+            rows, cols = tf.shape(x)
+            parts = [x[:, b] for b in tf.range(x.shape[1])]
+            return tf.zeros([rows, cols]) + tf.stack(parts, axis=1)
+        """,
+        "JIT205",
+    )
+    assert "rows, cols = tf.unstack(tf.shape(x), num=2)" in source
+    assert "for b in range(x.shape[1])]" in source
+    assert remaining == []
+    assert fixed(source, "JIT205")[0] == source  # idempotent

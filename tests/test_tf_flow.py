@@ -697,3 +697,47 @@ def test_iterating_a_tensor_wrapped_in_a_list_is_python_iteration():
     """
     # The last loop iterates a tensor in a Keras call (no autograph there): still reported.
     assert found(source, {"JIT205"}) == {(11, "JIT205")}
+
+
+def _flag_value(source: str) -> str:
+    """The kind of the TF value of `flag` where `if flag:` reads it."""
+    from jitlint.model.context import FileContext
+
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "m.py", source)
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(module, ())]
+    while stack:
+        node, path = stack.pop()
+        if type(node) is cst.If and type(node.test) is cst.Name and node.test.value == "flag":
+            return ctx.tf.values.value(node.test, [*path, node, node.test]).kind
+        stack.extend((child, (*path, node)) for child in iter_children(node))
+    raise AssertionError("no `if flag:`")
+
+
+FLAG_HELPER = """\
+import tensorflow as tf
+def helper(x, flag=False):
+    if flag:
+        x = x * 2
+    return x
+@tf.function
+def step(x, **options):
+    return {calls}
+"""
+
+
+@pytest.mark.parametrize(
+    ("calls", "kind"),
+    [
+        ("helper(x) + helper(x + 1)", "python"),  # every graph call leaves it at its default
+        ("helper(x, flag=True)", "python"),
+        (
+            "helper(x, flag=tf.reduce_sum(x) > 0) + helper(x)",
+            "tensor",
+        ),  # what is passed, where it is
+        ("helper(x, **options)", "unknown"),  # a spread may pass it
+    ],
+)
+def test_a_helper_flag_left_at_its_default_is_a_python_value(calls, kind):
+    assert _flag_value(FLAG_HELPER.format(calls=calls)) == kind

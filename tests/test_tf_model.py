@@ -306,3 +306,40 @@ def test_a_keras_class_owns_state_when_it_makes_weights_or_sublayers_with_variab
         "Padded": False,
         "Foreign": False,
     }
+
+
+def test_dataset_elements_that_vary_in_shape():
+    """`varying_element_shapes`: padded per batch, bucketed, a generator's `None` length
+    through shape-keeping steps vary; fixed padded shapes, a plain `.batch`, a ragged or
+    unspelled generator signature, and an unknown step (`.map`) do not."""
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+        spec = tf.TensorSpec([None], tf.int32)
+        gen = tf.data.Dataset.from_generator(g, output_signature=spec)
+        a = gen.padded_batch(4).prefetch(1)
+        b = gen.apply(tf.data.experimental.bucket_by_sequence_length(f, [3], [2, 2]))
+        c = gen.batch(1).shuffle(8)
+        d = gen.padded_batch(4, padded_shapes=[16])
+        e = tf.data.Dataset.range(10).batch(3)
+        f = tf.data.Dataset.from_generator(g, output_types=tf.int32)
+        h = tf.data.Dataset.from_generator(g, output_signature=tf.RaggedTensorSpec([None, None]))
+        i = gen.padded_batch(4).map(crop)
+        j = gen.padded_batch(4, [None])
+        """
+    )
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "m.py", source)
+    why = {}
+    for stmt in module.body:
+        small = stmt.body[0]  # type: ignore[attr-defined]
+        if type(small) is not cst.Assign:
+            continue
+        target = small.targets[0].target
+        if target.value in "abcdefhij":
+            why[target.value] = ctx.tf.varying_element_shapes(small.value, [module, stmt, small])
+    assert why["a"] is not None and "padded_batch" in why["a"]
+    assert why["b"] is not None and "bucket_by_sequence_length" in why["b"]
+    assert why["c"] is not None and "from_generator" in why["c"]
+    assert why["j"] is not None and "padded_batch" in why["j"]
+    assert [k for k in "defhi" if why[k] is not None] == []

@@ -106,3 +106,20 @@ def test_a_jit_compile_keyword_that_is_not_true_is_left_alone():
     fixed = fix_source(source, "m.py", select=["JIT203"], unsafe=True).source
     assert "@tf.function(jit_compile=False)" in fixed
     assert fixed.count("jit_compile=False") == 2
+
+
+def test_jit203_histogram_is_rewritten_only_where_its_values_can_be_read_twice():
+    template = textwrap.dedent(
+        """
+        import tensorflow as tf
+        @tf.function(jit_compile=True)
+        def counts(x):
+            return tf.histogram_fixed_width({values}, [0.0, 1.0], nbins=4)
+        """
+    )
+    named = fix_source(template.format(values="x"), "m.py", select=["JIT203"], unsafe=True)
+    assert "tf.histogram_fixed_width_bins(x, [0.0, 1.0], nbins=4), 4)" in named.source
+    assert "jit_compile=True" in named.source  # XLA stays on
+    computed = fix_source(template.format(values="x * 2"), "m.py", select=["JIT203"], unsafe=True)
+    assert "histogram_fixed_width_bins" not in computed.source
+    assert "jit_compile=False" in computed.source  # the fix that turns XLA off instead

@@ -14,6 +14,16 @@ takes any Python callable (`tf.while_loop(cond, body, ...)`), and a method that 
 only calls (`obj.method(...)`); never one whose `get_concrete_function` or other
 `tf.function` attribute is used. The decorator may only set options that do not change
 the values (`jit_compile`, `reduce_retracing`, `autograph`, `experimental_relax_shapes`).
+
+The JAX counterpart (`unjit_fix`, JIT107/JIT108): a function that changes Python state on
+every call (`self.n += 1` in a jitted bound method), which jit runs once, while tracing,
+or that stores a tracer on such an object, is called without its `jax.jit`:
+`fast = jax.jit(counter.count)` becomes `fast = counter.count`. Only a `jax.jit(f)` call
+with no options, in this file, that is the one way the function is traced (no other
+transformation, no traced caller): the function then runs as Python, as written. Unsafe:
+it runs op by op (slower), and returns what its Python code returns (a Python number where
+the compiled code returned an array). Making it pure (returning the new state) keeps jit,
+but needs a person.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from jitlint.python.walker import descendants, iter_children
 
 if TYPE_CHECKING:
     from jitlint.model.context import FileContext
+    from jitlint.model.jax.tracing import FunctionTrace
 
 _VALUE_KEEPING_OPTIONS = frozenset(
     {"jit_compile", "reduce_retracing", "autograph", "experimental_relax_shapes"}
@@ -124,3 +135,33 @@ def _only_called_as_method(module: cst.Module, name: str) -> bool:
 
 def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
     return {id(child): node for node in descendants(root) for child in iter_children(node)}
+
+
+def unjit_fix(ctx: FileContext, trace: FunctionTrace) -> NodeFix | None:
+    """`jax.jit(f)` -> `f` for the function of `trace`, or None."""
+    # A jitted bound method is entered through its contexts; a decorated or named function
+    # through its entries too. Every traced analysis must come from the one jit.
+    entries = {id(e): e for e in trace.entries}
+    for context in trace.contexts:
+        if context.level > 0:
+            if context.entry is None:
+                return None  # called from traced code: it stays traced without this jit
+            entries[id(context.entry)] = context.entry
+    if len(entries) != 1 or trace.inbound:
+        return None
+    entry = next(iter(entries.values()))
+    site = entry.site
+    if entry.transform.qualname != "jax.jit" or entry.origin is not None or entry.contract:
+        return None
+    if type(site) is not cst.Call or len(site.args) != 1:
+        return None
+    arg = site.args[0]
+    if arg.keyword is not None or arg.star:
+        return None
+    text = ctx.module.code_for_node(arg.value)
+    return NodeFix(
+        "unsafe",
+        f"call `{text}` without `jax.jit`: its Python side effects then run on every call, "
+        "op by op, and it returns Python values where the compiled code returned arrays",
+        ((site, text),),
+    )

@@ -28,13 +28,11 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.api import HOST_CALLBACK
 from jitlint.python.walker import descendants
 
 if TYPE_CHECKING:
     from jitlint.model.context import FileContext
-
-HOST_CALLBACK = "jax.experimental.host_callback"
-
 
 # Mutators taking one value whose result is None: a callback may call them as they are.
 _ONE_VALUE = frozenset({"append", "add", "appendleft", "extend"})

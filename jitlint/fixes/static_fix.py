@@ -17,7 +17,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Value
 from jitlint.model.jax.frameworks import equinox
-from jitlint.model.jax.jit import spec_from_args
+from jitlint.model.jax.jit import StaticSpec, spec_from_args
 from jitlint.model.jax.transforms import Entry
 from jitlint.python.binding import Signature, bind_call
 
@@ -124,7 +124,7 @@ def with_static_name(
             return None
         if position in spec.argnums:
             return None
-        numbers = (*spec.argnums, position)
+        numbers = tuple(sorted((*spec.argnums, position)))
         literal = (
             "(" + ", ".join(str(n) for n in numbers) + ("," if len(numbers) == 1 else "") + ")"
         )
@@ -158,16 +158,63 @@ def with_static_name(
     return module.code_for_node(call.with_changes(args=args))
 
 
+def without_static_fix(
+    module: cst.Module, site: cst.CSTNode, spec: StaticSpec, name: str, position: int | None
+) -> NodeFix | None:
+    """The jit application `site` (a `jax.jit(...)` or `partial(jax.jit, ...)` call) with
+    parameter `name` (at `position`) no longer static, for a parameter every call gives an
+    array, which JAX cannot hash. Where the spec then names nothing, the keyword goes.
+    Unsafe: the parameter is traced, so Python control flow on it would now fail."""
+    if type(site) is not cst.Call or (spec.argnums_arg is None) == (spec.argnames_arg is None):
+        return None  # no spec, or both spellings (each would need editing)
+    if spec.argnums_arg is not None:
+        arg, kept = spec.argnums_arg, [str(n) for n in spec.argnums or () if n != position]
+        if position is None or spec.argnums is None or position not in spec.argnums:
+            return None
+    else:
+        arg = spec.argnames_arg
+        if spec.argnames is None or name not in spec.argnames:
+            return None
+        kept = [f'"{n}"' for n in spec.argnames if n != name]
+    if kept:
+        literal = "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+        args = [
+            a.with_changes(value=cst.parse_expression(literal)) if a is arg else a
+            for a in site.args
+        ]
+    else:
+        args = [a for a in site.args if a is not arg]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    text = module.code_for_node(site.with_changes(args=args) if args else site.func)
+    func = site.func
+    leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", "")
+    if leaf == "partial" and len(args) == 1 and args[0].keyword is None:
+        text = module.code_for_node(args[0].value)  # `partial(jax.jit)` is `jax.jit`
+    return NodeFix(
+        "unsafe",
+        f"make `{name}` traced (not static): it receives an array, which JAX cannot hash",
+        ((site, text),),
+    )
+
+
 _DATACLASS = frozenset({"dataclasses.dataclass"})
 
 
-def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
+def frozen_dataclass_fix(
+    ctx: FileContext, class_name: str, by_identity: bool = False
+) -> NodeFix | None:
     """`@dataclass` -> `@dataclass(frozen=True)` on the file's only class `class_name`, so its
     instances hash (by their fields) and can be static arguments. Unsafe: assigning to a
-    field of an instance now raises FrozenInstanceError."""
+    field of an instance now raises FrozenInstanceError. `by_identity` (a field holds a
+    value JAX cannot hash, such as an array, so a field hash would fail): `eq=False`
+    instead, so instances hash and compare by identity; the compiled code keeps the fields
+    of the first trace per instance, and an `==` of two instances, which compared arrays
+    and had no single truth value, now compares identities."""
     classes = [s for s in ctx.module.body if type(s) is cst.ClassDef and s.name.value == class_name]
     if len(classes) != 1:
         return None
+    keyword = "eq=False" if by_identity else "frozen=True"
     path = [ctx.module, classes[0]]
     for decorator in classes[0].decorators:
         expr = decorator.decorator
@@ -178,20 +225,25 @@ def frozen_dataclass_fix(ctx: FileContext, class_name: str) -> NodeFix | None:
             continue
         code = ctx.module.code_for_node
         if call is None:
-            text = f"{code(expr)}(frozen=True)"
+            text = f"{code(expr)}({keyword})"
         else:
             keywords = {a.keyword.value for a in call.args if a.keyword is not None}
             if keywords & {"frozen", "eq", "unsafe_hash"} or any(a.star for a in call.args):
                 return None
             inner = code(call).rstrip()[:-1].rstrip()
             separator = "" if inner.endswith(("(", ",")) else ", "
-            text = f"{inner}{separator}frozen=True)"
-        return NodeFix(
-            "unsafe",
-            f"freeze `{class_name}` (`frozen=True`): its instances then hash by their fields; "
-            "assigning to a field afterwards raises FrozenInstanceError",
-            ((expr, text),),
-        )
+            text = f"{inner}{separator}{keyword})"
+        if by_identity:
+            message = (
+                f"compare `{class_name}` by identity (`eq=False`): its instances then hash "
+                "by identity, and the compiled code keeps the fields of the first trace"
+            )
+        else:
+            message = (
+                f"freeze `{class_name}` (`frozen=True`): its instances then hash by their "
+                "fields; assigning to a field afterwards raises FrozenInstanceError"
+            )
+        return NodeFix("unsafe", message, ((expr, text),))
     return None
 
 

@@ -1,4 +1,5 @@
-"""JIT207: a changing Python value passed to a `tf.function`, passed as a tensor instead.
+"""JIT207: a changing Python value passed to a `tf.function`, passed as a tensor instead
+(and, at the end, JIT201's builders: a constant or array given the dtype it needs).
 
 `tf.constant(value)` has the dtype TensorFlow infers for the value (int32 for a Python int,
 float32 for a float), which may not be the dtype the function's ops meet: `x * factor` with
@@ -19,6 +20,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from jitlint.diagnostics import Applicability
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.python.walker import iter_children
 
@@ -168,4 +170,54 @@ def tensor_argument_fix(
         "Pass the changing Python value as a tensor: `tf.constant(...)`",
         tuple((a, f"{tf_spelled}.constant({a.value}{typed})") for a in args),
         imports,
+    )
+
+
+# ----- JIT201: an untyped constant or NumPy array given the dtype the code around it needs:
+# `dtype=` added where it is made, the array cast where it is used, or a constant made in the
+# dtype it was cast to. The rule decides the dtype and whether the fix is safe.
+
+Code = Callable[[cst.CSTNode], str]  # how the module spells a node
+
+
+def add_dtype_fix(
+    call: cst.Call, dtype_code: str, applicability: Applicability, imports: str | None, code: Code
+) -> NodeFix:
+    """`tf.constant(data)` -> `tf.constant(data, dtype=<dtype_code>)`."""
+    data = code(call.args[0].value)
+    return NodeFix(
+        applicability,
+        f"Add dtype={dtype_code}",
+        ((call, f"{code(call.func)}({data}, dtype={dtype_code})"),),
+        (imports,) if imports else (),
+    )
+
+
+def cast_to_float32_fix(
+    expr: cst.BaseExpression, tf_spelled: str, imports: str | None, code: Code
+) -> NodeFix:
+    """`array` -> `tf.cast(array, tf.float32)` where an op converts it on its own."""
+    return NodeFix(
+        "safe",  # the old code always raised
+        "Cast the array to float32",
+        ((expr, f"{tf_spelled}.cast({code(expr)}, {tf_spelled}.float32)"),),
+        (imports,) if imports else (),
+    )
+
+
+def typed_constant_fix(
+    cast: cst.Call, constant: cst.Call, dtype: str, target: cst.Arg, code: Code
+) -> NodeFix:
+    """`tf.cast(tf.constant(data), tf.float64)` -> `tf.constant(data, dtype=tf.float64)`:
+    `target` is the cast's dtype argument."""
+    return NodeFix(
+        "unsafe",
+        f"Create the constant as {dtype} directly",
+        (
+            (
+                cast,
+                f"{code(constant.func)}({code(constant.args[0].value)}, "
+                f"dtype={code(target.value)})",
+            ),
+        ),
     )

@@ -14,6 +14,16 @@ Where the switch is, in order:
   `self.supports_jit = False` as above; else the file's only `.compile(...)` call of a model
   without a `jit_compile` keyword gets `jit_compile=False`. A `jit_compile` chosen at run
   time (a "switch", reported like "auto") is never replaced: that would take the option away.
+
+Where one op has no XLA kernel but the same result comes from ops that have one, the call
+is rewritten instead and XLA stays on (`xla_twin_fix`):
+`tf.histogram_fixed_width(values, value_range, nbins)` becomes
+`tf.math.unsorted_segment_sum(tf.ones_like(values, dtype=tf.int32),
+tf.histogram_fixed_width_bins(values, value_range, nbins=nbins), nbins)`: the bin of each
+value (TensorFlow's own Python function, made of ops XLA compiles), counted per bin, the
+kernel's bins (`floor(nbins * (v - lo) / (hi - lo))` clipped into `[0, nbins - 1]`).
+Unsafe: `values` is read twice (only a name or attribute is accepted there), and `nbins`
+must be a compile-time constant for XLA (a literal, or a name).
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import libcst as cst
 
 from jitlint.fixes.hoisting.scope import above, insertion_after
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.binding import Signature, bind_call
 from jitlint.python.walker import descendants
 
 if TYPE_CHECKING:
@@ -171,6 +182,25 @@ _COMPILE_MESSAGE = (
 )
 
 
+def keep_layer_off_xla(  # type: ignore[no-untyped-def]
+    ctx: FileContext, fix: NodeFix | None, path: Sequence[cst.CSTNode], context
+) -> NodeFix | None:
+    """A fix that adds an op XLA cannot compile (`tf.py_function`), where Keras' "auto" may
+    compile the code with XLA (`context.auto_xla`): only together with keeping the layer
+    off XLA."""
+    if fix is None or not context.auto_xla:
+        return fix
+    layer = layer_off_xla_fix(ctx, path, context.layer)
+    if layer is None:
+        return None
+    return NodeFix(
+        "unsafe",
+        f"{fix.message}; {layer.message}",
+        fix.replacements + layer.replacements,
+        fix.imports,
+    )
+
+
 def layer_off_xla_fix(
     ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
 ) -> NodeFix | None:
@@ -278,4 +308,54 @@ def _indent(module: cst.Module, path: Sequence[cst.CSTNode]) -> str:
         (node.indent if node.indent is not None else module.default_indent)
         for node in path
         if isinstance(node, cst.IndentedBlock)
+    )
+
+
+# tf.histogram_fixed_width(values, value_range, nbins=100, dtype=tf.int32, name=None)
+_HISTOGRAM = Signature(
+    positional=("values", "value_range", "nbins", "dtype", "name"),
+    defaults=(
+        ("nbins", cst.Integer("100")),
+        ("dtype", cst.parse_expression("tf.int32")),
+        ("name", cst.Name("None")),
+    ),
+)
+_HISTOGRAM_NAMES = frozenset({"tensorflow.histogram_fixed_width"})
+
+
+def xla_twin_fix(ctx: FileContext, node: cst.Call, qualnames: frozenset[str]) -> NodeFix | None:
+    """The rewrite of call `node` (of the op `qualnames` names) with ops XLA compiles, or
+    None when there is none for this op or this spelling of the call."""
+    if not qualnames or not qualnames <= _HISTOGRAM_NAMES:
+        return None
+    if any(a.star for a in node.args):
+        return None
+    bound = bind_call(_HISTOGRAM, node)
+    args = bound.arguments
+    values, value_range = args.get("values"), args.get("value_range")
+    nbins = args.get("nbins")
+    unclear = bound.missing or bound.extra_positional or bound.extra_keywords
+    if values is None or value_range is None or "name" in args or unclear:
+        return None
+    if type(values) not in (cst.Name, cst.Attribute):
+        return None  # read twice: only what reading twice cannot change
+    if nbins is not None and type(nbins) not in (cst.Name, cst.Integer):
+        return None
+    tf, imported = ctx.import_name("tensorflow", "tf")
+    code = ctx.module.code_for_node
+    count = code(nbins) if nbins is not None else "100"
+    dtype = code(args["dtype"]) if "dtype" in args else f"{tf}.int32"
+    parts = (code(values), code(value_range))
+    if any("\n" in part or "\r" in part for part in parts):
+        return None
+    text = (
+        f"{tf}.math.unsorted_segment_sum({tf}.ones_like({parts[0]}, dtype={dtype}), "
+        f"{tf}.histogram_fixed_width_bins({parts[0]}, {parts[1]}, nbins={count}), {count})"
+    )
+    return NodeFix(
+        "unsafe",
+        "count the bins with ops XLA compiles: `tf.histogram_fixed_width_bins` and "
+        "`tf.math.unsorted_segment_sum`",
+        ((node, text),),
+        (imported,) if imported else (),
     )

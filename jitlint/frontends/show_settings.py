@@ -81,8 +81,15 @@ def render(report: dict[str, Any], as_json: bool) -> str:
 
 def _origin(found: dict[str, Any]) -> str:
     source = found["source"]
+    if source == "tensorflow" and found["file"] is not None:  # from an upper bound alone
+        return f"tf.keras of every TensorFlow allowed: {found['file']}, {found['detail']}"
     if source == "tensorflow":
         return f"tf.keras of TensorFlow {found['detail']}"
+    if source == "open-range":
+        return (
+            f"the facts' Keras: {found['detail']} ({found['file']}) allows TensorFlows "
+            "with Keras 2 and with Keras 3"
+        )
     if source == "legacy-keras":
         return f"tf-keras, as {found['detail']} in {found['file']} asks"
     if source == "facts":

@@ -16,6 +16,8 @@ CLOCKS = frozenset(
 CONTAINER_MUTATORS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
 )
+# The methods of a list that add to it in place.
+LIST_MUTATORS = frozenset({"append", "extend", "insert"})
 # Mutable containers, builtin and from `collections`, by their leaf name.
 CONTAINER_TYPES = frozenset(
     {"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "Counter"}
@@ -26,8 +28,14 @@ LOG_METHODS = frozenset(
 )
 # Calls that end the process, as spelled (`exit(1)`, `sys.exit(1)`).
 PROCESS_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
+# The modules whose functions of those names emit a log record: the standard library's, and
+# absl's (which forwards to it).
+LOG_MODULES = frozenset({"logging", "absl.logging"})
 # Builtins that compare their arguments with each other (`max(a, b)` asks `a > b`).
 COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
+# Builtins that convert their argument to a Python number (through `__float__`, `__int__` or
+# `__index__`, `__complex__`).
+NUMBER_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.complex"})
 # Builtins that truth-test or compare the elements of the iterable they are given.
 ITERATING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.sorted"})
 # The binary operator an augmented assignment applies, by its `operator` module name.

@@ -126,6 +126,20 @@ def assigned_names(func: cst.FunctionDef) -> list[cst.Name]:
     return found
 
 
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls in `node` in source order, nested functions and classes left out."""
+    found: list[cst.Call] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if type(current) is cst.Call:
+            found.append(current)  # type: ignore[arg-type]
+        stack.extend(reversed(list(iter_children(current))))
+    return found
+
+
 def bound_names(node: cst.CSTNode) -> set[str]:
     """Names bound anywhere in `node` (outside nested scopes)."""
     events = _Events("", frozenset(), frozenset())

@@ -19,6 +19,10 @@
   `jax.lax.switch(i, layers, x)`. Unsafe: every item is traced and must return the same
   shapes and dtypes, the index is clamped into range, and layers that update their own
   state while called (batch statistics) cannot run inside `lax.switch`.
+- `not x` on a traced value, whose result is used as a value (an argument, an assignment,
+  a return) rather than tested, becomes `jnp.logical_not(x)`. Unsafe: the result is now a
+  boolean array (element-wise for more than one element, where `not` raised), and code
+  that needs a Python bool still fails where it converts it.
 - An f-string that formats a tracer with a spec (`f"loss={loss:.4f}"`) and is only
   printed (`print(f"...")`, `jax.debug.print(f"...")`, or a name assigned it and passed
   alone to one of those in the next statement) becomes a `jax.debug.print` template with
@@ -98,6 +102,25 @@ def float_to_array_fix(ctx: FileContext, node: cst.Call) -> NodeFix | None:
         "unsafe",
         f"keep it an array of the default float dtype: `{jnp}.asarray(x, dtype=float)`",
         ((node, f"{jnp}.asarray({inner}, dtype=float)"),),
+        (imported,) if imported else (),
+    )
+
+
+def logical_not_fix(
+    ctx: FileContext, node: cst.UnaryOperation, parent: cst.CSTNode | None
+) -> NodeFix | None:
+    """`not x` on a traced value, where the result is a value (an argument, an assignment,
+    a return), not a test -> `jnp.logical_not(x)`."""
+    if type(parent) in (cst.BooleanOperation, cst.UnaryOperation, cst.If, cst.While):
+        return None  # the result is converted again there
+    jnp, imported = ctx.import_name("jax.numpy", "jnp")
+    inner = ctx.module.code_for_node(node.expression)
+    if "\n" in inner or "\r" in inner:
+        return None
+    return NodeFix(
+        "unsafe",
+        f"keep it a boolean array: `{jnp}.logical_not(x)`",
+        ((node, f"{jnp}.logical_not({inner})"),),
         (imported,) if imported else (),
     )
 

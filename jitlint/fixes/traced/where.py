@@ -87,13 +87,25 @@ def branches(ctx: FileContext, owner: cst.CSTNode, path: Sequence[cst.CSTNode]) 
 def value_problem(found: Branches) -> str | None:
     """Why neither `jnp.where` nor `lax.cond` can choose these values, if they cannot."""
     for value in (found.then, found.other):
-        if isinstance(value, _NOT_ARRAYS) or (type(value) is cst.Name and value.value == "None"):
+        if (
+            isinstance(value, _NOT_ARRAYS)
+            or (type(value) is cst.Name and value.value == "None")
+            or _builds_non_array(value)
+        ):
             return (
-                "a branch is not an array (a string, `None` or a function): `jnp.where` and "
+                "a branch is not an array (a string, `None`, a set or a function): `jnp.where` and "
                 "`lax.cond` choose arrays; make the condition static or move the choice out of "
                 "the traced code"
             )
     return None
+
+
+def _builds_non_array(value: cst.BaseExpression) -> bool:
+    """A set (no pytree holds one) or a string, displayed or built by its builtin."""
+    if isinstance(value, cst.Set | cst.SetComp):
+        return True
+    func = value.func if type(value) is cst.Call else None  # type: ignore[attr-defined]
+    return type(func) is cst.Name and func.value in ("set", "frozenset", "str")
 
 
 def needs_cond(found: Branches) -> bool:

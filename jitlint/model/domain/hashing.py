@@ -42,9 +42,9 @@ def _unhashable_instance(obj: Object, depth: int) -> str | None:
     framework = plugins.plugin(cls.kind)
     if framework is not None and framework.dataclass_options:
         options = cls.decorator_options
-        if _flag(options, "unsafe_hash", False):
-            return None
-        if _flag(options, "eq", True) and not _flag(options, "frozen", False):
+        if _flag(options, "unsafe_hash", False) or not _flag(options, "eq", True):
+            return None  # `eq=False` leaves object's hash: by identity
+        if not _flag(options, "frozen", False):
             return (
                 f"an instance of {name}, a dataclass with `eq=True` and no `frozen=True` (its "
                 "`__hash__` is None)"

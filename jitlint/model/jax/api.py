@@ -120,3 +120,13 @@ def call_kind(qualname: str) -> str:
 # (re-implemented on io_callback) in 0.4.34, removed after it; the generated facts say whether
 # the facts' own jax can import it.
 HOST_CALLBACK_LAST_SHIPPED = (0, 4, 34)
+HOST_CALLBACK = "jax.experimental.host_callback"
+# What replaces each of its APIs (jax-ml/jax#20385, where it was deprecated). Stated by hand:
+# the generator cannot read them from a jax that no longer has the module, and the
+# replacements are advice, not something jax states about itself.
+HOST_CALLBACK_REPLACEMENTS = {
+    "id_tap": "`jax.experimental.io_callback` (or `jax.debug.callback` for printing)",
+    "id_print": "`jax.debug.print`",
+    "call": "`jax.pure_callback` (or `jax.experimental.io_callback` for side effects)",
+    "barrier_wait": "`jax.effects_barrier()`",
+}

@@ -254,6 +254,9 @@ class Tracing:
         # subclass's override is traced with them, in this file and in others.
         self.self_calls: list[ForeignRecord] = []
         self._dispatched: set[int] = set()  # ids of the inbound calls such dispatch made
+        # ids of functions whose jit decorator raises before tracing (`fails_before_tracing`):
+        # their body never runs, per call or per trace.
+        self.never_run: set[int] = set()
         self.module_context: Context | None = None
         if any(SELF_CALL_KEY in key for key in self.inbound):
             self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
@@ -607,7 +610,10 @@ class Tracing:
                         entries.append(entry)
         # A decorator that leaves `self` of a plain class traced: every call raises TypeError
         # before tracing (JIT111), so the body never runs under it.
-        entries = [e for e in entries if not self.fails_before_tracing(e)]
+        kept = [e for e in entries if not self.fails_before_tracing(e)]
+        if entries and not kept:
+            self.never_run.add(id(func))
+        entries = kept
         trace.entries = entries
         trace.inbound = inbound
         for entry in entries:

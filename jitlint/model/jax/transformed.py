@@ -50,6 +50,7 @@ from jitlint.model.jax.transforms import (
     Transform,
     application_params,
     option_args,
+    target_arguments,
 )
 from jitlint.python.binding import Signature, bind
 
@@ -68,7 +69,6 @@ class Transformations:
     ) -> Value:
         """A call of a transformation: `jax.jit(f, ...)` makes a transformed function; a lax
         loop or branch runs its function arguments."""
-        positional = [v for k, v in args if k is None]
         options = option_args(transform, call)
         why = ("transform", transform.qualname, call)
         if (
@@ -79,8 +79,7 @@ class Transformations:
             return self._control_flow(context, an, call, transform, args, star)
         if star:
             return Transformed(transform, U, options, why)
-        targets = [positional[i] for i in transform.targets if i < len(positional)]
-        targets += [v for k, v in args if k in transform.target_keywords]
+        targets = target_arguments(transform, args)
         if not targets:
             return Transformed(transform, None, options, why)  # type: ignore[arg-type]
         target = targets[0]
@@ -120,15 +119,12 @@ class Transformations:
         star: bool,
     ) -> Value:
         name = transform.qualname.rsplit(".", 1)[1]
-        positional = [v for k, v in args if k is None]
-        keywords = {k: v for k, v in args if k is not None}
+        bound = bind(transform.signature, args)
         why = ("op", transform.qualname, context.trace)
         level = max(context.level, transform.level)
 
-        def arg(index: int, keyword: str) -> Value:
-            if index < len(positional):
-                return positional[index]
-            return keywords.get(keyword, U)
+        def arg(parameter: str) -> Value:
+            return bound.arguments.get(parameter, U)
 
         def run(fn: Value, inputs: list[Value]) -> Value:
             if star or not an.invoke:
@@ -140,37 +136,37 @@ class Transformations:
             return U
 
         if name == "fori_loop":
-            init = arg(3, "init_val")
-            run(arg(2, "body_fun"), [Array(why, dtype="int", rank=0), init])
+            init = arg("init_val")
+            run(arg("body_fun"), [Array(why, dtype="int", rank=0), init])
             return tracerize(init, why)
         if name == "while_loop":
-            init = arg(2, "init_val")
-            run(arg(0, "cond_fun"), [init])
-            run(arg(1, "body_fun"), [init])
+            init = arg("init_val")
+            run(arg("cond_fun"), [init])
+            run(arg("body_fun"), [init])
             return tracerize(init, why)
         if name == "scan":
-            init = arg(1, "init")
-            xs = arg(2, "xs")
-            run(arg(0, "f"), [init, tracerize(xs, why).element() if xs is not U else U])
+            init = arg("init")
+            xs = arg("xs")
+            run(arg("f"), [init, tracerize(xs, why).element() if xs is not U else U])
             return Seq("tuple", [tracerize(init, why), Value(PYTREE, why)])
         if name == "cond":
-            operands = positional[3:]
-            results = [run(arg(i, k), operands) for i, k in ((1, "true_fun"), (2, "false_fun"))]
+            operands = list(bound.extra_positional)
+            results = [run(arg(k), operands) for k in ("true_fun", "false_fun")]
             return (
                 arrays(join_all(results), why)
                 if all(r is not U for r in results)
                 else Value(PYTREE, why)
             )
         if name == "switch":
-            branches = arg(1, "branches")
-            operands = positional[2:]
+            branches = arg("branches")
+            operands = list(bound.extra_positional)
             if isinstance(branches, Seq) and branches.items is not None:
                 for branch in branches.items:
                     run(branch, operands)
             return Value(PYTREE, why)
         if name == "map":
-            xs = arg(1, "xs")
-            run(arg(0, "f"), [tracerize(xs, why).element() if xs is not U else U])
+            xs = arg("xs")
+            run(arg("f"), [tracerize(xs, why).element() if xs is not U else U])
             return Value(PYTREE, why)
         return Value(PYTREE, why)
 
@@ -215,19 +211,17 @@ class Transformations:
         if transform is not None:
             why = ("transform", transform.qualname, call)
             return Transformed(transform, None, options, why)  # type: ignore[arg-type]
-        target = args[0][1]
+        bound = bind(_PARTIAL, args)
+        target = bound.arguments["func"]
         if not isinstance(target, Ref):
             return U
-        rest = args[1:]
-        positional = [v for k, v in rest if k is None]
-        keywords = {k: v for k, v in rest if k is not None}
-        return PartialRef(target, positional, keywords, star)
+        return PartialRef(target, list(bound.extra_positional), bound.extra_keywords, star)
 
     def _tree_map(self, context: Context, call: cst.Call, args: Args, star: bool) -> Value:
-        positional = [v for k, v in args if k is None]
-        if star or len(positional) < 2:
+        bound = bind(_TREE_MAP, args)
+        if star or not {"f", "tree"} <= bound.arguments.keys():
             return U
-        fn, tree, rest = positional[0], positional[1], positional[2:]
+        fn, tree, rest = bound.arguments["f"], bound.arguments["tree"], bound.extra_positional
         inputs = [(None, tree_leaf(tree)), *((None, tree_leaf(v)) for v in rest)]
         result = self._call_at(context, call, fn, inputs, context.level, "tree_map")
         if not isinstance(fn, (FunctionRef, BoundMethod, PartialRef)):
@@ -489,6 +483,11 @@ def bind_receiver(value: Transformed, receiver: Value) -> Transformed:
     elif isinstance(target, FunctionRef):
         return Transformed(value.transform, _SelfBound(target, receiver), value.options, value.why)
     return Transformed(value.transform, target, value.options, value.why)
+
+
+# `functools.partial(func, /, *args, **keywords)` and `jax.tree.map(f, tree, *rest, is_leaf)`.
+_PARTIAL = Signature(("func",), ("func",), (), "args", "keywords")
+_TREE_MAP = Signature(("f", "tree"), (), ("is_leaf",), "rest")
 
 
 class _SelfBound(PartialRef):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 
@@ -19,11 +20,12 @@ from jitlint.model.domain.plugins import ABSTRACT, GRAD, plugins
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
-from jitlint.python.binding import Signature
+from jitlint.python.binding import DOUBLE_STARRED, STARRED, Signature, bind
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.walker import iter_children
 
 FuncNode = cst.FunctionDef | cst.Lambda
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,26 @@ class Transform:
     # Abstract evaluation only: it traces the function for its shapes or its jaxpr and never
     # runs it (`jax.eval_shape`, `jax.make_jaxpr`); the trace is what the caller asked for.
     abstract_only: bool = False
+    # Its positional parameters in order, the traced function's included, as far as the table
+    # knows them (its keywords beyond them are collected as options), and whether `*operands`
+    # follow them (`lax.cond(pred, true_fun, false_fun, *operands)`).
+    parameters: tuple[str, ...] = ()
+    operands: bool = False
+
+    @property
+    def traces_every_call(self) -> bool:
+        """It keeps no trace cache (remat, grad): the function is traced again on every call,
+        once, as it would run, so a side effect in it happens as often as without it."""
+        return self.style in ("ckpt", "grad")
+
+    @property
+    def signature(self) -> Signature:
+        """The parameters as the call binder takes them."""
+        return Signature(
+            self.parameters,
+            var_positional="operands" if self.operands else None,
+            var_keyword="options",
+        )
 
 
 # `jax.lax`'s control flow, and the frameworks' packages that mirror it (`hk.scan`).
@@ -54,27 +76,44 @@ def _table() -> dict[str, Transform]:
             table[name] = Transform(name, *args, **kwargs)  # type: ignore[arg-type]
 
     add(["jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"], ABSTRACT, "jit", verb="compiles")
-    add(["jax.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap")
+    add(["jax.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap", parameters=_STYLE_PARAMETERS["vmap"])
     add(["jax.pmap"], ABSTRACT, "pmap", verb="compiles")
     grads = ["jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"]
-    add(grads, GRAD, "grad", verb="differentiates")
+    add(grads, GRAD, "grad", verb="differentiates", parameters=_STYLE_PARAMETERS["grad"])
     add(["jax.jvp", "jax.vjp", "jax.linearize"], GRAD, "all", verb="differentiates")
     add(["jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint"], ABSTRACT, "ckpt")
     add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt", abstract_only=True)
-    add(["jax.shard_map", "jax.experimental.shard_map.shard_map"], ABSTRACT, "shard")
+    shard_maps = ["jax.shard_map", "jax.experimental.shard_map.shard_map"]
+    add(shard_maps, ABSTRACT, "shard", parameters=_STYLE_PARAMETERS["shard"])
     for prefix in LAX_MIRRORS:
-        add([prefix + "scan", prefix + "map"], ABSTRACT, "all")
-        add([prefix + "cond"], ABSTRACT, "all", (1, 2), ("true_fun", "false_fun"))
-        add([prefix + "switch"], ABSTRACT, "all", (1,), ("branches",))
-        add([prefix + "fori_loop"], ABSTRACT, "all", (2,), ("body_fun",))
-        add([prefix + "while_loop"], ABSTRACT, "all", (0, 1), ("cond_fun", "body_fun"))
+        add([prefix + "scan"], ABSTRACT, "all", parameters=("f", "init", "xs", "length"))
+        add([prefix + "map"], ABSTRACT, "all", parameters=("f", "xs"))
+        add([prefix + "cond"], ABSTRACT, "all", (1, 2), ("true_fun", "false_fun"),
+            parameters=("pred", "true_fun", "false_fun"), operands=True)  # fmt: skip
+        add([prefix + "switch"], ABSTRACT, "all", (1,), ("branches",),
+            parameters=("index", "branches"), operands=True)  # fmt: skip
+        add([prefix + "fori_loop"], ABSTRACT, "all", (2,), ("body_fun",),
+            parameters=("lower", "upper", "body_fun", "init_val"))  # fmt: skip
+        add([prefix + "while_loop"], ABSTRACT, "all", (0, 1), ("cond_fun", "body_fun"),
+            parameters=("cond_fun", "body_fun", "init_val"))  # fmt: skip
     add(["jax.lax.associative_scan"], ABSTRACT, "all")
-    # The frameworks' own transformations, from their plug-ins (model/jax/frameworks/).
+    # The frameworks' own transformations, from their plug-ins (model/jax/frameworks/): their
+    # options by position as their JAX counterpart's (`hk.vmap(f, in_axes)`).
     for plugin in plugins():
         for spec in plugin.transforms:
             add(spec.names, spec.level, spec.style, spec.targets, spec.target_keywords,
-                verb=spec.verb)  # fmt: skip
+                verb=spec.verb, parameters=_STYLE_PARAMETERS.get(spec.style, ()))  # fmt: skip
     return table
+
+
+# The positional parameters of the transformations that take options by position, by style:
+# vmap(fun, in_axes, out_axes), grad(fun, argnums), shard_map(f, mesh, in_specs, out_specs)
+# (jax.experimental.shard_map's order).
+_STYLE_PARAMETERS = {
+    "vmap": ("fun", "in_axes", "out_axes"),
+    "grad": ("fun", "argnums"),
+    "shard": ("f", "mesh", "in_specs", "out_specs"),
+}
 
 
 def _fields(t: Transform) -> tuple[object, ...]:
@@ -82,25 +121,49 @@ def _fields(t: Transform) -> tuple[object, ...]:
 
 
 TRANSFORMS = _table()
-_POSITIONAL_OPTIONS = {
-    "vmap": ("in_axes", "out_axes"),
-    "grad": ("argnums",),
-    "shard": ("mesh", "in_specs", "out_specs"),  # jax.experimental.shard_map's order
-}
 
 
 def option_args(transform: Transform, call: cst.Call) -> list[cst.Arg]:
     """The options `call` gives `transform`, as keyword arguments: vmap(f, in_axes, out_axes),
-    grad(f, argnums) and shard_map(f, mesh, in_specs, out_specs) also take them by position."""
+    grad(f, argnums) and shard_map(f, mesh, in_specs, out_specs) also take them by position
+    (a lax loop's positional arguments are its operands, not options)."""
     options = [a for a in call.args if a.keyword is not None]
-    positional = [a for a in call.args if a.keyword is None]
-    named = _POSITIONAL_OPTIONS.get(transform.style, ())
-    for index, name in enumerate(named, start=1):
-        if index < len(positional) and index not in transform.targets:
-            if positional[index].star:
-                break
-            options.append(positional[index].with_changes(keyword=cst.Name(name)))
+    if transform.style == "all" or len(transform.parameters) < 2:
+        return options
+    bound = bind(transform.signature, [(_keyword(a), a) for a in call.args])
+    targets = {transform.parameters[i] for i in transform.targets if i < len(transform.parameters)}
+    for name, arg in bound.arguments.items():
+        if arg.keyword is None and name not in targets:
+            options.append(arg.with_changes(keyword=cst.Name(name)))
     return options
+
+
+def target_arguments(transform: Transform, args: Sequence[tuple[str | None, T]]) -> list[T]:
+    """The traced functions among a call's arguments, (keyword or None, argument) in call
+    order with star arguments marked as the call binder marks them: those at the
+    transformation's target positions, then those given by one of its target keywords. A
+    position after a `*xs` is not followed (where it lands is unknown)."""
+    positional: list[T] = []
+    for keyword, value in args:
+        if keyword == STARRED:
+            break
+        if keyword is None:
+            positional.append(value)
+    found = [positional[i] for i in transform.targets if i < len(positional)]
+    return found + [value for keyword, value in args if keyword in transform.target_keywords]
+
+
+def _arguments(call: cst.Call) -> list[tuple[str | None, cst.BaseExpression]]:
+    return [(_keyword(a), a.value) for a in call.args]
+
+
+def _keyword(arg: cst.Arg) -> str | None:
+    """An argument's keyword as the call binder takes it (star arguments marked)."""
+    if arg.star == "*":
+        return STARRED
+    if arg.star == "**":
+        return DOUBLE_STARRED
+    return arg.keyword.value if arg.keyword is not None else None
 
 
 LEAVES = frozenset(name.rsplit(".", 1)[1] for name in TRANSFORMS)
@@ -306,16 +369,7 @@ class Discovery:
         path: list[cst.CSTNode],
     ) -> None:
         """`call` applies `transform` (with the options `bound` by a factory) to its targets."""
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in positional[: max(transform.targets) + 1]):
-            return
-        targets: list[cst.BaseExpression] = []
-        for position in transform.targets:
-            if position < len(positional):
-                targets.append(positional[position].value)
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in transform.target_keywords:
-                targets.append(arg.value)
+        targets = target_arguments(transform, _arguments(call))
         options = [*bound, *option_args(transform, call)]
         enclosing = enclosing_function(path)
         for target in targets:
@@ -385,8 +439,7 @@ class Discovery:
         self._add(Entry(transform, site, func, params, enclosing))
 
     def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
-        positional = [a for a in call.args if a.keyword is None]  # type: ignore[attr-defined]
-        return [positional[i].value for i in transform.targets if i < len(positional)]
+        return target_arguments(transform, _arguments(call))  # type: ignore[arg-type]
 
     def _foreign(self, application: Foreign) -> None:
         if type(application.target) in (cst.Name, cst.Attribute):
@@ -484,13 +537,7 @@ class Discovery:
             if transform is None:
                 return None
             out.append(Application(transform, tuple(args), call))
-            positional = [a for a in call.args if a.keyword is None]
-            targets = [positional[i].value for i in transform.targets if i < len(positional)]
-            targets += [
-                a.value
-                for a in call.args
-                if a.keyword is not None and a.keyword.value in transform.target_keywords
-            ]
+            targets = target_arguments(transform, _arguments(call))
             flat: list[cst.BaseExpression] = []
             for target in targets:
                 if type(target) in (cst.List, cst.Tuple):  # lax.switch branches
@@ -843,17 +890,14 @@ def axis_names_bound(app: Application) -> frozenset[str] | None:
     facts = axis_transform(app.transform.qualname)
     if facts is None:
         return None
-    positional = [a for a in app.args if a.keyword is None]
     if any(a.star for a in app.args):
         return None
+    arguments = bind(facts.signature, [(_keyword(a), a.value) for a in app.args]).arguments
     bound: set[str] = set()
-    for name, position in facts.parameters:
+    for name, _position in facts.parameters:
         if name == "mesh":
             return None  # shard_map binds its mesh's axes (given, or the context's)
-        given = _option(app.args, name)
-        value = given.value if given is not None else None
-        if value is None and position is not None and position < len(positional):
-            value = positional[position].value
+        value = arguments.get(name)
         if value is None or _is_none(value):
             continue
         names = literal_axis_names(value)

@@ -112,6 +112,13 @@ def pass_through() -> frozenset[str]:
 
 
 @cache
+def fresh_wrappers() -> frozenset[str]:
+    """Transformations of one function whose every application is a new function that
+    `jax.jit` traces again (`jax.jit(jax.vmap(f))` made twice from the same `f`)."""
+    return frozenset(_raw().get("fresh_wrappers", ()))
+
+
+@cache
 def python_constants() -> frozenset[str]:
     """Qualified names of the numbers (and `newaxis`, None) among the public names of the
     modules whose other names are functions or dtypes (`jax.numpy.pi`, `math.inf`)."""
@@ -154,6 +161,16 @@ class AxisTransform:
     parameters: tuple[tuple[str, int | None], ...]
     binds_axis_name: bool  # `axis_name=` binds the name for collectives inside
     runs_unused_pure_callback: bool | None  # None: not probed (the body never runs whole)
+
+    @cached_property
+    def signature(self) -> Signature:
+        """Its parameters as far as the facts place them: the axis parameters at their
+        positions, the positions between them unnamed (`#1`: no keyword reaches them), the
+        rest collected as a `*args`/`**kwargs` would."""
+        positions = {p: name for name, p in self.parameters if p is not None}
+        named = tuple(positions.get(i, f"#{i}") for i in range(max(positions, default=-1) + 1))
+        keyword_only = tuple(name for name, p in self.parameters if p is None)
+        return Signature(named, (), keyword_only, "args", "keywords")
 
 
 @cache

@@ -57,6 +57,26 @@ DATASET_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "paralle
 # tf.data pipelines, a distribution strategy's `run`, Python's `map`/`filter`.
 RUNS_ITS_ARGUMENT = DATASET_METHODS | {"run", "experimental_run_v2", "map_structure"}
 
+# `tf.data` sources and transformations whose elements vary in shape from one to the next,
+# and why (each new shape traces a tf.function without `reduce_retracing` or a relaxed
+# `input_signature` again; measured with TF 2.21, hazards.md). `padded_batch` varies only
+# without `padded_shapes`; `from_generator` only where its signature has a `None` dimension.
+VARYING_SHAPE_DATASETS: dict[str, str] = {
+    "padded_batch": "`.padded_batch(...)` pads each batch to its own longest element",
+    "bucket_by_sequence_length": "`bucket_by_sequence_length` makes batches of each "
+    "bucket's own length",
+    "from_generator": "`from_generator` declares a `None` dimension: each element keeps "
+    "its own shape",
+}
+# Transformations that keep the shapes of a dataset's elements varying (or fixed) as they
+# were: the shape question passes through them to their receiver. `batch` stacks elements of
+# one shape, so varying elements make varying batches (a last partial batch of fixed-size
+# elements is one more trace, not a new one per batch: not reported).
+SHAPE_KEEPING_DATASET_METHODS = frozenset(
+    {"batch", "cache", "filter", "prefetch", "repeat", "shuffle", "skip", "take", "shard",
+     "with_options", "unbatch", "enumerate"}
+)  # fmt: skip
+
 # Control-flow ops whose function arguments run as graph code, and which of their positional
 # arguments / keywords are functions.
 GRAPH_CALLBACK_ARGS: dict[str, tuple[tuple[int, str], ...]] = {
@@ -178,6 +198,15 @@ STATEFUL_RNG = {
     )
 } | {f"{TF}.compat.v1.random_uniform", f"{TF}.compat.v1.random_normal"}
 
+# NumPy functions that read only a tensor's shape or dtype (or a dtype itself), so they work on
+# the symbolic tensors of graph code (`np.shape` and `np.ndim` were observed to work inside a
+# tf.function on TF 2.21) where the others fail converting the tensor.
+NUMPY_METADATA_FUNCTIONS = frozenset(
+    f"numpy.{n}"
+    for n in ("shape", "ndim", "dtype", "result_type", "issubdtype", "promote_types",
+              "finfo", "iinfo", "isscalar", "iterable")
+)  # fmt: skip
+
 # The spellings of the `tf.Variable` constructor.
 VARIABLE_CLASSES = frozenset(
     {f"{TF}.Variable", f"{TF}.compat.v1.Variable", f"{TF}.compat.v2.Variable"}
@@ -190,11 +219,23 @@ KERAS_VARIABLE_CLASSES = frozenset(
     {"keras.Variable", "keras.backend.Variable", "tensorflow.keras.Variable",
      "keras.variables.Variable"}
 )  # fmt: skip
+# Every class whose construction makes a variable (TF's, any spelling, and Keras's): inside a
+# tf.function each fails the same way on a trace after the first (observed, TF 2.21, for
+# `tf.compat.v1.Variable` as for `tf.Variable`: "tf.function only supports singleton
+# tf.Variables created on the first call").
+VARIABLE_CONSTRUCTORS = VARIABLE_CLASSES | KERAS_VARIABLE_CLASSES
 # Functions that make a variable: Keras's backend API (TF 2's `tf.keras.backend.variable`).
 VARIABLE_FUNCTIONS = frozenset(
     {"tensorflow.keras.backend.variable", "tensorflow.compat.v1.keras.backend.variable",
      "tf_keras.backend.variable"}
 )  # fmt: skip
+
+# TensorFlow 1's logging modules (absl logging under TensorFlow's name).
+TF_LOG_MODULES = frozenset({f"{TF}.compat.v1.logging", f"{TF}.logging"})
+
+# A Keras optimizer's methods that apply gradients (and make its slot variables when first
+# called).
+OPTIMIZER_APPLY_METHODS = frozenset({"apply_gradients", "minimize", "apply"})
 
 # Dtype spellings.
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "complex64", "complex128"}
@@ -346,3 +387,29 @@ DTYPE_PRESERVING = SAME_DTYPE_OPS | {
         "math.pow",
     )
 }
+
+
+# TF functions that return one tensor (most do; these are the common ones, kept as a list
+# because `tf.split`, `tf.unstack`, `tf.nn.moments`, `tf.meshgrid`, `tf.math.top_k`,
+# `tf.while_loop`, ... return lists or tuples, which Python unpacks fine).
+SINGLE_OUTPUT_LEAVES = frozenset(
+    {
+        "shape", "reshape", "transpose", "cast", "concat", "stack", "squeeze", "expand_dims",
+        "matmul", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "constant",
+        "convert_to_tensor", "identity", "gather", "gather_nd", "tile", "one_hot", "argmax",
+        "argmin", "einsum", "reverse", "slice", "pad", "abs", "exp", "log", "sqrt", "square",
+        "add", "multiply", "subtract", "divide", "maximum", "minimum", "sigmoid", "tanh",
+        "softmax", "relu", "cumsum", "sort", "argsort", "round", "floor", "clip_by_value",
+        "uniform", "normal", "broadcast_to", "boolean_mask", "where",
+    }
+)  # fmt: skip
+_SINGLE_OUTPUT_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorflow.nn")
+
+
+def single_output(name: str) -> bool:
+    """A TF function known to return one tensor (not a list or tuple of them)."""
+    module, _, leaf = name.rpartition(".")
+    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
+    if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
+        return False
+    return leaf in SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")

@@ -24,6 +24,16 @@ class GraphContext:
     # Run by a Keras model left at the default `jit_compile="auto"`: Keras 3 compiles it with
     # XLA where a GPU or TPU is present, and not on a CPU-only machine (hazards T19).
     auto_xla: bool = False
+    # The path this context names: the kind of graph root ("tf.function", "tf.data",
+    # "keras", "loss"; "" for a root in another file, which `origin` names) and the function
+    # TF calls there (`step`, `Block.call`, `<lambda>`).
+    root_kind: str = ""
+    root_name: str = ""
+    # May / must: a function with a context MAY run as graph code; it MUST when TF calls it
+    # itself or every caller the run shows is graph code. False for a helper that eager code
+    # calls too (module level, a plain function, an `if tf.executing_eagerly():` branch):
+    # a graph-only hazard holds there only on the graph path.
+    must: bool = True
     # The module-level Keras class of this file whose method the code runs in (directly or
     # through helpers of the file); None when that is not one class: where a fix can turn
     # XLA off for the code (`self.supports_jit = False`).
@@ -31,12 +41,15 @@ class GraphContext:
 
     def merge(self, other: GraphContext) -> GraphContext:
         """A helper reached from two graph contexts: hazards of either apply."""
+        stronger = _stronger(self, other)
         return replace(
             self,
             xla=self.xla or other.xla,
             auto_xla=self.auto_xla or other.auto_xla,
             autograph=self.autograph and other.autograph,
-            origin=_stronger(self, other).origin,
+            origin=stronger.origin,
+            root_kind=stronger.root_kind,
+            root_name=stronger.root_name,
             layer=self.layer if self.layer == other.layer else None,
         )
 
@@ -94,3 +107,25 @@ def graph_origin(app: TfFunction) -> str:
     if not app.autograph:
         return "`tf.function(autograph=False)`"
     return "`tf.function`"
+
+
+def graph_path_note(context: GraphContext) -> str:
+    """For a message about graph-only behaviour in a helper: the graph path it holds on.
+    A helper that also runs eagerly (`context.must` false): " when called from `step`";
+    one that runs only as graph code, under a root its origin does not name (a
+    `tf.function` or `tf.data` function): " (through `step`)". Nothing for a root itself,
+    a root of another file (its origin names the site), or an origin that names the root."""
+    name = context.root_name
+    if context.root or not name:
+        return ""
+    if not context.must:
+        return f" when called from `{name}`"
+    if context.root_kind in ("tf.function", "tf.data"):
+        return f" (through `{name}`)"
+    return ""
+
+
+def graph_site(context: GraphContext) -> str:
+    """The graph context as a message names it: its origin and the path's root, where the
+    origin leaves it out (`in `tf.function` when called from `step``)."""
+    return context.origin + graph_path_note(context)

@@ -43,8 +43,7 @@ import libcst as cst
 
 from jitlint.model.tf.api import (
     KERAS_STATELESS_LAYERS,
-    KERAS_VARIABLE_CLASSES,
-    VARIABLE_CLASSES,
+    VARIABLE_CONSTRUCTORS,
     WEIGHT_MAKERS,
 )
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
@@ -87,7 +86,6 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
-_VARIABLES = VARIABLE_CLASSES | KERAS_VARIABLE_CLASSES
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
@@ -168,7 +166,7 @@ class KerasLinks:
                 leaf = leaf_name(node.func)  # type: ignore[attr-defined]
                 if leaf in WEIGHT_MAKERS:
                     return True
-                if self.names.resolves_to(node.func, here, _VARIABLES):  # type: ignore[attr-defined]
+                if self.names.resolves_to(node.func, here, VARIABLE_CONSTRUCTORS):  # type: ignore[attr-defined]
                     return True
             elif kind in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Arg):
                 value = node.value  # type: ignore[attr-defined]
@@ -476,6 +474,7 @@ class KerasLinks:
                         tensors,
                         auto_xla=auto,
                         layer=cls.name.value,
+                        root_kind="keras",
                     ),
                 )
             )
@@ -520,6 +519,39 @@ def _status_name(status: Status) -> str | None:
         return "xla"
     if status.auto:
         return "switch" if status.switch else "auto"
+    return None
+
+
+# Methods Keras and tf.Module run once, outside the traced step: making variables is their job.
+SETUP_METHODS = frozenset({"__init__", "build", "_build", "setup", "create_variables"})
+
+
+def in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
+    """The innermost function of `path` is one Keras runs once to set the object up."""
+    for ancestor in reversed(path):
+        if type(ancestor) is cst.FunctionDef:
+            return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
+    return False
+
+
+def keras_state(qualname: str) -> str | None:
+    """What state a Keras class of the library makes when created ("Keras layer", "Keras
+    metric", "Keras optimizer", "Keras model"); None for a weightless layer and anything
+    else."""
+    parts = qualname.split(".")
+    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
+        return None
+    leaf = parts[-1]
+    if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
+        return None
+    if "optimizers" in parts:
+        return "Keras optimizer"
+    if "metrics" in parts:
+        return "Keras metric"
+    if "layers" in parts:
+        return "Keras layer"
+    if leaf in ("Sequential", "Model"):
+        return "Keras model"
     return None
 
 

@@ -28,7 +28,9 @@ from jitlint.model.tf.api import (
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
     PARTIAL,
+    SHAPE_KEEPING_DATASET_METHODS,
     TF_FUNCTION,
+    VARYING_SHAPE_DATASETS,
     WHILE_LOOP,
     canonical,
 )
@@ -449,7 +451,9 @@ class TfModel(KerasLinks):
         params = frozenset()
         if app.input_signature:
             params = frozenset(p.name.value for p in func.params.params)
-        context = GraphContext(bool(app.xla), app.autograph, graph_origin(app), params)
+        context = GraphContext(
+            bool(app.xla), app.autograph, graph_origin(app), params, root_kind="tf.function"
+        )
         known = scan.roots.get(id(func))
         scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
 
@@ -528,7 +532,9 @@ class TfModel(KerasLinks):
             if self._is_dataset(func.value, node, path):  # type: ignore[attr-defined]
                 target = self.resolve_function(positional[0].value, path)
                 if target is not None:
-                    context = GraphContext(False, target[1], "a `tf.data` pipeline function")
+                    context = GraphContext(
+                        False, target[1], "a `tf.data` pipeline function", root_kind="tf.data"
+                    )
                     scan.roots.setdefault(id(target[0]), (target[0], context))
         elif leaf == "compile" and kind is cst.Attribute:
             path = [*parents, node]
@@ -581,6 +587,7 @@ class TfModel(KerasLinks):
                     f"the loss `{_func_name(func)}` of " + _loss_model(flag),
                     frozenset(params),
                     auto_xla=flag is None or flag == UNKNOWN,
+                    root_kind="loss",
                 )
                 known = scan.roots.get(id(func))
                 scan.roots[id(func)] = (func, known[1].merge(context) if known else context)
@@ -680,6 +687,69 @@ class TfModel(KerasLinks):
         values = self.values.assigned_values(node, path)  # type: ignore[arg-type]
         return bool(values) and all(self.is_dataset_value(v, p, depth + 1) for v, p in values)
 
+    def varying_element_shapes(
+        self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> str | None:
+        """Why the elements of the dataset `expr` vary in shape from one to the next (a
+        `.padded_batch(n)` without fixed `padded_shapes`, `bucket_by_sequence_length`, a
+        `from_generator` with a `None` dimension, through shape-keeping transformations
+        such as `.prefetch`), or None where they do not or the model cannot tell."""
+        node = expr
+        while type(node) is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is not cst.Attribute:
+                return None
+            method = func.attr.value
+            if method == "apply":  # ds.apply(tf.data.experimental.bucket_by_sequence_length(..))
+                inner = node.args[0].value if node.args else None  # type: ignore[attr-defined]
+                if type(inner) is cst.Call and type(inner.func) is cst.Attribute:
+                    method, node = inner.func.attr.value, inner
+                    if method != "bucket_by_sequence_length":
+                        return None
+            if method in VARYING_SHAPE_DATASETS:
+                return self._varying_source(node, method, path)  # type: ignore[arg-type]
+            if method not in SHAPE_KEEPING_DATASET_METHODS:
+                return None
+            node = func.value
+        if type(node) is not cst.Name or depth > 3:
+            return None
+        values = self.values.assigned_values(node, path)
+        if not values:
+            return None
+        reasons = [self.varying_element_shapes(v, p, depth + 1) for v, p in values]
+        return reasons[0] if all(reasons) else None
+
+    def _varying_source(
+        self, call: cst.Call, method: str, path: Sequence[cst.CSTNode]
+    ) -> str | None:
+        """The reason `VARYING_SHAPE_DATASETS` gives for `call`, unless its shapes are fixed
+        (`padded_shapes` without `None`) or unknown (a `from_generator` that spells no
+        shapes: the generator may well yield one shape)."""
+        if method == "from_generator":
+            if not self.is_dataset_value(call, path):
+                return None
+            shapes = [call_argument(call, 2, "output_shapes"),
+                      call_argument(call, 4, "output_signature")]  # fmt: skip
+            spelled = [self._spelled_value(a.value, path) for a in shapes if a is not None]
+            if not any(_has_none(s) for s in spelled):
+                return None
+            if any("RaggedTensorSpec" in self.module.code_for_node(s) for s in spelled):
+                return None  # a ragged spec: one trace for every row length (TF 2.21)
+        else:
+            position = 1 if method == "padded_batch" else 3
+            padded = call_argument(call, position, "padded_shapes")
+            if padded is not None and not _has_none(self._spelled_value(padded.value, path)):
+                return None  # every batch padded to one shape
+        return VARYING_SHAPE_DATASETS[method]
+
+    def _spelled_value(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> cst.CSTNode:
+        """The one value a name is bound to (`signature = (tf.TensorSpec(...), ...)`), else
+        `expr` itself."""
+        if type(expr) is not cst.Name:
+            return expr
+        values = self.values.assigned_values(expr, path)
+        return values[0][0] if values and len(values) == 1 else expr
+
     # ----- propagation --------------------------------------------------------------------
 
     @cached_property
@@ -700,10 +770,10 @@ class TfModel(KerasLinks):
                 pending.append(id(func))
 
         for func, context in scan.roots.values():
-            add(func, context)
+            add(func, replace(context, root_name=self._root_name(func)))
         if scan.keras_classes:
             for method, context in self.keras_contexts(scan):
-                add(method, context)
+                add(method, replace(context, root_name=self._root_name(method)))
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
             keras_methods.setdefault(id(cls), []).append(method)
@@ -727,7 +797,50 @@ class TfModel(KerasLinks):
                     targets.extend((m, True) for m in keras_methods.get(cls, ()))
             for func, converts in targets:
                 add(func, helper if converts else replace(helper, autograph=False))
+        self._mark_eager_callers(contexts)
         return contexts
+
+    def _root_name(self, func: Func) -> str:
+        """How messages name a graph root: `step`, `Block.call`, `<lambda>`."""
+        cls = self.scan.owner_class.get(id(func))
+        name = _func_name(func)
+        return f"{cls.name.value}.{name}" if cls is not None else name
+
+    def _mark_eager_callers(self, contexts: dict[int, GraphContext]) -> None:
+        """`must` false for each helper with a context that eager code also calls: the
+        module, a function without a context, an `if tf.executing_eagerly():` branch, or
+        (transitively) such a helper. A root (TF calls it) stays `must`."""
+        helpers = {key for key, context in contexts.items() if not context.root}
+        if not helpers:
+            return
+        names = {_func_name(self.scan.scopes[key]) for key in helpers}  # type: ignore[arg-type]
+        callers: dict[int, list[tuple[int, bool]]] = {}  # helper -> (caller, eager branch)
+        for caller, calls in self.scan.calls.items():
+            for call, path in calls:
+                func = call.func
+                named = func.attr if type(func) is cst.Attribute else func  # type: ignore[attr-defined]
+                if getattr(named, "value", None) not in names:
+                    continue
+                target = self.resolve_function(func, path)
+                if target is not None and id(target[0]) in helpers:
+                    callers.setdefault(id(target[0]), []).append(
+                        (caller, self.in_eager_branch(path))
+                    )
+        eager: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for key, sites in callers.items():
+                if key in eager:
+                    continue
+                if any(
+                    in_branch or caller not in contexts or caller in eager
+                    for caller, in_branch in sites
+                ):
+                    eager.add(key)
+                    changed = True
+        for key in eager:
+            contexts[key] = replace(contexts[key], must=False)
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""
@@ -771,3 +884,10 @@ def call_argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None
     if position < len(positional) and not any(a.star for a in positional[: position + 1]):
         return positional[position]
     return None
+
+
+def _has_none(node: cst.CSTNode) -> bool:
+    """`node` spells `None` somewhere: an unknown dimension in a shape or spec."""
+    if type(node) is cst.Name:
+        return node.value == "None"  # type: ignore[attr-defined]
+    return any(_has_none(child) for child in node.children)

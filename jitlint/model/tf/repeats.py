@@ -35,10 +35,12 @@ from jitlint.model.domain.repeats import (
     local_repetition,
     method_contract,
 )
-from jitlint.model.tf.api import RUNS_ITS_ARGUMENT
+from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
+from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.scan import Func, Path
 from jitlint.python import binding
 from jitlint.python.binding import Signature
+from jitlint.python.uses import calls_in
 from jitlint.python.walker import iter_children
 
 # The TF model (model.py imports this module, so it is not imported back).
@@ -173,6 +175,109 @@ def instance_class(model: TfModel, name: cst.Name, path: Path) -> cst.ClassDef |
     if classes and len(classes) == 1 and classes[0].kind == "class":
         node = classes[0].node
         return node if type(node) is cst.ClassDef else None
+    return None
+
+
+def called_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.FunctionDef, int] | None:
+    """The `def` (or method) of this module `call` runs, and its implicitly bound leading
+    parameters; None for a static method or `Class.method(obj, ...)`."""
+    func = call.func
+    if type(func) is cst.Name:
+        bindings = model.names.lookup(func.value, path)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        target = bindings[0].node
+        return (target, 0) if type(target) is cst.FunctionDef else None
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+        return None
+    owner = model.names.lookup(func.value.value, path)
+    if owner and any(b.kind == "class" for b in owner):
+        return None  # `Class.method(obj, ...)`: nothing is bound implicitly
+    found = callee(model, call, path)
+    if found is None or type(found[0]) is not cst.FunctionDef:
+        return None
+    method = found[0]
+    if any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod"
+           for d in method.decorators):  # fmt: skip
+        return None
+    return method, found[1]
+
+
+def called_tf_function(model: TfModel, call: cst.Call, path: Path) -> str | None:
+    """The name of the tf.function without an input_signature that `call` runs (a decorated
+    `def` or method, or a name assigned `tf.function(...)`), else None."""
+    found = called_tf_function_options(model, call, path)
+    return found[0] if found is not None and not found[1][2] else None
+
+
+def called_tf_function_options(
+    model: TfModel, call: cst.Call, path: Path
+) -> tuple[str, tuple[bool | None, bool, bool, bool]] | None:
+    """The name and the options (xla, autograph, input_signature, reduce_retracing) of the
+    tf.function `call` runs (a decorated `def` or method, or a name assigned
+    `tf.function(...)`), else None."""
+    func = call.func
+    if type(func) is cst.Name:
+        options = _tf_function_binding(model, func, path)
+        return (func.value, options) if options is not None else None
+    found = callee(model, call, path)  # self.method(...), instance.method(...)
+    if found is None or type(found[0]) is not cst.FunctionDef:
+        return None
+    method = found[0]
+    for decorator in method.decorators:
+        spec = model.tf_function_spec(decorator.decorator, [*path, decorator])
+        if spec is not None:
+            return method.name.value, spec
+    return None
+
+
+def _tf_function_binding(
+    model: TfModel, func: cst.Name, path: Path
+) -> tuple[bool | None, bool, bool, bool] | None:
+    """The tf.function options of what `func` is bound to, None when it is no tf.function."""
+    found = model.names.lookup_with_path(func.value, path)
+    if found is None or len(found[0]) != 1:
+        return None
+    binding, scope_path = found[0][0], found[1]
+    node = binding.node
+    if binding.kind == "def" and type(node) is cst.FunctionDef:
+        for decorator in node.decorators:
+            spec = model.tf_function_spec(decorator.decorator, [*scope_path, node, decorator])
+            if spec is not None:
+                return spec
+        return None
+    if (
+        binding.kind == "assign"
+        and type(node) is cst.Call
+        and model.names.resolves_to(node.func, [*scope_path, node], TF_FUNCTION)
+    ):
+        return tf_function_options(node.args)
+    return None
+
+
+def tf_function_applying(
+    model: TfModel, call: cst.Call, path: Path, passed: Sequence[cst.BaseExpression]
+) -> str | None:
+    """The name of the module tf.function `call` runs, when one of the `passed` arguments
+    reaches a parameter it applies as an optimizer (`param.apply_gradients(...)`,
+    `param.minimize(...)`); None otherwise."""
+    target = model.resolve_function(call.func, path)
+    if target is None or type(target[0]) is not cst.FunctionDef:
+        return None
+    context = model.function_context(target[0])
+    if context is None or not context.root:
+        return None
+    bound = 1 if type(call.func) is cst.Attribute else 0
+    params = {param for param, arg in bind(target[0], call, bound) if any(arg is p for p in passed)}
+    for inner in calls_in(target[0].body):
+        method = inner.func
+        if (
+            type(method) is cst.Attribute
+            and method.attr.value in OPTIMIZER_APPLY_METHODS
+            and type(method.value) is cst.Name
+            and method.value.value in params
+        ):
+            return target[0].name.value
     return None
 
 

@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     VARIABLE_CLASSES,
     WEIGHT_MAKERS,
     canonical,
+    single_output,
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
@@ -150,6 +151,11 @@ def _python_annotated(param: cst.CSTNode | None) -> bool:
         and type(annotation.annotation) is cst.Name
         and annotation.annotation.value in _PYTHON_SCALARS
     )
+
+
+def _every_param(func: cst.FunctionDef) -> tuple[cst.Param, ...]:
+    params = func.params
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
 
 
 def join(values: Iterable[Value]) -> Value:
@@ -542,16 +548,25 @@ class TfValues:
 
     def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
         """A helper's parameter: what the module's graph code passes to it (unknown where
-        no call is seen; a call from another module is not seen)."""
+        no call is seen; a call from another module is not seen). Where every call leaves
+        it out, it is its default's value (`training=False`: a Python flag on every path)."""
         sites = self._helper_sites.get(id(func))
         if not sites or type(func) is not cst.FunctionDef:
             return UNK
         found = []
+        defaulted = True  # no call passes it, nor spreads `*args`/`**kwargs` that might
         for call, path, bound in sites:
+            if any(arg.star for arg in call.args):
+                defaulted = False
             for param, arg in bind(func, call, bound):  # type: ignore[arg-type]
                 if param == name:
                     found.append(self.value(arg, path))
-        return join(found) if found else UNK
+        if found:
+            return join(found)
+        default = next((p.default for p in _every_param(func) if p.name.value == name), None)
+        if defaulted and default is not None:
+            return self.value(default, self.model.scope_path(func)[:-1])  # type: ignore[attr-defined]
+        return UNK
 
     def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
         """What the module's graph code passes for the parameter `name` of the helper
@@ -600,6 +615,36 @@ class TfValues:
             if type(part) is cst.FormattedStringExpression
         )
 
+    def one_tensor(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """`expr` is one tensor, not a list or tuple of them: `value` calls both "tensor",
+        and only the first fails to iterate in graph code (`a, b = tf.split(x, 2)` is
+        fine)."""
+        if depth > 8 or self.value(expr, path).kind != TENSOR:
+            return False
+        kind = type(expr)
+        if kind is cst.Subscript:
+            return self.one_tensor(expr.value, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation:
+            return self.one_tensor(expr.expression, path, depth + 1)  # type: ignore[attr-defined]
+        if kind is cst.BinaryOperation:
+            # An operator with a tensor operand makes a tensor (even `t + [1, 2]`).
+            sides = (expr.left, expr.right)  # type: ignore[attr-defined]
+            return any(self.one_tensor(side, path, depth + 1) for side in sides)
+        if kind is cst.Call:
+            names = self.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+            return bool(names) and all(single_output(n) for n in names)
+        if kind is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)  # type: ignore[arg-type]
+        if not defs:
+            return False
+        # A parameter is not claimed: an `input_signature` entry, a Keras input or a loss's
+        # targets may be a structure of tensors (seed_rl's `Unroll(*data)` spreads one).
+        return all(
+            d.kind in ("assign", "aug") and self.one_tensor(d.node, d.path, depth + 1)  # type: ignore[arg-type]
+            for d in defs
+        )
+
     def tensor_like(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], root: bool) -> bool:
         """A tensor, or (`root`: in the function TF calls) a raw argument of the traced
         function: a tensor or a retrace key."""
@@ -620,6 +665,68 @@ class TfValues:
             if not self.names.resolves_to(value.func, here, VARIABLE_CLASSES):  # type: ignore[arg-type]
                 return False
         return True
+
+    def outer_object(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
+        """For `name.attr` in graph code (`path` ends at it), `name` not `self`: a
+        description of the object when it comes from outside the traced function (a module
+        global that is no import, or a Python argument of the function TensorFlow traces);
+        None otherwise."""
+        if name.value in ("self", "cls"):
+            return None
+        defs = self.name_defs(name, path)
+        if defs is not None:
+            if not defs or any(d.kind != "param" for d in defs):
+                return None
+            owner = self.model.function_context(defs[0].path[-1])
+            if owner is None or not owner.root or name.value in owner.tensor_params:
+                return None
+            return f"`{name.value}`, an argument of the traced function"
+        found = self.names.lookup_with_path(name.value, path)
+        if found is None or type(found[1][-1]) is not cst.Module:
+            return None
+        if not found[0] or any(b.kind != "assign" for b in found[0]):
+            return None
+        return f"the module's `{name.value}`"
+
+    def staged_loop(self, path: Sequence[cst.CSTNode]) -> cst.For | cst.While | None:
+        """The innermost loop around the end of `path`, in its function, when autograph
+        stages it: a `for` over a tensor (`tf.range(n)`) or a `while` on a tensor."""
+        for index in range(len(path) - 1, 0, -1):
+            loop = path[index]
+            kind = type(loop)
+            if kind in (cst.FunctionDef, cst.Lambda):
+                return None
+            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = self.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                staged = self.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
+                return loop if staged else None  # type: ignore[return-value]
+        return None
+
+    def tensors_read(self, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> list[str] | None:
+        """The names of the tensors `node` reads, in order; None when it also reads a local
+        value of unknown kind (a Python int, `self`). Only what the model knows is a tensor:
+        a raw argument of the traced function may be a Python value."""
+        tensors: list[str] = []
+        stack: list[cst.CSTNode] = [node]
+        while stack:
+            name = stack.pop()
+            if type(name) is cst.Attribute:
+                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
+                continue
+            if type(name) is not cst.Name:
+                stack.extend(iter_children(name))
+                continue
+            if name.value in tensors:
+                continue
+            if self.value(name, path).kind == TENSOR:
+                tensors.append(name.value)
+                continue
+            found = self.names.lookup_with_path(name.value, path)
+            if found is not None and type(found[1][-1]) is not cst.Module:
+                return None
+        return tensors
 
     def off_by_default(self, path: Sequence[cst.CSTNode]) -> bool:
         """The end of `path` is under `if verbose:`, a parameter of the helper that defaults

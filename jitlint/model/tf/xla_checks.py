@@ -15,6 +15,7 @@ from jitlint.model.library.tf_facts import XlaSupport, constant_args, op_table
 from jitlint.model.tf.api import canonical
 from jitlint.model.tf.dtypes import literal_kind
 from jitlint.model.tf.values import DYNAMIC_QUOTIENT, DYNAMIC_SIZE, TENSOR, Value, fixed_width
+from jitlint.python.binding import Signature, bind_call
 
 _STATEFUL = ("Print", "PyFunc", "EagerPyFunc", "Random", "Read", "Write", "Decode", "Encode")
 # Last components of the APIs with arguments XLA needs as compile-time constants (generated
@@ -93,7 +94,12 @@ def loop_problem(ctx, node: cst.For, path: Sequence[cst.CSTNode]) -> Problem | N
     return None
 
 
-_STRING_DATA = {"tensorflow.where": (1, 2), "tensorflow.fill": (1,)}
+# The APIs that make a tensor of the data they are given: their positional parameters, and
+# the ones that hold the data.
+_STRING_DATA = {
+    "tensorflow.where": (Signature(("condition", "x", "y", "name")), ("x", "y")),
+    "tensorflow.fill": (Signature(("dims", "value", "name")), ("value",)),
+}
 
 
 def string_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem | None:  # type: ignore[no-untyped-def]
@@ -105,14 +111,12 @@ def string_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Problem 
     slots = {_STRING_DATA.get(n) for n in names}
     if len(slots) != 1 or None in slots:
         return None
-    positional = [a for a in node.args if a.keyword is None]
-    if any(a.star for a in positional):
+    if any(a.star for a in node.args):
         return None
-    for index in next(iter(slots)):  # type: ignore[union-attr]
-        if index < len(positional) and type(positional[index].value) in (
-            cst.SimpleString,
-            cst.ConcatenatedString,
-        ):
+    signature, data = next(iter(slots))  # type: ignore[misc]
+    arguments = bind_call(signature, node).arguments
+    for parameter in data:
+        if type(arguments.get(parameter)) in (cst.SimpleString, cst.ConcatenatedString):
             api = min(names).replace("tensorflow.", "tf.", 1)
             return Problem(node, "no-kernel", api, "a string tensor (DT_STRING)")
     return None
@@ -226,10 +230,17 @@ def slice_call_problems(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> lis
 # Where a loop states that its variables' shapes change: `shape_invariants=` with an unknown
 # dimension. Graph mode runs such a loop; XLA refuses it ("Input and output shapes of loop
 # body do not match", observed with TensorFlow 2.21 XLA:CPU for both spellings).
+# The loop APIs that take `shape_invariants`, as messages spell them, with their positional
+# parameters up to it.
+_WHILE_LOOP = Signature(("cond", "body", "loop_vars", "shape_invariants"), var_keyword="options")
+_SET_LOOP_OPTIONS = Signature(
+    ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants"),
+    var_keyword="options",
+)
 _SHAPE_INVARIANTS = {
-    "tensorflow.while_loop": "tf.while_loop",
-    "tensorflow.compat.v1.while_loop": "tf.while_loop",
-    "tensorflow.autograph.experimental.set_loop_options": "set_loop_options",
+    "tensorflow.while_loop": ("tf.while_loop", _WHILE_LOOP),
+    "tensorflow.compat.v1.while_loop": ("tf.while_loop", _WHILE_LOOP),
+    "tensorflow.autograph.experimental.set_loop_options": ("set_loop_options", _SET_LOOP_OPTIONS),
 }
 
 
@@ -238,21 +249,15 @@ def loop_shape_problem(ctx, node: cst.Call, path: Sequence[cst.CSTNode]) -> Prob
     shape changes between iterations, which XLA cannot compile."""
     if call_leaf(node) not in ("while_loop", "set_loop_options"):
         return None
-    invariants = next(
-        (
-            a.value
-            for a in node.args
-            if a.keyword is not None and a.keyword.value == "shape_invariants"
-        ),
-        None,
-    )
+    names = canonical(ctx.names.qualified_names(node.func, path))
+    apis = {_SHAPE_INVARIANTS.get(n) for n in names}
+    if len(apis) != 1 or None in apis:
+        return None
+    spelled, signature = next(iter(apis))  # type: ignore[misc]
+    invariants = bind_call(signature, node).arguments.get("shape_invariants")
     if invariants is None or not _has_none(invariants):
         return None
-    names = canonical(ctx.names.qualified_names(node.func, path))
-    spelled = {_SHAPE_INVARIANTS.get(n) for n in names}
-    if len(spelled) != 1 or None in spelled:
-        return None
-    return Problem(invariants, "loop-shape", next(iter(spelled)), "")  # type: ignore[arg-type]
+    return Problem(invariants, "loop-shape", spelled, "")
 
 
 def _has_none(node: cst.CSTNode) -> bool:

@@ -8,7 +8,7 @@ from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
 from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
 from jitlint.fixes.traced.checks import raise_check_fix
 from jitlint.fixes.traced.conds import branch_fix_or_reason
-from jitlint.fixes.traced.expressions import chained_comparison_fix
+from jitlint.fixes.traced.expressions import chained_comparison_fix, logical_not_fix
 from jitlint.fixes.traced.guards import guard_return_fix
 from jitlint.fixes.traced.loops import while_loop_fix
 from jitlint.fixes.traced.masked import masked_assignments_fix
@@ -126,7 +126,7 @@ class TracedBool(Rule):
     sees (`print`, `list.append`, logging, the clock, Python or NumPy random numbers, `:=`):
     both rewrites trace both branches, so it would run for the branch not taken too. Nor when
     the test converts a tracer itself (`a > 0 and b > 0`, `not`), the assigned name is
-    `global`/`nonlocal`, a branch is not an array (a string, `None`, a lambda) or holds
+    `global`/`nonlocal`, a branch is not an array (a string, `None`, a set, a lambda) or holds
     another statement, an operand spans several lines, or it is an `elif` whose `if` branch is
     not a single `return` (the rewrite would then also run after that branch); the finding's
     help then says which. A chain of returns through `elif` becomes nested rewrites, one per
@@ -185,6 +185,10 @@ class TracedBool(Rule):
     on arrays, where Python's chain converts its first link to bool. Unsafe: the result is
     an array, not a bool, and the middle operands are read twice (only names, attributes and
     numbers are rewritten there).
+
+    `not x` on a traced value whose result is used as a value (an argument, an assignment,
+    a return), not tested, becomes `jnp.logical_not(x)`: unsafe, the result is a boolean
+    array, element-wise where `x` has several elements (where `not` raised).
 
     `x or default` on a traced `x` becomes `(x if x is not None else default)`: unsafe, a
     falsy value that is not None (0) now stays instead of becoming the default. An `assert`
@@ -622,6 +626,8 @@ def f(x):
                 fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
                     self.ctx, value, self.ctx.path_to(node)
                 )
+            if fix is None:
+                fix = logical_not_fix(self.ctx, node, self.ctx.parents[-1])
             self._report(node.expression, value, trace, "`not`", fix)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:

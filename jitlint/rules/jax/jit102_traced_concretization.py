@@ -15,10 +15,10 @@ from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import math_twins
+from jitlint.python.builtins_facts import NUMBER_CONVERSIONS
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
-_CONVERSIONS = {"builtins.float", "builtins.int", "builtins.complex"}
 _METHODS = {"item", "tolist"}
 
 
@@ -260,7 +260,7 @@ def run(xs):
             return
         qualname = next(iter(qualnames))
         is_math = qualname.startswith("math.")
-        if not (is_math or qualname in _CONVERSIONS or qualname == "builtins.range"):
+        if not (is_math or qualname in NUMBER_CONVERSIONS or qualname == "builtins.range"):
             return
         for arg in node.args:
             if arg.keyword is not None:
@@ -269,7 +269,7 @@ def run(xs):
             if value.traced:
                 name = qualname.removeprefix("builtins.")
                 fix = self._math_fix(node, qualname) if is_math else None
-                if fix is None and qualname in _CONVERSIONS:
+                if fix is None and qualname in NUMBER_CONVERSIONS:
                     fix = self._returned_fix(node)
                 if fix is None and qualname == "builtins.float":
                     fix = float_to_array_fix(self.ctx, node)

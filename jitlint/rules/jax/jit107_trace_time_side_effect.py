@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.fixes.eager_fix import unjit_fix
 from jitlint.fixes.host_callbacks import mutation_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Object, shows_tracer
@@ -11,11 +12,8 @@ from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
+from jitlint.python.builtins_facts import LOG_MODULES
 from jitlint.rules.base import JAX_TRACING, Rule
-
-# Transformations that trace their function again on every call, once per call, as the
-# function would run: a side effect in it happens as often as without them.
-_TRACED_PER_CALL = frozenset({"ckpt", "grad"})
 
 
 class TraceTimeSideEffect(Rule):
@@ -74,7 +72,12 @@ class TraceTimeSideEffect(Rule):
     reach the logger as NumPy arrays. A statement `seen.append(x)` (or `add`, `extend`,
     `appendleft`) storing a tracer in an outer container becomes
     `jax.debug.callback(seen.append, x)`: unsafe, the container now fills on every call as
-    the compiled program runs, asynchronously, and holds NumPy arrays.
+    the compiled program runs, asynchronously, and holds NumPy arrays. An attribute written
+    on an object made outside the trace, in a function whose only way of being traced is
+    one `jax.jit(f)` call of this file with no options (`fast = jax.jit(counter.count)`),
+    is fixed by calling `f` without jit (`fast = counter.count`): unsafe, the function then
+    runs op by op, and returns Python values where the compiled code returned arrays;
+    making it pure (return the new state) keeps jit but needs a person.
 
     ## Known problems
     `print` and logging of static values only (shapes, configuration) are not reported:
@@ -303,7 +306,7 @@ def run(xs):
     @staticmethod
     def _is_logging(qualname: str) -> bool:
         head, _, leaf = qualname.rpartition(".")
-        return head in ("logging", "absl.logging") and leaf in _LOG_METHODS
+        return head in LOG_MODULES and leaf in _LOG_METHODS
 
     def _mutation(self, node: cst.Call, target: cst.BaseExpression, trace: FunctionTrace) -> None:
         # Recording static facts (shapes, names) at trace time is a common, deliberate
@@ -368,7 +371,7 @@ def run(xs):
             target.value in scope.declared_nonlocal
             and trace.entries
             and not trace.inbound
-            and all(e.transform.style in _TRACED_PER_CALL for e in trace.entries)
+            and all(e.transform.traces_every_call for e in trace.entries)
         ):
             # remat and grad keep no trace cache: the function is traced on every call, once,
             # as it would run, so the write happens every time (graphcast passes the output
@@ -404,6 +407,7 @@ def run(xs):
             f"the traced function: it happens once, while {self.ctx.tracing.describe(trace)} "
             "is traced, not on every call",
             help="return the new value from the function instead of storing it on the object",
+            fix=unjit_fix(self.ctx, trace),
         )
 
     def _owner_traced(self, path: list[cst.CSTNode], func: cst.FunctionDef, name: str) -> bool:
@@ -549,8 +553,11 @@ class LeakedTracer(Rule):
     ```
 
     ## Fix safety
-    No fix: where the value should live instead (a return value, a loop carry, the caller)
-    depends on the program.
+    Where the function is traced only through one `jax.jit(f)` call of this file with no
+    options (`jax.jit(tracker.step)`), the fix calls `f` without jit, as JIT107's does: the
+    value stored is then a concrete array. Unsafe: the function runs op by op, and returns
+    Python values where the compiled code returned arrays. Otherwise no fix: where the value
+    should live instead (a return value, a loop carry, the caller) depends on the program.
 
     ## Known problems
     Only objects the model sees made in Python (at module level, or passed as the receiver
@@ -561,6 +568,7 @@ class LeakedTracer(Rule):
     code = "JIT108"
     name = "leaked-tracer"
     summary = "A tracer stored on an object made outside the trace leaks out of it."
+    fix_availability = "sometimes"
     runtime_error = "UnexpectedTracerError|unexpected tracer"
     requires = JAX_TRACING
     uses_tracing = True
@@ -637,4 +645,5 @@ jax.jit(m.run)(jnp.ones(3))
             f"the trace: {self.ctx.tracing.explain(value)}; once tracing ends, using it "
             "raises UnexpectedTracerError",
             help="return the value from the traced function and store it on the object outside",
+            fix=unjit_fix(self.ctx, trace),
         )

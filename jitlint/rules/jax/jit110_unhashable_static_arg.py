@@ -6,10 +6,14 @@ import libcst as cst
 
 from jitlint.fixes.framework_modules import filter_jit_fix, unflag_static_field_fix
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import frozen_dataclass_fix
+from jitlint.fixes.static_fix import (
+    frozen_dataclass_fix,
+    static_argname_fix,
+    without_static_fix,
+)
 from jitlint.model.domain.classes import ClassInfo
-from jitlint.model.domain.hashing import unfrozen_dataclass
-from jitlint.model.domain.values import Value
+from jitlint.model.domain.hashing import unfrozen_dataclass, unhashable
+from jitlint.model.domain.values import Object, Value
 from jitlint.model.jax.crossfile.returned import ForeignFunction
 from jitlint.model.jax.frameworks.equinox import ArrayHolder, static_array_fields
 from jitlint.model.jax.jit import JitApplication, jit_arguments
@@ -81,10 +85,19 @@ class UnhashableStaticArg(Rule):
     every input before and the function can still iterate and index the value. A name bound
     only to lists is wrapped in `tuple(...)`: unsafe, because elements that are themselves
     unhashable (nested lists) would still fail, and code that relied on mutating the value
-    changes. Dicts, sets and arrays get no fix: their hashable replacements depend on how the
-    function uses them. An instance of a dataclass of this file with `eq=True` and no
-    `frozen=True` gets `frozen=True` on the class's decorator: unsafe, assigning to a field
-    of an instance then raises FrozenInstanceError. `@partial(jax.jit, static_argnums=0)`
+    changes. Dicts and sets get no fix: their hashable replacements depend on how the
+    function uses them. An array passed to a static parameter of a function this file
+    decorates with a literal spec takes the parameter out of `static_argnums` or
+    `static_argnames` (the keyword goes when nothing is left): unsafe, since Python control
+    flow on that parameter then sees a tracer. A tracer passed to a static parameter because
+    it is a parameter of an enclosing `jax.jit` this file applies has that parameter made
+    static there too (`static_argnames`): unsafe, the outer function then compiles once per
+    value, and its callers must pass a hashable Python value. An instance of a dataclass of
+    this file with `eq=True` and no `frozen=True` gets `frozen=True` on the class's
+    decorator: unsafe, assigning to a field of an instance then raises
+    FrozenInstanceError. Where a field holds an array (which a field hash cannot take), it
+    gets `eq=False` instead: unsafe, instances then hash and compare by identity, and the
+    compiled code keeps the fields of the first trace. `@partial(jax.jit, static_argnums=0)`
     (or `static_argnames="self"`) on a method of an equinox module holding arrays becomes
     `@eqx.filter_jit`, which traces the module's arrays and keeps its other fields static:
     unsafe, the method's Python-valued arguments become static too (one compilation per
@@ -124,6 +137,19 @@ class UnhashableStaticArg(Rule):
     }
 
     VALID = (
+        # `eq=False` leaves a dataclass hashed by identity, whatever its fields hold.
+        """
+import dataclasses
+import jax
+import jax.numpy as jnp
+@dataclasses.dataclass(eq=False)
+class Shift:
+    offset: jax.Array
+    def __call__(self, x):
+        return x + self.offset
+half = Shift(jnp.ones(3))
+jax.jit(half)(jnp.zeros(3))
+""",
         # A frozen dataclass and a plain object (hashed by identity) are hashable.
         """
 import dataclasses
@@ -408,13 +434,34 @@ f(x, ([0], 1))  # error: JIT110
                     message,
                     help="pass a hashable, immutable value (a tuple, a frozen dataclass), or "
                     "make the argument traced",
-                    fix=self._dataclass_fix(value),
+                    fix=self._value_fix(value, param, func),
                 )
 
-    def _dataclass_fix(self, value: Value) -> NodeFix | None:
-        """An unfrozen dataclass of this file gets `frozen=True`."""
+    def _value_fix(self, value: Value, param: str, func: object) -> NodeFix | None:
+        """An unfrozen dataclass of this file gets `frozen=True`; a tracer that is a
+        parameter of an enclosing `jax.jit` has that parameter made static there, and
+        another array makes the parameter of this file's decorator traced again."""
+        if value.traced:
+            fix = static_argname_fix(self.ctx, value)
+            if fix is not None or type(func) is not cst.FunctionDef:
+                return fix
+            return self._made_traced(
+                self.ctx.jit.from_decorators(func, self.ctx.path_to(func)), param
+            )
         name = unfrozen_dataclass(value)
-        return frozen_dataclass_fix(self.ctx, name) if name is not None else None
+        if name is None or not isinstance(value, Object):
+            return None
+        # A field JAX cannot hash (an array) defeats a field hash: identity then.
+        by_identity = any(unhashable(field) is not None for field in value.fields.values())
+        return frozen_dataclass_fix(self.ctx, name, by_identity)
+
+    def _made_traced(self, app: JitApplication | None, param: str | None) -> NodeFix | None:
+        """The fix making `param`, which receives an array, a traced parameter of `app`."""
+        if app is None or app.signature is None or param is None:
+            return None
+        positional = app.signature.positional
+        position = positional.index(param) if param in positional else None
+        return without_static_fix(self.ctx.module, app.node, app.spec, param, position)
 
     def _literal(self, node: cst.Call) -> bool:
         """The values the call's own text shows to be unhashable; True if any was reported."""
@@ -443,7 +490,8 @@ f(x, ([0], 1))  # error: JIT110
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
-                    fix=self._fix(arg.value, found),
+                    fix=self._fix(arg.value, found)
+                    or (self._made_traced(app, param) if found.kind == "array" else None),
                 )
         return reported
 

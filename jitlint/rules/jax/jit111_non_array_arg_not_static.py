@@ -6,6 +6,7 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.static_fix import with_static_name
 from jitlint.model.jax.jit import JitApplication, jit_arguments
 from jitlint.model.jax.static_args.nonarray import NonArray, NonArrays
 from jitlint.python.binding import Signature, bind_call
@@ -91,8 +92,9 @@ class NonArrayArgNotStatic(Rule):
     depend on it. A bare `@jax.jit` on a method of a plain class (one defining neither
     `__eq__` nor `__hash__`) becomes `@partial(jax.jit, static_argnums=0)`: unsafe, since
     instances are then hashed by identity and attributes changed after the first call are
-    not seen by the compiled code; registering the class as a pytree, or `eqx.filter_jit` /
-    `nnx.jit`, are the alternatives, and other methods get help text only.
+    not seen by the compiled code (a `partial(jax.jit, ...)` or `jax.jit(...)` with a
+    literal spec gets `self` added to it, with the same caveat); registering the class as
+    a pytree, or `eqx.filter_jit` / `nnx.jit`, are the alternatives.
 
     ## Known problems
     Call sites are resolved only through names bound once to a jitted function in the same
@@ -451,19 +453,21 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         hashed (by identity, for a class without `__eq__`) instead of traced. Unsafe: the
         compiled code keeps the attribute values of the first trace per instance."""
         node = app.node
-        if not isinstance(node, cst.Name | cst.Attribute):
-            return None
         body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
         if any(
             isinstance(s, cst.FunctionDef) and s.name.value in ("__eq__", "__hash__") for s in body
         ):
             return None  # hashing is the class's own: it may be unhashable or by value
+        if type(node) is cst.Call:  # `partial(jax.jit, static_argnums=(1,))`: `self` joins
+            text = with_static_name(self.ctx.module, node, "self", 0)
+            return NodeFix("unsafe", _STATIC_SELF, ((node, text),)) if text else None
+        if not isinstance(node, cst.Name | cst.Attribute):
+            return None
         partial, imported = self.ctx.import_name("functools.partial", "partial")
         text = f"{partial}({self.ctx.module.code_for_node(node)}, static_argnums=0)"
         return NodeFix(
             "unsafe",
-            "mark `self` static (`static_argnums=0`): instances are hashed by identity, so "
-            "attributes changed after the first call are not seen by the compiled code",
+            _STATIC_SELF,
             ((node, text),),
             (imported,) if imported else (),
         )
@@ -513,6 +517,12 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             text = self.ctx.module.code_for_node(node)
             return NodeFix("unsafe", message, ((node, f"{text}({keyword})"),))
         return None
+
+
+_STATIC_SELF = (
+    "mark `self` static (`static_argnums=0`): instances are hashed by identity, so "
+    "attributes changed after the first call are not seen by the compiled code"
+)
 
 
 def _tuple_text(items: object) -> str:

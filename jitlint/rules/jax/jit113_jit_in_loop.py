@@ -11,18 +11,11 @@ from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import Repetition, local_repetition
 from jitlint.model.domain.values import BoundMethod, Object
+from jitlint.model.library.jax_facts import fresh_wrappers
 from jitlint.python.walker import contains, iter_children
 from jitlint.rules.base import Rule
 
 _PARTIAL = {"functools.partial"}
-# Each call returns a new function object, so jit's cache (keyed on the function) misses.
-_WRAPPERS = {
-    f"jax.{name}"
-    for name in (
-        *("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian"),
-        *("checkpoint", "remat", "named_call"),
-    )
-}
 _NOT_A_METHOD = {"builtins.staticmethod"}
 
 
@@ -475,7 +468,7 @@ class Model:
             names = self.ctx.names.qualified_names(expr.func, path)
             if names and names <= _PARTIAL:
                 return "a new `functools.partial`"
-            if names and names <= _WRAPPERS:
+            if names and names <= fresh_wrappers():
                 return f"a new `{self.ctx.module.code_for_node(expr.func)}(...)` wrapper"
             return None
         if isinstance(expr, cst.Name):

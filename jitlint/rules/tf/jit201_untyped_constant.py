@@ -5,6 +5,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.tensor_argument import add_dtype_fix, cast_to_float32_fix, typed_constant_fix
 from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
 from jitlint.model.tf.dtypes import (
     NUMPY_FIRST_FIXES_DTYPE,
@@ -378,13 +379,7 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
             return
         self._reported.add(id(expr))
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
-        code = self.ctx.module.code_for_node(expr)
-        fix = NodeFix(
-            "safe",  # the old code always raised
-            "Cast the array to float32",
-            ((expr, f"{spelled}.cast({code}, {spelled}.float32)"),),
-            (imports,) if imports else (),
-        )
+        fix = cast_to_float32_fix(expr, spelled, imports, self.ctx.module.code_for_node)
         self.report(
             expr,
             f"this NumPy array is float64, and {event.where} converts its first argument on "
@@ -488,13 +483,7 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
         self, call: cst.Call, dtype_code: str, applicability: str, imports: str | None
     ) -> NodeFix:
         code = self.ctx.module.code_for_node
-        data = code(call.args[0].value)
-        return NodeFix(
-            applicability,  # type: ignore[arg-type]
-            f"Add dtype={dtype_code}",
-            ((call, f"{code(call.func)}({data}, dtype={dtype_code})"),),
-            (imports,) if imports else (),
-        )
+        return add_dtype_fix(call, dtype_code, applicability, imports, code)  # type: ignore[arg-type]
 
     def _cast(self, event: Event) -> None:
         dtype = event.target
@@ -510,17 +499,7 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
             self._reported.add(id(call))
             direct = data is not None and data.value is call
             if direct and target is not None:
-                fix = NodeFix(
-                    "unsafe",
-                    f"Create the constant as {dtype} directly",
-                    (
-                        (
-                            node,
-                            f"{code(call.func)}({code(call.args[0].value)}, "
-                            f"dtype={code(target.value)})",
-                        ),
-                    ),
-                )
+                fix = typed_constant_fix(node, call, dtype, target, code)
                 how = f"before the cast to {dtype}"
             else:
                 spelled, imports = self.ctx.import_name("tensorflow", "tf")

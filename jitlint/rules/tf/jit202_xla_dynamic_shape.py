@@ -6,6 +6,7 @@ from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.cond_shapes import cond_mismatch
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
@@ -373,11 +374,11 @@ f = tf.function(step, jit_compile=True)
         for problem in shape_problems(self.ctx, node, path) + slice_call_problems(
             self.ctx, node, path
         ):
-            self._report(problem, context.origin)
+            self._report(problem, graph_site(context))
         for problem in ragged_problems(self.ctx, node, path):
             self.report(
                 problem.node,
-                f"this RaggedTensor is reduced by `{problem.what}` in {context.origin}: a "
+                f"this RaggedTensor is reduced by `{problem.what}` in {graph_site(context)}: a "
                 "ragged reduction builds ranges whose sizes are the row lengths, which XLA "
                 "needs as compile-time constants ('Range must be a compile-time constant')",
                 help="keep a dense tensor and a mask: tf.where(mask, x, 0) and sums of the mask",
@@ -394,7 +395,7 @@ f = tf.function(step, jit_compile=True)
         self.report(
             problem.node,
             f"these `shape_invariants` of `{problem.what}` leave a dimension unknown: a loop "
-            f"variable changes shape between iterations in {context.origin}, which graph mode "
+            f"variable changes shape between iterations in {graph_site(context)}, which graph mode "
             "allows and XLA does not ('Input and output shapes of loop body do not match')",
             help="keep the loop variables' shapes fixed: preallocate to the largest size and "
             "write with tf.tensor_scatter_nd_update, or use a TensorArray of fixed size",
@@ -410,7 +411,7 @@ f = tf.function(step, jit_compile=True)
             return
         self.report(
             node,
-            f"the branches of this `tf.cond` return different shapes in {context.origin}: "
+            f"the branches of this `tf.cond` return different shapes in {graph_site(context)}: "
             f"{found.detail}. XLA gives the result a bounded dynamic "
             "dimension, which later ops such as `tf.signal.fft2d` cannot take ('Asked to "
             "propagate a dynamic dimension ... which is not implemented')",
@@ -427,7 +428,7 @@ f = tf.function(step, jit_compile=True)
         if context is None or not context.xla:
             return
         for problem in slice_problems(self.ctx, node, path):
-            self._report(problem, context.origin)
+            self._report(problem, graph_site(context))
 
     def _report(self, problem: Problem, origin: str) -> None:
         what, detail = problem.what, problem.detail

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.xla_fix import with_xla_off_fix
+from jitlint.fixes.xla_fix import with_xla_off_fix, xla_twin_fix
 from jitlint.model.library.tf_facts import op_table
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
 from jitlint.rules.base import Rule
 
@@ -79,7 +80,11 @@ class XlaUnsupportedOp(Rule):
     `jit_compile=True` then compiles without XLA). Moving the call out of the compiled
     function, or rewriting a `py_function` in TensorFlow ops, keeps XLA but changes what
     the program does, so it is left to you; the finding's help says why there is no fix
-    when none is made.
+    when none is made. One op is rewritten with ops XLA compiles instead, keeping XLA on:
+    `tf.histogram_fixed_width(values, value_range, nbins)` becomes
+    `tf.math.unsorted_segment_sum` of ones over `tf.histogram_fixed_width_bins(...)`, the
+    same bins as the kernel's. Unsafe: `values` (only a name or attribute is accepted) is
+    read twice, and `nbins` must be a constant when XLA compiles.
 
     ## Known problems
     TensorFlow folds ops whose inputs are all constants before XLA sees them, so an
@@ -230,7 +235,7 @@ def step(x):
             return
         problem = loop_problem(self.ctx, node, path)
         if problem is not None:
-            self._loop(problem, context.origin, path)
+            self._loop(problem, graph_site(context), path)
 
     def _loop(self, problem, origin: str, path) -> None:  # type: ignore[no-untyped-def]
         fix, help = with_xla_off_fix(
@@ -266,10 +271,14 @@ def step(x):
                 True,
                 "move the call out of the XLA-compiled code, or compile without jit_compile",
             )
+            # The same result from ops XLA compiles keeps the code compiled: better.
+            fix = (
+                xla_twin_fix(self.ctx, node, self.ctx.names.qualified_names(node.func, path)) or fix
+            )
             self.report(
                 node,
                 f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
-                f"(TensorFlow {version}); compiling {context.origin} fails with 'Detected "
+                f"(TensorFlow {version}); compiling {graph_site(context)} fails with 'Detected "
                 "unsupported operations'",
                 help=help,
                 fix=fix,

@@ -5,15 +5,10 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.numpy_to_tf import dataset_py_function_fix, numpy_to_tf_fix
 from jitlint.fixes.xla_fix import run_eagerly_fix
+from jitlint.model.tf.api import NUMPY_METADATA_FUNCTIONS
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
-
-# tensors (np.shape and np.ndim were observed to work inside tf.function on TF 2.21).
-_ATTRIBUTE_ONLY = {
-    f"numpy.{n}"
-    for n in ("shape", "ndim", "dtype", "result_type", "issubdtype", "promote_types",
-              "finfo", "iinfo", "isscalar", "iterable")
-}  # fmt: skip
 
 
 class NumpyInGraph(Rule):
@@ -189,8 +184,8 @@ class Model(tf.keras.Model):
             return
         self.report(
             node,
-            f"`.numpy()` on a symbolic tensor in {context.origin}: graph tensors have no value "
-            "while the function is traced (AttributeError: 'SymbolicTensor' object has no "
+            f"`.numpy()` on a symbolic tensor in {graph_site(context)}: graph tensors have no "
+            "value while the function is traced (AttributeError: 'SymbolicTensor' object has no "
             "attribute 'numpy')",
             help="use the tensor directly (tf ops, tf.print), or return it and convert outside",
             fix=self._print_fix(node, func, path) or self._eager_fix(context, path),
@@ -202,7 +197,7 @@ class Model(tf.keras.Model):
         module-level `tf.data` map function: it runs through `tf.py_function`."""
         if context.layer is not None:
             return run_eagerly_fix(self.ctx)
-        if context.root and "tf.data" in context.origin and type(path[1]) is cst.FunctionDef:
+        if context.root and context.root_kind == "tf.data" and type(path[1]) is cst.FunctionDef:
             spelled, imports = self.ctx.import_name("tensorflow", "tf")
             imported = (imports,) if imports else ()
             return dataset_py_function_fix(self.ctx, path[1], spelled, imported)
@@ -243,7 +238,9 @@ class Model(tf.keras.Model):
         if context is None:
             return
         names = self.ctx.names.qualified_names(func, path)
-        if not names or not all(n.startswith("numpy.") for n in names) or names & _ATTRIBUTE_ONLY:
+        if not names or not all(n.startswith("numpy.") for n in names):
+            return
+        if names & NUMPY_METADATA_FUNCTIONS:
             return
         values = self.ctx.tf.values
 
@@ -255,8 +252,9 @@ class Model(tf.keras.Model):
                 api = min(names).replace("numpy.", "np.", 1)
                 self.report(
                     node,
-                    f"`{api}` on a symbolic tensor in {context.origin}: NumPy cannot convert a "
-                    "graph tensor (NotImplementedError: Cannot convert a symbolic tf.Tensor)",
+                    f"`{api}` on a symbolic tensor in {graph_site(context)}: NumPy cannot "
+                    "convert a graph tensor (NotImplementedError: Cannot convert a symbolic "
+                    "tf.Tensor)",
                     help="use the tf equivalent (or tf.experimental.numpy), or convert outside "
                     "the function",
                     fix=self._fix(node, names, is_tensor) or self._eager_fix(context, path),

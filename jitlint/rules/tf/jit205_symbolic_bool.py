@@ -6,7 +6,9 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.checks import tf_raise_check_fix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
+from jitlint.model.domain.branches import Mismatch, branch_mismatches
 from jitlint.model.tf.api import DO_NOT_CONVERT
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
 from jitlint.rules.base import Rule
 
@@ -26,6 +28,25 @@ class SymbolicBool(Rule):
     autograph traces both branches into a `tf.cond`, so the `raise` runs while tracing and
     the function always fails, whatever the value (observed, TF 2.21: `if loss > 100.0:
     raise ValueError(...)` raises for a loss of 1.0).
+
+    And branches of such an `if` that leave different outputs: autograph makes the `if` a
+    `tf.cond`, which needs the same outputs from both. Reported: a name live after the `if`
+    that one branch binds and nothing binds before it ("'y' must also be initialized in the
+    else branch"), `None` in one branch and a value in the other, or a value in one branch
+    where the other keeps the `None` bound before the `if` ("'y' is None at the end of the
+    else branch"), lists, tuples or dicts of other lengths or keys ("'y' must have
+    the same nested structure in the main and else branches"), and, for an `if` in the
+    function's body, a `return` in one branch where the other falls off the end ("the else
+    branch must also have a return statement") or returns another structure (errors
+    observed, TF 2.21).
+
+    A tensor iterated by Python in any graph code, with autograph or without: unpacked (`batch,
+    length = tf.shape(x)`, `h, w = tf.shape(images)[1:3]`), spread (`f(*t)`), the source of
+    a comprehension, or given to `enumerate`/`zip`/`list`/`tuple`. Autograph converts only a
+    plain `for row in t:`; the rest fails while tracing even when the shape is fully known
+    (observed, TF 2.21: `a, b = t` for `t` of static shape (2, 3)). Only values known to be
+    one tensor are checked (`tf.split`, `tf.unstack`, `tf.nn.moments` return lists and
+    tuples, which Python unpacks).
 
     ## Why is this bad
     A graph tensor has no value while the function is traced, so Python cannot branch on
@@ -102,8 +123,13 @@ class SymbolicBool(Rule):
     function's control flow (both branches of a converted `if` are traced, and they must
     return tensors of one structure), also where other code relied on it staying Python.
 
-    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off becomes `for i in
-    range(x.shape[k])`: unsafe, it needs the dimension known while tracing (a `None`
+    `a, b = t` becomes `a, b = tf.unstack(t, num=2)` (unsafe): the parts along the first
+    axis, as Python's unpacking of an eager tensor gives them; a first dimension of another
+    size now fails when the graph runs rather than while tracing.
+
+    A `for` over `tf.range(tf.shape(x)[k])` where autograph is off, and a comprehension
+    over it anywhere, becomes `for i in range(x.shape[k])` (as `tf.range(x.shape[k])`
+    becomes `range(x.shape[k])`): unsafe, it needs the dimension known while tracing (a `None`
     dimension now raises TypeError), the loop is unrolled into the graph, and `i` is a
     Python int rather than an int32 tensor.
 
@@ -114,10 +140,14 @@ class SymbolicBool(Rule):
     decides whether the weight exists, or `self.bias is not None`.
 
     ## Known problems
+    Branch outputs are compared by their syntax only: a name bound by a plain assignment
+    directly in a branch, `None`, and list/tuple/dict displays; dtypes and shapes that
+    differ (`tf.cast(x, tf.int32)` against `x`) are not compared.
+
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
-    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`;
-    classes derived from it are treated like `tf.function`.
+    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`; classes derived from
+    it are treated like `tf.function`.
     """
 
     code = "JIT205"
@@ -129,6 +159,69 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # Outputs bound before the `if` or in both branches alike, names not read after,
+        # returns on every path, and an `if` on a Python value.
+        """
+import tensorflow as tf
+@tf.function
+def pick(x, mode="a"):
+    y = x
+    if tf.reduce_sum(x) > 0:
+        y = x * 2.0
+        tmp = y + 1.0
+    if tf.reduce_max(x) > 1.0:
+        z = x
+    else:
+        z = -x
+    if mode == "a":
+        w = None
+    else:
+        w = [x, x]
+    best = None
+    if tf.reduce_min(x) > 0.0:
+        best = x
+    else:
+        best = -x
+    if tf.reduce_min(x) > 0.0:
+        w = y
+    else:
+        return y + z + best
+    return w - z
+""",
+        # Unpacking lists and tuples of tensors, static shapes, and a converted `for`.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    a, b = tf.split(x, 2)
+    mean, var = tf.nn.moments(x, axes=[0])
+    rows, cols = x.shape
+    first, second = tf.unstack(tf.shape(x))
+    pair = [a, b]
+    c, d = pair
+    total = tf.zeros_like(a)
+    for row in tf.reshape(x, [-1, 2]):
+        total += row
+    return total + mean + var + c + d + sum(t for t in [a, b])
+""",
+        # An argument whose signature is a structure of tensors unpacks fine.
+        """
+import collections
+import tensorflow as tf
+Pair = collections.namedtuple("Pair", "a b")
+@tf.function(input_signature=[(tf.TensorSpec([None]), tf.TensorSpec([None]))])
+def add(data):
+    pair = Pair(*data)
+    first, second = data
+    return pair.a + second + first
+""",
+        # Eager code may unpack a tensor.
+        """
+import tensorflow as tf
+def f(x):
+    batch, length = tf.shape(x)
+    return tf.zeros([batch, length])
+""",
         # A raise decided by Python values or static shapes: it runs only when it should.
         """
 import tensorflow as tf
@@ -192,6 +285,60 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # The branches of an autographed tensor `if` leave different outputs.
+        """
+import tensorflow as tf
+@tf.function
+def pick(x):
+    if tf.reduce_sum(x) > 0:
+        scaled = x * 2.0  # error: JIT205
+    if tf.reduce_max(x) > 1.0:
+        mask = None  # error: JIT205
+    else:
+        mask = tf.ones_like(x)
+    if tf.reduce_min(x) > 0.0:
+        parts = [x, x]  # error: JIT205
+    else:
+        parts = [x]
+    return scaled, mask, parts
+""",
+        # The else branch keeps the `None` bound before the `if`.
+        """
+import tensorflow as tf
+@tf.function
+def best_row(x, rows=(0, 1)):
+    best = None
+    for row in rows:
+        if tf.reduce_sum(x[row]) > 0:
+            best = x[row]  # error: JIT205
+    return best
+""",
+        """
+import tensorflow as tf
+@tf.function
+def clipped(x):
+    total = tf.reduce_sum(x)
+    if total > 10.0:
+        return x / total  # error: JIT205
+""",
+        # A tensor unpacked or iterated by Python: fails with autograph too.
+        """
+import tensorflow as tf
+@tf.function
+def pad_to(x):
+    batch, length = tf.shape(x)  # error: JIT205
+    parts = [row * 2.0 for row in tf.reshape(x, [-1, 2])]  # error: JIT205
+    for i, row in enumerate(tf.abs(x)):  # error: JIT205
+        parts.append(row)
+    return tf.zeros([batch, length])
+""",
+        """
+import tensorflow as tf
+class Crop(tf.keras.layers.Layer):
+    def call(self, images):
+        h, w = tf.shape(images)[1:3]  # error: JIT205
+        return images[:, : h // 2, : w // 2]
+""",
         # A raise in a branch of an autographed tensor `if`: traced, so it always raises.
         """
 import tensorflow as tf
@@ -307,7 +454,7 @@ class Dense(keras.layers.Layer):
         if weight is not None:
             self.report(
                 node,
-                f"{what} on `self.{weight}`, a variable, in {context.origin}: a variable has "
+                f"{what} on `self.{weight}`, a variable, in {graph_site(context)}: a variable has "
                 "no truth value in graph code (OperatorNotAllowedInGraphError), and a Keras 3 "
                 "weight has none even eagerly (TypeError 'A Keras Variable cannot be used as "
                 "a boolean')",
@@ -321,7 +468,7 @@ class Dense(keras.layers.Layer):
                 fix, no_fix = converted, ""
         self.report(
             node,
-            f"{what} on a symbolic tensor in {context.origin}, where {why}: "
+            f"{what} on a symbolic tensor in {graph_site(context)}, where {why}: "
             "OperatorNotAllowedInGraphError",
             help="use tf.cond / tf.where / tf.while_loop, or tf.debugging.assert_* for checks"
             + (f"; no automatic fix: {no_fix}" if no_fix else ""),
@@ -380,20 +527,36 @@ class Dense(keras.layers.Layer):
         if context is not None:
             self._report(node.test, "`if`", context, *self._cond_fix(node))
             return
-        raising = _raise_in_branch(node)
-        if raising is None:
-            return
         context = self._tensor_context(node, node.test, False)
-        if context is not None:
+        if context is None:
+            return
+        raising = _raise_in_branch(node)
+        if raising is not None:
             self.report(
                 raising,
                 f"this `raise` is in a branch of an `if` on a symbolic tensor in "
-                f"{context.origin}: autograph traces both branches of a tensor `if`, so it "
+                f"{graph_site(context)}: autograph traces both branches of a tensor `if`, so it "
                 "raises while tracing, whatever the value",
                 help="check the value with tf.debugging.assert_* (or tf.debugging.Assert), "
                 "or decide the branch from a Python value",
                 fix=None if context.xla else self._raise_fix(node),
             )
+        path = self.ctx.path_to(node)
+        func = next((n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)), None)
+        if type(func) is cst.FunctionDef:
+            for mismatch in branch_mismatches(node, func):
+                self._report_mismatch(mismatch, context)
+
+    def _report_mismatch(self, mismatch: Mismatch, context) -> None:  # type: ignore[no-untyped-def]
+        what = f"`{mismatch.name}`" if mismatch.name else "the return value"
+        error = _MISMATCH_ERRORS[mismatch.kind].format(name=mismatch.name or "retval_")
+        self.report(
+            mismatch.node,
+            f"{what} differs between the branches of an `if` on a symbolic tensor in "
+            f"{graph_site(context)}: autograph makes it a tf.cond, which traces both branches "
+            f"and needs the same outputs from each ({error})",
+            help=_MISMATCH_HELP[mismatch.kind],
+        )
 
     def _raise_fix(self, node: cst.If) -> NodeFix | None:
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
@@ -409,9 +572,10 @@ class Dense(keras.layers.Layer):
         if context is not None:
             self._report(node.iter, "`for` (iterating)", context, self._static_range_fix(node))
 
-    def _static_range_fix(self, node: cst.For) -> NodeFix | None:
+    def _static_range_fix(self, node: cst.For | cst.CompFor) -> NodeFix | None:
         """`for i in tf.range(tf.shape(x)[k]):` -> `for i in range(x.shape[k]):`, a Python
-        loop over the static size (unrolled into the graph)."""
+        loop over the static size (unrolled into the graph); `tf.range(x.shape[k])` ->
+        `range(x.shape[k])` alike."""
         call, path = node.iter, self.ctx.path_to(node)
         if type(call) is not cst.Call or len(call.args) != 1 or call.args[0].keyword:
             return None
@@ -424,6 +588,13 @@ class Dense(keras.layers.Layer):
         shape = size.value
         if type(index) is not cst.Index or type(index.value) is not cst.Integer:
             return None
+        if type(shape) is cst.Attribute and shape.attr.value == "shape":
+            static = self.ctx.module.code_for_node(size)
+            return NodeFix(
+                "unsafe",
+                "loop over the static size with Python `range` (the dimension must be known)",
+                ((call, f"range({static})"),),
+            )
         if type(shape) is not cst.Call or len(shape.args) != 1 or shape.args[0].keyword:
             return None
         if not self.ctx.names.resolves_to(shape.func, [*path, shape], {"tensorflow.shape"}):
@@ -435,6 +606,48 @@ class Dense(keras.layers.Layer):
             "unsafe",
             "loop over the static size with Python `range` (the dimension must be known)",
             ((call, f"range({tensor}.shape[{index.value.value}])"),),
+        )
+
+    # ----- a tensor iterated by Python (any graph code: autograph converts only `for`) -----
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        targets = [t.target for t in node.targets if type(t.target) in (cst.Tuple, cst.List)]
+        if targets:
+            self._iterated(node.value, "unpacking", self._unstack_fix(node, targets[0]))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._iterated(node.iter, "a comprehension over", self._static_range_fix(node))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.star == "*":
+            self._iterated(node.value, "`*` (spreading)")
+
+    def _iterated(self, expr: cst.BaseExpression, what: str, fix: NodeFix | None = None) -> None:
+        context = self._tensor_context(expr, expr, False)
+        if context is None or not self.ctx.tf.values.one_tensor(expr, self.ctx.path_to(expr)):
+            return
+        self.report(
+            expr,
+            f"{what} a symbolic tensor in {graph_site(context)}: a graph tensor cannot be "
+            "iterated by Python, with or without autograph (OperatorNotAllowedInGraphError: "
+            "Iterating over a symbolic `tf.Tensor` is not allowed)",
+            help="take the parts with tf.unstack(t, num=N) or by index (t[0], t[1]); loop "
+            "with `for row in t:` (autograph converts a plain `for`) or tf.map_fn",
+            fix=fix,
+        )
+
+    def _unstack_fix(self, node: cst.Assign, target: cst.Tuple | cst.List) -> NodeFix | None:
+        """`a, b = t` -> `a, b = tf.unstack(t, num=2)`: the parts along the first axis, as
+        Python's unpacking of an eager tensor gives them."""
+        if len(node.targets) != 1 or any(type(e) is cst.StarredElement for e in target.elements):
+            return None
+        spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        value = self.ctx.module.code_for_node(node.value)
+        return NodeFix(
+            "unsafe",
+            "take the parts with `tf.unstack(..., num=N)`",
+            ((node.value, f"{spelled}.unstack({value}, num={len(target.elements)})"),),
+            (imports,) if imports else (),
         )
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
@@ -454,7 +667,16 @@ class Dense(keras.layers.Layer):
             self._report(node.left, "`and`/`or`", context)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if type(node.func) is not cst.Name or node.func.value != "bool" or len(node.args) != 1:
+        if type(node.func) is not cst.Name or len(node.args) < 1:
+            return
+        if node.func.value in ("enumerate", "zip", "list", "tuple"):
+            found = self.ctx.names.qualified_names(node.func, self.ctx.path_to(node))
+            if found and found <= _ITERATING_BUILTINS:
+                for arg in node.args:
+                    if not arg.keyword and not arg.star:
+                        self._iterated(arg.value, f"`{node.func.value}()` of")
+            return
+        if node.func.value != "bool" or len(node.args) != 1:
             return
         context = self._tensor_context(node, node.args[0].value, False)
         if context is None:
@@ -482,6 +704,25 @@ class Dense(keras.layers.Layer):
             ((node, f"{spelled}.debugging.Assert({test}, [{message}])"),),
             (imports,) if imports else (),
         )
+
+
+# The errors autograph raises (observed, TF 2.21), and what to do about each.
+_MISMATCH_ERRORS = {
+    "unbound": "ValueError: '{name}' must also be initialized in the else branch",
+    "none": "ValueError: '{name}' is None at the end of the else (or main) branch; a "
+    "TypeError where the other value is no tensor either",
+    "structure": "TypeError: '{name}' must have the same nested structure in the main and "
+    "else branches",
+    "no-return": "ValueError: the else branch must also have a return statement",
+}
+_MISMATCH_HELP = {
+    "unbound": "give the name a value before the `if` (or in both branches)",
+    "none": "give both branches a tensor of one dtype and shape (a zero or a default), not `None`",
+    "structure": "build the same structure in both branches (the same length, the same keys)",
+    "no-return": "return a value on every path, or decide the branch from a Python value",
+}
+
+_ITERATING_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
 
 
 def _raise_in_branch(node: cst.If) -> cst.Raise | None:

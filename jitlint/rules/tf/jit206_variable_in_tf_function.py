@@ -11,19 +11,19 @@ from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.repeats import enclosing_loops
 from jitlint.model.tf.api import (
-    KERAS_STATELESS_LAYERS,
-    KERAS_VARIABLE_CLASSES,
+    VARIABLE_CONSTRUCTORS,
     VARIABLE_FUNCTIONS,
     WEIGHT_MAKERS,
     canonical,
 )
+from jitlint.model.tf.function import graph_site
+from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
+from jitlint.model.tf.repeats import tf_function_applying
 from jitlint.python.names import leaf_name
+from jitlint.python.uses import calls_in
 from jitlint.rules.base import Rule
-
-_VARIABLE = KERAS_VARIABLE_CLASSES | {"tensorflow.Variable"}
-# Methods Keras and tf.Module run once, outside the traced step: creating variables is their job.
-_SETUP_METHODS = {"__init__", "build", "_build", "setup", "create_variables"}
 
 
 class VariableInTfFunction(Rule):
@@ -43,6 +43,13 @@ class VariableInTfFunction(Rule):
     too: a built layer refuses new weights ("You cannot add new elements of state ... to a
     layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
     pattern is the fix, and is not reported.
+
+    And a Keras optimizer made anew on every iteration of a loop in eager code and passed
+    to a `tf.function` that applies it (`optimizer.apply_gradients(...)`): each new
+    optimizer is a new Python argument, so the function traces again, and that trace makes
+    the optimizer's slot variables (observed, TF 2.21 / Keras 3: the second iteration
+    raises). An optimizer whose `build(...)` runs before the call, and a plain `SGD`
+    (no momentum, so no slot), are left alone.
 
     ## Why is this bad
     A `tf.function` may create variables only on its first trace. A body that creates one
@@ -137,6 +144,29 @@ class VariableInTfFunction(Rule):
     runtime_error = "tf.function only supports singleton tf.Variables"
 
     VALID = (
+        # One optimizer for every iteration, or one built (its variables made) before the
+        # tf.function sees it.
+        """
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def fit(batches):
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    for x, y in batches:
+        train_step(x, y, optimizer)
+def search(batches, rates):
+    for rate in rates:
+        optimizer = tf.keras.optimizers.SGD(rate)
+        optimizer.build(model.trainable_variables)
+        for x, y in batches:
+            train_step(x, y, optimizer)
+""",
         # A layer whose only sublayer owns no variable owns none either: one per trace is fine.
         """
 import tensorflow as tf
@@ -219,6 +249,22 @@ def make():
 """,
     )
     INVALID = (
+        # A new optimizer per iteration, passed to the tf.function that applies it.
+        """
+import tensorflow as tf
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+@tf.function
+def train_step(x, y, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+def search(x, y, rates):
+    for rate in rates:
+        optimizer = tf.keras.optimizers.Adam(rate)  # error: JIT206
+        train_step(x, y, optimizer)
+""",
         # A weight made in `call`: Keras 3 refuses new state once the layer is built.
         """
 import tensorflow as tf
@@ -249,6 +295,14 @@ import tensorflow as tf
 @tf.function
 def f(x):
     v = tf.Variable(1.0)  # error: JIT206
+    return x * v
+""",
+        # TF 1's spelling fails the same way on TF 2.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    v = tf.compat.v1.Variable(1.0)  # error: JIT206
     return x * v
 """,
         # Keras objects with variables, created in call and in a tf.function.
@@ -297,7 +351,10 @@ class Scale(keras.layers.Layer):
             return  # variables, layers, models, optimizers and metrics are classes
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or self._created_once(path):
+        if context is None:
+            self._optimizer_per_iteration(node, func, leaf, path)
+            return
+        if self._created_once(path):
             return
         what = self._creates_state(func, leaf, path)
         if what is None or self._inside_reported_creation(path):
@@ -321,7 +378,7 @@ class Scale(keras.layers.Layer):
         if what == "variable":
             self.report(
                 node,
-                f"`{leaf}` is created on every trace of {context.origin}; TensorFlow allows "
+                f"`{leaf}` is created on every trace of {graph_site(context)}; TensorFlow allows "
                 "variables only on the first call (ValueError: tf.function only supports "
                 "singleton tf.Variables)",
                 help="create it once: at module level, in __init__/build, or behind "
@@ -331,12 +388,65 @@ class Scale(keras.layers.Layer):
             return
         self.report(
             node,
-            f"a new {what} `{leaf}` is created on every trace of {context.origin}: its "
+            f"a new {what} `{leaf}` is created on every trace of {graph_site(context)}: its "
             "variables are created inside the traced function (TensorFlow allows them only "
             "on the first call), and a new one each time is never trained or tracked",
             help=f"create the {what} once, in `__init__` (or `build`), and call it here{no_fix}",
             fix=fix,
         )
+
+    def _optimizer_per_iteration(
+        self, node: cst.Call, func: cst.BaseExpression, leaf: str, path: list[cst.CSTNode]
+    ) -> None:
+        """`opt = Adam()` in a loop of eager code, `opt` then passed to a tf.function that
+        applies it: every new optimizer retraces the function, and that later trace makes
+        the optimizer's slot variables."""
+        loops = enclosing_loops(path)
+        if not loops or self._creates_state(func, leaf, path) != "Keras optimizer":
+            return
+        if (
+            leaf == "SGD"
+            and len(node.args) < 2
+            and not any(a.keyword is not None and a.keyword.value == "momentum" for a in node.args)
+        ):
+            return  # plain SGD keeps no slot: nothing to make in the trace (Keras 3)
+        parent = path[-2]
+        if type(parent) is cst.Assign and len(parent.targets) == 1:  # type: ignore[attr-defined]
+            target = parent.targets[0].target  # type: ignore[attr-defined]
+            name = target.value if type(target) is cst.Name else None
+        else:
+            name = None
+        for call in calls_in(loops[0].body):
+            method = call.func
+            if (
+                type(method) is cst.Attribute
+                and method.attr.value == "build"
+                and _is_name(method.value, name)
+            ):
+                return  # `opt.build(...)` first: its variables exist before the trace
+            step = self._applying_tf_function(call, node, name)
+            if step is not None:
+                self.report(
+                    node,
+                    f"a new Keras optimizer `{leaf}` is made on every iteration and passed to "
+                    f"`{step}`, a tf.function that applies it: each new optimizer retraces "
+                    "it, and that trace creates the optimizer's slot variables, which "
+                    "TensorFlow allows only on the first call (ValueError: tf.function only "
+                    "supports singleton tf.Variables created on the first call)",
+                    help="make the optimizer once, before the loop; where each iteration "
+                    "needs a fresh one, make the tf.function in the loop too "
+                    "(`step = tf.function(train_step)`), so its first trace makes them",
+                )
+                return
+
+    def _applying_tf_function(self, call: cst.Call, made: cst.Call, name: str | None) -> str | None:
+        """The name of the tf.function `call` calls, when it passes the optimizer (`made`,
+        or the name bound to it) for a parameter the function applies
+        (`param.apply_gradients(...)`, `param.minimize(...)`)."""
+        passed = [a.value for a in call.args if a.value is made or _is_name(a.value, name)]
+        if not passed:
+            return None
+        return tf_function_applying(self.ctx.tf, call, self.ctx.path_to(call), passed)
 
     def _weight_call(self, node: cst.Call, func: cst.BaseExpression, leaf: str) -> None:
         """`self.add_weight(...)` in a layer's `call` (or another traced method), and
@@ -356,12 +466,12 @@ class Scale(keras.layers.Layer):
         # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
         # (observed, Keras 3.15); only `__init__`/`build` may make them.
         lazy_allowed = leaf not in WEIGHT_MAKERS or self.ctx.versions.keras < (3,)
-        if self._created_once(path) if lazy_allowed else _in_setup_method(path):
+        if self._created_once(path) if lazy_allowed else in_setup_method(path):
             return
         if leaf in WEIGHT_MAKERS:
             self.report(
                 node,
-                f"`self.{leaf}` makes a weight on every trace of {context.origin}: a Keras 3 "
+                f"`self.{leaf}` makes a weight on every trace of {graph_site(context)}: a Keras 3 "
                 "layer that is already built refuses new state ('You cannot add new elements "
                 "of state ... to a layer that is already built'); in TF 2's Keras it is a new "
                 "variable per trace (ValueError: tf.function only supports singleton "
@@ -371,7 +481,7 @@ class Scale(keras.layers.Layer):
             return
         self.report(
             node,
-            f"`{leaf}` creates a variable on every trace of {context.origin}; TensorFlow "
+            f"`{leaf}` creates a variable on every trace of {graph_site(context)}; TensorFlow "
             "allows variables only on the first call (ValueError: tf.function only supports "
             "singleton tf.Variables)",
             help="create it once: at module level, in __init__/build, or behind "
@@ -424,7 +534,7 @@ class Scale(keras.layers.Layer):
             ):
                 return True
             if ancestor_kind is cst.FunctionDef:
-                return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
+                return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
         return False
 
     def _creates_state(
@@ -433,9 +543,9 @@ class Scale(keras.layers.Layer):
         """ "variable", "layer", "model", "optimizer", "metric" for a call that creates
         TensorFlow state; None for anything else (weightless layers, unknown classes)."""
         names = canonical(self.ctx.names.qualified_names(func, path))
-        if names and names <= _VARIABLE:
+        if names and names <= VARIABLE_CONSTRUCTORS:
             return "variable"
-        found = {_keras_state(name) for name in names}
+        found = {keras_state(name) for name in names}
         if len(found) == 1 and None not in found:
             return found.pop()
         if type(func) is cst.Name:
@@ -452,30 +562,8 @@ class Scale(keras.layers.Layer):
         return None
 
 
-def _in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
-    """The innermost function of `path` is one Keras runs once to set the object up."""
-    for ancestor in reversed(path):
-        if type(ancestor) is cst.FunctionDef:
-            return ancestor.name.value in _SETUP_METHODS  # type: ignore[attr-defined]
-    return False
-
-
-def _keras_state(name: str) -> str | None:
-    parts = name.split(".")
-    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
-        return None
-    leaf = parts[-1]
-    if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
-        return None
-    if "optimizers" in parts:
-        return "Keras optimizer"
-    if "metrics" in parts:
-        return "Keras metric"
-    if "layers" in parts:
-        return "Keras layer"
-    if leaf in ("Sequential", "Model"):
-        return "Keras model"
-    return None
+def _is_name(expr: cst.CSTNode, name: str | None) -> bool:
+    return name is not None and type(expr) is cst.Name and expr.value == name
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:

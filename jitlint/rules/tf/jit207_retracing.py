@@ -13,12 +13,23 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
-from jitlint.model.tf.function import tf_function_options
-from jitlint.model.tf.repeats import callee, keeping, model_remade_for_inference, varying_python
+from jitlint.model.tf.repeats import (
+    KERAS_MODEL_MAKERS,
+    called_def,
+    called_tf_function,
+    called_tf_function_options,
+    keeping,
+    model_remade_for_inference,
+    varying_python,
+)
 from jitlint.rules.base import Rule
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-_MODEL_MAKERS = {"load_model", "clone_model", "model_from_json", "Sequential", "Model"}
+# The tf.function keywords that relax its signature after a new shape (the second the old
+# spelling of the first).
+_RELAXING = frozenset({"reduce_retracing", "experimental_relax_shapes"})
+# How the calls that load or build a Keras model end (the model says which they are).
+_MODEL_MAKERS = frozenset(name.rpartition(".")[2] for name in KERAS_MODEL_MAKERS)
 
 
 class Retracing(Rule):
@@ -39,13 +50,22 @@ class Retracing(Rule):
       or an instance) called with a Python value that changes from call to call: the
       variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
       a name the loop reassigns with Python arithmetic (`epsilon *= 0.9`), or a parameter
-      that receives such a value where its function is called in a loop.
+      that receives such a value where its function is called in a loop;
+    - a `tf.function` without `input_signature` or `reduce_retracing=True` called, in a
+      `for` loop over a `tf.data` dataset whose elements vary in shape, with an element:
+      `.padded_batch(n)` without fixed `padded_shapes` (each batch padded to its own
+      longest element), `bucket_by_sequence_length`, or `from_generator` with a `None`
+      dimension in its signature, through `.batch`, `.prefetch`, `.shuffle` and the like
+      (model/tf/model.py: `varying_element_shapes`).
 
     A `tf.function` built once, in `main()`, a test or at module level, is not reported:
     it traces once. Nor is one built once per element of a set-up loop (a host, a device, a
     data split) and kept without being called there: stored on an object, collected in a
     list, or handed to a call that keeps it (`server.bind(fn)`), directly or as what a
-    factory called in the loop returns. Each traces once and is then reused.
+    factory called in the loop returns. Each traces once and is then reused. Nor is one
+    made in graph code, where it is traced into the outer graph, but only where the code
+    runs as graph code on every path: a helper that a `tf.function` calls and eager code
+    calls too (at module level, from a plain function) still makes a new one per eager call.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
@@ -86,6 +106,33 @@ class Retracing(Rule):
     x = tf.constant([1.0, 2.0])
     for step in range(10):
         x = scale(x, tf.constant(step, tf.float32))
+    ```
+
+    ## Example: a dataset whose batches vary in shape
+    Each padded batch has its own length, and each new length is a new input signature:
+    this traces the step four times, once per batch (TF 2.21). `reduce_retracing=True`
+    (the fix) traces it twice: after the second shape TF traces a relaxed signature with
+    `None` for the dimensions that changed, and every later batch reuses it.
+
+    ```python
+    import tensorflow as tf
+
+
+    def sentences():
+        for length in (3, 9, 4, 7, 12, 5, 10, 6):
+            yield tf.range(length)
+
+
+    @tf.function
+    def step(tokens):
+        return tf.reduce_sum(tokens)
+
+
+    dataset = tf.data.Dataset.from_generator(
+        sentences, output_signature=tf.TensorSpec([None], tf.int32)
+    ).padded_batch(2)
+    for batch in dataset:
+        step(batch)  # error: JIT207
     ```
 
     ## Fix safety
@@ -134,6 +181,14 @@ class Retracing(Rule):
     the one the function's ops meet (`x * factor` with a float32 `x` refuses the int32
     `tf.constant(step)` where it took the Python int).
 
+    A tf.function called with an element of a dataset whose elements vary in shape gets
+    `reduce_retracing=True` on its decorator (`@tf.function` or `@tf.function(...)` with
+    keywords only, and none of them `reduce_retracing`), where it is a `def` or method of
+    the module. Unsafe: the relaxed trace sees `None` where it saw a number, so code that
+    reads a static dimension (`x.shape[1]` as a Python int) gets `None`; and under
+    `jit_compile=True` only the tracing is saved: XLA needs static shapes and still
+    compiles each new one.
+
     ## Known problems
     A Keras model made in repeated code is reported only when the arguments that make it
     read nothing but module-level names and literals (a model per path or per layer is a
@@ -145,6 +200,13 @@ class Retracing(Rule):
     varying value is followed through one parameter. Python arguments that are genuinely
     configuration (`training=True`) retrace by design and do not vary, so they are not
     reported.
+
+    A dataset is known to vary in shape only where the loop iterates it directly or through
+    a name bound once to its pipeline; a `.map` or any other transformation the model does
+    not know stops the search (it may pad or crop). A last partial batch of fixed-size
+    elements (`.batch(n)` without `drop_remainder=True`) is not reported: it traces once
+    more, not once per batch. Keras `fit`, `predict` and the like run their own relaxed
+    functions and are not this case.
     """
 
     code = "JIT207"
@@ -250,6 +312,34 @@ def test_compiles():
 if __name__ == "__main__":
     main()
 """,
+        # Datasets whose elements keep one shape, or a function that relaxes its signature:
+        # fixed padded_shapes, a last partial batch (one more trace), reduce_retracing, an
+        # input_signature with `None` dimensions, Keras `fit` (its own relaxed functions).
+        """
+import tensorflow as tf
+@tf.function
+def step(x):
+    return tf.reduce_sum(x)
+@tf.function(reduce_retracing=True)
+def relaxed(x):
+    return tf.reduce_sum(x)
+@tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+def signed(x):
+    return tf.reduce_sum(x)
+def lines():
+    yield [1, 2]
+lines_ds = tf.data.Dataset.from_generator(lines, output_signature=tf.TensorSpec([None], tf.int32))
+for x in lines_ds.padded_batch(4, padded_shapes=[16], drop_remainder=True):
+    step(x)
+for x in tf.data.Dataset.range(10).batch(3):
+    step(x)
+for x in lines_ds.padded_batch(4):
+    relaxed(x)
+    signed(x)
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.compile(loss="mse")
+model.fit(lines_ds.padded_batch(4))
+""",
     )
     INVALID = (
         """
@@ -326,6 +416,30 @@ class Peaks:
             return self.model(x)
         return [step(b) for b in batches]
 """,
+        # Elements that vary in shape: padded per batch, bucketed, a generator's `None`
+        # length through `.batch(1)` (tensorflow/tensorflow#38002).
+        """
+import tensorflow as tf
+@tf.function
+def step(x):
+    return tf.reduce_sum(x)
+class Trainer:
+    @tf.function(jit_compile=True)
+    def train(self, x, y):
+        return tf.reduce_sum(x) + tf.reduce_sum(y)
+def lines():
+    yield [1, 2], [3]
+spec = (tf.TensorSpec([None], tf.int32), tf.TensorSpec([None], tf.int32))
+pairs = tf.data.Dataset.from_generator(lines, output_signature=spec)
+for x, y in pairs.padded_batch(8).prefetch(2):
+    step(x)  # error: JIT207
+trainer = Trainer()
+for i, (x, y) in enumerate(pairs.batch(1)):
+    trainer.train(x, y)  # error: JIT207
+buckets = pairs.bucket_by_sequence_length(lambda x, y: tf.shape(x)[0], [4], [2, 2])
+for x, y in buckets:
+    step(y)  # error: JIT207
+""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -345,12 +459,19 @@ class Peaks:
             else:
                 self._called(node)
 
+    def _graph_only(self, path: Sequence[cst.CSTNode]) -> bool:
+        """The end of `path` runs only as graph code (a `must` context): there a nested
+        `tf.function` or model is traced into the outer graph once. A helper that eager code
+        calls too may still rebuild one per eager call."""
+        context = self.ctx.tf.context(path)
+        return context is not None and context.must
+
     def _remade_model(self, node: cst.Call) -> None:
         """A Keras model loaded or built the same way every time code that runs repeatedly
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
         found = model_remade_for_inference(self.ctx.tf, node, path)
-        if found is None or self.ctx.tf.context(path) is not None:
+        if found is None or self._graph_only(path):
             return
         name, where = found
         self.report(
@@ -381,7 +502,7 @@ class Peaks:
             return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
             return
-        if self.ctx.tf.context(path) is not None:
+        if self._graph_only(path):
             return  # inside graph code a nested tf.function is inlined into the outer graph
         where = "inside a loop" if loop is not None else repeated
         found: NodeFix | str = "it is inside a loop"
@@ -421,7 +542,7 @@ class Peaks:
             spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
             if spec is None:
                 continue
-            if self.ctx.tf.context(path[:-1]) is not None:
+            if self._graph_only(path[:-1]):
                 return  # defined in graph code: inlined into the outer graph
             if in_loop:
                 message = (
@@ -466,11 +587,12 @@ class Peaks:
         passed = self.ctx.tf.repeats.varying.get(id(owner)) if owner is not None else None
         if not passed and enclosing_loop(path) is None:
             return  # neither a loop nor a parameter that receives changing values
-        name = self._tf_function_name(node, path)
-        if name is None or self.ctx.tf.context(path) is not None:
+        name = called_tf_function(self.ctx.tf, node, path)
+        if name is None or self._graph_only(path):
             return
         varying = self._varying_arguments(node, path)
         if not varying:
+            self._varying_shapes(node, path)
             return
         arg, why = varying[0]
         self.report(
@@ -481,12 +603,83 @@ class Peaks:
             fix=self._tensor_fix(node, path, [a for a, _ in varying]),
         )
 
+    def _varying_shapes(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> None:
+        """A tf.function without `input_signature` or `reduce_retracing` called, in a `for`
+        loop over a dataset whose elements vary in shape, with an element: every new shape
+        traces again (one trace per padded length, hazards.md)."""
+        found = called_tf_function_options(self.ctx.tf, node, path)
+        if found is None or found[1][2] or found[1][3]:
+            return
+        for arg in node.args:
+            if type(arg.value) is not cst.Name or arg.star:
+                continue
+            why = self._dataset_element(arg.value, path)
+            if why is None:
+                continue
+            self.report(
+                arg.value,
+                f"`{found[0]}` is a tf.function called with `{arg.value.value}`, an element "
+                f"of a dataset whose elements vary in shape ({why}): every new shape traces "
+                "(and compiles) the function again",
+                help="give the tf.function `reduce_retracing=True`, or an `input_signature` "
+                "with `None` for the dimensions that vary",
+                fix=self._relax_fix(node, path),
+            )
+            return
+
+    def _dataset_element(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
+        """Why `name`, bound by an enclosing `for` over a dataset (`for x in ds`, `for x, y
+        in ds`, `for i, x in enumerate(ds)`), varies in shape, if it does."""
+        for loop in reversed(path[:-1]):
+            if type(loop) in _FUNCTIONS:
+                return None
+            if type(loop) is not cst.For or not any(n is loop.body for n in path):
+                continue
+            target, iterable = loop.target, loop.iter
+            if (
+                type(iterable) is cst.Call
+                and iterable.args
+                and self.ctx.names.resolves_to(iterable.func, path, {"builtins.enumerate"})
+                and type(target) is cst.Tuple
+                and len(target.elements) == 2
+            ):
+                target, iterable = target.elements[1].value, iterable.args[0].value
+            if name.value in _bound_names(target):
+                return self.ctx.tf.varying_element_shapes(iterable, path)
+        return None
+
+    def _relax_fix(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> NodeFix | None:
+        """`reduce_retracing=True` on the decorator of the called `def`: one relaxed trace
+        (a `None` for each dimension that varied) serves every later shape."""
+        found = called_def(self.ctx.tf, node, path)
+        if found is None:
+            return None
+        func = found[0]
+        for decorator in func.decorators:
+            expr = decorator.decorator
+            if self.ctx.tf.tf_function_spec(expr, [*path, decorator]) is None:
+                continue
+            code = self.ctx.module.code_for_node(expr)
+            if type(expr) is not cst.Call:
+                text = f"{code}(reduce_retracing=True)"
+            elif any(a.keyword is None or a.keyword.value in _RELAXING for a in expr.args):
+                return None  # `partial(tf.function, ...)`, or the option set to False
+            else:
+                head = code[:-1].rstrip().rstrip(",")
+                text = f"{head}{', ' if expr.args else ''}reduce_retracing=True)"
+            return NodeFix(
+                "unsafe",
+                "add `reduce_retracing=True` to the tf.function",
+                ((expr, text),),
+            )
+        return None
+
     def _tensor_fix(
         self, node: cst.Call, path: Sequence[cst.CSTNode], varying: list[cst.Name]
     ) -> NodeFix | None:
         """`tf.constant(value[, dtype])` for each changing argument, where the function
         converts it as it would the Python value (see fixes/tensor_argument.py)."""
-        found = self._callee_def(node, path)
+        found = called_def(self.ctx.tf, node, path)
         if found is None:
             return None
         func, bound = found
@@ -515,32 +708,6 @@ class Peaks:
             return None  # one NodeFix spells one conversion
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         return tensor_argument_fix(varying, dtypes.pop(), spelled, (imports,) if imports else ())
-
-    def _callee_def(
-        self, node: cst.Call, path: Sequence[cst.CSTNode]
-    ) -> tuple[cst.FunctionDef, int] | None:
-        """The decorated `def` (or method) the call runs, and its implicitly bound
-        leading parameters."""
-        func = node.func
-        if type(func) is cst.Name:
-            bindings = self.ctx.names.lookup(func.value, path)
-            if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
-                return None
-            target = bindings[0].node
-            return (target, 0) if type(target) is cst.FunctionDef else None
-        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
-            return None
-        owner = self.ctx.names.lookup(func.value.value, path)
-        if owner and any(b.kind == "class" for b in owner):
-            return None  # `Class.method(obj, ...)`: nothing is bound implicitly
-        found = callee(self.ctx.tf, node, path)
-        if found is None or type(found[0]) is not cst.FunctionDef:
-            return None
-        method = found[0]
-        if any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod"
-               for d in method.decorators):  # fmt: skip
-            return None
-        return method, found[1]
 
     def _varying_arguments(
         self, node: cst.Call, path: Sequence[cst.CSTNode]
@@ -571,46 +738,6 @@ class Peaks:
             for p in (*params.posonly_params, *params.params, *params.kwonly_params)
         )
 
-    def _tf_function_name(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> str | None:
-        """The name of the tf.function (without input_signature) that `node` calls."""
-        func = node.func
-        if type(func) is cst.Name:
-            options = self._tf_function_binding(func, path)
-            return func.value if options is not None and not options[2] else None
-        found = callee(self.ctx.tf, node, path)  # self.method(...), instance.method(...)
-        if found is None or type(found[0]) is not cst.FunctionDef:
-            return None
-        method = found[0]
-        for decorator in method.decorators:
-            spec = self.ctx.tf.tf_function_spec(decorator.decorator, [*path, decorator])
-            if spec is not None:
-                return method.name.value if not spec[2] else None
-        return None
-
-    def _tf_function_binding(
-        self, func: cst.Name, path: Sequence[cst.CSTNode]
-    ) -> tuple[bool | None, bool, bool, bool] | None:
-        found = self.ctx.names.lookup_with_path(func.value, path)
-        if found is None or len(found[0]) != 1:
-            return None
-        binding, scope_path = found[0][0], found[1]
-        node = binding.node
-        if binding.kind == "def" and type(node) is cst.FunctionDef:
-            for decorator in node.decorators:
-                spec = self.ctx.tf.tf_function_spec(
-                    decorator.decorator, [*scope_path, node, decorator]
-                )
-                if spec is not None:
-                    return spec
-            return None
-        if (
-            binding.kind == "assign"
-            and type(node) is cst.Call
-            and self.ctx.names.resolves_to(node.func, [*scope_path, node], TF_FUNCTION)
-        ):
-            return tf_function_options(node.args)
-        return None
-
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
     """`step_fn` for `step_fn = tf.function(...)`, else the wrapped function's name."""
@@ -623,3 +750,12 @@ def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
     if type(expr) is cst.Attribute:
         return f"{expr.attr.value.lstrip('_') or 'tf'}_fn"  # type: ignore[attr-defined]
     return "tf_fn"
+
+
+def _bound_names(target: cst.CSTNode) -> set[str]:
+    """The names a `for` target binds: `x`, `x, y`, `(x, y), z`."""
+    if type(target) is cst.Name:
+        return {target.value}  # type: ignore[attr-defined]
+    if type(target) in (cst.Tuple, cst.List):
+        return {n for e in target.elements for n in _bound_names(e.value)}  # type: ignore[attr-defined]
+    return set()

@@ -9,21 +9,17 @@ from jitlint.fixes.tf_print import (
     split_fstring_fix,
     tf_print_fix,
 )
-from jitlint.fixes.xla_fix import layer_off_xla_fix, run_eagerly_fix
-from jitlint.model.tf.values import TENSOR, says_traced
+from jitlint.fixes.xla_fix import keep_layer_off_xla, run_eagerly_fix
+from jitlint.model.domain.branches import read_after
+from jitlint.model.tf.api import TF_LOG_MODULES
+from jitlint.model.tf.function import graph_site
+from jitlint.model.tf.values import says_traced
 from jitlint.python.attributes import assigned_anywhere, self_attr_name
+from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES
 from jitlint.python.uses import assigned_names, before_exit
-from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
-_MUTATORS = {"append", "extend", "insert"}
-_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "log"})
-_LOGGING_MODULES = (
-    "logging.",
-    "absl.logging.",
-    "tensorflow.compat.v1.logging.",
-    "tensorflow.logging.",
-)
+_LOGGING_MODULES = tuple(f"{m}." for m in sorted(LOG_MODULES | TF_LOG_MODULES))
 
 
 class TfTraceTimeSideEffect(Rule):
@@ -40,6 +36,18 @@ class TfTraceTimeSideEffect(Rule):
     And a `logging`/`absl.logging`/`tf.compat.v1.logging` call whose arguments show a
     tensor (`str(loss)`, `f"{loss}"`, the tensor itself): it logs once, while tracing, with
     the symbolic tensor.
+
+    Also a local list grown in a loop that autograph stages (`for i in tf.range(n):`, a
+    `for` over a tensor, a `while` on a tensor) and read after it: the loop body is traced
+    once into a `tf.while_loop`, so the list receives one symbolic tensor from inside the
+    loop, and using it after the loop raises `InaccessibleTensorError: <tf.Tensor
+    'while/mul:0' ...> is out of scope and cannot be used here` (observed, TF 2.21; with a
+    `while` loop `len(out)` is silently 1). A `tf.TensorArray` is the staged list.
+
+    And state changed through an object other than `self` that comes from outside the traced
+    function (a module global, or a Python argument of the `tf.function`): `stats.count += 1`
+    moves once per trace (observed, TF 2.21: 1 after 3 calls), and `config.step = step` keeps
+    the symbolic tensor (`Tensor("step:0", shape=(), dtype=int32)`), not a value.
 
     ## Why is this bad
     TensorFlow runs the Python body only while tracing. The traced graph is then reused, so
@@ -131,6 +139,40 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # Objects made inside the traced function, Python values set on outer objects, and
+        # updates in eager code.
+        """
+import types
+import tensorflow as tf
+config = types.SimpleNamespace(step=0, scale=2.0)
+@tf.function
+def f(x):
+    local = types.SimpleNamespace(count=0)
+    local.count += 1
+    local.last = x
+    config.mode = "train"
+    return x * config.scale + local.count
+def eager(x):
+    config.step += 1
+    config.last = x
+""",
+        # Lists grown by Python loops (unrolled while tracing), not read after a staged
+        # loop, and a TensorArray in a staged one.
+        """
+import tensorflow as tf
+@tf.function
+def f(x, n):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    seen = []
+    for i in tf.range(n):
+        seen.append(i)
+    acc = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        acc = acc.write(i, x[0] * tf.cast(i, tf.float32))
+    return tf.stack(rows), acc.stack()
+""",
         # Logging Python values and static shapes while tracing is what the author meant.
         """
 import logging
@@ -222,6 +264,30 @@ def f(x):
 """,
     )
     INVALID = (
+        # State on objects from outside the traced function.
+        """
+import tensorflow as tf
+class Counter:
+    def __init__(self):
+        self.count = 0
+calls = Counter()
+@tf.function
+def step(x, stats):
+    stats.count += 1  # error: JIT208
+    calls.count += 1  # error: JIT208
+    calls.last = x  # error: JIT208
+    return x * 2.0
+""",
+        # A local list grown in a loop autograph stages, read after it.
+        """
+import tensorflow as tf
+@tf.function
+def collect(x, n):
+    out = []
+    for i in tf.range(n):
+        out.append(x * tf.cast(i, tf.float32))  # error: JIT208
+    return tf.stack(out)
+""",
         # Logging text made from tensors in graph code: once, with symbolic tensors.
         """
 import tensorflow as tf
@@ -302,9 +368,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             self._print(node)
         elif kind is cst.Attribute and func.attr.value == "print":  # type: ignore[attr-defined]
             self._formatted_tf_print(node)
-        elif kind is cst.Attribute and func.attr.value in _LOG_LEVELS:  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in LOG_METHODS:  # type: ignore[attr-defined]
             self._log(node)
-        elif kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
+        elif kind is cst.Attribute and func.attr.value in LIST_MUTATORS:  # type: ignore[attr-defined]
             receiver = func.value  # type: ignore[attr-defined]
             if type(receiver) is cst.Name:
                 self._append(node, receiver)
@@ -327,17 +393,49 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`self.{target.attr.value}.{node.func.attr.value}` in {context.origin} changes a "  # type: ignore[attr-defined]
+            f"`self.{target.attr.value}.{node.func.attr.value}` in {graph_site(context)} changes a "  # type: ignore[attr-defined]
             "list kept on the object once per trace, not on every call",
             help="return the values from the function, or keep them in a tf.Variable",
             fix=self._append_fix(node, context, path),
         )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`config.step = step` (a tensor) on an object from outside the traced function:
+        stored once per trace, and what it stores is the symbolic tensor."""
+        for target in node.targets:
+            found = self._outer_object(target.target)
+            if found is None:
+                continue
+            owner, context, path = found
+            if not self.ctx.tf.values.tensor_like(node.value, path, context.root):
+                continue
+            self.report(
+                target.target,
+                f"`{self.ctx.module.code_for_node(target.target)}` is set on {owner} in "
+                f"{graph_site(context)}: it is set once per trace, not on every call, and what it "
+                'keeps is the symbolic tensor (`Tensor("x:0", ...)`), not a value',
+                help="return the value from the function and store it outside, or keep it "
+                "in a tf.Variable (`.assign(...)`)",
+            )
+
+    def _outer_object(self, target: cst.BaseExpression):  # type: ignore[no-untyped-def]
+        """For `name.attr` in graph code whose object comes from outside the traced function:
+        (a description of the object, the graph context, the path); None otherwise."""
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+            return None
+        path = self.ctx.path_to(target)
+        context = self.ctx.tf.context(path)
+        if context is None:
+            return None
+        owner = self.ctx.tf.values.outer_object(target.value, path)
+        return None if owner is None else (owner, context, path)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         """`self.step += 1` where the class sets `self.step = 0`: a Python counter that
         only moves while the function is traced."""
         attr = self_attr_name(node.target)
         if attr is None:
+            self._outer_update(node)
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
@@ -348,12 +446,26 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`self.{attr}` is a Python number updated in {context.origin}: the "
+            f"`self.{attr}` is a Python number updated in {graph_site(context)}: the "
             "update runs once per trace, not on every call, and the traced code keeps the "
             "value it had when it was traced",
             help="keep it in a tf.Variable (self.x.assign_add(1)), updated in the graph",
             # A Keras model compiled in this file can run its steps as Python instead.
             fix=run_eagerly_fix(self.ctx) if context.layer is not None else None,
+        )
+
+    def _outer_update(self, node: cst.AugAssign) -> None:
+        """`other.count += 1` on an object from outside the traced function."""
+        found = self._outer_object(node.target)
+        if found is None:
+            return
+        owner, context, _ = found
+        self.report(
+            node,
+            f"`{self.ctx.module.code_for_node(node.target)}` on {owner} is updated in "
+            f"{graph_site(context)}: the update runs once per trace, not on every call",
+            help="keep the state in a tf.Variable (`.assign_add(1)`), updated in the graph, "
+            "or update it outside the traced function",
         )
 
     @staticmethod
@@ -395,11 +507,11 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                 spelled, imports = self.ctx.import_name("tensorflow", "tf")
                 fix = tf_print_fix(node, spelled, (imports,) if imports else ())
         if tensor:
-            message = f"`print` in {context.origin} runs once per trace, not on every call"
+            message = f"`print` in {graph_site(context)} runs once per trace, not on every call"
         else:
             message = (
                 "`print` runs only while the graph is traced (once per trace, e.g. when the "
-                f"model is built), not on every call: it is in {context.origin}"
+                f"model is built), not on every call: it is in {graph_site(context)}"
             )
         self.report(node, message, help=help, fix=fix)
 
@@ -421,7 +533,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if self.ctx.tf.values.formats_tensor(string, path):  # type: ignore[arg-type]
                 self.report(
                     string,
-                    f"this f-string is formatted once, while {context.origin} is traced: "
+                    f"this f-string is formatted once, while {graph_site(context)} is traced: "
                     '`tf.print` then prints the symbolic tensor (`Tensor("...", shape=...)`) '
                     "on every call, not its value",
                     help='pass the tensors to tf.print as arguments: tf.print("loss =", loss)',
@@ -445,7 +557,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return  # "tracing f with Tensor(...)": the author logs the trace on purpose
         self.report(
             node,
-            f"this log call in {context.origin} runs once, while tracing, and writes the "
+            f"this log call in {graph_site(context)} runs once, while tracing, and writes the "
             'symbolic tensor (`Tensor("Mean:0", shape=(), ...)`), not its value; later calls '
             "log nothing",
             help="return the value and log it outside the traced function, or use "
@@ -459,45 +571,13 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         module's or a builtin (a local Python value would become a tensor)."""
         if context.xla or "tensorflow" not in self.ctx.source or type(path[-2]) is not cst.Expr:
             return None
-        tensors: list[str] = []
-        stack: list[cst.CSTNode] = [node]
-        while stack:
-            name = stack.pop()
-            if type(name) is cst.Attribute:
-                stack.append(name.value)  # `obj.attr`: `attr` is no name of the scope
-                continue
-            if type(name) is not cst.Name:
-                stack.extend(iter_children(name))
-                continue
-            if name.value in tensors:
-                continue
-            # Not `tensor_like`: a raw argument may be a Python value, which py_function
-            # would turn into a tensor (and log differently).
-            if self.ctx.tf.values.value(name, path).kind == TENSOR:
-                tensors.append(name.value)
-                continue
-            found = self.ctx.names.lookup_with_path(name.value, path)
-            if found is not None and type(found[1][-1]) is not cst.Module:
-                return None  # a local value of unknown kind (a Python int, `self`)
+        tensors = self.ctx.tf.values.tensors_read(node, path)
+        if tensors is None:
+            return None  # it reads a local value of unknown kind (a Python int, `self`)
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         code = self.ctx.module.code_for_node(node)
         fix = py_function_call_fix(node, code, tensors, spelled, (imports,) if imports else ())
-        return self._off_xla(fix, context, path)
-
-    def _off_xla(self, fix: NodeFix | None, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
-        """A fix that adds `tf.py_function` (no XLA kernel) where Keras' "auto" may compile
-        the code with XLA: only together with keeping the layer off XLA."""
-        if fix is None or not context.auto_xla:
-            return fix
-        layer = layer_off_xla_fix(self.ctx, path, context.layer)
-        if layer is None:
-            return None
-        return NodeFix(
-            "unsafe",
-            f"{fix.message}; {layer.message}",
-            fix.replacements + layer.replacements,
-            fix.imports,
-        )
+        return keep_layer_off_xla(self.ctx, fix, path, context)
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
         path = self.ctx.path_to(node)
@@ -510,7 +590,9 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         bindings, scope_path = found
         if self.ctx.tf.context(scope_path) is not None:
             # Bound inside the traced code (the same function or an enclosing one that is
-            # traced too): each trace builds a new list.
+            # traced too): each trace builds a new list, unless a loop autograph stages
+            # grows it.
+            self._append_in_staged_loop(node, target, context, path, bindings)
             return
         if not all(
             b.kind == "assign" and type(b.node) in (cst.List, cst.ListComp) for b in bindings
@@ -518,10 +600,35 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         self.report(
             node,
-            f"`{target.value}.{node.func.attr.value}` in {context.origin} changes an outer "  # type: ignore[attr-defined]
+            f"`{target.value}.{node.func.attr.value}` in {graph_site(context)} changes an outer "  # type: ignore[attr-defined]
             "list once per trace, not on every call",
             help="return the values from the function, or use a tf.TensorArray",
             fix=self._append_fix(node, context, path),
+        )
+
+    def _append_in_staged_loop(self, node, target, context, path, bindings) -> None:  # type: ignore[no-untyped-def]
+        """`out.append(v)` in `for i in tf.range(n):` (or `while` on a tensor), `out` a
+        local list read after the loop: autograph makes the loop a tf.while_loop whose body
+        is traced once, so the list gets one symbolic value from inside the loop."""
+        if not context.autograph or not all(
+            b.kind == "assign" and type(b.node) is cst.List for b in bindings
+        ):
+            return
+        loop = self.ctx.tf.values.staged_loop(path)
+        if loop is None:
+            return
+        func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+        if func is None or not read_after(func, loop, target.value):
+            return
+        self.report(
+            node,
+            f"`{target.value}.{node.func.attr.value}` in a loop that autograph turns into a "  # type: ignore[attr-defined]
+            f"tf.while_loop, in {graph_site(context)}: the body is traced once, so the list gets "
+            "one symbolic value from inside the loop, which cannot be used after it "
+            "(InaccessibleTensorError: ... is out of scope and cannot be used here), or a "
+            "wrong count (`len` is 1)",
+            help="collect the values in a tf.TensorArray: `ta = ta.write(i, v)` in the loop, "
+            "`ta.stack()` after it",
         )
 
     def _append_fix(self, node: cst.Call, context, path: list[cst.CSTNode]) -> NodeFix | None:  # type: ignore[no-untyped-def]
@@ -544,7 +651,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         fix = py_function_append_fix(
             node, code(node.func), code(arg.value), spelled, (imports,) if imports else ()
         )
-        return self._off_xla(fix, context, path)
+        return keep_layer_off_xla(self.ctx, fix, path, context)
 
     def visit_Global(self, node: cst.Global) -> None:
         path = self.ctx.path_to(node)
@@ -559,7 +666,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             if target.value in names:
                 self.report(
                     target,
-                    f"writing global `{target.value}` in {context.origin} happens once per "
+                    f"writing global `{target.value}` in {graph_site(context)} happens once per "
                     "trace, not on every call",
                     help="return the value, or keep the state in a tf.Variable",
                 )

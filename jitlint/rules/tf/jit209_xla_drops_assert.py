@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.model.tf.api import DROPPED_CHECK_LEAVES, canonical, dropped_check
 from jitlint.model.tf.compile_flag import xla_when
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf
 from jitlint.rules.base import Rule
 
@@ -143,9 +144,9 @@ class Accumulate(tf.keras.layers.Layer):
             return
         api = min(names).replace("tensorflow.", "tf.", 1)
         if context.xla:
-            where = f"{context.origin} is compiled with XLA, where"
+            where = f"{graph_site(context)} is compiled with XLA, where"
         else:
-            where = f"{context.origin}: {xla_when(context.origin)}, and there"
+            where = f"{graph_site(context)}: {xla_when(graph_site(context))}, and there"
         self.report(
             node,
             f"`{api}` never fires under XLA: {where} the check is compiled as a no-op and "

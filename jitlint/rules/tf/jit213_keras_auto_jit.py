@@ -13,6 +13,7 @@ from jitlint.model.context import FileContext
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.cond_shapes import cond_mismatch
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import (
     SHAPE_LEAVES,
     Problem,
@@ -332,7 +333,7 @@ class Staircase(keras.layers.Layer):
             return
         problem = loop_problem(self.ctx, node, path)
         if problem is not None:
-            self._loop(problem, context.origin)
+            self._loop(problem, graph_site(context))
 
     def _loop(self, problem: Problem, origin: str) -> None:
         self.report(
@@ -365,8 +366,8 @@ class Staircase(keras.layers.Layer):
                 self.report(
                     node,
                     f"the branches of this `tf.cond` return different shapes in "
-                    f"{context.origin}: {mismatch.detail}. "
-                    f"{xla_when(context.origin)}, and "
+                    f"{graph_site(context)}: {mismatch.detail}. "
+                    f"{xla_when(graph_site(context))}, and "
                     "there the result gets a bounded dynamic dimension, which later ops such "
                     "as `tf.signal.fft2d` cannot take",
                     help="make both branches return the same shape",
@@ -377,19 +378,19 @@ class Staircase(keras.layers.Layer):
             self.report(
                 node,
                 f"`{problem.what}` creates {problem.detail}, which has no XLA kernel "
-                f"(TensorFlow {op_table()[0]}), in {context.origin}: "
-                f"{xla_when(context.origin)}, and there it fails with 'Detected unsupported "
+                f"(TensorFlow {op_table()[0]}), in {graph_site(context)}: "
+                f"{xla_when(graph_site(context))}, and there it fails with 'Detected unsupported "
                 "operations'",
                 help=_HELP,
             )
         for shape in shape_problems(self.ctx, node, path):
             if shape.kind == "never-constant":
-                self._never_constant(shape, context.origin)
+                self._never_constant(shape, graph_site(context))
         for ragged in ragged_problems(self.ctx, node, path):
             self.report(
                 ragged.node,
-                f"this RaggedTensor is reduced by `{ragged.what}` in {context.origin}: "
-                f"{xla_when(context.origin)}, and there the ragged reduction fails ('Range "
+                f"this RaggedTensor is reduced by `{ragged.what}` in {graph_site(context)}: "
+                f"{xla_when(graph_site(context))}, and there the ragged reduction fails ('Range "
                 "must be a compile-time constant')",
                 help=_HELP,
             )
@@ -414,8 +415,8 @@ class Staircase(keras.layers.Layer):
             if problem.kind == "loop-slice":
                 self.report(
                     problem.node,
-                    f"slice bound depends on a loop variable in {context.origin}: "
-                    f"{xla_when(context.origin)}, "
+                    f"slice bound depends on a loop variable in {graph_site(context)}: "
+                    f"{xla_when(graph_site(context))}, "
                     "and there the slice's size changes every iteration, a dynamic shape "
                     "XLA supports only as a bounded dynamic shape",
                     help="use a fixed-width window x[i : i + k], tf.gather, or a mask",

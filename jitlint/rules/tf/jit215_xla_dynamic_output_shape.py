@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.model.library.tf_facts import op_table
+from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf, op_leaves, op_problem
 from jitlint.rules.base import Rule
 
@@ -109,7 +110,7 @@ def f(x):
         if problem is not None and problem.kind == "dynamic-output":
             self.report(
                 node,
-                f"`{problem.what}` has a data-dependent output shape in {context.origin}: XLA "
+                f"`{problem.what}` has a data-dependent output shape in {graph_site(context)}: XLA "
                 f"compiles it only as a bounded dynamic shape (TensorFlow {op_table()[0]} on "
                 "CPU does; older releases and other backends raise 'No registered ... "
                 "OpKernel')",

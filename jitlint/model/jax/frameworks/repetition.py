@@ -92,15 +92,16 @@ def jax_repeated(names: Names, tracing: Tracing) -> Repeated:
     keep = Keeping(module, lambda call, path: calls_into(names, call, path, _RUNS_ARGUMENTS))
     found = find_repeated(scan.loop_calls, scan.calls, callee, contracts, keep.kept_per_iteration)
     if tracing.active and found.why:
-        # Traced by JAX: its body runs once per trace, not once per call.
-        for key in [k for k in found.why if k in seen and _traced(tracing, seen[k])]:
+        # Traced by JAX: its body runs once per trace, not once per call (or never, when its
+        # jit decorator raises before tracing).
+        for key in [k for k in found.why if k in seen and _not_per_call(tracing, seen[k])]:
             del found.why[key]
     return found
 
 
-def _traced(tracing: Tracing, func: cst.FunctionDef) -> bool:
+def _not_per_call(tracing: Tracing, func: cst.FunctionDef) -> bool:
     found = tracing.trace(func)
-    return found is not None and found.level > 0
+    return (found is not None and found.level > 0) or id(func) in tracing.never_run
 
 
 def _enclosing_method(path: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:

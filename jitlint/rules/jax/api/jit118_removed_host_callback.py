@@ -4,21 +4,17 @@ import libcst as cst
 
 from jitlint.fixes.host_callbacks import host_callback_fix
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.jax.api import HOST_CALLBACK_LAST_SHIPPED
+from jitlint.model.jax.api import (
+    HOST_CALLBACK,
+    HOST_CALLBACK_LAST_SHIPPED,
+    HOST_CALLBACK_REPLACEMENTS,
+)
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import Application
 from jitlint.model.library.jax_facts import axis_transform, importable_module, jax_version
 from jitlint.rules.base import Rule
 
-HOST_CALLBACK = "jax.experimental.host_callback"
 PURE_CALLBACK = frozenset({"jax.pure_callback"})
-# What replaces each host_callback API (jax-ml/jax#20385, where it was deprecated).
-REPLACEMENTS = {
-    "id_tap": "`jax.experimental.io_callback` (or `jax.debug.callback` for printing)",
-    "id_print": "`jax.debug.print`",
-    "call": "`jax.pure_callback` (or `jax.experimental.io_callback` for side effects)",
-    "barrier_wait": "`jax.effects_barrier()`",
-}
 _DEFAULT_ADVICE = (
     "`jax.debug.callback`/`jax.debug.print`, `jax.experimental.io_callback` or `jax.pure_callback`"
 )
@@ -254,7 +250,7 @@ lax.scan(body, 0.0, jnp.arange(3.0))
     def _removed(self, node: cst.CSTNode, api: str | None, fix: NodeFix | None = None) -> None:
         if importable_module(HOST_CALLBACK) is not False:
             return  # the facts' jax still has it
-        advice = REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
+        advice = HOST_CALLBACK_REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
         declared = self.ctx.versions.jax
         if declared <= HOST_CALLBACK_LAST_SHIPPED:
             # The jax the file is linted for still ships it: it breaks on the upgrade.

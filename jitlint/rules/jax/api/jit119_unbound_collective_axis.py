@@ -9,8 +9,6 @@ from jitlint.python.binding import keyword_argument, positional_argument
 from jitlint.python.names import leaf_name
 from jitlint.rules.base import Rule
 
-_MAPPING = ("jax.pmap", "jax.vmap")
-
 
 class UnboundCollectiveAxis(Rule):
     """
@@ -225,7 +223,7 @@ rank(jnp.ones(3))
         tracing = self.ctx.tracing
         axis = ", ".join(repr(n) for n in missing)
         around = ", ".join(f"`{a.transform.qualname}` (line {tracing.line(a.site)})" for a in chain)
-        mappings = [a for a in chain if a.transform.qualname in _MAPPING]
+        mappings = [a for a in chain if _binds_axis_name(a)]
         mapping = mappings[0] if mappings else None
         if mapping is not None:
             help = (
@@ -248,6 +246,13 @@ def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExp
     if found is None and position is not None:
         found = positional_argument(call, position)
     return found.value if found is not None and not found.star else None
+
+
+def _binds_axis_name(application: Application) -> bool:
+    """Whether jax's facts say the transformation's `axis_name=` binds a name for the
+    collectives inside it (`jax.pmap`, `jax.vmap`)."""
+    facts = axis_transform(application.transform.qualname)
+    return facts is not None and facts.binds_axis_name
 
 
 def _missing(chain: list[Application], names: frozenset[str]) -> list[str]:
