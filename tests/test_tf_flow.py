@@ -190,6 +190,30 @@ def test_a_reassignment_after_the_use_is_not_read_there():
     assert found(source, {"JIT201"}) == set()
 
 
+def test_a_constant_under_another_name_is_followed():
+    # Spelled `make`, the constant is found only through the names the module rebinds (the
+    # dtype model reads first the calls spelled `constant`, `convert_to_tensor`, ...).
+    source = """
+    import numpy as np
+    import tensorflow as tf
+    make = tf.constant
+    x = tf.zeros([3], dtype="float64")
+    y = x * make([0.5, 0.5, 0.5])
+    """
+    assert found(source, {"JIT201"}) == {(6, "JIT201")}
+
+
+def test_a_numpy_array_first_in_matmul_is_reported_without_any_constant():
+    # No call can make a marked tensor, so only the tf.matmul/tf.add calls are read.
+    source = """
+    import numpy as np
+    import tensorflow as tf
+    logits = tf.matmul(np.random.uniform(size=(3, 4)), tf.ones([4, 2]))
+    total = tf.add(tf.ones([2]), np.ones(2))
+    """
+    assert found(source, {"JIT201"}) == {(4, "JIT201")}
+
+
 _COND = """
 import tensorflow as tf
 

@@ -25,6 +25,7 @@ Local names are read per program point (values.py); everything is bounded in dep
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -84,6 +85,13 @@ NUMPY_FIRST_FIXES_DTYPE = {
     f"tensorflow.{n}" for n in ("add", "math.add", "matmul", "linalg.matmul")
 }
 # TensorArray methods whose result has the array's dtype (`write` returns the array).
+# The calls `info` may mark as making untyped float constants or NumPy float64 tensors.
+_MARKING = {"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.Variable"}
+# How those and `NUMPY_FIRST_FIXES_DTYPE` end: the scan keeps the calls spelled so.
+DTYPE_LEAVES = frozenset({"constant", "convert_to_tensor", "Variable", "add", "matmul"})
+# `as name`, `name =`, `name: T =`, `name :=`: every name a module may bind to another dotted
+# name (`c = tf.constant`, `from tensorflow import constant as c`), and more.
+_REBOUND = re.compile(r"\b(?:as\s+(\w+)|(\w+)\s*[:=])")
 _TENSOR_ARRAY_READS = {"stack", "read", "gather", "concat", "write", "scatter", "unstack"}
 _ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)
 _CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast"}
@@ -618,11 +626,80 @@ class TfDtypes:
         return out
 
     @cached_property
+    def module_calls(self) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
+        """Every call of the module with its path, in walk order (one walk, shared)."""
+        module = self.model.module
+        return list(_calls_in(module, (module,)))
+
+    @cached_property
+    def _spelled_calls(self) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
+        """The calls that may resolve to `_MARKING` or `NUMPY_FIRST_FIXES_DTYPE`, with their
+        paths: those spelled with a `DTYPE_LEAVES` name (the scan keeps them), and calls of
+        names the module may bind to another name. Every call when a project alias may
+        rename one, or without the source."""
+        model = self.model
+        source = model.source
+        aliased = any(a.rsplit(".", 1)[-1] in DTYPE_LEAVES for a in self.names.aliases.values())
+        if source is None or aliased:
+            return self.module_calls
+        scan = model.scan
+        found = [(call, tuple(path)) for call, path in scan.dtype_calls]
+        rebound = {a or b for a, b in _REBOUND.findall(source)} - DTYPE_LEAVES
+        for calls in scan.calls.values():
+            for call, path in calls:
+                func = call.func
+                if type(func) is cst.Name and func.value in rebound:
+                    found.append((call, tuple(path)))
+        return found
+
+    @cached_property
+    def marks(self) -> bool:
+        """Whether the module makes a tensor that `info` marks as made by untyped float
+        constants (`consts`) or from NumPy float64 data (`arrays`). Only a `tf.constant`,
+        `tf.convert_to_tensor` or `tf.Variable` call with data and no `dtype=` or
+        `dtype_hint=` can (it is marked when `info` reads it): their `info` is read here.
+        Without a mark, only a NumPy array first in `tf.matmul`/`tf.add` can be reported."""
+        for call, path in self._spelled_calls:
+            func = call.func
+            if type(func) not in (cst.Name, cst.Attribute):
+                continue
+            names = canonical(self.names.qualified_names(func, path))
+            found = names & _MARKING
+            if not found:
+                continue
+            if keyword_argument(call, "dtype") or keyword_argument(call, "dtype_hint"):
+                continue
+            if found == {"tensorflow.constant"} and positional_argument(call, 1) is not None:
+                continue  # `tf.constant(value, dtype)`
+            if positional_argument(call, 0) is not None:
+                self.info(call, path)
+        return bool(self.constants or self.arrays)
+
+    @cached_property
+    def numpy_first_calls(self) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
+        """The calls of `tf.matmul`/`tf.add`, which convert a NumPy first argument on its own
+        (`NUMPY_FIRST_FIXES_DTYPE`)."""
+        found = []
+        for call, path in self._spelled_calls:
+            func = call.func
+            if type(func) not in (cst.Name, cst.Attribute):
+                continue
+            names = canonical(self.names.qualified_names(func, path))
+            if names and names <= SAME_DTYPE_OPS and min(names) in NUMPY_FIRST_FIXES_DTYPE:
+                found.append((call, path))
+        return found
+
+    def numpy_first_events(self) -> Iterator[Event]:
+        """What `events` yields for the `numpy_first_calls` only."""
+        for call, path in self.numpy_first_calls:
+            yield from self._call_events(call, path)
+
+    @cached_property
     def _sites(self) -> _Sites:
         """Every call (and `partial(f, ...)`) of a module function or class, by callee."""
         sites = _Sites()
         model = self.model
-        for call, call_path in _calls_in(model.module, (model.module,)):
+        for call, call_path in self.module_calls:
             func = call.func
             target = None
             bound = 0

@@ -35,7 +35,7 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN, compile_flag
-from jitlint.model.tf.dtypes import TfDtypes
+from jitlint.model.tf.dtypes import DTYPE_LEAVES, TfDtypes
 from jitlint.model.tf.function import (
     GraphContext,
     TfFunction,
@@ -484,6 +484,8 @@ class TfModel(KerasLinks):
         leaf = func.value if kind is cst.Name else func.attr.value  # type: ignore[attr-defined]
         if leaf in ("constant", "convert_to_tensor", "Variable") and len(node.args) == 1:
             scan.constants.append((node, [*parents, node]))  # maybe an untyped float constant
+        if leaf in DTYPE_LEAVES:
+            scan.dtype_calls.append((node, [*parents, node]))
         if len(parents) >= 2 and type(parents[1]) is cst.FunctionDef and _may_widen(leaf, node):
             scan.widening.add(id(parents[1]))  # a top-level function that may cast/widen
         if kind is cst.Name and leaf in self._aliases["function"]:

@@ -43,6 +43,9 @@ class GraphScan:
     widening: set[int] = field(default_factory=set)  # top-level defs that may cast/widen
     # `tf.constant(x)` / `convert_to_tensor(x)` calls with one argument (no dtype).
     constants: list[tuple[cst.Call, Path]] = field(default_factory=list)
+    # Calls spelled `constant`, `convert_to_tensor`, `Variable`, `add` or `matmul` (`tf.x(...)`,
+    # `x(...)`), any arguments: where the dtype model looks first.
+    dtype_calls: list[tuple[cst.Call, Path]] = field(default_factory=list)
     # Calls of `f(...)` and `name.f(...)` in loop bodies and comprehensions.
     loop_calls: list[tuple[cst.Call, Path]] = field(default_factory=list)
     # Graph callbacks (`tf.map_fn(f, x)`) and `compile(loss=f)` values that name no local

@@ -306,13 +306,19 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
         self._numpy_behavior = "enable_numpy_behavior" in (model.source or "")
         values = model.values
         dtypes = model.dtypes
+        # Without an untyped float constant or a tensor of NumPy float64 data, only a NumPy
+        # array first in `tf.matmul`/`tf.add` can be reported: the other events need not be
+        # computed (they are most of the rule's cost).
+        marked = dtypes.marks
+        if not marked and not dtypes.numpy_first_calls:
+            return
         if not any(
             literal_kind(call.args[0].value, values, path) == "float"
             or dtypes.info(call, path).arrays
             for call, path in model.scan.constants
         ) and "numpy" not in (model.source or ""):
             return  # no untyped float constant, no NumPy data: nothing to follow
-        for event in dtypes.events():
+        for event in dtypes.events() if marked else dtypes.numpy_first_events():
             if event.kind == "meet":
                 self._meet(event)
             elif event.kind == "cast":
