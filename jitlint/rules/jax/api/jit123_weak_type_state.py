@@ -38,7 +38,7 @@ _STRONG_IF_ANY = frozenset(
 )  # fmt: skip
 _REDUCING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
-_DEPTH = 6
+_DEPTH = 12  # expression nesting followed; locals count one level each
 
 
 class WeakTypeState(Rule):
