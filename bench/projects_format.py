@@ -34,7 +34,7 @@ KIND_CODES: dict[str, frozenset[str]] = {
     "inplace-update": frozenset({"JIT106"}),
     "numpy-on-tracer": frozenset({"JIT104", "JIT204"}),
     "side-effect-in-jit": frozenset({"JIT107", "JIT208"}),
-    "retracing": frozenset({"JIT113", "JIT207", "JIT114"}),
+    "retracing": frozenset({"JIT113", "JIT207", "JIT114", "JIT123"}),
     "jit-on-method": frozenset({"JIT111", "JIT110"}),
     "untyped-constant-dtype": frozenset({"JIT201"}),
     "xla-dynamic-shape": frozenset({"JIT202", "JIT213", "JIT215"}),

@@ -43,6 +43,10 @@ def render_index() -> str:
         "# jitlint rules\n\n"
         "Generated from the rule classes by `python -m jitlint.catalogue rules`; "
         "`jitlint --explain CODE` prints the same page.\n\n"
+        "Codes not in the planned catalogue: JIT123 (weak-type-state), the weak-type part of "
+        "hazard J17 (a jitted step compiled again when its carried state changes from weak to "
+        "strong type); JIT113 is about new function objects, the reserved JIT114 about static "
+        "arguments, so neither fits.\n\n"
         "| code | name | framework | fix | summary |\n|---|---|---|---|---|\n" + rows
     )
 

@@ -23,6 +23,7 @@ INDEX: dict[str, tuple[str, str, bool, tuple[str, ...], str]] = {
     'JIT119': ('jax.api.jit119_unbound_collective_axis', 'unbound-collective-axis', True, ('jax',), 'jax'),
     'JIT120': ('jax.staging.jit120_framework_transform_mixing', 'framework-transform-mixing', True, ('flax', 'haiku'), 'jax'),
     'JIT122': ('jax.staging.jit122_large_closed_over_constant', 'large-closed-over-constant', False, ('jax', 'flax', 'equinox', 'haiku'), 'jax'),
+    'JIT123': ('jax.api.jit123_weak_type_state', 'weak-type-state', True, ('jit',), 'jax'),
     'JIT201': ('tf.jit201_untyped_constant', 'untyped-constant', True, ('constant', 'convert_to_tensor', 'Variable', 'matmul', 'add('), 'tensorflow'),
     'JIT202': ('tf.jit202_xla_dynamic_shape', 'xla-dynamic-shape', True, ('tensorflow',), 'tensorflow'),
     'JIT203': ('tf.jit203_xla_unsupported_op', 'xla-unsupported-op', True, ('tensorflow',), 'tensorflow'),
