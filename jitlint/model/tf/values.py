@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     VARIABLE_CLASSES,
     WEIGHT_MAKERS,
     canonical,
+    list_output,
     single_output,
 )
 from jitlint.model.tf.repeats import bind
@@ -642,6 +643,24 @@ class TfValues:
         # targets may be a structure of tensors (seed_rl's `Unroll(*data)` spreads one).
         return all(
             d.kind in ("assign", "aug") and self.one_tensor(d.node, d.path, depth + 1)  # type: ignore[arg-type]
+            for d in defs
+        )
+
+    def tensor_list(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """`expr` is a Python list of tensors made by a TF function (`tf.unstack(x)`, or a
+        name every reaching binding of which is one): Python iterates it, in graph code too."""
+        if type(expr) is cst.Call:
+            names = self.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+            return bool(names) and all(list_output(n) for n in names)
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)
+        return bool(defs) and all(
+            d.kind == "assign"
+            and type(d.node) is cst.Call
+            and type(d.path[-1]) is cst.Assign
+            and all(type(t.target) is cst.Name for t in d.path[-1].targets)  # type: ignore[attr-defined]
+            and self.tensor_list(d.node, d.path)
             for d in defs
         )
 
