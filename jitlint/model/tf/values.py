@@ -897,6 +897,12 @@ class TfValues:
                     return combine([receiver, *(self.value(a.value, path) for a in call.args)])
         return UNK
 
+    def eager_variable_read(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """`expr` is a `tf.Variable` read inside `with tf.init_scope():`: variables made in
+        a tf.function are lifted out of its graph, so there the read is eager, with a value
+        (a graph op's result stays symbolic even there)."""
+        return self.value(expr, path).origins == {"variable"} and self._in_eager_scope(path)
+
     def _in_eager_scope(self, path: Sequence[cst.CSTNode]) -> bool:
         """Inside `with tf.init_scope():` (or TF's `context.eager_mode()`) in the innermost
         function: ops there run eagerly, lifted out of the graph being built."""
