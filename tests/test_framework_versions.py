@@ -439,6 +439,32 @@ def test_jit206_lazy_add_weight_depends_on_the_keras_version(versions, flagged):
     assert [d.line for d in result.diagnostics] == ([5] if flagged else [])
 
 
+KERAS_METRIC = """\
+import tensorflow as tf
+class Rank(tf.keras.metrics.Metric):
+    def update_state(self, labels, predictions, sample_weight=None):
+        if tf.rank(labels) == 1:
+            labels = tf.reshape(labels, (-1, 1))
+        return labels
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.compile(loss="mse", metrics=[Rank()])
+"""
+
+
+@pytest.mark.parametrize(
+    ("versions", "flagged"),
+    [
+        ({}, True),  # the facts' Keras 3 runs update_state without autograph
+        ({"tensorflow": "2.16"}, True),
+        ({"tensorflow": "2.7"}, False),  # tf.keras 2 converts it: the `if` is a tf.cond
+        ({"keras": "2.15"}, False),
+    ],
+)
+def test_jit205_keras_methods_follow_the_keras_version(versions, flagged):
+    result = lint_text(KERAS_METRIC, "m.py", {"JIT205"}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == ([4] if flagged else [])
+
+
 def test_the_api_uses_the_configured_versions(tmp_path):
     write(tmp_path / "jitlint.toml", 'keras-version = "2"\n')
     settings = load_settings(tmp_path / "jitlint.toml")

@@ -88,7 +88,8 @@ class FileContext:
         """The TensorFlow model: graph and XLA contexts, values, dtypes (model/tf/)."""
         from jitlint.model.tf.model import TfModel
 
-        return TfModel(self.names, self.source, self.tf_inbound)
+        keras = self.versions.keras
+        return TfModel(self.names, self.source, self.tf_inbound, keras[0] if keras else 3)
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

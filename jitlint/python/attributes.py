@@ -141,3 +141,26 @@ def _index(cls: cst.ClassDef) -> _Index:
     index = _Index(cls)
     _INDEXES[id(cls)] = (cls, index)
     return index
+
+
+def reset_earlier_in_function(path: Sequence[cst.CSTNode], attr: str) -> bool:
+    """`self.<attr> = ...` is a statement of the innermost function in `path`, at the top of
+    its body and before the statement that holds the path's end: every run of the function
+    starts the attribute afresh (a per-call scratch value), whatever it held before."""
+    for index in range(len(path) - 1, 0, -1):
+        if type(path[index]) is not cst.FunctionDef:
+            continue
+        body = path[index].body  # type: ignore[attr-defined]
+        holder = path[index + 2] if index + 2 < len(path) else None
+        for statement in getattr(body, "body", ()):
+            if statement is holder:
+                return False
+            if type(statement) is not cst.SimpleStatementLine:
+                continue
+            for small in statement.body:
+                if type(small) is cst.Assign and any(
+                    self_attr_name(t.target) == attr for t in small.targets
+                ):
+                    return True
+        return False
+    return False

@@ -636,6 +636,12 @@ class Tracing:
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
+            star_kwarg = entry.func.params.star_kwarg  # type: ignore[attr-defined]
+            if type(star_kwarg) is cst.Param and star_kwarg.name.value in params:
+                # `**kwargs` is a dict whose keys the caller picks: its values are traced,
+                # but `kwargs.get("t0", 0.0)` may well be the Python default.
+                keyword = star_kwarg.name.value
+                params[keyword] = Dict(elem=params[keyword], why=params[keyword].why)
             if entry.func is func:
                 for name in given_defaults(entry, set(python_scalars_given)):
                     why = ("given", name, entry, python_scalars_given[name])

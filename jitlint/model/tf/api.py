@@ -413,3 +413,15 @@ def single_output(name: str) -> bool:
     if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
         return False
     return leaf in SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")
+
+
+# TF functions that return a Python list of tensors (its length is static), which Python
+# iterates and unpacks in any graph code: `for part in tf.unstack(x, axis=-1):`.
+_LIST_OUTPUT_LEAVES = frozenset({"unstack", "split", "meshgrid", "dynamic_partition"})
+
+
+def list_output(name: str) -> bool:
+    """A TF function known to return a Python list of tensors."""
+    module, _, leaf = name.rpartition(".")
+    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
+    return module in ("tensorflow", "tensorflow.compat.v1") and leaf in _LIST_OUTPUT_LEAVES

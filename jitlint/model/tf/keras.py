@@ -113,6 +113,7 @@ class KerasLinks:
     names: Any
     module: cst.Module
     _keras_kinds: dict[int, tuple[str, str] | None]
+    keras_major: int  # the Keras the file is linted for: `keras`/`tf.keras` classes are it
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
 
@@ -140,7 +141,7 @@ class KerasLinks:
         found = None
         for base in cls.bases:
             for name in self.names.qualified_names(base.value, path):
-                found = found or keras_base(name)
+                found = found or keras_base(name, self.keras_major)
             if found is None and type(base.value) is cst.Name:
                 bindings = self.names.lookup(base.value.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
@@ -555,8 +556,10 @@ def keras_state(qualname: str) -> str | None:
     return None
 
 
-def keras_base(qualname: str) -> tuple[str, str] | None:
-    """(kind, category) for a Keras base class's qualified name."""
+def keras_base(qualname: str, keras_major: int = 3) -> tuple[str, str] | None:
+    """(kind, category) for a Keras base class's qualified name; `keras` and `tf.keras` are
+    the Keras of `keras_major`, the one the file is linted for (the project's declared
+    TensorFlow or Keras: `tensorflow<=2.11` makes `tf.keras` Keras 2)."""
     parts = qualname.split(".")
     if "keras" not in qualname or not parts[-1][:1].isupper():
         return None
@@ -564,7 +567,7 @@ def keras_base(qualname: str) -> tuple[str, str] | None:
     if head == "tf_keras" or qualname.startswith("tensorflow.python.keras"):
         kind = "keras2"
     elif head in ("keras", "tensorflow"):
-        kind = "keras3"
+        kind = "keras3" if keras_major >= 3 else "keras2"
     else:
         return None
     leaf = parts[-1]

@@ -104,9 +104,14 @@ def _func_name(func: Func) -> str:
 
 class TfModel(KerasLinks):
     def __init__(
-        self, names: Names, source: str | None = None, inbound: Sequence[TfInbound] = ()
+        self,
+        names: Names,
+        source: str | None = None,
+        inbound: Sequence[TfInbound] = (),
+        keras_major: int = 3,
     ) -> None:
         self.names = names
+        self.keras_major = keras_major
         self.module = names.module
         self.source = source
         self.inbound = tuple(inbound)

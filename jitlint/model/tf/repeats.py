@@ -58,6 +58,14 @@ class Repeats(Repeated):
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, method or "") for "repeat" records
     foreign: list[tuple[cst.Call, Path, cst.CSTNode, str]] = field(default_factory=list)
+    # ids of functions every loop call of which passes a value that changes per iteration
+    # (`for n in [1, 3, 7]: make(n)`): each run builds for another configuration
+    configured: set[int] = field(default_factory=set)
+
+    def configured_owner(self, path: Path) -> bool:
+        """The function holding the end of `path` runs once per configuration of a loop."""
+        owner = next((n for n in reversed(path) if type(n) in _FUNCTIONS), None)
+        return owner is not None and id(owner) in self.configured
 
     @property
     def repeated(self) -> dict[int, str]:
@@ -82,6 +90,8 @@ def find_repeats(model: TfModel) -> Repeats:
         scan.loop_calls, scan.calls, resolve, _contracts(model), keep.kept_per_iteration
     )
     out = Repeats(found.why, found.keeps_result)
+    loop_calls: dict[int, int] = {}
+    varied_calls: dict[int, int] = {}
     for call, path in scan.loop_calls:
         target = callee(model, call, path)
         if target is None:
@@ -90,9 +100,14 @@ def find_repeats(model: TfModel) -> Repeats:
                 out.foreign.append((call, path, *foreign))
             continue
         func, bound = target
+        loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
+        varied = False
         for param, arg in bind(func, call, bound):
             if varying_python(model, arg, path):
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
+                varied = True
+        varied_calls[id(func)] = varied_calls.get(id(func), 0) + varied
+    out.configured = {f for f, count in loop_calls.items() if varied_calls[f] == count}
     return out
 
 

@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     VARIABLE_CLASSES,
     WEIGHT_MAKERS,
     canonical,
+    list_output,
     single_output,
 )
 from jitlint.model.tf.repeats import bind
@@ -645,6 +646,24 @@ class TfValues:
             for d in defs
         )
 
+    def tensor_list(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """`expr` is a Python list of tensors made by a TF function (`tf.unstack(x)`, or a
+        name every reaching binding of which is one): Python iterates it, in graph code too."""
+        if type(expr) is cst.Call:
+            names = self.names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+            return bool(names) and all(list_output(n) for n in names)
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)
+        return bool(defs) and all(
+            d.kind == "assign"
+            and type(d.node) is cst.Call
+            and type(d.path[-1]) is cst.Assign
+            and all(type(t.target) is cst.Name for t in d.path[-1].targets)  # type: ignore[attr-defined]
+            and self.tensor_list(d.node, d.path)
+            for d in defs
+        )
+
     def tensor_like(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], root: bool) -> bool:
         """A tensor, or (`root`: in the function TF calls) a raw argument of the traced
         function: a tensor or a retrace key."""
@@ -877,6 +896,12 @@ class TfValues:
                 if method in _TENSOR_METHODS:
                     return combine([receiver, *(self.value(a.value, path) for a in call.args)])
         return UNK
+
+    def eager_variable_read(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """`expr` is a `tf.Variable` read inside `with tf.init_scope():`: variables made in
+        a tf.function are lifted out of its graph, so there the read is eager, with a value
+        (a graph op's result stays symbolic even there)."""
+        return self.value(expr, path).origins == {"variable"} and self._in_eager_scope(path)
 
     def _in_eager_scope(self, path: Sequence[cst.CSTNode]) -> bool:
         """Inside `with tf.init_scope():` (or TF's `context.eager_mode()`) in the innermost

@@ -118,8 +118,26 @@ import jax.numpy as jnp
 def f(x):
     return np.asarray(jnp.sin(x))
 """,
+        # `**kwargs.get(key, python_default)` of a jitted function: the caller picks the keys,
+        # so the value may be the Python default (ott's `kwargs.get("t0", 0.0)`).
+        """
+import jax
+import numpy as np
+@jax.jit
+def f(x, **kwargs):
+    t0 = kwargs.get("t0", 0.0)
+    return x * np.linspace(t0, 1.0, 5).sum()
+""",
     )
     INVALID = (
+        # A value of `**kwargs` taken by key: traced whenever it is there.
+        """
+import jax
+import numpy as np
+@jax.jit
+def f(x, **kwargs):
+    return x * np.asarray(kwargs["scale"])  # error: JIT104
+""",
         # A NumPy array indexed with a tracer.
         """
 import jax

@@ -112,6 +112,17 @@ def f(x):
             scale = 3.0
     return x * scale
 """,
+        # A tf.Variable made in the function, read inside `tf.init_scope()`: the variable
+        # lives outside the graph, so the read there is eager (sonnet's replicator test).
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    v = tf.Variable(tf.ones([]))
+    with tf.init_scope():
+        start = v.numpy()
+    return x * start
+""",
         # Eager code may call .numpy().
         """
 import tensorflow as tf
@@ -144,6 +155,18 @@ import tensorflow as tf
 @tf.function
 def f(x):
     return x.numpy() + 1  # error: JIT204
+""",
+        # A variable read in the graph, and a graph op's result read inside `tf.init_scope()`.
+        """
+import tensorflow as tf
+@tf.function
+def f(x):
+    v = tf.Variable(tf.ones([]))
+    start = v.numpy()  # error: JIT204
+    y = tf.exp(x)
+    with tf.init_scope():
+        top = y.numpy()  # error: JIT204
+    return x * start * top
 """,
         """
 import tensorflow as tf
@@ -181,6 +204,8 @@ class Model(tf.keras.Model):
         value = self.ctx.tf.values.value(func.value, path)
         # A raw argument of the traced function: `.numpy()` means it is meant to be a tensor.
         if value.kind != TENSOR and not (value.origins == {"param"} and context.root):
+            return
+        if self.ctx.tf.values.eager_variable_read(func.value, path):
             return
         self.report(
             node,

@@ -204,6 +204,21 @@ def f(x):
         total += row
     return total + mean + var + c + d + sum(t for t in [a, b])
 """,
+        # A Python list of tensors made by tf.unstack / tf.split, looped over in a Keras 3
+        # layer's `call` (no autograph): Python iterates a list (edward2's per-unit loop).
+        """
+import keras
+import tensorflow as tf
+class PerUnit(keras.layers.Layer):
+    def call(self, x):
+        outs = []
+        for column in tf.unstack(x, axis=-1):
+            outs.append(column * 2.0)
+        halves = tf.split(x, 2, axis=-1)
+        for half in halves:
+            outs.append(tf.reduce_sum(half, axis=-1))
+        return tf.stack(outs, axis=-1)
+""",
         # An argument whose signature is a structure of tensors unpacks fine.
         """
 import collections
@@ -423,7 +438,7 @@ class Dense(keras.layers.Layer):
         """A list or tuple display, or a local name that every binding reaching here makes
         one (`if not isinstance(x, list): x = [x]`): iterating or testing a Python list of
         tensors is Python's, in any graph."""
-        if type(expr) in (cst.List, cst.Tuple):
+        if type(expr) in (cst.List, cst.Tuple) or self.ctx.tf.values.tensor_list(expr, path):
             return True
         if type(expr) is not cst.Name:
             return False

@@ -339,8 +339,33 @@ model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 model.compile(loss="mse")
 model.fit(lines_ds.padded_batch(4))
 """,
+        # A factory called in a loop with another configuration on each pass (the loop's
+        # Python variable): each function is traced once for its own configuration, as a
+        # shared one would be for each value (model-optimization's per-summand-count tests).
+        """
+import tensorflow as tf
+def make(count):
+    @tf.function
+    def step(x):
+        parts = [x * i for i in range(count)]
+        return tf.add_n(parts)
+    return step
+for count in [1, 3, 7]:
+    make(count)(tf.constant(1.0))
+""",
     )
     INVALID = (
+        # A factory called in a loop with the same configuration each time.
+        """
+import tensorflow as tf
+def make(scale):
+    @tf.function  # error: JIT207
+    def step(x):
+        return x * scale
+    return step
+for _ in range(3):
+    make(2.0)(tf.constant(1.0))
+""",
         """
 import tensorflow as tf
 def f(x):
@@ -497,6 +522,8 @@ for x, y in buckets:
             node, path, self.ctx.tf.repeats.keeps_result
         ):
             repeated = None
+        if repeated is not None and self.ctx.tf.repeats.configured_owner(path):
+            repeated = None  # one per configuration the loop passes: each needs its trace
         if loop is None and repeated is None:
             return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
@@ -535,6 +562,8 @@ for x, y in buckets:
             node, path, self.ctx.tf.repeats.keeps_result
         ):
             repeated = None
+        if repeated is not None and self.ctx.tf.repeats.configured_owner(path[:-1]):
+            repeated = None  # one per configuration the loop passes: each needs its trace
         if not in_loop and repeated is None:
             return
         for decorator in node.decorators:

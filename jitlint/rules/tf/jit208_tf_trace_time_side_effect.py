@@ -14,7 +14,11 @@ from jitlint.model.domain.branches import read_after
 from jitlint.model.tf.api import TF_LOG_MODULES
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import says_traced
-from jitlint.python.attributes import assigned_anywhere, self_attr_name
+from jitlint.python.attributes import (
+    assigned_anywhere,
+    reset_earlier_in_function,
+    self_attr_name,
+)
 from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES
 from jitlint.python.uses import assigned_names, before_exit
 from jitlint.rules.base import Rule
@@ -198,6 +202,22 @@ import tensorflow as tf
 def eager(x):
     print(x)
     return x
+""",
+        # A list on the object that `call` starts afresh at its top: per-call scratch, so
+        # one append per trace is all it holds (keras-tcn's skip connections).
+        """
+import keras
+class Stack(keras.layers.Layer):
+    def __init__(self, blocks, **kwargs):
+        super().__init__(**kwargs)
+        self.blocks = blocks
+        self.outputs_seen = []
+    def call(self, x):
+        self.outputs_seen = [x]
+        for block in self.blocks:
+            x = block(x)
+            self.outputs_seen.append(x)
+        return keras.layers.add(self.outputs_seen)
 """,
         # tf.print, and a local list.
         """
@@ -386,6 +406,10 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         values = self._attribute_values(path, target.attr.value)
         if not values or not all(type(v) in (cst.List, cst.ListComp) for v in values):
+            return
+        if reset_earlier_in_function(path, target.attr.value):
+            # `self.outputs = []` at the top of `call`: a per-call scratch list, which each
+            # trace rebuilds from empty, so one append per trace is all it ever holds.
             return
         if node.args and self.ctx.tf.values.new_variable(node.args[0].value, path):
             # Registering a variable made in the function: creating it per call is JIT206's
