@@ -153,6 +153,10 @@ def _fix_verify(root: Path, monkeypatch, *paths: str) -> tuple[int, str, str]:
     return run_cli("--fix", "--unsafe-fixes", "--verify", "--no-cache", "-j2", *paths)
 
 
+# Rules whose page example is fixed by calling the function without its jit.
+_FIXED_BY_RUNNING_EAGERLY = frozenset({"JIT108"})
+
+
 def test_fixed_rule_examples_verify_under_jax(tmp_path, scratch, monkeypatch):
     expected = _rule_project(tmp_path, "jax")
     assert expected, "no fixable jax rule example"
@@ -165,6 +169,15 @@ def test_fixed_rule_examples_verify_under_jax(tmp_path, scratch, monkeypatch):
             # the `pmap` call) edits no compiled body: said so under the flagged function.
             skipped = f"skipped (uncompiled-code fix ({code})"
             found = [v for k, v in lines.items() if k.startswith(f"ex_{code}.py ")]
+            if code in _FIXED_BY_RUNNING_EAGERLY:
+                # The fix takes the jit away (JIT108: a tracer stored on the object): nothing
+                # compiled is left to compare, and the verifier must say so, not verify.
+                eager = "is not compiled in the fixed source"
+                assert found and all(v.startswith("skipped (") and eager in v for v in found), (
+                    code,
+                    out,
+                )
+                continue
             assert found and all(v.startswith(skipped) for v in found), (code, out)
             continue
         if function == "<module>":
