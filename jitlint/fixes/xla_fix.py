@@ -190,7 +190,7 @@ def keep_layer_off_xla(  # type: ignore[no-untyped-def]
     off XLA."""
     if fix is None or not context.auto_xla:
         return fix
-    layer = layer_off_xla_fix(ctx, path, context.layer)
+    layer = _layer_init_fix(ctx, path, context.layer)
     if layer is None:
         return None
     return NodeFix(
@@ -199,13 +199,6 @@ def keep_layer_off_xla(  # type: ignore[no-untyped-def]
         fix.replacements + layer.replacements,
         fix.imports,
     )
-
-
-def layer_off_xla_fix(
-    ctx: FileContext, path: Sequence[cst.CSTNode], layer: str | None
-) -> NodeFix | None:
-    """Only the layer fix below (for a fix that adds an op XLA cannot compile)."""
-    return _layer_init_fix(ctx, path, layer)
 
 
 def _layer_init_fix(
