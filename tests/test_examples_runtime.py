@@ -24,8 +24,15 @@ def _params(wanted) -> list[object]:
 
 
 def _run(rule, source: str) -> None:
-    pytest.importorskip(_MODULE[rule.framework])
-    exec(compile(source, "<example>", "exec"), {"__name__": "__example__"})
+    framework = pytest.importorskip(_MODULE[rule.framework])
+    # Examples may flip process-wide settings (JIT302's turns on x64); later tests in this
+    # process must not inherit them.
+    x64 = framework.config.jax_enable_x64 if rule.framework == "jax" else None
+    try:
+        exec(compile(source, "<example>", "exec"), {"__name__": "__example__"})
+    finally:
+        if x64 is not None:
+            framework.config.update("jax_enable_x64", x64)
 
 
 @pytest.mark.parametrize("rule", _params(lambda rule: rule.runtime_error is not None))

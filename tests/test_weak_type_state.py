@@ -3,6 +3,9 @@ explicit dtype (written by hand or by the fix) once."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from jitlint import catalogue, fix_source
@@ -12,10 +15,14 @@ RULE = all_rules()["JIT123"]
 
 
 def _compiles(source: str) -> int:
+    # A fresh interpreter: other tests run page examples in this process, and one of them
+    # (JIT302's) turns jax_enable_x64 on, which makes the float32 state a float64 result.
     pytest.importorskip("jax")
-    namespace: dict[str, object] = {"__name__": "__example__"}
-    exec(compile(source, "<example>", "exec"), namespace)
-    return namespace["step"]._cache_size()  # type: ignore[attr-defined]
+    probe = source + "\nprint(step._cache_size())\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    return int(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.jax
