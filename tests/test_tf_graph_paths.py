@@ -212,3 +212,50 @@ def test_an_eager_only_hazard_holds_on_the_eager_path_of_a_may_helper(eager, fla
     source = LOOP_HELPER.format(eager=eager)
     found = lint_text(source, "m.py", {"JIT207"}, {OPTIONS_KEY: {}}).diagnostics
     assert [d.line for d in found] == ([7] if flagged else [])
+
+
+KERAS_CALLS_DECORATED = """\
+import tensorflow as tf
+
+
+@tf.function{options}
+def guard(loss):
+    if tf.math.is_nan(loss):
+        return 0.0
+    return loss
+
+
+def plain(labels):
+    if tf.equal(tf.size(labels), 0):
+        return 0.0
+    return tf.reduce_mean(labels)
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        return guard(plain(x))
+
+
+class Spectral(tf.keras.layers.Layer):
+    @tf.function{options}
+    def call(self, x, n=3):
+        for _ in tf.range(n):
+            x = x * 2.0
+        return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "lines"),
+    [
+        # Its own decorator converts a `tf.function`'s body, whoever calls it (observed on
+        # TF 2.21 / Keras 3.15: under `fit` and a `tf.function`); `plain` is reached only
+        # from the Keras 3 `call`, which autograph does not convert.
+        ("", [12]),
+        ("(autograph=False)", [6, 12, 25]),
+    ],
+)
+def test_a_tf_function_called_from_a_keras_call_keeps_its_own_autograph(options, lines):
+    source = KERAS_CALLS_DECORATED.format(options=options)
+    found = lint_text(source, "m.py", {"JIT205"}, {OPTIONS_KEY: {}}).diagnostics
+    assert [d.line for d in found] == lines

@@ -413,3 +413,41 @@ def test_a_site_whose_line_is_not_found_sends_no_record(monkeypatch):
     unplaced = outbound.tf_outbound(ctx.tf, source)
     assert all(r.line == 0 for r in unplaced)
     assert len(unplaced) < len(placed)
+
+
+def test_a_tf_function_of_another_module_called_from_a_keras_call_converts_itself(tmp_path):
+    # `guard` is decorated: its own `tf.function` converts its `if`; `plain` is a helper
+    # the Keras 3 `call` of the other module runs unconverted.
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/losses.py": """\
+import tensorflow as tf
+
+
+@tf.function
+def guard(loss):
+    if tf.math.is_nan(loss):
+        return 0.0
+    return loss
+
+
+def plain(labels):
+    if tf.equal(tf.size(labels), 0):
+        return 0.0
+    return tf.reduce_mean(labels)
+""",
+            "pkg/head.py": """\
+import tensorflow as tf
+from pkg.losses import guard, plain
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        return guard(plain(x))
+""",
+        },
+    )
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == [("pkg/losses.py", 12, "JIT205")], err

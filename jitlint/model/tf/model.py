@@ -767,10 +767,22 @@ class TfModel(KerasLinks):
         contexts: dict[int, GraphContext] = {}
         funcs: dict[int, Func] = {}
         pending: list[int] = []
+        # A function decorated with `tf.function` runs its body through its own decorator's
+        # autograph setting, whoever calls it: a Keras 3 `call` (not converted) calling it
+        # still calls a converted function (observed on TF 2.21 / Keras 3.15).
+        own_autograph = {
+            id(app.func): app.autograph
+            for app, _path in scan.applications
+            if type(app.func) is cst.FunctionDef
+            and any(d.decorator is app.node for d in app.func.decorators)
+        }
 
         def add(func: Func, context: GraphContext) -> None:
             known = contexts.get(id(func))
             merged = known.merge(context) if known else context
+            own = own_autograph.get(id(func))
+            if own is not None and merged.autograph != own:
+                merged = replace(merged, autograph=own)
             if merged != known:
                 contexts[id(func)] = merged
                 funcs[id(func)] = func
