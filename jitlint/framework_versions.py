@@ -403,8 +403,8 @@ def _lines(where: str, value: str) -> list[tuple[str, str]]:
 def _setup_py_requirements(path: Path) -> list[tuple[str, str]] | None:
     """(keyword, requirement) pairs of the `install_requires` and `extras_require` of a
     setup.py's `setup(...)` calls, read from its syntax tree (never run): literal lists and
-    dicts, a name bound to one in the file, and `+` of those. None when no `setup(...)`
-    call has either keyword."""
+    dicts, a name bound to one in the file, an entry of such a dict (`reqs["install"]`),
+    and `+` of those. None when no `setup(...)` call has either keyword."""
     try:
         text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
         tree = ast.parse(text, str(path))
@@ -450,12 +450,20 @@ def _callee(func: ast.expr) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _resolved(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
-    """A name bound at module level is its value (a chain of names is followed, once each)."""
+def _resolved(node: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> ast.expr:
+    """A name bound at module level is its value (a chain of names is followed, once each);
+    `table["install"]` of a literal dict (through names) is that entry's value."""
     seen: set[str] = set()
     while isinstance(node, ast.Name) and node.id in bound and node.id not in seen:
         seen.add(node.id)
         node = bound[node.id]
+    if isinstance(node, ast.Subscript) and depth < 4:
+        key = node.slice
+        table = _resolved(node.value, bound, depth + 1)
+        if isinstance(table, ast.Dict) and isinstance(key, ast.Constant):
+            for name, value in zip(table.keys, table.values, strict=True):
+                if isinstance(name, ast.Constant) and name.value == key.value:
+                    return _resolved(value, bound, depth + 1)
     return node
 
 

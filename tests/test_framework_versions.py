@@ -281,6 +281,11 @@ def test_setup_py_is_read_from_its_syntax_tree(tmp_path):
         "import setuptools as st\nDEPS = ('tensorflow==2.15.1',)\n"
         "st.setup(install_requires=DEPS)\n",
         "from setuptools import setup\nsetup(install_requires='tensorflow==2.15.1')\n",
+        # a table of requirement groups, one entry per keyword
+        "from setuptools import setup\nreqs = {'install': ['tensorflow-gpu==2.15.1'], 'test': []}\n"
+        "install_requires = reqs['install']\nsetup(install_requires=install_requires)\n",
+        "from setuptools import setup\n"
+        "setup(install_requires={'a': ['tensorflow==2.15.1']}['a'])\n",
     ],
 )
 def test_setup_py_requirement_shapes(tmp_path, text):
@@ -295,6 +300,11 @@ def test_setup_py_requirement_shapes(tmp_path, text):
         "def broken(:\n",
         "from setuptools import setup\n"
         "setup(install_requires=open('requirements.in').read().split())\n",
+        # an entry the table does not have, or a key that is not a literal
+        "from setuptools import setup\nreqs = {'install': ['tensorflow==2.15.1']}\n"
+        "setup(install_requires=reqs['test'])\n",
+        "from setuptools import setup\nreqs = {'install': ['tensorflow==2.15.1']}\nk = 'install'\n"
+        "setup(install_requires=reqs[k])\n",
     ],
 )
 def test_setup_py_without_literal_requirements_declares_nothing(tmp_path, text):
