@@ -407,6 +407,38 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
     assert resolved(tmp_path)["keras"] == ("3", "facts")
 
 
+@pytest.mark.parametrize(
+    ("requirements", "code", "expected"),
+    [
+        # Nothing declares the Keras: a layer calling `self.add_metric` runs only on Keras 2.
+        ("numpy\n", "        self.add_metric(loss)\n", ("2", "code")),
+        ("tensorflow>=2.6\n", "        self.add_update(op)\n", ("2", "code")),  # open range
+        ("numpy\n", "model.compile(loss='mse', experimental_run_tf_function=False)\n",
+         ("2", "code")),
+        ("numpy\n", "        self.add_loss(loss)\n", ("3", "facts")),  # Keras 3 has it
+        ("numpy\n", "        other.add_metric(loss)\n", ("3", "facts")),  # not a layer's own
+        # A declared TensorFlow decides; the code does not override it.
+        ("tensorflow>=2.16\n", "        self.add_metric(loss)\n", ("3", "tensorflow")),
+    ],
+)  # fmt: skip
+def test_code_that_only_keras_2_runs_makes_keras_2(tmp_path, requirements, code, expected):
+    write(tmp_path / "requirements.txt", requirements)
+    write(tmp_path / "pkg" / "m.py", "import tensorflow as tf\n")
+    write(tmp_path / "pkg" / "layers" / "head.py", f"class Head:\n    def call(self):\n{code}")
+    assert resolved(tmp_path, "pkg/m.py")["keras"] == expected
+
+
+def test_keras_2_code_is_looked_for_only_in_a_project_that_declares_requirements(tmp_path):
+    # Without a requirement file there is no project root to scan: nothing is concluded.
+    write(
+        tmp_path / "pkg" / "head.py",
+        "class Head:\n    def call(self):\n        self.add_metric(1)\n",
+    )
+    assert resolved(tmp_path, "pkg/head.py")["keras"] == ("3", "facts")
+    write(tmp_path / "requirements.txt", "numpy\n")
+    assert resolved(tmp_path, "pkg/head.py")["keras"] == ("2", "code")
+
+
 # ---- a rule that depends on the version: JIT213 and Keras 2 ---------------------------------
 
 
@@ -574,6 +606,17 @@ def test_show_settings_names_the_upper_bound_behind_keras_2(tmp_path, monkeypatc
     line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
     assert "keras: 2 (tf.keras of every TensorFlow allowed:" in line
     assert "setup.py, tensorflow<=2.11 in setup.py install_requires" in line
+
+
+def test_show_settings_names_the_code_behind_keras_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "requirements.txt", "numpy\n")
+    write(tmp_path / "m.py", "class Head:\n    def call(self, x):\n        self.add_metric(x)\n")
+    status, out, _ = run_cli("--show-settings", "m.py")
+    assert status == 0
+    line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
+    assert "keras: 2 (the project's code runs only on Keras 2: `self.add_metric`" in line
+    assert "m.py" in line
 
 
 def test_show_settings_without_a_config_and_for_a_missing_path(tmp_path, monkeypatch):
