@@ -259,3 +259,53 @@ def test_a_tf_function_called_from_a_keras_call_keeps_its_own_autograph(options,
     source = KERAS_CALLS_DECORATED.format(options=options)
     found = lint_text(source, "m.py", {"JIT205"}, {OPTIONS_KEY: {}}).diagnostics
     assert [d.line for d in found] == lines
+
+
+PHASE_SETTING = """\
+import tensorflow as tf
+
+TRAIN, PREDICT = "train", "predict"
+PHASE = TRAIN
+
+
+def set_phase(phase: str):
+    global PHASE
+    PHASE = {value}
+
+
+def get_phase():
+    return PHASE
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        if get_phase() == TRAIN:
+            return x * 2
+        return x
+
+
+class Net(tf.keras.Model):
+    def train_step(self, data):
+        set_phase(TRAIN)
+        return {{"loss": self.head(data)}}
+{more}"""
+
+
+@pytest.mark.parametrize(
+    ("value", "more", "flagged"),
+    [
+        # A mode set by the step and read, while tracing, by the layers it calls: a setting
+        # of the trace, which needs the write once per trace.
+        ("phase", "", False),
+        # Read by code that runs eagerly too: it sees the last trace's value, not the call's.
+        ("phase", "\n\nprint(get_phase())\n", True),
+        ("phase", "\n\nif PHASE == TRAIN:\n    print('training')\n", True),
+        # A counter, or a tensor kept past its trace, is no setting.
+        ("PHASE + phase", "", True),
+        ("tf.constant(phase)", "", True),
+    ],
+)
+def test_a_global_setting_read_only_while_tracing_is_not_a_side_effect(value, more, flagged):
+    source = PHASE_SETTING.format(value=value, more=more)
+    found = lint_text(source, "m.py", {"JIT208"}, {OPTIONS_KEY: {}}).diagnostics
+    assert [d.line for d in found] == ([9] if flagged else [])

@@ -45,7 +45,7 @@ from jitlint.model.tf.function import (
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
-from jitlint.model.tf.values import TfValues
+from jitlint.model.tf.values import TENSOR, TfValues
 from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
@@ -271,6 +271,48 @@ class TfModel(KerasLinks):
 
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))
+
+    def trace_time_setting(self, func: cst.FunctionDef, name: str) -> bool:
+        """Whether `func`'s writes of the module global `name` set a Python value that only
+        graph code reads: each a plain `name = value` whose value is no tensor and reads
+        not `name` (no counter), and every read of `name` in the module (one at least) is in
+        a function that must run as graph code. Such a global is a setting of the trace
+        that reads it (a mode set by a step before it calls the layers that read it while
+        tracing): written once per trace is what its readers need."""
+        contexts = self.contexts
+        read = False  # and some graph code reads it: a global no one reads here is no setting
+        stack: list[tuple[cst.CSTNode, cst.CSTNode | None, Func | None]] = [
+            (self.module, None, None)
+        ]
+        while stack:
+            node, parent, owner = stack.pop()
+            kind = type(node)
+            if kind is cst.Name:
+                if node.value != name or parent is None:  # type: ignore[attr-defined]
+                    continue
+                if type(parent) in (cst.NameItem, cst.AssignTarget, cst.Param):
+                    continue  # `global name`, `name = ...`: no read
+                if type(parent) is cst.Attribute and parent.attr is node:  # type: ignore[attr-defined]
+                    continue
+                if type(parent) is cst.Arg and parent.keyword is node:  # type: ignore[attr-defined]
+                    continue
+                if owner is func:
+                    return False  # `name = name + 1`, `name += 1`: a counter
+                context = contexts.get(id(owner)) if owner is not None else None
+                if context is None or not context.must:
+                    return False  # read by code that also runs eagerly
+                read = True
+                continue
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                owner = node  # type: ignore[assignment]
+            elif kind is cst.Assign and owner is func:
+                targets = node.targets  # type: ignore[attr-defined]
+                if any(type(t.target) is cst.Name and t.target.value == name for t in targets):
+                    path = [*self.scope_path(func), node]
+                    if self.values.value(node.value, path).kind == TENSOR:  # type: ignore[attr-defined]
+                        return False
+            stack.extend((child, node, owner) for child in iter_children(node))
+        return read
 
     def is_loop_body(self, func: Func) -> bool:
         """A `tf.while_loop` body or condition: its parameters are loop variables."""
