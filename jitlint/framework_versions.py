@@ -297,9 +297,11 @@ def keras_2_code(root: Path) -> tuple[Path, str] | None:
                 text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
             except (Unreadable, TooLarge):
                 continue
-            match = _KERAS_2_ONLY_CODE.search(text)
-            if match is not None:
+            for match in _KERAS_2_ONLY_CODE.finditer(text):
                 spelled = match.group().decode().rstrip("(=").strip()
+                method = spelled.removeprefix("self.")
+                if method != spelled and f"def {method}(".encode() in text:
+                    continue  # the class defines that method itself: not Keras'
                 return path, f"`{spelled}`, which Keras 3 removed"
     return None
 

@@ -417,6 +417,9 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
          ("2", "code")),
         ("numpy\n", "        self.add_loss(loss)\n", ("3", "facts")),  # Keras 3 has it
         ("numpy\n", "        other.add_metric(loss)\n", ("3", "facts")),  # not a layer's own
+        # The class's own method of that name, not Keras'.
+        ("numpy\n", "        self.add_metric(loss)\n    def add_metric(self, x):\n        pass\n",
+         ("3", "facts")),
         # A declared TensorFlow decides; the code does not override it.
         ("tensorflow>=2.16\n", "        self.add_metric(loss)\n", ("3", "tensorflow")),
     ],
