@@ -86,6 +86,18 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
+# Spellings that exist only in Keras 3 (the standalone package's `ops`, `config` and `src`,
+# and its preview `keras_core`): a file using one targets Keras 3 whatever is declared.
+_KERAS_3_ONLY = re.compile(
+    r"\bkeras_core\b|\bkeras\.(?:ops|config|src)\b|\bfrom\s+keras\s+import\s+[^\n]*\b(?:ops|config)\b"
+)
+
+
+def keras_3_imported(source: str) -> bool:
+    """The file uses a Keras-3-only module (`keras.ops`, `from keras import ops`, ...)."""
+    return _KERAS_3_ONLY.search(source) is not None
+
+
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
