@@ -10,7 +10,9 @@ import libcst as cst
 
 from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
-from jitlint.model.tf_records import TfRecord
+from jitlint.model.tf_records import BASE, UNKNOWN_FACT, TfRecord, encode_arguments
+from jitlint.python.binding import DOUBLE_STARRED, STARRED
+from jitlint.python.names import leaf_name
 
 if TYPE_CHECKING:
     from jitlint.model.tf.function import GraphContext
@@ -44,6 +46,17 @@ def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode])
     if not name or name.split(".")[0] in _LIBRARIES:
         return None
     return name if name.startswith(".") or "." in name else None
+
+
+def _bound_name(alias: cst.ImportAlias) -> str:
+    """The name an import binds: its `as` name, else the first name of `import a.b`, the
+    name of `from m import n`."""
+    if alias.asname is not None:
+        return getattr(alias.asname.name, "value", "")
+    name = alias.name
+    while type(name) is cst.Attribute:
+        name = name.value
+    return getattr(name, "value", "")
 
 
 def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None) -> list[TfRecord]:
@@ -120,9 +133,41 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                 records.add(
                     TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
                 )
+        bases = model.base_names() if imports else frozenset()
         for node, _path, target in imports:
             if id(node) in lines:
-                records.add(TfRecord(target, lines[id(node)], "import"))
+                status = BASE if _bound_name(node) in bases else ""  # type: ignore[arg-type]
+                records.add(TfRecord(target, lines[id(node)], "import", status))
+    records.update(_creations(model))
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
     return sorted(records)
+
+
+# Past this many different argument lists for one class, a creation says only that its
+# arguments are unknown: what reaches `__init__` is then unknown, never a wrong value.
+_MAX_CREATIONS = 8
+_UNKNOWN_ARGUMENTS = encode_arguments([(STARRED, UNKNOWN_FACT), (DOUBLE_STARRED, UNKNOWN_FACT)])
+
+
+def _creations(model: TfModel) -> set[TfRecord]:
+    """ "new" records: the calls of a class name (capitalised) that the imports place in
+    another module, with what each argument is (dtypes.py's `argument_facts`), from every
+    scope of the file. They carry no line: the receiver names the file."""
+    scan = model.scan
+    found: dict[str, set[str]] = {}
+    for calls in (*scan.calls.values(), *scan.attribute_calls.values()):
+        for call, path in calls:
+            if not leaf_name(call.func)[:1].isupper():
+                continue
+            target = foreign_name(model, call.func, path)
+            if target is None:
+                continue
+            arguments = encode_arguments(model.dtypes.argument_facts(call, path))
+            found.setdefault(target, set()).add(arguments)
+    out = set()
+    for target, statuses in found.items():
+        if len(statuses) > _MAX_CREATIONS:
+            statuses = {_UNKNOWN_ARGUMENTS}
+        out.update(TfRecord(target, 0, "new", status) for status in statuses)
+    return out

@@ -49,6 +49,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
+from jitlint.model.tf_records import KERAS_CLASS_FACT
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -128,6 +129,7 @@ class KerasLinks:
     keras_major: int  # the Keras the file is linted for: `keras`/`tf.keras` classes are it
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
+    facts: dict[str, str]  # facts of imported names (TfModel), Keras classes' among them
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -151,9 +153,12 @@ class KerasLinks:
             return memo[id(cls)]
         memo[id(cls)] = None  # cycles
         found = None
+        facts = self.facts
         for base in cls.bases:
             for name in self.names.qualified_names(base.value, path):
                 found = found or keras_base(name, self.keras_major)
+                # A Keras class of another module of the run (its file's export).
+                found = found or _keras_fact(facts.get(name))
             if found is None and type(base.value) is cst.Name:
                 bindings = self.names.lookup(base.value.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
@@ -162,6 +167,36 @@ class KerasLinks:
                         found = self.keras_class_kind(local, path)
         memo[id(cls)] = found
         return found
+
+    def keras_exports(self) -> dict[str, str]:
+        """The module's top-level Keras classes, for the modules subclassing them: name ->
+        `keras:<kind>:<category>`."""
+        out = {}
+        module = self.module
+        for stmt in module.body:
+            if type(stmt) is cst.ClassDef and stmt.bases:
+                found = self.keras_class_kind(stmt, [module])
+                if found is not None:
+                    out[stmt.name.value] = f"{KERAS_CLASS_FACT}{found[0]}:{found[1]}"
+        return out
+
+    def base_names(self) -> frozenset[str]:
+        """The names the module's class statements start their bases with (`Base`, `layers`
+        in `layers.Base`): imports of those may be Keras classes of other modules."""
+        found = set()
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.ClassDef:
+                for base in node.bases:  # type: ignore[attr-defined]
+                    head = base.value
+                    while type(head) is cst.Attribute:
+                        head = head.value
+                    if type(head) is cst.Name:
+                        found.add(head.value)
+            if type(node) in _HOLDS_CLASSES:
+                stack.extend(iter_children(node))
+        return frozenset(found)
 
     def owns_state(self, cls: cst.ClassDef) -> bool:
         """A project Keras class that makes weights or sublayers: `self.add_weight(...)`,
@@ -566,6 +601,23 @@ def keras_state(qualname: str) -> str | None:
     if leaf in ("Sequential", "Model"):
         return "Keras model"
     return None
+
+
+# The statements a class statement may be found in (conditional definitions included).
+_HOLDS_CLASSES = (
+    cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Else, cst.Try,
+    cst.With,
+)  # fmt: skip
+
+
+def _keras_fact(fact: str | None) -> tuple[str, str] | None:
+    """(kind, category) from a Keras class fact; None for any other fact."""
+    if fact is None or not fact.startswith(KERAS_CLASS_FACT):
+        return None
+    kind, _, category = fact[len(KERAS_CLASS_FACT) :].partition(":")
+    if kind not in ("keras3", "keras2") or category not in GRAPH_METHODS:
+        return None
+    return kind, category
 
 
 def keras_base(qualname: str, keras_major: int = 3) -> tuple[str, str] | None:

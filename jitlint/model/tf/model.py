@@ -152,8 +152,8 @@ class TfModel(KerasLinks):
 
     def exports(self) -> dict[str, str]:
         """Facts about this module's top-level names that other modules may import (the
-        dtype facts of dtypes.py): dotted name -> fact."""
-        return self.dtypes.summaries()
+        dtype facts of dtypes.py, its Keras classes): dotted name -> fact."""
+        return {**self.dtypes.summaries(), **self.keras_exports()}
 
     def project_imports(self) -> list[tuple[cst.CSTNode, Path, str]]:
         """Module-level imports of names that may be in other modules of the project:
