@@ -40,7 +40,7 @@ from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.project.tf_outbound import tf_outbound
-from jitlint.model.tf_records import TfInbound
+from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound
 from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
@@ -178,6 +178,7 @@ def lint_text(
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
     )
+    tf_opened = any(call.kind not in PASSIVE_KINDS for call in ctx.tf_inbound)
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
@@ -189,7 +190,7 @@ def lint_text(
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
             # Nor a helper that graph code of another file calls mention Keras.
-            or bool(ctx.tf_inbound and rule_class(code).framework == "tensorflow")
+            or bool(tf_opened and rule_class(code).framework == "tensorflow")
         )
     ]
     # The project pass places its records' calls on lines from the walk's order of calls.

@@ -15,6 +15,8 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
   a function returning a dtype, float literal data) sent to the modules importing them; and
   which of its classes are Keras layers, models, losses or metrics (`KERAS_CLASS_FACT`),
   sent only to modules that subclass them (their "import" record's status is `BASE`);
+- "eager": eager code (a scope with no graph context) calls a function of another module:
+  where graph code calls it too, it is graph code on that path only (may, not must);
 - "new": a class of another module is created with these arguments (`status`: `encode_arguments`),
   which reach its `__init__` as a call of the module's own does (its `self` attributes).
 
@@ -28,7 +30,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("graph", "loss", "use", "repeat", "import", "export", "new")
+KINDS = ("graph", "loss", "use", "repeat", "import", "export", "eager", "new")
+# Kinds that add to what the receiving file's own TensorFlow code means, and do not make it
+# TensorFlow code: they open no text gate of its TF rules (engine/linter.py).
+PASSIVE_KINDS = frozenset({"eager", "new"})
 # An "export" fact of a Keras class: `keras:keras3:layer` (its kind and category, keras.py).
 KERAS_CLASS_FACT = "keras:"
 # The status of an "import" record whose name the importing module subclasses.

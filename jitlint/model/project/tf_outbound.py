@@ -139,9 +139,35 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                 status = BASE if _bound_name(node) in bases else ""  # type: ignore[arg-type]
                 records.add(TfRecord(target, lines[id(node)], "import", status))
     records.update(_creations(model))
+    records.update(_eager_calls(model))
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
     return sorted(records)
+
+
+def _eager_calls(model: TfModel) -> set[TfRecord]:
+    """"eager" records: functions of other modules that eager code calls (a scope with no
+    graph context: the module, a plain function). A helper that graph code of any file
+    calls is then graph code on that path only (may), not on every path (must)."""
+    scan = model.scan
+    contexts = model.contexts
+    imported = model.imported_aliases
+    out = set()
+    for calls in (scan.calls, scan.attribute_calls):
+        for key, sites in calls.items():
+            if key in contexts:
+                continue
+            for call, path in sites:
+                func = call.func
+                head = func.value if type(func) is cst.Name else None
+                if head is not None and (head not in imported or head[:1].isupper()):
+                    continue
+                if type(func) is cst.Attribute and leaf_name(func)[:1].isupper():
+                    continue  # a class: its creation is a "new" record
+                target = foreign_name(model, func, path)
+                if target is not None:
+                    out.add(TfRecord(target, 0, "eager"))
+    return out
 
 
 # Past this many different argument lists for one class, a creation says only that its

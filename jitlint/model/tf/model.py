@@ -380,7 +380,7 @@ class TfModel(KerasLinks):
         return None
 
     @cached_property
-    def _imported_aliases(self) -> frozenset[str]:
+    def imported_aliases(self) -> frozenset[str]:
         found: set[str] = set()
         for match in _IMPORT_LINE.finditer(self.source or ""):
             for part in match.group(1).replace(")", "").split(","):
@@ -478,7 +478,7 @@ class TfModel(KerasLinks):
         elif (
             kind is cst.Attribute
             and type(func.value) is cst.Name  # type: ignore[attr-defined]
-            and func.value.value in self._imported_aliases  # type: ignore[attr-defined]
+            and func.value.value in self.imported_aliases  # type: ignore[attr-defined]
             and func.value.value not in _LIBRARY_ALIASES  # type: ignore[attr-defined]
         ):
             scan.attribute_calls.setdefault(id(owner), []).append((node, [*parents, node]))
@@ -833,7 +833,13 @@ class TfModel(KerasLinks):
                     callers.setdefault(id(target[0]), []).append(
                         (caller, self.in_eager_branch(path))
                     )
-        eager: set[int] = set()
+        # Helpers that eager code of another file calls (its "eager" records).
+        eager: set[int] = {
+            key
+            for key in helpers
+            if _func_name(self.scan.scopes[key]) in self._called_eagerly_elsewhere  # type: ignore[arg-type]
+            and self.scan.owner.get(key) is self.module
+        }
         changed = True
         while changed:
             changed = False
@@ -848,6 +854,11 @@ class TfModel(KerasLinks):
                     changed = True
         for key in eager:
             contexts[key] = replace(contexts[key], must=False)
+
+    @cached_property
+    def _called_eagerly_elsewhere(self) -> frozenset[str]:
+        """Top-level functions that eager code of another file of the run calls."""
+        return frozenset(r.function for r in self.inbound if r.kind == "eager")
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""
