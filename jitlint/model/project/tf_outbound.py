@@ -146,7 +146,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
 
 
 def _eager_calls(model: TfModel) -> set[TfRecord]:
-    """"eager" records: functions of other modules that eager code calls (a scope with no
+    """ "eager" records: functions of other modules that eager code calls (a scope with no
     graph context: the module, a plain function). A helper that graph code of any file
     calls is then graph code on that path only (may), not on every path (must)."""
     scan = model.scan
