@@ -46,6 +46,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
+from jitlint.model.tf_records import PASSIVE_KINDS
 from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
@@ -117,7 +118,9 @@ class TfModel(KerasLinks):
         self.inbound = tuple(inbound)
         # Without any of these spellings a module has no graph code: skip the scan.
         self.may_have_graph_code = (
-            source is None or bool(_GRAPH_MARKERS.search(source)) or bool(self.inbound)
+            source is None
+            or bool(_GRAPH_MARKERS.search(source))
+            or any(record.kind not in PASSIVE_KINDS for record in self.inbound)
         )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
