@@ -19,7 +19,11 @@ Sources of dtypes:
 - parameters: the arguments at the module's call sites (calls, `self.method(...)`,
   `instance.method(...)`, `functools.partial(f, name=value)`), NumPy arrays becoming tensors
   when the function is a `tf.function`, joined over the calls (`site_dtypes` keeps them call
-  by call); attributes `self.x` from their assignments in the class.
+  by call); attributes `self.x` from their assignments in the class. A class's creations
+  in other files of the run reach its `__init__` too (their "new" records, tf_records.py:
+  each argument a dtype, a tensor of a dtype, a Python value or unknown), and so its
+  `self` attributes and its layer dtype; `self.proj(x)` of a sub-layer made with
+  `dtype=` (`Dense(units, dtype=dtype)`) has that dtype.
 Local names are read per program point (values.py); everything is bounded in depth.
 """
 

@@ -1,6 +1,10 @@
 """Keras in the TF model: which classes are layers, models, losses or metrics, which of their
 methods run as graph code, and whether a model that runs them compiles with XLA.
 
+A class is a Keras class when a base is one: a Keras base, a Keras class of the module, or
+one of another module of the run (its file exports the fact, `keras_exports`, to the modules
+that subclass it).
+
 Keras 3 runs `Layer.call`, `Model.train_step`/`test_step`/`predict_step`, `Loss.call` and
 `Metric.update_state` inside the traced train/test/predict functions of `fit`, `evaluate`
 and `predict`, without autograph. Whether that function is compiled with XLA is the
