@@ -215,6 +215,31 @@ def test_a_keras_base_two_modules_away(tmp_path):
     assert tf_findings(files, tmp_path) == [("pkg/sub.py", 7, "JIT205")]
 
 
+PLAIN_SUB = """\
+from pkg.base import Base
+
+
+class Sub(Base):
+    def call(self, x):
+        if x.numpy() > 0:
+            print("positive", x)
+        return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("base", "expected"),
+    [
+        (BASE, [("pkg/sub.py", 6, "JIT204"), ("pkg/sub.py", 7, "JIT208")]),
+        ("class Base:\n    pass\n", []),
+    ],
+)
+def test_a_subclass_that_mentions_neither_tensorflow_nor_keras(tmp_path, base, expected):
+    # Its base's file says the class is a Keras layer: its TF rules then read it.
+    files = {"pkg/base.py": base, "pkg/sub.py": PLAIN_SUB}
+    assert tf_findings(files, tmp_path) == expected
+
+
 def test_a_plain_base_class_of_another_module_is_not_keras(tmp_path):
     files = {
         "pkg/base.py": "class Base:\n    pass\n",

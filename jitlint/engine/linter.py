@@ -39,7 +39,7 @@ from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
-from jitlint.model.project.tf_outbound import tf_outbound
+from jitlint.model.project.tf_outbound import tf_base_imports, tf_outbound
 from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound
 from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
@@ -212,6 +212,7 @@ def lint_text(
             calls,
             own_names,
             jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
+            tf_selected=any(INDEX[c][4] == "tensorflow" for c in codes if c in INDEX),
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -256,6 +257,7 @@ def _project_facts(
     calls: CallLines | None = None,
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
     jax_selected: bool = False,
+    tf_selected: bool = False,
 ) -> None:
     """What the project pass needs from this file (model/jax/crossfile/records.py). Without a
     tracing rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
@@ -263,6 +265,7 @@ def _project_facts(
     still (a package's `__init__.py` that only imports need not mention jax). `own_names`:
     the defs and re-exports, where the inbound filter already read them."""
     result.defs = own_names[0] if own_names else top_level_defs(ctx.module)
+    has_classes = bool(_CLASS_TEXT.search(ctx.source))
     try:
         result.reexports = own_names[1] if own_names else reexports(ctx.names)
         if tracing_rules:
@@ -278,7 +281,6 @@ def _project_facts(
             if ctx.tracing.active:
                 overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
                 result.outbound.extend(class_facts.self_call_exports(overridable))
-        has_classes = bool(_CLASS_TEXT.search(ctx.source))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
@@ -295,6 +297,9 @@ def _project_facts(
     try:
         if tf_rules:
             result.outbound.extend(tf_outbound(ctx.tf, ctx.source, calls))
+        elif tf_selected and has_classes:
+            # A subclass need not mention Keras: its base's file may say it is a layer.
+            result.outbound.extend(tf_base_imports(ctx.tf, ctx.source, calls))
     except Exception as exc:
         _rule_failed(result, "project pass (TensorFlow)", exc)
 

@@ -36,8 +36,10 @@ KINDS = ("graph", "loss", "use", "repeat", "import", "export", "eager", "new")
 PASSIVE_KINDS = frozenset({"eager", "new"})
 # An "export" fact of a Keras class: `keras:keras3:layer` (its kind and category, keras.py).
 KERAS_CLASS_FACT = "keras:"
-# The status of an "import" record whose name the importing module subclasses.
-BASE = "base"
+# The status of an "import" record whose name the importing module subclasses; and of one
+# from a module with no TF model of its own (no TensorFlow or Keras text), which asks only
+# whether the name is a Keras class.
+BASE, KERAS_BASE_ONLY = "base", "base:keras"
 
 
 @dataclass(frozen=True, order=True)

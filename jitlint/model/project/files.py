@@ -26,7 +26,13 @@ from jitlint.model.jax.crossfile.records import (
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
-from jitlint.model.tf_records import BASE, KERAS_CLASS_FACT, TfInbound, TfRecord
+from jitlint.model.tf_records import (
+    BASE,
+    KERAS_BASE_ONLY,
+    KERAS_CLASS_FACT,
+    TfInbound,
+    TfRecord,
+)
 
 # `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
 MAX_HOPS = 3
@@ -404,8 +410,11 @@ def _tf_received(
                 continue
             if fact.startswith(VALUE_FACT):
                 continue  # sent to the importing files that call them (`_value_facts`)
-            if fact.startswith(KERAS_CLASS_FACT) and record.status != BASE:
+            keras_class = fact.startswith(KERAS_CLASS_FACT)
+            if keras_class and record.status not in (BASE, KERAS_BASE_ONLY):
                 continue  # a Keras class matters to the modules that subclass it
+            if not keras_class and record.status == KERAS_BASE_ONLY:
+                continue
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))

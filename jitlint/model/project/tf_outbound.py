@@ -10,7 +10,13 @@ import libcst as cst
 
 from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
-from jitlint.model.tf_records import BASE, UNKNOWN_FACT, TfRecord, encode_arguments
+from jitlint.model.tf_records import (
+    BASE,
+    KERAS_BASE_ONLY,
+    UNKNOWN_FACT,
+    TfRecord,
+    encode_arguments,
+)
 from jitlint.python.binding import DOUBLE_STARRED, STARRED
 from jitlint.python.names import leaf_name
 
@@ -106,17 +112,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             if kind != "graph"
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
-        lines: dict[int, int] = {}
-        if call_lines is not None:
-            for node, top in sites:
-                known = call_lines.line(node, top)
-                if known is not None:
-                    lines[id(node)] = known
-            sites = [(node, top) for node, top in sites if id(node) not in lines]
-        if len(sites) > 16:  # one counting codegen of the module beats many searches
-            lines.update(counted_lines(model.module, model.module, 1, [n for n, _ in sites]))
-        elif sites:
-            lines.update(place(model.module, sites, source))
+        lines = _lines(model, source, call_lines, sites)
         for expr, _path, kind, status, context, target in named:
             found = 0 if kind == "graph" else lines.get(id(at.get(id(expr), expr)))
             if found is None:
@@ -143,6 +139,46 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
     return sorted(records)
+
+
+def _lines(
+    model: TfModel,
+    source: str,
+    call_lines: CallLines | None,
+    sites: list[tuple[cst.CSTNode, cst.CSTNode | None]],
+) -> dict[int, int]:
+    """The line of each node (by id) of `sites`, (node, its top-level statement)."""
+    lines: dict[int, int] = {}
+    if call_lines is not None:
+        for node, top in sites:
+            known = call_lines.line(node, top)
+            if known is not None:
+                lines[id(node)] = known
+        sites = [(node, top) for node, top in sites if id(node) not in lines]
+    if len(sites) > 16:  # one counting codegen of the module beats many searches
+        lines.update(counted_lines(model.module, model.module, 1, [n for n, _ in sites]))
+    elif sites:
+        lines.update(place(model.module, sites, source))
+    return lines
+
+
+def tf_base_imports(
+    model: TfModel, source: str, call_lines: CallLines | None = None
+) -> list[TfRecord]:
+    """For a file no TF rule reads (it mentions neither TensorFlow nor Keras): the "import"
+    records of the names its classes subclass. A Keras class among them comes back as a
+    fact, which makes the file TF code (its `call` is graph code by contract)."""
+    bases = model.base_names()
+    imports = [item for item in model.project_imports() if _bound_name(item[0]) in bases]  # type: ignore[arg-type]
+    if not imports:
+        return []
+    sites = [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
+    lines = _lines(model, source, call_lines, sites)
+    return sorted(
+        TfRecord(target, lines[id(node)], "import", KERAS_BASE_ONLY)
+        for node, _path, target in imports
+        if id(node) in lines
+    )
 
 
 def _eager_calls(model: TfModel) -> set[TfRecord]:
