@@ -36,6 +36,10 @@ KINDS = ("graph", "loss", "use", "repeat", "import", "export", "eager", "new")
 PASSIVE_KINDS = frozenset({"eager", "new"})
 # An "export" fact of a Keras class: `keras:keras3:layer` (its kind and category, keras.py).
 KERAS_CLASS_FACT = "keras:"
+# ... and of a class whose bases are names of other modules, not known to be Keras classes
+# where it is defined: `keras:?.layers.Base,pkg.mixins.Mixin` (as its module spells them).
+# The runner follows them (model/project/files.py) and sends the answer, if Keras.
+KERAS_BASES_FACT = "keras:?"
 # The status of an "import" record whose name the importing module subclasses; and of one
 # from a module with no TF model of its own (no TensorFlow or Keras text), which asks only
 # whether the name is a Keras class.

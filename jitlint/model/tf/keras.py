@@ -53,7 +53,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
-from jitlint.model.tf_records import KERAS_CLASS_FACT
+from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -182,6 +182,18 @@ class KerasLinks:
                 found = self.keras_class_kind(stmt, [module])
                 if found is not None:
                     out[stmt.name.value] = f"{KERAS_CLASS_FACT}{found[0]}:{found[1]}"
+                    continue
+                # Bases of other modules not known here: the runner follows them to the
+                # modules that define them (model/project/files.py), so a chain of
+                # subclasses across modules is known without a lint per step.
+                imported = sorted(
+                    name
+                    for base in stmt.bases
+                    for name in self.names.qualified_names(base.value, [module])
+                    if "." in name and name.split(".")[0] not in _LIBRARIES
+                )
+                if imported:
+                    out[stmt.name.value] = KERAS_BASES_FACT + ",".join(imported)
         return out
 
     def base_names(self) -> frozenset[str]:
@@ -607,6 +619,8 @@ def keras_state(qualname: str) -> str | None:
     return None
 
 
+# Never modules of the project: a base named in them is no class of another module.
+_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "jax", "builtins", "abc"})
 # The statements a class statement may be found in (conditional definitions included).
 _HOLDS_CLASSES = (
     cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Else, cst.Try,
