@@ -204,15 +204,25 @@ def test_a_keras_base_class_of_another_module(tmp_path, imports, base):
     assert tf_findings(files, tmp_path) == [("pkg/sub.py", 7, "JIT205")]
 
 
-def test_a_keras_base_two_modules_away(tmp_path):
+@pytest.mark.parametrize("mentions_tf", ["import tensorflow\n", ""])
+@pytest.mark.parametrize("spelled", ["from pkg.base import Base", "from . import base as Base"])
+def test_a_keras_base_two_modules_away(tmp_path, mentions_tf, spelled):
+    base = "Base" if spelled.endswith("import Base") else "Base.Base"
     files = {
         "pkg/base.py": BASE,
-        # (A module that mentions neither TensorFlow nor Keras has no TF model: it says
-        # nothing of its classes.)
-        "pkg/mid.py": "import tensorflow\nfrom pkg.base import Base\n\n\nclass Mid(Base): ...\n",
+        "pkg/mid.py": f"{mentions_tf}{spelled}\n\n\nclass Mid({base}): ...\n",
         "pkg/sub.py": SUB.format(imports="from pkg.mid import Mid", base="Mid"),
     }
     assert tf_findings(files, tmp_path) == [("pkg/sub.py", 7, "JIT205")]
+
+
+def test_a_chain_of_plain_classes_is_not_keras(tmp_path):
+    files = {
+        "pkg/base.py": "class Base:\n    pass\n",
+        "pkg/mid.py": "from pkg.base import Base\n\n\nclass Mid(Base): ...\n",
+        "pkg/sub.py": SUB.format(imports="from pkg.mid import Mid", base="Mid"),
+    }
+    assert tf_findings(files, tmp_path) == []
 
 
 PLAIN_SUB = """\

@@ -167,18 +167,23 @@ def tf_base_imports(
 ) -> list[TfRecord]:
     """For a file no TF rule reads (it mentions neither TensorFlow nor Keras): the "import"
     records of the names its classes subclass. A Keras class among them comes back as a
-    fact, which makes the file TF code (its `call` is graph code by contract)."""
+    fact, which makes the file TF code (its `call` is graph code by contract). And the
+    bases of its classes, as Keras class facts, for the modules that subclass those."""
     bases = model.base_names()
     imports = [item for item in model.project_imports() if _bound_name(item[0]) in bases]  # type: ignore[arg-type]
     if not imports:
         return []
     sites = [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
     lines = _lines(model, source, call_lines, sites)
-    return sorted(
+    records = {
         TfRecord(target, lines[id(node)], "import", KERAS_BASE_ONLY)
         for node, _path, target in imports
         if id(node) in lines
-    )
+    }
+    # Its classes' bases, for the modules subclassing them in turn (a chain of subclasses).
+    for name, fact in model.keras_exports().items():
+        records.add(TfRecord(name, 0, "export", fact))
+    return sorted(records)
 
 
 def _eager_calls(model: TfModel) -> set[TfRecord]:
