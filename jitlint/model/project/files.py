@@ -273,7 +273,12 @@ def _tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[st
     for path, records in outbound.items():
         for record in records:
             if isinstance(record, TfRecord) and record.kind == "export":
-                found.setdefault(path, {})[record.target] = record.status
+                facts = found.setdefault(path, {})
+                known = facts.get(record.target)
+                # A class's other fact (JAX's pytree fields) wins over its Keras fact:
+                # one name holds one fact, and a class is rarely both.
+                if known is None or known.startswith(KERAS_CLASS_FACT):
+                    facts[record.target] = record.status
     return found
 
 

@@ -620,7 +620,12 @@ def keras_state(qualname: str) -> str | None:
 
 
 # Never modules of the project: a base named in them is no class of another module.
-_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", "jax", "builtins", "abc"})
+_LIBRARIES = frozenset(
+    {
+        "tensorflow", "keras", "tf_keras", "numpy", "jax", "builtins", "abc", "typing",
+        "dataclasses", "enum", "collections", "equinox", "flax", "haiku", "torch", "chex",
+    }
+)  # fmt: skip
 # The statements a class statement may be found in (conditional definitions included).
 _HOLDS_CLASSES = (
     cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Else, cst.Try,
