@@ -309,7 +309,8 @@ def test_a_helper_graph_code_of_another_file_calls(tmp_path, util_eager, train_e
     # The graph-only hazard holds on the path from `step` in the other file, named so.
     graph = [d for d in found if d["code"] == "JIT205"]
     assert where(graph) == [("pkg/util.py", 6, "JIT205")], err
-    assert "in `tf.function`, reached from pkg/train.py" in str(graph[0]["message"])
+    message = str(graph[0]["message"])
+    assert "in `tf.function` (through `step`), reached from pkg/train.py:" in message
     # The eager-only hazard (a new tf.function per iteration) holds on an eager path only.
     eager = [d for d in found if d["code"] == "JIT207"]
     assert where(eager) == ([("pkg/util.py", 13, "JIT207")] if eager_path else [])

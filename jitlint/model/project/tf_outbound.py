@@ -120,7 +120,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             line = found
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)
-                records.add(TfRecord(target, line, kind, status, *flags, context.origin))
+                records.add(TfRecord(target, line, kind, status, *flags, _sent_origin(context)))
             else:
                 auto = status in ("auto", "switch")
                 origin = ""
@@ -139,6 +139,15 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
     return sorted(records)
+
+
+def _sent_origin(context: GraphContext) -> str:
+    """The origin a graph record carries: the context's, with the root's name where the
+    origin leaves it out (`tf.function` (through `step`)), as a message of this file
+    names it."""
+    if context.root_kind in ("tf.function", "tf.data") and context.root_name:
+        return f"{context.origin} (through `{context.root_name}`)"
+    return context.origin
 
 
 def _lines(
