@@ -474,7 +474,11 @@ class Scale(tf.keras.layers.Layer):
 @pytest.mark.parametrize(
     ("versions", "flagged"),
     [
-        ({}, True),  # the facts' Keras 3: a built layer refuses new weights, lazily too
+        # Nothing declared: the Keras major is unknown, and unknown is never an error
+        # (Keras 2 makes the weight on the first trace only).
+        ({}, False),
+        ({"keras": "3.15"}, True),  # a built layer refuses new weights, lazily too
+        ({"tensorflow": "2.16"}, True),  # its tf.keras is Keras 3
         ({"keras": "2.15"}, False),  # Keras 2 makes it on the first trace only
         ({"tensorflow": "2.15.1"}, False),
     ],
@@ -482,6 +486,16 @@ class Scale(tf.keras.layers.Layer):
 def test_jit206_lazy_add_weight_depends_on_the_keras_version(versions, flagged):
     result = lint_text(LAZY_WEIGHT, "m.py", {"JIT206"}, {OPTIONS_KEY: versions})
     assert [d.line for d in result.diagnostics] == ([5] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("versions", "flagged"),
+    [({}, True), ({"keras": "3.15"}, True), ({"keras": "2.15"}, False)],
+)
+def test_jit206_a_keras_3_only_module_says_keras_3_when_nothing_is_declared(versions, flagged):
+    source = "from keras import ops\n" + LAZY_WEIGHT
+    result = lint_text(source, "m.py", {"JIT206"}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == ([6] if flagged else [])
 
 
 KERAS_METRIC = """\

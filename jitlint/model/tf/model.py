@@ -46,6 +46,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
+from jitlint.model.tf_records import PASSIVE_KINDS
 from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
@@ -117,7 +118,9 @@ class TfModel(KerasLinks):
         self.inbound = tuple(inbound)
         # Without any of these spellings a module has no graph code: skip the scan.
         self.may_have_graph_code = (
-            source is None or bool(_GRAPH_MARKERS.search(source)) or bool(self.inbound)
+            source is None
+            or bool(_GRAPH_MARKERS.search(source))
+            or any(record.kind not in PASSIVE_KINDS for record in self.inbound)
         )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
@@ -152,8 +155,8 @@ class TfModel(KerasLinks):
 
     def exports(self) -> dict[str, str]:
         """Facts about this module's top-level names that other modules may import (the
-        dtype facts of dtypes.py): dotted name -> fact."""
-        return self.dtypes.summaries()
+        dtype facts of dtypes.py, its Keras classes): dotted name -> fact."""
+        return {**self.dtypes.summaries(), **self.keras_exports()}
 
     def project_imports(self) -> list[tuple[cst.CSTNode, Path, str]]:
         """Module-level imports of names that may be in other modules of the project:
@@ -422,7 +425,7 @@ class TfModel(KerasLinks):
         return None
 
     @cached_property
-    def _imported_aliases(self) -> frozenset[str]:
+    def imported_aliases(self) -> frozenset[str]:
         found: set[str] = set()
         for match in _IMPORT_LINE.finditer(self.source or ""):
             for part in match.group(1).replace(")", "").split(","):
@@ -520,7 +523,7 @@ class TfModel(KerasLinks):
         elif (
             kind is cst.Attribute
             and type(func.value) is cst.Name  # type: ignore[attr-defined]
-            and func.value.value in self._imported_aliases  # type: ignore[attr-defined]
+            and func.value.value in self.imported_aliases  # type: ignore[attr-defined]
             and func.value.value not in _LIBRARY_ALIASES  # type: ignore[attr-defined]
         ):
             scan.attribute_calls.setdefault(id(owner), []).append((node, [*parents, node]))
@@ -887,7 +890,13 @@ class TfModel(KerasLinks):
                     callers.setdefault(id(target[0]), []).append(
                         (caller, self.in_eager_branch(path))
                     )
-        eager: set[int] = set()
+        # Helpers that eager code of another file calls (its "eager" records).
+        eager: set[int] = {
+            key
+            for key in helpers
+            if _func_name(self.scan.scopes[key]) in self._called_eagerly_elsewhere  # type: ignore[arg-type]
+            and self.scan.owner.get(key) is self.module
+        }
         changed = True
         while changed:
             changed = False
@@ -902,6 +911,11 @@ class TfModel(KerasLinks):
                     changed = True
         for key in eager:
             contexts[key] = replace(contexts[key], must=False)
+
+    @cached_property
+    def _called_eagerly_elsewhere(self) -> frozenset[str]:
+        """Top-level functions that eager code of another file of the run calls."""
+        return frozenset(r.function for r in self.inbound if r.kind == "eager")
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""
