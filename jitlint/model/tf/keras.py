@@ -38,6 +38,7 @@ graph code's context (propagated by TfModel).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -619,13 +620,9 @@ def keras_state(qualname: str) -> str | None:
     return None
 
 
-# Never modules of the project: a base named in them is no class of another module.
-_LIBRARIES = frozenset(
-    {
-        "tensorflow", "keras", "tf_keras", "numpy", "jax", "builtins", "abc", "typing",
-        "dataclasses", "enum", "collections", "equinox", "flax", "haiku", "torch", "chex",
-    }
-)  # fmt: skip
+# Never modules of the project: a base named in them is no class of another module. (Other
+# libraries' bases are merely asked for and found in no module of the project.)
+_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", *sys.stdlib_module_names})
 # The statements a class statement may be found in (conditional definitions included).
 _HOLDS_CLASSES = (
     cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Else, cst.Try,
