@@ -56,6 +56,11 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
     applied to one function, give a new function each time whose `jax.jit` traces again:
     probed by jitting two applications to the same function and counting the traces
     (jax's `/jax/core/compile/jaxpr_trace_duration` events).
+15. **Value-reading methods**: the public methods of a traced array, called without arguments,
+    that fail under `jax.jit` with a concreteness error and, called eagerly, hand back Python
+    data read from the array's values (`x.item()`, `x.tolist()`): not a jax array, equal for
+    two arrays of the same values, different for arrays of other values (so `is_deleted`,
+    `devices` and buffer pointers are left out).
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -898,6 +903,43 @@ def python_constants() -> list[str]:
     return found
 
 
+def _holds_array(value: Any) -> bool:
+    if isinstance(value, jax.Array):
+        return True
+    return isinstance(value, (tuple, list)) and any(_holds_array(v) for v in value)
+
+
+def value_reading_methods() -> list[str]:
+    """The public zero-argument methods of a tracer that need its values as Python data."""
+    found = []
+    for name in sorted(n for n in dir(jax.core.Tracer) if not n.startswith("_")):
+        attr = getattr(jax.core.Tracer, name, None)
+        if isinstance(attr, property) or not callable(attr):
+            continue
+        failure: list[BaseException] = []
+
+        def body(v: Any, name: str = name, failure: list[BaseException] = failure) -> Any:
+            try:
+                getattr(v, name)()
+            except Exception as error:
+                failure.append(error)
+            return v
+
+        # A fresh one-element array each time: some methods delete theirs, `item` wants one.
+        jax.jit(body)(jnp.arange(1.0, 2.0))
+        if not failure or not isinstance(failure[0], jax.errors.ConcretizationTypeError):
+            continue
+        try:
+            first = getattr(jnp.arange(1.0, 2.0), name)()
+            same = getattr(jnp.arange(1.0, 2.0), name)()
+            other = getattr(jnp.arange(4.0, 5.0), name)()
+        except Exception:
+            continue
+        if not _holds_array(first) and first == same and first != other:
+            found.append(name)
+    return found
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -922,6 +964,7 @@ def main(argv: list[str]) -> int:
         "builtin_twins": builtin_twins(),
         "python_constants": python_constants(),
         "fresh_wrappers": fresh_wrappers(),
+        "value_reading_methods": value_reading_methods(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -124,6 +124,16 @@ def test_fresh_wrappers():
     assert "jax.lax.scan" not in wrappers and "jax.eval_shape" not in wrappers
 
 
+def test_value_reading_methods():
+    methods = jax_facts.value_reading_methods()
+    # They need the values as Python data: a tracer has none (JIT102).
+    assert {"item", "tolist", "tobytes"} <= methods
+    # A tracer fails these too, but what they hand back does not depend on the values.
+    assert not {"is_deleted", "devices", "unsafe_buffer_pointer", "delete"} & methods
+    # These work on a tracer; `nonzero` fails, but returns arrays (a shape problem, JIT105).
+    assert not {"sum", "astype", "reshape", "nonzero"} & methods
+
+
 @pytest.mark.jax
 def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
     jax = pytest.importorskip("jax")

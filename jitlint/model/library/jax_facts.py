@@ -125,6 +125,13 @@ def python_constants() -> frozenset[str]:
     return frozenset(_raw().get("python_constants", ()))
 
 
+@cache
+def value_reading_methods() -> frozenset[str]:
+    """Methods of an array that hand back its values as Python data (`x.item()`,
+    `x.tolist()`): on a tracer they fail, there being no values yet."""
+    return frozenset(_raw().get("value_reading_methods", ()))
+
+
 def axis_size_is_python_int() -> bool:
     return bool(_raw()["axis_size_is_python_int"])
 

@@ -14,19 +14,17 @@ from jitlint.fixes.traced.loops import for_range_fix
 from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
-from jitlint.model.library.jax_facts import math_twins
+from jitlint.model.library.jax_facts import math_twins, value_reading_methods
 from jitlint.python.builtins_facts import NUMBER_CONVERSIONS
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
-
-_METHODS = {"item", "tolist"}
 
 
 class TracedConcretization(Rule):
     """
     ## What it does
     Finds code that needs the concrete value of a traced array inside a function JAX
-    traces: `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `math.*` functions,
+    traces: `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `.tobytes()`, `math.*`,
     `range(n)`, indexing a Python list or tuple with a traced index, and format specs such
     as `f"{loss:.3f}"`.
 
@@ -200,6 +198,7 @@ def f(x):
     a = x.sum().item()  # error: JIT102
     b = math.sqrt(x[0])  # error: JIT102
     c = x.tolist()  # error: JIT102
+    d = x.tobytes()  # error: JIT102
     print(f"loss={jnp.mean(x):.3f}")  # error: JIT102
     return a + b
 """,
@@ -230,7 +229,7 @@ def run(xs):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
-        if kind is cst.Attribute and func.attr.value in _METHODS:  # type: ignore[attr-defined]
+        if kind is cst.Attribute and func.attr.value in value_reading_methods():  # type: ignore[attr-defined]
             if node.args:
                 return
             trace = self._trace(node)
