@@ -29,7 +29,6 @@ DO_NOT_CONVERT = {
     "tensorflow.autograph.experimental.do_not_convert",
     "tensorflow.compat.v1.autograph.experimental.do_not_convert",
 }
-PARTIAL = {"functools.partial"}
 # Keras layers that own no variable, so that making one per trace costs nothing: layers
 # without weights, and containers whose variables are those of the layers given to them
 # (observed, TF 2.21 / Keras 3.15: `StackedRNNCells(cells)`, `RNN(cell)` and

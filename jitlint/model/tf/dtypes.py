@@ -46,6 +46,7 @@ from jitlint.model.tf.values import TfValues
 from jitlint.python.attributes import class_body_assignments as _class_body_assignments
 from jitlint.python.attributes import self_assignments as _self_assignments
 from jitlint.python.binding import keyword_argument, positional_argument
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
@@ -818,7 +819,7 @@ class TfDtypes:
             return
         callee = func
         args = call.args
-        if names & {"functools.partial"} and args and args[0].keyword is None:
+        if names & PARTIAL and args and args[0].keyword is None:
             callee, args = args[0].value, args[1:]
             if type(callee) not in (cst.Name, cst.Attribute):
                 return

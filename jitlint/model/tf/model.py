@@ -27,7 +27,6 @@ from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
-    PARTIAL,
     SHAPE_KEEPING_DATASET_METHODS,
     TF_FUNCTION,
     VARYING_SHAPE_DATASETS,
@@ -46,6 +45,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TfValues
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
