@@ -220,6 +220,18 @@ def numpy_probed(qualname: str) -> bool:
     return qualname.rpartition(".")[0] in PROBED_NUMPY_MODULES
 
 
+# What a NumPy function does with a tracer when it does not convert it: it calls the array's
+# method, reads the shape or dtype, or wants a size (a traced shape, not a conversion).
+_NOT_CONVERTING = frozenset({"dispatch", "dispatch_list", "static", "size"})
+
+
+def numpy_may_convert(qualname: str) -> bool:
+    """Whether the NumPy callable `qualname`, given a tracer, may convert it to a NumPy array
+    (TracerArrayConversionError): probed and not known to do something else with it (a
+    callable of a probed module that the facts do not list counts)."""
+    return numpy_probed(qualname) and numpy_on_tracer(qualname) not in _NOT_CONVERTING
+
+
 @cache
 def numpy_names(on_tracer: str) -> frozenset[str]:
     """The NumPy callables the facts give the verdict `on_tracer`."""

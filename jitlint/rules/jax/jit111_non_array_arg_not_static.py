@@ -13,13 +13,6 @@ from jitlint.python.binding import Signature, bind_call
 from jitlint.python.builtins_facts import CLASSMETHOD, STATICMETHOD
 from jitlint.rules.base import Rule
 
-# Non-array values that hash (by identity or value), so a static parameter accepts them; an
-# instance (a dataclass may define `__eq__` without `__hash__`) and a lambda (a new object,
-# and so a new compilation, per call) are left alone.
-_HASHABLE_KINDS = frozenset(
-    ("string", "function", "class", "library function", "enum member", "record of functions")
-)
-
 
 class NonArrayArgNotStatic(Rule):
     """
@@ -337,7 +330,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             kind = _described(found)
             label = f"`{param}`" if param else f"argument {argument.index}"
             fix = None
-            if param and found.kind in _HASHABLE_KINDS:
+            if param and found.hashable:
                 fix = self._static_fix(app, param, path)
             self.report(
                 arg.value,
