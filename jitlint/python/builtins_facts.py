@@ -39,6 +39,8 @@ COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
 NUMBER_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.complex"})
 # Builtins that truth-test or compare the elements of the iterable they are given.
 ITERATING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.sorted"})
+# Builtins that iterate the iterables they are given and hand back their elements.
+ELEMENT_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
 # `functools.partial(func, /, *args, **keywords)`: the callable with leading arguments and
 # keywords bound (its signature: binding.PARTIAL_SIGNATURE).
 PARTIAL = frozenset({"functools.partial"})
