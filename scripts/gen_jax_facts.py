@@ -61,6 +61,14 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
     data read from the array's values (`x.item()`, `x.tolist()`): not a jax array, equal for
     two arrays of the same values, different for arrays of other values (so `is_deleted`,
     `devices` and buffer pointers are left out).
+16. **Weak types** (`weak_types`), under the default config (x64 off): which array makers give a
+    strongly typed float array (`strong_float_makers`: `jnp.ones(...)`, `jax.random.normal`,
+    NumPy's arrays; integer makers are not float), which wrappers keep a Python float's weak
+    type (`weak_wrappers`: `jnp.asarray(0.0)` is `~float32[]`) and which are made strong by an
+    explicit float dtype (`dtyped_wrappers`), the functions whose result is strong when one
+    array operand is (`strong_if_any`: given a strong array and, where they take two, a weak
+    scalar) and the array methods that reduce a strong array to a strong one
+    (`reducing_methods`). Each candidate is called on sample arguments.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -940,6 +948,73 @@ def value_reading_methods() -> list[str]:
     return found
 
 
+# Candidates for the weak-type facts, each with a sample call (the random functions get a key).
+MAKER_CALLS: dict[str, Callable[[Any], Any]] = {
+    **{f"jax.numpy.{n}": (lambda f: f((2,))) for n in ("ones", "zeros", "empty")},
+    "jax.numpy.arange": lambda f: f(2),
+    "jax.numpy.eye": lambda f: f(2),
+    "jax.numpy.identity": lambda f: f(2),
+    "jax.numpy.linspace": lambda f: f(0.0, 1.0, 3),
+    **{f"jax.random.{n}": (lambda f: f(jax.random.key(0), (2,))) for n in ("normal", "uniform")},
+    "jax.random.randint": lambda f: f(jax.random.key(0), (2,), 0, 3),
+    "jax.random.truncated_normal": lambda f: f(jax.random.key(0), -1.0, 1.0, (2,)),
+    **{f"numpy.{n}": (lambda f: f(2)) for n in ("ones", "zeros", "empty", "eye", "arange")},
+    "numpy.linspace": lambda f: f(0.0, 1.0, 3),
+    **{f"numpy.random.{n}": (lambda f: f(2)) for n in ("rand", "randn")},
+    **{f"numpy.random.{n}": (lambda f: f(size=2)) for n in ("normal", "uniform")},
+}  # fmt: skip
+WRAPPERS = ("jax.numpy.asarray", "jax.numpy.array", "numpy.asarray", "numpy.array")
+OPERATIONS = (
+    "sum", "mean", "max", "min", "prod", "abs", "exp", "log", "sqrt", "tanh", "square",
+    "dot", "matmul", "minimum", "maximum", "where", "clip",
+)  # fmt: skip
+METHODS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "ravel")
+
+
+def _weak(value: Any) -> bool:
+    """Whether jax sees `value` (an array of either library) as weakly typed."""
+    return bool(jnp.asarray(value).weak_type)
+
+
+def _strong_float(value: Any) -> bool:
+    array = jnp.asarray(value)
+    return not array.weak_type and jnp.issubdtype(array.dtype, jnp.floating)
+
+
+def weak_types() -> dict[str, list[str]]:
+    """The weak-type facts (section 16)."""
+    strong = jnp.ones((2,))
+    weak = jnp.asarray(0.5)
+    assert _weak(weak) and not _weak(strong)
+    makers = [name for name, call in MAKER_CALLS.items() if _strong_float(call(_resolve(name)))]
+    weak_wrappers = [name for name in WRAPPERS if _weak(_resolve(name)(0.5))]
+    dtyped = [name for name in WRAPPERS if _strong_float(_resolve(name)(0.5, dtype=np.float32))]
+    operations = []
+    for leaf in OPERATIONS:
+        fn = getattr(jnp, leaf)
+        sample: tuple[Any, ...] = (strong,)
+        if leaf in ("dot", "matmul"):
+            sample = (strong, jnp.broadcast_to(weak, strong.shape))  # a weak vector
+        elif leaf in ("minimum", "maximum"):
+            sample = (strong, weak)
+        elif leaf == "where":
+            sample = (strong > 0, strong, weak)
+        elif leaf == "clip":
+            sample = (strong, weak, weak)
+        if not _weak(fn(*sample)):
+            operations.append(f"jax.numpy.{leaf}")
+    methods = [
+        m for m in METHODS if _strong_float(getattr(strong, m)()) and getattr(strong, m)().ndim == 0
+    ]
+    return {
+        "strong_float_makers": sorted(makers),
+        "weak_wrappers": weak_wrappers,
+        "dtyped_wrappers": dtyped,
+        "strong_if_any": operations,
+        "reducing_methods": methods,
+    }
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -965,6 +1040,7 @@ def main(argv: list[str]) -> int:
         "python_constants": python_constants(),
         "fresh_wrappers": fresh_wrappers(),
         "value_reading_methods": value_reading_methods(),
+        "weak_types": weak_types(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -124,6 +124,18 @@ def test_fresh_wrappers():
     assert "jax.lax.scan" not in wrappers and "jax.eval_shape" not in wrappers
 
 
+def test_weak_types():
+    weak = jax_facts.weak_types
+    # The makers of strong float arrays; integer makers leave a weak float weak.
+    assert {"jax.numpy.ones", "jax.random.normal", "numpy.zeros"} <= weak("strong_float_makers")
+    assert not {"jax.numpy.arange", "jax.random.randint"} & weak("strong_float_makers")
+    # `jnp.asarray(0.0)` keeps the weak type; NumPy's makes a float64 array, which is strong.
+    assert weak("weak_wrappers") == {"jax.numpy.asarray", "jax.numpy.array"}
+    assert "numpy.asarray" in weak("dtyped_wrappers")
+    assert {"jax.numpy.sum", "jax.numpy.where", "jax.numpy.matmul"} <= weak("strong_if_any")
+    assert "sum" in weak("reducing_methods") and "argmax" not in weak("reducing_methods")
+
+
 def test_value_reading_methods():
     methods = jax_facts.value_reading_methods()
     # They need the values as Python data: a tracer has none (JIT102).

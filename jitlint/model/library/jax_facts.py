@@ -132,6 +132,17 @@ def value_reading_methods() -> frozenset[str]:
     return frozenset(_raw().get("value_reading_methods", ()))
 
 
+@cache
+def weak_types(kind: str) -> frozenset[str]:
+    """Weak-type facts under the default config (x64 off), by `kind`: "strong_float_makers"
+    (functions whose result is a strongly typed float array: `jnp.ones`, `np.zeros`),
+    "weak_wrappers" (`jnp.asarray(0.0)` keeps the float's weak type), "dtyped_wrappers" (made
+    strong by a float `dtype=`), "strong_if_any" (jax.numpy functions whose result is strong
+    when one array operand is), "reducing_methods" (array methods that reduce a strong float
+    array to a strong scalar)."""
+    return frozenset(_raw().get("weak_types", {}).get(kind, ()))
+
+
 def axis_size_is_python_int() -> bool:
     return bool(_raw()["axis_size_is_python_int"])
 
