@@ -69,6 +69,12 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
     array operand is (`strong_if_any`: given a strong array and, where they take two, a weak
     scalar) and the array methods that reduce a strong array to a strong one
     (`reducing_methods`). Each candidate is called on sample arguments.
+17. **Configuration from the environment** (`config_env`): each option `jax_<name>` that
+    `import jax` defines reads `JAX_<NAME>` once, then; the kind of value
+    `jax.config.update` takes for it (`bool`, `int`, `float`, `str`, or `other` for options
+    that also take objects), from the constructor that defined it, seen by profiling a fresh
+    interpreter's `import jax`. `bool_env_strings`: the strings jax's `bool_env` reads as True
+    and as False (case-insensitive; others are an error).
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -88,6 +94,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -1015,6 +1022,68 @@ def weak_types() -> dict[str, list[str]]:
     }
 
 
+# The kind of value each of jax's option constructors (jax/_src/config.py) takes.
+CONSTRUCTOR_KINDS = {
+    **{f"bool_{k}": "bool" for k in ("state", "flag")},
+    **{f"int_{k}": "int" for k in ("state", "flag")},
+    **{f"float_{k}": "float" for k in ("state", "flag")},
+    **{n: "str" for n in (
+        "string_state", "string_flag", "optional_string_state", "enum_state", "enum_flag",
+        "optional_enum_state", "enum_class_state",
+    )},
+    "string_or_object_state": "other",
+}  # fmt: skip
+# Run in a fresh interpreter: which constructor defines each option during `import jax`.
+_PROFILE_IMPORT = """
+import json, sys
+found = {}
+def profile(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and code.co_filename.endswith("_src/config.py"):
+        name = frame.f_locals.get("name")
+        if code.co_name.endswith(("_state", "_flag")) and isinstance(name, str):
+            found.setdefault(name, code.co_name)
+sys.setprofile(profile)
+import jax
+sys.setprofile(None)
+print(json.dumps(found))
+"""
+BOOL_CANDIDATES = (
+    "y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0", "enable",
+    "disable", "enabled", "none", "",
+)  # fmt: skip
+
+
+def config_env() -> dict[str, str]:
+    """`JAX_<NAME>` -> the kind of value `jax.config.update("jax_<name>", ...)` takes."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROFILE_IMPORT], capture_output=True, text=True, check=True
+    )
+    constructors = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        name.upper(): CONSTRUCTOR_KINDS.get(constructor, "other")
+        for name, constructor in sorted(constructors.items())
+        if name.startswith("jax_")
+    }
+
+
+def bool_env_strings() -> dict[str, list[str]]:
+    """The candidate strings jax's `bool_env` reads as True, and as False."""
+    from jax._src.config import bool_env
+
+    out: dict[str, list[str]] = {"true": [], "false": []}
+    variable = "JITLINT_PROBE_BOOL"
+    for text in BOOL_CANDIDATES:
+        os.environ[variable] = text
+        try:
+            out["true" if bool_env(variable, False) else "false"].append(text)
+        except ValueError:
+            pass
+        finally:
+            del os.environ[variable]
+    return out
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -1041,6 +1110,8 @@ def main(argv: list[str]) -> int:
         "fresh_wrappers": fresh_wrappers(),
         "value_reading_methods": value_reading_methods(),
         "weak_types": weak_types(),
+        "config_env": config_env(),
+        "bool_env_strings": bool_env_strings(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -136,6 +136,18 @@ def test_weak_types():
     assert "sum" in weak("reducing_methods") and "argmax" not in weak("reducing_methods")
 
 
+def test_configuration_read_from_the_environment():
+    options = jax_facts.config_env()
+    assert options["JAX_ENABLE_X64"] == "bool"
+    assert options["JAX_NUM_CPU_DEVICES"] == "int"
+    assert options["JAX_PLATFORMS"] == "str"
+    assert options["JAX_DEFAULT_DEVICE"] == "other"  # also takes a device object
+    assert "JAX_CHECK_VMA" not in options  # `check_vma` reads CHECK_VMA, not a JAX_ variable
+    assert {"1", "true", "on"} <= jax_facts.bool_env_strings(True)
+    assert {"0", "false", "off"} <= jax_facts.bool_env_strings(False)
+    assert "enable" not in jax_facts.bool_env_strings(True) | jax_facts.bool_env_strings(False)
+
+
 def test_value_reading_methods():
     methods = jax_facts.value_reading_methods()
     # They need the values as Python data: a tracer has none (JIT102).

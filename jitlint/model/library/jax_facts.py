@@ -143,6 +143,19 @@ def weak_types(kind: str) -> frozenset[str]:
     return frozenset(_raw().get("weak_types", {}).get(kind, ()))
 
 
+@cache
+def config_env() -> dict[str, str]:
+    """`JAX_<NAME>` -> the kind of value `jax.config.update("jax_<name>", ...)` takes ("bool",
+    "int", "float", "str", "other"), for every option `import jax` reads from the environment."""
+    return dict(_raw().get("config_env", {}))
+
+
+@cache
+def bool_env_strings(truth: bool) -> frozenset[str]:
+    """The strings (lowercase) jax reads as `truth` from a boolean `JAX_*` variable."""
+    return frozenset(_raw().get("bool_env_strings", {}).get("true" if truth else "false", ()))
+
+
 def axis_size_is_python_int() -> bool:
     return bool(_raw()["axis_size_is_python_int"])
 
