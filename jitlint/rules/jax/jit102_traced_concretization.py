@@ -19,6 +19,10 @@ from jitlint.python.builtins_facts import NUMBER_CONVERSIONS
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
+# The builtins the rule resolves, as spelled: a plain-name gate before resolving the call.
+_CONVERSIONS = NUMBER_CONVERSIONS | {"builtins.range"}
+_SPELLED_CONVERSIONS = frozenset(name.rpartition(".")[2] for name in _CONVERSIONS)
+
 
 class TracedConcretization(Rule):
     """
@@ -247,7 +251,7 @@ def run(xs):
                 self._report(node, f"`.{func.attr.value}()`", value, fix)  # type: ignore[attr-defined]
             return
         if kind is cst.Name:
-            if func.value not in ("float", "int", "complex", "range"):  # type: ignore[attr-defined]
+            if func.value not in _SPELLED_CONVERSIONS:  # type: ignore[attr-defined]
                 return
         elif kind is not cst.Attribute or type(func.value) is not cst.Name:  # type: ignore[attr-defined]
             return
@@ -259,7 +263,7 @@ def run(xs):
             return
         qualname = next(iter(qualnames))
         is_math = qualname.startswith("math.")
-        if not (is_math or qualname in NUMBER_CONVERSIONS or qualname == "builtins.range"):
+        if not (is_math or qualname in _CONVERSIONS):
             return
         for arg in node.args:
             if arg.keyword is not None:

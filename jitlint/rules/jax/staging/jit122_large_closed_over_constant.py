@@ -8,7 +8,11 @@ from jitlint.model.domain.values import Scalar, Seq, Value
 from jitlint.model.jax.api import SHAPE_ATTRIBUTES
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import enclosing_function
-from jitlint.model.library.array_sizes import elements, first_argument_of_conversion
+from jitlint.model.library.array_sizes import (
+    SIZE_KEEPING_METHODS,
+    elements,
+    first_argument_of_conversion,
+)
 from jitlint.rules.base import JAX_TRACING, Option, Rule
 
 
@@ -239,7 +243,7 @@ def make_step(key):
         if type(expr) is cst.Call and type(expr.func) is cst.Attribute and depth < 4:  # type: ignore[attr-defined]
             # `np.random.rand(n).astype(np.float32)`: the receiver's size.
             receiver = expr.func.value  # type: ignore[attr-defined]
-            if expr.func.attr.value in ("astype", "reshape", "copy") and type(receiver) is cst.Call:  # type: ignore[attr-defined]
+            if expr.func.attr.value in SIZE_KEEPING_METHODS and type(receiver) is cst.Call:  # type: ignore[attr-defined]
                 return self._elements(receiver, path, depth + 1)
         if type(expr) is not cst.Call or depth > 4:
             return None
