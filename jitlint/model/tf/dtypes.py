@@ -60,6 +60,7 @@ from jitlint.python.binding import (
     positional_argument,
 )
 from jitlint.python.binding import bind as bind_arguments
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
@@ -931,7 +932,7 @@ class TfDtypes:
             return
         callee = func
         args = call.args
-        if names & {"functools.partial"} and args and args[0].keyword is None:
+        if names & PARTIAL and args and args[0].keyword is None:
             callee, args = args[0].value, args[1:]
             if type(callee) not in (cst.Name, cst.Attribute):
                 return

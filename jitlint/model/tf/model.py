@@ -27,7 +27,6 @@ from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
-    PARTIAL,
     SHAPE_KEEPING_DATASET_METHODS,
     TF_FUNCTION,
     VARYING_SHAPE_DATASETS,
@@ -47,6 +46,7 @@ from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
 from jitlint.model.tf_records import PASSIVE_KINDS
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
