@@ -107,8 +107,8 @@ def _first_round(
     sources: dict[str, bytes | None],
 ) -> tuple[dict[str, tuple[Received, ...]], list[list[str]]]:
     """Lint every task once, importing files first; fills `results` and returns what each
-    member's lint kept of what it was given (`accepts`), and the waves it linted them in. `sources`: the text of the tasks
-    that have it (stdin, notebooks), by path."""
+    member's lint kept of what it was given (`accepts`), and the waves it linted them in.
+    `sources`: the text of the tasks that have it (stdin, notebooks), by path."""
     by_path = {path: (task, index) for path, task, index in members}
     in_project = {index for _, _, index in members}
     others = [index for index in range(len(tasks)) if index not in in_project]
