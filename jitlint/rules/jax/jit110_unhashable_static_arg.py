@@ -36,7 +36,8 @@ class UnhashableStaticArg(Rule):
     """
     ## What it does
     Finds a list, dict, set or array passed to a parameter that `jax.jit` treats as static
-    (named in `static_argnums` or `static_argnames`).
+    (named in `static_argnums` or `static_argnames`), also when only one side of a
+    conditional gives it (`kwargs if c else {}`, `opts or {}`): the call fails on that path.
 
     ## Why is this bad
     JAX hashes every static argument to find the compiled function in its cache. Lists,
@@ -137,6 +138,17 @@ class UnhashableStaticArg(Rule):
     }
 
     VALID = (
+        # `and` gives its right side only when the left is truthy; both sides hash here.
+        """
+from functools import partial
+import jax
+@partial(jax.jit, static_argnums=1)
+def f(x, kwargs):
+    return x
+def main(x, opts, c):
+    f(x, opts and {})
+    return f(x, (1,) if c else ())
+""",
         # `eq=False` leaves a dataclass hashed by identity, whatever its fields hold.
         """
 import dataclasses
@@ -233,6 +245,17 @@ def g(f, x):
 """,
     )
     INVALID = (
+        # One side of the conditional is a dict: the call fails when `c` is false.
+        """
+from functools import partial
+import jax
+@partial(jax.jit, static_argnums=1)
+def f(x, kwargs):
+    return x
+def main(x, config, c):
+    kwargs = config.to_dict() if c else {}
+    return f(x, kwargs)  # error: JIT110
+""",
         # The model follows the instance through an attribute of another object.
         """
 import dataclasses
@@ -512,7 +535,12 @@ f(x, ([0], 1))  # error: JIT110
                 "Replace the list with a tuple",
                 ((value, self.ctx.module.code_for_node(as_tuple)),),
             )
-        if type(value) is cst.Name and found.kind == "list" and None not in found.route:
+        if (
+            type(value) is cst.Name
+            and found.kind == "list"
+            and None not in found.route
+            and found.when is None  # `tuple()` would also change the other side's value
+        ):
             return NodeFix(
                 "unsafe",
                 f"Pass `tuple({value.value})`",
@@ -530,4 +558,6 @@ def _described(found: Unhashable) -> str:
     text = "an unhashable value" if found.kind == "value" else _article(found.kind)
     for step in reversed(found.route):
         text = f"a tuple containing {text}" if step is None else f"`{step}`, {text}"
+    if found.when is not None:
+        text = f"{text} when {found.when}"
     return text  # type: ignore[return-value]
