@@ -480,8 +480,8 @@ f(x, ([0], 1))  # error: JIT110
 
     def _made_traced(self, app: JitApplication | None, param: str | None) -> NodeFix | None:
         """The fix making `param`, which receives an array, a traced parameter of `app`."""
-        if app is None or app.signature is None or param is None:
-            return None
+        if app is None or app.signature is None or param is None or app.origin is not None:
+            return None  # (a jit applied in another file is not edited from here)
         positional = app.signature.positional
         position = positional.index(param) if param in positional else None
         return without_static_fix(self.ctx.module, app.node, app.spec, param, position)
