@@ -125,4 +125,4 @@ def test_the_other_files_jit_gets_no_fix_from_here(tmp_path):
     assert where(found) == [("pkg/trainer.py", 13, "JIT110")], err
     assert found[0].get("fix") is None
     message = str(found[0]["message"])
-    assert "`options` is a static argument of `single_step`" in message
+    assert "`options` is a static argument of `single_step` (jitted in pkg/steps.py)" in message

@@ -509,7 +509,8 @@ f(x, ([0], 1))  # error: JIT110
                 label = f"`{param}`" if param else f"argument {argument.index}"
                 self.report(
                     arg.value,
-                    f"{label} is a static argument of `{app.func_name}`, but this call passes "
+                    f"{label} is a static argument of `{app.func_name}`{_jitted_in(app)}, but "
+                    "this call passes "
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
@@ -547,6 +548,11 @@ f(x, ([0], 1))  # error: JIT110
                 ((value, f"tuple({value.value})"),),
             )
         return None
+
+
+def _jitted_in(app: JitApplication) -> str:
+    """` (jitted in pkg/steps.py:12)` for a jit another file of the run applies."""
+    return f" (jitted in {app.origin})" if app.origin else ""
 
 
 def _article(kind: str | None) -> str | None:

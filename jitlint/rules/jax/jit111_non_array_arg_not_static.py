@@ -376,12 +376,13 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 continue
             kind = _described(found)
             label = f"`{param}`" if param else f"argument {argument.index}"
+            where = f" (jitted in {app.origin})" if app.origin else ""
             fix = None
             if param and found.kind in _HASHABLE_KINDS:
                 fix = self._static_fix(app, param, path)
             self.report(
                 arg.value,
-                f"{label} of `{app.func_name}` is traced by jax.jit, but this call passes "
+                f"{label} of `{app.func_name}`{where} is traced by jax.jit, but this call passes "
                 f"{kind}, which is not an array (TypeError: Error interpreting argument ... "
                 "as an abstract array)",
                 help=f"mark {label} static with `static_argnames` (the value must be hashable), "
