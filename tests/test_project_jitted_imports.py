@@ -1,8 +1,9 @@
-"""A function one file jits (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`) called
-through an import in another file (model/jax/crossfile/returned.py `jitted_by_name`): the call
-is read against its static spec as a local one is, for JIT110 and JIT111; and a module of a
-framework whose modules are not pytrees (flax linen), built in a third file and stored on
-`self` in `__init__`, is not an array (model/jax/static_args/nonarray.py)."""
+"""A function one file jits (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`, or
+`step = jax.jit(f, ...)` at module level) called through an import in another file
+(model/jax/crossfile/returned.py `jitted_by_name`): the call is read against its static spec
+as a local one is, for JIT110 and JIT111; and a module of a framework whose modules are not
+pytrees (flax linen), built in a third file and stored on `self` in `__init__`, is not an
+array (model/jax/static_args/nonarray.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ def plain_step(params, model, options):
 @jax.jit
 def plain_jit(params, model, options):
     return params
+
+
+def _step(params, model, options):
+    return params
+
+
+assigned_step = jax.jit(_step, static_argnames="options")
 """
 
 LINEN = """\
@@ -57,7 +65,7 @@ TRAINER = """\
 import jax.numpy as jnp
 
 from pkg.models import Model
-from pkg.steps import plain_jit, plain_step, single_step
+from pkg.steps import assigned_step, plain_jit, plain_step, single_step
 
 
 class Trainer:
@@ -87,6 +95,9 @@ def _project(tmp_path, models: str, call: str, init: str = "", extra: str = "") 
         # The linen module, built in another file and kept on self, reaches a traced parameter.
         ("single_step(self.params, self.model, ())", [(13, "JIT111")]),
         ("plain_jit(self.params, self.model, ())", [(13, "JIT111")]),
+        # `name = jax.jit(f, ...)` at the other file's module level.
+        ("assigned_step(self.params, self.model, ())", [(13, "JIT111")]),
+        ("assigned_step(self.params, None, options={})", [(13, "JIT110")]),
         # A dict reaches the static parameter; a string a traced one.
         ("single_step(self.params, None, {})", [(13, "JIT110")]),
         ('single_step("params", None, ())', [(13, "JIT111")]),

@@ -94,6 +94,10 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
                 fact = _jitted_def_fact(names, classes, statement, module)  # type: ignore[arg-type]
             if fact is not None:
                 out.append(TfRecord(statement.name.value, 0, "export", fact))  # type: ignore[attr-defined]
+        elif kind is cst.SimpleStatementLine:
+            jitted = _jitted_assignment(names, classes, statement, module)  # type: ignore[arg-type]
+            if jitted is not None:
+                out.append(TfRecord(jitted[0], 0, "export", jitted[1]))
         elif kind is cst.ClassDef and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
             path = [module, statement, statement.body]  # type: ignore[attr-defined]
             for inner in statement.body.body:  # type: ignore[attr-defined]
@@ -117,6 +121,30 @@ def _jitted_def_fact(
     if jitted is None or jitted["jit"] not in JIT_CALLABLES:
         return None
     return VALUE_FACT + json.dumps({SELF: jitted}, sort_keys=True, separators=(",", ":"))
+
+
+def _jitted_assignment(
+    names: Names, classes: Classes, line: cst.SimpleStatementLine, module: cst.Module
+) -> tuple[str, str] | None:
+    """`step = jax.jit(train_step, ...)` at module level, `step` bound only there and
+    `train_step` a plain `def` of the module: the name and its fact, as for a decorated def."""
+    small = line.body[0] if len(line.body) == 1 else None
+    if type(small) is not cst.Assign or len(small.targets) != 1:
+        return None
+    target, value = small.targets[0].target, small.value
+    if type(target) is not cst.Name or type(value) is not cst.Call:
+        return None
+    if not _JIT_TEXT.search(module.code_for_node(value.func)):
+        return None  # a cheap test first
+    bindings = names.scope(module).bindings.get(target.value)
+    if not bindings or len(bindings) != 1:
+        return None
+    jitted = _Encoder(names, classes, [module])._call(value, 0)
+    if jitted is None or jitted.get("jit") not in JIT_CALLABLES:
+        return None
+    return target.value, VALUE_FACT + json.dumps(
+        {SELF: jitted}, sort_keys=True, separators=(",", ":")
+    )
 
 
 def _last_return(func: cst.FunctionDef) -> cst.BaseExpression | None:
