@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from typing import Any
 
 from jitlint.engine.imports import import_waves, read_source
 from jitlint.engine.linter import FileResult
@@ -60,6 +61,10 @@ def follow_imports(
             found = texts[path] = read_source(path, sources.get(path))
         return found
 
+    # What each file's records gave, while nothing they resolve against changed: the
+    # inbound records are asked for after each wave that linted files.
+    memo: dict[str, Any] = {}
+
     def current() -> dict[str, tuple[Received, ...]]:
         return inbound_for(
             project,
@@ -67,6 +72,7 @@ def follow_imports(
             {path: done[index].defs for path, _, index in members},
             {path: done[index].reexports for path, _, index in members},
             text,
+            memo,
         )
 
     by_path = {path: (task, index) for path, task, index in members}
