@@ -212,6 +212,38 @@ def reduction_leaf(leaf: str | None) -> bool:
     return leaf is not None and leaf.startswith(_REDUCTION_PREFIX)
 
 
+# What a type test proves about a TF value, for narrowing a name where the test held
+# (model/tf/values.py). Instances of these are tensors in the model's sense (a Variable, a
+# RaggedTensor, a SparseTensor too; `tf.is_tensor(x)` is True for each [observed, TF 2.21]):
+# where `isinstance(x, T)` holds, x is none of Python's values.
+IS_TENSOR = f"{TF}.is_tensor"
+TENSOR_TYPES = frozenset(
+    {
+        f"{TF}.Tensor", f"{TF}.Variable", f"{TF}.RaggedTensor", f"{TF}.SparseTensor",
+        f"{TF}.python.framework.ops.Tensor", IS_TENSOR,
+    }
+)  # fmt: skip
+# No tensor, Variable or TensorArray is an instance of these (nor `None`): where
+# `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
+# tensors, and the model reads a list of tensors as one.
+NOT_TENSOR_TYPES = frozenset(
+    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
+    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
+    | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
+    | {"types.NoneType"}
+)
+
+
+def proves_tensor(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is a tensor (not Python)."""
+    return held and bool(types) and types <= TENSOR_TYPES
+
+
+def proves_not_tensor(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is not a tensor."""
+    return held and bool(types) and types <= NOT_TENSOR_TYPES
+
+
 SHAPE_QUERIES = {f"{TF}.shape", f"{TF}.size", f"{TF}.rank", f"{TF}.shape_n"}
 # Stateful random ops: their values are never compile-time constants.
 STATEFUL_RNG = {
