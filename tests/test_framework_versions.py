@@ -690,3 +690,18 @@ def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
     source = f"import os\n{setting}\n{KERAS_LAYER}"
     result = lint_text(source, "m.py", {"JIT213"}, {OPTIONS_KEY: {}})
     assert bool(result.diagnostics) is flagged
+
+
+@pytest.mark.parametrize(
+    ("setting", "keras"),
+    [
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', (2,)),
+        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')", (2,)),
+        ('os.putenv("TF_USE_LEGACY_KERAS", "1")', (2,)),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', (3,)),
+        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', (3,)),
+    ],
+)
+def test_a_file_that_sets_tf_use_legacy_keras_itself_runs_keras_2(setting, keras):
+    versions = FrameworkVersions.from_options({"keras": "3.15"})
+    assert versions.keras_of_file(f"import os\n{setting}\n")[:1] == keras
