@@ -321,6 +321,19 @@ class TfModel(KerasLinks):
             stack.extend((child, node, owner) for child in iter_children(node))
         return read
 
+    def local_call_sites(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path]]:
+        """The calls `name(...)` of module-level function `func` in this module, with their
+        paths (from the module); empty for methods and nested functions."""
+        if self.scan.owner.get(id(func)) is not self.module:
+            return []
+        name = func.name.value
+        return [
+            (call, path)
+            for sites in self.scan.calls.values()
+            for call, path in sites
+            if type(call.func) is cst.Name and call.func.value == name
+        ]
+
     def is_loop_body(self, func: Func) -> bool:
         """A `tf.while_loop` body or condition: its parameters are loop variables."""
         return id(func) in self.scan.loop_bodies
