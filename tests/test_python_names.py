@@ -5,8 +5,10 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
 from jitlint.python.names import UNKNOWN, Names
+from jitlint.python.uses import calls_of_name
 
 
 def _meanings(source: str, name: str) -> frozenset[str]:
@@ -63,3 +65,36 @@ def test_a_self_referencing_alias_ends():
         x = x.y
         """
     assert _meanings(source, "x") == {UNKNOWN}
+
+
+def _calls_of(source: str) -> list[str] | None:
+    module = cst.parse_module(textwrap.dedent(source))
+    func = module.body[0]
+    assert isinstance(func, cst.FunctionDef)
+    assign = func.body.body[0].body[0]  # type: ignore[attr-defined]
+    target = assign.targets[0].target
+    found = calls_of_name(func.body, target.value, target)
+    return None if found is None else [module.code_for_node(call) for call in found]
+
+
+def test_every_call_of_a_name_bound_once():
+    source = """\
+        def run(x):
+            g = make()
+            y = g(x, n=2)
+            return [g(z) for z in y], obj.g, h(g=1)
+        """
+    assert _calls_of(source) == ["g(x, n=2)", "g(z)"]
+
+
+@pytest.mark.parametrize(
+    "use", ["return g", "keep(g)", "g = other", "def inner(g): return g(1)", "del g"]
+)
+def test_a_name_that_may_be_called_elsewhere_has_no_known_calls(use):
+    source = f"""\
+        def run(x):
+            g = make()
+            g(x)
+            {use}
+        """
+    assert _calls_of(source) is None

@@ -313,3 +313,68 @@ def test_numpy_split_of_a_tracer_is_not_a_conversion():
         """
     )
     assert found(source, {"JIT104"}) == {(8, "JIT104")}
+
+
+SEGMENTS = """\
+import jax
+import jax.numpy as jnp
+
+
+def segment(x, num_segments=None, segment_ids=None):
+    if segment_ids is not None:
+        return jax.ops.segment_sum(x, segment_ids, num_segments=num_segments)
+    if num_segments is None:
+        num_segments = 2
+    else:
+        assert num_segments == 2
+    return x.reshape(num_segments, -1)
+"""
+
+DIVERGENCE = """\
+from typing import Optional
+
+from pkg import segments
+
+
+def divergence(x, num_segments: Optional[int] = None, segment_ids=None, sizes=None):
+    return segments.segment(x, num_segments=num_segments, segment_ids=segment_ids)
+"""
+
+
+def _segment_project(tmp_path: Path, call: str) -> Path:
+    """A function jitted in a test file of the project and called there with `call`; it
+    hands its parameters on to a function of a third file (ott-jax's segmented divergence).
+    `Optional[int]` says an int may be passed, which jit would trace."""
+    test = f"""\
+        import jax
+        import jax.numpy as jnp
+        from pkg import divergence
+
+        def test_divergence():
+            jitted = jax.jit(divergence.divergence, static_argnames=["sizes"])
+            return {call}
+        """
+    files = {"__init__.py": "", "segments.py": SEGMENTS, "divergence.py": DIVERGENCE}
+    write(tmp_path / "pkg", files)
+    write(tmp_path, {"test_divergence.py": test})
+    return tmp_path
+
+
+def test_a_parameter_no_call_of_the_jitted_function_passes_keeps_its_default(tmp_path):
+    # Every call leaves num_segments and segment_ids at None: no tracer reaches either branch.
+    root = _segment_project(tmp_path, "jitted(jnp.ones(4), sizes=(2, 2))")
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_a_parameter_a_call_of_the_jitted_function_passes_is_traced(tmp_path):
+    root = _segment_project(tmp_path, "jitted(jnp.ones(4), num_segments=2)")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+def test_a_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp_path):
+    # Handed on, it may be called with anything: the parameter is not known to stay None.
+    root = _segment_project(tmp_path, "(jitted(jnp.ones(4)), [jitted])")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)

@@ -394,3 +394,26 @@ def _names(
     for child in node.children:
         yield from _names(child, ancestors)
     ancestors.pop()
+
+
+# ---- every call of a name -----------------------------------------------------------------
+def calls_of_name(scope: cst.CSTNode, name: str, bound_at: cst.Name) -> list[cst.Call] | None:
+    """Every call `name(...)` in `scope` (nested scopes included) of a name bound once, at
+    `bound_at`; None when the value may go anywhere else: a mention of the name that is not
+    the function of a call (passed on, stored, returned, rebound, a parameter or a local of a
+    nested scope with the same spelling), or no call at all."""
+    found: list[cst.Call] = []
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(scope, None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) is cst.Name:
+            if node.value != name or node is bound_at:  # type: ignore[attr-defined]
+                continue
+            if parent is not None and _not_a_read(node, [parent]):  # type: ignore[arg-type]
+                continue
+            if type(parent) is not cst.Call or parent.func is not node:  # type: ignore[attr-defined]
+                return None
+            found.append(parent)  # type: ignore[arg-type]
+            continue
+        stack.extend((child, node) for child in reversed(iter_children(node)))
+    return found or None

@@ -224,7 +224,7 @@ def received_from(
     if isinstance(record, EntryRecord):
         entry = InboundEntry(
             function, site, record.transform, record.applied, record.level,
-            record.options, record.bound, record.bound_names,
+            record.options, record.bound, record.bound_names, record.calls,
         )  # fmt: skip
         return [(callee, entry)]
     call = Inbound(
