@@ -378,3 +378,84 @@ def test_a_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp
     root = _segment_project(tmp_path, "(jitted(jnp.ones(4)), [jitted])")
     _, found, _ = check(root, ".")
     assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+PLACEMENT = """\
+import tensorflow as tf
+
+
+def on_device(f, device):
+    def wrapper(*args):
+        with tf.device(device):
+            return f(*args)
+
+    return wrapper
+
+
+def jit(f, device=None):
+    return tf.function(on_device(f, device))
+"""
+
+
+def _placement_project(tmp_path: Path, loop: str) -> Path:
+    """A jax-like `jit` that returns a tf.function for its caller to keep, and a test of
+    another file that calls it in a loop (sonnet's functional API)."""
+    test = (
+        "import tensorflow as tf\n"
+        "from pkg import placement\n\n\n"
+        "def accelerators():\n"
+        '    return [d.name for d in tf.config.list_logical_devices("GPU")]\n\n\n'
+        "def test_placement(x, dataset):\n" + textwrap.indent(textwrap.dedent(loop), "    ")
+    )
+    files = {"__init__.py": "", "placement.py": PLACEMENT, "placement_test.py": test}
+    return write(tmp_path / "pkg", files).parent
+
+
+def test_a_factory_called_once_per_device_of_a_list_makes_no_retrace(tmp_path):
+    # Each iteration builds the function for another device and traces it once.
+    root = _placement_project(
+        tmp_path,
+        """\
+        for device in accelerators():
+            y = placement.jit(lambda v: v, device=device)(x)
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 0, (found, err)
+
+
+def test_a_factory_called_once_per_batch_of_a_dataset_still_retraces(tmp_path):
+    root = _placement_project(
+        tmp_path,
+        """\
+        for batch in dataset:
+            y = placement.jit(lambda v: v, device="GPU:0")(batch)
+        """,
+    )
+    _, found, _ = check(root)
+    assert ("pkg/placement.py", 13, "JIT207") in where(found)
+
+
+def test_a_local_factory_called_per_element_of_a_list_makes_no_retrace():
+    source = """\
+        import tensorflow as tf
+
+        def devices():
+            return [d.name for d in tf.config.list_logical_devices("GPU")]
+
+        def jit(f, device):
+            def wrapper(*args):
+                with tf.device(device):
+                    return f(*args)
+            return tf.function(wrapper)
+
+        def per_device(x):
+            for device in devices():
+                jit(abs, device)(x)
+
+        def per_batch(dataset):
+            for batch in dataset:
+                jit(abs, batch)(batch)
+        """
+    assert _retracing(source) == {(10, "JIT207")}  # the dataset's loop: per batch
+    assert not _retracing(source[: source.index("        def per_batch")])

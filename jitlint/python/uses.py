@@ -417,3 +417,28 @@ def calls_of_name(scope: cst.CSTNode, name: str, bound_at: cst.Name) -> list[cst
             continue
         stack.extend((child, node) for child in reversed(iter_children(node)))
     return found or None
+
+
+def returned_values(func: cst.FunctionDef) -> list[cst.BaseExpression] | None:
+    """The value of every `return` of `func` (nested scopes aside); None when one returns
+    nothing, the body may end without a return, or it is a generator."""
+    found: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in _SCOPES:
+            continue
+        if kind is cst.Yield:
+            return None
+        if kind is cst.Return:
+            if node.value is None:  # type: ignore[attr-defined]
+                return None
+            found.append(node.value)  # type: ignore[attr-defined]
+            continue
+        stack.extend(iter_children(node))
+    body = func.body.body  # type: ignore[attr-defined]
+    if not found or not body or type(body[-1]) is not cst.SimpleStatementLine:
+        return None
+    last = body[-1].body  # type: ignore[attr-defined]
+    return found if last and type(last[-1]) is cst.Return else None

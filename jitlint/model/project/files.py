@@ -422,6 +422,6 @@ def _tf_received(
         return []
     received = TfInbound(
         name, site, record.kind, record.status, record.xla, record.auto_xla, record.autograph,
-        record.origin,
+        record.origin, record.per_element,
     )  # fmt: skip
     return [(callee, received)]
