@@ -7,8 +7,9 @@ import textwrap
 import libcst as cst
 import pytest
 
+from jitlint.python.attributes import read_only_into_text
 from jitlint.python.names import UNKNOWN, Names
-from jitlint.python.uses import calls_of_name
+from jitlint.python.uses import calls_of_name, read_only_by_checks
 
 
 def _meanings(source: str, name: str) -> frozenset[str]:
@@ -98,3 +99,53 @@ def test_a_name_that_may_be_called_elsewhere_has_no_known_calls(use):
             {use}
         """
     assert _calls_of(source) is None
+
+
+@pytest.mark.parametrize(
+    ("read", "checked"),
+    [
+        ("assert len(log) == 1", True),
+        ("self.assertEqual(log[0], 2)", True),
+        ("if not log:\n        self.skipTest('none')", True),
+        ("if not log:\n        print('none')", False),
+        ("print(log)", False),
+        ("return log", False),
+    ],
+)
+def test_a_name_read_only_by_checks(read, checked):
+    source = f"""\
+def test_f(self):
+    log = []
+    def f(x):
+        log.append(x)
+    f(1)
+    {read}
+"""
+    module = cst.parse_module(source)
+    func = module.body[0]
+    inner = func.body.body[1]  # type: ignore[attr-defined]
+    assert read_only_by_checks(func.body, "log", inner) is checked  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("read", "text"),
+    [
+        ('"op_{}".format(self.n)', True),
+        ('f"op_{self.n}"', True),
+        ("str(self.n)", True),
+        ('"op_%d" % self.n', True),
+        ("self.n * 2", False),
+        ("self.n", False),
+    ],
+)
+def test_an_attribute_read_only_into_text(read, text):
+    source = f"""\
+class Layer:
+    def __init__(self):
+        self.n = 0
+    def call(self, x):
+        self.n += 1
+        return x, {read}
+"""
+    cls = cst.parse_module(source).body[0]
+    assert read_only_into_text(cls, "n") is text  # type: ignore[arg-type]

@@ -442,3 +442,53 @@ def returned_values(func: cst.FunctionDef) -> list[cst.BaseExpression] | None:
         return None
     last = body[-1].body  # type: ignore[attr-defined]
     return found if last and type(last[-1]) is cst.Return else None
+
+
+# ---- reads that only check ----------------------------------------------------------------
+def read_only_by_checks(scope: cst.CSTNode, name: str, skip: cst.CSTNode) -> bool:
+    """Every read of `name` in `scope` outside `skip` (one at least) is a check: inside an
+    `assert` statement, the arguments of an assertion call (`self.assertEqual(...)`,
+    `np.testing.assert_allclose(...)`), or the test of an `if` that skips (`if len(log) ==
+    1: self.skipTest(...)`). What such a name holds is only ever compared with what its
+    author expects: a record kept to be checked, as a test keeps a log of traces."""
+    found = False
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(scope, ())]
+    while stack:
+        node, above = stack.pop()
+        if node is skip:
+            continue
+        if type(node) is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            parent = above[-1] if above else None
+            if parent is not None and _not_a_read(node, [parent]):  # type: ignore[arg-type]
+                continue
+            if _binds(node, above):
+                continue
+            if not any(
+                _checks(a, child) for a, child in zip(above, (*above[1:], node), strict=True)
+            ):
+                return False
+            found = True
+            continue
+        stack.extend((child, (*above, node)) for child in iter_children(node))
+    return found
+
+
+def _checks(node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`child` is checked by `node`: an `assert`, an assertion call's argument, or the test
+    of an `if` whose body skips."""
+    kind = type(node)
+    if kind is cst.Assert:
+        return True
+    if kind is cst.Call:
+        return child is not node.func and _leaf(node.func).startswith("assert")  # type: ignore[attr-defined]
+    if kind is cst.If and child is node.test:  # type: ignore[attr-defined]
+        return any(_leaf(c.func).startswith("skip") for c in calls_in(node.body))  # type: ignore[attr-defined]
+    return False
+
+
+def _leaf(expr: cst.CSTNode) -> str:
+    if type(expr) is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return ""
