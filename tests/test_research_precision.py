@@ -459,3 +459,23 @@ def test_a_local_factory_called_per_element_of_a_list_makes_no_retrace():
         """
     assert _retracing(source) == {(10, "JIT207")}  # the dataset's loop: per batch
     assert not _retracing(source[: source.index("        def per_batch")])
+
+
+def test_a_function_that_makes_and_runs_a_tf_function_per_element_still_retraces():
+    # Not a factory: each chunk of a list goes through a tf.function made for it, the same
+    # work traced again for every chunk (epitome's run_predictions).
+    source = """\
+        import tensorflow as tf
+
+        def predict(model, batches):
+            @tf.function
+            def step(x):
+                return model(x)
+            return [step(b) for b in batches]
+
+        def main(model, data):
+            chunks = [data[i : i + 4] for i in range(0, 16, 4)]
+            for chunk in chunks:
+                predict(model, chunk)
+        """
+    assert _retracing(source) == {(4, "JIT207")}

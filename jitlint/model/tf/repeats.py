@@ -108,7 +108,7 @@ def find_repeats(model: TfModel) -> Repeats:
             if varying_python(model, arg, path):
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
                 varied = True
-        varied = varied or _passes_element(model, call, path)
+        varied = varied or (_passes_element(model, call, path) and _factory(model, func))
         varied_calls[id(func)] = varied_calls.get(id(func), 0) + varied
     out.configured = {f for f, count in loop_calls.items() if varied_calls[f] == count}
     # Another file's loops: configured when every one passes its element (and this file's
@@ -119,7 +119,9 @@ def find_repeats(model: TfModel) -> Repeats:
             key = f"{r.function}.{r.status}" if r.status else r.function
             records[key] = records.get(key, True) and r.per_element
     for func, key in _repeated_defs(model):
-        if records.get(key) and loop_calls.get(id(func), 0) == varied_calls.get(id(func), 0):
+        if not records.get(key) or loop_calls.get(id(func), 0) != varied_calls.get(id(func), 0):
+            continue
+        if _factory(model, func):
             out.configured.add(id(func))
     return out
 
@@ -138,10 +140,33 @@ def _repeated_defs(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
     return found
 
 
+def _factory(model: TfModel, func: Func) -> bool:
+    """`func` returns a tf.function it makes (`return tf.function(g)`, or a nested `def`
+    decorated with it): its caller keeps and calls what it returns. A loop that calls it
+    once per element of a collection (a device, a configuration) makes one per element;
+    one that makes a tf.function and calls it on the data it is given (`for chunk in
+    chunks: predict(chunk)`) retraces the same work for every element."""
+    if type(func) is not cst.FunctionDef:
+        return False
+    path = [model.module, func, func.body]
+    for value in returned_values(func) or ():
+        if type(value) is cst.Call and model.names.resolves_to(value.func, path, TF_FUNCTION):
+            return True
+        if type(value) is cst.Name:
+            bindings = model.names.lookup(value.value, path)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            if type(node) is cst.FunctionDef and any(
+                model.tf_function_spec(d.decorator, [*path, node, d]) is not None
+                for d in node.decorators
+            ):
+                return True
+    return False
+
+
 def _passes_element(model: TfModel, call: cst.Call, path: Path) -> bool:
     """A loop call passes the loop's element of a Python collection (`for device in
-    devices: make(f, device=device)`): each iteration makes or runs it for another element,
-    which needs its own trace; it is not the same work repeated."""
+    devices: make(f, device=device)`): with a factory (`_factory`), each iteration makes a
+    function for another element, which needs its own trace; not the same work repeated."""
     for arg in call.args:
         value = arg.value
         if arg.star or type(value) is not cst.Name:
