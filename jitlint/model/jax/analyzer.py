@@ -24,7 +24,6 @@ from jitlint.model.domain.values import (
     STATIC,
     Dict,
     Env,
-    Marks,
     S,
     Scalar,
     Seq,
@@ -38,6 +37,7 @@ from jitlint.model.jax.expressions import Expressions, all_params
 from jitlint.python import binding
 from jitlint.python.binding import Signature
 from jitlint.python.names import leaf_name
+from jitlint.python.predicates import Marks, narrow, restore
 from jitlint.python.walker import iter_children
 
 _TERMINATORS = (cst.Return, cst.Raise)
@@ -283,8 +283,8 @@ class Analyzer(Expressions):
         elif else_ends:
             self.env = then_env
         else:
-            _restore(then_env, then_marks)
-            _restore(else_env, else_marks)
+            restore(then_env, then_marks)
+            restore(else_env, else_marks)
             self.env = join_envs(then_env, else_env)
         return False
 
@@ -418,36 +418,19 @@ class Analyzer(Expressions):
         return False
 
     # ---- narrowing --------------------------------------------------------------------
-    def narrow(self, test: cst.BaseExpression, outcome: bool) -> Marks:
+    def narrow(self, test: cst.BaseExpression, outcome: bool) -> Marks[Value]:
         """Make the names `test` proves are not tracers (where it evaluated to `outcome`)
-        STATIC in the current environment. Returns what `_restore` needs to undo it."""
+        STATIC in the current environment. Returns what `restore` needs to undo it."""
         if self.guards is None:
             return {}
-        marks: dict[str, tuple[Value, Value | None]] = {}
-        for name in self.guards(test, outcome):
-            # A fresh STATIC object per name: while the name still holds it, nothing has
-            # rebound the name, and undoing the narrowing is safe.
-            marker = Value(STATIC)
-            marks[name] = (marker, self.env.get(name))
-            self.env[name] = marker
-        return marks
+        return narrow(self.env, self.guards(test, outcome), lambda: Value(STATIC))
 
     def _narrowed(self, test: cst.BaseExpression, outcome: bool, expr: cst.BaseExpression) -> Value:
         """Evaluate `expr` where `test` evaluated to `outcome`."""
         marks = self.narrow(test, outcome)
         value = self.eval(expr)
-        _restore(self.env, marks)
+        restore(self.env, marks)
         return value
-
-
-def _restore(env: Env, marks: Marks) -> None:
-    """Undo `Analyzer.narrow` in `env`, except for names rebound since."""
-    for name, (marker, old) in marks.items():
-        if env.get(name) is marker:
-            if old is None:
-                del env[name]
-            else:
-                env[name] = old
 
 
 def _surely_iterates(iterable: cst.BaseExpression) -> bool:
