@@ -232,7 +232,9 @@ class Calls(Transformations):
             status = getattr(record, "status", "")
             if status.startswith(VALUE_FACT):
                 origin = f"`{path.lstrip('.')}` ({getattr(record, 'site', '?')})"
-                return returned.decode(status, call, origin)
+                value = returned.decode(status, call, origin)
+                if value is not None:  # None: a fact about the function, not its result
+                    return value
         return None
 
     def library_value(

@@ -23,6 +23,7 @@ from jitlint.model.tf.repeats import (
     model_remade_for_inference,
     varying_python,
 )
+from jitlint.python.builtins_facts import ENUMERATE
 from jitlint.python.uses import loop_iterable
 from jitlint.rules.base import Rule
 
@@ -685,7 +686,7 @@ for x, y in buckets:
     def _dataset_element(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
         """Why `name`, bound by an enclosing `for` over a dataset, varies in shape, if it does."""
         iterable = loop_iterable(
-            name, path, lambda f: self.ctx.names.resolves_to(f, path, {"builtins.enumerate"})
+            name, path, lambda f: self.ctx.names.resolves_to(f, path, ENUMERATE)
         )
         return None if iterable is None else self.ctx.tf.varying_element_shapes(iterable, path)
 

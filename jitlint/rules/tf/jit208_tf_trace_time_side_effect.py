@@ -11,7 +11,7 @@ from jitlint.fixes.tf_print import (
 )
 from jitlint.fixes.xla_fix import keep_layer_off_xla, run_eagerly_fix
 from jitlint.model.domain.branches import read_after
-from jitlint.model.tf.api import TF_LOG_MODULES
+from jitlint.model.tf.api import TF_LOG_MODULES, TF_PRINT
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import says_traced
 from jitlint.python.attributes import (
@@ -20,7 +20,7 @@ from jitlint.python.attributes import (
     reset_earlier_in_function,
     self_attr_name,
 )
-from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES
+from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES, PRINT
 from jitlint.python.uses import assigned_names, before_exit, read_only_by_checks
 from jitlint.rules.base import Rule
 
@@ -565,7 +565,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         context = self.ctx.tf.context(path)
         if context is None:
             return
-        if not self.ctx.names.resolves_to(node.func, path, {"builtins.print"}):
+        if not self.ctx.names.resolves_to(node.func, path, PRINT):
             return
         # Printing Python values (a message, a shape) once per trace is often intended;
         # printing a tensor that way shows `Tensor("x:0", ...)` once, which never is.
@@ -611,9 +611,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or not self.ctx.names.resolves_to(
-            node.func, path, {"tensorflow.print", "tensorflow.compat.v1.print"}
-        ):
+        if context is None or not self.ctx.names.resolves_to(node.func, path, TF_PRINT):
             return
         for string in strings:
             if self.ctx.tf.values.formats_tensor(string, path):  # type: ignore[arg-type]
