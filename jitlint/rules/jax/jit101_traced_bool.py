@@ -223,6 +223,21 @@ class TracedBool(Rule):
     uses_tracing = True
 
     VALID = (
+        # Every call of the jitted function leaves `n` out: it is its default, None, so the
+        # `else` never runs under the trace (an annotation that allows an int changes nothing).
+        """
+import jax
+from typing import Optional
+def segments(x, n: Optional[int] = None):
+    if n is None:
+        n = x.shape[0]
+    else:
+        assert n == x.shape[0]
+    return x.reshape(n, -1)
+def run(x):
+    segmented = jax.jit(segments)
+    return segmented(x)
+""",
         # Chained comparisons of static values.
         """
 import jax
@@ -380,6 +395,20 @@ def dropout(rate, x):
 """,
     )
     INVALID = (
+        # The same function with a call that passes `n`: jit traces it.
+        """
+import jax
+from typing import Optional
+def segments(x, n: Optional[int] = None):
+    if n is None:
+        n = x.shape[0]
+    else:
+        assert n == x.shape[0]  # error: JIT101
+    return x.reshape(x.shape[0], -1)
+def run(x):
+    segmented = jax.jit(segments)
+    return segmented(x), segmented(x, 2)
+""",
         # A chained comparison converts every link but the last to bool.
         """
 import jax
