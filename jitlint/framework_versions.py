@@ -17,7 +17,9 @@ its lower bound: `tensorflow<=2.11`, `<2.16` or `~=2.15.0` allow only TensorFlow
 both (`tensorflow>=2.6`, `~=2.10`, `<3`) leaves it undecided: the facts' Keras, as with
 nothing declared, unless the project's code calls a Keras 2 API that Keras 3 removed
 (`self.add_metric(...)`, `compile(experimental_run_tf_function=...)`): such a project runs
-only under Keras 2.
+only under Keras 2; or unless its code sets `TF_USE_LEGACY_KERAS` to a true value itself
+(`os.environ["TF_USE_LEGACY_KERAS"] = "1"`, `os.environ.setdefault(...)`), choosing tf-keras
+at run time.
 """
 
 from __future__ import annotations
@@ -268,6 +270,14 @@ _LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
 _KERAS_2_ONLY_CODE = re.compile(
     rb"\bself\.add_(?:metric|update)\(|\bexperimental_run_tf_function\s*="
 )
+# The project's code choosing tf-keras at run time: `TF_USE_LEGACY_KERAS` set to a value
+# TensorFlow reads as true ("1", "true", "True") by item assignment, `setdefault` or `putenv`
+# (a read such as `environ.get("TF_USE_LEGACY_KERAS", "1")` or a `== "1"` test is not a setting).
+_LEGACY_KERAS_IN_CODE = re.compile(
+    rb"""(?:\[\s*(['"])TF_USE_LEGACY_KERAS\1\s*\]\s*=(?!=)"""
+    rb"""|\b(?:setdefault|putenv)\(\s*(['"])TF_USE_LEGACY_KERAS\2\s*,)"""
+    rb"""\s*(['"])(?:1|true|True)\3"""
+)
 _KERAS_2_CODE_FILES = 3000  # a bound on the scan: past it, nothing is concluded
 _SKIPPED_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pycache__", "venv"})
 _NONE = Resolved("", "", "")
@@ -279,8 +289,8 @@ def _declaring_root(directory: Path) -> Path | None:
 
 def keras_2_code(root: Path) -> tuple[Path, str] | None:
     """The first `*.py` file under `root` (in sorted order) whose code calls a Keras 2 API
-    that Keras 3 removed, and the call as written; None when there is none, or when the
-    tree has more files than the scan reads."""
+    that Keras 3 removed or sets `TF_USE_LEGACY_KERAS`, and that code as written; None when
+    there is none, or when the tree has more files than the scan reads."""
     count = 0
     for folder, folders, files in os.walk(root):
         folders[:] = sorted(
@@ -297,6 +307,10 @@ def keras_2_code(root: Path) -> tuple[Path, str] | None:
                 text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
             except (Unreadable, TooLarge):
                 continue
+            setting = _LEGACY_KERAS_IN_CODE.search(text)
+            if setting is not None:
+                spelled = setting.group().decode()
+                return path, f"`{spelled}`, which makes `tf.keras` tf-keras (Keras 2)"
             for match in _KERAS_2_ONLY_CODE.finditer(text):
                 spelled = match.group().decode().rstrip("(=").strip()
                 method = spelled.removeprefix("self.")

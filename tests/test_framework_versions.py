@@ -422,6 +422,15 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
          ("3", "facts")),
         # A declared TensorFlow decides; the code does not override it.
         ("tensorflow>=2.16\n", "        self.add_metric(loss)\n", ("3", "tensorflow")),
+        # The project's own code choosing tf-keras at run time (TensorFlow unversioned).
+        ("tensorflow\n", '        os.environ["TF_USE_LEGACY_KERAS"] = "1"\n', ("2", "code")),
+        ("numpy\n", "        os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')\n",
+         ("2", "code")),
+        # Reading or testing the setting, or setting it false, chooses nothing.
+        ("tensorflow\n", '        os.environ.get("TF_USE_LEGACY_KERAS", "1")\n', ("3", "facts")),
+        ("tensorflow\n", '        legacy = os.environ["TF_USE_LEGACY_KERAS"] == "1"\n',
+         ("3", "facts")),
+        ("tensorflow\n", '        os.environ["TF_USE_LEGACY_KERAS"] = "0"\n', ("3", "facts")),
     ],
 )  # fmt: skip
 def test_code_that_only_keras_2_runs_makes_keras_2(tmp_path, requirements, code, expected):
@@ -690,3 +699,18 @@ def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
     source = f"import os\n{setting}\n{KERAS_LAYER}"
     result = lint_text(source, "m.py", {"JIT213"}, {OPTIONS_KEY: {}})
     assert bool(result.diagnostics) is flagged
+
+
+@pytest.mark.parametrize(
+    ("setting", "keras"),
+    [
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', (2,)),
+        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')", (2,)),
+        ('os.putenv("TF_USE_LEGACY_KERAS", "1")', (2,)),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', (3,)),
+        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', (3,)),
+    ],
+)
+def test_a_file_that_sets_tf_use_legacy_keras_itself_runs_keras_2(setting, keras):
+    versions = FrameworkVersions.from_options({"keras": "3.15"})
+    assert versions.keras_of_file(f"import os\n{setting}\n")[:1] == keras

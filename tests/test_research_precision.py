@@ -313,3 +313,169 @@ def test_numpy_split_of_a_tracer_is_not_a_conversion():
         """
     )
     assert found(source, {"JIT104"}) == {(8, "JIT104")}
+
+
+SEGMENTS = """\
+import jax
+import jax.numpy as jnp
+
+
+def segment(x, num_segments=None, segment_ids=None):
+    if segment_ids is not None:
+        return jax.ops.segment_sum(x, segment_ids, num_segments=num_segments)
+    if num_segments is None:
+        num_segments = 2
+    else:
+        assert num_segments == 2
+    return x.reshape(num_segments, -1)
+"""
+
+DIVERGENCE = """\
+from typing import Optional
+
+from pkg import segments
+
+
+def divergence(x, num_segments: Optional[int] = None, segment_ids=None, sizes=None):
+    return segments.segment(x, num_segments=num_segments, segment_ids=segment_ids)
+"""
+
+
+def _segment_project(tmp_path: Path, call: str) -> Path:
+    """A function jitted in a test file of the project and called there with `call`; it
+    hands its parameters on to a function of a third file (ott-jax's segmented divergence).
+    `Optional[int]` says an int may be passed, which jit would trace."""
+    test = f"""\
+        import jax
+        import jax.numpy as jnp
+        from pkg import divergence
+
+        def test_divergence():
+            jitted = jax.jit(divergence.divergence, static_argnames=["sizes"])
+            return {call}
+        """
+    files = {"__init__.py": "", "segments.py": SEGMENTS, "divergence.py": DIVERGENCE}
+    write(tmp_path / "pkg", files)
+    write(tmp_path, {"test_divergence.py": test})
+    return tmp_path
+
+
+def test_a_parameter_no_call_of_the_jitted_function_passes_keeps_its_default(tmp_path):
+    # Every call leaves num_segments and segment_ids at None: no tracer reaches either branch.
+    root = _segment_project(tmp_path, "jitted(jnp.ones(4), sizes=(2, 2))")
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_a_parameter_a_call_of_the_jitted_function_passes_is_traced(tmp_path):
+    root = _segment_project(tmp_path, "jitted(jnp.ones(4), num_segments=2)")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+def test_a_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp_path):
+    # Handed on, it may be called with anything: the parameter is not known to stay None.
+    root = _segment_project(tmp_path, "(jitted(jnp.ones(4)), [jitted])")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+PLACEMENT = """\
+import tensorflow as tf
+
+
+def on_device(f, device):
+    def wrapper(*args):
+        with tf.device(device):
+            return f(*args)
+
+    return wrapper
+
+
+def jit(f, device=None):
+    return tf.function(on_device(f, device))
+"""
+
+
+def _placement_project(tmp_path: Path, loop: str) -> Path:
+    """A jax-like `jit` that returns a tf.function for its caller to keep, and a test of
+    another file that calls it in a loop (sonnet's functional API)."""
+    test = (
+        "import tensorflow as tf\n"
+        "from pkg import placement\n\n\n"
+        "def accelerators():\n"
+        '    return [d.name for d in tf.config.list_logical_devices("GPU")]\n\n\n'
+        "def test_placement(x, dataset):\n" + textwrap.indent(textwrap.dedent(loop), "    ")
+    )
+    files = {"__init__.py": "", "placement.py": PLACEMENT, "placement_test.py": test}
+    return write(tmp_path / "pkg", files).parent
+
+
+def test_a_factory_called_once_per_device_of_a_list_makes_no_retrace(tmp_path):
+    # Each iteration builds the function for another device and traces it once.
+    root = _placement_project(
+        tmp_path,
+        """\
+        for device in accelerators():
+            y = placement.jit(lambda v: v, device=device)(x)
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 0, (found, err)
+
+
+def test_a_factory_called_once_per_batch_of_a_dataset_still_retraces(tmp_path):
+    root = _placement_project(
+        tmp_path,
+        """\
+        for batch in dataset:
+            y = placement.jit(lambda v: v, device="GPU:0")(batch)
+        """,
+    )
+    _, found, _ = check(root)
+    assert ("pkg/placement.py", 13, "JIT207") in where(found)
+
+
+def test_a_local_factory_called_per_element_of_a_list_makes_no_retrace():
+    source = """\
+        import tensorflow as tf
+
+        def devices():
+            return [d.name for d in tf.config.list_logical_devices("GPU")]
+
+        def jit(f, device):
+            def wrapper(*args):
+                with tf.device(device):
+                    return f(*args)
+            return tf.function(wrapper)
+
+        def per_device(x):
+            for device in devices():
+                jit(abs, device)(x)
+
+        def per_batch(dataset):
+            for batch in dataset:
+                jit(abs, batch)(batch)
+        """
+    assert _retracing(source) == {(10, "JIT207")}  # the dataset's loop: per batch
+    assert not _retracing(source[: source.index("        def per_batch")])
+
+
+def test_a_function_that_makes_and_runs_a_tf_function_per_element_still_retraces():
+    # Not a factory: each chunk of a list goes through a tf.function made for it, the same
+    # work traced again for every chunk (epitome's run_predictions).
+    source = """\
+        import tensorflow as tf
+
+        def predict(model, batches):
+            @tf.function
+            def step(x):
+                return model(x)
+            return [step(b) for b in batches]
+
+        def main(model, data):
+            chunks = [data[i : i + 4] for i in range(0, 16, 4)]
+            for chunk in chunks:
+                predict(model, chunk)
+        """
+    assert _retracing(source) == {(4, "JIT207")}

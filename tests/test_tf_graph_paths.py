@@ -300,6 +300,9 @@ class Net(tf.keras.Model):
         # Read by code that runs eagerly too: it sees the last trace's value, not the call's.
         ("phase", "\n\nprint(get_phase())\n", True),
         ("phase", "\n\nif PHASE == TRAIN:\n    print('training')\n", True),
+        # The program calls the setter eagerly as well: a setting of its own, which graph code
+        # only sets as it traces (may path of the setter).
+        ("phase", "\n\nset_phase(PREDICT)\nprint(get_phase())\n", False),
         # A counter, or a tensor kept past its trace, is no setting.
         ("PHASE + phase", "", True),
         ("tf.constant(phase)", "", True),

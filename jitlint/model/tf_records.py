@@ -11,6 +11,8 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
   elsewhere ("plain"): see model/tf/keras.py for what the statuses decide;
 - "repeat": a loop calls a function of another module, or a method (`status`) of an
   instance of its class: the function runs more than once (model/tf/repeats.py);
+  `per_element` when the call passes the loop's element of a Python collection (one run
+  per device, per configuration);
 - "import"/"export": a module's dtype facts (`FLOAT = tf.float64`, a class attribute dtype,
   a function returning a dtype, float literal data) sent to the modules importing them; and
   which of its classes are Keras layers, models, losses or metrics (`KERAS_CLASS_FACT`),
@@ -60,18 +62,19 @@ class TfRecord:
     autograph: bool = True
     origin: str = ""  # the sender's graph context, for messages
     cell: int = 0
+    per_element: bool = False  # "repeat": the loop passes its element (see above)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.target, self.line, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin, self.cell]  # fmt: skip
+                self.autograph, self.origin, self.cell, self.per_element]  # fmt: skip
         return {"tf": data}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TfRecord:
-        target, line, kind, status, xla, auto_xla, autograph, origin, cell = data["tf"]
+        target, line, kind, status, xla, auto_xla, autograph, origin, cell, *rest = data["tf"]
         return cls(
             str(target), int(line), str(kind), str(status), bool(xla), bool(auto_xla),
-            bool(autograph), str(origin), int(cell),
+            bool(autograph), str(origin), int(cell), bool(rest[0]) if rest else False,
         )  # fmt: skip
 
     @property
@@ -95,13 +98,14 @@ class TfInbound:
     auto_xla: bool = False
     autograph: bool = True
     origin: str = ""
+    per_element: bool = False
 
     def rank(self) -> tuple[Any, ...]:
         return (self.function, 0, False, self.site, 0, 2, self)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.function, self.site, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin]  # fmt: skip
+                self.autograph, self.origin, self.per_element]  # fmt: skip
         return {"tf": data}
 
 

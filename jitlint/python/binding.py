@@ -255,6 +255,18 @@ def bind_call(signature: Signature, call: cst.Call) -> Bound[cst.BaseExpression]
     return bind(signature, call_arguments(call))
 
 
+def never_passed(signature: Signature, calls: Sequence[Sequence[str | None]]) -> frozenset[str]:
+    """The parameters with a default that none of `calls` fills, each call given as the
+    keywords of its arguments in order (None for a positional one): they keep their
+    default in every call. A star argument (`STARRED`, `DOUBLE_STARRED`) may fill any."""
+    passed: set[str] = set()
+    for call in calls:
+        bound = bind(signature, [(keyword, None) for keyword in call])
+        passed.update(bound.arguments)
+        passed.update(bound.uncertain)
+    return frozenset(name for name, _ in signature.defaults if name not in passed)
+
+
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     """The argument `call` passes by the keyword `name`."""
     for arg in call.args:

@@ -70,3 +70,26 @@ AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
     cst.BitOrAssign: "or_",
     cst.BitXorAssign: "xor",
 }
+# Single builtins the model and rules ask about by what they do.
+PRINT = frozenset({"builtins.print"})  # writes its arguments to stdout
+TRUTH_TEST = frozenset({"builtins.bool"})  # `bool(x)` asks `x.__bool__()`
+FLOAT_CONVERSION = frozenset({"builtins.float"})
+RANGE = frozenset({"builtins.range"})
+ENUMERATE = frozenset({"builtins.enumerate"})
+# The builtins whose argument is a count (`range(n)`, `int(n - 1)`), not a quantity.
+COUNTS = RANGE | {"builtins.int"}
+# The exceptions an import of a missing module or name raises, and what catches every one.
+IMPORT_ERRORS = frozenset(
+    f"builtins.{n}" for n in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
+)
+_BUILTINS = "builtins."
+
+
+def builtin_name(qualname: str) -> str | None:
+    """`"builtins.float"` -> `"float"`, the name a builtin is spelled by; None for others."""
+    return qualname.removeprefix(_BUILTINS) if qualname.startswith(_BUILTINS) else None
+
+
+def builtin_qualname(name: str) -> str:
+    """`"zip"` -> `"builtins.zip"`: what a plain name means when nothing shadows it."""
+    return _BUILTINS + name

@@ -59,7 +59,7 @@ from jitlint.model.domain.values import (
     python_sequence,
     same_class_instances,
 )
-from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
+from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
@@ -113,6 +113,7 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
+from jitlint.python.binding import Signature
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
@@ -642,6 +643,11 @@ class Tracing:
                 # but `kwargs.get("t0", 0.0)` may well be the Python default.
                 keyword = star_kwarg.name.value
                 params[keyword] = Dict(elem=params[keyword], why=params[keyword].why)
+            if entry.defaulted:
+                # Every call of the transformed function leaves these out: their defaults.
+                defaults = Signature.of(entry.func).default_of
+                for name in entry.defaulted:
+                    params[name] = default_value(defaults.get(name))
             if entry.func is func:
                 for name in given_defaults(entry, set(python_scalars_given)):
                     why = ("given", name, entry, python_scalars_given[name])

@@ -249,7 +249,7 @@ def received_from(
     if isinstance(record, EntryRecord):
         entry = InboundEntry(
             function, site, record.transform, record.applied, record.level,
-            record.options, record.bound, record.bound_names,
+            record.options, record.bound, record.bound_names, record.calls,
         )  # fmt: skip
         return [(callee, entry)]
     call = Inbound(
@@ -494,6 +494,6 @@ def _tf_received(
         return []
     received = TfInbound(
         name, site, record.kind, record.status, record.xla, record.auto_xla, record.autograph,
-        record.origin,
+        record.origin, record.per_element,
     )  # fmt: skip
     return [(callee, received)]

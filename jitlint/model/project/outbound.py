@@ -261,7 +261,7 @@ def _outbound_entries(tracing: Tracing, source: str, calls: CallLines | None) ->
             EntryRecord(
                 target, lines[id(application.site)], application.transform.qualname,
                 application.applied.qualname, level, options, application.bound_positional,
-                tuple(sorted(application.bound_names)),
+                tuple(sorted(application.bound_names)), calls=application.calls,
             )
         )  # fmt: skip
     return sorted(out)

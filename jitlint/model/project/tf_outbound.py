@@ -68,6 +68,7 @@ def _bound_name(alias: cst.ImportAlias) -> str:
 def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None) -> list[TfRecord]:
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
     at: dict[int, cst.CSTNode] = {}  # where a record's line is, when not at its name
+    per_element: set[int] = set()  # loop calls that pass their loop's element
     exports = model.exports()
     scan = model.scan
     if model.may_have_graph_code:
@@ -86,9 +87,11 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
     for call, path, status in model.keras_uses[1]:
         found.append((call.func, path, "use", status, None))
     if scan.loop_calls:
-        for call, path, expr, method in model.repeats.foreign:
+        for call, path, expr, method, element in model.repeats.foreign:
             found.append((expr, path, "repeat", method, None))
             at[id(expr)] = call  # the loop's call, not the creation of the instance
+            if element:
+                per_element.add(id(expr))
     imports = model.project_imports()
     records: set[TfRecord] = set()
     if found or imports:
@@ -99,7 +102,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             if target is None:
                 continue
             # One record per target and context: the first place names the site.
-            key = (target, kind, status, context)
+            key = (target, kind, status, context, id(expr) in per_element)
             if key in seen:
                 continue
             seen.add(key)
@@ -127,8 +130,9 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                 if kind == "loss":
                     origin = f"a loss of {SWITCH_ORIGIN}" if status == "switch" else LOSS_ORIGIN
                 records.add(
-                    TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
-                )
+                    TfRecord(target, line, kind, status, status == "xla", auto, False, origin,
+                             per_element=id(expr) in per_element)
+                )  # fmt: skip
         bases = model.base_names() if imports else frozenset()
         for node, _path, target in imports:
             if id(node) in lines:

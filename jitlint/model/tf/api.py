@@ -183,6 +183,67 @@ def dropped_check(name: str) -> bool:
 
 # Ops whose value under XLA is a compile-time constant even when their input is not: XLA
 # compiles per static shape, so shape queries fold to constants (observed, hazards T03).
+# Single APIs the TF rules ask about by name.
+TF_PRINT = frozenset({f"{TF}.print", f"{TF}.compat.v1.print"})
+TF_RANGE = frozenset({f"{TF}.range"})
+TF_SHAPE = frozenset({f"{TF}.shape"})
+# `tensor.numpy()`: an eager tensor's values as a NumPy array (a symbolic one has none).
+EAGER_VALUE_METHOD = "numpy"
+_NUMPY = "numpy."
+
+
+def numpy_api(names: frozenset[str] | set[str]) -> bool:
+    """Whether every one of `names` (and at least one) is a NumPy function."""
+    return bool(names) and all(n.startswith(_NUMPY) for n in names)
+
+
+# The last names of the calls the XLA checks read, as text gates before names are resolved:
+# `tf.cond` (branches of different shapes), `tf.while_loop` and its `set_loop_options`
+# (`shape_invariants`), `tf.slice` (its begin and size), and the `reduce_*` reductions (of a
+# RaggedTensor).
+COND_LEAF = "cond"
+LOOP_SHAPE_LEAVES = frozenset({"while_loop", "set_loop_options"})
+SLICE_LEAF = "slice"
+_REDUCTION_PREFIX = "reduce_"
+
+
+def reduction_leaf(leaf: str | None) -> bool:
+    """Whether a call's last name is one of TF's reductions (`reduce_sum`, `reduce_max`, ...)."""
+    return leaf is not None and leaf.startswith(_REDUCTION_PREFIX)
+
+
+# What a type test proves about a TF value, for narrowing a name where the test held
+# (model/tf/values.py). Instances of these are tensors in the model's sense (a Variable, a
+# RaggedTensor, a SparseTensor too; `tf.is_tensor(x)` is True for each [observed, TF 2.21]):
+# where `isinstance(x, T)` holds, x is none of Python's values.
+IS_TENSOR = f"{TF}.is_tensor"
+TENSOR_TYPES = frozenset(
+    {
+        f"{TF}.Tensor", f"{TF}.Variable", f"{TF}.RaggedTensor", f"{TF}.SparseTensor",
+        f"{TF}.python.framework.ops.Tensor", IS_TENSOR,
+    }
+)  # fmt: skip
+# No tensor, Variable or TensorArray is an instance of these (nor `None`): where
+# `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
+# tensors, and the model reads a list of tensors as one.
+NOT_TENSOR_TYPES = frozenset(
+    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
+    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
+    | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
+    | {"types.NoneType"}
+)
+
+
+def proves_tensor(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is a tensor (not Python)."""
+    return held and bool(types) and types <= TENSOR_TYPES
+
+
+def proves_not_tensor(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is not a tensor."""
+    return held and bool(types) and types <= NOT_TENSOR_TYPES
+
+
 SHAPE_QUERIES = {f"{TF}.shape", f"{TF}.size", f"{TF}.rank", f"{TF}.shape_n"}
 # Stateful random ops: their values are never compile-time constants.
 STATEFUL_RNG = {

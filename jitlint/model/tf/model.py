@@ -281,8 +281,12 @@ class TfModel(KerasLinks):
         not `name` (no counter), and every read of `name` in the module (one at least) is in
         a function that must run as graph code. Such a global is a setting of the trace
         that reads it (a mode set by a step before it calls the layers that read it while
-        tracing): written once per trace is what its readers need."""
+        tracing): written once per trace is what its readers need. Where `func` itself also
+        runs eagerly (a setter the program calls outside graph code too), eager readers are
+        allowed: the setting is the program's own, and graph code only sets it as it traces."""
         contexts = self.contexts
+        own = contexts.get(id(func))
+        setter = own is not None and not own.must
         read = False  # and some graph code reads it: a global no one reads here is no setting
         stack: list[tuple[cst.CSTNode, cst.CSTNode | None, Func | None]] = [
             (self.module, None, None)
@@ -302,7 +306,7 @@ class TfModel(KerasLinks):
                 if owner is func:
                     return False  # `name = name + 1`, `name += 1`: a counter
                 context = contexts.get(id(owner)) if owner is not None else None
-                if context is None or not context.must:
+                if (context is None or not context.must) and not setter:
                     return False  # read by code that also runs eagerly
                 read = True
                 continue
@@ -316,6 +320,19 @@ class TfModel(KerasLinks):
                         return False
             stack.extend((child, node, owner) for child in iter_children(node))
         return read
+
+    def local_call_sites(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path]]:
+        """The calls `name(...)` of module-level function `func` in this module, with their
+        paths (from the module); empty for methods and nested functions."""
+        if self.scan.owner.get(id(func)) is not self.module:
+            return []
+        name = func.name.value
+        return [
+            (call, path)
+            for sites in self.scan.calls.values()
+            for call, path in sites
+            if type(call.func) is cst.Name and call.func.value == name
+        ]
 
     def is_loop_body(self, func: Func) -> bool:
         """A `tf.while_loop` body or condition: its parameters are loop variables."""

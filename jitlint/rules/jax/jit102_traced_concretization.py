@@ -15,12 +15,18 @@ from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import math_twins, value_reading_methods
-from jitlint.python.builtins_facts import NUMBER_CONVERSIONS
+from jitlint.python.builtins_facts import (
+    COUNTS,
+    FLOAT_CONVERSION,
+    NUMBER_CONVERSIONS,
+    RANGE,
+    builtin_name,
+)
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
 # The builtins the rule resolves, as spelled: a plain-name gate before resolving the call.
-_CONVERSIONS = NUMBER_CONVERSIONS | {"builtins.range"}
+_CONVERSIONS = NUMBER_CONVERSIONS | RANGE
 _SPELLED_CONVERSIONS = frozenset(name.rpartition(".")[2] for name in _CONVERSIONS)
 
 
@@ -270,14 +276,14 @@ def run(xs):
                 continue
             value = trace.value(arg.value)
             if value.traced:
-                name = qualname.removeprefix("builtins.")
+                name = builtin_name(qualname) or qualname
                 fix = self._math_fix(node, qualname) if is_math else None
                 if fix is None and qualname in NUMBER_CONVERSIONS:
                     fix = self._returned_fix(node)
-                if fix is None and qualname == "builtins.float":
+                if fix is None and qualname in FLOAT_CONVERSION:
                     fix = float_to_array_fix(self.ctx, node)
                 # `range(n)`, `range(n - 1)`: a count; not `range(x.sum())` of an array
-                counted = qualname in ("builtins.range", "builtins.int")
+                counted = qualname in COUNTS
                 if fix is None and counted and _arithmetic(arg.value):
                     fix = static_argname_fix(self.ctx, value)
                 loop = self.ctx.parents[-1] if self.ctx.parents else None

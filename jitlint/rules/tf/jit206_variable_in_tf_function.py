@@ -230,6 +230,20 @@ class M(tf.Module):
             self.v = tf.Variable(tf.ones_like(x))
         return x * self.v
 """,
+        # A helper that makes the variable, called only behind the lazy singleton's guard.
+        """
+import tensorflow as tf
+def _memory(t):
+    return tf.Variable(tf.zeros_like(t), trainable=False)
+class Memory(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.kept = None
+    def call(self, x):
+        if self.kept is None:
+            self.kept = _memory(x)
+        return x + self.kept
+""",
         # Weightless layers, and a layer created once behind a guard.
         """
 import tensorflow as tf
@@ -317,6 +331,15 @@ import tensorflow as tf
 def f(x):
     v = tf.Variable(1.0)  # error: JIT206
     return x * v
+""",
+        # The same helper called on every trace.
+        """
+import tensorflow as tf
+def _memory(t):
+    return tf.Variable(tf.zeros_like(t), trainable=False)  # error: JIT206
+class Memory(tf.keras.layers.Layer):
+    def call(self, x):
+        return x + _memory(x)
 """,
         # TF 1's spelling fails the same way on TF 2.
         """
@@ -553,7 +576,7 @@ class Scale(keras.layers.Layer):
                     return True
         return False
 
-    def _created_once(self, path: list[cst.CSTNode]) -> bool:
+    def _created_once(self, path: list[cst.CSTNode], seen: frozenset[int] = frozenset()) -> bool:
         """Under an `if` (the lazy singleton), in `with tf.init_scope():`, or in a method
         Keras runs once to set the object up."""
         for ancestor in reversed(path):
@@ -565,7 +588,17 @@ class Scale(keras.layers.Layer):
             ):
                 return True
             if ancestor_kind is cst.FunctionDef:
-                return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
+                if ancestor.name.value in SETUP_METHODS:  # type: ignore[attr-defined]
+                    return True
+                # A helper that makes the object for its callers: once where each caller
+                # here calls it once (`if self.v is None: self.v = make(x)`).
+                if id(ancestor) in seen:
+                    return False  # a recursive helper
+                sites = self.ctx.tf.local_call_sites(ancestor)  # type: ignore[arg-type]
+                inner = seen | {id(ancestor)}
+                return bool(sites) and all(
+                    self._created_once(list(site_path), inner) for _, site_path in sites
+                )
         return False
 
     def _creates_state(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -39,8 +39,10 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.api import call_kind
 from jitlint.model.jax.transforms import (
     TRANSFORMS,
+    CallShapes,
     Entry,
     application_params,
+    defaulted,
     param_names,
 )
 from jitlint.model.tf_records import TfInbound, TfRecord
@@ -144,12 +146,19 @@ class EntryRecord:
     bound: int  # positional arguments bound by `partial(f, ...)`
     bound_names: tuple[str, ...]
     cell: int = 0  # as for CallRecord
+    # Every call the applying file makes of the transformed function (transforms.CallShapes),
+    # when it sees them all: the parameters none of them passes keep their defaults. Not
+    # compared: it holds None among strings, and one application has one set of calls.
+    calls: CallShapes | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         # A dict, where a CallRecord is a list: one cached list holds both.
         data = [self.target, self.line, self.transform, self.applied, self.level,
                 self.options, self.bound, self.bound_names]  # fmt: skip
-        return {"entry": [*data, self.cell] if self.cell else data}
+        out: dict[str, Any] = {"entry": [*data, self.cell] if self.cell else data}
+        if self.calls is not None:
+            out["calls"] = self.calls
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EntryRecord:
@@ -157,12 +166,19 @@ class EntryRecord:
         return cls(
             str(target), int(line), str(transform), str(applied), int(level),
             tuple((str(k), str(v)) for k, v in options), int(bound), tuple(map(str, names)),
-            int(cell[0]) if cell else 0,
+            int(cell[0]) if cell else 0, call_shapes(data.get("calls")),
         )  # fmt: skip
 
     @property
     def place(self) -> str:
         return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
+
+
+def call_shapes(data: Any) -> CallShapes | None:
+    """`CallShapes` read back from JSON (lists of keywords or nulls)."""
+    if data is None:
+        return None
+    return tuple(tuple(None if k is None else str(k) for k in call) for call in data)
 
 
 @dataclass(frozen=True, order=True)
@@ -177,6 +193,7 @@ class InboundEntry:
     options: tuple[tuple[str, str], ...]
     bound: int
     bound_names: tuple[str, ...]
+    calls: CallShapes | None = field(default=None, compare=False)  # as for EntryRecord
 
     def rank(self) -> tuple[Any, ...]:
         """As `Inbound.rank`; an application ranks before a call at the same level."""
@@ -185,8 +202,12 @@ class InboundEntry:
                 0, self)  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
-        return {"entry": [self.function, self.site, self.transform, self.applied, self.level,
-                          self.options, self.bound, self.bound_names]}  # fmt: skip
+        data = [self.function, self.site, self.transform, self.applied, self.level,
+                self.options, self.bound, self.bound_names]  # fmt: skip
+        out: dict[str, Any] = {"entry": data}
+        if self.calls is not None:
+            out["calls"] = self.calls
+        return out
 
 
 Outbound = CallRecord | EntryRecord | TfRecord
@@ -341,7 +362,9 @@ def inbound_entry(func: cst.FunctionDef, record: InboundEntry) -> Entry | None:
     params = application_params(
         applied, options, func, False, record.bound, set(record.bound_names)
     )
-    return Entry(transform, func, func, params, None, record.level, origin=record.site)
+    entry = Entry(transform, func, func, params, None, record.level, origin=record.site)
+    entry.defaulted = defaulted(func, record.calls, record.bound, frozenset(record.bound_names))
+    return entry
 
 
 def reexports(names: Names) -> dict[str, str]:

@@ -6,6 +6,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.api import WHERE
 from jitlint.model.jax.jit import JitApplication
 from jitlint.model.library.jax_facts import weak_types
 from jitlint.python.walker import iter_children
@@ -462,7 +463,7 @@ def _is_strong(
     if not names & weak_types("strong_if_any"):
         return False
     operands = [a.value for a in expr.args if a.keyword is None and not a.star]
-    if names == {"jax.numpy.where"}:
+    if names == WHERE:
         operands = operands[1:]  # the condition does not set the dtype
     return any(_is_strong(o, strong, rule, func, depth - 1) for o in operands)
 
