@@ -22,6 +22,7 @@ from jitlint.model.domain.values import (
     NONE,
     PYTREE,
     STATIC,
+    TRACED,
     Dict,
     Env,
     Marks,
@@ -74,6 +75,9 @@ class Analyzer(Expressions):
         self.truth: Callable[[cst.BaseExpression], bool | None] | None = None
         # Names a test proves are not tracers where it evaluated to the given outcome.
         self.guards: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
+        # Names a test proves are not one JAX array (`isinstance(x, tuple)`): a value known
+        # to be an array never takes that path, so there it is no tracer.
+        self.not_arrays: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
         self._free: dict[str, Value] = {}
         # Per enclosing loop: the environments at its `continue`s and at its `break`s.
         self._loops: list[tuple[list[Env], list[Env]]] = []
@@ -424,7 +428,13 @@ class Analyzer(Expressions):
         if self.guards is None:
             return {}
         marks: dict[str, tuple[Value, Value | None]] = {}
-        for name in self.guards(test, outcome):
+        names = set(self.guards(test, outcome))
+        if self.not_arrays is not None:
+            for name in self.not_arrays(test, outcome) - names:
+                held = self.env.get(name)
+                if held is not None and held.kind == TRACED:
+                    names.add(name)
+        for name in sorted(names):
             # A fresh STATIC object per name: while the name still holds it, nothing has
             # rebound the name, and undoing the narrowing is safe.
             marker = Value(STATIC)

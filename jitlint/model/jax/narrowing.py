@@ -48,6 +48,10 @@ NOT_TRACER_TYPES = frozenset(
     )}
     | {"types.NoneType"}
 )  # fmt: skip
+# Python containers: no JAX array is an instance of them, but a container of tracers is, so
+# `isinstance(x, tuple)` holding proves only that `x` is not itself an array (a value known
+# to be one never takes that path), not that its elements are concrete.
+CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("tuple", "list", "dict", "set", "frozenset"))
 # Attributes every tracer has (jax.core.Tracer defines them for every abstract array), so
 # `hasattr(x, "shape")` failing proves x is not one (optax's `check_shapes_equal` does this).
 ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T"})
@@ -66,17 +70,31 @@ def proves_not_tracer(types: frozenset[str], held: bool) -> bool:
     return bool(types) and types <= TRACER_TYPES
 
 
+def proves_not_array(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves `x` is not one JAX array
+    (it may still be a container of them)."""
+    if held and types and types <= NOT_TRACER_TYPES | CONTAINER_TYPES:
+        return True
+    return proves_not_tracer(types, held)
+
+
 class Guards:
     """Reads guards in one function; `resolve` gives an expression's qualified names,
     `predicate` the type-test summary of a called function."""
 
-    def __init__(self, resolve: Resolve, predicate: PredicateOf | None = None) -> None:
+    def __init__(
+        self, resolve: Resolve, predicate: PredicateOf | None = None, arrays: bool = False
+    ) -> None:
         self.resolve = resolve
         self.predicate = predicate
+        # False: names proven not to be tracers at all; True: names proven not to be one
+        # JAX array (a Python container of tracers passes `isinstance(x, tuple)`).
+        self.proves = proves_not_array if arrays else proves_not_tracer
         self._memo: dict[tuple[int, bool], Facts] = {}
 
     def facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
-        """Names that are not tracers wherever `test` evaluated to `outcome`."""
+        """Names that are not tracers (with `arrays`: not arrays) wherever `test` evaluated
+        to `outcome`."""
         key = (id(test), outcome)
         found = self._memo.get(key)
         if found is None:
@@ -114,7 +132,7 @@ class Guards:
         if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.isinstance"):
             return NOTHING
         types = self._types(args[1])
-        return frozenset({subject.value}) if proves_not_tracer(types, outcome) else NOTHING
+        return frozenset({subject.value}) if self.proves(types, outcome) else NOTHING
 
     def _is_array_hasattr(self, call: cst.Call) -> bool:
         """`hasattr(x, "shape")` (or another attribute every tracer has)."""
