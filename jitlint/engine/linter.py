@@ -39,8 +39,8 @@ from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
-from jitlint.model.project.tf_outbound import tf_outbound
-from jitlint.model.tf_records import TfInbound
+from jitlint.model.project.tf_outbound import tf_base_imports, tf_outbound
+from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound
 from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
@@ -178,6 +178,7 @@ def lint_text(
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
     )
+    tf_opened = any(call.kind not in PASSIVE_KINDS for call in ctx.tf_inbound)
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
@@ -189,7 +190,7 @@ def lint_text(
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
             # Nor a helper that graph code of another file calls mention Keras.
-            or bool(ctx.tf_inbound and rule_class(code).framework == "tensorflow")
+            or bool(tf_opened and rule_class(code).framework == "tensorflow")
         )
     ]
     # The project pass places its records' calls on lines from the walk's order of calls.
@@ -211,6 +212,7 @@ def lint_text(
             calls,
             own_names,
             jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
+            tf_selected=any(INDEX[c][4] == "tensorflow" for c in codes if c in INDEX),
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -255,6 +257,7 @@ def _project_facts(
     calls: CallLines | None = None,
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
     jax_selected: bool = False,
+    tf_selected: bool = False,
 ) -> None:
     """What the project pass needs from this file (model/jax/crossfile/records.py). Without a
     tracing rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
@@ -262,6 +265,7 @@ def _project_facts(
     still (a package's `__init__.py` that only imports need not mention jax). `own_names`:
     the defs and re-exports, where the inbound filter already read them."""
     result.defs = own_names[0] if own_names else top_level_defs(ctx.module)
+    has_classes = bool(_CLASS_TEXT.search(ctx.source))
     try:
         result.reexports = own_names[1] if own_names else reexports(ctx.names)
         if tracing_rules:
@@ -278,7 +282,6 @@ def _project_facts(
             if ctx.tracing.active:
                 overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
                 result.outbound.extend(class_facts.self_call_exports(overridable))
-        has_classes = bool(_CLASS_TEXT.search(ctx.source))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
@@ -296,6 +299,9 @@ def _project_facts(
     try:
         if tf_rules:
             result.outbound.extend(tf_outbound(ctx.tf, ctx.source, calls))
+        elif tf_selected and has_classes:
+            # A subclass need not mention Keras: its base's file may say it is a layer.
+            result.outbound.extend(tf_base_imports(ctx.tf, ctx.source, calls))
     except Exception as exc:
         _rule_failed(result, "project pass (TensorFlow)", exc)
 

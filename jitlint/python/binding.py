@@ -20,6 +20,8 @@ from typing import Generic, TypeVar
 
 import libcst as cst
 
+from jitlint.python.builtins_facts import STATICMETHOD
+
 T = TypeVar("T")
 
 # Keywords that stand for `*xs` and `**kw` arguments of unknown contents in an argument list
@@ -101,7 +103,7 @@ def receivers(func: cst.FunctionDef, in_class: bool, decorators: Sequence[str] =
     class. `decorators` are the resolved names of `func`'s decorators, when known."""
     if not in_class:
         return 0
-    if "builtins.staticmethod" in decorators:
+    if STATICMETHOD & set(decorators):
         return 0
     plain = {d.decorator.value for d in func.decorators if type(d.decorator) is cst.Name}
     return 0 if "staticmethod" in plain else 1
@@ -268,3 +270,7 @@ def positional_argument(call: cst.Call, index: int) -> cst.Arg | None:
     if index < len(positional) and not any(a.star for a in positional[: index + 1]):
         return positional[index]
     return None
+
+
+# `functools.partial(func, /, *args, **keywords)` (builtins_facts.PARTIAL).
+PARTIAL_SIGNATURE = Signature(("func",), ("func",), (), "args", "keywords")

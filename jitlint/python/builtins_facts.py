@@ -1,6 +1,7 @@
-"""Facts of the Python language and its standard library that rules ask about: which calls
-read the clock, which methods mutate a container or emit a log record, which builtins
-compare or truth-test their arguments, and the operator an augmented assignment applies.
+"""Facts of the Python language and its standard library that the model and rules ask about:
+which calls read the clock, which methods mutate a container or emit a log record, which
+builtins compare or truth-test their arguments, the operator an augmented assignment applies,
+what `functools.partial` is and which decorators change how a method binds.
 Framework-neutral: what jax does with them is the model's business.
 """
 
@@ -38,6 +39,21 @@ COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
 NUMBER_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.complex"})
 # Builtins that truth-test or compare the elements of the iterable they are given.
 ITERATING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.sorted"})
+# Builtins that iterate the iterables they are given and hand back their elements.
+ELEMENT_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
+# `functools.partial(func, /, *args, **keywords)`: the callable with leading arguments and
+# keywords bound (its signature: binding.PARTIAL_SIGNATURE).
+PARTIAL = frozenset({"functools.partial"})
+# The decorators that make a method static or a class method.
+STATICMETHOD = frozenset({"builtins.staticmethod"})
+CLASSMETHOD = frozenset({"builtins.classmethod"})
+# What a method decorated with each of these is.
+METHOD_KINDS = {
+    "builtins.staticmethod": "staticmethod",
+    "builtins.classmethod": "classmethod",
+    "builtins.property": "property",
+    "functools.cached_property": "property",
+}
 # The binary operator an augmented assignment applies, by its `operator` module name.
 AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
     cst.AddAssign: "add",

@@ -696,7 +696,6 @@ def literal_truth(value: Value) -> bool | None:
 
 
 Env = dict[str, Value]
-Marks = dict[str, tuple[Value, Value | None]]  # narrowed name -> (its marker, value before)
 
 
 def join_envs(a: Env, b: Env) -> Env:

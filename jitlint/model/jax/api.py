@@ -116,6 +116,13 @@ def call_kind(qualname: str) -> str:
     return "unknown"
 
 
+# The callback whose result, unused, staged code drops (the facts say under which transforms).
+PURE_CALLBACK = frozenset({"jax.pure_callback"})
+# What still works on a deleted (donated) array [observed on jax 0.10.2]: its metadata, not
+# its data, and the builtins (as spelled) that read no more than that.
+DELETED_ARRAY_ATTRIBUTES = SHAPE_ATTRIBUTES | {"is_deleted"}
+DELETED_ARRAY_CALLS = frozenset({"len", "isinstance", "type", "id"})
+
 # `jax.experimental.host_callback`: deprecated in jax 0.4.26 (jax-ml/jax#20385), still shipped
 # (re-implemented on io_callback) in 0.4.34, removed after it; the generated facts say whether
 # the facts' own jax can import it.

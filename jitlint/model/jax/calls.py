@@ -67,6 +67,7 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
+from jitlint.python.builtins_facts import PARTIAL
 
 MAX_DEPTH = 8
 MAX_PYTHON_DEPTH = 3
@@ -75,7 +76,6 @@ MAX_CONTEXTS = 400
 
 _TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 _TREE_LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_leaves"})
-_PARTIAL = frozenset({"functools.partial"})
 # Functions that run a program's `main(argv)` (absl's, and TensorFlow's copy of it).
 _ENTRY_POINTS = frozenset({"absl.app.run", "tensorflow.compat.v1.app.run", "tensorflow.app.run"})
 
@@ -276,7 +276,7 @@ class Calls(Transformations):
             kinds = {call_result(q, args, star, (), False).kind for q in qualnames}
             return S if kinds == {STATIC} else U
         qualname = next(iter(qualnames))
-        if qualname in _PARTIAL:
+        if qualname in PARTIAL:
             return self._partial(context, an, call, args, star)
         hook = plugins.call_hook(qualname)  # a framework's own function (frameworks/)
         if hook is not None:

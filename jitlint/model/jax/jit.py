@@ -15,10 +15,10 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 
 JIT_CALLABLES = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
-PARTIAL = {"functools.partial"}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
 from jitlint.python.binding import DOUBLE_STARRED, STARRED, Signature, bind
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.walker import iter_children
 
@@ -167,7 +168,6 @@ def _keyword(arg: cst.Arg) -> str | None:
 
 
 LEAVES = frozenset(name.rsplit(".", 1)[1] for name in TRANSFORMS)
-PARTIAL = frozenset({"functools.partial"})
 
 
 @dataclass

@@ -83,3 +83,9 @@ class FrameworkVersions:
     @property
     def keras(self) -> Version:
         return self.version("keras")
+
+    @property
+    def keras_stated(self) -> bool:
+        """Whether the Keras major is given (configured or declared, itself or through its
+        TensorFlow), not the facts' default: a hazard of one major only is an error only then."""
+        return "keras" in self.given or "tensorflow" in self.given

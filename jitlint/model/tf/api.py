@@ -6,6 +6,8 @@ model/library/tf_facts.py; here are small hand-kept tables, each with the reason
 
 from __future__ import annotations
 
+from jitlint.model.library.tf_facts import api_output
+
 TF = "tensorflow"
 
 
@@ -29,7 +31,6 @@ DO_NOT_CONVERT = {
     "tensorflow.autograph.experimental.do_not_convert",
     "tensorflow.compat.v1.autograph.experimental.do_not_convert",
 }
-PARTIAL = {"functools.partial"}
 # Keras layers that own no variable, so that making one per trace costs nothing: layers
 # without weights, and containers whose variables are those of the layers given to them
 # (observed, TF 2.21 / Keras 3.15: `StackedRNNCells(cells)`, `RNN(cell)` and
@@ -389,39 +390,14 @@ DTYPE_PRESERVING = SAME_DTYPE_OPS | {
 }
 
 
-# TF functions that return one tensor (most do; these are the common ones, kept as a list
-# because `tf.split`, `tf.unstack`, `tf.nn.moments`, `tf.meshgrid`, `tf.math.top_k`,
-# `tf.while_loop`, ... return lists or tuples, which Python unpacks fine).
-SINGLE_OUTPUT_LEAVES = frozenset(
-    {
-        "shape", "reshape", "transpose", "cast", "concat", "stack", "squeeze", "expand_dims",
-        "matmul", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "constant",
-        "convert_to_tensor", "identity", "gather", "gather_nd", "tile", "one_hot", "argmax",
-        "argmin", "einsum", "reverse", "slice", "pad", "abs", "exp", "log", "sqrt", "square",
-        "add", "multiply", "subtract", "divide", "maximum", "minimum", "sigmoid", "tanh",
-        "softmax", "relu", "cumsum", "sort", "argsort", "round", "floor", "clip_by_value",
-        "uniform", "normal", "broadcast_to", "boolean_mask", "where",
-    }
-)  # fmt: skip
-_SINGLE_OUTPUT_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorflow.nn")
-
-
+# What a TF function returns is TensorFlow's to say (tf_facts.api_output, probed by
+# scripts/gen_xla_ops.py): one tensor, or a Python list of tensors whose length is static, which
+# Python iterates and unpacks in any graph code (`for part in tf.unstack(x, axis=-1):`).
 def single_output(name: str) -> bool:
     """A TF function known to return one tensor (not a list or tuple of them)."""
-    module, _, leaf = name.rpartition(".")
-    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
-    if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
-        return False
-    return leaf in SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")
-
-
-# TF functions that return a Python list of tensors (its length is static), which Python
-# iterates and unpacks in any graph code: `for part in tf.unstack(x, axis=-1):`.
-_LIST_OUTPUT_LEAVES = frozenset({"unstack", "split", "meshgrid", "dynamic_partition"})
+    return api_output(name.replace("tensorflow.compat.v2.", "tensorflow.", 1)) == "tensor"
 
 
 def list_output(name: str) -> bool:
     """A TF function known to return a Python list of tensors."""
-    module, _, leaf = name.rpartition(".")
-    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
-    return module in ("tensorflow", "tensorflow.compat.v1") and leaf in _LIST_OUTPUT_LEAVES
+    return api_output(name.replace("tensorflow.compat.v2.", "tensorflow.", 1)) == "list"

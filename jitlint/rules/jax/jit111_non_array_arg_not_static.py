@@ -10,16 +10,8 @@ from jitlint.fixes.static_fix import with_static_name
 from jitlint.model.jax.jit import JitApplication, jit_arguments
 from jitlint.model.jax.static_args.nonarray import NonArray, NonArrays
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import CLASSMETHOD, STATICMETHOD
 from jitlint.rules.base import Rule
-
-_STATICMETHOD = {"builtins.staticmethod"}
-# Non-array values that hash (by identity or value), so a static parameter accepts them; an
-# instance (a dataclass may define `__eq__` without `__hash__`) and a lambda (a new object,
-# and so a new compilation, per call) are left alone.
-_HASHABLE_KINDS = frozenset(
-    ("string", "function", "class", "library function", "enum member", "record of functions")
-)
-_CLASSMETHOD = {"builtins.classmethod"}
 
 
 class NonArrayArgNotStatic(Rule):
@@ -338,7 +330,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
             kind = _described(found)
             label = f"`{param}`" if param else f"argument {argument.index}"
             fix = None
-            if param and found.kind in _HASHABLE_KINDS:
+            if param and found.hashable:
                 fix = self._static_fix(app, param, path)
             self.report(
                 arg.value,
@@ -396,7 +388,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         below = node.decorators[index + 1 :]
         for position, decorator in enumerate(below):
             kinds = self.ctx.names.qualified_names(decorator.decorator, path)
-            if kinds and kinds <= _STATICMETHOD:
+            if kinds and kinds <= STATICMETHOD:
                 fix = None
                 if position == 0:
                     fix = NodeFix(
@@ -416,7 +408,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                     fix=fix,
                 )
                 return
-            if kinds and kinds <= _CLASSMETHOD:
+            if kinds and kinds <= CLASSMETHOD:
                 self.report(
                     app.node,
                     f"`jax.jit` is applied to the classmethod object of `{node.name.value}`: "

@@ -12,11 +12,9 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import Repetition, local_repetition
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.model.library.jax_facts import fresh_wrappers
+from jitlint.python.builtins_facts import PARTIAL, STATICMETHOD
 from jitlint.python.walker import contains, iter_children
 from jitlint.rules.base import Rule
-
-_PARTIAL = {"functools.partial"}
-_NOT_A_METHOD = {"builtins.staticmethod"}
 
 
 class JitInLoop(Rule):
@@ -466,7 +464,7 @@ class Model:
             return "a lambda"
         if isinstance(expr, cst.Call):
             names = self.ctx.names.qualified_names(expr.func, path)
-            if names and names <= _PARTIAL:
+            if names and names <= PARTIAL:
                 return "a new `functools.partial`"
             if names and names <= fresh_wrappers():
                 return f"a new `{self.ctx.module.code_for_node(expr.func)}(...)` wrapper"
@@ -510,7 +508,7 @@ class Model:
                     and statement.name.value == expr.attr.value
                 ):
                     if any(
-                        self.ctx.names.resolves_to(d.decorator, path, _NOT_A_METHOD)
+                        self.ctx.names.resolves_to(d.decorator, path, STATICMETHOD)
                         or _is_name(d.decorator, "classmethod", "property")
                         for d in statement.decorators
                     ):

@@ -10,6 +10,7 @@ from jitlint.model.domain.branches import Mismatch, branch_mismatches
 from jitlint.model.tf.api import DO_NOT_CONVERT
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
+from jitlint.python.builtins_facts import ELEMENT_BUILTINS
 from jitlint.rules.base import Rule
 
 
@@ -684,9 +685,9 @@ class Dense(keras.layers.Layer):
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is not cst.Name or len(node.args) < 1:
             return
-        if node.func.value in ("enumerate", "zip", "list", "tuple"):
+        if f"builtins.{node.func.value}" in ELEMENT_BUILTINS:  # a text gate before resolving
             found = self.ctx.names.qualified_names(node.func, self.ctx.path_to(node))
-            if found and found <= _ITERATING_BUILTINS:
+            if found and found <= ELEMENT_BUILTINS:
                 for arg in node.args:
                     if not arg.keyword and not arg.star:
                         self._iterated(arg.value, f"`{node.func.value}()` of")
@@ -736,8 +737,6 @@ _MISMATCH_HELP = {
     "structure": "build the same structure in both branches (the same length, the same keys)",
     "no-return": "return a value on every path, or decide the branch from a Python value",
 }
-
-_ITERATING_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
 
 
 def _raise_in_branch(node: cst.If) -> cst.Raise | None:

@@ -687,7 +687,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         names = {n.name.value for n in node.names}
         for target in assigned_names(func):
-            if target.value in names:
+            if target.value in names and not self.ctx.tf.trace_time_setting(func, target.value):
                 self.report(
                     target,
                     f"writing global `{target.value}` in {graph_site(context)} happens once per "

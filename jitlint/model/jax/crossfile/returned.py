@@ -37,9 +37,10 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.crossfile.records import may_be_project_function
 from jitlint.model.jax.crossfile.returns import LIST_CALLS, Returns
-from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
+from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, TRANSFORMS
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
 
 VALUE_FACT = "jax:value:"

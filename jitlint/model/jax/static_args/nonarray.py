@@ -31,6 +31,11 @@ _PYTREE_HINTS = (
 _ARRAY_PROTOCOL = {"tree_flatten", "tree_flatten_with_keys", "__jax_array__", "__array__"}
 
 
+_HASHABLE_KINDS = frozenset(
+    ("string", "function", "class", "library function", "enum member", "record of functions")
+)
+
+
 @dataclass(frozen=True)
 class NonArray:
     """A value that is not an array. `kind` is one of "string", "lambda", "function",
@@ -40,6 +45,13 @@ class NonArray:
     kind: str
     name: str | None = None  # the function, class or enum; the library name as written
     via: str | None = None  # the local name the value is read through, when not direct
+
+    @property
+    def hashable(self) -> bool:
+        """Whether the value hashes (by identity or value), so that a static parameter takes
+        it. An instance (a dataclass may define `__eq__` without `__hash__`) and a lambda (a
+        new object, and so a new compilation, per call) are not counted."""
+        return self.kind in _HASHABLE_KINDS
 
 
 class NonArrays:

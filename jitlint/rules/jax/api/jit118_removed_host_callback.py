@@ -8,13 +8,13 @@ from jitlint.model.jax.api import (
     HOST_CALLBACK,
     HOST_CALLBACK_LAST_SHIPPED,
     HOST_CALLBACK_REPLACEMENTS,
+    PURE_CALLBACK,
 )
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import Application
 from jitlint.model.library.jax_facts import axis_transform, importable_module, jax_version
 from jitlint.rules.base import Rule
 
-PURE_CALLBACK = frozenset({"jax.pure_callback"})
 _DEFAULT_ADVICE = (
     "`jax.debug.callback`/`jax.debug.print`, `jax.experimental.io_callback` or `jax.pure_callback`"
 )
