@@ -276,6 +276,7 @@ def _project_facts(
                 if isinstance(r, CallRecord) and r.level > 0  # calls made in Python: no return
             ]
             result.outbound.extend(returns.imports(called))
+            result.outbound.extend(returns.default_imports(ctx.names))
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
             if ctx.tracing.active:
@@ -285,6 +286,7 @@ def _project_facts(
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))
         result.outbound.extend(stars.still_asked(ctx.names.aliases))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
