@@ -178,6 +178,7 @@ def lint_text(
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
     )
+    mentions: dict[str, bool] = {}
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
@@ -185,7 +186,7 @@ def lint_text(
         and code not in _NOT_WALKED
         and (
             not text_gates
-            or may_apply(code, gated)
+            or may_apply(code, gated, mentions)
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
             # Nor a helper that graph code of another file calls mention Keras.
