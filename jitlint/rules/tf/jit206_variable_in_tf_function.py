@@ -332,6 +332,16 @@ def f(x):
     v = tf.Variable(1.0)  # error: JIT206
     return x * v
 """,
+        # A tf.function that makes a variable, called eagerly behind a guard.
+        """
+import tensorflow as tf
+@tf.function
+def affine(x):
+    b = tf.Variable(12.0)  # error: JIT206
+    return x + b
+if __name__ == "__main__":
+    print(affine(tf.ones(2)))
+""",
         # The same helper called on every trace.
         """
 import tensorflow as tf
@@ -596,8 +606,11 @@ class Scale(keras.layers.Layer):
                     return False  # a recursive helper
                 sites = self.ctx.tf.local_call_sites(ancestor)  # type: ignore[arg-type]
                 inner = seen | {id(ancestor)}
+                # Each call in graph code (an eager call of a tf.function says nothing).
                 return bool(sites) and all(
-                    self._created_once(list(site_path), inner) for _, site_path in sites
+                    self.ctx.tf.context(list(site_path)) is not None
+                    and self._created_once(list(site_path), inner)
+                    for _, site_path in sites
                 )
         return False
 
