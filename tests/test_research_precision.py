@@ -548,3 +548,40 @@ def test_one_line_calling_a_helper_by_position_and_by_keyword_is_no_crash(tmp_pa
     assert status == 1, err
     assert "internal error" not in err, err
     assert where(reported) == [("util.py", 2, "JIT101")]
+
+
+# A public method or constructor of an equinox module whose parameters the code never says are
+# arrays is a setup or driver step its users run in Python (scarlet2's `Scene.fit`, its
+# renderers' constructors): the contract does not trace it. One that takes an array stays
+# traced by contract.
+EQUINOX_SETUP_METHODS = """\
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Renderer(eqx.Module):
+    box: tuple
+    weights: jax.Array
+
+    def __init__(self, model_frame, obs_frame):
+        low = jnp.floor(jnp.min(obs_frame.coords(model_frame)))
+        self.box = (int(low), 8)
+        self.weights = jnp.ones(8)
+
+    def fit(self, observations, *args, max_iter=100):
+        scale = jnp.where(self.weights.sum() > 0, 2.0, 1.0)
+        return float(scale), observations
+
+    def render(self, image: jax.Array):
+        if image.sum() > 0:  # error: JIT101
+            return image
+        return -image
+"""
+
+
+def test_equinox_setup_methods_without_array_parameters_are_not_traced_by_contract(tmp_path):
+    write(tmp_path, {"renderer.py": EQUINOX_SETUP_METHODS})
+    status, reported, err = check(tmp_path, ".")
+    assert status == 1, err
+    assert where(reported) == [("renderer.py", 20, "JIT101")]
