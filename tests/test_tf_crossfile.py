@@ -377,3 +377,35 @@ def test_malformed_creation_arguments_say_nothing():
     assert decode_arguments(encode_arguments([("dtype", "dtype:float64")])) == [
         ("dtype", "dtype:float64")
     ]
+
+
+def test_a_subclass_of_a_local_class_exports_its_bases_of_other_modules():
+    # WordEmbedder's base is known only through TextInputter's: the runner can follow it to
+    # a Keras class before this file is linted with its base's facts (OpenNMT-tf).
+    records = _outbound(
+        """
+        import tensorflow as tf
+        from pkg import inputter
+        from pkg.mixins import Adapter
+
+
+        class TextInputter(inputter.Inputter):
+            pass
+
+
+        class WordEmbedder(TextInputter, Adapter):
+            pass
+
+
+        class Plain:
+            pass
+
+
+        class Child(Plain):
+            pass
+        """
+    )
+    exports = {r.target: r.status for r in records if r.kind == "export"}
+    assert exports["TextInputter"] == "keras:?pkg.inputter.Inputter"
+    assert exports["WordEmbedder"] == "keras:?pkg.inputter.Inputter,pkg.mixins.Adapter"
+    assert "Child" not in exports

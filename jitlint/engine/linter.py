@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
+from libcst import CSTNode
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.fixloop.edits import line_starts, offsets
@@ -137,7 +138,7 @@ def lint_text(
     if cut is not None:
         parsed, shift = cut
     try:
-        module = cst.parse_module(parsed)
+        module = _parse(parsed)
     except cst.ParserSyntaxError as exc:
         if want_parse_errors:
             message, line, column = _describe_syntax_error(source, exc)
@@ -179,6 +180,7 @@ def lint_text(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
     )
     tf_opened = any(call.kind not in PASSIVE_KINDS for call in ctx.tf_inbound)
+    mentions: dict[str, bool] = {}
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
@@ -186,7 +188,7 @@ def lint_text(
         and code not in _NOT_WALKED
         and (
             not text_gates
-            or may_apply(code, gated)
+            or may_apply(code, gated, mentions)
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
             # Nor a helper that graph code of another file calls mention Keras.
@@ -221,6 +223,25 @@ def lint_text(
         _suppress(result, source if noqa else _hide_noqa(source), codes)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _parse(text: str) -> cst.Module:
+    """libcst's parse, without the check every node's constructor runs (`_validate`, from
+    `CSTNode.__post_init__`): the native parser builds only valid trees, and checking each
+    node again is ~10% of a parse (libcst's own comment there suggests moving it out of
+    parsing). Restored at once, so the nodes that fixes build are still checked."""
+    check = CSTNode.__dict__.get("__post_init__")
+    if check is None:  # another libcst: parse as it does
+        return cst.parse_module(text)
+    CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = check  # type: ignore[method-assign]
+
+
+def _unchecked(node: CSTNode) -> None:
+    return None
 
 
 def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
@@ -276,6 +297,7 @@ def _project_facts(
                 if isinstance(r, CallRecord) and r.level > 0  # calls made in Python: no return
             ]
             result.outbound.extend(returns.imports(called))
+            result.outbound.extend(returns.default_imports(ctx.names))
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
             if ctx.tracing.active:
@@ -285,6 +307,7 @@ def _project_facts(
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))
         result.outbound.extend(stars.still_asked(ctx.names.aliases))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))

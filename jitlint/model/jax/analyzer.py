@@ -22,6 +22,7 @@ from jitlint.model.domain.values import (
     NONE,
     PYTREE,
     STATIC,
+    TRACED,
     Dict,
     Env,
     S,
@@ -74,6 +75,9 @@ class Analyzer(Expressions):
         self.truth: Callable[[cst.BaseExpression], bool | None] | None = None
         # Names a test proves are not tracers where it evaluated to the given outcome.
         self.guards: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
+        # Names a test proves are not one JAX array (`isinstance(x, tuple)`): a value known
+        # to be an array never takes that path, so there it is no tracer.
+        self.not_arrays: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
         self._free: dict[str, Value] = {}
         # Per enclosing loop: the environments at its `continue`s and at its `break`s.
         self._loops: list[tuple[list[Env], list[Env]]] = []
@@ -423,7 +427,14 @@ class Analyzer(Expressions):
         STATIC in the current environment. Returns what `restore` needs to undo it."""
         if self.guards is None:
             return {}
-        return narrow(self.env, self.guards(test, outcome), lambda: Value(STATIC))
+        names = set(self.guards(test, outcome))
+        if self.not_arrays is not None:
+            # A value known to be one array never passes `isinstance(x, tuple)`.
+            for name in self.not_arrays(test, outcome) - names:
+                held = self.env.get(name)
+                if held is not None and held.kind == TRACED:
+                    names.add(name)
+        return narrow(self.env, sorted(names), lambda: Value(STATIC))
 
     def _narrowed(self, test: cst.BaseExpression, outcome: bool, expr: cst.BaseExpression) -> Value:
         """Evaluate `expr` where `test` evaluated to `outcome`."""

@@ -11,8 +11,11 @@ exit).
 Only guards that prove "not a tracer" narrow: `isinstance(x, <Python or NumPy types>)`,
 `type(x) is/== int`, `x is None`, `not isinstance(x, Tracer)`, and a failed
 `hasattr(x, "shape")` (every tracer has the array attributes). Container types (`tuple`,
-`list`, `dict`) deliberately do not: a tuple may hold tracers, and a traced pytree's own truth
-value is not reported anyway. `isinstance(x, jax.Array)` proves nothing: tracers are instances.
+`list`, `dict`) do not prove that: a tuple may hold tracers, and a traced pytree's own truth
+value is not reported anyway. They prove only that the name is not one array
+(`array_guards`): a value known to be one never takes that path (equinox's `is_empty_tuple =
+lambda x: isinstance(x, tuple) and x == ()` on a traced leaf). `isinstance(x, jax.Array)`
+proves nothing: tracers are instances.
 A call of a type-test predicate (`if not_jax_tracer(x):`, numpyro's helper whose body is
 `return not isinstance(x, Tracer)`, python/predicates.py) narrows its arguments the same way,
 wherever the predicate is defined.
@@ -46,6 +49,8 @@ NOT_TRACER_TYPES = frozenset(
     )}
     | {"types.NoneType"}
 )  # fmt: skip
+# Python containers: no JAX array is an instance of them, but a container of tracers is.
+CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("tuple", "list", "dict", "set", "frozenset"))
 # Attributes every tracer has (jax.core.Tracer defines them for every abstract array), so
 # `hasattr(x, "shape")` failing proves x is not one (optax's `check_shapes_equal` does this).
 ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T"})
@@ -58,6 +63,20 @@ def proves_not_tracer(types: frozenset[str], held: bool) -> bool:
     if held:
         return bool(types) and types <= NOT_TRACER_TYPES
     return bool(types) and types <= TRACER_TYPES
+
+
+def proves_not_array(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves `x` is not one JAX array
+    (it may still be a container of them)."""
+    if held and types and types <= NOT_TRACER_TYPES | CONTAINER_TYPES:
+        return True
+    return proves_not_tracer(types, held)
+
+
+def array_guards(resolve: Resolve) -> Guards:
+    """Guards that read a test for the names it proves are not one JAX array: where
+    `isinstance(x, tuple)` holds, a value known to be one array is never there."""
+    return Guards(resolve, None, proves_not_array, ARRAY_ATTRIBUTES)
 
 
 def tracer_guards(resolve: Resolve, predicate: PredicateOf | None = None) -> Guards:

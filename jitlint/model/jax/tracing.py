@@ -34,6 +34,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
 from jitlint.model.domain.values import (
+    PLAIN_OBJECT,
     PYTREE,
     STATIC,
     TRACED,
@@ -80,7 +81,7 @@ from jitlint.model.jax.crossfile.records import (
     received_value,
     split_made_with,
 )
-from jitlint.model.jax.crossfile.returns import PREDICATE_FACT
+from jitlint.model.jax.crossfile.returns import PLAIN_OBJECT_FACT, PREDICATE_FACT
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -97,7 +98,7 @@ from jitlint.model.jax.frameworks.contracts import (
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
-from jitlint.model.jax.narrowing import tracer_guards
+from jitlint.model.jax.narrowing import array_guards, tracer_guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
 from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
@@ -1081,6 +1082,7 @@ class Tracing:
             lambda expr: self.qualified(trace, expr),
             lambda call: self.predicate(analyzer.values.get(id(call.func))),
         ).facts
+        analyzer.not_arrays = array_guards(lambda expr: self.qualified(trace, expr)).facts
         context.analyzer = analyzer
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
@@ -1142,6 +1144,11 @@ class Tracing:
         if binding.kind == "import":
             qualname = binding.qualname or ""
             if may_be_project_function(qualname) and qualname.split(".")[0] not in _STDLIB:
+                if any(
+                    getattr(r, "status", "") == PLAIN_OBJECT_FACT
+                    for r in self.inbound.get(qualname, ())
+                ):
+                    return PLAIN_OBJECT  # another file's `sentinel = object()`
                 return Foreign(qualname)
             return S
         if binding.kind == "def":

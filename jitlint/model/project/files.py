@@ -184,19 +184,37 @@ def inbound_for(
     defs: Mapping[str, frozenset[str]],
     reexports: Mapping[str, Mapping[str, str]] | None = None,
     text: Callable[[str], bytes] | None = None,
+    memo: dict[str, Any] | None = None,
 ) -> dict[str, tuple[Received, ...]]:
     """Each callee file's inbound calls and entries, sorted, from every file's outbound
     records (by absolute path); those naming no top-level def of the run are dropped.
     `text(path)`, where given, is a file's source: returned values go only to files whose
-    text calls the name."""
+    text calls the name. `memo`, kept by the caller between calls, keeps what each file's
+    records gave while its records and every file's defs, re-exports and exports are the
+    same (the project pass asks after each wave of a round)."""
     found: dict[str, set[Received]] = {}
     exports = _tf_exports(outbound)
+    if memo is None:
+        memo = {}
+    state = (dict(defs), dict(reexports or {}), exports)
+    if memo.get("") != state:
+        memo.clear()
+        memo[""] = state
     for caller_path, records in outbound.items():
-        for record in records:
-            for path, received in received_from(
-                project, caller_path, record, defs, reexports or {}, exports
-            ):
-                found.setdefault(path, set()).add(received)
+        kept = memo.get(caller_path)
+        if kept is not None and (kept[0] is records or kept[0] == records):
+            sent = kept[1]
+        else:
+            sent = [
+                item
+                for record in records
+                for item in received_from(
+                    project, caller_path, record, defs, reexports or {}, exports
+                )
+            ]
+            memo[caller_path] = (records, sent)
+        for path, received in sent:
+            found.setdefault(path, set()).add(received)
     for path, received in _value_facts(project, exports, reexports or {}, text):
         found.setdefault(path, set()).add(received)
     return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}

@@ -187,14 +187,22 @@ class KerasLinks:
                 # Bases of other modules not known here: the runner follows them to the
                 # modules that define them (model/project/files.py), so a chain of
                 # subclasses across modules is known without a lint per step.
-                imported = sorted(
+                imported = {
                     name
                     for base in stmt.bases
                     for name in self.names.qualified_names(base.value, [module])
                     if "." in name and name.split(".")[0] not in _LIBRARIES
-                )
+                }
+                # A subclass of a class above it whose bases are other modules' has those
+                # bases too: it is a Keras class when they are, known without its own lint.
+                for base in stmt.bases:
+                    if type(base.value) is not cst.Name:
+                        continue
+                    local = out.get(base.value.value, "")
+                    if local.startswith(KERAS_BASES_FACT):
+                        imported.update(local[len(KERAS_BASES_FACT) :].split(","))
                 if imported:
-                    out[stmt.name.value] = KERAS_BASES_FACT + ",".join(imported)
+                    out[stmt.name.value] = KERAS_BASES_FACT + ",".join(sorted(imported))
         return out
 
     def base_names(self) -> frozenset[str]:

@@ -185,6 +185,10 @@ _ARRAY_FUNCTIONS = frozenset(
         "convert_element_type", "bitcast_convert_type", "cumsum", "cumprod",
     )]
 )  # fmt: skip
+# Functions every positional operand of which is an array, as both operands of `@` are.
+_ARRAY_OPERANDS = frozenset(
+    f"jax.numpy.{n}" for n in ("matmul", "dot", "vdot", "inner", "outer", "linalg.solve")
+)
 # Attributes and methods of arrays that Python values and containers lack.
 _ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "T", "at"})
 _ARRAY_METHODS = frozenset(
@@ -205,7 +209,8 @@ def array_used_params(
     names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
 ) -> frozenset[str]:
     """The parameters of `func`, without annotation, every read of which is as a JAX array:
-    the first argument of an array function, a receiver of `.shape`, `.astype(...)`,
+    the first argument of an array function (any operand of `jnp.matmul`,
+    `jnp.linalg.solve` and the like), a receiver of `.shape`, `.astype(...)`,
     `.sum()`, `.item()` and the like (NumPy's methods, which Python values and containers
     lack), directly or through `jax.device_get`, an operand of `@` or of arithmetic with an
     array function's result. Any other read (another call, a comparison, iteration, `len`, a
@@ -238,7 +243,7 @@ def array_used_params(
             if parent.keyword is not None or parent.star or type(above) is not cst.Call:
                 return False
             if above.args[0] is not parent:  # type: ignore[attr-defined]
-                return False
+                return not methods_only and array_function(above.func, _ARRAY_OPERANDS)  # type: ignore[attr-defined]
             if array_function(above.func, _TO_HOST):  # type: ignore[attr-defined]
                 outer = ancestors[:-2]
                 return (
@@ -455,7 +460,8 @@ def assumed_functions(
 ) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
     """Top-level functions (and methods of top-level classes) that a `decorator:` pattern
     decorates, and with `public-array-functions`, the public top-level functions with a
-    parameter annotated as an array: (function, the name messages give it, contract)."""
+    parameter annotated as an array or used only as one (`b.shape[0]`, `jnp.exp(x)`):
+    (function, the name messages give it, contract)."""
     if not assumptions:
         return
     module = names.module
@@ -495,7 +501,7 @@ def _assumed(
         and assumptions.public_array_functions
         and not func.name.value.startswith("_")
         and not func.decorators
-        and array_params(names, func, path)
+        and (array_params(names, func, path) or array_used_params(names, func, path))
     ):
         says = "the assume-traced setting assumes public functions taking arrays are"
         return Contract("assumed", frozenset(), says)
