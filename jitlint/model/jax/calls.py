@@ -669,6 +669,8 @@ class Calls(Transformations):
             found = cls.lookup(attr, after=base.cls)
             if found is None:
                 return _inherited(cls, attr, base.cls)
+            if found[1] == "field":
+                return U  # a field lives on the instance; super() does not say its value
             return self._class_member(context, found[0], attr, found[1], receiver)
         if isinstance(base, Object):
             framework = linen.member(base, attr)

@@ -93,6 +93,7 @@ from jitlint.model.jax.frameworks.contracts import (
     built_from_configuration,
     python_used_params,
     returns_python_value,
+    takes_no_arrays,
     tracer_testing_functions,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
@@ -835,6 +836,10 @@ class Tracing:
                     continue  # a model built once, eagerly, from its configuration
                 if returns_python_value(method.func):
                     continue  # a Python-side check: `-> bool` cannot come out of jit
+                if name not in contract.methods and takes_no_arrays(
+                    self.names, method.func, self._path_to(method.func)
+                ):
+                    continue  # a setup or driver step (`fit(self, data, steps=100)`)
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue

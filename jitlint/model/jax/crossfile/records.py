@@ -53,6 +53,14 @@ if TYPE_CHECKING:
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]
+
+
+def arguments_order(args: Arguments) -> tuple[tuple[bool, str, int], ...]:
+    """A sort key for arguments: positional ones (keyword None) before keyword ones. The
+    records' own order compares the pairs, and None and a str do not compare."""
+    return tuple((key is not None, key or "", kind) for key, kind in args)
+
+
 # The kind of a Python number or bool literal, or of an array a `jnp` call makes, passed by
 # a call made in Python (level 0): `jax.jit` makes it one array (a tracer), where an unknown
 # Python value may be a container. Only level-0 records carry it.
@@ -103,6 +111,13 @@ class CallRecord:
         """The line, after the cell in a notebook: `12`, `cell 3:12`."""
         return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
 
+    def order(self) -> tuple[Any, ...]:
+        """A sort key: the fields in order, the arguments as `arguments_order` ranks them."""
+        return (
+            self.target, self.line, self.caller, self.how, self.level,
+            arguments_order(self.args), self.star, self.cell,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, order=True)
 class Inbound:
@@ -126,7 +141,7 @@ class Inbound:
         path, _, line = self.site.rpartition(":")
         traced = any(kind in (TRACED, PYTREE, JIT_PYTREE) for _, kind in self.args)
         key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
-        return (*key, 1, self)
+        return (*key, 1, arguments_order(self.args), self)  # equal arguments: safe to compare
 
     def to_json(self) -> list[Any]:
         return [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]

@@ -128,6 +128,20 @@ def built_from_configuration(func: cst.FunctionDef) -> bool:
     return True
 
 
+def takes_no_arrays(names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
+    """Whether a method takes parameters (after `self`) none of which its text says is an
+    array (annotated as one, or read only as one): `fit(self, observations, max_iter=100)`,
+    `match(self, frame)`, a constructor from other objects. Such a public method or
+    constructor is a setup or driver step its users run in Python (scarlet2's renderers and
+    `Scene.fit`); nothing it says makes it code its users call under jit. A method of `self`
+    alone still reads its array fields under the contract."""
+    p = func.params
+    params = [*p.posonly_params, *p.params, *p.kwonly_params][1:]
+    if not params:
+        return False  # `self` alone, or only `*args`: nothing said either way
+    return not (array_params(names, func, path) | array_used_params(names, func, path))
+
+
 def returns_python_value(func: cst.FunctionDef) -> bool:
     """A method annotated to return a Python scalar (`def workspace_test(self, ...) -> bool`,
     `def horizon_depth(self) -> float: return float(...)`): its interface is a Python value,
