@@ -40,6 +40,7 @@ from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.scan import Func, Path
 from jitlint.python import binding
 from jitlint.python.binding import Signature
+from jitlint.python.scopes import module_functions
 from jitlint.python.uses import calls_in, returned_values
 from jitlint.python.walker import iter_children
 
@@ -129,15 +130,7 @@ def find_repeats(model: TfModel) -> Repeats:
 def _repeated_defs(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
     """The module's top-level functions and its classes' methods, with the name a "repeat"
     record gives them (`f`, `Class.method`)."""
-    found: list[tuple[cst.FunctionDef, str]] = []
-    for stmt in model.module.body:
-        if type(stmt) is cst.FunctionDef:
-            found.append((stmt, stmt.name.value))
-        elif type(stmt) is cst.ClassDef and type(stmt.body) is cst.IndentedBlock:
-            for item in stmt.body.body:
-                if type(item) is cst.FunctionDef:
-                    found.append((item, f"{stmt.name.value}.{item.name.value}"))
-    return found
+    return module_functions(model.module.body)
 
 
 def _factory(model: TfModel, func: Func) -> bool:

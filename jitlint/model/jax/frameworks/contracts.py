@@ -28,6 +28,7 @@ from jitlint.model.domain.plugins import Contract, plugins
 from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
+from jitlint.python.scopes import module_functions
 from jitlint.python.uses import every_use
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
@@ -517,13 +518,7 @@ def _frame_functions(
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     says = "the traceback shows it running under jit"
     for statement in module.body:
-        candidates: list[tuple[cst.FunctionDef, str]] = []
-        if type(statement) is cst.FunctionDef:
-            candidates.append((statement, statement.name.value))
-        elif type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
-            for inner in statement.body.body:
-                if type(inner) is cst.FunctionDef:
-                    candidates.append((inner, f"{statement.name.value}.{inner.name.value}"))
+        candidates = module_functions([statement])
         for func, owner in candidates:
             where = positions[func]
             if any(where.start.line <= line <= where.end.line for line in lines):
