@@ -15,7 +15,11 @@ version wins, in the order above. The Keras major follows the whole TensorFlow r
 its lower bound: `tensorflow<=2.11`, `<2.16` or `~=2.15.0` allow only TensorFlows whose
 `tf.keras` is Keras 2 (and `keras<3` only Keras 2); `>=2.16` only Keras 3; a range with
 both (`tensorflow>=2.6`, `~=2.10`, `<3`) leaves it undecided: the facts' Keras, as with
-nothing declared.
+nothing declared, unless the project's code calls a Keras 2 API that Keras 3 removed
+(`self.add_metric(...)`, `compile(experimental_run_tf_function=...)`): such a project runs
+only under Keras 2; or unless its code sets `TF_USE_LEGACY_KERAS` to a true value itself
+(`os.environ["TF_USE_LEGACY_KERAS"] = "1"`, `os.environ.setdefault(...)`), choosing tf-keras
+at run time.
 """
 
 from __future__ import annotations
@@ -65,7 +69,8 @@ class Resolved:
     framework: str
     version: str
     # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras", "open-range"
-    # (a TensorFlow range with either Keras: the facts' Keras) or "facts"
+    # (a TensorFlow range with either Keras: the facts' Keras), "code" (a Keras 2 API that
+    # Keras 3 removed, called in the project) or "facts"
     source: str
     file: Path | None = None  # the config or requirements file
     detail: str = ""  # the key or requirement, as written
@@ -115,6 +120,8 @@ class VersionResolver:
     def __init__(self) -> None:
         self._declared: dict[Path, dict[str, Declared] | None] = {}
         self._legacy_keras: dict[Path, Path | None] = {}
+        self._roots: dict[Path, Path | None] = {}
+        self._keras_2_code: dict[Path, tuple[Path, str] | None] = {}
 
     def options(self, path: Path, settings: Settings) -> dict[str, str]:
         """What goes into the file's rule options (engine: `ctx.versions`): the versions
@@ -176,6 +183,13 @@ class VersionResolver:
                 keras = facts_versions()["keras"]
                 file, detail = requirement.file, requirement.detail
                 resolved["keras"] = Resolved("keras", keras, "open-range", file, detail)
+        undecided = "keras" not in resolved and "tensorflow" not in resolved
+        if undecided or resolved.get("keras", _NONE).source == "open-range":
+            # Nothing says which Keras: code that only Keras 2 runs says it (precision first).
+            found_code = self._keras_2_code_of(Path(os.path.abspath(directory)))
+            if found_code is not None:
+                file, detail = found_code
+                resolved["keras"] = Resolved("keras", "2", "code", file, detail)
         if "keras" not in resolved and "tensorflow" in resolved:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
@@ -187,6 +201,16 @@ class VersionResolver:
                 version = facts_versions()[framework]
                 resolved[framework] = Resolved(framework, version, "facts")
         return {framework: resolved[framework] for framework in FRAMEWORKS}
+
+    def _keras_2_code_of(self, directory: Path) -> tuple[Path, str] | None:
+        """Keras 2 evidence in the code of the project `directory` belongs to (the nearest
+        directory that declares requirements), scanned once per project; None without one."""
+        root = nearest_up(directory, self._roots, _declaring_root)
+        if root is None:
+            return None
+        if root not in self._keras_2_code:
+            self._keras_2_code[root] = keras_2_code(root)
+        return self._keras_2_code[root]
 
     def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""
@@ -238,6 +262,62 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
 # the project targets tf-keras (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
 _ENVIRONMENT_FILES = ("tox.ini", "setup.cfg", ".github/workflows/*.yml", ".github/workflows/*.yaml")
 _LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
+
+
+# Keras 2 APIs that Keras 3 removed (observed on Keras 3.15.1: `Layer.add_metric` raises
+# NotImplementedError, `Layer.add_update` is gone, `compile` rejects
+# `experimental_run_tf_function` with a TypeError): code that calls them runs only on Keras 2.
+_KERAS_2_ONLY_CODE = re.compile(
+    rb"\bself\.add_(?:metric|update)\(|\bexperimental_run_tf_function\s*="
+)
+# The project's code choosing tf-keras at run time: `TF_USE_LEGACY_KERAS` set to a value
+# TensorFlow reads as true ("1", "true", "True") by item assignment, `setdefault` or `putenv`
+# (a read such as `environ.get("TF_USE_LEGACY_KERAS", "1")` or a `== "1"` test is not a setting).
+_LEGACY_KERAS_IN_CODE = re.compile(
+    rb"""(?:\[\s*(['"])TF_USE_LEGACY_KERAS\1\s*\]\s*=(?!=)"""
+    rb"""|\b(?:setdefault|putenv)\(\s*(['"])TF_USE_LEGACY_KERAS\2\s*,)"""
+    rb"""\s*(['"])(?:1|true|True)\3"""
+)
+_KERAS_2_CODE_FILES = 3000  # a bound on the scan: past it, nothing is concluded
+_SKIPPED_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pycache__", "venv"})
+_NONE = Resolved("", "", "")
+
+
+def _declaring_root(directory: Path) -> Path | None:
+    return directory if declared_in(directory) is not None else None
+
+
+def keras_2_code(root: Path) -> tuple[Path, str] | None:
+    """The first `*.py` file under `root` (in sorted order) whose code calls a Keras 2 API
+    that Keras 3 removed or sets `TF_USE_LEGACY_KERAS`, and that code as written; None when
+    there is none, or when the tree has more files than the scan reads."""
+    count = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(
+            f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRECTORIES
+        )
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            count += 1
+            if count > _KERAS_2_CODE_FILES:
+                return None
+            path = Path(folder) / name
+            try:
+                text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
+            except (Unreadable, TooLarge):
+                continue
+            setting = _LEGACY_KERAS_IN_CODE.search(text)
+            if setting is not None:
+                spelled = setting.group().decode()
+                return path, f"`{spelled}`, which makes `tf.keras` tf-keras (Keras 2)"
+            for match in _KERAS_2_ONLY_CODE.finditer(text):
+                spelled = match.group().decode().rstrip("(=").strip()
+                method = spelled.removeprefix("self.")
+                if method != spelled and f"def {method}(".encode() in text:
+                    continue  # the class defines that method itself: not Keras'
+                return path, f"`{spelled}`, which Keras 3 removed"
+    return None
 
 
 def legacy_keras_setting(directory: Path) -> Path | None:
@@ -403,8 +483,8 @@ def _lines(where: str, value: str) -> list[tuple[str, str]]:
 def _setup_py_requirements(path: Path) -> list[tuple[str, str]] | None:
     """(keyword, requirement) pairs of the `install_requires` and `extras_require` of a
     setup.py's `setup(...)` calls, read from its syntax tree (never run): literal lists and
-    dicts, a name bound to one in the file, and `+` of those. None when no `setup(...)`
-    call has either keyword."""
+    dicts, a name bound to one in the file, an entry of such a dict (`reqs["install"]`),
+    and `+` of those. None when no `setup(...)` call has either keyword."""
     try:
         text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
         tree = ast.parse(text, str(path))
@@ -450,12 +530,20 @@ def _callee(func: ast.expr) -> str | None:
     return func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _resolved(node: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
-    """A name bound at module level is its value (a chain of names is followed, once each)."""
+def _resolved(node: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> ast.expr:
+    """A name bound at module level is its value (a chain of names is followed, once each);
+    `table["install"]` of a literal dict (through names) is that entry's value."""
     seen: set[str] = set()
     while isinstance(node, ast.Name) and node.id in bound and node.id not in seen:
         seen.add(node.id)
         node = bound[node.id]
+    if isinstance(node, ast.Subscript) and depth < 4:
+        key = node.slice
+        table = _resolved(node.value, bound, depth + 1)
+        if isinstance(table, ast.Dict) and isinstance(key, ast.Constant):
+            for name, value in zip(table.keys, table.values, strict=True):
+                if isinstance(name, ast.Constant) and name.value == key.value:
+                    return _resolved(value, bound, depth + 1)
     return node
 
 

@@ -56,6 +56,25 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
     applied to one function, give a new function each time whose `jax.jit` traces again:
     probed by jitting two applications to the same function and counting the traces
     (jax's `/jax/core/compile/jaxpr_trace_duration` events).
+15. **Value-reading methods**: the public methods of a traced array, called without arguments,
+    that fail under `jax.jit` with a concreteness error and, called eagerly, hand back Python
+    data read from the array's values (`x.item()`, `x.tolist()`): not a jax array, equal for
+    two arrays of the same values, different for arrays of other values (so `is_deleted`,
+    `devices` and buffer pointers are left out).
+16. **Weak types** (`weak_types`), under the default config (x64 off): which array makers give a
+    strongly typed float array (`strong_float_makers`: `jnp.ones(...)`, `jax.random.normal`,
+    NumPy's arrays; integer makers are not float), which wrappers keep a Python float's weak
+    type (`weak_wrappers`: `jnp.asarray(0.0)` is `~float32[]`) and which are made strong by an
+    explicit float dtype (`dtyped_wrappers`), the functions whose result is strong when one
+    array operand is (`strong_if_any`: given a strong array and, where they take two, a weak
+    scalar) and the array methods that reduce a strong array to a strong one
+    (`reducing_methods`). Each candidate is called on sample arguments.
+17. **Configuration from the environment** (`config_env`): each option `jax_<name>` that
+    `import jax` defines reads `JAX_<NAME>` once, then; the kind of value
+    `jax.config.update` takes for it (`bool`, `int`, `float`, `str`, or `other` for options
+    that also take objects), from the constructor that defined it, seen by profiling a fresh
+    interpreter's `import jax`. `bool_env_strings`: the strings jax's `bool_env` reads as True
+    and as False (case-insensitive; others are an error).
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -75,6 +94,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -898,6 +918,172 @@ def python_constants() -> list[str]:
     return found
 
 
+def _holds_array(value: Any) -> bool:
+    if isinstance(value, jax.Array):
+        return True
+    return isinstance(value, (tuple, list)) and any(_holds_array(v) for v in value)
+
+
+def value_reading_methods() -> list[str]:
+    """The public zero-argument methods of a tracer that need its values as Python data."""
+    found = []
+    for name in sorted(n for n in dir(jax.core.Tracer) if not n.startswith("_")):
+        attr = getattr(jax.core.Tracer, name, None)
+        if isinstance(attr, property) or not callable(attr):
+            continue
+        failure: list[BaseException] = []
+
+        def body(v: Any, name: str = name, failure: list[BaseException] = failure) -> Any:
+            try:
+                getattr(v, name)()
+            except Exception as error:
+                failure.append(error)
+            return v
+
+        # A fresh one-element array each time: some methods delete theirs, `item` wants one.
+        jax.jit(body)(jnp.arange(1.0, 2.0))
+        if not failure or not isinstance(failure[0], jax.errors.ConcretizationTypeError):
+            continue
+        try:
+            first = getattr(jnp.arange(1.0, 2.0), name)()
+            same = getattr(jnp.arange(1.0, 2.0), name)()
+            other = getattr(jnp.arange(4.0, 5.0), name)()
+        except Exception:
+            continue
+        if not _holds_array(first) and first == same and first != other:
+            found.append(name)
+    return found
+
+
+# Candidates for the weak-type facts, each with a sample call (the random functions get a key).
+MAKER_CALLS: dict[str, Callable[[Any], Any]] = {
+    **{f"jax.numpy.{n}": (lambda f: f((2,))) for n in ("ones", "zeros", "empty")},
+    "jax.numpy.arange": lambda f: f(2),
+    "jax.numpy.eye": lambda f: f(2),
+    "jax.numpy.identity": lambda f: f(2),
+    "jax.numpy.linspace": lambda f: f(0.0, 1.0, 3),
+    **{f"jax.random.{n}": (lambda f: f(jax.random.key(0), (2,))) for n in ("normal", "uniform")},
+    "jax.random.randint": lambda f: f(jax.random.key(0), (2,), 0, 3),
+    "jax.random.truncated_normal": lambda f: f(jax.random.key(0), -1.0, 1.0, (2,)),
+    **{f"numpy.{n}": (lambda f: f(2)) for n in ("ones", "zeros", "empty", "eye", "arange")},
+    "numpy.linspace": lambda f: f(0.0, 1.0, 3),
+    **{f"numpy.random.{n}": (lambda f: f(2)) for n in ("rand", "randn")},
+    **{f"numpy.random.{n}": (lambda f: f(size=2)) for n in ("normal", "uniform")},
+}  # fmt: skip
+WRAPPERS = ("jax.numpy.asarray", "jax.numpy.array", "numpy.asarray", "numpy.array")
+OPERATIONS = (
+    "sum", "mean", "max", "min", "prod", "abs", "exp", "log", "sqrt", "tanh", "square",
+    "dot", "matmul", "minimum", "maximum", "where", "clip",
+)  # fmt: skip
+METHODS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "ravel")
+
+
+def _weak(value: Any) -> bool:
+    """Whether jax sees `value` (an array of either library) as weakly typed."""
+    return bool(jnp.asarray(value).weak_type)
+
+
+def _strong_float(value: Any) -> bool:
+    array = jnp.asarray(value)
+    return not array.weak_type and jnp.issubdtype(array.dtype, jnp.floating)
+
+
+def weak_types() -> dict[str, list[str]]:
+    """The weak-type facts (section 16)."""
+    strong = jnp.ones((2,))
+    weak = jnp.asarray(0.5)
+    assert _weak(weak) and not _weak(strong)
+    makers = [name for name, call in MAKER_CALLS.items() if _strong_float(call(_resolve(name)))]
+    weak_wrappers = [name for name in WRAPPERS if _weak(_resolve(name)(0.5))]
+    dtyped = [name for name in WRAPPERS if _strong_float(_resolve(name)(0.5, dtype=np.float32))]
+    operations = []
+    for leaf in OPERATIONS:
+        fn = getattr(jnp, leaf)
+        sample: tuple[Any, ...] = (strong,)
+        if leaf in ("dot", "matmul"):
+            sample = (strong, jnp.broadcast_to(weak, strong.shape))  # a weak vector
+        elif leaf in ("minimum", "maximum"):
+            sample = (strong, weak)
+        elif leaf == "where":
+            sample = (strong > 0, strong, weak)
+        elif leaf == "clip":
+            sample = (strong, weak, weak)
+        if not _weak(fn(*sample)):
+            operations.append(f"jax.numpy.{leaf}")
+    methods = [
+        m for m in METHODS if _strong_float(getattr(strong, m)()) and getattr(strong, m)().ndim == 0
+    ]
+    return {
+        "strong_float_makers": sorted(makers),
+        "weak_wrappers": weak_wrappers,
+        "dtyped_wrappers": dtyped,
+        "strong_if_any": operations,
+        "reducing_methods": methods,
+    }
+
+
+# The kind of value each of jax's option constructors (jax/_src/config.py) takes.
+CONSTRUCTOR_KINDS = {
+    **{f"bool_{k}": "bool" for k in ("state", "flag")},
+    **{f"int_{k}": "int" for k in ("state", "flag")},
+    **{f"float_{k}": "float" for k in ("state", "flag")},
+    **{n: "str" for n in (
+        "string_state", "string_flag", "optional_string_state", "enum_state", "enum_flag",
+        "optional_enum_state", "enum_class_state",
+    )},
+    "string_or_object_state": "other",
+}  # fmt: skip
+# Run in a fresh interpreter: which constructor defines each option during `import jax`.
+_PROFILE_IMPORT = """
+import json, sys
+found = {}
+def profile(frame, event, arg):
+    code = frame.f_code
+    if event == "call" and code.co_filename.endswith("_src/config.py"):
+        name = frame.f_locals.get("name")
+        if code.co_name.endswith(("_state", "_flag")) and isinstance(name, str):
+            found.setdefault(name, code.co_name)
+sys.setprofile(profile)
+import jax
+sys.setprofile(None)
+print(json.dumps(found))
+"""
+BOOL_CANDIDATES = (
+    "y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0", "enable",
+    "disable", "enabled", "none", "",
+)  # fmt: skip
+
+
+def config_env() -> dict[str, str]:
+    """`JAX_<NAME>` -> the kind of value `jax.config.update("jax_<name>", ...)` takes."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROFILE_IMPORT], capture_output=True, text=True, check=True
+    )
+    constructors = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        name.upper(): CONSTRUCTOR_KINDS.get(constructor, "other")
+        for name, constructor in sorted(constructors.items())
+        if name.startswith("jax_")
+    }
+
+
+def bool_env_strings() -> dict[str, list[str]]:
+    """The candidate strings jax's `bool_env` reads as True, and as False."""
+    from jax._src.config import bool_env
+
+    out: dict[str, list[str]] = {"true": [], "false": []}
+    variable = "JITLINT_PROBE_BOOL"
+    for text in BOOL_CANDIDATES:
+        os.environ[variable] = text
+        try:
+            out["true" if bool_env(variable, False) else "false"].append(text)
+        except ValueError:
+            pass
+        finally:
+            del os.environ[variable]
+    return out
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # deprecation notices from probing odd argument kinds
     default = Path(__file__).resolve().parent.parent / "jitlint" / "data" / "jax_facts.json"
@@ -922,6 +1108,10 @@ def main(argv: list[str]) -> int:
         "builtin_twins": builtin_twins(),
         "python_constants": python_constants(),
         "fresh_wrappers": fresh_wrappers(),
+        "value_reading_methods": value_reading_methods(),
+        "weak_types": weak_types(),
+        "config_env": config_env(),
+        "bool_env_strings": bool_env_strings(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

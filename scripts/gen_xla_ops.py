@@ -11,6 +11,15 @@ An API is unsupported under XLA when one of its op types has no XLA kernel. APIs
 have kernels but produce data-dependent shapes are listed separately (they compile on XLA CPU
 in recent TF but not on every backend).
 
+3. What the Python APIs the TF model asks about return (`outputs`): one `tensor`, a Python
+   `list` of tensors (its length static: `tf.unstack`, `tf.split`), a `tuple` (`tf.nn.moments`)
+   or something else, seen by calling each once inside a `tf.function` on placeholders. The op
+   registry cannot say it: an API is a Python wrapper around one or many ops, and its
+   structure is the wrapper's (`tf.meshgrid` builds its list from single-output ops; a
+   `number_attr` output is a list only when the wrapper hands the list back). The probed
+   APIs are the ones in OUTPUT_PROBES, under each namespace of OUTPUT_NAMESPACES that has
+   one, and every `reduce_*` function there.
+
 Usage: python scripts/gen_xla_ops.py [OUTPUT]   (default: jitlint/data/xla_ops_tf<ver>.json)
 """
 
@@ -197,6 +206,108 @@ APIS: list[tuple[str, list[tf.TensorSpec], object]] = [
     ("linalg.triangular_solve", [F2, F2], lambda a, b: tf.linalg.triangular_solve(a, b)),
 ]
 
+# The APIs whose result structure is probed, by leaf name, each with a call given the function
+# and the placeholders (float [4], float [3, 3], int32 [4], bool [4]).
+Probe = Callable[..., object]
+OUTPUT_PROBES: dict[str, Probe] = {
+    "shape": lambda f, a, m, i, b: f(a),
+    "reshape": lambda f, a, m, i, b: f(a, [2, 2]),
+    "transpose": lambda f, a, m, i, b: f(m),
+    "cast": lambda f, a, m, i, b: f(a, tf.int32),
+    "concat": lambda f, a, m, i, b: f([a, a], 0),
+    "stack": lambda f, a, m, i, b: f([a, a]),
+    "squeeze": lambda f, a, m, i, b: f(m),
+    "expand_dims": lambda f, a, m, i, b: f(a, 0),
+    "matmul": lambda f, a, m, i, b: f(m, m),
+    "zeros": lambda f, a, m, i, b: f([2]),
+    "ones": lambda f, a, m, i, b: f([2]),
+    "zeros_like": lambda f, a, m, i, b: f(a),
+    "ones_like": lambda f, a, m, i, b: f(a),
+    "fill": lambda f, a, m, i, b: f([2], 1.0),
+    "range": lambda f, a, m, i, b: f(4),
+    "constant": lambda f, a, m, i, b: f([1.0, 2.0]),
+    "convert_to_tensor": lambda f, a, m, i, b: f(a),
+    "identity": lambda f, a, m, i, b: f(a),
+    "gather": lambda f, a, m, i, b: f(a, [0, 1]),
+    "gather_nd": lambda f, a, m, i, b: f(m, [[0, 0]]),
+    "tile": lambda f, a, m, i, b: f(a, [2]),
+    "one_hot": lambda f, a, m, i, b: f(i, 3),
+    "argmax": lambda f, a, m, i, b: f(a),
+    "argmin": lambda f, a, m, i, b: f(a),
+    "einsum": lambda f, a, m, i, b: f("ij,jk->ik", m, m),
+    "reverse": lambda f, a, m, i, b: f(a, [0]),
+    "slice": lambda f, a, m, i, b: f(a, [0], [2]),
+    "pad": lambda f, a, m, i, b: f(a, [[1, 1]]),
+    **{name: (lambda f, a, m, i, b: f(a)) for name in (
+        "abs", "exp", "log", "sqrt", "square", "sigmoid", "tanh", "softmax", "relu", "cumsum",
+        "sort", "argsort", "round", "floor",
+    )},
+    **{name: (lambda f, a, m, i, b: f(a, a)) for name in (
+        "add", "multiply", "subtract", "divide", "maximum", "minimum",
+    )},
+    "clip_by_value": lambda f, a, m, i, b: f(a, 0.0, 1.0),
+    "uniform": lambda f, a, m, i, b: f([2]),
+    "normal": lambda f, a, m, i, b: f([2]),
+    "broadcast_to": lambda f, a, m, i, b: f(a, [2, 4]),
+    "boolean_mask": lambda f, a, m, i, b: f(a, b),
+    "where": lambda f, a, m, i, b: f(b),
+    "unstack": lambda f, a, m, i, b: f(m),
+    "split": lambda f, a, m, i, b: f(a, 2),
+    "meshgrid": lambda f, a, m, i, b: f(a, a),
+    "dynamic_partition": lambda f, a, m, i, b: f(a, i, 2),
+}  # fmt: skip
+OUTPUT_NAMESPACES = ("", "math", "linalg", "nn", "random", "compat.v1")
+
+
+def output_kind(call: Callable[..., object]) -> str | None:
+    """What `call` returns inside a `tf.function` on placeholders; None when it fails."""
+    found: list[str] = []
+
+    def traced(a: object, m: object, i: object, b: object) -> None:
+        result = call(a, m, i, b)
+        if isinstance(result, tf.Tensor):
+            found.append("tensor")
+        elif type(result) is list and result and all(isinstance(r, tf.Tensor) for r in result):
+            found.append("list")
+        elif isinstance(result, tuple):
+            found.append("tuple")
+        else:
+            found.append("other")
+
+    specs = [F, F2, I, B]
+    try:
+        tf.function(traced, input_signature=specs, autograph=False).get_concrete_function()
+    except Exception:
+        return None
+    return found[0] if found else None
+
+
+def outputs() -> dict[str, str]:
+    """Each probed API's public names -> what it returns."""
+    found: dict[str, str] = {}
+    for space in OUTPUT_NAMESPACES:
+        module = resolve(space)
+        reducers = {n for n in dir(module) if n.startswith("reduce_")}
+        for leaf in sorted(set(OUTPUT_PROBES) | reducers):
+            fn = getattr(module, leaf, None)
+            if not callable(fn):
+                continue
+            probe = OUTPUT_PROBES.get(leaf)
+            # A reducer without its own probe is given a float array, then a bool one.
+            kinds = [
+                output_kind(lambda a, m, i, b, fn=fn, probe=probe: probe(fn, a, m, i, b))
+                if probe is not None
+                else output_kind(lambda a, m, i, b, fn=fn, x=x: fn(b if x else a))
+                for x in ((False,) if probe is not None else (False, True))
+            ]
+            kind = next((k for k in kinds if k is not None), None)
+            if kind is not None:
+                path = f"{space}.{leaf}" if space else leaf
+                for name in aliases(path):
+                    found[f"tensorflow.{name}"] = kind
+    return dict(sorted(found.items()))
+
+
 # Namespaces searched for other public spellings of the same function object.
 ALIAS_NAMESPACES = (
     "",
@@ -280,6 +391,7 @@ def build() -> dict[str, object]:
         "xla_kernels": {"cpu": sorted(cpu), "gpu": sorted(gpu)},
         "dynamic_shape_ops": sorted(DYNAMIC_SHAPE_OPS),
         "apis": dict(sorted(apis.items())),
+        "outputs": outputs(),
     }
 
 

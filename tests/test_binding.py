@@ -17,6 +17,7 @@ from jitlint.python.binding import (
     bind_call,
     call_arguments,
     keyword_argument,
+    never_passed,
     positional_argument,
     receivers,
 )
@@ -296,3 +297,12 @@ def test_library_arguments_by_position_or_keyword() -> None:
     hidden = cst.parse_expression("f(*xs, b)")
     assert isinstance(hidden, cst.Call)
     assert positional_argument(hidden, 1) is None
+
+
+def test_never_passed_keeps_the_defaults_no_call_fills() -> None:
+    sig = signature("def f(x, n=None, ids=None, *, k=1, m=2): ...")
+    assert never_passed(sig, [(None,), (None, None, "k")]) == {"ids", "m"}
+    # A `**kw` may fill every keyword parameter; a `*xs` every position from its place on.
+    assert never_passed(sig, [(None, DOUBLE_STARRED)]) == frozenset()
+    assert never_passed(sig, [(None, STARRED)]) == {"k", "m"}
+    assert never_passed(sig, []) == {"n", "ids", "k", "m"}

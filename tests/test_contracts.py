@@ -199,6 +199,17 @@ POSITIVE = {
                     return z
                 return -z
     """,
+    # Every operand of `jnp.matmul`/`jnp.linalg.solve` is an array, as both of `@` are.
+    "equinox_parameter_solved_against": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        class Solver(eqx.Module):
+            def __call__(self, a, b):
+                if jnp.linalg.solve(a, b).sum() > b.sum():  # error: JIT101
+                    return a
+                return jnp.matmul(a, b)
+    """,
     "haiku_parameter_reduced_by_a_method": """
         import haiku as hk
 
@@ -333,6 +344,18 @@ NEGATIVE = {
                     return 3.0
                 z = jnp.tanh(z)
                 return z
+    """,
+    # The later operands of other array functions may be Python numbers (`jnp.clip(x, lo,
+    # hi)`), and a defaulted operand of `jnp.matmul` may be what callers rely on.
+    "later_operands_of_other_functions": """
+        import equinox as eqx
+        import jax.numpy as jnp
+
+        class Clip(eqx.Module):
+            def __call__(self, lo, w=1.0):
+                if lo.sum() > 0 or w.sum() > 0:
+                    return jnp.clip(jnp.zeros(3), lo, 1.0)
+                return jnp.matmul(jnp.ones((3, 3)), w)
     """,
     # Defaulted Python values read as operands (a Python number works there too), a flag, a
     # count, a host copy read as a Python value: their defaults may be what callers rely on.
@@ -654,6 +677,44 @@ def test_assume_traced_from_the_config_and_its_errors(tmp_path):
     )  # fmt: skip
     assert completed.returncode == 2
     assert "`everything` is not an assume-traced pattern" in completed.stderr
+
+
+USED_AS_ARRAYS = """\
+import jax.numpy as jnp
+
+
+def solve(a, b):
+    n = b.shape[0]
+    handle = int(jnp.sum(a[:n]))  # error: JIT102
+    return jnp.linalg.solve(a, b), handle
+
+
+def tile(n, x):
+    # `n` is a count and `x` is also read by `len`: no parameter only an array admits.
+    return [int(jnp.sum(x)) for _ in range(n)], len(x)
+
+
+def scaled(x, scale=1.0):
+    # `scale * x` reads neither as an array: either may be a Python number.
+    return float(jnp.sum(scale * x))
+"""
+
+
+def test_public_array_functions_include_parameters_used_only_as_arrays(tmp_path):
+    # klujax's `solve(Ai, Aj, Ax, b)` reads `b` only as `b.shape` and as an operand of
+    # `jnp.linalg.solve`: an array, so the setting makes `solve` an entry point.
+    (tmp_path / "lib.py").write_text(USED_AS_ARRAYS)
+
+    def lint(*args: str) -> set[tuple[int, str]]:
+        completed = subprocess.run(
+            [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", *args, "lib.py"],
+            capture_output=True, text=True, cwd=tmp_path, check=False,
+        )  # fmt: skip
+        assert completed.returncode in (0, 1), completed.stderr
+        return {(f["line"], f["code"]) for f in json.loads(completed.stdout)}
+
+    assert lint() == set()
+    assert lint("--assume-traced", "public-array-functions") == expected(USED_AS_ARRAYS)
 
 
 def test_the_message_says_how_the_contract_knows_the_array():

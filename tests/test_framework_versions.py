@@ -281,6 +281,11 @@ def test_setup_py_is_read_from_its_syntax_tree(tmp_path):
         "import setuptools as st\nDEPS = ('tensorflow==2.15.1',)\n"
         "st.setup(install_requires=DEPS)\n",
         "from setuptools import setup\nsetup(install_requires='tensorflow==2.15.1')\n",
+        # a table of requirement groups, one entry per keyword
+        "from setuptools import setup\nreqs = {'install': ['tensorflow-gpu==2.15.1'], 'test': []}\n"
+        "install_requires = reqs['install']\nsetup(install_requires=install_requires)\n",
+        "from setuptools import setup\n"
+        "setup(install_requires={'a': ['tensorflow==2.15.1']}['a'])\n",
     ],
 )
 def test_setup_py_requirement_shapes(tmp_path, text):
@@ -295,6 +300,11 @@ def test_setup_py_requirement_shapes(tmp_path, text):
         "def broken(:\n",
         "from setuptools import setup\n"
         "setup(install_requires=open('requirements.in').read().split())\n",
+        # an entry the table does not have, or a key that is not a literal
+        "from setuptools import setup\nreqs = {'install': ['tensorflow==2.15.1']}\n"
+        "setup(install_requires=reqs['test'])\n",
+        "from setuptools import setup\nreqs = {'install': ['tensorflow==2.15.1']}\nk = 'install'\n"
+        "setup(install_requires=reqs[k])\n",
     ],
 )
 def test_setup_py_without_literal_requirements_declares_nothing(tmp_path, text):
@@ -397,6 +407,50 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
     assert resolved(tmp_path)["keras"] == ("3", "facts")
 
 
+@pytest.mark.parametrize(
+    ("requirements", "code", "expected"),
+    [
+        # Nothing declares the Keras: a layer calling `self.add_metric` runs only on Keras 2.
+        ("numpy\n", "        self.add_metric(loss)\n", ("2", "code")),
+        ("tensorflow>=2.6\n", "        self.add_update(op)\n", ("2", "code")),  # open range
+        ("numpy\n", "model.compile(loss='mse', experimental_run_tf_function=False)\n",
+         ("2", "code")),
+        ("numpy\n", "        self.add_loss(loss)\n", ("3", "facts")),  # Keras 3 has it
+        ("numpy\n", "        other.add_metric(loss)\n", ("3", "facts")),  # not a layer's own
+        # The class's own method of that name, not Keras'.
+        ("numpy\n", "        self.add_metric(loss)\n    def add_metric(self, x):\n        pass\n",
+         ("3", "facts")),
+        # A declared TensorFlow decides; the code does not override it.
+        ("tensorflow>=2.16\n", "        self.add_metric(loss)\n", ("3", "tensorflow")),
+        # The project's own code choosing tf-keras at run time (TensorFlow unversioned).
+        ("tensorflow\n", '        os.environ["TF_USE_LEGACY_KERAS"] = "1"\n', ("2", "code")),
+        ("numpy\n", "        os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')\n",
+         ("2", "code")),
+        # Reading or testing the setting, or setting it false, chooses nothing.
+        ("tensorflow\n", '        os.environ.get("TF_USE_LEGACY_KERAS", "1")\n', ("3", "facts")),
+        ("tensorflow\n", '        legacy = os.environ["TF_USE_LEGACY_KERAS"] == "1"\n',
+         ("3", "facts")),
+        ("tensorflow\n", '        os.environ["TF_USE_LEGACY_KERAS"] = "0"\n', ("3", "facts")),
+    ],
+)  # fmt: skip
+def test_code_that_only_keras_2_runs_makes_keras_2(tmp_path, requirements, code, expected):
+    write(tmp_path / "requirements.txt", requirements)
+    write(tmp_path / "pkg" / "m.py", "import tensorflow as tf\n")
+    write(tmp_path / "pkg" / "layers" / "head.py", f"class Head:\n    def call(self):\n{code}")
+    assert resolved(tmp_path, "pkg/m.py")["keras"] == expected
+
+
+def test_keras_2_code_is_looked_for_only_in_a_project_that_declares_requirements(tmp_path):
+    # Without a requirement file there is no project root to scan: nothing is concluded.
+    write(
+        tmp_path / "pkg" / "head.py",
+        "class Head:\n    def call(self):\n        self.add_metric(1)\n",
+    )
+    assert resolved(tmp_path, "pkg/head.py")["keras"] == ("3", "facts")
+    write(tmp_path / "requirements.txt", "numpy\n")
+    assert resolved(tmp_path, "pkg/head.py")["keras"] == ("2", "code")
+
+
 # ---- a rule that depends on the version: JIT213 and Keras 2 ---------------------------------
 
 
@@ -429,7 +483,11 @@ class Scale(tf.keras.layers.Layer):
 @pytest.mark.parametrize(
     ("versions", "flagged"),
     [
-        ({}, True),  # the facts' Keras 3: a built layer refuses new weights, lazily too
+        # Nothing declared: the Keras major is unknown, and unknown is never an error
+        # (Keras 2 makes the weight on the first trace only).
+        ({}, False),
+        ({"keras": "3.15"}, True),  # a built layer refuses new weights, lazily too
+        ({"tensorflow": "2.16"}, True),  # its tf.keras is Keras 3
         ({"keras": "2.15"}, False),  # Keras 2 makes it on the first trace only
         ({"tensorflow": "2.15.1"}, False),
     ],
@@ -437,6 +495,16 @@ class Scale(tf.keras.layers.Layer):
 def test_jit206_lazy_add_weight_depends_on_the_keras_version(versions, flagged):
     result = lint_text(LAZY_WEIGHT, "m.py", {"JIT206"}, {OPTIONS_KEY: versions})
     assert [d.line for d in result.diagnostics] == ([5] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("versions", "flagged"),
+    [({}, True), ({"keras": "3.15"}, True), ({"keras": "2.15"}, False)],
+)
+def test_jit206_a_keras_3_only_module_says_keras_3_when_nothing_is_declared(versions, flagged):
+    source = "from keras import ops\n" + LAZY_WEIGHT
+    result = lint_text(source, "m.py", {"JIT206"}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == ([6] if flagged else [])
 
 
 KERAS_METRIC = """\
@@ -566,6 +634,17 @@ def test_show_settings_names_the_upper_bound_behind_keras_2(tmp_path, monkeypatc
     assert "setup.py, tensorflow<=2.11 in setup.py install_requires" in line
 
 
+def test_show_settings_names_the_code_behind_keras_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "requirements.txt", "numpy\n")
+    write(tmp_path / "m.py", "class Head:\n    def call(self, x):\n        self.add_metric(x)\n")
+    status, out, _ = run_cli("--show-settings", "m.py")
+    assert status == 0
+    line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
+    assert "keras: 2 (the project's code runs only on Keras 2: `self.add_metric`" in line
+    assert "m.py" in line
+
+
 def test_show_settings_without_a_config_and_for_a_missing_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "m.py", "x = 1\n")
@@ -620,3 +699,18 @@ def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
     source = f"import os\n{setting}\n{KERAS_LAYER}"
     result = lint_text(source, "m.py", {"JIT213"}, {OPTIONS_KEY: {}})
     assert bool(result.diagnostics) is flagged
+
+
+@pytest.mark.parametrize(
+    ("setting", "keras"),
+    [
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', (2,)),
+        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')", (2,)),
+        ('os.putenv("TF_USE_LEGACY_KERAS", "1")', (2,)),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', (3,)),
+        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', (3,)),
+    ],
+)
+def test_a_file_that_sets_tf_use_legacy_keras_itself_runs_keras_2(setting, keras):
+    versions = FrameworkVersions.from_options({"keras": "3.15"})
+    assert versions.keras_of_file(f"import os\n{setting}\n")[:1] == keras

@@ -124,6 +124,40 @@ def test_fresh_wrappers():
     assert "jax.lax.scan" not in wrappers and "jax.eval_shape" not in wrappers
 
 
+def test_weak_types():
+    weak = jax_facts.weak_types
+    # The makers of strong float arrays; integer makers leave a weak float weak.
+    assert {"jax.numpy.ones", "jax.random.normal", "numpy.zeros"} <= weak("strong_float_makers")
+    assert not {"jax.numpy.arange", "jax.random.randint"} & weak("strong_float_makers")
+    # `jnp.asarray(0.0)` keeps the weak type; NumPy's makes a float64 array, which is strong.
+    assert weak("weak_wrappers") == {"jax.numpy.asarray", "jax.numpy.array"}
+    assert "numpy.asarray" in weak("dtyped_wrappers")
+    assert {"jax.numpy.sum", "jax.numpy.where", "jax.numpy.matmul"} <= weak("strong_if_any")
+    assert "sum" in weak("reducing_methods") and "argmax" not in weak("reducing_methods")
+
+
+def test_configuration_read_from_the_environment():
+    options = jax_facts.config_env()
+    assert options["JAX_ENABLE_X64"] == "bool"
+    assert options["JAX_NUM_CPU_DEVICES"] == "int"
+    assert options["JAX_PLATFORMS"] == "str"
+    assert options["JAX_DEFAULT_DEVICE"] == "other"  # also takes a device object
+    assert "JAX_CHECK_VMA" not in options  # `check_vma` reads CHECK_VMA, not a JAX_ variable
+    assert {"1", "true", "on"} <= jax_facts.bool_env_strings(True)
+    assert {"0", "false", "off"} <= jax_facts.bool_env_strings(False)
+    assert "enable" not in jax_facts.bool_env_strings(True) | jax_facts.bool_env_strings(False)
+
+
+def test_value_reading_methods():
+    methods = jax_facts.value_reading_methods()
+    # They need the values as Python data: a tracer has none (JIT102).
+    assert {"item", "tolist", "tobytes"} <= methods
+    # A tracer fails these too, but what they hand back does not depend on the values.
+    assert not {"is_deleted", "devices", "unsafe_buffer_pointer", "delete"} & methods
+    # These work on a tracer; `nonzero` fails, but returns arrays (a shape problem, JIT105).
+    assert not {"sum", "astype", "reshape", "nonzero"} & methods
+
+
 @pytest.mark.jax
 def test_shipped_facts_equal_what_the_script_produces_now(tmp_path):
     jax = pytest.importorskip("jax")

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from jitlint.python.names import Names
-from jitlint.python.predicates import Predicate, predicate_of, proven
+from jitlint.python.predicates import Guards, Predicate, narrow, predicate_of, proven, restore
 
 HEADER = "import numbers\nfrom pkg import Special\n"
 
@@ -75,3 +75,54 @@ def test_a_call_proves_what_its_test_says_of_the_bound_arguments():
     assert _proven(either, "f(n, n)", True) == {"n"}
     assert _proven(either, "f(n, m)", True) == set()
     assert _proven("def f(a):\n    return not isinstance(a, int)\n", "f(n)", False) == {"n"}
+
+
+def _strings_proven(test: str, outcome: bool) -> frozenset[str]:
+    """The names `test` proves are not strings where it evaluated to `outcome`: a kind
+    of value no framework owns, so that nothing of JAX's is needed to read the guard."""
+    module = cst.parse_module(f"if {test}:\n    pass\n")
+    names = Names(module)
+    condition = module.body[0].test  # type: ignore[attr-defined]
+
+    def resolve(expr: cst.CSTNode) -> frozenset[str]:
+        return frozenset(names.qualified_names(expr, [module]))
+
+    def proves(types: frozenset[str], held: bool) -> bool:
+        if held:  # an instance of these is no string
+            return bool(types) and types <= {"builtins.int", "types.NoneType"}
+        return types == {"builtins.str"}
+
+    return Guards(resolve, None, proves, frozenset({"upper"})).facts(condition, outcome)
+
+
+@pytest.mark.parametrize(
+    ("test", "outcome", "names"),
+    [
+        ("isinstance(s, int)", True, {"s"}),
+        ("isinstance(s, int)", False, set()),
+        ("isinstance(s, str)", False, {"s"}),
+        ("not isinstance(s, str)", True, {"s"}),
+        ("s is None", True, {"s"}),
+        ("s is not None", False, {"s"}),
+        ("s is not None", True, set()),
+        ("type(s) is int", True, {"s"}),
+        ("type(s) in (int, type(None))", True, {"s"}),
+        ("type(s) is float", True, set()),  # the kind says nothing of float
+        ('hasattr(s, "upper")', False, {"s"}),  # every string has it
+        ('hasattr(s, "shape")', False, set()),
+        ("isinstance(s, int) and isinstance(t, int)", True, {"s", "t"}),
+        ("isinstance(s, int) and isinstance(t, int)", False, set()),
+        ("isinstance(s, int) or s is None", True, {"s"}),
+    ],
+)
+def test_guards_read_a_test_for_the_kind_they_are_given(test, outcome, names):
+    assert _strings_proven(test, outcome) == names
+
+
+def test_narrowing_is_undone_except_for_names_rebound_since():
+    env = {"a": "traced", "b": "traced"}
+    marks = narrow(env, ["a", "b", "c"], lambda: object())
+    assert all(env[name] is marks[name][0] for name in "abc")
+    env["b"] = "rebound"
+    restore(env, marks)
+    assert env == {"a": "traced", "b": "rebound"}  # c was unbound before: unbound again

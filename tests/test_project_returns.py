@@ -149,3 +149,67 @@ def test_type_test_predicate_of_another_module_narrows_its_argument(tmp_path):
     # Alone, the file cannot see the predicate's body: both `if`s are reported.
     _, alone, _ = check(root, "pkg/search.py")
     assert where(alone) == [("pkg/search.py", 12, "JIT101"), ("pkg/search.py", 15, "JIT101")]
+
+
+# lineax's sentinel default (`_custom_types.py`: `sentinel = eqxi.doc_repr(object(), ...)`,
+# `_solve.py`: `def linear_solve(..., state=sentinel): if state == sentinel:`), reached with a
+# traced state from diffrax's root finder: a JAX array compared with a bare object answers
+# by identity, a Python bool (jax 0.10.2: `tracer == object()` is False inside jit).
+SENTINEL_TYPES = """
+from typing import Any
+
+import equinox.internal as eqxi
+
+sentinel: Any = eqxi.doc_repr(object(), "sentinel")
+plain = object()
+DEFAULT_SCALE = 1.0
+"""
+
+SENTINEL_SOLVE = """
+import jax
+from jax import lax
+
+from ._types import DEFAULT_SCALE, plain, sentinel
+
+
+def linear_solve(x, state=sentinel):
+    if state == sentinel:
+        state = x
+    return x + state
+
+
+def other_solve(x, state=plain):
+    if state != plain:
+        return x + state
+    return x
+
+
+def scaled(x, scale=DEFAULT_SCALE):
+    if scale == DEFAULT_SCALE:
+        return x
+    return x * scale
+
+
+@jax.jit
+def step(x, s):
+    s = lax.stop_gradient(s)
+    return linear_solve(x, state=s) + other_solve(x, state=s) + scaled(x, scale=s)
+"""
+
+
+def test_a_sentinel_of_another_module_compared_with_a_tracer_is_a_python_bool(tmp_path):
+    root = write(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/_types.py": SENTINEL_TYPES, "pkg/solve.py": SENTINEL_SOLVE},
+    )
+    _, found, err = check(root)
+    assert err == ""
+    # Only the float default compares as an array.
+    assert where(found) == [("pkg/solve.py", 21, "JIT101")]
+    # Alone, the file cannot see what `sentinel` is: every comparison is reported.
+    _, alone, _ = check(root, "pkg/solve.py")
+    assert where(alone) == [
+        ("pkg/solve.py", 9, "JIT101"),
+        ("pkg/solve.py", 15, "JIT101"),
+        ("pkg/solve.py", 21, "JIT101"),
+    ]

@@ -5,8 +5,11 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import pytest
 
+from jitlint.python.attributes import read_only_into_text
 from jitlint.python.names import UNKNOWN, Names
+from jitlint.python.uses import calls_of_name, read_only_by_checks
 
 
 def _meanings(source: str, name: str) -> frozenset[str]:
@@ -63,3 +66,86 @@ def test_a_self_referencing_alias_ends():
         x = x.y
         """
     assert _meanings(source, "x") == {UNKNOWN}
+
+
+def _calls_of(source: str) -> list[str] | None:
+    module = cst.parse_module(textwrap.dedent(source))
+    func = module.body[0]
+    assert isinstance(func, cst.FunctionDef)
+    assign = func.body.body[0].body[0]  # type: ignore[attr-defined]
+    target = assign.targets[0].target
+    found = calls_of_name(func.body, target.value, target)
+    return None if found is None else [module.code_for_node(call) for call in found]
+
+
+def test_every_call_of_a_name_bound_once():
+    source = """\
+        def run(x):
+            g = make()
+            y = g(x, n=2)
+            return [g(z) for z in y], obj.g, h(g=1)
+        """
+    assert _calls_of(source) == ["g(x, n=2)", "g(z)"]
+
+
+@pytest.mark.parametrize(
+    "use", ["return g", "keep(g)", "g = other", "def inner(g): return g(1)", "del g"]
+)
+def test_a_name_that_may_be_called_elsewhere_has_no_known_calls(use):
+    source = f"""\
+        def run(x):
+            g = make()
+            g(x)
+            {use}
+        """
+    assert _calls_of(source) is None
+
+
+@pytest.mark.parametrize(
+    ("read", "checked"),
+    [
+        ("assert len(log) == 1", True),
+        ("self.assertEqual(log[0], 2)", True),
+        ("if not log:\n        self.skipTest('none')", True),
+        ("if not log:\n        print('none')", False),
+        ("print(log)", False),
+        ("return log", False),
+    ],
+)
+def test_a_name_read_only_by_checks(read, checked):
+    source = f"""\
+def test_f(self):
+    log = []
+    def f(x):
+        log.append(x)
+    f(1)
+    {read}
+"""
+    module = cst.parse_module(source)
+    func = module.body[0]
+    inner = func.body.body[1]  # type: ignore[attr-defined]
+    assert read_only_by_checks(func.body, "log", inner) is checked  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("read", "text"),
+    [
+        ('"op_{}".format(self.n)', True),
+        ('f"op_{self.n}"', True),
+        ("str(self.n)", True),
+        ('"op_%d" % self.n', True),
+        ("self.n * 2", False),
+        ("self.n", False),
+    ],
+)
+def test_an_attribute_read_only_into_text(read, text):
+    source = f"""\
+class Layer:
+    def __init__(self):
+        self.n = 0
+    def call(self, x):
+        self.n += 1
+        return x, {read}
+"""
+    cls = cst.parse_module(source).body[0]
+    assert read_only_into_text(cls, "n") is text  # type: ignore[arg-type]

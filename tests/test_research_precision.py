@@ -313,3 +313,275 @@ def test_numpy_split_of_a_tracer_is_not_a_conversion():
         """
     )
     assert found(source, {"JIT104"}) == {(8, "JIT104")}
+
+
+SEGMENTS = """\
+import jax
+import jax.numpy as jnp
+
+
+def segment(x, num_segments=None, segment_ids=None):
+    if segment_ids is not None:
+        return jax.ops.segment_sum(x, segment_ids, num_segments=num_segments)
+    if num_segments is None:
+        num_segments = 2
+    else:
+        assert num_segments == 2
+    return x.reshape(num_segments, -1)
+"""
+
+DIVERGENCE = """\
+from typing import Optional
+
+from pkg import segments
+
+
+def divergence(x, num_segments: Optional[int] = None, segment_ids=None, sizes=None):
+    return segments.segment(x, num_segments=num_segments, segment_ids=segment_ids)
+"""
+
+
+def _segment_project(tmp_path: Path, call: str) -> Path:
+    """A function jitted in a test file of the project and called there with `call`; it
+    hands its parameters on to a function of a third file (ott-jax's segmented divergence).
+    `Optional[int]` says an int may be passed, which jit would trace."""
+    test = f"""\
+        import jax
+        import jax.numpy as jnp
+        from pkg import divergence
+
+        def test_divergence():
+            jitted = jax.jit(divergence.divergence, static_argnames=["sizes"])
+            return {call}
+        """
+    files = {"__init__.py": "", "segments.py": SEGMENTS, "divergence.py": DIVERGENCE}
+    write(tmp_path / "pkg", files)
+    write(tmp_path, {"test_divergence.py": test})
+    return tmp_path
+
+
+def test_a_parameter_no_call_of_the_jitted_function_passes_keeps_its_default(tmp_path):
+    # Every call leaves num_segments and segment_ids at None: no tracer reaches either branch.
+    root = _segment_project(tmp_path, "jitted(jnp.ones(4), sizes=(2, 2))")
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_a_parameter_a_call_of_the_jitted_function_passes_is_traced(tmp_path):
+    root = _segment_project(tmp_path, "jitted(jnp.ones(4), num_segments=2)")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+def test_a_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp_path):
+    # Handed on, it may be called with anything: the parameter is not known to stay None.
+    root = _segment_project(tmp_path, "(jitted(jnp.ones(4)), [jitted])")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+PLACEMENT = """\
+import tensorflow as tf
+
+
+def on_device(f, device):
+    def wrapper(*args):
+        with tf.device(device):
+            return f(*args)
+
+    return wrapper
+
+
+def jit(f, device=None):
+    return tf.function(on_device(f, device))
+"""
+
+
+def _placement_project(tmp_path: Path, loop: str) -> Path:
+    """A jax-like `jit` that returns a tf.function for its caller to keep, and a test of
+    another file that calls it in a loop (sonnet's functional API)."""
+    test = (
+        "import tensorflow as tf\n"
+        "from pkg import placement\n\n\n"
+        "def accelerators():\n"
+        '    return [d.name for d in tf.config.list_logical_devices("GPU")]\n\n\n'
+        "def test_placement(x, dataset):\n" + textwrap.indent(textwrap.dedent(loop), "    ")
+    )
+    files = {"__init__.py": "", "placement.py": PLACEMENT, "placement_test.py": test}
+    return write(tmp_path / "pkg", files).parent
+
+
+def test_a_factory_called_once_per_device_of_a_list_makes_no_retrace(tmp_path):
+    # Each iteration builds the function for another device and traces it once.
+    root = _placement_project(
+        tmp_path,
+        """\
+        for device in accelerators():
+            y = placement.jit(lambda v: v, device=device)(x)
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 0, (found, err)
+
+
+def test_a_factory_called_once_per_batch_of_a_dataset_still_retraces(tmp_path):
+    root = _placement_project(
+        tmp_path,
+        """\
+        for batch in dataset:
+            y = placement.jit(lambda v: v, device="GPU:0")(batch)
+        """,
+    )
+    _, found, _ = check(root)
+    assert ("pkg/placement.py", 13, "JIT207") in where(found)
+
+
+def test_a_local_factory_called_per_element_of_a_list_makes_no_retrace():
+    source = """\
+        import tensorflow as tf
+
+        def devices():
+            return [d.name for d in tf.config.list_logical_devices("GPU")]
+
+        def jit(f, device):
+            def wrapper(*args):
+                with tf.device(device):
+                    return f(*args)
+            return tf.function(wrapper)
+
+        def per_device(x):
+            for device in devices():
+                jit(abs, device)(x)
+
+        def per_batch(dataset):
+            for batch in dataset:
+                jit(abs, batch)(batch)
+        """
+    assert _retracing(source) == {(10, "JIT207")}  # the dataset's loop: per batch
+    assert not _retracing(source[: source.index("        def per_batch")])
+
+
+def test_a_function_that_makes_and_runs_a_tf_function_per_element_still_retraces():
+    # Not a factory: each chunk of a list goes through a tf.function made for it, the same
+    # work traced again for every chunk (epitome's run_predictions).
+    source = """\
+        import tensorflow as tf
+
+        def predict(model, batches):
+            @tf.function
+            def step(x):
+                return model(x)
+            return [step(b) for b in batches]
+
+        def main(model, data):
+            chunks = [data[i : i + 4] for i in range(0, 16, 4)]
+            for chunk in chunks:
+                predict(model, chunk)
+        """
+    assert _retracing(source) == {(4, "JIT207")}
+
+
+# ---- round 3 session 4, JAX dev block: internal errors that hid a whole project's findings ----
+SOURCE_WITH_SUPER_FIELD = """\
+import equinox as eqx
+import jax
+
+
+class Component(eqx.Module):
+    bbox: tuple
+    x: jax.Array
+
+    def __call__(self):
+        return self.x
+
+
+class Source(Component):
+    def __call__(self):
+        base = super()
+        model = base.__call__()
+        model = jax.lax.dynamic_slice(model, base.bbox, (2,))
+        if model.sum() > 0:  # error: JIT101
+            return model
+        return -model
+
+
+@jax.jit
+def render(x):
+    return Source((0,), x)()
+"""
+
+
+def test_a_base_class_field_read_through_super_is_unknown_not_a_crash(tmp_path):
+    # scarlet2's Source.__call__ reads `super().bbox`, a field of its equinox base: the
+    # lookup found a field where the member code expected a method (KeyError in JIT107).
+    write(tmp_path, {"source.py": SOURCE_WITH_SUPER_FIELD})
+    status, reported, err = check(tmp_path, ".")
+    assert status == 1, err
+    assert "internal error" not in err, err
+    assert where(reported) == [("source.py", 18, "JIT101")]
+
+
+def test_one_line_calling_a_helper_by_position_and_by_keyword_is_no_crash(tmp_path):
+    # kfac-jax's tests call one imported helper twice on a line, once positionally and once
+    # by keyword: sorting the two records compared the keyword None with a str.
+    write(
+        tmp_path,
+        {
+            "util.py": """\
+            def h(x=None, y=None):
+                if x > 0:  # traced when a jitted caller passes an array to x
+                    return x
+                return y
+            """,
+            "main.py": """\
+            import jax
+            from util import h
+
+
+            @jax.jit
+            def step(a):
+                return h(a) + h(y=a)
+            """,
+        },
+    )
+    status, reported, err = check(tmp_path, ".")
+    assert status == 1, err
+    assert "internal error" not in err, err
+    assert where(reported) == [("util.py", 2, "JIT101")]
+
+
+# A public method or constructor of an equinox module whose parameters the code never says are
+# arrays is a setup or driver step its users run in Python (scarlet2's `Scene.fit`, its
+# renderers' constructors): the contract does not trace it. One that takes an array stays
+# traced by contract.
+EQUINOX_SETUP_METHODS = """\
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Renderer(eqx.Module):
+    box: tuple
+    weights: jax.Array
+
+    def __init__(self, model_frame, obs_frame):
+        low = jnp.floor(jnp.min(obs_frame.coords(model_frame)))
+        self.box = (int(low), 8)
+        self.weights = jnp.ones(8)
+
+    def fit(self, observations, *args, max_iter=100):
+        scale = jnp.where(self.weights.sum() > 0, 2.0, 1.0)
+        return float(scale), observations
+
+    def render(self, image: jax.Array):
+        if image.sum() > 0:  # error: JIT101
+            return image
+        return -image
+"""
+
+
+def test_equinox_setup_methods_without_array_parameters_are_not_traced_by_contract(tmp_path):
+    write(tmp_path, {"renderer.py": EQUINOX_SETUP_METHODS})
+    status, reported, err = check(tmp_path, ".")
+    assert status == 1, err
+    assert where(reported) == [("renderer.py", 20, "JIT101")]

@@ -765,3 +765,157 @@ def step(x, **options):
 )
 def test_a_helper_flag_left_at_its_default_is_a_python_value(calls, kind):
     assert _flag_value(FLAG_HELPER.format(calls=calls)) == kind
+
+
+# ----- narrowing: the TF value of a name past a type test (issue 28 item 2) -----------------
+
+
+def _used(source: str) -> tuple[str, str | None]:
+    """The TF value's kind and dtype of the argument of `use(...)` in `source`."""
+    from jitlint.model.context import FileContext
+
+    source = textwrap.dedent(source)
+    module = cst.parse_module(source)
+    ctx = FileContext(module, "m.py", source)
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(module, ())]
+    while stack:
+        node, path = stack.pop()
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "use":
+            arg = node.args[0]
+            where = [*path, node, arg, arg.value]
+            return ctx.tf.values.value(arg.value, where).kind, ctx.tf.dtypes.dtype(arg.value, where)
+        stack.extend((child, (*path, node)) for child in iter_children(node))
+    raise AssertionError("no `use(...)`")
+
+
+_CONVERTED = """
+import tensorflow as tf
+def helper(y):
+    if not isinstance(y, tf.Tensor):
+        y = tf.convert_to_tensor(y, dtype=tf.float32)
+    use(y)
+    return y
+@tf.function
+def step(x):
+    return helper(0.5) + x
+"""
+
+
+def test_past_a_conversion_unless_already_a_tensor_the_name_is_the_converted_tensor():
+    # The Python float passes the `if` only where `isinstance` held, which it cannot: the
+    # conversion is all that reaches the read.
+    assert _used(_CONVERTED) == ("tensor", "float32")
+
+
+def test_a_conversion_under_a_test_that_proves_nothing_keeps_both_readings():
+    # `isinstance(y, tf.Tensor)` failing does not prove y is no tensor (a Variable is not a
+    # tf.Tensor): the float passing by is kept, and y stays unknown.
+    source = _CONVERTED.replace("if not isinstance(y, tf.Tensor):", "if isinstance(y, tf.Tensor):")
+    assert _used(source) == ("unknown", None)
+
+
+_BRANCHES = """
+import tensorflow as tf
+@tf.function
+def step(x, flag: bool):
+    if flag:
+        y = tf.zeros([2])
+    else:
+        y = None
+    TEST
+    return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("test", "kind"),
+    [
+        ("if y is None:\n        use(y)", "python"),
+        ("if y is not None:\n        pass\n    else:\n        use(y)", "python"),
+        ("if tf.is_tensor(y):\n        use(y)", "tensor"),
+        ("if isinstance(y, (tf.Tensor, tf.Variable)):\n        use(y)", "tensor"),
+        ("if not hasattr(y, 'dtype'):\n        use(y)", "python"),
+        ("if not tf.is_tensor(y):\n        return x\n    use(y)", "tensor"),  # early return
+        ("assert tf.is_tensor(y)\n    use(y)", "tensor"),
+        ("z = use(y) if tf.is_tensor(y) else x", "tensor"),
+        ("z = tf.is_tensor(y) and use(y)", "tensor"),
+        ("z = tf.is_tensor(y) or use(y)", "unknown"),
+        # Tests that prove nothing about tensors leave the join.
+        ("if y is not None:\n        use(y)", "unknown"),
+        ("if not tf.is_tensor(y):\n        use(y)", "unknown"),  # a TensorArray is not one
+        ("if isinstance(y, list):\n        use(y)", "unknown"),  # a list may hold tensors
+        ("if y is None:\n        return x\n    use(y)", "unknown"),
+        ("use(y)", "unknown"),
+    ],
+)
+def test_a_guard_narrows_the_bindings_that_reach_the_read(test: str, kind: str):
+    assert _used(_BRANCHES.replace("TEST", test))[0] == kind
+
+
+def test_a_binding_made_after_the_test_is_not_narrowed_by_it():
+    source = """
+    import tensorflow as tf
+    @tf.function
+    def step(x, y: float):
+        if y is None:
+            y = tf.zeros([2])
+            use(y)
+        return x
+    """
+    assert _used(source)[0] == "tensor"
+
+
+def test_narrowing_never_invents_a_tensor():
+    # Every caller passes a Python float: inside the test for a tensor no binding holds, and
+    # the read is unknown, not a tensor.
+    source = """
+    import tensorflow as tf
+    def helper(y):
+        if isinstance(y, tf.Tensor):
+            use(y)
+        return y
+    @tf.function
+    def step(x):
+        return helper(0.5) + x
+    """
+    assert _used(source) == ("unknown", None)
+
+
+def test_a_guard_in_a_nested_function_does_not_narrow_the_outer_read():
+    source = """
+    import tensorflow as tf
+    @tf.function
+    def step(x, flag: bool):
+        if flag:
+            y = tf.zeros([2])
+        else:
+            y = None
+        if y is None:
+            def later():
+                return use(y)
+        return x
+    """
+    assert _used(source)[0] == "unknown"
+
+
+_MEETS_CONSTANT = """
+import tensorflow as tf
+def helper(y):
+    if TEST:
+        y = tf.convert_to_tensor(y, dtype=tf.float64)
+    c = tf.constant([0.5, 1.5])
+    return y * c
+@tf.function
+def step(x):
+    return helper(0.5)
+"""
+
+
+def test_an_untyped_constant_meets_the_narrowed_float64_tensor():
+    source = _MEETS_CONSTANT.replace("TEST", "not isinstance(y, tf.Tensor)")
+    assert found(source, {"JIT201"}) == {(6, "JIT201")}
+
+
+def test_an_untyped_constant_meets_a_name_that_may_still_be_the_python_float():
+    source = _MEETS_CONSTANT.replace("TEST", "isinstance(y, tf.Tensor)")
+    assert found(source, {"JIT201"}) == set()

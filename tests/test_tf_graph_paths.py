@@ -212,3 +212,103 @@ def test_an_eager_only_hazard_holds_on_the_eager_path_of_a_may_helper(eager, fla
     source = LOOP_HELPER.format(eager=eager)
     found = lint_text(source, "m.py", {"JIT207"}, {OPTIONS_KEY: {}}).diagnostics
     assert [d.line for d in found] == ([7] if flagged else [])
+
+
+KERAS_CALLS_DECORATED = """\
+import tensorflow as tf
+
+
+@tf.function{options}
+def guard(loss):
+    if tf.math.is_nan(loss):
+        return 0.0
+    return loss
+
+
+def plain(labels):
+    if tf.equal(tf.size(labels), 0):
+        return 0.0
+    return tf.reduce_mean(labels)
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        return guard(plain(x))
+
+
+class Spectral(tf.keras.layers.Layer):
+    @tf.function{options}
+    def call(self, x, n=3):
+        for _ in tf.range(n):
+            x = x * 2.0
+        return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "lines"),
+    [
+        # Its own decorator converts a `tf.function`'s body, whoever calls it (observed on
+        # TF 2.21 / Keras 3.15: under `fit` and a `tf.function`); `plain` is reached only
+        # from the Keras 3 `call`, which autograph does not convert.
+        ("", [12]),
+        ("(autograph=False)", [6, 12, 25]),
+    ],
+)
+def test_a_tf_function_called_from_a_keras_call_keeps_its_own_autograph(options, lines):
+    source = KERAS_CALLS_DECORATED.format(options=options)
+    found = lint_text(source, "m.py", {"JIT205"}, {OPTIONS_KEY: {}}).diagnostics
+    assert [d.line for d in found] == lines
+
+
+PHASE_SETTING = """\
+import tensorflow as tf
+
+TRAIN, PREDICT = "train", "predict"
+PHASE = TRAIN
+
+
+def set_phase(phase: str):
+    global PHASE
+    PHASE = {value}
+
+
+def get_phase():
+    return PHASE
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        if get_phase() == TRAIN:
+            return x * 2
+        return x
+
+
+class Net(tf.keras.Model):
+    def train_step(self, data):
+        set_phase(TRAIN)
+        return {{"loss": self.head(data)}}
+{more}"""
+
+
+@pytest.mark.parametrize(
+    ("value", "more", "flagged"),
+    [
+        # A mode set by the step and read, while tracing, by the layers it calls: a setting
+        # of the trace, which needs the write once per trace.
+        ("phase", "", False),
+        # Read by code that runs eagerly too: it sees the last trace's value, not the call's.
+        ("phase", "\n\nprint(get_phase())\n", True),
+        ("phase", "\n\nif PHASE == TRAIN:\n    print('training')\n", True),
+        # The program calls the setter eagerly as well: a setting of its own, which graph code
+        # only sets as it traces (may path of the setter).
+        ("phase", "\n\nset_phase(PREDICT)\nprint(get_phase())\n", False),
+        # A counter, or a tensor kept past its trace, is no setting.
+        ("PHASE + phase", "", True),
+        ("tf.constant(phase)", "", True),
+    ],
+)
+def test_a_global_setting_read_only_while_tracing_is_not_a_side_effect(value, more, flagged):
+    source = PHASE_SETTING.format(value=value, more=more)
+    found = lint_text(source, "m.py", {"JIT208"}, {OPTIONS_KEY: {}}).diagnostics
+    assert [d.line for d in found] == ([9] if flagged else [])

@@ -413,3 +413,94 @@ def test_a_site_whose_line_is_not_found_sends_no_record(monkeypatch):
     unplaced = outbound.tf_outbound(ctx.tf, source)
     assert all(r.line == 0 for r in unplaced)
     assert len(unplaced) < len(placed)
+
+
+def test_a_tf_function_of_another_module_called_from_a_keras_call_converts_itself(tmp_path):
+    # `guard` is decorated: its own `tf.function` converts its `if`; `plain` is a helper
+    # the Keras 3 `call` of the other module runs unconverted.
+    root = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/losses.py": """\
+import tensorflow as tf
+
+
+@tf.function
+def guard(loss):
+    if tf.math.is_nan(loss):
+        return 0.0
+    return loss
+
+
+def plain(labels):
+    if tf.equal(tf.size(labels), 0):
+        return 0.0
+    return tf.reduce_mean(labels)
+""",
+            "pkg/head.py": """\
+import tensorflow as tf
+from pkg.losses import guard, plain
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        return guard(plain(x))
+""",
+        },
+    )
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == [("pkg/losses.py", 12, "JIT205")], err
+
+
+@pytest.mark.parametrize(("metric", "expected"), [("", [12]), ("self.add_metric(x)", [])])
+def test_a_project_whose_code_runs_only_on_keras_2_converts_keras_calls(tmp_path, metric, expected):
+    # Nothing declares the Keras. `self.add_metric` (gone in Keras 3) in one layer says the
+    # project runs on Keras 2, where every layer's `call` (and the helpers it calls, in any
+    # module) is converted by autograph: `plain`'s `if` on a tensor is a tf.cond there.
+    root = write(
+        tmp_path,
+        {
+            "requirements.txt": "numpy\n",
+            "pkg/__init__.py": "",
+            "pkg/losses.py": KERAS_CALLS_DECORATED_HELPERS,
+            "pkg/head.py": """\
+import tensorflow as tf
+from pkg.losses import plain
+
+
+class Head(tf.keras.layers.Layer):
+    def call(self, x):
+        return plain(x)
+""",
+            "pkg/metrics.py": f"""\
+import tensorflow as tf
+
+
+class Tracked(tf.keras.layers.Layer):
+    def call(self, x):
+        {metric or "pass"}
+        return x
+""",
+        },
+    )
+    _, diagnostics, err = check(root)
+    assert where(diagnostics) == [("pkg/losses.py", line, "JIT205") for line in expected], err
+
+
+KERAS_CALLS_DECORATED_HELPERS = """\
+import tensorflow as tf
+
+
+@tf.function
+def guard(loss):
+    if tf.math.is_nan(loss):
+        return 0.0
+    return loss
+
+
+def plain(labels):
+    if tf.equal(tf.size(labels), 0):
+        return 0.0
+    return tf.reduce_mean(labels)
+"""

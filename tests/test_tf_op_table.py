@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from jitlint.model.library.tf_facts import CONSTANT_TABLE, OP_TABLE, constant_args, op_table
+from jitlint.model.library.tf_facts import (
+    CONSTANT_TABLE,
+    OP_TABLE,
+    api_output,
+    constant_args,
+    op_table,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "jitlint/data" / OP_TABLE
@@ -26,6 +32,15 @@ def test_table_loads_without_tensorflow_and_records_its_version():
     assert apis["tensorflow.py_function"].no_kernel_cpu == ("EagerPyFunc",)
     assert apis["tensorflow.exp"].no_kernel_cpu == ()
     assert apis["tensorflow.unique"].dynamic_shape == ("Unique",)
+
+
+def test_what_the_common_apis_return():
+    # A Python list of tensors, its length static: Python iterates it in graph code too.
+    for name in ("split", "unstack", "meshgrid", "dynamic_partition", "compat.v1.split"):
+        assert api_output(f"tensorflow.{name}") == "list", name
+    for name in ("reshape", "math.reduce_sum", "reduce_any", "nn.softmax", "random.normal"):
+        assert api_output(f"tensorflow.{name}") == "tensor", name
+    assert api_output("tensorflow.nn.moments") is None  # not probed
 
 
 @pytest.mark.tensorflow

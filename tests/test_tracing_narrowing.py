@@ -70,6 +70,12 @@ def _value(body: str, expr: str, header: str = HEADER):
         "return 0 if hasattr(n, 'shape') else n > 1",
         "if not hasattr(n, 'dtype'):\n    return n > 1\nreturn x",
         "return hasattr(n, 'ndim') or n > 1",
+        # `n` is one traced array: no array is a tuple or a list, so where the guard holds
+        # (equinox's `is_empty_tuple = lambda x: isinstance(x, tuple) and x == ()`) it never
+        # runs with the tracer.
+        "return isinstance(n, tuple) and n > 1",
+        "return isinstance(n, (list, tuple)) and n > 1",
+        "return 0 if not isinstance(n, dict) else n > 1",
     ],
 )
 def test_guards_make_the_name_static_where_they_hold(body):
@@ -93,8 +99,8 @@ def test_guards_make_the_name_static_where_they_hold(body):
         "if isinstance(n, int):\n    return x\nreturn n > 1",
         # Rebound inside the guarded region.
         "if isinstance(n, int):\n    n = jnp.asarray(n)\n    return n > 1\nreturn x",
-        # Containers may hold tracers.
-        "return isinstance(n, tuple) and n > 1",
+        # Only a Python value's type proves it is no tracer at all.
+        "return isinstance(n, (tuple, jax.Array)) and n > 1",
         # A guard on another name.
         "return isinstance(x, int) and n > 1",
         # Having the attribute proves nothing; other attributes prove nothing either way.
@@ -105,6 +111,19 @@ def test_guards_make_the_name_static_where_they_hold(body):
 )
 def test_guards_that_prove_nothing_leave_the_name_traced(body):
     assert _value(body, "n > 1") == TRACED
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return isinstance(x, tuple) and x[0] > 1",
+        "return isinstance(x, (list, tuple)) and x[0] > 1",
+        "if isinstance(x, dict):\n    return x[0] > 1\nreturn n",
+    ],
+)
+def test_a_container_guard_keeps_the_tracers_a_pytree_argument_holds(body):
+    # `x` may be a tuple of tracers under jit: `isinstance(x, tuple)` proves nothing of them.
+    assert _value(body, "x[0] > 1") == TRACED
 
 
 PREDICATES = """\
@@ -307,3 +326,33 @@ def test_a_conditional_expression_on_a_known_flag_takes_one_branch(source):
     value, as for an `if` statement (a value traced on one side only is reported only on the
     path that takes that side)."""
     assert found(source, {"JIT101"}) == expected(source)
+
+
+EQUALITY = """\
+import jax
+import equinox.internal as eqxi
+sentinel = object()
+documented = eqxi.doc_repr(object(), "documented")
+SCALE = 1.0
+def helper(v):
+    return v
+@jax.jit
+def f(x):
+    if x == sentinel:
+        return x
+    if x != documented:
+        return x
+    if x == helper:
+        return x
+    if x == SCALE:  # error: JIT101
+        return x
+    if x == eqxi.doc_repr(SCALE, "scale"):  # error: JIT101
+        return x
+    return -x
+"""
+
+
+def test_a_tracer_compared_with_a_bare_object_is_a_python_bool():
+    # A JAX array's `==` defers to a value it does not recognise (a sentinel `object()`, a
+    # function), and Python compares identities [observed on jax 0.10.2 inside jit].
+    assert found(EQUALITY, {"JIT101"}) == expected(EQUALITY)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
+from libcst import CSTNode
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.fixloop.edits import line_starts, offsets
@@ -39,8 +40,8 @@ from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
-from jitlint.model.project.tf_outbound import tf_outbound
-from jitlint.model.tf_records import TfInbound
+from jitlint.model.project.tf_outbound import tf_base_imports, tf_outbound
+from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound
 from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
@@ -137,7 +138,7 @@ def lint_text(
     if cut is not None:
         parsed, shift = cut
     try:
-        module = cst.parse_module(parsed)
+        module = _parse(parsed)
     except cst.ParserSyntaxError as exc:
         if want_parse_errors:
             message, line, column = _describe_syntax_error(source, exc)
@@ -178,6 +179,8 @@ def lint_text(
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
     )
+    tf_opened = any(call.kind not in PASSIVE_KINDS for call in ctx.tf_inbound)
+    mentions: dict[str, bool] = {}
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
         for code in sorted(codes)
@@ -185,11 +188,11 @@ def lint_text(
         and code not in _NOT_WALKED
         and (
             not text_gates
-            or may_apply(code, gated)
+            or may_apply(code, gated, mentions)
             # A helper traced from another file need not mention jax at all.
             or bool(ctx.inbound and rule_class(code).uses_tracing)
             # Nor a helper that graph code of another file calls mention Keras.
-            or bool(ctx.tf_inbound and rule_class(code).framework == "tensorflow")
+            or bool(tf_opened and rule_class(code).framework == "tensorflow")
         )
     ]
     # The project pass places its records' calls on lines from the walk's order of calls.
@@ -211,6 +214,7 @@ def lint_text(
             calls,
             own_names,
             jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
+            tf_selected=any(INDEX[c][4] == "tensorflow" for c in codes if c in INDEX),
         )
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -219,6 +223,25 @@ def lint_text(
         _suppress(result, source if noqa else _hide_noqa(source), codes)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _parse(text: str) -> cst.Module:
+    """libcst's parse, without the check every node's constructor runs (`_validate`, from
+    `CSTNode.__post_init__`): the native parser builds only valid trees, and checking each
+    node again is ~10% of a parse (libcst's own comment there suggests moving it out of
+    parsing). Restored at once, so the nodes that fixes build are still checked."""
+    check = CSTNode.__dict__.get("__post_init__")
+    if check is None:  # another libcst: parse as it does
+        return cst.parse_module(text)
+    CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = check  # type: ignore[method-assign]
+
+
+def _unchecked(node: CSTNode) -> None:
+    return None
 
 
 def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
@@ -255,6 +278,7 @@ def _project_facts(
     calls: CallLines | None = None,
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
     jax_selected: bool = False,
+    tf_selected: bool = False,
 ) -> None:
     """What the project pass needs from this file (model/jax/crossfile/records.py). Without a
     tracing rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
@@ -262,6 +286,7 @@ def _project_facts(
     still (a package's `__init__.py` that only imports need not mention jax). `own_names`:
     the defs and re-exports, where the inbound filter already read them."""
     result.defs = own_names[0] if own_names else top_level_defs(ctx.module)
+    has_classes = bool(_CLASS_TEXT.search(ctx.source))
     try:
         result.reexports = own_names[1] if own_names else reexports(ctx.names)
         if tracing_rules:
@@ -272,16 +297,17 @@ def _project_facts(
                 if isinstance(r, CallRecord) and r.level > 0  # calls made in Python: no return
             ]
             result.outbound.extend(returns.imports(called))
+            result.outbound.extend(returns.default_imports(ctx.names))
             if ctx.tracing.active and _JAX_TEXT.search(ctx.source):
                 result.outbound.extend(class_facts.imports(ctx.names))
             if ctx.tracing.active:
                 overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
                 result.outbound.extend(class_facts.self_call_exports(overridable))
-        has_classes = bool(_CLASS_TEXT.search(ctx.source))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
             result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
         result.outbound.extend(returns.exports(ctx.names))
+        result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))
         result.outbound.extend(stars.still_asked(ctx.names.aliases))
         result.outbound.extend(returned.exports(ctx.names, ctx.tracing.classes))
@@ -294,6 +320,9 @@ def _project_facts(
     try:
         if tf_rules:
             result.outbound.extend(tf_outbound(ctx.tf, ctx.source, calls))
+        elif tf_selected and has_classes:
+            # A subclass need not mention Keras: its base's file may say it is a layer.
+            result.outbound.extend(tf_base_imports(ctx.tf, ctx.source, calls))
     except Exception as exc:
         _rule_failed(result, "project pass (TensorFlow)", exc)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from typing import Any
 
 from jitlint.engine.imports import import_waves, read_source
 from jitlint.engine.linter import FileResult
@@ -49,7 +50,7 @@ def follow_imports(
     project = ProjectFiles.build(((path, task.display) for path, task, _ in members), config_root)
     results: list[FileResult | None] = [None] * len(tasks)
     sources = {path: getattr(task, "source", None) for path, task, _ in members}
-    given = _first_round(tasks, members, project, lint, results, sources)
+    given, waves = _first_round(tasks, members, project, lint, results, sources)
     done: list[FileResult] = results  # type: ignore[assignment]
     # The few files that returned values may go to are read again (`_value_facts`).
     texts: dict[str, bytes] = {}
@@ -60,27 +61,46 @@ def follow_imports(
             found = texts[path] = read_source(path, sources.get(path))
         return found
 
-    for _ in range(MAX_ROUNDS):
-        inbound = inbound_for(
+    # What each file's records gave, while nothing they resolve against changed: the
+    # inbound records are asked for after each wave that linted files.
+    memo: dict[str, Any] = {}
+
+    def current() -> dict[str, tuple[Received, ...]]:
+        return inbound_for(
             project,
             {path: done[index].outbound for path, _, index in members},
             {path: done[index].defs for path, _, index in members},
             {path: done[index].reexports for path, _, index in members},
             text,
+            memo,
         )
-        # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
-        changed = sorted(
-            (member for member in members if inbound.get(member[0], ()) != given[member[0]]),
-            key=lambda member: member[0],
-        )
-        if not changed:
+
+    by_path = {path: (task, index) for path, task, index in members}
+    inbound = None
+    for _ in range(MAX_ROUNDS):
+        # Each round goes through the files in the first round's waves, importing files
+        # first, and sees what the files linted before it in the round sent: a subclass
+        # that learnt its base is a Keras class sends its graph calls to the modules it
+        # imports in the same round, not in the next (a round per step of the chain).
+        relinted = False
+        for wave in waves:
+            if inbound is None:
+                inbound = current()
+            # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
+            changed = [path for path in wave if inbound.get(path, ()) != given[path]]
+            if not changed:
+                continue
+            batch = [
+                dataclasses.replace(by_path[path][0], inbound=inbound.get(path, ()))
+                for path in changed
+            ]
+            for path, result in zip(changed, lint(batch), strict=True):
+                done[by_path[path][1]] = result
+                given[path] = inbound.get(path, ())
+            inbound = None
+            relinted = True
+        if not relinted:
             break
-        batch = [
-            dataclasses.replace(task, inbound=inbound.get(path, ())) for path, task, _ in changed
-        ]
-        for (path, _, index), result in zip(changed, lint(batch), strict=True):
-            done[index] = result
-            given[path] = inbound.get(path, ())
     return done, {task.display: given[path] for path, task, _ in members if given[path]}
 
 
@@ -91,10 +111,10 @@ def _first_round(
     lint: Callable[[list], list[FileResult]],
     results: list[FileResult | None],
     sources: dict[str, bytes | None],
-) -> dict[str, tuple[Received, ...]]:
+) -> tuple[dict[str, tuple[Received, ...]], list[list[str]]]:
     """Lint every task once, importing files first; fills `results` and returns what each
-    member's lint kept of what it was given (`accepts`). `sources`: the text of the tasks
-    that have it (stdin, notebooks), by path."""
+    member's lint kept of what it was given (`accepts`), and the waves it linted them in.
+    `sources`: the text of the tasks that have it (stdin, notebooks), by path."""
     by_path = {path: (task, index) for path, task, index in members}
     in_project = {index for _, _, index in members}
     others = [index for index in range(len(tasks)) if index not in in_project]
@@ -115,7 +135,8 @@ def _first_round(
                 parked.setdefault(path, []).append((caller, record))
                 received.setdefault(path, set()).add(item)
 
-    for wave in import_waves(project, [path for path, _, _ in members], sources):
+    waves = import_waves(project, [path for path, _, _ in members], sources)
+    for wave in waves:
         batch = [
             dataclasses.replace(
                 by_path[path][0],
@@ -137,4 +158,4 @@ def _first_round(
                 send(caller, record)
             for record in results[by_path[path][1]].outbound:  # type: ignore[union-attr]
                 send(path, record)
-    return given
+    return given, waves

@@ -92,6 +92,8 @@ def _origin(found: dict[str, Any]) -> str:
         )
     if source == "legacy-keras":
         return f"tf-keras, as {found['detail']} in {found['file']} asks"
+    if source == "code":
+        return f"the project's code runs only on Keras 2: {found['detail']}, in {found['file']}"
     if source == "facts":
         return "the version jitlint's facts were generated for"
     return f"{source}: {found['file']}, {found['detail']}"

@@ -66,7 +66,12 @@ class FileContext:
         # model (start-up time counts for one-file pre-commit runs).
         from jitlint.model.jax.jit import JitModel
 
-        return JitModel(self.names)
+        if not self.inbound:
+            return JitModel(self.names)
+        from jitlint.model.jax.crossfile.returned import jitted_by_name
+
+        inbound = self.inbound
+        return JitModel(self.names, lambda qualname: jitted_by_name(inbound, qualname))
 
     @cached_property
     def tracing(self) -> Tracing:

@@ -11,8 +11,16 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
   elsewhere ("plain"): see model/tf/keras.py for what the statuses decide;
 - "repeat": a loop calls a function of another module, or a method (`status`) of an
   instance of its class: the function runs more than once (model/tf/repeats.py);
+  `per_element` when the call passes the loop's element of a Python collection (one run
+  per device, per configuration);
 - "import"/"export": a module's dtype facts (`FLOAT = tf.float64`, a class attribute dtype,
-  a function returning a dtype, float literal data) sent to the modules importing them.
+  a function returning a dtype, float literal data) sent to the modules importing them; and
+  which of its classes are Keras layers, models, losses or metrics (`KERAS_CLASS_FACT`),
+  sent only to modules that subclass them (their "import" record's status is `BASE`);
+- "eager": eager code (a scope with no graph context) calls a function of another module:
+  where graph code calls it too, it is graph code on that path only (may, not must);
+- "new": a class of another module is created with these arguments (`status`: `encode_arguments`),
+  which reach its `__init__` as a call of the module's own does (its `self` attributes).
 
 Records are frozen dataclasses of strings, bools and ints: they cross the process pool and
 the JSON result cache like the JAX records (model/jax/crossfile/records.py), as `{"tf": [...]}`.
@@ -20,10 +28,24 @@ the JSON result cache like the JAX records (model/jax/crossfile/records.py), as 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("graph", "loss", "use", "repeat", "import", "export")
+KINDS = ("graph", "loss", "use", "repeat", "import", "export", "eager", "new")
+# Kinds that add to what the receiving file's own TensorFlow code means, and do not make it
+# TensorFlow code: they open no text gate of its TF rules (engine/linter.py).
+PASSIVE_KINDS = frozenset({"eager", "new"})
+# An "export" fact of a Keras class: `keras:keras3:layer` (its kind and category, keras.py).
+KERAS_CLASS_FACT = "keras:"
+# ... and of a class whose bases are names of other modules, not known to be Keras classes
+# where it is defined: `keras:?.layers.Base,pkg.mixins.Mixin` (as its module spells them).
+# The runner follows them (model/project/files.py) and sends the answer, if Keras.
+KERAS_BASES_FACT = "keras:?"
+# The status of an "import" record whose name the importing module subclasses; and of one
+# from a module with no TF model of its own (no TensorFlow or Keras text), which asks only
+# whether the name is a Keras class.
+BASE, KERAS_BASE_ONLY = "base", "base:keras"
 
 
 @dataclass(frozen=True, order=True)
@@ -40,18 +62,19 @@ class TfRecord:
     autograph: bool = True
     origin: str = ""  # the sender's graph context, for messages
     cell: int = 0
+    per_element: bool = False  # "repeat": the loop passes its element (see above)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.target, self.line, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin, self.cell]  # fmt: skip
+                self.autograph, self.origin, self.cell, self.per_element]  # fmt: skip
         return {"tf": data}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TfRecord:
-        target, line, kind, status, xla, auto_xla, autograph, origin, cell = data["tf"]
+        target, line, kind, status, xla, auto_xla, autograph, origin, cell, *rest = data["tf"]
         return cls(
             str(target), int(line), str(kind), str(status), bool(xla), bool(auto_xla),
-            bool(autograph), str(origin), int(cell),
+            bool(autograph), str(origin), int(cell), bool(rest[0]) if rest else False,
         )  # fmt: skip
 
     @property
@@ -75,11 +98,45 @@ class TfInbound:
     auto_xla: bool = False
     autograph: bool = True
     origin: str = ""
+    per_element: bool = False
 
     def rank(self) -> tuple[Any, ...]:
         return (self.function, 0, False, self.site, 0, 2, self)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.function, self.site, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin]  # fmt: skip
+                self.autograph, self.origin, self.per_element]  # fmt: skip
         return {"tf": data}
+
+
+# ---- "new": the arguments a class of another module is created with -----------------------
+# Each argument as (keyword, fact): the keyword None for a positional one, "*" / "**" for a
+# star argument (python/binding.py's STARRED / DOUBLE_STARRED); the fact one of
+# "dtype:<name>" (a dtype: `tf.float64`, "float64"), "tensor:<name>" / "tensor" (a tensor,
+# of that dtype where it is known), "py" (a Python value that is no dtype) or "?" (unknown).
+Argument = tuple[str | None, str]
+UNKNOWN_FACT = "?"
+
+
+def encode_arguments(args: list[Argument]) -> str:
+    return json.dumps([[keyword, fact] for keyword, fact in args], separators=(",", ":"))
+
+
+def decode_arguments(status: str) -> list[Argument] | None:
+    """The arguments of a "new" record; None for a malformed one (a cache of another
+    version), which then says nothing."""
+    try:
+        data = json.loads(status)
+    except ValueError:
+        return None
+    if not isinstance(data, list):
+        return None
+    out: list[Argument] = []
+    for item in data:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
+            return None
+        keyword, fact = item
+        if keyword is not None and not isinstance(keyword, str):
+            return None
+        out.append((keyword, fact))
+    return out

@@ -164,3 +164,52 @@ def reset_earlier_in_function(path: Sequence[cst.CSTNode], attr: str) -> bool:
                     return True
         return False
     return False
+
+
+def read_only_into_text(cls: cst.ClassDef, attr: str) -> bool:
+    """Every read of `self.<attr>` in the class's methods (one at least) goes into text:
+    `str(...)`, `"...".format(...)`, an f-string or `%` formatting, so the value only ever
+    names or labels something (`name = "{}".format(self.call_id)`). Its updates
+    (`self.attr += 1`) are not reads."""
+    found = False
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(cls.body, ())]
+    while stack:
+        node, above = stack.pop()
+        if self_attr_name(node) == attr:
+            parent = above[-1] if above else None
+            if type(parent) is cst.AugAssign and parent.target is node:  # type: ignore[attr-defined]
+                continue
+            if type(parent) in (cst.AssignTarget, cst.AnnAssign):
+                continue  # a plain assignment: the reset, not a read
+            if not any(
+                _makes_text(a, child) for a, child in zip(above, (*above[1:], node), strict=True)
+            ):
+                return False
+            found = True
+            continue
+        stack.extend((child, (*above, node)) for child in iter_children(node))
+    return found
+
+
+def _makes_text(node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`child` is formatted into text by `node`."""
+    kind = type(node)
+    if kind is cst.FormattedStringExpression:
+        return True
+    if kind is cst.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if child is func:
+            return False
+        if type(func) is cst.Name and func.value == "str":  # type: ignore[attr-defined]
+            return True
+        return (
+            type(func) is cst.Attribute
+            and func.attr.value == "format"  # type: ignore[attr-defined]
+            and type(func.value) in (cst.SimpleString, cst.ConcatenatedString)  # type: ignore[attr-defined]
+        )
+    if kind is cst.BinaryOperation and type(node.operator) is cst.Modulo:  # type: ignore[attr-defined]
+        return child is node.right and type(node.left) in (  # type: ignore[attr-defined]
+            cst.SimpleString,
+            cst.ConcatenatedString,
+        )
+    return False

@@ -20,6 +20,8 @@ from typing import Generic, TypeVar
 
 import libcst as cst
 
+from jitlint.python.builtins_facts import STATICMETHOD
+
 T = TypeVar("T")
 
 # Keywords that stand for `*xs` and `**kw` arguments of unknown contents in an argument list
@@ -101,7 +103,7 @@ def receivers(func: cst.FunctionDef, in_class: bool, decorators: Sequence[str] =
     class. `decorators` are the resolved names of `func`'s decorators, when known."""
     if not in_class:
         return 0
-    if "builtins.staticmethod" in decorators:
+    if STATICMETHOD & set(decorators):
         return 0
     plain = {d.decorator.value for d in func.decorators if type(d.decorator) is cst.Name}
     return 0 if "staticmethod" in plain else 1
@@ -253,6 +255,18 @@ def bind_call(signature: Signature, call: cst.Call) -> Bound[cst.BaseExpression]
     return bind(signature, call_arguments(call))
 
 
+def never_passed(signature: Signature, calls: Sequence[Sequence[str | None]]) -> frozenset[str]:
+    """The parameters with a default that none of `calls` fills, each call given as the
+    keywords of its arguments in order (None for a positional one): they keep their
+    default in every call. A star argument (`STARRED`, `DOUBLE_STARRED`) may fill any."""
+    passed: set[str] = set()
+    for call in calls:
+        bound = bind(signature, [(keyword, None) for keyword in call])
+        passed.update(bound.arguments)
+        passed.update(bound.uncertain)
+    return frozenset(name for name, _ in signature.defaults if name not in passed)
+
+
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     """The argument `call` passes by the keyword `name`."""
     for arg in call.args:
@@ -268,3 +282,7 @@ def positional_argument(call: cst.Call, index: int) -> cst.Arg | None:
     if index < len(positional) and not any(a.star for a in positional[: index + 1]):
         return positional[index]
     return None
+
+
+# `functools.partial(func, /, *args, **keywords)` (builtins_facts.PARTIAL).
+PARTIAL_SIGNATURE = Signature(("func",), ("func",), (), "args", "keywords")

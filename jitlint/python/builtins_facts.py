@@ -1,6 +1,7 @@
-"""Facts of the Python language and its standard library that rules ask about: which calls
-read the clock, which methods mutate a container or emit a log record, which builtins
-compare or truth-test their arguments, and the operator an augmented assignment applies.
+"""Facts of the Python language and its standard library that the model and rules ask about:
+which calls read the clock, which methods mutate a container or emit a log record, which
+builtins compare or truth-test their arguments, the operator an augmented assignment applies,
+what `functools.partial` is and which decorators change how a method binds.
 Framework-neutral: what jax does with them is the model's business.
 """
 
@@ -38,6 +39,21 @@ COMPARING_BUILTINS = frozenset({"builtins.max", "builtins.min"})
 NUMBER_CONVERSIONS = frozenset({"builtins.float", "builtins.int", "builtins.complex"})
 # Builtins that truth-test or compare the elements of the iterable they are given.
 ITERATING_BUILTINS = frozenset({"builtins.any", "builtins.all", "builtins.sorted"})
+# Builtins that iterate the iterables they are given and hand back their elements.
+ELEMENT_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
+# `functools.partial(func, /, *args, **keywords)`: the callable with leading arguments and
+# keywords bound (its signature: binding.PARTIAL_SIGNATURE).
+PARTIAL = frozenset({"functools.partial"})
+# The decorators that make a method static or a class method.
+STATICMETHOD = frozenset({"builtins.staticmethod"})
+CLASSMETHOD = frozenset({"builtins.classmethod"})
+# What a method decorated with each of these is.
+METHOD_KINDS = {
+    "builtins.staticmethod": "staticmethod",
+    "builtins.classmethod": "classmethod",
+    "builtins.property": "property",
+    "functools.cached_property": "property",
+}
 # The binary operator an augmented assignment applies, by its `operator` module name.
 AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
     cst.AddAssign: "add",
@@ -54,3 +70,26 @@ AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
     cst.BitOrAssign: "or_",
     cst.BitXorAssign: "xor",
 }
+# Single builtins the model and rules ask about by what they do.
+PRINT = frozenset({"builtins.print"})  # writes its arguments to stdout
+TRUTH_TEST = frozenset({"builtins.bool"})  # `bool(x)` asks `x.__bool__()`
+FLOAT_CONVERSION = frozenset({"builtins.float"})
+RANGE = frozenset({"builtins.range"})
+ENUMERATE = frozenset({"builtins.enumerate"})
+# The builtins whose argument is a count (`range(n)`, `int(n - 1)`), not a quantity.
+COUNTS = RANGE | {"builtins.int"}
+# The exceptions an import of a missing module or name raises, and what catches every one.
+IMPORT_ERRORS = frozenset(
+    f"builtins.{n}" for n in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
+)
+_BUILTINS = "builtins."
+
+
+def builtin_name(qualname: str) -> str | None:
+    """`"builtins.float"` -> `"float"`, the name a builtin is spelled by; None for others."""
+    return qualname.removeprefix(_BUILTINS) if qualname.startswith(_BUILTINS) else None
+
+
+def builtin_qualname(name: str) -> str:
+    """`"zip"` -> `"builtins.zip"`: what a plain name means when nothing shadows it."""
+    return _BUILTINS + name

@@ -1,4 +1,5 @@
-"""Type-test predicates: functions whose return value is a type test of their parameters.
+"""Type tests: functions whose return value is a type test of their parameters (predicates),
+and the guards that narrow a name in the code they guard.
 
 `def not_tracer(x): return not isinstance(x, Tracer)` is a TypeGuard in all but annotation:
 wherever `if not_tracer(y):` holds, `y` passed the test the body states. The summary of such
@@ -10,13 +11,22 @@ Only bodies that are a single `return` of `isinstance(PARAM, TYPES)`, combined w
 `and` and `or`, have a summary: anything else may return a value the caller's test reads
 differently. What a passing or failing test proves about the types is the framework's to say
 (`proves`), not this module's.
+
+Narrowing (`Guards`) reads a test (`isinstance(x, T)`, `type(x) is T`, `x is None`,
+`hasattr(x, "a")`, a predicate's call, under `not`/`and`/`or`) for the names it proves are not
+of one kind of value where the test evaluated to a given outcome; the kind (a framework's
+tracer, say) is given by what its type tests prove and the attributes all its values have.
+`narrow` and `restore` apply such a proof to a flow-sensitive environment of local names and
+undo it where the guarded code ends, for the early exits, branches and asserts an interpreter
+follows.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 
@@ -199,3 +209,193 @@ def _proven(
     right = _proven(test.right, arguments, outcome, proves)  # type: ignore[union-attr]
     # `A and B` true: both held; false: one of them failed, only common facts survive.
     return left | right if test.conjunction == outcome else left & right  # type: ignore[union-attr]
+
+
+# ---- narrowing ----------------------------------------------------------------------------
+Facts = frozenset[str]
+NOTHING: Facts = frozenset()
+NONE_TYPE = "types.NoneType"
+Resolve = Callable[[cst.CSTNode], frozenset[str]]
+# The type-test summary of the function a call calls, when it has one.
+PredicateOf = Callable[[cst.Call], Predicate | None]
+
+
+class Guards:
+    """Reads guards in one function for the names they prove are not of one kind of value.
+    `resolve` gives an expression's qualified names, `predicate` the type-test summary of a
+    called function; `proves` says what an `isinstance` evaluating to True or False proves
+    about the kind, and `attributes` are attributes every value of the kind has (so a failed
+    `hasattr` proves the subject is not one)."""
+
+    def __init__(
+        self,
+        resolve: Resolve,
+        predicate: PredicateOf | None,
+        proves: Proves,
+        attributes: frozenset[str] = frozenset(),
+    ) -> None:
+        self.resolve = resolve
+        self.predicate = predicate
+        self.proves = proves
+        self.attributes = attributes
+        self._memo: dict[tuple[int, bool], Facts] = {}
+
+    def facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
+        """Names that are not of the kind wherever `test` evaluated to `outcome`."""
+        key = (id(test), outcome)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._facts(test, outcome)
+        return found
+
+    def _facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
+        kind = type(test)
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+            return self.facts(test.expression, not outcome)  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation:
+            left = self.facts(test.left, outcome)  # type: ignore[attr-defined]
+            right = self.facts(test.right, outcome)  # type: ignore[attr-defined]
+            is_and = type(test.operator) is cst.And  # type: ignore[attr-defined]
+            # `A and B` true: both held; false: one of them failed, only common facts survive.
+            return left | right if is_and == outcome else left & right
+        if kind is cst.Call:
+            if not outcome and self._is_kind_hasattr(test):  # type: ignore[arg-type]
+                return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
+            found = self._isinstance(test, outcome)  # type: ignore[arg-type]
+            if not found and self.predicate is not None:
+                predicate = self.predicate(test)  # type: ignore[arg-type]
+                if predicate is not None:
+                    return proven(predicate, test, outcome, self.proves)  # type: ignore[arg-type]
+            return found
+        if kind is cst.Comparison:
+            return self._comparison(test, outcome)  # type: ignore[arg-type]
+        return NOTHING
+
+    def _isinstance(self, call: cst.Call, outcome: bool) -> Facts:
+        args = _positional(call, 2)
+        if args is None:
+            return NOTHING
+        subject = args[0]
+        if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.isinstance"):
+            return NOTHING
+        types = self._guard_types(args[1])
+        return frozenset({subject.value}) if self.proves(types, outcome) else NOTHING
+
+    def _is_kind_hasattr(self, call: cst.Call) -> bool:
+        """`hasattr(x, "shape")` for an attribute every value of the kind has."""
+        args = _positional(call, 2)
+        if args is None:
+            return False
+        subject, attr = args
+        return (
+            type(subject) is cst.Name
+            and type(attr) is cst.SimpleString
+            and attr.evaluated_value in self.attributes  # type: ignore[attr-defined]
+            and self.resolves(call.func, "builtins.hasattr")
+        )
+
+    def _comparison(self, test: cst.Comparison, outcome: bool) -> Facts:
+        if len(test.comparisons) != 1:
+            return NOTHING
+        target = test.comparisons[0]
+        op = type(target.operator)
+        left, right = test.left, target.comparator
+        # `x is None` holds / `x is not None` fails: x is None, an instance of NoneType.
+        if op in (cst.Is, cst.IsNot) and type(left) is cst.Name and _is_none(right):
+            held = outcome == (op is cst.Is)
+            return (
+                frozenset({left.value})
+                if held and self.proves(frozenset({NONE_TYPE}), True)
+                else NOTHING
+            )
+        # `type(x) is int`, `type(x) == int`, `type(x) in (int, float)`: x is an instance.
+        if outcome and op in (cst.Is, cst.Equal, cst.In) and type(left) is cst.Call:
+            subject = self._type_call_subject(left)
+            if subject is not None:
+                types = self._guard_types(right) if op is cst.In else self._guard_type(right)
+                if self.proves(types, True):
+                    return frozenset({subject})
+        return NOTHING
+
+    def _guard_types(self, expr: cst.BaseExpression) -> frozenset[str]:
+        """The qualified names of a class or a tuple of classes; empty when unsure."""
+        if type(expr) is cst.Tuple:
+            out: set[str] = set()
+            for element in expr.elements:  # type: ignore[attr-defined]
+                if type(element) is not cst.Element:
+                    return frozenset()
+                one = self._guard_type(element.value)
+                if not one:
+                    return frozenset()
+                out |= one
+            return frozenset(out)
+        return self._guard_type(expr)
+
+    def _guard_type(self, expr: cst.BaseExpression) -> frozenset[str]:
+        if type(expr) is cst.Call and self._is_none_type(expr):
+            return frozenset({NONE_TYPE})
+        if type(expr) not in (cst.Name, cst.Attribute):
+            return frozenset()
+        names = self.resolve(expr)
+        return frozenset() if "" in names else names
+
+    def resolves(self, expr: cst.BaseExpression, qualname: str) -> bool:
+        """Whether `expr` is a plain name meaning exactly `qualname`."""
+        return type(expr) is cst.Name and self.resolve(expr) == {qualname}
+
+    def _type_call_subject(self, call: cst.Call) -> str | None:
+        """`x` in `type(x)`, when `type` is the builtin."""
+        args = _positional(call, 1)
+        if args is None:
+            return None
+        subject = args[0]
+        if type(subject) is not cst.Name or not self.resolves(call.func, "builtins.type"):
+            return None
+        return subject.value
+
+    def _is_none_type(self, call: cst.Call) -> bool:
+        """`type(None)`."""
+        return (
+            len(call.args) == 1
+            and _is_none(call.args[0].value)
+            and self.resolves(call.func, "builtins.type")
+        )
+
+
+def _is_none(expr: cst.CSTNode) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+def _positional(call: cst.Call, count: int) -> list[cst.BaseExpression] | None:
+    """The call's arguments when it has exactly `count`, all plain positional ones."""
+    args = call.args
+    if len(args) != count or any(a.keyword is not None or a.star for a in args):
+        return None
+    return [a.value for a in args]
+
+
+V = TypeVar("V")
+# Each narrowed name: the marker it was set to, and what it held before (None: unbound).
+Marks = dict[str, tuple[V, V | None]]
+
+
+def narrow(env: dict[str, V], names: Iterable[str], marker: Callable[[], V]) -> Marks[V]:
+    """Set each of `names` in `env` to a fresh `marker()` (what a narrowed name holds, a
+    Python value, say); returns what `restore` needs to undo it. A fresh marker per name: while
+    the name still holds it, nothing has rebound the name, and undoing is safe."""
+    marks: Marks[V] = {}
+    for name in names:
+        value = marker()
+        marks[name] = (value, env.get(name))
+        env[name] = value
+    return marks
+
+
+def restore(env: dict[str, V], marks: Marks[V]) -> None:
+    """Undo `narrow` in `env`, except for names rebound since."""
+    for name, (marker, old) in marks.items():
+        if env.get(name) is marker:
+            if old is None:
+                del env[name]
+            else:
+                env[name] = old

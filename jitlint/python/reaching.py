@@ -176,3 +176,110 @@ def _wraps_unless_container(node: cst.If, binders: set[int]) -> bool:
         )
         for statement in node.body.body
     )
+
+
+# ---- the tests a binding passes on its way to a read ----------------------------------------
+# `if isinstance(y, T): use(y)`, `if y is None: return` before `use(y)`, `assert ...`: where a
+# binding made before the test reaches the read, it reaches it only where the test had one
+# outcome, and the name held the binding's value when the test read it (no binding in between,
+# or this one would not reach). What the outcome proves about the value is the caller's to say
+# (python/predicates.py's `Guards`, with a framework's types).
+Guard = tuple[cst.BaseExpression, bool]
+_EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+_STATEMENT_BLOCKS = (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite)
+
+
+def guards_passed(binding: Path, read: Path, scope: cst.CSTNode, name: str) -> list[Guard]:
+    """The tests (with the outcome each had) that `binding` of `name` (a path as `reaching`
+    takes it) passes on every path on which it reaches `read` in the function `scope`: the
+    `if`/conditional expression/`and`/`or` around the read, and the `if` and `assert`
+    statements before it, through which every path to it goes. Empty where none is sure."""
+    start = _index_of(read, scope)
+    if start is None or any(isinstance(node, _DEFERRED) for node in read[start + 1 : -1]):
+        return []  # a nested function reads the name when it runs, not where it is defined
+    found: list[Guard] = []
+    for depth in range(start + 1, len(read) - 1):
+        node, child = read[depth], read[depth + 1]
+        if isinstance(node, _STATEMENT_BLOCKS):
+            found += _statements_before(node, child, binding, read[: depth + 1], name)
+        elif _split(binding, read[: depth + 1]) == depth + 1:
+            continue  # the binding is made inside this node: it did not pass its test
+        elif isinstance(node, (cst.If, cst.IfExp)) and child is not node.test:
+            found.append((node.test, child is node.body))
+        elif isinstance(node, cst.BooleanOperation) and child is node.right:
+            found.append((node.left, isinstance(node.operator, cst.And)))
+    return found
+
+
+def _statements_before(
+    block: cst.CSTNode, child: cst.CSTNode, binding: Path, block_path: Path, name: str
+) -> list[Guard]:
+    """The guards of the statements of `block` before `child` (the one holding the read) that
+    `binding` was made before."""
+    found: list[Guard] = []
+    for statement in iter_children(block):
+        if statement is child:
+            break
+        if not isinstance(statement, (cst.If, cst.SimpleStatementLine)):
+            continue
+        if not _made_before(binding, (*block_path, statement)):
+            continue
+        if isinstance(statement, cst.SimpleStatementLine):
+            found += [(s.test, True) for s in statement.body if isinstance(s, cst.Assert)]
+            continue
+        # Past an `if`, the binding arrives only through a branch that neither leaves nor
+        # binds the name again.
+        through_body = not _ends_or_binds(statement.body, name)
+        orelse = statement.orelse
+        through_else = orelse is None or isinstance(orelse, cst.If)
+        if isinstance(orelse, cst.Else):
+            through_else = not _ends_or_binds(orelse.body, name)
+        if through_body != through_else:
+            found.append((statement.test, through_body))
+    return found
+
+
+def _made_before(binding: Path, statement: Path) -> bool:
+    """The binding is made before `statement` runs: a parameter, or a statement before it in
+    a block around both."""
+    if not binding:
+        return False
+    common = _split(binding, statement)
+    if common == len(binding):
+        return not isinstance(binding[-1], _BINDERS)  # the function: its parameters
+    if common == 0 or common >= len(statement):
+        return False
+    parent = statement[common - 1]
+    if not isinstance(parent, (*_STATEMENT_BLOCKS, cst.SimpleStatementLine)):
+        return False
+    children = iter_children(parent)
+    first = _position(children, binding[common])
+    second = _position(children, statement[common])
+    return first is not None and second is not None and first < second
+
+
+def _ends_or_binds(block: cst.BaseSuite, name: str) -> bool:
+    """Every path through `block` that reaches its end binds `name`, or none reaches it: one
+    of its own statements leaves (`return`, `raise`, `continue`, `break`) or assigns the name."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    for line in lines:
+        smalls = (
+            line.body
+            if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            else ()
+        )
+        for small in smalls:
+            if isinstance(small, _EXITS):
+                return True
+            if isinstance(small, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+            ):
+                return True
+            if (
+                isinstance(small, cst.AnnAssign)
+                and small.value is not None
+                and isinstance(small.target, cst.Name)
+                and small.target.value == name
+            ):
+                return True
+    return False

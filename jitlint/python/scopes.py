@@ -7,6 +7,7 @@ name bound twice has two candidate meanings and rules must respect both.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -205,3 +206,17 @@ def comprehension_targets(node: cst.CSTNode) -> set[str]:
         names.update(scratch.bindings)
         comp_for = comp_for.inner_for_in
     return names
+
+
+def module_functions(body: Sequence[cst.CSTNode]) -> list[tuple[cst.FunctionDef, str]]:
+    """The functions among a module's top-level statements `body` and the methods of its
+    classes, each with its dotted name in the module (`f`, `Class.method`)."""
+    found: list[tuple[cst.FunctionDef, str]] = []
+    for stmt in body:
+        if type(stmt) is cst.FunctionDef:
+            found.append((stmt, stmt.name.value))
+        elif type(stmt) is cst.ClassDef and type(stmt.body) is cst.IndentedBlock:
+            for item in stmt.body.body:
+                if type(item) is cst.FunctionDef:
+                    found.append((item, f"{stmt.name.value}.{item.name.value}"))
+    return found

@@ -394,3 +394,101 @@ def _names(
     for child in node.children:
         yield from _names(child, ancestors)
     ancestors.pop()
+
+
+# ---- every call of a name -----------------------------------------------------------------
+def calls_of_name(scope: cst.CSTNode, name: str, bound_at: cst.Name) -> list[cst.Call] | None:
+    """Every call `name(...)` in `scope` (nested scopes included) of a name bound once, at
+    `bound_at`; None when the value may go anywhere else: a mention of the name that is not
+    the function of a call (passed on, stored, returned, rebound, a parameter or a local of a
+    nested scope with the same spelling), or no call at all."""
+    found: list[cst.Call] = []
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(scope, None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) is cst.Name:
+            if node.value != name or node is bound_at:  # type: ignore[attr-defined]
+                continue
+            if parent is not None and _not_a_read(node, [parent]):  # type: ignore[arg-type]
+                continue
+            if type(parent) is not cst.Call or parent.func is not node:  # type: ignore[attr-defined]
+                return None
+            found.append(parent)  # type: ignore[arg-type]
+            continue
+        stack.extend((child, node) for child in reversed(iter_children(node)))
+    return found or None
+
+
+def returned_values(func: cst.FunctionDef) -> list[cst.BaseExpression] | None:
+    """The value of every `return` of `func` (nested scopes aside); None when one returns
+    nothing, the body may end without a return, or it is a generator."""
+    found: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in _SCOPES:
+            continue
+        if kind is cst.Yield:
+            return None
+        if kind is cst.Return:
+            if node.value is None:  # type: ignore[attr-defined]
+                return None
+            found.append(node.value)  # type: ignore[attr-defined]
+            continue
+        stack.extend(iter_children(node))
+    body = func.body.body  # type: ignore[attr-defined]
+    if not found or not body or type(body[-1]) is not cst.SimpleStatementLine:
+        return None
+    last = body[-1].body  # type: ignore[attr-defined]
+    return found if last and type(last[-1]) is cst.Return else None
+
+
+# ---- reads that only check ----------------------------------------------------------------
+def read_only_by_checks(scope: cst.CSTNode, name: str, skip: cst.CSTNode) -> bool:
+    """Every read of `name` in `scope` outside `skip` (one at least) is a check: inside an
+    `assert` statement, the arguments of an assertion call (`self.assertEqual(...)`,
+    `np.testing.assert_allclose(...)`), or the test of an `if` that skips (`if len(log) ==
+    1: self.skipTest(...)`). What such a name holds is only ever compared with what its
+    author expects: a record kept to be checked, as a test keeps a log of traces."""
+    found = False
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(scope, ())]
+    while stack:
+        node, above = stack.pop()
+        if node is skip:
+            continue
+        if type(node) is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            parent = above[-1] if above else None
+            if parent is not None and _not_a_read(node, [parent]):  # type: ignore[arg-type]
+                continue
+            if _binds(node, above):
+                continue
+            if not any(
+                _checks(a, child) for a, child in zip(above, (*above[1:], node), strict=True)
+            ):
+                return False
+            found = True
+            continue
+        stack.extend((child, (*above, node)) for child in iter_children(node))
+    return found
+
+
+def _checks(node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`child` is checked by `node`: an `assert`, an assertion call's argument, or the test
+    of an `if` whose body skips."""
+    kind = type(node)
+    if kind is cst.Assert:
+        return True
+    if kind is cst.Call:
+        return child is not node.func and _leaf(node.func).startswith("assert")  # type: ignore[attr-defined]
+    if kind is cst.If and child is node.test:  # type: ignore[attr-defined]
+        return any(_leaf(c.func).startswith("skip") for c in calls_in(node.body))  # type: ignore[attr-defined]
+    return False
+
+
+def _leaf(expr: cst.CSTNode) -> str:
+    if type(expr) is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return ""

@@ -53,13 +53,23 @@ def rule_name(code: str) -> str:
 _FRAMEWORK_GATES = {"tensorflow": ("tensorflow", "keras")}
 
 
-def may_apply(code: str, source: str) -> bool:
-    """Whether `source` passes the rule's text gates: its framework's and `Rule.requires`."""
+def may_apply(code: str, source: str, mentions: dict[str, bool] | None = None) -> bool:
+    """Whether `source` passes the rule's text gates: its framework's and `Rule.requires`.
+    `mentions`, where given, remembers which tokens `source` holds: the rules share most
+    tokens, and each search may scan the whole text."""
     _, _, _, requires, framework = INDEX[code]
+    found = mentions if mentions is not None else {}
+
+    def mentioned(token: str) -> bool:
+        known = found.get(token)
+        if known is None:
+            known = found[token] = token in source
+        return known
+
     gate = _FRAMEWORK_GATES.get(framework)
-    if gate is not None and not any(token in source for token in gate):
+    if gate is not None and not any(mentioned(token) for token in gate):
         return False
-    return not requires or any(token in source for token in requires)
+    return not requires or any(mentioned(token) for token in requires)
 
 
 def rule_class(code: str) -> type[Rule]:

@@ -18,6 +18,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.model.domain import plugins
+from jitlint.python.builtins_facts import METHOD_KINDS
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.walker import iter_children
 
@@ -40,12 +41,6 @@ _TRANSPARENT = frozenset(
         "functools.wraps", "typing.final",
     }
 )  # fmt: skip
-METHOD_KINDS = {
-    "builtins.staticmethod": "staticmethod",
-    "builtins.classmethod": "classmethod",
-    "builtins.property": "property",
-    "functools.cached_property": "property",
-}
 
 
 @dataclass

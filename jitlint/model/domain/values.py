@@ -480,6 +480,18 @@ def sure_jax_array(value: Value | None) -> bool:
 S = Value(STATIC)
 U = Value(UNKNOWN)
 NONE = Scalar("None", None)
+# `object()`: a bare Python object, the usual sentinel (`state=sentinel`). A JAX array
+# compared with `==` to a value of a type it does not recognise defers to identity, so
+# `tracer == sentinel` is a Python bool.
+PLAIN_OBJECT = Value(STATIC, pytype="object")
+
+
+def plain_python_object(value: Value) -> bool:
+    """A value that a JAX array's `==` and `!=` do not recognise (they answer by identity,
+    a Python bool): a bare `object()`, a function, a class or a module."""
+    if value.pytype == "object" and type(value) is Value:
+        return True
+    return isinstance(value, (ClassRef, FunctionRef, ModuleRef))
 
 
 def _container_kind(values: Sequence[Value]) -> int:
@@ -684,7 +696,6 @@ def literal_truth(value: Value) -> bool | None:
 
 
 Env = dict[str, Value]
-Marks = dict[str, tuple[Value, Value | None]]  # narrowed name -> (its marker, value before)
 
 
 def join_envs(a: Env, b: Env) -> Env:

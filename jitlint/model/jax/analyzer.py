@@ -22,9 +22,9 @@ from jitlint.model.domain.values import (
     NONE,
     PYTREE,
     STATIC,
+    TRACED,
     Dict,
     Env,
-    Marks,
     S,
     Scalar,
     Seq,
@@ -38,6 +38,7 @@ from jitlint.model.jax.expressions import Expressions, all_params
 from jitlint.python import binding
 from jitlint.python.binding import Signature
 from jitlint.python.names import leaf_name
+from jitlint.python.predicates import Marks, narrow, restore
 from jitlint.python.walker import iter_children
 
 _TERMINATORS = (cst.Return, cst.Raise)
@@ -74,6 +75,9 @@ class Analyzer(Expressions):
         self.truth: Callable[[cst.BaseExpression], bool | None] | None = None
         # Names a test proves are not tracers where it evaluated to the given outcome.
         self.guards: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
+        # Names a test proves are not one JAX array (`isinstance(x, tuple)`): a value known
+        # to be an array never takes that path, so there it is no tracer.
+        self.not_arrays: Callable[[cst.BaseExpression, bool], frozenset[str]] | None = None
         self._free: dict[str, Value] = {}
         # Per enclosing loop: the environments at its `continue`s and at its `break`s.
         self._loops: list[tuple[list[Env], list[Env]]] = []
@@ -283,8 +287,8 @@ class Analyzer(Expressions):
         elif else_ends:
             self.env = then_env
         else:
-            _restore(then_env, then_marks)
-            _restore(else_env, else_marks)
+            restore(then_env, then_marks)
+            restore(else_env, else_marks)
             self.env = join_envs(then_env, else_env)
         return False
 
@@ -418,36 +422,26 @@ class Analyzer(Expressions):
         return False
 
     # ---- narrowing --------------------------------------------------------------------
-    def narrow(self, test: cst.BaseExpression, outcome: bool) -> Marks:
+    def narrow(self, test: cst.BaseExpression, outcome: bool) -> Marks[Value]:
         """Make the names `test` proves are not tracers (where it evaluated to `outcome`)
-        STATIC in the current environment. Returns what `_restore` needs to undo it."""
+        STATIC in the current environment. Returns what `restore` needs to undo it."""
         if self.guards is None:
             return {}
-        marks: dict[str, tuple[Value, Value | None]] = {}
-        for name in self.guards(test, outcome):
-            # A fresh STATIC object per name: while the name still holds it, nothing has
-            # rebound the name, and undoing the narrowing is safe.
-            marker = Value(STATIC)
-            marks[name] = (marker, self.env.get(name))
-            self.env[name] = marker
-        return marks
+        names = set(self.guards(test, outcome))
+        if self.not_arrays is not None:
+            # A value known to be one array never passes `isinstance(x, tuple)`.
+            for name in self.not_arrays(test, outcome) - names:
+                held = self.env.get(name)
+                if held is not None and held.kind == TRACED:
+                    names.add(name)
+        return narrow(self.env, sorted(names), lambda: Value(STATIC))
 
     def _narrowed(self, test: cst.BaseExpression, outcome: bool, expr: cst.BaseExpression) -> Value:
         """Evaluate `expr` where `test` evaluated to `outcome`."""
         marks = self.narrow(test, outcome)
         value = self.eval(expr)
-        _restore(self.env, marks)
+        restore(self.env, marks)
         return value
-
-
-def _restore(env: Env, marks: Marks) -> None:
-    """Undo `Analyzer.narrow` in `env`, except for names rebound since."""
-    for name, (marker, old) in marks.items():
-        if env.get(name) is marker:
-            if old is None:
-                del env[name]
-            else:
-                env[name] = old
 
 
 def _surely_iterates(iterable: cst.BaseExpression) -> bool:

@@ -88,6 +88,36 @@ CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__
 MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 
 
+# The errors jax raises when a tracer is asked for a Python bool or other concrete value
+# (`jax.core.ConcretizationTypeError` is an older alias): what a `try` around it catches.
+CONCRETIZATION_ERRORS = frozenset(
+    {
+        "jax.errors.TracerBoolConversionError",
+        "jax.errors.ConcretizationTypeError",
+        "jax.errors.JAXTypeError",
+        "jax.core.ConcretizationTypeError",
+    }
+)
+# `jnp.where(condition, x, y)`: given the condition alone it is `jnp.nonzero(condition)`,
+# whose length is counted from the values (bounded by `size=`); given `x` and `y` it selects,
+# and the condition does not set the result's dtype.
+WHERE = frozenset({"jax.numpy.where"})
+WHERE_OPERANDS = frozenset({"x", "y"})
+# The `jit` whose `static_argnames=` the fixes write (pjit's spellings are not edited).
+JAX_JIT = frozenset({"jax.jit"})
+LAX_SCAN = "jax.lax.scan"
+_LAX = "jax.lax."
+# The host's random generators (NumPy's and Python's modules): each call draws once, when a
+# traced function is traced.
+HOST_RANDOM_PREFIXES = ("numpy.random.", "random.")
+
+
+def lax_name(leaf: str) -> str:
+    """`"psum"` -> `"jax.lax.psum"`: a call's last name read as a `jax.lax` function, for a
+    text gate before names are resolved."""
+    return _LAX + leaf
+
+
 def call_kind(qualname: str) -> str:
     if qualname.startswith(JAX_OP_PREFIXES):
         return "static" if qualname in JAX_STATIC else "jax"
@@ -116,11 +146,20 @@ def call_kind(qualname: str) -> str:
     return "unknown"
 
 
+# The callback whose result, unused, staged code drops (the facts say under which transforms).
+PURE_CALLBACK = frozenset({"jax.pure_callback"})
+# What still works on a deleted (donated) array [observed on jax 0.10.2]: its metadata, not
+# its data, and the builtins (as spelled) that read no more than that.
+DELETED_ARRAY_ATTRIBUTES = SHAPE_ATTRIBUTES | {"is_deleted"}
+DELETED_ARRAY_CALLS = frozenset({"len", "isinstance", "type", "id"})
+
 # `jax.experimental.host_callback`: deprecated in jax 0.4.26 (jax-ml/jax#20385), still shipped
 # (re-implemented on io_callback) in 0.4.34, removed after it; the generated facts say whether
 # the facts' own jax can import it.
 HOST_CALLBACK_LAST_SHIPPED = (0, 4, 34)
 HOST_CALLBACK = "jax.experimental.host_callback"
+# `from jax.experimental import host_callback`: the package it is imported from, and its name.
+HOST_CALLBACK_PACKAGE, _, HOST_CALLBACK_MODULE = HOST_CALLBACK.rpartition(".")
 # What replaces each of its APIs (jax-ml/jax#20385, where it was deprecated). Stated by hand:
 # the generator cannot read them from a jax that no longer has the module, and the
 # replacements are advice, not something jax states about itself.

@@ -67,6 +67,7 @@ from jitlint.model.jax.pytree_fields import (
 )
 from jitlint.model.jax.transformed import Transformations, bind_receiver
 from jitlint.model.jax.transforms import TRANSFORMS, Entry
+from jitlint.python.builtins_facts import PARTIAL
 
 MAX_DEPTH = 8
 MAX_PYTHON_DEPTH = 3
@@ -75,7 +76,6 @@ MAX_CONTEXTS = 400
 
 _TREE_MAP = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
 _TREE_LEAVES = frozenset({"jax.tree_util.tree_leaves", "jax.tree.leaves", "jax.tree_leaves"})
-_PARTIAL = frozenset({"functools.partial"})
 # Functions that run a program's `main(argv)` (absl's, and TensorFlow's copy of it).
 _ENTRY_POINTS = frozenset({"absl.app.run", "tensorflow.compat.v1.app.run", "tensorflow.app.run"})
 
@@ -232,7 +232,9 @@ class Calls(Transformations):
             status = getattr(record, "status", "")
             if status.startswith(VALUE_FACT):
                 origin = f"`{path.lstrip('.')}` ({getattr(record, 'site', '?')})"
-                return returned.decode(status, call, origin)
+                value = returned.decode(status, call, origin)
+                if value is not None:  # None: a fact about the function, not its result
+                    return value
         return None
 
     def library_value(
@@ -276,7 +278,7 @@ class Calls(Transformations):
             kinds = {call_result(q, args, star, (), False).kind for q in qualnames}
             return S if kinds == {STATIC} else U
         qualname = next(iter(qualnames))
-        if qualname in _PARTIAL:
+        if qualname in PARTIAL:
             return self._partial(context, an, call, args, star)
         hook = plugins.call_hook(qualname)  # a framework's own function (frameworks/)
         if hook is not None:
@@ -667,6 +669,8 @@ class Calls(Transformations):
             found = cls.lookup(attr, after=base.cls)
             if found is None:
                 return _inherited(cls, attr, base.cls)
+            if found[1] == "field":
+                return U  # a field lives on the instance; super() does not say its value
             return self._class_member(context, found[0], attr, found[1], receiver)
         if isinstance(base, Object):
             framework = linen.member(base, attr)

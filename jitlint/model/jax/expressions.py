@@ -31,6 +31,7 @@ from jitlint.model.domain.values import (
     container,
     first_traced,
     join,
+    plain_python_object,
     traced,
 )
 from jitlint.python.walker import iter_children
@@ -233,6 +234,8 @@ class Expressions:
                 container_literal = True
         if identity:
             return Scalar("bool")
+        if _equality_with_plain_object(node, values):
+            return Scalar("bool")  # `state == sentinel`: the array defers, identity decides
         if any(type(n) in _STRINGS for n in (node.left, *(t.comparator for t in node.comparisons))):
             return U  # a str compared with a parameter: a non-array argument (JIT111's case)
         if all(v.kind == STATIC for v in values):
@@ -482,6 +485,17 @@ def join_values(values: list[Value]) -> Value:
     for value in values[1:]:
         out = join(out, value)
     return out
+
+
+def _equality_with_plain_object(node: cst.Comparison, values: list[Value]) -> bool:
+    """`a == b` or `a != b` where one side is a value a JAX array does not recognise (a bare
+    `object()`, a function, a class): `Array.__eq__` defers and Python compares identities,
+    so the result is a Python bool even for a tracer."""
+    if len(node.comparisons) != 1:
+        return False
+    if type(node.comparisons[0].operator) not in (cst.Equal, cst.NotEqual):
+        return False
+    return any(plain_python_object(v) for v in values)
 
 
 def _is_none(expr: cst.CSTNode) -> bool:

@@ -8,17 +8,17 @@ the other the way JAX does (only when exactly one of them is given).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
 
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 
 JIT_CALLABLES = {"jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"}
-PARTIAL = {"functools.partial"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,9 @@ class JitApplication:
     spec: StaticSpec
     # True when other decorators sit between jit and the def: the signature jit sees is unknown.
     wrapped: bool = False
+    # The file that applies it, when that is another file of the run (model/jax/crossfile/
+    # returned.py): `node` and `func` are then copies read from its export, never edited.
+    origin: str | None = None
 
     @property
     def signature(self) -> Signature | None:
@@ -175,8 +178,13 @@ class JitModel:
     name resolution, so modules and calls that cannot involve jit build no scopes.
     """
 
-    def __init__(self, names: Names) -> None:
+    def __init__(
+        self, names: Names, foreign: Callable[[str], JitApplication | None] | None = None
+    ) -> None:
         self.names = names
+        # The jit another file of the run applies to the function an import names, by the
+        # import's qualified name (model/jax/crossfile/returned.py `jitted_by_name`).
+        self.foreign = foreign
 
     @cached_property
     def spellings(self) -> frozenset[str]:
@@ -300,13 +308,23 @@ class JitModel:
         known (see `StaticSpec.effective`)."""
         if type(call.func) not in (cst.Name, cst.Call):
             return None
-        app = self.jitted_callee(call, path)
+        app = self.jitted_callee(call, path) or self._imported_jit(call, path)
         if app is None:
             return None
         static = app.spec.effective(app.signature)
         if static is None:
             return None
         return app, static[0], static[1]
+
+    def _imported_jit(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> JitApplication | None:
+        """The jit another file applies to the function `call` calls by an imported name."""
+        if self.foreign is None or type(call.func) is not cst.Name:
+            return None
+        bindings = self.names.lookup(call.func.value, path)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "import":
+            return None
+        qualname = bindings[0].qualname
+        return self.foreign(qualname) if qualname else None
 
     def jitted_callee(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> JitApplication | None:
         """The jit application behind the callee of `call`, if the callee is a jitted function.

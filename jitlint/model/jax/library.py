@@ -15,6 +15,7 @@ from jitlint.model.domain import plugins
 from jitlint.model.domain.values import (
     ITEMS,
     MAYBE_KEY,
+    PLAIN_OBJECT,
     PYTREE,
     STATIC,
     TRACED,
@@ -173,6 +174,8 @@ def builtin_result(qualname: str, args: Args, star: bool) -> Value | None:
         return Scalar("str")
     if star:
         return None
+    if qualname == "builtins.object" and not args:
+        return PLAIN_OBJECT
     if qualname in ("builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"):
         pytype = "tuple" if qualname == "builtins.tuple" else "list"
         if not values:

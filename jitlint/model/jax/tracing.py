@@ -34,6 +34,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
 from jitlint.model.domain.values import (
+    PLAIN_OBJECT,
     PYTREE,
     STATIC,
     TRACED,
@@ -59,7 +60,7 @@ from jitlint.model.domain.values import (
     python_sequence,
     same_class_instances,
 )
-from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord
+from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
@@ -80,7 +81,7 @@ from jitlint.model.jax.crossfile.records import (
     received_value,
     split_made_with,
 )
-from jitlint.model.jax.crossfile.returns import PREDICATE_FACT
+from jitlint.model.jax.crossfile.returns import PLAIN_OBJECT_FACT, PREDICATE_FACT
 from jitlint.model.jax.frameworks.contracts import (
     CONTRACTS,
     Assumptions,
@@ -92,11 +93,12 @@ from jitlint.model.jax.frameworks.contracts import (
     built_from_configuration,
     python_used_params,
     returns_python_value,
+    takes_no_arrays,
     tracer_testing_functions,
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
-from jitlint.model.jax.narrowing import Guards
+from jitlint.model.jax.narrowing import array_guards, tracer_guards
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
 from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
@@ -113,6 +115,7 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
+from jitlint.python.binding import Signature
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
@@ -642,6 +645,11 @@ class Tracing:
                 # but `kwargs.get("t0", 0.0)` may well be the Python default.
                 keyword = star_kwarg.name.value
                 params[keyword] = Dict(elem=params[keyword], why=params[keyword].why)
+            if entry.defaulted:
+                # Every call of the transformed function leaves these out: their defaults.
+                defaults = Signature.of(entry.func).default_of
+                for name in entry.defaulted:
+                    params[name] = default_value(defaults.get(name))
             if entry.func is func:
                 for name in given_defaults(entry, set(python_scalars_given)):
                     why = ("given", name, entry, python_scalars_given[name])
@@ -828,6 +836,10 @@ class Tracing:
                     continue  # a model built once, eagerly, from its configuration
                 if returns_python_value(method.func):
                     continue  # a Python-side check: `-> bool` cannot come out of jit
+                if name not in contract.methods and takes_no_arrays(
+                    self.names, method.func, self._path_to(method.func)
+                ):
+                    continue  # a setup or driver step (`fit(self, data, steps=100)`)
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue
@@ -1066,10 +1078,11 @@ class Tracing:
                 context, node, base, index
             )
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
-        analyzer.guards = Guards(
+        analyzer.guards = tracer_guards(
             lambda expr: self.qualified(trace, expr),
             lambda call: self.predicate(analyzer.values.get(id(call.func))),
         ).facts
+        analyzer.not_arrays = array_guards(lambda expr: self.qualified(trace, expr)).facts
         context.analyzer = analyzer
         analyzer.run_function(func)  # type: ignore[arg-type]
         return analyzer
@@ -1131,6 +1144,11 @@ class Tracing:
         if binding.kind == "import":
             qualname = binding.qualname or ""
             if may_be_project_function(qualname) and qualname.split(".")[0] not in _STDLIB:
+                if any(
+                    getattr(r, "status", "") == PLAIN_OBJECT_FACT
+                    for r in self.inbound.get(qualname, ())
+                ):
+                    return PLAIN_OBJECT  # another file's `sentinel = object()`
                 return Foreign(qualname)
             return S
         if binding.kind == "def":

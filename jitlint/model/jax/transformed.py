@@ -52,7 +52,7 @@ from jitlint.model.jax.transforms import (
     option_args,
     target_arguments,
 )
-from jitlint.python.binding import Signature, bind
+from jitlint.python.binding import PARTIAL_SIGNATURE, Signature, bind
 
 
 class Transformations:
@@ -211,7 +211,7 @@ class Transformations:
         if transform is not None:
             why = ("transform", transform.qualname, call)
             return Transformed(transform, None, options, why)  # type: ignore[arg-type]
-        bound = bind(_PARTIAL, args)
+        bound = bind(PARTIAL_SIGNATURE, args)
         target = bound.arguments["func"]
         if not isinstance(target, Ref):
             return U
@@ -485,8 +485,7 @@ def bind_receiver(value: Transformed, receiver: Value) -> Transformed:
     return Transformed(value.transform, target, value.options, value.why)
 
 
-# `functools.partial(func, /, *args, **keywords)` and `jax.tree.map(f, tree, *rest, is_leaf)`.
-_PARTIAL = Signature(("func",), ("func",), (), "args", "keywords")
+# `jax.tree.map(f, tree, *rest, is_leaf)`.
 _TREE_MAP = Signature(("f", "tree"), (), ("is_leaf",), "rest")
 
 

@@ -20,8 +20,10 @@ from jitlint.model.domain.plugins import ABSTRACT, GRAD, plugins
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
-from jitlint.python.binding import DOUBLE_STARRED, STARRED, Signature, bind
+from jitlint.python.binding import DOUBLE_STARRED, STARRED, Signature, bind, never_passed
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
+from jitlint.python.uses import calls_of_name
 from jitlint.python.walker import iter_children
 
 FuncNode = cst.FunctionDef | cst.Lambda
@@ -167,7 +169,6 @@ def _keyword(arg: cst.Arg) -> str | None:
 
 
 LEAVES = frozenset(name.rsplit(".", 1)[1] for name in TRANSFORMS)
-PARTIAL = frozenset({"functools.partial"})
 
 
 @dataclass
@@ -186,6 +187,14 @@ class Entry:
     # For a body traced by contract (frameworks/contracts.py): the class and why its users
     # call it under jit. `site` is then the function itself, and no fix may edit it.
     contract: tuple[str, str] | None = None
+    # Parameters with a default that every call of the transformed function leaves out
+    # (`g = jax.jit(f); g(x)`, every call of `g` seen): they keep their Python default.
+    defaulted: frozenset[str] = frozenset()
+
+
+# The calls of a transformed function, each as the keywords of its arguments in order (None
+# for a positional one, `STARRED`/`DOUBLE_STARRED` for a star argument).
+CallShapes = tuple[tuple[str | None, ...], ...]
 
 
 @dataclass
@@ -203,6 +212,7 @@ class Foreign:
     level: int
     bound_positional: int = 0
     bound_names: frozenset[str] = frozenset()
+    calls: CallShapes | None = None  # every call of the transformed function, when known
 
 
 Link = tuple[cst.CSTNode, "Link"] | None  # a node's ancestors, innermost first
@@ -414,18 +424,20 @@ class Discovery:
                         if func is None:
                             self._foreign(
                                 Foreign(transform, inner, inner_options, site, expr, path,
-                                        enclosing, level)
+                                        enclosing, level, calls=self._calls_of(transform, path))
                             )  # fmt: skip
                         elif not isinstance(func, cst.ClassDef):
                             params = application_params(inner, inner_options, func, False, 0, set())
                             entry = Entry(transform, site, func, params, enclosing, level)
+                            entry.defaulted = defaulted(func, self._calls_of(transform, path))
                             self._add(entry)
                 return
         func = self._function(target, path)
         if func is None:
             self._foreign(
                 Foreign(transform, transform, list(options), site, target, path, enclosing,
-                        transform.level, bound_positional, frozenset(bound_names))
+                        transform.level, bound_positional, frozenset(bound_names),
+                        self._calls_of(transform, path))
             )  # fmt: skip
             return
         if type(func) is cst.ClassDef:
@@ -436,7 +448,39 @@ class Discovery:
                 return
             func = method
         params = application_params(transform, options, func, False, bound_positional, bound_names)
-        self._add(Entry(transform, site, func, params, enclosing))
+        entry = Entry(transform, site, func, params, enclosing)
+        calls = self._calls_of(transform, path)
+        entry.defaulted = defaulted(func, calls, bound_positional, bound_names)
+        self._add(entry)
+
+    def _calls_of(self, transform: Transform, path: list[cst.CSTNode]) -> CallShapes | None:
+        """Every call of the function that the transformation call ending `path` makes:
+        `jax.jit(f)(x)`, or `g = jax.jit(f)` with `g` bound once and only ever called in its
+        scope. None when it may be called elsewhere (or it is not a function it returns)."""
+        if transform.style in _NOT_RETURNING or transform.abstract_only or len(path) < 2:
+            return None
+        site, parent = path[-1], path[-2]
+        if type(parent) is cst.Call and parent.func is site:  # type: ignore[attr-defined]
+            calls: list[cst.Call] | None = [parent]  # type: ignore[list-item]
+        elif (
+            type(parent) is cst.Assign
+            and len(parent.targets) == 1  # type: ignore[attr-defined]
+            and type(parent.targets[0].target) is cst.Name  # type: ignore[attr-defined]
+        ):
+            target: cst.Name = parent.targets[0].target  # type: ignore[attr-defined]
+            scope = self.names.scope_chain(path)[0]
+            bindings = self.names.lookup(target.value, path)
+            if type(scope) not in (cst.FunctionDef, cst.Module) or bindings is None:
+                return None
+            if len(bindings) != 1 or bindings[0].node is not site:
+                return None
+            body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
+            calls = calls_of_name(body, target.value, target)
+        else:
+            return None
+        if calls is None:
+            return None
+        return tuple(tuple(_keyword(a) for a in call.args) for call in calls)
 
     def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
         return target_arguments(transform, _arguments(call))  # type: ignore[arg-type]
@@ -857,6 +901,26 @@ def _scalar_annotation(annotation: cst.BaseExpression) -> bool:
 
 def _is_none(expr: cst.BaseExpression | None) -> bool:
     return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
+# Transformations whose result is not the transformed function: lax control flow runs its
+# functions at once, a lifted one makes a class, a pair transformation a pair of functions.
+_NOT_RETURNING = frozenset({"all", "lifted", "pair"})
+
+
+def defaulted(
+    func: FuncNode,
+    calls: CallShapes | None,
+    bound_positional: int = 0,
+    bound_names: set[str] | frozenset[str] = frozenset(),
+) -> frozenset[str]:
+    """The parameters of `func` with a default that every one of `calls` (of the function
+    a transformation made of it, after a partial binding `bound_positional` arguments and
+    the keywords `bound_names`) leaves out; none when the calls are not all known."""
+    if calls is None:
+        return frozenset()
+    signature = Signature.of(func).after(bound_positional)
+    return never_passed(signature, calls) - set(bound_names)
 
 
 def optional_scalar_params(func: FuncNode) -> set[str]:

@@ -29,6 +29,8 @@ CONVERSIONS = frozenset(
     }
 )  # fmt: skip
 # numpy.random functions: the position of their `size` parameter ("*" for `rand(d0, d1, ...)`).
+# Array methods whose result has the receiver's elements (`np.random.rand(n).astype(f32)`).
+SIZE_KEEPING_METHODS = frozenset({"astype", "reshape", "copy"})
 _NUMPY_RANDOM = {
     "rand": "*", "randn": "*",
     "random": 0, "random_sample": 0, "sample": 0, "ranf": 0, "standard_normal": 0,

@@ -125,6 +125,37 @@ def python_constants() -> frozenset[str]:
     return frozenset(_raw().get("python_constants", ()))
 
 
+@cache
+def value_reading_methods() -> frozenset[str]:
+    """Methods of an array that hand back its values as Python data (`x.item()`,
+    `x.tolist()`): on a tracer they fail, there being no values yet."""
+    return frozenset(_raw().get("value_reading_methods", ()))
+
+
+@cache
+def weak_types(kind: str) -> frozenset[str]:
+    """Weak-type facts under the default config (x64 off), by `kind`: "strong_float_makers"
+    (functions whose result is a strongly typed float array: `jnp.ones`, `np.zeros`),
+    "weak_wrappers" (`jnp.asarray(0.0)` keeps the float's weak type), "dtyped_wrappers" (made
+    strong by a float `dtype=`), "strong_if_any" (jax.numpy functions whose result is strong
+    when one array operand is), "reducing_methods" (array methods that reduce a strong float
+    array to a strong scalar)."""
+    return frozenset(_raw().get("weak_types", {}).get(kind, ()))
+
+
+@cache
+def config_env() -> dict[str, str]:
+    """`JAX_<NAME>` -> the kind of value `jax.config.update("jax_<name>", ...)` takes ("bool",
+    "int", "float", "str", "other"), for every option `import jax` reads from the environment."""
+    return dict(_raw().get("config_env", {}))
+
+
+@cache
+def bool_env_strings(truth: bool) -> frozenset[str]:
+    """The strings (lowercase) jax reads as `truth` from a boolean `JAX_*` variable."""
+    return frozenset(_raw().get("bool_env_strings", {}).get("true" if truth else "false", ()))
+
+
 def axis_size_is_python_int() -> bool:
     return bool(_raw()["axis_size_is_python_int"])
 
@@ -211,6 +242,18 @@ def numpy_probed(qualname: str) -> bool:
     """Whether `qualname` names a callable of a NumPy module the generator probes (listed in
     the facts or not: a name the facts' NumPy lacks)."""
     return qualname.rpartition(".")[0] in PROBED_NUMPY_MODULES
+
+
+# What a NumPy function does with a tracer when it does not convert it: it calls the array's
+# method, reads the shape or dtype, or wants a size (a traced shape, not a conversion).
+_NOT_CONVERTING = frozenset({"dispatch", "dispatch_list", "static", "size"})
+
+
+def numpy_may_convert(qualname: str) -> bool:
+    """Whether the NumPy callable `qualname`, given a tracer, may convert it to a NumPy array
+    (TracerArrayConversionError): probed and not known to do something else with it (a
+    callable of a probed module that the facts do not list counts)."""
+    return numpy_probed(qualname) and numpy_on_tracer(qualname) not in _NOT_CONVERTING
 
 
 @cache

@@ -1,5 +1,6 @@
-"""What TensorFlow says about its own ops, as shipped data: the XLA op table and the
-arguments XLA needs as compile-time constants.
+"""What TensorFlow says about its own ops, as shipped data: the XLA op table, what the common
+APIs return (one tensor or a list of them), and the arguments XLA needs as compile-time
+constants.
 
 `scripts/gen_xla_ops.py` and `scripts/gen_xla_constants.py` generate them
 (`jitlint/data/xla_*_tf*.json`) from TensorFlow itself; nothing here imports TensorFlow.
@@ -11,6 +12,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 OP_TABLE = "xla_ops_tf2.21.json"
 
@@ -24,10 +26,15 @@ class XlaSupport:
 
 
 @cache
+def _op_file() -> dict[str, Any]:
+    text = resources.files("jitlint.data").joinpath(OP_TABLE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
 def op_table() -> tuple[str, dict[str, XlaSupport]]:
     """(TF version the table was built with, API qualified name -> its XLA support)."""
-    text = resources.files("jitlint.data").joinpath(OP_TABLE).read_text(encoding="utf-8")
-    raw = json.loads(text)
+    raw = _op_file()
     apis = {
         name: XlaSupport(
             tuple(entry["ops"]),
@@ -38,6 +45,13 @@ def op_table() -> tuple[str, dict[str, XlaSupport]]:
         for name, entry in raw["apis"].items()
     }
     return raw["tensorflow_version"], apis
+
+
+def api_output(name: str) -> str | None:
+    """What the TF API `name` (`tensorflow.split`) returns, called once inside a tf.function:
+    "tensor" (one), "list" (a Python list of tensors, its length static), "tuple", "other";
+    None when it was not probed (scripts/gen_xla_ops.py, `outputs`)."""
+    return _op_file().get("outputs", {}).get(name)
 
 
 CONSTANT_TABLE = "xla_constants_tf2.21.json"

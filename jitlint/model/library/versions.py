@@ -20,6 +20,11 @@ OPTIONS_KEY = "framework-versions"
 KERAS_3_SINCE_TENSORFLOW = (2, 16)
 
 Version = tuple[int, ...]
+# A file that sets `TF_USE_LEGACY_KERAS` itself (`os.environ["TF_USE_LEGACY_KERAS"] = "1"`,
+# or through `setdefault(...)`, `putenv(...)`) runs tf-keras, Keras 2, whatever the versions say.
+_LEGACY_KERAS_IN_FILE = re.compile(
+    r"""TF_USE_LEGACY_KERAS['"]\s*(?:\]\s*=|,)\s*['"]?(?:1|true|True)\b"""
+)
 _VERSION = re.compile(r"v?(\d+(?:\.\d+)*)")
 
 
@@ -83,3 +88,14 @@ class FrameworkVersions:
     @property
     def keras(self) -> Version:
         return self.version("keras")
+
+    def keras_of_file(self, source: str) -> Version:
+        """The Keras version a file with this text runs: Keras 2 where it turns on tf-keras
+        itself, else the Keras its versions give."""
+        return (2,) if _LEGACY_KERAS_IN_FILE.search(source) else self.keras
+
+    @property
+    def keras_stated(self) -> bool:
+        """Whether the Keras major is given (configured or declared, itself or through its
+        TensorFlow), not the facts' default: a hazard of one major only is an error only then."""
+        return "keras" in self.given or "tensorflow" in self.given

@@ -26,7 +26,14 @@ from jitlint.model.jax.crossfile.records import (
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
-from jitlint.model.tf_records import TfInbound, TfRecord
+from jitlint.model.tf_records import (
+    BASE,
+    KERAS_BASE_ONLY,
+    KERAS_BASES_FACT,
+    KERAS_CLASS_FACT,
+    TfInbound,
+    TfRecord,
+)
 
 # `pkg.loss` -> `pkg/api.py` -> `pkg/model.py` is two hops; past this a chain is dropped.
 MAX_HOPS = 3
@@ -177,19 +184,37 @@ def inbound_for(
     defs: Mapping[str, frozenset[str]],
     reexports: Mapping[str, Mapping[str, str]] | None = None,
     text: Callable[[str], bytes] | None = None,
+    memo: dict[str, Any] | None = None,
 ) -> dict[str, tuple[Received, ...]]:
     """Each callee file's inbound calls and entries, sorted, from every file's outbound
     records (by absolute path); those naming no top-level def of the run are dropped.
     `text(path)`, where given, is a file's source: returned values go only to files whose
-    text calls the name."""
+    text calls the name. `memo`, kept by the caller between calls, keeps what each file's
+    records gave while its records and every file's defs, re-exports and exports are the
+    same (the project pass asks after each wave of a round)."""
     found: dict[str, set[Received]] = {}
     exports = _tf_exports(outbound)
+    if memo is None:
+        memo = {}
+    state = (dict(defs), dict(reexports or {}), exports)
+    if memo.get("") != state:
+        memo.clear()
+        memo[""] = state
     for caller_path, records in outbound.items():
-        for record in records:
-            for path, received in received_from(
-                project, caller_path, record, defs, reexports or {}, exports
-            ):
-                found.setdefault(path, set()).add(received)
+        kept = memo.get(caller_path)
+        if kept is not None and (kept[0] is records or kept[0] == records):
+            sent = kept[1]
+        else:
+            sent = [
+                item
+                for record in records
+                for item in received_from(
+                    project, caller_path, record, defs, reexports or {}, exports
+                )
+            ]
+            memo[caller_path] = (records, sent)
+        for path, received in sent:
+            found.setdefault(path, set()).add(received)
     for path, received in _value_facts(project, exports, reexports or {}, text):
         found.setdefault(path, set()).add(received)
     return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}
@@ -224,7 +249,7 @@ def received_from(
     if isinstance(record, EntryRecord):
         entry = InboundEntry(
             function, site, record.transform, record.applied, record.level,
-            record.options, record.bound, record.bound_names,
+            record.options, record.bound, record.bound_names, record.calls,
         )  # fmt: skip
         return [(callee, entry)]
     call = Inbound(
@@ -266,7 +291,12 @@ def _tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[st
     for path, records in outbound.items():
         for record in records:
             if isinstance(record, TfRecord) and record.kind == "export":
-                found.setdefault(path, {})[record.target] = record.status
+                facts = found.setdefault(path, {})
+                known = facts.get(record.target)
+                # A class's other fact (JAX's pytree fields) wins over its Keras fact:
+                # one name holds one fact, and a class is rarely both.
+                if known is None or known.startswith(KERAS_CLASS_FACT):
+                    facts[record.target] = record.status
     return found
 
 
@@ -378,6 +408,36 @@ def module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | N
     return found[0] if found is not None else None
 
 
+def _keras_bases(
+    project: ProjectFiles,
+    path: str,
+    fact: str,
+    exports: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> str | None:
+    """The Keras class fact of the first base of a `KERAS_BASES_FACT` (exported by `path`)
+    that is a Keras class of a module of the run, following bases of bases a few hops;
+    None when none is known to be one."""
+    pending = [(path, fact, 0)]
+    seen: set[tuple[str, str]] = set()
+    while pending:
+        where, bases, depth = pending.pop()
+        for base in bases[len(KERAS_BASES_FACT) :].split(","):
+            resolved = _tf_resolve(project, where, base, reexports)
+            if resolved is None or resolved in seen or not resolved[1]:
+                continue
+            seen.add(resolved)
+            found = exports.get(resolved[0], {}).get(resolved[1])
+            if found is None:
+                continue
+            if found.startswith(KERAS_BASES_FACT):
+                if depth < MAX_HOPS:
+                    pending.append((resolved[0], found, depth + 1))
+            elif found.startswith(KERAS_CLASS_FACT):
+                return found
+    return None
+
+
 def _tf_received(
     project: ProjectFiles,
     caller_path: str,
@@ -404,6 +464,18 @@ def _tf_received(
                 continue
             if fact.startswith(VALUE_FACT):
                 continue  # sent to the importing files that call them (`_value_facts`)
+            keras_class = fact.startswith(KERAS_CLASS_FACT)
+            if fact.startswith(KERAS_BASES_FACT):
+                if record.status not in (BASE, KERAS_BASE_ONLY):
+                    continue
+                found = _keras_bases(project, callee, fact, exports, reexports)
+                if found is None:
+                    continue
+                fact = found
+            if keras_class and record.status not in (BASE, KERAS_BASE_ONLY):
+                continue  # a Keras class matters to the modules that subclass it
+            if not keras_class and record.status == KERAS_BASE_ONLY:
+                continue
             if not name or key == name or key.startswith(name + "."):
                 spelled = record.target + ("." + key if not name else key[len(name) :])
                 out.append((caller_path, TfInbound(spelled, site, "fact", fact)))
@@ -422,6 +494,6 @@ def _tf_received(
         return []
     received = TfInbound(
         name, site, record.kind, record.status, record.xla, record.auto_xla, record.autograph,
-        record.origin,
+        record.origin, record.per_element,
     )  # fmt: skip
     return [(callee, received)]

@@ -49,7 +49,7 @@ def outbound_calls(tracing: Tracing, source: str, calls: CallLines | None = None
         *_interpreted(tracing, source, calls),
         *python,
     }
-    calls = sorted(r for r in records if isinstance(r, CallRecord))
+    calls = sorted((r for r in records if isinstance(r, CallRecord)), key=CallRecord.order)
     entries = sorted(r for r in records if isinstance(r, EntryRecord))
     return [*calls, *entries]
 
@@ -228,7 +228,7 @@ def _syntactic_calls(tracing: Tracing, source: str, calls: CallLines | None) -> 
                 tuple(args), star,
             )
         )  # fmt: skip
-    return [*sorted(set(out)), *_outbound_entries(tracing, source, calls)]
+    return [*sorted(set(out), key=CallRecord.order), *_outbound_entries(tracing, source, calls)]
 
 
 def _outbound_entries(tracing: Tracing, source: str, calls: CallLines | None) -> list[EntryRecord]:
@@ -261,7 +261,7 @@ def _outbound_entries(tracing: Tracing, source: str, calls: CallLines | None) ->
             EntryRecord(
                 target, lines[id(application.site)], application.transform.qualname,
                 application.applied.qualname, level, options, application.bound_positional,
-                tuple(sorted(application.bound_names)),
+                tuple(sorted(application.bound_names)), calls=application.calls,
             )
         )  # fmt: skip
     return sorted(out)

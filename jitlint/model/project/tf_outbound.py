@@ -10,7 +10,15 @@ import libcst as cst
 
 from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
-from jitlint.model.tf_records import TfRecord
+from jitlint.model.tf_records import (
+    BASE,
+    KERAS_BASE_ONLY,
+    UNKNOWN_FACT,
+    TfRecord,
+    encode_arguments,
+)
+from jitlint.python.binding import DOUBLE_STARRED, STARRED
+from jitlint.python.names import leaf_name
 
 if TYPE_CHECKING:
     from jitlint.model.tf.function import GraphContext
@@ -46,9 +54,21 @@ def foreign_name(model: TfModel, expr: cst.CSTNode, path: Sequence[cst.CSTNode])
     return name if name.startswith(".") or "." in name else None
 
 
+def _bound_name(alias: cst.ImportAlias) -> str:
+    """The name an import binds: its `as` name, else the first name of `import a.b`, the
+    name of `from m import n`."""
+    if alias.asname is not None:
+        return getattr(alias.asname.name, "value", "")
+    name = alias.name
+    while type(name) is cst.Attribute:
+        name = name.value
+    return getattr(name, "value", "")
+
+
 def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None) -> list[TfRecord]:
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
     at: dict[int, cst.CSTNode] = {}  # where a record's line is, when not at its name
+    per_element: set[int] = set()  # loop calls that pass their loop's element
     exports = model.exports()
     scan = model.scan
     if model.may_have_graph_code:
@@ -67,9 +87,11 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
     for call, path, status in model.keras_uses[1]:
         found.append((call.func, path, "use", status, None))
     if scan.loop_calls:
-        for call, path, expr, method in model.repeats.foreign:
+        for call, path, expr, method, element in model.repeats.foreign:
             found.append((expr, path, "repeat", method, None))
             at[id(expr)] = call  # the loop's call, not the creation of the instance
+            if element:
+                per_element.add(id(expr))
     imports = model.project_imports()
     records: set[TfRecord] = set()
     if found or imports:
@@ -80,7 +102,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             if target is None:
                 continue
             # One record per target and context: the first place names the site.
-            key = (target, kind, status, context)
+            key = (target, kind, status, context, id(expr) in per_element)
             if key in seen:
                 continue
             seen.add(key)
@@ -93,17 +115,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             if kind != "graph"
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
-        lines: dict[int, int] = {}
-        if call_lines is not None:
-            for node, top in sites:
-                known = call_lines.line(node, top)
-                if known is not None:
-                    lines[id(node)] = known
-            sites = [(node, top) for node, top in sites if id(node) not in lines]
-        if len(sites) > 16:  # one counting codegen of the module beats many searches
-            lines.update(counted_lines(model.module, model.module, 1, [n for n, _ in sites]))
-        elif sites:
-            lines.update(place(model.module, sites, source))
+        lines = _lines(model, source, call_lines, sites)
         for expr, _path, kind, status, context, target in named:
             found = 0 if kind == "graph" else lines.get(id(at.get(id(expr), expr)))
             if found is None:
@@ -111,18 +123,131 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             line = found
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)
-                records.add(TfRecord(target, line, kind, status, *flags, context.origin))
+                records.add(TfRecord(target, line, kind, status, *flags, _sent_origin(context)))
             else:
                 auto = status in ("auto", "switch")
                 origin = ""
                 if kind == "loss":
                     origin = f"a loss of {SWITCH_ORIGIN}" if status == "switch" else LOSS_ORIGIN
                 records.add(
-                    TfRecord(target, line, kind, status, status == "xla", auto, False, origin)
-                )
+                    TfRecord(target, line, kind, status, status == "xla", auto, False, origin,
+                             per_element=id(expr) in per_element)
+                )  # fmt: skip
+        bases = model.base_names() if imports else frozenset()
         for node, _path, target in imports:
             if id(node) in lines:
-                records.add(TfRecord(target, lines[id(node)], "import"))
+                status = BASE if _bound_name(node) in bases else ""  # type: ignore[arg-type]
+                records.add(TfRecord(target, lines[id(node)], "import", status))
+    records.update(_creations(model))
+    records.update(_eager_calls(model))
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
     return sorted(records)
+
+
+def _sent_origin(context: GraphContext) -> str:
+    """The origin a graph record carries: the context's, with the root's name where the
+    origin leaves it out (`tf.function` (through `step`)), as a message of this file
+    names it."""
+    if context.root_kind in ("tf.function", "tf.data") and context.root_name:
+        return f"{context.origin} (through `{context.root_name}`)"
+    return context.origin
+
+
+def _lines(
+    model: TfModel,
+    source: str,
+    call_lines: CallLines | None,
+    sites: list[tuple[cst.CSTNode, cst.CSTNode | None]],
+) -> dict[int, int]:
+    """The line of each node (by id) of `sites`, (node, its top-level statement)."""
+    lines: dict[int, int] = {}
+    if call_lines is not None:
+        for node, top in sites:
+            known = call_lines.line(node, top)
+            if known is not None:
+                lines[id(node)] = known
+        sites = [(node, top) for node, top in sites if id(node) not in lines]
+    if len(sites) > 16:  # one counting codegen of the module beats many searches
+        lines.update(counted_lines(model.module, model.module, 1, [n for n, _ in sites]))
+    elif sites:
+        lines.update(place(model.module, sites, source))
+    return lines
+
+
+def tf_base_imports(
+    model: TfModel, source: str, call_lines: CallLines | None = None
+) -> list[TfRecord]:
+    """For a file no TF rule reads (it mentions neither TensorFlow nor Keras): the "import"
+    records of the names its classes subclass. A Keras class among them comes back as a
+    fact, which makes the file TF code (its `call` is graph code by contract). And the
+    bases of its classes, as Keras class facts, for the modules that subclass those."""
+    bases = model.base_names()
+    imports = [item for item in model.project_imports() if _bound_name(item[0]) in bases]  # type: ignore[arg-type]
+    if not imports:
+        return []
+    sites = [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
+    lines = _lines(model, source, call_lines, sites)
+    records = {
+        TfRecord(target, lines[id(node)], "import", KERAS_BASE_ONLY)
+        for node, _path, target in imports
+        if id(node) in lines
+    }
+    # Its classes' bases, for the modules subclassing them in turn (a chain of subclasses).
+    for name, fact in model.keras_exports().items():
+        records.add(TfRecord(name, 0, "export", fact))
+    return sorted(records)
+
+
+def _eager_calls(model: TfModel) -> set[TfRecord]:
+    """ "eager" records: functions of other modules that eager code calls (a scope with no
+    graph context: the module, a plain function). A helper that graph code of any file
+    calls is then graph code on that path only (may), not on every path (must)."""
+    scan = model.scan
+    contexts = model.contexts
+    imported = model.imported_aliases
+    out = set()
+    for calls in (scan.calls, scan.attribute_calls):
+        for key, sites in calls.items():
+            if key in contexts:
+                continue
+            for call, path in sites:
+                func = call.func
+                head = func.value if type(func) is cst.Name else None
+                if head is not None and (head not in imported or head[:1].isupper()):
+                    continue
+                if type(func) is cst.Attribute and leaf_name(func)[:1].isupper():
+                    continue  # a class: its creation is a "new" record
+                target = foreign_name(model, func, path)
+                if target is not None:
+                    out.add(TfRecord(target, 0, "eager"))
+    return out
+
+
+# Past this many different argument lists for one class, a creation says only that its
+# arguments are unknown: what reaches `__init__` is then unknown, never a wrong value.
+_MAX_CREATIONS = 8
+_UNKNOWN_ARGUMENTS = encode_arguments([(STARRED, UNKNOWN_FACT), (DOUBLE_STARRED, UNKNOWN_FACT)])
+
+
+def _creations(model: TfModel) -> set[TfRecord]:
+    """ "new" records: the calls of a class name (capitalised) that the imports place in
+    another module, with what each argument is (dtypes.py's `argument_facts`), from every
+    scope of the file. They carry no line: the receiver names the file."""
+    scan = model.scan
+    found: dict[str, set[str]] = {}
+    for calls in (*scan.calls.values(), *scan.attribute_calls.values()):
+        for call, path in calls:
+            if not leaf_name(call.func)[:1].isupper():
+                continue
+            target = foreign_name(model, call.func, path)
+            if target is None:
+                continue
+            arguments = encode_arguments(model.dtypes.argument_facts(call, path))
+            found.setdefault(target, set()).add(arguments)
+    out = set()
+    for target, statuses in found.items():
+        if len(statuses) > _MAX_CREATIONS:
+            statuses = {_UNKNOWN_ARGUMENTS}
+        out.update(TfRecord(target, 0, "new", status) for status in statuses)
+    return out

@@ -6,6 +6,8 @@ model/library/tf_facts.py; here are small hand-kept tables, each with the reason
 
 from __future__ import annotations
 
+from jitlint.model.library.tf_facts import api_output
+
 TF = "tensorflow"
 
 
@@ -29,7 +31,6 @@ DO_NOT_CONVERT = {
     "tensorflow.autograph.experimental.do_not_convert",
     "tensorflow.compat.v1.autograph.experimental.do_not_convert",
 }
-PARTIAL = {"functools.partial"}
 # Keras layers that own no variable, so that making one per trace costs nothing: layers
 # without weights, and containers whose variables are those of the layers given to them
 # (observed, TF 2.21 / Keras 3.15: `StackedRNNCells(cells)`, `RNN(cell)` and
@@ -182,6 +183,67 @@ def dropped_check(name: str) -> bool:
 
 # Ops whose value under XLA is a compile-time constant even when their input is not: XLA
 # compiles per static shape, so shape queries fold to constants (observed, hazards T03).
+# Single APIs the TF rules ask about by name.
+TF_PRINT = frozenset({f"{TF}.print", f"{TF}.compat.v1.print"})
+TF_RANGE = frozenset({f"{TF}.range"})
+TF_SHAPE = frozenset({f"{TF}.shape"})
+# `tensor.numpy()`: an eager tensor's values as a NumPy array (a symbolic one has none).
+EAGER_VALUE_METHOD = "numpy"
+_NUMPY = "numpy."
+
+
+def numpy_api(names: frozenset[str] | set[str]) -> bool:
+    """Whether every one of `names` (and at least one) is a NumPy function."""
+    return bool(names) and all(n.startswith(_NUMPY) for n in names)
+
+
+# The last names of the calls the XLA checks read, as text gates before names are resolved:
+# `tf.cond` (branches of different shapes), `tf.while_loop` and its `set_loop_options`
+# (`shape_invariants`), `tf.slice` (its begin and size), and the `reduce_*` reductions (of a
+# RaggedTensor).
+COND_LEAF = "cond"
+LOOP_SHAPE_LEAVES = frozenset({"while_loop", "set_loop_options"})
+SLICE_LEAF = "slice"
+_REDUCTION_PREFIX = "reduce_"
+
+
+def reduction_leaf(leaf: str | None) -> bool:
+    """Whether a call's last name is one of TF's reductions (`reduce_sum`, `reduce_max`, ...)."""
+    return leaf is not None and leaf.startswith(_REDUCTION_PREFIX)
+
+
+# What a type test proves about a TF value, for narrowing a name where the test held
+# (model/tf/values.py). Instances of these are tensors in the model's sense (a Variable, a
+# RaggedTensor, a SparseTensor too; `tf.is_tensor(x)` is True for each [observed, TF 2.21]):
+# where `isinstance(x, T)` holds, x is none of Python's values.
+IS_TENSOR = f"{TF}.is_tensor"
+TENSOR_TYPES = frozenset(
+    {
+        f"{TF}.Tensor", f"{TF}.Variable", f"{TF}.RaggedTensor", f"{TF}.SparseTensor",
+        f"{TF}.python.framework.ops.Tensor", IS_TENSOR,
+    }
+)  # fmt: skip
+# No tensor, Variable or TensorArray is an instance of these (nor `None`): where
+# `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
+# tensors, and the model reads a list of tensors as one.
+NOT_TENSOR_TYPES = frozenset(
+    {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
+    | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
+    | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
+    | {"types.NoneType"}
+)
+
+
+def proves_tensor(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is a tensor (not Python)."""
+    return held and bool(types) and types <= TENSOR_TYPES
+
+
+def proves_not_tensor(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is not a tensor."""
+    return held and bool(types) and types <= NOT_TENSOR_TYPES
+
+
 SHAPE_QUERIES = {f"{TF}.shape", f"{TF}.size", f"{TF}.rank", f"{TF}.shape_n"}
 # Stateful random ops: their values are never compile-time constants.
 STATEFUL_RNG = {
@@ -389,39 +451,14 @@ DTYPE_PRESERVING = SAME_DTYPE_OPS | {
 }
 
 
-# TF functions that return one tensor (most do; these are the common ones, kept as a list
-# because `tf.split`, `tf.unstack`, `tf.nn.moments`, `tf.meshgrid`, `tf.math.top_k`,
-# `tf.while_loop`, ... return lists or tuples, which Python unpacks fine).
-SINGLE_OUTPUT_LEAVES = frozenset(
-    {
-        "shape", "reshape", "transpose", "cast", "concat", "stack", "squeeze", "expand_dims",
-        "matmul", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "constant",
-        "convert_to_tensor", "identity", "gather", "gather_nd", "tile", "one_hot", "argmax",
-        "argmin", "einsum", "reverse", "slice", "pad", "abs", "exp", "log", "sqrt", "square",
-        "add", "multiply", "subtract", "divide", "maximum", "minimum", "sigmoid", "tanh",
-        "softmax", "relu", "cumsum", "sort", "argsort", "round", "floor", "clip_by_value",
-        "uniform", "normal", "broadcast_to", "boolean_mask", "where",
-    }
-)  # fmt: skip
-_SINGLE_OUTPUT_MODULES = ("tensorflow", "tensorflow.math", "tensorflow.linalg", "tensorflow.nn")
-
-
+# What a TF function returns is TensorFlow's to say (tf_facts.api_output, probed by
+# scripts/gen_xla_ops.py): one tensor, or a Python list of tensors whose length is static, which
+# Python iterates and unpacks in any graph code (`for part in tf.unstack(x, axis=-1):`).
 def single_output(name: str) -> bool:
     """A TF function known to return one tensor (not a list or tuple of them)."""
-    module, _, leaf = name.rpartition(".")
-    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
-    if module not in _SINGLE_OUTPUT_MODULES and module != "tensorflow.random":
-        return False
-    return leaf in SINGLE_OUTPUT_LEAVES or leaf.startswith("reduce_")
-
-
-# TF functions that return a Python list of tensors (its length is static), which Python
-# iterates and unpacks in any graph code: `for part in tf.unstack(x, axis=-1):`.
-_LIST_OUTPUT_LEAVES = frozenset({"unstack", "split", "meshgrid", "dynamic_partition"})
+    return api_output(name.replace("tensorflow.compat.v2.", "tensorflow.", 1)) == "tensor"
 
 
 def list_output(name: str) -> bool:
     """A TF function known to return a Python list of tensors."""
-    module, _, leaf = name.rpartition(".")
-    module = module.replace("tensorflow.compat.v2", "tensorflow", 1)
-    return module in ("tensorflow", "tensorflow.compat.v1") and leaf in _LIST_OUTPUT_LEAVES
+    return api_output(name.replace("tensorflow.compat.v2.", "tensorflow.", 1)) == "list"

@@ -19,7 +19,11 @@ Sources of dtypes:
 - parameters: the arguments at the module's call sites (calls, `self.method(...)`,
   `instance.method(...)`, `functools.partial(f, name=value)`), NumPy arrays becoming tensors
   when the function is a `tf.function`, joined over the calls (`site_dtypes` keeps them call
-  by call); attributes `self.x` from their assignments in the class.
+  by call); attributes `self.x` from their assignments in the class. A class's creations
+  in other files of the run reach its `__init__` too (their "new" records, tf_records.py:
+  each argument a dtype, a tensor of a dtype, a Python value or unknown), and so its
+  `self` attributes and its layer dtype; `self.proj(x)` of a sub-layer made with
+  `dtype=` (`Dense(units, dtype=dtype)`) has that dtype.
 Local names are read per program point (values.py); everything is bounded in depth.
 """
 
@@ -42,10 +46,21 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.repeats import bind
-from jitlint.model.tf.values import TfValues
+from jitlint.model.tf.values import PYTHON, TENSOR, TfValues
+from jitlint.model.tf_records import UNKNOWN_FACT, Argument, decode_arguments
 from jitlint.python.attributes import class_body_assignments as _class_body_assignments
 from jitlint.python.attributes import self_assignments as _self_assignments
-from jitlint.python.binding import keyword_argument, positional_argument
+from jitlint.python.binding import (
+    DOUBLE_STARRED,
+    STARRED,
+    Bound,
+    Signature,
+    call_arguments,
+    keyword_argument,
+    positional_argument,
+)
+from jitlint.python.binding import bind as bind_arguments
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
@@ -380,6 +395,9 @@ class TfDtypes:
         helper = self._helper_info(call, path, depth)
         if helper is not None:
             return helper
+        sublayer = self._sublayer_info(call, path, depth)
+        if sublayer is not None:
+            return sublayer
         names = canonical(self.names.qualified_names(func, path))
         if len(names) != 1 or "" in names:
             if type(func) is cst.Attribute:
@@ -498,6 +516,28 @@ class TfDtypes:
         consts = result.consts | site.consts
         return DType(site.name, consts, site.params, site.numpy, result.arrays | site.arrays)
 
+    def _sublayer_info(self, call: cst.Call, path: Path, depth: int) -> DType | None:
+        """`self.proj(x)` where the class makes `self.proj` a Keras layer that computes in
+        its dtype (`Dense(units, dtype=dtype)`): the output has that dtype (Keras casts the
+        inputs to it). None when that is not what every assignment of the attribute says."""
+        func = call.func
+        if type(func) is not cst.Attribute or not _is_self(func.value):
+            return None
+        cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+        if cls is None:
+            return None
+        outer = self.model.scope_path(cls)[:-1]
+        found = set()
+        for value, value_path in _self_assignments(cls, func.attr.value, outer):  # type: ignore[arg-type]
+            if type(value) is not cst.Call:
+                return None
+            names = canonical(self.names.qualified_names(value.func, value_path))  # type: ignore[attr-defined]
+            if len(names) != 1 or not _computes_in_its_dtype(next(iter(names))):
+                return None
+            arg = keyword_argument(value, "dtype")  # type: ignore[arg-type]
+            found.add(self.dtype_name(arg.value, value_path, depth + 1) if arg else None)
+        return DType(found.pop()) if len(found) == 1 and None not in found else None
+
     def _method_info(self, call: cst.Call, path: Path, depth: int) -> DType:
         """`array.reshape(...)`, `array.astype(D)`, `tensor.numpy()`: NumPy methods."""
         func = call.func
@@ -564,7 +604,66 @@ class TfDtypes:
         for call, call_path, _ in self._sites.by_function.get(id(cls), ()):
             arg = keyword_argument(call, "dtype")
             found.add(self.dtype_name(arg.value, call_path) if arg is not None else None)
+        for args in self._class_created_elsewhere(cls):
+            fact = dict(args).get("dtype", "")
+            found.add(fact[len("dtype:") :] if fact.startswith("dtype:") else None)
         return found.pop() if len(found) == 1 else None
+
+    # ----- creations of the module's classes in other files ("new" records) ------------
+
+    def argument_facts(self, call: cst.Call, path: Path) -> list[Argument]:
+        """What each argument of `call` is, for a "new" record (tf_records.py): a dtype, a
+        tensor (of a known dtype or not), a Python value, or unknown."""
+        out: list[Argument] = []
+        for keyword, expr in call_arguments(call):
+            if keyword in (STARRED, DOUBLE_STARRED):
+                out.append((keyword, UNKNOWN_FACT))
+                continue
+            dtype = None
+            if type(expr) in (cst.Name, cst.Attribute, cst.SimpleString):
+                dtype = self.dtype_name(expr, path)
+            if dtype is not None:
+                out.append((keyword, f"dtype:{dtype}"))
+                continue
+            kind = self.values.value(expr, path).kind
+            if kind == PYTHON:
+                out.append((keyword, "py"))
+            elif kind == TENSOR:
+                name = self.dtype(expr, path)
+                out.append((keyword, f"tensor:{name}" if name else "tensor"))
+            else:
+                out.append((keyword, UNKNOWN_FACT))
+        return out
+
+    @cached_property
+    def _creations(self) -> dict[str, list[list[Argument]]]:
+        """The arguments other files of the run create each top-level class with."""
+        out: dict[str, list[list[Argument]]] = {}
+        for record in self.model.inbound:
+            if record.kind == "new":
+                args = decode_arguments(record.status)
+                if args is not None:
+                    out.setdefault(record.function, []).append(args)
+        return out
+
+    def _class_created_elsewhere(self, cls: cst.CSTNode) -> list[list[Argument]]:
+        """The argument lists other files create the top-level class `cls` with."""
+        if not self._creations or type(cls) is not cst.ClassDef:
+            return []
+        if self.model.scope_path(cls)[:-1] != (self.model.module,):
+            return []
+        return self._creations.get(cls.name.value, [])
+
+    def _created_elsewhere(self, func: cst.FunctionDef) -> list[Bound[str]]:
+        """For the `__init__` of a top-level class: each creation of the class in another
+        file, its argument facts bound to the parameters (the one call binder)."""
+        if func.name.value != "__init__" or not self._creations:
+            return []
+        path = self.model.scope_path(func)
+        if len(path) != 4:
+            return []
+        creations = self._class_created_elsewhere(path[1])
+        return [bind_arguments(Signature.of(func, 1), args) for args in creations]
 
     def _calls_of(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path, int]]:
         """The module's calls of `func`; for a class's `__init__`, the calls of the class
@@ -597,6 +696,15 @@ class TfDtypes:
             else:
                 default = getattr(param, "default", None)
                 found.add(self.dtype_name(default, defs[0].path, depth + 1) if default else None)
+        for bound in self._created_elsewhere(func):
+            fact = bound.arguments.get(name.value)
+            if fact is not None:
+                found.add(fact[len("dtype:") :] if fact.startswith("dtype:") else None)
+            elif name.value in bound.defaulted:
+                default = bound.defaulted[name.value]
+                found.add(self.dtype_name(default, defs[0].path, depth + 1))
+            else:
+                return None  # a star argument may pass it
         return found.pop() if len(found) == 1 else None
 
     def _bound_arguments(self, func: cst.FunctionDef, name: str, depth: int) -> list[DType]:
@@ -611,6 +719,12 @@ class TfDtypes:
                 if graph_root:  # NumPy arrays become tensors of their dtype
                     found = replace(found, numpy=False)
                 out.append(found)
+        for bound in self._created_elsewhere(func):
+            fact = bound.arguments.get(name)
+            if fact is not None:
+                out.append(DType(fact[len("tensor:") :]) if fact.startswith("tensor:") else UNKNOWN)
+            elif name in bound.uncertain:
+                out.append(UNKNOWN)
         return out
 
     def site_dtypes(self, func: cst.FunctionDef, name: str) -> list[tuple[cst.Call, DType]]:
@@ -818,7 +932,7 @@ class TfDtypes:
             return
         callee = func
         args = call.args
-        if names & {"functools.partial"} and args and args[0].keyword is None:
+        if names & PARTIAL and args and args[0].keyword is None:
             callee, args = args[0].value, args[1:]
             if type(callee) not in (cst.Name, cst.Attribute):
                 return
@@ -911,6 +1025,24 @@ class TfDtypes:
             items.append(f"ret={returns}")
         items.extend(f"sink={s}" for s in sorted(sinks))
         return "fn:" + ";".join(items) if items else None
+
+
+# Keras layers whose output is computed in the layer's dtype (`dtype=`): the inputs are cast
+# to it and the weights are of it.
+_COMPUTE_IN_DTYPE = frozenset(
+    {
+        "Dense", "EinsumDense", "Conv1D", "Conv2D", "Conv3D", "DepthwiseConv2D",
+        "SeparableConv2D", "Conv1DTranspose", "Conv2DTranspose", "LayerNormalization",
+        "BatchNormalization",
+    }
+)  # fmt: skip
+
+
+def _computes_in_its_dtype(qualname: str) -> bool:
+    parts = qualname.split(".")
+    if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in qualname:
+        return False
+    return parts[-1] in _COMPUTE_IN_DTYPE and "layers" in parts
 
 
 def leaf_of(expr: cst.CSTNode) -> str:

@@ -1,6 +1,10 @@
 """Keras in the TF model: which classes are layers, models, losses or metrics, which of their
 methods run as graph code, and whether a model that runs them compiles with XLA.
 
+A class is a Keras class when a base is one: a Keras base, a Keras class of the module, or
+one of another module of the run (its file exports the fact, `keras_exports`, to the modules
+that subclass it).
+
 Keras 3 runs `Layer.call`, `Model.train_step`/`test_step`/`predict_step`, `Loss.call` and
 `Metric.update_state` inside the traced train/test/predict functions of `fit`, `evaluate`
 and `predict`, without autograph. Whether that function is compiled with XLA is the
@@ -34,6 +38,7 @@ graph code's context (propagated by TfModel).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -49,6 +54,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
+from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -86,6 +92,18 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
+# Spellings that exist only in Keras 3 (the standalone package's `ops`, `config` and `src`,
+# and its preview `keras_core`): a file using one targets Keras 3 whatever is declared.
+_KERAS_3_ONLY = re.compile(
+    r"\bkeras_core\b|\bkeras\.(?:ops|config|src)\b|\bfrom\s+keras\s+import\s+[^\n]*\b(?:ops|config)\b"
+)
+
+
+def keras_3_imported(source: str) -> bool:
+    """The file uses a Keras-3-only module (`keras.ops`, `from keras import ops`, ...)."""
+    return _KERAS_3_ONLY.search(source) is not None
+
+
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 
@@ -116,6 +134,7 @@ class KerasLinks:
     keras_major: int  # the Keras the file is linted for: `keras`/`tf.keras` classes are it
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
+    facts: dict[str, str]  # facts of imported names (TfModel), Keras classes' among them
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -139,9 +158,12 @@ class KerasLinks:
             return memo[id(cls)]
         memo[id(cls)] = None  # cycles
         found = None
+        facts = self.facts
         for base in cls.bases:
             for name in self.names.qualified_names(base.value, path):
                 found = found or keras_base(name, self.keras_major)
+                # A Keras class of another module of the run (its file's export).
+                found = found or _keras_fact(facts.get(name))
             if found is None and type(base.value) is cst.Name:
                 bindings = self.names.lookup(base.value.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
@@ -150,6 +172,56 @@ class KerasLinks:
                         found = self.keras_class_kind(local, path)
         memo[id(cls)] = found
         return found
+
+    def keras_exports(self) -> dict[str, str]:
+        """The module's top-level Keras classes, for the modules subclassing them: name ->
+        `keras:<kind>:<category>`."""
+        out = {}
+        module = self.module
+        for stmt in module.body:
+            if type(stmt) is cst.ClassDef and stmt.bases:
+                found = self.keras_class_kind(stmt, [module])
+                if found is not None:
+                    out[stmt.name.value] = f"{KERAS_CLASS_FACT}{found[0]}:{found[1]}"
+                    continue
+                # Bases of other modules not known here: the runner follows them to the
+                # modules that define them (model/project/files.py), so a chain of
+                # subclasses across modules is known without a lint per step.
+                imported = {
+                    name
+                    for base in stmt.bases
+                    for name in self.names.qualified_names(base.value, [module])
+                    if "." in name and name.split(".")[0] not in _LIBRARIES
+                }
+                # A subclass of a class above it whose bases are other modules' has those
+                # bases too: it is a Keras class when they are, known without its own lint.
+                for base in stmt.bases:
+                    if type(base.value) is not cst.Name:
+                        continue
+                    local = out.get(base.value.value, "")
+                    if local.startswith(KERAS_BASES_FACT):
+                        imported.update(local[len(KERAS_BASES_FACT) :].split(","))
+                if imported:
+                    out[stmt.name.value] = KERAS_BASES_FACT + ",".join(sorted(imported))
+        return out
+
+    def base_names(self) -> frozenset[str]:
+        """The names the module's class statements start their bases with (`Base`, `layers`
+        in `layers.Base`): imports of those may be Keras classes of other modules."""
+        found = set()
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.ClassDef:
+                for base in node.bases:  # type: ignore[attr-defined]
+                    head = base.value
+                    while type(head) is cst.Attribute:
+                        head = head.value
+                    if type(head) is cst.Name:
+                        found.add(head.value)
+            if type(node) in _HOLDS_CLASSES:
+                stack.extend(iter_children(node))
+        return frozenset(found)
 
     def owns_state(self, cls: cst.ClassDef) -> bool:
         """A project Keras class that makes weights or sublayers: `self.add_weight(...)`,
@@ -554,6 +626,26 @@ def keras_state(qualname: str) -> str | None:
     if leaf in ("Sequential", "Model"):
         return "Keras model"
     return None
+
+
+# Never modules of the project: a base named in them is no class of another module. (Other
+# libraries' bases are merely asked for and found in no module of the project.)
+_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras", "numpy", *sys.stdlib_module_names})
+# The statements a class statement may be found in (conditional definitions included).
+_HOLDS_CLASSES = (
+    cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Else, cst.Try,
+    cst.With,
+)  # fmt: skip
+
+
+def _keras_fact(fact: str | None) -> tuple[str, str] | None:
+    """(kind, category) from a Keras class fact; None for any other fact."""
+    if fact is None or not fact.startswith(KERAS_CLASS_FACT):
+        return None
+    kind, _, category = fact[len(KERAS_CLASS_FACT) :].partition(":")
+    if kind not in ("keras3", "keras2") or category not in GRAPH_METHODS:
+        return None
+    return kind, category
 
 
 def keras_base(qualname: str, keras_major: int = 3) -> tuple[str, str] | None:

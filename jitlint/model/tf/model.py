@@ -27,7 +27,6 @@ from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
-    PARTIAL,
     SHAPE_KEEPING_DATASET_METHODS,
     TF_FUNCTION,
     VARYING_SHAPE_DATASETS,
@@ -45,7 +44,9 @@ from jitlint.model.tf.function import (
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
-from jitlint.model.tf.values import TfValues
+from jitlint.model.tf.values import TENSOR, TfValues
+from jitlint.model.tf_records import PASSIVE_KINDS
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.walker import iter_children
 
@@ -117,7 +118,9 @@ class TfModel(KerasLinks):
         self.inbound = tuple(inbound)
         # Without any of these spellings a module has no graph code: skip the scan.
         self.may_have_graph_code = (
-            source is None or bool(_GRAPH_MARKERS.search(source)) or bool(self.inbound)
+            source is None
+            or bool(_GRAPH_MARKERS.search(source))
+            or any(record.kind not in PASSIVE_KINDS for record in self.inbound)
         )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
@@ -152,8 +155,8 @@ class TfModel(KerasLinks):
 
     def exports(self) -> dict[str, str]:
         """Facts about this module's top-level names that other modules may import (the
-        dtype facts of dtypes.py): dotted name -> fact."""
-        return self.dtypes.summaries()
+        dtype facts of dtypes.py, its Keras classes): dotted name -> fact."""
+        return {**self.dtypes.summaries(), **self.keras_exports()}
 
     def project_imports(self) -> list[tuple[cst.CSTNode, Path, str]]:
         """Module-level imports of names that may be in other modules of the project:
@@ -272,6 +275,65 @@ class TfModel(KerasLinks):
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))
 
+    def trace_time_setting(self, func: cst.FunctionDef, name: str) -> bool:
+        """Whether `func`'s writes of the module global `name` set a Python value that only
+        graph code reads: each a plain `name = value` whose value is no tensor and reads
+        not `name` (no counter), and every read of `name` in the module (one at least) is in
+        a function that must run as graph code. Such a global is a setting of the trace
+        that reads it (a mode set by a step before it calls the layers that read it while
+        tracing): written once per trace is what its readers need. Where `func` itself also
+        runs eagerly (a setter the program calls outside graph code too), eager readers are
+        allowed: the setting is the program's own, and graph code only sets it as it traces."""
+        contexts = self.contexts
+        own = contexts.get(id(func))
+        setter = own is not None and not own.must
+        read = False  # and some graph code reads it: a global no one reads here is no setting
+        stack: list[tuple[cst.CSTNode, cst.CSTNode | None, Func | None]] = [
+            (self.module, None, None)
+        ]
+        while stack:
+            node, parent, owner = stack.pop()
+            kind = type(node)
+            if kind is cst.Name:
+                if node.value != name or parent is None:  # type: ignore[attr-defined]
+                    continue
+                if type(parent) in (cst.NameItem, cst.AssignTarget, cst.Param):
+                    continue  # `global name`, `name = ...`: no read
+                if type(parent) is cst.Attribute and parent.attr is node:  # type: ignore[attr-defined]
+                    continue
+                if type(parent) is cst.Arg and parent.keyword is node:  # type: ignore[attr-defined]
+                    continue
+                if owner is func:
+                    return False  # `name = name + 1`, `name += 1`: a counter
+                context = contexts.get(id(owner)) if owner is not None else None
+                if (context is None or not context.must) and not setter:
+                    return False  # read by code that also runs eagerly
+                read = True
+                continue
+            if kind is cst.FunctionDef or kind is cst.Lambda:
+                owner = node  # type: ignore[assignment]
+            elif kind is cst.Assign and owner is func:
+                targets = node.targets  # type: ignore[attr-defined]
+                if any(type(t.target) is cst.Name and t.target.value == name for t in targets):
+                    path = [*self.scope_path(func), node]
+                    if self.values.value(node.value, path).kind == TENSOR:  # type: ignore[attr-defined]
+                        return False
+            stack.extend((child, node, owner) for child in iter_children(node))
+        return read
+
+    def local_call_sites(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path]]:
+        """The calls `name(...)` of module-level function `func` in this module, with their
+        paths (from the module); empty for methods and nested functions."""
+        if self.scan.owner.get(id(func)) is not self.module:
+            return []
+        name = func.name.value
+        return [
+            (call, path)
+            for sites in self.scan.calls.values()
+            for call, path in sites
+            if type(call.func) is cst.Name and call.func.value == name
+        ]
+
     def is_loop_body(self, func: Func) -> bool:
         """A `tf.while_loop` body or condition: its parameters are loop variables."""
         return id(func) in self.scan.loop_bodies
@@ -380,7 +442,7 @@ class TfModel(KerasLinks):
         return None
 
     @cached_property
-    def _imported_aliases(self) -> frozenset[str]:
+    def imported_aliases(self) -> frozenset[str]:
         found: set[str] = set()
         for match in _IMPORT_LINE.finditer(self.source or ""):
             for part in match.group(1).replace(")", "").split(","):
@@ -478,7 +540,7 @@ class TfModel(KerasLinks):
         elif (
             kind is cst.Attribute
             and type(func.value) is cst.Name  # type: ignore[attr-defined]
-            and func.value.value in self._imported_aliases  # type: ignore[attr-defined]
+            and func.value.value in self.imported_aliases  # type: ignore[attr-defined]
             and func.value.value not in _LIBRARY_ALIASES  # type: ignore[attr-defined]
         ):
             scan.attribute_calls.setdefault(id(owner), []).append((node, [*parents, node]))
@@ -767,10 +829,22 @@ class TfModel(KerasLinks):
         contexts: dict[int, GraphContext] = {}
         funcs: dict[int, Func] = {}
         pending: list[int] = []
+        # A function decorated with `tf.function` runs its body through its own decorator's
+        # autograph setting, whoever calls it: a Keras 3 `call` (not converted) calling it
+        # still calls a converted function (observed on TF 2.21 / Keras 3.15).
+        own_autograph = {
+            id(app.func): app.autograph
+            for app, _path in scan.applications
+            if type(app.func) is cst.FunctionDef
+            and any(d.decorator is app.node for d in app.func.decorators)
+        }
 
         def add(func: Func, context: GraphContext) -> None:
             known = contexts.get(id(func))
             merged = known.merge(context) if known else context
+            own = own_autograph.get(id(func))
+            if own is not None and merged.autograph != own:
+                merged = replace(merged, autograph=own)
             if merged != known:
                 contexts[id(func)] = merged
                 funcs[id(func)] = func
@@ -833,7 +907,13 @@ class TfModel(KerasLinks):
                     callers.setdefault(id(target[0]), []).append(
                         (caller, self.in_eager_branch(path))
                     )
-        eager: set[int] = set()
+        # Helpers that eager code of another file calls (its "eager" records).
+        eager: set[int] = {
+            key
+            for key in helpers
+            if _func_name(self.scan.scopes[key]) in self._called_eagerly_elsewhere  # type: ignore[arg-type]
+            and self.scan.owner.get(key) is self.module
+        }
         changed = True
         while changed:
             changed = False
@@ -848,6 +928,11 @@ class TfModel(KerasLinks):
                     changed = True
         for key in eager:
             contexts[key] = replace(contexts[key], must=False)
+
+    @cached_property
+    def _called_eagerly_elsewhere(self) -> frozenset[str]:
+        """Top-level functions that eager code of another file of the run calls."""
+        return frozenset(r.function for r in self.inbound if r.kind == "eager")
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""

@@ -40,7 +40,8 @@ from jitlint.model.tf.function import tf_function_options
 from jitlint.model.tf.scan import Func, Path
 from jitlint.python import binding
 from jitlint.python.binding import Signature
-from jitlint.python.uses import calls_in
+from jitlint.python.scopes import module_functions
+from jitlint.python.uses import calls_in, returned_values
 from jitlint.python.walker import iter_children
 
 # The TF model (model.py imports this module, so it is not imported back).
@@ -56,10 +57,12 @@ _CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|en
 class Repeats(Repeated):
     # function id -> parameters that receive varying Python values, with the call site
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
-    # loop calls of names of other modules: (call, path, method or "") for "repeat" records
-    foreign: list[tuple[cst.Call, Path, cst.CSTNode, str]] = field(default_factory=list)
+    # loop calls of names of other modules: (call, path, name, method or "", whether the call
+    # passes the loop's element: `configured`) for "repeat" records
+    foreign: list[tuple[cst.Call, Path, cst.CSTNode, str, bool]] = field(default_factory=list)
     # ids of functions every loop call of which passes a value that changes per iteration
-    # (`for n in [1, 3, 7]: make(n)`): each run builds for another configuration
+    # (`for n in [1, 3, 7]: make(n)`, `for device in devices: make(f, device)`): each run
+    # builds for another configuration, or another element of a collection
     configured: set[int] = field(default_factory=set)
 
     def configured_owner(self, path: Path) -> bool:
@@ -97,7 +100,7 @@ def find_repeats(model: TfModel) -> Repeats:
         if target is None:
             foreign = foreign_callee(model, call, path)
             if foreign is not None:
-                out.foreign.append((call, path, *foreign))
+                out.foreign.append((call, path, *foreign, _passes_element(model, call, path)))
             continue
         func, bound = target
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
@@ -106,9 +109,95 @@ def find_repeats(model: TfModel) -> Repeats:
             if varying_python(model, arg, path):
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
                 varied = True
+        varied = varied or (_passes_element(model, call, path) and _factory(model, func))
         varied_calls[id(func)] = varied_calls.get(id(func), 0) + varied
     out.configured = {f for f, count in loop_calls.items() if varied_calls[f] == count}
+    # Another file's loops: configured when every one passes its element (and this file's
+    # loops, if any, do too).
+    records: dict[str, bool] = {}
+    for r in model.inbound:
+        if r.kind == "repeat":
+            key = f"{r.function}.{r.status}" if r.status else r.function
+            records[key] = records.get(key, True) and r.per_element
+    for func, key in _repeated_defs(model):
+        if not records.get(key) or loop_calls.get(id(func), 0) != varied_calls.get(id(func), 0):
+            continue
+        if _factory(model, func):
+            out.configured.add(id(func))
     return out
+
+
+def _repeated_defs(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
+    """The module's top-level functions and its classes' methods, with the name a "repeat"
+    record gives them (`f`, `Class.method`)."""
+    return module_functions(model.module.body)
+
+
+def _factory(model: TfModel, func: Func) -> bool:
+    """`func` returns a tf.function it makes (`return tf.function(g)`, or a nested `def`
+    decorated with it): its caller keeps and calls what it returns. A loop that calls it
+    once per element of a collection (a device, a configuration) makes one per element;
+    one that makes a tf.function and calls it on the data it is given (`for chunk in
+    chunks: predict(chunk)`) retraces the same work for every element."""
+    if type(func) is not cst.FunctionDef:
+        return False
+    path = [model.module, func, func.body]
+    for value in returned_values(func) or ():
+        if type(value) is cst.Call and model.names.resolves_to(value.func, path, TF_FUNCTION):
+            return True
+        if type(value) is cst.Name:
+            bindings = model.names.lookup(value.value, path)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            if type(node) is cst.FunctionDef and any(
+                model.tf_function_spec(d.decorator, [*path, node, d]) is not None
+                for d in node.decorators
+            ):
+                return True
+    return False
+
+
+def _passes_element(model: TfModel, call: cst.Call, path: Path) -> bool:
+    """A loop call passes the loop's element of a Python collection (`for device in
+    devices: make(f, device=device)`): with a factory (`_factory`), each iteration makes a
+    function for another element, which needs its own trace; not the same work repeated."""
+    for arg in call.args:
+        value = arg.value
+        if arg.star or type(value) is not cst.Name:
+            continue
+        for loop in enclosing_loops(path):
+            if type(loop) is cst.For and value.value in target_names(loop.target):
+                if python_collection(model, loop.iter, path):
+                    return True
+                break
+    return False
+
+
+_DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp)
+
+
+def python_collection(model: TfModel, iterable: cst.CSTNode, path: Path, depth: int = 0) -> bool:
+    """A collection Python builds: `range(...)`, a list, tuple or set display or
+    comprehension, a name bound once to one, or a call of a module function that returns
+    one (`for device in get_devices()`); not a dataset or a tensor."""
+    kind = type(iterable)
+    if kind in _DISPLAYS or python_iterable(model, iterable, path):
+        return True
+    if depth >= 2:
+        return False
+    if kind is cst.Name:
+        bindings = model.names.lookup(iterable.value, path)  # type: ignore[attr-defined]
+        if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
+            node = bindings[0].node
+            return node is not None and python_collection(model, node, path, depth + 1)
+        return False
+    if kind is cst.Call and type(iterable.func) is cst.Name:  # type: ignore[attr-defined]
+        bindings = model.names.lookup(iterable.func.value, path)  # type: ignore[attr-defined]
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return False
+        func = bindings[0].node
+        returned = returned_values(func) if type(func) is cst.FunctionDef else None
+        return returned is not None and all(type(r) in _DISPLAYS for r in returned)
+    return False
 
 
 def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:

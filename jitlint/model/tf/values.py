@@ -23,6 +23,7 @@ import libcst as cst
 
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.api import (
+    IS_TENSOR,
     NON_TENSOR_CALLS,
     NON_TENSOR_NAMESPACES,
     SHAPE_QUERIES,
@@ -31,12 +32,16 @@ from jitlint.model.tf.api import (
     WEIGHT_MAKERS,
     canonical,
     list_output,
+    proves_not_tensor,
+    proves_tensor,
     single_output,
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
+from jitlint.python.binding import Signature
 from jitlint.python.names import Names
-from jitlint.python.reaching import reaching
+from jitlint.python.predicates import Guards, Predicate, TypeTest
+from jitlint.python.reaching import guards_passed, reaching
 from jitlint.python.walker import iter_children
 
 TENSOR, PYTHON, UNKNOWN = "tensor", "python", "unknown"
@@ -339,6 +344,37 @@ def _bind(defs: dict[str, list[Def]], target: cst.CSTNode, definition: Def) -> N
         _bind(defs, target.value, Def("other", None, ()))  # type: ignore[attr-defined]
 
 
+# `tf.is_tensor(x)` read as the type test it is: True for every tensor, Variable,
+# RaggedTensor and SparseTensor (model/tf/api.py's TENSOR_TYPES).
+_IS_TENSOR_TEST = Predicate(Signature(("x",)), TypeTest("x", frozenset({IS_TENSOR})))
+# An attribute every tensor, Variable and TensorArray has: a failed `hasattr(x, "dtype")`
+# proves x is none of them.
+_TENSOR_ATTRIBUTES = frozenset({"dtype"})
+_GUARD_CALLS = frozenset({"isinstance", "is_tensor", "type", "hasattr"})
+
+
+def _guard_subjects(scope: cst.CSTNode) -> set[str]:
+    """The plain names a type test in `scope` reads, as spelled (a cheap gate for narrowing)."""
+    found: set[str] = set()
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Call and node.args and type(node.args[0].value) is cst.Name:  # type: ignore[attr-defined]
+            func = node.func  # type: ignore[attr-defined]
+            leaf = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)
+            if leaf in _GUARD_CALLS:
+                found.add(node.args[0].value.value)  # type: ignore[attr-defined]
+        elif (
+            kind is cst.Comparison
+            and type(node.left) is cst.Name  # type: ignore[attr-defined]
+            and any(type(c.operator) in (cst.Is, cst.IsNot) for c in node.comparisons)  # type: ignore[attr-defined]
+        ):
+            found.add(node.left.value)  # type: ignore[attr-defined]
+        stack.extend(iter_children(node))
+    return found
+
+
 class TfValues:
     """Abstract values of expressions; `model` supplies graph contexts and loop bodies."""
 
@@ -349,6 +385,7 @@ class TfValues:
         self._memo: dict[int, Value] = {}
         self._dtype_memo: dict[int, str | None] = {}
         self.sources: dict[int, cst.CSTNode] = {}  # the ops named by "ragged@<id>" origins
+        self._guarded_memo: dict[int, frozenset[str]] = {}
 
     # ----- names ----------------------------------------------------------------------------
 
@@ -371,11 +408,54 @@ class TfValues:
         if type(scope) not in (cst.FunctionDef, cst.Lambda) or scope_path[-1] is not scope.body:  # type: ignore[attr-defined]
             return None
         defs = self.defs(scope, scope_path[:-2]).get(name.value)  # type: ignore[arg-type]
-        if not defs or len(defs) == 1:
+        if not defs:
             return defs
-        # Names per program point: only the bindings that reach this read.
-        kept = reaching([d.path for d in defs], (*path, name), scope)
-        return defs if kept is None else [defs[i] for i in kept]
+        if len(defs) > 1:
+            # Names per program point: only the bindings that reach this read.
+            kept = reaching([d.path for d in defs], (*path, name), scope)
+            defs = defs if kept is None else [defs[i] for i in kept]
+        if name.value not in self._guarded(scope):
+            return defs
+        return self._narrowed(name, path, scope, defs)
+
+    def _guarded(self, scope: cst.CSTNode) -> frozenset[str]:
+        """The names a type test in `scope` reads (`isinstance(x, ...)`, `tf.is_tensor(x)`,
+        `type(x)`, `hasattr(x, ...)`, `x is None`): the only ones narrowing can change."""
+        found = self._guarded_memo.get(id(scope))
+        if found is None:
+            found = self._guarded_memo[id(scope)] = frozenset(_guard_subjects(scope))
+        return found
+
+    def _narrowed(
+        self, name: cst.Name, path: Sequence[cst.CSTNode], scope: cst.CSTNode, defs: list[Def]
+    ) -> list[Def]:
+        """The definitions left once the guards each passes on its way to this read are
+        applied (python/reaching.py finds them, python/predicates.py reads them): a tensor
+        where a test proved the name is not one, or a Python value where it proved a tensor,
+        is a reading that cannot hold here. Narrowing only leaves definitions out; where it
+        leaves none, the read is unknown."""
+        read = (*path, name)
+
+        def resolve(expr: cst.CSTNode) -> frozenset[str]:
+            return canonical(frozenset(self.names.qualified_names(expr, path)))
+
+        def is_tensor_call(call: cst.Call) -> Predicate | None:
+            return _IS_TENSOR_TEST if resolve(call.func) == {IS_TENSOR} else None
+
+        not_tensor = Guards(resolve, None, proves_not_tensor, _TENSOR_ATTRIBUTES)
+        tensor = Guards(resolve, is_tensor_call, proves_tensor)
+        kept = []
+        for definition in defs:
+            passed = guards_passed(definition.path, read, scope, name.value)
+            if passed:
+                proven_not = any(name.value in not_tensor.facts(t, o) for t, o in passed)
+                proven = any(name.value in tensor.facts(t, o) for t, o in passed)
+                if proven_not or proven:
+                    kind = self._def_value(name, definition).kind
+                    if (proven_not and kind == TENSOR) or (proven and kind == PYTHON):
+                        continue
+            kept.append(definition)
+        return kept
 
     # ----- values -------------------------------------------------------------------------
 

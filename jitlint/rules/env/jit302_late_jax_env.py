@@ -4,76 +4,17 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.env.timeline import EnvWrite, timeline
+from jitlint.model.library.jax_facts import bool_env_strings, config_env
 from jitlint.rules.base import Rule
-
-# `jax.config.update` takes (collected by tracing the option constructors during the
-# import). Each reads the environment variable `JAX_<NAME>` once, at definition.
-_BOOL = """
-allow_f16_reductions auto_pcast bcoo_cusparse_lowering check_proxy_envs check_static_indices
-check_tracer_leaks compilation_cache_check_contents compilation_cache_expect_pgle
-compilation_cache_include_metadata_in_key compiler_enable_remat_pass cpu_enable_async_dispatch
-custom_vjp3 debug_infs debug_key_reuse debug_leaked_clients_on_clear_backends debug_nans
-disable_bwd_checks disable_jit disable_most_optimizations disable_vmap_shmap_error
-disallow_mesh_context_manager distributed_debug enable_checks enable_compilation_cache
-enable_custom_prng enable_pgle enable_preemption_service enable_recoverability enable_x64
-experimental_unsafe_xla_runtime_errors explain_cache_misses export_ignore_forward_compatibility
-force_dcn_cross_host_transfers high_dynamic_range_gumbel include_debug_info_in_dumps
-include_full_tracebacks_in_locations log_checkpoint_residuals log_compiles mosaic_allow_hlo
-mutable_array_checks no_execution no_tracing pallas_enable_debug_checks pallas_poison_buffers
-pallas_use_mosaic_gpu pallas_verbose_errors pprint_use_color
-ragged_dot_use_gpu_pallas_triton_lowering ragged_dot_use_ragged_dot_instruction
-raise_persistent_cache_errors refs_to_pins remat3 remove_custom_partitioning_ptr_from_cache_key
-remove_size_one_mesh_axis_from_type scan3 share_binary_between_hosts softmax_custom_jvp
-sort_devices_by_process_index thread_guard threefry_gpu_kernel_lowering threefry_partitionable
-use_direct_linearize use_emit_pipeline_primitive use_shardy_partitioner
-use_simplified_jaxpr_constants
-"""
-_STR = """
-array_garbage_collection_guard backend_target compilation_cache_dir cpu_collectives_implementation
-cross_host_transfer_socket_address cross_host_transport_addresses cuda_visible_devices
-debug_log_modules default_matmul_precision default_prng_impl dump_ir_modes dump_ir_to
-error_checking_behavior_divide error_checking_behavior_nan error_checking_behavior_oob
-hlo_source_file_canonicalization_regex logging_level memory_fitting_level mock_gpu_topology
-numpy_rank_promotion oneapi_visible_devices optimization_level persistent_cache_enable_xla_caches
-platform_name platforms rocm_visible_devices source_url_schema traceback_filtering transfer_guard
-transfer_guard_device_to_device transfer_guard_device_to_host transfer_guard_host_to_device
-use_magma xla_backend
-"""
-_INT = """
-captured_constants_report_frames captured_constants_warn_bytes compilation_cache_max_size
-compiler_detailed_logging_min_ops cpu_get_global_topology_timeout_minutes
-cpu_get_local_topology_timeout_minutes cross_host_transfer_timeout_seconds
-cross_host_transfer_transfer_size embedded_constants_max_bytes export_calling_convention_version
-num_cpu_devices persistent_cache_min_entry_size_bytes pgle_aggregation_percentile
-pgle_profiling_runs random_seed_offset serialization_version
-share_binary_between_hosts_timeout_ms traceback_in_locations_limit
-tracer_error_num_traceback_frames xla_profile_version
-"""
-_FLOAT = """
-exec_time_optimization_effort memory_fitting_effort persistent_cache_min_compile_time_secs
-"""
-_OTHER = "default_device pjrt_client_create_options"
-OPTIONS: dict[str, str] = {
-    f"JAX_{name.upper()}": kind
-    for kind, names in (
-        ("bool", _BOOL),
-        ("str", _STR),
-        ("int", _INT),
-        ("float", _FLOAT),
-        ("other", _OTHER),
-    )
-    for name in names.split()
-}
-# How jax's bool_env reads a value (case-insensitive).
-_TRUE = {"y", "yes", "t", "true", "on", "1"}
-_FALSE = {"n", "no", "f", "false", "off", "0"}
 
 
 def config_value(kind: str, text: str) -> str | None:
     """The Python literal `jax.config.update` takes for the env string, if certain."""
     if kind == "bool":
         lowered = text.strip().lower()
-        return "True" if lowered in _TRUE else "False" if lowered in _FALSE else None
+        if lowered in bool_env_strings(True):
+            return "True"
+        return "False" if lowered in bool_env_strings(False) else None
     if kind == "int":
         try:
             return str(int(text))
@@ -246,7 +187,7 @@ environ.setdefault("JAX_DEFAULT_MATMUL_PRECISION", "highest")  # error: JIT302
         if env.child_processes:
             return
         for write in env.writes:
-            kind = OPTIONS.get(write.key)
+            kind = config_env().get(write.key)
             if kind is None:
                 continue
             option = write.key.lower()

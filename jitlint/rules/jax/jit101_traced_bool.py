@@ -13,9 +13,15 @@ from jitlint.fixes.traced.guards import guard_return_fix
 from jitlint.fixes.traced.loops import while_loop_fix
 from jitlint.fixes.traced.masked import masked_assignments_fix
 from jitlint.model.domain.values import TRACED
+from jitlint.model.jax.api import CONCRETIZATION_ERRORS
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import builtin_twin
-from jitlint.python.builtins_facts import COMPARING_BUILTINS, ITERATING_BUILTINS
+from jitlint.python.builtins_facts import (
+    COMPARING_BUILTINS,
+    ITERATING_BUILTINS,
+    TRUTH_TEST,
+    builtin_name,
+)
 from jitlint.rules.base import JAX_TRACING, Rule
 
 _TESTS = (cst.If, cst.While, cst.Assert, cst.IfExp)
@@ -212,18 +218,26 @@ class TracedBool(Rule):
     summary = "A traced value is converted to a Python bool (if/while/assert/and/or/not...)."
     fix_availability = "sometimes"
     runtime_error = "TracerBoolConversionError"
-    caught_by = frozenset(
-        {
-            "jax.errors.TracerBoolConversionError",
-            "jax.errors.ConcretizationTypeError",
-            "jax.errors.JAXTypeError",
-            "jax.core.ConcretizationTypeError",  # an older alias
-        }
-    )
+    caught_by = CONCRETIZATION_ERRORS
     requires = JAX_TRACING
     uses_tracing = True
 
     VALID = (
+        # Every call of the jitted function leaves `n` out: it is its default, None, so the
+        # `else` never runs under the trace (an annotation that allows an int changes nothing).
+        """
+import jax
+from typing import Optional
+def segments(x, n: Optional[int] = None):
+    if n is None:
+        n = x.shape[0]
+    else:
+        assert n == x.shape[0]
+    return x.reshape(n, -1)
+def run(x):
+    segmented = jax.jit(segments)
+    return segmented(x)
+""",
         # Chained comparisons of static values.
         """
 import jax
@@ -381,6 +395,20 @@ def dropout(rate, x):
 """,
     )
     INVALID = (
+        # The same function with a call that passes `n`: jit traces it.
+        """
+import jax
+from typing import Optional
+def segments(x, n: Optional[int] = None):
+    if n is None:
+        n = x.shape[0]
+    else:
+        assert n == x.shape[0]  # error: JIT101
+    return x.reshape(x.shape[0], -1)
+def run(x):
+    segmented = jax.jit(segments)
+    return segmented(x), segmented(x, 2)
+""",
         # A chained comparison converts every link but the last to bool.
         """
 import jax
@@ -676,7 +704,7 @@ def f(x):
         if len(qualnames) != 1:
             return
         qualname = next(iter(qualnames))
-        if qualname != "builtins.bool" and qualname not in COMPARING_BUILTINS | ITERATING_BUILTINS:
+        if qualname not in TRUTH_TEST | COMPARING_BUILTINS | ITERATING_BUILTINS:
             return
         for arg in node.args:
             value = trace.value(arg.value)
@@ -688,7 +716,7 @@ def f(x):
                 return
 
     def _minmax_fix(self, node: cst.Call, qualname: str) -> NodeFix | None:
-        twin = builtin_twin(qualname.removeprefix("builtins."))
+        twin = builtin_twin(builtin_name(qualname) or qualname)
         if qualname not in COMPARING_BUILTINS or twin is None or len(node.args) != 2:
             return None
         if any(a.keyword is not None or a.star for a in node.args):

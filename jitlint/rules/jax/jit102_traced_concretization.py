@@ -14,19 +14,27 @@ from jitlint.fixes.traced.loops import for_range_fix
 from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
-from jitlint.model.library.jax_facts import math_twins
-from jitlint.python.builtins_facts import NUMBER_CONVERSIONS
+from jitlint.model.library.jax_facts import math_twins, value_reading_methods
+from jitlint.python.builtins_facts import (
+    COUNTS,
+    FLOAT_CONVERSION,
+    NUMBER_CONVERSIONS,
+    RANGE,
+    builtin_name,
+)
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import JAX_TRACING, Rule
 
-_METHODS = {"item", "tolist"}
+# The builtins the rule resolves, as spelled: a plain-name gate before resolving the call.
+_CONVERSIONS = NUMBER_CONVERSIONS | RANGE
+_SPELLED_CONVERSIONS = frozenset(name.rpartition(".")[2] for name in _CONVERSIONS)
 
 
 class TracedConcretization(Rule):
     """
     ## What it does
     Finds code that needs the concrete value of a traced array inside a function JAX
-    traces: `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `math.*` functions,
+    traces: `float()`, `int()`, `complex()`, `.item()`, `.tolist()`, `.tobytes()`, `math.*`,
     `range(n)`, indexing a Python list or tuple with a traced index, and format specs such
     as `f"{loss:.3f}"`.
 
@@ -200,6 +208,7 @@ def f(x):
     a = x.sum().item()  # error: JIT102
     b = math.sqrt(x[0])  # error: JIT102
     c = x.tolist()  # error: JIT102
+    d = x.tobytes()  # error: JIT102
     print(f"loss={jnp.mean(x):.3f}")  # error: JIT102
     return a + b
 """,
@@ -230,7 +239,7 @@ def run(xs):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
-        if kind is cst.Attribute and func.attr.value in _METHODS:  # type: ignore[attr-defined]
+        if kind is cst.Attribute and func.attr.value in value_reading_methods():  # type: ignore[attr-defined]
             if node.args:
                 return
             trace = self._trace(node)
@@ -248,7 +257,7 @@ def run(xs):
                 self._report(node, f"`.{func.attr.value}()`", value, fix)  # type: ignore[attr-defined]
             return
         if kind is cst.Name:
-            if func.value not in ("float", "int", "complex", "range"):  # type: ignore[attr-defined]
+            if func.value not in _SPELLED_CONVERSIONS:  # type: ignore[attr-defined]
                 return
         elif kind is not cst.Attribute or type(func.value) is not cst.Name:  # type: ignore[attr-defined]
             return
@@ -260,21 +269,21 @@ def run(xs):
             return
         qualname = next(iter(qualnames))
         is_math = qualname.startswith("math.")
-        if not (is_math or qualname in NUMBER_CONVERSIONS or qualname == "builtins.range"):
+        if not (is_math or qualname in _CONVERSIONS):
             return
         for arg in node.args:
             if arg.keyword is not None:
                 continue
             value = trace.value(arg.value)
             if value.traced:
-                name = qualname.removeprefix("builtins.")
+                name = builtin_name(qualname) or qualname
                 fix = self._math_fix(node, qualname) if is_math else None
                 if fix is None and qualname in NUMBER_CONVERSIONS:
                     fix = self._returned_fix(node)
-                if fix is None and qualname == "builtins.float":
+                if fix is None and qualname in FLOAT_CONVERSION:
                     fix = float_to_array_fix(self.ctx, node)
                 # `range(n)`, `range(n - 1)`: a count; not `range(x.sum())` of an array
-                counted = qualname in ("builtins.range", "builtins.int")
+                counted = qualname in COUNTS
                 if fix is None and counted and _arithmetic(arg.value):
                     fix = static_argname_fix(self.ctx, value)
                 loop = self.ctx.parents[-1] if self.ctx.parents else None

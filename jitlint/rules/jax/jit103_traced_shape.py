@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.static_fix import static_argname_fix, with_static_name
 from jitlint.model.domain.values import python_sequence
+from jitlint.model.jax.api import JAX_JIT
 from jitlint.model.jax.static_args.sizes import (
     STATIC_TWINS,
     jitted_library_static,
@@ -294,7 +295,7 @@ def run(x, key):
     def _library_static_fix(self, jit_call: cst.Call, param: str) -> NodeFix | None:
         """`jax.jit(jax.nn.one_hot)` -> `jax.jit(jax.nn.one_hot, static_argnames=(...))`."""
         names = self.ctx.names.qualified_names(jit_call.func, self.ctx.path_to(jit_call))
-        if names != {"jax.jit"}:
+        if names != JAX_JIT:
             return None
         text = with_static_name(self.ctx.module, jit_call, param)
         if text is None or "\n" in text:

@@ -5,12 +5,8 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Array
 from jitlint.model.jax.tracing import snippet
-from jitlint.model.library.jax_facts import jax_numpy_twin, numpy_on_tracer, numpy_probed
+from jitlint.model.library.jax_facts import jax_numpy_twin, numpy_may_convert
 from jitlint.rules.base import Rule
-
-# What jax's facts say a NumPy function does with a tracer when it does not convert it: it
-# calls the array's method, reads the shape or dtype, or wants a size (JIT103's finding).
-_NOT_CONVERTING = ("dispatch", "dispatch_list", "static", "size")
 
 
 class NumpyOnTracer(Rule):
@@ -228,7 +224,7 @@ def run(x):
         qualname = next(iter(qualnames))
         # Functions of other NumPy modules (`numpy.random`, `numpy.testing`) are not probed and
         # not reported; a probed one is unless it is known not to convert.
-        if not numpy_probed(qualname) or numpy_on_tracer(qualname) in _NOT_CONVERTING:
+        if not numpy_may_convert(qualname):
             return
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "dtype":

@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.masks import masked_reduction_fix
 from jitlint.model.domain.values import TRACED
+from jitlint.model.jax.api import WHERE, WHERE_OPERANDS
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import counted_size
 from jitlint.rules.base import JAX_TRACING, Rule
@@ -196,8 +197,8 @@ def f(x):
         # element count bounds it, is jax's facts (probed by scripts/gen_jax_facts.py).
         counted = counted_size(qualname)
         bound = counted.parameter if counted is not None else None
-        if qualname == "jax.numpy.where":
-            if len(positional) != 1 or keywords & {"x", "y"} or any(a.star for a in node.args):
+        if qualname in WHERE:
+            if len(positional) != 1 or keywords & WHERE_OPERANDS or any(a.star for a in node.args):
                 return
             bound = "size"
         if bound is None or bound in keywords or not positional or positional[0].star:

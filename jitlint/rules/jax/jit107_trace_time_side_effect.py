@@ -6,13 +6,14 @@ from jitlint.fixes.eager_fix import unjit_fix
 from jitlint.fixes.host_callbacks import mutation_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Object, shows_tracer
+from jitlint.model.jax.api import HOST_RANDOM_PREFIXES
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
 from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
-from jitlint.python.builtins_facts import LOG_MODULES
+from jitlint.python.builtins_facts import LOG_MODULES, PRINT, builtin_name
 from jitlint.rules.base import JAX_TRACING, Rule
 
 
@@ -279,20 +280,20 @@ def run(xs):
                 "into the compiled program as a constant",
                 help="read the clock outside the jitted function and pass the value in",
             )
-        elif qualname.startswith(("numpy.random.", "random.")):
+        elif qualname.startswith(HOST_RANDOM_PREFIXES):
             self.report(
                 node,
                 f"`{qualname}` draws once, while {describe(trace)} is traced: every call of the "
                 "compiled program reuses the same number",
                 help="use `jax.random` with a key passed in as an argument",
             )
-        elif qualname == "builtins.print" or self._is_logging(qualname):
+        elif qualname in PRINT or self._is_logging(qualname):
             for arg in node.args:
                 value = trace.value(arg.value)
                 if type(arg.value) is cst.FormattedString:
                     value = _formatted(trace, arg.value) or value
                 if shows_tracer(value):
-                    name = "print" if qualname == "builtins.print" else qualname
+                    name = builtin_name(qualname) or qualname
                     self.report(
                         node,
                         f"`{name}` runs once, while {describe(trace)} is traced, and shows the "

@@ -36,7 +36,8 @@ class UnhashableStaticArg(Rule):
     """
     ## What it does
     Finds a list, dict, set or array passed to a parameter that `jax.jit` treats as static
-    (named in `static_argnums` or `static_argnames`).
+    (named in `static_argnums` or `static_argnames`), also when only one side of a
+    conditional gives it (`kwargs if c else {}`, `opts or {}`): the call fails on that path.
 
     ## Why is this bad
     JAX hashes every static argument to find the compiled function in its cache. Lists,
@@ -137,6 +138,17 @@ class UnhashableStaticArg(Rule):
     }
 
     VALID = (
+        # `and` gives its right side only when the left is truthy; both sides hash here.
+        """
+from functools import partial
+import jax
+@partial(jax.jit, static_argnums=1)
+def f(x, kwargs):
+    return x
+def main(x, opts, c):
+    f(x, opts and {})
+    return f(x, (1,) if c else ())
+""",
         # `eq=False` leaves a dataclass hashed by identity, whatever its fields hold.
         """
 import dataclasses
@@ -233,6 +245,17 @@ def g(f, x):
 """,
     )
     INVALID = (
+        # One side of the conditional is a dict: the call fails when `c` is false.
+        """
+from functools import partial
+import jax
+@partial(jax.jit, static_argnums=1)
+def f(x, kwargs):
+    return x
+def main(x, config, c):
+    kwargs = config.to_dict() if c else {}
+    return f(x, kwargs)  # error: JIT110
+""",
         # The model follows the instance through an attribute of another object.
         """
 import dataclasses
@@ -457,8 +480,8 @@ f(x, ([0], 1))  # error: JIT110
 
     def _made_traced(self, app: JitApplication | None, param: str | None) -> NodeFix | None:
         """The fix making `param`, which receives an array, a traced parameter of `app`."""
-        if app is None or app.signature is None or param is None:
-            return None
+        if app is None or app.signature is None or param is None or app.origin is not None:
+            return None  # (a jit applied in another file is not edited from here)
         positional = app.signature.positional
         position = positional.index(param) if param in positional else None
         return without_static_fix(self.ctx.module, app.node, app.spec, param, position)
@@ -486,7 +509,8 @@ f(x, ([0], 1))  # error: JIT110
                 label = f"`{param}`" if param else f"argument {argument.index}"
                 self.report(
                     arg.value,
-                    f"{label} is a static argument of `{app.func_name}`, but this call passes "
+                    f"{label} is a static argument of `{app.func_name}`{_jitted_in(app)}, but "
+                    "this call passes "
                     f"{kind}, which JAX cannot hash (ValueError: Non-hashable static arguments "
                     "are not supported)",
                     help="pass a tuple or another hashable, immutable value",
@@ -512,13 +536,23 @@ f(x, ([0], 1))  # error: JIT110
                 "Replace the list with a tuple",
                 ((value, self.ctx.module.code_for_node(as_tuple)),),
             )
-        if type(value) is cst.Name and found.kind == "list" and None not in found.route:
+        if (
+            type(value) is cst.Name
+            and found.kind == "list"
+            and None not in found.route
+            and found.when is None  # `tuple()` would also change the other side's value
+        ):
             return NodeFix(
                 "unsafe",
                 f"Pass `tuple({value.value})`",
                 ((value, f"tuple({value.value})"),),
             )
         return None
+
+
+def _jitted_in(app: JitApplication) -> str:
+    """` (jitted in pkg/steps.py:12)` for a jit another file of the run applies."""
+    return f" (jitted in {app.origin})" if app.origin else ""
 
 
 def _article(kind: str | None) -> str | None:
@@ -530,4 +564,6 @@ def _described(found: Unhashable) -> str:
     text = "an unhashable value" if found.kind == "value" else _article(found.kind)
     for step in reversed(found.route):
         text = f"a tuple containing {text}" if step is None else f"`{step}`, {text}"
+    if found.when is not None:
+        text = f"{text} when {found.when}"
     return text  # type: ignore[return-value]

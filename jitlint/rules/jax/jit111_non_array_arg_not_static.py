@@ -10,16 +10,8 @@ from jitlint.fixes.static_fix import with_static_name
 from jitlint.model.jax.jit import JitApplication, jit_arguments
 from jitlint.model.jax.static_args.nonarray import NonArray, NonArrays
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import CLASSMETHOD, STATICMETHOD
 from jitlint.rules.base import Rule
-
-_STATICMETHOD = {"builtins.staticmethod"}
-# Non-array values that hash (by identity or value), so a static parameter accepts them; an
-# instance (a dataclass may define `__eq__` without `__hash__`) and a lambda (a new object,
-# and so a new compilation, per call) are left alone.
-_HASHABLE_KINDS = frozenset(
-    ("string", "function", "class", "library function", "enum member", "record of functions")
-)
-_CLASSMETHOD = {"builtins.classmethod"}
 
 
 class NonArrayArgNotStatic(Rule):
@@ -98,10 +90,13 @@ class NonArrayArgNotStatic(Rule):
 
     ## Known problems
     Call sites are resolved only through names bound once to a jitted function in the same
-    file (`f(...)`, not `self.f(...)` or `module.f(...)`), and only values whose kind is
-    visible are reported: literals, lambdas, names bound once to a `def`, `class`, lambda or
-    string, members of local `Enum` classes, instances of local classes that are not
-    pytrees, and functions of `jax.numpy`, `jax.nn`, `jax.lax`, `math` and `operator`.
+    file, or imported from a file of the run that jits it with a decorator (`f(...)`, not
+    `self.f(...)` or `module.f(...)`), and only values whose kind is visible are reported:
+    literals, lambdas, names bound once to a `def`, `class`, lambda, string or instance,
+    members of local `Enum` classes, instances of local classes that are not pytrees, of
+    flax linen or haiku modules (defined here or in another file of the run; also through
+    `self.attr` when the class assigns it once, plainly), and functions of `jax.numpy`,
+    `jax.nn`, `jax.lax`, `math` and `operator`.
     A method is reported only when its class is visibly not a pytree: no base other than
     `object`/`ABC` or other such local classes, no decorator but `dataclasses.dataclass`, no
     `tree_flatten`, and no registration call naming it.
@@ -115,6 +110,25 @@ class NonArrayArgNotStatic(Rule):
     runtime_error = "as an abstract array"
 
     VALID = (
+        # The attribute is assigned twice: what it holds at the call is not known.
+        """
+import flax.linen as nn
+import jax
+class Model(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(3)(x)
+@jax.jit
+def step(params, x, model):
+    return model.apply(params, x)
+class Trainer:
+    def __init__(self, fn):
+        self.model = Model()
+        if fn is not None:
+            self.model = fn
+    def update(self, params, x):
+        return step(params, x, self.model)
+""",
         # The string goes to a static parameter.
         """
 import jax
@@ -244,6 +258,23 @@ def g(f):
 """,
     )
     INVALID = (
+        # A linen module kept on self reaches a traced parameter.
+        """
+import flax.linen as nn
+import jax
+class Model(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(3)(x)
+@jax.jit
+def step(params, x, model):
+    return model.apply(params, x)
+class Trainer:
+    def __init__(self):
+        self.model = Model()
+    def update(self, params, x):
+        return step(params, x, self.model)  # error: JIT111
+""",
         """
 import jax
 @jax.jit
@@ -337,12 +368,13 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                 continue
             kind = _described(found)
             label = f"`{param}`" if param else f"argument {argument.index}"
+            where = f" (jitted in {app.origin})" if app.origin else ""
             fix = None
-            if param and found.kind in _HASHABLE_KINDS:
+            if param and found.hashable:
                 fix = self._static_fix(app, param, path)
             self.report(
                 arg.value,
-                f"{label} of `{app.func_name}` is traced by jax.jit, but this call passes "
+                f"{label} of `{app.func_name}`{where} is traced by jax.jit, but this call passes "
                 f"{kind}, which is not an array (TypeError: Error interpreting argument ... "
                 "as an abstract array)",
                 help=f"mark {label} static with `static_argnames` (the value must be hashable), "
@@ -396,7 +428,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         below = node.decorators[index + 1 :]
         for position, decorator in enumerate(below):
             kinds = self.ctx.names.qualified_names(decorator.decorator, path)
-            if kinds and kinds <= _STATICMETHOD:
+            if kinds and kinds <= STATICMETHOD:
                 fix = None
                 if position == 0:
                     fix = NodeFix(
@@ -416,7 +448,7 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
                     fix=fix,
                 )
                 return
-            if kinds and kinds <= _CLASSMETHOD:
+            if kinds and kinds <= CLASSMETHOD:
                 self.report(
                     app.node,
                     f"`jax.jit` is applied to the classmethod object of `{node.name.value}`: "
@@ -476,8 +508,8 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         self, app: JitApplication, param: str, path: Sequence[cst.CSTNode]
     ) -> NodeFix | None:
         sig = app.signature
-        if sig is None or app.spec.effective(sig) is None:
-            return None
+        if sig is None or app.spec.effective(sig) is None or app.origin is not None:
+            return None  # (a jit applied in another file is not edited from here)
         spec = app.spec
         message = f"make `{param}` static"
         if spec.argnames_arg is not None and spec.argnums_arg is not None:
@@ -543,6 +575,7 @@ _DESCRIPTIONS = {
     "library function": "`{name}`, a function or dtype",
     "enum member": "a member of the enum `{name}`",
     "instance": "a `{name}` instance",
+    "module instance": "an instance of the {name}",
     "record of functions": "a `{name}` whose fields are functions",
 }
 

@@ -9,14 +9,12 @@ from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
 from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.repeats import Repetition, local_repetition
+from jitlint.model.domain.repeats import Repetition, configuration_loop, local_repetition
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.model.library.jax_facts import fresh_wrappers
+from jitlint.python.builtins_facts import PARTIAL, STATICMETHOD
 from jitlint.python.walker import contains, iter_children
 from jitlint.rules.base import Rule
-
-_PARTIAL = {"functools.partial"}
-_NOT_A_METHOD = {"builtins.staticmethod"}
 
 
 class JitInLoop(Rule):
@@ -128,7 +126,10 @@ class JitInLoop(Rule):
     run-once guard, an `if` whose test is a flag its own body clears or sets (`if
     need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
     rebuilt only when other code re-arms the flag, which is usually when its baked-in
-    values change.
+    values change. Nor is a loop over a collection the code writes out (`for dtype in
+    [jnp.float16, jnp.float32]`, or a name bound only to such lists) whose variable the new
+    function reads: each pass builds a different function on purpose, and a compile per
+    configuration is what the loop asks for (a static argument would compile as often).
     """
 
     code = "JIT113"
@@ -140,6 +141,23 @@ class JitInLoop(Rule):
     runtime_error = None
 
     VALID = (
+        # One function per configuration the loop writes out: each compile is needed.
+        """
+import jax
+import jax.numpy as jnp
+def norm(x, intor):
+    return x.sum() if intor == "ovlp" else x.max()
+def check(coords):
+    for intor in ["ovlp", "kin"]:
+        fn = lambda x: norm(x, intor=intor)
+        jax.jit(jax.grad(fn))(coords)
+    dtypes = [jnp.float16, jnp.float32]
+    dtypes += [jnp.float64]
+    for dtype in dtypes:
+        def make():
+            return jnp.ones(3, dtype)
+        jax.jit(make)()
+""",
         # Rebuilt only when a flag the guarded body clears is set again.
         """
 import functools
@@ -272,6 +290,19 @@ for i in range(3):
 """,
     )
     INVALID = (
+        # The same closures over a loop that counts steps, or one over a written-out list
+        # whose variable the function does not read: the same function each pass.
+        """
+import jax
+def norm(x, scale):
+    return (x * scale).sum()
+def fit(coords):
+    for step in range(100):
+        fn = lambda x: norm(x, scale=step)
+        jax.jit(jax.grad(fn))(coords)  # error: JIT113
+    for intor in ["ovlp", "kin"]:
+        jax.jit(lambda x: norm(x, 2.0))(coords)  # error: JIT113
+""",
         # A bound method of an instance, and a `@jax.jit` local def in a method called in a
         # loop through the instance.
         """
@@ -376,6 +407,8 @@ class Model:
         kind = self._fresh_function(node.args[0].value, path, repetition.unit)
         if kind is None or not self._called_here(node, path):
             return
+        if configuration_loop(self.ctx.names, path, self._built(node.args[0].value, path)):
+            return  # one function per configuration the loop lists: each compile is needed
         where = self._where(repetition)
         if where is None:
             return  # once per call of a function nothing calls repeatedly
@@ -422,7 +455,7 @@ class Model:
             else:
                 return  # returned, stored, passed on: built once and reused
         where = self._where(repetition)
-        if not calls or where is None:
+        if not calls or where is None or configuration_loop(self.ctx.names, path, [node]):
             return
         fix: NodeFix | str = "it is defined inside a loop"
         if repetition.function is not None:
@@ -466,7 +499,7 @@ class Model:
             return "a lambda"
         if isinstance(expr, cst.Call):
             names = self.ctx.names.qualified_names(expr.func, path)
-            if names and names <= _PARTIAL:
+            if names and names <= PARTIAL:
                 return "a new `functools.partial`"
             if names and names <= fresh_wrappers():
                 return f"a new `{self.ctx.module.code_for_node(expr.func)}(...)` wrapper"
@@ -510,13 +543,33 @@ class Model:
                     and statement.name.value == expr.attr.value
                 ):
                     if any(
-                        self.ctx.names.resolves_to(d.decorator, path, _NOT_A_METHOD)
+                        self.ctx.names.resolves_to(d.decorator, path, STATICMETHOD)
                         or _is_name(d.decorator, "classmethod", "property")
                         for d in statement.decorators
                     ):
                         return None
                     return f"the bound method `self.{expr.attr.value}`"
         return None
+
+    def _built(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+        """`expr` and the local functions and lambdas it names: what the jitted function
+        closes over."""
+        built: list[cst.CSTNode] = [expr]
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            item = stack.pop()
+            stack.extend(iter_children(item))
+            if not isinstance(item, cst.Name):
+                continue
+            found = self.ctx.names.lookup_with_path(item.value, path)
+            if found is None or len(found[0]) != 1:
+                continue
+            binding = found[0][0]
+            if binding.node is not None and (
+                binding.kind == "def" or isinstance(binding.node, cst.Lambda)
+            ):
+                built.append(binding.node)
+        return built
 
     def _called_here(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
         """The jitted result is used only by calling it, in the same function or loop."""

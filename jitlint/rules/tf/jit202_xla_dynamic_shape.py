@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
+from jitlint.model.tf.api import COND_LEAF, LOOP_SHAPE_LEAVES, SLICE_LEAF, reduction_leaf
 from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import (
@@ -359,13 +360,13 @@ f = tf.function(step, jit_compile=True)
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
-        if leaf == "cond":
+        if leaf == COND_LEAF:
             self._cond(node)
             return
-        if leaf in ("while_loop", "set_loop_options"):
+        if leaf in LOOP_SHAPE_LEAVES:
             self._loop_shape(node)
             return
-        if leaf not in SHAPE_LEAVES and leaf != "slice" and not (leaf or "").startswith("reduce_"):
+        if leaf not in SHAPE_LEAVES and leaf != SLICE_LEAF and not reduction_leaf(leaf):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)

@@ -5,9 +5,10 @@ import libcst as cst
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.numpy_to_tf import dataset_py_function_fix, numpy_to_tf_fix
 from jitlint.fixes.xla_fix import run_eagerly_fix
-from jitlint.model.tf.api import NUMPY_METADATA_FUNCTIONS
+from jitlint.model.tf.api import EAGER_VALUE_METHOD, NUMPY_METADATA_FUNCTIONS, TF_PRINT, numpy_api
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
+from jitlint.python.builtins_facts import PRINT
 from jitlint.rules.base import Rule
 
 
@@ -191,7 +192,7 @@ class Model(tf.keras.Model):
         func = node.func
         if type(func) is not cst.Attribute:
             return
-        if func.attr.value == "numpy" and not node.args:
+        if func.attr.value == EAGER_VALUE_METHOD and not node.args:
             self._numpy_method(node, func)
         elif node.args:
             self._numpy_function(node, func)
@@ -245,9 +246,9 @@ class Model(tf.keras.Model):
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         receiver = self.ctx.module.code_for_node(func.value)
         replacements: tuple[tuple[cst.CSTNode, str], ...] = ((node, receiver),)
-        if printer == {"builtins.print"}:
+        if printer == PRINT:
             replacements = ((call.func, f"{spelled}.print"), *replacements)
-        elif printer != {"tensorflow.print"}:
+        elif not printer or not printer <= TF_PRINT:
             return None
         return NodeFix(
             "unsafe",
@@ -263,7 +264,7 @@ class Model(tf.keras.Model):
         if context is None:
             return
         names = self.ctx.names.qualified_names(func, path)
-        if not names or not all(n.startswith("numpy.") for n in names):
+        if not numpy_api(names):
             return
         if names & NUMPY_METADATA_FUNCTIONS:
             return

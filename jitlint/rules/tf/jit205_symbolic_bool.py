@@ -7,9 +7,10 @@ from jitlint.fixes.traced.checks import tf_raise_check_fix
 from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
 from jitlint.fixes.traced.guards import tf_guard_return_fix
 from jitlint.model.domain.branches import Mismatch, branch_mismatches
-from jitlint.model.tf.api import DO_NOT_CONVERT
+from jitlint.model.tf.api import DO_NOT_CONVERT, TF_RANGE, TF_SHAPE
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
+from jitlint.python.builtins_facts import ELEMENT_BUILTINS, TRUTH_TEST, builtin_qualname
 from jitlint.rules.base import Rule
 
 
@@ -594,7 +595,7 @@ class Dense(keras.layers.Layer):
         call, path = node.iter, self.ctx.path_to(node)
         if type(call) is not cst.Call or len(call.args) != 1 or call.args[0].keyword:
             return None
-        if not self.ctx.names.resolves_to(call.func, [*path, call], {"tensorflow.range"}):
+        if not self.ctx.names.resolves_to(call.func, [*path, call], TF_RANGE):
             return None
         size = call.args[0].value
         if type(size) is not cst.Subscript or len(size.slice) != 1:
@@ -612,7 +613,7 @@ class Dense(keras.layers.Layer):
             )
         if type(shape) is not cst.Call or len(shape.args) != 1 or shape.args[0].keyword:
             return None
-        if not self.ctx.names.resolves_to(shape.func, [*path, shape], {"tensorflow.shape"}):
+        if not self.ctx.names.resolves_to(shape.func, [*path, shape], TF_SHAPE):
             return None
         tensor = self.ctx.module.code_for_node(shape.args[0].value)
         if "\n" in tensor:
@@ -684,9 +685,9 @@ class Dense(keras.layers.Layer):
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is not cst.Name or len(node.args) < 1:
             return
-        if node.func.value in ("enumerate", "zip", "list", "tuple"):
+        if builtin_qualname(node.func.value) in ELEMENT_BUILTINS:  # a text gate before resolving
             found = self.ctx.names.qualified_names(node.func, self.ctx.path_to(node))
-            if found and found <= _ITERATING_BUILTINS:
+            if found and found <= ELEMENT_BUILTINS:
                 for arg in node.args:
                     if not arg.keyword and not arg.star:
                         self._iterated(arg.value, f"`{node.func.value}()` of")
@@ -696,7 +697,7 @@ class Dense(keras.layers.Layer):
         context = self._tensor_context(node, node.args[0].value, False)
         if context is None:
             return
-        if self.ctx.names.resolves_to(node.func, self.ctx.path_to(node), {"builtins.bool"}):
+        if self.ctx.names.resolves_to(node.func, self.ctx.path_to(node), TRUTH_TEST):
             self._report(node, "`bool()`", context)
 
     def visit_Assert(self, node: cst.Assert) -> None:
@@ -736,8 +737,6 @@ _MISMATCH_HELP = {
     "structure": "build the same structure in both branches (the same length, the same keys)",
     "no-return": "return a value on every path, or decide the branch from a Python value",
 }
-
-_ITERATING_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list", "tuple"))
 
 
 def _raise_in_branch(node: cst.If) -> cst.Raise | None:

@@ -19,7 +19,12 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.function import graph_site
-from jitlint.model.tf.keras import SETUP_METHODS, in_setup_method, keras_state
+from jitlint.model.tf.keras import (
+    SETUP_METHODS,
+    in_setup_method,
+    keras_3_imported,
+    keras_state,
+)
 from jitlint.model.tf.repeats import tf_function_applying
 from jitlint.python.names import leaf_name
 from jitlint.python.uses import calls_in
@@ -42,7 +47,9 @@ class VariableInTfFunction(Rule):
     With Keras 3 (TensorFlow 2.16 and later) `add_weight` is reported behind a lazy `if`
     too: a built layer refuses new weights ("You cannot add new elements of state ... to a
     layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
-    pattern is the fix, and is not reported.
+    pattern is the fix, and is not reported. Keras 3 is known from the declared versions
+    (`keras-version`, `tensorflow-version`, the project's requirements) or from a
+    Keras-3-only module the file uses (`keras.ops`, `keras.config`).
 
     And a Keras optimizer made anew on every iteration of a loop in eager code and passed
     to a `tf.function` that applies it (`optimizer.apply_gradients(...)`): each new
@@ -129,7 +136,11 @@ class VariableInTfFunction(Rule):
     the `tf.function` error above).
 
     ## Known problems
-    Creation under any `if` is taken to be the lazy singleton pattern and is not reported.
+    Creation under any `if` is taken to be the lazy singleton pattern and is not reported,
+    except `add_weight` where Keras 3 is known to be the target. Where the project's Keras
+    major is not known (nothing declared, no Keras-3-only module used), a lazy `add_weight`
+    is not reported: under Keras 3 it fails once the layer is built, under Keras 2 it is
+    the fix.
     Keras layers without weights (`Flatten`, `Reshape`, pooling, padding, `Activation`,
     merging layers) are not reported. Classes of other modules of the project are not
     known here.
@@ -190,6 +201,15 @@ class Scale(tf.keras.layers.Layer):
     def call(self, x):
         return x * self.w + variable(1.0)
 """,
+        # A lazy `add_weight` where the Keras major is not known: Keras 2 allows it.
+        """
+import tensorflow as tf
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        if not hasattr(self, "bias"):
+            self.bias = self.add_weight(shape=(), initializer="zeros")
+        return x + self.bias
+""",
         # Created once, outside.
         """
 import tensorflow as tf
@@ -209,6 +229,20 @@ class M(tf.Module):
         if self.v is None:
             self.v = tf.Variable(tf.ones_like(x))
         return x * self.v
+""",
+        # A helper that makes the variable, called only behind the lazy singleton's guard.
+        """
+import tensorflow as tf
+def _memory(t):
+    return tf.Variable(tf.zeros_like(t), trainable=False)
+class Memory(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.kept = None
+    def call(self, x):
+        if self.kept is None:
+            self.kept = _memory(x)
+        return x + self.kept
 """,
         # Weightless layers, and a layer created once behind a guard.
         """
@@ -273,14 +307,15 @@ class Scale(tf.keras.layers.Layer):
         w = self.add_weight(shape=(), initializer="ones")  # error: JIT206
         return x * w
 """,
-        # Keras 3 refuses it even behind a lazy `if` (the layer is built by then).
+        # Keras 3 refuses it even behind a lazy `if` (the layer is built by then): the
+        # file uses `keras.ops`, so Keras 3 is its target.
         """
-import tensorflow as tf
-class Scale(tf.keras.layers.Layer):
+import keras
+class Scale(keras.layers.Layer):
     def call(self, x):
         if not hasattr(self, "bias"):
             self.bias = self.add_weight(shape=(), initializer="zeros")  # error: JIT206
-        return x + self.bias
+        return keras.ops.add(x, self.bias)
 """,
         # Keras's backend API makes a tf.Variable on every trace.
         """
@@ -296,6 +331,25 @@ import tensorflow as tf
 def f(x):
     v = tf.Variable(1.0)  # error: JIT206
     return x * v
+""",
+        # A tf.function that makes a variable, called eagerly behind a guard.
+        """
+import tensorflow as tf
+@tf.function
+def affine(x):
+    b = tf.Variable(12.0)  # error: JIT206
+    return x + b
+if __name__ == "__main__":
+    print(affine(tf.ones(2)))
+""",
+        # The same helper called on every trace.
+        """
+import tensorflow as tf
+def _memory(t):
+    return tf.Variable(tf.zeros_like(t), trainable=False)  # error: JIT206
+class Memory(tf.keras.layers.Layer):
+    def call(self, x):
+        return x + _memory(x)
 """,
         # TF 1's spelling fails the same way on TF 2.
         """
@@ -464,8 +518,9 @@ class Scale(keras.layers.Layer):
         if context is None:
             return
         # Keras 3 refuses new weights once the layer is built, also behind a lazy `if`
-        # (observed, Keras 3.15); only `__init__`/`build` may make them.
-        lazy_allowed = leaf not in WEIGHT_MAKERS or self.ctx.versions.keras < (3,)
+        # (observed, Keras 3.15); only `__init__`/`build` may make them. Keras 2 allows
+        # the lazy `if`, so that is reported only where Keras 3 is known to be the target.
+        lazy_allowed = leaf not in WEIGHT_MAKERS or not self._keras_3
         if self._created_once(path) if lazy_allowed else in_setup_method(path):
             return
         if leaf in WEIGHT_MAKERS:
@@ -487,6 +542,15 @@ class Scale(keras.layers.Layer):
             help="create it once: at module level, in __init__/build, or behind "
             "`if self.v is None:`",
         )
+
+    @cached_property
+    def _keras_3(self) -> bool:
+        """Keras 3 is the target: declared (itself or through TensorFlow), or a Keras-3-only
+        module is used. Unknown is not Keras 3 here: unknown never yields an error."""
+        versions = self.ctx.versions
+        if versions.keras_stated:
+            return versions.keras >= (3,)
+        return keras_3_imported(self.ctx.source) and versions.keras >= (3,)
 
     def _eager_fix(self, path: list[cst.CSTNode]) -> NodeFix | None:
         """Drop the `tf.function` decorating the function that makes the variable: run
@@ -522,7 +586,7 @@ class Scale(keras.layers.Layer):
                     return True
         return False
 
-    def _created_once(self, path: list[cst.CSTNode]) -> bool:
+    def _created_once(self, path: list[cst.CSTNode], seen: frozenset[int] = frozenset()) -> bool:
         """Under an `if` (the lazy singleton), in `with tf.init_scope():`, or in a method
         Keras runs once to set the object up."""
         for ancestor in reversed(path):
@@ -534,7 +598,20 @@ class Scale(keras.layers.Layer):
             ):
                 return True
             if ancestor_kind is cst.FunctionDef:
-                return ancestor.name.value in SETUP_METHODS  # type: ignore[attr-defined]
+                if ancestor.name.value in SETUP_METHODS:  # type: ignore[attr-defined]
+                    return True
+                # A helper that makes the object for its callers: once where each caller
+                # here calls it once (`if self.v is None: self.v = make(x)`).
+                if id(ancestor) in seen:
+                    return False  # a recursive helper
+                sites = self.ctx.tf.local_call_sites(ancestor)  # type: ignore[arg-type]
+                inner = seen | {id(ancestor)}
+                # Each call in graph code (an eager call of a tf.function says nothing).
+                return bool(sites) and all(
+                    self.ctx.tf.context(list(site_path)) is not None
+                    and self._created_once(list(site_path), inner)
+                    for _, site_path in sites
+                )
         return False
 
     def _creates_state(

@@ -23,6 +23,7 @@ from jitlint.model.tf.repeats import (
     model_remade_for_inference,
     varying_python,
 )
+from jitlint.python.builtins_facts import ENUMERATE
 from jitlint.python.uses import loop_iterable
 from jitlint.rules.base import Rule
 
@@ -218,6 +219,21 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # A factory called once per element of a list of devices: each tf.function is for
+        # another device, traced once.
+        """
+import tensorflow as tf
+def devices():
+    return [d.name for d in tf.config.list_logical_devices("GPU")]
+def on_device(f, device):
+    def run(*args):
+        with tf.device(device):
+            return f(*args)
+    return tf.function(run)
+def check(x):
+    for device in devices():
+        on_device(tf.identity, device)(x)
+""",
         # A tensor argument, and a Python argument that does not vary.
         """
 import tensorflow as tf
@@ -355,6 +371,18 @@ for count in [1, 3, 7]:
 """,
     )
     INVALID = (
+        # The same factory called once per batch of a dataset: the same work, retraced.
+        """
+import tensorflow as tf
+def on_device(f, device):
+    def run(*args):
+        with tf.device(device):
+            return f(*args)
+    return tf.function(run)  # error: JIT207
+def check(dataset):
+    for batch in dataset:
+        on_device(tf.identity, "GPU:0")(batch)
+""",
         # A factory called in a loop with the same configuration each time.
         """
 import tensorflow as tf
@@ -658,7 +686,7 @@ for x, y in buckets:
     def _dataset_element(self, name: cst.Name, path: Sequence[cst.CSTNode]) -> str | None:
         """Why `name`, bound by an enclosing `for` over a dataset, varies in shape, if it does."""
         iterable = loop_iterable(
-            name, path, lambda f: self.ctx.names.resolves_to(f, path, {"builtins.enumerate"})
+            name, path, lambda f: self.ctx.names.resolves_to(f, path, ENUMERATE)
         )
         return None if iterable is None else self.ctx.tf.varying_element_shapes(iterable, path)
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,6 +10,7 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.context import FileContext
 from jitlint.model.library.tf_facts import op_table
+from jitlint.model.tf.api import COND_LEAF, reduction_leaf
 from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.function import graph_site
@@ -26,11 +26,6 @@ from jitlint.model.tf.xla_checks import (
     slice_problems,
 )
 from jitlint.rules.base import Rule
-
-# `os.environ["TF_USE_LEGACY_KERAS"] = "1"` (or `setdefault(...)`, `putenv(...)`) in the file.
-_LEGACY_KERAS_ON = re.compile(
-    r"""TF_USE_LEGACY_KERAS['"]\s*(?:\]\s*=|,)\s*['"]?(?:1|true|True)\b"""
-)
 
 _HELP = (
     "set `self.supports_jit = False` in the layer's `__init__` (Keras then never compiles the "
@@ -303,9 +298,8 @@ class Staircase(keras.layers.Layer):
     def __init__(self, ctx: FileContext, settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(ctx, settings)
         # Keras 2 has no "auto": it compiles a model with XLA only when `jit_compile` says so.
-        # A file that turns on tf-keras itself (`os.environ["TF_USE_LEGACY_KERAS"] = "1"`)
-        # runs Keras 2 whatever the versions say.
-        self.keras_has_auto = ctx.versions.keras >= (3,) and not _LEGACY_KERAS_ON.search(ctx.source)
+        # A file that turns on tf-keras itself runs Keras 2 whatever the versions say.
+        self.keras_has_auto = ctx.versions.keras_of_file(ctx.source) >= (3,)
 
     def report(
         self,
@@ -351,8 +345,8 @@ class Staircase(keras.layers.Layer):
             or (
                 leaf not in op_leaves()
                 and leaf not in SHAPE_LEAVES
-                and not leaf.startswith("reduce_")
-                and leaf != "cond"
+                and not reduction_leaf(leaf)
+                and leaf != COND_LEAF
             )
         ):
             return
@@ -360,7 +354,7 @@ class Staircase(keras.layers.Layer):
         context = self.ctx.tf.context(path)
         if context is None or context.xla or not context.auto_xla:
             return
-        if leaf == "cond":
+        if leaf == COND_LEAF:
             mismatch = cond_mismatch(self.ctx, node, path)
             if mismatch is not None:
                 self.report(

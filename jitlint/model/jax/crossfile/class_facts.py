@@ -91,10 +91,12 @@ def imports(names: Names) -> list[TfRecord]:
     """ "jax-import" records for the imported names that annotate parameters of top-level
     functions and methods, or fields of top-level classes: the runner answers with the
     facts their modules export. Asked only by a file that traces something (the facts
-    cost it another lint)."""
+    cost it another lint). Also the framework of each imported class the file constructs
+    into a name or an attribute (`self.model = Model()`): a flax linen or haiku module is
+    not a pytree, so jit cannot take it as a traced argument (static_args/nonarray.py)."""
     module = names.module
     path = [module]
-    targets: set[str] = set()
+    targets: set[str] = set(_constructed(names))
     for statement in module.body:
         kind = type(statement)
         if kind is cst.FunctionDef:
@@ -108,6 +110,48 @@ def imports(names: Names) -> list[TfRecord]:
                         if type(small) is cst.AnnAssign:
                             _annotation(names, small.annotation.annotation, path, targets)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
+
+
+def _constructed(names: Names) -> list[str]:
+    """`pkg.models.Model.__framework__` for each class imported at module level that an
+    assignment's value calls (`model = Model()`, `self.model = Model(cfg)`)."""
+    module = names.module
+    imported = {
+        name: binding.qualname
+        for name, bindings in names.scope(module).bindings.items()
+        if len(bindings) == 1
+        and (binding := bindings[0]).kind == "import"
+        and binding.qualname
+        and may_be_project_function(binding.qualname)
+        and name[:1].isupper()  # a class, by the naming convention every framework follows
+    }
+    if not imported:
+        return []
+    found = []
+    stack: list[cst.CSTNode] = list(module.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            for small in node.body:  # type: ignore[attr-defined]
+                value = small.value if type(small) is cst.Assign else None  # type: ignore[attr-defined]
+                if type(value) is cst.Call and type(value.func) is cst.Name:
+                    qualname = imported.get(value.func.value)
+                    if qualname is not None:
+                        found.append(qualname + MODULE_KEY)
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, tuple | list):
+            stack.extend(body)
+        elif body is not None:
+            stack.append(body)
+        for extra in ("orelse", "finalbody", "handlers"):
+            value = getattr(node, extra, None)
+            if isinstance(value, tuple | list):
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
+    return found
 
 
 def _param_annotations(

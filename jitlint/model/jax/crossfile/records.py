@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -39,8 +39,10 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.api import call_kind
 from jitlint.model.jax.transforms import (
     TRANSFORMS,
+    CallShapes,
     Entry,
     application_params,
+    defaulted,
     param_names,
 )
 from jitlint.model.tf_records import TfInbound, TfRecord
@@ -51,6 +53,14 @@ if TYPE_CHECKING:
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]
+
+
+def arguments_order(args: Arguments) -> tuple[tuple[bool, str, int], ...]:
+    """A sort key for arguments: positional ones (keyword None) before keyword ones. The
+    records' own order compares the pairs, and None and a str do not compare."""
+    return tuple((key is not None, key or "", kind) for key, kind in args)
+
+
 # The kind of a Python number or bool literal, or of an array a `jnp` call makes, passed by
 # a call made in Python (level 0): `jax.jit` makes it one array (a tracer), where an unknown
 # Python value may be a container. Only level-0 records carry it.
@@ -101,6 +111,13 @@ class CallRecord:
         """The line, after the cell in a notebook: `12`, `cell 3:12`."""
         return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
 
+    def order(self) -> tuple[Any, ...]:
+        """A sort key: the fields in order, the arguments as `arguments_order` ranks them."""
+        return (
+            self.target, self.line, self.caller, self.how, self.level,
+            arguments_order(self.args), self.star, self.cell,
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, order=True)
 class Inbound:
@@ -124,7 +141,7 @@ class Inbound:
         path, _, line = self.site.rpartition(":")
         traced = any(kind in (TRACED, PYTREE, JIT_PYTREE) for _, kind in self.args)
         key = (self.function, -self.level, not traced, path, int(line) if line.isdigit() else 0)
-        return (*key, 1, self)
+        return (*key, 1, arguments_order(self.args), self)  # equal arguments: safe to compare
 
     def to_json(self) -> list[Any]:
         return [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]
@@ -144,12 +161,19 @@ class EntryRecord:
     bound: int  # positional arguments bound by `partial(f, ...)`
     bound_names: tuple[str, ...]
     cell: int = 0  # as for CallRecord
+    # Every call the applying file makes of the transformed function (transforms.CallShapes),
+    # when it sees them all: the parameters none of them passes keep their defaults. Not
+    # compared: it holds None among strings, and one application has one set of calls.
+    calls: CallShapes | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         # A dict, where a CallRecord is a list: one cached list holds both.
         data = [self.target, self.line, self.transform, self.applied, self.level,
                 self.options, self.bound, self.bound_names]  # fmt: skip
-        return {"entry": [*data, self.cell] if self.cell else data}
+        out: dict[str, Any] = {"entry": [*data, self.cell] if self.cell else data}
+        if self.calls is not None:
+            out["calls"] = self.calls
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EntryRecord:
@@ -157,12 +181,19 @@ class EntryRecord:
         return cls(
             str(target), int(line), str(transform), str(applied), int(level),
             tuple((str(k), str(v)) for k, v in options), int(bound), tuple(map(str, names)),
-            int(cell[0]) if cell else 0,
+            int(cell[0]) if cell else 0, call_shapes(data.get("calls")),
         )  # fmt: skip
 
     @property
     def place(self) -> str:
         return f"cell {self.cell}:{self.line}" if self.cell else str(self.line)
+
+
+def call_shapes(data: Any) -> CallShapes | None:
+    """`CallShapes` read back from JSON (lists of keywords or nulls)."""
+    if data is None:
+        return None
+    return tuple(tuple(None if k is None else str(k) for k in call) for call in data)
 
 
 @dataclass(frozen=True, order=True)
@@ -177,6 +208,7 @@ class InboundEntry:
     options: tuple[tuple[str, str], ...]
     bound: int
     bound_names: tuple[str, ...]
+    calls: CallShapes | None = field(default=None, compare=False)  # as for EntryRecord
 
     def rank(self) -> tuple[Any, ...]:
         """As `Inbound.rank`; an application ranks before a call at the same level."""
@@ -185,8 +217,12 @@ class InboundEntry:
                 0, self)  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
-        return {"entry": [self.function, self.site, self.transform, self.applied, self.level,
-                          self.options, self.bound, self.bound_names]}  # fmt: skip
+        data = [self.function, self.site, self.transform, self.applied, self.level,
+                self.options, self.bound, self.bound_names]  # fmt: skip
+        out: dict[str, Any] = {"entry": data}
+        if self.calls is not None:
+            out["calls"] = self.calls
+        return out
 
 
 Outbound = CallRecord | EntryRecord | TfRecord
@@ -341,7 +377,9 @@ def inbound_entry(func: cst.FunctionDef, record: InboundEntry) -> Entry | None:
     params = application_params(
         applied, options, func, False, record.bound, set(record.bound_names)
     )
-    return Entry(transform, func, func, params, None, record.level, origin=record.site)
+    entry = Entry(transform, func, func, params, None, record.level, origin=record.site)
+    entry.defaulted = defaulted(func, record.calls, record.bound, frozenset(record.bound_names))
+    return entry
 
 
 def reexports(names: Names) -> dict[str, str]:

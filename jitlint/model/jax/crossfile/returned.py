@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import libcst as cst
@@ -37,12 +38,18 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.crossfile.records import may_be_project_function
 from jitlint.model.jax.crossfile.returns import LIST_CALLS, Returns
-from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, PARTIAL, TRANSFORMS
+from jitlint.model.jax.jit import JIT_CALLABLES, JitApplication, spec_from_args
+from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, TRANSFORMS
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
 
 VALUE_FACT = "jax:value:"
+# The key of a value that is the exported name itself (a jitted `def`), not what calling it
+# returns.
+SELF = "self"
+_JIT_TEXT = re.compile(r"\bp?jit\b")
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
 _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
@@ -84,8 +91,14 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
         kind = type(statement)
         if kind is cst.FunctionDef:
             fact = _function_fact(statement, [module])  # type: ignore[arg-type]
+            if fact is None:
+                fact = _jitted_def_fact(names, classes, statement, module)  # type: ignore[arg-type]
             if fact is not None:
                 out.append(TfRecord(statement.name.value, 0, "export", fact))  # type: ignore[attr-defined]
+        elif kind is cst.SimpleStatementLine:
+            jitted = _jitted_assignment(names, classes, statement, module)  # type: ignore[arg-type]
+            if jitted is not None:
+                out.append(TfRecord(jitted[0], 0, "export", jitted[1]))
         elif kind is cst.ClassDef and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
             path = [module, statement, statement.body]  # type: ignore[attr-defined]
             for inner in statement.body.body:  # type: ignore[attr-defined]
@@ -96,6 +109,43 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
                     name = f"{statement.name.value}.{inner.name.value}"  # type: ignore[attr-defined]
                     out.append(TfRecord(name, 0, "export", fact))
     return out
+
+
+def _jitted_def_fact(
+    names: Names, classes: Classes, func: cst.FunctionDef, module: cst.Module
+) -> str | None:
+    """A top-level `def` under one jit decorator is itself the value its importers call
+    (`from pkg.steps import train_step`): its header and options, under `SELF`."""
+    if len(func.decorators) != 1 or not _JIT_TEXT.search(module.code_for_node(func.decorators[0])):
+        return None  # a cheap test first: most functions carry no jit
+    jitted = _Encoder(names, classes, [module])._decorated_jit(func)
+    if jitted is None or jitted["jit"] not in JIT_CALLABLES:
+        return None
+    return VALUE_FACT + json.dumps({SELF: jitted}, sort_keys=True, separators=(",", ":"))
+
+
+def _jitted_assignment(
+    names: Names, classes: Classes, line: cst.SimpleStatementLine, module: cst.Module
+) -> tuple[str, str] | None:
+    """`step = jax.jit(train_step, ...)` at module level, `step` bound only there and
+    `train_step` a plain `def` of the module: the name and its fact, as for a decorated def."""
+    small = line.body[0] if len(line.body) == 1 else None
+    if type(small) is not cst.Assign or len(small.targets) != 1:
+        return None
+    target, value = small.targets[0].target, small.value
+    if type(target) is not cst.Name or type(value) is not cst.Call:
+        return None
+    if not _JIT_TEXT.search(module.code_for_node(value.func)):
+        return None  # a cheap test first
+    bindings = names.scope(module).bindings.get(target.value)
+    if not bindings or len(bindings) != 1:
+        return None
+    jitted = _Encoder(names, classes, [module])._call(value, 0)
+    if jitted is None or jitted.get("jit") not in JIT_CALLABLES:
+        return None
+    return target.value, VALUE_FACT + json.dumps(
+        {SELF: jitted}, sort_keys=True, separators=(",", ":")
+    )
 
 
 def _last_return(func: cst.FunctionDef) -> cst.BaseExpression | None:
@@ -407,14 +457,37 @@ def _relative_module(importer: str, target: str) -> str | None:
 
 
 # ---- the calling file ---------------------------------------------------------------------
-def decode(fact: str, site: cst.CSTNode, origin: str = "") -> Value:
+def decode(fact: str, site: cst.CSTNode, origin: str = "") -> Value | None:
     """The value a fact describes, for a call at `site` (the call that returns it) of the
-    function `origin` names (for messages)."""
+    function `origin` names (for messages); None for a fact about the function itself."""
     try:
         value = json.loads(fact[len(VALUE_FACT) :])
     except ValueError:
         return U
+    if isinstance(value, dict) and SELF in value:
+        return None
     return _decode(value, site, origin)
+
+
+def jitted_by_name(inbound: Mapping[str, Sequence[Any]], qualname: str) -> JitApplication | None:
+    """The jit another file applies to its top-level `def` that the import `qualname`
+    names, read from that file's export: a header and literal options, enough to read
+    the static spec against the parameters."""
+    for record in inbound.get(qualname, ()):
+        status = getattr(record, "status", "")
+        if not status.startswith(VALUE_FACT) or f'"{SELF}"' not in status:
+            continue
+        try:
+            value = json.loads(status[len(VALUE_FACT) :])[SELF]
+            func = cst.parse_statement(str(value["def"]))
+            options = cst.parse_expression(f"f({value['options']})")
+        except (ValueError, KeyError, TypeError, cst.ParserSyntaxError):
+            return None
+        if type(func) is not cst.FunctionDef or type(options) is not cst.Call:
+            return None
+        site = str(getattr(record, "site", "")) or qualname
+        return JitApplication(options, func, spec_from_args(options.args), origin=site)
+    return None
 
 
 def _decode(value: Any, site: cst.CSTNode, origin: str = "") -> Value:

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
+from jitlint.model.domain.plugins import CallArgs
+from jitlint.model.domain.values import PLAIN_OBJECT, U, plain_python_object
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.names import Names
 from jitlint.python.predicates import predicate_of
@@ -26,6 +29,10 @@ _JAX_OPS = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.scipy.")
 # summary follows the prefix, so a caller in another file narrows its arguments.
 PREDICATE_FACT = "jax:predicate:"
 IMPORT_KIND = "jax-import"
+# A module-level name bound to a bare `object()` (a sentinel: `sentinel = object()`, also
+# through a plug-in's call that returns its argument, equinox's `doc_repr(object(), ...)`).
+# A JAX array compared with it by `==` answers by identity, a Python bool.
+PLAIN_OBJECT_FACT = "jax:plain-object"
 _LIST_ANNOTATIONS = frozenset({"builtins.list", "typing.List"})
 LIST_CALLS = frozenset({"builtins.list", "builtins.sorted"})  # calls that return a list
 
@@ -45,6 +52,79 @@ def exports(names: Names) -> list[TfRecord]:
         if fact is not None:
             out.append(TfRecord(statement.name.value, 0, "export", fact))
     return out
+
+
+def plain_object_exports(names: Names) -> list[TfRecord]:
+    """One "export" record per module-level name bound (once) to a bare `object()`."""
+    module = names.module
+    out = []
+    for statement in module.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            kind = type(small)
+            if kind is cst.Assign and len(small.targets) == 1:  # type: ignore[attr-defined]
+                target, value = small.targets[0].target, small.value  # type: ignore[attr-defined]
+            elif kind is cst.AnnAssign and small.value is not None:  # type: ignore[attr-defined]
+                target, value = small.target, small.value  # type: ignore[attr-defined]
+            else:
+                continue
+            if type(target) is not cst.Name or not _plain_object(names, value, [module]):
+                continue
+            bindings = names.lookup(target.value, [module])
+            if bindings is not None and len(bindings) == 1:
+                out.append(TfRecord(target.value, 0, "export", PLAIN_OBJECT_FACT))
+    return out
+
+
+def _plain_object(names: Names, expr: cst.BaseExpression, path: list[cst.CSTNode]) -> bool:
+    if type(expr) is not cst.Call:
+        return False
+    qualnames = names.qualified_names(expr.func, path)  # type: ignore[attr-defined]
+    if len(qualnames) != 1:
+        return False
+    qualname = next(iter(qualnames))
+    if qualname == "builtins.object":
+        return not expr.args  # type: ignore[attr-defined]
+    hook = plugins.call_hook(qualname)
+    if hook is None or any(a.star for a in expr.args):  # type: ignore[attr-defined]
+        return False
+    args = [
+        (
+            a.keyword.value if a.keyword is not None else None,
+            PLAIN_OBJECT if _plain_object(names, a.value, path) else U,
+        )
+        for a in expr.args  # type: ignore[attr-defined]
+    ]
+    result = hook(CallArgs(args, False, lambda i: None))
+    return result is not None and plain_python_object(result)
+
+
+def default_imports(names: Names) -> list[TfRecord]:
+    """ "jax-import" records for the imported names that a top-level def's (or a method's)
+    parameters default to (`state=sentinel`): the sentinel idiom, whose comparisons
+    (`state == sentinel`) need to know what the name is."""
+    module = names.module
+    found: set[str] = set()
+    for statement in module.body:
+        if type(statement) is cst.FunctionDef:
+            funcs = [statement]
+        elif type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
+            funcs = [f for f in statement.body.body if type(f) is cst.FunctionDef]
+        else:
+            continue
+        for func in funcs:
+            p = func.params
+            for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+                default = param.default
+                if type(default) is not cst.Name:
+                    continue
+                bindings = names.lookup(default.value, [module])
+                if bindings and len(bindings) == 1 and bindings[0].kind == "import":
+                    qualname = bindings[0].qualname
+                    if qualname and "." in qualname:
+                        found.add(qualname)
+    return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(found)]
 
 
 def imports(targets: list[tuple[str, int]]) -> list[TfRecord]:

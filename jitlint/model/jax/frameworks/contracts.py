@@ -28,6 +28,7 @@ from jitlint.model.domain.plugins import Contract, plugins
 from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
+from jitlint.python.scopes import module_functions
 from jitlint.python.uses import every_use
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
@@ -128,6 +129,20 @@ def built_from_configuration(func: cst.FunctionDef) -> bool:
     return True
 
 
+def takes_no_arrays(names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]) -> bool:
+    """Whether a method takes parameters (after `self`) none of which its text says is an
+    array (annotated as one, or read only as one): `fit(self, observations, max_iter=100)`,
+    `match(self, frame)`, a constructor from other objects. Such a public method or
+    constructor is a setup or driver step its users run in Python (scarlet2's renderers and
+    `Scene.fit`); nothing it says makes it code its users call under jit. A method of `self`
+    alone still reads its array fields under the contract."""
+    p = func.params
+    params = [*p.posonly_params, *p.params, *p.kwonly_params][1:]
+    if not params:
+        return False  # `self` alone, or only `*args`: nothing said either way
+    return not (array_params(names, func, path) | array_used_params(names, func, path))
+
+
 def returns_python_value(func: cst.FunctionDef) -> bool:
     """A method annotated to return a Python scalar (`def workspace_test(self, ...) -> bool`,
     `def horizon_depth(self) -> float: return float(...)`): its interface is a Python value,
@@ -171,6 +186,10 @@ _ARRAY_FUNCTIONS = frozenset(
         "convert_element_type", "bitcast_convert_type", "cumsum", "cumprod",
     )]
 )  # fmt: skip
+# Functions every positional operand of which is an array, as both operands of `@` are.
+_ARRAY_OPERANDS = frozenset(
+    f"jax.numpy.{n}" for n in ("matmul", "dot", "vdot", "inner", "outer", "linalg.solve")
+)
 # Attributes and methods of arrays that Python values and containers lack.
 _ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "T", "at"})
 _ARRAY_METHODS = frozenset(
@@ -191,7 +210,8 @@ def array_used_params(
     names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
 ) -> frozenset[str]:
     """The parameters of `func`, without annotation, every read of which is as a JAX array:
-    the first argument of an array function, a receiver of `.shape`, `.astype(...)`,
+    the first argument of an array function (any operand of `jnp.matmul`,
+    `jnp.linalg.solve` and the like), a receiver of `.shape`, `.astype(...)`,
     `.sum()`, `.item()` and the like (NumPy's methods, which Python values and containers
     lack), directly or through `jax.device_get`, an operand of `@` or of arithmetic with an
     array function's result. Any other read (another call, a comparison, iteration, `len`, a
@@ -224,7 +244,7 @@ def array_used_params(
             if parent.keyword is not None or parent.star or type(above) is not cst.Call:
                 return False
             if above.args[0] is not parent:  # type: ignore[attr-defined]
-                return False
+                return not methods_only and array_function(above.func, _ARRAY_OPERANDS)  # type: ignore[attr-defined]
             if array_function(above.func, _TO_HOST):  # type: ignore[attr-defined]
                 outer = ancestors[:-2]
                 return (
@@ -441,7 +461,8 @@ def assumed_functions(
 ) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
     """Top-level functions (and methods of top-level classes) that a `decorator:` pattern
     decorates, and with `public-array-functions`, the public top-level functions with a
-    parameter annotated as an array: (function, the name messages give it, contract)."""
+    parameter annotated as an array or used only as one (`b.shape[0]`, `jnp.exp(x)`):
+    (function, the name messages give it, contract)."""
     if not assumptions:
         return
     module = names.module
@@ -481,7 +502,7 @@ def _assumed(
         and assumptions.public_array_functions
         and not func.name.value.startswith("_")
         and not func.decorators
-        and array_params(names, func, path)
+        and (array_params(names, func, path) or array_used_params(names, func, path))
     ):
         says = "the assume-traced setting assumes public functions taking arrays are"
         return Contract("assumed", frozenset(), says)
@@ -497,13 +518,7 @@ def _frame_functions(
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     says = "the traceback shows it running under jit"
     for statement in module.body:
-        candidates: list[tuple[cst.FunctionDef, str]] = []
-        if type(statement) is cst.FunctionDef:
-            candidates.append((statement, statement.name.value))
-        elif type(statement) is cst.ClassDef and type(statement.body) is cst.IndentedBlock:
-            for inner in statement.body.body:
-                if type(inner) is cst.FunctionDef:
-                    candidates.append((inner, f"{statement.name.value}.{inner.name.value}"))
+        candidates = module_functions([statement])
         for func, owner in candidates:
             where = positions[func]
             if any(where.start.line <= line <= where.end.line for line in lines):

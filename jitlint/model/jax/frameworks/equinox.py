@@ -214,6 +214,18 @@ def _combine_call(call: CallArgs) -> Value | None:
     return None
 
 
+# `eqxi.doc_repr(obj, "name")` gives `obj` back (a prettier repr only while docs build):
+# lineax's `sentinel = eqxi.doc_repr(object(), "sentinel")` is a bare object.
+DOC_REPR = "equinox.internal.doc_repr"
+
+
+def _doc_repr_call(call: CallArgs) -> Value | None:
+    args = call.args
+    if args and args[0][0] is None and not call.star:
+        return args[0][1]
+    return None
+
+
 PLUGIN = FrameworkPlugin(
     KIND,
     "equinox",
@@ -254,5 +266,5 @@ PLUGIN = FrameworkPlugin(
     },
     switchable_layers=(_LAYERS,),
     import_as=IMPORT_AS,
-    call_hooks={PARTITION: _partition_call, COMBINE: _combine_call},
+    call_hooks={PARTITION: _partition_call, COMBINE: _combine_call, DOC_REPR: _doc_repr_call},
 )

@@ -62,9 +62,12 @@ class Unhashable:
     # How the argument reaches it, outermost first: a local name read, or None for an
     # element of a tuple.
     route: tuple[str | None, ...] = ()
+    # The path it is on when only one side of a conditional gives it ("`c` is false",
+    # "`opts` is falsy"): the call fails on that path, the other side is not known.
+    when: str | None = None
 
     def through(self, step: str | None) -> Unhashable:
-        return Unhashable(self.kind, (step, *self.route))
+        return Unhashable(self.kind, (step, *self.route), self.when)
 
 
 def unhashable_expression(
@@ -87,6 +90,8 @@ def unhashable_expression(
             if inner is not None:
                 return inner.through(None)
         return None
+    if isinstance(expr, cst.IfExp | cst.BooleanOperation):
+        return _one_side(names, expr, path, unhashable_calls, depth)
     if isinstance(expr, cst.Call):
         candidates = names.qualified_names(expr.func, path)
         if not candidates:
@@ -120,6 +125,40 @@ def unhashable_expression(
         if len(kinds) == 1:
             return kinds.pop().through(expr.value)
     return None
+
+
+def _one_side(
+    names: Names,
+    expr: cst.IfExp | cst.BooleanOperation,
+    path: Sequence[cst.CSTNode],
+    unhashable_calls: Iterable[str],
+    depth: int,
+) -> Unhashable | None:
+    """`a if c else {}`, `opts or {}`: each side is a path the program takes, so a side the
+    text shows JAX cannot hash fails the call on its path, whatever the other side is. Only
+    the fallback of `or` counts (its left side is returned only when truthy); `and` is left
+    alone."""
+    if isinstance(expr, cst.BooleanOperation):
+        if type(expr.operator) is not cst.Or:
+            return None
+        found = unhashable_expression(names, expr.right, path, unhashable_calls, depth + 1)
+        if found is None or found.when is not None:
+            return None
+        left = _code(names, expr.left)
+        return Unhashable(found.kind, found.route, f"`{left}` is falsy")
+    body = unhashable_expression(names, expr.body, path, unhashable_calls, depth + 1)
+    orelse = unhashable_expression(names, expr.orelse, path, unhashable_calls, depth + 1)
+    if body is not None and orelse is not None and body.when is None and orelse.when is None:
+        return body if body.kind == orelse.kind else Unhashable("value")
+    side, outcome = (body, "true") if orelse is None else (orelse, "false")
+    if side is None or side.when is not None or (body and orelse):
+        return None
+    return Unhashable(side.kind, side.route, f"`{_code(names, expr.test)}` is {outcome}")
+
+
+def _code(names: Names, expr: cst.BaseExpression) -> str:
+    text = " ".join(names.module.code_for_node(expr).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def annotated_container(

@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.model.domain import plugins
 from jitlint.model.domain.values import BoundMethod, FunctionRef, Object, PartialRef
+from jitlint.model.jax.crossfile.class_facts import module_framework
 from jitlint.model.library.jax_facts import python_constants
+from jitlint.python.attributes import assigned_only_plainly, self_assignments, self_attr_name
 from jitlint.python.names import Names
 
 if TYPE_CHECKING:
@@ -31,15 +34,28 @@ _PYTREE_HINTS = (
 _ARRAY_PROTOCOL = {"tree_flatten", "tree_flatten_with_keys", "__jax_array__", "__array__"}
 
 
+_HASHABLE_KINDS = frozenset(
+    ("string", "function", "class", "library function", "enum member", "record of functions")
+)
+
+
 @dataclass(frozen=True)
 class NonArray:
     """A value that is not an array. `kind` is one of "string", "lambda", "function",
     "class", "library function" (a function or dtype of jax.numpy, math, ...), "enum member",
-    "instance" and "record of functions" (a NamedTuple whose fields are functions)."""
+    "instance", "module instance" (of a framework whose modules are not pytrees) and "record
+    of functions" (a NamedTuple whose fields are functions)."""
 
     kind: str
     name: str | None = None  # the function, class or enum; the library name as written
     via: str | None = None  # the local name the value is read through, when not direct
+
+    @property
+    def hashable(self) -> bool:
+        """Whether the value hashes (by identity or value), so that a static parameter takes
+        it. An instance (a dataclass may define `__eq__` without `__hash__`) and a lambda (a
+        new object, and so a new compilation, per call) are not counted."""
+        return self.kind in _HASHABLE_KINDS
 
 
 class NonArrays:
@@ -70,6 +86,9 @@ class NonArrays:
             imported = self._imported_function(expr, path)
             if imported is not None:
                 return imported
+            field = self._self_field(expr, path)
+            if field is not None:
+                return field
             cls = self.local_class(expr.value, path)
             if cls is not None and self._is_enum(cls, path):
                 return NonArray("enum member", cls.name.value)
@@ -78,7 +97,50 @@ class NonArrays:
             cls = self.local_class(expr.func, path)
             if cls is not None and self.plain_class(cls, path):
                 return NonArray("instance", cls.name.value)
+            return self._module_instance(expr, path)
         return None
+
+    def _self_field(self, expr: cst.Attribute, path: Sequence[cst.CSTNode]) -> NonArray | None:
+        """`self.model` in a method, when its class assigns the attribute once, plainly, to
+        an instance of a class that is not a pytree (`self.model = Model()` in `__init__`)."""
+        attr = self_attr_name(expr)
+        method = _method_and_class(path) if attr is not None else None
+        if method is None or attr is None:
+            return None
+        cls, cls_path = method
+        if not assigned_only_plainly(cls, attr):
+            return None
+        found = self_assignments(cls, attr, cls_path)
+        if len(found) != 1 or type(found[0][0]) is not cst.Call:
+            return None
+        value, value_path = found[0]
+        made = self.of(value, value_path)  # type: ignore[arg-type]
+        if made is None or made.kind not in ("instance", "module instance"):
+            return None
+        return NonArray(made.kind, made.name, f"self.{attr}")
+
+    def _module_instance(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> NonArray | None:
+        """`Model()` of a framework whose modules are not pytrees (flax linen, haiku), the
+        class defined here or, as its file's facts say, in another file of the run."""
+        func = call.func
+        if type(func) is not cst.Name:
+            return None
+        bindings = self.names.lookup(func.value, path)
+        if not bindings or len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        kind = None
+        if binding.kind == "class":
+            found = self.names.lookup_with_path(func.value, path)
+            scope = found[1] if found is not None else list(path)
+            info = self.tracing.classes.of(binding.node, scope)  # type: ignore[arg-type]
+            kind = None if info.registered else info.kind
+        elif binding.kind == "import" and binding.qualname:
+            kind = module_framework(self.tracing.inbound, binding.qualname)
+        framework = plugins.plugin(kind)
+        if framework is None or not framework.not_a_pytree:
+            return None
+        return NonArray("module instance", f"{framework.display} Module `{func.value}`")
 
     def _name(self, expr: cst.Name, path: Sequence[cst.CSTNode]) -> NonArray | None:
         found = self.names.lookup_with_path(expr.value, path)
@@ -96,7 +158,7 @@ class NonArrays:
         if binding.kind == "import":
             return self._imported_function(expr, path)
         if binding.kind == "assign" and isinstance(
-            binding.node, cst.SimpleString | cst.ConcatenatedString | cst.Lambda
+            binding.node, cst.SimpleString | cst.ConcatenatedString | cst.Lambda | cst.Call
         ):
             inner = self.of(binding.node, scope_path)  # type: ignore[arg-type]
             return NonArray(inner.kind, inner.name, expr.value) if inner else None
@@ -162,3 +224,22 @@ class NonArrays:
             if parent is None or not self.plain_class(parent, path, depth + 1):
                 return False
         return True
+
+
+def _method_and_class(
+    path: Sequence[cst.CSTNode],
+) -> tuple[cst.ClassDef, list[cst.CSTNode]] | None:
+    """The class whose method `path` is in (directly, not in a nested function), and the
+    path to the class, when the method's first parameter is `self`."""
+    for index in range(len(path) - 1, 1, -1):
+        node = path[index]
+        if type(node) is cst.Lambda:
+            return None
+        if type(node) is not cst.FunctionDef:
+            continue
+        cls = path[index - 2]
+        params = node.params.params  # type: ignore[attr-defined]
+        if type(cls) is not cst.ClassDef or not params or params[0].name.value != "self":
+            return None
+        return cls, list(path[: index - 2])
+    return None

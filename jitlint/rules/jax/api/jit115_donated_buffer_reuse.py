@@ -4,7 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import PYTREE, TRACED
-from jitlint.model.jax.api import SHAPE_ATTRIBUTES
+from jitlint.model.jax.api import DELETED_ARRAY_ATTRIBUTES, DELETED_ARRAY_CALLS
 from jitlint.model.jax.jit import Donation, JitApplication, donation
 from jitlint.python.names import leaf_name
 from jitlint.python.uses import (
@@ -15,10 +15,6 @@ from jitlint.python.uses import (
     statement_in_block,
 )
 from jitlint.rules.base import Rule
-
-# What still works on a deleted array [observed on jax 0.10.2]: its metadata, not its data.
-_METADATA = SHAPE_ATTRIBUTES | {"is_deleted"}
-_METADATA_CALLS = frozenset({"len", "isinstance", "type", "id"})
 
 
 class DonatedBufferReuse(Rule):
@@ -265,7 +261,7 @@ run()
         spec = ", ".join(self.ctx.module.code_for_node(a).rstrip(", ") for a in donated.options)
         where = f"`{callee}` ({spec}) at line {self.ctx.tracing.line(call)}"
         for later in block[index + 1 :]:
-            event = first_use(later, name, _METADATA, _METADATA_CALLS)
+            event = first_use(later, name, DELETED_ARRAY_ATTRIBUTES, DELETED_ARRAY_CALLS)
             if event == "write":
                 return
             if event is not None:

@@ -7,14 +7,17 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.jax.api import (
     HOST_CALLBACK,
     HOST_CALLBACK_LAST_SHIPPED,
+    HOST_CALLBACK_MODULE,
+    HOST_CALLBACK_PACKAGE,
     HOST_CALLBACK_REPLACEMENTS,
+    PURE_CALLBACK,
 )
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import Application
 from jitlint.model.library.jax_facts import axis_transform, importable_module, jax_version
+from jitlint.python.builtins_facts import IMPORT_ERRORS
 from jitlint.rules.base import Rule
 
-PURE_CALLBACK = frozenset({"jax.pure_callback"})
 _DEFAULT_ADVICE = (
     "`jax.debug.callback`/`jax.debug.print`, `jax.experimental.io_callback` or `jax.pure_callback`"
 )
@@ -129,12 +132,7 @@ class RemovedHostCallback(Rule):
     requires = ("host_callback", "pure_callback")
     uses_tracing = True
     fix_availability = "sometimes"
-    caught_by = frozenset(
-        {
-            f"builtins.{name}"
-            for name in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
-        }
-    )
+    caught_by = IMPORT_ERRORS
 
     VALID = (
         # Supporting old and new jax on purpose.
@@ -227,13 +225,13 @@ lax.scan(body, 0.0, jnp.arange(3.0))
             names = node.names
             first = names[0].name.value if not isinstance(names, cst.ImportStar) else None  # type: ignore[union-attr]
             self._removed(node, first if isinstance(first, str) else None)
-        elif module == "jax.experimental" and not isinstance(node.names, cst.ImportStar):
+        elif module == HOST_CALLBACK_PACKAGE and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
-                if type(alias.name) is cst.Name and alias.name.value == "host_callback":
+                if type(alias.name) is cst.Name and alias.name.value == HOST_CALLBACK_MODULE:
                     self._removed(alias, None, self._fix(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "host_callback":
+        if node.attr.value != HOST_CALLBACK_MODULE:
             return
         if any(type(p) in (cst.Import, cst.ImportFrom) for p in self.ctx.parents):
             return

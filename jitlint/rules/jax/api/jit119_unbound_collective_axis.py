@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.api import lax_name
 from jitlint.model.jax.transforms import Application, axis_names_bound, literal_axis_names
 from jitlint.model.library.jax_facts import axis_collective, axis_transform
 from jitlint.python.binding import keyword_argument, positional_argument
@@ -195,7 +196,7 @@ rank(jnp.ones(3))
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = leaf_name(node.func)
-        if leaf is None or axis_collective(f"jax.lax.{leaf}") is None:
+        if leaf is None or axis_collective(lax_name(leaf)) is None:
             return
         path = self.ctx.path_to(node)
         qualnames = self.ctx.names.qualified_names(node.func, path)
@@ -282,10 +283,12 @@ def _add_axis_name(
         return None
     if any(a.keyword is not None and a.keyword.value == "axis_name" for a in mappings[0].args):
         return None  # it names another axis: which one is meant is a question for the author
+    # `jax.pmap(f, "x")`: named by position (where the transform takes `axis_name` is jax's)
     qualname = mappings[0].transform.qualname
-    if qualname == "jax.pmap" and sum(a.keyword is None for a in site.args) > 1:  # type: ignore[attr-defined]
-        return None  # `jax.pmap(f, "x")`: named by position
-    if qualname == "jax.vmap" and sum(a.keyword is None for a in site.args) > 3:  # type: ignore[attr-defined]
+    facts = axis_transform(qualname)
+    position = dict(facts.parameters).get("axis_name") if facts is not None else None
+    positional = sum(a.keyword is None for a in site.args)  # type: ignore[attr-defined]
+    if position is not None and positional > position:
         return None
     added = cst.Arg(
         keyword=cst.Name("axis_name"),

@@ -6,37 +6,16 @@ from typing import Any
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.jax.api import WHERE
 from jitlint.model.jax.jit import JitApplication
+from jitlint.model.library.jax_facts import weak_types
 from jitlint.python.walker import iter_children
 from jitlint.rules.base import Rule
 
-# Makers whose result is a strongly typed float array under jax's default (x64 off) config:
-# combined with a weak-typed scalar, they make the result strong too [observed, jax 0.10.2].
-# Integer makers (`arange`, `randint`) are left out: weak float with int32 stays weak float.
-_FLOAT_MAKERS = frozenset(
-    {
-        *(f"jax.numpy.{n}" for n in ("ones", "zeros", "empty", "eye", "identity", "linspace")),
-        *(f"jax.random.{n}" for n in ("normal", "uniform", "truncated_normal")),
-        *(f"numpy.{n}" for n in ("ones", "zeros", "empty", "eye", "linspace")),
-        *(f"numpy.random.{n}" for n in ("rand", "randn", "normal", "uniform")),
-    }
-)
-# Made strong by an explicit float dtype.
-_DTYPED_WRAPPERS = frozenset(
-    {"jax.numpy.asarray", "jax.numpy.array", "numpy.asarray", "numpy.array"}
-)
-# Without `dtype=`, these keep a Python scalar's weak type [observed, jax 0.10.2:
-# `jnp.asarray(0.0)` and `jnp.array(0.0)` are `~float32[]`; `jnp.zeros(())` is not].
-_WEAK_WRAPPERS = frozenset({"jax.numpy.asarray", "jax.numpy.array"})
-# Operations whose result is strong when one of their array operands is.
-_STRONG_IF_ANY = frozenset(
-    f"jax.numpy.{n}"
-    for n in (
-        "sum", "mean", "max", "min", "prod", "abs", "exp", "log", "sqrt", "tanh", "square",
-        "dot", "matmul", "minimum", "maximum", "where", "clip",
-    )
-)  # fmt: skip
-_REDUCING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var"})
+# What makes an array weakly or strongly typed is jax's to say (jax_facts.weak_types, probed by
+# scripts/gen_jax_facts.py under the default config): integer makers (`arange`, `randint`) are
+# not float makers, since a weak float with int32 stays a weak float.
+
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
 _DEPTH = 12  # expression nesting followed; locals count one level each
 
@@ -288,7 +267,7 @@ def fit(key):
             or not _number(args[0].value)
         ):
             return False
-        return bool(self.ctx.names.qualified_names(expr.func, path) & _WEAK_WRAPPERS)  # type: ignore[attr-defined]
+        return bool(self.ctx.names.qualified_names(expr.func, path) & weak_types("weak_wrappers"))  # type: ignore[attr-defined]
 
     def _strong_parameters(
         self, app: JitApplication, call: cst.Call, path: Sequence[cst.CSTNode], state: str
@@ -323,8 +302,10 @@ def fit(key):
         dtype = _keyword(expr, "dtype")  # type: ignore[arg-type]
         if dtype is not None:
             spelled = self.ctx.module.code_for_node(dtype)
-            return "float" in spelled and bool(names & (_FLOAT_MAKERS | _DTYPED_WRAPPERS))
-        return bool(names & _FLOAT_MAKERS)
+            return "float" in spelled and bool(
+                names & (weak_types("strong_float_makers") | weak_types("dtyped_wrappers"))
+            )
+        return bool(names & weak_types("strong_float_makers"))
 
     def _report(
         self, literal: cst.CSTNode, state: str, app: JitApplication, path: Sequence[cst.CSTNode]
@@ -471,14 +452,18 @@ def _is_strong(
     if kind is not cst.Call:
         return False
     callee = expr.func
-    if type(callee) is cst.Attribute and callee.attr.value in _REDUCING_METHODS and not expr.args:
+    if (
+        type(callee) is cst.Attribute
+        and callee.attr.value in weak_types("reducing_methods")
+        and not expr.args
+    ):
         return _is_strong(callee.value, strong, rule, func, depth - 1)
     # The numpy alias is a module-level import in every case the rule reports.
     names = rule.ctx.names.qualified_names(callee, [rule.ctx.module])
-    if not names & _STRONG_IF_ANY:
+    if not names & weak_types("strong_if_any"):
         return False
     operands = [a.value for a in expr.args if a.keyword is None and not a.star]
-    if names == {"jax.numpy.where"}:
+    if names == WHERE:
         operands = operands[1:]  # the condition does not set the dtype
     return any(_is_strong(o, strong, rule, func, depth - 1) for o in operands)
 

@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.framework_modules import lifted_scan_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
+from jitlint.model.jax.api import LAX_SCAN
 from jitlint.model.jax.frameworks.lifting import STAGING, ModuleUse
 from jitlint.rules.base import Rule
 
@@ -292,7 +293,7 @@ model = hk.transform(forward)
         """A raw scan calling the method's own submodules becomes the framework's lifted scan
         (linen's `nn.scan`), where its plug-in has one."""
         framework = _framework(uses[0].framework)
-        if qualname != "jax.lax.scan" or framework.lifted_scan_options is None:
+        if qualname != LAX_SCAN or framework.lifted_scan_options is None:
             return None
         if not all(u.framework == framework.kind for u in uses):
             return None

@@ -5,13 +5,15 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.model.domain.values import Scalar, Seq, Value
+from jitlint.model.jax.api import SHAPE_ATTRIBUTES
 from jitlint.model.jax.tracing import FunctionTrace
 from jitlint.model.jax.transforms import enclosing_function
-from jitlint.model.library.array_sizes import elements, first_argument_of_conversion
+from jitlint.model.library.array_sizes import (
+    SIZE_KEEPING_METHODS,
+    elements,
+    first_argument_of_conversion,
+)
 from jitlint.rules.base import JAX_TRACING, Option, Rule
-
-# Reads that use only what the tracer knows statically: nothing is embedded.
-_STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "size", "nbytes", "itemsize"})
 
 
 class LargeClosedOverConstant(Rule):
@@ -189,7 +191,7 @@ def make_step(key):
         if type(parent) is cst.Attribute:
             if parent.attr is node:  # type: ignore[attr-defined]
                 return  # `x.name`: an attribute, not this name
-            if parent.attr.value in _STATIC_ATTRIBUTES:  # type: ignore[attr-defined]
+            if parent.attr.value in SHAPE_ATTRIBUTES:  # read statically, nothing embedded  # type: ignore[attr-defined]
                 return
         path = self.ctx.path_to(node)
         func = enclosing_function(path)
@@ -241,7 +243,7 @@ def make_step(key):
         if type(expr) is cst.Call and type(expr.func) is cst.Attribute and depth < 4:  # type: ignore[attr-defined]
             # `np.random.rand(n).astype(np.float32)`: the receiver's size.
             receiver = expr.func.value  # type: ignore[attr-defined]
-            if expr.func.attr.value in ("astype", "reshape", "copy") and type(receiver) is cst.Call:  # type: ignore[attr-defined]
+            if expr.func.attr.value in SIZE_KEEPING_METHODS and type(receiver) is cst.Call:  # type: ignore[attr-defined]
                 return self._elements(receiver, path, depth + 1)
         if type(expr) is not cst.Call or depth > 4:
             return None
