@@ -193,13 +193,14 @@ def test_requirements_files_and_poetry(tmp_path):
         ("tensorflow>=2.16,<2.20", "3", "tensorflow"),
         ("tensorflow>=2.17", "3", "tensorflow"),
         ("keras<3", "2", "requirements"),
-        # Ranges that hold TensorFlows with either Keras: undecided, the facts' Keras.
-        ("tensorflow>=2.6", "facts", "open-range"),
-        ("tensorflow~=2.10", "facts", "open-range"),  # below 3.0: 2.16 and later too
-        ("tensorflow<=2.16", "facts", "facts"),  # no version and an open major
-        ("tensorflow<3", "facts", "facts"),
-        ("tensorflow!=2.16", "facts", "facts"),
-        ("keras<=3.0", "facts", "facts"),
+        # Ranges that hold TensorFlows with either Keras: the project is undecided.
+        ("tensorflow>=2.6", "undecided", "undecided"),
+        ("tensorflow~=2.10", "undecided", "undecided"),  # below 3.0: 2.16 and later too
+        ("tensorflow<=2.16", "undecided", "undecided"),  # no version and an open major
+        ("tensorflow<3", "undecided", "undecided"),
+        ("tensorflow!=2.16", "undecided", "undecided"),
+        ("keras<=3.0", "undecided", "undecided"),
+        ("numpy>=1.20", "undecided", "undecided"),  # nothing about TensorFlow or Keras
     ],
 )
 def test_the_tensorflow_range_decides_the_keras_major(tmp_path, requirement, keras, source):
@@ -213,18 +214,22 @@ def test_the_tensorflow_range_decides_the_keras_major(tmp_path, requirement, ker
         assert versions["tensorflow"][1] == "requirements"  # its lower bound, as before
 
 
-def test_an_open_range_keeps_jit213_as_with_nothing_declared(tmp_path):
-    # `tensorflow>=2.6` installs today's TensorFlow, whose tf.keras is Keras 3: JIT213's
-    # warning stays, as for a project that declares nothing.
+def test_an_open_range_leaves_out_keras_3_findings_until_the_code_decides(tmp_path):
+    # `tensorflow>=2.6` holds TensorFlows with either Keras: JIT213 (Keras 3's "auto") is
+    # not reported, until the project's code shows Keras 3 or `tensorflow>=2.16` says it.
     from jitlint.frontends.lsp.editor import EditorState
 
     write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
     path = write(tmp_path / "m.py", KERAS_LAYER)
     state = EditorState([tmp_path])
-    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
-    write(tmp_path / "requirements.txt", "tensorflow>=2.6,<2.16\n")
-    state = EditorState([tmp_path])
     assert state.lint(state.setup(path), KERAS_LAYER) == []
+    write(tmp_path / "requirements.txt", "tensorflow>=2.16\n")
+    state = EditorState([tmp_path])
+    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    write(tmp_path / "pkg" / "ops.py", "from keras import ops\n")
+    state = EditorState([tmp_path])
+    assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
 
 
 def test_the_keras_2_of_an_upper_bound_says_where_it_came_from(tmp_path):
@@ -311,7 +316,8 @@ def test_setup_py_without_literal_requirements_declares_nothing(tmp_path, text):
     write(tmp_path / "setup.py", text)
     declared = declared_in(tmp_path)
     assert declared is None or "tensorflow" not in declared
-    assert resolved(tmp_path)["keras"] == ("3", "facts")
+    # A setup.py that declares requirements makes a project, whose Keras is then undecided.
+    assert resolved(tmp_path)["keras"] == (("3", "facts") if declared is None else U)
 
 
 def test_setup_cfg_install_requires_and_extras(tmp_path):
@@ -407,6 +413,9 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
     assert resolved(tmp_path)["keras"] == ("3", "facts")
 
 
+U = ("undecided", "undecided")  # a project whose declarations and code leave it open
+
+
 @pytest.mark.parametrize(
     ("requirements", "code", "expected"),
     [
@@ -415,11 +424,11 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
         ("tensorflow>=2.6\n", "        self.add_update(op)\n", ("2", "code")),  # open range
         ("numpy\n", "model.compile(loss='mse', experimental_run_tf_function=False)\n",
          ("2", "code")),
-        ("numpy\n", "        self.add_loss(loss)\n", ("3", "facts")),  # Keras 3 has it
-        ("numpy\n", "        other.add_metric(loss)\n", ("3", "facts")),  # not a layer's own
+        ("numpy\n", "        self.add_loss(loss)\n", U),  # Keras 3 has it
+        ("numpy\n", "        other.add_metric(loss)\n", U),  # not a layer's own
         # The class's own method of that name, not Keras'.
         ("numpy\n", "        self.add_metric(loss)\n    def add_metric(self, x):\n        pass\n",
-         ("3", "facts")),
+         U),
         # A declared TensorFlow decides; the code does not override it.
         ("tensorflow>=2.16\n", "        self.add_metric(loss)\n", ("3", "tensorflow")),
         # The project's own code choosing tf-keras at run time (TensorFlow unversioned).
@@ -427,13 +436,26 @@ def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
         ("numpy\n", "        os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')\n",
          ("2", "code")),
         # Reading or testing the setting, or setting it false, chooses nothing.
-        ("tensorflow\n", '        os.environ.get("TF_USE_LEGACY_KERAS", "1")\n', ("3", "facts")),
-        ("tensorflow\n", '        legacy = os.environ["TF_USE_LEGACY_KERAS"] == "1"\n',
-         ("3", "facts")),
-        ("tensorflow\n", '        os.environ["TF_USE_LEGACY_KERAS"] = "0"\n', ("3", "facts")),
+        ("tensorflow\n", '        os.environ.get("TF_USE_LEGACY_KERAS", "1")\n', U),
+        ("tensorflow\n", '        legacy = os.environ["TF_USE_LEGACY_KERAS"] == "1"\n', U),
+        ("tensorflow\n", '        os.environ["TF_USE_LEGACY_KERAS"] = "0"\n', U),
+        # Code that only Keras 3 runs decides an undecided project (keras_evidence.py).
+        ("tensorflow>=2.6\n", "        return keras.ops.sum(x)\n", ("3", "code")),
+        ("numpy\n", "        from keras import layers, ops\n", ("3", "code")),
+        ("numpy\n", "        self.seed = keras.random.SeedGenerator(1)\n", ("3", "code")),
+        ("numpy\n", "        keras.config.set_floatx('float64')\n", ("3", "code")),
+        ("numpy\n", "        import keras_core\n", ("3", "code")),
+        # Spellings Keras 2 (2.13 on, and tf-keras) has as well decide nothing.
+        ("numpy\n", "        from keras.src.engine import base_layer\n", U),
+        ("numpy\n", "        keras.saving.register_keras_serializable()(Head)\n", U),
+        ("tensorflow>=2.6\n", "        return tf.random.normal(x)\n", U),
+        # Keras 2 code beats Keras 3 code (precision first).
+        ("numpy\n", "        keras.ops.sum(x)\n        self.add_metric(x)\n", ("2", "code")),
+        # A declared TensorFlow decides; Keras 3 code does not override Keras 2.
+        ("tensorflow<2.16\n", "        return keras.ops.sum(x)\n", ("2", "tensorflow")),
     ],
 )  # fmt: skip
-def test_code_that_only_keras_2_runs_makes_keras_2(tmp_path, requirements, code, expected):
+def test_code_that_only_one_keras_runs_decides_an_undecided_project(tmp_path, requirements, code, expected):
     write(tmp_path / "requirements.txt", requirements)
     write(tmp_path / "pkg" / "m.py", "import tensorflow as tf\n")
     write(tmp_path / "pkg" / "layers" / "head.py", f"class Head:\n    def call(self):\n{code}")
@@ -704,13 +726,13 @@ def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
 @pytest.mark.parametrize(
     ("setting", "keras"),
     [
-        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', (2,)),
-        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')", (2,)),
-        ('os.putenv("TF_USE_LEGACY_KERAS", "1")', (2,)),
-        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', (3,)),
-        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', (3,)),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "1"', 2),
+        ("os.environ.setdefault('TF_USE_LEGACY_KERAS', 'true')", 2),
+        ('os.putenv("TF_USE_LEGACY_KERAS", "1")', 2),
+        ('os.environ["TF_USE_LEGACY_KERAS"] = "0"', 3),
+        ('print(os.environ.get("TF_USE_LEGACY_KERAS"))', 3),
     ],
 )
 def test_a_file_that_sets_tf_use_legacy_keras_itself_runs_keras_2(setting, keras):
     versions = FrameworkVersions.from_options({"keras": "3.15"})
-    assert versions.keras_of_file(f"import os\n{setting}\n")[:1] == keras
+    assert versions.keras_major_of_file(f"import os\n{setting}\n") == keras

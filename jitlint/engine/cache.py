@@ -110,7 +110,7 @@ class ResultCache:
         """The cached result for these bytes and codes, linted with the inbound calls whose
         `inbound_key` is `inbound`."""
         entry = self.entries.get(key)
-        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
+        if not entry or len(entry) != 8 or entry[0] != digest or entry[1] != _codes_key(codes):
             return None
         try:
             diagnostics, outbound = entry[2], entry[3]
@@ -127,6 +127,7 @@ class ResultCache:
                 outbound=[record_from_json(item) for item in outbound],
                 defs=frozenset(entry[4]),
                 reexports={str(k): str(v) for k, v in entry[6].items()},
+                keras_evidence={str(k): str(v) for k, v in entry[7].get(inbound, {}).items()},
             )
         except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss
             return None
@@ -137,14 +138,19 @@ class ResultCache:
         diagnostics = [_encode(d) for d in result.diagnostics]
         outbound = [call.to_json() for call in result.outbound]
         entry = self.entries.get(key)
-        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
+        if not entry or len(entry) != 8 or entry[0] != digest or entry[1] != _codes_key(codes):
             # A file's defs and re-exports do not depend on what it receives; its result
             # without calls from other files stays None until it is linted so.
             entry = [
                 digest, _codes_key(codes), None, None, sorted(result.defs), {},
-                result.reexports,
+                result.reexports, {},
             ]  # fmt: skip
             self.entries[key] = entry
+        # What the project's code scan answered, per variant ("" without inbound calls).
+        if result.keras_evidence:
+            entry[7][inbound] = result.keras_evidence
+        else:
+            entry[7].pop(inbound, None)
         if not inbound:
             entry[2], entry[3] = diagnostics, outbound
         else:
@@ -185,11 +191,12 @@ def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def _valid_entry(entry: Any) -> bool:
-    """[digest, codes, diagnostics, outbound, defs, variants, reexports], each of its type;
-    what is inside the diagnostics and records is checked as they are decoded."""
-    if not isinstance(entry, list) or len(entry) != 7:
+    """[digest, codes, diagnostics, outbound, defs, variants, reexports, evidence], each of
+    its type; what is inside the diagnostics and records is checked as they are decoded.
+    `evidence`: per variant, the project code scans its lint read (root -> answer)."""
+    if not isinstance(entry, list) or len(entry) != 8:
         return False
-    digest, codes, diagnostics, outbound, defs, variants, reexports = entry
+    digest, codes, diagnostics, outbound, defs, variants, reexports, evidence = entry
     return (
         isinstance(digest, str)
         and isinstance(codes, str)
@@ -205,6 +212,11 @@ def _valid_entry(entry: Any) -> bool:
         )
         and isinstance(reexports, dict)
         and all(isinstance(v, str) for v in reexports.values())
+        and isinstance(evidence, dict)
+        and all(
+            isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
+            for v in evidence.values()
+        )
     )
 
 

@@ -81,6 +81,9 @@ class FileResult:
     # False for a result a per-file budget cut short: another run (a quieter machine, a
     # larger budget) may lint the same bytes, so it is never cached.
     cacheable: bool = True
+    # The project code scans a TF rule's question read (model/library/versions.py): project
+    # root -> the answer; the cache serves the result only while the scan answers the same.
+    keras_evidence: dict[str, str] = field(default_factory=dict)
 
 
 # Options of the engine itself ride with the rules' options (`rule_settings`), under a key
@@ -216,6 +219,7 @@ def lint_text(
             jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
             tf_selected=any(INDEX[c][4] == "tensorflow" for c in codes if c in INDEX),
         )
+    result.keras_evidence = dict(ctx.versions.evidence_read)
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))

@@ -93,8 +93,16 @@ class FileContext:
         """The TensorFlow model: graph and XLA contexts, values, dtypes (model/tf/)."""
         from jitlint.model.tf.model import TfModel
 
-        keras = self.versions.keras
-        return TfModel(self.names, self.source, self.tf_inbound, keras[0] if keras else 3)
+        # The Keras this file targets, or None where the project leaves it undecided: the
+        # model then answers every Keras-3-only question "no" (model/tf/keras.py).
+        versions = self.versions
+        return TfModel(
+            self.names,
+            self.source,
+            self.tf_inbound,
+            lambda: versions.keras_major_of_file(self.source),
+            lambda: versions.keras_stated,
+        )
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

@@ -9,13 +9,17 @@ belonging to a Keras model compiled with `jit_compile=True`.
 
 Keras 3 (what `tf.keras` is since TF 2.16) calls `call` and `train_step` without autograph:
 `if tensor:` there raises (observed with TF 2.21 / Keras 3.15), unlike in a `tf.function`.
+Which Keras a file targets is asked once, lazily (`keras_major`); where the project leaves it
+undecided the model answers every Keras-3-only question "no": no `jit_compile="auto"` XLA,
+Keras methods converted by autograph as Keras 2 does, no Keras 3 lazy-weight refusal. What
+holds under both majors (an explicit `jit_compile=True`, a `tf.function`) is unaffected.
 The model is built with one walk over the module, the first time a rule asks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -41,7 +45,7 @@ from jitlint.model.tf.function import (
     graph_origin,
     tf_function_options,
 )
-from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
+from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
@@ -109,10 +113,13 @@ class TfModel(KerasLinks):
         names: Names,
         source: str | None = None,
         inbound: Sequence[TfInbound] = (),
-        keras_major: int = 3,
+        keras_major: Callable[[], int | None] = lambda: 3,
+        keras_stated: Callable[[], bool] = lambda: False,
     ) -> None:
         self.names = names
-        self.keras_major = keras_major
+        # Asked on first use: in an undecided project the answer reads the project's code.
+        self._keras_major = keras_major
+        self._keras_stated = keras_stated
         self.module = names.module
         self.source = source
         self.inbound = tuple(inbound)
@@ -134,6 +141,26 @@ class TfModel(KerasLinks):
                     table.setdefault(record.function, []).append((record.status, where))
 
     # ----- public questions -------------------------------------------------------------
+
+    @cached_property
+    def keras_major(self) -> int | None:
+        """The Keras major the file targets; None where its project leaves it undecided."""
+        return self._keras_major()
+
+    @cached_property
+    def keras_auto_jit(self) -> bool:
+        """A model compiled at the default `jit_compile` may run under XLA: Keras 3's "auto"
+        (Keras 2 has no "auto", and an undecided project may run either)."""
+        return self.keras_major == 3
+
+    @cached_property
+    def keras_3_known(self) -> bool:
+        """Keras 3 is the target and not merely the facts' default: configured, declared,
+        shown by the project's code, or by this file's own Keras-3-only modules. Hazards of
+        Keras 3 that a lone file's reader may not mean (lazy weights) ask this."""
+        if self.keras_major != 3:
+            return False
+        return self._keras_stated() or keras_3_imported(self.source or "")
 
     @cached_property
     def values(self) -> TfValues:
@@ -650,12 +677,14 @@ class TfModel(KerasLinks):
                 func, bound = target
                 scan.loss_functions.add(id(func))
                 params = [p.name.value for p in func.params.params][bound : bound + 2]
+                # Keras 2 converts a loss function with autograph (`LossFunctionWrapper`);
+                # Keras 3 calls it as it is. Only Keras 3 has the "auto" default.
                 context = GraphContext(
                     flag is True,
-                    False,
+                    self.keras_major != 3,
                     f"the loss `{_func_name(func)}` of " + _loss_model(flag),
                     frozenset(params),
-                    auto_xla=flag is None or flag == UNKNOWN,
+                    auto_xla=(flag is None and self.keras_auto_jit) or flag == UNKNOWN,
                     root_kind="loss",
                 )
                 known = scan.roots.get(id(func))

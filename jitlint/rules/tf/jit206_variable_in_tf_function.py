@@ -22,7 +22,6 @@ from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.keras import (
     SETUP_METHODS,
     in_setup_method,
-    keras_3_imported,
     keras_state,
 )
 from jitlint.model.tf.repeats import tf_function_applying
@@ -545,12 +544,10 @@ class Scale(keras.layers.Layer):
 
     @cached_property
     def _keras_3(self) -> bool:
-        """Keras 3 is the target: declared (itself or through TensorFlow), or a Keras-3-only
-        module is used. Unknown is not Keras 3 here: unknown never yields an error."""
-        versions = self.ctx.versions
-        if versions.keras_stated:
-            return versions.keras >= (3,)
-        return keras_3_imported(self.ctx.source) and versions.keras >= (3,)
+        """Keras 3 is the target: configured, declared (itself or through TensorFlow), shown
+        by the project's code or this file's Keras-3-only modules (the model decides).
+        Unknown is not Keras 3 here: unknown never yields an error."""
+        return self.ctx.tf.keras_3_known
 
     def _eager_fix(self, path: list[cst.CSTNode]) -> NodeFix | None:
         """Drop the `tf.function` decorating the function that makes the variable: run
