@@ -455,7 +455,9 @@ U = ("undecided", "undecided")  # a project whose declarations and code leave it
         ("tensorflow<2.16\n", "        return keras.ops.sum(x)\n", ("2", "tensorflow")),
     ],
 )  # fmt: skip
-def test_code_that_only_one_keras_runs_decides_an_undecided_project(tmp_path, requirements, code, expected):
+def test_code_that_only_one_keras_runs_decides_an_undecided_project(
+    tmp_path, requirements, code, expected
+):
     write(tmp_path / "requirements.txt", requirements)
     write(tmp_path / "pkg" / "m.py", "import tensorflow as tf\n")
     write(tmp_path / "pkg" / "layers" / "head.py", f"class Head:\n    def call(self):\n{code}")
@@ -471,6 +473,131 @@ def test_keras_2_code_is_looked_for_only_in_a_project_that_declares_requirements
     assert resolved(tmp_path, "pkg/head.py")["keras"] == ("3", "facts")
     write(tmp_path / "requirements.txt", "numpy\n")
     assert resolved(tmp_path, "pkg/head.py")["keras"] == ("2", "code")
+
+
+# ---- the undecided Keras major: the options, the lazy scan, the model's answers --------------
+
+
+def test_an_undecided_project_travels_as_undecided_and_its_root(tmp_path):
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    target = tmp_path / "pkg" / "m.py"
+    settings = ConfigResolver(cwd=tmp_path).for_file(target)
+    assert VersionResolver().options(target, settings) == {
+        "tensorflow": "2.6",
+        "keras": "undecided",
+        "keras-project": str(tmp_path),
+    }
+    # The code is not read to make the options: a JAX-only file pays no scan.
+    write(tmp_path / "pkg" / "k.py", "from keras import ops\n")
+    assert VersionResolver().options(target, settings)["keras"] == "undecided"
+    # Outside any declaring project: nothing travels, the facts' Keras 3 (as before).
+    lone = tmp_path.parent / f"{tmp_path.name}-lone" / "m.py"
+    assert VersionResolver().options(lone, ConfigResolver(cwd=lone.parent).for_file(lone)) == {}
+
+
+def test_the_keras_major_of_an_undecided_project_is_read_from_its_code_on_request(tmp_path):
+    from jitlint.model.library import keras_evidence
+
+    write(tmp_path / "requirements.txt", "numpy\n")
+    write(tmp_path / "pkg" / "m.py", "import tensorflow as tf\n")
+    options = {"keras": "undecided", "keras-project": str(tmp_path)}
+    keras_evidence.forget_evidence()
+    versions = FrameworkVersions.from_options(options)
+    assert versions.keras_major_of_file("import tensorflow as tf\n") is None
+    assert versions.evidence_read == [(str(tmp_path), "undecided")]
+    assert not versions.keras_stated
+    write(tmp_path / "pkg" / "k.py", "import keras\nseed = keras.random.SeedGenerator(1)\n")
+    keras_evidence.forget_evidence()
+    versions = FrameworkVersions.from_options(options)
+    assert versions.keras_major_of_file("") == 3 and versions.keras_stated
+    assert versions.evidence_read == [(str(tmp_path), f"3:{tmp_path / 'pkg' / 'k.py'}")]
+    # The file's own tf-keras setting still wins; no project: the facts' Keras 3.
+    assert versions.keras_major_of_file('os.environ["TF_USE_LEGACY_KERAS"] = "1"') == 2
+    assert FrameworkVersions.from_options({}).keras_major_of_file("") == 3
+    assert FrameworkVersions.from_options({}).evidence_read == []
+
+
+def test_a_lint_without_tf_rules_reads_no_project_code(tmp_path, monkeypatch):
+    from jitlint.model.library import keras_evidence
+
+    def scan(root):
+        raise AssertionError(f"scanned {root}")
+
+    monkeypatch.setattr(keras_evidence, "scan_project", scan)
+    keras_evidence.forget_evidence()
+    options = {OPTIONS_KEY: {"keras": "undecided", "keras-project": str(tmp_path)}}
+    source = "import jax\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    result = lint_text(source, "m.py", {"JIT101", "JIT213", "JIT205"}, options)
+    assert [d.code for d in result.diagnostics] == ["JIT101"]
+    assert result.keras_evidence == {}
+    # A TF rule that asks does read it (the engine reports the rule's crash here).
+    assert "scanned" in "".join(lint_text(KERAS_LAYER, "m.py", {"JIT213"}, options).errors)
+
+
+UNDECIDED_OPTIONS = {"keras": "undecided", "keras-project": ""}
+# A `tf.debugging` check in a Keras layer's `call`: dropped only where XLA compiles it.
+KERAS_ASSERT = """\
+import tensorflow as tf
+class Log(tf.keras.layers.Layer):
+    def call(self, x):
+        tf.debugging.assert_positive(x)
+        return tf.math.log(x)
+model = tf.keras.Sequential([Log()])
+model.compile(loss="mse"{flag})
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "source", "lines"),
+    [
+        ("JIT213", KERAS_LAYER, [7]),  # Keras 3's compile default, `jit_compile="auto"`
+        ("JIT205", None, [4]),  # a Keras method run without autograph (KERAS_METRIC below)
+        ("JIT209", KERAS_ASSERT.format(flag=""), [4]),  # an assert XLA drops under "auto"
+        ("JIT206", "from keras import ops\n" + "{lazy}", [6]),  # Keras 3 refuses lazy weights
+    ],
+)
+@pytest.mark.parametrize(
+    ("versions", "reported"),
+    [
+        ({}, True),  # a lone file: the facts' Keras 3, as before
+        ({"tensorflow": "2.16"}, True),  # `tensorflow>=2.16`
+        (UNDECIDED_OPTIONS, False),  # `tensorflow>=2.6` and no Keras 3 code
+    ],
+)
+def test_keras_3_findings_are_left_out_where_the_major_is_undecided(
+    code, source, lines, versions, reported
+):
+    source = source if source is not None else KERAS_METRIC
+    source = source.replace("{lazy}", LAZY_WEIGHT)
+    result = lint_text(source, "m.py", {code}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == (lines if reported else [])
+
+
+def test_findings_that_hold_under_both_majors_stay_where_it_is_undecided():
+    options = {OPTIONS_KEY: UNDECIDED_OPTIONS}
+    # An explicit `jit_compile=True` compiles with XLA under Keras 2 and Keras 3.
+    source = KERAS_ASSERT.format(flag=", jit_compile=True")
+    assert [d.line for d in lint_text(source, "m.py", {"JIT209"}, options).diagnostics] == [4]
+    # A real `tf.function(jit_compile=True)` root.
+    source = (
+        "import tensorflow as tf\n@tf.function(jit_compile=True)\ndef f(x):\n"
+        "    tf.debugging.assert_positive(x)\n    return x\n"
+    )
+    assert [d.line for d in lint_text(source, "m.py", {"JIT209"}, options).diagnostics] == [4]
+
+
+def test_the_cache_follows_the_project_code_that_decides_the_keras_major(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    write(tmp_path / "m.py", KERAS_LAYER)
+    runs = []
+    for other in ("x = 1\n", "from keras import ops\n", "x = 1\n"):
+        write(tmp_path / "pkg" / "other.py", other)
+        status, out, _ = run_cli("--select", "JIT213", "--format", "concise", "m.py")
+        runs.append((status, "m.py:7:" in out))
+    # m.py's bytes never change: its cached result is dropped when the scan's answer does.
+    assert runs == [(0, False), (1, True), (0, False)]
+    assert (tmp_path / ".jitlint_cache").is_dir()
 
 
 # ---- a rule that depends on the version: JIT213 and Keras 2 ---------------------------------
@@ -665,6 +792,21 @@ def test_show_settings_names_the_code_behind_keras_2(tmp_path, monkeypatch):
     line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
     assert "keras: 2 (the project's code runs only on Keras 2: `self.add_metric`" in line
     assert "m.py" in line
+
+
+def test_show_settings_says_what_undecided_means_and_names_keras_3_code(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    write(tmp_path / "m.py", "x = 1\n")
+    status, out, _ = run_cli("--show-settings", "m.py")
+    line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
+    assert status == 0 and line.startswith("  keras: undecided (the project ")
+    assert "tensorflow>=2.6 in requirements.txt line 1 allows TensorFlows with" in line
+    assert "set `keras-version` to decide" in line
+    write(tmp_path / "m.py", "from keras import ops\n")
+    status, out, _ = run_cli("--show-settings", "m.py")
+    line = next(line for line in out.splitlines() if line.strip().startswith("keras:"))
+    assert "keras: 3 (the project's code runs only on Keras 3: `from keras import ops`" in line
 
 
 def test_show_settings_without_a_config_and_for_a_missing_path(tmp_path, monkeypatch):
