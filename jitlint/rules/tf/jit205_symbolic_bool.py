@@ -148,7 +148,9 @@ class SymbolicBool(Rule):
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
     only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`; classes derived from
-    it are treated like `tf.function`.
+    it are treated like `tf.function`, and so are `keras`/`tf.keras` classes in a project
+    that leaves the Keras major undecided (README, "Framework versions"): a Python `if` on a
+    tensor in their `call` is reported only where Keras 3 is the target.
     """
 
     code = "JIT205"

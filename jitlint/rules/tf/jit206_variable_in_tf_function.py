@@ -47,8 +47,9 @@ class VariableInTfFunction(Rule):
     too: a built layer refuses new weights ("You cannot add new elements of state ... to a
     layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
     pattern is the fix, and is not reported. Keras 3 is known from the declared versions
-    (`keras-version`, `tensorflow-version`, the project's requirements) or from a
-    Keras-3-only module the file uses (`keras.ops`, `keras.config`).
+    (`keras-version`, `tensorflow-version`, the project's requirements), from a
+    Keras-3-only module the project's code or the file uses (`keras.ops`, `keras.config`);
+    an undecided project (README, "Framework versions") is not Keras 3 here.
 
     And a Keras optimizer made anew on every iteration of a loop in eager code and passed
     to a `tf.function` that applies it (`optimizer.apply_gradients(...)`): each new

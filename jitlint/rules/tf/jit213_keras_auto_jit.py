@@ -155,7 +155,9 @@ class KerasAutoJit(Rule):
     (`keras-version` below 3, or with no Keras version declared, a `tensorflow-version`
     below 2.16, whose `tf.keras` is Keras 2, or a project that sets `TF_USE_LEGACY_KERAS`:
     README, "Framework versions"; also a file that sets `os.environ["TF_USE_LEGACY_KERAS"] =
-    "1"` itself). Whether a GPU build of
+    "1"` itself), nor any file of a project that leaves the Keras major undecided (an open
+    range such as `tensorflow>=2.6`, or nothing declared about TensorFlow, and no code that
+    only Keras 3 runs: set `keras-version` to decide). Whether a GPU build of
     TensorFlow has a kernel that the CPU table lacks is not known statically; the table is
     the CPU one.
     """
