@@ -534,7 +534,6 @@ def test_a_lint_without_tf_rules_reads_no_project_code(tmp_path, monkeypatch):
     assert "scanned" in "".join(lint_text(KERAS_LAYER, "m.py", {"JIT213"}, options).errors)
 
 
-UNDECIDED_OPTIONS = {"keras": "undecided", "keras-project": ""}
 # A `tf.debugging` check in a Keras layer's `call`: dropped only where XLA compiles it.
 KERAS_ASSERT = """\
 import tensorflow as tf
@@ -557,24 +556,33 @@ model.compile(loss="mse"{flag})
     ],
 )
 @pytest.mark.parametrize(
-    ("versions", "reported"),
+    ("requirements", "reported"),
     [
-        ({}, True),  # a lone file: the facts' Keras 3, as before
-        ({"tensorflow": "2.16"}, True),  # `tensorflow>=2.16`
-        (UNDECIDED_OPTIONS, False),  # `tensorflow>=2.6` and no Keras 3 code
+        (None, True),  # a lone file: no declaring project, the facts' Keras 3, as before
+        ("tensorflow>=2.16\n", True),  # tf.keras is Keras 3
+        ("tensorflow>=2.6\n", False),  # either Keras, and no Keras 3 code: undecided
+        ("tensorflow>=2.6\nkeras>=3\n", True),
     ],
 )
 def test_keras_3_findings_are_left_out_where_the_major_is_undecided(
-    code, source, lines, versions, reported
+    tmp_path, code, source, lines, requirements, reported
 ):
     source = source if source is not None else KERAS_METRIC
     source = source.replace("{lazy}", LAZY_WEIGHT)
-    result = lint_text(source, "m.py", {code}, {OPTIONS_KEY: versions})
+    # The file's own `from keras import ops` (JIT206's case) is in the linted text, not on
+    # disk: the project's code (empty here) decides, as it would for an unsaved buffer.
+    target = tmp_path / "m.py"
+    if requirements is not None:
+        write(tmp_path / "requirements.txt", requirements)
+    versions = VersionResolver().options(target, ConfigResolver(cwd=tmp_path).for_file(target))
+    assert (versions.get("keras") == "undecided") == (requirements == "tensorflow>=2.6\n")
+    result = lint_text(source, str(target), {code}, {OPTIONS_KEY: versions})
     assert [d.line for d in result.diagnostics] == (lines if reported else [])
 
 
-def test_findings_that_hold_under_both_majors_stay_where_it_is_undecided():
-    options = {OPTIONS_KEY: UNDECIDED_OPTIONS}
+def test_findings_that_hold_under_both_majors_stay_where_it_is_undecided(tmp_path):
+    write(tmp_path / "requirements.txt", "tensorflow>=2.6\n")
+    options = {OPTIONS_KEY: {"keras": "undecided", "keras-project": str(tmp_path)}}
     # An explicit `jit_compile=True` compiles with XLA under Keras 2 and Keras 3.
     source = KERAS_ASSERT.format(flag=", jit_compile=True")
     assert [d.line for d in lint_text(source, "m.py", {"JIT209"}, options).diagnostics] == [4]
