@@ -289,6 +289,23 @@ def f(x):
     assert x[0] > 0
     return -x
 """,
+        # A `call` input annotated as a tuple whose parts are containers: unpacked, a dict
+        # or list of tensors is tested by Python truthiness, under any Keras.
+        """
+from typing import Dict, Tuple
+import keras
+import tensorflow as tf
+class Flatten(keras.layers.Layer):
+    def call(self, inputs: Tuple[Dict[str, tf.Tensor], Dict[str, tf.Tensor], tf.Tensor]):
+        context, examples, mask = inputs
+        if not examples:
+            raise ValueError("no example features")
+        return {**context, **examples}, mask
+class Pairs(keras.layers.Layer):
+    def call(self, inputs: tuple[list[tf.Tensor], ...]):
+        first, second = inputs
+        return second if first else first
+""",
         # Keras 2 autographs call.
         """
 import tensorflow as tf
@@ -301,6 +318,18 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # The tensor part of a `call` input annotated as a tuple is still a tensor.
+        """
+from typing import Dict, Tuple
+import keras
+import tensorflow as tf
+class Gate(keras.layers.Layer):
+    def call(self, inputs: Tuple[Dict[str, tf.Tensor], tf.Tensor]):
+        features, mask = inputs
+        if tf.reduce_sum(mask) > 0:  # error: JIT205
+            return features
+        return {}
+""",
         # The branches of an autographed tensor `if` leave different outputs.
         """
 import tensorflow as tf
