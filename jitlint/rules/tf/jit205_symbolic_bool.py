@@ -306,6 +306,18 @@ class Pairs(keras.layers.Layer):
         first, second = inputs
         return second if first else first
 """,
+        # A check that runs only eagerly: graph code makes `tf.executing_eagerly()` False,
+        # so `and` stops there and the body is never traced.
+        """
+import keras
+import tensorflow as tf
+class Check(keras.layers.Layer):
+    def call(self, x, mask=None):
+        if mask is not None and tf.executing_eagerly():
+            if not tf.reduce_all(mask[:, 0]):
+                raise NotImplementedError("left padding")
+        return x
+""",
         # Keras 2 autographs call.
         """
 import tensorflow as tf
@@ -318,6 +330,23 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # A body that runs only in graph code, and the `else` of an `and` whose eager test
+        # may hold while another part fails: both can run in a Keras 3 `call`.
+        """
+import keras
+import tensorflow as tf
+class Strict(keras.layers.Layer):
+    def call(self, x, strict=False):
+        if strict and not tf.executing_eagerly():
+            if tf.reduce_sum(x) > 0:  # error: JIT205
+                return x
+        if tf.inside_function() and strict:
+            return -x
+        else:
+            if tf.reduce_max(x) > 0:  # error: JIT205
+                return x
+        return x
+""",
         # The tensor part of a `call` input annotated as a tuple is still a tensor.
         """
 from typing import Dict, Tuple
