@@ -326,6 +326,15 @@ def test_every_axis():
     inputs = tf.random.normal((2, 3, 4))
     for axis in range(1, 3):
         check_axis(inputs, axis)
+def stacked(inputs, widths):
+    layers = []
+    for width in widths:
+        layers.append(tf.keras.layers.Dense(width))
+    model = tf.keras.Sequential(layers)
+    return model.predict(inputs)
+def sweep(inputs):
+    for widths in ([4], [8, 4]):
+        stacked(inputs, widths)
 """,
         # Built and called once: in main(), in a test.
         """
