@@ -52,6 +52,7 @@ from jitlint.model.tf.values import TENSOR, TfValues
 from jitlint.model.tf_records import PASSIVE_KINDS
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
+from jitlint.python.predicates import conjuncts
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
@@ -280,24 +281,35 @@ class TfModel(KerasLinks):
 
     def _eager_branch(self, node: cst.If, branch: cst.CSTNode, path: Path) -> bool:
         """The branch of `if tf.executing_eagerly():` (or the `else` of `if
-        tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly."""
-        test, negated = node.test, False
+        tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly.
+        Under `and` (`if mask is not None and tf.executing_eagerly():`) only the body can be:
+        it runs when every part holds, the `else` when any part fails."""
+        test = node.test
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            parts = conjuncts(test)
+            return branch is node.body and any(
+                self._eager_test(part, [*path, node]) is True for part in parts
+            )
+        eager_when = self._eager_test(test, [*path, node])
+        if eager_when is None:
+            return False
+        return branch is (node.body if eager_when else node.orelse)
+
+    def _eager_test(self, test: cst.BaseExpression, path: Path) -> bool | None:
+        """Whether graph code makes `test` false (True: `tf.executing_eagerly()`, `not
+        tf.inside_function()`), true (False: the negations), or neither is known (None)."""
+        negated = False
         while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             test, negated = test.expression, not negated  # type: ignore[attr-defined]
-        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-            if negated:
-                return False
-            test = test.left  # type: ignore[attr-defined]
         if type(test) is not cst.Call or type(test.func) not in (cst.Name, cst.Attribute):  # type: ignore[attr-defined]
-            return False
+            return None
         leaf = test.func.attr.value if type(test.func) is cst.Attribute else test.func.value  # type: ignore[attr-defined]
         if leaf not in ("executing_eagerly", "inside_function"):
-            return False
-        names = canonical(self.names.qualified_names(test.func, [*path, node]))  # type: ignore[attr-defined]
+            return None
+        names = canonical(self.names.qualified_names(test.func, path))  # type: ignore[attr-defined]
         if not names or not all(n.startswith("tensorflow.") for n in names):
-            return False
-        eager_when_true = (leaf == "executing_eagerly") != negated
-        return branch is (node.body if eager_when_true else node.orelse)
+            return None
+        return (leaf == "executing_eagerly") != negated
 
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))

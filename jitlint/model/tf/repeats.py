@@ -525,9 +525,14 @@ def model_remade_for_inference(
     if type(parent) is not cst.Assign or len(parent.targets) != 1:  # type: ignore[attr-defined]
         return None
     target = parent.targets[0].target  # type: ignore[attr-defined]
-    if type(target) is not cst.Name or not _invariant(model, call, path):
+    unit = repetition.unit
+    if type(target) is not cst.Name or not _invariant(model, call, path, unit):
         return None
-    used = _methods_called(repetition.unit, target.value)
+    # `model.add(layer)`: what builds the model up must be the same every time too.
+    builders = _method_calls(unit, target.value, exclude=_INFERENCE)
+    if not all(_invariant(model, builder, path, unit) for builder in builders):
+        return None
+    used = {c.func.attr.value for c in _method_calls(repetition.unit, target.value)}  # type: ignore[attr-defined]
     if not used & _INFERENCE or used & _TRAINING:
         return None
     func = repetition.function
@@ -541,17 +546,31 @@ def model_remade_for_inference(
     )
 
 
-def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:
+def _invariant(model: TfModel, call: cst.Call, path: Path, unit: cst.CSTNode) -> bool:
     """Every name the call's arguments read is bound at module level (a constant path, an
-    imported name): the same model every time."""
+    imported name), or in `unit` only to values that are so in turn and never changed in
+    place there (`layer = Dense(4)`, not `layers = []` then `layers.append(...)`): the same
+    model every time. A parameter, a loop's variable or anything else bound locally may
+    differ between runs."""
     stack: list[cst.CSTNode] = [a.value for a in call.args]
+    followed: set[str] = set()
     while stack:
         node = stack.pop()
         kind = type(node)
         if kind is cst.Name:
-            found = model.names.lookup_with_path(node.value, path)  # type: ignore[attr-defined]
-            if found is None or found[1][-1] is not model.module:
+            name = node.value  # type: ignore[attr-defined]
+            found = model.names.lookup_with_path(name, path)
+            if found is None:
                 return False
+            if found[1][-1] is model.module or name in followed:
+                continue
+            bindings = found[0]
+            if any(b.kind != "assign" or b.node is None for b in bindings):
+                return False
+            if len(followed) >= 8 or _changed_in_place(unit, name):
+                return False
+            followed.add(name)
+            stack.extend(b.node for b in bindings)  # type: ignore[misc]
             continue
         if kind is cst.Attribute:
             stack.append(node.value)  # type: ignore[attr-defined]
@@ -562,9 +581,33 @@ def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:
     return True
 
 
-def _methods_called(unit: cst.CSTNode, name: str) -> set[str]:
-    """The methods called on `name` in `unit` (`name.predict(...)`), nested functions aside."""
-    found: set[str] = set()
+def _changed_in_place(unit: cst.CSTNode, name: str) -> bool:
+    """`unit` calls a method of `name` or assigns to an item or attribute of it: what it
+    holds may differ from what it was bound to."""
+    if _method_calls(unit, name):
+        return True
+    stack: list[cst.CSTNode] = [unit]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.AssignTarget or kind is cst.AugAssign:
+            target = node.target  # type: ignore[attr-defined]
+            while type(target) in (cst.Subscript, cst.Attribute):
+                target = target.value  # type: ignore[attr-defined]
+            if target is not node.target and type(target) is cst.Name and target.value == name:  # type: ignore[attr-defined]
+                return True
+        if kind in _FUNCTIONS and node is not unit:
+            continue
+        stack.extend(iter_children(node))
+    return False
+
+
+def _method_calls(
+    unit: cst.CSTNode, name: str, exclude: frozenset[str] | set[str] = frozenset()
+) -> list[cst.Call]:
+    """The calls of methods of `name` in `unit` (`name.predict(...)`), but those named in
+    `exclude`, nested functions aside."""
+    found: list[cst.Call] = []
     stack: list[cst.CSTNode] = [unit]
     while stack:
         node = stack.pop()
@@ -574,8 +617,9 @@ def _methods_called(unit: cst.CSTNode, name: str) -> set[str]:
                 type(func) is cst.Attribute
                 and type(func.value) is cst.Name
                 and func.value.value == name
+                and func.attr.value not in exclude
             ):
-                found.add(func.attr.value)
+                found.append(node)  # type: ignore[arg-type]
         if type(node) in _FUNCTIONS and node is not unit:
             continue
         stack.extend(iter_children(node))

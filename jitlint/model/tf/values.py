@@ -39,6 +39,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
 from jitlint.python.binding import Signature
+from jitlint.python.builtins_facts import container_annotation, tuple_element_annotation
 from jitlint.python.names import Names
 from jitlint.python.predicates import Guards, Predicate, TypeTest
 from jitlint.python.reaching import guards_passed, reaching
@@ -210,9 +211,11 @@ def _returns(
 
 @dataclass(frozen=True)
 class Def:
-    kind: str  # "param", "assign", "for", "aug", "python", "other"
+    kind: str  # "param", "assign", "elem", "for", "for-elem", "aug", "python", "other"
     node: cst.CSTNode | None
     path: tuple[cst.CSTNode, ...]
+    # An "elem" of `a, b = value`: which of how many names it binds.
+    element: tuple[int, int] | None = None
 
 
 def _index_shape_vector(origins: frozenset[str], expr: cst.Subscript) -> set[str]:
@@ -338,8 +341,11 @@ def _bind(defs: dict[str, list[Def]], target: cst.CSTNode, definition: Def) -> N
                 _bind(defs, element.value, Def("assign", part.value, definition.path))
             return
         element_kind = {"for": "for-elem", "assign": "elem"}.get(definition.kind, "other")
-        for element in elements:
-            _bind(defs, element.value, Def(element_kind, definition.node, definition.path))
+        starred = any(type(e) is cst.StarredElement for e in elements)
+        for index, element in enumerate(elements):
+            where = None if starred or element_kind != "elem" else (index, len(elements))
+            part = Def(element_kind, definition.node, definition.path, where)
+            _bind(defs, element.value, part)
     elif kind is cst.StarredElement:
         _bind(defs, target.value, Def("other", None, ()))  # type: ignore[attr-defined]
 
@@ -574,6 +580,8 @@ class TfValues:
                 else Value(UNKNOWN, inner.origins)
             )
         if kind == "elem":  # `a, b = value`: parts of a tensor (structure) are tensors
+            if self._annotated_container(node, path, definition.element):
+                return UNK
             inner = self.value(node, path)  # type: ignore[arg-type]
             return Value(TENSOR if inner.kind == TENSOR else UNKNOWN, inner.origins)
         if kind in ("for", "for-elem"):
@@ -581,6 +589,29 @@ class TfValues:
         if kind == "python":
             return PY
         return UNK
+
+    def _annotated_container(
+        self,
+        value: cst.CSTNode | None,
+        path: Sequence[cst.CSTNode],
+        element: tuple[int, int] | None,
+    ) -> bool:
+        """`a, b = inputs` where every parameter `inputs` may be is annotated as a tuple whose
+        element there is a container (`Tuple[Dict[str, tf.Tensor], tf.Tensor]`: `a` is a
+        dict): a Python structure, though a Keras `call` input is taken for a tensor."""
+        if element is None or type(value) is not cst.Name:
+            return False
+        defs = self.name_defs(value, path)  # type: ignore[arg-type]
+        if not defs:
+            return False
+        for definition in defs:
+            annotation = getattr(definition.node, "annotation", None)
+            if definition.kind != "param" or annotation is None:
+                return False
+            part = tuple_element_annotation(annotation.annotation, *element)
+            if part is None or not container_annotation(part):
+                return False
+        return True
 
     def _self_attribute(self, expr: cst.Attribute, path: Sequence[cst.CSTNode]) -> Value:
         """`self.x` in a method: what the class's methods assign to it. A `None` among them

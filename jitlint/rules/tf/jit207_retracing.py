@@ -313,6 +313,29 @@ def score(paths, x):
         model = tf.keras.models.load_model(path)
         model.predict(x)
 """,
+        # A model built up per configuration: the layer it adds reads the loop's axis, so
+        # each pass predicts with another model, traced once.
+        """
+import tensorflow as tf
+def check_axis(inputs, axis):
+    layer = tf.keras.layers.LayerNormalization(axis=axis)
+    model = tf.keras.models.Sequential()
+    model.add(layer)
+    return model.predict(inputs, steps=1)
+def test_every_axis():
+    inputs = tf.random.normal((2, 3, 4))
+    for axis in range(1, 3):
+        check_axis(inputs, axis)
+def stacked(inputs, widths):
+    layers = []
+    for width in widths:
+        layers.append(tf.keras.layers.Dense(width))
+    model = tf.keras.Sequential(layers)
+    return model.predict(inputs)
+def sweep(inputs):
+    for widths in ([4], [8, 4]):
+        stacked(inputs, widths)
+""",
         # Built and called once: in main(), in a test.
         """
 import tensorflow as tf
@@ -449,6 +472,18 @@ for layer in range(4):
     @tf.function  # error: JIT207
     def f(x):
         return x
+""",
+        # The same model built up again (a fixed layer added) for every sample.
+        """
+import tensorflow as tf
+def classify(sample):
+    layer = tf.keras.layers.Dense(4)
+    model = tf.keras.models.Sequential()  # error: JIT207
+    model.add(layer)
+    return model.predict(sample)
+def serve(samples):
+    for sample in samples:
+        classify(sample)
 """,
         # A model loaded again for every received sample (tensorflow/tensorflow#43501); a
         # step made per call of a method that runs by contract (a model's `predict`).
