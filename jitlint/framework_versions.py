@@ -59,6 +59,9 @@ _DISTRIBUTIONS = {
     "tensorflow-intel": "tensorflow",
     "keras": "keras",
 }
+# The Keras 2 distribution that TF_USE_LEGACY_KERAS makes `tf.keras`: declared beside a Keras 3,
+# it leaves the project's Keras major open.
+TF_KERAS = "tf-keras"
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
 _SPECIFIER = re.compile(r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)")
 _LOWER_BOUNDS = ("===", "==", "~=", ">=", ">", "^", "~", "")
@@ -202,6 +205,21 @@ class VersionResolver:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
             resolved["keras"] = Resolved("keras", keras, "tensorflow", None, tensorflow)
+        keras = resolved.get("keras")
+        if (
+            TF_KERAS in declared
+            and keras is not None
+            and keras.source in ("requirements", "tensorflow")
+            and (parse_version(keras.version) or (0,)) >= (3,)
+        ):
+            # The project installs tf-keras beside a Keras 3 (a `keras==3.x` pin is often only
+            # a lock of TensorFlow's own): which one `tf.keras` is depends on
+            # TF_USE_LEGACY_KERAS at run time, so the declarations leave the major open.
+            undecided = self._undecided(
+                Path(os.path.abspath(directory)), declared[TF_KERAS], with_facts
+            )
+            if undecided is not None:
+                resolved["keras"] = undecided
         if not with_facts:
             return resolved
         for framework in FRAMEWORKS:
@@ -261,6 +279,8 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         return None
     declared: dict[str, Declared] = {}
     for file, where, text in sources:
+        if TF_KERAS not in declared and _distribution(text) == TF_KERAS:
+            declared[TF_KERAS] = Declared(None, file, f"{text.strip()} in {where}")
         parsed = _requirement(text)
         if parsed is None:
             continue
@@ -297,6 +317,12 @@ def legacy_keras_setting(directory: Path) -> Path | None:
     return None
 
 
+def _distribution(text: str) -> str | None:
+    """The distribution a requirement names, normalized as pip does (`tf_keras` is `tf-keras`)."""
+    match = _REQUIREMENT.match(text.split(";", 1)[0])
+    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match is not None else None
+
+
 def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     """(framework, lower bound, upper bound) of a PEP 508 requirement (or a Poetry
     `name = spec` entry given as `name spec`), or None when it is not a framework or bounds
@@ -304,7 +330,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     match = _REQUIREMENT.match(text.split(";", 1)[0])
     if match is None:
         return None
-    framework = _DISTRIBUTIONS.get(re.sub(r"[-_.]+", "-", match.group(1)).lower())
+    framework = _DISTRIBUTIONS.get(_distribution(text) or "")
     if framework is None:
         return None
     lower: list[str] = []

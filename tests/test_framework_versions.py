@@ -495,6 +495,27 @@ def test_an_undecided_project_travels_as_undecided_and_its_root(tmp_path):
     assert VersionResolver().options(lone, ConfigResolver(cwd=lone.parent).for_file(lone)) == {}
 
 
+@pytest.mark.parametrize(
+    ("requirements", "setup_requires", "keras"),
+    [
+        # A Keras 3 pin beside a declared tf-keras: which one tf.keras is, is open.
+        ("tensorflow==2.16.1\nkeras==3.12.0\n", '"tf-keras"', "undecided"),
+        ("tensorflow>=2.16\n", '"tf_keras>=2.16"', "undecided"),
+        # Without tf-keras the same pins decide Keras 3; with a Keras 2 TensorFlow, 2.
+        ("tensorflow==2.16.1\nkeras==3.12.0\n", '"numpy"', "3.12.0"),
+        ("tensorflow<2.16\n", '"tf-keras"', "2"),
+    ],
+)
+def test_tf_keras_beside_a_keras_3_leaves_the_major_open(
+    tmp_path, requirements, setup_requires, keras
+):
+    write(tmp_path / "requirements.txt", requirements)
+    write(tmp_path / "setup.py", f"setup(install_requires=[{setup_requires}])\n")
+    target = tmp_path / "pkg" / "m.py"
+    settings = ConfigResolver(cwd=tmp_path).for_file(target)
+    assert VersionResolver().options(target, settings)["keras"] == keras
+
+
 def test_the_keras_major_of_an_undecided_project_is_read_from_its_code_on_request(tmp_path):
     from jitlint.model.library import keras_evidence
 
