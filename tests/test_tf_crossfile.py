@@ -371,6 +371,24 @@ def test_creations_and_eager_calls_are_recorded():
         assert record_from_json(record.to_json()) == record  # through the JSON cache
 
 
+def test_eager_calls_of_names_imported_over_several_lines_are_recorded():
+    records = _outbound(
+        """
+        import tensorflow as tf
+        from pkg.util import (check,  # the first line
+                              set_mode)
+        from pkg.errors import \\
+            report as tell
+
+        def run():
+            set_mode("predict")
+            tell(tf.ones([2]))
+        """
+    )
+    eager = sorted(r.target for r in records if r.kind == "eager")
+    assert eager == ["pkg.errors.report", "pkg.util.set_mode"]
+
+
 def test_malformed_creation_arguments_say_nothing():
     assert decode_arguments("not json") is None
     assert decode_arguments('[["dtype", 3]]') is None

@@ -67,8 +67,12 @@ _GRAPH_MARKERS = re.compile(
     r"|\.compile\(|\b(?:load_model|clone_model|model_from_json|Sequential)\("
 )
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
-# cheap filter for `c.f(...)` calls that may reach a function of another module.
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+\(?([^\n#]*)", re.M)
+# cheap filter for `c.f(...)` calls that may reach a function of another module. A
+# parenthesised list runs to its `)` over several lines, a line ending in `\` goes on.
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+(\([^)]*\)|(?:[^\n#\\]|\\\n)*)", re.M
+)
+_IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
@@ -484,7 +488,8 @@ class TfModel(KerasLinks):
     def imported_aliases(self) -> frozenset[str]:
         found: set[str] = set()
         for match in _IMPORT_LINE.finditer(self.source or ""):
-            for part in match.group(1).replace(")", "").split(","):
+            names = _IMPORT_COMMENT.sub("", match.group(1)).replace("\\\n", " ")
+            for part in names.strip("()").split(","):
                 words = part.split()
                 if len(words) >= 3 and words[1] == "as":
                     found.add(words[2])
