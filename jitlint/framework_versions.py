@@ -41,6 +41,7 @@ from jitlint.model.library.versions import (
     KERAS_3_SINCE_TENSORFLOW,
     PROJECT_KEY,
     UNDECIDED,
+    UPPER_KEY,
     Version,
     facts_versions,
     keras_for_tensorflow,
@@ -143,6 +144,14 @@ class VersionResolver:
         keras = found.get("keras")
         if keras is not None and keras.source == "undecided":
             options[PROJECT_KEY] = str(keras.file)
+        jax = found.get("jax")
+        if jax is not None and jax.source == "requirements":
+            # The newest jax the declared range allows: an API removed after it cannot fail
+            # where the project is installed as it says (`jax==0.4.7`).
+            upper = self._nearest(Path(os.path.abspath(path)).parent)["jax"].upper
+            if upper is not None:
+                operator = "<=" if upper.inclusive else "<"
+                options[UPPER_KEY.format("jax")] = operator + ".".join(map(str, upper.version))
         return options
 
     def for_file(

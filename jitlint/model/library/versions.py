@@ -32,6 +32,8 @@ OPTIONS_KEY = "framework-versions"
 # naming that project's root (the directory whose code decides it).
 UNDECIDED = "undecided"
 PROJECT_KEY = "keras-project"
+# "jax-upper": the declared range's upper bound, as `<=0.4.7` or `<0.5` (absent: none).
+UPPER_KEY = "{}-upper"
 # TensorFlow 2.16 made Keras 3 its `tf.keras`; before it, `tf.keras` was Keras 2.
 KERAS_3_SINCE_TENSORFLOW = (2, 16)
 
@@ -101,6 +103,18 @@ class FrameworkVersions:
     @property
     def jax(self) -> Version:
         return self.version("jax")
+
+    def all_at_most(self, framework: str, limit: Version) -> bool:
+        """Whether every version the project's declared range allows is `limit` or older
+        (False without a declared upper bound)."""
+        bound = self.given.get(UPPER_KEY.format(framework), "")
+        inclusive = bound.startswith("<=")
+        version = parse_version(bound.removeprefix("<=").removeprefix("<"))
+        if version is None:
+            return False
+        # `<0.4.35` allows nothing past 0.4.34; `<0.5` allows 0.4.99.
+        after = (*limit[:-1], limit[-1] + 1) if limit else limit
+        return version <= limit if inclusive else version <= after
 
     @property
     def tensorflow(self) -> Version:
