@@ -755,7 +755,8 @@ class Tracing:
         for name in array_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = Array(("param", name, entry), sure=True)
-        for name in scalars | python_used_params(self.names, func, path):  # type: ignore[arg-type]
+        # In one order whatever the hash seed: the order names enter `params` is kept.
+        for name in sorted(scalars | python_used_params(self.names, func, path)):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 
