@@ -12,8 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-# Seeds that order {"tf_keras...", "tensorflow.keras..."} both ways (0-4 one way, 5-7 the
-# other, on CPython 3.10-3.12).
+# Seeds that order {"tf_keras...", "tensorflow.keras..."} both ways (on CPython 3.11, 0-4
+# one way and 5-7 the other: main before the fix reported the Keras 2 layer under 5-7).
 SEEDS = ("0", "1", "5", "7")
 
 # A Keras layer whose `call` builds a shape from a loop variable: JIT213 under Keras 3's
