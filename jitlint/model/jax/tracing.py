@@ -338,10 +338,14 @@ class Tracing:
             return info.kind
         for cls in info.mro:
             for base in cls.node.bases:
-                for qualname in self.names.qualified_names(base_class(base.value), cls.path):
-                    found = module_framework(self.inbound, qualname)
-                    if found is not None:
-                        return found
+                # Every meaning of the base (a set: its order is the hash seed's); meanings
+                # of different frameworks leave the class's framework unknown.
+                found = {
+                    module_framework(self.inbound, qualname)
+                    for qualname in self.names.qualified_names(base_class(base.value), cls.path)
+                } - {None}
+                if found:
+                    return found.pop() if len(found) == 1 else None
         return None
 
     @cached_property
@@ -751,7 +755,8 @@ class Tracing:
         for name in array_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = Array(("param", name, entry), sure=True)
-        for name in scalars | python_used_params(self.names, func, path):  # type: ignore[arg-type]
+        # In one order whatever the hash seed: the order names enter `params` is kept.
+        for name in sorted(scalars | python_used_params(self.names, func, path)):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 
@@ -764,7 +769,8 @@ class Tracing:
                 continue
             methods = [s.name.value for s in statement.body.body if type(s) is cst.FunctionDef]
             for base in statement.bases:
-                for qualname in self.names.qualified_names(base_class(base.value), [self.module]):
+                qualnames = self.names.qualified_names(base_class(base.value), [self.module])
+                for qualname in sorted(qualnames):  # the calls in one order, whatever the seed
                     for method in methods:
                         name = f"{statement.name.value}.{method}"
                         for call in self_calls(self.inbound, qualname, method):

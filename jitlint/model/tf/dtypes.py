@@ -917,7 +917,7 @@ class TfDtypes:
                 yield Event("cast", call, path, (self.info(data.value, path),), dtype)
             return
         if names <= SAME_DTYPE_OPS:
-            leaf = next(iter(names)).rsplit(".", 1)[-1]
+            leaf = min(names).rsplit(".", 1)[-1]  # the name `api` below gives, not a set's first
             operands = [a.value for a in call.args if a.keyword is None and not a.star]
             if leaf in ("concat", "stack", "add_n") and operands:
                 first = operands[0]

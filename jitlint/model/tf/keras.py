@@ -160,10 +160,17 @@ class KerasLinks:
         found = None
         facts = self.facts
         for base in cls.bases:
+            if found is not None:
+                break
+            # Every meaning of the base, not the first a set happens to give: with
+            # `try: import tf_keras as keras` / `except ImportError: from tensorflow import
+            # keras`, one base is both a Keras 2 and a Keras 3 layer.
+            kinds: set[tuple[str, str] | None] = set()
             for name in self.names.qualified_names(base.value, path):
-                found = found or keras_base(name, self.keras_major)
+                kinds.add(keras_base(name, self.keras_major))
                 # A Keras class of another module of the run (its file's export).
-                found = found or _keras_fact(facts.get(name))
+                kinds.add(_keras_fact(facts.get(name)))
+            found = _surest_kind({kind for kind in kinds if kind is not None})
             if found is None and type(base.value) is cst.Name:
                 bindings = self.names.lookup(base.value.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
@@ -636,6 +643,13 @@ _HOLDS_CLASSES = (
     cst.Module, cst.ClassDef, cst.FunctionDef, cst.IndentedBlock, cst.If, cst.Else, cst.Try,
     cst.With,
 )  # fmt: skip
+
+
+def _surest_kind(kinds: set[tuple[str, str]]) -> tuple[str, str] | None:
+    """One (kind, category) of a base with several meanings, whatever the hash seed: Keras
+    2 before Keras 3 (a project that tries tf_keras first runs Keras 2 where it is
+    installed, and Keras 2 has no "auto" XLA: the fewer findings), then by name."""
+    return min(kinds) if kinds else None
 
 
 def _keras_fact(fact: str | None) -> tuple[str, str] | None:

@@ -1070,12 +1070,16 @@ class TfValues:
             return Value(TENSOR, frozenset({DYNAMIC_SIZE}))
         if names <= STATEFUL_RNG:
             return Value(TENSOR, frozenset({"rng"}))
+        # Every meaning decides, not the first a set gives: unknown before a Python value.
+        if any(
+            name.startswith("tensorflow.python.") and not name.startswith(_INTERNAL_OPS)
+            for name in names
+        ):
+            # TF's internals (eager.context, framework.tensor_util, util.nest, ...) are
+            # mostly Python helpers: `context.executing_eagerly()` and
+            # `tensor_util.is_tf_type(x)` return bools (found in TF's own sources).
+            return UNK
         for name in names:
-            if name.startswith("tensorflow.python.") and not name.startswith(_INTERNAL_OPS):
-                # TF's internals (eager.context, framework.tensor_util, util.nest, ...) are
-                # mostly Python helpers: `context.executing_eagerly()` and
-                # `tensor_util.is_tf_type(x)` return bools (found in TF's own sources).
-                return UNK
             rest = name[len("tensorflow.") :]
             if name in NON_TENSOR_CALLS or rest.split(".")[-1][:1].isupper():
                 return PY
