@@ -514,6 +514,16 @@ def test_a_method_traced_by_the_setting_says_so():
     assert {d.to_json()["traced_by"] for d in asked.diagnostics} == {"contract"}
 
 
+def test_a_traceback_frame_still_traces_a_public_method():
+    """`explain-error`'s entry hint (`frame:PATH:LINE`) traces the method a traceback shows
+    failing under jit, whatever the contract leaves out (coordinax's `Rotate.groups`)."""
+    source = textwrap.dedent(MODULE_METHODS["equinox_public_method_and_init"])
+    hint = {"assume-traced": ["frame:case.py:15"]}
+    diagnostics = lint_text(source, "case.py", JAX_RULES, hint).diagnostics
+    assert [(d.line, d.code) for d in diagnostics] == [(15, "JIT101")]
+    assert "the traceback shows it running under jit" in diagnostics[0].message
+
+
 def test_a_real_jitted_caller_still_traces_a_public_method():
     """Only the contract's guess shrinks: a `filter_jit` step of the run that calls
     `model.loss(...)` traces `loss` through that call."""
