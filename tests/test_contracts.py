@@ -514,6 +514,46 @@ def test_a_method_traced_by_the_setting_says_so():
     assert {d.to_json()["traced_by"] for d in asked.diagnostics} == {"contract"}
 
 
+def test_a_jitted_class_traces_its_constructor():
+    """`jax.jit(Spline)(x, y)` (interpax's report): a real call site that runs `__init__`
+    under the trace, with the arguments as tracers; under `filter_jit` a Python int stays
+    static. With a static spec (which counts after `self`) the application stays unknown."""
+    source = textwrap.dedent(
+        """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Spline(eqx.Module):
+            x: jax.Array
+            n: int
+
+            def __init__(self, x, n, check=True):
+                if check and not jnp.all(jnp.diff(x) > 0):
+                    raise ValueError("x must increase")
+                if n > 2:
+                    x = x[:n]
+                self.x, self.n = x, n
+
+        knots = jnp.arange(4.0)
+        spline = eqx.filter_jit(Spline)(knots, 3)
+        """
+    )
+    diagnostics = lint_text(source, "spline.py", JAX_RULES).diagnostics
+    assert [(d.line, d.code) for d in diagnostics] == [(11, "JIT101")]
+    assert diagnostics[0].traced_by is None
+    assert "(`Spline.__init__`, which `equinox.filter_jit` compiles at line 18)" in (
+        diagnostics[0].message
+    )
+    jitted = source.replace("eqx.filter_jit(Spline)(knots, 3)", "jax.jit(Spline)(knots, 3)")
+    found_jit = {(d.line, d.code) for d in lint_text(jitted, "spline.py", JAX_RULES).diagnostics}
+    assert found_jit == {(11, "JIT101"), (13, "JIT101"), (14, "JIT103")}
+    static = source.replace(
+        "eqx.filter_jit(Spline)(knots, 3)", "jax.jit(Spline, static_argnums=(1,))(knots, 3)"
+    )
+    assert lint_text(static, "spline.py", JAX_RULES).diagnostics == []
+
+
 def test_a_traceback_frame_still_traces_a_public_method():
     """`explain-error`'s entry hint (`frame:PATH:LINE`) traces the method a traceback shows
     failing under jit, whatever the contract leaves out (coordinax's `Rotate.groups`)."""
