@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import libcst as cst
@@ -309,7 +310,8 @@ def _project_facts(
                 result.outbound.extend(class_facts.self_call_exports(overridable))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
+            traced = partial(may_be_traced, module_methods=ctx.assumptions.module_methods)
+            result.outbound.extend(class_facts.class_imports(ctx.names, traced))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))

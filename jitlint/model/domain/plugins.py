@@ -72,10 +72,14 @@ class Contract:
     framework: str  # ClassInfo.kind
     methods: frozenset[str]
     says: str  # why the body is traced, for messages: "equinox modules are meant to be"
-    # Every public method too (and `__init__`): an equinox module is a pytree whose methods
-    # its users call inside `eqx.filter_jit`, and which is sometimes built there (not one
-    # built from Python configuration and a key: contracts.built_from_configuration).
+    # Every public method too (and `__init__`): what `assume-traced`'s `base:` patterns ask.
     public: bool = False
+    # The same, but only where the project asks for it (`assume-traced`'s `module-methods`):
+    # the framework's modules may have other methods their users call under jit, or be built
+    # there (an equinox module is a pytree handed whole to `filter_jit`), yet research code
+    # calls as many of them in Python at set-up (a constructor run once, a `fit` driver
+    # looping over a jitted step). By default only `methods`, and what they call, are traced.
+    public_when_asked: bool = False
     # Its users hand the module to their `filter_jit` as an argument, so its array fields
     # are tracers in the body (equinox); otherwise fields stay unknown.
     array_leaves_traced: bool = False
@@ -86,9 +90,11 @@ class Contract:
     # its parameters may be tracers, whatever their annotations leave unsaid.
     parameters_traced: bool = False
 
-    def traced_methods(self, defined: Iterable[str]) -> set[str]:
-        """The methods, of those a class defines, that the contract traces."""
-        if not self.public:
+    def traced_methods(self, defined: Iterable[str], asked: bool = False) -> set[str]:
+        """The methods, of those a class defines, that the contract traces; `asked`: the
+        project asks for every public method where the framework allows it
+        (`public_when_asked`)."""
+        if not (self.public or (asked and self.public_when_asked)):
             return set(self.methods).intersection(defined)
         return {
             name

@@ -88,6 +88,7 @@ from jitlint.model.jax.frameworks.contracts import (
     Contract,
     array_params,
     array_used_params,
+    asked_contract,
     assumed_classes,
     assumed_functions,
     built_from_configuration,
@@ -833,8 +834,9 @@ class Tracing:
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
+        asked = self.assumptions.module_methods
         for info, contract in self.contract_classes:
-            for name in sorted(contract.traced_methods(info.methods)):
+            for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
@@ -849,7 +851,11 @@ class Tracing:
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue
-                self._contract_root(method.func, info.name, contract)
+                if name in contract.methods or contract.public:
+                    self._contract_root(method.func, info.name, contract)
+                else:  # only `module-methods` traces it: the message says so
+                    owner = info.name if name == "__init__" else f"{info.name}.{name}"
+                    self._contract_root(method.func, owner, asked_contract(contract))
                 self._reroot_nested(method.func)
         for func, owner, contract in self.assumed_functions:
             found = self._traces.get(id(func))

@@ -18,6 +18,7 @@ from jitlint.model.domain.values import (
     UNKNOWN,
     Array,
     BoundMethod,
+    ClassRef,
     Foreign,
     FunctionRef,
     Object,
@@ -245,6 +246,14 @@ class Transformations:
         elif isinstance(target, PartialRef):
             bound = [(None, v) for v in target.args] + list(target.keywords.items())
             target = target.target
+        if isinstance(target, ClassRef):
+            # `jax.jit(Spline)(x, y)`: the constructor runs under the trace, on an instance
+            # made there; what comes out is a pytree of the trace's outputs. A static spec
+            # counts from the first argument after `self`, which the model's spec does not:
+            # such an application stays unknown.
+            given_spec = bool(_inner_options(t) or bound)
+            level = max(context.level, transform.level)
+            target = None if given_spec else self._traced_init(target, level)
         if isinstance(target, BoundMethod):
             bound = [(None, target.receiver), *bound]
             target = target.function
@@ -323,6 +332,20 @@ class Transformations:
             return self._transformed_result(context, t, None)  # TypeError before any trace
         result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
         return self._transformed_result(context, t, result, all_args, func)
+
+    def _traced_init(self, ref: ClassRef, level: int) -> BoundMethod | None:
+        """`__init__` of `ref`'s class (its own or a base's, a plain method), bound to a new
+        instance built at `level`; None where the class has no such `__init__`."""
+        cls = ref.cls
+        found = cls.lookup("__init__")
+        if found is None or found[1] != "method":
+            return None
+        method = found[0].methods["__init__"]
+        if not method.plain or method.kind != "method":
+            return None
+        obj = Object(cls)
+        obj.building, obj.made_at = True, level
+        return BoundMethod(FunctionRef(method.func, None, found[0]), obj)
 
     def _check_aux(self, value: Value, call: cst.CSTNode) -> None:
         """An instance of a `register_pytree_node_class` class whose aux data holds an

@@ -395,6 +395,22 @@ def dropout(rate, x):
 """,
     )
     INVALID = (
+        # An equinox module's `__call__` is traced by contract (its users call it under
+        # jit), and so is the helper method it calls; with no call site in the run.
+        """
+import equinox as eqx
+import jax
+class Gate(eqx.Module):
+    weight: jax.Array
+    def _positive(self, y):
+        return y.sum() > 0
+    def __call__(self, x: jax.Array):
+        if x.mean() > 0:  # error: JIT101
+            x = -x
+        if self._positive(x * self.weight):  # error: JIT101
+            return x
+        return -x
+""",
         # The same function with a call that passes `n`: jit traces it.
         """
 import jax

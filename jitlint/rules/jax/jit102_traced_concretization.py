@@ -189,6 +189,30 @@ import jax.numpy as jnp
 def report(x):
     return float(jnp.sum(x)), x.tolist(), f"{jnp.mean(x):.3f}"
 """,
+        # An equinox module's constructor and its Python driver: the contract traces
+        # `__call__` only. The module is built once at set-up from concrete arrays, and `fit`
+        # loops in Python over a jitted step whose results are concrete there.
+        """
+import equinox as eqx
+import jax
+class Sparse(eqx.Module):
+    w: jax.Array
+    active: int = eqx.field(static=True)
+    def __init__(self, w: jax.Array, threshold: float):
+        self.w = w
+        self.active = int((w > threshold).sum())
+    def fit(self, data: jax.Array, steps: int = 100):
+        model = self
+        for _ in range(steps):
+            model, loss = step(model, data)
+            print(f"{float(loss):.3f}")
+        return model
+    def __call__(self, x: jax.Array):
+        return x[: self.active] @ self.w[: self.active]
+@eqx.filter_jit
+def step(model, data):
+    return model, (model(data) ** 2).sum()
+""",
     )
     INVALID = (
         """

@@ -246,7 +246,7 @@ PLUGIN = FrameworkPlugin(
         KIND,
         frozenset({"__call__"}),
         "equinox modules are meant to be",
-        public=True,
+        public_when_asked=True,
         array_leaves_traced=True,
     ),
     transforms=(
