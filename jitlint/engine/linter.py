@@ -310,7 +310,7 @@ def _project_facts(
                 result.outbound.extend(class_facts.self_call_exports(overridable))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            traced = partial(may_be_traced, module_methods=ctx.assumptions.module_methods)
+            traced = partial(may_be_traced, module_constructors=ctx.assumptions.module_constructors)
             result.outbound.extend(class_facts.class_imports(ctx.names, traced))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returns.plain_object_exports(ctx.names))

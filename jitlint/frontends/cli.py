@@ -159,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_assume_traced,
         help="more code to treat as traced under jit, comma-separated, replacing the config's "
         "`assume-traced`: `decorator:QUALNAME`, `base:QUALNAME`, `public-array-functions`, "
-        "`module-methods`",
+        "`module-constructors`",
     )
     files = parser.add_argument_group("file selection")
     files.add_argument(

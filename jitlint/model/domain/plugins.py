@@ -72,14 +72,14 @@ class Contract:
     framework: str  # ClassInfo.kind
     methods: frozenset[str]
     says: str  # why the body is traced, for messages: "equinox modules are meant to be"
-    # Every public method too (and `__init__`): what `assume-traced`'s `base:` patterns ask.
+    # Every public method too (and `__init__`): an equinox module is a pytree whose methods
+    # its users call inside `eqx.filter_jit`; `assume-traced`'s `base:` patterns ask the same.
     public: bool = False
-    # The same, but only where the project asks for it (`assume-traced`'s `module-methods`):
-    # the framework's modules may have other methods their users call under jit, or be built
-    # there (an equinox module is a pytree handed whole to `filter_jit`), yet research code
-    # calls as many of them in Python at set-up (a constructor run once, a `fit` driver
-    # looping over a jitted step). By default only `methods`, and what they call, are traced.
-    public_when_asked: bool = False
+    # `__init__` only where the project asks for it (`assume-traced`'s `module-constructors`): a
+    # module is sometimes built under jit (`jax.jit(Spline)(x, y)`), yet research code builds
+    # most of its modules once, in Python, at set-up, and a constructor read as traced there
+    # was the most common false root (round 3: 6 findings on dev research code, all false).
+    constructor_when_asked: bool = False
     # Its users hand the module to their `filter_jit` as an argument, so its array fields
     # are tracers in the body (equinox); otherwise fields stay unknown.
     array_leaves_traced: bool = False
@@ -92,14 +92,17 @@ class Contract:
 
     def traced_methods(self, defined: Iterable[str], asked: bool = False) -> set[str]:
         """The methods, of those a class defines, that the contract traces; `asked`: the
-        project asks for every public method where the framework allows it
-        (`public_when_asked`)."""
-        if not (self.public or (asked and self.public_when_asked)):
+        project's `module-constructors` setting, which adds the constructor where the framework
+        leaves it to the project (`constructor_when_asked`)."""
+        if not self.public:
             return set(self.methods).intersection(defined)
+        constructor = asked or not self.constructor_when_asked
         return {
             name
             for name in defined
-            if name in self.methods or name == "__init__" or not name.startswith("_")
+            if name in self.methods
+            or (name == "__init__" and constructor)
+            or not name.startswith("_")
         }
 
 

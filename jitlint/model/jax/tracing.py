@@ -834,7 +834,7 @@ class Tracing:
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
-        asked = self.assumptions.module_methods
+        asked = self.assumptions.module_constructors
         for info, contract in self.contract_classes:
             for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
@@ -851,11 +851,11 @@ class Tracing:
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue
-                if name in contract.methods or contract.public:
+                if name == "__init__" and contract.constructor_when_asked:
+                    # only `module-constructors` traces it: the message says so
+                    self._contract_root(method.func, info.name, asked_contract(contract))
+                else:
                     self._contract_root(method.func, info.name, contract)
-                else:  # only `module-methods` traces it: the message says so
-                    owner = info.name if name == "__init__" else f"{info.name}.{name}"
-                    self._contract_root(method.func, owner, asked_contract(contract))
                 self._reroot_nested(method.func)
         for func, owner, contract in self.assumed_functions:
             found = self._traces.get(id(func))

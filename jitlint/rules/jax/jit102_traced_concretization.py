@@ -190,8 +190,9 @@ def report(x):
     return float(jnp.sum(x)), x.tolist(), f"{jnp.mean(x):.3f}"
 """,
         # An equinox module's constructor and its Python driver: the contract traces
-        # `__call__` only. The module is built once at set-up from concrete arrays, and `fit`
-        # loops in Python over a jitted step whose results are concrete there.
+        # `__call__` and public methods that take arrays, not the constructor (unless asked).
+        # The module is built once at set-up from concrete arrays, and `fit`, which takes no
+        # parameter said to be an array, loops in Python over a jitted step.
         """
 import equinox as eqx
 import jax
@@ -201,7 +202,7 @@ class Sparse(eqx.Module):
     def __init__(self, w: jax.Array, threshold: float):
         self.w = w
         self.active = int((w > threshold).sum())
-    def fit(self, data: jax.Array, steps: int = 100):
+    def fit(self, data, steps: int = 100):
         model = self
         for _ in range(steps):
             model, loss = step(model, data)

@@ -37,11 +37,11 @@ CONTRACTS: dict[str, Contract] = {
 }
 
 
-def may_be_traced(defined: set[str], module_methods: bool = False) -> bool:
-    """Whether some contract traces one of the methods a class defines (`__call__`, or with
-    `module-methods` a public method of an equinox module): then its base's framework
-    matters, wherever the base is defined."""
-    return any(c.traced_methods(defined, module_methods) for c in CONTRACTS.values())
+def may_be_traced(defined: set[str], module_constructors: bool = False) -> bool:
+    """Whether some contract traces one of the methods a class defines (`__call__`, a
+    public method of an equinox module, with `module-constructors` its `__init__`): then its
+    base's framework matters, wherever the base is defined."""
+    return any(c.traced_methods(defined, module_constructors) for c in CONTRACTS.values())
 
 
 # Annotations that say "a JAX array": under jit such a parameter holds a tracer. `ArrayLike`
@@ -372,9 +372,9 @@ def tracer_testing_functions(names: Names) -> Iterator[tuple[cst.FunctionDef, st
 # The config key `assume-traced` (and `--assume-traced`) lists patterns; every matching body
 # is traced by contract, with the same reading of annotations as above.
 PUBLIC_ARRAY_FUNCTIONS = "public-array-functions"
-# Every public method and `__init__` of a framework module whose contract allows it
-# (`Contract.public_when_asked`: equinox), not only `__call__` and what it calls.
-MODULE_METHODS = "module-methods"
+# The constructor of a framework module whose contract leaves it to the project
+# (`Contract.constructor_when_asked`: equinox), besides `__call__` and its public methods.
+MODULE_CONSTRUCTORS = "module-constructors"
 ASSUME_KEY = "assume-traced"  # where the patterns ride in a file's rule options
 
 
@@ -385,7 +385,7 @@ class Assumptions:
     decorators: frozenset[str] = frozenset()  # "decorator:pkg.traced"
     bases: frozenset[str] = frozenset()  # "base:pkg.Layer": public methods and `__call__`
     public_array_functions: bool = False
-    module_methods: bool = False
+    module_constructors: bool = False
     # "frame:PATH:LINE" (what `explain-error` passes): the function holding that line of that
     # file ran under jit, as a traceback shows; `lines` are this file's (`for_path`).
     frames: frozenset[tuple[str, int]] = frozenset()
@@ -401,7 +401,7 @@ class Assumptions:
             kind, _, name = pattern.partition(":")
             if pattern == PUBLIC_ARRAY_FUNCTIONS:
                 public = True
-            elif pattern == MODULE_METHODS:
+            elif pattern == MODULE_CONSTRUCTORS:
                 methods = True
             elif kind == "decorator":
                 decorators.add(name)
@@ -424,23 +424,24 @@ class Assumptions:
             self.decorators
             or self.bases
             or self.public_array_functions
-            or self.module_methods
+            or self.module_constructors
             or self.lines
         )
 
 
 def asked_contract(contract: Contract) -> Contract:
-    """`contract`, saying that `module-methods` is why a public method or constructor of its
-    framework's module is traced."""
+    """`contract`, saying that `module-constructors` is why its framework's module's
+    constructor is traced."""
     found = plugin(contract.framework)
     display = found.display if found is not None else contract.framework
-    says = f"the assume-traced setting `{MODULE_METHODS}` assumes {display} modules' methods are"
+    setting = f"the assume-traced setting `{MODULE_CONSTRUCTORS}`"
+    says = f"{setting} assumes {display} modules are built under jit"
     return dataclasses.replace(contract, says=says)
 
 
 def assumption_problem(pattern: str) -> str | None:
     """Why `pattern` is not an `assume-traced` pattern, or None."""
-    if pattern in (PUBLIC_ARRAY_FUNCTIONS, MODULE_METHODS):
+    if pattern in (PUBLIC_ARRAY_FUNCTIONS, MODULE_CONSTRUCTORS):
         return None
     kind, colon, name = pattern.partition(":")
     if kind == "frame" and name.rpartition(":")[2].isdigit() and name.rpartition(":")[0]:
@@ -450,7 +451,7 @@ def assumption_problem(pattern: str) -> str | None:
         return None
     return (
         f"`{pattern}` is not an assume-traced pattern: use `decorator:QUALIFIED.NAME`, "
-        f"`base:QUALIFIED.NAME`, `{PUBLIC_ARRAY_FUNCTIONS}` or `{MODULE_METHODS}`"
+        f"`base:QUALIFIED.NAME`, `{PUBLIC_ARRAY_FUNCTIONS}` or `{MODULE_CONSTRUCTORS}`"
     )
 
 

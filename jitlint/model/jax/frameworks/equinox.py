@@ -246,7 +246,8 @@ PLUGIN = FrameworkPlugin(
         KIND,
         frozenset({"__call__"}),
         "equinox modules are meant to be",
-        public_when_asked=True,
+        public=True,
+        constructor_when_asked=True,
         array_leaves_traced=True,
     ),
     transforms=(
