@@ -226,6 +226,7 @@ def lint_text(
     if not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
         _suppress(result, source if noqa else _hide_noqa(source), codes)
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    ctx.release()
     return result
 
 
