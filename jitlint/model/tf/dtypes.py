@@ -326,9 +326,8 @@ class TfDtypes:
                     names = canonical(self.names.qualified_names(call.func, path))
                     if names and names <= _FLOATX_SETTERS and call.args:
                         found.add(self.dtype_name(call.args[0].value, path))
-        for fact in self.model.facts.values():
-            if fact.startswith("floatx:"):
-                found.add(fact[len("floatx:") :])
+        for fact in self.model.facts.starting("floatx:"):
+            found.add(fact[len("floatx:") :])
         return found.pop() if len(found) == 1 else None
 
     # ----- dtypes of tensor expressions ---------------------------------------------------
@@ -639,11 +638,10 @@ class TfDtypes:
     def _creations(self) -> dict[str, list[list[Argument]]]:
         """The arguments other files of the run create each top-level class with."""
         out: dict[str, list[list[Argument]]] = {}
-        for record in self.model.inbound:
-            if record.kind == "new":
-                args = decode_arguments(record.status)
-                if args is not None:
-                    out.setdefault(record.function, []).append(args)
+        for record in self.model.records("new"):
+            args = decode_arguments(record.status)
+            if args is not None:
+                out.setdefault(record.function, []).append(args)
         return out
 
     def _class_created_elsewhere(self, cls: cst.CSTNode) -> list[list[Argument]]:
