@@ -3,6 +3,15 @@ that lint never read (engine/linter.py `may_change`, model/tf_records.py `TfRead
 
 from __future__ import annotations
 
+import collections
+import os
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+import jitlint.engine.project as project_pass
+import jitlint.engine.runner as runner
 from jitlint.engine.linter import FileResult, lint_text, may_change
 from jitlint.model.tf_records import ImportedFacts, TfInbound, TfReads
 from jitlint.rules._index import INDEX
@@ -95,3 +104,72 @@ def test_reads_differ_only_where_read() -> None:
     assert not floatx.differ([FLOAT_FACT], [FLOAT_FACT, OTHER_FACT])
     floatx_fact = TfInbound("pkg.consts.X", "pkg/consts.py:3", "fact", "floatx:float64")
     assert floatx.differ([], [floatx_fact])
+
+
+# ---- the project pass ---------------------------------------------------------------------
+# `train` imports `util`, which imports `consts`: `util` is linted before `consts`, whose
+# dtype facts reach it afterwards, so the project pass comes back to it.
+PROJECT = {
+    "pyproject.toml": "[tool.jitlint]\nselect = ['ALL']\n",
+    "pkg/__init__.py": "",
+    "pkg/consts.py": "import tensorflow as tf\n\nFLOAT = tf.float64\nHALF = tf.float16\n",
+    "pkg/train.py": (
+        "import tensorflow as tf\nfrom pkg.util import check\n\n\n"
+        "@tf.function\ndef step(x):\n    return check(x)\n"
+    ),
+}
+UTIL_IMPORTING = """\
+import tensorflow as tf
+from pkg.consts import FLOAT, HALF
+
+
+def check(x):
+    if tf.reduce_sum(x) > 0:
+        raise ValueError("positive")
+    return {returned}
+"""
+
+
+def _run(root: Path, *args: str) -> tuple[str, dict[str, int]]:
+    counts: collections.Counter[str] = collections.Counter()
+    lint = runner.lint_text
+
+    def counted(source: object, path: str, *rest: object, **options: object) -> FileResult:
+        counts[path] += 1
+        return lint(source, path, *rest, **options)  # type: ignore[arg-type]
+
+    before = os.getcwd()
+    os.chdir(root)
+    runner.lint_text = counted  # type: ignore[assignment]
+    try:
+        status, out, err = run_cli("--format", "json", "-j1", *args, "pkg")
+    finally:
+        runner.lint_text = lint
+        os.chdir(before)
+    assert status == 1 and "error" not in err, err
+    return out, dict(counts)
+
+
+def _write(root: Path, returned: str) -> None:
+    for name, text in {**PROJECT, "pkg/util.py": UTIL_IMPORTING.format(returned=returned)}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("returned", "relinted"), [("x", False), ("tf.cast(x, FLOAT)", True)])
+def test_the_project_pass_skips_only_relints_that_cannot_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returned: str, relinted: bool
+) -> None:
+    _write(tmp_path, returned)
+    out, counts = _run(tmp_path, "--no-cache")
+    # `util` receives the facts of FLOAT and HALF after its lint; it looks FLOAT up only
+    # where it casts to it.
+    assert counts["pkg/util.py"] == (2 if relinted else 1)
+    with monkeypatch.context() as patch:
+        patch.setattr(project_pass, "may_change", lambda *args: True)
+        every, always = _run(tmp_path, "--no-cache")
+    assert always["pkg/util.py"] == 2
+    assert out == every
+    # The cache keeps what each lint read: a warm run skips the same relints, lints nothing.
+    assert _run(tmp_path)[0] == out
+    assert _run(tmp_path) == (out, {})

@@ -187,6 +187,21 @@ class TfReads:
     fact_prefixes: frozenset[str]
     any_fact: bool
 
+    def to_json(self) -> list[Any]:
+        names, prefixes = sorted(self.fact_names), sorted(self.fact_prefixes)
+        return [sorted(self.kinds), names, prefixes, self.any_fact]
+
+    @staticmethod
+    def from_json(data: Any) -> TfReads | None:
+        """None for anything but what `to_json` writes (read as "unknown")."""
+        if not isinstance(data, list) or len(data) != 4 or not isinstance(data[3], bool):
+            return None
+        lists = data[:3]
+        if not all(isinstance(x, list) and all(isinstance(i, str) for i in x) for x in lists):
+            return None
+        kinds, names, prefixes = (frozenset(x) for x in lists)
+        return TfReads(kinds, names, prefixes, data[3])
+
     def differ(self, before: Sequence[TfInbound], after: Sequence[TfInbound]) -> bool:
         """Whether these reads could tell the two lists of records apart."""
         whole = self.kinds
