@@ -55,7 +55,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
-from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT
+from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT, ImportedFacts
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -134,7 +134,7 @@ class KerasLinks:
     keras_major: int | None  # the Keras the file targets (None: undecided), TfModel's
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
-    facts: dict[str, str]  # facts of imported names (TfModel), Keras classes' among them
+    facts: ImportedFacts  # facts of imported names (TfModel), Keras classes' among them
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError

@@ -49,7 +49,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
-from jitlint.model.tf_records import PASSIVE_KINDS
+from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
@@ -127,23 +127,25 @@ class TfModel(KerasLinks):
         self._keras_stated = keras_stated
         self.module = names.module
         self.source = source
-        self.inbound = tuple(inbound)
+        # Read only through `records` and `facts` (what `reads` reports).
+        self._inbound = tuple(inbound)
         # Without any of these spellings a module has no graph code: skip the scan.
         self.may_have_graph_code = (
             source is None
             or bool(_GRAPH_MARKERS.search(source))
-            or any(record.kind not in PASSIVE_KINDS for record in self.inbound)
+            or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
         )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
         # files: name -> (status, where).
         self.inbound_uses: dict[str, list[tuple[str, str]]] = {}
         self.inbound_builds: dict[str, list[tuple[str, str]]] = {}
-        for record in self.inbound:
-            if record.kind == "use":
-                where = f", built at {record.site}" if record.status == "xla" else ""
-                for table in (self.inbound_uses, self.inbound_builds):
-                    table.setdefault(record.function, []).append((record.status, where))
+        # The kinds of inbound records read (`records`), for `reads`.
+        self._kinds_read: set[str] = set()
+        for record in self.records("use"):
+            where = f", built at {record.site}" if record.status == "xla" else ""
+            for table in (self.inbound_uses, self.inbound_builds):
+                table.setdefault(record.function, []).append((record.status, where))
 
     # ----- public questions -------------------------------------------------------------
 
@@ -218,9 +220,24 @@ class TfModel(KerasLinks):
         return TfDtypes(self.values, self)
 
     @cached_property
-    def facts(self) -> dict[str, str]:
+    def facts(self) -> ImportedFacts:
         """Dtype facts of imported names (dotted as this module spells them) -> fact."""
-        return {r.function: r.status for r in self.inbound if r.kind == "fact"}
+        return ImportedFacts(self._inbound)
+
+    def records(self, *kinds: str) -> list[TfInbound]:
+        """The inbound records of these kinds, in order. Every reading of the records but
+        the facts' and the kind test of `may_have_graph_code` goes through here, so that
+        `reads` can say what the lint read."""
+        self._kinds_read.update(kinds)
+        return [r for r in self._inbound if r.kind in kinds]
+
+    def reads(self) -> TfReads:
+        """What this model read of its inbound records so far (model/tf_records.py)."""
+        kinds = frozenset(self._kinds_read)
+        facts = self.__dict__.get("facts")
+        if facts is None:
+            return TfReads(kinds, frozenset(), frozenset(), False)
+        return TfReads(kinds, frozenset(facts.asked), frozenset(facts.prefixes), facts.asked_any)
 
     def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         """The path from the module to a function or class, ending with it."""
@@ -904,7 +921,8 @@ class TfModel(KerasLinks):
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
             keras_methods.setdefault(id(cls), []).append(method)
-        for record in self.inbound:
+        # `_receive` acts on these two kinds only.
+        for record in self.records("graph", "loss"):
             self._receive(record, add, keras_methods)
         while pending:
             key = pending.pop()
@@ -978,7 +996,7 @@ class TfModel(KerasLinks):
     @cached_property
     def _called_eagerly_elsewhere(self) -> frozenset[str]:
         """Top-level functions that eager code of another file of the run calls."""
-        return frozenset(r.function for r in self.inbound if r.kind == "eager")
+        return frozenset(r.function for r in self.records("eager"))
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""

@@ -115,10 +115,9 @@ def find_repeats(model: TfModel) -> Repeats:
     # Another file's loops: configured when every one passes its element (and this file's
     # loops, if any, do too).
     records: dict[str, bool] = {}
-    for r in model.inbound:
-        if r.kind == "repeat":
-            key = f"{r.function}.{r.status}" if r.status else r.function
-            records[key] = records.get(key, True) and r.per_element
+    for r in model.records("repeat"):
+        key = f"{r.function}.{r.status}" if r.status else r.function
+        records[key] = records.get(key, True) and r.per_element
     for func, key in _repeated_defs(model):
         if not records.get(key) or loop_calls.get(id(func), 0) != varied_calls.get(id(func), 0):
             continue
@@ -203,7 +202,7 @@ def python_collection(model: TfModel, iterable: cst.CSTNode, path: Path, depth: 
 def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
     """Functions repeated by another file's loop ("repeat" records), by a Keras callback's
     hooks, or by the conventions every framework shares (domain/repeats.py)."""
-    records = [r for r in model.inbound if r.kind == "repeat"]
+    records = model.records("repeat")
     functions = {r.function: r.site for r in records}
     methods = {(r.function, r.status): r.site for r in records}
     found: list[tuple[cst.FunctionDef, str]] = []
