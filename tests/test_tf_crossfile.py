@@ -427,3 +427,32 @@ def test_a_subclass_of_a_local_class_exports_its_bases_of_other_modules():
     assert exports["TextInputter"] == "keras:?pkg.inputter.Inputter"
     assert exports["WordEmbedder"] == "keras:?pkg.inputter.Inputter,pkg.mixins.Adapter"
     assert "Child" not in exports
+
+
+# ---- a factory another file's comprehension keeps, one function per element ---------------
+_FACTORY = """\
+import tensorflow as tf
+
+
+def make_fn(f, scale):
+    fn = lambda x: f(x) * scale
+    fn = tf.function(fn, jit_compile=True)
+    return fn
+"""
+
+
+@pytest.mark.parametrize(
+    ("user", "expected"),
+    [
+        # Each element's function is kept in the list and called later: one trace each.
+        ("fns = [emp.make_fn(f, scale=s) for s in scales]\n    return [g(x) for g in fns]", []),
+        ("fns = {s: emp.make_fn(f, scale=s) for s in scales}\n    return fns", []),
+        # Made and called at once on the data of each pass: the same work traced again.
+        ("return [emp.make_fn(f, scale=2.0)(x) for x in xs]", [("pkg/emp.py", 6, "JIT207")]),
+    ],
+)
+def test_a_factory_kept_per_element_by_another_files_comprehension(tmp_path, user, expected):
+    header = "import tensorflow as tf\nfrom pkg import emp\n\n\n"
+    source = f"{header}def run(f, scales, x, xs):\n    {user}\n"
+    found = tf_findings({"pkg/emp.py": _FACTORY, "pkg/use.py": source}, tmp_path)
+    assert [(str(p), line, code) for p, line, code in found] == expected

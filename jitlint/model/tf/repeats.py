@@ -100,7 +100,8 @@ def find_repeats(model: TfModel) -> Repeats:
         if target is None:
             foreign = foreign_callee(model, call, path)
             if foreign is not None:
-                out.foreign.append((call, path, *foreign, _passes_element(model, call, path)))
+                element = _passes_element(model, call, path) or _kept_element(call, path)
+                out.foreign.append((call, path, *foreign, element))
             continue
         func, bound = target
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
@@ -145,6 +146,11 @@ def _factory(model: TfModel, func: Func) -> bool:
         if type(value) is cst.Call and model.names.resolves_to(value.func, path, TF_FUNCTION):
             return True
         if type(value) is cst.Name:
+            # The name's last assignment at the body's top level (`fn = tf.function(fn)`
+            # after `fn = lambda ...`): what a straight-line body returns.
+            last = _last_assigned(func, value.value)
+            if type(last) is cst.Call and model.names.resolves_to(last.func, path, TF_FUNCTION):
+                return True
             bindings = model.names.lookup(value.value, path)
             node = bindings[0].node if bindings and len(bindings) == 1 else None
             if type(node) is cst.FunctionDef and any(
@@ -153,6 +159,20 @@ def _factory(model: TfModel, func: Func) -> bool:
             ):
                 return True
     return False
+
+
+def _last_assigned(func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """The value of the last `name = value` among `func`'s top-level statements."""
+    for statement in reversed(func.body.body):  # type: ignore[union-attr]
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in reversed(statement.body):
+            if type(small) is cst.Assign and any(
+                type(t.target) is cst.Name and t.target.value == name  # type: ignore[attr-defined]
+                for t in small.targets
+            ):
+                return small.value
+    return None
 
 
 def _passes_element(model: TfModel, call: cst.Call, path: Path) -> bool:
@@ -169,6 +189,16 @@ def _passes_element(model: TfModel, call: cst.Call, path: Path) -> bool:
                     return True
                 break
     return False
+
+
+def _kept_element(call: cst.Call, path: Path) -> bool:
+    """The call is the element a comprehension collects (`[make(f, i) for i in ...]`): what
+    a factory makes there is kept, one per element, not remade for the same work."""
+    parent = path[-2] if path and path[-1] is call else (path[-1] if path else None)
+    kind = type(parent)
+    if kind in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return parent.elt is call  # type: ignore[union-attr]
+    return kind is cst.DictComp and parent.value is call  # type: ignore[union-attr]
 
 
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp)
