@@ -305,7 +305,7 @@ class Calls(Transformations):
         # Under vmap or grad alone (nothing on the path stages) an operation runs eagerly
         # unless one of its inputs is traced, as under `ensure_compile_time_eval`.
         eager = context.level > 0 and not context.staged
-        return call_result(qualname, args, star, why, bool(an.compile_time_eval) or eager)
+        return call_result(qualname, args, star, why, bool(an.compile_time_eval), eager)
 
     def call(
         self, context: Context, call: cst.Call, callee: Value, args: Args, star: bool
