@@ -47,6 +47,10 @@ class TransformSpec:
     targets: tuple[int, ...] = (0,)
     target_keywords: tuple[str, ...] = ("fun", "f", "fn")
     verb: str = "traces"
+    # Whether it stages every JAX operation in its body (jit, lax bodies, checkpoint): False
+    # for vmap and grad alone, where an operation on none of the transformed values runs
+    # eagerly and returns a concrete array [observed on jax 0.10.2].
+    stages: bool = True
 
 
 @dataclass(frozen=True)

@@ -641,12 +641,16 @@ class Tracing:
         entries = kept
         trace.entries = entries
         trace.inbound = inbound
+        # A call from another file's traced code counts as staged: its record does not say.
+        staged = bool(inbound)
         for entry in entries:
             level = entry.level
+            staged = staged or entry.staged
             if entry.enclosing is not None:
                 outer = self._traces.get(id(entry.enclosing))
                 if outer is not None:
                     level = max(level, outer.level)
+                    staged = staged or any(c.staged for c in outer.contexts if c.level > 0)
             scalars = scalar_params(entry.func)
             if entry.func is func:
                 scalars = scalars | set(python_scalars_given)
@@ -728,7 +732,7 @@ class Tracing:
                     params[name] = S
             else:
                 params[name] = U
-        context = Context(trace, level, params, site="root")
+        context = Context(trace, level, params, site="root", staged=staged)
         self.analyse(context, invoke=True)
 
     def fails_before_tracing(self, entry: Entry) -> bool:

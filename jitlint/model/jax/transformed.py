@@ -133,7 +133,9 @@ class Transformations:
             callee = fn
             if isinstance(callee, (FunctionRef, BoundMethod, PartialRef)):
                 wrapped = [(None, tracerize(v, why)) for v in inputs]
-                return self._call_at(context, call, callee, wrapped, level, transform.qualname)
+                return self._call_at(
+                    context, call, callee, wrapped, level, transform.qualname, transform.stages
+                )
             return U
 
         if name == "fori_loop":
@@ -179,9 +181,11 @@ class Transformations:
         args: Args,
         level: int,
         passer: str | None = None,
+        stages: bool = False,
     ) -> Value:
         """Call `callee` with `args` at `level`: a function a library function calls
-        (`passer`, for messages: the lax loop or `tree_map` that passes the arguments)."""
+        (`passer`, for messages: the lax loop or `tree_map` that passes the arguments;
+        `stages`: whether it stages the call, see `invoke`)."""
         wrap = None
         if passer is not None:
 
@@ -193,12 +197,14 @@ class Transformations:
         if isinstance(callee, PartialRef):
             bound: Args = [(None, v) for v in callee.args]
             merged = [*bound, *args, *callee.keywords.items()]
-            return self._call_at(context, call, callee.target, merged, level, passer)
+            return self._call_at(context, call, callee.target, merged, level, passer, stages)
         if isinstance(callee, BoundMethod):
             arguments = [(None, callee.receiver), *args]
-            return self.invoke(context, call, callee.function, arguments, False, level, wrap=wrap)
+            return self.invoke(
+                context, call, callee.function, arguments, False, level, wrap=wrap, stages=stages
+            )
         if isinstance(callee, FunctionRef):
-            return self.invoke(context, call, callee, args, False, level, wrap=wrap)
+            return self.invoke(context, call, callee, args, False, level, wrap=wrap, stages=stages)
         return U
 
     def _partial(
@@ -330,7 +336,9 @@ class Transformations:
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
         if receiver and self.tracing.fails_before_tracing(entry):
             return self._transformed_result(context, t, None)  # TypeError before any trace
-        result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
+        result = self.invoke(
+            context, call, target, all_args, False, level, wrap=wrap, entry=entry, stages=stages(t)
+        )
         return self._transformed_result(context, t, result, all_args, func)
 
     def _traced_init(self, ref: ClassRef, level: int) -> BoundMethod | None:
@@ -375,10 +383,15 @@ class Transformations:
         traced_args = [(k, tracerize(v, why)) for k, v in args]
         level = max(context.level, transform.level)
         label = f"{t.transform.qualname}(....{target.method})"
+        # Only jit's styles come here: it stages the method's body.
         if isinstance(target, linen.ModuleMethod):
-            result = self._module_method(context, call, target, traced_args, False, level, label)
+            result = self._module_method(
+                context, call, target, traced_args, False, level, label, stages(t)
+            )
         else:
-            result = self._pair_method(context, call, target, traced_args, False, level, label)
+            result = self._pair_method(
+                context, call, target, traced_args, False, level, label, stages(t)
+            )
         return arrays(result, why)
 
     def _check_static(
@@ -477,7 +490,8 @@ class Transformations:
                 return entry
         inner = _inner_transform(t)
         params = application_params(inner, list(t.options), func, False, 0, set())
-        return Entry(t.transform, site, func, params, None, max(t.transform.level, inner.level))
+        level = max(t.transform.level, inner.level)
+        return Entry(t.transform, site, func, params, None, level, staged=stages(t))
 
 
 _LAX_FLOW = frozenset({"fori_loop", "while_loop", "scan", "cond", "switch", "map"})
@@ -488,6 +502,16 @@ def _inner_options(t: Transformed) -> tuple[Any, ...]:
     while isinstance(inner.target, Transformed) and inner.target.target is not None:
         inner = inner.target
     return inner.options
+
+
+def stages(t: Transformed) -> bool:
+    """Whether any transformation of the chain (`jax.vmap(jax.jit(f))`) stages its body."""
+    inner: Any = t
+    while isinstance(inner, Transformed):
+        if inner.transform.stages:
+            return True
+        inner = inner.target
+    return False
 
 
 def _inner_transform(t: Transformed) -> Transform:

@@ -214,6 +214,25 @@ class Sparse(eqx.Module):
 def step(model, data):
     return model, (model(data) ** 2).sum()
 """,
+        # Under vmap alone (no jit around it) an operation on no batched value runs eagerly
+        # and returns a concrete array: the layers a vmapped factory builds convert a jnp
+        # result of a Python float closed over [observed on jax 0.10.2].
+        """
+import math
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+def _gain(bound):
+    return jnp.log1p(jax.nn.softplus(bound))
+class Squash(eqx.Module):
+    gain: float
+    def __init__(self, bound: float):
+        self.gain = math.exp(_gain(bound))
+def stack(keys, bound: float = 3.0):
+    def one(key):
+        return Squash(bound)
+    return eqx.filter_vmap(one)(keys)
+""",
     )
     INVALID = (
         """
@@ -242,6 +261,31 @@ from jax import lax
 def run(xs):
     options = [1.0, 2.0, 3.0]
     return lax.map(lambda i: options[i], xs)  # error: JIT102
+""",
+        # The same factory under jit: jit stages every operation, constants included.
+        """
+import math
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+def _gain(bound):
+    return jnp.log1p(jax.nn.softplus(bound))
+class Squash(eqx.Module):
+    gain: float
+    def __init__(self, bound: float):
+        self.gain = math.exp(_gain(bound))  # error: JIT102
+def stack(keys, bound: float = 3.0):
+    def one(key):
+        return Squash(bound)
+    return jax.jit(jax.vmap(one))(keys)
+""",
+        # Under vmap alone, an operation on the batched value is a tracer.
+        """
+import jax
+def totals(xs):
+    def row(x):
+        return float(x.sum())  # error: JIT102
+    return jax.vmap(row)(xs)
 """,
     )
 

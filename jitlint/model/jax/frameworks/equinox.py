@@ -252,12 +252,14 @@ PLUGIN = FrameworkPlugin(
     ),
     transforms=(
         TransformSpec(("equinox.filter_jit",), ABSTRACT, "filter", verb="compiles"),
-        TransformSpec(("equinox.filter_vmap", "equinox.filter_pmap"), ABSTRACT, "filter"),
+        TransformSpec(("equinox.filter_vmap",), ABSTRACT, "filter", stages=False),
+        TransformSpec(("equinox.filter_pmap",), ABSTRACT, "filter"),
         TransformSpec(
             ("equinox.filter_grad", "equinox.filter_value_and_grad"),
             GRAD,
             "grad",
             verb="differentiates",
+            stages=False,
         ),
         TransformSpec(("equinox.filter_checkpoint",), ABSTRACT, "ckpt"),
     ),
