@@ -289,6 +289,20 @@ class TfModel(KerasLinks):
                 return None
         return None
 
+    def staged_loop(self, loop: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """Autograph stages `loop` (`path` ends at it) into a `tf.while_loop`, so its body is
+        traced once per trace of its function, never run per iteration: a `for` over a
+        tensor (`tf.range(n)`) or a tf.data dataset, or a `while` on a tensor, in code that
+        must run as graph code with autograph. Code that may also run eagerly iterates in
+        Python there (hazards T13)."""
+        context = self.context(path)
+        if context is None or not context.must or not context.autograph:
+            return False
+        outer = path[:-1]
+        if self.values.on_tensor(loop, outer):
+            return True
+        return type(loop) is cst.For and self.is_dataset_value(loop.iter, outer)  # type: ignore[attr-defined]
+
     def in_eager_branch(self, path: Sequence[cst.CSTNode]) -> bool:
         """The end of `path` is in a branch that runs only eagerly, in its own function."""
         for index in range(len(path) - 2, -1, -1):

@@ -10,7 +10,9 @@ class) and the functions TensorFlow's world calls repeatedly by contract: a Kera
 callback's `on_batch_end`/`on_epoch_end` hooks (called eagerly between steps), besides
 the domain's (a model's `predict`, an agent's `act`, a request handler). What a loop
 iteration keeps uncalled (a function per host or device) is not a repetition; TensorFlow's
-own calls (`tf.while_loop`, `dataset.map`) run their function arguments right away.
+own calls (`tf.while_loop`, `dataset.map`) run their function arguments right away. A
+loop autograph stages (over a tensor or a dataset, in code that must run as graph code:
+`TfModel.staged_loop`) is traced once per trace, so a call in it is no loop call.
 
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
@@ -34,6 +36,7 @@ from jitlint.model.domain.repeats import (
     find_repeated,
     local_repetition,
     method_contract,
+    per_pass,
 )
 from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
@@ -89,13 +92,12 @@ def find_repeats(model: TfModel) -> Repeats:
         found = callee(model, call, path)  # type: ignore[arg-type]
         return found[0] if found is not None else None
 
-    found = find_repeated(
-        scan.loop_calls, scan.calls, resolve, _contracts(model), keep.kept_per_iteration
-    )
+    looped = per_pass(scan.loop_calls, model.staged_loop)
+    found = find_repeated(looped, scan.calls, resolve, _contracts(model), keep.kept_per_iteration)
     out = Repeats(found.why, found.keeps_result)
     loop_calls: dict[int, int] = {}
     varied_calls: dict[int, int] = {}
-    for call, path in scan.loop_calls:
+    for call, path in looped:
         target = callee(model, call, path)
         if target is None:
             foreign = foreign_callee(model, call, path)
@@ -547,7 +549,7 @@ def model_remade_for_inference(
     each new model traces its predict function again (tensorflow/tensorflow#43501, a
     `load_model` per incoming sample). None when unknown: the arguments read something
     the repeating code binds (a path per iteration), or the model is also trained there."""
-    repetition = local_repetition(path)
+    repetition = local_repetition(path, model.staged_loop)
     if repetition is None or not model.names.resolves_to(call.func, path, KERAS_MODEL_MAKERS):
         return None
     parent = path[-2]

@@ -826,13 +826,16 @@ class TfValues:
             kind = type(loop)
             if kind in (cst.FunctionDef, cst.Lambda):
                 return None
-            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
-                staged = self.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
-                return loop if staged else None  # type: ignore[return-value]
-            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
-                staged = self.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
-                return loop if staged else None  # type: ignore[return-value]
+            if kind in (cst.For, cst.While) and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                return loop if self.on_tensor(loop, path[:index]) else None  # type: ignore[return-value]
         return None
+
+    def on_tensor(self, loop: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """`loop` (`path` leads to it) is a `for` over a tensor or a `while` whose test is
+        one: autograph stages it in graph code."""
+        if type(loop) is cst.For:
+            return self.value(loop.iter, path).kind == TENSOR  # type: ignore[attr-defined]
+        return type(loop) is cst.While and self.value(loop.test, path).kind == TENSOR  # type: ignore[attr-defined]
 
     def tensors_read(self, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> list[str] | None:
         """The names of the tensors `node` reads, in order; None when it also reads a local

@@ -392,6 +392,36 @@ def make(count):
 for count in [1, 3, 7]:
     make(count)(tf.constant(1.0))
 """,
+        # A helper that makes a tf.function, called in loops autograph stages (over
+        # `tf.range`, a dataset, a `while` on a tensor) of a tf.function: each body is
+        # traced once per trace, so the helper runs once or twice per trace, never per
+        # step (google-research/seed_rl's ppo_training_step; observed on TF 2.21). Its
+        # other caller runs it once per call.
+        """
+import tensorflow as tf
+def single_epoch(x):
+    @tf.function
+    def train_on_minibatch(y):
+        return y * 2.0
+    for minibatch in tf.split(x, 2):
+        x = train_on_minibatch(minibatch)
+    return x
+@tf.function
+def training_step(x, epochs):
+    x = single_epoch(x)
+    for _ in tf.range(epochs - 1):
+        x = single_epoch(x)
+    return x
+@tf.function
+def over_data(x):
+    for batch in tf.data.Dataset.from_tensor_slices(x).batch(2):
+        x = single_epoch(x + batch)
+    while tf.reduce_sum(x) < 10.0:
+        x = single_epoch(x)
+    return x
+def warm_up(x):
+    return single_epoch(x)
+""",
     )
     INVALID = (
         # The same factory called once per batch of a dataset: the same work, retraced.
@@ -526,6 +556,41 @@ for i, (x, y) in enumerate(pairs.batch(1)):
 buckets = pairs.bucket_by_sequence_length(lambda x, y: tf.shape(x)[0], [4], [2, 2])
 for x, y in buckets:
     step(y)  # error: JIT207
+""",
+        # The same helper in a Python loop of eager code, and in a `tf.range` loop of a
+        # helper that eager code calls too: eagerly, a loop over a tensor iterates in
+        # Python and makes a tf.function per pass.
+        """
+import tensorflow as tf
+def single_epoch(x):
+    @tf.function  # error: JIT207
+    def train_on_minibatch(y):
+        return y * 2.0
+    for minibatch in tf.split(x, 2):
+        x = train_on_minibatch(minibatch)
+    return x
+def train(x, epochs):
+    for _ in range(epochs):
+        x = single_epoch(x)
+    return x
+""",
+        """
+import tensorflow as tf
+def single_epoch(x):
+    @tf.function  # error: JIT207
+    def train_on_minibatch(y):
+        return y * 2.0
+    for minibatch in tf.split(x, 2):
+        x = train_on_minibatch(minibatch)
+    return x
+def run_epochs(x, epochs):
+    for _ in tf.range(epochs):
+        x = single_epoch(x)
+    return x
+@tf.function
+def training_step(x, epochs):
+    return run_epochs(x, epochs)
+run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
 """,
     )
 
