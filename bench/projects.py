@@ -78,7 +78,7 @@ def lint(out: Path, defaults: Path, jobs: int) -> list[dict]:
 
 
 def report(recipe: fmt.Recipe, files: int, findings: list[dict], scored: fmt.Score) -> None:
-    hazards = len(recipe.data["hazards"])
+    hazards = len(fmt.scored_hazards(recipe))
     print(
         f"{recipe.half} {recipe.name} {recipe.repo}@{recipe.commit[:7]} files={files} "
         f"found={len(scored.found)}/{hazards} findings={len(findings)} "
@@ -87,6 +87,8 @@ def report(recipe: fmt.Recipe, files: int, findings: list[dict], scored: fmt.Sco
     )
     for h in scored.missed:
         print(f"  missed {h['path']}:{h['line']} {h['kind']} ({h['error']})")
+    for h in scored.not_on_target:
+        print(f"  not on target {h['path']}:{h['line']} {h['kind']} (not scored)")
     for f in scored.reviewed_false:
         print(f"  false {f['path']}:{f['line']} {f['code']} {f['message'][:120]}")
     for f in scored.unexpected:
@@ -135,7 +137,7 @@ def main() -> int:
             continue
         scored = fmt.score(recipe, findings)
         found[recipe.half][0] += len(scored.found)
-        found[recipe.half][1] += len(recipe.data["hazards"])
+        found[recipe.half][1] += len(fmt.scored_hazards(recipe))
         unexpected += len(scored.unexpected)
         false += len(scored.reviewed_false)
         if recipe.half == "dev" or args.show_held_out:
@@ -143,8 +145,8 @@ def main() -> int:
     held = found["held-out"]
     if recipes and args.half != "dev":
         print(f"held-out: found={held[0]}/{held[1]}")
-    hazards = [h for r in recipes for h in r.data["hazards"]]
-    tf = sum(len(r.data["hazards"]) for r in recipes if r.data["framework"] == "tensorflow")
+    hazards = [h for r in recipes for h in fmt.scored_hazards(r)]
+    tf = sum(len(fmt.scored_hazards(r)) for r in recipes if r.data["framework"] == "tensorflow")
     print(
         f"projects={len(recipes)} repos={len({r.repo for r in recipes})} hazards={len(hazards)} "
         f"tf_hazards={tf} found_dev={found['dev'][0]}/{found['dev'][1]} "

@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(name)
             if not check:
                 page.write_text(text, encoding="utf-8")
-    for page in target.glob("*.md"):
+    for page in sorted(target.glob("*.md")):
         if page.name not in expected_pages():
             stale.append(page.name)
             if not check:

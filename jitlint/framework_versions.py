@@ -14,12 +14,14 @@ generated for. A requirement names a version by its lower bound (`jax>=0.4.30,<0
 version wins, in the order above. The Keras major follows the whole TensorFlow range, not
 its lower bound: `tensorflow<=2.11`, `<2.16` or `~=2.15.0` allow only TensorFlows whose
 `tf.keras` is Keras 2 (and `keras<3` only Keras 2); `>=2.16` only Keras 3; a range with
-both (`tensorflow>=2.6`, `~=2.10`, `<3`) leaves it undecided: the facts' Keras, as with
-nothing declared, unless the project's code calls a Keras 2 API that Keras 3 removed
-(`self.add_metric(...)`, `compile(experimental_run_tf_function=...)`): such a project runs
-only under Keras 2; or unless its code sets `TF_USE_LEGACY_KERAS` to a true value itself
-(`os.environ["TF_USE_LEGACY_KERAS"] = "1"`, `os.environ.setdefault(...)`), choosing tf-keras
-at run time.
+both (`tensorflow>=2.6`, `~=2.10`, `<3`) leaves it open. A project (a directory that
+declares requirements) whose declarations leave the Keras major open, or say nothing about
+TensorFlow or Keras, is *undecided*: its code decides (model/library/keras_evidence.py: a
+Keras 2 API that Keras 3 removed, `self.add_metric(...)`, or `TF_USE_LEGACY_KERAS` set true
+in code, says 2; a module only Keras 3 has, `keras.ops`, `keras.random`, says 3), read only
+when a TensorFlow rule asks; else no finding that needs Keras 3 semantics is reported there.
+`keras-version` in the config decides it. A file outside any declaring project (a lone script,
+stdin) is linted for the facts' Keras.
 """
 
 from __future__ import annotations
@@ -33,9 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from jitlint.config import ConfigError, Settings, nearest_up, read_toml
+from jitlint.model.library.keras_evidence import forget_evidence, project_evidence
 from jitlint.model.library.versions import (
     FRAMEWORKS,
     KERAS_3_SINCE_TENSORFLOW,
+    PROJECT_KEY,
+    UNDECIDED,
+    UPPER_KEY,
     Version,
     facts_versions,
     keras_for_tensorflow,
@@ -54,6 +60,9 @@ _DISTRIBUTIONS = {
     "tensorflow-intel": "tensorflow",
     "keras": "keras",
 }
+# The Keras 2 distribution that TF_USE_LEGACY_KERAS makes `tf.keras`: declared beside a Keras 3,
+# it leaves the project's Keras major open.
+TF_KERAS = "tf-keras"
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
 _SPECIFIER = re.compile(r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)")
 _LOWER_BOUNDS = ("===", "==", "~=", ">=", ">", "^", "~", "")
@@ -68,9 +77,10 @@ class Resolved:
 
     framework: str
     version: str
-    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras", "open-range"
-    # (a TensorFlow range with either Keras: the facts' Keras), "code" (a Keras 2 API that
-    # Keras 3 removed, called in the project) or "facts"
+    # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras", "undecided"
+    # (a declaring project whose declarations and code leave the Keras major open: the file
+    # is its root; in the options, its code is not read yet), "code" (code of the project that
+    # runs on one Keras major only) or "facts"
     source: str
     file: Path | None = None  # the config or requirements file
     detail: str = ""  # the key or requirement, as written
@@ -121,14 +131,28 @@ class VersionResolver:
         self._declared: dict[Path, dict[str, Declared] | None] = {}
         self._legacy_keras: dict[Path, Path | None] = {}
         self._roots: dict[Path, Path | None] = {}
-        self._keras_2_code: dict[Path, tuple[Path, str] | None] = {}
+        # The code scans are the process's (engine workers ask them too); a new resolver (a
+        # run, the editor's settings read again) reads the code as it is now.
+        forget_evidence()
 
     def options(self, path: Path, settings: Settings) -> dict[str, str]:
         """What goes into the file's rule options (engine: `ctx.versions`): the versions
         configured or declared. The facts' versions are left out: `FrameworkVersions`
         falls back to them, so a run with none declared reads no facts until a rule asks."""
         found = self.for_file(path, settings, with_facts=False)
-        return {name: resolved.version for name, resolved in found.items()}
+        options = {name: resolved.version for name, resolved in found.items()}
+        keras = found.get("keras")
+        if keras is not None and keras.source == "undecided":
+            options[PROJECT_KEY] = str(keras.file)
+        jax = found.get("jax")
+        if jax is not None and jax.source == "requirements":
+            # The newest jax the declared range allows: an API removed after it cannot fail
+            # where the project is installed as it says (`jax==0.4.7`).
+            upper = self._nearest(Path(os.path.abspath(path)).parent)["jax"].upper
+            if upper is not None:
+                operator = "<=" if upper.inclusive else "<"
+                options[UPPER_KEY.format("jax")] = operator + ".".join(map(str, upper.version))
+        return options
 
     def for_file(
         self, path: Path, settings: Settings, *, with_facts: bool = True
@@ -165,6 +189,7 @@ class VersionResolver:
                 detail = "`TF_USE_LEGACY_KERAS`"
                 resolved["keras"] = Resolved("keras", "2", "legacy-keras", setting, detail)
         requirement = declared.get("tensorflow")
+        open_range = False
         if "keras" not in resolved and requirement is not None:
             keras_2 = requirement.keras_2("tensorflow")
             lower = parse_version(requirement.version or "")
@@ -172,28 +197,38 @@ class VersionResolver:
                 # No TensorFlow version, but its upper bound is below 2.16: tf.keras is Keras 2.
                 detail = requirement.detail
                 resolved["keras"] = Resolved("keras", "2", "tensorflow", requirement.file, detail)
-            elif (
-                "tensorflow" in resolved
-                and resolved["tensorflow"].source == "requirements"
-                and not keras_2
-                and (lower is None or lower < KERAS_3_SINCE_TENSORFLOW)
-            ):
+            else:
                 # `tensorflow>=2.6`: the range holds TensorFlows with either Keras. Its lower
-                # bound does not decide it; the Keras stays the facts' (as with none declared).
-                keras = facts_versions()["keras"]
-                file, detail = requirement.file, requirement.detail
-                resolved["keras"] = Resolved("keras", keras, "open-range", file, detail)
-        undecided = "keras" not in resolved and "tensorflow" not in resolved
-        if undecided or resolved.get("keras", _NONE).source == "open-range":
-            # Nothing says which Keras: code that only Keras 2 runs says it (precision first).
-            found_code = self._keras_2_code_of(Path(os.path.abspath(directory)))
-            if found_code is not None:
-                file, detail = found_code
-                resolved["keras"] = Resolved("keras", "2", "code", file, detail)
+                # bound does not decide it.
+                open_range = (
+                    "tensorflow" in resolved
+                    and resolved["tensorflow"].source == "requirements"
+                    and not keras_2
+                    and (lower is None or lower < KERAS_3_SINCE_TENSORFLOW)
+                )
+        if "keras" not in resolved and ("tensorflow" not in resolved or open_range):
+            undecided = self._undecided(Path(os.path.abspath(directory)), requirement, with_facts)
+            if undecided is not None:
+                resolved["keras"] = undecided
         if "keras" not in resolved and "tensorflow" in resolved:
             tensorflow = resolved["tensorflow"].version
             keras = keras_for_tensorflow(parse_version(tensorflow) or ())
             resolved["keras"] = Resolved("keras", keras, "tensorflow", None, tensorflow)
+        keras = resolved.get("keras")
+        if (
+            TF_KERAS in declared
+            and keras is not None
+            and keras.source in ("requirements", "tensorflow")
+            and (parse_version(keras.version) or (0,)) >= (3,)
+        ):
+            # The project installs tf-keras beside a Keras 3 (a `keras==3.x` pin is often only
+            # a lock of TensorFlow's own): which one `tf.keras` is depends on
+            # TF_USE_LEGACY_KERAS at run time, so the declarations leave the major open.
+            undecided = self._undecided(
+                Path(os.path.abspath(directory)), declared[TF_KERAS], with_facts
+            )
+            if undecided is not None:
+                resolved["keras"] = undecided
         if not with_facts:
             return resolved
         for framework in FRAMEWORKS:
@@ -202,15 +237,22 @@ class VersionResolver:
                 resolved[framework] = Resolved(framework, version, "facts")
         return {framework: resolved[framework] for framework in FRAMEWORKS}
 
-    def _keras_2_code_of(self, directory: Path) -> tuple[Path, str] | None:
-        """Keras 2 evidence in the code of the project `directory` belongs to (the nearest
-        directory that declares requirements), scanned once per project; None without one."""
+    def _undecided(
+        self, directory: Path, requirement: Declared | None, with_facts: bool
+    ) -> Resolved | None:
+        """The Keras of a project whose declarations leave the major open: "undecided", its
+        root the file, for the options (the code scan waits until a TF rule asks: see
+        model/library/versions.py); with the facts (`--show-settings`), what the project's
+        code shows, scanned now. None outside any declaring project: the facts' Keras."""
         root = nearest_up(directory, self._roots, _declaring_root)
         if root is None:
             return None
-        if root not in self._keras_2_code:
-            self._keras_2_code[root] = keras_2_code(root)
-        return self._keras_2_code[root]
+        if with_facts:
+            found = project_evidence(str(root))
+            if found is not None:
+                return Resolved("keras", str(found.major), "code", found.file, found.detail)
+        detail = requirement.detail if requirement is not None else ""
+        return Resolved("keras", UNDECIDED, "undecided", root, detail)
 
     def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""
@@ -246,6 +288,8 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         return None
     declared: dict[str, Declared] = {}
     for file, where, text in sources:
+        if TF_KERAS not in declared and _distribution(text) == TF_KERAS:
+            declared[TF_KERAS] = Declared(None, file, f"{text.strip()} in {where}")
         parsed = _requirement(text)
         if parsed is None:
             continue
@@ -264,60 +308,8 @@ _ENVIRONMENT_FILES = ("tox.ini", "setup.cfg", ".github/workflows/*.yml", ".githu
 _LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
 
 
-# Keras 2 APIs that Keras 3 removed (observed on Keras 3.15.1: `Layer.add_metric` raises
-# NotImplementedError, `Layer.add_update` is gone, `compile` rejects
-# `experimental_run_tf_function` with a TypeError): code that calls them runs only on Keras 2.
-_KERAS_2_ONLY_CODE = re.compile(
-    rb"\bself\.add_(?:metric|update)\(|\bexperimental_run_tf_function\s*="
-)
-# The project's code choosing tf-keras at run time: `TF_USE_LEGACY_KERAS` set to a value
-# TensorFlow reads as true ("1", "true", "True") by item assignment, `setdefault` or `putenv`
-# (a read such as `environ.get("TF_USE_LEGACY_KERAS", "1")` or a `== "1"` test is not a setting).
-_LEGACY_KERAS_IN_CODE = re.compile(
-    rb"""(?:\[\s*(['"])TF_USE_LEGACY_KERAS\1\s*\]\s*=(?!=)"""
-    rb"""|\b(?:setdefault|putenv)\(\s*(['"])TF_USE_LEGACY_KERAS\2\s*,)"""
-    rb"""\s*(['"])(?:1|true|True)\3"""
-)
-_KERAS_2_CODE_FILES = 3000  # a bound on the scan: past it, nothing is concluded
-_SKIPPED_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pycache__", "venv"})
-_NONE = Resolved("", "", "")
-
-
 def _declaring_root(directory: Path) -> Path | None:
     return directory if declared_in(directory) is not None else None
-
-
-def keras_2_code(root: Path) -> tuple[Path, str] | None:
-    """The first `*.py` file under `root` (in sorted order) whose code calls a Keras 2 API
-    that Keras 3 removed or sets `TF_USE_LEGACY_KERAS`, and that code as written; None when
-    there is none, or when the tree has more files than the scan reads."""
-    count = 0
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(
-            f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRECTORIES
-        )
-        for name in sorted(files):
-            if not name.endswith(".py"):
-                continue
-            count += 1
-            if count > _KERAS_2_CODE_FILES:
-                return None
-            path = Path(folder) / name
-            try:
-                text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
-            except (Unreadable, TooLarge):
-                continue
-            setting = _LEGACY_KERAS_IN_CODE.search(text)
-            if setting is not None:
-                spelled = setting.group().decode()
-                return path, f"`{spelled}`, which makes `tf.keras` tf-keras (Keras 2)"
-            for match in _KERAS_2_ONLY_CODE.finditer(text):
-                spelled = match.group().decode().rstrip("(=").strip()
-                method = spelled.removeprefix("self.")
-                if method != spelled and f"def {method}(".encode() in text:
-                    continue  # the class defines that method itself: not Keras'
-                return path, f"`{spelled}`, which Keras 3 removed"
-    return None
 
 
 def legacy_keras_setting(directory: Path) -> Path | None:
@@ -334,6 +326,12 @@ def legacy_keras_setting(directory: Path) -> Path | None:
     return None
 
 
+def _distribution(text: str) -> str | None:
+    """The distribution a requirement names, normalized as pip does (`tf_keras` is `tf-keras`)."""
+    match = _REQUIREMENT.match(text.split(";", 1)[0])
+    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match is not None else None
+
+
 def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     """(framework, lower bound, upper bound) of a PEP 508 requirement (or a Poetry
     `name = spec` entry given as `name spec`), or None when it is not a framework or bounds
@@ -341,7 +339,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     match = _REQUIREMENT.match(text.split(";", 1)[0])
     if match is None:
         return None
-    framework = _DISTRIBUTIONS.get(re.sub(r"[-_.]+", "-", match.group(1)).lower())
+    framework = _DISTRIBUTIONS.get(_distribution(text) or "")
     if framework is None:
         return None
     lower: list[str] = []

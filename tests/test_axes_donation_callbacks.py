@@ -5,6 +5,7 @@ generated facts they read."""
 from __future__ import annotations
 
 import libcst as cst
+import pytest
 from helpers import found
 from test_tracing import _context, _find
 
@@ -188,3 +189,37 @@ def test_jit118_host_callback_is_a_warning_where_the_declared_jax_still_ships_it
     assert [(d.code, d.severity) for d in old.diagnostics] == [("JIT118", "warning")]
     assert [(d.code, d.severity) for d in new.diagnostics] == [("JIT118", "error")]
     assert [d.severity for d in default.diagnostics] == ["error"]  # the facts' jax 0.10.2
+
+
+@pytest.mark.parametrize(
+    ("upper", "expected"),
+    [
+        ("<=0.4.7", []),  # `jax==0.4.7`: no jax without the module can be installed
+        ("<0.4.35", []),  # nothing past 0.4.34, the last release that shipped it
+        ("<0.5", [("JIT118", "warning")]),  # 0.4.35 to 0.4.x lack it: it breaks there
+        (None, [("JIT118", "warning")]),  # `jax>=0.4.7`: open above
+    ],
+)
+def test_jit118_is_silent_where_the_declared_range_allows_no_jax_without_host_callback(
+    upper, expected
+):
+    from jitlint.engine.linter import lint_text
+    from jitlint.model.library.versions import OPTIONS_KEY, UPPER_KEY
+
+    options = {"jax": "0.4.7"} | ({UPPER_KEY.format("jax"): upper} if upper else {})
+    source = "from jax.experimental import host_callback as hcb\n"
+    result = lint_text(source, "case.py", {"JIT118"}, {OPTIONS_KEY: options})
+    assert [(d.code, d.severity) for d in result.diagnostics] == expected
+
+
+def test_the_declared_jax_range_travels_as_its_upper_bound(tmp_path):
+    from jitlint.config import ConfigResolver
+    from jitlint.framework_versions import VersionResolver
+
+    (tmp_path / "requirements.txt").write_text("jax==0.4.7\njaxlib==0.4.7\n")
+    target = tmp_path / "pkg" / "m.py"
+    options = VersionResolver().options(target, ConfigResolver(cwd=tmp_path).for_file(target))
+    assert options["jax"] == "0.4.7" and options["jax-upper"] == "<=0.4.7"
+    (tmp_path / "requirements.txt").write_text("jax>=0.4.7\n")
+    options = VersionResolver().options(target, ConfigResolver(cwd=tmp_path).for_file(target))
+    assert "jax-upper" not in options

@@ -80,7 +80,7 @@ def test_the_kind_table_names_rules() -> None:
 
 
 def test_the_issue_figures() -> None:
-    hazards = [(r, h) for r in RECIPES for h in r.data["hazards"]]
+    hazards = [(r, h) for r in RECIPES for h in fmt.scored_hazards(r)]
     tf = sum(1 for r, _ in hazards if r.data["framework"] == "tensorflow")
     assert len(hazards) >= MIN_HAZARDS
     assert len({r.repo for r in RECIPES}) >= MIN_REPOS
@@ -189,6 +189,18 @@ def test_score_finds_reviews_and_counts_the_rest() -> None:
     assert [f["line"] for f in scored.reviewed_false] == [3]
     assert [f["line"] for f in scored.unexpected] == [9]
     assert scored.gone == []
+
+
+def test_a_hazard_not_on_target_is_not_scored() -> None:
+    recipe = _recipe()
+    recipe.data["hazards"][0]["reproduced"] = "not-on-target"
+    assert fmt.validate(recipe) == []
+    assert fmt.scored_hazards(recipe) == []
+    scored = fmt.score(recipe, [_finding("pkg/model.py", 5, "JIT101")])
+    # Neither found nor missed: a finding on its line is read like any other finding.
+    assert not scored.found and not scored.missed
+    assert [h["line"] for h in scored.not_on_target] == [5]
+    assert [f["line"] for f in scored.unexpected] == [5]
 
 
 def test_score_misses_a_wrong_code_or_a_far_line() -> None:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import builtins
+import collections.abc
 import logging
 import operator
 import time
+import typing
 
 import libcst as cst
 
-from jitlint.python.builtins_facts import AUGMENTED_OPERATORS, CLOCKS, LOG_METHODS
+from jitlint.python.builtins_facts import (
+    AUGMENTED_OPERATORS,
+    CLOCKS,
+    CONTAINER_ANNOTATIONS,
+    LOG_METHODS,
+    container_annotation,
+    tuple_element_annotation,
+)
 
 
 def test_every_augmented_assignment_names_its_operator():
@@ -22,3 +32,33 @@ def test_clocks_and_log_methods_exist():
     assert all(callable(getattr(time, q.removeprefix("time."), None)) for q in CLOCKS)
     logger = logging.getLogger("jitlint-test")
     assert all(callable(getattr(logger, m, None)) for m in LOG_METHODS)
+
+
+def test_container_annotations_name_real_types():
+    known = {*vars(typing), *vars(collections.abc), *vars(collections), *vars(builtins)}
+    assert known >= CONTAINER_ANNOTATIONS
+
+
+def _annotation(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def _element(text: str, index: int, count: int) -> str | None:
+    part = tuple_element_annotation(_annotation(text), index, count)
+    return None if part is None else cst.Module([]).code_for_node(part)
+
+
+def test_tuple_element_annotations():
+    assert _element("Tuple[Dict[str, tf.Tensor], tf.Tensor]", 0, 2) == "Dict[str, tf.Tensor]"
+    assert _element("typing.Tuple[A, B, C]", 2, 3) == "C"
+    assert _element("tuple[list[int], ...]", 4, 6) == "list[int]"
+    assert _element("Tuple[A, B]", 0, 3) is None  # unpacked into another number of names
+    assert _element("Dict[str, A]", 0, 2) is None
+    assert _element("tf.Tensor", 0, 2) is None
+
+
+def test_container_annotation():
+    for text in ("Dict[str, tf.Tensor]", "list", "typing.Sequence[int]", "Mapping"):
+        assert container_annotation(_annotation(text)), text
+    for text in ("tf.Tensor", "jax.Array", "int", "Optional[Dict[str, int]]"):
+        assert not container_annotation(_annotation(text)), text

@@ -118,38 +118,20 @@ POSITIVE = {
                     y = -y
                 return y
     """,
-    # An equinox module is a pytree whose public methods its users call inside
-    # `eqx.filter_jit`, and which is often built there: `__init__` is traced too.
-    "equinox_public_method_and_init": """
+    # `__call__` reaches private helpers, through one another: each is traced through it.
+    "equinox_helpers_reached_from_call": """
         import equinox as eqx
         import jax
-        import jax.numpy as jnp
 
-        class Rotate(eqx.Module):
-            R: jax.Array
+        class Norm(eqx.Module):
+            def _total(self, y):
+                return float(y.sum())  # error: JIT102
 
-            def __init__(self, R: jax.Array):
-                if jnp.any(jnp.isnan(R)):  # error: JIT101
-                    raise ValueError("nan")
-                self.R = R
+            def _scaled(self, y):
+                return self._total(y * 2)
 
-            def orientation(self):
-                if jnp.linalg.det(self.R) > 0:  # error: JIT101
-                    return self.R
-                return -self.R
-    """,
-    # A constructor that takes something besides configuration and a key (here an
-    # unannotated `table`) may be built inside the user's jit: still traced by contract.
-    "equinox_init_from_an_object": """
-        import equinox as eqx
-        import jax
-        import jax.numpy as jnp
-
-        class Sparse(eqx.Module):
-            nnz: int
-
-            def __init__(self, table, *, width: int, key):
-                self.nnz = int(jnp.round(width * table.sum()))  # error: JIT102
+            def __call__(self, x: jax.Array):
+                return self._scaled(x)
     """,
     # Equinox users hand the module to `filter_jit`: its array fields are tracers there,
     # its static fields and Python-typed fields are not.
@@ -218,6 +200,74 @@ POSITIVE = {
                 if x.mean() > y.T.max():  # error: JIT101
                     return 1.0
                 return 0.0
+    """,
+}
+
+# Constructors of an equinox module: traced only where the project asks
+# (`assume-traced = ["module-constructors"]`), marked `# asked: CODE`; its public methods are
+# traced by default (`# error: CODE`).
+MODULE_CONSTRUCTORS = {
+    # An equinox module is a pytree whose public methods its users may call inside
+    # `eqx.filter_jit`, and which may be built there: `__init__` is traced too.
+    "equinox_public_method_and_init": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Rotate(eqx.Module):
+            R: jax.Array
+
+            def __init__(self, R: jax.Array):
+                if jnp.any(jnp.isnan(R)):  # asked: JIT101
+                    raise ValueError("nan")
+                self.R = R
+
+            def orientation(self):
+                if jnp.linalg.det(self.R) > 0:  # error: JIT101
+                    return self.R
+                return -self.R
+    """,
+    # A constructor that takes something besides configuration and a key (here an
+    # unannotated `table`) may be built inside the user's jit.
+    "equinox_init_from_an_object": """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Sparse(eqx.Module):
+            nnz: int
+
+            def __init__(self, table, *, width: int, key):
+                self.nnz = int(jnp.round(width * table.sum()))  # asked: JIT102
+    """,
+    # A module built at set-up from concrete arrays (log-neural-cdes's models): only the
+    # setting makes its constructor traced, and then the conversion is reported. Its Python
+    # driver looping over a jitted step (scarlet2's `Scene.fit`) takes no array: never traced.
+    "equinox_setup_constructor_and_fit_driver": """
+        import equinox as eqx
+        import jax
+
+        class Sparse(eqx.Module):
+            w: jax.Array
+            active: int = eqx.field(static=True)
+
+            def __init__(self, w: jax.Array, threshold: float):
+                self.w = w
+                self.active = int((w > threshold).sum())  # asked: JIT102
+
+            def fit(self, data, steps: int = 100):
+                model = self
+                for _ in range(steps):
+                    model, loss = step(model, data)
+                    print(f"{float(loss):.3f}")
+                return model
+
+            def __call__(self, x: jax.Array):
+                return x[: self.active] @ self.w[: self.active]
+
+        @eqx.filter_jit
+        def step(model, data):
+            return model, (model(data) ** 2).sum()
     """,
 }
 
@@ -446,6 +496,111 @@ def test_contract_negatives_stay_quiet(name):
     assert found(NEGATIVE[name], JAX_RULES) == set()
 
 
+@pytest.mark.parametrize("name", sorted(MODULE_CONSTRUCTORS))
+def test_module_constructors_are_traced_only_when_asked(name):
+    source = textwrap.dedent(MODULE_CONSTRUCTORS[name])
+    assert found(source, JAX_RULES) == expected(source)
+    asked = lint_text(source, "case.py", JAX_RULES, {"assume-traced": ["module-constructors"]})
+    assert not asked.errors, asked.errors
+    marked_asked = expected(source.replace("# asked:", "# error:"))
+    assert marked_asked > expected(source)
+    assert {(d.line, d.code) for d in asked.diagnostics} == marked_asked
+
+
+def test_a_method_traced_by_the_setting_says_so():
+    source = textwrap.dedent(MODULE_CONSTRUCTORS["equinox_public_method_and_init"])
+    asked = lint_text(source, "case.py", JAX_RULES, {"assume-traced": ["module-constructors"]})
+    messages = {d.line: d.message for d in asked.diagnostics}
+    setting = (
+        "(the assume-traced setting `module-constructors` assumes equinox modules are built "
+        "under jit)"
+    )
+    assert f"traced when `Rotate` is called under jit {setting}" in messages[10]
+    # A public method is the contract's own: its message names equinox, not the setting.
+    assert "(equinox modules are meant to be)" in messages[15]
+    assert {d.to_json()["traced_by"] for d in asked.diagnostics} == {"contract"}
+
+
+def test_a_jitted_class_traces_its_constructor():
+    """`jax.jit(Spline)(x, y)` (interpax's report): a real call site that runs `__init__`
+    under the trace, with the arguments as tracers; under `filter_jit` a Python int stays
+    static. With a static spec (which counts after `self`) the application stays unknown."""
+    source = textwrap.dedent(
+        """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Spline(eqx.Module):
+            x: jax.Array
+            n: int
+
+            def __init__(self, x, n, check=True):
+                if check and not jnp.all(jnp.diff(x) > 0):
+                    raise ValueError("x must increase")
+                if n > 2:
+                    x = x[:n]
+                self.x, self.n = x, n
+
+        knots = jnp.arange(4.0)
+        spline = eqx.filter_jit(Spline)(knots, 3)
+        """
+    )
+    diagnostics = lint_text(source, "spline.py", JAX_RULES).diagnostics
+    assert [(d.line, d.code) for d in diagnostics] == [(11, "JIT101")]
+    assert diagnostics[0].traced_by is None
+    assert "(`Spline.__init__`, which `equinox.filter_jit` compiles at line 18)" in (
+        diagnostics[0].message
+    )
+    jitted = source.replace("eqx.filter_jit(Spline)(knots, 3)", "jax.jit(Spline)(knots, 3)")
+    found_jit = {(d.line, d.code) for d in lint_text(jitted, "spline.py", JAX_RULES).diagnostics}
+    assert found_jit == {(11, "JIT101"), (13, "JIT101"), (14, "JIT103")}
+    static = source.replace(
+        "eqx.filter_jit(Spline)(knots, 3)", "jax.jit(Spline, static_argnums=(1,))(knots, 3)"
+    )
+    assert lint_text(static, "spline.py", JAX_RULES).diagnostics == []
+
+
+def test_a_traceback_frame_still_traces_a_constructor():
+    """`explain-error`'s entry hint (`frame:PATH:LINE`) traces the method a traceback shows
+    failing under jit, whatever the contract leaves out (a constructor)."""
+    source = textwrap.dedent(MODULE_CONSTRUCTORS["equinox_public_method_and_init"])
+    hint = {"assume-traced": ["frame:case.py:10"]}
+    diagnostics = lint_text(source, "case.py", JAX_RULES, hint).diagnostics
+    assert [(d.line, d.code) for d in diagnostics] == [(10, "JIT101"), (15, "JIT101")]
+    assert "the traceback shows it running under jit" in diagnostics[0].message
+
+
+def test_a_real_jitted_caller_still_traces_a_public_method():
+    """Only the contract's guess shrinks: a `filter_jit` step of the run that calls
+    `model.loss(...)` traces `loss` through that call."""
+    source = textwrap.dedent(
+        """
+        import equinox as eqx
+        import jax
+        import jax.numpy as jnp
+
+        class Model(eqx.Module):
+            w: jax.Array
+
+            def loss(self, x):
+                if (x * self.w).sum() > 0:
+                    return x.sum()
+                return -x.sum()
+
+        @eqx.filter_jit
+        def step(model, data):
+            return model.loss(data)
+
+        step(Model(jnp.ones(3)), jnp.ones(3))
+        """
+    )
+    diagnostics = lint_text(source, "model.py", JAX_RULES).diagnostics
+    assert [(d.line, d.code) for d in diagnostics] == [(10, "JIT101")]
+    assert diagnostics[0].traced_by is None
+    assert "`step`" in diagnostics[0].message
+
+
 def test_the_message_states_the_contract_and_json_says_so():
     source = textwrap.dedent(POSITIVE["equinox_call_annotated_array"])
     (diagnostic,) = lint_text(source, "gate.py", JAX_RULES).diagnostics
@@ -549,17 +704,19 @@ def test_a_base_class_in_another_file_carries_its_framework(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("base", "expected"),
+    ("base", "args", "expected"),
     [
-        ("import equinox as eqx\n\n\nclass Operator(eqx.Module):\n    pass\n", [12]),
+        ("import equinox as eqx\n\n\nclass Operator(eqx.Module):\n    pass\n", (), [12]),
         # A plain base in another file: no contract, `groups` stays untraced.
-        ("class Operator:\n    pass\n", []),
+        ("class Operator:\n    pass\n", ("--assume-traced", "module-constructors"), []),
     ],
 )
-def test_a_public_method_of_a_subclass_of_another_files_equinox_module(tmp_path, base, expected):
-    """The equinox contract traces every public method, not only `__call__`: a subclass that
-    defines only `groups` (its base in another file holds `__call__`, as coordinax keeps its
-    operators) asks for its base's framework too."""
+def test_a_public_method_of_a_subclass_of_another_files_equinox_module(
+    tmp_path, base, args, expected
+):
+    """The equinox contract traces every public method, not only `__call__`: a subclass
+    that defines only `groups` (its base in another file holds `__call__`, as coordinax keeps
+    its operators) asks for its base's framework too."""
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -584,7 +741,7 @@ def test_a_public_method_of_a_subclass_of_another_files_equinox_module(tmp_path,
     )
     (package / "rotate.py").write_text(rotate)
     completed = subprocess.run(
-        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "pkg"],
+        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", *args, "pkg"],
         capture_output=True, text=True, cwd=tmp_path, check=False,
     )  # fmt: skip
     findings = json.loads(completed.stdout)

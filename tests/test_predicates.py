@@ -9,7 +9,15 @@ import libcst as cst
 import pytest
 
 from jitlint.python.names import Names
-from jitlint.python.predicates import Guards, Predicate, narrow, predicate_of, proven, restore
+from jitlint.python.predicates import (
+    Guards,
+    Predicate,
+    conjuncts,
+    narrow,
+    predicate_of,
+    proven,
+    restore,
+)
 
 HEADER = "import numbers\nfrom pkg import Special\n"
 
@@ -126,3 +134,13 @@ def test_narrowing_is_undone_except_for_names_rebound_since():
     env["b"] = "rebound"
     restore(env, marks)
     assert env == {"a": "traced", "b": "rebound"}  # c was unbound before: unbound again
+
+
+def test_conjuncts_of_an_and_chain():
+    def spelled(text: str) -> list[str]:
+        parts = conjuncts(cst.parse_expression(text))
+        return [cst.Module([]).code_for_node(part) for part in parts]
+
+    assert spelled("a and b.c() and not d") == ["a", "b.c()", "not d"]
+    assert spelled("(a or b) and c") == ["(a or b)", "c"]
+    assert spelled("a or b") == ["a or b"]

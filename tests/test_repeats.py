@@ -8,7 +8,7 @@ import libcst as cst
 
 from jitlint.api import lint_source
 from jitlint.model.context import FileContext
-from jitlint.model.domain.repeats import local_repetition, scan_calls
+from jitlint.model.domain.repeats import enclosing_loops, local_repetition, scan_calls
 from jitlint.python.walker import iter_children
 
 
@@ -330,3 +330,106 @@ def test_a_tf_function_built_in_a_retried_call_is_not_a_retrace():
     once = source.replace("for strategy in configs", "for strategy in configs[:0]")
     once = once.split("def train_all")[0]
     assert lint_source(once, "case.py", select=["JIT207"]) == []
+
+
+def test_a_loop_the_framework_stages_is_no_repetition():
+    module = cst.parse_module(
+        textwrap.dedent(
+            """
+            def f(xs, n):
+                for x in xs:
+                    for _ in staged(n):
+                        a(x)
+                for _ in staged(n):
+                    b()
+                [c() for _ in staged(n)]
+            """
+        )
+    )
+
+    def staged(loop, path):
+        iterable = loop.iter
+        return type(iterable) is cst.Call and iterable.func.value == "staged"
+
+    kinds = {
+        leaf: (lambda r: None if r is None else r.kind)(
+            local_repetition(_path_to_call(module, leaf), staged)
+        )
+        for leaf in "abc"
+    }
+    # The Python loop around the staged one still repeats; a comprehension is not a loop
+    # the framework stages.
+    assert kinds == {"a": "loop", "b": "call", "c": "comprehension"}
+    assert local_repetition(_path_to_call(module, "b")).kind == "loop"
+    loops = enclosing_loops(_path_to_call(module, "a"), staged)
+    assert [type(loop.iter) for loop in loops] == [cst.Name]
+
+
+def _staged_loops(source: str) -> dict[str, bool]:
+    """For each top-level function: whether TF's model stages its first loop."""
+    ctx = _context(source)
+    out = {}
+    for stmt in ctx.module.body:
+        if type(stmt) is not cst.FunctionDef:
+            continue
+        loop = next((s for s in stmt.body.body if type(s) in (cst.For, cst.While)), None)
+        if loop is None:
+            continue
+        out[stmt.name.value] = ctx.tf.staged_loop(loop, [ctx.module, stmt, stmt.body, loop])
+    return out
+
+
+def test_tf_stages_a_loop_over_a_tensor_only_in_code_that_must_run_as_graph_code():
+    staged = _staged_loops(
+        """
+        import tensorflow as tf
+
+        @tf.function
+        def over_range(n):
+            for _ in tf.range(n):
+                work()
+
+        @tf.function
+        def over_dataset(x):
+            for batch in tf.data.Dataset.from_tensor_slices(x).batch(2):
+                work()
+
+        @tf.function
+        def while_tensor(x):
+            while tf.reduce_sum(x) < 10.0:
+                x = x + 1.0
+
+        @tf.function
+        def python_range(n):
+            for _ in range(3):
+                work()
+
+        @tf.function(autograph=False)
+        def unconverted(n):
+            for _ in tf.range(n):
+                work()
+
+        def eager(n):
+            for _ in tf.range(n):
+                work()
+
+        def helper(n):
+            for _ in tf.range(n):
+                work()
+
+        @tf.function
+        def step(n):
+            helper(n)
+
+        helper(tf.constant(3))
+        """
+    )
+    assert staged == {
+        "over_range": True,
+        "over_dataset": True,
+        "while_tensor": True,
+        "python_range": False,
+        "unconverted": False,
+        "eager": False,
+        "helper": False,  # also called eagerly: there it iterates in Python
+    }

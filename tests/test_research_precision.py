@@ -550,10 +550,10 @@ def test_one_line_calling_a_helper_by_position_and_by_keyword_is_no_crash(tmp_pa
     assert where(reported) == [("util.py", 2, "JIT101")]
 
 
-# A public method or constructor of an equinox module whose parameters the code never says are
-# arrays is a setup or driver step its users run in Python (scarlet2's `Scene.fit`, its
-# renderers' constructors): the contract does not trace it. One that takes an array stays
-# traced by contract.
+# An equinox module's public methods are traced by contract, its constructor only where the
+# project asks (`assume-traced = ["module-constructors"]`): scarlet2's `Scene.fit` and its
+# renderers' constructors run in Python at set-up. Even then, one whose parameters the code
+# never says are arrays is a setup or driver step, not traced; one that takes an array is.
 EQUINOX_SETUP_METHODS = """\
 import equinox as eqx
 import jax
@@ -582,6 +582,7 @@ class Renderer(eqx.Module):
 
 def test_equinox_setup_methods_without_array_parameters_are_not_traced_by_contract(tmp_path):
     write(tmp_path, {"renderer.py": EQUINOX_SETUP_METHODS})
-    status, reported, err = check(tmp_path, ".")
-    assert status == 1, err
-    assert where(reported) == [("renderer.py", 20, "JIT101")]
+    for asked in ((), ("--assume-traced", "module-constructors")):
+        status, reported, err = check(tmp_path, *asked, ".")
+        assert status == 1, err
+        assert where(reported) == [("renderer.py", 20, "JIT101")]

@@ -371,6 +371,24 @@ def test_creations_and_eager_calls_are_recorded():
         assert record_from_json(record.to_json()) == record  # through the JSON cache
 
 
+def test_eager_calls_of_names_imported_over_several_lines_are_recorded():
+    records = _outbound(
+        """
+        import tensorflow as tf
+        from pkg.util import (check,  # the first line
+                              set_mode)
+        from pkg.errors import \\
+            report as tell
+
+        def run():
+            set_mode("predict")
+            tell(tf.ones([2]))
+        """
+    )
+    eager = sorted(r.target for r in records if r.kind == "eager")
+    assert eager == ["pkg.errors.report", "pkg.util.set_mode"]
+
+
 def test_malformed_creation_arguments_say_nothing():
     assert decode_arguments("not json") is None
     assert decode_arguments('[["dtype", 3]]') is None
@@ -409,3 +427,32 @@ def test_a_subclass_of_a_local_class_exports_its_bases_of_other_modules():
     assert exports["TextInputter"] == "keras:?pkg.inputter.Inputter"
     assert exports["WordEmbedder"] == "keras:?pkg.inputter.Inputter,pkg.mixins.Adapter"
     assert "Child" not in exports
+
+
+# ---- a factory another file's comprehension keeps, one function per element ---------------
+_FACTORY = """\
+import tensorflow as tf
+
+
+def make_fn(f, scale):
+    fn = lambda x: f(x) * scale
+    fn = tf.function(fn, jit_compile=True)
+    return fn
+"""
+
+
+@pytest.mark.parametrize(
+    ("user", "expected"),
+    [
+        # Each element's function is kept in the list and called later: one trace each.
+        ("fns = [emp.make_fn(f, scale=s) for s in scales]\n    return [g(x) for g in fns]", []),
+        ("fns = {s: emp.make_fn(f, scale=s) for s in scales}\n    return fns", []),
+        # Made and called at once on the data of each pass: the same work traced again.
+        ("return [emp.make_fn(f, scale=2.0)(x) for x in xs]", [("pkg/emp.py", 6, "JIT207")]),
+    ],
+)
+def test_a_factory_kept_per_element_by_another_files_comprehension(tmp_path, user, expected):
+    header = "import tensorflow as tf\nfrom pkg import emp\n\n\n"
+    source = f"{header}def run(f, scales, x, xs):\n    {user}\n"
+    found = tf_findings({"pkg/emp.py": _FACTORY, "pkg/use.py": source}, tmp_path)
+    assert [(str(p), line, code) for p, line, code in found] == expected

@@ -453,15 +453,26 @@ class Head(tf.keras.layers.Layer):
     assert where(diagnostics) == [("pkg/losses.py", 12, "JIT205")], err
 
 
-@pytest.mark.parametrize(("metric", "expected"), [("", [12]), ("self.add_metric(x)", [])])
-def test_a_project_whose_code_runs_only_on_keras_2_converts_keras_calls(tmp_path, metric, expected):
-    # Nothing declares the Keras. `self.add_metric` (gone in Keras 3) in one layer says the
-    # project runs on Keras 2, where every layer's `call` (and the helpers it calls, in any
-    # module) is converted by autograph: `plain`'s `if` on a tensor is a tf.cond there.
+@pytest.mark.parametrize(
+    ("requirements", "metric", "expected"),
+    [
+        ("tensorflow>=2.16\n", "", [12]),  # Keras 3: `call` is not converted
+        # Nothing declares the Keras: undecided, so the Keras-3-only finding is left out.
+        ("numpy\n", "", []),
+        # `self.add_metric` (gone in Keras 3) in one layer says the project runs on Keras 2,
+        # where every layer's `call` (and the helpers it calls, in any module) is converted
+        # by autograph: `plain`'s `if` on a tensor is a tf.cond there.
+        ("numpy\n", "self.add_metric(x)", []),
+        ("numpy\n", "x = keras.ops.abs(x)", [12]),  # code only Keras 3 runs says Keras 3
+    ],
+)
+def test_a_project_whose_code_runs_only_on_keras_2_converts_keras_calls(
+    tmp_path, requirements, metric, expected
+):
     root = write(
         tmp_path,
         {
-            "requirements.txt": "numpy\n",
+            "requirements.txt": requirements,
             "pkg/__init__.py": "",
             "pkg/losses.py": KERAS_CALLS_DECORATED_HELPERS,
             "pkg/head.py": """\
@@ -474,6 +485,7 @@ class Head(tf.keras.layers.Layer):
         return plain(x)
 """,
             "pkg/metrics.py": f"""\
+import keras
 import tensorflow as tf
 
 

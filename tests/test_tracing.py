@@ -7,7 +7,7 @@ import textwrap
 
 import libcst as cst
 import pytest
-from helpers import found
+from helpers import expected, found
 
 from jitlint.model.context import FileContext
 from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN
@@ -442,3 +442,63 @@ def test_device_get_under_jit_hands_back_the_tracer():
             return index + count
         """
     assert found(textwrap.dedent(source), {"JIT102"}) == {(6, "JIT102")}
+
+
+# Only staging transformations (jit, lax bodies, checkpoint) make every JAX operation a
+# tracer; under vmap or grad alone an operation on no traced input returns a concrete array.
+# Each source ran on jax 0.10.2: a marked line raises, an unmarked one does not.
+STAGING = {
+    "vmap_alone": """
+        import jax
+        import jax.numpy as jnp
+        def f(x, c: float = 2.0):
+            if jnp.exp(c) > 1:
+                return x
+            return -x
+        jax.vmap(f)(jnp.ones(3))
+        """,
+    "grad_alone_helper": """
+        import math
+        import jax
+        import jax.numpy as jnp
+        def scale(c):
+            return jnp.log1p(c)
+        def loss(x, c: float = 2.0):
+            return x.sum() * math.exp(scale(c))
+        jax.grad(loss)(jnp.ones(3))
+        """,
+    "jit_inside_vmap": """
+        import jax
+        import jax.numpy as jnp
+        def f(x, c: float = 2.0):
+            return x * float(jnp.exp(c))  # error: JIT102
+        jax.vmap(jax.jit(f))(jnp.ones(3))
+        """,
+    "helper_of_a_scan_body_inside_vmap": """
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+        def gain(c):
+            return float(jnp.exp(c))  # error: JIT102
+        def body(carry, x):
+            return carry + x * gain(2.0), None
+        def f(xs):
+            return lax.scan(body, 0.0, xs)[0]
+        jax.vmap(f)(jnp.ones((3, 4)))
+        """,
+    "vmap_on_the_batched_value": """
+        import jax
+        import jax.numpy as jnp
+        def f(x, c: float = 2.0):
+            if jnp.exp(c) * x.sum() > 1:  # error: JIT101
+                return x
+            return -x
+        jax.vmap(f)(jnp.ones((3, 2)))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(STAGING))
+def test_only_staging_transformations_trace_operations_on_constants(name):
+    source = textwrap.dedent(STAGING[name])
+    assert found(source, {"JIT101", "JIT102"}) == expected(source)

@@ -28,6 +28,7 @@ from typing import Any
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
 from jitlint.model.jax.crossfile.records import Received, record_from_json
+from jitlint.model.tf_records import TfReads
 from jitlint.system.reading import Unreadable, read_regular_file
 from jitlint.version import __version__
 
@@ -110,23 +111,25 @@ class ResultCache:
         """The cached result for these bytes and codes, linted with the inbound calls whose
         `inbound_key` is `inbound`."""
         entry = self.entries.get(key)
-        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
+        if not entry or len(entry) != 9 or entry[0] != digest or entry[1] != _codes_key(codes):
             return None
         try:
-            diagnostics, outbound = entry[2], entry[3]
+            diagnostics, outbound, reads = entry[2], entry[3], entry[8]
             if not inbound and diagnostics is None:
                 return None  # only linted with calls from other files so far
             if inbound:
                 variant = entry[5].get(inbound)
                 if variant is None:
                     return None
-                diagnostics, outbound = variant
+                diagnostics, outbound, reads = variant
             return FileResult(
                 display,
                 [_decode(item, display) for item in diagnostics],
                 outbound=[record_from_json(item) for item in outbound],
                 defs=frozenset(entry[4]),
                 reexports={str(k): str(v) for k, v in entry[6].items()},
+                keras_evidence={str(k): str(v) for k, v in entry[7].get(inbound, {}).items()},
+                tf_reads=TfReads.from_json(reads),
             )
         except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss
             return None
@@ -136,21 +139,28 @@ class ResultCache:
     ) -> None:
         diagnostics = [_encode(d) for d in result.diagnostics]
         outbound = [call.to_json() for call in result.outbound]
+        # What the lint read of its records (the project pass's `may_change`), if known.
+        reads = result.tf_reads.to_json() if result.tf_reads is not None else None
         entry = self.entries.get(key)
-        if not entry or len(entry) != 7 or entry[0] != digest or entry[1] != _codes_key(codes):
+        if not entry or len(entry) != 9 or entry[0] != digest or entry[1] != _codes_key(codes):
             # A file's defs and re-exports do not depend on what it receives; its result
             # without calls from other files stays None until it is linted so.
             entry = [
                 digest, _codes_key(codes), None, None, sorted(result.defs), {},
-                result.reexports,
+                result.reexports, {}, None,
             ]  # fmt: skip
             self.entries[key] = entry
+        # What the project's code scan answered, per variant ("" without inbound calls).
+        if result.keras_evidence:
+            entry[7][inbound] = result.keras_evidence
+        else:
+            entry[7].pop(inbound, None)
         if not inbound:
-            entry[2], entry[3] = diagnostics, outbound
+            entry[2], entry[3], entry[8] = diagnostics, outbound, reads
         else:
             variants = entry[5]
             variants.pop(inbound, None)
-            variants[inbound] = [diagnostics, outbound]
+            variants[inbound] = [diagnostics, outbound, reads]
             while len(variants) > _MAX_VARIANTS:
                 del variants[next(iter(variants))]
         self.changed = True
@@ -185,11 +195,13 @@ def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
 
 
 def _valid_entry(entry: Any) -> bool:
-    """[digest, codes, diagnostics, outbound, defs, variants, reexports], each of its type;
-    what is inside the diagnostics and records is checked as they are decoded."""
-    if not isinstance(entry, list) or len(entry) != 7:
+    """[digest, codes, diagnostics, outbound, defs, variants, reexports, evidence, reads],
+    each of its type; what is inside the diagnostics, records and reads is checked as they
+    are decoded (reads that do not decode are "unknown"). `evidence`: per variant, the
+    project code scans its lint read (root -> answer)."""
+    if not isinstance(entry, list) or len(entry) != 9:
         return False
-    digest, codes, diagnostics, outbound, defs, variants, reexports = entry
+    digest, codes, diagnostics, outbound, defs, variants, reexports, evidence, _reads = entry
     return (
         isinstance(digest, str)
         and isinstance(codes, str)
@@ -200,11 +212,19 @@ def _valid_entry(entry: Any) -> bool:
         and all(isinstance(name, str) for name in defs)
         and isinstance(variants, dict)
         and all(
-            isinstance(v, list) and len(v) == 2 and all(isinstance(x, list) for x in v)
+            isinstance(v, list)
+            and len(v) == 3
+            and isinstance(v[0], list)
+            and isinstance(v[1], list)
             for v in variants.values()
         )
         and isinstance(reexports, dict)
         and all(isinstance(v, str) for v in reexports.values())
+        and isinstance(evidence, dict)
+        and all(
+            isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
+            for v in evidence.values()
+        )
     )
 
 

@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import libcst as cst
@@ -41,7 +42,7 @@ from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.project.tf_outbound import tf_base_imports, tf_outbound
-from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound
+from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound, TfReads
 from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
@@ -81,6 +82,13 @@ class FileResult:
     # False for a result a per-file budget cut short: another run (a quieter machine, a
     # larger budget) may lint the same bytes, so it is never cached.
     cacheable: bool = True
+    # The project code scans a TF rule's question read (model/library/versions.py): project
+    # root -> the answer; the cache serves the result only while the scan answers the same.
+    keras_evidence: dict[str, str] = field(default_factory=dict)
+    # The project pass only: what the TF model read of the records it was given (None:
+    # unknown, e.g. a rule crashed), so that a relint that cannot change is skipped
+    # (`may_change`).
+    tf_reads: TfReads | None = None
 
 
 # Options of the engine itself ride with the rules' options (`rule_settings`), under a key
@@ -162,11 +170,9 @@ def lint_text(
     if inbound:
         by_function: dict[str, list[Received]] = {}
         for call in inbound:
-            if isinstance(call, TfInbound) and call.status.startswith("jax:"):
-                by_function.setdefault(call.function, []).append(call)  # jax/crossfile/returns.py
-            elif isinstance(call, TfInbound):  # for the TF model (model/tf_records.py)
-                ctx.tf_inbound.append(call)
-            else:
+            if _routes_to_tf(call):  # for the TF model (model/tf_records.py)
+                ctx.tf_inbound.append(call)  # type: ignore[arg-type]
+            else:  # the JAX model's, and values returned (jax/crossfile/returns.py)
                 by_function.setdefault(call.function, []).append(call)
         ctx.inbound = by_function
         ctx.names.aliases.update(stars.aliases(by_function))
@@ -179,7 +185,7 @@ def lint_text(
     gated = source + "".join(
         call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
     )
-    tf_opened = any(call.kind not in PASSIVE_KINDS for call in ctx.tf_inbound)
+    tf_opened = _opens_tf(ctx.tf_inbound)
     mentions: dict[str, bool] = {}
     rules: list[Rule] = [
         rule_class(code)(ctx, settings.get(code))
@@ -216,13 +222,57 @@ def lint_text(
             jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
             tf_selected=any(INDEX[c][4] == "tensorflow" for c in codes if c in INDEX),
         )
+    result.keras_evidence = dict(ctx.versions.evidence_read)
     reports = [report for rule in rules for report in rule.reports]
     if reports:
         result.diagnostics.extend(_position(ctx, path, reports, shift))
     if not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
         _suppress(result, source if noqa else _hide_noqa(source), codes)
     result.diagnostics.sort(key=Diagnostic.sort_key)
+    if inbound is not None and not result.errors:
+        tf = ctx.__dict__.get("tf")
+        result.tf_reads = tf.reads() if tf is not None else _NO_TF_READS
+    ctx.release()
     return result
+
+
+# A lint that never built the TF model read no TfInbound record but through `_routes_to_tf`
+# and `_opens_tf`.
+_NO_TF_READS = TfReads(frozenset(), frozenset(), frozenset(), False)
+
+
+def may_change(result: FileResult, before: Sequence[Received], after: Sequence[Received]) -> bool:
+    """Whether linting `result`'s file again with the records `after`, instead of the
+    `before` it was linted with, could give another result. It cannot where the two differ
+    only in records the lint never read: the records for the JAX model (`ctx.inbound`) and
+    the text gates are all read; the TF model's, only as `result.tf_reads` says (its kinds
+    read whole, the facts it looked up); and `lint_text` reads nothing else of them but
+    whether any opens the TF rules. The file's text is the same, so `accepts` keeps what
+    it kept (`result.defs` and `result.reexports` are what it was given)."""
+    reads = result.tf_reads
+    if reads is None:
+        return True
+    own = result.defs, result.reexports
+    kept_before = [r for r in before if accepts(r, *own)]
+    kept_after = [r for r in after if accepts(r, *own)]
+    tf_before = [r for r in kept_before if _routes_to_tf(r)]
+    tf_after = [r for r in kept_after if _routes_to_tf(r)]
+    jax_before = [r for r in kept_before if not _routes_to_tf(r)]
+    if jax_before != [r for r in kept_after if not _routes_to_tf(r)]:
+        return True
+    if _opens_tf(tf_before) != _opens_tf(tf_after):
+        return True
+    return reads.differ(tf_before, tf_after)
+
+
+def _routes_to_tf(record: Received) -> bool:
+    """Whether `lint_text` gives the record to the TF model (`ctx.tf_inbound`)."""
+    return isinstance(record, TfInbound) and not record.status.startswith("jax:")
+
+
+def _opens_tf(records: Sequence[TfInbound]) -> bool:
+    """`tf_opened` of `lint_text` (the TF model's `may_have_graph_code` asks the same)."""
+    return any(record.kind not in PASSIVE_KINDS for record in records)
 
 
 def _parse(text: str) -> cst.Module:
@@ -305,7 +355,8 @@ def _project_facts(
                 result.outbound.extend(class_facts.self_call_exports(overridable))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            result.outbound.extend(class_facts.class_imports(ctx.names, may_be_traced))
+            traced = partial(may_be_traced, module_constructors=ctx.assumptions.module_constructors)
+            result.outbound.extend(class_facts.class_imports(ctx.names, traced))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jitlint.engine.imports import import_waves, read_source
-from jitlint.engine.linter import FileResult
+from jitlint.engine.linter import FileResult, may_change
 from jitlint.model.jax.crossfile.records import Outbound, Received
 from jitlint.model.project.files import (
     ProjectFiles,
@@ -76,6 +76,9 @@ def follow_imports(
         )
 
     by_path = {path: (task, index) for path, task, index in members}
+    # What each file's current result was linted with: a relint whose records differ from
+    # these only where that lint never read them is skipped (linter.py `may_change`).
+    linted_with = dict(given)
     inbound = None
     for _ in range(MAX_ROUNDS):
         # Each round goes through the files in the first round's waves, importing files
@@ -88,6 +91,10 @@ def follow_imports(
                 inbound = current()
             # Sorted by path, whatever order the files came in: -j1 and -j2 agree.
             changed = [path for path in wave if inbound.get(path, ()) != given[path]]
+            for path in changed:
+                if not may_change(done[by_path[path][1]], linted_with[path], inbound.get(path, ())):
+                    given[path] = inbound.get(path, ())
+            changed = [path for path in changed if inbound.get(path, ()) != given[path]]
             if not changed:
                 continue
             batch = [
@@ -96,7 +103,7 @@ def follow_imports(
             ]
             for path, result in zip(changed, lint(batch), strict=True):
                 done[by_path[path][1]] = result
-                given[path] = inbound.get(path, ())
+                given[path] = linted_with[path] = inbound.get(path, ())
             inbound = None
             relinted = True
         if not relinted:

@@ -19,6 +19,7 @@ from jitlint.engine.cache import ResultCache, content_hash, inbound_key
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.engine.project import follow_imports
 from jitlint.model.jax.crossfile.records import Received
+from jitlint.model.library.keras_evidence import evidence_key, forget_evidence
 from jitlint.notebook import is_notebook
 from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE, size_problem
 from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, OverBudget, budget
@@ -255,6 +256,7 @@ def run(
     tasks = [
         dataclasses.replace(task, inbound=()) if task.path is not None else task for task in tasks
     ]
+    forget_evidence()  # a long-lived process (`--watch`, the editor) reads the code anew
     caches = None
     digests: dict[str, tuple[str, str]] = {}
     if cache_root is not None and tasks:
@@ -346,6 +348,10 @@ def _lint(
         key = inbound_key(task.inbound)
         if known is not None:
             hit = cache.get(known[0], known[1], task.codes, task.display, key)
+        if hit is not None and any(
+            evidence_key(root) != answer for root, answer in hit.keras_evidence.items()
+        ):
+            hit = None  # the project's code now says another Keras major (or none)
         if hit is None:
             todo.append((len(results), task, key))
         results.append(hit)

@@ -158,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATTERNS",
         type=_assume_traced,
         help="more code to treat as traced under jit, comma-separated, replacing the config's "
-        "`assume-traced`: `decorator:QUALNAME`, `base:QUALNAME`, `public-array-functions`",
+        "`assume-traced`: `decorator:QUALNAME`, `base:QUALNAME`, `public-array-functions`, "
+        "`module-constructors`",
     )
     files = parser.add_argument_group("file selection")
     files.add_argument(

@@ -85,15 +85,21 @@ def _origin(found: dict[str, Any]) -> str:
         return f"tf.keras of every TensorFlow allowed: {found['file']}, {found['detail']}"
     if source == "tensorflow":
         return f"tf.keras of TensorFlow {found['detail']}"
-    if source == "open-range":
+    if source == "undecided":
+        declared = f"{found['detail']} allows TensorFlows with Keras 2 and with Keras 3; " * bool(
+            found["detail"]
+        )
         return (
-            f"the facts' Keras: {found['detail']} ({found['file']}) allows TensorFlows "
-            "with Keras 2 and with Keras 3"
+            f"the project {found['file']} does not decide it: {declared}findings that need "
+            "Keras 3 are not reported; set `keras-version` to decide"
         )
     if source == "legacy-keras":
         return f"tf-keras, as {found['detail']} in {found['file']} asks"
     if source == "code":
-        return f"the project's code runs only on Keras 2: {found['detail']}, in {found['file']}"
+        major = found["version"]
+        return (
+            f"the project's code runs only on Keras {major}: {found['detail']}, in {found['file']}"
+        )
     if source == "facts":
         return "the version jitlint's facts were generated for"
     return f"{source}: {found['file']}, {found['detail']}"

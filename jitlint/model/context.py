@@ -93,8 +93,30 @@ class FileContext:
         """The TensorFlow model: graph and XLA contexts, values, dtypes (model/tf/)."""
         from jitlint.model.tf.model import TfModel
 
-        keras = self.versions.keras
-        return TfModel(self.names, self.source, self.tf_inbound, keras[0] if keras else 3)
+        # The Keras this file targets, or None where the project leaves it undecided: the
+        # model then answers every Keras-3-only question "no" (model/tf/keras.py).
+        versions = self.versions
+        return TfModel(
+            self.names,
+            self.source,
+            self.tf_inbound,
+            lambda: versions.keras_major_of_file(self.source),
+            lambda: versions.keras_stated,
+        )
+
+    def release(self) -> None:
+        """Drop the analyses once the file's lint is over, breaking the reference cycles
+        they make (the JAX model's traces and closures, the TF model's parts that point back
+        at it, a rule's shared model kept here), so that the tree is freed by reference
+        counting as the lint returns and the cycle collector never scans it."""
+        analyses = self.__dict__
+        tracing = analyses.get("tracing")
+        if tracing is not None:
+            tracing.release()
+        tf = analyses.get("tf")
+        if tf is not None:
+            tf.__dict__.clear()
+        analyses.clear()
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

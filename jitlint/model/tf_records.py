@@ -29,6 +29,7 @@ the JSON result cache like the JAX records (model/jax/crossfile/records.py), as 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,3 +141,75 @@ def decode_arguments(status: str) -> list[Argument] | None:
             return None
         out.append((keyword, fact))
     return out
+
+
+# ---- What a lint read of its TfInbound records ------------------------------------------------
+# The project pass lints a file again when what it receives changed; where the change is
+# only in records the last lint never read, the result cannot change and the relint is
+# skipped (engine/linter.py `may_change`). The TF model reads its records through these.
+
+
+class ImportedFacts:
+    """The "fact" records a module received, name -> fact (a later record of a name wins),
+    noting what was asked of them. Only these three questions can be asked: any other
+    reading would escape the note."""
+
+    __slots__ = ("_facts", "asked", "asked_any", "prefixes")
+
+    def __init__(self, records: Sequence[TfInbound]) -> None:
+        self._facts = {r.function: r.status for r in records if r.kind == "fact"}
+        self.asked: set[str] = set()
+        self.prefixes: set[str] = set()  # the facts starting so were read
+        self.asked_any = False  # whether there is any fact was read
+
+    def get(self, name: str) -> str | None:
+        self.asked.add(name)
+        return self._facts.get(name)
+
+    def starting(self, prefix: str) -> list[str]:
+        """The facts (of any name) that start with `prefix`, in order."""
+        self.prefixes.add(prefix)
+        return [fact for fact in self._facts.values() if fact.startswith(prefix)]
+
+    def __bool__(self) -> bool:
+        self.asked_any = True
+        return bool(self._facts)
+
+
+@dataclass(frozen=True)
+class TfReads:
+    """What one lint's TF model read of the records it was given: the kinds it read whole,
+    and of the "fact" records the names it looked up, the beginnings it read every fact
+    of, and whether it asked if there were any."""
+
+    kinds: frozenset[str]
+    fact_names: frozenset[str]
+    fact_prefixes: frozenset[str]
+    any_fact: bool
+
+    def to_json(self) -> list[Any]:
+        names, prefixes = sorted(self.fact_names), sorted(self.fact_prefixes)
+        return [sorted(self.kinds), names, prefixes, self.any_fact]
+
+    @staticmethod
+    def from_json(data: Any) -> TfReads | None:
+        """None for anything but what `to_json` writes (read as "unknown")."""
+        if not isinstance(data, list) or len(data) != 4 or not isinstance(data[3], bool):
+            return None
+        lists = data[:3]
+        if not all(isinstance(x, list) and all(isinstance(i, str) for i in x) for x in lists):
+            return None
+        kinds, names, prefixes = (frozenset(x) for x in lists)
+        return TfReads(kinds, names, prefixes, data[3])
+
+    def differ(self, before: Sequence[TfInbound], after: Sequence[TfInbound]) -> bool:
+        """Whether these reads could tell the two lists of records apart."""
+        whole = self.kinds
+        if [r for r in before if r.kind in whole] != [r for r in after if r.kind in whole]:
+            return True
+        old, new = ImportedFacts(before), ImportedFacts(after)
+        if self.any_fact and bool(old) != bool(new):
+            return True
+        if any(old.starting(p) != new.starting(p) for p in self.fact_prefixes):
+            return True
+        return any(old.get(name) != new.get(name) for name in self.fact_names)

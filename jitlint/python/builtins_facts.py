@@ -1,7 +1,8 @@
 """Facts of the Python language and its standard library that the model and rules ask about:
 which calls read the clock, which methods mutate a container or emit a log record, which
 builtins compare or truth-test their arguments, the operator an augmented assignment applies,
-what `functools.partial` is and which decorators change how a method binds.
+what `functools.partial` is and which decorators change how a method binds, and what a type
+annotation says of the parts of a tuple it annotates.
 Framework-neutral: what jax does with them is the model's business.
 """
 
@@ -83,6 +84,16 @@ IMPORT_ERRORS = frozenset(
     f"builtins.{n}" for n in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
 )
 _BUILTINS = "builtins."
+# Annotations naming a container, as spelled (builtins, `typing`, `collections.abc`): a value
+# annotated so is a Python container, whatever its elements are.
+CONTAINER_ANNOTATIONS = frozenset(
+    {
+        "dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict",
+        "list", "List", "Sequence", "MutableSequence", "tuple", "Tuple", "set", "Set",
+        "frozenset", "FrozenSet", "AbstractSet", "Collection", "Iterable",
+    }
+)  # fmt: skip
+_TUPLES = frozenset({"tuple", "Tuple"})
 
 
 def builtin_name(qualname: str) -> str | None:
@@ -93,3 +104,42 @@ def builtin_name(qualname: str) -> str | None:
 def builtin_qualname(name: str) -> str:
     """`"zip"` -> `"builtins.zip"`: what a plain name means when nothing shadows it."""
     return _BUILTINS + name
+
+
+def _leaf(expr: cst.BaseExpression) -> str | None:
+    """The last name of `Dict`, `typing.Dict` or `Dict[str, int]`."""
+    if type(expr) is cst.Subscript:
+        expr = expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Name:
+        return expr.value  # type: ignore[attr-defined]
+    if type(expr) is cst.Attribute:
+        return expr.attr.value  # type: ignore[attr-defined]
+    return None
+
+
+def container_annotation(annotation: cst.BaseExpression) -> bool:
+    """An annotation naming a container: `Dict[str, Tensor]`, `list`, `typing.Sequence[int]`."""
+    return _leaf(annotation) in CONTAINER_ANNOTATIONS
+
+
+def tuple_element_annotation(
+    annotation: cst.BaseExpression, index: int, count: int
+) -> cst.BaseExpression | None:
+    """The annotation of element `index` of a value annotated `annotation` and unpacked into
+    `count` names (`a, b, c = inputs`): `Tuple[A, B, C]` gives `B` at 1, `tuple[A, ...]`
+    gives `A` at every index; None where the annotation says nothing of it (not a tuple, or
+    a tuple of another length)."""
+    if type(annotation) is not cst.Subscript or _leaf(annotation) not in _TUPLES:
+        return None
+    parts = [
+        element.slice.value  # type: ignore[attr-defined]
+        for element in annotation.slice  # type: ignore[attr-defined]
+        if type(element.slice) is cst.Index
+    ]
+    if len(parts) != len(annotation.slice):  # type: ignore[attr-defined]
+        return None
+    if len(parts) == 2 and type(parts[1]) is cst.Ellipsis:
+        return parts[0]
+    if len(parts) != count or any(type(part) is cst.Ellipsis for part in parts):
+        return None
+    return parts[index]

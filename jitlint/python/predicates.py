@@ -362,6 +362,20 @@ class Guards:
         )
 
 
+def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The parts of `a and b and c`, in order (a chain of `and` nests to the left); `[test]`
+    for anything else."""
+    parts: list[cst.BaseExpression] = []
+    stack = [test]
+    while stack:
+        item = stack.pop()
+        if type(item) is cst.BooleanOperation and type(item.operator) is cst.And:
+            stack += [item.right, item.left]  # type: ignore[attr-defined]
+        else:
+            parts.append(item)
+    return parts
+
+
 def _is_none(expr: cst.CSTNode) -> bool:
     return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 

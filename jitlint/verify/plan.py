@@ -145,7 +145,7 @@ def class_kind(ctx: FileContext, cls: cst.ClassDef, path: Sequence[cst.CSTNode])
             return None
         seen.add(id(node))
         for base in node.bases:
-            for name in ctx.names.qualified_names(base.value, path):
+            for name in sorted(ctx.names.qualified_names(base.value, path)):  # seed-free
                 if name in CLASS_KINDS:
                     return CLASS_KINDS[name]
             if type(base.value) is cst.Name:

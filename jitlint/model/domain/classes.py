@@ -71,21 +71,23 @@ class ClassInfo:
     # The keywords of a dataclass decorator call: `@dataclass(frozen=True)`.
     decorator_options: dict[str, cst.BaseExpression] = field(default_factory=dict)
     pytree: Any = None  # its pytree_fields.PytreeClass, once someone asked
-    _mro: list[ClassInfo] | None = None
+    # The order after this class (not the class itself: a list holding its own class would
+    # be a reference cycle, and the tree would wait for the cycle collector).
+    _ancestors: list[ClassInfo] | None = None
     _containers: dict[str, str] | None = None  # container_attributes, once asked
 
     @property
     def mro(self) -> list[ClassInfo]:
-        if self._mro is None:
-            self._mro = [self]  # a cycle of bases stops here
+        if self._ancestors is None:
+            self._ancestors = []  # a cycle of bases stops here
             out: list[ClassInfo] = [self]
             for base in self.bases:
                 if isinstance(base, ClassInfo):
                     for cls in base.mro:
                         if all(cls is not seen for seen in out):
                             out.append(cls)
-            self._mro = out
-        return self._mro
+            self._ancestors = out[1:]
+        return [self, *self._ancestors]
 
     @property
     def closed(self) -> bool:

@@ -47,6 +47,10 @@ class TransformSpec:
     targets: tuple[int, ...] = (0,)
     target_keywords: tuple[str, ...] = ("fun", "f", "fn")
     verb: str = "traces"
+    # Whether it stages every JAX operation in its body (jit, lax bodies, checkpoint): False
+    # for vmap and grad alone, where an operation on none of the transformed values runs
+    # eagerly and returns a concrete array [observed on jax 0.10.2].
+    stages: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,13 @@ class Contract:
     methods: frozenset[str]
     says: str  # why the body is traced, for messages: "equinox modules are meant to be"
     # Every public method too (and `__init__`): an equinox module is a pytree whose methods
-    # its users call inside `eqx.filter_jit`, and which is sometimes built there (not one
-    # built from Python configuration and a key: contracts.built_from_configuration).
+    # its users call inside `eqx.filter_jit`; `assume-traced`'s `base:` patterns ask the same.
     public: bool = False
+    # `__init__` only where the project asks for it (`assume-traced`'s `module-constructors`): a
+    # module is sometimes built under jit (`jax.jit(Spline)(x, y)`), yet research code builds
+    # most of its modules once, in Python, at set-up, and a constructor read as traced there
+    # was the most common false root (round 3: 6 findings on dev research code, all false).
+    constructor_when_asked: bool = False
     # Its users hand the module to their `filter_jit` as an argument, so its array fields
     # are tracers in the body (equinox); otherwise fields stay unknown.
     array_leaves_traced: bool = False
@@ -86,14 +94,19 @@ class Contract:
     # its parameters may be tracers, whatever their annotations leave unsaid.
     parameters_traced: bool = False
 
-    def traced_methods(self, defined: Iterable[str]) -> set[str]:
-        """The methods, of those a class defines, that the contract traces."""
+    def traced_methods(self, defined: Iterable[str], asked: bool = False) -> set[str]:
+        """The methods, of those a class defines, that the contract traces; `asked`: the
+        project's `module-constructors` setting, which adds the constructor where the framework
+        leaves it to the project (`constructor_when_asked`)."""
         if not self.public:
             return set(self.methods).intersection(defined)
+        constructor = asked or not self.constructor_when_asked
         return {
             name
             for name in defined
-            if name in self.methods or name == "__init__" or not name.startswith("_")
+            if name in self.methods
+            or (name == "__init__" and constructor)
+            or not name.startswith("_")
         }
 
 

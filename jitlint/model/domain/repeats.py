@@ -18,6 +18,10 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).
+- A *staged* loop is no repetition either: the framework traces its body once and runs
+  the iterations itself (TF's autograph turns a `for` over a tensor in graph code into a
+  `while_loop`). Which loops are staged is the framework's answer (`StagedLoop`, given by
+  its model); without one, every loop runs its body per pass.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ Path = Sequence[cst.CSTNode]
 Func = cst.FunctionDef | cst.Lambda
 # The function a call runs (a def of this module), or None when not known.
 Callee = Callable[[cst.Call, Path], cst.FunctionDef | None]
+# Whether the framework stages a loop (the path ends at the `for`/`while`): its body is
+# traced once per trace of the enclosing function and the framework runs the iterations.
+StagedLoop = Callable[[cst.CSTNode, Path], bool]
 
 _LOOPS = (cst.For, cst.While)
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
@@ -79,9 +86,17 @@ def _has_continue(node: cst.CSTNode) -> bool:
     return False
 
 
-def _repeating_loop(node: cst.CSTNode, child: cst.CSTNode) -> bool:
-    """`child` is the body of the loop `node`, and that body runs more than once."""
-    return type(node) in _LOOPS and child is node.body and repeats_body(node)  # type: ignore[attr-defined]
+def _repeating_loop(
+    node: cst.CSTNode,
+    child: cst.CSTNode,
+    staged: StagedLoop | None = None,
+    path: Path = (),
+) -> bool:
+    """`child` is the body of the loop `node` (`path` ends at it), and that body runs more
+    than once: not when the framework stages the loop (`staged`)."""
+    if type(node) not in _LOOPS or child is not node.body or not repeats_body(node):  # type: ignore[attr-defined]
+        return False
+    return staged is None or not staged(node, path)
 
 
 @dataclass(frozen=True)
@@ -99,14 +114,15 @@ class Repetition:
         return "inside a loop" if self.kind == "loop" else "inside a comprehension"
 
 
-def local_repetition(path: Path) -> Repetition | None:
-    """Why the end of `path` may run many times within its function (see the docstring)."""
+def local_repetition(path: Path, staged: StagedLoop | None = None) -> Repetition | None:
+    """Why the end of `path` may run many times within its function (see the docstring);
+    a loop the framework stages (`staged`) is no reason."""
     for index in range(len(path) - 2, -1, -1):
         node, child = path[index], path[index + 1]
         kind = type(node)
         if kind is cst.If and child is node.body and is_run_once_guard(node):  # type: ignore[attr-defined]
             return None  # built once per arming of the flag
-        if _repeating_loop(node, child):
+        if _repeating_loop(node, child, staged, path[: index + 1]):
             return Repetition("loop", node.body)  # type: ignore[attr-defined]
         if kind in COMPREHENSIONS:
             # The outermost iterable is evaluated once; everything else per element.
@@ -120,32 +136,34 @@ def local_repetition(path: Path) -> Repetition | None:
     return None
 
 
-def enclosing_loops(path: Path) -> list[cst.For | cst.While]:
-    """Every loop whose body holds the end of `path`, innermost first, same function."""
+def enclosing_loops(path: Path, staged: StagedLoop | None = None) -> list[cst.For | cst.While]:
+    """Every loop whose body holds the end of `path`, innermost first, same function; those
+    the framework stages (`staged`) left out."""
     found = []
     for index in range(len(path) - 2, -1, -1):
         node = path[index]
         if type(node) in _FUNCTIONS:
             break
-        if _repeating_loop(node, path[index + 1]):
+        if _repeating_loop(node, path[index + 1], staged, path[: index + 1]):
             found.append(node)
     return found  # type: ignore[return-value]
 
 
-def enclosing_loop(path: Path) -> cst.For | cst.While | None:
+def enclosing_loop(path: Path, staged: StagedLoop | None = None) -> cst.For | cst.While | None:
     """The innermost loop whose body holds the end of `path`, within the same function."""
-    loops = enclosing_loops(path)
+    loops = enclosing_loops(path, staged)
     return loops[0] if loops else None
 
 
-def iteration(path: Path) -> cst.CSTNode | None:
-    """The innermost loop body or comprehension holding the end of `path`, same function."""
+def iteration(path: Path, staged: StagedLoop | None = None) -> cst.CSTNode | None:
+    """The innermost loop body or comprehension holding the end of `path`, same function;
+    a loop the framework stages (`staged`) is not one."""
     for index in range(len(path) - 2, -1, -1):
         node = path[index]
         kind = type(node)
         if kind in _FUNCTIONS:
             return None
-        if _repeating_loop(node, path[index + 1]):
+        if _repeating_loop(node, path[index + 1], staged, path[: index + 1]):
             return node.body  # type: ignore[attr-defined]
         if kind in COMPREHENSIONS:
             return node
@@ -193,13 +211,15 @@ def find_repeated(
     callee: Callee,
     contracts: Iterable[tuple[cst.FunctionDef, str]] = (),
     kept: Callable[[Path], bool] = lambda path: False,
+    staged: StagedLoop | None = None,
 ) -> Repeated:
     """Which functions run repeatedly (see the docstring). `loop_calls`: calls inside loop
     bodies and comprehensions; `calls`: each function's calls, by id; `contracts`: functions
     repeated by contract or by another file's loop, with why; `kept(path)`: the loop
-    iteration keeps what the call at the end of `path` returns, uncalled."""
+    iteration keeps what the call at the end of `path` returns, uncalled; `staged`: the
+    loops the framework stages, whose calls run once per call of their function."""
     out = Repeated()
-    for call, path in loop_calls:
+    for call, path in per_pass(loop_calls, staged):
         func = callee(call, path)
         if func is None:
             continue
@@ -221,6 +241,17 @@ def find_repeated(
             if func is not None and id(func) not in out.why:
                 out.why[id(func)] = f"called from a function {why}"
     return out
+
+
+def per_pass(
+    loop_calls: Iterable[tuple[cst.Call, Path]], staged: StagedLoop | None
+) -> list[tuple[cst.Call, Path]]:
+    """The calls of `loop_calls` that run once per pass of a loop or comprehension of their
+    function: those only inside loops the framework stages run once per call of it."""
+    calls = list(loop_calls)
+    if staged is None:
+        return calls
+    return [(c, p) for c, p in calls if iteration(p) is None or iteration(p, staged) is not None]
 
 
 def _method_call(above: tuple[cst.CSTNode, ...], node: cst.CSTNode) -> bool:

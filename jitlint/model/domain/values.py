@@ -724,7 +724,7 @@ def merged_instance(values: list[Object]) -> Object:
     any other is unknown."""
     out = Object(values[0].cls, kind=values[0].kind, why=values[0].why)
     names = {name for v in values for name in v.fields}
-    for name in names:
+    for name in sorted(names):  # the fields in one order, whatever the hash seed
         found = [v.fields.get(name, U) for v in values]
         hit = first_traced(found)
         if hit is not None:

@@ -502,10 +502,14 @@ _COMPOUND: dict[type, Callable[[Analyzer, Any], bool]] = {
 class Context:
     """One analysis of one function body (or lambda, or the module): the values of its
     parameters, the level it runs at, the frame it closes over (for a local function or
-    lambda called where it was made), and `site`: how it was reached, for messages."""
+    lambda called where it was made), and `site`: how it was reached, for messages.
+    `staged`: whether a transformation on its path stages every JAX operation (jit, a lax
+    body); under vmap or grad alone an operation on none of the traced values returns a
+    concrete array, so there a JAX operation's result is traced only when an input is."""
 
     __slots__ = (
-        "analyzer", "closure", "entry", "func", "level", "owner", "params", "site", "trace",
+        "analyzer", "closure", "entry", "func", "level", "owner", "params", "site", "staged",
+        "trace",
     )  # fmt: skip
 
     def __init__(
@@ -516,10 +520,12 @@ class Context:
         closure: Any = None,  # the Analyzer of the frame it closes over
         owner: ClassInfo | None = None,
         site: Any = None,
+        staged: bool | None = None,
     ) -> None:
         self.trace = trace
         self.func = trace.func
         self.level = level
+        self.staged = level > 0 if staged is None else staged
         self.params = params
         self.closure = closure
         self.owner = owner

@@ -302,7 +302,10 @@ class Calls(Transformations):
         if qualname in _TREE_LEAVES and args:
             return leaves_of(args[0][1])
         why = ("op", qualname, context.trace)
-        return call_result(qualname, args, star, why, bool(an.compile_time_eval))
+        # Under vmap or grad alone (nothing on the path stages) an operation runs eagerly
+        # unless one of its inputs is traced, as under `ensure_compile_time_eval`.
+        eager = context.level > 0 and not context.staged
+        return call_result(qualname, args, star, why, bool(an.compile_time_eval), eager)
 
     def call(
         self, context: Context, call: cst.Call, callee: Value, args: Args, star: bool
@@ -395,15 +398,18 @@ class Calls(Transformations):
         star: bool,
         level: int | None = None,
         label: str | None = None,
+        stages: bool = False,
     ) -> Value:
-        """`apply`/`init` of an `hk.transform` pair: runs the transformed function."""
+        """`apply`/`init` of an `hk.transform` pair: runs the transformed function (`level`,
+        `stages`: under the transformation of `jax.jit(f.apply)`)."""
         why = ("call", method.pair.transform.qualname, context.trace)
         given = None if star else haiku.split_arguments(method, args)
         target = method.pair.target
         returned: Value = U
         if given is not None and isinstance(target, (FunctionRef, PartialRef, BoundMethod)):
             at = context.level if level is None else level
-            returned = self._call_at(context, call, target, given, at, label or method.method)
+            passer = label or method.method
+            returned = self._call_at(context, call, target, given, at, passer, stages)
         return haiku.result(method, returned, why)
 
     def _module_method(
@@ -415,6 +421,7 @@ class Calls(Transformations):
         star: bool,
         level: int | None = None,
         label: str | None = None,
+        stages: bool = False,
     ) -> Value:
         """`module.apply`/`module.init` of a linen Module: runs `__call__` (or `method=`)."""
         why = ("call", f"{linen.BASE}.{method.method}", context.trace)
@@ -426,7 +433,7 @@ class Calls(Transformations):
             if isinstance(bound, BoundMethod):
                 returned = self._call_at(
                     context, call, bound, given, context.level if level is None else level,
-                    label or method.method,
+                    label or method.method, stages,
                 )  # fmt: skip
         return linen.result(method, returned, why)
 
@@ -448,7 +455,8 @@ class Calls(Transformations):
             else:
                 given.append((None, tracerize(value, why)))
         level = max(context.level, lifted.transform.level)
-        return self._call_at(context, call, bound, given, level, lifted.transform.qualname)
+        qualname = lifted.transform.qualname
+        return self._call_at(context, call, bound, given, level, qualname, lifted.transform.stages)
 
     # ---- running a body ---------------------------------------------------------------
     def invoke(
@@ -462,12 +470,16 @@ class Calls(Transformations):
         label: str | None = None,
         wrap: Any = None,
         entry: Entry | None = None,
+        stages: bool = False,
     ) -> Value:
         """Analyse `fref`'s body for these arguments (memoised); its return value. `entry`:
-        the transformation it runs under, when the call is of a transformed function."""
+        the transformation it runs under, when the call is of a transformed function;
+        `stages`: whether that transformation stages its body (the caller's staging holds
+        for whatever it calls)."""
         func = fref.func
         if level is None:
             level = context.level
+        staged = stages or (context.level > 0 and context.staged)
         analyzer = context.analyzer
         if analyzer is not None and not analyzer.invoke:
             return U
@@ -482,7 +494,7 @@ class Calls(Transformations):
             wrap = self._arg_wrapper(context, call, label)
         params = bind(func, args, star, wrap)
         order = tuple(params[name].key() for name in params)
-        key = (id(func), level, id(fref.closure), order)
+        key = (id(func), level, staged, id(fref.closure), order)
         found = self.memo.get(key)
         if found is not None:
             return found.returns
@@ -493,7 +505,7 @@ class Calls(Transformations):
         self.made += 1
         trace = self.tracing.function_trace(func)
         created = Context(
-            trace, level, params, fref.closure, fref.owner, site=(context.trace, call)
+            trace, level, params, fref.closure, fref.owner, (context.trace, call), staged
         )
         created.entry = entry
         self.memo[key] = created

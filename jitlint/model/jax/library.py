@@ -212,13 +212,21 @@ def builtin_result(qualname: str, args: Args, star: bool) -> Value | None:
 
 
 def call_result(
-    qualname: str, args: Args, star: bool, why: tuple[Any, ...], compile_time: bool
+    qualname: str,
+    args: Args,
+    star: bool,
+    why: tuple[Any, ...],
+    compile_time: bool,
+    eager: bool = False,
 ) -> Value:
-    """A call of a library function (not a transformation), by its qualified name."""
+    """A call of a library function (not a transformation), by its qualified name.
+    `compile_time`: inside `ensure_compile_time_eval`; `eager`: where nothing on the path
+    stages (vmap or grad alone), a JAX operation is traced only when an input is, but a
+    collective still answers over the named axis."""
     values = positional(args)
     kind = call_kind(qualname)
     if kind == "jax":
-        if compile_time:
+        if compile_time or (eager and not _collective(qualname)):
             return combine(values)
         return jax_result(qualname, args, why)
     if qualname in plugins.array_results():
@@ -247,6 +255,16 @@ def call_result(
     if kind != "unknown" and all(v.kind == STATIC for _, v in args):
         return S
     return U
+
+
+def _collective(qualname: str) -> bool:
+    """Whether `qualname` reads a named axis (`psum`, `axis_index`): its result depends on
+    the mapped axis whatever its inputs."""
+    return (
+        jax_facts.collective(qualname) is not None
+        or qualname in UNPROBED_COLLECTIVES
+        or jax_facts.axis_collective(qualname) is not None
+    )
 
 
 _NUMPY_SCALARS = ("numpy.float", "numpy.int", "numpy.uint", "numpy.bool", "numpy.complex")

@@ -88,6 +88,7 @@ from jitlint.model.jax.frameworks.contracts import (
     Contract,
     array_params,
     array_used_params,
+    asked_contract,
     assumed_classes,
     assumed_functions,
     built_from_configuration,
@@ -264,6 +265,23 @@ class Tracing:
         if any(SELF_CALL_KEY in key for key in self.inbound):
             self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
 
+    def release(self) -> None:
+        """Break the model's reference cycles once the file's lint is over: each analysis
+        holds its context and closures over itself, and each trace its model, and all hold
+        nodes, so without this the whole tree waits for the cycle collector."""
+        traces = [*self._traces.values(), *self._untraced_traces.values()]
+        for trace in traces:
+            for context in trace.contexts:
+                analyzer = context.analyzer
+                if analyzer is not None:
+                    analyzer.__dict__.clear()
+                context.analyzer = context.closure = context.trace = context.site = None
+            trace.__dict__.clear()
+        calls = self.__dict__.get("calls")
+        if calls is not None:
+            calls.__dict__.clear()
+        self.__dict__.clear()
+
     @cached_property
     def discovery(self) -> Discovery:
         return Discovery(self.names)
@@ -338,10 +356,14 @@ class Tracing:
             return info.kind
         for cls in info.mro:
             for base in cls.node.bases:
-                for qualname in self.names.qualified_names(base_class(base.value), cls.path):
-                    found = module_framework(self.inbound, qualname)
-                    if found is not None:
-                        return found
+                # Every meaning of the base (a set: its order is the hash seed's); meanings
+                # of different frameworks leave the class's framework unknown.
+                found = {
+                    module_framework(self.inbound, qualname)
+                    for qualname in self.names.qualified_names(base_class(base.value), cls.path)
+                } - {None}
+                if found:
+                    return found.pop() if len(found) == 1 else None
         return None
 
     @cached_property
@@ -619,12 +641,16 @@ class Tracing:
         entries = kept
         trace.entries = entries
         trace.inbound = inbound
+        # A call from another file's traced code counts as staged: its record does not say.
+        staged = bool(inbound)
         for entry in entries:
             level = entry.level
+            staged = staged or entry.staged
             if entry.enclosing is not None:
                 outer = self._traces.get(id(entry.enclosing))
                 if outer is not None:
                     level = max(level, outer.level)
+                    staged = staged or any(c.staged for c in outer.contexts if c.level > 0)
             scalars = scalar_params(entry.func)
             if entry.func is func:
                 scalars = scalars | set(python_scalars_given)
@@ -706,7 +732,7 @@ class Tracing:
                     params[name] = S
             else:
                 params[name] = U
-        context = Context(trace, level, params, site="root")
+        context = Context(trace, level, params, site="root", staged=staged)
         self.analyse(context, invoke=True)
 
     def fails_before_tracing(self, entry: Entry) -> bool:
@@ -751,7 +777,8 @@ class Tracing:
         for name in array_params(self.names, func, path):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = Array(("param", name, entry), sure=True)
-        for name in scalars | python_used_params(self.names, func, path):  # type: ignore[arg-type]
+        # In one order whatever the hash seed: the order names enter `params` is kept.
+        for name in sorted(scalars | python_used_params(self.names, func, path)):  # type: ignore[arg-type]
             if params.get(name, U).kind == UNKNOWN:
                 params[name] = S
 
@@ -764,7 +791,8 @@ class Tracing:
                 continue
             methods = [s.name.value for s in statement.body.body if type(s) is cst.FunctionDef]
             for base in statement.bases:
-                for qualname in self.names.qualified_names(base_class(base.value), [self.module]):
+                qualnames = self.names.qualified_names(base_class(base.value), [self.module])
+                for qualname in sorted(qualnames):  # the calls in one order, whatever the seed
                     for method in methods:
                         name = f"{statement.name.value}.{method}"
                         for call in self_calls(self.inbound, qualname, method):
@@ -827,8 +855,9 @@ class Tracing:
     def _contract_roots(self) -> None:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
+        asked = self.assumptions.module_constructors
         for info, contract in self.contract_classes:
-            for name in sorted(contract.traced_methods(info.methods)):
+            for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
                     continue
@@ -843,7 +872,11 @@ class Tracing:
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue
-                self._contract_root(method.func, info.name, contract)
+                if name == "__init__" and contract.constructor_when_asked:
+                    # only `module-constructors` traces it: the message says so
+                    self._contract_root(method.func, info.name, asked_contract(contract))
+                else:
+                    self._contract_root(method.func, info.name, contract)
                 self._reroot_nested(method.func)
         for func, owner, contract in self.assumed_functions:
             found = self._traces.get(id(func))

@@ -18,6 +18,7 @@ from jitlint.model.domain.values import (
     UNKNOWN,
     Array,
     BoundMethod,
+    ClassRef,
     Foreign,
     FunctionRef,
     Object,
@@ -132,7 +133,9 @@ class Transformations:
             callee = fn
             if isinstance(callee, (FunctionRef, BoundMethod, PartialRef)):
                 wrapped = [(None, tracerize(v, why)) for v in inputs]
-                return self._call_at(context, call, callee, wrapped, level, transform.qualname)
+                return self._call_at(
+                    context, call, callee, wrapped, level, transform.qualname, transform.stages
+                )
             return U
 
         if name == "fori_loop":
@@ -178,9 +181,11 @@ class Transformations:
         args: Args,
         level: int,
         passer: str | None = None,
+        stages: bool = False,
     ) -> Value:
         """Call `callee` with `args` at `level`: a function a library function calls
-        (`passer`, for messages: the lax loop or `tree_map` that passes the arguments)."""
+        (`passer`, for messages: the lax loop or `tree_map` that passes the arguments;
+        `stages`: whether it stages the call, see `invoke`)."""
         wrap = None
         if passer is not None:
 
@@ -192,12 +197,14 @@ class Transformations:
         if isinstance(callee, PartialRef):
             bound: Args = [(None, v) for v in callee.args]
             merged = [*bound, *args, *callee.keywords.items()]
-            return self._call_at(context, call, callee.target, merged, level, passer)
+            return self._call_at(context, call, callee.target, merged, level, passer, stages)
         if isinstance(callee, BoundMethod):
             arguments = [(None, callee.receiver), *args]
-            return self.invoke(context, call, callee.function, arguments, False, level, wrap=wrap)
+            return self.invoke(
+                context, call, callee.function, arguments, False, level, wrap=wrap, stages=stages
+            )
         if isinstance(callee, FunctionRef):
-            return self.invoke(context, call, callee, args, False, level, wrap=wrap)
+            return self.invoke(context, call, callee, args, False, level, wrap=wrap, stages=stages)
         return U
 
     def _partial(
@@ -245,6 +252,14 @@ class Transformations:
         elif isinstance(target, PartialRef):
             bound = [(None, v) for v in target.args] + list(target.keywords.items())
             target = target.target
+        if isinstance(target, ClassRef):
+            # `jax.jit(Spline)(x, y)`: the constructor runs under the trace, on an instance
+            # made there; what comes out is a pytree of the trace's outputs. A static spec
+            # counts from the first argument after `self`, which the model's spec does not:
+            # such an application stays unknown.
+            given_spec = bool(_inner_options(t) or bound)
+            level = max(context.level, transform.level)
+            target = None if given_spec else self._traced_init(target, level)
         if isinstance(target, BoundMethod):
             bound = [(None, target.receiver), *bound]
             target = target.function
@@ -321,8 +336,24 @@ class Transformations:
             self._check_static(call, t, func, kinds, all_args, len(bound) + receiver, style)
         if receiver and self.tracing.fails_before_tracing(entry):
             return self._transformed_result(context, t, None)  # TypeError before any trace
-        result = self.invoke(context, call, target, all_args, False, level, wrap=wrap, entry=entry)
+        result = self.invoke(
+            context, call, target, all_args, False, level, wrap=wrap, entry=entry, stages=stages(t)
+        )
         return self._transformed_result(context, t, result, all_args, func)
+
+    def _traced_init(self, ref: ClassRef, level: int) -> BoundMethod | None:
+        """`__init__` of `ref`'s class (its own or a base's, a plain method), bound to a new
+        instance built at `level`; None where the class has no such `__init__`."""
+        cls = ref.cls
+        found = cls.lookup("__init__")
+        if found is None or found[1] != "method":
+            return None
+        method = found[0].methods["__init__"]
+        if not method.plain or method.kind != "method":
+            return None
+        obj = Object(cls)
+        obj.building, obj.made_at = True, level
+        return BoundMethod(FunctionRef(method.func, None, found[0]), obj)
 
     def _check_aux(self, value: Value, call: cst.CSTNode) -> None:
         """An instance of a `register_pytree_node_class` class whose aux data holds an
@@ -352,10 +383,15 @@ class Transformations:
         traced_args = [(k, tracerize(v, why)) for k, v in args]
         level = max(context.level, transform.level)
         label = f"{t.transform.qualname}(....{target.method})"
+        # Only jit's styles come here: it stages the method's body.
         if isinstance(target, linen.ModuleMethod):
-            result = self._module_method(context, call, target, traced_args, False, level, label)
+            result = self._module_method(
+                context, call, target, traced_args, False, level, label, stages(t)
+            )
         else:
-            result = self._pair_method(context, call, target, traced_args, False, level, label)
+            result = self._pair_method(
+                context, call, target, traced_args, False, level, label, stages(t)
+            )
         return arrays(result, why)
 
     def _check_static(
@@ -454,7 +490,8 @@ class Transformations:
                 return entry
         inner = _inner_transform(t)
         params = application_params(inner, list(t.options), func, False, 0, set())
-        return Entry(t.transform, site, func, params, None, max(t.transform.level, inner.level))
+        level = max(t.transform.level, inner.level)
+        return Entry(t.transform, site, func, params, None, level, staged=stages(t))
 
 
 _LAX_FLOW = frozenset({"fori_loop", "while_loop", "scan", "cond", "switch", "map"})
@@ -465,6 +502,16 @@ def _inner_options(t: Transformed) -> tuple[Any, ...]:
     while isinstance(inner.target, Transformed) and inner.target.target is not None:
         inner = inner.target
     return inner.options
+
+
+def stages(t: Transformed) -> bool:
+    """Whether any transformation of the chain (`jax.vmap(jax.jit(f))`) stages its body."""
+    inner: Any = t
+    while isinstance(inner, Transformed):
+        if inner.transform.stages:
+            return True
+        inner = inner.target
+    return False
 
 
 def _inner_transform(t: Transformed) -> Transform:

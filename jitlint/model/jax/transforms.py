@@ -49,6 +49,9 @@ class Transform:
     # follow them (`lax.cond(pred, true_fun, false_fun, *operands)`).
     parameters: tuple[str, ...] = ()
     operands: bool = False
+    # It stages every operation of its body (jit, lax bodies): under vmap or grad alone an
+    # operation on none of the transformed values returns a concrete array (TransformSpec).
+    stages: bool = True
 
     @property
     def traces_every_call(self) -> bool:
@@ -78,11 +81,13 @@ def _table() -> dict[str, Transform]:
             table[name] = Transform(name, *args, **kwargs)  # type: ignore[arg-type]
 
     add(["jax.jit", "jax.pjit", "jax.experimental.pjit.pjit"], ABSTRACT, "jit", verb="compiles")
-    add(["jax.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap", parameters=_STYLE_PARAMETERS["vmap"])
+    add(["jax.vmap", "jax.numpy.vectorize"], ABSTRACT, "vmap", parameters=_STYLE_PARAMETERS["vmap"],
+        stages=False)  # fmt: skip
     add(["jax.pmap"], ABSTRACT, "pmap", verb="compiles")
     grads = ["jax.grad", "jax.value_and_grad", "jax.jacfwd", "jax.jacrev", "jax.hessian"]
-    add(grads, GRAD, "grad", verb="differentiates", parameters=_STYLE_PARAMETERS["grad"])
-    add(["jax.jvp", "jax.vjp", "jax.linearize"], GRAD, "all", verb="differentiates")
+    add(grads, GRAD, "grad", verb="differentiates", parameters=_STYLE_PARAMETERS["grad"],
+        stages=False)  # fmt: skip
+    add(["jax.jvp", "jax.vjp", "jax.linearize"], GRAD, "all", verb="differentiates", stages=False)
     add(["jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint"], ABSTRACT, "ckpt")
     add(["jax.eval_shape", "jax.make_jaxpr"], ABSTRACT, "ckpt", abstract_only=True)
     shard_maps = ["jax.shard_map", "jax.experimental.shard_map.shard_map"]
@@ -104,7 +109,8 @@ def _table() -> dict[str, Transform]:
     for plugin in plugins():
         for spec in plugin.transforms:
             add(spec.names, spec.level, spec.style, spec.targets, spec.target_keywords,
-                verb=spec.verb, parameters=_STYLE_PARAMETERS.get(spec.style, ()))  # fmt: skip
+                verb=spec.verb, parameters=_STYLE_PARAMETERS.get(spec.style, ()),
+                stages=spec.stages)  # fmt: skip
     return table
 
 
@@ -119,7 +125,7 @@ _STYLE_PARAMETERS = {
 
 
 def _fields(t: Transform) -> tuple[object, ...]:
-    return (t.qualname, t.level, t.style, t.targets, t.target_keywords, t.verb)
+    return (t.qualname, t.level, t.style, t.targets, t.target_keywords, t.verb, t.stages)
 
 
 TRANSFORMS = _table()
@@ -190,6 +196,9 @@ class Entry:
     # Parameters with a default that every call of the transformed function leaves out
     # (`g = jax.jit(f); g(x)`, every call of `g` seen): they keep their Python default.
     defaulted: frozenset[str] = frozenset()
+    # Whether a transformation of the application stages the body (Transform.stages; an
+    # enclosing one may stage it too). Contract roots and other files' applications: staged.
+    staged: bool = True
 
 
 # The calls of a transformed function, each as the keywords of its arguments in order (None
@@ -357,7 +366,8 @@ class Discovery:
                 i not in transforms_at for i in range(position + 1, len(decorators))
             )
             params = application_params(transform, options, func, inner_unknown, 0, set())
-            self._add(Entry(transform, site, func, params, enclosing))
+            entry = Entry(transform, site, func, params, enclosing, staged=transform.stages)
+            self._add(entry)
 
     # ---- calls ------------------------------------------------------------------------
     def _call(self, call: cst.Call, path: list[cst.CSTNode]) -> None:
@@ -428,7 +438,10 @@ class Discovery:
                             )  # fmt: skip
                         elif not isinstance(func, cst.ClassDef):
                             params = application_params(inner, inner_options, func, False, 0, set())
-                            entry = Entry(transform, site, func, params, enclosing, level)
+                            staged = transform.stages or inner.stages
+                            entry = Entry(
+                                transform, site, func, params, enclosing, level, staged=staged
+                            )
                             entry.defaulted = defaulted(func, self._calls_of(transform, path))
                             self._add(entry)
                 return
@@ -448,7 +461,7 @@ class Discovery:
                 return
             func = method
         params = application_params(transform, options, func, False, bound_positional, bound_names)
-        entry = Entry(transform, site, func, params, enclosing)
+        entry = Entry(transform, site, func, params, enclosing, staged=transform.stages)
         calls = self._calls_of(transform, path)
         entry.defaulted = defaulted(func, calls, bound_positional, bound_names)
         self._add(entry)

@@ -127,11 +127,16 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             else:
                 auto = status in ("auto", "switch")
                 origin = ""
+                autograph = False
                 if kind == "loss":
                     origin = f"a loss of {SWITCH_ORIGIN}" if status == "switch" else LOSS_ORIGIN
+                    # As a local loss function (model.py): "auto" and no autograph are
+                    # Keras 3's, not assumed where the project leaves the major undecided.
+                    auto = status == "switch" or (status == "auto" and model.keras_auto_jit)
+                    autograph = model.keras_major != 3
                 records.add(
-                    TfRecord(target, line, kind, status, status == "xla", auto, False, origin,
-                             per_element=id(expr) in per_element)
+                    TfRecord(target, line, kind, status, status == "xla", auto, autograph,
+                             origin, per_element=id(expr) in per_element)
                 )  # fmt: skip
         bases = model.base_names() if imports else frozenset()
         for node, _path, target in imports:

@@ -97,6 +97,7 @@ NON_TENSOR_CALLS = {
     f"{TF}.{name}"
     for name in (
         "executing_eagerly",
+        "inside_function",
         "is_tensor",
         "as_dtype",
         "get_static_value",

@@ -30,7 +30,7 @@ Local names are read per program point (values.py); everything is bounded in dep
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -213,11 +213,11 @@ class TfDtypes:
 
     # ----- facts from other modules -------------------------------------------------------
 
-    def _fact(self, expr: cst.CSTNode, path: Path) -> str | None:
+    def _fact(self, names: Collection[str]) -> str | None:
+        """The fact other modules give the name or attribute whose qualified names these
+        are. No test whether there are facts at all: the project pass reads which facts a
+        lint looked up (model/tf_records.py `TfReads`), and facts arrive after a first lint."""
         facts = self.model.facts
-        if not facts or type(expr) not in (cst.Name, cst.Attribute):
-            return None
-        names = self.names.qualified_names(expr, path)
         found = {facts.get(n) for n in names}
         return found.pop() if len(found) == 1 else None
 
@@ -252,7 +252,7 @@ class TfDtypes:
                 leaves.add(None)
         if names and len(leaves) == 1 and None not in leaves:
             return leaves.pop()
-        fact = self._fact(expr, path)
+        fact = self._fact(names)
         if fact is not None and fact.startswith("dtype:"):
             return fact[len("dtype:") :]
         if kind is cst.Name:
@@ -293,10 +293,11 @@ class TfDtypes:
         """`default_float()`, `tf.keras.backend.floatx()`: calls that return a dtype."""
         if type(call.func) not in (cst.Name, cst.Attribute):
             return None
-        names = canonical(self.names.qualified_names(call.func, path))
+        qualified = self.names.qualified_names(call.func, path)
+        names = canonical(qualified)
         if names and names <= _FLOATX_GETTERS:
             return self.floatx
-        fact = self._fact(call.func, path)
+        fact = self._fact(qualified)
         if fact is not None and fact.startswith("fn:"):
             returns = _function_fact(fact).get("ret")
             return returns[0] if returns else None
@@ -326,9 +327,8 @@ class TfDtypes:
                     names = canonical(self.names.qualified_names(call.func, path))
                     if names and names <= _FLOATX_SETTERS and call.args:
                         found.add(self.dtype_name(call.args[0].value, path))
-        for fact in self.model.facts.values():
-            if fact.startswith("floatx:"):
-                found.add(fact[len("floatx:") :])
+        for fact in self.model.facts.starting("floatx:"):
+            found.add(fact[len("floatx:") :])
         return found.pop() if len(found) == 1 else None
 
     # ----- dtypes of tensor expressions ---------------------------------------------------
@@ -639,11 +639,10 @@ class TfDtypes:
     def _creations(self) -> dict[str, list[list[Argument]]]:
         """The arguments other files of the run create each top-level class with."""
         out: dict[str, list[list[Argument]]] = {}
-        for record in self.model.inbound:
-            if record.kind == "new":
-                args = decode_arguments(record.status)
-                if args is not None:
-                    out.setdefault(record.function, []).append(args)
+        for record in self.model.records("new"):
+            args = decode_arguments(record.status)
+            if args is not None:
+                out.setdefault(record.function, []).append(args)
         return out
 
     def _class_created_elsewhere(self, cls: cst.CSTNode) -> list[list[Argument]]:
@@ -897,7 +896,8 @@ class TfDtypes:
         func = call.func
         if type(func) not in (cst.Name, cst.Attribute):
             return
-        names = canonical(self.names.qualified_names(func, path))
+        qualified = self.names.qualified_names(func, path)
+        names = canonical(qualified)
         if not names:
             return
         if type(func) is cst.Attribute and func.attr.value == "write" and len(call.args) == 2:
@@ -917,7 +917,7 @@ class TfDtypes:
                 yield Event("cast", call, path, (self.info(data.value, path),), dtype)
             return
         if names <= SAME_DTYPE_OPS:
-            leaf = next(iter(names)).rsplit(".", 1)[-1]
+            leaf = min(names).rsplit(".", 1)[-1]  # the name `api` below gives, not a set's first
             operands = [a.value for a in call.args if a.keyword is None and not a.star]
             if leaf in ("concat", "stack", "add_n") and operands:
                 first = operands[0]
@@ -930,16 +930,16 @@ class TfDtypes:
             where = f"`{api}`"
             yield Event("meet", call, path, infos, min(names), where, exprs=tuple(operands))
             return
-        callee = func
         args = call.args
         if names & PARTIAL and args and args[0].keyword is None:
             callee, args = args[0].value, args[1:]
             if type(callee) not in (cst.Name, cst.Attribute):
                 return
-        fact = self._fact(callee, path)
+            qualified = self.names.qualified_names(callee, path)
+        fact = self._fact(qualified)
         if fact is None or not fact.startswith("fn:"):
             return
-        (target,) = self.names.qualified_names(callee, path) or ("",)
+        (target,) = qualified or ("",)
         summary = _function_fact(fact)
         bound: list[tuple[str, DType]] = []
         for index, arg in enumerate(args):

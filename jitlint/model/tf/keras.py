@@ -46,6 +46,7 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.library.keras_evidence import keras_3_code
 from jitlint.model.tf.api import (
     KERAS_STATELESS_LAYERS,
     VARIABLE_CONSTRUCTORS,
@@ -54,7 +55,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
-from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT
+from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT, ImportedFacts
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -92,16 +93,15 @@ MODEL_BUILDERS = frozenset(
 EXPLICIT = ("xla", "auto", "switch", "off")
 
 
-# Spellings that exist only in Keras 3 (the standalone package's `ops`, `config` and `src`,
-# and its preview `keras_core`): a file using one targets Keras 3 whatever is declared.
-_KERAS_3_ONLY = re.compile(
-    r"\bkeras_core\b|\bkeras\.(?:ops|config|src)\b|\bfrom\s+keras\s+import\s+[^\n]*\b(?:ops|config)\b"
-)
-
-
 def keras_3_imported(source: str) -> bool:
-    """The file uses a Keras-3-only module (`keras.ops`, `from keras import ops`, ...)."""
-    return _KERAS_3_ONLY.search(source) is not None
+    """The file uses a Keras-3-only module (`keras.ops`, `from keras import ops`, ...: the
+    table in model/library/keras_evidence.py)."""
+    return keras_3_code(source) is not None
+
+
+# The kinds of Keras classes: of Keras 3, of Keras 2, or of a `keras`/`tf.keras` whose major
+# the project leaves undecided (only what holds under both is assumed of those).
+KERAS_3, KERAS_2, KERAS_EITHER = "keras3", "keras2", "keras2or3"
 
 
 _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
@@ -110,7 +110,7 @@ _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 @dataclass(frozen=True)
 class KerasClass:
     node: cst.ClassDef
-    kind: str  # "keras3" / "keras2"
+    kind: str  # KERAS_3 / KERAS_2 / KERAS_EITHER
     category: str  # "layer" / "loss" / "metric"
     path: tuple[cst.CSTNode, ...]  # to the class statement (its scope)
 
@@ -131,10 +131,10 @@ class KerasLinks:
     names: Any
     module: cst.Module
     _keras_kinds: dict[int, tuple[str, str] | None]
-    keras_major: int  # the Keras the file is linted for: `keras`/`tf.keras` classes are it
+    keras_major: int | None  # the Keras the file targets (None: undecided), TfModel's
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
-    facts: dict[str, str]  # facts of imported names (TfModel), Keras classes' among them
+    facts: ImportedFacts  # facts of imported names (TfModel), Keras classes' among them
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -160,10 +160,17 @@ class KerasLinks:
         found = None
         facts = self.facts
         for base in cls.bases:
+            if found is not None:
+                break
+            # Every meaning of the base, not the first a set happens to give: with
+            # `try: import tf_keras as keras` / `except ImportError: from tensorflow import
+            # keras`, one base is both a Keras 2 and a Keras 3 layer.
+            kinds: set[tuple[str, str] | None] = set()
             for name in self.names.qualified_names(base.value, path):
-                found = found or keras_base(name, self.keras_major)
+                kinds.add(keras_base(name, self.keras_major))
                 # A Keras class of another module of the run (its file's export).
-                found = found or _keras_fact(facts.get(name))
+                kinds.add(_keras_fact(facts.get(name)))
+            found = _surest_kind({kind for kind in kinds if kind is not None})
             if found is None and type(base.value) is cst.Name:
                 bindings = self.names.lookup(base.value.value, path)
                 if bindings and len(bindings) == 1 and bindings[0].kind == "class":
@@ -475,11 +482,11 @@ class KerasLinks:
             xla, auto = False, True  # a library class: Keras models run it at "auto"
         if auto and not xla:
             where = next((w for s, w in uses if s == "auto"), "")
-        if info.kind == "keras2" or self.opts_out_of_jit(info.node):
-            auto = False
+        if info.kind != KERAS_3 or self.opts_out_of_jit(info.node):
+            auto = False  # "auto" is Keras 3's: not assumed where the major is undecided
             # Keras 3's `jit_compile` setter refuses True for a model holding such a layer
             # (`model_supports_jit`): it compiles without XLA, with a warning.
-            xla = xla and info.kind == "keras2"
+            xla = xla and (info.kind == KERAS_2 or not self.opts_out_of_jit(info.node))
         return Status(xla, auto and not xla, where, switch and auto and not xla)
 
     def opts_out_of_jit(self, cls: cst.ClassDef) -> bool:
@@ -542,7 +549,7 @@ class KerasLinks:
                     method,
                     GraphContext(
                         xla,
-                        kind == "keras2",
+                        kind != KERAS_3,  # Keras 2 converts with autograph; undecided: as 2
                         f"{role} of `{cls.name.value}` ({where})",
                         tensors,
                         auto_xla=auto,
@@ -638,28 +645,35 @@ _HOLDS_CLASSES = (
 )  # fmt: skip
 
 
+def _surest_kind(kinds: set[tuple[str, str]]) -> tuple[str, str] | None:
+    """One (kind, category) of a base with several meanings, whatever the hash seed: Keras
+    2 before Keras 3 (a project that tries tf_keras first runs Keras 2 where it is
+    installed, and Keras 2 has no "auto" XLA: the fewer findings), then by name."""
+    return min(kinds) if kinds else None
+
+
 def _keras_fact(fact: str | None) -> tuple[str, str] | None:
     """(kind, category) from a Keras class fact; None for any other fact."""
     if fact is None or not fact.startswith(KERAS_CLASS_FACT):
         return None
     kind, _, category = fact[len(KERAS_CLASS_FACT) :].partition(":")
-    if kind not in ("keras3", "keras2") or category not in GRAPH_METHODS:
+    if kind not in (KERAS_3, KERAS_2, KERAS_EITHER) or category not in GRAPH_METHODS:
         return None
     return kind, category
 
 
-def keras_base(qualname: str, keras_major: int = 3) -> tuple[str, str] | None:
+def keras_base(qualname: str, keras_major: int | None = 3) -> tuple[str, str] | None:
     """(kind, category) for a Keras base class's qualified name; `keras` and `tf.keras` are
     the Keras of `keras_major`, the one the file is linted for (the project's declared
-    TensorFlow or Keras: `tensorflow<=2.11` makes `tf.keras` Keras 2)."""
+    TensorFlow or Keras: `tensorflow<=2.11` makes `tf.keras` Keras 2; None: undecided)."""
     parts = qualname.split(".")
     if "keras" not in qualname or not parts[-1][:1].isupper():
         return None
     head = parts[0]
     if head == "tf_keras" or qualname.startswith("tensorflow.python.keras"):
-        kind = "keras2"
+        kind = KERAS_2
     elif head in ("keras", "tensorflow"):
-        kind = "keras3" if keras_major >= 3 else "keras2"
+        kind = KERAS_EITHER if keras_major is None else KERAS_3 if keras_major >= 3 else KERAS_2
     else:
         return None
     leaf = parts[-1]

@@ -9,13 +9,17 @@ belonging to a Keras model compiled with `jit_compile=True`.
 
 Keras 3 (what `tf.keras` is since TF 2.16) calls `call` and `train_step` without autograph:
 `if tensor:` there raises (observed with TF 2.21 / Keras 3.15), unlike in a `tf.function`.
+Which Keras a file targets is asked once, lazily (`keras_major`); where the project leaves it
+undecided the model answers every Keras-3-only question "no": no `jit_compile="auto"` XLA,
+Keras methods converted by autograph as Keras 2 does, no Keras 3 lazy-weight refusal. What
+holds under both majors (an explicit `jit_compile=True`, a `tf.function`) is unaffected.
 The model is built with one walk over the module, the first time a rule asks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -41,13 +45,14 @@ from jitlint.model.tf.function import (
     graph_origin,
     tf_function_options,
 )
-from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks
+from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
-from jitlint.model.tf_records import PASSIVE_KINDS
+from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
+from jitlint.python.predicates import conjuncts
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
@@ -62,8 +67,12 @@ _GRAPH_MARKERS = re.compile(
     r"|\.compile\(|\b(?:load_model|clone_model|model_from_json|Sequential)\("
 )
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
-# cheap filter for `c.f(...)` calls that may reach a function of another module.
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+\(?([^\n#]*)", re.M)
+# cheap filter for `c.f(...)` calls that may reach a function of another module. A
+# parenthesised list runs to its `)` over several lines, a line ending in `\` goes on.
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+(\([^)]*\)|(?:[^\n#\\]|\\\n)*)", re.M
+)
+_IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
@@ -109,31 +118,56 @@ class TfModel(KerasLinks):
         names: Names,
         source: str | None = None,
         inbound: Sequence[TfInbound] = (),
-        keras_major: int = 3,
+        keras_major: Callable[[], int | None] = lambda: 3,
+        keras_stated: Callable[[], bool] = lambda: False,
     ) -> None:
         self.names = names
-        self.keras_major = keras_major
+        # Asked on first use: in an undecided project the answer reads the project's code.
+        self._keras_major = keras_major
+        self._keras_stated = keras_stated
         self.module = names.module
         self.source = source
-        self.inbound = tuple(inbound)
+        # Read only through `records` and `facts` (what `reads` reports).
+        self._inbound = tuple(inbound)
         # Without any of these spellings a module has no graph code: skip the scan.
         self.may_have_graph_code = (
             source is None
             or bool(_GRAPH_MARKERS.search(source))
-            or any(record.kind not in PASSIVE_KINDS for record in self.inbound)
+            or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
         )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
         # files: name -> (status, where).
         self.inbound_uses: dict[str, list[tuple[str, str]]] = {}
         self.inbound_builds: dict[str, list[tuple[str, str]]] = {}
-        for record in self.inbound:
-            if record.kind == "use":
-                where = f", built at {record.site}" if record.status == "xla" else ""
-                for table in (self.inbound_uses, self.inbound_builds):
-                    table.setdefault(record.function, []).append((record.status, where))
+        # The kinds of inbound records read (`records`), for `reads`.
+        self._kinds_read: set[str] = set()
+        for record in self.records("use"):
+            where = f", built at {record.site}" if record.status == "xla" else ""
+            for table in (self.inbound_uses, self.inbound_builds):
+                table.setdefault(record.function, []).append((record.status, where))
 
     # ----- public questions -------------------------------------------------------------
+
+    @cached_property
+    def keras_major(self) -> int | None:
+        """The Keras major the file targets; None where its project leaves it undecided."""
+        return self._keras_major()
+
+    @cached_property
+    def keras_auto_jit(self) -> bool:
+        """A model compiled at the default `jit_compile` may run under XLA: Keras 3's "auto"
+        (Keras 2 has no "auto", and an undecided project may run either)."""
+        return self.keras_major == 3
+
+    @cached_property
+    def keras_3_known(self) -> bool:
+        """Keras 3 is the target and not merely the facts' default: configured, declared,
+        shown by the project's code, or by this file's own Keras-3-only modules. Hazards of
+        Keras 3 that a lone file's reader may not mean (lazy weights) ask this."""
+        if self.keras_major != 3:
+            return False
+        return self._keras_stated() or keras_3_imported(self.source or "")
 
     @cached_property
     def values(self) -> TfValues:
@@ -186,9 +220,24 @@ class TfModel(KerasLinks):
         return TfDtypes(self.values, self)
 
     @cached_property
-    def facts(self) -> dict[str, str]:
+    def facts(self) -> ImportedFacts:
         """Dtype facts of imported names (dotted as this module spells them) -> fact."""
-        return {r.function: r.status for r in self.inbound if r.kind == "fact"}
+        return ImportedFacts(self._inbound)
+
+    def records(self, *kinds: str) -> list[TfInbound]:
+        """The inbound records of these kinds, in order. Every reading of the records but
+        the facts' and the kind test of `may_have_graph_code` goes through here, so that
+        `reads` can say what the lint read."""
+        self._kinds_read.update(kinds)
+        return [r for r in self._inbound if r.kind in kinds]
+
+    def reads(self) -> TfReads:
+        """What this model read of its inbound records so far (model/tf_records.py)."""
+        kinds = frozenset(self._kinds_read)
+        facts = self.__dict__.get("facts")
+        if facts is None:
+            return TfReads(kinds, frozenset(), frozenset(), False)
+        return TfReads(kinds, frozenset(facts.asked), frozenset(facts.prefixes), facts.asked_any)
 
     def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         """The path from the module to a function or class, ending with it."""
@@ -240,6 +289,20 @@ class TfModel(KerasLinks):
                 return None
         return None
 
+    def staged_loop(self, loop: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """Autograph stages `loop` (`path` ends at it) into a `tf.while_loop`, so its body is
+        traced once per trace of its function, never run per iteration: a `for` over a
+        tensor (`tf.range(n)`) or a tf.data dataset, or a `while` on a tensor, in code that
+        must run as graph code with autograph. Code that may also run eagerly iterates in
+        Python there (hazards T13)."""
+        context = self.context(path)
+        if context is None or not context.must or not context.autograph:
+            return False
+        outer = path[:-1]
+        if self.values.on_tensor(loop, outer):
+            return True
+        return type(loop) is cst.For and self.is_dataset_value(loop.iter, outer)  # type: ignore[attr-defined]
+
     def in_eager_branch(self, path: Sequence[cst.CSTNode]) -> bool:
         """The end of `path` is in a branch that runs only eagerly, in its own function."""
         for index in range(len(path) - 2, -1, -1):
@@ -253,24 +316,35 @@ class TfModel(KerasLinks):
 
     def _eager_branch(self, node: cst.If, branch: cst.CSTNode, path: Path) -> bool:
         """The branch of `if tf.executing_eagerly():` (or the `else` of `if
-        tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly."""
-        test, negated = node.test, False
+        tf.inside_function():`/`if not tf.executing_eagerly():`) that runs only eagerly.
+        Under `and` (`if mask is not None and tf.executing_eagerly():`) only the body can be:
+        it runs when every part holds, the `else` when any part fails."""
+        test = node.test
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            parts = conjuncts(test)
+            return branch is node.body and any(
+                self._eager_test(part, [*path, node]) is True for part in parts
+            )
+        eager_when = self._eager_test(test, [*path, node])
+        if eager_when is None:
+            return False
+        return branch is (node.body if eager_when else node.orelse)
+
+    def _eager_test(self, test: cst.BaseExpression, path: Path) -> bool | None:
+        """Whether graph code makes `test` false (True: `tf.executing_eagerly()`, `not
+        tf.inside_function()`), true (False: the negations), or neither is known (None)."""
+        negated = False
         while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             test, negated = test.expression, not negated  # type: ignore[attr-defined]
-        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-            if negated:
-                return False
-            test = test.left  # type: ignore[attr-defined]
         if type(test) is not cst.Call or type(test.func) not in (cst.Name, cst.Attribute):  # type: ignore[attr-defined]
-            return False
+            return None
         leaf = test.func.attr.value if type(test.func) is cst.Attribute else test.func.value  # type: ignore[attr-defined]
         if leaf not in ("executing_eagerly", "inside_function"):
-            return False
-        names = canonical(self.names.qualified_names(test.func, [*path, node]))  # type: ignore[attr-defined]
+            return None
+        names = canonical(self.names.qualified_names(test.func, path))  # type: ignore[attr-defined]
         if not names or not all(n.startswith("tensorflow.") for n in names):
-            return False
-        eager_when_true = (leaf == "executing_eagerly") != negated
-        return branch is (node.body if eager_when_true else node.orelse)
+            return None
+        return (leaf == "executing_eagerly") != negated
 
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))
@@ -445,7 +519,8 @@ class TfModel(KerasLinks):
     def imported_aliases(self) -> frozenset[str]:
         found: set[str] = set()
         for match in _IMPORT_LINE.finditer(self.source or ""):
-            for part in match.group(1).replace(")", "").split(","):
+            names = _IMPORT_COMMENT.sub("", match.group(1)).replace("\\\n", " ")
+            for part in names.strip("()").split(","):
                 words = part.split()
                 if len(words) >= 3 and words[1] == "as":
                     found.add(words[2])
@@ -650,12 +725,14 @@ class TfModel(KerasLinks):
                 func, bound = target
                 scan.loss_functions.add(id(func))
                 params = [p.name.value for p in func.params.params][bound : bound + 2]
+                # Keras 2 converts a loss function with autograph (`LossFunctionWrapper`);
+                # Keras 3 calls it as it is. Only Keras 3 has the "auto" default.
                 context = GraphContext(
                     flag is True,
-                    False,
+                    self.keras_major != 3,
                     f"the loss `{_func_name(func)}` of " + _loss_model(flag),
                     frozenset(params),
-                    auto_xla=flag is None or flag == UNKNOWN,
+                    auto_xla=(flag is None and self.keras_auto_jit) or flag == UNKNOWN,
                     root_kind="loss",
                 )
                 known = scan.roots.get(id(func))
@@ -858,7 +935,8 @@ class TfModel(KerasLinks):
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
             keras_methods.setdefault(id(cls), []).append(method)
-        for record in self.inbound:
+        # `_receive` acts on these two kinds only.
+        for record in self.records("graph", "loss"):
             self._receive(record, add, keras_methods)
         while pending:
             key = pending.pop()
@@ -932,7 +1010,7 @@ class TfModel(KerasLinks):
     @cached_property
     def _called_eagerly_elsewhere(self) -> frozenset[str]:
         """Top-level functions that eager code of another file of the run calls."""
-        return frozenset(r.function for r in self.inbound if r.kind == "eager")
+        return frozenset(r.function for r in self.records("eager"))
 
     def _receive(self, record: TfInbound, add, keras_methods) -> None:  # type: ignore[no-untyped-def]
         """What another file of the run says about one of this module's top-level names."""

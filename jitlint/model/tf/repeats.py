@@ -10,7 +10,9 @@ class) and the functions TensorFlow's world calls repeatedly by contract: a Kera
 callback's `on_batch_end`/`on_epoch_end` hooks (called eagerly between steps), besides
 the domain's (a model's `predict`, an agent's `act`, a request handler). What a loop
 iteration keeps uncalled (a function per host or device) is not a repetition; TensorFlow's
-own calls (`tf.while_loop`, `dataset.map`) run their function arguments right away.
+own calls (`tf.while_loop`, `dataset.map`) run their function arguments right away. A
+loop autograph stages (over a tensor or a dataset, in code that must run as graph code:
+`TfModel.staged_loop`) is traced once per trace, so a call in it is no loop call.
 
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
@@ -34,6 +36,7 @@ from jitlint.model.domain.repeats import (
     find_repeated,
     local_repetition,
     method_contract,
+    per_pass,
 )
 from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
@@ -89,18 +92,18 @@ def find_repeats(model: TfModel) -> Repeats:
         found = callee(model, call, path)  # type: ignore[arg-type]
         return found[0] if found is not None else None
 
-    found = find_repeated(
-        scan.loop_calls, scan.calls, resolve, _contracts(model), keep.kept_per_iteration
-    )
+    looped = per_pass(scan.loop_calls, model.staged_loop)
+    found = find_repeated(looped, scan.calls, resolve, _contracts(model), keep.kept_per_iteration)
     out = Repeats(found.why, found.keeps_result)
     loop_calls: dict[int, int] = {}
     varied_calls: dict[int, int] = {}
-    for call, path in scan.loop_calls:
+    for call, path in looped:
         target = callee(model, call, path)
         if target is None:
             foreign = foreign_callee(model, call, path)
             if foreign is not None:
-                out.foreign.append((call, path, *foreign, _passes_element(model, call, path)))
+                element = _passes_element(model, call, path) or _kept_element(call, path)
+                out.foreign.append((call, path, *foreign, element))
             continue
         func, bound = target
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
@@ -115,10 +118,9 @@ def find_repeats(model: TfModel) -> Repeats:
     # Another file's loops: configured when every one passes its element (and this file's
     # loops, if any, do too).
     records: dict[str, bool] = {}
-    for r in model.inbound:
-        if r.kind == "repeat":
-            key = f"{r.function}.{r.status}" if r.status else r.function
-            records[key] = records.get(key, True) and r.per_element
+    for r in model.records("repeat"):
+        key = f"{r.function}.{r.status}" if r.status else r.function
+        records[key] = records.get(key, True) and r.per_element
     for func, key in _repeated_defs(model):
         if not records.get(key) or loop_calls.get(id(func), 0) != varied_calls.get(id(func), 0):
             continue
@@ -146,6 +148,11 @@ def _factory(model: TfModel, func: Func) -> bool:
         if type(value) is cst.Call and model.names.resolves_to(value.func, path, TF_FUNCTION):
             return True
         if type(value) is cst.Name:
+            # The name's last assignment at the body's top level (`fn = tf.function(fn)`
+            # after `fn = lambda ...`): what a straight-line body returns.
+            last = _last_assigned(func, value.value)
+            if type(last) is cst.Call and model.names.resolves_to(last.func, path, TF_FUNCTION):
+                return True
             bindings = model.names.lookup(value.value, path)
             node = bindings[0].node if bindings and len(bindings) == 1 else None
             if type(node) is cst.FunctionDef and any(
@@ -154,6 +161,20 @@ def _factory(model: TfModel, func: Func) -> bool:
             ):
                 return True
     return False
+
+
+def _last_assigned(func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """The value of the last `name = value` among `func`'s top-level statements."""
+    for statement in reversed(func.body.body):  # type: ignore[union-attr]
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in reversed(statement.body):
+            if type(small) is cst.Assign and any(
+                type(t.target) is cst.Name and t.target.value == name  # type: ignore[attr-defined]
+                for t in small.targets
+            ):
+                return small.value
+    return None
 
 
 def _passes_element(model: TfModel, call: cst.Call, path: Path) -> bool:
@@ -170,6 +191,16 @@ def _passes_element(model: TfModel, call: cst.Call, path: Path) -> bool:
                     return True
                 break
     return False
+
+
+def _kept_element(call: cst.Call, path: Path) -> bool:
+    """The call is the element a comprehension collects (`[make(f, i) for i in ...]`): what
+    a factory makes there is kept, one per element, not remade for the same work."""
+    parent = path[-2] if path and path[-1] is call else (path[-1] if path else None)
+    kind = type(parent)
+    if kind in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return parent.elt is call  # type: ignore[union-attr]
+    return kind is cst.DictComp and parent.value is call  # type: ignore[union-attr]
 
 
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp)
@@ -203,7 +234,7 @@ def python_collection(model: TfModel, iterable: cst.CSTNode, path: Path, depth: 
 def _contracts(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
     """Functions repeated by another file's loop ("repeat" records), by a Keras callback's
     hooks, or by the conventions every framework shares (domain/repeats.py)."""
-    records = [r for r in model.inbound if r.kind == "repeat"]
+    records = model.records("repeat")
     functions = {r.function: r.site for r in records}
     methods = {(r.function, r.status): r.site for r in records}
     found: list[tuple[cst.FunctionDef, str]] = []
@@ -518,16 +549,21 @@ def model_remade_for_inference(
     each new model traces its predict function again (tensorflow/tensorflow#43501, a
     `load_model` per incoming sample). None when unknown: the arguments read something
     the repeating code binds (a path per iteration), or the model is also trained there."""
-    repetition = local_repetition(path)
+    repetition = local_repetition(path, model.staged_loop)
     if repetition is None or not model.names.resolves_to(call.func, path, KERAS_MODEL_MAKERS):
         return None
     parent = path[-2]
     if type(parent) is not cst.Assign or len(parent.targets) != 1:  # type: ignore[attr-defined]
         return None
     target = parent.targets[0].target  # type: ignore[attr-defined]
-    if type(target) is not cst.Name or not _invariant(model, call, path):
+    unit = repetition.unit
+    if type(target) is not cst.Name or not _invariant(model, call, path, unit):
         return None
-    used = _methods_called(repetition.unit, target.value)
+    # `model.add(layer)`: what builds the model up must be the same every time too.
+    builders = _method_calls(unit, target.value, exclude=_INFERENCE)
+    if not all(_invariant(model, builder, path, unit) for builder in builders):
+        return None
+    used = {c.func.attr.value for c in _method_calls(repetition.unit, target.value)}  # type: ignore[attr-defined]
     if not used & _INFERENCE or used & _TRAINING:
         return None
     func = repetition.function
@@ -541,17 +577,31 @@ def model_remade_for_inference(
     )
 
 
-def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:
+def _invariant(model: TfModel, call: cst.Call, path: Path, unit: cst.CSTNode) -> bool:
     """Every name the call's arguments read is bound at module level (a constant path, an
-    imported name): the same model every time."""
+    imported name), or in `unit` only to values that are so in turn and never changed in
+    place there (`layer = Dense(4)`, not `layers = []` then `layers.append(...)`): the same
+    model every time. A parameter, a loop's variable or anything else bound locally may
+    differ between runs."""
     stack: list[cst.CSTNode] = [a.value for a in call.args]
+    followed: set[str] = set()
     while stack:
         node = stack.pop()
         kind = type(node)
         if kind is cst.Name:
-            found = model.names.lookup_with_path(node.value, path)  # type: ignore[attr-defined]
-            if found is None or found[1][-1] is not model.module:
+            name = node.value  # type: ignore[attr-defined]
+            found = model.names.lookup_with_path(name, path)
+            if found is None:
                 return False
+            if found[1][-1] is model.module or name in followed:
+                continue
+            bindings = found[0]
+            if any(b.kind != "assign" or b.node is None for b in bindings):
+                return False
+            if len(followed) >= 8 or _changed_in_place(unit, name):
+                return False
+            followed.add(name)
+            stack.extend(b.node for b in bindings)  # type: ignore[misc]
             continue
         if kind is cst.Attribute:
             stack.append(node.value)  # type: ignore[attr-defined]
@@ -562,9 +612,33 @@ def _invariant(model: TfModel, call: cst.Call, path: Path) -> bool:
     return True
 
 
-def _methods_called(unit: cst.CSTNode, name: str) -> set[str]:
-    """The methods called on `name` in `unit` (`name.predict(...)`), nested functions aside."""
-    found: set[str] = set()
+def _changed_in_place(unit: cst.CSTNode, name: str) -> bool:
+    """`unit` calls a method of `name` or assigns to an item or attribute of it: what it
+    holds may differ from what it was bound to."""
+    if _method_calls(unit, name):
+        return True
+    stack: list[cst.CSTNode] = [unit]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.AssignTarget or kind is cst.AugAssign:
+            target = node.target  # type: ignore[attr-defined]
+            while type(target) in (cst.Subscript, cst.Attribute):
+                target = target.value  # type: ignore[attr-defined]
+            if target is not node.target and type(target) is cst.Name and target.value == name:  # type: ignore[attr-defined]
+                return True
+        if kind in _FUNCTIONS and node is not unit:
+            continue
+        stack.extend(iter_children(node))
+    return False
+
+
+def _method_calls(
+    unit: cst.CSTNode, name: str, exclude: frozenset[str] | set[str] = frozenset()
+) -> list[cst.Call]:
+    """The calls of methods of `name` in `unit` (`name.predict(...)`), but those named in
+    `exclude`, nested functions aside."""
+    found: list[cst.Call] = []
     stack: list[cst.CSTNode] = [unit]
     while stack:
         node = stack.pop()
@@ -574,8 +648,9 @@ def _methods_called(unit: cst.CSTNode, name: str) -> set[str]:
                 type(func) is cst.Attribute
                 and type(func.value) is cst.Name
                 and func.value.value == name
+                and func.attr.value not in exclude
             ):
-                found.add(func.attr.value)
+                found.append(node)  # type: ignore[arg-type]
         if type(node) in _FUNCTIONS and node is not unit:
             continue
         stack.extend(iter_children(node))

@@ -39,6 +39,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
 from jitlint.python.binding import Signature
+from jitlint.python.builtins_facts import container_annotation, tuple_element_annotation
 from jitlint.python.names import Names
 from jitlint.python.predicates import Guards, Predicate, TypeTest
 from jitlint.python.reaching import guards_passed, reaching
@@ -210,9 +211,11 @@ def _returns(
 
 @dataclass(frozen=True)
 class Def:
-    kind: str  # "param", "assign", "for", "aug", "python", "other"
+    kind: str  # "param", "assign", "elem", "for", "for-elem", "aug", "python", "other"
     node: cst.CSTNode | None
     path: tuple[cst.CSTNode, ...]
+    # An "elem" of `a, b = value`: which of how many names it binds.
+    element: tuple[int, int] | None = None
 
 
 def _index_shape_vector(origins: frozenset[str], expr: cst.Subscript) -> set[str]:
@@ -338,8 +341,11 @@ def _bind(defs: dict[str, list[Def]], target: cst.CSTNode, definition: Def) -> N
                 _bind(defs, element.value, Def("assign", part.value, definition.path))
             return
         element_kind = {"for": "for-elem", "assign": "elem"}.get(definition.kind, "other")
-        for element in elements:
-            _bind(defs, element.value, Def(element_kind, definition.node, definition.path))
+        starred = any(type(e) is cst.StarredElement for e in elements)
+        for index, element in enumerate(elements):
+            where = None if starred or element_kind != "elem" else (index, len(elements))
+            part = Def(element_kind, definition.node, definition.path, where)
+            _bind(defs, element.value, part)
     elif kind is cst.StarredElement:
         _bind(defs, target.value, Def("other", None, ()))  # type: ignore[attr-defined]
 
@@ -574,6 +580,8 @@ class TfValues:
                 else Value(UNKNOWN, inner.origins)
             )
         if kind == "elem":  # `a, b = value`: parts of a tensor (structure) are tensors
+            if self._annotated_container(node, path, definition.element):
+                return UNK
             inner = self.value(node, path)  # type: ignore[arg-type]
             return Value(TENSOR if inner.kind == TENSOR else UNKNOWN, inner.origins)
         if kind in ("for", "for-elem"):
@@ -581,6 +589,29 @@ class TfValues:
         if kind == "python":
             return PY
         return UNK
+
+    def _annotated_container(
+        self,
+        value: cst.CSTNode | None,
+        path: Sequence[cst.CSTNode],
+        element: tuple[int, int] | None,
+    ) -> bool:
+        """`a, b = inputs` where every parameter `inputs` may be is annotated as a tuple whose
+        element there is a container (`Tuple[Dict[str, tf.Tensor], tf.Tensor]`: `a` is a
+        dict): a Python structure, though a Keras `call` input is taken for a tensor."""
+        if element is None or type(value) is not cst.Name:
+            return False
+        defs = self.name_defs(value, path)  # type: ignore[arg-type]
+        if not defs:
+            return False
+        for definition in defs:
+            annotation = getattr(definition.node, "annotation", None)
+            if definition.kind != "param" or annotation is None:
+                return False
+            part = tuple_element_annotation(annotation.annotation, *element)
+            if part is None or not container_annotation(part):
+                return False
+        return True
 
     def _self_attribute(self, expr: cst.Attribute, path: Sequence[cst.CSTNode]) -> Value:
         """`self.x` in a method: what the class's methods assign to it. A `None` among them
@@ -795,13 +826,16 @@ class TfValues:
             kind = type(loop)
             if kind in (cst.FunctionDef, cst.Lambda):
                 return None
-            if kind is cst.For and path[index + 1] is loop.body:  # type: ignore[attr-defined]
-                staged = self.value(loop.iter, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
-                return loop if staged else None  # type: ignore[return-value]
-            if kind is cst.While and path[index + 1] is loop.body:  # type: ignore[attr-defined]
-                staged = self.value(loop.test, path[:index]).kind == TENSOR  # type: ignore[attr-defined]
-                return loop if staged else None  # type: ignore[return-value]
+            if kind in (cst.For, cst.While) and path[index + 1] is loop.body:  # type: ignore[attr-defined]
+                return loop if self.on_tensor(loop, path[:index]) else None  # type: ignore[return-value]
         return None
+
+    def on_tensor(self, loop: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """`loop` (`path` leads to it) is a `for` over a tensor or a `while` whose test is
+        one: autograph stages it in graph code."""
+        if type(loop) is cst.For:
+            return self.value(loop.iter, path).kind == TENSOR  # type: ignore[attr-defined]
+        return type(loop) is cst.While and self.value(loop.test, path).kind == TENSOR  # type: ignore[attr-defined]
 
     def tensors_read(self, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> list[str] | None:
         """The names of the tensors `node` reads, in order; None when it also reads a local
@@ -1039,12 +1073,16 @@ class TfValues:
             return Value(TENSOR, frozenset({DYNAMIC_SIZE}))
         if names <= STATEFUL_RNG:
             return Value(TENSOR, frozenset({"rng"}))
+        # Every meaning decides, not the first a set gives: unknown before a Python value.
+        if any(
+            name.startswith("tensorflow.python.") and not name.startswith(_INTERNAL_OPS)
+            for name in names
+        ):
+            # TF's internals (eager.context, framework.tensor_util, util.nest, ...) are
+            # mostly Python helpers: `context.executing_eagerly()` and
+            # `tensor_util.is_tf_type(x)` return bools (found in TF's own sources).
+            return UNK
         for name in names:
-            if name.startswith("tensorflow.python.") and not name.startswith(_INTERNAL_OPS):
-                # TF's internals (eager.context, framework.tensor_util, util.nest, ...) are
-                # mostly Python helpers: `context.executing_eagerly()` and
-                # `tensor_util.is_tf_type(x)` return bools (found in TF's own sources).
-                return UNK
             rest = name[len("tensorflow.") :]
             if name in NON_TENSOR_CALLS or rest.split(".")[-1][:1].isupper():
                 return PY

@@ -393,8 +393,36 @@ def dropout(rate, x):
         pass
     return x / (1.0 - rate)
 """,
+        # Under vmap alone (nothing stages it) a jnp result of constants is a concrete array:
+        # the test runs in Python [observed on jax 0.10.2].
+        """
+import jax
+import jax.numpy as jnp
+@jax.vmap
+def f(x):
+    scale = jnp.float32(2.0)
+    if not scale > 1:
+        return x
+    return x * scale
+""",
     )
     INVALID = (
+        # An equinox module's `__call__` is traced by contract (its users call it under
+        # jit), and so is the helper method it calls; with no call site in the run.
+        """
+import equinox as eqx
+import jax
+class Gate(eqx.Module):
+    weight: jax.Array
+    def _positive(self, y):
+        return y.sum() > 0
+    def __call__(self, x: jax.Array):
+        if x.mean() > 0:  # error: JIT101
+            x = -x
+        if self._positive(x * self.weight):  # error: JIT101
+            return x
+        return -x
+""",
         # The same function with a call that passes `n`: jit traces it.
         """
 import jax
@@ -459,11 +487,11 @@ def run(x):
     flip = lambda v: v if v > 1 else -v  # error: JIT101
     return lax.fori_loop(0, 5, body, x) + lax.cond(x > 0, flip, lambda v: v, x)
 """,
-        # jnp results on constants are tracers too (omnistaging).
+        # Under jit, jnp results on constants are tracers too (omnistaging).
         """
 import jax
 import jax.numpy as jnp
-@jax.vmap
+@jax.jit
 def f(x):
     scale = jnp.float32(2.0)
     if not scale > 1:  # error: JIT101

@@ -189,6 +189,50 @@ import jax.numpy as jnp
 def report(x):
     return float(jnp.sum(x)), x.tolist(), f"{jnp.mean(x):.3f}"
 """,
+        # An equinox module's constructor and its Python driver: the contract traces
+        # `__call__` and public methods that take arrays, not the constructor (unless asked).
+        # The module is built once at set-up from concrete arrays, and `fit`, which takes no
+        # parameter said to be an array, loops in Python over a jitted step.
+        """
+import equinox as eqx
+import jax
+class Sparse(eqx.Module):
+    w: jax.Array
+    active: int = eqx.field(static=True)
+    def __init__(self, w: jax.Array, threshold: float):
+        self.w = w
+        self.active = int((w > threshold).sum())
+    def fit(self, data, steps: int = 100):
+        model = self
+        for _ in range(steps):
+            model, loss = step(model, data)
+            print(f"{float(loss):.3f}")
+        return model
+    def __call__(self, x: jax.Array):
+        return x[: self.active] @ self.w[: self.active]
+@eqx.filter_jit
+def step(model, data):
+    return model, (model(data) ** 2).sum()
+""",
+        # Under vmap alone (no jit around it) an operation on no batched value runs eagerly
+        # and returns a concrete array: the layers a vmapped factory builds convert a jnp
+        # result of a Python float closed over [observed on jax 0.10.2].
+        """
+import math
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+def _gain(bound):
+    return jnp.log1p(jax.nn.softplus(bound))
+class Squash(eqx.Module):
+    gain: float
+    def __init__(self, bound: float):
+        self.gain = math.exp(_gain(bound))
+def stack(keys, bound: float = 3.0):
+    def one(key):
+        return Squash(bound)
+    return eqx.filter_vmap(one)(keys)
+""",
     )
     INVALID = (
         """
@@ -217,6 +261,31 @@ from jax import lax
 def run(xs):
     options = [1.0, 2.0, 3.0]
     return lax.map(lambda i: options[i], xs)  # error: JIT102
+""",
+        # The same factory under jit: jit stages every operation, constants included.
+        """
+import math
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+def _gain(bound):
+    return jnp.log1p(jax.nn.softplus(bound))
+class Squash(eqx.Module):
+    gain: float
+    def __init__(self, bound: float):
+        self.gain = math.exp(_gain(bound))  # error: JIT102
+def stack(keys, bound: float = 3.0):
+    def one(key):
+        return Squash(bound)
+    return jax.jit(jax.vmap(one))(keys)
+""",
+        # Under vmap alone, an operation on the batched value is a tracer.
+        """
+import jax
+def totals(xs):
+    def row(x):
+        return float(x.sum())  # error: JIT102
+    return jax.vmap(row)(xs)
 """,
     )
 

@@ -148,7 +148,9 @@ class SymbolicBool(Rule):
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
     only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`; classes derived from
-    it are treated like `tf.function`.
+    it are treated like `tf.function`, and so are `keras`/`tf.keras` classes in a project
+    that leaves the Keras major undecided (README, "Framework versions"): a Python `if` on a
+    tensor in their `call` is reported only where Keras 3 is the target.
     """
 
     code = "JIT205"
@@ -289,6 +291,35 @@ def f(x):
     assert x[0] > 0
     return -x
 """,
+        # A `call` input annotated as a tuple whose parts are containers: unpacked, a dict
+        # or list of tensors is tested by Python truthiness, under any Keras.
+        """
+from typing import Dict, Tuple
+import keras
+import tensorflow as tf
+class Flatten(keras.layers.Layer):
+    def call(self, inputs: Tuple[Dict[str, tf.Tensor], Dict[str, tf.Tensor], tf.Tensor]):
+        context, examples, mask = inputs
+        if not examples:
+            raise ValueError("no example features")
+        return {**context, **examples}, mask
+class Pairs(keras.layers.Layer):
+    def call(self, inputs: tuple[list[tf.Tensor], ...]):
+        first, second = inputs
+        return second if first else first
+""",
+        # A check that runs only eagerly: graph code makes `tf.executing_eagerly()` False,
+        # so `and` stops there and the body is never traced.
+        """
+import keras
+import tensorflow as tf
+class Check(keras.layers.Layer):
+    def call(self, x, mask=None):
+        if mask is not None and tf.executing_eagerly():
+            if not tf.reduce_all(mask[:, 0]):
+                raise NotImplementedError("left padding")
+        return x
+""",
         # Keras 2 autographs call.
         """
 import tensorflow as tf
@@ -301,6 +332,35 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # A body that runs only in graph code, and the `else` of an `and` whose eager test
+        # may hold while another part fails: both can run in a Keras 3 `call`.
+        """
+import keras
+import tensorflow as tf
+class Strict(keras.layers.Layer):
+    def call(self, x, strict=False):
+        if strict and not tf.executing_eagerly():
+            if tf.reduce_sum(x) > 0:  # error: JIT205
+                return x
+        if tf.inside_function() and strict:
+            return -x
+        else:
+            if tf.reduce_max(x) > 0:  # error: JIT205
+                return x
+        return x
+""",
+        # The tensor part of a `call` input annotated as a tuple is still a tensor.
+        """
+from typing import Dict, Tuple
+import keras
+import tensorflow as tf
+class Gate(keras.layers.Layer):
+    def call(self, inputs: Tuple[Dict[str, tf.Tensor], tf.Tensor]):
+        features, mask = inputs
+        if tf.reduce_sum(mask) > 0:  # error: JIT205
+            return features
+        return {}
+""",
         # The branches of an autographed tensor `if` leave different outputs.
         """
 import tensorflow as tf

@@ -22,7 +22,6 @@ from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.keras import (
     SETUP_METHODS,
     in_setup_method,
-    keras_3_imported,
     keras_state,
 )
 from jitlint.model.tf.repeats import tf_function_applying
@@ -48,8 +47,9 @@ class VariableInTfFunction(Rule):
     too: a built layer refuses new weights ("You cannot add new elements of state ... to a
     layer that is already built", observed with Keras 3.15); with Keras 2 the lazy
     pattern is the fix, and is not reported. Keras 3 is known from the declared versions
-    (`keras-version`, `tensorflow-version`, the project's requirements) or from a
-    Keras-3-only module the file uses (`keras.ops`, `keras.config`).
+    (`keras-version`, `tensorflow-version`, the project's requirements), from a
+    Keras-3-only module the project's code or the file uses (`keras.ops`, `keras.config`);
+    an undecided project (README, "Framework versions") is not Keras 3 here.
 
     And a Keras optimizer made anew on every iteration of a loop in eager code and passed
     to a `tf.function` that applies it (`optimizer.apply_gradients(...)`): each new
@@ -545,12 +545,10 @@ class Scale(keras.layers.Layer):
 
     @cached_property
     def _keras_3(self) -> bool:
-        """Keras 3 is the target: declared (itself or through TensorFlow), or a Keras-3-only
-        module is used. Unknown is not Keras 3 here: unknown never yields an error."""
-        versions = self.ctx.versions
-        if versions.keras_stated:
-            return versions.keras >= (3,)
-        return keras_3_imported(self.ctx.source) and versions.keras >= (3,)
+        """Keras 3 is the target: configured, declared (itself or through TensorFlow), shown
+        by the project's code or this file's Keras-3-only modules (the model decides).
+        Unknown is not Keras 3 here: unknown never yields an error."""
+        return self.ctx.tf.keras_3_known
 
     def _eager_fix(self, path: list[cst.CSTNode]) -> NodeFix | None:
         """Drop the `tf.function` decorating the function that makes the variable: run

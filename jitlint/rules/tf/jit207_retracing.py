@@ -313,6 +313,29 @@ def score(paths, x):
         model = tf.keras.models.load_model(path)
         model.predict(x)
 """,
+        # A model built up per configuration: the layer it adds reads the loop's axis, so
+        # each pass predicts with another model, traced once.
+        """
+import tensorflow as tf
+def check_axis(inputs, axis):
+    layer = tf.keras.layers.LayerNormalization(axis=axis)
+    model = tf.keras.models.Sequential()
+    model.add(layer)
+    return model.predict(inputs, steps=1)
+def test_every_axis():
+    inputs = tf.random.normal((2, 3, 4))
+    for axis in range(1, 3):
+        check_axis(inputs, axis)
+def stacked(inputs, widths):
+    layers = []
+    for width in widths:
+        layers.append(tf.keras.layers.Dense(width))
+    model = tf.keras.Sequential(layers)
+    return model.predict(inputs)
+def sweep(inputs):
+    for widths in ([4], [8, 4]):
+        stacked(inputs, widths)
+""",
         # Built and called once: in main(), in a test.
         """
 import tensorflow as tf
@@ -368,6 +391,36 @@ def make(count):
     return step
 for count in [1, 3, 7]:
     make(count)(tf.constant(1.0))
+""",
+        # A helper that makes a tf.function, called in loops autograph stages (over
+        # `tf.range`, a dataset, a `while` on a tensor) of a tf.function: each body is
+        # traced once per trace, so the helper runs once or twice per trace, never per
+        # step (google-research/seed_rl's ppo_training_step; observed on TF 2.21). Its
+        # other caller runs it once per call.
+        """
+import tensorflow as tf
+def single_epoch(x):
+    @tf.function
+    def train_on_minibatch(y):
+        return y * 2.0
+    for minibatch in tf.split(x, 2):
+        x = train_on_minibatch(minibatch)
+    return x
+@tf.function
+def training_step(x, epochs):
+    x = single_epoch(x)
+    for _ in tf.range(epochs - 1):
+        x = single_epoch(x)
+    return x
+@tf.function
+def over_data(x):
+    for batch in tf.data.Dataset.from_tensor_slices(x).batch(2):
+        x = single_epoch(x + batch)
+    while tf.reduce_sum(x) < 10.0:
+        x = single_epoch(x)
+    return x
+def warm_up(x):
+    return single_epoch(x)
 """,
     )
     INVALID = (
@@ -450,6 +503,18 @@ for layer in range(4):
     def f(x):
         return x
 """,
+        # The same model built up again (a fixed layer added) for every sample.
+        """
+import tensorflow as tf
+def classify(sample):
+    layer = tf.keras.layers.Dense(4)
+    model = tf.keras.models.Sequential()  # error: JIT207
+    model.add(layer)
+    return model.predict(sample)
+def serve(samples):
+    for sample in samples:
+        classify(sample)
+""",
         # A model loaded again for every received sample (tensorflow/tensorflow#43501); a
         # step made per call of a method that runs by contract (a model's `predict`).
         """
@@ -491,6 +556,41 @@ for i, (x, y) in enumerate(pairs.batch(1)):
 buckets = pairs.bucket_by_sequence_length(lambda x, y: tf.shape(x)[0], [4], [2, 2])
 for x, y in buckets:
     step(y)  # error: JIT207
+""",
+        # The same helper in a Python loop of eager code, and in a `tf.range` loop of a
+        # helper that eager code calls too: eagerly, a loop over a tensor iterates in
+        # Python and makes a tf.function per pass.
+        """
+import tensorflow as tf
+def single_epoch(x):
+    @tf.function  # error: JIT207
+    def train_on_minibatch(y):
+        return y * 2.0
+    for minibatch in tf.split(x, 2):
+        x = train_on_minibatch(minibatch)
+    return x
+def train(x, epochs):
+    for _ in range(epochs):
+        x = single_epoch(x)
+    return x
+""",
+        """
+import tensorflow as tf
+def single_epoch(x):
+    @tf.function  # error: JIT207
+    def train_on_minibatch(y):
+        return y * 2.0
+    for minibatch in tf.split(x, 2):
+        x = train_on_minibatch(minibatch)
+    return x
+def run_epochs(x, epochs):
+    for _ in tf.range(epochs):
+        x = single_epoch(x)
+    return x
+@tf.function
+def training_step(x, epochs):
+    return run_epochs(x, epochs)
+run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
 """,
     )
 

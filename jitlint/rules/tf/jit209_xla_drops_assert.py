@@ -69,7 +69,10 @@ class XlaDropsAssert(Rule):
     `assert_equal` whose operands are constant while tracing (two fully static shapes) is
     also decided then, which the rule does not tell apart. Checks of wrapper libraries
     (TensorFlow Probability's `assert_util`) are not followed. Under the Keras default the
-    finding depends on the machine: on a CPU-only machine the check runs.
+    finding depends on the machine: on a CPU-only machine the check runs. The default is
+    XLA only in Keras 3: in a file linted for Keras 2, or in a project that leaves the Keras
+    major undecided (README, "Framework versions"), only an explicit `jit_compile=True`
+    counts.
     """
 
     code = "JIT209"

@@ -1,14 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from functools import cached_property
 
 import libcst as cst
 
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.xla_fix import with_xla_off_fix
-from jitlint.model.context import FileContext
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.api import COND_LEAF, reduction_leaf
 from jitlint.model.tf.compile_flag import xla_when
@@ -157,7 +155,9 @@ class KerasAutoJit(Rule):
     (`keras-version` below 3, or with no Keras version declared, a `tensorflow-version`
     below 2.16, whose `tf.keras` is Keras 2, or a project that sets `TF_USE_LEGACY_KERAS`:
     README, "Framework versions"; also a file that sets `os.environ["TF_USE_LEGACY_KERAS"] =
-    "1"` itself). Whether a GPU build of
+    "1"` itself), nor any file of a project that leaves the Keras major undecided (an open
+    range such as `tensorflow>=2.6`, or nothing declared about TensorFlow, and no code that
+    only Keras 3 runs: set `keras-version` to decide). Whether a GPU build of
     TensorFlow has a kernel that the CPU table lacks is not known statically; the table is
     the CPU one.
     """
@@ -295,11 +295,12 @@ class Staircase(keras.layers.Layer):
 """,
     )
 
-    def __init__(self, ctx: FileContext, settings: Mapping[str, Any] | None = None) -> None:
-        super().__init__(ctx, settings)
-        # Keras 2 has no "auto": it compiles a model with XLA only when `jit_compile` says so.
-        # A file that turns on tf-keras itself runs Keras 2 whatever the versions say.
-        self.keras_has_auto = ctx.versions.keras_of_file(ctx.source) >= (3,)
+    @cached_property
+    def keras_has_auto(self) -> bool:
+        """Keras 2 has no "auto": it compiles a model with XLA only when `jit_compile` says
+        so; the model knows which Keras the file targets (undecided: not Keras 3's "auto"),
+        and asks the project's code only now, once a candidate is seen."""
+        return self.ctx.tf.keras_auto_jit
 
     def report(
         self,
@@ -319,11 +320,9 @@ class Staircase(keras.layers.Layer):
         super().report(node, message, help=help, severity=severity, fix=fix)
 
     def visit_For(self, node: cst.For) -> None:
-        if not self.keras_has_auto:
-            return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or context.xla or not context.auto_xla:
+        if context is None or context.xla or not context.auto_xla or not self.keras_has_auto:
             return
         problem = loop_problem(self.ctx, node, path)
         if problem is not None:
@@ -339,20 +338,16 @@ class Staircase(keras.layers.Layer):
 
     def visit_Call(self, node: cst.Call) -> None:
         leaf = call_leaf(node)
-        if (
-            not self.keras_has_auto
-            or leaf is None
-            or (
-                leaf not in op_leaves()
-                and leaf not in SHAPE_LEAVES
-                and not reduction_leaf(leaf)
-                and leaf != COND_LEAF
-            )
+        if leaf is None or (
+            leaf not in op_leaves()
+            and leaf not in SHAPE_LEAVES
+            and not reduction_leaf(leaf)
+            and leaf != COND_LEAF
         ):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or context.xla or not context.auto_xla:
+        if context is None or context.xla or not context.auto_xla or not self.keras_has_auto:
             return
         if leaf == COND_LEAF:
             mismatch = cond_mismatch(self.ctx, node, path)
@@ -399,11 +394,11 @@ class Staircase(keras.layers.Layer):
         )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if not self.keras_has_auto or not any(type(e.slice) is cst.Slice for e in node.slice):
+        if not any(type(e.slice) is cst.Slice for e in node.slice):
             return
         path = self.ctx.path_to(node)
         context = self.ctx.tf.context(path)
-        if context is None or context.xla or not context.auto_xla:
+        if context is None or context.xla or not context.auto_xla or not self.keras_has_auto:
             return
         for problem in slice_problems(self.ctx, node, path):
             if problem.kind == "loop-slice":

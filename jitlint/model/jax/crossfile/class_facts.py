@@ -309,9 +309,9 @@ def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
 
 def class_imports(names: Names, contract_traces: Callable[[set[str]], bool]) -> list[TfRecord]:
     """ "jax-import" records for the imported bases of top-level classes: the base's
-    framework where the class defines a method some contract may trace (`__call__`, or any
-    public method of an equinox module: `contract_traces`), and the base's calls on `self`
-    of each method the class defines (it may override one)."""
+    framework where the class defines a method some contract may trace (`__call__`, or with
+    `module-constructors` any public method of an equinox module: `contract_traces`), and the
+    base's calls on `self` of each method the class defines (it may override one)."""
     module = names.module
     targets: set[str] = set()
     for statement in module.body:

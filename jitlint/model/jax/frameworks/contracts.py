@@ -24,7 +24,7 @@ from functools import partial
 import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
-from jitlint.model.domain.plugins import Contract, plugins
+from jitlint.model.domain.plugins import Contract, plugin, plugins
 from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
@@ -37,11 +37,11 @@ CONTRACTS: dict[str, Contract] = {
 }
 
 
-def may_be_traced(defined: set[str]) -> bool:
-    """Whether some contract traces one of the methods a class defines (`__call__`, or a
-    public method of an equinox module): then its base's framework matters, wherever the base
-    is defined."""
-    return any(c.traced_methods(defined) for c in CONTRACTS.values())
+def may_be_traced(defined: set[str], module_constructors: bool = False) -> bool:
+    """Whether some contract traces one of the methods a class defines (`__call__`, a
+    public method of an equinox module, with `module-constructors` its `__init__`): then its
+    base's framework matters, wherever the base is defined."""
+    return any(c.traced_methods(defined, module_constructors) for c in CONTRACTS.values())
 
 
 # Annotations that say "a JAX array": under jit such a parameter holds a tracer. `ArrayLike`
@@ -372,6 +372,9 @@ def tracer_testing_functions(names: Names) -> Iterator[tuple[cst.FunctionDef, st
 # The config key `assume-traced` (and `--assume-traced`) lists patterns; every matching body
 # is traced by contract, with the same reading of annotations as above.
 PUBLIC_ARRAY_FUNCTIONS = "public-array-functions"
+# The constructor of a framework module whose contract leaves it to the project
+# (`Contract.constructor_when_asked`: equinox), besides `__call__` and its public methods.
+MODULE_CONSTRUCTORS = "module-constructors"
 ASSUME_KEY = "assume-traced"  # where the patterns ride in a file's rule options
 
 
@@ -382,6 +385,7 @@ class Assumptions:
     decorators: frozenset[str] = frozenset()  # "decorator:pkg.traced"
     bases: frozenset[str] = frozenset()  # "base:pkg.Layer": public methods and `__call__`
     public_array_functions: bool = False
+    module_constructors: bool = False
     # "frame:PATH:LINE" (what `explain-error` passes): the function holding that line of that
     # file ran under jit, as a traceback shows; `lines` are this file's (`for_path`).
     frames: frozenset[tuple[str, int]] = frozenset()
@@ -389,7 +393,7 @@ class Assumptions:
 
     @classmethod
     def parse(cls, patterns: Iterable[str]) -> Assumptions:
-        decorators, bases, public, frames = set(), set(), False, set()
+        decorators, bases, public, methods, frames = set(), set(), False, False, set()
         for pattern in patterns:
             problem = assumption_problem(pattern)
             if problem is not None:
@@ -397,6 +401,8 @@ class Assumptions:
             kind, _, name = pattern.partition(":")
             if pattern == PUBLIC_ARRAY_FUNCTIONS:
                 public = True
+            elif pattern == MODULE_CONSTRUCTORS:
+                methods = True
             elif kind == "decorator":
                 decorators.add(name)
             elif kind == "frame":
@@ -404,7 +410,7 @@ class Assumptions:
                 frames.add((path, int(line)))
             else:
                 bases.add(name)
-        return cls(frozenset(decorators), frozenset(bases), public, frozenset(frames))
+        return cls(frozenset(decorators), frozenset(bases), public, methods, frozenset(frames))
 
     def for_path(self, path: str) -> Assumptions:
         """These assumptions, with the traceback lines of the file `path` (display path)."""
@@ -414,12 +420,28 @@ class Assumptions:
         return dataclasses.replace(self, lines=lines)
 
     def __bool__(self) -> bool:
-        return bool(self.decorators or self.bases or self.public_array_functions or self.lines)
+        return bool(
+            self.decorators
+            or self.bases
+            or self.public_array_functions
+            or self.module_constructors
+            or self.lines
+        )
+
+
+def asked_contract(contract: Contract) -> Contract:
+    """`contract`, saying that `module-constructors` is why its framework's module's
+    constructor is traced."""
+    found = plugin(contract.framework)
+    display = found.display if found is not None else contract.framework
+    setting = f"the assume-traced setting `{MODULE_CONSTRUCTORS}`"
+    says = f"{setting} assumes {display} modules are built under jit"
+    return dataclasses.replace(contract, says=says)
 
 
 def assumption_problem(pattern: str) -> str | None:
     """Why `pattern` is not an `assume-traced` pattern, or None."""
-    if pattern == PUBLIC_ARRAY_FUNCTIONS:
+    if pattern in (PUBLIC_ARRAY_FUNCTIONS, MODULE_CONSTRUCTORS):
         return None
     kind, colon, name = pattern.partition(":")
     if kind == "frame" and name.rpartition(":")[2].isdigit() and name.rpartition(":")[0]:
@@ -429,7 +451,7 @@ def assumption_problem(pattern: str) -> str | None:
         return None
     return (
         f"`{pattern}` is not an assume-traced pattern: use `decorator:QUALIFIED.NAME`, "
-        f"`base:QUALIFIED.NAME` or `{PUBLIC_ARRAY_FUNCTIONS}`"
+        f"`base:QUALIFIED.NAME`, `{PUBLIC_ARRAY_FUNCTIONS}` or `{MODULE_CONSTRUCTORS}`"
     )
 
 

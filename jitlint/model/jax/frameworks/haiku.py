@@ -157,7 +157,7 @@ PLUGIN = FrameworkPlugin(
         made_in_trace=True,
     ),
     transforms=(
-        TransformSpec(("haiku.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(("haiku.vmap",), ABSTRACT, "vmap", stages=False),
         TransformSpec(("haiku.remat",), ABSTRACT, "ckpt"),
         TransformSpec(TRANSFORMS, ABSTRACT, STYLE, verb=VERB),
     ),

@@ -178,7 +178,8 @@ PLUGIN = FrameworkPlugin(
     ),
     # Style "lifted": the first parameter is the module (or `self`), never traced.
     transforms=(
-        _lifted(("jit", "vmap", "scan", "remat", "checkpoint", "remat_scan")),
+        _lifted(("jit", "scan", "remat", "checkpoint", "remat_scan")),
+        _lifted(("vmap",), stages=False),
         _lifted(("while_loop",), (0, 1), ("cond_fn", "body_fn")),
         _lifted(("cond",), (1, 2), ("true_fun", "false_fun")),
         _lifted(("switch",), (1,), ("branches",)),

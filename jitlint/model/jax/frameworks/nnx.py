@@ -77,9 +77,13 @@ PLUGIN = FrameworkPlugin(
     contract=Contract(KIND, frozenset({"__call__"}), "flax modules are meant to be"),
     transforms=(
         TransformSpec(("flax.nnx.jit",), ABSTRACT, "jit", verb="compiles"),
-        TransformSpec(("flax.nnx.vmap",), ABSTRACT, "vmap"),
+        TransformSpec(("flax.nnx.vmap",), ABSTRACT, "vmap", stages=False),
         TransformSpec(
-            ("flax.nnx.grad", "flax.nnx.value_and_grad"), GRAD, "grad", verb="differentiates"
+            ("flax.nnx.grad", "flax.nnx.value_and_grad"),
+            GRAD,
+            "grad",
+            verb="differentiates",
+            stages=False,
         ),
         TransformSpec(("flax.nnx.remat",), ABSTRACT, "ckpt"),
         TransformSpec(("flax.nnx.shard_map",), ABSTRACT, "shard"),

@@ -97,7 +97,7 @@ def unhashable_expression(
         if not candidates:
             return None
         if candidates <= _BUILTINS.keys():
-            return Unhashable(_BUILTINS[next(iter(candidates))])
+            return Unhashable(_BUILTINS[min(candidates)])  # one name whatever the hash seed
         if candidates <= _ARRAY_CALLS:
             return Unhashable("array")
         if candidates <= set(unhashable_calls):

@@ -120,7 +120,9 @@ class RemovedHostCallback(Rule):
     An import guarded by `try`/`except ImportError` (code that supports old and new jax) is
     not reported. In a project that declares jax 0.4.34 or older (the last release that
     shipped the module; `jax-version` in the config, else its requirements) the finding is a
-    warning: the code works there and breaks on the upgrade. An unused
+    warning: the code works there and breaks on the upgrade. Where the declared range allows
+    no newer jax (`jax==0.4.7`, `jax<0.4.35`) nothing is reported: the project as installed
+    cannot meet the newer releases. An unused
     `pure_callback` is reported only where the model sees a staging transformation around
     it: applied to its function, or on a chain of calls from the module's code.
     """
@@ -249,6 +251,8 @@ lax.scan(body, 0.0, jnp.arange(3.0))
         if importable_module(HOST_CALLBACK) is not False:
             return  # the facts' jax still has it
         advice = HOST_CALLBACK_REPLACEMENTS.get(api or "", _DEFAULT_ADVICE)
+        if self.ctx.versions.all_at_most("jax", HOST_CALLBACK_LAST_SHIPPED):
+            return  # every jax the project allows ships it: nothing fails as installed
         declared = self.ctx.versions.jax
         if declared <= HOST_CALLBACK_LAST_SHIPPED:
             # The jax the file is linted for still ships it: it breaks on the upgrade.

@@ -1,0 +1,175 @@
+"""The project pass skips a relint whose records differ from the last lint's only in records
+that lint never read (engine/linter.py `may_change`, model/tf_records.py `TfReads`)."""
+
+from __future__ import annotations
+
+import collections
+import os
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+import jitlint.engine.project as project_pass
+import jitlint.engine.runner as runner
+from jitlint.engine.linter import FileResult, lint_text, may_change
+from jitlint.model.tf_records import ImportedFacts, TfInbound, TfReads
+from jitlint.rules._index import INDEX
+
+ALL_CODES = frozenset(INDEX) | {"JIT001", "JIT002"}
+
+UTIL = """\
+import tensorflow as tf
+from pkg.consts import FLOAT
+
+
+def check(x):
+    if tf.reduce_sum(x) > 0:
+        raise ValueError("positive")
+    return tf.cast(x, FLOAT)
+"""
+GRAPH = TfInbound("check", "pkg/train.py:4", "graph", origin="`tf.function`")
+EAGER = TfInbound("check", "pkg/main.py:2", "eager")
+# What `FLOAT` is, as the module that defines it says, and a fact about a name never used.
+FLOAT_FACT = TfInbound("pkg.consts.FLOAT", "pkg/consts.py:1", "fact", "dtype:float64")
+OTHER_FACT = TfInbound("pkg.consts.HALF", "pkg/consts.py:2", "fact", "dtype:float16")
+
+
+def _lint(inbound: list[TfInbound]) -> FileResult:
+    return lint_text(UTIL, "pkg/util.py", ALL_CODES, inbound=tuple(inbound))
+
+
+def _same(a: FileResult, b: FileResult) -> bool:
+    return (a.diagnostics, a.outbound, a.defs, a.reexports) == (
+        b.diagnostics,
+        b.outbound,
+        b.defs,
+        b.reexports,
+    )
+
+
+def test_a_fact_no_lookup_asked_for_cannot_change_the_result() -> None:
+    first = _lint([GRAPH, FLOAT_FACT])
+    assert first.tf_reads is not None
+    assert "pkg.consts.FLOAT" in first.tf_reads.fact_names
+    assert "pkg.consts.HALF" not in first.tf_reads.fact_names
+    assert not may_change(first, [GRAPH, FLOAT_FACT], [GRAPH, FLOAT_FACT, OTHER_FACT])
+    assert _same(first, _lint([GRAPH, FLOAT_FACT, OTHER_FACT]))
+
+
+def test_records_of_kinds_the_lint_read_may_change_it() -> None:
+    without = _lint([FLOAT_FACT])
+    assert may_change(without, [FLOAT_FACT], [GRAPH, FLOAT_FACT])
+    # And they do: the graph call makes `check` graph code, with its hazard.
+    assert not _same(without, _lint([GRAPH, FLOAT_FACT]))
+
+
+def test_a_fact_looked_up_may_change_it() -> None:
+    first = _lint([GRAPH])
+    changed = FLOAT_FACT
+    assert may_change(first, [GRAPH], [GRAPH, changed])
+
+
+def test_a_record_that_opens_the_tf_rules_is_always_read() -> None:
+    quiet = lint_text("def check(x):\n    return x\n", "pkg/util.py", ALL_CODES, inbound=(EAGER,))
+    assert quiet.tf_reads is not None
+    assert may_change(quiet, [EAGER], [EAGER, GRAPH])
+    # An "eager" record opens nothing: a lint that built no TF model never read it.
+    assert not may_change(quiet, [], [EAGER])
+
+
+def test_unknown_reads_always_relint() -> None:
+    assert may_change(FileResult("pkg/util.py"), [], [])
+
+
+def test_what_the_facts_note() -> None:
+    facts = ImportedFacts([FLOAT_FACT, OTHER_FACT, GRAPH])
+    assert facts.get("pkg.consts.FLOAT") == "dtype:float64"
+    assert facts.asked == {"pkg.consts.FLOAT"} and not facts.prefixes and not facts.asked_any
+    assert facts
+    assert facts.asked_any
+    assert facts.starting("dtype:float1") == ["dtype:float16"]
+    assert facts.prefixes == {"dtype:float1"}
+
+
+def test_reads_differ_only_where_read() -> None:
+    reads = TfReads(frozenset({"graph"}), frozenset({"pkg.consts.FLOAT"}), frozenset(), True)
+    assert not reads.differ([GRAPH], [GRAPH, EAGER])
+    assert reads.differ([GRAPH], [])
+    assert not reads.differ([FLOAT_FACT], [FLOAT_FACT, OTHER_FACT])
+    assert reads.differ([], [FLOAT_FACT])
+    # Whether there is any fact was asked: from none to one unasked name differs.
+    assert reads.differ([], [OTHER_FACT])
+    floatx = TfReads(frozenset(), frozenset(), frozenset({"floatx:"}), False)
+    assert not floatx.differ([FLOAT_FACT], [FLOAT_FACT, OTHER_FACT])
+    floatx_fact = TfInbound("pkg.consts.X", "pkg/consts.py:3", "fact", "floatx:float64")
+    assert floatx.differ([], [floatx_fact])
+
+
+# ---- the project pass ---------------------------------------------------------------------
+# `train` imports `util`, which imports `consts`: `util` is linted before `consts`, whose
+# dtype facts reach it afterwards, so the project pass comes back to it.
+PROJECT = {
+    "pyproject.toml": "[tool.jitlint]\nselect = ['ALL']\n",
+    "pkg/__init__.py": "",
+    "pkg/consts.py": "import tensorflow as tf\n\nFLOAT = tf.float64\nHALF = tf.float16\n",
+    "pkg/train.py": (
+        "import tensorflow as tf\nfrom pkg.util import check\n\n\n"
+        "@tf.function\ndef step(x):\n    return check(x)\n"
+    ),
+}
+UTIL_IMPORTING = """\
+import tensorflow as tf
+from pkg.consts import FLOAT, HALF
+
+
+def check(x):
+    if tf.reduce_sum(x) > 0:
+        raise ValueError("positive")
+    return {returned}
+"""
+
+
+def _run(root: Path, *args: str) -> tuple[str, dict[str, int]]:
+    counts: collections.Counter[str] = collections.Counter()
+    lint = runner.lint_text
+
+    def counted(source: object, path: str, *rest: object, **options: object) -> FileResult:
+        counts[path] += 1
+        return lint(source, path, *rest, **options)  # type: ignore[arg-type]
+
+    before = os.getcwd()
+    os.chdir(root)
+    runner.lint_text = counted  # type: ignore[assignment]
+    try:
+        status, out, err = run_cli("--format", "json", "-j1", *args, "pkg")
+    finally:
+        runner.lint_text = lint
+        os.chdir(before)
+    assert status == 1 and "error" not in err, err
+    return out, dict(counts)
+
+
+def _write(root: Path, returned: str) -> None:
+    for name, text in {**PROJECT, "pkg/util.py": UTIL_IMPORTING.format(returned=returned)}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("returned", "relinted"), [("x", False), ("tf.cast(x, FLOAT)", True)])
+def test_the_project_pass_skips_only_relints_that_cannot_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, returned: str, relinted: bool
+) -> None:
+    _write(tmp_path, returned)
+    out, counts = _run(tmp_path, "--no-cache")
+    # `util` receives the facts of FLOAT and HALF after its lint; it looks FLOAT up only
+    # where it casts to it.
+    assert counts["pkg/util.py"] == (2 if relinted else 1)
+    with monkeypatch.context() as patch:
+        patch.setattr(project_pass, "may_change", lambda *args: True)
+        every, always = _run(tmp_path, "--no-cache")
+    assert always["pkg/util.py"] == 2
+    assert out == every
+    # The cache keeps what each lint read: a warm run skips the same relints, lints nothing.
+    assert _run(tmp_path)[0] == out
+    assert _run(tmp_path) == (out, {})
