@@ -822,3 +822,13 @@ def stack(keys, bound: float = 3.0):
 """
     _, found, err = check(project(tmp_path, train, SQUASH))
     assert where(found) == [("pkg/util.py", line, "JIT102") for line in want], err
+
+
+def test_call_records_keep_whether_their_caller_is_staged():
+    from jitlint.model.jax.crossfile.records import CallRecord
+
+    staged = CallRecord(".util.h", 7, "`step`", "compiled by `jax.jit`", 2, ((None, 1),), False)
+    eager = CallRecord(".util.h", 7, "`f`", "traced by `jax.vmap`", 2, (), False, staged=False)
+    assert len(staged.to_json()) == 7  # the format records made before staging was kept
+    for record in (staged, eager):
+        assert CallRecord.from_json(record.to_json()) == record
