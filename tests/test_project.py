@@ -781,3 +781,54 @@ def test_apply_of_an_imported_flax_module_reaches_its_call(tmp_path):
         """
     _, found, err = check(project(tmp_path, train, pkg__model=model))
     assert where(found) == [("pkg/model.py", 9, "JIT101")], err
+
+
+SQUASH = """\
+import math
+
+import equinox as eqx
+import jax.numpy as jnp
+
+
+def gain(bound):
+    return jnp.log1p(jnp.exp(bound))
+
+
+class Squash(eqx.Module):
+    scale: float
+
+    def __init__(self, bound: float):
+        self.scale = math.exp(gain(bound))
+"""
+
+
+@pytest.mark.parametrize(("transform", "want"), [("jax.vmap", []), ("jax.jit", [15])])
+def test_a_constructor_called_under_vmap_alone_runs_its_constant_operations_eagerly(
+    tmp_path, transform, want
+):
+    """Built in another file's vmapped factory, the module's constructor runs a jnp
+    operation on a Python float: a concrete array under vmap alone, a tracer under jit
+    [observed on jax 0.10.2]. The call record carries whether the caller is staged."""
+    train = f"""\
+import jax
+from pkg.util import Squash
+
+
+def stack(keys, bound: float = 3.0):
+    def one(key):
+        return Squash(bound)
+
+    return {transform}(one)(keys)
+"""
+    _, found, err = check(project(tmp_path, train, SQUASH))
+    assert where(found) == [("pkg/util.py", line, "JIT102") for line in want], err
+
+
+def test_call_records_keep_whether_their_caller_is_staged():
+    from jitlint.model.jax.crossfile.records import CallRecord
+
+    staged = CallRecord(".util.h", 7, "`step`", "compiled by `jax.jit`", 2, ((None, 1),), False)
+    eager = CallRecord(".util.h", 7, "`f`", "traced by `jax.vmap`", 2, (), False, staged=False)
+    assert len(staged.to_json()) == 7  # the format records made before staging was kept
+    for record in (staged, eager):
+        assert CallRecord.from_json(record.to_json()) == record

@@ -564,7 +564,8 @@ class Tracing:
             for record in records:
                 if not isinstance(record, Inbound):
                     continue
-                caller = Context(self.function_trace(self.module), record.level, {})
+                module = self.function_trace(self.module)
+                caller = Context(module, record.level, {}, staged=record.staged)
                 init = cls.lookup("__init__")
                 init_func = None
                 jit_params: set[str] = set()
@@ -641,8 +642,7 @@ class Tracing:
         entries = kept
         trace.entries = entries
         trace.inbound = inbound
-        # A call from another file's traced code counts as staged: its record does not say.
-        staged = bool(inbound)
+        staged = any(call.staged for call in inbound)  # calls from other files' traced code
         for entry in entries:
             level = entry.level
             staged = staged or entry.staged
@@ -998,7 +998,7 @@ class Tracing:
             return
         owner = path[-2]
         cls = self.classes.of(owner, path[:-2])  # type: ignore[arg-type]
-        caller = Context(self.function_trace(self.module), call.level, {})
+        caller = Context(self.function_trace(self.module), call.level, {}, staged=call.staged)
 
         def wrap(param: str, kind: Value) -> Value:
             if kind.traced:

@@ -253,7 +253,14 @@ def received_from(
         )  # fmt: skip
         return [(callee, entry)]
     call = Inbound(
-        function, site, record.caller, record.how, record.level, record.args, record.star
+        function,
+        site,
+        record.caller,
+        record.how,
+        record.level,
+        record.args,
+        record.star,
+        record.staged,
     )
     return [(callee, call)]
 

@@ -71,7 +71,7 @@ def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list
             out.append(
                 CallRecord(
                     record.target, line, f"`{caller.qualname}`", how_traced(caller), record.level,
-                    tuple(record.args), record.star,
+                    tuple(record.args), record.star, staged=record.context.staged,
                 )
             )  # fmt: skip
             continue
@@ -225,7 +225,7 @@ def _syntactic_calls(tracing: Tracing, source: str, calls: CallLines | None) -> 
         out.append(
             CallRecord(
                 target, lines[id(call)], f"`{caller.name}`", how_traced(caller), caller.level,
-                tuple(args), star,
+                tuple(args), star, staged=any(c.staged for c in caller.contexts if c.level > 0),
             )
         )  # fmt: skip
     return [*sorted(set(out), key=CallRecord.order), *_outbound_entries(tracing, source, calls)]
@@ -300,6 +300,7 @@ def self_call_inbound(
         call = Inbound(
             record.target, f"{display}:{lines[id(record.call)]}", f"`{caller.qualname}`",
             how_traced(caller), record.level, tuple(record.args), record.star,
+            record.context.staged,
         )  # fmt: skip
         if call not in out.setdefault(record.target, []):
             out[record.target].append(call)

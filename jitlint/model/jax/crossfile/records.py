@@ -92,18 +92,22 @@ class CallRecord:
     args: Arguments
     star: bool  # a `*`/`**` argument: the parameters it may fill are unknown
     cell: int = 0  # a notebook's cell that `line` is in (0: a plain file)
+    # Whether a transformation on the caller's path stages it (jit; not vmap or grad alone).
+    staged: bool = True
 
     def to_json(self) -> list[Any]:
         data = [self.target, self.line, self.caller, self.how, self.level, self.args, self.star]
+        if not self.staged:
+            return [*data, self.cell, False]
         return [*data, self.cell] if self.cell else data
 
     @classmethod
     def from_json(cls, data: list[Any]) -> CallRecord:
-        target, line, caller, how, level, args, star, *cell = data
+        target, line, caller, how, level, args, star, *rest = data
         bound = tuple((k, int(v)) for k, v in args)
         return cls(
             str(target), int(line), str(caller), str(how), int(level), bound, bool(star),
-            int(cell[0]) if cell else 0,
+            int(rest[0]) if rest else 0, bool(rest[1]) if len(rest) > 1 else True,
         )  # fmt: skip
 
     @property
@@ -115,7 +119,7 @@ class CallRecord:
         """A sort key: the fields in order, the arguments as `arguments_order` ranks them."""
         return (
             self.target, self.line, self.caller, self.how, self.level,
-            arguments_order(self.args), self.star, self.cell,
+            arguments_order(self.args), self.star, self.cell, self.staged,
         )  # fmt: skip
 
 
@@ -130,6 +134,7 @@ class Inbound:
     level: int
     args: Arguments
     star: bool
+    staged: bool = True  # as CallRecord.staged
 
     @property
     def origin(self) -> str:
