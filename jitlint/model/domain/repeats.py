@@ -401,7 +401,7 @@ class Keeping:
         for index in range(len(path) - 2, 0, -1):
             parent = path[index]
             kind = type(parent)
-            if kind in _CONTAINERS or _collects(parent, value):
+            if kind in _CONTAINERS or collects(parent, value):
                 value = parent
             elif kind is cst.Arg:
                 call = path[index - 1]
@@ -478,7 +478,7 @@ class Keeping:
         return False
 
 
-def _collects(node: cst.CSTNode, value: cst.CSTNode) -> bool:
+def collects(node: cst.CSTNode, value: cst.CSTNode) -> bool:
     """`node` is a comprehension whose elements are `value`."""
     kind = type(node)
     if kind in _COLLECTING:

@@ -32,6 +32,7 @@ from jitlint.model.domain.repeats import (
     Keeping,
     Repeated,
     calls_into,
+    collects,
     enclosing_loops,
     find_repeated,
     local_repetition,
@@ -148,10 +149,11 @@ def _factory(model: TfModel, func: Func) -> bool:
         if type(value) is cst.Call and model.names.resolves_to(value.func, path, TF_FUNCTION):
             return True
         if type(value) is cst.Name:
-            # The name's last assignment at the body's top level (`fn = tf.function(fn)`
-            # after `fn = lambda ...`): what a straight-line body returns.
-            last = _last_assigned(func, value.value)
-            if type(last) is cst.Call and model.names.resolves_to(last.func, path, TF_FUNCTION):
+            held = _held_at_return(model, func, value)
+            if held and all(
+                type(v) is cst.Call and model.names.resolves_to(v.func, path, TF_FUNCTION)  # type: ignore[attr-defined]
+                for v, _ in held
+            ):
                 return True
             bindings = model.names.lookup(value.value, path)
             node = bindings[0].node if bindings and len(bindings) == 1 else None
@@ -163,17 +165,17 @@ def _factory(model: TfModel, func: Func) -> bool:
     return False
 
 
-def _last_assigned(func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
-    """The value of the last `name = value` among `func`'s top-level statements."""
-    for statement in reversed(func.body.body):  # type: ignore[union-attr]
-        if type(statement) is not cst.SimpleStatementLine:
-            continue
-        for small in reversed(statement.body):
-            if type(small) is cst.Assign and any(
-                type(t.target) is cst.Name and t.target.value == name  # type: ignore[attr-defined]
-                for t in small.targets
-            ):
-                return small.value
+def _held_at_return(
+    model: TfModel, func: cst.FunctionDef, name: cst.Name
+) -> list[tuple[cst.CSTNode, Sequence[cst.CSTNode]]] | None:
+    """What `name` may hold where a top-level `return name` of `func` reads it (the
+    assignments that reach it: `fn = tf.function(fn)` after `fn = lambda ...`), or None."""
+    base = (*model.scope_path(func), func.body)
+    for statement in func.body.body:  # type: ignore[union-attr]
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                if type(small) is cst.Return and small.value is name:
+                    return model.values.assigned_values(name, (*base, statement, small))
     return None
 
 
@@ -197,10 +199,7 @@ def _kept_element(call: cst.Call, path: Path) -> bool:
     """The call is the element a comprehension collects (`[make(f, i) for i in ...]`): what
     a factory makes there is kept, one per element, not remade for the same work."""
     parent = path[-2] if path and path[-1] is call else (path[-1] if path else None)
-    kind = type(parent)
-    if kind in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
-        return parent.elt is call  # type: ignore[union-attr]
-    return kind is cst.DictComp and parent.value is call  # type: ignore[union-attr]
+    return parent is not None and collects(parent, call)
 
 
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp)
