@@ -329,7 +329,11 @@ def legacy_keras_setting(directory: Path) -> Path | None:
 def _distribution(text: str) -> str | None:
     """The distribution a requirement names, normalized as pip does (`tf_keras` is `tf-keras`)."""
     match = _REQUIREMENT.match(text.split(";", 1)[0])
-    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match is not None else None
+    return _normalized(match.group(1)) if match is not None else None
+
+
+def _normalized(distribution: str) -> str:
+    return re.sub(r"[-_.]+", "-", distribution).lower()
 
 
 def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
@@ -339,7 +343,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     match = _REQUIREMENT.match(text.split(";", 1)[0])
     if match is None:
         return None
-    framework = _DISTRIBUTIONS.get(_distribution(text) or "")
+    framework = _DISTRIBUTIONS.get(_normalized(match.group(1)))
     if framework is None:
         return None
     lower: list[str] = []
