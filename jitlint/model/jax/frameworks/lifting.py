@@ -36,7 +36,7 @@ from jitlint.model.domain.classes import Classes
 from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.transforms import TRANSFORMS
 from jitlint.model.library.module_classes import framework_of_class
-from jitlint.python.names import Names
+from jitlint.python.names import Names, leaf_name
 
 # Raw transformations that stage their function out (the ones that fail, see above).
 STAGING = frozenset(
@@ -181,8 +181,9 @@ class Lifting:
         """Whether the method holding the end of `path` runs under no `init` of its class:
         an `init` of the file names a method of the class (`method=Cls.init_probe`), and
         neither that method, `__call__` (what an `init` without `method=` runs) nor the
-        submodule method reaches this one through `self.<method>`. Then this method runs only
-        under `apply`, where the parameters exist and its modules only read them."""
+        submodule method reaches this one through `self.<method>`, and no class of the file
+        derives from the class. Then this method runs only under `apply`, where the
+        parameters exist and its modules only read them."""
         owner, method = self.framework_class(path), _method_of(path)
         framework = plugin(owner[0]) if owner is not None else None
         if owner is None or method is None or framework is None or not framework.init_methods:
@@ -193,8 +194,8 @@ class Lifting:
             return False
         cls = owner[1]
         named = self._init_targets.get(id(cls))
-        if not named:
-            return False
+        if not named or _subclassed(self.names.module, cls.name.value):
+            return False  # a subclass's `__call__` may run the method at its own init
         roots = {*named, *self._init_targets.get(None, ()), "__call__"}
         if framework.submodules_in is not None:
             roots.add(framework.submodules_in)
@@ -304,6 +305,14 @@ def _init_targets(
             return False
         out.setdefault(id(bindings[0].node), set()).add(value.attr.value)
     return out
+
+
+def _subclassed(module: cst.Module, name: str) -> bool:
+    """Whether a class statement of the module names `name` among its bases."""
+    return any(
+        type(s) is cst.ClassDef and any(leaf_name(b.value) == name for b in s.bases)
+        for s in module.body
+    )
 
 
 def _reachable(cls: cst.ClassDef, roots: set[str]) -> set[str]:

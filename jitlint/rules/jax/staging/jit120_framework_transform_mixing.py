@@ -116,9 +116,10 @@ class FrameworkTransformMixing(Rule):
     the body calls.
     A module the enclosing function calls before the transformation is not reported (its
     parameters exist), nor is a linen method that no `init` of the file runs: when an
-    `init` there names a method of the class (`model.init(key, x, method=Model.probe)`)
-    and neither it, `__call__` nor `setup` calls this one through `self`, the loop runs
-    only under `apply`. Where the `init` is in another file, the loop is still reported.
+    `init` there names a method of the class (`model.init(key, x, method=Model.probe)`),
+    neither it, `__call__` nor `setup` calls this one through `self`, and no class of the
+    file derives from it, the loop runs only under `apply`. Where the `init` is in another
+    file, the loop is still reported.
     """
 
     code = "JIT120"
@@ -288,6 +289,24 @@ class World(nn.Module):
         return jax.lax.scan(lambda c, _: (self.cell(c), c), x, None, length=3)[1]  # error: JIT120
 world = World()
 params = world.init(jax.random.PRNGKey(0), jnp.ones((2, 4)), method=World.probe)
+""",
+        # A subclass's `__call__` runs the loop at its own (default) init.
+        """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+class World(nn.Module):
+    def setup(self):
+        self.cell = nn.Dense(4)
+    def probe(self, x):
+        return self.cell(x)
+    def imagine(self, x):
+        return jax.lax.scan(lambda c, _: (self.cell(c), c), x, None, length=3)[1]  # error: JIT120
+class Dreaming(World):
+    def __call__(self, x):
+        return self.imagine(x)
+params = World().init(jax.random.PRNGKey(0), jnp.ones((2, 4)), method=World.probe)
+dream = Dreaming().init(jax.random.PRNGKey(0), jnp.ones((2, 4)))
 """,
     )
 
