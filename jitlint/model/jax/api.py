@@ -110,6 +110,11 @@ _LAX = "jax.lax."
 # The host's random generators (NumPy's and Python's modules): each call draws once, when a
 # traced function is traced.
 HOST_RANDOM_PREFIXES = ("numpy.random.", "random.")
+# Calls that hand their arguments to Python on the host as the compiled program runs.
+HOST_CALLBACKS = frozenset(
+    {"jax.debug.callback", "jax.debug.print", "jax.pure_callback", "jax.experimental.io_callback",
+     "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap"}
+)  # fmt: skip
 
 
 def lax_name(leaf: str) -> str:

@@ -5,6 +5,7 @@ import libcst as cst
 from jitlint.fixes.eager_fix import unjit_fix
 from jitlint.fixes.host_callbacks import mutation_callback_fix
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.model.domain.flows import Sink
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.api import HOST_RANDOM_PREFIXES
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -13,7 +14,8 @@ from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
-from jitlint.python.builtins_facts import LOG_MODULES, PRINT, builtin_name
+from jitlint.python.builtins_facts import LOG_MODULES, PRINT, WARN, builtin_name
+from jitlint.python.walker import descendants
 from jitlint.rules.base import JAX_TRACING, Rule
 
 
@@ -273,36 +275,59 @@ def run(xs):
             return
         qualname = next(iter(qualnames))
         describe = self.ctx.tracing.describe  # positions are resolved only for a finding
-        if qualname in _CLOCKS:
-            self.report(
-                node,
-                f"`{qualname}()` runs once, while {describe(trace)} is traced: its result is baked "
-                "into the compiled program as a constant",
-                help="read the clock outside the jitted function and pass the value in",
-            )
-        elif qualname.startswith(HOST_RANDOM_PREFIXES):
-            self.report(
-                node,
-                f"`{qualname}` draws once, while {describe(trace)} is traced: every call of the "
-                "compiled program reuses the same number",
-                help="use `jax.random` with a key passed in as an argument",
-            )
-        elif qualname in PRINT or self._is_logging(qualname):
+        if qualname in _CLOCKS or qualname.startswith(HOST_RANDOM_PREFIXES):
+            # Only where the compiled program uses the result: a time read only by a host
+            # callback, or a draw that only names something, is trace-time bookkeeping.
+            sink = self.ctx.tracing.flows.first_sink(self.ctx.path_to(node))
+            if sink is None:
+                return
+            if qualname in _CLOCKS:
+                self.report(
+                    node,
+                    f"`{qualname}()` runs once, while {describe(trace)} is traced, and its result "
+                    f"is {self._used(sink)}: the compiled program keeps it as a constant",
+                    help="read the clock outside the jitted function and pass the value in",
+                )
+            else:
+                self.report(
+                    node,
+                    f"`{qualname}` draws once, while {describe(trace)} is traced, and the draw is "
+                    f"{self._used(sink)}: every call of the compiled program reuses it",
+                    help="use `jax.random` with a key passed in as an argument",
+                )
+        elif qualname in PRINT or qualname in WARN or self._is_logging(qualname):
             for arg in node.args:
                 value = trace.value(arg.value)
                 if type(arg.value) is cst.FormattedString:
                     value = _formatted(trace, arg.value) or value
                 if shows_tracer(value):
                     name = builtin_name(qualname) or qualname
+                    if name == "print":
+                        fix = self._print_fix(node)
+                    else:
+                        fix = None if qualname in WARN else self._log_fix(node)
                     self.report(
                         node,
                         f"`{name}` runs once, while {describe(trace)} is traced, and shows the "
                         f"tracer `{snippet(self.ctx.module, arg.value)}`, not its values; "
                         "later calls print nothing",
                         help='use `jax.debug.print("{}", x)` to print values on every call',
-                        fix=self._print_fix(node) if name == "print" else self._log_fix(node),
+                        fix=fix,
                     )
                     return
+
+    def _used(self, sink: Sink) -> str:
+        """ "returned at line 12", "the test of the `if` at line 9"..."""
+        line = self.ctx.tracing.line(sink.node)
+        where = f" at line {line}" if line is not None else ""
+        if sink.how == "returned":
+            return f"returned{where}"
+        if sink.how == "the test of":
+            keyword = "if" if type(sink.node) is cst.If else "while"
+            return f"the test of the `{keyword}`{where}"
+        if sink.how == "iterated by":
+            return f"iterated by the `for`{where}"
+        return f"{sink.how} `{snippet(self.ctx.module, sink.node)}`{where}"
 
     @staticmethod
     def _is_logging(qualname: str) -> bool:
@@ -312,7 +337,9 @@ def run(xs):
     def _mutation(self, node: cst.Call, target: cst.BaseExpression, trace: FunctionTrace) -> None:
         # Recording static facts (shapes, names) at trace time is a common, deliberate
         # idiom; storing a tracer outside is the bug.
-        value = next((trace.value(a.value) for a in node.args if trace.value(a.value).traced), None)
+        value = next(
+            (trace.value(a.value) for a in node.args if shows_tracer(trace.value(a.value))), None
+        )
         if value is None or type(target) is not cst.Name or not self._outer(target, trace):
             return
         self.report(
@@ -354,6 +381,9 @@ def run(xs):
         if type(target) is cst.Attribute:
             self._attribute_write(node, target)
             return
+        if type(target) is cst.Subscript:
+            self._item_store(node, target)
+            return
         if type(target) is not cst.Name:
             return
         path = self.ctx.path_to(node)
@@ -378,19 +408,65 @@ def run(xs):
             # as it would run, so the write happens every time (graphcast passes the output
             # structure out of an `hk.remat` closure this way).
             return
+        kind = "global" if target.value in scope.declared_global else "outer"
+        fix = mutation_callback_fix(self.ctx, node, path)
+        help = "return the value from the function instead of storing it outside"
+        if shows_tracer(trace.value(node.value)):  # type: ignore[attr-defined]
+            self.report(
+                node,
+                f"assigning to the {kind} `{target.value}` stores a tracer outside the traced "
+                f"function: it happens once, while {self.ctx.tracing.describe(trace)} is "
+                "traced, not on every call, and the stored tracer is invalid afterwards",
+                help=help,
+                fix=fix,
+            )
+            return
+        sink = self._update_used(node, target, path)
+        if sink is None:
+            return  # set to the same value each time, or a counter only Python reads
         self.report(
             node,
-            f"assigning to the {'global' if target.value in scope.declared_global else 'outer'} "
-            f"`{target.value}` happens once, while {self.ctx.tracing.describe(trace)} is "
-            "traced, not on every call",
+            f"updating the {kind} `{target.value}` happens once, while "
+            f"{self.ctx.tracing.describe(trace)} is traced, not on every call, and the compiled "
+            f"program keeps the value it had then: it is {self._used(sink)}",
+            help=help,
+            fix=fix,
+        )
+
+    def _update_used(
+        self, node: cst.CSTNode, target: cst.BaseExpression, path: list[cst.CSTNode]
+    ) -> Sink | None:
+        """Where traced code uses the state `node` updates, when it is an update (`n += 1`,
+        `n = n + 1`): a write of the same value on every call loses nothing, and a counter
+        that only Python code reads (compiles counted, labels allocated) is trace-time
+        bookkeeping."""
+        if type(node) is not cst.AugAssign and not _mentions(node.value, target):  # type: ignore[attr-defined]
+            return None
+        return self.ctx.tracing.flows.state_sink(target, path)
+
+    def _item_store(self, node: cst.CSTNode, target: cst.Subscript) -> None:
+        """`cache[key] = x` with a tracer `x` and `cache` an outer container: the tracer
+        leaks out of the trace, as with `cache.append(x)`."""
+        if type(node) is not cst.Assign or type(target.value) is not cst.Name:
+            return
+        trace = self._trace(node)
+        if trace is None or not shows_tracer(trace.value(node.value)):
+            return
+        if not self._outer(target.value, trace):
+            return
+        self.report(
+            node,
+            f"`{snippet(self.ctx.module, target)} = ...` stores a tracer in "
+            f"`{target.value.value}`, which lives outside the traced function: it happens "
+            f"once, while {self.ctx.tracing.describe(trace)} is traced, not on every call, "
+            "and the stored tracer is invalid afterwards",
             help="return the value from the function instead of storing it outside",
-            fix=mutation_callback_fix(self.ctx, node, self.ctx.path_to(node)),
         )
 
     def _attribute_write(self, node: cst.CSTNode, target: cst.Attribute) -> None:
-        """`obj.attr = v` in traced code, where `obj` was made in Python, outside any trace
-        (the object of a jitted bound method, a module-level instance): the write happens
-        once, while tracing."""
+        """`obj.attr += 1` in traced code, where `obj` was made in Python, outside any trace
+        (the object of a jitted bound method, a module-level instance), and traced code
+        uses the attribute: the update happens once, while tracing."""
         trace = self._trace(node)
         if trace is None:
             return
@@ -399,14 +475,18 @@ def run(xs):
             return
         assigned = getattr(node, "value", None)
         if assigned is not None and trace.value(assigned).traced:
-            return  # a tracer stored outside: a leaked tracer, not a value set once
+            return  # a tracer stored outside: a leaked tracer (JIT108), not a value set once
         if obj.cls.kind not in (None, "dataclass") or obj.cls.decorator_options.get("frozen"):
             return  # frameworks keep state their own way; frozen classes raise instead
+        sink = self._update_used(node, target, self.ctx.path_to(node))
+        if sink is None:
+            return
         self.report(
             node,
-            f"assigning to `{snippet(self.ctx.module, target)}` changes an object made outside "
+            f"updating `{snippet(self.ctx.module, target)}` changes an object made outside "
             f"the traced function: it happens once, while {self.ctx.tracing.describe(trace)} "
-            "is traced, not on every call",
+            f"is traced, not on every call, and the compiled program keeps the value it had "
+            f"then: it is {self._used(sink)}",
             help="return the new value from the function instead of storing it on the object",
             fix=unjit_fix(self.ctx, trace),
         )
@@ -482,6 +562,13 @@ def _is_container(node: cst.CSTNode | None) -> bool:
         leaf = leaf.value if isinstance(leaf, cst.Name) else leaf
         return leaf in _CONTAINERS
     return False
+
+
+def _mentions(expr: cst.CSTNode, target: cst.BaseExpression) -> bool:
+    """Whether `expr` reads `target` (a name, or `obj.attr`): `n = n + 1` is an update."""
+    code = cst.Module([]).code_for_node
+    wanted = code(target)
+    return any(type(node) is type(target) and code(node) == wanted for node in descendants(expr))
 
 
 def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:
