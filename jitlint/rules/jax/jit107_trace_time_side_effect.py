@@ -22,11 +22,21 @@ from jitlint.rules.base import JAX_TRACING, Rule
 class TraceTimeSideEffect(Rule):
     """
     ## What it does
-    Finds Python side effects inside a function JAX traces: `print` and `logging` of traced
-    values, reading the clock (`time.time()`), drawing Python or NumPy random numbers,
-    mutating lists, dicts or sets defined outside the function (or `global` names), and
-    assigning to an attribute of an object made outside the trace (`self.n += 1` in a jitted
-    bound method of a plain class).
+    Finds Python side effects inside a function JAX traces whose wrong result the model can
+    see:
+
+    - `print`, `logging` (absl's too) and `warnings.warn` of a value known to be traced: the
+      output shows a tracer, once, not the values;
+    - a clock read (`time.time()`) or a Python or NumPy random draw whose result the traced
+      computation uses: an operator or index on a tracer, a call returning a tracer, a
+      `return`, the test of an `if` or `while`, the iterable of a `for`, followed through
+      local and global names and `self` attributes (a draw in a constructor used by
+      `__call__`);
+    - a tracer stored in a list, dict or set defined outside the function (`seen.append(x)`,
+      `cache[k] = x`), or in a `global` or `nonlocal` name;
+    - an update (`n += 1`, `n = n + 1`) of a `global` or `nonlocal` name, or of an attribute
+      of an object made outside the trace (`self.n += 1` in a jitted bound method of a plain
+      class), whose value the traced computation then uses in one of the ways above.
 
     ## Why is this bad
     JAX runs the Python body once, while tracing, and then reuses the compiled program.
@@ -75,7 +85,8 @@ class TraceTimeSideEffect(Rule):
     reach the logger as NumPy arrays. A statement `seen.append(x)` (or `add`, `extend`,
     `appendleft`) storing a tracer in an outer container becomes
     `jax.debug.callback(seen.append, x)`: unsafe, the container now fills on every call as
-    the compiled program runs, asynchronously, and holds NumPy arrays. An attribute written
+    the compiled program runs, asynchronously, and holds NumPy arrays. `warnings.warn`,
+    `cache[k] = x` and `global`/`nonlocal` writes get no fix. An attribute updated
     on an object made outside the trace, in a function whose only way of being traced is
     one `jax.jit(f)` call of this file with no options (`fast = jax.jit(counter.count)`),
     is fixed by calling `f` without jit (`fast = counter.count`): unsafe, the function then
@@ -83,9 +94,19 @@ class TraceTimeSideEffect(Rule):
     making it pure (return the new state) keeps jit but needs a person.
 
     ## Known problems
-    `print` and logging of static values only (shapes, configuration) are not reported:
-    they are often deliberate trace-time logging. Mutations are reported only for names
-    bound at module level, `global` names, or names of enclosing untraced functions.
+    Side effects whose result only Python reads are trace-time bookkeeping and are not
+    reported: `print` and logging of static values (shapes, dtypes, configuration, strings)
+    or of values of unknown kind; a counter of traces or a label allocator (`global n;
+    n += 1` read only outside the trace or only as text); a clock read only by a host
+    callback (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`;
+    Python values appended to outer lists (names, shapes) or stored in registries and
+    caches. A counter meant to count calls but read only by Python code after the calls
+    (`total += 1`, then `return total` in the untraced caller) is missed with them: the
+    model cannot tell it from a count of compiles. A value is followed through at most
+    four names or attributes, within one file, and through `self.attr` only inside its own
+    class; a draw or an update whose use the model loses (passed to a function of another
+    file, stored in a container first) is not reported. Mutations are reported only for
+    names bound at module level, `global` names, or names of enclosing untraced functions.
     """
 
     code = "JIT107"
@@ -190,9 +211,94 @@ def f(x):
     calls.append(1)
     return x
 """,
+        # Trace-time bookkeeping: a counter of traces that only Python reads.
+        """
+import jax
+from jax import lax
+TRACES = 0
+def run(x):
+    def body(i, c):
+        global TRACES
+        TRACES += 1
+        return c + i
+    return lax.fori_loop(0, 3, body, x)
+""",
+        # A nonlocal counter the enclosing Python function returns: counting compiles and
+        # counting calls read the same; only traced code using it shows the difference.
+        """
+import jax
+def run(xs):
+    total = 0
+    @jax.jit
+    def step(x):
+        nonlocal total
+        total += 1
+        return x
+    for x in xs:
+        step(x)
+    return total
+""",
+        # An attribute counter only Python reads, and a value set to the same thing on every
+        # call (running it once per trace loses nothing).
+        """
+import jax
+class Stats:
+    def __init__(self):
+        self.compiles = 0
+        self.mode = "train"
+    def step(self, x):
+        self.compiles += 1
+        self.mode = "eval"
+        return x * 2 if self.mode == "eval" else x
+stats = Stats()
+jax.jit(stats.step)(1.0)
+""",
+        # A label allocator: the counter only ever becomes text.
+        """
+import jax
+_NEXT = 0
+names = []
+def fresh_label():
+    global _NEXT
+    _NEXT += 1
+    return f"var_{_NEXT}"
+@jax.jit
+def f(x):
+    names.append(fresh_label())
+    return x
+""",
+        # A clock read only by a host callback, draws and clocks that only become text, a
+        # seed, a registry keyed by shape, dict keys of a traced pytree collected by name.
+        """
+import random
+import time
+import warnings
+import jax
+import numpy as np
+kernels = {}
+names = []
+@jax.jit
+def f(x, params):
+    start = time.time()
+    def report(v):
+        print("elapsed", time.time() - start, v)
+    jax.debug.callback(report, x)
+    print(f"run-{random.randint(0, 999)}", x.shape)
+    np.random.seed(0)
+    for k in params:
+        names.append(k)
+    kernels[x.shape] = len(names)
+    warnings.warn(f"compiling for {x.shape}")
+    t0 = time.perf_counter()
+    y = x * 2
+    print("traced in", time.perf_counter() - t0)
+    return y
+f(jax.numpy.ones(3), {"a": jax.numpy.ones(2)})
+""",
     )
+
     INVALID = (
-        # An attribute of an object made in Python, written while tracing.
+        # An attribute of an object made in Python, updated while tracing and returned.
         """
 import jax
 class Counter:
@@ -219,6 +325,7 @@ def f(x):
     calls.append(x)  # error: JIT107
     return x + noise + start
 """,
+        # A global counter the traced body computes with; prints of the carry.
         """
 import jax
 from jax import lax
@@ -229,21 +336,56 @@ def run(x):
         COUNT += 1  # error: JIT107
         print(c)  # error: JIT107
         print(f"carry={c}")  # error: JIT107
-        return c + i
+        return c + i * COUNT
     return lax.fori_loop(0, 3, body, x)
 """,
+        # A draw that decides which layers the compiled program runs (LayerDrop).
+        """
+import random
+import jax
+@jax.jit
+def forward(x):
+    for _ in range(4):
+        if random.uniform(0, 1) < 0.1:  # error: JIT107
+            continue
+        x = x * 2
+    return x
+""",
+        # A draw stored on an object in its constructor and used by its call; a permutation
+        # that indexes a tracer; a clock seeding a key; a tracer stored in an outer dict; a
+        # warning showing a tracer.
+        """
+import time
+import warnings
+import jax
+import numpy as np
+cache = {}
+class Layer:
+    def __init__(self):
+        self.scale = np.random.uniform(0.5, 1.5)  # error: JIT107
+    def __call__(self, x):
+        return x * self.scale
+@jax.jit
+def g(x):
+    perm = np.random.permutation(3)  # error: JIT107
+    key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+    cache["last"] = x  # error: JIT107
+    warnings.warn(f"x is {x}")  # error: JIT107
+    return Layer()(x[perm]) + jax.random.normal(key)
+""",
+        # A tracer stored in an outer name leaks.
         """
 import jax
 def run(xs):
-    total = 0
+    last = None
     @jax.jit
     def step(x):
-        nonlocal total
-        total += 1  # error: JIT107
+        nonlocal last
+        last = x * 2  # error: JIT107
         return x
     for x in xs:
         step(x)
-    return total
+    return last
 """,
     )
 
