@@ -7,7 +7,7 @@ from jitlint.fixes.host_callbacks import mutation_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.flows import Sink
 from jitlint.model.domain.values import Object, shows_tracer
-from jitlint.model.jax.api import HOST_RANDOM_PREFIXES
+from jitlint.model.jax.api import HOST_RANDOM_PREFIXES, HOST_RANDOM_STATE
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
 from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
@@ -105,7 +105,9 @@ class TraceTimeSideEffect(Rule):
     model cannot tell it from a count of compiles. A value is followed through at most
     four names or attributes, within one file, and through `self.attr` only inside its own
     class; a draw or an update whose use the model loses (passed to a function of another
-    file, stored in a container first) is not reported. Mutations are reported only for
+    file, stored in a container first) is not reported, nor are draws from a generator
+    object (`rng = np.random.default_rng(); rng.normal()`): making or seeding one is not a
+    draw, and with a fixed seed its draws are the same on every call. Mutations are reported only for
     names bound at module level, `global` names, or names of enclosing untraced functions.
     """
 
@@ -268,7 +270,8 @@ def f(x):
     return x
 """,
         # A clock read only by a host callback, draws and clocks that only become text, a
-        # seed, a registry keyed by shape, dict keys of a traced pytree collected by name.
+        # seed and a seeded generator (its draws are the same on every call anyway), a
+        # registry keyed by shape, dict keys of a traced pytree collected by name.
         """
 import random
 import time
@@ -285,12 +288,13 @@ def f(x, params):
     jax.debug.callback(report, x)
     print(f"run-{random.randint(0, 999)}", x.shape)
     np.random.seed(0)
+    rng = np.random.RandomState(0)
     for k in params:
         names.append(k)
     kernels[x.shape] = len(names)
     warnings.warn(f"compiling for {x.shape}")
     t0 = time.perf_counter()
-    y = x * 2
+    y = x * 2 + rng.normal()
     print("traced in", time.perf_counter() - t0)
     return y
 f(jax.numpy.ones(3), {"a": jax.numpy.ones(2)})
@@ -417,7 +421,7 @@ def run(xs):
             return
         qualname = next(iter(qualnames))
         describe = self.ctx.tracing.describe  # positions are resolved only for a finding
-        if qualname in _CLOCKS or qualname.startswith(HOST_RANDOM_PREFIXES):
+        if qualname in _CLOCKS or _draws(qualname):
             # Only where the compiled program uses the result: a time read only by a host
             # callback, or a draw that only names something, is trace-time bookkeeping.
             sink = self.ctx.tracing.flows.first_sink(self.ctx.path_to(node))
@@ -704,6 +708,11 @@ def _is_container(node: cst.CSTNode | None) -> bool:
         leaf = leaf.value if isinstance(leaf, cst.Name) else leaf
         return leaf in _CONTAINERS
     return False
+
+
+def _draws(qualname: str) -> bool:
+    """A draw from the host's global random generators (not making or seeding one)."""
+    return qualname.startswith(HOST_RANDOM_PREFIXES) and qualname not in HOST_RANDOM_STATE
 
 
 def _mentions(expr: cst.CSTNode, target: cst.BaseExpression) -> bool:
