@@ -3,8 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.eager_fix import unjit_fix
-from jitlint.fixes.host_callbacks import mutation_callback_fix
-from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.host_callbacks import debug_print_fix, log_callback_fix, mutation_callback_fix
 from jitlint.model.domain.flows import Sink
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.api import HOST_RANDOM_PREFIXES, HOST_RANDOM_STATE
@@ -107,8 +106,9 @@ class TraceTimeSideEffect(Rule):
     class; a draw or an update whose use the model loses (passed to a function of another
     file, stored in a container first) is not reported, nor are draws from a generator
     object (`rng = np.random.default_rng(); rng.normal()`): making or seeding one is not a
-    draw, and with a fixed seed its draws are the same on every call. Mutations are reported only for
-    names bound at module level, `global` names, or names of enclosing untraced functions.
+    draw, and with a fixed seed its draws are the same on every call. Mutations are
+    reported only for names bound at module level, `global` names, or names of enclosing
+    untraced functions.
     """
 
     code = "JIT107"
@@ -449,9 +449,9 @@ def run(xs):
                 if shows_tracer(value):
                     name = builtin_name(qualname) or qualname
                     if name == "print":
-                        fix = self._print_fix(node)
+                        fix = debug_print_fix(self.ctx, node)
                     else:
-                        fix = None if qualname in WARN else self._log_fix(node)
+                        fix = None if qualname in WARN else log_callback_fix(self.ctx, node)
                     self.report(
                         node,
                         f"`{name}` runs once, while {describe(trace)} is traced, and shows the "
@@ -647,54 +647,6 @@ def run(xs):
             if name in scope.bindings and name not in scope.declared_nonlocal:
                 return self.ctx.tracing.trace(node) is not None  # type: ignore[arg-type]
         return False
-
-    def _log_fix(self, node: cst.Call) -> NodeFix | None:
-        """`logging.info("loss %s", x)` -> `jax.debug.callback(lambda *values:
-        logging.info("loss %s", *values), x)`: the logger runs on every call, with the values
-        as NumPy arrays. Only a literal message with positional values."""
-        if len(node.args) < 2 or type(node.args[0].value) is not cst.SimpleString:
-            return None
-        if any(arg.keyword is not None or arg.star for arg in node.args):
-            return None
-        code = self.ctx.module.code_for_node
-        values = [code(arg.value) for arg in node.args[1:]]
-        jax_name, imported = self.ctx.import_name("jax", "jax")
-        log = f"{code(node.func)}({code(node.args[0].value)}, *values)"
-        text = f"{jax_name}.debug.callback(lambda *values: {log}, {', '.join(values)})"
-        return NodeFix(
-            "unsafe",
-            "log from `jax.debug.callback`, which runs on every call with the values",
-            ((node, text),),
-            (imported,) if imported else (),
-        )
-
-    def _print_fix(self, node: cst.Call) -> NodeFix | None:
-        pieces: list[str] = []
-        values: list[str] = []
-        module = self.ctx.module
-        for arg in node.args:
-            if arg.keyword is not None or arg.star:
-                return None
-            expr = arg.value
-            if type(expr) is cst.SimpleString:
-                text = expr.evaluated_value
-                if not isinstance(text, str):
-                    return None
-                pieces.append(text.replace("{", "{{").replace("}", "}}"))
-            elif type(expr) in (cst.FormattedString, cst.ConcatenatedString):
-                return None
-            else:
-                pieces.append("{}")
-                values.append(module.code_for_node(expr))
-        jax_name, imported = self.ctx.import_name("jax", "jax")
-        fmt = repr(" ".join(pieces))
-        text = f"{jax_name}.debug.print({', '.join([fmt, *values])})"
-        return NodeFix(
-            "unsafe",
-            "use `jax.debug.print`",
-            ((node, text),),
-            (imported,) if imported else (),
-        )
 
 
 def _is_container(node: cst.CSTNode | None) -> bool:
