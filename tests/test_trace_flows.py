@@ -113,3 +113,19 @@ def test_a_draw_that_decides_a_while_loop():
     )
     assert list(got) == [6]
     assert "the test of the `while` at line 6" in got[6]
+
+
+def test_the_message_names_the_first_use_in_source_order():
+    got = messages(
+        """
+        import time
+        import jax
+        @jax.jit
+        def f(x):
+            t = time.time()
+            y = x * t
+            return y, t
+        """
+    )
+    assert list(got) == [6]
+    assert "an operand of `x * t` at line 7" in got[6]

@@ -200,7 +200,8 @@ def _self_class(target: cst.CSTNode, path: Path) -> Path | None:
 
 
 def _name_reads(scope: cst.CSTNode, name: str, above: tuple[cst.CSTNode, ...]) -> Iterator[Path]:
-    """Every read of `name` under `scope` (nested scopes that bind it themselves aside)."""
+    """Every read of `name` under `scope`, in source order (nested scopes that bind it
+    themselves aside)."""
     stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(scope, above)]
     while stack:
         node, ancestors = stack.pop()
@@ -211,13 +212,13 @@ def _name_reads(scope: cst.CSTNode, name: str, above: tuple[cst.CSTNode, ...]) -
             continue
         if type(node) in _SCOPES and node is not scope and _binds_locally(node, name):
             continue
-        stack.extend((child, here) for child in iter_children(node))
+        stack.extend((child, here) for child in reversed(iter_children(node)))
 
 
 def _attr_reads(
     method: cst.FunctionDef, receiver: str, attr: str, above: tuple[cst.CSTNode, ...]
 ) -> Iterator[Path]:
-    """Every read of `<receiver>.attr` in `method`."""
+    """Every read of `<receiver>.attr` in `method`, in source order."""
     stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(method, above)]
     while stack:
         node, ancestors = stack.pop()
@@ -231,7 +232,7 @@ def _attr_reads(
             if _is_read(here):
                 yield here
             continue
-        stack.extend((child, here) for child in iter_children(node))
+        stack.extend((child, here) for child in reversed(iter_children(node)))
 
 
 def _is_read(path: Path) -> bool:
