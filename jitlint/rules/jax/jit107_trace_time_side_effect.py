@@ -100,9 +100,10 @@ class TraceTimeSideEffect(Rule):
     callback (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`;
     Python values appended to outer lists (names, shapes) or stored in registries and
     caches. A write of a value that does not depend on the old one (`self.mode = "eval"`)
-    loses nothing by running once per trace and is not reported either. A counter meant to count calls but read only by Python code after the calls
-    (`total += 1`, then `return total` in the untraced caller) is missed with them: the
-    model cannot tell it from a count of compiles. A value is followed through at most
+    loses nothing by running once per trace and is not reported either. A counter meant
+    to count calls but read only by Python code after the calls (`total += 1`, then
+    `return total` in the untraced caller) is missed with them: the model cannot tell it
+    from a count of compiles. A value is followed through at most
     four names or attributes, within one file, and through `self.attr` only inside its own
     class; a draw or an update whose use the model loses (passed to a function of another
     file, stored in a container first) is not reported, nor are draws from a generator
