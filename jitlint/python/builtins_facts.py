@@ -73,6 +73,10 @@ AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
 }
 # Single builtins the model and rules ask about by what they do.
 PRINT = frozenset({"builtins.print"})  # writes its arguments to stdout
+# `warnings.warn(message)`: like a log record, emitted where Python runs it.
+WARN = frozenset({"warnings.warn"})
+# Builtins that turn their argument into text.
+MAKES_TEXT = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
 TRUTH_TEST = frozenset({"builtins.bool"})  # `bool(x)` asks `x.__bool__()`
 FLOAT_CONVERSION = frozenset({"builtins.float"})
 RANGE = frozenset({"builtins.range"})

@@ -33,6 +33,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
+from jitlint.model.domain.flows import PASS, TEXT, Flows
 from jitlint.model.domain.values import (
     PLAIN_OBJECT,
     PYTREE,
@@ -61,6 +62,7 @@ from jitlint.model.domain.values import (
     same_class_instances,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
+from jitlint.model.jax.api import HOST_CALLBACKS
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
@@ -117,6 +119,13 @@ from jitlint.model.jax.transforms import (
     static_truth,
 )
 from jitlint.python.binding import Signature
+from jitlint.python.builtins_facts import (
+    CONTAINER_MUTATORS,
+    LOG_METHODS,
+    MAKES_TEXT,
+    PRINT,
+    WARN,
+)
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
@@ -289,6 +298,11 @@ class Tracing:
     @cached_property
     def index(self) -> Index:
         return self.discovery.run()
+
+    @cached_property
+    def flows(self) -> Flows:
+        """Where trace-time Python values go (`first_sink`, `state_sink`): see flows.py."""
+        return Flows(self.names, _TraceOracle(self))
 
     @cached_property
     def pytree_classes(self) -> PytreeClasses:
@@ -1363,6 +1377,38 @@ class Tracing:
 
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+
+
+class _TraceOracle:
+    """What flows.py asks of the JAX model."""
+
+    def __init__(self, tracing: Tracing) -> None:
+        self.tracing = tracing
+
+    def _trace(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
+        found = self.tracing.function_at(path)
+        return found if found is not None and found.abstract else None
+
+    def traced(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        found = self._trace(path)
+        return found is not None and found.value(expr).traced
+
+    def in_trace(self, path: Sequence[cst.CSTNode]) -> bool:
+        return self._trace(path) is not None
+
+    def call_use(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> str:
+        func = call.func
+        names = self.tracing.names.qualified_names(func, path)
+        if any(name.startswith(("jax.", "numpy.")) for name in names):
+            return TEXT if names <= HOST_CALLBACKS else PASS
+        if names & (PRINT | WARN | MAKES_TEXT):
+            return TEXT
+        if type(func) is cst.Attribute:
+            # stored in a container, logged (a logger object's method too), or formatted
+            leaf = func.attr.value
+            if leaf in CONTAINER_MUTATORS or leaf in LOG_METHODS or leaf in ("format", "join"):
+                return TEXT
+        return PASS
 
 
 def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:
