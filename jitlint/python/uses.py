@@ -1,6 +1,8 @@
 """Where a name is read and bound within a block: which statement holds a node, the first
 thing later statements do with a name (read it, or bind it again), in evaluation order,
-whether a process exit follows a statement, the names a function's statements assign.
+whether a process exit follows a statement, the names a function's statements assign, the
+names an expression reads from its surroundings (`free_reads`) and those a loop may rebind
+or mutate (`changed_in`).
 Nested scopes (functions, lambdas, classes, comprehensions) are not entered: their bodies run
 later, or bind names of their own.
 

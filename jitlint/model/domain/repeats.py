@@ -14,7 +14,9 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   loop or comprehension (of this module, or of another file, by a record), those called
   repeatedly *by contract* (a request handler, an agent's `act`, a Keras callback's
   `on_batch_end`: which ones is each plug-in's table), and, one level down, what those call
-  unconditionally (further down, callees tend to cache what they build).
+  unconditionally (further down, callees tend to cache what they build). It keeps the loop
+  calls that repeat each function (`sites`), and which functions something else repeats too
+  (`open`), so that captures.py can tell which parameters change from call to call.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).

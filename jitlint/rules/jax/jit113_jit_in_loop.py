@@ -28,7 +28,10 @@ class JitInLoop(Rule):
     that runs repeatedly (model/domain/repeats.py): one the module calls from a loop (or
     calls from such a function), or one called repeatedly by contract, even where no loop
     is visible: a model's `predict`, an agent's `act`/`take_action`/`select_action`, a
-    `train_step` method, a request handler (`@app.route(...)`, `do_GET`).
+    `train_step` method, a request handler (`@app.route(...)`, `do_GET`). Only when nothing
+    the new function captures changes between repetitions, or what changes is an array or a
+    step count: a different configuration per pass (a dtype, a setting, a config object)
+    needs its own compile and is not reported (Known problems).
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -126,10 +129,23 @@ class JitInLoop(Rule):
     run-once guard, an `if` whose test is a flag its own body clears or sets (`if
     need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
     rebuilt only when other code re-arms the flag, which is usually when its baked-in
-    values change. Nor is a loop over a collection the code writes out (`for dtype in
-    [jnp.float16, jnp.float32]`, or a name bound only to such lists) whose variable the new
-    function reads: each pass builds a different function on purpose, and a compile per
-    configuration is what the loop asks for (a static argument would compile as often).
+    values change; nor one under an `if` in the loop whose test reads a name the loop
+    assigns (`if changed: step = jax.jit(...)`), which rebuilds it when a setting changes.
+
+    Nor is a function that captures Python configuration that changes from one repetition
+    to the next (model/domain/captures.py): a lambda's or local function's free names (and
+    those of the local functions it names), a `partial`'s or wrapper's arguments, a bound
+    method's receiver, when one of them is rebound or mutated by the loop (its target, an
+    assignment, `config[k] = v`), is a comprehension's target, or, in a function that runs
+    repeatedly, is a parameter whose argument changes at the loop calls of this module that
+    repeat it (every parameter but `self` when a contract or another file repeats it), a
+    module-level name those loops change (`args.lr = lr`), or a local derived from these.
+    Each pass then builds a different function on purpose (a dtype, an option string, a
+    window size or None, a settings entry and the grid built from it, a sweep's config
+    dict), and a compile per configuration is what the code asks for: a static argument
+    would compile as often. Only when every such value is an array the model knows (it
+    should be an argument) or the target of a `range` loop (a step count) is it reported;
+    a value whose kind the model cannot tell (a loop over a parameter's items) is not.
     """
 
     code = "JIT113"
