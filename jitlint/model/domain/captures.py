@@ -34,6 +34,7 @@ import libcst as cst
 from jitlint.model.domain.repeats import Repeated, Repetition
 from jitlint.model.domain.values import PYTREE, STATIC, TRACED, Array, Object, Value
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import MUTATING_METHODS
 from jitlint.python.names import Names
 from jitlint.python.scopes import comprehension_targets
 from jitlint.python.uses import changed_in, free_reads, params_of
@@ -107,9 +108,23 @@ class Captures:
         if repetition.kind == "call" and repetition.function is not None:
             changing = self._changed_per_call(repetition.function, path)
         else:
-            changed = _changed_per_pass(path) & reads
-            changing = {name: self._kind_in(owner, name, path) for name in changed}
+            changes = _changes_per_pass(path)
+            changing = {
+                name: self._change_kind(owner, name, changes[name], path)
+                for name in reads
+                if name in changes
+            }
         return [Capture(name, changing[name]) for name in sorted(reads) if name in changing]
+
+    def _change_kind(self, owner: cst.CSTNode, name: str, change: _Change, path: Path) -> str:
+        """The kind of the change to `name`: its value's when rebound; COUNT when the loop
+        only steps it (`n += 1`); else that of what is stored into it (`self.w = new_w`
+        keeps the same object; what changes per pass is `new_w`)."""
+        if change.how == "stepped":
+            return COUNT
+        if change.how == "rebound":
+            return self._kind_in(owner, name, path)
+        return join_kinds(value_kind(self.value_at(v, path)) for v in change.stored)
 
     def recompile_guard(self, path: Path) -> bool:
         """The end of `path` sits, inside its innermost loop, under an `if` whose test reads a
@@ -191,7 +206,7 @@ class Captures:
             module_names = self.names.scope(self.names.module).bindings
             reads_here = self._reads_in(func)
             for call, site in sites:
-                changed = _changed_per_pass(site)
+                changes = _changes_per_pass(site)
                 bound = bind_call(signature, call)
                 for param in params:
                     arg = bound.arguments.get(param)
@@ -199,12 +214,19 @@ class Captures:
                         if param in bound.uncertain:
                             changing[param] = UNKNOWN
                         continue
-                    if (free_reads(arg) or set()) & changed:
+                    changed = (free_reads(arg) or set()) & set(changes)
+                    if not changed:
+                        continue
+                    if any(changes[n].how != "stored" for n in changed):
                         kind = value_kind(self.value_at(arg, site))
-                        changing[param] = join_kinds([changing.get(param, kind), kind])
-                for name in changed & set(module_names) & set(reads_here):
+                    else:
+                        stored = [v for n in changed for v in changes[n].stored]
+                        kind = join_kinds(value_kind(self.value_at(v, site)) for v in stored)
+                    changing[param] = join_kinds([changing.get(param, kind), kind])
+                for name in set(changes) & set(module_names) & set(reads_here):
                     if self._module_level(name, path):
-                        changing.setdefault(name, self._kind_in(func, name, path))
+                        kind = self._change_kind(func, name, changes[name], site)
+                        changing.setdefault(name, kind)
         for name in _derived(func, set(changing)):
             changing.setdefault(name, self._kind_in(func, name, path))
         return changing
@@ -268,19 +290,80 @@ def _in_class(path: Path, func: cst.FunctionDef) -> bool:
     return False
 
 
-def _changed_per_pass(path: Path) -> set[str]:
+@dataclass(frozen=True)
+class _Change:
+    """How a loop changes a name: "rebound", "stepped" (only `n += ...`), or "stored" into
+    (`obj.x = v`, `obj[k] = v`, `obj.append(v)`: the object stays, `stored` holds the `v`s)."""
+
+    how: str
+    stored: tuple[cst.CSTNode, ...] = ()
+
+
+_REBOUND = _Change("rebound")
+
+
+def _changes_per_pass(path: Path) -> dict[str, _Change]:
     """The names the innermost loop or comprehension around the end of `path` (in its
-    function) changes from one pass to the next."""
+    function) changes from one pass to the next, and how."""
     for index in range(len(path) - 2, -1, -1):
         node, child = path[index], path[index + 1]
         kind = type(node)
         if kind in _SCOPES:
-            return set()
+            return {}
         if kind in (cst.For, cst.While) and child is node.body:  # type: ignore[attr-defined]
-            return changed_in(node)
+            return _changes(node)
         if kind in _COMPREHENSIONS:
-            return comprehension_targets(node) | changed_in(node)
-    return set()
+            found = _changes(node)
+            found.update(dict.fromkeys(comprehension_targets(node), _REBOUND))
+            return found
+    return {}
+
+
+def _changes(loop: cst.CSTNode) -> dict[str, _Change]:
+    changed = changed_in(loop)
+    stored: dict[str, list[cst.CSTNode]] = {}
+    rebound: set[str] = set()
+    stepped: set[str] = set()
+    stack: list[cst.CSTNode] = [loop]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        targets: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = []
+        if kind is cst.Assign:
+            targets = [(t.target, [node.value]) for t in node.targets]  # type: ignore[attr-defined]
+        elif kind in (cst.AugAssign, cst.AnnAssign) and node.value is not None:  # type: ignore[attr-defined]
+            targets = [(node.target, [node.value])]  # type: ignore[attr-defined]
+        elif (
+            kind is cst.Call
+            and type(node.func) is cst.Attribute  # type: ignore[attr-defined]
+            and node.func.attr.value in MUTATING_METHODS  # type: ignore[attr-defined]
+        ):
+            targets = [(node.func, [a.value for a in node.args])]  # type: ignore[attr-defined]
+        for target, values in targets:
+            base = target
+            while type(base) in (cst.Attribute, cst.Subscript):
+                base = base.value  # type: ignore[attr-defined]
+            if base is target or type(base) is not cst.Name:
+                continue
+            stored.setdefault(base.value, []).extend(values)  # type: ignore[attr-defined]
+        if kind is cst.AugAssign and type(node.target) is cst.Name:  # type: ignore[attr-defined]
+            stepped.add(node.target.value)  # type: ignore[attr-defined]
+        elif kind in (cst.Assign, cst.AnnAssign, cst.For, cst.CompFor):
+            bound = [t.target for t in node.targets] if kind is cst.Assign else [node.target]  # type: ignore[attr-defined]
+            rebound |= {n.value for t in bound for n in _names(t)}
+        stack.extend(iter_children(node))
+    # Every other way the loop changes a name (`with ... as`, `del`, an import) rebinds it.
+    out: dict[str, _Change] = {}
+    for name in changed:
+        if name in rebound or (name in stored and name in stepped):
+            out[name] = _REBOUND
+        elif name in stepped:
+            out[name] = _Change("stepped")
+        elif name in stored:
+            out[name] = _Change("stored", tuple(stored[name]))
+        else:
+            out[name] = _REBOUND  # `with ... as`, `del`, an import, a def
+    return out
 
 
 def _assigned_in(block: cst.CSTNode) -> set[str]:
@@ -338,17 +421,21 @@ def _derived(func: cst.FunctionDef, changing: set[str]) -> set[str]:
 
 
 def _counts(binding: object, owner: cst.CSTNode, name: str) -> bool:
-    """`binding` is the target of a `for name in range(...)` (a step count)."""
+    """`binding` is a step count: the target of `for name in range(...)`, or the first of
+    `for name, item in enumerate(...)`."""
+    if getattr(binding, "kind", None) != "other":
+        return False
     for node in _fors(owner):
         target, iterable = node.target, node.iter
-        if (
-            type(target) is cst.Name
-            and target.value == name
-            and type(iterable) is cst.Call
-            and type(iterable.func) is cst.Name
-            and iterable.func.value == "range"
-        ):
-            return getattr(binding, "kind", None) == "other"
+        if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name:
+            continue
+        if iterable.func.value == "enumerate" and type(target) in (cst.Tuple, cst.List):
+            elements = target.elements  # type: ignore[attr-defined]
+            target = elements[0].value if elements else target
+        elif iterable.func.value != "range":
+            continue
+        if type(target) is cst.Name and target.value == name:
+            return True
     return False
 
 

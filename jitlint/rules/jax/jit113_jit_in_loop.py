@@ -398,6 +398,31 @@ def main(obs, keys):
             jax.jit(lambda o: o * state)(obs)  # error: JIT113
     return [evaluate(state, k) for k in keys]
 """,
+        # Step counts are no configuration: an `enumerate` index, a counter the loop adds
+        # to; nor is an object the loop stores arrays into (`self.w = ...`).
+        """
+import functools
+import jax
+import jax.numpy as jnp
+def f(x, step):
+    return x * step
+def run(x, loader):
+    for i, batch in enumerate(loader):
+        x = jax.jit(functools.partial(f, step=i))(batch)  # error: JIT113
+    n = 0
+    while n < 10:
+        n += 1
+        x = jax.jit(lambda y: y * n)(x)  # error: JIT113
+    return x
+class Trainer:
+    def __init__(self):
+        self.w = jnp.ones(3)
+    def update(self, w):
+        return w * 0.5
+    def fit(self, epochs):
+        for _ in range(epochs):
+            self.w = jax.jit(self.update)(self.w)  # error: JIT113
+""",
         # A bound method of an instance, and a `@jax.jit` local def in a method called in a
         # loop through the instance.
         """
