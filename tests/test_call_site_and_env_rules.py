@@ -194,7 +194,8 @@ def test_jit113_hoisted_example_compiles_once():
         # A partial argument assigned in the loop.
         "for w in ws:\n    s = w * 2\n    x = jax.jit(partial(f, s=s))(x)\n",
         # An array the lambda reads is changed in place in the loop.
-        "buf = np.zeros(2)\nfor w in ws:\n    buf[0] = w[0]\n    x = jax.jit(lambda y: y * buf)(x)\n",
+        "buf = np.zeros(2)\nfor w in ws:\n    buf[0] = w[0]\n"
+        "    x = jax.jit(lambda y: y * buf)(x)\n",
         # Out of a try: an exception would no longer be caught.
         "for w in ws:\n    try:\n        x = jax.jit(lambda y: y)(x)\n"
         "    except TypeError:\n        pass\n",
