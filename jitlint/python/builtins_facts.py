@@ -18,6 +18,14 @@ CLOCKS = frozenset(
 CONTAINER_MUTATORS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
 )
+# Methods of the builtin containers that change them in place: code that calls one changes
+# what a function reading the container would see (hoisting fixes, captured values).
+MUTATING_METHODS = frozenset(
+    {
+        *("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"),
+        *("update", "setdefault", "popitem", "add", "discard"),
+    }
+)
 # The methods of a list that add to it in place.
 LIST_MUTATORS = frozenset({"append", "extend", "insert"})
 # Mutable containers, builtin and from `collections`, by their leaf name.
