@@ -396,16 +396,26 @@ class TfModel(KerasLinks):
         return read
 
     def local_call_sites(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path]]:
-        """The calls `name(...)` of module-level function `func` in this module, with their
-        paths (from the module); empty for methods and nested functions."""
+        """The calls of `func` in this module, with their paths (from the module): `name(...)`
+        of a module-level function; `self.name(...)` (or `cls.`) in any class's methods of a
+        method (a subclass's calls included: each may reach it); empty for nested functions."""
+        name = func.name.value
         if self.scan.owner.get(id(func)) is not self.module:
             return []
-        name = func.name.value
+        if id(func) not in self.scan.owner_class:
+            return [
+                (call, path)
+                for sites in self.scan.calls.values()
+                for call, path in sites
+                if type(call.func) is cst.Name and call.func.value == name
+            ]
         return [
             (call, path)
             for sites in self.scan.calls.values()
             for call, path in sites
-            if type(call.func) is cst.Name and call.func.value == name
+            if type(call.func) is cst.Attribute
+            and call.func.attr.value == name
+            and any(type(node) is cst.ClassDef for node in path)
         ]
 
     def is_loop_body(self, func: Func) -> bool:
