@@ -43,9 +43,9 @@ from jitlint.model.library.keras_evidence import (
     project_evidence,
 )
 from jitlint.model.library.versions import (
+    CODE_OR_FACTS,
     FRAMEWORKS,
     KERAS_3_SINCE_TENSORFLOW,
-    CODE_OR_FACTS,
     PROJECT_KEY,
     UNDECIDED,
     UPPER_KEY,

@@ -578,7 +578,8 @@ def test_the_keras_major_of_an_undecided_project_is_read_from_its_code_on_reques
     keras_evidence.forget_evidence()
     versions = FrameworkVersions.from_options(outside)
     assert versions.keras_major_of_file("") == 3 and not versions.keras_stated
-    write(tmp_path / "pkg" / "h.py", "class H:\n    def call(self, x):\n        self.add_update(x)\n")
+    update = "class H:\n    def call(self, x):\n        self.add_update(x)\n"
+    write(tmp_path / "pkg" / "h.py", update)
     keras_evidence.forget_evidence()
     versions = FrameworkVersions.from_options(outside)
     assert versions.keras_major_of_file("") == 2 and versions.keras_stated
