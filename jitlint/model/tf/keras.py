@@ -524,11 +524,13 @@ class KerasLinks:
     def instances_called_directly(self, scan: GraphScan) -> dict[int, list[Path]]:
         """Local Keras layers and models made only as module-level instances (`model =
         Net()`, where no model is built or compiled) that the module only calls (`model(x)`)
-        or reads the weights of: class id -> the paths of those calls. Keras runs `call`
-        where it is called: when every call is eager code (TfModel checks), the class runs
-        no graph code (tensorflow/recommenders-addons' eager Keras demo). Any other use of
-        the class or an instance (passed on, `fit`/`predict`/`save`, a subclass, another
-        binding of the name) keeps it a graph root."""
+        or reads the weights of, and calls at least once: class id -> the paths of those
+        calls. Keras runs `call` where it is called: when every call is eager code (TfModel
+        checks), the class runs no graph code (tensorflow/recommenders-addons' eager Keras
+        demo). Any other use of the class or an instance (passed on, `fit`/`predict`/`save`,
+        a subclass, another binding of the name) keeps it a graph root; so does an instance
+        the module never calls (another module may import it). Known gap: another module
+        that imports an instance the module calls and runs it in graph code is not seen."""
         uses = self.keras_uses[0]
         candidates = {
             cls_id: info
@@ -583,7 +585,8 @@ class KerasLinks:
                 and parent.attr.value in _WEIGHT_READS
             ):
                 failed.add(made[0])
-        return {cls_id: found for cls_id, found in sites.items() if cls_id not in failed}
+        # An instance the module never calls is left to whoever imports it (still a root).
+        return {cls_id: found for cls_id, found in sites.items() if found and cls_id not in failed}
 
     def keras_contexts(self, scan: GraphScan) -> list[tuple[cst.FunctionDef, GraphContext]]:
         """The graph context of every Keras graph method of the module."""
