@@ -112,6 +112,17 @@ def _func_name(func: Func) -> str:
     return func.name.value if type(func) is cst.FunctionDef else "<lambda>"
 
 
+def _any_in_graph(paths: Sequence[Path], contexts: dict[int, GraphContext]) -> bool:
+    """Whether a function with a graph context encloses any of `paths` (the module's code,
+    a function without one, is eager)."""
+    return any(
+        id(node) in contexts
+        for path in paths
+        for node in path
+        if type(node) is cst.FunctionDef or type(node) is cst.Lambda
+    )
+
+
 class TfModel(KerasLinks):
     def __init__(
         self,
@@ -396,16 +407,26 @@ class TfModel(KerasLinks):
         return read
 
     def local_call_sites(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path]]:
-        """The calls `name(...)` of module-level function `func` in this module, with their
-        paths (from the module); empty for methods and nested functions."""
+        """The calls of `func` in this module, with their paths (from the module): `name(...)`
+        of a module-level function; `self.name(...)` (or `cls.`) in any class's methods of a
+        method (a subclass's calls included: each may reach it); empty for nested functions."""
+        name = func.name.value
         if self.scan.owner.get(id(func)) is not self.module:
             return []
-        name = func.name.value
+        if id(func) not in self.scan.owner_class:
+            return [
+                (call, path)
+                for sites in self.scan.calls.values()
+                for call, path in sites
+                if type(call.func) is cst.Name and call.func.value == name
+            ]
         return [
             (call, path)
             for sites in self.scan.calls.values()
             for call, path in sites
-            if type(call.func) is cst.Name and call.func.value == name
+            if type(call.func) is cst.Attribute
+            and call.func.attr.value == name
+            and any(type(node) is cst.ClassDef for node in path)
         ]
 
     def is_loop_body(self, func: Func) -> bool:
@@ -929,8 +950,15 @@ class TfModel(KerasLinks):
 
         for func, context in scan.roots.values():
             add(func, replace(context, root_name=self._root_name(func)))
+        # Classes whose instances the module only calls: roots only if a call is graph code.
+        called = self.instances_called_directly(scan) if scan.keras_classes else {}
+        held: dict[int, list[tuple[cst.FunctionDef, GraphContext]]] = {}
         if scan.keras_classes:
             for method, context in self.keras_contexts(scan):
+                cls = self.scan.owner_class.get(id(method))
+                if cls is not None and id(cls) in called:
+                    held.setdefault(id(cls), []).append((method, context))
+                    continue
                 add(method, replace(context, root_name=self._root_name(method)))
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
@@ -938,7 +966,15 @@ class TfModel(KerasLinks):
         # `_receive` acts on these two kinds only.
         for record in self.records("graph", "loss"):
             self._receive(record, add, keras_methods)
-        while pending:
+        while pending or held:
+            if not pending:
+                # Propagation is done: a held class called in graph code is a root after all.
+                for cls_id in [c for c in held if _any_in_graph(called[c], contexts)]:
+                    for method, context in held.pop(cls_id):
+                        add(method, replace(context, root_name=self._root_name(method)))
+                if not pending:
+                    break
+                continue
             key = pending.pop()
             context = contexts[key]
             helper = replace(context, root=False, tensor_params=frozenset())
