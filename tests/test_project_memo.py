@@ -105,3 +105,26 @@ def test_changed_paths_include_added_removed_and_unequal_entries():
     before = {"a": frozenset({"f"}), "b": {"g": ".x.g"}, "c": 1}
     after = {"a": frozenset({"f"}), "b": {"g": ".y.g"}, "d": 2}
     assert changed_paths(before, after) == {"b", "c", "d"}
+
+
+def test_returned_values_follow_their_export_and_the_importers_names(tree):
+    project = ProjectFiles.build(((p, p) for p in tree.values()), None)
+    source = {tree["a"]: b"from .b import make\nstep = make()\n"}
+    outbound: dict[str, list] = {path: [] for path in tree.values()}
+    outbound[tree["b"]] = [TfRecord("make", 1, "export", 'jax:value:{"kind":"array"}')]
+    defs = {path: frozenset() for path in tree.values()}
+    reexports: dict[str, dict[str, str]] = {path: {} for path in tree.values()}
+    reexports[tree["a"]] = {"make": ".b.make"}
+    memo: dict = {}
+    text = source.get  # one reader for the run, as the project pass has
+
+    def ask() -> dict:
+        got = inbound_for(project, outbound, defs, reexports, text, memo)
+        assert got == inbound_for(project, outbound, defs, reexports, text)
+        return got
+
+    assert [r.status for r in ask()[tree["a"]]] == ['jax:value:{"kind":"array"}']
+    outbound[tree["b"]] = [TfRecord("make", 1, "export", 'jax:value:{"kind":"static"}')]
+    assert [r.status for r in ask()[tree["a"]]] == ['jax:value:{"kind":"static"}']
+    reexports[tree["a"]] = {}
+    assert tree["a"] not in ask()

@@ -201,12 +201,11 @@ def inbound_for(
     exports = _tf_exports(outbound, memo.setdefault(_EXPORTS, {}))
     state = (dict(defs), dict(reexports), exports)
     before = memo.get(_STATE)
-    # The paths whose entries changed since the last call; None: no call before.
-    changed = None
+    # The paths whose entries changed since the last call, per table; None: no call before.
+    changes = None
     if before is not None:
-        changed = set().union(
-            *(changed_paths(old, new) for old, new in zip(before, state, strict=True))
-        )
+        changes = [changed_paths(old, new) for old, new in zip(before, state, strict=True)]
+    changed = set().union(*changes) if changes is not None else None
     memo[_STATE] = state
     resolved: dict[str, Any] = memo.setdefault(_RESOLVED, {})
     for caller_path, records in outbound.items():
@@ -236,14 +235,28 @@ def inbound_for(
     for stale in resolved.keys() - outbound.keys():
         # Checked against no change since: resolved again if its file comes back.
         del resolved[stale]
-    for path, received in _value_facts(project, exports, reexports, text):
+    # Returned values read every file's re-exports and the exported values, not paths.
+    exporters = _value_exporters(exports)
+    kept = memo.get(_VALUES)
+    if kept is None or changes is None or changes[1] or kept[0] != exporters or kept[1] is not text:
+        kept = memo[_VALUES] = (exporters, text, _value_facts(project, exporters, reexports, text))
+    for path, received in kept[2]:
         found.setdefault(path, set()).add(received)
-    return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}
+    # A file's records, sorted, are kept while they are the same.
+    ordered: dict[str, tuple[set[Received], tuple[Received, ...]]] = memo.setdefault(_SORTED, {})
+    out = {}
+    for path, calls in found.items():
+        was = ordered.get(path)
+        if was is None or was[0] != calls:
+            was = ordered[path] = (calls, tuple(sorted(calls, key=rank)))
+        out[path] = was[1]
+    return out
 
 
 # `inbound_for`'s memo: the last call's by-path tables, each file's exports as its records
-# gave them, and what each file's records resolved to (with the paths resolution looked up).
-_STATE, _EXPORTS, _RESOLVED = "state", "exports", "resolved"
+# gave them, what each file's records resolved to (with the paths resolution looked up),
+# the returned values sent, and each receiving file's records in order.
+_STATE, _EXPORTS, _RESOLVED, _VALUES, _SORTED = "state", "exports", "resolved", "values", "sorted"
 
 
 def received_from(
@@ -382,21 +395,26 @@ def _tf_resolve(
     return None
 
 
-def _value_facts(
-    project: ProjectFiles,
-    exports: Mapping[str, Mapping[str, str]],
-    reexports: Mapping[str, Mapping[str, str]],
-    text: Callable[[str], bytes] | None = None,
-) -> list[tuple[str, Received]]:
-    """What functions return (jax/crossfile/returned.py), for each file that imports them:
-    every name a file binds by an import reaches the values its module exports under that
-    name, if its text calls that name (`make_step(`, `.to_reference(`): a fact a file does not
-    use would cost it another lint."""
-    exporters = {
+def _value_exporters(exports: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    """The files that export returned values (jax/crossfile/returned.py): path -> name ->
+    fact."""
+    found = {
         path: {key: fact for key, fact in facts.items() if fact.startswith(VALUE_FACT)}
         for path, facts in exports.items()
     }
-    exporters = {path: facts for path, facts in exporters.items() if facts}
+    return {path: facts for path, facts in found.items() if facts}
+
+
+def _value_facts(
+    project: ProjectFiles,
+    exporters: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+    text: Callable[[str], bytes] | None = None,
+) -> list[tuple[str, Received]]:
+    """What functions return (`exporters`: `_value_exporters`), for each file that imports
+    them: every name a file binds by an import reaches the values its module exports under
+    that name, if its text calls that name (`make_step(`, `.to_reference(`): a fact a file
+    does not use would cost it another lint."""
     if not exporters:
         return []
     # A cheap test before resolving: the import's last name is a fact's head, or a module.
