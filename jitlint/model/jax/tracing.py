@@ -70,6 +70,7 @@ from jitlint.model.jax.crossfile.class_facts import (
     module_framework,
     self_calls,
 )
+from jitlint.model.jax.crossfile.reads import any_name_holding, defined_names
 from jitlint.model.jax.crossfile.records import (
     Inbound,
     MadeWith,
@@ -247,7 +248,8 @@ class Tracing:
         self.module = names.module
         self.assumptions = assumptions or Assumptions()
         # top-level function name -> calls from, and applications in, other files
-        self.inbound = inbound or {}
+        # Kept as given (the project pass's `NotedInbound` notes what the model reads).
+        self.inbound = inbound if inbound is not None else {}
         self._traces: dict[int, FunctionTrace] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
@@ -271,7 +273,7 @@ class Tracing:
         # their body never runs, per call or per trace.
         self.never_run: set[int] = set()
         self.module_context: Context | None = None
-        if any(SELF_CALL_KEY in key for key in self.inbound):
+        if any_name_holding(self.inbound, SELF_CALL_KEY):
             self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
 
     def release(self) -> None:
@@ -538,7 +540,7 @@ class Tracing:
 
     def _inbound_functions(self) -> list[cst.FunctionDef]:
         out = []
-        for name in self.inbound:
+        for name in defined_names(self.inbound):  # `_inbound_target` keeps no other
             found = self._inbound_target(name)
             if type(found) is cst.FunctionDef:
                 out.append(found)
@@ -570,10 +572,11 @@ class Tracing:
     def _inbound_constructors(self) -> None:
         """Classes other files instantiate from traced code: run their constructors with the
         calls' arguments."""
-        for name, records in self.inbound.items():
+        for name in defined_names(self.inbound):  # `_inbound_target` keeps no other
             node = self._inbound_target(name) if "." not in name else None
             if type(node) is not cst.ClassDef:
                 continue
+            records = self.inbound[name]
             cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
             for record in records:
                 if not isinstance(record, Inbound):
