@@ -693,6 +693,9 @@ class Tracing:
                 defaults = Signature.of(entry.func).default_of
                 for name in entry.defaulted:
                     params[name] = default_value(defaults.get(name))
+            for name, call in entry.given.items():
+                # A call of the jitted def in this file passes a number: a tracer there.
+                params[name] = Array(("passed", name, entry, call), sure=True)
             if entry.func is func:
                 for name in given_defaults(entry, set(python_scalars_given)):
                     why = ("given", name, entry, python_scalars_given[name])
