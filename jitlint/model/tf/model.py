@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -74,6 +75,8 @@ _IMPORT_LINE = re.compile(
 )
 _IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# The scan's stack marks a node it enters with True (and its exit with False).
+_ENTERING = repeat(True)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
@@ -583,6 +586,7 @@ class TfModel(KerasLinks):
                 scan.def_paths[id(node)] = (*parents, node)
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
+                scan.all_calls.append((node, (*parents, node)))  # type: ignore[arg-type]
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
             elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
@@ -594,7 +598,7 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
                 loops.append(0)
-            stack.extend((child, True) for child in reversed(iter_children(node)))
+            stack.extend(zip(reversed(iter_children(node)), _ENTERING, strict=False))
         return scan
 
     def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:
