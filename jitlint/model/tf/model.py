@@ -218,14 +218,14 @@ class TfModel(KerasLinks):
                 if kind is cst.ImportFrom and type(small.names) is not cst.ImportStar:  # type: ignore[attr-defined]
                     base = "." * len(small.relative)  # type: ignore[attr-defined]
                     if small.module is not None:  # type: ignore[attr-defined]
-                        base += self.module.code_for_node(small.module)  # type: ignore[attr-defined]
+                        base += _dotted_text(self.module, small.module)  # type: ignore[attr-defined]
                     for alias in small.names:  # type: ignore[attr-defined]
-                        name = self.module.code_for_node(alias.name)
+                        name = _dotted_text(self.module, alias.name)
                         dotted = f"{base}.{name}" if not base.endswith(".") else base + name
                         found.append((alias, [self.module, stmt, small], dotted))
                 elif kind is cst.Import:
                     for alias in small.names:  # type: ignore[attr-defined]
-                        dotted = self.module.code_for_node(alias.name)
+                        dotted = _dotted_text(self.module, alias.name)
                         found.append((alias, [self.module, stmt, small], dotted))
         return [f for f in found if f[2].split(".")[0] not in _NOT_PROJECT]
 
@@ -1101,3 +1101,28 @@ def _has_none(node: cst.CSTNode) -> bool:
     if type(node) is cst.Name:
         return node.value == "None"  # type: ignore[attr-defined]
     return any(_has_none(child) for child in node.children)
+
+
+def _dotted_text(module: cst.Module, root: cst.CSTNode) -> str:
+    """The source text of an import's dotted name, as `module.code_for_node` gives it: joined
+    here when no whitespace or parentheses sit in it (the common case, a codegen spared)."""
+    parts: list[str] = []
+    node = root
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if (
+            node.lpar
+            or node.attr.lpar
+            or type(dot) is not cst.Dot
+            or type(dot.whitespace_before) is not cst.SimpleWhitespace
+            or type(dot.whitespace_after) is not cst.SimpleWhitespace
+            or dot.whitespace_before.value
+            or dot.whitespace_after.value
+        ):
+            return module.code_for_node(root)
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.lpar:
+        return module.code_for_node(root)
+    parts.append(node.value)
+    return ".".join(reversed(parts))
