@@ -211,6 +211,7 @@ class TfDtypes:
         # A parameter's dtype name by (its node's id, depth): every read of the parameter
         # asks the same of all the calls of its function.
         self._param_memo: dict[tuple[int, int], str | None] = {}
+        self._returned_memo: dict[tuple[int, int], str | None] = {}
         self.constants: dict[int, cst.Call] = {}  # untyped float constants met so far
         self.arrays: dict[int, cst.Call] = {}  # tensors of NumPy float64 data met so far
 
@@ -310,11 +311,16 @@ class TfDtypes:
         return None
 
     def returned_dtype_name(self, func: cst.FunctionDef, depth: int = 0) -> str | None:
-        """The dtype every `return` of `func` names, if they agree."""
+        """The dtype every `return` of `func` names, if they agree (once per function and
+        depth: each call site of `func` asks it)."""
+        key = (id(func), depth)
+        if key in self._returned_memo:
+            return self._returned_memo[key]
         found = set()
         for value, value_path in _returns(func, self.model.scope_path(func)):
             found.add(self.dtype_name(value, value_path, depth + 1))
-        return found.pop() if len(found) == 1 else None
+        self._returned_memo[key] = answer = found.pop() if len(found) == 1 else None
+        return answer
 
     @cached_property
     def floatx(self) -> str | None:
