@@ -4,11 +4,18 @@ A review says whether one finding on a pinned research repository is a real JIT/
 path that is really traced or compiled (`true`) or not (`false`), and why. A finding and a
 review match on repository, path, line and code. `validate` checks both files' format; CI runs
 it (tests/test_bench_research.py) without the network or the repositories.
+
+Whoever changes the model reads reviews through this module's command, which prints only the
+dev rows (never grep the file: its held-out rows are mixed in):
+
+    python bench/research_reviews.py [--code JIT107] [--verdict false]
 """
 
 from __future__ import annotations
 
+import argparse
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,3 +176,33 @@ def tally(keys: Iterable[tuple[str, str, int, str]], reviews: dict[tuple, Review
         else:
             counts.unreviewed += 1
     return counts
+
+
+def dev_reviews(
+    code: str | None = None, verdict: str | None = None, pins: Path = PINS, path: Path = REVIEWED
+) -> list[Review]:
+    """The reviews of repositories pinned above the held-out line, optionally of one rule code
+    and verdict."""
+    held_out = held_out_repos(pins)
+    return [
+        review
+        for review in read_reviews(path)
+        if review.repo not in held_out
+        and (code is None or review.code == code)
+        and (verdict is None or review.verdict == verdict)
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Print the dev set's reviews (no held-out row).")
+    parser.add_argument("--code", help="only this rule code, e.g. JIT107")
+    parser.add_argument("--verdict", choices=VERDICTS)
+    args = parser.parse_args(argv)
+    for review in dev_reviews(args.code, args.verdict):
+        cells = (review.repo, review.path, str(review.line), review.code, review.verdict)
+        sys.stdout.write("\t".join((*cells, review.reason)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

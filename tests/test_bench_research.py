@@ -165,3 +165,28 @@ def test_the_pinned_held_out_set_has_both_frameworks():
     held = research_reviews.held_out_repos()
     frameworks = {pin.framework for pin in read_pins() if pin.repo in held}
     assert frameworks == {"jax", "tf"}
+
+
+def test_the_dev_reviews_leave_out_every_held_out_row(tmp_path):
+    pins = tmp_path / "pins.tsv"
+    commit = "0" * 40
+    pins.write_text(
+        f"repo\tcommit\tframework\na/seen\t{commit}\tjax\n"
+        f"{research_reviews.HELD_OUT}\nc/held\t{commit}\tjax\n",
+        encoding="utf-8",
+    )
+    reviewed = tmp_path / "reviewed.tsv"
+    reviewed.write_text(
+        "repo\tpath\tline\tcode\tverdict\treason\n"
+        "a/seen\tm.py\t3\tJIT107\tfalse\tbookkeeping\n"
+        "a/seen\tm.py\t9\tJIT113\ttrue\ta closure per pass\n"
+        "c/held\tn.py\t4\tJIT107\tfalse\tnot for the model's authors\n",
+        encoding="utf-8",
+    )
+    every = research_reviews.dev_reviews(pins=pins, path=reviewed)
+    assert [(r.repo, r.line) for r in every] == [("a/seen", 3), ("a/seen", 9)]
+    false_107 = research_reviews.dev_reviews("JIT107", "false", pins=pins, path=reviewed)
+    assert [(r.repo, r.line) for r in false_107] == [("a/seen", 3)]
+    # The real files: no row the command prints is of a held-out repository.
+    held = research_reviews.held_out_repos()
+    assert not {review.repo for review in research_reviews.dev_reviews()} & held
