@@ -1,7 +1,8 @@
 """Runtime truth of the recall cases: run each one and record what really happens.
 
 Usage: python bench/truth.py [--write | --check] [--case NAME ...] [-j N] [--timeout S]
-                             [--cases DIR] [--truth FILE]
+                             [--cases DIR] [--truth FILE] [--framework jax|tf]
+                             [--accelerator]
 
 Each case runs in its own process from its group folder (`python <name>.py`, or
 `python -m <name>` for a package) on CPU (JAX_PLATFORMS=cpu, CUDA_VISIBLE_DEVICES="",
@@ -15,7 +16,8 @@ Without options it prints each outcome and whether it agrees with the case's `ex
 `--case`, only those entries change). `--check` fails (exit 1, listing each) when a case's
 outcome disagrees with its `expect:` label or with the stored outcome (outcome and observed
 lines; the message may change), when a case is invalid or missing from the file, or when the
-file names a case that no longer exists. CI runs `--check`.
+file names a case that no longer exists. CI runs `--check`. `--accelerator` keeps the GPU
+visible, to see where a GPU (and the jax there) gives another outcome than the stored CPU truth.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases_format import CASES_DIR, Case, load_cases  # bench/ is not a package
+from cases_format import CASES_DIR, FRAMEWORKS, Case, load_cases  # bench/ is not a package
 
 DEFAULT_TIMEOUT = 300.0
 DISTRIBUTIONS = {
@@ -70,30 +72,36 @@ class Run:
         return {"outcome": self.outcome, "message": self.message, "observed": list(self.observed)}
 
 
-def case_env() -> dict[str, str]:
+def case_env(accelerator: bool = False) -> dict[str, str]:
+    """The cases' environment: CPU only, unless `accelerator` keeps the GPU visible (then
+    each process takes GPU memory as it needs it, so that several cases share the GPU)."""
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith("JAX_") and key not in ("XLA_FLAGS", "TF_XLA_FLAGS")
     }
     env.update(
-        JAX_PLATFORMS="cpu",
-        CUDA_VISIBLE_DEVICES="",
         TF_CPP_MIN_LOG_LEVEL="3",
         PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ in bench/cases/
         PYTHONHASHSEED="0",
     )
+    if accelerator:
+        env.update(XLA_PYTHON_CLIENT_PREALLOCATE="false", TF_FORCE_GPU_ALLOW_GROWTH="true")
+    else:
+        env.update(JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="")
     return env
 
 
-def run_program(cwd: Path, command: list[str], timeout: float = DEFAULT_TIMEOUT) -> Run:
+def run_program(
+    cwd: Path, command: list[str], timeout: float = DEFAULT_TIMEOUT, accelerator: bool = False
+) -> Run:
     """Run `python <command>` in `cwd` under the case environment and classify the result."""
     started = time.perf_counter()
     try:
         proc = subprocess.run(
             [sys.executable, *command],
             cwd=cwd,
-            env=case_env(),
+            env=case_env(accelerator),
             capture_output=True,
             text=True,
             errors="replace",
@@ -162,8 +170,8 @@ def agrees(expect: str, run: Run) -> bool:
     return False
 
 
-def run_case(case: Case, timeout: float = DEFAULT_TIMEOUT) -> Run:
-    return run_program(case.path.parent, case.command, timeout)
+def run_case(case: Case, timeout: float = DEFAULT_TIMEOUT, accelerator: bool = False) -> Run:
+    return run_program(case.path.parent, case.command, timeout, accelerator)
 
 
 def parallel_map(function: Callable[[T], R], items: Iterable[T], jobs: int) -> list[R]:
@@ -246,14 +254,26 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per case")
     parser.add_argument("--cases", type=Path, default=CASES_DIR, help="the cases folder")
     parser.add_argument("--truth", type=Path, help="default: <cases>/truth.json")
+    parser.add_argument("--framework", choices=FRAMEWORKS, help="only this framework's cases")
+    parser.add_argument(
+        "--accelerator",
+        action="store_true",
+        help="keep the GPU visible (compare with the stored CPU truth; never with --write)",
+    )
     args = parser.parse_args()
+    if args.accelerator and args.write:
+        parser.error("--write stores the CPU truth; --accelerator runs only compare with it")
     truth_path = args.truth or args.cases / "truth.json"
 
     cases = load_cases(args.cases)
     if args.case:
         cases = select(cases, args.case)
+    if args.framework:
+        cases = [case for case in cases if case.framework == args.framework]
     started = time.perf_counter()
-    runs = parallel_map(lambda case: run_case(case, args.timeout), cases, args.jobs)
+    runs = parallel_map(
+        lambda case: run_case(case, args.timeout, args.accelerator), cases, args.jobs
+    )
     elapsed = time.perf_counter() - started
 
     for case, run in zip(cases, runs, strict=True):
@@ -279,7 +299,7 @@ def main() -> int:
         truth = {"versions": now, "cases": stored}
         truth_path.write_text(dump_truth(truth), encoding="utf-8")
         print(f"wrote {truth_path} ({len(stored)} cases)")
-    failures = check(cases, runs, truth, full=not args.case)
+    failures = check(cases, runs, truth, full=not (args.case or args.framework))
     if failures:
         print(f"\n{len(failures)} problem(s):")
         for failure in failures:

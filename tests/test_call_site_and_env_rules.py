@@ -193,8 +193,9 @@ def test_jit113_hoisted_example_compiles_once():
         "for w in ws:\n    x = jax.jit(lambda y: y * w)(x)\n",
         # A partial argument assigned in the loop.
         "for w in ws:\n    s = w * 2\n    x = jax.jit(partial(f, s=s))(x)\n",
-        # An object the lambda reads is changed in the loop.
-        "for w in ws:\n    cfg.s = w\n    x = jax.jit(lambda y: y * cfg.s)(x)\n",
+        # An array the lambda reads is changed in place in the loop.
+        "buf = np.zeros(2)\nfor w in ws:\n    buf[0] = w[0]\n"
+        "    x = jax.jit(lambda y: y * buf)(x)\n",
         # Out of a try: an exception would no longer be caught.
         "for w in ws:\n    try:\n        x = jax.jit(lambda y: y)(x)\n"
         "    except TypeError:\n        pass\n",
@@ -203,7 +204,12 @@ def test_jit113_hoisted_example_compiles_once():
     ],
 )
 def test_jit113_no_hoist_when_it_would_change_the_result(loop):
-    source = "import jax\nfrom functools import partial\n" + loop
+    # `ws` holds arrays: a closure over one per pass is reported (over a Python setting, or
+    # a value of unknown kind, it would not be: a compile per configuration is wanted).
+    header = (
+        "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom functools import partial\n"
+    )
+    source = header + "ws = jnp.ones((3, 2))\n" + loop
     (diagnostic,) = _lint(source, "JIT113")
     assert diagnostic.fix is None
 

@@ -277,3 +277,24 @@ def test_the_readme_documents_explain_error_and_its_options(capsys):
     assert "--search" in flags
     assert [flag for flag in flags if f"`{flag}" not in readme] == []
     assert "--no-jitlint-explain" in readme
+
+
+def test_jax_011s_wording_of_the_traced_slice_is_explained(at_repo, capsys, tmp_path):
+    """jax 0.11 words the traced-slice IndexError anew (seen on jax 0.11.2 on a GPU); the
+    same traceback with either wording names the same JIT103 finding."""
+    old = read("jax-functions/kv_cache_slice_partial_jit.txt")
+    new_wording = (
+        "IndexError: Array slice indices must have static start/stop/step to be used with "
+        "NumPy indexing syntax. Got slice(None, JitTracer(~int32[]), None) at position 0."
+    )
+    (last,) = [line for line in old.splitlines() if line.startswith("IndexError: Slice entries")]
+    newer = tmp_path / "jax011.txt"
+    newer.write_text(old.replace(last, new_wording), encoding="utf-8")
+
+    found = []
+    for traceback in (TRACEBACKS / "jax-functions" / "kv_cache_slice_partial_jit.txt", newer):
+        status, explained = explain_json(capsys, str(traceback))
+        assert status == 0, explained
+        found.append([(item["code"], item["path"], item["line"]) for item in explained])
+    case = "bench/cases/jax-functions/kv_cache_slice_partial_jit.py"
+    assert found[0] == found[1] == [("JIT103", case, 17)]

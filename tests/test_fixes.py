@@ -152,7 +152,7 @@ def test_jit107_keeps_jit_where_the_method_is_traced_another_way_too():
         "        self.calls = 0\n"
         "    def record(self, x):\n"
         "        self.calls += 1\n"
-        "        return x * 2\n"
+        "        return x * self.calls\n"
         "tally = Tally()\n"
         "doubled = jax.jit(tally.record)\n"
         "@jax.jit\n"

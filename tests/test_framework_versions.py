@@ -375,7 +375,10 @@ def test_only_configured_or_declared_versions_travel_in_the_options(tmp_path):
     # options (and the cache key) it had, and reads no facts until a rule asks.
     target = tmp_path / "m.py"
     settings = ConfigResolver(cwd=tmp_path).for_file(target)
-    assert VersionResolver().options(target, settings) == {}
+    assert VersionResolver().options(target, settings) == {
+        "keras": "code-or-facts",  # the code of the file's folder may still say Keras 2
+        "keras-project": str(tmp_path / "*.py"),
+    }
     write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
     assert VersionResolver().options(target, settings) == {"tensorflow": "2.15.1", "keras": "2"}
 
@@ -464,15 +467,45 @@ def test_code_that_only_one_keras_runs_decides_an_undecided_project(
     assert resolved(tmp_path, "pkg/m.py")["keras"] == expected
 
 
-def test_keras_2_code_is_looked_for_only_in_a_project_that_declares_requirements(tmp_path):
-    # Without a requirement file there is no project root to scan: nothing is concluded.
+def test_keras_2_code_decides_a_file_outside_any_declaring_project(tmp_path):
+    # No requirement file anywhere (a TF 2.0-2.5 era repository often declares nothing): the
+    # module's own folder (no package) shows Keras 2 code, so Keras 2; its subfolders are not
+    # read, and Keras 3 code changes nothing (the facts' Keras is 3 already).
+    write(tmp_path / "heads.py", "from tensorflow.python.keras.engine import keras_tensor\n")
+    write(tmp_path / "model.py", "import tensorflow as tf\n")
+    assert resolved(tmp_path, "model.py")["keras"] == ("2", "code")
+    write(tmp_path / "app" / "m.py", "import tensorflow as tf\n")
+    assert resolved(tmp_path, "app/m.py")["keras"] == ("3", "facts")
+    write(tmp_path / "app" / "k.py", "import keras\nx = keras.ops.ones(2)\n")
+    assert resolved(tmp_path, "app/m.py")["keras"] == ("3", "facts")
+    # In a package, the whole package: from its topmost `__init__.py` folder down.
+    for folder in ("pkg", "pkg/layers", "pkg/metrics"):
+        write(tmp_path / folder / "__init__.py", "")
+    write(tmp_path / "pkg" / "layers" / "attention.py", "import tensorflow as tf\n")
+    assert resolved(tmp_path, "pkg/layers/attention.py")["keras"] == ("3", "facts")
     write(
-        tmp_path / "pkg" / "head.py",
+        tmp_path / "pkg" / "metrics" / "head.py",
         "class Head:\n    def call(self):\n        self.add_metric(1)\n",
     )
-    assert resolved(tmp_path, "pkg/head.py")["keras"] == ("3", "facts")
-    write(tmp_path / "requirements.txt", "numpy\n")
-    assert resolved(tmp_path, "pkg/head.py")["keras"] == ("2", "code")
+    assert resolved(tmp_path, "pkg/layers/attention.py")["keras"] == ("2", "code")
+    # A declaring project decides as before: an undecided one reads its own tree.
+    write(tmp_path / "app" / "requirements.txt", "numpy\n")
+    assert resolved(tmp_path, "app/m.py")["keras"] == ("3", "code")
+
+
+@pytest.mark.parametrize(
+    ("code", "keras_2"),
+    [
+        ("from tensorflow.python.keras.engine import keras_tensor\n", True),
+        ("import tensorflow.python.keras.backend as K\n", True),
+        ("from tensorflow.python.ops import math_ops\n", False),  # not its Keras
+        ("from tensorflow import keras\n", False),
+    ],
+)
+def test_importing_tensorflows_own_keras_is_keras_2_code(code, keras_2):
+    from jitlint.model.library.keras_evidence import keras_2_code
+
+    assert (keras_2_code(code.encode()) is not None) == keras_2
 
 
 # ---- the undecided Keras major: the options, the lazy scan, the model's answers --------------
@@ -490,9 +523,12 @@ def test_an_undecided_project_travels_as_undecided_and_its_root(tmp_path):
     # The code is not read to make the options: a JAX-only file pays no scan.
     write(tmp_path / "pkg" / "k.py", "from keras import ops\n")
     assert VersionResolver().options(target, settings)["keras"] == "undecided"
-    # Outside any declaring project: nothing travels, the facts' Keras 3 (as before).
+    # Outside any declaring project: its folder's code, read on request, else the facts'.
     lone = tmp_path.parent / f"{tmp_path.name}-lone" / "m.py"
-    assert VersionResolver().options(lone, ConfigResolver(cwd=lone.parent).for_file(lone)) == {}
+    assert VersionResolver().options(lone, ConfigResolver(cwd=lone.parent).for_file(lone)) == {
+        "keras": "code-or-facts",
+        "keras-project": str(lone.parent / "*.py"),
+    }
 
 
 @pytest.mark.parametrize(
@@ -536,6 +572,18 @@ def test_the_keras_major_of_an_undecided_project_is_read_from_its_code_on_reques
     assert versions.keras_major_of_file('os.environ["TF_USE_LEGACY_KERAS"] = "1"') == 2
     assert FrameworkVersions.from_options({}).keras_major_of_file("") == 3
     assert FrameworkVersions.from_options({}).evidence_read == []
+    # Outside any declaring project: Keras 2 where the folder's code shows it, else the facts'.
+    scope = str(tmp_path / "pkg" / "*.py")
+    outside = {"keras": "code-or-facts", "keras-project": scope}
+    keras_evidence.forget_evidence()
+    versions = FrameworkVersions.from_options(outside)
+    assert versions.keras_major_of_file("") == 3 and not versions.keras_stated
+    update = "class H:\n    def call(self, x):\n        self.add_update(x)\n"
+    write(tmp_path / "pkg" / "h.py", update)
+    keras_evidence.forget_evidence()
+    versions = FrameworkVersions.from_options(outside)
+    assert versions.keras_major_of_file("") == 2 and versions.keras_stated
+    assert versions.evidence_read == [(scope, f"2:{tmp_path / 'pkg' / 'h.py'}")]
 
 
 def test_a_lint_without_tf_rules_reads_no_project_code(tmp_path, monkeypatch):

@@ -13,6 +13,13 @@ from helpers import run_cli
 import jitlint.engine.project as project_pass
 import jitlint.engine.runner as runner
 from jitlint.engine.linter import FileResult, lint_text, may_change
+from jitlint.model.jax.crossfile.reads import (
+    JaxReads,
+    NotedInbound,
+    any_name_holding,
+    defined_names,
+)
+from jitlint.model.jax.crossfile.records import Inbound
 from jitlint.model.tf_records import ImportedFacts, TfInbound, TfReads
 from jitlint.rules._index import INDEX
 
@@ -173,3 +180,79 @@ def test_the_project_pass_skips_only_relints_that_cannot_change(
     # The cache keeps what each lint read: a warm run skips the same relints, lints nothing.
     assert _run(tmp_path)[0] == out
     assert _run(tmp_path) == (out, {})
+
+
+# ---- the JAX model's records (model/jax/crossfile/reads.py) --------------------------------
+JAX_UTIL = """\
+import jax.numpy as jnp
+from .nets import Net
+
+
+def helper(x):
+    if x > 0:
+        return jnp.sin(x)
+    return x
+
+
+class Model(Net):
+    def __call__(self, x):
+        return helper(x)
+"""
+TRACED = Inbound(
+    "helper", "pkg/train.py:7", "`step`", "compiled by `jax.jit`", 1, (("x", 1),), False
+)
+# A base class's framework as the module defining it says, and a fact for a name never asked.
+NET_FACT = TfInbound(".nets.Net.__framework__", "pkg/nets.py", "fact", "jax:module:equinox")
+UNREAD_FACT = TfInbound(".other.Thing.__framework__", "pkg/other.py", "fact", "jax:module:linen")
+
+
+def _lint_jax(inbound: list) -> FileResult:
+    return lint_text(JAX_UTIL, "pkg/util.py", ALL_CODES, inbound=tuple(inbound))
+
+
+def test_a_jax_record_no_lookup_asked_for_cannot_change_the_result() -> None:
+    first = _lint_jax([TRACED])
+    assert first.jax_reads is not None
+    assert NET_FACT.function in first.jax_reads.names
+    assert UNREAD_FACT.function not in first.jax_reads.names
+    assert not may_change(first, [TRACED], [TRACED, UNREAD_FACT])
+    assert _same(first, _lint_jax([TRACED, UNREAD_FACT]))
+    # The base's framework is looked up: its fact may change the result (and does).
+    assert may_change(first, [TRACED], [TRACED, NET_FACT])
+    assert not _same(first, _lint_jax([TRACED, NET_FACT]))
+
+
+def test_jax_records_arriving_where_there_were_none_are_read() -> None:
+    alone = _lint_jax([])
+    assert alone.jax_reads is not None and alone.jax_reads.any_record
+    assert may_change(alone, [], [UNREAD_FACT])
+
+
+def test_what_the_jax_model_notes() -> None:
+    inbound = NotedInbound({"helper": [TRACED], ".m.f": [UNREAD_FACT]})
+    assert inbound.get("helper") == [TRACED] and "g" not in inbound
+    assert list(defined_names(inbound)) == ["helper", ".m.f"]
+    assert any_name_holding(inbound, ".m.")
+    assert inbound
+    reads = inbound.reads()
+    assert reads == JaxReads(frozenset({"helper", "g"}), frozenset({".m."}), True, True, False)
+    assert JaxReads.from_json(reads.to_json()) == reads
+    list(inbound)
+    assert inbound.reads().whole
+
+
+def test_jax_reads_differ_only_where_read() -> None:
+    by_name = JaxReads(frozenset({"helper"}), frozenset(), False, False, False)
+    assert not by_name.differ([TRACED], [TRACED, UNREAD_FACT], frozenset({"helper"}))
+    assert by_name.differ([TRACED], [], frozenset({"helper"}))
+    defined = JaxReads(frozenset(), frozenset(), False, True, False)
+    local = TfInbound("Model.__framework__", "pkg/x.py", "fact", "jax:module:equinox")
+    assert defined.differ([], [local], frozenset({"Model", "Model.__call__"}))
+    assert not defined.differ([], [UNREAD_FACT], frozenset({"Model"}))
+    parts = JaxReads(frozenset(), frozenset({".__framework__"}), False, False, False)
+    assert parts.differ([], [UNREAD_FACT], frozenset())
+    asked_any = JaxReads(frozenset(), frozenset(), True, False, False)
+    assert asked_any.differ([], [UNREAD_FACT], frozenset())
+    assert not asked_any.differ([NET_FACT], [NET_FACT, UNREAD_FACT], frozenset())
+    whole = JaxReads(frozenset(), frozenset(), False, False, True)
+    assert whole.differ([NET_FACT], [NET_FACT, UNREAD_FACT], frozenset())

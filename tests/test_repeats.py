@@ -433,3 +433,105 @@ def test_tf_stages_a_loop_over_a_tensor_only_in_code_that_must_run_as_graph_code
         "eager": False,
         "helper": False,  # also called eagerly: there it iterates in Python
     }
+
+
+# ---- what a function object captures, and what changes per repetition (captures.py) ------
+
+
+def _varying(source: str, leaf: str) -> dict[str, str]:
+    """Name -> kind of the captured values of the function jitted by the first `leaf(...)`
+    call (its first argument) that change per repetition."""
+    ctx = _context(source)
+    path = _path_to_call(ctx.module, leaf)
+    repetition = local_repetition(path)
+    assert repetition is not None
+    found = ctx.captures.varying(path[-1].args[0].value, path, repetition)  # type: ignore[attr-defined]
+    assert found is not None
+    return {c.name: c.kind for c in found}
+
+
+def test_captured_values_that_change_per_pass_and_their_kinds():
+    source = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+    def f(x, **kw):
+        return x
+    def run(x, names, cfg):
+        table = jnp.ones((4, 3))
+        for name in ["a", "b"]:
+            for i in range(3):
+                row = table[i]
+                same = cfg
+                jax.jit(lambda y: f(y, name=name, i=i, row=row, cfg=same, g=f))(x)
+    """
+    # The inner loop repeats the jit: `name` (the outer loop's) does not change in it, nor do
+    # `f` and `cfg`; `same` is rebound each pass to a value of unknown kind.
+    assert _varying(source, "jit") == {"i": "count", "row": "array", "same": "unknown"}
+
+
+def test_a_local_function_contributes_what_it_reads_and_a_mutated_object_what_it_stores():
+    source = """
+    import jax
+    import jax.numpy as jnp
+    def run(x, config, state):
+        for k in ["lr", "wd"]:
+            config[k] = 0.1
+            state.w = jnp.zeros(3)
+            def inner(y):
+                return y * config[k] * state.w
+            jax.jit(inner)(x)
+    """
+    assert _varying(source, "jit") == {"config": "python", "k": "python", "state": "array"}
+
+
+def test_a_repeated_functions_parameter_changes_only_where_its_loop_call_changes_it():
+    source = """
+    import jax
+    import jax.numpy as jnp
+    def evaluate(state, obs, name):
+        @jax.jit
+        def policy(o):
+            return state * o * len(name)
+        label = name + "!"
+        jax.jit(lambda o: policy(o) + len(label))(obs)
+    def main(obs):
+        state = jnp.zeros(3)
+        for step in range(5):
+            state = state + 1.0
+            evaluate(state, obs, "fixed")
+    """
+    # `state` changes per call (an array), `name` is the same string at the only loop call.
+    assert _varying(source, "jit") == {"state": "array"}
+    # A new string per call: `name` is configuration, and so may be `label`, derived from it
+    # (its kind is the function's own analysis's, where parameters are unknown).
+    moved = source.replace('"fixed")', "str(step))")
+    assert _varying(moved, "jit") == {"label": "unknown", "name": "python", "state": "array"}
+
+
+def test_an_if_on_a_setting_the_loop_assigns_rebuilds_only_when_it_changes():
+    source = """
+    import jax
+    def run(x, sizes):
+        last = None
+        for i, size in enumerate(sizes):
+            changed = size != last
+            if changed:
+                jax.jit(lambda y: y * size)(x)
+            if i % 10 == 0:
+                jax.jit(lambda y: y * 2)(x)
+            last = size
+    """
+    ctx = _context(source)
+    guarded = _path_to_call(ctx.module, "jit")
+    assert ctx.captures.recompile_guard(guarded)
+    stack = [[ctx.module]]
+    periodic = None
+    while stack:
+        path = stack.pop()
+        node = path[-1]
+        if type(node) is cst.If and "i % 10" in ctx.module.code_for_node(node.test):
+            periodic = [*path, node.body]
+        stack.extend([*path, child] for child in iter_children(node))
+    assert periodic is not None
+    assert not ctx.captures.recompile_guard(periodic)

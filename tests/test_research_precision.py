@@ -586,3 +586,83 @@ def test_equinox_setup_methods_without_array_parameters_are_not_traced_by_contra
         status, reported, err = check(tmp_path, *asked, ".")
         assert status == 1, err
         assert where(reported) == [("renderer.py", 20, "JIT101")]
+
+
+# e3nn-jax: a routine takes an array or a pytree class of its own, and past its isinstance
+# guard reads the class's static metadata; a jitted caller in another file passes a plain
+# array, which the guard turns away before the metadata is read.
+TAGGED = """\
+import jax
+
+
+class Tagged:
+    def __init__(self, tags, array):
+        self.tags = tags
+        self.array = array
+
+
+jax.tree_util.register_pytree_node(
+    Tagged, lambda t: ((t.array,), t.tags), lambda tags, c: Tagged(tags, c[0])
+)
+
+
+def _check_single(tags):
+    [(count, name)] = tags
+    if not (count == 1 and name == "a"):
+        raise ValueError("one tag")
+    return name
+
+
+def first_tag(out, input):
+    if isinstance(out, int):
+        if not isinstance(input, Tagged):
+            raise ValueError("need a Tagged")
+        return _check_single(input.tags)
+    return None
+
+
+def flipped(input):
+    if input.T[0, 0] > 0:
+        return input
+    return -input
+"""
+
+
+def _tagged(tmp_path: Path, user: str) -> Path:
+    return write(tmp_path, {"pkg/__init__.py": "", "pkg/tagged.py": TAGGED, "pkg/conv.py": user})
+
+
+def test_an_attribute_arrays_lack_read_past_an_isinstance_guard_is_not_traced(tmp_path):
+    root = _tagged(
+        tmp_path,
+        """\
+        import jax
+        import jax.numpy as jnp
+        from pkg import tagged
+
+        @jax.jit
+        def kernel(x):
+            grid = jnp.stack([x, x])
+            return tagged.first_tag(3, input=grid)
+        """,
+    )
+    status, found, err = check(root)
+    assert status == 0, (found, err)
+
+
+def test_an_array_valued_attribute_of_the_passed_array_stays_traced(tmp_path):
+    root = _tagged(
+        tmp_path,
+        """\
+        import jax
+        import jax.numpy as jnp
+        from pkg import tagged
+
+        @jax.jit
+        def kernel(x):
+            grid = jnp.stack([x, x])
+            return tagged.flipped(grid)
+        """,
+    )
+    _, found, _ = check(root)
+    assert ("pkg/tagged.py", 31, "JIT101") in where(found)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import textwrap
+from itertools import pairwise
 
 import libcst as cst
 import pytest
 
 from jitlint.model.context import FileContext
+from jitlint.model.tf.dtypes import _calls_in
+from jitlint.python.walker import iter_children
 
 
 def model(source: str) -> tuple[FileContext, dict[str, object]]:
@@ -343,3 +346,52 @@ def test_dataset_elements_that_vary_in_shape():
     assert why["c"] is not None and "from_generator" in why["c"]
     assert why["j"] is not None and "padded_batch" in why["j"]
     assert [k for k in "defhi" if why[k] is not None] == []
+
+
+def test_project_imports_name_modules_as_written():
+    # Joined without a codegen where the name is plain; spaces and line continuations
+    # inside a dotted name are kept as the source writes them.
+    ctx, _ = model(
+        """
+        import pkg.sub.mod
+        import pkg . spaced as sp
+        from .rel.inner import (helper as h, other)
+        from .. import up
+        from pkg.\\
+            cont import thing
+        """
+    )
+    dotted = [name for _, _, name in ctx.tf.project_imports()]
+    assert dotted == [
+        "pkg.sub.mod",
+        "pkg . spaced",
+        ".rel.inner.helper",
+        ".rel.inner.other",
+        "..up",
+        "pkg.\\\n    cont.thing",
+    ]
+
+
+def test_dtype_call_sites_are_every_call_in_walk_order():
+    ctx, _ = model(
+        """
+        import tensorflow as tf
+        @tf.function(jit_compile=True)
+        def f(x, dtype=tf.float32):
+            return tf.cast(g(x), dtype) + [h(y) for y in k(x)][0]
+        class C:
+            def m(self):
+                return tf.constant(1.0, dtype=outer(inner()))
+        """
+    )
+    calls = ctx.tf.dtypes.module_calls
+    spelled = [ctx.module.code_for_node(call.func) for call, _ in calls]
+    # The walker's order: a function's body before its decorators.
+    assert spelled == ["tf.cast", "g", "h", "k", "tf.function", "tf.constant", "outer", "inner"]
+    # The scan's walk gives what a walk of its own gave.
+    module = ctx.module
+    assert calls == list(_calls_in(module, (module,)))
+    for call, path in calls:
+        assert path[0] is ctx.module and path[-1] is call
+        for parent, child in pairwise(path):
+            assert any(c is child for c in iter_children(parent))

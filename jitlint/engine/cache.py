@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +27,7 @@ from typing import Any
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.linter import FileResult
+from jitlint.model.jax.crossfile.reads import JaxReads
 from jitlint.model.jax.crossfile.records import Received, record_from_json
 from jitlint.model.tf_records import TfReads
 from jitlint.system.reading import Unreadable, read_regular_file
@@ -129,7 +130,8 @@ class ResultCache:
                 defs=frozenset(entry[4]),
                 reexports={str(k): str(v) for k, v in entry[6].items()},
                 keras_evidence={str(k): str(v) for k, v in entry[7].get(inbound, {}).items()},
-                tf_reads=TfReads.from_json(reads),
+                tf_reads=_reads(reads, 0, TfReads.from_json),
+                jax_reads=_reads(reads, 1, JaxReads.from_json),
             )
         except (TypeError, ValueError, KeyError, AttributeError):  # another layout: a miss
             return None
@@ -140,7 +142,9 @@ class ResultCache:
         diagnostics = [_encode(d) for d in result.diagnostics]
         outbound = [call.to_json() for call in result.outbound]
         # What the lint read of its records (the project pass's `may_change`), if known.
-        reads = result.tf_reads.to_json() if result.tf_reads is not None else None
+        reads = None
+        if result.tf_reads is not None and result.jax_reads is not None:
+            reads = [result.tf_reads.to_json(), result.jax_reads.to_json()]
         entry = self.entries.get(key)
         if not entry or len(entry) != 9 or entry[0] != digest or entry[1] != _codes_key(codes):
             # A file's defs and re-exports do not depend on what it receives; its result
@@ -192,6 +196,13 @@ def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
     data = asdict(diagnostic)
     del data["path"]  # shown relative to the working directory, which may change
     return data
+
+
+def _reads(data: Any, index: int, decode: Callable[[Any], Any]) -> Any:
+    """One model's part of an entry's reads ([TF, JAX]); None ("unknown") for anything else."""
+    if not isinstance(data, list) or len(data) != 2:
+        return None
+    return decode(data[index])
 
 
 def _valid_entry(entry: Any) -> bool:

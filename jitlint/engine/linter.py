@@ -28,6 +28,7 @@ from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.domain import plugins
 from jitlint.model.jax.crossfile import class_facts, returned, returns, stars
+from jitlint.model.jax.crossfile.reads import JaxReads, NotedInbound
 from jitlint.model.jax.crossfile.records import (
     CallRecord,
     Outbound,
@@ -36,6 +37,7 @@ from jitlint.model.jax.crossfile.records import (
     top_level_defs,
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
+from jitlint.model.jax.crossfile.stars import ALIAS_FACT
 from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions, may_be_traced
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
@@ -89,6 +91,8 @@ class FileResult:
     # unknown, e.g. a rule crashed), so that a relint that cannot change is skipped
     # (`may_change`).
     tf_reads: TfReads | None = None
+    # ... and what the JAX model read of them (`ctx.inbound`).
+    jax_reads: JaxReads | None = None
 
 
 # Options of the engine itself ride with the rules' options (`rule_settings`), under a key
@@ -167,24 +171,24 @@ def lint_text(
         # The project pass may give a file what reached it before its defs were known.
         own_names = top_level_defs(module), reexports(ctx.names)
         inbound = [call for call in inbound if accepts(call, *own_names)]
+    by_function: dict[str, list[Received]] = {}
     if inbound:
-        by_function: dict[str, list[Received]] = {}
         for call in inbound:
             if _routes_to_tf(call):  # for the TF model (model/tf_records.py)
                 ctx.tf_inbound.append(call)  # type: ignore[arg-type]
             else:  # the JAX model's, and values returned (jax/crossfile/returns.py)
                 by_function.setdefault(call.function, []).append(call)
-        ctx.inbound = by_function
         ctx.names.aliases.update(stars.aliases(by_function))
+    if inbound is not None:
+        # Noting what the JAX model reads of them (`may_change`).
+        ctx.inbound = NotedInbound(by_function)
     settings = rule_settings or {}
     ctx.versions = FrameworkVersions.from_options(settings.get(OPTIONS_KEY))
     if settings.get(ASSUME_KEY):
         ctx.assumptions = Assumptions.parse(settings[ASSUME_KEY])
     # What another file's function returns is text this file uses (jax/crossfile/returned.py):
     # a jitted step from a factory elsewhere may be called here with no `jit` in sight.
-    gated = source + "".join(
-        call.status for calls in ctx.inbound.values() for call in calls if _returned(call)
-    )
+    gated = source + _returned_text(by_function)
     tf_opened = _opens_tf(ctx.tf_inbound)
     mentions: dict[str, bool] = {}
     rules: list[Rule] = [
@@ -232,6 +236,7 @@ def lint_text(
     if inbound is not None and not result.errors:
         tf = ctx.__dict__.get("tf")
         result.tf_reads = tf.reads() if tf is not None else _NO_TF_READS
+        result.jax_reads = ctx.inbound.reads()  # type: ignore[attr-defined]
     ctx.release()
     return result
 
@@ -244,13 +249,14 @@ _NO_TF_READS = TfReads(frozenset(), frozenset(), frozenset(), False)
 def may_change(result: FileResult, before: Sequence[Received], after: Sequence[Received]) -> bool:
     """Whether linting `result`'s file again with the records `after`, instead of the
     `before` it was linted with, could give another result. It cannot where the two differ
-    only in records the lint never read: the records for the JAX model (`ctx.inbound`) and
-    the text gates are all read; the TF model's, only as `result.tf_reads` says (its kinds
-    read whole, the facts it looked up); and `lint_text` reads nothing else of them but
-    whether any opens the TF rules. The file's text is the same, so `accepts` keeps what
-    it kept (`result.defs` and `result.reexports` are what it was given)."""
-    reads = result.tf_reads
-    if reads is None:
+    only in records the lint never read: the JAX model's (`ctx.inbound`) as
+    `result.jax_reads` says, with the returned values' statuses the text gates read and the
+    star aliases `lint_text` reads; the TF model's as `result.tf_reads` says (its kinds read
+    whole, the facts it looked up); and `lint_text` reads nothing else of them but whether
+    any opens the TF rules. The file's text is the same, so `accepts` keeps what it kept
+    (`result.defs` and `result.reexports` are what it was given)."""
+    reads, jax_reads = result.tf_reads, result.jax_reads
+    if reads is None or jax_reads is None:
         return True
     own = result.defs, result.reexports
     kept_before = [r for r in before if accepts(r, *own)]
@@ -258,11 +264,36 @@ def may_change(result: FileResult, before: Sequence[Received], after: Sequence[R
     tf_before = [r for r in kept_before if _routes_to_tf(r)]
     tf_after = [r for r in kept_after if _routes_to_tf(r)]
     jax_before = [r for r in kept_before if not _routes_to_tf(r)]
-    if jax_before != [r for r in kept_after if not _routes_to_tf(r)]:
+    jax_after = [r for r in kept_after if not _routes_to_tf(r)]
+    if jax_before != jax_after and (
+        _returned_text(_by_function(jax_before)) != _returned_text(_by_function(jax_after))
+        or [r for r in jax_before if _alias(r)] != [r for r in jax_after if _alias(r)]
+        or jax_reads.differ(jax_before, jax_after, result.defs)
+    ):
         return True
     if _opens_tf(tf_before) != _opens_tf(tf_after):
         return True
     return reads.differ(tf_before, tf_after)
+
+
+def _by_function(records: Sequence[Received]) -> dict[str, list[Received]]:
+    """The JAX model's records grouped as `lint_text` gives them (`ctx.inbound`)."""
+    out: dict[str, list[Received]] = {}
+    for record in records:
+        out.setdefault(record.function, []).append(record)
+    return out
+
+
+def _returned_text(by_function: Mapping[str, Sequence[Received]]) -> str:
+    """What the text gates read of the records: another file's returned values, whose
+    jitted step may be called here with no `jit` in sight (jax/crossfile/returned.py)."""
+    statuses = [call.status for calls in by_function.values() for call in calls if _returned(call)]
+    return "".join(statuses)  # type: ignore[arg-type]
+
+
+def _alias(record: Received) -> bool:
+    """Whether `stars.aliases` reads the record (`lint_text` reads them all)."""
+    return getattr(record, "status", "").startswith(ALIAS_FACT)
 
 
 def _routes_to_tf(record: Received) -> bool:

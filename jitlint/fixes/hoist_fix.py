@@ -17,18 +17,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.python.scopes import comprehension_targets
-from jitlint.python.walker import descendants, iter_children
+from jitlint.python.uses import changed_in, free_reads, params_of
+from jitlint.python.walker import descendants
 
 if TYPE_CHECKING:
     from jitlint.model.context import FileContext
-# function reads changes what it would see (shared with the lax.cond fix).
-MUTATING_METHODS = frozenset(
-    {
-        *("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"),
-        *("update", "setdefault", "popitem", "add", "discard"),
-    }
-)
+
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 # Moving code out of these changes which handler, context or scope it runs under.
 _BARRIERS = (
@@ -95,7 +89,7 @@ def _why_it_stays(path: Sequence[cst.CSTNode], reads: set[str]) -> str:
             kind = _BARRIER_NAMES.get(type(node), "comprehension")
             return f"it is inside {kind} within the loop, which it would leave"
         if isinstance(node, cst.For | cst.While) and child is node.body:
-            names = ", ".join(f"`{n}`" for n in sorted(reads & _bound_in(node)))
+            names = ", ".join(f"`{n}`" for n in sorted(reads & changed_in(node)))
             return (
                 f"it reads {names}, which the loop changes: built once, it would keep the "
                 "first value (jit traces a function once per shape)"
@@ -114,80 +108,10 @@ def _outermost_loop(
         if isinstance(node, _BARRIERS):
             break
         if isinstance(node, cst.For | cst.While) and child is node.body:
-            if reads & _bound_in(node):
+            if reads & changed_in(node):
                 break
             best = (node, index)
     return best
-
-
-def free_reads(expr: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[str] | None:
-    """Names `expr` reads from its surroundings, lambda bodies included; None when it
-    contains something that cannot move (`await`, `yield`, `:=`)."""
-    kind = type(expr)
-    if kind in (cst.Await, cst.Yield, cst.NamedExpr):
-        return None
-    if kind is cst.Name:
-        value = expr.value  # type: ignore[attr-defined]
-        return set() if value in bound else {value}
-    parts: list[tuple[cst.CSTNode, frozenset[str]]]
-    if kind in (cst.Attribute, cst.Arg):  # not `.attr` nor `keyword=`
-        parts = [(expr.value, bound)]  # type: ignore[attr-defined]
-    elif kind is cst.Lambda:
-        params = expr.params  # type: ignore[attr-defined]
-        inner = bound | {p.name.value for p in _params(params)}
-        defaults = [p.default for p in _params(params) if p.default is not None]
-        parts = [(d, bound) for d in defaults] + [(expr.body, inner)]  # type: ignore[attr-defined]
-    elif kind in _COMPREHENSIONS:
-        inner = bound | comprehension_targets(expr)
-        parts = [(child, inner) for child in iter_children(expr)]
-    else:
-        parts = [(child, bound) for child in iter_children(expr)]
-    reads: set[str] = set()
-    for part, names in parts:
-        found = free_reads(part, names)
-        if found is None:
-            return None
-        reads |= found
-    return reads
-
-
-def _params(params: cst.Parameters) -> list[cst.Param]:
-    found = [*params.posonly_params, *params.params, *params.kwonly_params]
-    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return found
-
-
-def _bound_in(loop: cst.For | cst.While) -> set[str]:
-    """Every name the loop may rebind or visibly mutate (conservatively: any name inside an
-    assignment target, including `obj` of `obj.x = v` and `a`, `i` of `a[i] = v`)."""
-    names: set[str] = set()
-    for node in descendants(loop):
-        targets: list[cst.CSTNode] = []
-        if isinstance(node, cst.For | cst.CompFor):
-            targets.append(node.target)
-        elif isinstance(node, cst.Assign):
-            targets.extend(t.target for t in node.targets)
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.Del):
-            targets.append(node.target)
-        elif isinstance(node, cst.AsName):  # `with ... as x`, `except E as e`, imports
-            targets.append(node.name)
-        elif isinstance(node, cst.FunctionDef | cst.ClassDef):
-            names.add(node.name.value)
-        elif isinstance(node, cst.Import | cst.ImportFrom) and not isinstance(
-            node.names, cst.ImportStar
-        ):
-            names.update(a.evaluated_alias or a.evaluated_name.split(".")[0] for a in node.names)
-        elif isinstance(node, cst.Global | cst.Nonlocal):
-            names.update(n.name.value for n in node.names)
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in MUTATING_METHODS
-        ):
-            targets.append(node.func.value)
-        for target in targets:
-            names.update(n.value for n in descendants(target) if isinstance(n, cst.Name))
-    return names
 
 
 def _header(module: cst.Module, loop: cst.For | cst.While) -> tuple[object, str] | None:
@@ -268,7 +192,7 @@ def hoist_creation_fix_or_reason(
     if len(block.body) < 2 or func.asynchronous is not None:
         return "the function's block would be left empty"
     name = assign.targets[0].target.value
-    bound = {p.name.value for p in _params(func.params)}
+    bound = {p.name.value for p in params_of(func.params)}
     targets = [
         n
         for n in descendants(func.body)

@@ -1,5 +1,5 @@
-"""Host-side effects of traced code, moved to run time: JIT107's mutations of outer
-containers and JIT118's taps of the removed `jax.experimental.host_callback`.
+"""Host-side effects of traced code, moved to run time: JIT107's prints, logs and mutations
+of outer containers and JIT118's taps of the removed `jax.experimental.host_callback`.
 
 JIT107: `seen.append(x)` on a list made outside a jitted function runs once, while tracing, and
 stores a tracer. `jax.debug.callback(seen.append, x)` runs it on every call of the compiled
@@ -151,3 +151,55 @@ def _replacement(
     if type(value) is not cst.Name:
         return None
     return f"({text}, {value.value})[1]"
+
+
+def log_callback_fix(ctx: FileContext, node: cst.Call) -> NodeFix | None:
+    """JIT107: `logging.info("loss %s", x)` -> `jax.debug.callback(lambda *values:
+    logging.info("loss %s", *values), x)`: the logger runs on every call, with the values
+    as NumPy arrays. Only a literal message with positional values."""
+    if len(node.args) < 2 or type(node.args[0].value) is not cst.SimpleString:
+        return None
+    if any(arg.keyword is not None or arg.star for arg in node.args):
+        return None
+    code = ctx.module.code_for_node
+    values = [code(arg.value) for arg in node.args[1:]]
+    jax_name, imported = ctx.import_name("jax", "jax")
+    log = f"{code(node.func)}({code(node.args[0].value)}, *values)"
+    text = f"{jax_name}.debug.callback(lambda *values: {log}, {', '.join(values)})"
+    return NodeFix(
+        "unsafe",
+        "log from `jax.debug.callback`, which runs on every call with the values",
+        ((node, text),),
+        (imported,) if imported else (),
+    )
+
+
+def debug_print_fix(ctx: FileContext, node: cst.Call) -> NodeFix | None:
+    """JIT107: `print("x =", x)` -> `jax.debug.print("x = {}", x)`, literal strings folded
+    into the format; not with keywords, stars or f-strings."""
+    pieces: list[str] = []
+    values: list[str] = []
+    module = ctx.module
+    for arg in node.args:
+        if arg.keyword is not None or arg.star:
+            return None
+        expr = arg.value
+        if type(expr) is cst.SimpleString:
+            text = expr.evaluated_value
+            if not isinstance(text, str):
+                return None
+            pieces.append(text.replace("{", "{{").replace("}", "}}"))
+        elif type(expr) in (cst.FormattedString, cst.ConcatenatedString):
+            return None
+        else:
+            pieces.append("{}")
+            values.append(module.code_for_node(expr))
+    jax_name, imported = ctx.import_name("jax", "jax")
+    fmt = repr(" ".join(pieces))
+    text = f"{jax_name}.debug.print({', '.join([fmt, *values])})"
+    return NodeFix(
+        "unsafe",
+        "use `jax.debug.print`",
+        ((node, text),),
+        (imported,) if imported else (),
+    )

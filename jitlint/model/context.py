@@ -16,6 +16,7 @@ from jitlint.python.names import Names
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
+    from jitlint.model.domain.captures import Captures
     from jitlint.model.domain.repeats import Repeated
     from jitlint.model.jax.crossfile.records import Received
     from jitlint.model.jax.jit import JitModel
@@ -87,6 +88,15 @@ class FileContext:
         from jitlint.model.jax.frameworks.repetition import jax_repeated
 
         return jax_repeated(self.names, self.tracing)
+
+    @cached_property
+    def captures(self) -> Captures:
+        """What a function object built in repeating code captures, and which of those
+        values change per repetition, with their kinds (model/domain/captures.py)."""
+        from jitlint.model.domain.captures import Captures
+        from jitlint.model.jax.frameworks.repetition import value_at
+
+        return Captures(self.names, value_at(self.tracing), self.repeated)
 
     @cached_property
     def tf(self) -> TfModel:

@@ -18,6 +18,14 @@ CLOCKS = frozenset(
 CONTAINER_MUTATORS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "appendleft"}
 )
+# Methods of the builtin containers that change them in place: code that calls one changes
+# what a function reading the container would see (hoisting fixes, captured values).
+MUTATING_METHODS = frozenset(
+    {
+        *("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"),
+        *("update", "setdefault", "popitem", "add", "discard"),
+    }
+)
 # The methods of a list that add to it in place.
 LIST_MUTATORS = frozenset({"append", "extend", "insert"})
 # Mutable containers, builtin and from `collections`, by their leaf name.
@@ -73,6 +81,10 @@ AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
 }
 # Single builtins the model and rules ask about by what they do.
 PRINT = frozenset({"builtins.print"})  # writes its arguments to stdout
+# `warnings.warn(message)`: like a log record, emitted where Python runs it.
+WARN = frozenset({"warnings.warn"})
+# Builtins that turn their argument into text.
+MAKES_TEXT = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
 TRUTH_TEST = frozenset({"builtins.bool"})  # `bool(x)` asks `x.__bool__()`
 FLOAT_CONVERSION = frozenset({"builtins.float"})
 RANGE = frozenset({"builtins.range"})

@@ -1,6 +1,8 @@
 """Where a name is read and bound within a block: which statement holds a node, the first
 thing later statements do with a name (read it, or bind it again), in evaluation order,
-whether a process exit follows a statement, the names a function's statements assign.
+whether a process exit follows a statement, the names a function's statements assign, the
+names an expression reads from its surroundings (`free_reads`) and those a loop may rebind
+or mutate (`changed_in`).
 Nested scopes (functions, lambdas, classes, comprehensions) are not entered: their bodies run
 later, or bind names of their own.
 
@@ -15,8 +17,9 @@ from collections.abc import Callable, Iterator, Sequence, Set
 
 import libcst as cst
 
-from jitlint.python.builtins_facts import PROCESS_EXITS
-from jitlint.python.walker import iter_children
+from jitlint.python.builtins_facts import MUTATING_METHODS, PROCESS_EXITS
+from jitlint.python.scopes import comprehension_targets
+from jitlint.python.walker import descendants, iter_children
 
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -492,3 +495,79 @@ def _leaf(expr: cst.CSTNode) -> str:
     if type(expr) is cst.Attribute:
         return expr.attr.value  # type: ignore[attr-defined]
     return ""
+
+
+# ---- what an expression reads, and what a loop changes ------------------------------------
+_COMPREHENSION_SCOPES = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def free_reads(expr: cst.CSTNode, bound: frozenset[str] = frozenset()) -> set[str] | None:
+    """Names `expr` reads from its surroundings, lambda bodies included; None when it
+    contains something that cannot move (`await`, `yield`, `:=`)."""
+    kind = type(expr)
+    if kind in (cst.Await, cst.Yield, cst.NamedExpr):
+        return None
+    if kind is cst.Name:
+        value = expr.value  # type: ignore[attr-defined]
+        return set() if value in bound else {value}
+    parts: list[tuple[cst.CSTNode, frozenset[str]]]
+    if kind in (cst.Attribute, cst.Arg):  # not `.attr` nor `keyword=`
+        parts = [(expr.value, bound)]  # type: ignore[attr-defined]
+    elif kind is cst.Lambda:
+        params = expr.params  # type: ignore[attr-defined]
+        inner = bound | {p.name.value for p in params_of(params)}
+        defaults = [p.default for p in params_of(params) if p.default is not None]
+        parts = [(d, bound) for d in defaults] + [(expr.body, inner)]  # type: ignore[attr-defined]
+    elif kind in _COMPREHENSION_SCOPES:
+        inner = bound | comprehension_targets(expr)
+        parts = [(child, inner) for child in iter_children(expr)]
+    else:
+        parts = [(child, bound) for child in iter_children(expr)]
+    reads: set[str] = set()
+    for part, names in parts:
+        found = free_reads(part, names)
+        if found is None:
+            return None
+        reads |= found
+    return reads
+
+
+def params_of(params: cst.Parameters) -> list[cst.Param]:
+    """Every parameter of a signature, `*args` and `**kwargs` included."""
+    found = [*params.posonly_params, *params.params, *params.kwonly_params]
+    found += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return found
+
+
+def changed_in(node: cst.CSTNode) -> set[str]:
+    """Every name code under `node` (a loop) may rebind or visibly mutate (conservatively:
+    any name inside an assignment target, including `obj` of `obj.x = v` and `a`, `i` of
+    `a[i] = v`, and the receiver of an in-place method such as `history.append(...)`)."""
+    names: set[str] = set()
+    for child in descendants(node):
+        targets: list[cst.CSTNode] = []
+        if isinstance(child, cst.For | cst.CompFor):
+            targets.append(child.target)
+        elif isinstance(child, cst.Assign):
+            targets.extend(t.target for t in child.targets)
+        elif isinstance(child, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.Del):
+            targets.append(child.target)
+        elif isinstance(child, cst.AsName):  # `with ... as x`, `except E as e`, imports
+            targets.append(child.name)
+        elif isinstance(child, cst.FunctionDef | cst.ClassDef):
+            names.add(child.name.value)
+        elif isinstance(child, cst.Import | cst.ImportFrom) and not isinstance(
+            child.names, cst.ImportStar
+        ):
+            names.update(a.evaluated_alias or a.evaluated_name.split(".")[0] for a in child.names)
+        elif isinstance(child, cst.Global | cst.Nonlocal):
+            names.update(n.name.value for n in child.names)
+        elif (
+            isinstance(child, cst.Call)
+            and isinstance(child.func, cst.Attribute)
+            and child.func.attr.value in MUTATING_METHODS
+        ):
+            targets.append(child.func.value)
+        for target in targets:
+            names.update(n.value for n in descendants(target) if isinstance(n, cst.Name))
+    return names

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.fixes.hoist_fix import free_reads, fresh_name
+from jitlint.fixes.hoist_fix import fresh_name
 from jitlint.fixes.hoisting.out import render
 from jitlint.fixes.hoisting.scope import (
     LOOPS,
@@ -25,6 +25,7 @@ from jitlint.fixes.hoisting.scope import (
     self_attributes_reason,
 )
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.uses import free_reads
 
 if TYPE_CHECKING:
     from jitlint.model.context import FileContext

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.fixes.hoist_fix import free_reads, fresh_name
+from jitlint.fixes.hoist_fix import fresh_name
 from jitlint.fixes.hoisting.scope import (
     LOOPS,
     above,
@@ -32,6 +32,7 @@ from jitlint.fixes.hoisting.scope import (
     self_attributes_reason,
 )
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.uses import free_reads
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:

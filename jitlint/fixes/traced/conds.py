@@ -27,7 +27,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.fixes.hoist_fix import MUTATING_METHODS
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.traced.where import (
     Branches,
@@ -40,6 +39,7 @@ from jitlint.fixes.traced.where import (
 from jitlint.model.context import FileContext
 from jitlint.model.domain.values import STATIC, TRACED
 from jitlint.model.jax.tracing import FunctionTrace
+from jitlint.python.builtins_facts import MUTATING_METHODS
 from jitlint.python.walker import descendants
 
 MESSAGE = "branch with `lax.cond` (both branches are traced; they must return one type)"

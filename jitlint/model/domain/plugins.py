@@ -173,6 +173,10 @@ class FrameworkPlugin:
     module_bases: frozenset[str] = frozenset()  # the Module base class, as annotations name it
     parameter_functions: frozenset[str] = frozenset()  # `hk.get_parameter(...)`
     parameter_methods: frozenset[str] = frozenset()  # `self.param(...)` in a method
+    # Methods of a Module instance that create its parameters by running `__call__`, or the
+    # method their `method=` keyword names (linen's `init`): a method no such call runs
+    # only ever reads parameters that exist.
+    init_methods: tuple[str, ...] = ()
     # For a raw jax transformation: the framework's lifted one to use instead, as advice...
     lift_advice: Mapping[str, str] = field(default_factory=dict)
     # ... and the ones that are exact renames: its name there, and the keywords it takes.

@@ -14,7 +14,9 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   loop or comprehension (of this module, or of another file, by a record), those called
   repeatedly *by contract* (a request handler, an agent's `act`, a Keras callback's
   `on_batch_end`: which ones is each plug-in's table), and, one level down, what those call
-  unconditionally (further down, callees tend to cache what they build).
+  unconditionally (further down, callees tend to cache what they build). It keeps the loop
+  calls that repeat each function (`sites`), and which functions something else repeats too
+  (`open`), so that captures.py can tell which parameters change from call to call.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).
@@ -188,6 +190,11 @@ class Repeated:
     why: dict[int, str] = field(default_factory=dict)
     # functions repeated only by loop calls of this module that keep what they return
     keeps_result: set[int] = field(default_factory=set)
+    # id -> the calls of this module that repeat it, each in a loop or comprehension
+    sites: dict[int, list[tuple[cst.Call, Path]]] = field(default_factory=dict)
+    # functions also repeated by something else (a contract, another file, a caller that
+    # runs repeatedly): what they are called with is not all in `sites`
+    open: set[int] = field(default_factory=set)
 
     def owner(self, path: Path) -> tuple[Func, str] | None:
         """The innermost function holding the end of `path`, and why it runs repeatedly."""
@@ -226,10 +233,12 @@ def find_repeated(
         if id(func) not in out.why:
             out.keeps_result.add(id(func))
             out.why[id(func)] = "called in a loop"
+        out.sites.setdefault(id(func), []).append((call, path))
         if not kept(path):
             out.keeps_result.discard(id(func))
     for func, why in contracts:
         out.why.setdefault(id(func), why)
+        out.open.add(id(func))
         out.keeps_result.discard(id(func))  # what its caller does with it is not known
     for key, why in list(out.why.items()):
         if key in out.keeps_result:
@@ -238,8 +247,9 @@ def find_repeated(
             if conditional(path):
                 continue
             func = callee(call, path)
-            if func is not None and id(func) not in out.why:
-                out.why[id(func)] = f"called from a function {why}"
+            if func is not None:
+                out.open.add(id(func))
+                out.why.setdefault(id(func), f"called from a function {why}")
     return out
 
 
@@ -544,65 +554,3 @@ def method_contract(cls: cst.ClassDef | None, func: cst.FunctionDef) -> str | No
         return found
     role = PER_ITEM_METHODS.get(func.name.value)
     return f"{role} (`{cls.name.value}.{func.name.value}`)" if role else None
-
-
-# ---- loops over configurations -------------------------------------------------------------
-_DISPLAYS = (cst.List, cst.Tuple, cst.Set)
-
-
-def configuration_loop(names: Names, path: Path, built: Sequence[cst.CSTNode]) -> bool:
-    """Whether the innermost loop or comprehension holding the end of `path` runs over a
-    fixed collection written out in the code (`for intor in ["ovlp", "kin"]`, or a name bound
-    only to such displays) and what it builds (`built`: the expression, and the local
-    functions it names) reads the loop's variable. Then each pass builds a different function
-    on purpose, one per configuration (a dtype, an option string), and a compile per pass is
-    what the loop asks for, not a cache miss; passing the value as a static argument compiles
-    as often. A loop over steps (`range(n)`) or data is not such a loop."""
-    for index in range(len(path) - 2, -1, -1):
-        node = path[index]
-        if type(node) in _FUNCTIONS:
-            return False
-        if type(node) is cst.For and _repeating_loop(node, path[index + 1]):
-            return _over_configurations(names, node.iter, node.target, built, path[: index + 1])
-        if type(node) in COMPREHENSIONS:
-            clause = node.for_in  # type: ignore[attr-defined]
-            while clause is not None:
-                if not _over_configurations(
-                    names, clause.iter, clause.target, built, path[: index + 1]
-                ):
-                    return False
-                clause = clause.inner_for_in
-            return True
-    return False
-
-
-def _over_configurations(
-    names: Names,
-    iterable: cst.BaseExpression,
-    target: cst.BaseExpression,
-    built: Sequence[cst.CSTNode],
-    path: Path,
-) -> bool:
-    variables = {n.value for n in _names_under(target)}
-    if not variables or not any(n.value in variables for b in built for n in _names_under(b)):
-        return False
-    if type(iterable) in _DISPLAYS:
-        return True
-    if type(iterable) is not cst.Name:
-        return False
-    found = names.lookup_with_path(iterable.value, list(path))
-    if found is None or not found[0]:
-        return False
-    # `dtypes = [...]` then `dtypes += [...]`: an augmented assignment binds no value here.
-    values = [b.node for b in found[0]]
-    displays = [v for v in values if type(v) in _DISPLAYS]
-    return bool(displays) and all(v is None or v in displays for v in values)
-
-
-def _names_under(node: cst.CSTNode) -> Iterable[cst.Name]:
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if type(item) is cst.Name:
-            yield item  # type: ignore[misc]
-        stack.extend(iter_children(item))

@@ -110,6 +110,22 @@ _LAX = "jax.lax."
 # The host's random generators (NumPy's and Python's modules): each call draws once, when a
 # traced function is traced.
 HOST_RANDOM_PREFIXES = ("numpy.random.", "random.")
+# Calls of those modules that make, seed or save a generator rather than draw from it.
+HOST_RANDOM_STATE = frozenset(
+    f"{module}.{name}"
+    for module, names in (
+        ("numpy.random", ("seed", "get_state", "set_state", "RandomState", "default_rng",
+                          "Generator", "SeedSequence", "BitGenerator", "PCG64", "PCG64DXSM",
+                          "MT19937", "Philox", "SFC64")),
+        ("random", ("seed", "getstate", "setstate", "Random", "SystemRandom")),
+    )
+    for name in names
+)  # fmt: skip
+# Calls that hand their arguments to Python on the host as the compiled program runs.
+HOST_CALLBACKS = frozenset(
+    {"jax.debug.callback", "jax.debug.print", "jax.pure_callback", "jax.experimental.io_callback",
+     "jax.experimental.host_callback.call", "jax.experimental.host_callback.id_tap"}
+)  # fmt: skip
 
 
 def lax_name(leaf: str) -> str:

@@ -344,6 +344,11 @@ def method_result(receiver: Value, method: str, args: Args) -> Value | None:
     return None
 
 
+# The attributes (not methods) of a JAX array that are arrays themselves (or `.at`, its
+# indexer); jax.Array has no other attribute holding traced data.
+_ARRAY_VALUED_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
+
+
 def array_attribute(base: Value, attr: str) -> Value | None:
     """An attribute of an array (or of a traced value), else None."""
     if attr in SHAPE_ATTRIBUTES and (base.traced or isinstance(base, Array)):
@@ -356,15 +361,17 @@ def array_attribute(base: Value, attr: str) -> Value | None:
             return Scalar("int")
         return S
     if isinstance(base, Array):
-        if attr in ("T", "mT", "real", "imag", "at"):
+        if attr in _ARRAY_VALUED_ATTRIBUTES:
             return Array(base.why, jax=base.jax, dtype=base.dtype, sure=base.sure)
         return None
     if attr in SHAPE_ATTRIBUTES:
         return S
     if base.kind == TRACED:
-        return traced(base.why)
+        # Certainly one JAX array: an attribute arrays lack (`input.irreps`) is only read
+        # where some other value got there (past `if not isinstance(input, Tagged): raise`).
+        return traced(base.why) if attr in _ARRAY_VALUED_ATTRIBUTES else None
     if base.kind == PYTREE and type(base) is Value:
-        return traced(base.why, sure=False) if attr in ("T", "mT", "real", "imag", "at") else U
+        return traced(base.why, sure=False) if attr in _ARRAY_VALUED_ATTRIBUTES else U
     return None
 
 

@@ -33,6 +33,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain import plugins
 from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
+from jitlint.model.domain.flows import PASS, TEXT, Flows
 from jitlint.model.domain.values import (
     PLAIN_OBJECT,
     PYTREE,
@@ -61,6 +62,7 @@ from jitlint.model.domain.values import (
     same_class_instances,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
+from jitlint.model.jax.api import HOST_CALLBACKS
 from jitlint.model.jax.calls import Calls
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
@@ -68,6 +70,7 @@ from jitlint.model.jax.crossfile.class_facts import (
     module_framework,
     self_calls,
 )
+from jitlint.model.jax.crossfile.reads import any_name_holding, defined_names
 from jitlint.model.jax.crossfile.records import (
     Inbound,
     MadeWith,
@@ -117,6 +120,13 @@ from jitlint.model.jax.transforms import (
     static_truth,
 )
 from jitlint.python.binding import Signature
+from jitlint.python.builtins_facts import (
+    CONTAINER_MUTATORS,
+    LOG_METHODS,
+    MAKES_TEXT,
+    PRINT,
+    WARN,
+)
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
@@ -238,7 +248,8 @@ class Tracing:
         self.module = names.module
         self.assumptions = assumptions or Assumptions()
         # top-level function name -> calls from, and applications in, other files
-        self.inbound = inbound or {}
+        # Kept as given (the project pass's `NotedInbound` notes what the model reads).
+        self.inbound = inbound if inbound is not None else {}
         self._traces: dict[int, FunctionTrace] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
@@ -262,7 +273,7 @@ class Tracing:
         # their body never runs, per call or per trace.
         self.never_run: set[int] = set()
         self.module_context: Context | None = None
-        if any(SELF_CALL_KEY in key for key in self.inbound):
+        if any_name_holding(self.inbound, SELF_CALL_KEY):
             self.inbound = {**self.inbound, **self._overrides_called_by_bases()}
 
     def release(self) -> None:
@@ -289,6 +300,11 @@ class Tracing:
     @cached_property
     def index(self) -> Index:
         return self.discovery.run()
+
+    @cached_property
+    def flows(self) -> Flows:
+        """Where trace-time Python values go (`first_sink`, `state_sink`): see flows.py."""
+        return Flows(self.names, _TraceOracle(self))
 
     @cached_property
     def pytree_classes(self) -> PytreeClasses:
@@ -524,7 +540,7 @@ class Tracing:
 
     def _inbound_functions(self) -> list[cst.FunctionDef]:
         out = []
-        for name in self.inbound:
+        for name in defined_names(self.inbound):  # `_inbound_target` keeps no other
             found = self._inbound_target(name)
             if type(found) is cst.FunctionDef:
                 out.append(found)
@@ -556,10 +572,11 @@ class Tracing:
     def _inbound_constructors(self) -> None:
         """Classes other files instantiate from traced code: run their constructors with the
         calls' arguments."""
-        for name, records in self.inbound.items():
+        for name in defined_names(self.inbound):  # `_inbound_target` keeps no other
             node = self._inbound_target(name) if "." not in name else None
             if type(node) is not cst.ClassDef:
                 continue
+            records = self.inbound[name]
             cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
             for record in records:
                 if not isinstance(record, Inbound):
@@ -676,6 +693,9 @@ class Tracing:
                 defaults = Signature.of(entry.func).default_of
                 for name in entry.defaulted:
                     params[name] = default_value(defaults.get(name))
+            for name, call in entry.given.items():
+                # A call of the jitted def in this file passes a number: a tracer there.
+                params[name] = Array(("passed", name, entry, call), sure=True)
             if entry.func is func:
                 for name in given_defaults(entry, set(python_scalars_given)):
                     why = ("given", name, entry, python_scalars_given[name])
@@ -1363,6 +1383,38 @@ class Tracing:
 
 _STDLIB = frozenset(sys.stdlib_module_names)
 _KINDS = {STATIC: S, UNKNOWN: U, PYTREE: U, TRACED: U}
+
+
+class _TraceOracle:
+    """What flows.py asks of the JAX model."""
+
+    def __init__(self, tracing: Tracing) -> None:
+        self.tracing = tracing
+
+    def _trace(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
+        found = self.tracing.function_at(path)
+        return found if found is not None and found.abstract else None
+
+    def traced(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        found = self._trace(path)
+        return found is not None and found.value(expr).traced
+
+    def in_trace(self, path: Sequence[cst.CSTNode]) -> bool:
+        return self._trace(path) is not None
+
+    def call_use(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> str:
+        func = call.func
+        names = self.tracing.names.qualified_names(func, path)
+        if any(name.startswith(("jax.", "numpy.")) for name in names):
+            return TEXT if names <= HOST_CALLBACKS else PASS
+        if names & (PRINT | WARN | MAKES_TEXT):
+            return TEXT
+        if type(func) is cst.Attribute:
+            # stored in a container, logged (a logger object's method too), or formatted
+            leaf = func.attr.value
+            if leaf in CONTAINER_MUTATORS or leaf in LOG_METHODS or leaf in ("format", "join"):
+                return TEXT
+        return PASS
 
 
 def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:

@@ -20,7 +20,14 @@ from jitlint.model.domain.plugins import ABSTRACT, GRAD, plugins
 from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
-from jitlint.python.binding import DOUBLE_STARRED, STARRED, Signature, bind, never_passed
+from jitlint.python.binding import (
+    DOUBLE_STARRED,
+    STARRED,
+    Signature,
+    bind,
+    bind_call,
+    never_passed,
+)
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.uses import calls_of_name
@@ -196,6 +203,10 @@ class Entry:
     # Parameters with a default that every call of the transformed function leaves out
     # (`g = jax.jit(f); g(x)`, every call of `g` seen): they keep their Python default.
     defaulted: frozenset[str] = frozenset()
+    # Parameters with a default (UNKNOWN in `params`) that a call of a `@jax.jit` def in its
+    # own file fills with a Python number or bool, with that call: jit traces what it is
+    # given, so such a call makes them tracers (another file's calls: crossfile/records.py).
+    given: dict[str, cst.Call] = field(default_factory=dict)
     # Whether a transformation of the application stages the body (Transform.stages; an
     # enclosing one may stage it too). Contract roots and other files' applications: staged.
     staged: bool = True
@@ -367,7 +378,49 @@ class Discovery:
             )
             params = application_params(transform, options, func, inner_unknown, 0, set())
             entry = Entry(transform, site, func, params, enclosing, staged=transform.stages)
+            if transform.style == "jit" and len(decorators) == 1:
+                entry.given = self._given_numbers(func, path, transform, options, params)
             self._add(entry)
+
+    def _given_numbers(
+        self,
+        func: cst.FunctionDef,
+        path: list[cst.CSTNode],
+        transform: Transform,
+        options: Sequence[cst.Arg],
+        params: dict[str, int],
+    ) -> dict[str, cst.Call]:
+        """The parameters `func`'s only decorator, a jit, leaves UNKNOWN for their default
+        that a call of `func` in the scope binding it fills with a literal number or bool
+        (`sample(x, temperature=0.5)`), each with the first such call."""
+        scope = self.names.scope_chain(path)[0]
+        if type(scope) not in (cst.FunctionDef, cst.Module):
+            return {}  # a method: its calls go through instances
+        bindings = self.names.lookup(func.name.value, path)
+        if bindings is None or len(bindings) != 1 or bindings[0].node is not func:
+            return {}
+        body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
+        calls = calls_of_name(body, func.name.value, func.name)
+        if not calls:
+            return {}
+        # What each parameter would be if passed: only a traced one (PYTREE) counts.
+        passed = application_params(
+            transform, options, func, False, 0, set(), defaults_unknown=False
+        )
+        signature = Signature.of(func)
+        defaults = {name for name, _ in signature.defaults}
+        given: dict[str, cst.Call] = {}
+        for call in calls:
+            for name, expr in bind_call(signature, call).arguments.items():
+                if (
+                    name in defaults
+                    and name not in given
+                    and params.get(name) == UNKNOWN
+                    and passed.get(name) == PYTREE
+                    and python_number(expr)
+                ):
+                    given[name] = call
+        return given
 
     # ---- calls ------------------------------------------------------------------------
     def _call(self, call: cst.Call, path: list[cst.CSTNode]) -> None:
@@ -934,6 +987,15 @@ def defaulted(
         return frozenset()
     signature = Signature.of(func).after(bound_positional)
     return never_passed(signature, calls) - set(bound_names)
+
+
+def python_number(expr: cst.BaseExpression) -> bool:
+    """A literal int, float or complex (signed or not), `True` or `False`."""
+    if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):  # type: ignore[attr-defined]
+        expr = expr.expression  # type: ignore[attr-defined]
+    if type(expr) in (cst.Integer, cst.Float, cst.Imaginary):
+        return True
+    return type(expr) is cst.Name and expr.value in ("True", "False")  # type: ignore[attr-defined]
 
 
 def optional_scalar_params(func: FuncNode) -> set[str]:

@@ -23,9 +23,18 @@ The spellings, checked against Keras 3.15.1 and tf-keras 2.21.0 (the Keras 2 of
 | `self.add_metric(`, `self.add_update(`     | raises / gone | yes          | 2     |
 | `compile(experimental_run_tf_function=`    | TypeError | yes              | 2     |
 | `TF_USE_LEGACY_KERAS` set true in code     | -       | chosen at run time | 2     |
+| `tensorflow.python.keras` (TF's old copy)  | -       | `tf.keras` to TF 2.5 | 2   |
 
 Keras 2 evidence wins over Keras 3 evidence (precision first: Keras 3 findings are the ones
-held back).
+held back). `tensorflow.python.keras` is the Keras 2 that TensorFlow carried inside itself,
+`tf.keras` itself up to TF 2.5; TF 2.21 still ships it, but its classes are not Keras 3's (a
+`KerasTensor` imported from it is never the one a Keras 3 model makes), so code that imports
+from it was written for Keras 2.
+
+A file outside any declaring project (no requirements anywhere above it) is linted for the
+facts' Keras, unless its code shows Keras 2 (framework_versions.py): the code read then is its
+package's (the topmost directory of the chain of `__init__.py` folders above it, all of it) or,
+for a module in no package, the `*.py` files of its own directory (`directory_scope`).
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 # `experimental_run_tf_function` with a TypeError): code that calls them runs only on Keras 2.
 KERAS_2_ONLY_CODE = re.compile(
     rb"\bself\.add_(?:metric|update)\(|\bexperimental_run_tf_function\s*="
+    rb"|\b(?:from|import)[ \t]+tensorflow\.python\.keras\b"
 )
 # The project's code choosing tf-keras at run time: `TF_USE_LEGACY_KERAS` set to a value
 # TensorFlow reads as true ("1", "true", "True") by item assignment, `setdefault` or `putenv`
@@ -86,6 +96,8 @@ def keras_2_code(text: bytes) -> str | None:
         method = spelled.removeprefix("self.")
         if method != spelled and f"def {method}(".encode() in text:
             continue  # the class defines that method itself: not Keras'
+        if spelled.startswith(("from", "import")):
+            return f"`{spelled}`, TensorFlow's own Keras 2"
         return f"`{spelled}`, which Keras 3 removed"
     return None
 
@@ -98,15 +110,30 @@ def keras_3_code(text: str) -> str | None:
     return f"`{match.group().strip()}`, which only Keras 3 has"
 
 
+# A scope naming one directory's own `*.py` files, not its subfolders: `<dir>/*.py`.
+_DIRECTORY_ONLY = "*.py"
+
+
+def directory_scope(directory: Path) -> str:
+    """The scope of the `*.py` files directly in `directory` (for `project_evidence`)."""
+    return str(directory / _DIRECTORY_ONLY)
+
+
 def scan_project(root: Path) -> Evidence | None:
-    """The Keras major the `*.py` files under `root` show: Keras 2 evidence in any file
-    wins, else the first Keras 3 evidence; None when there is neither, or when the tree has
-    more files than the scan reads."""
+    """The Keras major the `*.py` files under `root` show (only those directly in it when
+    `root` is a `directory_scope`): Keras 2 evidence in any file wins, else the first Keras 3
+    evidence; None when there is neither, or when the tree has more files than the scan
+    reads."""
     count = 0
     keras_3: Evidence | None = None
-    for folder, folders, files in os.walk(root):
-        folders[:] = sorted(
-            f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRECTORIES
+    only_here = root.name == _DIRECTORY_ONLY
+    for folder, folders, files in os.walk(root.parent if only_here else root):
+        folders[:] = (
+            []
+            if only_here
+            else sorted(
+                f for f in folders if not f.startswith(".") and f not in _SKIPPED_DIRECTORIES
+            )
         )
         for name in sorted(files):
             if not name.endswith(".py"):

@@ -26,6 +26,7 @@ from jitlint.model.jax.crossfile.records import (
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
+from jitlint.model.project.reads import NotedLookups, changed_paths
 from jitlint.model.tf_records import (
     BASE,
     KERAS_BASE_ONLY,
@@ -190,34 +191,72 @@ def inbound_for(
     records (by absolute path); those naming no top-level def of the run are dropped.
     `text(path)`, where given, is a file's source: returned values go only to files whose
     text calls the name. `memo`, kept by the caller between calls, keeps what each file's
-    records gave while its records and every file's defs, re-exports and exports are the
-    same (the project pass asks after each wave of a round)."""
+    records gave while its records and the defs, re-exports and exports of every path their
+    resolution looked up are the same (the project pass asks after each wave of a round,
+    and a relint changes a few files' records)."""
     found: dict[str, set[Received]] = {}
-    exports = _tf_exports(outbound)
     if memo is None:
         memo = {}
-    state = (dict(defs), dict(reexports or {}), exports)
-    if memo.get("") != state:
-        memo.clear()
-        memo[""] = state
+    reexports = reexports or {}
+    exports = _tf_exports(outbound, memo.setdefault(_EXPORTS, {}))
+    state = (dict(defs), dict(reexports), exports)
+    before = memo.get(_STATE)
+    # The paths whose entries changed since the last call, per table; None: no call before.
+    changes = None
+    if before is not None:
+        changes = [changed_paths(old, new) for old, new in zip(before, state, strict=True)]
+    changed = set().union(*changes) if changes is not None else None
+    memo[_STATE] = state
+    resolved: dict[str, Any] = memo.setdefault(_RESOLVED, {})
     for caller_path, records in outbound.items():
-        kept = memo.get(caller_path)
-        if kept is not None and (kept[0] is records or kept[0] == records):
+        kept = resolved.get(caller_path)
+        if (
+            kept is not None
+            and changed is not None
+            and (kept[0] is records or kept[0] == records)
+            and changed.isdisjoint(kept[2])
+        ):
             sent = kept[1]
         else:
+            seen: set[str] = set()
+            noted_defs = NotedLookups(defs, seen)
+            noted_reexports = NotedLookups(reexports, seen)
+            noted_exports = NotedLookups(exports, seen)
             sent = [
                 item
                 for record in records
                 for item in received_from(
-                    project, caller_path, record, defs, reexports or {}, exports
+                    project, caller_path, record, noted_defs, noted_reexports, noted_exports
                 )
             ]
-            memo[caller_path] = (records, sent)
+            resolved[caller_path] = (records, sent, seen)
         for path, received in sent:
             found.setdefault(path, set()).add(received)
-    for path, received in _value_facts(project, exports, reexports or {}, text):
+    for stale in resolved.keys() - outbound.keys():
+        # Checked against no change since: resolved again if its file comes back.
+        del resolved[stale]
+    # Returned values read every file's re-exports and the exported values, not paths.
+    exporters = _value_exporters(exports)
+    kept = memo.get(_VALUES)
+    if kept is None or changes is None or changes[1] or kept[0] != exporters or kept[1] is not text:
+        kept = memo[_VALUES] = (exporters, text, _value_facts(project, exporters, reexports, text))
+    for path, received in kept[2]:
         found.setdefault(path, set()).add(received)
-    return {path: tuple(sorted(calls, key=rank)) for path, calls in found.items()}
+    # A file's records, sorted, are kept while they are the same.
+    ordered: dict[str, tuple[set[Received], tuple[Received, ...]]] = memo.setdefault(_SORTED, {})
+    out = {}
+    for path, calls in found.items():
+        was = ordered.get(path)
+        if was is None or was[0] != calls:
+            was = ordered[path] = (calls, tuple(sorted(calls, key=rank)))
+        out[path] = was[1]
+    return out
+
+
+# `inbound_for`'s memo: the last call's by-path tables, each file's exports as its records
+# gave them, what each file's records resolved to (with the paths resolution looked up),
+# the returned values sent, and each receiving file's records in order.
+_STATE, _EXPORTS, _RESOLVED, _VALUES, _SORTED = "state", "exports", "resolved", "values", "sorted"
 
 
 def received_from(
@@ -292,18 +331,29 @@ def rank(received: Received) -> tuple[Any, ...]:
 
 
 # ---- TensorFlow records (model/tf_records.py) -----------------------------------------------
-def _tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[str, str]]:
-    """Each file's exported facts: its own dotted name -> fact."""
+def _tf_exports(
+    outbound: Mapping[str, Sequence[Outbound]], memo: dict[str, Any] | None = None
+) -> dict[str, dict[str, str]]:
+    """Each file's exported facts: its own dotted name -> fact. `memo` (path -> its records
+    and their facts) keeps a file's facts, the same object, while its records are."""
     found: dict[str, dict[str, str]] = {}
     for path, records in outbound.items():
-        for record in records:
-            if isinstance(record, TfRecord) and record.kind == "export":
-                facts = found.setdefault(path, {})
-                known = facts.get(record.target)
-                # A class's other fact (JAX's pytree fields) wins over its Keras fact:
-                # one name holds one fact, and a class is rarely both.
-                if known is None or known.startswith(KERAS_CLASS_FACT):
-                    facts[record.target] = record.status
+        kept = memo.get(path) if memo is not None else None
+        if kept is not None and kept[0] is records:
+            facts = kept[1]
+        else:
+            facts = {}
+            for record in records:
+                if isinstance(record, TfRecord) and record.kind == "export":
+                    known = facts.get(record.target)
+                    # A class's other fact (JAX's pytree fields) wins over its Keras fact:
+                    # one name holds one fact, and a class is rarely both.
+                    if known is None or known.startswith(KERAS_CLASS_FACT):
+                        facts[record.target] = record.status
+            if memo is not None:
+                memo[path] = (records, facts)
+        if facts:
+            found[path] = facts
     return found
 
 
@@ -345,21 +395,26 @@ def _tf_resolve(
     return None
 
 
-def _value_facts(
-    project: ProjectFiles,
-    exports: Mapping[str, Mapping[str, str]],
-    reexports: Mapping[str, Mapping[str, str]],
-    text: Callable[[str], bytes] | None = None,
-) -> list[tuple[str, Received]]:
-    """What functions return (jax/crossfile/returned.py), for each file that imports them:
-    every name a file binds by an import reaches the values its module exports under that
-    name, if its text calls that name (`make_step(`, `.to_reference(`): a fact a file does not
-    use would cost it another lint."""
-    exporters = {
+def _value_exporters(exports: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    """The files that export returned values (jax/crossfile/returned.py): path -> name ->
+    fact."""
+    found = {
         path: {key: fact for key, fact in facts.items() if fact.startswith(VALUE_FACT)}
         for path, facts in exports.items()
     }
-    exporters = {path: facts for path, facts in exporters.items() if facts}
+    return {path: facts for path, facts in found.items() if facts}
+
+
+def _value_facts(
+    project: ProjectFiles,
+    exporters: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+    text: Callable[[str], bytes] | None = None,
+) -> list[tuple[str, Received]]:
+    """What functions return (`exporters`: `_value_exporters`), for each file that imports
+    them: every name a file binds by an import reaches the values its module exports under
+    that name, if its text calls that name (`make_step(`, `.to_reference(`): a fact a file
+    does not use would cost it another lint."""
     if not exporters:
         return []
     # A cheap test before resolving: the import's last name is a fact's head, or a module.

@@ -46,7 +46,7 @@ from jitlint.model.tf.api import (
     canonical,
 )
 from jitlint.model.tf.repeats import bind
-from jitlint.model.tf.values import PYTHON, TENSOR, TfValues
+from jitlint.model.tf.values import PYTHON, TENSOR, Def, TfValues
 from jitlint.model.tf_records import UNKNOWN_FACT, Argument, decode_arguments
 from jitlint.python.attributes import class_body_assignments as _class_body_assignments
 from jitlint.python.attributes import self_assignments as _self_assignments
@@ -208,6 +208,10 @@ class TfDtypes:
         self.model = model
         self.names = values.names
         self._memo: dict[int, DType] = {}
+        # A parameter's dtype name by (its node's id, depth): every read of the parameter
+        # asks the same of all the calls of its function.
+        self._param_memo: dict[tuple[int, int], str | None] = {}
+        self._returned_memo: dict[tuple[int, int], str | None] = {}
         self.constants: dict[int, cst.Call] = {}  # untyped float constants met so far
         self.arrays: dict[int, cst.Call] = {}  # tensors of NumPy float64 data met so far
 
@@ -307,11 +311,16 @@ class TfDtypes:
         return None
 
     def returned_dtype_name(self, func: cst.FunctionDef, depth: int = 0) -> str | None:
-        """The dtype every `return` of `func` names, if they agree."""
+        """The dtype every `return` of `func` names, if they agree (once per function and
+        depth: each call site of `func` asks it)."""
+        key = (id(func), depth)
+        if key in self._returned_memo:
+            return self._returned_memo[key]
         found = set()
         for value, value_path in _returns(func, self.model.scope_path(func)):
             found.add(self.dtype_name(value, value_path, depth + 1))
-        return found.pop() if len(found) == 1 else None
+        self._returned_memo[key] = answer = found.pop() if len(found) == 1 else None
+        return answer
 
     @cached_property
     def floatx(self) -> str | None:
@@ -681,7 +690,14 @@ class TfDtypes:
         defs = self.values.name_defs(name, path)
         if not defs or len(defs) != 1 or defs[0].kind != "param":
             return None
-        func, param = defs[0].path[-1], defs[0].node
+        key = (id(defs[0].node), depth)
+        if key not in self._param_memo:
+            self._param_memo[key] = self._passed_dtype_name(name, defs[0], depth)
+        return self._param_memo[key]
+
+    def _passed_dtype_name(self, name: cst.Name, define: Def, depth: int) -> str | None:
+        """`_param_dtype_name` of the parameter `define` binds, worked out."""
+        func, param = define.path[-1], define.node
         if type(func) is not cst.FunctionDef:
             return None
         sites = self._calls_of(func)
@@ -694,14 +710,14 @@ class TfDtypes:
                 return None  # `**options` may pass it
             else:
                 default = getattr(param, "default", None)
-                found.add(self.dtype_name(default, defs[0].path, depth + 1) if default else None)
+                found.add(self.dtype_name(default, define.path, depth + 1) if default else None)
         for bound in self._created_elsewhere(func):
             fact = bound.arguments.get(name.value)
             if fact is not None:
                 found.add(fact[len("dtype:") :] if fact.startswith("dtype:") else None)
             elif name.value in bound.defaulted:
                 default = bound.defaulted[name.value]
-                found.add(self.dtype_name(default, defs[0].path, depth + 1))
+                found.add(self.dtype_name(default, define.path, depth + 1))
             else:
                 return None  # a star argument may pass it
         return found.pop() if len(found) == 1 else None
@@ -740,9 +756,16 @@ class TfDtypes:
 
     @cached_property
     def module_calls(self) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
-        """Every call of the module with its path, in walk order (one walk, shared)."""
-        module = self.model.module
-        return list(_calls_in(module, (module,)))
+        """Every call of the module with its path, in walk order (the scan's walk)."""
+        return self.model.scan.all_calls
+
+    @cached_property
+    def _calls_by_statement(self) -> dict[int, list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]]:
+        """The module's calls under each top-level statement (by its id), in walk order."""
+        out: dict[int, list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]] = {}
+        for call, path in self.module_calls:
+            out.setdefault(id(path[1]), []).append((call, path))
+        return out
 
     @cached_property
     def _spelled_calls(self) -> list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]:
@@ -1013,7 +1036,12 @@ class TfDtypes:
         if params and widens:
             # Casts only: where a parameter is cast to a wide dtype (the cheap, common sink).
             path = self.model.scope_path(func)
-            for call, call_path in _calls_in(func, path):
+            calls = (
+                self._calls_by_statement.get(id(func), ())
+                if len(path) == 2
+                else _calls_in(func, path)
+            )
+            for call, call_path in calls:
                 if leaf_of(call.func) != "cast":
                     continue
                 for event in self._call_events(call, call_path):

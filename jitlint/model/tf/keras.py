@@ -28,6 +28,9 @@ A class gets the statuses of the places it is used (`uses`):
 - "plain": created somewhere else (a custom training loop, eager use): not "auto";
 - "eager": created where a model is compiled with `run_eagerly=True` (or passed to that
   `compile`): Keras runs its steps as plain Python; a class used only so runs no graph code.
+A class made only as module-level instances that the module only calls or reads the
+weights of (`instances_called_directly`) runs its methods where they are called: TfModel makes
+them roots only when a call is graph code.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -518,6 +521,73 @@ class KerasLinks:
             stack.extend(iter_children(node))
         return False
 
+    def instances_called_directly(self, scan: GraphScan) -> dict[int, list[Path]]:
+        """Local Keras layers and models made only as module-level instances (`model =
+        Net()`, where no model is built or compiled) that the module only calls (`model(x)`)
+        or reads the weights of, and calls at least once: class id -> the paths of those
+        calls. Keras runs `call` where it is called: when every call is eager code (TfModel
+        checks), the class runs no graph code (tensorflow/recommenders-addons' eager Keras
+        demo). Any other use of the class or an instance (passed on, `fit`/`predict`/`save`,
+        a subclass, another binding of the name) keeps it a graph root; so does an instance
+        the module never calls (another module may import it). Known gap: another module
+        that imports an instance the module calls and runs it in graph code is not seen."""
+        uses = self.keras_uses[0]
+        candidates = {
+            cls_id: info
+            for cls_id, info in scan.keras_classes.items()
+            if info.category == "layer"
+            and uses.get(cls_id)
+            and all(status == "plain" for status, _ in uses[cls_id])
+        }
+        if not candidates:
+            return {}
+        by_name = {info.node.name.value: cls_id for cls_id, info in candidates.items()}
+        instances: dict[str, tuple[int, cst.Call]] = {}  # instance name -> (class, creation)
+        failed: set[int] = set()
+        reads: list[tuple[cst.Name, list[cst.CSTNode]]] = []
+        stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(self.module, [])]
+        while stack:
+            node, above = stack.pop()
+            here = [*above, node]
+            if type(node) is cst.Name:
+                reads.append((node, here))
+            stack.extend((child, here) for child in iter_children(node))
+        for name, path in reads:
+            cls_id = by_name.get(name.value)
+            if cls_id is None or _not_a_read(name, path):
+                continue
+            bindings = self.names.lookup(name.value, path)
+            if not bindings or bindings[0].node is not candidates[cls_id].node:
+                continue
+            if candidates[cls_id].node in path:
+                continue  # its own methods (`super(Net, self)`)
+            instance = _module_instance(path)
+            if instance is None:
+                failed.add(cls_id)
+            else:
+                instances[instance[0]] = (cls_id, instance[1])
+        sites: dict[int, list[Path]] = {cls_id: [] for cls_id in candidates}
+        for name, path in reads:
+            made = instances.get(name.value)
+            if made is None or _not_a_read(name, path):
+                continue
+            bindings = self.names.lookup(name.value, path)
+            if not bindings or not any(b.node is made[1] for b in bindings):
+                continue  # a local of that name
+            parent = path[-2]
+            if len(bindings) > 1:
+                failed.add(made[0])  # bound again somewhere
+            elif type(parent) is cst.Call and parent.func is name:
+                sites[made[0]].append(path[:-1])
+            elif not (
+                type(parent) is cst.Attribute
+                and parent.value is name
+                and parent.attr.value in _WEIGHT_READS
+            ):
+                failed.add(made[0])
+        # An instance the module never calls is left to whoever imports it (still a root).
+        return {cls_id: found for cls_id, found in sites.items() if found and cls_id not in failed}
+
     def keras_contexts(self, scan: GraphScan) -> list[tuple[cst.FunctionDef, GraphContext]]:
         """The graph context of every Keras graph method of the module."""
         uses = self.keras_uses[0]
@@ -559,6 +629,48 @@ class KerasLinks:
                 )
             )
         return out
+
+
+# Reads of a layer or model that run none of its graph methods.
+_WEIGHT_READS = frozenset(
+    {
+        "trainable_variables", "trainable_weights", "non_trainable_variables",
+        "non_trainable_weights", "variables", "weights", "get_weights", "set_weights",
+        "save_weights", "load_weights", "summary", "count_params", "layers", "name", "losses",
+    }
+)  # fmt: skip
+
+
+def _not_a_read(name: cst.Name, path: Sequence[cst.CSTNode]) -> bool:
+    """A `Name` node that reads no variable: an attribute's name, a keyword, a binding
+    target of a def, class, parameter or import."""
+    parent = path[-2] if len(path) > 1 else None
+    kind = type(parent)
+    if kind is cst.Attribute:
+        return parent.attr is name  # type: ignore[union-attr]
+    if kind is cst.Arg:
+        return parent.keyword is name  # type: ignore[union-attr]
+    if kind in (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName):
+        return True
+    return kind is cst.AssignTarget  # a binding; the lookup of a read finds it
+
+
+def _module_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
+    """(`name`, the call) when the class name at the end of `path` is called as the whole
+    value of a module-level `name = Cls(...)`."""
+    if len(path) != 5:
+        return None
+    _module, line, assign, call, _name = path
+    if (
+        type(line) is cst.SimpleStatementLine
+        and type(assign) is cst.Assign
+        and type(call) is cst.Call
+        and assign.value is call
+        and len(assign.targets) == 1
+        and type(assign.targets[0].target) is cst.Name
+    ):
+        return assign.targets[0].target.value, call
+    return None
 
 
 def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -74,6 +75,8 @@ _IMPORT_LINE = re.compile(
 )
 _IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# The scan's stack marks a node it enters with True (and its exit with False).
+_ENTERING = repeat(True)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
@@ -110,6 +113,17 @@ def _may_widen(leaf: str, call: cst.Call) -> bool:
 
 def _func_name(func: Func) -> str:
     return func.name.value if type(func) is cst.FunctionDef else "<lambda>"
+
+
+def _any_in_graph(paths: Sequence[Path], contexts: dict[int, GraphContext]) -> bool:
+    """Whether a function with a graph context encloses any of `paths` (the module's code,
+    a function without one, is eager)."""
+    return any(
+        id(node) in contexts
+        for path in paths
+        for node in path
+        if type(node) is cst.FunctionDef or type(node) is cst.Lambda
+    )
 
 
 class TfModel(KerasLinks):
@@ -204,14 +218,14 @@ class TfModel(KerasLinks):
                 if kind is cst.ImportFrom and type(small.names) is not cst.ImportStar:  # type: ignore[attr-defined]
                     base = "." * len(small.relative)  # type: ignore[attr-defined]
                     if small.module is not None:  # type: ignore[attr-defined]
-                        base += self.module.code_for_node(small.module)  # type: ignore[attr-defined]
+                        base += _dotted_text(self.module, small.module)  # type: ignore[attr-defined]
                     for alias in small.names:  # type: ignore[attr-defined]
-                        name = self.module.code_for_node(alias.name)
+                        name = _dotted_text(self.module, alias.name)
                         dotted = f"{base}.{name}" if not base.endswith(".") else base + name
                         found.append((alias, [self.module, stmt, small], dotted))
                 elif kind is cst.Import:
                     for alias in small.names:  # type: ignore[attr-defined]
-                        dotted = self.module.code_for_node(alias.name)
+                        dotted = _dotted_text(self.module, alias.name)
                         found.append((alias, [self.module, stmt, small], dotted))
         return [f for f in found if f[2].split(".")[0] not in _NOT_PROJECT]
 
@@ -396,16 +410,26 @@ class TfModel(KerasLinks):
         return read
 
     def local_call_sites(self, func: cst.FunctionDef) -> list[tuple[cst.Call, Path]]:
-        """The calls `name(...)` of module-level function `func` in this module, with their
-        paths (from the module); empty for methods and nested functions."""
+        """The calls of `func` in this module, with their paths (from the module): `name(...)`
+        of a module-level function; `self.name(...)` (or `cls.`) in any class's methods of a
+        method (a subclass's calls included: each may reach it); empty for nested functions."""
+        name = func.name.value
         if self.scan.owner.get(id(func)) is not self.module:
             return []
-        name = func.name.value
+        if id(func) not in self.scan.owner_class:
+            return [
+                (call, path)
+                for sites in self.scan.calls.values()
+                for call, path in sites
+                if type(call.func) is cst.Name and call.func.value == name
+            ]
         return [
             (call, path)
             for sites in self.scan.calls.values()
             for call, path in sites
-            if type(call.func) is cst.Name and call.func.value == name
+            if type(call.func) is cst.Attribute
+            and call.func.attr.value == name
+            and any(type(node) is cst.ClassDef for node in path)
         ]
 
     def is_loop_body(self, func: Func) -> bool:
@@ -562,6 +586,7 @@ class TfModel(KerasLinks):
                 scan.def_paths[id(node)] = (*parents, node)
                 self._scan_class(scan, node, parents)  # type: ignore[arg-type]
             elif kind is cst.Call:
+                scan.all_calls.append((node, (*parents, node)))  # type: ignore[arg-type]
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
             elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
@@ -573,7 +598,7 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
                 loops.append(0)
-            stack.extend((child, True) for child in reversed(iter_children(node)))
+            stack.extend(zip(reversed(iter_children(node)), _ENTERING, strict=False))
         return scan
 
     def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:
@@ -929,8 +954,15 @@ class TfModel(KerasLinks):
 
         for func, context in scan.roots.values():
             add(func, replace(context, root_name=self._root_name(func)))
+        # Classes whose instances the module only calls: roots only if a call is graph code.
+        called = self.instances_called_directly(scan) if scan.keras_classes else {}
+        held: dict[int, list[tuple[cst.FunctionDef, GraphContext]]] = {}
         if scan.keras_classes:
             for method, context in self.keras_contexts(scan):
+                cls = self.scan.owner_class.get(id(method))
+                if cls is not None and id(cls) in called:
+                    held.setdefault(id(cls), []).append((method, context))
+                    continue
                 add(method, replace(context, root_name=self._root_name(method)))
         keras_methods: dict[int, list[cst.FunctionDef]] = {}
         for cls, method, _kind, _path in scan.keras_methods:
@@ -938,7 +970,15 @@ class TfModel(KerasLinks):
         # `_receive` acts on these two kinds only.
         for record in self.records("graph", "loss"):
             self._receive(record, add, keras_methods)
-        while pending:
+        while pending or held:
+            if not pending:
+                # Propagation is done: a held class called in graph code is a root after all.
+                for cls_id in [c for c in held if _any_in_graph(called[c], contexts)]:
+                    for method, context in held.pop(cls_id):
+                        add(method, replace(context, root_name=self._root_name(method)))
+                if not pending:
+                    break
+                continue
             key = pending.pop()
             context = contexts[key]
             helper = replace(context, root=False, tensor_params=frozenset())
@@ -1061,3 +1101,28 @@ def _has_none(node: cst.CSTNode) -> bool:
     if type(node) is cst.Name:
         return node.value == "None"  # type: ignore[attr-defined]
     return any(_has_none(child) for child in node.children)
+
+
+def _dotted_text(module: cst.Module, root: cst.CSTNode) -> str:
+    """The source text of an import's dotted name, as `module.code_for_node` gives it: joined
+    here when no whitespace or parentheses sit in it (the common case, a codegen spared)."""
+    parts: list[str] = []
+    node = root
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if (
+            node.lpar
+            or node.attr.lpar
+            or type(dot) is not cst.Dot
+            or type(dot.whitespace_before) is not cst.SimpleWhitespace
+            or type(dot.whitespace_after) is not cst.SimpleWhitespace
+            or dot.whitespace_before.value
+            or dot.whitespace_after.value
+        ):
+            return module.code_for_node(root)
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.lpar:
+        return module.code_for_node(root)
+    parts.append(node.value)
+    return ".".join(reversed(parts))

@@ -48,6 +48,8 @@ class GraphScan:
     dtype_calls: list[tuple[cst.Call, Path]] = field(default_factory=list)
     # Calls of `f(...)` and `name.f(...)` in loop bodies and comprehensions.
     loop_calls: list[tuple[cst.Call, Path]] = field(default_factory=list)
+    # Every call of the module with its path, in walk order (the dtype model's call sites).
+    all_calls: list[tuple[cst.Call, tuple[cst.CSTNode, ...]]] = field(default_factory=list)
     # Graph callbacks (`tf.map_fn(f, x)`) and `compile(loss=f)` values that name no local
     # function: maybe functions of other modules.
     foreign_callbacks: dict[int, list[tuple[cst.CSTNode, Path]]] = field(default_factory=dict)

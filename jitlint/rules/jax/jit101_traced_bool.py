@@ -405,6 +405,29 @@ def f(x):
         return x
     return x * scale
 """,
+        # A `@jax.jit` def's defaults that its calls leave out, pass None (a pytree with no
+        # leaves) or name in `static_argnames` stay Python values.
+        """
+import jax
+from functools import partial
+@jax.jit
+def sample(x, *, temperature=0.0):
+    if temperature > 0.0:
+        return x / temperature
+    return x
+@jax.jit
+def scaled(x, scale=None):
+    if scale:
+        return x * scale
+    return x
+@partial(jax.jit, static_argnames="training")
+def dropout(x, training=False):
+    if training:
+        return x * 0.5
+    return x
+def run(x):
+    return sample(x), scaled(x, None), dropout(x, training=True)
+""",
     )
     INVALID = (
         # An equinox module's `__call__` is traced by contract (its users call it under
@@ -572,6 +595,23 @@ def f(x):
         return jax.vmap(g)(x)
     except ConcretizationTypeError:
         return x
+""",
+        # A call of a `@jax.jit` def in its own file that passes a number or a bool to a
+        # parameter with a default: jit traces what it is given (TracerBoolConversionError).
+        """
+import jax
+@jax.jit
+def sample(x, *, temperature=0.0):
+    if temperature > 0.0:  # error: JIT101
+        return x / temperature
+    return x
+@jax.jit
+def dropout(x, training=False):
+    if training:  # error: JIT101
+        return x * 0.5
+    return x
+def run(x):
+    return sample(x, temperature=0.7), dropout(x, True)
 """,
     )
 

@@ -38,6 +38,9 @@ class TracedShape(Rule):
     IndexError: Slice entries must be static integers. Got slice(JitTracer(~int32[]), ...)
     ```
 
+    jax 0.11 words the slice error as `IndexError: Array slice indices must have static
+    start/stop/step to be used with NumPy indexing syntax` (seen on jax 0.11.2, on a GPU).
+
     ## Example
     ```python
     import jax
@@ -99,7 +102,10 @@ class TracedShape(Rule):
     name = "traced-shape"
     summary = "A traced value is used as a shape, size, axis or slice bound."
     fix_availability = "sometimes"
-    runtime_error = "Shapes must be 1D sequences of concrete values|Slice entries must be static"
+    runtime_error = (
+        "Shapes must be 1D sequences of concrete values|Slice entries must be static"
+        "|slice indices must have static"
+    )
     requires = JAX_TRACING
     uses_tracing = True
 

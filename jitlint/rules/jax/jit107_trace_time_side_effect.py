@@ -3,28 +3,39 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.eager_fix import unjit_fix
-from jitlint.fixes.host_callbacks import mutation_callback_fix
-from jitlint.fixes.node_fix import NodeFix
+from jitlint.fixes.host_callbacks import debug_print_fix, log_callback_fix, mutation_callback_fix
+from jitlint.model.domain.flows import Sink
 from jitlint.model.domain.values import Object, shows_tracer
-from jitlint.model.jax.api import HOST_RANDOM_PREFIXES
+from jitlint.model.jax.api import HOST_RANDOM_PREFIXES, HOST_RANDOM_STATE
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
 from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
-from jitlint.python.builtins_facts import LOG_MODULES, PRINT, builtin_name
+from jitlint.python.builtins_facts import LOG_MODULES, PRINT, WARN, builtin_name
+from jitlint.python.walker import descendants
 from jitlint.rules.base import JAX_TRACING, Rule
 
 
 class TraceTimeSideEffect(Rule):
     """
     ## What it does
-    Finds Python side effects inside a function JAX traces: `print` and `logging` of traced
-    values, reading the clock (`time.time()`), drawing Python or NumPy random numbers,
-    mutating lists, dicts or sets defined outside the function (or `global` names), and
-    assigning to an attribute of an object made outside the trace (`self.n += 1` in a jitted
-    bound method of a plain class).
+    Finds Python side effects inside a function JAX traces whose wrong result the model can
+    see:
+
+    - `print`, `logging` (absl's too) and `warnings.warn` of a value known to be traced: the
+      output shows a tracer, once, not the values;
+    - a clock read (`time.time()`) or a Python or NumPy random draw whose result the traced
+      computation uses: an operator or index on a tracer, a call returning a tracer, a
+      `return`, the test of an `if` or `while`, the iterable of a `for`, followed through
+      local and global names and `self` attributes (a draw in a constructor used by
+      `__call__`);
+    - a tracer stored in a list, dict or set defined outside the function (`seen.append(x)`,
+      `cache[k] = x`), or in a `global` or `nonlocal` name;
+    - an update (`n += 1`, `n = n + 1`) of a `global` or `nonlocal` name, or of an attribute
+      of an object made outside the trace (`self.n += 1` in a jitted bound method of a plain
+      class), whose value the traced computation then uses in one of the ways above.
 
     ## Why is this bad
     JAX runs the Python body once, while tracing, and then reuses the compiled program.
@@ -73,7 +84,8 @@ class TraceTimeSideEffect(Rule):
     reach the logger as NumPy arrays. A statement `seen.append(x)` (or `add`, `extend`,
     `appendleft`) storing a tracer in an outer container becomes
     `jax.debug.callback(seen.append, x)`: unsafe, the container now fills on every call as
-    the compiled program runs, asynchronously, and holds NumPy arrays. An attribute written
+    the compiled program runs, asynchronously, and holds NumPy arrays. `warnings.warn`,
+    `cache[k] = x` and `global`/`nonlocal` writes get no fix. An attribute updated
     on an object made outside the trace, in a function whose only way of being traced is
     one `jax.jit(f)` call of this file with no options (`fast = jax.jit(counter.count)`),
     is fixed by calling `f` without jit (`fast = counter.count`): unsafe, the function then
@@ -81,9 +93,24 @@ class TraceTimeSideEffect(Rule):
     making it pure (return the new state) keeps jit but needs a person.
 
     ## Known problems
-    `print` and logging of static values only (shapes, configuration) are not reported:
-    they are often deliberate trace-time logging. Mutations are reported only for names
-    bound at module level, `global` names, or names of enclosing untraced functions.
+    Side effects whose result only Python reads are trace-time bookkeeping and are not
+    reported: `print` and logging of static values (shapes, dtypes, configuration, strings)
+    or of values of unknown kind; a counter of traces or a label allocator (`global n;
+    n += 1` read only outside the trace or only as text); a clock read only by a host
+    callback (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`;
+    Python values appended to outer lists (names, shapes) or stored in registries and
+    caches. A write of a value that does not depend on the old one (`self.mode = "eval"`)
+    loses nothing by running once per trace and is not reported either. A counter meant
+    to count calls but read only by Python code after the calls (`total += 1`, then
+    `return total` in the untraced caller) is missed with them: the model cannot tell it
+    from a count of compiles. A value is followed through at most
+    four names or attributes, within one file, and through `self.attr` only inside its own
+    class; a draw or an update whose use the model loses (passed to a function of another
+    file, stored in a container first) is not reported, nor are draws from a generator
+    object (`rng = np.random.default_rng(); rng.normal()`): making or seeding one is not a
+    draw, and with a fixed seed its draws are the same on every call. Mutations are
+    reported only for names bound at module level, `global` names, or names of enclosing
+    untraced functions.
     """
 
     code = "JIT107"
@@ -188,9 +215,96 @@ def f(x):
     calls.append(1)
     return x
 """,
+        # Trace-time bookkeeping: a counter of traces that only Python reads.
+        """
+import jax
+from jax import lax
+TRACES = 0
+def run(x):
+    def body(i, c):
+        global TRACES
+        TRACES += 1
+        return c + i
+    return lax.fori_loop(0, 3, body, x)
+""",
+        # A nonlocal counter the enclosing Python function returns: counting compiles and
+        # counting calls read the same; only traced code using it shows the difference.
+        """
+import jax
+def run(xs):
+    total = 0
+    @jax.jit
+    def step(x):
+        nonlocal total
+        total += 1
+        return x
+    for x in xs:
+        step(x)
+    return total
+""",
+        # An attribute counter only Python reads, and a value set to the same thing on every
+        # call (running it once per trace loses nothing).
+        """
+import jax
+class Stats:
+    def __init__(self):
+        self.compiles = 0
+        self.mode = "train"
+    def step(self, x):
+        self.compiles += 1
+        self.mode = "eval"
+        return x * 2 if self.mode == "eval" else x
+stats = Stats()
+jax.jit(stats.step)(1.0)
+""",
+        # A label allocator: the counter only ever becomes text.
+        """
+import jax
+_NEXT = 0
+names = []
+def fresh_label():
+    global _NEXT
+    _NEXT += 1
+    return f"var_{_NEXT}"
+@jax.jit
+def f(x):
+    names.append(fresh_label())
+    return x
+""",
+        # A clock read only by a host callback, draws and clocks that only become text, a
+        # seed and a seeded generator (its draws are the same on every call anyway), a
+        # registry keyed by shape, dict keys of a traced pytree collected by name.
+        """
+import random
+import time
+import warnings
+import jax
+import numpy as np
+kernels = {}
+names = []
+@jax.jit
+def f(x, params):
+    start = time.time()
+    def report(v):
+        print("elapsed", time.time() - start, v)
+    jax.debug.callback(report, x)
+    print(f"run-{random.randint(0, 999)}", x.shape)
+    np.random.seed(0)
+    rng = np.random.RandomState(0)
+    for k in params:
+        names.append(k)
+    kernels[x.shape] = len(names)
+    warnings.warn(f"compiling for {x.shape}")
+    t0 = time.perf_counter()
+    y = x * 2 + rng.normal()
+    print("traced in", time.perf_counter() - t0)
+    return y
+f(jax.numpy.ones(3), {"a": jax.numpy.ones(2)})
+""",
     )
+
     INVALID = (
-        # An attribute of an object made in Python, written while tracing.
+        # An attribute of an object made in Python, updated while tracing and returned.
         """
 import jax
 class Counter:
@@ -217,6 +331,7 @@ def f(x):
     calls.append(x)  # error: JIT107
     return x + noise + start
 """,
+        # A global counter the traced body computes with; prints of the carry.
         """
 import jax
 from jax import lax
@@ -227,21 +342,56 @@ def run(x):
         COUNT += 1  # error: JIT107
         print(c)  # error: JIT107
         print(f"carry={c}")  # error: JIT107
-        return c + i
+        return c + i * COUNT
     return lax.fori_loop(0, 3, body, x)
 """,
+        # A draw that decides which layers the compiled program runs (LayerDrop).
+        """
+import random
+import jax
+@jax.jit
+def forward(x):
+    for _ in range(4):
+        if random.uniform(0, 1) < 0.1:  # error: JIT107
+            continue
+        x = x * 2
+    return x
+""",
+        # A draw stored on an object in its constructor and used by its call; a permutation
+        # that indexes a tracer; a clock seeding a key; a tracer stored in an outer dict; a
+        # warning showing a tracer.
+        """
+import time
+import warnings
+import jax
+import numpy as np
+cache = {}
+class Layer:
+    def __init__(self):
+        self.scale = np.random.uniform(0.5, 1.5)  # error: JIT107
+    def __call__(self, x):
+        return x * self.scale
+@jax.jit
+def g(x):
+    perm = np.random.permutation(3)  # error: JIT107
+    key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+    cache["last"] = x  # error: JIT107
+    warnings.warn(f"x is {x}")  # error: JIT107
+    return Layer()(x[perm]) + jax.random.normal(key)
+""",
+        # A tracer stored in an outer name leaks.
         """
 import jax
 def run(xs):
-    total = 0
+    last = None
     @jax.jit
     def step(x):
-        nonlocal total
-        total += 1  # error: JIT107
+        nonlocal last
+        last = x * 2  # error: JIT107
         return x
     for x in xs:
         step(x)
-    return total
+    return last
 """,
     )
 
@@ -273,36 +423,59 @@ def run(xs):
             return
         qualname = next(iter(qualnames))
         describe = self.ctx.tracing.describe  # positions are resolved only for a finding
-        if qualname in _CLOCKS:
-            self.report(
-                node,
-                f"`{qualname}()` runs once, while {describe(trace)} is traced: its result is baked "
-                "into the compiled program as a constant",
-                help="read the clock outside the jitted function and pass the value in",
-            )
-        elif qualname.startswith(HOST_RANDOM_PREFIXES):
-            self.report(
-                node,
-                f"`{qualname}` draws once, while {describe(trace)} is traced: every call of the "
-                "compiled program reuses the same number",
-                help="use `jax.random` with a key passed in as an argument",
-            )
-        elif qualname in PRINT or self._is_logging(qualname):
+        if qualname in _CLOCKS or _draws(qualname):
+            # Only where the compiled program uses the result: a time read only by a host
+            # callback, or a draw that only names something, is trace-time bookkeeping.
+            sink = self.ctx.tracing.flows.first_sink(self.ctx.path_to(node))
+            if sink is None:
+                return
+            if qualname in _CLOCKS:
+                self.report(
+                    node,
+                    f"`{qualname}()` runs once, while {describe(trace)} is traced, and its result "
+                    f"is {self._used(sink)}: the compiled program keeps it as a constant",
+                    help="read the clock outside the jitted function and pass the value in",
+                )
+            else:
+                self.report(
+                    node,
+                    f"`{qualname}` draws once, while {describe(trace)} is traced, and the draw is "
+                    f"{self._used(sink)}: every call of the compiled program reuses it",
+                    help="use `jax.random` with a key passed in as an argument",
+                )
+        elif qualname in PRINT or qualname in WARN or self._is_logging(qualname):
             for arg in node.args:
                 value = trace.value(arg.value)
                 if type(arg.value) is cst.FormattedString:
                     value = _formatted(trace, arg.value) or value
                 if shows_tracer(value):
                     name = builtin_name(qualname) or qualname
+                    if name == "print":
+                        fix = debug_print_fix(self.ctx, node)
+                    else:
+                        fix = None if qualname in WARN else log_callback_fix(self.ctx, node)
                     self.report(
                         node,
                         f"`{name}` runs once, while {describe(trace)} is traced, and shows the "
                         f"tracer `{snippet(self.ctx.module, arg.value)}`, not its values; "
                         "later calls print nothing",
                         help='use `jax.debug.print("{}", x)` to print values on every call',
-                        fix=self._print_fix(node) if name == "print" else self._log_fix(node),
+                        fix=fix,
                     )
                     return
+
+    def _used(self, sink: Sink) -> str:
+        """ "returned at line 12", "the test of the `if` at line 9"..."""
+        line = self.ctx.tracing.line(sink.node)
+        where = f" at line {line}" if line is not None else ""
+        if sink.how == "returned":
+            return f"returned{where}"
+        if sink.how == "the test of":
+            keyword = "if" if type(sink.node) is cst.If else "while"
+            return f"the test of the `{keyword}`{where}"
+        if sink.how == "iterated by":
+            return f"iterated by the `for`{where}"
+        return f"{sink.how} `{snippet(self.ctx.module, sink.node)}`{where}"
 
     @staticmethod
     def _is_logging(qualname: str) -> bool:
@@ -312,7 +485,9 @@ def run(xs):
     def _mutation(self, node: cst.Call, target: cst.BaseExpression, trace: FunctionTrace) -> None:
         # Recording static facts (shapes, names) at trace time is a common, deliberate
         # idiom; storing a tracer outside is the bug.
-        value = next((trace.value(a.value) for a in node.args if trace.value(a.value).traced), None)
+        value = next(
+            (trace.value(a.value) for a in node.args if shows_tracer(trace.value(a.value))), None
+        )
         if value is None or type(target) is not cst.Name or not self._outer(target, trace):
             return
         self.report(
@@ -354,6 +529,9 @@ def run(xs):
         if type(target) is cst.Attribute:
             self._attribute_write(node, target)
             return
+        if type(target) is cst.Subscript:
+            self._item_store(node, target)
+            return
         if type(target) is not cst.Name:
             return
         path = self.ctx.path_to(node)
@@ -378,19 +556,65 @@ def run(xs):
             # as it would run, so the write happens every time (graphcast passes the output
             # structure out of an `hk.remat` closure this way).
             return
+        kind = "global" if target.value in scope.declared_global else "outer"
+        fix = mutation_callback_fix(self.ctx, node, path)
+        help = "return the value from the function instead of storing it outside"
+        if shows_tracer(trace.value(node.value)):  # type: ignore[attr-defined]
+            self.report(
+                node,
+                f"assigning to the {kind} `{target.value}` stores a tracer outside the traced "
+                f"function: it happens once, while {self.ctx.tracing.describe(trace)} is "
+                "traced, not on every call, and the stored tracer is invalid afterwards",
+                help=help,
+                fix=fix,
+            )
+            return
+        sink = self._update_used(node, target, path)
+        if sink is None:
+            return  # set to the same value each time, or a counter only Python reads
         self.report(
             node,
-            f"assigning to the {'global' if target.value in scope.declared_global else 'outer'} "
-            f"`{target.value}` happens once, while {self.ctx.tracing.describe(trace)} is "
-            "traced, not on every call",
+            f"updating the {kind} `{target.value}` happens once, while "
+            f"{self.ctx.tracing.describe(trace)} is traced, not on every call, and the compiled "
+            f"program keeps the value it had then: it is {self._used(sink)}",
+            help=help,
+            fix=fix,
+        )
+
+    def _update_used(
+        self, node: cst.CSTNode, target: cst.BaseExpression, path: list[cst.CSTNode]
+    ) -> Sink | None:
+        """Where traced code uses the state `node` updates, when it is an update (`n += 1`,
+        `n = n + 1`): a write of the same value on every call loses nothing, and a counter
+        that only Python code reads (compiles counted, labels allocated) is trace-time
+        bookkeeping."""
+        if type(node) is not cst.AugAssign and not _mentions(node.value, target):  # type: ignore[attr-defined]
+            return None
+        return self.ctx.tracing.flows.state_sink(target, path)
+
+    def _item_store(self, node: cst.CSTNode, target: cst.Subscript) -> None:
+        """`cache[key] = x` with a tracer `x` and `cache` an outer container: the tracer
+        leaks out of the trace, as with `cache.append(x)`."""
+        if type(node) is not cst.Assign or type(target.value) is not cst.Name:
+            return
+        trace = self._trace(node)
+        if trace is None or not shows_tracer(trace.value(node.value)):
+            return
+        if not self._outer(target.value, trace):
+            return
+        self.report(
+            node,
+            f"`{snippet(self.ctx.module, target)} = ...` stores a tracer in "
+            f"`{target.value.value}`, which lives outside the traced function: it happens "
+            f"once, while {self.ctx.tracing.describe(trace)} is traced, not on every call, "
+            "and the stored tracer is invalid afterwards",
             help="return the value from the function instead of storing it outside",
-            fix=mutation_callback_fix(self.ctx, node, self.ctx.path_to(node)),
         )
 
     def _attribute_write(self, node: cst.CSTNode, target: cst.Attribute) -> None:
-        """`obj.attr = v` in traced code, where `obj` was made in Python, outside any trace
-        (the object of a jitted bound method, a module-level instance): the write happens
-        once, while tracing."""
+        """`obj.attr += 1` in traced code, where `obj` was made in Python, outside any trace
+        (the object of a jitted bound method, a module-level instance), and traced code
+        uses the attribute: the update happens once, while tracing."""
         trace = self._trace(node)
         if trace is None:
             return
@@ -399,14 +623,18 @@ def run(xs):
             return
         assigned = getattr(node, "value", None)
         if assigned is not None and trace.value(assigned).traced:
-            return  # a tracer stored outside: a leaked tracer, not a value set once
+            return  # a tracer stored outside: a leaked tracer (JIT108), not a value set once
         if obj.cls.kind not in (None, "dataclass") or obj.cls.decorator_options.get("frozen"):
             return  # frameworks keep state their own way; frozen classes raise instead
+        sink = self._update_used(node, target, self.ctx.path_to(node))
+        if sink is None:
+            return
         self.report(
             node,
-            f"assigning to `{snippet(self.ctx.module, target)}` changes an object made outside "
+            f"updating `{snippet(self.ctx.module, target)}` changes an object made outside "
             f"the traced function: it happens once, while {self.ctx.tracing.describe(trace)} "
-            "is traced, not on every call",
+            f"is traced, not on every call, and the compiled program keeps the value it had "
+            f"then: it is {self._used(sink)}",
             help="return the new value from the function instead of storing it on the object",
             fix=unjit_fix(self.ctx, trace),
         )
@@ -422,54 +650,6 @@ def run(xs):
                 return self.ctx.tracing.trace(node) is not None  # type: ignore[arg-type]
         return False
 
-    def _log_fix(self, node: cst.Call) -> NodeFix | None:
-        """`logging.info("loss %s", x)` -> `jax.debug.callback(lambda *values:
-        logging.info("loss %s", *values), x)`: the logger runs on every call, with the values
-        as NumPy arrays. Only a literal message with positional values."""
-        if len(node.args) < 2 or type(node.args[0].value) is not cst.SimpleString:
-            return None
-        if any(arg.keyword is not None or arg.star for arg in node.args):
-            return None
-        code = self.ctx.module.code_for_node
-        values = [code(arg.value) for arg in node.args[1:]]
-        jax_name, imported = self.ctx.import_name("jax", "jax")
-        log = f"{code(node.func)}({code(node.args[0].value)}, *values)"
-        text = f"{jax_name}.debug.callback(lambda *values: {log}, {', '.join(values)})"
-        return NodeFix(
-            "unsafe",
-            "log from `jax.debug.callback`, which runs on every call with the values",
-            ((node, text),),
-            (imported,) if imported else (),
-        )
-
-    def _print_fix(self, node: cst.Call) -> NodeFix | None:
-        pieces: list[str] = []
-        values: list[str] = []
-        module = self.ctx.module
-        for arg in node.args:
-            if arg.keyword is not None or arg.star:
-                return None
-            expr = arg.value
-            if type(expr) is cst.SimpleString:
-                text = expr.evaluated_value
-                if not isinstance(text, str):
-                    return None
-                pieces.append(text.replace("{", "{{").replace("}", "}}"))
-            elif type(expr) in (cst.FormattedString, cst.ConcatenatedString):
-                return None
-            else:
-                pieces.append("{}")
-                values.append(module.code_for_node(expr))
-        jax_name, imported = self.ctx.import_name("jax", "jax")
-        fmt = repr(" ".join(pieces))
-        text = f"{jax_name}.debug.print({', '.join([fmt, *values])})"
-        return NodeFix(
-            "unsafe",
-            "use `jax.debug.print`",
-            ((node, text),),
-            (imported,) if imported else (),
-        )
-
 
 def _is_container(node: cst.CSTNode | None) -> bool:
     """A list/dict/set display or a call of a container type."""
@@ -482,6 +662,18 @@ def _is_container(node: cst.CSTNode | None) -> bool:
         leaf = leaf.value if isinstance(leaf, cst.Name) else leaf
         return leaf in _CONTAINERS
     return False
+
+
+def _draws(qualname: str) -> bool:
+    """A draw from the host's global random generators (not making or seeding one)."""
+    return qualname.startswith(HOST_RANDOM_PREFIXES) and qualname not in HOST_RANDOM_STATE
+
+
+def _mentions(expr: cst.CSTNode, target: cst.BaseExpression) -> bool:
+    """Whether `expr` reads `target` (a name, or `obj.attr`): `n = n + 1` is an update."""
+    code = cst.Module([]).code_for_node
+    wanted = code(target)
+    return any(type(node) is type(target) and code(node) == wanted for node in descendants(expr))
 
 
 def _formatted(trace: FunctionTrace, node: cst.FormattedString) -> Value | None:

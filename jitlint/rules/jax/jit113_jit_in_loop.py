@@ -9,7 +9,7 @@ from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
 from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.model.domain.repeats import Repetition, configuration_loop, local_repetition
+from jitlint.model.domain.repeats import Repetition, local_repetition
 from jitlint.model.domain.values import BoundMethod, Object
 from jitlint.model.library.jax_facts import fresh_wrappers
 from jitlint.python.builtins_facts import PARTIAL, STATICMETHOD
@@ -28,7 +28,10 @@ class JitInLoop(Rule):
     that runs repeatedly (model/domain/repeats.py): one the module calls from a loop (or
     calls from such a function), or one called repeatedly by contract, even where no loop
     is visible: a model's `predict`, an agent's `act`/`take_action`/`select_action`, a
-    `train_step` method, a request handler (`@app.route(...)`, `do_GET`).
+    `train_step` method, a request handler (`@app.route(...)`, `do_GET`). Only when nothing
+    the new function captures changes between repetitions, or what changes is an array or a
+    step count: a different configuration per pass (a dtype, a setting, a config object)
+    needs its own compile and is not reported (Known problems).
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -126,10 +129,23 @@ class JitInLoop(Rule):
     run-once guard, an `if` whose test is a flag its own body clears or sets (`if
     need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
     rebuilt only when other code re-arms the flag, which is usually when its baked-in
-    values change. Nor is a loop over a collection the code writes out (`for dtype in
-    [jnp.float16, jnp.float32]`, or a name bound only to such lists) whose variable the new
-    function reads: each pass builds a different function on purpose, and a compile per
-    configuration is what the loop asks for (a static argument would compile as often).
+    values change; nor one under an `if` in the loop whose test reads a name the loop
+    assigns (`if changed: step = jax.jit(...)`), which rebuilds it when a setting changes.
+
+    Nor is a function that captures Python configuration that changes from one repetition
+    to the next (model/domain/captures.py): a lambda's or local function's free names (and
+    those of the local functions it names), a `partial`'s or wrapper's arguments, a bound
+    method's receiver, when one of them is rebound or mutated by the loop (its target, an
+    assignment, `config[k] = v`), is a comprehension's target, or, in a function that runs
+    repeatedly, is a parameter whose argument changes at the loop calls of this module that
+    repeat it (every parameter but `self` when a contract or another file repeats it), a
+    module-level name those loops change (`args.lr = lr`), or a local derived from these.
+    Each pass then builds a different function on purpose (a dtype, an option string, a
+    window size or None, a settings entry and the grid built from it, a sweep's config
+    dict), and a compile per configuration is what the code asks for: a static argument
+    would compile as often. Only when every such value is an array the model knows (it
+    should be an argument) or the target of a `range` loop (a step count) is it reported;
+    a value whose kind the model cannot tell (a loop over a parameter's items) is not.
     """
 
     code = "JIT113"
@@ -157,6 +173,65 @@ def check(coords):
         def make():
             return jnp.ones(3, dtype)
         jax.jit(make)()
+""",
+        # Each pass closes over Python configuration that changes: a settings entry and
+        # what is built from it, a sweep's config dict updated in place, a window size or
+        # None picking Python branches. One compile per configuration is needed.
+        """
+import jax
+SETTINGS = {"small": {"n": 8}, "large": {"n": 64}}
+def simulate(grid, x):
+    return x * grid
+def run_case(name, x):
+    settings = SETTINGS[name]
+    grid = settings["n"] * 2
+    @jax.jit
+    def run(y):
+        return simulate(grid, y)
+    return run(x)
+for key in SETTINGS:
+    run_case(key, 1.0)
+def sweep(defaults, overrides, make_train, rngs):
+    config = dict(defaults)
+    for k, v in overrides.items():
+        config[k] = v
+        train = jax.jit(jax.vmap(make_train(config)))
+        train(rngs)
+def masks(make_state, ids):
+    for window in [None, 1, 2]:
+        state = make_state(window)
+        jax.jit(jax.vmap(state.mask))(ids)
+""",
+        # The loop that repeats the function changes a module-level setting the function
+        # reads; and a function rebuilt only when an `if` sees the setting change.
+        """
+import functools
+import jax
+class Args:
+    lr = 0.1
+args = Args()
+def make_update(lr):
+    return lambda p: p - lr
+def train(params, batches):
+    update = make_update(args.lr)
+    @jax.jit
+    def step(p):
+        return update(p)
+    for b in batches:
+        params = step(params)
+    return params
+def search(params, batches):
+    for lr in [0.1, 0.01]:
+        args.lr = lr
+        train(params, batches)
+def adapt(state, sizes, update):
+    current = None
+    for size in sizes:
+        changed = size != current
+        if changed:
+            step = jax.jit(functools.partial(update, n=size))
+        current = size
+        state = step(state)
 """,
         # Rebuilt only when a flag the guarded body clears is set again.
         """
@@ -303,6 +378,51 @@ def fit(coords):
     for intor in ["ovlp", "kin"]:
         jax.jit(lambda x: norm(x, 2.0))(coords)  # error: JIT113
 """,
+        # A function called in a loop jits a closure over an array argument the loop
+        # changes (it should be an argument), and the same function in a comprehension
+        # whose passes give it the same array; a periodic evaluation is still per pass.
+        """
+import jax
+import jax.numpy as jnp
+def evaluate(state, obs):
+    @jax.jit  # error: JIT113
+    def policy(o):
+        return state * o
+    return policy(obs)
+def main(obs, keys):
+    state = jnp.zeros(3)
+    for i in range(10):
+        state = jnp.tanh(state + 1.0)
+        evaluate(state, obs)
+        if i % 5 == 0:
+            jax.jit(lambda o: o * state)(obs)  # error: JIT113
+    return [evaluate(state, k) for k in keys]
+""",
+        # Step counts are no configuration: an `enumerate` index, a counter the loop adds
+        # to; nor is an object the loop stores arrays into (`self.w = ...`).
+        """
+import functools
+import jax
+import jax.numpy as jnp
+def f(x, step):
+    return x * step
+def run(x, loader):
+    for i, batch in enumerate(loader):
+        x = jax.jit(functools.partial(f, step=i))(batch)  # error: JIT113
+    n = 0
+    while n < 10:
+        n += 1
+        x = jax.jit(lambda y: y * n)(x)  # error: JIT113
+    return x
+class Trainer:
+    def __init__(self):
+        self.w = jnp.ones(3)
+    def update(self, w):
+        return w * 0.5
+    def fit(self, epochs):
+        for _ in range(epochs):
+            self.w = jax.jit(self.update)(self.w)  # error: JIT113
+""",
         # A bound method of an instance, and a `@jax.jit` local def in a method called in a
         # loop through the instance.
         """
@@ -336,13 +456,16 @@ def train(params, batches):
         params = jax.jit(partial(loss, scale=2.0))(params, batch)  # error: JIT113
     return params
 """,
+        # The captured value that changes per call is an array: it should be an argument.
         """
 import jax
+import jax.numpy as jnp
 def predict(params, x):
     def forward(p):
         return p * x
     return jax.jit(forward)(params)  # error: JIT113
-def evaluate(params, xs):
+def evaluate(params):
+    xs = jnp.ones((4, 3))
     return [predict(params, x) for x in xs]
 """,
         """
@@ -359,7 +482,9 @@ class Runner:
 """,
         """
 import jax
-def train(params, batches):
+import numpy as np
+def train(params):
+    batches = np.zeros((10, 3))
     for b in batches:
         def step(p):
             return p + b
@@ -407,11 +532,11 @@ class Model:
         kind = self._fresh_function(node.args[0].value, path, repetition.unit)
         if kind is None or not self._called_here(node, path):
             return
-        if configuration_loop(self.ctx.names, path, self._built(node.args[0].value, path)):
-            return  # one function per configuration the loop lists: each compile is needed
         where = self._where(repetition)
         if where is None:
             return  # once per call of a function nothing calls repeatedly
+        if self._per_configuration(node.args[0].value, path, repetition):
+            return
         found: NodeFix | str = ""
         if repetition.kind == "loop":
             found = hoist_fix_or_reason(self.ctx, node, path, self._names_taken)
@@ -455,7 +580,7 @@ class Model:
             else:
                 return  # returned, stored, passed on: built once and reused
         where = self._where(repetition)
-        if not calls or where is None or configuration_loop(self.ctx.names, path, [node]):
+        if not calls or where is None or self._per_configuration(node, path, repetition):
             return
         fix: NodeFix | str = "it is defined inside a loop"
         if repetition.function is not None:
@@ -480,6 +605,20 @@ class Model:
     def _new_names(self) -> tuple[set[str], set[str]]:
         """Names and attribute names a fix out of a function must not choose."""
         return self._names_taken, attribute_names(self.ctx.module)
+
+    def _per_configuration(
+        self, built: cst.CSTNode, path: Sequence[cst.CSTNode], repetition: Repetition
+    ) -> bool:
+        """Each repetition builds a different function on purpose, so a compile per pass is
+        needed: what it captures changes between passes and is Python configuration (or the
+        model cannot tell: unknown is never reported), or it is rebuilt only when an `if` in
+        the loop sees a setting change. A captured array or step count that changes should
+        have been an argument: the hazard stays."""
+        captures = self.ctx.captures
+        if captures.recompile_guard(path):
+            return True
+        varying = captures.varying(built, path, repetition)
+        return varying is not None and any(c.configuration for c in varying)
 
     def _where(self, repetition: Repetition) -> str | None:
         """Where the code repeats, for the message; None when it runs once per call of a
@@ -550,26 +689,6 @@ class Model:
                         return None
                     return f"the bound method `self.{expr.attr.value}`"
         return None
-
-    def _built(self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
-        """`expr` and the local functions and lambdas it names: what the jitted function
-        closes over."""
-        built: list[cst.CSTNode] = [expr]
-        stack: list[cst.CSTNode] = [expr]
-        while stack:
-            item = stack.pop()
-            stack.extend(iter_children(item))
-            if not isinstance(item, cst.Name):
-                continue
-            found = self.ctx.names.lookup_with_path(item.value, path)
-            if found is None or len(found[0]) != 1:
-                continue
-            binding = found[0][0]
-            if binding.node is not None and (
-                binding.kind == "def" or isinstance(binding.node, cst.Lambda)
-            ):
-                built.append(binding.node)
-        return built
 
     def _called_here(self, node: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
         """The jitted result is used only by calling it, in the same function or loop."""

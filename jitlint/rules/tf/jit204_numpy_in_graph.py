@@ -101,6 +101,27 @@ class NumpyInGraph(Rule):
     runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
 
     VALID = (
+        # A model made once at module level and only called by an eager training loop: its
+        # `call` runs eagerly, where NumPy takes the tensors.
+        """
+import numpy as np
+import tensorflow as tf
+class Ranker(tf.keras.Model):
+    def __init__(self):
+        super(Ranker, self).__init__()
+        self.score = tf.keras.layers.Dense(1)
+    def call(self, ids):
+        unique, index = np.unique(ids, return_inverse=True)
+        return self.score(tf.gather(tf.cast(unique, tf.float32)[:, None], index))
+ranker = Ranker()
+optimizer = tf.keras.optimizers.SGD(0.1)
+def train(batches):
+    for ids in batches:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(ranker(ids))
+        grads = tape.gradient(loss, ranker.trainable_variables)
+        optimizer.apply_gradients(zip(grads, ranker.trainable_variables))
+""",
         # `tf.init_scope()` lifts its body out of the graph: ops there run eagerly
         # (observed on TF 2.21: `.numpy()` and `if` on them work inside tf.function).
         """
@@ -151,6 +172,22 @@ def f(x, table):
 """,
     )
     INVALID = (
+        # The same kind of module-level model, called by a `tf.function` step.
+        """
+import numpy as np
+import tensorflow as tf
+class Ranker(tf.keras.Model):
+    def __init__(self):
+        super(Ranker, self).__init__()
+        self.score = tf.keras.layers.Dense(1)
+    def call(self, ids):
+        unique, index = np.unique(ids, return_inverse=True)  # error: JIT204
+        return self.score(tf.gather(tf.cast(unique, tf.float32)[:, None], index))
+ranker = Ranker()
+@tf.function
+def step(ids):
+    return ranker(ids)
+""",
         """
 import tensorflow as tf
 @tf.function

@@ -257,6 +257,26 @@ class Net(tf.keras.Model):
         x = tf.keras.layers.Flatten()(tf.keras.layers.MaxPooling2D()(x))
         return self.head(x)
 """,
+        # Sublayers made by a helper method that only a set-up step calls, behind a flag the
+        # step sets itself and inside `tf.init_scope()` (the build-from-signature pattern).
+        """
+import tensorflow as tf
+class Attention(tf.keras.layers.Layer):
+    def __init__(self, units):
+        super().__init__()
+        self.units = units
+        self._ready = False
+    def _set_up(self, query):
+        self._ready = True
+        with tf.init_scope():
+            self._project()
+    def _project(self):
+        self.query_dense = tf.keras.layers.Dense(self.units)
+    def call(self, query):
+        if not self._ready:
+            self._set_up(query)
+        return self.query_dense(query)
+""",
         # A container of ready cells owns no variable (the cells do, made once).
         """
 import tensorflow as tf
@@ -283,6 +303,15 @@ def make():
 """,
     )
     INVALID = (
+        # A helper method that `call` runs on every trace makes a new layer each time.
+        """
+import tensorflow as tf
+class Head(tf.keras.layers.Layer):
+    def _project(self):
+        return tf.keras.layers.Dense(4)  # error: JIT206
+    def call(self, x):
+        return self._project()(x)
+""",
         # A new optimizer per iteration, passed to the tf.function that applies it.
         """
 import tensorflow as tf

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import libcst as cst
 
@@ -35,7 +36,7 @@ from jitlint.model.domain.classes import Classes
 from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.transforms import TRANSFORMS
 from jitlint.model.library.module_classes import framework_of_class
-from jitlint.python.names import Names
+from jitlint.python.names import Names, leaf_name
 
 # Raw transformations that stage their function out (the ones that fail, see above).
 STAGING = frozenset(
@@ -67,6 +68,8 @@ class Lifting:
     def __init__(self, names: Names, classes: Classes) -> None:
         self.names = names
         self.classes = classes
+        # The methods the file's `init` calls name, per class (see `_init_targets`).
+        self._init_targets: dict[int | None, set[str]] | Literal[False] | None = None
 
     # ---- which framework a place belongs to ---------------------------------------------
     def framework_class(self, path: Sequence[cst.CSTNode]) -> tuple[str, cst.ClassDef] | None:
@@ -170,7 +173,33 @@ class Lifting:
                 functions = [e.value for e in arg.value.elements]  # type: ignore[attr-defined]
             for function in functions:
                 found.extend(self._function_uses(function, path))
+        if found and self._never_initialises(path):
+            return []
         return [u for u in found if not (u.made_outside and self._called_before(u, call, path))]
+
+    def _never_initialises(self, path: Sequence[cst.CSTNode]) -> bool:
+        """Whether the method holding the end of `path` runs under no `init` of its class:
+        an `init` of the file names a method of the class (`method=Cls.init_probe`), and
+        neither that method, `__call__` (what an `init` without `method=` runs) nor the
+        submodule method reaches this one through `self.<method>`, and no class of the file
+        derives from the class. Then this method runs only under `apply`, where the
+        parameters exist and its modules only read them."""
+        owner, method = self.framework_class(path), _method_of(path)
+        framework = plugin(owner[0]) if owner is not None else None
+        if owner is None or method is None or framework is None or not framework.init_methods:
+            return False
+        if self._init_targets is None:
+            self._init_targets = _init_targets(self.names, framework.init_methods)
+        if self._init_targets is False:
+            return False
+        cls = owner[1]
+        named = self._init_targets.get(id(cls))
+        if not named or _subclassed(self.names.module, cls.name.value):
+            return False  # a subclass's `__call__` may run the method at its own init
+        roots = {*named, *self._init_targets.get(None, ()), "__call__"}
+        if framework.submodules_in is not None:
+            roots.add(framework.submodules_in)
+        return method.name.value not in _reachable(cls, roots)
 
     def _function_uses(self, function: cst.CSTNode, path: Sequence[cst.CSTNode]) -> list[ModuleUse]:
         module = self.module(function, path)
@@ -244,6 +273,78 @@ class Lifting:
                 if cst.Module([]).code_for_node(node.func) == code:
                     return True
         return False
+
+
+def _init_targets(
+    names: Names, init_methods: tuple[str, ...]
+) -> dict[int | None, set[str]] | Literal[False]:
+    """The methods the module's `init` calls name with `method=`, keyed by the id of the
+    class statement `Cls.method` names (None for a string, which may be any class's);
+    False when one names a method some other way (a lambda, a variable)."""
+    out: dict[int | None, set[str]] = {}
+    stack: list[cst.CSTNode] = [names.module]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if type(node) is not cst.Call or type(node.func) is not cst.Attribute:  # type: ignore[attr-defined]
+            continue
+        if node.func.attr.value not in init_methods:  # type: ignore[attr-defined]
+            continue
+        value = next(
+            (a.value for a in node.args if a.keyword and a.keyword.value == "method"), None
+        )  # type: ignore[attr-defined]
+        if value is None:
+            continue  # runs `__call__`
+        if type(value) is cst.SimpleString:
+            out.setdefault(None, set()).add(value.evaluated_value)  # type: ignore[arg-type]
+            continue
+        if type(value) is not cst.Attribute or type(value.value) is not cst.Name:
+            return False
+        bindings = names.lookup(value.value.value, [names.module])
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+            return False
+        out.setdefault(id(bindings[0].node), set()).add(value.attr.value)
+    return out
+
+
+def _subclassed(module: cst.Module, name: str) -> bool:
+    """Whether a class statement of the module names `name` among its bases."""
+    return any(
+        type(s) is cst.ClassDef and any(leaf_name(b.value) == name for b in s.bases)
+        for s in module.body
+    )
+
+
+def _reachable(cls: cst.ClassDef, roots: set[str]) -> set[str]:
+    """The methods of `cls` that `roots` reach through `self.<method>` (called or passed
+    on, in nested functions too)."""
+    methods = {
+        s.name.value: s
+        for s in cls.body.body
+        if type(s) is cst.FunctionDef  # type: ignore[attr-defined]
+    }
+    reached = {name for name in roots if name in methods}
+    frontier = list(reached)
+    while frontier:
+        func = methods[frontier.pop()]
+        params = func.params.params
+        if not params:
+            continue
+        receiver = params[0].name.value
+        stack: list[cst.CSTNode] = [func.body]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if (
+                type(node) is cst.Attribute
+                and type(node.value) is cst.Name
+                and node.value.value == receiver
+                and node.attr.value in methods
+                and node.attr.value not in reached
+            ):
+                reached.add(node.attr.value)
+                frontier.append(node.attr.value)
+    return reached
 
 
 def _calls(

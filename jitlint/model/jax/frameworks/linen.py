@@ -190,6 +190,7 @@ PLUGIN = FrameworkPlugin(
     field_submodules=True,
     module_bases=BASES,
     parameter_methods=frozenset({"param", "variable"}),
+    init_methods=("init", "init_with_output", "lazy_init"),
     lift_advice=ADVICE,
     import_as=("flax.linen", "nn"),
     lifted_scan_options=('variable_broadcast="params"', 'split_rngs={"params": False}'),

@@ -12,7 +12,7 @@ agent's `act`, a request handler) and from those. JAX adds two things:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -25,7 +25,7 @@ from jitlint.model.domain.repeats import (
     method_contract,
     scan_calls,
 )
-from jitlint.model.domain.values import Object
+from jitlint.model.domain.values import Object, Value
 
 if TYPE_CHECKING:
     from jitlint.model.jax.tracing import Tracing
@@ -97,6 +97,17 @@ def jax_repeated(names: Names, tracing: Tracing) -> Repeated:
         for key in [k for k in found.why if k in seen and _not_per_call(tracing, seen[k])]:
             del found.why[key]
     return found
+
+
+def value_at(tracing: Tracing) -> Callable[[cst.CSTNode, Sequence[cst.CSTNode]], Value | None]:
+    """The value of an expression in the code at the end of a path, as the tracing model
+    saw it (an untraced function's own analysis too): for captured values' kinds."""
+
+    def answer(node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Value | None:
+        trace = tracing.any_function_at(path)
+        return trace.value(node) if trace is not None else None
+
+    return answer
 
 
 def _not_per_call(tracing: Tracing, func: cst.FunctionDef) -> bool:

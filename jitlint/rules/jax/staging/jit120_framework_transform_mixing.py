@@ -115,8 +115,11 @@ class FrameworkTransformMixing(Rule):
     module class; a module handed in as an argument is not seen, nor are calls in helpers
     the body calls.
     A module the enclosing function calls before the transformation is not reported (its
-    parameters exist); one that was called in another method first (so that only `apply`
-    runs the loop) is still reported.
+    parameters exist), nor is a linen method that no `init` of the file runs: when an
+    `init` there names a method of the class (`model.init(key, x, method=Model.probe)`),
+    neither it, `__call__` nor `setup` calls this one through `self`, and no class of the
+    file derives from it, the loop runs only under `apply`. Where the `init` is in another
+    file, the loop is still reported.
     """
 
     code = "JIT120"
@@ -181,6 +184,24 @@ model = nn.Dense(4)
 def predict(params, xs):
     return jax.lax.map(lambda x: model.apply(params, x), xs)
 predict_jit = jax.jit(predict)
+""",
+        # The parameters are made by an init through another method; the loop's method
+        # runs only under apply, where the submodules read them (navix's Dreamer).
+        """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+class World(nn.Module):
+    def setup(self):
+        self.cell = nn.Dense(4)
+    def probe(self, x):
+        return self.cell(x)
+    def imagine(self, x):
+        return jax.lax.scan(lambda c, _: (self.cell(c), c), x, None, length=3)[1]
+world = World()
+params = world.init(jax.random.PRNGKey(0), jnp.ones((2, 4)), method=World.probe)
+def rollout(params, x):
+    return world.apply(params, x, method=World.imagine)
 """,
         # A module without parameters.
         """
@@ -253,6 +274,39 @@ def forward(xs):
     ys = jax.lax.scan(body, 0.0, xs)[1]  # error: JIT120
     return jax.lax.map(lambda x: x * hk.get_parameter("w", [], init=jnp.ones), ys)  # error: JIT120
 model = hk.transform(forward)
+""",
+        # The init names a method that reaches the loop through self: it runs at init.
+        """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+class World(nn.Module):
+    def setup(self):
+        self.cell = nn.Dense(4)
+    def probe(self, x):
+        return self.imagine(x)
+    def imagine(self, x):
+        return jax.lax.scan(lambda c, _: (self.cell(c), c), x, None, length=3)[1]  # error: JIT120
+world = World()
+params = world.init(jax.random.PRNGKey(0), jnp.ones((2, 4)), method=World.probe)
+""",
+        # A subclass's `__call__` runs the loop at its own (default) init.
+        """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+class World(nn.Module):
+    def setup(self):
+        self.cell = nn.Dense(4)
+    def probe(self, x):
+        return self.cell(x)
+    def imagine(self, x):
+        return jax.lax.scan(lambda c, _: (self.cell(c), c), x, None, length=3)[1]  # error: JIT120
+class Dreaming(World):
+    def __call__(self, x):
+        return self.imagine(x)
+params = World().init(jax.random.PRNGKey(0), jnp.ones((2, 4)), method=World.probe)
+dream = Dreaming().init(jax.random.PRNGKey(0), jnp.ones((2, 4)))
 """,
     )
 

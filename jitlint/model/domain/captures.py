@@ -1,0 +1,479 @@
+"""What a function object captures, and which captured values change per repetition (J16).
+
+A function built afresh each time code repeats (a lambda, a `partial`, a wrapper, a local
+`def`, a bound method) is a new jit cache key each time. Whether that is a waste depends on
+what the function captures: the free names of a lambda or local `def` (and of the local
+functions it names, transitively), the arguments a `partial` or wrapper binds, the receiver
+of a bound method. `Captures.varying` lists those that change from one repetition to the
+next, with the kind of value each holds:
+
+- in a loop: names the loop rebinds or visibly mutates (its target, an assignment, `cfg.x =
+  ...`, `history.append(...)`); in a comprehension: its targets;
+- in a function that runs repeatedly: its parameters (not `self`/`cls`) whose argument changes
+  per pass at the loop calls of this module that repeat it (every parameter when something
+  else repeats it: a contract, another file), module-level names those loops change and the
+  function reads, and the locals it derives from either.
+
+Kinds: `ARRAY` (a JAX or NumPy array, or a pytree the model traces), `COUNT` (the target of a
+`for ... in range(...)`, read as it is), `PYTHON` (a scalar, string, None, container, class
+or function, an instance of a project class: configuration) or `UNKNOWN`. A compile per
+distinct configuration value is what such a loop asks for (a static argument would compile
+as often); an array or a step count captured per pass should have been an argument.
+
+The value of an expression is the framework model's answer (`ValueAt`): this module knows
+nothing of JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from jitlint.model.domain.repeats import Repeated, Repetition
+from jitlint.model.domain.values import PYTREE, STATIC, TRACED, Array, Object, Value
+from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import MUTATING_METHODS
+from jitlint.python.names import Names
+from jitlint.python.scopes import comprehension_targets
+from jitlint.python.uses import changed_in, free_reads, params_of
+from jitlint.python.walker import iter_children
+
+Path = Sequence[cst.CSTNode]
+# The value of the expression `node` in the code at the end of `path` (its function's
+# analysis, traced or not), or None when the model has none.
+ValueAt = Callable[[cst.CSTNode, Path], Value | None]
+
+ARRAY, COUNT, PYTHON, UNKNOWN = "array", "count", "python", "unknown"
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_MAX_DEPTH = 3  # how many local functions deep a closure is followed
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A captured name whose value changes per repetition, and the kind of that value."""
+
+    name: str
+    kind: str
+
+    @property
+    def configuration(self) -> bool:
+        """A Python value (or one the model cannot tell): a compile per value may be wanted."""
+        return self.kind in (PYTHON, UNKNOWN)
+
+
+def value_kind(value: Value | None) -> str:
+    """ARRAY, PYTHON or UNKNOWN for one abstract value."""
+    if value is None:
+        return UNKNOWN
+    if isinstance(value, Array) or value.kind in (TRACED, PYTREE):
+        return ARRAY
+    if value.kind == STATIC or isinstance(value, Object):
+        return PYTHON
+    return UNKNOWN
+
+
+def join_kinds(kinds: Iterable[str]) -> str:
+    """One kind for several values of a name: configuration wins (a name that is a string on
+    one path is configuration), then an array, else unknown."""
+    found = set(kinds)
+    for kind in (PYTHON, ARRAY, COUNT):
+        if kind in found:
+            return kind
+    return UNKNOWN
+
+
+class Captures:
+    """Queries about captured values, for one module (see the module docstring)."""
+
+    def __init__(self, names: Names, value_at: ValueAt, repeated: Repeated) -> None:
+        self.names = names
+        self.value_at = value_at
+        self.repeated = repeated
+        self._reads: dict[int, dict[str, list[cst.Name]]] = {}
+
+    # ---- the query ---------------------------------------------------------------------
+    def varying(
+        self, built: cst.CSTNode, path: Path, repetition: Repetition
+    ) -> list[Capture] | None:
+        """The captured values of the function object `built` (the jitted expression, or a
+        decorated local `def`; `path` ends at the site) that change per `repetition`; None
+        when what it captures cannot be told (`await`, `yield`, `:=` inside)."""
+        reads = self._closure_reads(built, path, 0)
+        if reads is None:
+            return None
+        owner = _owner(path)
+        if repetition.kind == "call" and repetition.function is not None:
+            changing = self._changed_per_call(repetition.function, path)
+        else:
+            changes = _changes_per_pass(path)
+            changing = {
+                name: self._change_kind(owner, name, changes[name], path)
+                for name in reads
+                if name in changes
+            }
+        return [Capture(name, changing[name]) for name in sorted(reads) if name in changing]
+
+    def _change_kind(self, owner: cst.CSTNode, name: str, change: _Change, path: Path) -> str:
+        """The kind of the change to `name`: its value's when rebound; COUNT when the loop
+        only steps it (`n += 1`); else that of what is stored into it (`self.w = new_w`
+        keeps the same object; what changes per pass is `new_w`)."""
+        if change.how == "stepped":
+            return COUNT
+        if change.how == "rebound":
+            return self._kind_in(owner, name, path)
+        return join_kinds(value_kind(self.value_at(v, path)) for v in change.stored)
+
+    def recompile_guard(self, path: Path) -> bool:
+        """The end of `path` sits, inside its innermost loop, under an `if` whose test reads a
+        name that loop assigns (not its target, not a counter it only adds to): code that
+        rebuilds the function when a setting changes, not on every pass."""
+        guards: list[cst.If] = []
+        for index in range(len(path) - 2, -1, -1):
+            node, child = path[index], path[index + 1]
+            kind = type(node)
+            if kind in _SCOPES:
+                return False
+            if kind is cst.If and child is node.body:  # type: ignore[attr-defined]
+                guards.append(node)  # type: ignore[arg-type]
+            if kind in (cst.For, cst.While) and child is node.body:  # type: ignore[attr-defined]
+                if not guards:
+                    return False
+                assigned = _assigned_in(node.body)  # type: ignore[attr-defined]
+                return any((free_reads(guard.test) or set()) & assigned for guard in guards)
+        return False
+
+    # ---- what the function object reads ------------------------------------------------
+    def _closure_reads(self, built: cst.CSTNode, path: Path, depth: int) -> set[str] | None:
+        """Names `built` reads from the code around it; a local function or lambda it names
+        contributes what it reads in turn (its own name is not a value it bakes in)."""
+        if type(built) is cst.FunctionDef:
+            own = frozenset(self.names.scope(built).bindings)  # type: ignore[arg-type]
+            parts: list[cst.CSTNode] = [built.body]
+            parts += [d.decorator for d in built.decorators]
+            parts += [p.default for p in params_of(built.params) if p.default is not None]
+            found: set[str] | None = set()
+            for part in parts:
+                more = free_reads(part, own if part is built.body else frozenset())
+                if more is None:
+                    return None
+                found |= more
+        else:
+            found = free_reads(built)
+        if found is None:
+            return None
+        out: set[str] = set()
+        for name in found:
+            local = self._local_function(name, path) if depth < _MAX_DEPTH else None
+            if local is None:
+                out.add(name)
+                continue
+            inner = self._closure_reads(local, path, depth + 1)
+            if inner is None:
+                return None
+            out |= inner
+        return out
+
+    def _local_function(self, name: str, path: Path) -> cst.CSTNode | None:
+        """The `def` or lambda `name` is bound to (once) in a function around `path`."""
+        found = self.names.lookup_with_path(name, path)
+        if found is None or len(found[0]) != 1:
+            return None
+        binding, scope_path = found[0][0], found[1]
+        if len(scope_path) < 2 or type(scope_path[-2]) not in (cst.FunctionDef, cst.Lambda):
+            return None
+        node = binding.node
+        if binding.kind == "def" or (binding.kind == "assign" and type(node) is cst.Lambda):
+            return node
+        return None
+
+    # ---- what changes per call of a repeated function ----------------------------------
+    def _changed_per_call(self, func: cst.FunctionDef, path: Path) -> dict[str, str]:
+        """Name -> kind for the parameters, module-level names and derived locals of `func`
+        that change from one call to the next (see the module docstring)."""
+        params = [p.name.value for p in params_of(func.params)]
+        method = bool(params) and params[0] in ("self", "cls") and _in_class(path, func)
+        if method:
+            params = params[1:]
+        changing: dict[str, str] = {}
+        sites = self.repeated.sites.get(id(func))
+        if sites is None or id(func) in self.repeated.open:
+            changing = {p: self._kind_in(func, p, path) for p in params}
+        else:
+            signature = Signature.of(func, 1 if method else 0)
+            module_names = self.names.scope(self.names.module).bindings
+            reads_here = self._reads_in(func)
+            for call, site in sites:
+                changes = _changes_per_pass(site)
+                bound = bind_call(signature, call)
+                for param in params:
+                    arg = bound.arguments.get(param)
+                    if arg is None:
+                        if param in bound.uncertain:
+                            changing[param] = UNKNOWN
+                        continue
+                    changed = (free_reads(arg) or set()) & set(changes)
+                    if not changed:
+                        continue
+                    if any(changes[n].how != "stored" for n in changed):
+                        kind = value_kind(self.value_at(arg, site))
+                    else:
+                        stored = [v for n in changed for v in changes[n].stored]
+                        kind = join_kinds(value_kind(self.value_at(v, site)) for v in stored)
+                    changing[param] = join_kinds([changing.get(param, kind), kind])
+                for name in set(changes) & set(module_names) & set(reads_here):
+                    if self._module_level(name, path):
+                        kind = self._change_kind(func, name, changes[name], site)
+                        changing.setdefault(name, kind)
+        for name in _derived(func, set(changing)):
+            changing.setdefault(name, self._kind_in(func, name, path))
+        return changing
+
+    def _module_level(self, name: str, path: Path) -> bool:
+        found = self.names.lookup_with_path(name, path)
+        return found is not None and len(found[1]) == 1
+
+    # ---- the kind of a name's value ----------------------------------------------------
+    def _kind_in(self, owner: cst.CSTNode, name: str, path: Path) -> str:
+        """The kind of `name`'s value in `owner` (a function or the module): the values its
+        reads there have, and those assigned to it; COUNT for a `range` loop's target."""
+        reads = self._reads_in(owner).get(name, [])
+        bindings = self.names.lookup(name, path) or []
+        if bindings and all(_counts(b, owner, name) for b in bindings):
+            return COUNT
+        values = [self.value_at(node, path) for node in reads]
+        values += [self.value_at(b.node, path) for b in bindings if b.kind == "assign" and b.node]
+        for loop in _fors(owner):
+            if type(loop.target) is cst.Name and loop.target.value == name:
+                iterable = self.value_at(loop.iter, path)
+                values.append(iterable.element() if iterable is not None else None)
+        return join_kinds(value_kind(v) for v in values)
+
+    def _reads_in(self, owner: cst.CSTNode) -> dict[str, list[cst.Name]]:
+        """Name -> its read nodes in `owner`'s own body (nested functions and classes left
+        out: their values are another analysis's)."""
+        found = self._reads.get(id(owner))
+        if found is not None:
+            return found
+        found = {}
+        body = owner.body if type(owner) is cst.FunctionDef else owner  # type: ignore[attr-defined]
+        stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(body, None)]
+        while stack:
+            node, parent = stack.pop()
+            kind = type(node)
+            if kind in _SCOPES:
+                continue
+            if kind is cst.Name:
+                if not _bound_or_label(node, parent):
+                    found.setdefault(node.value, []).append(node)  # type: ignore[arg-type, attr-defined]
+                continue
+            stack.extend((child, node) for child in iter_children(node))
+        self._reads[id(owner)] = found
+        return found
+
+
+def _owner(path: Path) -> cst.CSTNode:
+    """The function (or module) whose body holds the end of `path`."""
+    for index in range(len(path) - 2, -1, -1):
+        node = path[index]
+        if type(node) is cst.FunctionDef and path[index + 1] is node.body:  # type: ignore[attr-defined]
+            return node
+    return path[0]
+
+
+def _in_class(path: Path, func: cst.FunctionDef) -> bool:
+    for index, node in enumerate(path):
+        if node is func:
+            return index >= 2 and type(path[index - 2]) is cst.ClassDef
+    return False
+
+
+@dataclass(frozen=True)
+class _Change:
+    """How a loop changes a name: "rebound", "stepped" (only `n += ...`), or "stored" into
+    (`obj.x = v`, `obj[k] = v`, `obj.append(v)`: the object stays, `stored` holds the `v`s)."""
+
+    how: str
+    stored: tuple[cst.CSTNode, ...] = ()
+
+
+_REBOUND = _Change("rebound")
+
+
+def _changes_per_pass(path: Path) -> dict[str, _Change]:
+    """The names the innermost loop or comprehension around the end of `path` (in its
+    function) changes from one pass to the next, and how."""
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        kind = type(node)
+        if kind in _SCOPES:
+            return {}
+        if kind in (cst.For, cst.While) and child is node.body:  # type: ignore[attr-defined]
+            return _changes(node)
+        if kind in _COMPREHENSIONS:
+            found = _changes(node)
+            found.update(dict.fromkeys(comprehension_targets(node), _REBOUND))
+            return found
+    return {}
+
+
+def _changes(loop: cst.CSTNode) -> dict[str, _Change]:
+    changed = changed_in(loop)
+    stored: dict[str, list[cst.CSTNode]] = {}
+    rebound: set[str] = set()
+    stepped: set[str] = set()
+    stack: list[cst.CSTNode] = [loop]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        targets: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = []
+        if kind is cst.Assign:
+            targets = [(t.target, [node.value]) for t in node.targets]  # type: ignore[attr-defined]
+        elif kind in (cst.AugAssign, cst.AnnAssign) and node.value is not None:  # type: ignore[attr-defined]
+            targets = [(node.target, [node.value])]  # type: ignore[attr-defined]
+        elif (
+            kind is cst.Call
+            and type(node.func) is cst.Attribute  # type: ignore[attr-defined]
+            and node.func.attr.value in MUTATING_METHODS  # type: ignore[attr-defined]
+        ):
+            targets = [(node.func, [a.value for a in node.args])]  # type: ignore[attr-defined]
+        for target, values in targets:
+            base = target
+            while type(base) in (cst.Attribute, cst.Subscript):
+                base = base.value  # type: ignore[attr-defined]
+            if base is target or type(base) is not cst.Name:
+                continue
+            stored.setdefault(base.value, []).extend(values)  # type: ignore[attr-defined]
+        if kind is cst.AugAssign and type(node.target) is cst.Name:  # type: ignore[attr-defined]
+            stepped.add(node.target.value)  # type: ignore[attr-defined]
+        elif kind in (cst.Assign, cst.AnnAssign, cst.For, cst.CompFor):
+            bound = [t.target for t in node.targets] if kind is cst.Assign else [node.target]  # type: ignore[attr-defined]
+            rebound |= {n.value for t in bound for n in _names(t)}
+        stack.extend(iter_children(node))
+    # Every other way the loop changes a name (`with ... as`, `del`, an import) rebinds it.
+    out: dict[str, _Change] = {}
+    for name in changed:
+        if name in rebound or (name in stored and name in stepped):
+            out[name] = _REBOUND
+        elif name in stepped:
+            out[name] = _Change("stepped")
+        elif name in stored:
+            out[name] = _Change("stored", tuple(stored[name]))
+        else:
+            out[name] = _REBOUND  # `with ... as`, `del`, an import, a def
+    return out
+
+
+def _assigned_in(block: cst.CSTNode) -> set[str]:
+    """Names a loop body assigns with `=` (a flag, a setting it tracks), not loop targets or
+    names it only adds to (`n += 1`)."""
+    out: set[str] = set()
+    stack: list[cst.CSTNode] = [block]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in _SCOPES:
+            continue
+        if kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                out |= {n.value for n in _names(target.target)}
+        elif kind is cst.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
+            out |= {n.value for n in _names(node.target)}  # type: ignore[attr-defined]
+        stack.extend(iter_children(node))
+    return out
+
+
+def _derived(func: cst.FunctionDef, changing: set[str]) -> set[str]:
+    """Locals of `func` assigned (in its own body) from values of `changing`, transitively."""
+    flows: list[tuple[set[str], set[str]]] = []
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in _SCOPES:
+            continue
+        source: cst.CSTNode | None = None
+        targets: list[cst.CSTNode] = []
+        if kind is cst.Assign:
+            source, targets = node.value, [t.target for t in node.targets]  # type: ignore[attr-defined]
+        elif kind in (cst.AugAssign, cst.AnnAssign) and node.value is not None:  # type: ignore[attr-defined]
+            source, targets = node.value, [node.target]  # type: ignore[attr-defined]
+        elif kind is cst.For:
+            source, targets = node.iter, [node.target]  # type: ignore[attr-defined]
+        elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
+            source, targets = node.item, [node.asname.name]  # type: ignore[attr-defined]
+        if source is not None:
+            reads = free_reads(source)
+            names = {n.value for t in targets for n in _names(t) if type(t) is not cst.Attribute}
+            flows.append((names, reads if reads is not None else set(changing)))
+        stack.extend(iter_children(node))
+    out = set(changing)
+    grew = True
+    while grew:
+        grew = False
+        for names, reads in flows:
+            if reads & out and not names <= out:
+                out |= names
+                grew = True
+    return out - changing
+
+
+def _counts(binding: object, owner: cst.CSTNode, name: str) -> bool:
+    """`binding` is a step count: the target of `for name in range(...)`, or the first of
+    `for name, item in enumerate(...)`."""
+    if getattr(binding, "kind", None) != "other":
+        return False
+    for node in _fors(owner):
+        target, iterable = node.target, node.iter
+        if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name:
+            continue
+        if iterable.func.value == "enumerate" and type(target) in (cst.Tuple, cst.List):
+            elements = target.elements  # type: ignore[attr-defined]
+            target = elements[0].value if elements else target
+        elif iterable.func.value != "range":
+            continue
+        if type(target) is cst.Name and target.value == name:
+            return True
+    return False
+
+
+def _fors(owner: cst.CSTNode) -> list[cst.For]:
+    body = owner.body if type(owner) is cst.FunctionDef else owner  # type: ignore[attr-defined]
+    out: list[cst.For] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if type(node) in _SCOPES:
+            continue
+        if type(node) is cst.For:
+            out.append(node)  # type: ignore[arg-type]
+        stack.extend(iter_children(node))
+    return out
+
+
+def _names(target: cst.CSTNode) -> list[cst.Name]:
+    """The names a target binds (`a`, `a, (b, c)`, `*rest`), not those of `obj.x` or `a[i]`."""
+    kind = type(target)
+    if kind is cst.Name:
+        return [target]  # type: ignore[list-item]
+    if kind in (cst.Tuple, cst.List):
+        return [n for e in target.elements for n in _names(e.value)]  # type: ignore[attr-defined]
+    if kind is cst.StarredElement:
+        return _names(target.value)  # type: ignore[attr-defined]
+    return []
+
+
+def _bound_or_label(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
+    """`node` (a Name) is not a read: an attribute's name, a keyword, a binding target."""
+    kind = type(parent)
+    if kind is cst.Attribute:
+        return node is parent.attr  # type: ignore[union-attr]
+    if kind is cst.Arg:
+        return node is parent.keyword  # type: ignore[union-attr]
+    if kind in (cst.AssignTarget, cst.AsName, cst.Param):
+        return True
+    if kind in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr):
+        return node is parent.target  # type: ignore[union-attr]
+    return False
