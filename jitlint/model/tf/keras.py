@@ -28,9 +28,9 @@ A class gets the statuses of the places it is used (`uses`):
 - "plain": created somewhere else (a custom training loop, eager use): not "auto";
 - "eager": created where a model is compiled with `run_eagerly=True` (or passed to that
   `compile`): Keras runs its steps as plain Python; a class used only so runs no graph code.
-A class made only as module-level instances that the module only calls or reads the
-weights of (`instances_called_directly`) runs its methods where they are called: TfModel makes
-them roots only when a call is graph code.
+A class made only as module-level instances, or as locals of self-contained driver functions,
+that the module only calls or reads the weights of (`instances_called_directly`) runs its
+methods where they are called: TfModel makes them roots only when a call is graph code.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -530,7 +530,12 @@ class KerasLinks:
         demo). Any other use of the class or an instance (passed on, `fit`/`predict`/`save`,
         a subclass, another binding of the name) keeps it a graph root; so does an instance
         the module never calls (another module may import it). Known gap: another module
-        that imports an instance the module calls and runs it in graph code is not seen."""
+        that imports an instance the module calls and runs it in graph code is not seen.
+        A local `m = Net()` counts too inside a self-contained driver, a function with no
+        parameters that returns nothing (`_test_layer()`, `main()`): nothing reaches it from
+        outside, so its calls run on what it makes itself (a module's own eager self-tests:
+        ryancheunggit/tensorflow2_model_zoo); a helper taking inputs or returning an output may
+        feed a functional model, and keeps the class a root."""
         uses = self.keras_uses[0]
         candidates = {
             cls_id: info
@@ -542,7 +547,8 @@ class KerasLinks:
         if not candidates:
             return {}
         by_name = {info.node.name.value: cls_id for cls_id, info in candidates.items()}
-        instances: dict[str, tuple[int, cst.Call]] = {}  # instance name -> (class, creation)
+        # instance name -> {creation: class}: one name may be bound to several instances
+        instances: dict[str, dict[int, int]] = {}
         failed: set[int] = set()
         reads: list[tuple[cst.Name, list[cst.CSTNode]]] = []
         stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(self.module, [])]
@@ -561,30 +567,31 @@ class KerasLinks:
                 continue
             if candidates[cls_id].node in path:
                 continue  # its own methods (`super(Net, self)`)
-            instance = _module_instance(path)
+            instance = _module_instance(path) or _driver_instance(path)
             if instance is None:
                 failed.add(cls_id)
             else:
-                instances[instance[0]] = (cls_id, instance[1])
+                instances.setdefault(instance[0], {})[id(instance[1])] = cls_id
         sites: dict[int, list[Path]] = {cls_id: [] for cls_id in candidates}
         for name, path in reads:
             made = instances.get(name.value)
             if made is None or _not_a_read(name, path):
                 continue
             bindings = self.names.lookup(name.value, path)
-            if not bindings or not any(b.node is made[1] for b in bindings):
-                continue  # a local of that name
+            classes = {made[id(b.node)] for b in bindings if id(b.node) in made}
+            if not bindings or not classes:
+                continue  # another variable of that name
             parent = path[-2]
-            if len(bindings) > 1:
-                failed.add(made[0])  # bound again somewhere
+            if len(classes) > 1 or any(id(b.node) not in made for b in bindings):
+                failed.update(classes)  # bound to something else too
             elif type(parent) is cst.Call and parent.func is name:
-                sites[made[0]].append(path[:-1])
+                sites[next(iter(classes))].append(path[:-1])
             elif not (
                 type(parent) is cst.Attribute
                 and parent.value is name
                 and parent.attr.value in _WEIGHT_READS
             ):
-                failed.add(made[0])
+                failed.update(classes)
         # An instance the module never calls is left to whoever imports it (still a root).
         return {cls_id: found for cls_id, found in sites.items() if found and cls_id not in failed}
 
@@ -671,6 +678,52 @@ def _module_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None
     ):
         return assign.targets[0].target.value, call
     return None
+
+
+def _driver_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
+    """(`name`, the call) when the class name at the end of `path` is called as the whole
+    value of a `name = Cls(...)` statement in the body of a function that takes no
+    parameters and returns no value (nor yields): a driver nothing outside can hand a
+    symbolic input to or take the instance's output from."""
+    if len(path) < 5:
+        return None
+    line, assign, call = path[-4], path[-3], path[-2]
+    if not (
+        type(line) is cst.SimpleStatementLine
+        and type(assign) is cst.Assign
+        and type(call) is cst.Call
+        and assign.value is call
+        and len(assign.targets) == 1
+        and type(assign.targets[0].target) is cst.Name
+    ):
+        return None
+    func = next(
+        (n for n in reversed(path[:-4]) if type(n) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)),
+        None,
+    )
+    if type(func) is not cst.FunctionDef or not _self_contained(func):
+        return None
+    return assign.targets[0].target.value, call
+
+
+def _self_contained(func: cst.FunctionDef) -> bool:
+    """No parameters, no `return value`, no `yield`, no nested def (a closure could carry
+    an instance out)."""
+    params = func.params
+    if params.params or params.posonly_params or params.kwonly_params:
+        return False
+    if type(params.star_arg) is cst.Param or params.star_kwarg is not None:
+        return False
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Return and node.value is not None:  # type: ignore[attr-defined]
+            return False
+        if kind in (cst.Yield, cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            return False
+        stack.extend(iter_children(node))
+    return True
 
 
 def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:

@@ -162,6 +162,23 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # A layer made and called only in the module's own self-test, a driver that takes
+        # nothing and returns nothing: `call` runs eagerly on the test's tensors.
+        """
+import tensorflow as tf
+class GeneralizedMeanPool(tf.keras.layers.Layer):
+    def call(self, x):
+        batch, height, width, channels = tf.shape(x)
+        return tf.nn.avg_pool2d(x, ksize=(1, height, width, 1), strides=1, padding="VALID")
+def _check_pool():
+    images = tf.random.uniform((4, 5, 5, 2))
+    pool = GeneralizedMeanPool()
+    assert pool(images).shape == (4, 1, 1, 2)
+    pool = GeneralizedMeanPool()
+    assert pool(images[:, :3]).shape == (4, 1, 1, 2)
+if __name__ == "__main__":
+    _check_pool()
+""",
         # Outputs bound before the `if` or in both branches alike, names not read after,
         # returns on every path, and an `if` on a Python value.
         """
@@ -332,6 +349,18 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # The same layer made in a helper that takes its input and returns its output: the
+        # helper may build a functional model on symbolic inputs, so `call` stays graph code.
+        """
+import tensorflow as tf
+class GeneralizedMeanPool(tf.keras.layers.Layer):
+    def call(self, x):
+        batch, height, width, channels = tf.shape(x)  # error: JIT205
+        return tf.nn.avg_pool2d(x, ksize=(1, height, width, 1), strides=1, padding="VALID")
+def pooled(features):
+    pool = GeneralizedMeanPool()
+    return pool(features)
+""",
         # A body that runs only in graph code, and the `else` of an `and` whose eager test
         # may hold while another part fails: both can run in a Keras 3 `call`.
         """
