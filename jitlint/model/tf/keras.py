@@ -665,9 +665,13 @@ def _not_a_read(name: cst.Name, path: Sequence[cst.CSTNode]) -> bool:
 def _module_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
     """(`name`, the call) when the class name at the end of `path` is called as the whole
     value of a module-level `name = Cls(...)`."""
-    if len(path) != 5:
-        return None
-    _module, line, assign, call, _name = path
+    return _assigned_instance(path) if len(path) == 5 else None
+
+
+def _assigned_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
+    """(`name`, the call) when the class name at the end of `path` is called as the whole
+    value of a one-target statement `name = Cls(...)`."""
+    line, assign, call = path[-4], path[-3], path[-2]
     if (
         type(line) is cst.SimpleStatementLine
         and type(assign) is cst.Assign
@@ -685,17 +689,8 @@ def _driver_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None
     value of a `name = Cls(...)` statement in the body of a function that takes no
     parameters and returns no value (nor yields): a driver nothing outside can hand a
     symbolic input to or take the instance's output from."""
-    if len(path) < 5:
-        return None
-    line, assign, call = path[-4], path[-3], path[-2]
-    if not (
-        type(line) is cst.SimpleStatementLine
-        and type(assign) is cst.Assign
-        and type(call) is cst.Call
-        and assign.value is call
-        and len(assign.targets) == 1
-        and type(assign.targets[0].target) is cst.Name
-    ):
+    found = _assigned_instance(path) if len(path) >= 5 else None
+    if found is None:
         return None
     func = next(
         (n for n in reversed(path[:-4]) if type(n) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)),
@@ -703,7 +698,7 @@ def _driver_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None
     )
     if type(func) is not cst.FunctionDef or not _self_contained(func):
         return None
-    return assign.targets[0].target.value, call
+    return found
 
 
 def _self_contained(func: cst.FunctionDef) -> bool:
