@@ -140,6 +140,18 @@ def descendants(root: CSTNode) -> Iterator[CSTNode]:
         stack.extend(iter_children(node))
 
 
+def own_scope_nodes(root: CSTNode, scopes: tuple[type, ...]) -> Iterator[CSTNode]:
+    """`root` and every node below it, depth first, except nodes of the `scopes` types and
+    all below them (the bodies of nested functions, lambdas, classes)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) in scopes:
+            continue
+        yield node
+        stack.extend(iter_children(node))
+
+
 def contains(root: CSTNode, target: CSTNode) -> bool:
     """Whether `target` is `root` or a node below it."""
     stack = [root]

@@ -38,7 +38,7 @@ from jitlint.python.builtins_facts import MUTATING_METHODS
 from jitlint.python.names import Names
 from jitlint.python.scopes import comprehension_targets
 from jitlint.python.uses import changed_in, free_reads, params_of
-from jitlint.python.walker import iter_children
+from jitlint.python.walker import iter_children, own_scope_nodes
 
 Path = Sequence[cst.CSTNode]
 # The value of the expression `node` in the code at the end of `path` (its function's
@@ -370,30 +370,21 @@ def _assigned_in(block: cst.CSTNode) -> set[str]:
     """Names a loop body assigns with `=` (a flag, a setting it tracks), not loop targets or
     names it only adds to (`n += 1`)."""
     out: set[str] = set()
-    stack: list[cst.CSTNode] = [block]
-    while stack:
-        node = stack.pop()
+    for node in own_scope_nodes(block, _SCOPES):
         kind = type(node)
-        if kind in _SCOPES:
-            continue
         if kind is cst.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 out |= {n.value for n in _names(target.target)}
         elif kind is cst.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
             out |= {n.value for n in _names(node.target)}  # type: ignore[attr-defined]
-        stack.extend(iter_children(node))
     return out
 
 
 def _derived(func: cst.FunctionDef, changing: set[str]) -> set[str]:
     """Locals of `func` assigned (in its own body) from values of `changing`, transitively."""
     flows: list[tuple[set[str], set[str]]] = []
-    stack: list[cst.CSTNode] = [func.body]
-    while stack:
-        node = stack.pop()
+    for node in own_scope_nodes(func.body, _SCOPES):
         kind = type(node)
-        if kind in _SCOPES:
-            continue
         source: cst.CSTNode | None = None
         targets: list[cst.CSTNode] = []
         if kind is cst.Assign:
@@ -408,7 +399,6 @@ def _derived(func: cst.FunctionDef, changing: set[str]) -> set[str]:
             reads = free_reads(source)
             names = {n.value for t in targets for n in _names(t) if type(t) is not cst.Attribute}
             flows.append((names, reads if reads is not None else set(changing)))
-        stack.extend(iter_children(node))
     out = set(changing)
     grew = True
     while grew:
@@ -441,16 +431,7 @@ def _counts(binding: object, owner: cst.CSTNode, name: str) -> bool:
 
 def _fors(owner: cst.CSTNode) -> list[cst.For]:
     body = owner.body if type(owner) is cst.FunctionDef else owner  # type: ignore[attr-defined]
-    out: list[cst.For] = []
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if type(node) in _SCOPES:
-            continue
-        if type(node) is cst.For:
-            out.append(node)  # type: ignore[arg-type]
-        stack.extend(iter_children(node))
-    return out
+    return [node for node in own_scope_nodes(body, _SCOPES) if type(node) is cst.For]  # type: ignore[misc]
 
 
 def _names(target: cst.CSTNode) -> list[cst.Name]:

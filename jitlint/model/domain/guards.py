@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.python.walker import iter_children
+from jitlint.python.walker import own_scope_nodes
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
@@ -52,12 +52,8 @@ def spelled(expr: cst.BaseExpression) -> str | None:
 def _rebound(body: cst.CSTNode) -> set[str]:
     """The names and attribute chains an `if` body assigns, outside nested functions."""
     found: set[str] = set()
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
+    for node in own_scope_nodes(body, _FUNCTIONS):
         kind = type(node)
-        if kind in _FUNCTIONS:
-            continue
         targets: list[cst.BaseExpression] = []
         if kind is cst.Assign:
             targets = [t.target for t in node.targets]  # type: ignore[attr-defined]
@@ -67,5 +63,4 @@ def _rebound(body: cst.CSTNode) -> set[str]:
             name = spelled(target)
             if name is not None:
                 found.add(name)
-        stack.extend(iter_children(node))
     return found
