@@ -93,7 +93,10 @@ def runs_once_per_key(path: Sequence[cst.CSTNode]) -> bool:
         if (
             type(node) is cst.If
             and child is node.body  # type: ignore[attr-defined]
-            and (is_run_once_guard(node) or _membership(node.test, negated=True) in stored)  # type: ignore[arg-type]
+            and (
+                (is_run_once_guard(node) and _outlives_call(_flag(node.test), function))  # type: ignore[arg-type]
+                or _membership(node.test, negated=True) in stored  # type: ignore[arg-type]
+            )
         ):
             return True
         if type(node) is cst.IndentedBlock:
@@ -102,6 +105,28 @@ def runs_once_per_key(path: Sequence[cst.CSTNode]) -> bool:
                     break
                 if type(statement) is cst.If and _returns_when_cached(statement, stored):
                     return True
+    return False
+
+
+def _outlives_call(flag: str | None, function: cst.FunctionDef) -> bool:
+    """The flag keeps its value from one call of `function` to the next: an attribute of
+    `self`/`cls` or of a module-level object, or a name the function declares `global` or
+    `nonlocal` (a parameter or a local, `if n is None: n = 4`, is armed again every call)."""
+    if flag is None:
+        return False
+    root = flag.split(".")[0]
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    if "." in flag:
+        return root in ("self", "cls") or (
+            root not in names and root not in _rebound(function.body)
+        )
+    for node in own_scope_nodes(function.body, _FUNCTIONS):
+        if type(node) in (cst.Global, cst.Nonlocal) and any(
+            item.name.value == root
+            for item in node.names  # type: ignore[attr-defined]
+        ):
+            return True
     return False
 
 
