@@ -58,7 +58,13 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
-from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT, ImportedFacts
+from jitlint.model.tf_records import (
+    COPY_KIND,
+    KERAS_BASES_FACT,
+    KERAS_CLASS_FACT,
+    ImportedFacts,
+    TfInbound,
+)
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -138,6 +144,9 @@ class KerasLinks:
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
     facts: ImportedFacts  # facts of imported names (TfModel), Keras classes' among them
+
+    def records(self, *kinds: str) -> list[TfInbound]:  # provided by TfModel
+        raise NotImplementedError
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -521,6 +530,12 @@ class KerasLinks:
             stack.extend(iter_children(node))
         return False
 
+    @cached_property
+    def backup_copies(self) -> frozenset[str]:
+        """The top-level class names that the project pass says a module the run imports
+        defines too, where no file of the run imports this one ("copy" records)."""
+        return frozenset(record.function for record in self.records(COPY_KIND))
+
     def instances_called_directly(self, scan: GraphScan) -> dict[int, list[Path]]:
         """Local Keras layers and models made only as module-level instances (`model =
         Net()`, where no model is built or compiled) that the module only calls (`model(x)`)
@@ -599,11 +614,14 @@ class KerasLinks:
         """The graph context of every Keras graph method of the module."""
         uses = self.keras_uses[0]
         out = []
+        copies = self.backup_copies
         for cls, method, kind, _path in scan.keras_methods:
             info = scan.keras_classes[id(cls)]
             used = uses.get(id(cls), [])
             if eager_metric(info, used) or (used and all(s == "eager" for s, _ in used)):
                 continue  # run by no model, or only by models compiled with run_eagerly=True
+            if not used and len(info.path) == 1 and cls.name.value in copies:
+                continue  # a backup copy's class, used nowhere: no contract (engine/orphans.py)
             status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED
