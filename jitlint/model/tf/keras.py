@@ -28,9 +28,10 @@ A class gets the statuses of the places it is used (`uses`):
 - "plain": created somewhere else (a custom training loop, eager use): not "auto";
 - "eager": created where a model is compiled with `run_eagerly=True` (or passed to that
   `compile`): Keras runs its steps as plain Python; a class used only so runs no graph code.
-A class made only as module-level instances, or as locals of self-contained driver functions,
-that the module only calls or reads the weights of (`instances_called_directly`) runs its
-methods where they are called: TfModel makes them roots only when a call is graph code.
+A class whose every instance the run follows (model/domain/instances.py) to calls, weight
+reads and tests only (`instances_called_directly`; other files' instances come as "inst" and
+"hand" records) runs its methods where they are called: TfModel makes them roots only when
+a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
