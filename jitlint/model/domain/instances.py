@@ -64,7 +64,8 @@ class Reads:
             here = [*above, node]
             if type(node) is cst.Name and not not_a_read(node, here):
                 self.by_name.setdefault(node.value, []).append((node, here))
-            stack.extend((child, here) for child in iter_children(node))
+            if type(node) not in (cst.Import, cst.ImportFrom):  # module names read nothing
+                stack.extend((child, here) for child in iter_children(node))
 
 
 def follow_instances(
