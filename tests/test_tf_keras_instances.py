@@ -149,7 +149,8 @@ def test_one_file_a_graph_caller_of_the_parameter_makes_it_a_root() -> None:
 def test_one_file_a_block_builder_keeps_the_contract() -> None:
     # Made here, called on the function's own input, the output returned: a functional
     # model may be built on it.
-    more = "\ndef block(features):\n    layer = Policy()\n    out = layer(features)\n    return out\n"
+    more = "\ndef block(features):\n    layer = Policy()\n    out = layer(features)\n"
+    more += "    return out\n"
     assert codes(ONE_FILE.format(more=more)) == ["JIT204"]
 
 
