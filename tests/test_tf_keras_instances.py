@@ -157,3 +157,36 @@ def test_one_file_a_block_builder_keeps_the_contract() -> None:
 def test_one_file_an_instance_put_in_a_container_keeps_the_contract() -> None:
     more = "\nmodels = [make(None)]\n"
     assert codes(ONE_FILE.format(more=more)) == ["JIT204"]
+
+
+TRAINER = """\
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+
+    def fit_steps(self, x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(self.model(x))
+        {last}
+
+
+def run():
+    trainer = Trainer(make(None))
+    trainer.fit_steps(tf.ones((1, 3)))
+"""
+
+
+def test_one_file_an_instance_kept_on_self_and_called_eagerly() -> None:
+    last = "return tape.gradient(loss, self.model.trainable_variables)"
+    assert codes(ONE_FILE.format(more=TRAINER.format(last=last))) == []
+
+
+def test_one_file_an_instance_kept_on_self_and_fitted_keeps_the_contract() -> None:
+    last = "self.model.fit(x, x)"
+    assert codes(ONE_FILE.format(more=TRAINER.format(last=last))) == ["JIT204"]
+
+
+def test_one_file_an_attribute_a_subclass_may_use_keeps_the_contract() -> None:
+    last = "return tape.gradient(loss, self.model.trainable_variables)"
+    more = TRAINER.format(last=last) + "\n\nclass Fitting(Trainer):\n    pass\n"
+    assert codes(ONE_FILE.format(more=more)) == ["JIT204"]

@@ -7,6 +7,8 @@ Keras' contract that `call` is graph code (issue 29) is only needed where the ob
 somewhere not seen. `follow_instances` follows each object through:
 
 - local and module-level names, and plain aliases (`net = model`);
+- `self` attributes (`self.model = model`), read in the methods of that class (one the
+  caller `keeps`, and no class of the module subclasses);
 - parameters of the module's functions it is passed to (by position or keyword);
 - values returned by them (`return model`, `return hidden, model`), to the callers in the
   module that bind them (`net = train()`, `hidden, net = train()`) or drop them;
@@ -42,6 +44,8 @@ Variable = tuple[int, str]
 # keyword ("model"), and the function's name as the module's imports spell it; None where
 # the call may not take the object (an escape).
 Handoff = Callable[[cst.Call, Path, str], str | None]
+# What `_bound_result` says of a result passed straight to another call (`Trainer(make())`).
+_ARGUMENT: Variable = (-1, "")
 
 
 @dataclass
@@ -54,17 +58,30 @@ class InstanceFlow:
 
 
 class Reads:
-    """Every `Name` of a module that reads a variable, by its text, with its path."""
+    """Every `Name` of a module that reads a variable, by its text, and every read of a
+    `self.name` attribute in a method, by `self.name`, each with its path."""
 
     def __init__(self, module: cst.Module) -> None:
-        self.by_name: dict[str, list[tuple[cst.Name, list[cst.CSTNode]]]] = {}
+        self.by_name: dict[str, list[tuple[cst.BaseExpression, list[cst.CSTNode]]]] = {}
+        # Class names that a class statement of the module subclasses (by their last name).
+        self.subclassed: set[str] = set()
         stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(module, [])]
         while stack:
             node, above = stack.pop()
             here = [*above, node]
-            if type(node) is cst.Name and not not_a_read(node, here):
-                self.by_name.setdefault(node.value, []).append((node, here))
-            if type(node) not in (cst.Import, cst.ImportFrom):  # module names read nothing
+            kind = type(node)
+            if kind is cst.Name and not not_a_read(node, here):  # type: ignore[arg-type]
+                self.by_name.setdefault(node.value, []).append((node, here))  # type: ignore[attr-defined]
+            elif (
+                kind is cst.Attribute
+                and _self_attribute(node)
+                and type(above[-1]) is not cst.AssignTarget
+            ):  # type: ignore[arg-type]
+                self.by_name.setdefault(f"self.{node.attr.value}", []).append((node, here))  # type: ignore[attr-defined]
+            elif kind is cst.ClassDef:
+                for base in node.bases:  # type: ignore[attr-defined]
+                    self.subclassed.add(leaf(base.value))
+            if kind not in (cst.Import, cst.ImportFrom):  # module names read nothing
                 stack.extend((child, here) for child in iter_children(node))
 
 
@@ -76,11 +93,17 @@ def follow_instances(
     harmless: frozenset[str],
     handoff: Handoff,
     exported: Callable[[cst.FunctionDef], bool],
+    keeps: Callable[[cst.ClassDef], bool] = lambda cls: True,
 ) -> InstanceFlow:
     """Follow the objects made by the calls at the end of `creations` (paths to each
     `Cls(...)` call) and those passed to `parameters` ((function, parameter name): from
     another module), as the module docstring says."""
     flow = InstanceFlow()
+
+    def kept(cls: cst.ClassDef) -> bool:
+        # A subclass's methods read the attribute too, and are not followed.
+        return keeps(cls) and cls.name.value not in reads.subclassed
+
     pending: list[tuple[Variable, bool]] = []  # (variable, made in its own scope)
     seen: set[Variable] = set()
 
@@ -101,9 +124,9 @@ def follow_instances(
     while pending and not flow.escaped:
         (scope_id, name), made_here = pending.pop()
         for node, path in reads.by_name.get(name, ()):
-            if _variable(names, name, path) != (scope_id, name):
+            if _read_variable(names, node, path) != (scope_id, name):
                 continue
-            _use(names, node, path, made_here, harmless, handoff, exported, flow, add)
+            _use(names, node, path, made_here, harmless, handoff, exported, kept, flow, add)
             if flow.escaped:
                 break
     return flow
@@ -111,16 +134,17 @@ def follow_instances(
 
 def _use(
     names: Names,
-    node: cst.Name,
+    node: cst.BaseExpression,
     path: list[cst.CSTNode],
     made_here: bool,
     harmless: frozenset[str],
     handoff: Handoff,
     exported: Callable[[cst.FunctionDef], bool],
+    keeps: Callable[[cst.ClassDef], bool],
     flow: InstanceFlow,
     add: Callable[..., None],
 ) -> None:
-    """One read of a followed variable (`add(None)` where it escapes)."""
+    """One read of a followed variable or `self` attribute (`add(None)` where it escapes)."""
     parent = path[-2]
     kind = type(parent)
     if kind is cst.Call and parent.func is node:  # type: ignore[attr-defined]
@@ -136,10 +160,15 @@ def _use(
     elif _tested(parent, path):
         pass
     elif kind is cst.Return or (kind is cst.Element and type(path[-3]) is cst.Tuple):
-        _returned(names, path, exported, add)
+        _returned(names, path, exported, handoff, flow, add)
     elif kind is cst.Assign and parent.value is node and len(parent.targets) == 1:  # type: ignore[attr-defined]
         target = parent.targets[0].target  # type: ignore[attr-defined]
-        add(_variable(names, target.value, path) if type(target) is cst.Name else None)
+        if type(target) is cst.Name:
+            add(_variable(names, target.value, path))
+        elif type(target) is cst.Attribute and _self_attribute(target):
+            add(_attribute_variable(target, path, keeps))
+        else:
+            add(None)
     else:
         add(None)
 
@@ -167,6 +196,11 @@ def _passed(
     else:
         position = str(positional.index(arg))
     func = _local_function(names, call.func, path[:-2])
+    constructor = _local_constructor(names, call.func, path[:-2]) if func is None else None
+    if constructor is not None:  # `Trainer(model)`: to `__init__`, after its `self`
+        func = constructor
+        if position.isdigit():
+            position = str(int(position) + 1)
     if func is not None:
         params = parameter_names(func)
         param = params[int(position)] if position.isdigit() else position
@@ -186,6 +220,8 @@ def _returned(
     names: Names,
     path: list[cst.CSTNode],
     exported: Callable[[cst.FunctionDef], bool],
+    handoff: Handoff,
+    flow: InstanceFlow,
     add: Callable[..., None],
 ) -> None:
     """`return model` / `return hidden, model`: to what the module's callers bind."""
@@ -203,7 +239,11 @@ def _returned(
     found = False
     for call, call_path in _calls_of(names, func):
         found = True
-        add(_bound_result(names, call, call_path, index))
+        bound = _bound_result(names, call, call_path, index)
+        if bound is _ARGUMENT and index is None and not call_path[-2].star:  # type: ignore[attr-defined]
+            _passed(names, call_path[-2], call_path, handoff, flow, add)  # type: ignore[arg-type]
+        else:
+            add(None if bound is _ARGUMENT else bound)
     if not found:
         add(None)  # returned to callers not seen
 
@@ -216,6 +256,8 @@ def _bound_result(
     parent = path[-2]
     if type(parent) is cst.Expr:
         return (0, "")  # dropped
+    if type(parent) is cst.Arg:
+        return _ARGUMENT  # passed on: `_returned` follows it as an argument
     if type(parent) is not cst.Assign or parent.value is not call or len(parent.targets) != 1:
         return None
     target = parent.targets[0].target
@@ -325,6 +367,45 @@ def _variable(names: Names, name: str, path: Path) -> Variable | None:
     return id(scope), name
 
 
+def _self_attribute(node: cst.Attribute) -> bool:
+    return type(node.value) is cst.Name and node.value.value == "self"
+
+
+def leaf(expr: cst.BaseExpression) -> str:
+    """The last name of `a.b.C` (`C`); "" for anything else."""
+    if type(expr) is cst.Attribute:
+        return expr.attr.value
+    return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
+
+
+def _owner_class(path: Path) -> cst.ClassDef | None:
+    """The class whose method the end of `path` is in (its innermost function's)."""
+    funcs = [i for i, n in enumerate(path) if type(n) in (cst.FunctionDef, cst.Lambda)]
+    if not funcs:
+        return None
+    first = funcs[0]  # a method's nested function still has the method's `self`
+    owner = next((n for n in reversed(path[:first]) if type(n) is cst.ClassDef), None)
+    return owner if type(owner) is cst.ClassDef else None
+
+
+def _attribute_variable(
+    target: cst.Attribute, path: Path, keeps: Callable[[cst.ClassDef], bool]
+) -> Variable | None:
+    """The variable of `self.name` in a method of a class that `keeps` accepts (a Keras
+    layer's attribute is a sublayer it runs: not followed here)."""
+    owner = _owner_class(path)
+    if owner is None or not keeps(owner):
+        return None
+    return id(owner), f"self.{target.attr.value}"
+
+
+def _read_variable(names: Names, node: cst.BaseExpression, path: Path) -> Variable | None:
+    if type(node) is cst.Name:
+        return _variable(names, node.value, path)
+    owner = _owner_class(path)
+    return (id(owner), f"self.{node.attr.value}") if owner is not None else None  # type: ignore[attr-defined]
+
+
 def _binding_kind(names: Names, name: str, path: Path) -> str | None:
     bindings = names.lookup(name, path)
     return bindings[0].kind if bindings else None
@@ -341,6 +422,31 @@ def _local_function(names: Names, func: cst.BaseExpression, path: Path) -> cst.F
     if type(node) is not cst.FunctionDef or node.decorators:
         return None
     return node
+
+
+def _local_constructor(
+    names: Names, func: cst.BaseExpression, path: Path
+) -> cst.FunctionDef | None:
+    """The `__init__` of the module's class that `func` names, bound once (none
+    inherited: a base's `__init__` is not followed)."""
+    if type(func) is not cst.Name:
+        return None
+    bindings = names.lookup(func.value, path)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+        return None
+    cls = bindings[0].node
+    if type(cls) is not cst.ClassDef:
+        return None
+    return next(
+        (
+            stmt
+            for stmt in cls.body.body  # type: ignore[attr-defined]
+            if type(stmt) is cst.FunctionDef
+            and stmt.name.value == "__init__"
+            and not stmt.decorators
+        ),
+        None,
+    )
 
 
 def parameter_names(func: cst.FunctionDef) -> list[str]:

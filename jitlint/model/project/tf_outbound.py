@@ -300,6 +300,7 @@ def _instances(model: TfModel) -> set[TfRecord]:
             WEIGHT_READS,
             handoff,
             model.called_from_elsewhere,
+            model.keeps_attributes,
         )
         in_graph = any(
             id(node) in contexts

@@ -598,11 +598,17 @@ class KerasLinks:
                 WEIGHT_READS,
                 lambda call, path, position: None,  # handed on to a third module: not followed
                 self.called_from_elsewhere,
+                self.keeps_attributes,
             )
             if flow.escaped or not (flow.calls or remote.called):
                 continue
             out[cls_id] = flow.calls
         return out
+
+    def keeps_attributes(self, cls: cst.ClassDef) -> bool:
+        """Whether an instance stored on `self` of `cls` is followed: not in a Keras class
+        (there it is a sublayer its owner runs, with the owner's status)."""
+        return id(cls) not in self.scan.keras_classes
 
     @cached_property
     def instance_reads(self) -> Reads:

@@ -975,7 +975,11 @@ class TfModel(KerasLinks):
                 # Propagation is done: a held class called in graph code is a root after all.
                 for cls_id in [c for c in held if _any_in_graph(called[c], contexts)]:
                     for method, context in held.pop(cls_id):
-                        add(method, replace(context, root_name=self._root_name(method)))
+                        rooted = replace(context, root_name=self._root_name(method))
+                        # Reached already (made in graph code): the root's context leads,
+                        # with its tensor parameters, as when it is added first.
+                        known = contexts.pop(id(method), None)
+                        add(method, rooted.merge(known) if known is not None else rooted)
                 if not pending:
                     break
                 continue
