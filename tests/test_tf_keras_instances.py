@@ -97,6 +97,12 @@ def test_a_module_that_builds_symbolic_inputs_keeps_the_contract(tmp_path: Path)
     assert run(tmp_path, extra=extra) == FINDING
 
 
+def test_a_subclassed_class_keeps_the_contract(tmp_path: Path) -> None:
+    # The subclass's instances run `Policy.call` too, and are not followed.
+    nets = NETS + "\n\nclass Bigger(Policy):\n    pass\n"
+    assert run(tmp_path, **{"pkg/nets.py": nets}) == FINDING
+
+
 def test_the_classs_module_alone_keeps_the_contract(tmp_path: Path) -> None:
     # Linted on its own, nothing says where instances go: a library class.
     assert [d.code for d in lint_source(NETS, "pkg/nets.py")] == ["JIT204"]

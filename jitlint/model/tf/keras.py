@@ -577,18 +577,20 @@ class KerasLinks:
             remote = received.get(name) or _Received()
             if not remote.accounted:
                 continue  # another module makes one and does not say where it goes
-            creations: list[list[cst.CSTNode]] = []
+            creations: list[list[cst.CSTNode]] | None = []
             for node, path in reads.by_name.get(name, ()):
                 bindings = self.names.lookup(name, path)
                 if not bindings or bindings[0].node is not info.node or info.node in path:
                     continue  # another name, or its own methods (`super(Net, self)`)
                 parent = path[-2]
                 if type(parent) is not cst.Call or parent.func is not node:
-                    creations = []
-                    break  # subclassed, passed as a class, ...
+                    creations = None  # subclassed, passed as a class, ...
+                    break
                 creations.append(path[:-1])
             parameters = self._handed_parameters(remote.handed)
-            if parameters is None or not (creations or parameters or remote.called):
+            if creations is None or parameters is None:
+                continue
+            if not (creations or parameters or remote.called):
                 continue
             flow = follow_instances(
                 self.names,
