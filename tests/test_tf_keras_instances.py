@@ -196,3 +196,26 @@ def test_one_file_an_attribute_a_subclass_may_use_keeps_the_contract() -> None:
     last = "return tape.gradient(loss, self.model.trainable_variables)"
     more = TRAINER.format(last=last) + "\n\nclass Fitting(Trainer):\n    pass\n"
     assert codes(ONE_FILE.format(more=more)) == ["JIT204"]
+
+
+def test_an_eager_only_layer_keeps_its_input_dtype() -> None:
+    # Keras casts `call`'s inputs to the layer's dtype eagerly too: the float32 constant
+    # still meets a float64 input (a dtype hazard), while `.numpy()` runs eagerly.
+    source = """\
+import tensorflow as tf
+
+
+class Potential(tf.keras.layers.Layer):
+    def __init__(self):
+        super().__init__(dtype="float64")
+
+    def call(self, x):
+        print(x.numpy())
+        return x - tf.constant([0.5, 1.0])
+
+
+def main():
+    layer = Potential()
+    layer(tf.ones((2, 2), tf.float64))
+"""
+    assert codes(source) == ["JIT201"]
