@@ -233,6 +233,71 @@ def adapt(state, sizes, update):
         current = size
         state = step(state)
 """,
+        # Loops that run their body once: over a written-out collection of one element,
+        # or ending, on every path, in `break`, `raise`, `return` or a process exit.
+        """
+import sys
+import jax
+def run(x, state):
+    for item in [x]:
+        jax.jit(lambda y: y * 2)(item)
+    while True:
+        state = jax.jit(lambda s: s + 1)(state)
+        if state.sum() > 0:
+            break
+        else:
+            raise RuntimeError("diverged")
+    for attempt in range(3):
+        jax.jit(lambda y: y - 1)(x)
+        if attempt:
+            return x
+        sys.exit(1)
+""",
+        # A loop value that decides the program: a depth `range` unrolls, a shape, an
+        # array shaped by it, an index into a Python list of settings. Passed in as an
+        # argument it would have to be static: one compile per value either way.
+        """
+import functools
+import jax
+import jax.numpy as jnp
+SETTINGS = [{"width": 2}, {"width": 3}]
+def stack(y, depth):
+    for _ in range(depth):
+        y = jnp.tanh(y)
+    return y
+def sweep(x):
+    for n in range(1, 4):
+        jax.jit(functools.partial(stack, depth=n))(x)
+        jax.jit(lambda y: jnp.zeros((n, 2)) + y)(x)
+        grid = jnp.linspace(0.0, 1.0, n)
+        jax.jit(lambda y: y.sum() + grid.sum())(x)
+    for i, _ in enumerate(SETTINGS):
+        jax.jit(lambda y: jnp.tile(y, SETTINGS[i]["width"]))(x)
+""",
+        # Configurations unpacked from `itertools.product`, `zip` or a dict's items, a
+        # config object's attribute, and each function of a table jitted in turn.
+        """
+import functools
+import itertools
+import jax
+import jax.numpy as jnp
+class Cfg:
+    def __init__(self, width):
+        self.width = width
+def model(x, width, lr):
+    return jnp.tile(x * lr, width)
+def sweeps(x):
+    for lr, width in itertools.product([0.1, 0.01], [2, 3]):
+        jax.jit(functools.partial(model, width=width, lr=lr))(x)
+    for width, lr in zip([2, 3], [0.1, 0.01]):
+        jax.jit(lambda y: model(y, width, lr))(x)
+    for name, width in {"small": 2, "large": 3}.items():
+        jax.jit(lambda y: model(y, width, 0.1))(x)
+    for cfg in [Cfg(2), Cfg(3)]:
+        jax.jit(lambda y: jnp.tile(y, cfg.width))(x)
+    for name, fn in {"neg": lambda y: -y, "sq": lambda y: y * y}.items():
+        jax.jit(fn)(x)
+""",
         # Rebuilt only when a flag the guarded body clears is set again.
         """
 import functools
@@ -377,6 +442,47 @@ def fit(coords):
         jax.jit(jax.grad(fn))(coords)  # error: JIT113
     for intor in ["ovlp", "kin"]:
         jax.jit(lambda x: norm(x, 2.0))(coords)  # error: JIT113
+""",
+        # A once-only loop inside one that repeats, and a loop whose `break` is
+        # conditional: both repeat the jit.
+        """
+import jax
+def run(x, passes):
+    for _ in range(passes):
+        for item in [x]:
+            x = jax.jit(lambda y: y * 2)(item)  # error: JIT113
+    while True:
+        x = jax.jit(lambda y: y + 1)(x)  # error: JIT113
+        if x.sum() > 0:
+            break
+    return x
+""",
+        # A range value read as data (a step count), an array of the same shape each pass,
+        # an `enumerate` index used as a number, arrays unpacked from `zip`, and sweeps
+        # whose jitted function reads none of the configuration.
+        """
+import functools
+import itertools
+import jax
+import jax.numpy as jnp
+def scale(y, factor):
+    return y * factor
+def helper(y):
+    return y * 2
+def run(x, sizes, table):
+    data = jnp.ones((4, 2))
+    for n in range(1, 4):
+        jax.jit(functools.partial(scale, factor=n))(x)  # error: JIT113
+        batch = data[n]
+        jax.jit(lambda y: y + batch)(x)  # error: JIT113
+    for i, size in enumerate(sizes):
+        jax.jit(lambda y: y * i)(x)  # error: JIT113
+    for xb, yb in zip(data, data):
+        jax.jit(lambda y: y * xb - yb)(x)  # error: JIT113
+    for lr, width in itertools.product([0.1, 0.01], [2, 3]):
+        jax.jit(lambda y: helper(y))(x)  # error: JIT113
+    for name, fn in table.items():
+        jax.jit(lambda y: helper(y))(x)  # error: JIT113
 """,
         # A function called in a loop jits a closure over an array argument the loop
         # changes (it should be an argument), and the same function in a comprehension
