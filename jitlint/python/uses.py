@@ -417,23 +417,15 @@ def _is_name(expr: cst.CSTNode, name: str) -> bool:
     return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]
 
 
-# ---- reads where Python needs the value itself ---------------------------------------------
-# Builtins whose arguments shape the program that runs: `range(n)` unrolls n passes.
-_SHAPING_BUILTINS = frozenset({"range"})
-
-
-def shapes_program(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
-    """`child` is where Python itself needs a concrete value of `parent`: the test of an
-    `if`, `while` or conditional expression (which code runs), or an argument of `range`
-    (how many passes). A value read there decides the program a tracer would record; a
-    different value is a different program."""
-    kind = type(parent)
-    if kind in (cst.If, cst.While, cst.IfExp):
-        return child is parent.test  # type: ignore[attr-defined]
-    if kind is cst.Call:
-        func = parent.func  # type: ignore[attr-defined]
-        return type(func) is cst.Name and func.value in _SHAPING_BUILTINS and child is not func
-    return False
+# ---- reads that set how many passes a Python loop makes -------------------------------------
+def counts_passes(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`child` is an argument of a call of `range` (`parent`): the value sets how many passes
+    a loop over it makes, so a tracer records a different program for each value (a branch
+    test is not this: many values may take the same branch)."""
+    if type(parent) is not cst.Call:
+        return False
+    func = parent.func  # type: ignore[attr-defined]
+    return type(func) is cst.Name and func.value == "range" and child is not func
 
 
 # ---- every use of a parameter ----------------------------------------------------------

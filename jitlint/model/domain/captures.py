@@ -7,21 +7,28 @@ functions it names, transitively), the arguments a `partial` or wrapper binds, t
 of a bound method. `Captures.varying` lists those that change from one repetition to the
 next, with the kind of value each holds:
 
-- in a loop: names the loop rebinds or visibly mutates (its target, an assignment, `cfg.x =
-  ...`, `history.append(...)`); in a comprehension: its targets;
+- in a loop that repeats its body (python/uses.py `repeats_body`): names the loop rebinds or
+  visibly mutates (its target, an assignment, `cfg.x = ...`, `history.append(...)`); in a
+  comprehension: its targets;
 - in a function that runs repeatedly: its parameters (not `self`/`cls`) whose argument changes
   per pass at the loop calls of this module that repeat it (every parameter when something
   else repeats it: a contract, another file), module-level names those loops change and the
   function reads, and the locals it derives from either.
 
 Kinds: `ARRAY` (a JAX or NumPy array, or a pytree the model traces), `COUNT` (the target of a
-`for ... in range(...)`, read as it is), `PYTHON` (a scalar, string, None, container, class
-or function, an instance of a project class: configuration) or `UNKNOWN`. A compile per
-distinct configuration value is what such a loop asks for (a static argument would compile
-as often); an array or a step count captured per pass should have been an argument.
+`for ... in range(...)`, an `enumerate` index, a counter the loop adds to), `PYTHON` (a
+scalar, string, None, container, class or function, an instance of a project class:
+configuration), `SIZE` (a count or array that decides the program: read by `range(...)`,
+a size or shape argument, an index into a Python list of settings, also through a
+`partial` or call of a function of the module; an array the loop rebuilds with a shape
+read from what it changes) or `UNKNOWN`. A loop target unpacked from `zip`,
+`itertools.product`, `enumerate` or a written-out dict's `.items()` takes the kind of what
+it unpacks. A compile per distinct configuration value is what such a loop asks for (a
+static argument would compile as often); an array or a step count captured per pass and
+read as data should have been an argument.
 
-The value of an expression is the framework model's answer (`ValueAt`): this module knows
-nothing of JAX.
+The value of an expression is the framework model's answer (`ValueAt`), and so are the
+arguments a call needs as Python values (`SizeArguments`): this module knows nothing of JAX.
 """
 
 from __future__ import annotations
@@ -39,10 +46,10 @@ from jitlint.python.names import Names
 from jitlint.python.scopes import comprehension_targets
 from jitlint.python.uses import (
     changed_in,
+    counts_passes,
     free_reads,
     params_of,
     repeats_body,
-    shapes_program,
 )
 from jitlint.python.walker import iter_children, own_scope_nodes
 
@@ -171,9 +178,9 @@ class Captures:
     ) -> bool:
         """Some read of `names` in `root` (an expression, a lambda or a `def`; `base` is the
         path to it), or in a function of this module it hands them to, decides the program
-        jit records: a branch test, `range(n)`, a size or shape the framework needs
-        (`size_arguments`), or (`containers`) an index into a Python container. Passed in
-        as an argument it would fail to trace; captured, each value is its own program."""
+        jit records: `range(n)`, a size or shape the framework needs (`size_arguments`), or
+        (`containers`) an index into a Python list of settings. Passed in as an argument it
+        would fail to trace; captured, each value is its own program."""
         if type(root) is cst.FunctionDef:
             base, root = [*base, root], root.body
         stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(root, ())]
@@ -208,15 +215,15 @@ class Captures:
         chain = (*above, read)
         for index in range(len(above) - 1, -1, -1):
             parent, child = above[index], chain[index + 1]
-            if shapes_program(parent, child):
+            if counts_passes(parent, child):
                 return True
             here = [*base, *above[: index + 1]]
             if containers and type(parent) is cst.SubscriptElement:
                 subscript = above[index - 1] if index else None
                 if type(subscript) is cst.Subscript:
                     container = self.value_at(subscript.value, here)
-                    if value_kind(container) == PYTHON and not isinstance(container, Object):
-                        return True  # `configs[i]`: an index into a Python list
+                    if container is not None and value_kind(container.element()) == PYTHON:
+                        return True  # `SETTINGS[i]`: one of a Python list of settings
             if type(parent) is not cst.Call or child is parent.func:  # type: ignore[attr-defined]
                 continue
             below = {id(n) for n in chain[index + 1 :]}

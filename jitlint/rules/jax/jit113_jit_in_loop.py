@@ -28,10 +28,12 @@ class JitInLoop(Rule):
     that runs repeatedly (model/domain/repeats.py): one the module calls from a loop (or
     calls from such a function), or one called repeatedly by contract, even where no loop
     is visible: a model's `predict`, an agent's `act`/`take_action`/`select_action`, a
-    `train_step` method, a request handler (`@app.route(...)`, `do_GET`). Only when nothing
-    the new function captures changes between repetitions, or what changes is an array or a
-    step count: a different configuration per pass (a dtype, a setting, a config object)
-    needs its own compile and is not reported (Known problems).
+    `train_step` method, a request handler (`@app.route(...)`, `do_GET`). A loop that runs
+    its body once (it breaks, returns or raises on every path, or iterates one written-out
+    element) is no repetition. Only when nothing the new function captures changes between
+    repetitions, or what changes is an array or a step count read as data: a different
+    configuration per pass (a dtype, a setting, a config object, a size or shape the
+    function is built for) needs its own compile and is not reported (Known problems).
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -125,7 +127,12 @@ class JitInLoop(Rule):
     code) runs its body once per trace, not once per call: a `jax.jit(...)` there is
     inlined into the outer computation and is not reported unless it is in a loop. A bound
     method of an instance (`jax.jit(sim.step)`) is new on every attribute access. `jax.jit`
-    of a module-level function, or of a parameter, is never reported. Nor is one under a
+    of a module-level function, or of a parameter, is never reported. Nor is one in a loop
+    that runs its body once (python/uses.py): over a written-out collection of one element
+    (`for x in [a]:`), or whose body ends, on every path, in `break`, `return`, `raise` or
+    a process exit (`sys.exit`), an `if`/`else` whose every branch does included, with no
+    `continue` before it; a `try` whose handlers go on to the next pass retries only after
+    an error. Code in such a loop repeats only through the loops around it. Nor is one under a
     run-once guard, an `if` whose test is a flag its own body clears or sets (`if
     need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
     rebuilt only when other code re-arms the flag, which is usually when its baked-in
@@ -143,9 +150,25 @@ class JitInLoop(Rule):
     Each pass then builds a different function on purpose (a dtype, an option string, a
     window size or None, a settings entry and the grid built from it, a sweep's config
     dict), and a compile per configuration is what the code asks for: a static argument
-    would compile as often. Only when every such value is an array the model knows (it
-    should be an argument) or the target of a `range` loop (a step count) is it reported;
-    a value whose kind the model cannot tell (a loop over a parameter's items) is not.
+    would compile as often. Loop targets unpacked from `zip(...)`, `itertools.product(...)`,
+    `enumerate(...)` or a written-out dict's `.items()` take the kind of what they unpack
+    (`for lr, width in product([0.1, 0.01], [2, 3])` is configuration; `for xb, yb in
+    zip(xs, ys)` over arrays is not), and a config object's attribute (`cfg.width`) is
+    read through the object. Only when every such value is an array the model knows (it
+    should be an argument) or a step count (the target of a `range` loop, an `enumerate`
+    index, a counter the loop adds to) is it reported; a value whose kind the model cannot
+    tell (a loop over a parameter's items) is not. A step count or array that decides the
+    program is configuration too (a size): a `range` value that reaches `range(...)`, a
+    shape or another argument jax needs as a Python value (`jnp.zeros((n, d))`,
+    `jnp.tile(x, n)`, `x.reshape(n, -1)`), also through a `partial` or a call of a function
+    of the module (`partial(stack, depth=n)` where `stack` loops `range(depth)`), or an
+    index into a Python list of settings (`SETTINGS[i]`); and an array the loop rebuilds
+    with a shape read from such a value (`grid = jnp.linspace(0, 1, n)`). Passed as an
+    argument it would have to be static, and each value compiles once either way (observed
+    on jax 0.10.2: three sizes, three compiles, jitted per pass or hoisted with a static
+    argument; a step count read as data, three compiles jitted per pass against one
+    hoisted). A step count read as data (`x * step`, `data[i]` on an array) or by a branch
+    test (many values take the same branch, yet each pass compiles) keeps the finding.
     """
 
     code = "JIT113"
@@ -458,7 +481,8 @@ def run(x, passes):
     return x
 """,
         # A range value read as data (a step count), an array of the same shape each pass,
-        # an `enumerate` index used as a number, arrays unpacked from `zip`, and sweeps
+        # an `enumerate` index used as a number or in a branch test (two programs, yet a
+        # compile per pass), arrays unpacked from `zip`, and sweeps
         # whose jitted function reads none of the configuration.
         """
 import functools
@@ -477,6 +501,7 @@ def run(x, sizes, table):
         jax.jit(lambda y: y + batch)(x)  # error: JIT113
     for i, size in enumerate(sizes):
         jax.jit(lambda y: y * i)(x)  # error: JIT113
+        jax.jit(lambda y: y * 2 if i > 1 else y)(x)  # error: JIT113
     for xb, yb in zip(data, data):
         jax.jit(lambda y: y * xb - yb)(x)  # error: JIT113
     for lr, width in itertools.product([0.1, 0.01], [2, 3]):
