@@ -300,6 +300,8 @@ def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
                         break
                 for x in [xs]:
                     h(x)
+                for _ in range(1):
+                    m(xs)
                 for x in (xs, xs):
                     i(x)
                 while True:
@@ -318,13 +320,13 @@ def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
         leaf: (lambda r: None if r is None else r.kind)(
             local_repetition(_path_to_call(module, leaf))
         )
-        for leaf in "abcdefghijk"
+        for leaf in "abcdefghijkm"
     }
     # A retry loop repeats only after a failure; `b` returns on the first pass, `e` breaks
-    # after its `finally`, every branch of `f`'s and `g`'s last `if` leaves, `h`'s loop is
-    # over one element. `c` runs until a condition holds, `d` is skipped by a `continue`,
-    # `i`'s loop has two elements, one branch of `j`'s `if` goes on; `k`'s once-only loop
-    # sits in one that repeats.
+    # after its `finally`, every branch of `f`'s and `g`'s last `if` leaves, `h`'s and
+    # `m`'s loops are over one element. `c` runs until a condition holds, `d` is skipped
+    # by a `continue`, `i`'s loop has two elements, one branch of `j`'s `if` goes on; `k`'s
+    # once-only loop sits in one that repeats.
     assert kinds == {
         "a": "call",
         "b": "call",
@@ -337,6 +339,7 @@ def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
         "i": "loop",
         "j": "loop",
         "k": "loop",
+        "m": "call",
     }
 
 

@@ -110,11 +110,12 @@ _ONE_ELEMENT = (cst.List, cst.Tuple, cst.Set)
 
 def repeats_body(loop: cst.CSTNode) -> bool:
     """Whether a `for`/`while` may run its body more than once on a normal run. Not when it
-    iterates over a written-out collection of one element (`for x in [a]:`), nor when every
-    path through the body ends by leaving it (`break`, `return`, `raise`, a process exit;
-    an `if` whose every branch does; the body of a `try` without `else`, whose handlers
-    may retry after an error) with no `continue` outside an exception handler to skip that
-    ending. Such a loop runs its body once, or again only to retry after a failure."""
+    iterates over a written-out collection of one element (`for x in [a]:`, `range(1)`), nor
+    when every path through the body ends by leaving it (`break`, `return`, `raise`, a
+    process exit; an `if` whose every branch does; the body of a `try` without `else`,
+    whose handlers may retry after an error) with no `continue` outside an exception
+    handler to skip that ending. Such a loop runs its body once, or again only to retry
+    after a failure."""
     if type(loop) is cst.For and _one_element(loop.iter):  # type: ignore[attr-defined]
         return False
     if not leaves_on_every_path(loop.body):  # type: ignore[attr-defined]
@@ -123,6 +124,18 @@ def repeats_body(loop: cst.CSTNode) -> bool:
 
 
 def _one_element(iterable: cst.CSTNode) -> bool:
+    """`[a]`, `(a,)`, `{a}` or `range(1)`."""
+    if type(iterable) is cst.Call:
+        func, args = iterable.func, iterable.args  # type: ignore[attr-defined]
+        return (
+            type(func) is cst.Name
+            and func.value == "range"
+            and len(args) == 1
+            and args[0].keyword is None
+            and not args[0].star
+            and type(args[0].value) is cst.Integer
+            and args[0].value.evaluated_value == 1
+        )
     if type(iterable) not in _ONE_ELEMENT:
         return False
     elements = iterable.elements  # type: ignore[attr-defined]
