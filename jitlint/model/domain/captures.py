@@ -151,13 +151,17 @@ class Captures:
     # ---- values that decide the program ------------------------------------------------
     def _sized(self, name: str, path: Path) -> bool:
         """The loop around the end of `path` rebinds `name` to an array whose shape reads a
-        value the loop changes (`z = jnp.zeros((n, d))`, `g = grid(n)`): a new shape each
-        pass, and so a compile each pass even as an argument."""
+        Python value the loop changes (`z = jnp.zeros((n, d))`, `g = grid(n)`): a new shape
+        each pass, and so a compile each pass even as an argument. An array the loop changes
+        (`jnp.zeros(x.shape)`) is no such value: its shape may well stay."""
         found = _pass_loop(path)
         if found is None:
             return False
         index, loop = found
-        changed = set(_changes(loop))
+        owner = _owner(path)
+        changed = {
+            n for n, c in _changes(loop).items() if self._change_kind(owner, n, c, path) != ARRAY
+        }
         base = list(path[: index + 1])
         for node in own_scope_nodes(loop.body, _SCOPES):  # type: ignore[attr-defined]
             if (

@@ -480,7 +480,7 @@ def run(x, passes):
             break
     return x
 """,
-        # A range value read as data (a step count), an array of the same shape each pass,
+        # A range value read as data (a step count), arrays of the same shape each pass,
         # an `enumerate` index used as a number or in a branch test (two programs, yet a
         # compile per pass), arrays unpacked from `zip`, and sweeps
         # whose jitted function reads none of the configuration.
@@ -499,6 +499,9 @@ def run(x, sizes, table):
         jax.jit(functools.partial(scale, factor=n))(x)  # error: JIT113
         batch = data[n]
         jax.jit(lambda y: y + batch)(x)  # error: JIT113
+        x = jnp.tanh(x)
+        buf = jnp.zeros(x.shape)
+        jax.jit(lambda y: y + buf)(x)  # error: JIT113
     for i, size in enumerate(sizes):
         jax.jit(lambda y: y * i)(x)  # error: JIT113
         jax.jit(lambda y: y * 2 if i > 1 else y)(x)  # error: JIT113
