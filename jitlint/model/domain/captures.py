@@ -155,8 +155,8 @@ class Captures:
         each pass, and so a compile each pass even as an argument. An array the loop changes
         (`jnp.zeros(x.shape)`) is no such value: its shape may well stay."""
         found = _pass_loop(path)
-        if found is None:
-            return False
+        if found is None or type(found[1]) not in (cst.For, cst.While):
+            return False  # a comprehension assigns nothing but its targets
         index, loop = found
         owner = _owner(path)
         changed = {
