@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.model.domain.repeats import repeats_body
 from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
@@ -54,6 +53,7 @@ from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, Tf
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
+from jitlint.python.uses import repeats_body
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
