@@ -751,6 +751,63 @@ def test_a_public_method_of_a_subclass_of_another_files_equinox_module(
     assert [f["line"] for f in findings] == expected
 
 
+@pytest.mark.parametrize(
+    ("middle", "expected"),
+    [
+        # A layer of the hierarchy with no methods of its own, in a file that never names jax.
+        ("from .base import Base\n\n\nclass Mid(Base):\n    scale: float = 1.0\n", [8]),
+        # Only a private method: no contract traces it, yet its subclasses are modules too.
+        (
+            "from .base import Base\n\n\nclass Mid(Base):\n"
+            "    def _double(self, x):\n        return 2 * x\n",
+            [8],
+        ),
+        # A generic base in the middle file: `Base[T]` is the class `Base`.
+        (
+            "from typing import Generic, TypeVar\n\nfrom .base import Base\n\n"
+            "T = TypeVar('T')\n\n\nclass Mid(Base[T], Generic[T]):\n    pass\n",
+            [8],
+        ),
+        # The middle class's base is a plain class of that file: no contract, no finding.
+        ("class Mid:\n    pass\n", []),
+    ],
+)
+def test_a_framework_passes_through_a_base_with_no_traced_methods(tmp_path, middle, expected):
+    """An equinox module two files up: the middle class defines nothing a contract traces,
+    so only what its file exports tells the leaf its framework (diffrax's solvers: `Bosh3`
+    subclasses `AbstractERK`, which defines no method, in another file)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(
+        "import equinox as eqx\n\n\nclass Base(eqx.Module):\n    pass\n"
+    )
+    (package / "mid.py").write_text(middle)
+    leaf = textwrap.dedent(
+        """\
+        import jax
+
+        from .mid import Mid
+
+
+        class Leaf(Mid):
+            def __call__(self, x: jax.Array):
+                if x.sum() > 0:
+                    return x
+                return -x
+        """
+    )
+    (package / "leaf.py").write_text(leaf)
+    completed = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "pkg"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    findings = json.loads(completed.stdout)
+    assert [(f["path"], f["line"], f["code"]) for f in findings] == [
+        ("pkg/leaf.py", line, "JIT101") for line in expected
+    ]
+
+
 def test_a_static_parameter_annotated_as_an_array_is_unhashable():
     """What the declaration says decides, with no call in the run: JAX hashes static
     arguments, and an array (`jax.Array`, the older `jnp.DeviceArray`) cannot be hashed."""

@@ -10,7 +10,6 @@ import sys
 import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import libcst as cst
@@ -38,7 +37,7 @@ from jitlint.model.jax.crossfile.records import (
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.stars import ALIAS_FACT
-from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions, may_be_traced
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
@@ -386,8 +385,7 @@ def _project_facts(
                 result.outbound.extend(class_facts.self_call_exports(overridable))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            traced = partial(may_be_traced, module_constructors=ctx.assumptions.module_constructors)
-            result.outbound.extend(class_facts.class_imports(ctx.names, traced))
+            result.outbound.extend(class_facts.class_imports(ctx.names))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))

@@ -16,7 +16,7 @@ or a constructor parameter stored unchanged into a field annotated with it
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import libcst as cst
@@ -307,28 +307,30 @@ def module_exports(frameworks: Sequence[tuple[str, str]]) -> list[TfRecord]:
     ]
 
 
-def class_imports(names: Names, contract_traces: Callable[[set[str]], bool]) -> list[TfRecord]:
+def class_imports(names: Names) -> list[TfRecord]:
     """ "jax-import" records for the imported bases of top-level classes: the base's
-    framework where the class defines a method some contract may trace (`__call__`, or with
-    `module-constructors` any public method of an equinox module: `contract_traces`), and the
-    base's calls on `self` of each method the class defines (it may override one)."""
+    framework, for every such class (a contract may trace a method it defines, and a
+    subclass in another file learns its framework only from what this file exports: a layer
+    of the hierarchy with no methods of its own, or none a contract traces, passes it on),
+    and the base's calls on `self` of each method the class defines (it may override one)."""
     module = names.module
     targets: set[str] = set()
     for statement in module.body:
-        if type(statement) is not cst.ClassDef or type(statement.body) is not cst.IndentedBlock:
+        if type(statement) is not cst.ClassDef:
             continue
-        defined = {
-            inner.name.value for inner in statement.body.body if type(inner) is cst.FunctionDef
-        }
-        if not defined:
-            continue
+        body = statement.body
+        defined = (
+            any(type(inner) is cst.FunctionDef for inner in body.body)
+            if type(body) is cst.IndentedBlock
+            else False
+        )
         for base in statement.bases:
             qualname = _imported(names, base_class(base.value), [module])
             if qualname is None:
                 continue
-            if contract_traces(defined):
-                targets.add(qualname + MODULE_KEY)
-            targets.add(qualname + SELF_CALL_KEY)
+            targets.add(qualname + MODULE_KEY)
+            if defined:
+                targets.add(qualname + SELF_CALL_KEY)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
 
 
