@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import libcst as cst
@@ -37,7 +38,7 @@ from jitlint.model.jax.crossfile.records import (
 )
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.stars import ALIAS_FACT
-from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions
+from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions, may_be_traced
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
@@ -385,7 +386,8 @@ def _project_facts(
                 result.outbound.extend(class_facts.self_call_exports(overridable))
         if jax_selected and has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
-            result.outbound.extend(class_facts.class_imports(ctx.names))
+            traced = partial(may_be_traced, module_constructors=ctx.assumptions.module_constructors)
+            result.outbound.extend(class_facts.class_imports(ctx.names, traced))
         result.outbound.extend(returns.exports(ctx.names))
         result.outbound.extend(returns.plain_object_exports(ctx.names))
         result.outbound.extend(stars.exports(ctx.names))
@@ -395,6 +397,11 @@ def _project_facts(
         if has_classes and (ctx.inbound or _JAX_TEXT.search(ctx.source)):
             frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes]
             result.outbound.extend(class_facts.module_exports(frameworks))
+        if jax_selected and has_classes:
+            # A class whose framework only its imported bases may say: which bases, for the
+            # files that subclass it (the runner follows them; this file asks nothing). After
+            # the frameworks this file knows: of two facts for one name the first is kept.
+            result.outbound.extend(class_facts.module_forwards(ctx.names, ctx.tracing.classes))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:

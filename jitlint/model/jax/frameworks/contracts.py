@@ -37,6 +37,13 @@ CONTRACTS: dict[str, Contract] = {
 }
 
 
+def may_be_traced(defined: set[str], module_constructors: bool = False) -> bool:
+    """Whether some contract traces one of the methods a class defines (`__call__`, a
+    public method of an equinox module, with `module-constructors` its `__init__`): then its
+    base's framework matters, wherever the base is defined."""
+    return any(c.traced_methods(defined, module_constructors) for c in CONTRACTS.values())
+
+
 # Annotations that say "a JAX array": under jit such a parameter holds a tracer. `ArrayLike`
 # and NumPy's types are left out: they admit Python numbers and host arrays, which
 # `eqx.filter_jit` keeps static and a closure keeps concrete.
