@@ -996,3 +996,35 @@ def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
 def test_a_file_that_sets_tf_use_legacy_keras_itself_runs_keras_2(setting, keras):
     versions = FrameworkVersions.from_options({"keras": "3.15"})
     assert versions.keras_major_of_file(f"import os\n{setting}\n") == keras
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "        self.add_metric(loss)\n",
+        "        self.add_update(op)\n",
+        "model.compile(loss='mse', experimental_run_tf_function=False)\n",
+        '        os.environ["TF_USE_LEGACY_KERAS"] = "1"\n',
+        "        os.putenv('TF_USE_LEGACY_KERAS', 'True')\n",
+        "import tensorflow.python.keras.backend as K\n",
+        "from keras import (layers, ops)\n",
+        "        self.seed = keras.random.SeedGenerator(1)\n",
+        "        import keras_core\n",
+        "x = keras.src.trainers\n",
+    ],
+)
+def test_the_scans_substring_tests_pass_every_match(code):
+    # keras_evidence.py tests for a substring before running each pattern: every match
+    # must contain one, or evidence would be missed.
+    from jitlint.model.library import keras_evidence as ke
+
+    found = [
+        m.group()
+        for pattern in (ke.KERAS_2_ONLY_CODE, ke.LEGACY_KERAS_IN_CODE)
+        for m in pattern.finditer(code.encode())
+    ]
+    found += [m.group().encode() for m in ke.KERAS_3_ONLY_CODE.finditer(code)]
+    assert found
+    words = (*ke._KERAS_2_WORDS, b"TF_USE_LEGACY_KERAS", b"keras")
+    assert all(any(word in match for word in words) for match in found)
+    assert (ke.keras_2_code(code.encode()) or ke.keras_3_code(code)) is not None
