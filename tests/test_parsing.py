@@ -81,3 +81,31 @@ def test_a_cheap_constructor_sets_the_fields_as_the_dataclass_does():
         built, expected = object.__new__(cls), cls(**arguments)
         cheap(built, **arguments)
         assert built.deep_equals(expected)
+
+
+def test_parses_in_two_threads_leave_libcsts_check_in_place():
+    # The editor server parses in its main thread and in the project pass's thread.
+    import threading
+
+    own_check = cst.CSTNode.__dict__["__post_init__"]
+    own_name = cst.Name.__dict__["__init__"]
+    source = "\n".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(300))
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(5):
+                assert parse(source).code == source
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert cst.CSTNode.__dict__["__post_init__"] is own_check
+    assert cst.Name.__dict__["__init__"] is own_name
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import threading
 from collections.abc import Callable
 
 import libcst as cst
@@ -23,24 +24,29 @@ _FACTORY = object()
 
 Constructors = dict[type, tuple[Callable[..., None], Callable[..., None]]]
 _constructors: Constructors | None = None
+# The swap is process-wide: the editor server parses in its main thread and in the project
+# pass's thread, and an unguarded second parse would take the first one's swapped-in
+# check for libcst's own and leave it in place.
+_swap_lock = threading.Lock()
 
 
 def parse(text: str) -> cst.Module:
     """`cst.parse_module(text)`, built without the per-node check and with the cheaper
     constructors (another libcst, one these do not fit: parsed as libcst does)."""
-    check = CSTNode.__dict__.get("__post_init__")
-    if check is None:
-        return cst.parse_module(text)
-    constructors = _cheap_constructors()
-    CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
-    for cls, (_, cheap) in constructors.items():
-        type.__setattr__(cls, "__init__", cheap)
-    try:
-        return cst.parse_module(text)
-    finally:
-        for cls, (own, _) in constructors.items():
-            type.__setattr__(cls, "__init__", own)
-        CSTNode.__post_init__ = check  # type: ignore[method-assign]
+    with _swap_lock:
+        check = CSTNode.__dict__.get("__post_init__")
+        if check is None:
+            return cst.parse_module(text)
+        constructors = _cheap_constructors()
+        CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+        for cls, (_, cheap) in constructors.items():
+            type.__setattr__(cls, "__init__", cheap)
+        try:
+            return cst.parse_module(text)
+        finally:
+            for cls, (own, _) in constructors.items():
+                type.__setattr__(cls, "__init__", own)
+            CSTNode.__post_init__ = check  # type: ignore[method-assign]
 
 
 def _unchecked(node: CSTNode) -> None:
