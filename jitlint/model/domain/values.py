@@ -696,25 +696,20 @@ def literal_truth(value: Value) -> bool | None:
 
 
 # Python types whose instances are never None: a STATIC value of one of them answers `is None`.
-_NOT_NONE_TYPES = frozenset(
-    {"int", "float", "complex", "str", "bytes", "bool", "list", "tuple", "dict", "set", "ndarray"}
-)
+_NOT_NONE_TYPES = frozenset({"int", "float", "complex", "str", "bytes", "bool"})
 
 
 def is_none(value: Value) -> bool | None:
     """Whether the value is None, as `x is None` asks: True for the constant, False for a
-    value known to be of another type (an int such as `x.shape[0]`, a literal, a container,
-    an array, an instance, a function), None when unknown. A traced pytree may be None (an
-    empty pytree), and another file's object is known only by name."""
+    Python scalar of another known type (an int such as `x.shape[0]` or `len(xs)`, a
+    literal), None otherwise. Arrays, containers and instances are left unknown: a parameter
+    annotated `Optional[int]` or `Optional[State]` is modelled as one, and None still
+    reaches it."""
     if isinstance(value, Scalar):
         if value.known:
             return value.const is None
         return None if value.pytype is None else value.pytype == "None"
-    if isinstance(value, (Array, Seq, Dict, Object)):
-        return False
-    if isinstance(value, Ref) and not isinstance(value, Foreign):
-        return False
-    if value.kind == STATIC and value.pytype in _NOT_NONE_TYPES:
+    if type(value) is Value and value.kind == STATIC and value.pytype in _NOT_NONE_TYPES:
         return False
     return None
 
