@@ -397,6 +397,11 @@ def _project_facts(
         if has_classes and (ctx.inbound or _JAX_TEXT.search(ctx.source)):
             frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes]
             result.outbound.extend(class_facts.module_exports(frameworks))
+        if jax_selected and has_classes:
+            # A class whose framework only its imported bases may say: which bases, for the
+            # files that subclass it (the runner follows them; this file asks nothing). After
+            # the frameworks this file knows: of two facts for one name the first is kept.
+            result.outbound.extend(class_facts.module_forwards(ctx.names, ctx.tracing.classes))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:

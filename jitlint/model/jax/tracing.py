@@ -92,6 +92,7 @@ from jitlint.model.jax.frameworks.contracts import (
     Assumptions,
     Contract,
     array_params,
+    array_read_params,
     array_used_params,
     asked_contract,
     assumed_classes,
@@ -965,7 +966,11 @@ class Tracing:
             site=func, func=func, params={}, enclosing=None, level=ABSTRACT,
             contract=(owner, contract.says),
         )  # fmt: skip
-        arrays = array_params(self.names, func, path) | array_used_params(self.names, func, path)
+        arrays = (
+            array_params(self.names, func, path)
+            | array_used_params(self.names, func, path)
+            | array_read_params(self.names, func, path)
+        )
         params: dict[str, Value] = {
             name: Array(("param", name, entry), sure=True) if name in arrays else U
             for name in param_names(func)
@@ -1327,7 +1332,7 @@ class Tracing:
                 qualname = self.function_trace(entry.func).qualname
                 if entry.transform.qualname == "frame":
                     return f"`{name}` is a parameter of `{qualname}`, {contract_words(entry)}"
-                said = "annotated as" if _annotated(entry.func, name) else "read only as"
+                said = _array_said(self.names, entry.func, self._path_to(entry.func), name)
                 return (
                     f"`{name}` is {said} an array and is a parameter of "
                     f"`{qualname}`, {contract_words(entry)}"
@@ -1534,6 +1539,16 @@ def unknown_name(qualnames: frozenset[str]) -> bool:
 _ARRAY_PROTOCOL = frozenset(
     {"tree_flatten", "tree_flatten_with_keys", "__jax_array__", "__array__"}
 )
+
+
+def _array_said(names: Names, func: FuncNode, path: Sequence[cst.CSTNode], name: str) -> str:
+    """How a contract knows its parameter `name` is an array: its annotation, every read
+    (`array_used_params`), or a read only arrays admit that no other read doubts."""
+    if _annotated(func, name):
+        return "annotated as"
+    if type(func) is cst.FunctionDef and name in array_used_params(names, func, path):
+        return "read only as"
+    return "read as"
 
 
 def _annotated(func: FuncNode, name: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from jitlint.model.domain import plugins
 from jitlint.model.jax.crossfile import stars
+from jitlint.model.jax.crossfile.class_facts import MODULE_FACT, MODULE_FORWARD, MODULE_KEY
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
     EntryRecord,
@@ -500,6 +501,36 @@ def _keras_bases(
     return None
 
 
+def _module_bases(
+    project: ProjectFiles,
+    path: str,
+    fact: str,
+    exports: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> str | None:
+    """The framework fact of the first base of a `MODULE_FORWARD` (exported by `path`, its
+    bases as that file spells them) that a module of the run says has one, following bases
+    of bases a few hops, as `_keras_bases` does for Keras; None when none is known."""
+    pending = [(path, fact, 0)]
+    seen: set[tuple[str, str]] = set()
+    while pending:
+        where, bases, depth = pending.pop(0)
+        for base in bases[len(MODULE_FORWARD) :].split(","):
+            resolved = _tf_resolve(project, where, base, reexports)
+            if resolved is None or resolved in seen or not resolved[1]:
+                continue
+            seen.add(resolved)
+            found = exports.get(resolved[0], {}).get(resolved[1] + MODULE_KEY)
+            if found is None:
+                continue
+            if found.startswith(MODULE_FORWARD):
+                if depth < MAX_HOPS:
+                    pending.append((resolved[0], found, depth + 1))
+            elif found.startswith(MODULE_FACT):
+                return found
+    return None
+
+
 def _tf_received(
     project: ProjectFiles,
     caller_path: str,
@@ -531,6 +562,11 @@ def _tf_received(
                 if record.status not in (BASE, KERAS_BASE_ONLY):
                     continue
                 found = _keras_bases(project, callee, fact, exports, reexports)
+                if found is None:
+                    continue
+                fact = found
+            if fact.startswith(MODULE_FORWARD):
+                found = _module_bases(project, callee, fact, exports, reexports)
                 if found is None:
                     continue
                 fact = found

@@ -223,6 +223,19 @@ class TracedBool(Rule):
     uses_tracing = True
 
     VALID = (
+        # A generic base that is a plain class: no contract, the parameter stays unknown.
+        """
+from typing import Generic, TypeVar
+import jax
+T = TypeVar("T")
+class Base(Generic[T]):
+    pass
+class Leaf(Base[T]):
+    def __call__(self, x: jax.Array):
+        if x.sum() > 0:
+            return x
+        return -x
+""",
         # Every call of the jitted function leaves `n` out: it is its default, None, so the
         # `else` never runs under the trace (an annotation that allows an int changes nothing).
         """
@@ -476,6 +489,21 @@ class Flow(eqx.Module):
             if losses[epoch] < best_loss:  # error: JIT101
                 best_loss = losses[epoch]
         return losses
+""",
+        # A generic base, `Base[T]`, is the class `Base`: the subclass is an equinox module
+        # too, and its `__call__` is traced by contract.
+        """
+from typing import Generic, TypeVar
+import equinox as eqx
+import jax
+T = TypeVar("T")
+class Base(eqx.Module, Generic[T]):
+    pass
+class Leaf(Base[T]):
+    def __call__(self, x: jax.Array):
+        if x.sum() > 0:  # error: JIT101
+            return x
+        return -x
 """,
         # An equinox module's `__call__` is traced by contract (its users call it under
         # jit), and so is the helper method it calls; with no call site in the run.

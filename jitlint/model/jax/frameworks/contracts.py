@@ -302,6 +302,77 @@ def array_used_params(
     return frozenset(found)
 
 
+# ---- Parameters some read proves an array ----------------------------------------------------
+# Builtins whose argument is a value whose kind the code is unsure of: a type test.
+_TYPE_TESTS = frozenset(
+    f"builtins.{n}" for n in ("isinstance", "issubclass", "hasattr", "getattr", "callable", "type")
+)
+# Comparisons that ask what a value is, not how big: `x is None`, `k in x`.
+_IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+def array_read_params(
+    names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> frozenset[str]:
+    """The parameters of `func`, without annotation or default, that a read proves a JAX
+    array (`positions.shape[0]`, `x.dtype`: an array's own attributes, which Python values
+    and containers lack) and no read doubts: a test of its type, of None or of membership,
+    a truth test, a call of it, `*x`, or an attribute outside the array ones. Other reads
+    (an index, an operand, an argument passed on) neither prove nor doubt: the value is the
+    array the proving read saw. The parameter must be bound once (every_use). Asked only for
+    a contract's own arguments, where the users' jit traces every array leaf; which methods
+    are contracts still depends on `array_used_params` alone (`takes_no_arrays`)."""
+    inside = [*path, func]
+    proved = False
+
+    def no_doubt(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+        nonlocal proved
+        parent = ancestors[-1]
+        above = ancestors[-2] if len(ancestors) > 1 else None
+        kind = type(parent)
+        if kind is cst.Attribute and parent.value is node:  # type: ignore[attr-defined]
+            attribute = parent.attr.value  # type: ignore[attr-defined]
+            if attribute in _ARRAY_ATTRIBUTES:
+                proved = True
+                return True
+            # NumPy's methods (`.sum()`, `.item()`) are shared with other libraries' values
+            # and prove nothing here (the later operands of `jnp.clip` stay unknown).
+            return attribute in _ARRAY_METHODS and type(above) is cst.Call and above.func is parent  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            return parent.func is not node  # type: ignore[attr-defined]
+        if kind is cst.Arg:
+            if parent.star:  # type: ignore[attr-defined]
+                return False
+            if type(above) is cst.Call:
+                found = names.qualified_names(above.func, inside)  # type: ignore[attr-defined]
+                return not found & _TYPE_TESTS
+            return True
+        if kind in (cst.If, cst.While, cst.IfExp, cst.Assert):
+            return parent.test is not node  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation:
+            return type(parent.operator) is not cst.Not  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation or kind is cst.StarredElement:
+            return False
+        if kind is cst.Comparison:
+            return not any(isinstance(c.operator, _IDENTITY_TESTS) for c in parent.comparisons)  # type: ignore[attr-defined]
+        if kind is cst.ComparisonTarget:
+            return not isinstance(parent.operator, _IDENTITY_TESTS)  # type: ignore[attr-defined]
+        return True
+
+    p = func.params
+    first = (*p.posonly_params, *p.params)[:1]
+    found = set()
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if x.annotation is not None or x.default is not None:
+            continue
+        if x in first and type(path[-1] if path else None) is cst.ClassDef:
+            continue  # `self`
+        proved = False
+        if every_use(func, x.name.value, no_doubt) and proved:
+            found.add(x.name.value)
+    return frozenset(found)
+
+
 def _is_none(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "None"
 
