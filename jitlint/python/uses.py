@@ -19,7 +19,7 @@ import libcst as cst
 
 from jitlint.python.builtins_facts import MUTATING_METHODS, PROCESS_EXITS
 from jitlint.python.scopes import comprehension_targets
-from jitlint.python.walker import descendants, iter_children
+from jitlint.python.walker import descendants, iter_children, own_scope_nodes
 
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -546,6 +546,43 @@ def returned_values(func: cst.FunctionDef) -> list[cst.BaseExpression] | None:
         return None
     last = body[-1].body  # type: ignore[attr-defined]
     return found if last and type(last[-1]) is cst.Return else None
+
+
+def returns_no_value(func: cst.FunctionDef) -> bool:
+    """Whether `func` gives its caller nothing: no `return` with a value and no `yield`
+    (nested scopes aside). Such a function is called for what it does."""
+    for node in own_scope_nodes(func.body, _SCOPES):
+        kind = type(node)
+        if kind is cst.Yield or (kind is cst.Return and node.value is not None):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def receiver_method_calls(func: cst.FunctionDef) -> set[str]:
+    """The methods `func` calls on its first parameter: `self.m(...)`, or `model.m(...)`
+    where the body binds `model = self` (nested scopes aside). What else the name is bound
+    to later does not matter to a caller asking which methods of the class the body names."""
+    params = [*func.params.posonly_params, *func.params.params]
+    if not params:
+        return set()
+    receivers = {params[0].name.value}
+    # Comprehensions are entered: `[self.step(b) for b in batches]` calls on `self`.
+    nodes = list(own_scope_nodes(func.body, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+    for node in nodes:
+        if type(node) is not cst.Assign or type(node.value) is not cst.Name:  # type: ignore[attr-defined]
+            continue
+        if node.value.value in receivers:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name:
+                    receivers.add(target.target.value)
+    found: set[str] = set()
+    for node in nodes:
+        if type(node) is not cst.Call or type(node.func) is not cst.Attribute:  # type: ignore[attr-defined]
+            continue
+        base = node.func.value  # type: ignore[attr-defined]
+        if type(base) is cst.Name and base.value in receivers:
+            found.add(node.func.attr.value)  # type: ignore[attr-defined]
+    return found
 
 
 # ---- reads that only check ----------------------------------------------------------------

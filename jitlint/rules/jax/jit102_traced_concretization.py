@@ -253,8 +253,32 @@ def stack(keys, bound: float = 3.0):
         return Squash(bound)
     return eqx.filter_vmap(one)(keys)
 """,
+        # A size left None only by callers that never pass one: the traced call passes a
+        # shape element, an int, so `if dim_size is None:` does not run under the trace.
+        """
+import jax
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def step(x, index):
+    n = x.shape[0]
+    return scatter(x, index, dim_size=n)
+""",
     )
     INVALID = (
+        # The same helper when the traced call leaves the size out.
+        """
+import jax
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1  # error: JIT102
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def step(x, index):
+    return scatter(x, index)
+""",
         # An equinox module's `__call__` is traced by contract; `positions.shape` proves the
         # unannotated parameter an array, and nothing doubts it (an index and an argument
         # passed on do not), so its last element is a tracer there.

@@ -17,7 +17,7 @@ qualified names); each framework states its contract in its plug-in.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import partial
 
@@ -29,7 +29,7 @@ from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
 from jitlint.python.scopes import module_functions
-from jitlint.python.uses import every_use
+from jitlint.python.uses import every_use, receiver_method_calls
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
@@ -150,6 +150,25 @@ def returns_python_value(func: cst.FunctionDef) -> bool:
     scalar array); then only a real traced caller, not the contract, reaches the method."""
     returns = func.returns.annotation if func.returns is not None else None
     return type(returns) is cst.Name and returns.value in _PYTHON_TYPES
+
+
+def drivers_of_compiled(methods: Mapping[str, cst.FunctionDef], compiled: Set[str]) -> set[str]:
+    """The methods that call, on their own instance, a method the class compiles itself
+    (`@eqx.filter_jit def train_step`), directly or through other such methods (`train` calls
+    `model.train_epoch`, which calls `model.train_step`): the Python loop that runs the
+    compiled step (flowMC's `NFModel.train`). Had the author meant them to run under the
+    user's jit, compiling the inner step would have been pointless, so the contract does
+    not trace them."""
+    calls = {name: receiver_method_calls(func) for name, func in methods.items()}
+    drivers: set[str] = set()
+    grew = bool(compiled)
+    while grew:
+        grew = False
+        for name, called in calls.items():
+            if name not in drivers and name not in compiled and called & (compiled | drivers):
+                drivers.add(name)
+                grew = True
+    return drivers
 
 
 def _python_literal(node: cst.BaseExpression | None) -> bool:
