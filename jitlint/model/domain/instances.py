@@ -415,13 +415,8 @@ def _local_function(names: Names, func: cst.BaseExpression, path: Path) -> cst.F
     """The plain function (no method) of the module that `func` names, bound once."""
     if type(func) is not cst.Name:
         return None
-    bindings = names.lookup(func.value, path)
-    if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
-        return None
-    node = bindings[0].node
-    if type(node) is not cst.FunctionDef or node.decorators:
-        return None
-    return node
+    node = names.only_def(func.value, path)
+    return None if node is None or node.decorators else node
 
 
 def _local_constructor(
