@@ -5,7 +5,10 @@ through `extend`); else what the project declares: the nearest directory at or a
 file that has a `pyproject.toml` with dependencies (`[project] dependencies`,
 `[project.optional-dependencies]`, `[dependency-groups]`, Poetry's tables) or a
 `requirements*.txt`, or a `setup.cfg`/`setup.py` with `install_requires`/`extras_require`
-(setup.py is read as a syntax tree, never run); a Keras version not found follows the
+(setup.py is read as a syntax tree, never run), or a Dockerfile there or in its `docker/`
+folder that starts from the official TensorFlow image (`FROM tensorflow/tensorflow:2.3.1-gpu`
+is `tensorflow==2.3.1`; several such images, the range from the oldest to the newest); a
+Keras version not found follows the
 TensorFlow one when that was found (`tf.keras` is Keras 3 from TensorFlow 2.16 on), unless
 the project sets `TF_USE_LEGACY_KERAS` (its CI workflows, `tox.ini`, `setup.cfg`), which makes
 `tf.keras` the Keras 2 of tf-keras on any TensorFlow; else the versions jitlint's facts were
@@ -311,6 +314,10 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         if found is not None:
             has_requirements = True
             sources.extend((path, where, text) for where, text in found)
+    image = _tensorflow_image(directory)
+    if image is not None:
+        has_requirements = True
+        sources.append(image)
     if not has_requirements:
         return None
     declared: dict[str, Declared] = {}
@@ -428,6 +435,51 @@ def _trimmed(version: Version) -> Version:
     while end > 1 and version[end - 1] == 0:
         end -= 1
     return version[:end]
+
+
+# The official TensorFlow image a project's container starts from names the TensorFlow it runs
+# in (`FROM tensorflow/tensorflow:2.3.1-gpu`); research code of the TF 2.x era often declares
+# its versions nowhere else. Other images (python, ubuntu, a vendor's) say nothing.
+_TENSORFLOW_IMAGE = re.compile(
+    r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(?:docker\.io/)?tensorflow/tensorflow:"
+    r"v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_DOCKER_FOLDERS = (".", "docker")
+
+
+def _tensorflow_image(directory: Path) -> tuple[Path, str, str] | None:
+    """(file, where, requirement) for the TensorFlow images the Dockerfiles of `directory`
+    (`Dockerfile*`, `*.dockerfile`, any case) and of its `docker/` folder start from: one
+    version is `tensorflow==V`; several, the range from the oldest to the newest (the
+    project runs on each). None when no Dockerfile names one."""
+    found: list[tuple[Version, str, Path, str]] = []
+    for folder in _DOCKER_FOLDERS:
+        base = directory / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.iterdir()):
+            name = path.name.lower()
+            if not (name.startswith("dockerfile") or name.endswith(".dockerfile")):
+                continue
+            try:
+                text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode(
+                    "utf-8", "replace"
+                )
+            except (Unreadable, TooLarge):
+                continue
+            for match in _TENSORFLOW_IMAGE.finditer(text):
+                parsed = parse_version(match.group(1))
+                if parsed is not None:
+                    where = f"{path.relative_to(directory).as_posix()} `{match.group().strip()}`"
+                    found.append((parsed, match.group(1), path, where))
+    if not found:
+        return None
+    oldest = min(found, key=lambda item: item[0])
+    newest = max(found, key=lambda item: item[0])
+    if oldest[0] == newest[0]:
+        return oldest[2], oldest[3], f"tensorflow=={oldest[1]}"
+    return oldest[2], oldest[3], f"tensorflow>={oldest[1]},<={newest[1]}"
 
 
 def _pyproject_requirements(path: Path) -> list[tuple[str, str]] | None:

@@ -190,3 +190,12 @@ def test_the_dev_reviews_leave_out_every_held_out_row(tmp_path):
     # The real files: no row the command prints is of a held-out repository.
     held = research_reviews.held_out_repos()
     assert not {review.repo for review in research_reviews.dev_reviews()} & held
+
+
+def test_a_snapshot_keeps_the_files_that_declare_framework_versions():
+    from snapshots import declares_versions
+
+    kept = ["requirements-dev.txt", "sub/pyproject.toml", "docker/Dockerfile", "Dockerfile.gpu"]
+    kept += ["tools/serve.dockerfile", ".github/workflows/ci.yml"]
+    assert all(declares_versions(path) for path in kept)
+    assert not any(declares_versions(p) for p in ["README.md", "docker/entry.sh", "m.py"])

@@ -7,14 +7,17 @@ scalar static, exactly as at run time."""
 
 from __future__ import annotations
 
+import collections
 import json
+import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
-from helpers import expected, found
+from helpers import expected, found, run_cli
 
+import jitlint.engine.runner as runner
 from jitlint.engine.linter import lint_text
 
 JAX_RULES = {f"JIT1{n:02d}" for n in range(1, 14)}
@@ -749,6 +752,94 @@ def test_a_public_method_of_a_subclass_of_another_files_equinox_module(
         expected
     )
     assert [f["line"] for f in findings] == expected
+
+
+@pytest.mark.parametrize(
+    ("middle", "expected"),
+    [
+        # A layer of the hierarchy with no methods of its own, in a file that never names jax.
+        ("from .base import Base\n\n\nclass Mid(Base):\n    scale: float = 1.0\n", [8]),
+        # Only a private method: no contract traces it, yet its subclasses are modules too.
+        (
+            "from .base import Base\n\n\nclass Mid(Base):\n"
+            "    def _double(self, x):\n        return 2 * x\n",
+            [8],
+        ),
+        # A generic base in the middle file: `Base[T]` is the class `Base`.
+        (
+            "from typing import Generic, TypeVar\n\nfrom .base import Base\n\n"
+            "T = TypeVar('T')\n\n\nclass Mid(Base[T], Generic[T]):\n    pass\n",
+            [8],
+        ),
+        # The middle class's base is a plain class of that file: no contract, no finding.
+        ("class Mid:\n    pass\n", []),
+    ],
+)
+def test_a_framework_passes_through_a_base_with_no_traced_methods(tmp_path, middle, expected):
+    """An equinox module two files up: the middle class defines nothing a contract traces,
+    so only what its file exports tells the leaf its framework (diffrax's solvers: `Bosh3`
+    subclasses `AbstractERK`, which defines no method, in another file)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(
+        "import equinox as eqx\n\n\nclass Base(eqx.Module):\n    pass\n"
+    )
+    (package / "mid.py").write_text(middle)
+    leaf = textwrap.dedent(
+        """\
+        import jax
+
+        from .mid import Mid
+
+
+        class Leaf(Mid):
+            def __call__(self, x: jax.Array):
+                if x.sum() > 0:
+                    return x
+                return -x
+        """
+    )
+    (package / "leaf.py").write_text(leaf)
+    completed = subprocess.run(
+        [sys.executable, "-m", "jitlint", "--no-cache", "--format", "json", "pkg"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    findings = json.loads(completed.stdout)
+    assert [(f["path"], f["line"], f["code"]) for f in findings] == [
+        ("pkg/leaf.py", line, "JIT101") for line in expected
+    ]
+
+
+def test_a_layer_with_no_traced_methods_is_not_linted_again(tmp_path, monkeypatch):
+    """The middle file asks nothing and receives nothing: it exports its imported bases,
+    and the runner follows them for the leaf, so only the leaf is linted a second time."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text(
+        "import equinox as eqx\n\n\nclass Base(eqx.Module):\n    pass\n"
+    )
+    (package / "mid.py").write_text("from .base import Base\n\n\nclass Mid(Base):\n    pass\n")
+    (package / "leaf.py").write_text(
+        "import jax\n\nfrom .mid import Mid\n\n\nclass Leaf(Mid):\n"
+        "    def __call__(self, x: jax.Array):\n        return float(x.sum())\n"
+    )
+    counts: collections.Counter[str] = collections.Counter()
+    lint = runner.lint_text
+
+    def counted(source, path, *rest, **options):
+        counts[path] += 1
+        return lint(source, path, *rest, **options)
+
+    monkeypatch.setattr(runner, "lint_text", counted)
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run_cli("--format", "json", "--no-cache", "-j1", "pkg")
+    assert status == 1, err
+    findings = json.loads(out)
+    assert [(f["path"], f["line"], f["code"]) for f in findings] == [("pkg/leaf.py", 8, "JIT102")]
+    assert counts[os.path.join("pkg", "mid.py")] == 1
+    assert counts[os.path.join("pkg", "leaf.py")] == 2
 
 
 def test_a_static_parameter_annotated_as_an_array_is_unhashable():

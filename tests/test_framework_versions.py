@@ -383,6 +383,47 @@ def test_only_configured_or_declared_versions_travel_in_the_options(tmp_path):
     assert VersionResolver().options(target, settings) == {"tensorflow": "2.15.1", "keras": "2"}
 
 
+def test_a_dockerfile_from_the_tensorflow_image_declares_that_tensorflow(tmp_path):
+    write(
+        tmp_path / "docker" / "Dockerfile",
+        "FROM tensorflow/tensorflow:2.3.1-gpu\nRUN pip install pillow\n",
+    )
+    write(tmp_path / "pkg" / "__init__.py", "")
+    assert resolved(tmp_path) == {
+        "jax": (facts_versions()["jax"], "facts"),
+        "tensorflow": ("2.3.1", "requirements"),
+        "keras": ("2", "tensorflow"),  # tf.keras of TF 2.3 converts a layer's call
+    }
+    declared = declared_in(tmp_path)
+    assert declared is not None
+    assert declared["tensorflow"].file == tmp_path / "docker" / "Dockerfile"
+    assert "FROM tensorflow/tensorflow:2.3.1" in declared["tensorflow"].detail
+
+
+def test_dockerfiles_with_several_tensorflow_images_declare_the_range(tmp_path):
+    write(tmp_path / "Dockerfile.gpu", "FROM tensorflow/tensorflow:2.4.1-gpu\n")
+    write(tmp_path / "docker" / "serve.dockerfile", "FROM tensorflow/tensorflow:2.17.0\n")
+    assert resolved(tmp_path)["tensorflow"] == ("2.4.1", "requirements")
+    # 2.4 has Keras 2 and 2.17 Keras 3: the range leaves the major to the code.
+    assert resolved(tmp_path)["keras"] == ("undecided", "undecided")
+    write(tmp_path / "docker" / "serve.dockerfile", "FROM tensorflow/tensorflow:2.9.3-gpu\n")
+    assert resolved(tmp_path)["keras"] == ("2", "tensorflow")
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "FROM python:3.10\nRUN pip install tensorflow\n",
+        "FROM nvcr.io/nvidia/tensorflow:25.02-tf2-py3\n",  # the vendor's own numbering
+        "FROM tensorflow/tensorflow:latest-gpu\n",
+        "# FROM tensorflow/tensorflow:2.3.1\nFROM ubuntu:22.04\n",
+    ],
+)
+def test_a_dockerfile_without_a_versioned_tensorflow_image_declares_nothing(tmp_path, image):
+    write(tmp_path / "Dockerfile", image)
+    assert declared_in(tmp_path) is None
+
+
 def test_the_nearest_declaring_directory_wins(tmp_path):
     write(tmp_path / "requirements.txt", "jax==0.4.25\n")
     write(tmp_path / "lib" / "pyproject.toml", '[project]\nname = "lib"\ndependencies = []\n')
@@ -955,3 +996,35 @@ def test_a_file_that_turns_on_tf_keras_is_linted_for_keras_2(setting, flagged):
 def test_a_file_that_sets_tf_use_legacy_keras_itself_runs_keras_2(setting, keras):
     versions = FrameworkVersions.from_options({"keras": "3.15"})
     assert versions.keras_major_of_file(f"import os\n{setting}\n") == keras
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "        self.add_metric(loss)\n",
+        "        self.add_update(op)\n",
+        "model.compile(loss='mse', experimental_run_tf_function=False)\n",
+        '        os.environ["TF_USE_LEGACY_KERAS"] = "1"\n',
+        "        os.putenv('TF_USE_LEGACY_KERAS', 'True')\n",
+        "import tensorflow.python.keras.backend as K\n",
+        "from keras import (layers, ops)\n",
+        "        self.seed = keras.random.SeedGenerator(1)\n",
+        "        import keras_core\n",
+        "x = keras.src.trainers\n",
+    ],
+)
+def test_the_scans_substring_tests_pass_every_match(code):
+    # keras_evidence.py tests for a substring before running each pattern: every match
+    # must contain one, or evidence would be missed.
+    from jitlint.model.library import keras_evidence as ke
+
+    found = [
+        m.group()
+        for pattern in (ke.KERAS_2_ONLY_CODE, ke.LEGACY_KERAS_IN_CODE)
+        for m in pattern.finditer(code.encode())
+    ]
+    found += [m.group().encode() for m in ke.KERAS_3_ONLY_CODE.finditer(code)]
+    assert found
+    words = (*ke._KERAS_2_WORDS, b"TF_USE_LEGACY_KERAS", b"keras")
+    assert all(any(word in match for word in words) for match in found)
+    assert (ke.keras_2_code(code.encode()) or ke.keras_3_code(code)) is not None

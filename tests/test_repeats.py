@@ -284,6 +284,35 @@ def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
                         break
                     finally:
                         close()
+                while True:
+                    f()
+                    if ready():
+                        break
+                    else:
+                        raise RuntimeError("stuck")
+                for x in xs:
+                    g(x)
+                    if x:
+                        return x
+                    elif ready():
+                        sys.exit(1)
+                    else:
+                        break
+                for x in [xs]:
+                    h(x)
+                for _ in range(1):
+                    m(xs)
+                for x in (xs, xs):
+                    i(x)
+                while True:
+                    j()
+                    if ready():
+                        break
+                    else:
+                        log()
+                for p in xs:
+                    for x in [p]:
+                        k(x)
             """
         )
     )
@@ -291,11 +320,27 @@ def test_a_loop_that_ends_in_break_or_return_runs_its_body_once():
         leaf: (lambda r: None if r is None else r.kind)(
             local_repetition(_path_to_call(module, leaf))
         )
-        for leaf in "abcde"
+        for leaf in "abcdefghijkm"
     }
-    # A retry loop repeats only after a failure; `b` returns on the first pass. `c` runs
-    # until a condition holds, `d` is skipped by a `continue`, `e`'s try has a `finally`.
-    assert kinds == {"a": "call", "b": "call", "c": "loop", "d": "loop", "e": "loop"}
+    # A retry loop repeats only after a failure; `b` returns on the first pass, `e` breaks
+    # after its `finally`, every branch of `f`'s and `g`'s last `if` leaves, `h`'s and
+    # `m`'s loops are over one element. `c` runs until a condition holds, `d` is skipped
+    # by a `continue`, `i`'s loop has two elements, one branch of `j`'s `if` goes on; `k`'s
+    # once-only loop sits in one that repeats.
+    assert kinds == {
+        "a": "call",
+        "b": "call",
+        "c": "loop",
+        "d": "loop",
+        "e": "call",
+        "f": "call",
+        "g": "call",
+        "h": "call",
+        "i": "loop",
+        "j": "loop",
+        "k": "loop",
+        "m": "call",
+    }
 
 
 def test_a_tf_function_built_in_a_retried_call_is_not_a_retrace():
@@ -535,3 +580,78 @@ def test_an_if_on_a_setting_the_loop_assigns_rebuilds_only_when_it_changes():
         stack.extend([*path, child] for child in iter_children(node))
     assert periodic is not None
     assert not ctx.captures.recompile_guard(periodic)
+
+
+def _all_varying(source: str) -> list[dict[str, str]]:
+    """`_varying` for every `jax.jit(...)` call, in source order."""
+    ctx = _context(source)
+    kinds = []
+    stack: list[list[cst.CSTNode]] = [[ctx.module]]
+    while stack:
+        path = stack.pop()
+        node = path[-1]
+        if type(node) is cst.Call and ctx.module.code_for_node(node.func) == "jax.jit":
+            repetition = local_repetition(path)
+            assert repetition is not None
+            found = ctx.captures.varying(node.args[0].value, path, repetition)  # type: ignore[attr-defined]
+            assert found is not None
+            kinds.append({c.name: c.kind for c in found})
+        stack.extend([*path, child] for child in reversed(iter_children(node)))
+    return kinds
+
+
+def test_a_loop_value_that_decides_the_program_is_a_size_not_a_step_count():
+    source = """
+    import functools
+    import jax
+    import jax.numpy as jnp
+    SETTINGS = [{"width": 2}, {"width": 3}]
+    def stack(y, depth):
+        for _ in range(depth):
+            y = jnp.tanh(y)
+        return y
+    def scale(y, factor):
+        return y * factor
+    def run(x, data):
+        for n in range(1, 4):
+            grid = jnp.linspace(0.0, 1.0, n)
+            row = data[n]
+            jax.jit(functools.partial(stack, depth=n))(x)
+            jax.jit(functools.partial(scale, factor=n))(x)
+            jax.jit(lambda y: jnp.zeros((n, 2)) + y * grid + row)(x)
+        for i in range(2):
+            jax.jit(lambda y: y * SETTINGS[i]["width"])(x)
+    """
+    # `depth` reaches `range`, `n` a shape, `grid` is shaped by `n`, `i` indexes a Python
+    # list: one program per value. `factor` is arithmetic, so `n` is a step count there;
+    # `row` is read from an argument whose kind is unknown.
+    assert _all_varying(source) == [
+        {"n": "size"},
+        {"n": "count"},
+        {"grid": "size", "n": "size", "row": "unknown"},
+        {"i": "size"},
+    ]
+    # An array read by the step count keeps its shape: it should be an argument.
+    local = source.replace("def run(x, data):", "def run(x):\n        data = jnp.ones((4, 2))")
+    assert _all_varying(local)[2] == {"grid": "size", "n": "size", "row": "array"}
+
+
+def test_unpacked_loop_targets_take_the_kinds_of_what_they_unpack():
+    source = """
+    import itertools
+    import jax
+    import jax.numpy as jnp
+    def run(x, table):
+        xs = jnp.ones((4, 3))
+        for (lr, width), (xb, name) in zip(itertools.product([0.1], [2]), zip(xs, ["a"])):
+            jax.jit(lambda y: y * lr * width * xb * len(name))(x)
+        for step, (key, size) in enumerate({"small": 2}.items()):
+            jax.jit(lambda y: y * step * len(key) * size)(x)
+        for label, entry in table.items():
+            jax.jit(lambda y: y * len(label) * entry)(x)
+    """
+    assert _all_varying(source) == [
+        {"lr": "python", "name": "python", "width": "python", "xb": "array"},
+        {"key": "python", "size": "python", "step": "count"},
+        {"entry": "unknown", "label": "unknown"},
+    ]

@@ -666,3 +666,83 @@ def test_an_array_valued_attribute_of_the_passed_array_stays_traced(tmp_path):
     )
     _, found, _ = check(root)
     assert ("pkg/tagged.py", 31, "JIT101") in where(found)
+
+
+# learned_optimization: a jitted step in one file aggregates its metrics with a helper of
+# another file, asking for the `jax.random` branch with a literal True that the helper passes
+# on; the NumPy draw of the other branch never runs under the trace.
+SUMMARY = """\
+import jax
+import numpy as onp
+
+
+def aggregate(v, use_jnp=False, key=None):
+    if use_jnp:
+        i = jax.random.randint(key, [], 0, v.shape[0])
+    else:
+        i = onp.random.randint(0, v.shape[0])
+    return v[i]
+
+
+def aggregate_all(values, use_jnp=False, key=None):
+    return {k: aggregate(v, use_jnp=use_jnp, key=key) for k, v in values.items()}
+"""
+
+
+def _summary(tmp_path: Path, use_jnp: str) -> Path:
+    step = f"""\
+        import jax
+        from pkg import summary
+
+        @jax.jit
+        def step(x, key):
+            return summary.aggregate_all({{"loss": x}}, use_jnp={use_jnp}, key=key)
+        """
+    files = {"pkg/__init__.py": "", "pkg/summary.py": SUMMARY, "pkg/train.py": step}
+    return write(tmp_path, files)
+
+
+def test_a_literal_flag_passed_to_another_file_decides_its_branch(tmp_path):
+    status, found, err = check(_summary(tmp_path, "True"))
+    assert status == 0, (found, err)
+
+
+def test_the_draw_the_literal_flag_asks_for_stays_reported(tmp_path):
+    _, found, _ = check(_summary(tmp_path, "False"))
+    assert ("pkg/summary.py", 9, "JIT107") in where(found)
+
+
+# mace-jax: a scatter helper computes its output size from the index only when the caller
+# gives none; the traced caller in another file passes a shape element, an int.
+SCATTER = """\
+import jax
+
+
+def scatter_sum(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+"""
+
+
+def _scatter(tmp_path: Path, size: str) -> Path:
+    model = f"""\
+        import jax
+        from pkg.scatter import scatter_sum
+
+        @jax.jit
+        def message(x, receiver):
+            return scatter_sum(x, receiver{size})
+        """
+    files = {"pkg/__init__.py": "", "pkg/scatter.py": SCATTER, "pkg/model.py": model}
+    return write(tmp_path, files)
+
+
+def test_a_size_passed_from_another_file_as_a_shape_element_is_not_none(tmp_path):
+    status, found, err = check(_scatter(tmp_path, ", dim_size=x.shape[0]"))
+    assert status == 0, (found, err)
+
+
+def test_a_size_left_out_by_the_traced_caller_stays_reported(tmp_path):
+    _, found, _ = check(_scatter(tmp_path, ""))
+    assert ("pkg/scatter.py", 6, "JIT102") in where(found)

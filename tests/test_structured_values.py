@@ -215,3 +215,16 @@ def test_inplace_fix_is_unsafe_where_the_array_is_only_assumed():
     assert "y[0] = 0" in safe and "z = z.at[0].set(1.0)" in safe
     unsafe = fix_source(source, "case.py", select=["JIT106"], unsafe=True).source
     assert "y = y.at[0].set(0)" in unsafe
+
+
+def test_is_none_answers_only_for_python_scalars():
+    from jitlint.model.domain.values import NONE, PYTREE, Array, Scalar, Value, constant, is_none
+
+    assert is_none(NONE) is True
+    assert is_none(Scalar("int")) is False  # `x.shape[0]`, `len(xs)`
+    assert is_none(constant(True)) is False
+    assert is_none(Scalar(None)) is None  # a join of an int and None
+    # A parameter annotated `Optional[int]` is modelled as one array under jit, yet None
+    # still reaches it (ott's `sobol_ball_sampler(..., n_per_radius=None)`).
+    assert is_none(Array(("param", "n"), sure=True)) is None
+    assert is_none(Value(PYTREE)) is None

@@ -146,6 +146,51 @@ def test_a_loop_that_rebinds_the_name_gives_no_answer():
     assert reaching(bindings, read, func) is None
 
 
+def test_a_sure_binding_in_the_loop_body_before_the_read_stops_the_pass_before():
+    func, bindings, read = _reads_and_bindings(
+        """
+        def f(y):
+            y = a
+            for i in range(3):
+                y = parts(y)
+                use(y)
+                y = join(y)
+        """,
+        "y",
+    )
+    assert reaching(bindings, read, func) == [2]
+
+
+def test_a_binding_before_the_read_in_an_outer_loop_does_not_stop_an_inner_loop():
+    func, bindings, read = _reads_and_bindings(
+        """
+        def f(y):
+            for i in range(3):
+                y = parts(y)
+                for j in range(2):
+                    use(y)
+                    y = join(y)
+        """,
+        "y",
+    )
+    assert reaching(bindings, read, func) is None
+
+
+def test_a_binding_in_one_branch_of_the_loop_body_does_not_stop_the_pass_before():
+    func, bindings, read = _reads_and_bindings(
+        """
+        def f(y):
+            for i in range(3):
+                if c:
+                    y = parts(y)
+                use(y)
+                y = join(y)
+        """,
+        "y",
+    )
+    assert reaching(bindings, read, func) is None
+
+
 def test_a_read_in_a_nested_function_gives_no_answer():
     func, bindings, read = _reads_and_bindings(
         """

@@ -5,7 +5,7 @@ a second lint, never a result: the project pass checks what each file received."
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from jitlint.model.project.files import ProjectFiles, module_file
 from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE
@@ -58,18 +58,26 @@ def _names(text: str) -> list[str]:
     return names
 
 
+def import_map(
+    project: ProjectFiles, paths: Sequence[str], text: Callable[[str], bytes]
+) -> dict[str, set[str]]:
+    """Per file of `paths`, the files of `paths` it imports (`text(path)`: its source)."""
+    members = set(paths)
+    return {path: imported_files(project, path, text(path)) & members for path in paths}
+
+
 def import_waves(
-    project: ProjectFiles, paths: Sequence[str], sources: Mapping[str, bytes | None]
+    project: ProjectFiles,
+    paths: Sequence[str],
+    sources: Mapping[str, bytes | None],
+    imports: Mapping[str, set[str]] | None = None,
 ) -> list[list[str]]:
     """`paths` in waves, each file after the files that import it. Import cycles have no
     such order: a greedy order (Eades, Lin and Smyth's, for few backward edges) leaves as
-    few imports as it can pointing backwards, and those are not waited for."""
-    members = set(paths)
-    imports: dict[str, set[str]] = {}
-    for path in paths:
-        imports[path] = (
-            imported_files(project, path, read_source(path, sources.get(path))) & members
-        )
+    few imports as it can pointing backwards, and those are not waited for. `imports`:
+    `import_map`'s answer, where the caller has it."""
+    if imports is None:
+        imports = import_map(project, paths, lambda path: read_source(path, sources.get(path)))
     order = _few_backward(sorted(paths), imports)
     position = {path: at for at, path in enumerate(order)}
     level = dict.fromkeys(order, 0)

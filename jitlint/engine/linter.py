@@ -14,10 +14,10 @@ from functools import partial
 from typing import Any
 
 import libcst as cst
-from libcst import CSTNode
 
 from jitlint.diagnostics import Diagnostic, Edit, Fix
 from jitlint.engine.fixloop.edits import line_starts, offsets
+from jitlint.engine.parsing import parse
 from jitlint.engine.source import (
     DecodeProblem,
     FormFeedShift,
@@ -150,7 +150,7 @@ def lint_text(
     if cut is not None:
         parsed, shift = cut
     try:
-        module = _parse(parsed)
+        module = parse(parsed)
     except cst.ParserSyntaxError as exc:
         if want_parse_errors:
             message, line, column = _describe_syntax_error(source, exc)
@@ -306,25 +306,6 @@ def _opens_tf(records: Sequence[TfInbound]) -> bool:
     return any(record.kind not in PASSIVE_KINDS for record in records)
 
 
-def _parse(text: str) -> cst.Module:
-    """libcst's parse, without the check every node's constructor runs (`_validate`, from
-    `CSTNode.__post_init__`): the native parser builds only valid trees, and checking each
-    node again is ~10% of a parse (libcst's own comment there suggests moving it out of
-    parsing). Restored at once, so the nodes that fixes build are still checked."""
-    check = CSTNode.__dict__.get("__post_init__")
-    if check is None:  # another libcst: parse as it does
-        return cst.parse_module(text)
-    CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
-    try:
-        return cst.parse_module(text)
-    finally:
-        CSTNode.__post_init__ = check  # type: ignore[method-assign]
-
-
-def _unchecked(node: CSTNode) -> None:
-    return None
-
-
 def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
     """Drop the findings the file's comments suppress; with JIT002 selected, report the
     comments' codes that suppress nothing (rules/jit002_unused_suppression.py)."""
@@ -397,6 +378,11 @@ def _project_facts(
         if has_classes and (ctx.inbound or _JAX_TEXT.search(ctx.source)):
             frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes]
             result.outbound.extend(class_facts.module_exports(frameworks))
+        if jax_selected and has_classes:
+            # A class whose framework only its imported bases may say: which bases, for the
+            # files that subclass it (the runner follows them; this file asks nothing). After
+            # the frameworks this file knows: of two facts for one name the first is kept.
+            result.outbound.extend(class_facts.module_forwards(ctx.names, ctx.tracing.classes))
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:

@@ -16,8 +16,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from jitlint.engine.imports import import_waves, read_source
+from jitlint.engine.imports import import_map, import_waves, read_source
 from jitlint.engine.linter import FileResult, may_change
+from jitlint.engine.orphans import backup_copies
 from jitlint.model.jax.crossfile.records import Outbound, Received
 from jitlint.model.project.files import (
     ProjectFiles,
@@ -26,6 +27,7 @@ from jitlint.model.project.files import (
     rank,
     received_from,
 )
+from jitlint.model.tf_records import TfInbound
 
 # A helper calling a helper in a third module needs a round per step; past this the
 # remaining calls are dropped (UNKNOWN), and a cycle whose calls keep changing ends.
@@ -50,9 +52,8 @@ def follow_imports(
     project = ProjectFiles.build(((path, task.display) for path, task, _ in members), config_root)
     results: list[FileResult | None] = [None] * len(tasks)
     sources = {path: getattr(task, "source", None) for path, task, _ in members}
-    given, waves = _first_round(tasks, members, project, lint, results, sources)
-    done: list[FileResult] = results  # type: ignore[assignment]
-    # The few files that returned values may go to are read again (`_value_facts`).
+    # Each file's text, read once: for the imports, the backup copies and the few files
+    # that returned values may go to (`_value_facts`).
     texts: dict[str, bytes] = {}
 
     def text(path: str) -> bytes:
@@ -61,12 +62,17 @@ def follow_imports(
             found = texts[path] = read_source(path, sources.get(path))
         return found
 
+    imports = import_map(project, [path for path, _, _ in members], text)
+    copies = backup_copies(project, imports, text)
+    given, waves = _first_round(tasks, members, project, lint, results, imports, copies)
+    done: list[FileResult] = results  # type: ignore[assignment]
+
     # What each file's records gave, while nothing they resolve against changed: the
     # inbound records are asked for after each wave that linted files.
     memo: dict[str, Any] = {}
 
     def current() -> dict[str, tuple[Received, ...]]:
-        return inbound_for(
+        found = inbound_for(
             project,
             {path: done[index].outbound for path, _, index in members},
             {path: done[index].defs for path, _, index in members},
@@ -74,6 +80,7 @@ def follow_imports(
             text,
             memo,
         )
+        return _with_copies(found, copies)
 
     by_path = {path: (task, index) for path, task, index in members}
     # What each file's current result was linted with: a relint whose records differ from
@@ -111,17 +118,30 @@ def follow_imports(
     return done, {task.display: given[path] for path, task, _ in members if given[path]}
 
 
+def _with_copies(
+    found: dict[str, tuple[Received, ...]], copies: dict[str, tuple[TfInbound, ...]]
+) -> dict[str, tuple[Received, ...]]:
+    """`inbound_for`'s answer with the backup copies' records (engine/orphans.py) added."""
+    if not copies:
+        return found
+    out = dict(found)
+    for path, records in copies.items():
+        out[path] = tuple(sorted({*found.get(path, ()), *records}, key=rank))
+    return out
+
+
 def _first_round(
     tasks: list,
     members: list[tuple[str, object, int]],
     project: ProjectFiles,
     lint: Callable[[list], list[FileResult]],
     results: list[FileResult | None],
-    sources: dict[str, bytes | None],
+    imports: dict[str, set[str]],
+    copies: dict[str, tuple[TfInbound, ...]],
 ) -> tuple[dict[str, tuple[Received, ...]], list[list[str]]]:
     """Lint every task once, importing files first; fills `results` and returns what each
     member's lint kept of what it was given (`accepts`), and the waves it linted them in.
-    `sources`: the text of the tasks that have it (stdin, notebooks), by path."""
+    `imports`: which member imports which; `copies`: the backup copies' records."""
     by_path = {path: (task, index) for path, task, index in members}
     in_project = {index for _, _, index in members}
     others = [index for index in range(len(tasks)) if index not in in_project]
@@ -133,7 +153,7 @@ def _first_round(
     reexports: dict[str, dict[str, str]] = {}
     # What reached a file not linted yet: (caller path, record), and what it receives.
     parked: dict[str, list[tuple[str, Outbound]]] = {}
-    received: dict[str, set[Received]] = {}
+    received: dict[str, set[Received]] = {path: set(found) for path, found in copies.items()}
     given: dict[str, tuple[Received, ...]] = {}
 
     def send(caller: str, record: Outbound) -> None:
@@ -142,7 +162,7 @@ def _first_round(
                 parked.setdefault(path, []).append((caller, record))
                 received.setdefault(path, set()).add(item)
 
-    waves = import_waves(project, [path for path, _, _ in members], sources)
+    waves = import_waves(project, [path for path, _, _ in members], {}, imports)
     for wave in waves:
         batch = [
             dataclasses.replace(

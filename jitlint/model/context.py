@@ -92,11 +92,19 @@ class FileContext:
     @cached_property
     def captures(self) -> Captures:
         """What a function object built in repeating code captures, and which of those
-        values change per repetition, with their kinds (model/domain/captures.py)."""
+        values change per repetition, with their kinds (model/domain/captures.py); the
+        arguments jax needs as Python values tell a size from a step count."""
         from jitlint.model.domain.captures import Captures
         from jitlint.model.jax.frameworks.repetition import value_at
+        from jitlint.model.jax.static_args.sizes import size_arguments
 
-        return Captures(self.names, value_at(self.tracing), self.repeated)
+        names = self.names
+        return Captures(
+            names,
+            value_at(self.tracing),
+            self.repeated,
+            lambda call, path: size_arguments(names, call, path),
+        )
 
     @cached_property
     def tf(self) -> TfModel:

@@ -20,7 +20,16 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
 - "eager": eager code (a scope with no graph context) calls a function of another module:
   where graph code calls it too, it is graph code on that path only (may, not must);
 - "new": a class of another module is created with these arguments (`status`: `encode_arguments`),
-  which reach its `__init__` as a call of the module's own does (its `self` attributes).
+  which reach its `__init__` as a call of the module's own does (its `self` attributes);
+- "copy": sent by the project pass, not by a file (engine/orphans.py): the receiving module
+  is imported by no file of the run, sits in no distribution, and a module the run imports
+  (`site`) defines a class of the same name: a backup copy whose Keras classes are no
+  graph roots by contract (model/tf/keras.py);
+- "inst": the sender makes instances of a class of another module, `name = Cls(...)`, and
+  says where they go (`status`: `INSTANCES_CALLED`, `INSTANCES_HANDED`, `INSTANCES_ESCAPE`);
+- "hand": the sender passes such an instance to a function of the class's module
+  (`status`: `Cls|position`, the position a digit or the keyword): that module follows
+  the parameter (model/domain/instances.py, model/tf/keras.py).
 
 Records are frozen dataclasses of strings, bools and ints: they cross the process pool and
 the JSON result cache like the JAX records (model/jax/crossfile/records.py), as `{"tf": [...]}`.
@@ -33,10 +42,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("graph", "loss", "use", "repeat", "import", "export", "eager", "new")
+KINDS = (
+    "graph",
+    "loss",
+    "use",
+    "repeat",
+    "import",
+    "export",
+    "eager",
+    "new",
+    "copy",
+    "inst",
+    "hand",
+)
 # Kinds that add to what the receiving file's own TensorFlow code means, and do not make it
 # TensorFlow code: they open no text gate of its TF rules (engine/linter.py).
-PASSIVE_KINDS = frozenset({"eager", "new"})
+PASSIVE_KINDS = frozenset({"eager", "new", "copy", "inst", "hand"})
+# "inst" statuses: every instance the sender makes is called in its eager code (and maybe
+# handed on), or only handed on; any other status: one goes where the sender cannot follow.
+INSTANCES_CALLED, INSTANCES_HANDED, INSTANCES_ESCAPE = "called", "handed", "escape"
+COPY_KIND = "copy"
 # An "export" fact of a Keras class: `keras:keras3:layer` (its kind and category, keras.py).
 KERAS_CLASS_FACT = "keras:"
 # ... and of a class whose bases are names of other modules, not known to be Keras classes

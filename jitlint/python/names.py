@@ -83,6 +83,14 @@ class Names:
         found = self.lookup_with_path(name, path)
         return found[0] if found else None
 
+    def only_def(self, name: str, path: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
+        """The `def` that `name` refers to at the end of `path` when that is its one binding."""
+        bindings = self.lookup(name, path)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        node = bindings[0].node
+        return node if type(node) is cst.FunctionDef else None
+
     def lookup_with_path(
         self, name: str, path: Sequence[cst.CSTNode]
     ) -> tuple[list[Binding], list[cst.CSTNode]] | None:

@@ -11,7 +11,8 @@ list on every path, as the body's binding is); not a loop, a `try` or a `match`,
 the bindings before them.
 
 Where the answer depends on loops (a binding inside a loop around the read comes back to it
-on the next iteration) or on when a nested function runs, there is no answer (None) and the
+on the next iteration, unless a statement of the loop's body binds the name on every path
+before the read) or on when a nested function runs, there is no answer (None) and the
 caller keeps every binding, as a flow-insensitive reading would.
 """
 
@@ -43,19 +44,30 @@ def reaching(bindings: Sequence[Path], read: Path, scope: cst.CSTNode) -> list[i
     if any(isinstance(node, _DEFERRED) for node in inner[:-1]):
         return None  # a nested function or class runs at a time not known here
     loops = [node for node in inner if isinstance(node, _LOOPS)]
+    carried = []  # the loops around the read that rebind the name: it may come back round
     for path in bindings:
         if not path or (path[-1] is not scope and not isinstance(path[-1], _BINDERS)):
             return None  # a loop target, a `with ... as`, an import: not followed here
-        if any(any(node is loop for node in path) for loop in loops):
-            return None  # rebound inside a loop around the read
+        carried += [loop for loop in loops if any(node is loop for node in path)]
     before = [i for i, path in enumerate(bindings) if _precedes(path, read)]
     if not before:
         return None
     binders = {id(bindings[i][-1]) for i in before}
     cutoff = _last_sure_binding(read, scope, binders)
+    if carried and (cutoff is None or not all(_inside(cutoff, loop) for loop in carried)):
+        return None  # a binding inside a loop around the read may come back to it
+    # Past here a binding from an earlier pass of a loop is overwritten at the cutoff, which
+    # every pass runs before the read (`x = tf.unstack(x)` ahead of `for part in x:`).
     if cutoff is None:
         return before
     return [i for i in before if not _precedes(bindings[i], cutoff)]
+
+
+def _inside(path: Path, loop: cst.CSTNode) -> bool:
+    """The statement at the end of `path` is in the body of `loop`, not its header or its
+    `else`: every pass runs it."""
+    index = _index_of(path, loop)
+    return index is not None and index + 1 < len(path) and path[index + 1] is loop.body  # type: ignore[attr-defined]
 
 
 def _index_of(path: Path, node: cst.CSTNode) -> int | None:

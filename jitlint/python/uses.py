@@ -19,7 +19,7 @@ import libcst as cst
 
 from jitlint.python.builtins_facts import MUTATING_METHODS, PROCESS_EXITS
 from jitlint.python.scopes import comprehension_targets
-from jitlint.python.walker import descendants, iter_children
+from jitlint.python.walker import descendants, iter_children, own_scope_nodes
 
 _STATEMENTS = (cst.Expr, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -88,16 +88,106 @@ def before_exit(path: list[cst.CSTNode]) -> bool:
 def _exits(statement: cst.CSTNode) -> bool:
     if type(statement) is not cst.SimpleStatementLine:
         return False
-    for small in statement.body:
-        if type(small) is cst.Raise:
+    return any(type(small) is cst.Raise or _process_exit(small) for small in statement.body)
+
+
+def _process_exit(small: cst.CSTNode) -> bool:
+    """`exit(1)`, `sys.exit(msg)`, `os._exit(0)` as a statement."""
+    if type(small) is not cst.Expr or type(small.value) is not cst.Call:  # type: ignore[attr-defined]
+        return False
+    func = small.value.func  # type: ignore[attr-defined]
+    name = func.value if type(func) is cst.Name else None
+    if type(func) is cst.Attribute and type(func.value) is cst.Name:
+        name = f"{func.value.value}.{func.attr.value}"
+    return name in PROCESS_EXITS
+
+
+# ---- loops that run their body at most once -------------------------------------------------
+_LOOPS = (cst.For, cst.While)
+_FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+_ONE_ELEMENT = (cst.List, cst.Tuple, cst.Set)
+
+
+def repeats_body(loop: cst.CSTNode) -> bool:
+    """Whether a `for`/`while` may run its body more than once on a normal run. Not when it
+    iterates over a written-out collection of one element (`for x in [a]:`, `range(1)`), nor
+    when every path through the body ends by leaving it (`break`, `return`, `raise`, a
+    process exit; an `if` whose every branch does; the body of a `try` without `else`,
+    whose handlers may retry after an error) with no `continue` outside an exception
+    handler to skip that ending. Such a loop runs its body once, or again only to retry
+    after a failure."""
+    if type(loop) is cst.For and _one_element(loop.iter):  # type: ignore[attr-defined]
+        return False
+    if not leaves_on_every_path(loop.body):  # type: ignore[attr-defined]
+        return True
+    return _has_continue(loop.body)  # type: ignore[attr-defined]
+
+
+def _one_element(iterable: cst.CSTNode) -> bool:
+    """`[a]`, `(a,)`, `{a}` or `range(1)`."""
+    if type(iterable) is cst.Call:
+        func, args = iterable.func, iterable.args  # type: ignore[attr-defined]
+        return (
+            type(func) is cst.Name
+            and func.value == "range"
+            and len(args) == 1
+            and args[0].keyword is None
+            and not args[0].star
+            and type(args[0].value) is cst.Integer
+            and args[0].value.evaluated_value == 1
+        )
+    if type(iterable) not in _ONE_ELEMENT:
+        return False
+    elements = iterable.elements  # type: ignore[attr-defined]
+    return len(elements) == 1 and type(elements[0]) is not cst.StarredElement
+
+
+def leaves_on_every_path(block: cst.BaseSuite) -> bool:
+    """Every normal path through `block` (a loop's or a branch's body) ends in `break`,
+    `return`, `raise` or a process exit."""
+    if type(block) is cst.SimpleStatementSuite:  # `for x in xs: break`
+        return bool(block.body) and _leaves(block.body[-1])
+    return _ends_leaving(list(block.body))  # type: ignore[arg-type]
+
+
+def _ends_leaving(statements: list[cst.CSTNode]) -> bool:
+    if not statements:
+        return False
+    last = statements[-1]
+    kind = type(last)
+    if kind is cst.SimpleStatementLine:
+        return bool(last.body) and _leaves(last.body[-1])  # type: ignore[attr-defined]
+    if kind is cst.If:
+        orelse = last.orelse  # type: ignore[attr-defined]
+        if orelse is None or not leaves_on_every_path(last.body):  # type: ignore[attr-defined]
+            return False
+        return (
+            _ends_leaving([orelse]) if type(orelse) is cst.If else leaves_on_every_path(orelse.body)
+        )
+    if kind is cst.Try:
+        # Its handlers may fall through to the next pass: a retry after an error.
+        tail = last.orelse.body if last.orelse is not None else last.body  # type: ignore[attr-defined]
+        return leaves_on_every_path(tail)
+    if kind is cst.With:
+        return leaves_on_every_path(last.body)  # type: ignore[attr-defined]
+    return False
+
+
+def _leaves(small: cst.BaseSmallStatement) -> bool:
+    return type(small) in (cst.Break, cst.Return, cst.Raise) or _process_exit(small)
+
+
+def _has_continue(node: cst.CSTNode) -> bool:
+    """A `continue` of this loop outside its exception handlers (those retry on failure)."""
+    stack = list(iter_children(node))
+    while stack:
+        child = stack.pop()
+        kind = type(child)
+        if kind is cst.Continue:
             return True
-        if type(small) is cst.Expr and type(small.value) is cst.Call:
-            func = small.value.func
-            name = func.value if type(func) is cst.Name else None
-            if type(func) is cst.Attribute and type(func.value) is cst.Name:
-                name = f"{func.value.value}.{func.attr.value}"
-            if name in PROCESS_EXITS:
-                return True
+        if kind in (*_LOOPS, *_FUNCTIONS, cst.ClassDef, cst.ExceptHandler, cst.ExceptStarHandler):
+            continue  # another loop's continue, a def's, or a retry after an error
+        stack.extend(iter_children(child))
     return False
 
 
@@ -340,6 +430,17 @@ def _is_name(expr: cst.CSTNode, name: str) -> bool:
     return type(expr) is cst.Name and expr.value == name  # type: ignore[attr-defined]
 
 
+# ---- reads that set how many passes a Python loop makes -------------------------------------
+def counts_passes(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`child` is an argument of a call of `range` (`parent`): the value sets how many passes
+    a loop over it makes, so a tracer records a different program for each value (a branch
+    test is not this: many values may take the same branch)."""
+    if type(parent) is not cst.Call:
+        return False
+    func = parent.func  # type: ignore[attr-defined]
+    return type(func) is cst.Name and func.value == "range" and child is not func
+
+
 # ---- every use of a parameter ----------------------------------------------------------
 # A use: the Name node and its ancestors inside the body, outermost first.
 UseTest = Callable[[cst.Name, Sequence[cst.CSTNode]], bool]
@@ -445,6 +546,43 @@ def returned_values(func: cst.FunctionDef) -> list[cst.BaseExpression] | None:
         return None
     last = body[-1].body  # type: ignore[attr-defined]
     return found if last and type(last[-1]) is cst.Return else None
+
+
+def returns_no_value(func: cst.FunctionDef) -> bool:
+    """Whether `func` gives its caller nothing: no `return` with a value and no `yield`
+    (nested scopes aside). Such a function is called for what it does."""
+    for node in own_scope_nodes(func.body, _SCOPES):
+        kind = type(node)
+        if kind is cst.Yield or (kind is cst.Return and node.value is not None):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def receiver_method_calls(func: cst.FunctionDef) -> set[str]:
+    """The methods `func` calls on its first parameter: `self.m(...)`, or `model.m(...)`
+    where the body binds `model = self` (nested scopes aside). What else the name is bound
+    to later does not matter to a caller asking which methods of the class the body names."""
+    params = [*func.params.posonly_params, *func.params.params]
+    if not params:
+        return set()
+    receivers = {params[0].name.value}
+    # Comprehensions are entered: `[self.step(b) for b in batches]` calls on `self`.
+    nodes = list(own_scope_nodes(func.body, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+    for node in nodes:
+        if type(node) is not cst.Assign or type(node.value) is not cst.Name:  # type: ignore[attr-defined]
+            continue
+        if node.value.value in receivers:  # type: ignore[attr-defined]
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name:
+                    receivers.add(target.target.value)
+    found: set[str] = set()
+    for node in nodes:
+        if type(node) is not cst.Call or type(node.func) is not cst.Attribute:  # type: ignore[attr-defined]
+            continue
+        base = node.func.value  # type: ignore[attr-defined]
+        if type(base) is cst.Name and base.value in receivers:
+            found.add(node.func.attr.value)  # type: ignore[attr-defined]
+    return found
 
 
 # ---- reads that only check ----------------------------------------------------------------

@@ -7,21 +7,28 @@ functions it names, transitively), the arguments a `partial` or wrapper binds, t
 of a bound method. `Captures.varying` lists those that change from one repetition to the
 next, with the kind of value each holds:
 
-- in a loop: names the loop rebinds or visibly mutates (its target, an assignment, `cfg.x =
-  ...`, `history.append(...)`); in a comprehension: its targets;
+- in a loop that repeats its body (python/uses.py `repeats_body`): names the loop rebinds or
+  visibly mutates (its target, an assignment, `cfg.x = ...`, `history.append(...)`); in a
+  comprehension: its targets;
 - in a function that runs repeatedly: its parameters (not `self`/`cls`) whose argument changes
   per pass at the loop calls of this module that repeat it (every parameter when something
   else repeats it: a contract, another file), module-level names those loops change and the
   function reads, and the locals it derives from either.
 
 Kinds: `ARRAY` (a JAX or NumPy array, or a pytree the model traces), `COUNT` (the target of a
-`for ... in range(...)`, read as it is), `PYTHON` (a scalar, string, None, container, class
-or function, an instance of a project class: configuration) or `UNKNOWN`. A compile per
-distinct configuration value is what such a loop asks for (a static argument would compile
-as often); an array or a step count captured per pass should have been an argument.
+`for ... in range(...)`, an `enumerate` index, a counter the loop adds to), `PYTHON` (a
+scalar, string, None, container, class or function, an instance of a project class:
+configuration), `SIZE` (a count or array that decides the program: read by `range(...)`,
+a size or shape argument, an index into a Python list of settings, also through a
+`partial` or call of a function of the module; an array the loop rebuilds with a shape
+read from what it changes) or `UNKNOWN`. A loop target unpacked from `zip`,
+`itertools.product`, `enumerate` or a written-out dict's `.items()` takes the kind of what
+it unpacks. A compile per distinct configuration value is what such a loop asks for (a
+static argument would compile as often); an array or a step count captured per pass and
+read as data should have been an argument.
 
-The value of an expression is the framework model's answer (`ValueAt`): this module knows
-nothing of JAX.
+The value of an expression is the framework model's answer (`ValueAt`), and so are the
+arguments a call needs as Python values (`SizeArguments`): this module knows nothing of JAX.
 """
 
 from __future__ import annotations
@@ -34,10 +41,16 @@ import libcst as cst
 from jitlint.model.domain.repeats import Repeated, Repetition
 from jitlint.model.domain.values import PYTREE, STATIC, TRACED, Array, Object, Value
 from jitlint.python.binding import Signature, bind_call
-from jitlint.python.builtins_facts import MUTATING_METHODS
+from jitlint.python.builtins_facts import MUTATING_METHODS, PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.scopes import comprehension_targets
-from jitlint.python.uses import changed_in, free_reads, params_of
+from jitlint.python.uses import (
+    changed_in,
+    counts_passes,
+    free_reads,
+    params_of,
+    repeats_body,
+)
 from jitlint.python.walker import iter_children, own_scope_nodes
 
 Path = Sequence[cst.CSTNode]
@@ -45,7 +58,10 @@ Path = Sequence[cst.CSTNode]
 # analysis, traced or not), or None when the model has none.
 ValueAt = Callable[[cst.CSTNode, Path], Value | None]
 
-ARRAY, COUNT, PYTHON, UNKNOWN = "array", "count", "python", "unknown"
+ARRAY, COUNT, PYTHON, SIZE, UNKNOWN = "array", "count", "python", "size", "unknown"
+# The arguments of a call that the framework needs as Python values (sizes, shapes, axes,
+# static parameters), the path ending at the call.
+SizeArguments = Callable[[cst.Call, Path], Sequence[cst.CSTNode]]
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _MAX_DEPTH = 3  # how many local functions deep a closure is followed
@@ -60,8 +76,9 @@ class Capture:
 
     @property
     def configuration(self) -> bool:
-        """A Python value (or one the model cannot tell): a compile per value may be wanted."""
-        return self.kind in (PYTHON, UNKNOWN)
+        """A Python value (or one the model cannot tell), or a size: a compile per value
+        may be wanted."""
+        return self.kind in (PYTHON, UNKNOWN, SIZE)
 
 
 def value_kind(value: Value | None) -> str:
@@ -88,10 +105,17 @@ def join_kinds(kinds: Iterable[str]) -> str:
 class Captures:
     """Queries about captured values, for one module (see the module docstring)."""
 
-    def __init__(self, names: Names, value_at: ValueAt, repeated: Repeated) -> None:
+    def __init__(
+        self,
+        names: Names,
+        value_at: ValueAt,
+        repeated: Repeated,
+        size_arguments: SizeArguments = lambda call, path: (),
+    ) -> None:
         self.names = names
         self.value_at = value_at
         self.repeated = repeated
+        self.size_arguments = size_arguments
         self._reads: dict[int, dict[str, list[cst.Name]]] = {}
 
     # ---- the query ---------------------------------------------------------------------
@@ -105,6 +129,7 @@ class Captures:
         if reads is None:
             return None
         owner = _owner(path)
+        changes: dict[str, _Change] = {}
         if repetition.kind == "call" and repetition.function is not None:
             changing = self._changed_per_call(repetition.function, path)
         else:
@@ -114,7 +139,130 @@ class Captures:
                 for name in reads
                 if name in changes
             }
+        site = list(path[:-1]) if path and path[-1] is built else list(path)
+        for name in reads:
+            kind = changing.get(name)
+            if kind == COUNT and self._needs_python({name}, built, site):
+                changing[name] = SIZE  # `partial(net, depth=n)`: one program per value
+            elif kind == ARRAY and changes.get(name) is _REBOUND and self._sized(name, path):
+                changing[name] = SIZE  # `jnp.zeros((n, d))`: one program per shape
         return [Capture(name, changing[name]) for name in sorted(reads) if name in changing]
+
+    # ---- values that decide the program ------------------------------------------------
+    def _sized(self, name: str, path: Path) -> bool:
+        """The loop around the end of `path` rebinds `name` to an array whose shape reads a
+        Python value the loop changes (`z = jnp.zeros((n, d))`, `g = grid(n)`): a new shape
+        each pass, and so a compile each pass even as an argument. An array the loop changes
+        (`jnp.zeros(x.shape)`) is no such value: its shape may well stay."""
+        found = _pass_loop(path)
+        if found is None or type(found[1]) not in (cst.For, cst.While):
+            return False  # a comprehension assigns nothing but its targets
+        index, loop = found
+        owner = _owner(path)
+        changed = {
+            n for n, c in _changes(loop).items() if self._change_kind(owner, n, c, path) != ARRAY
+        }
+        base = list(path[: index + 1])
+        for node in own_scope_nodes(loop.body, _SCOPES):  # type: ignore[attr-defined]
+            if (
+                type(node) is cst.Assign
+                and any(name in {n.value for n in _names(t.target)} for t in node.targets)  # type: ignore[attr-defined]
+                and self._needs_python(changed, node.value, base, containers=False)  # type: ignore[attr-defined]
+            ):
+                return True
+        return False
+
+    def _needs_python(
+        self,
+        names: set[str],
+        root: cst.CSTNode,
+        base: Path,
+        depth: int = 0,
+        containers: bool = True,
+    ) -> bool:
+        """Some read of `names` in `root` (an expression, a lambda or a `def`; `base` is the
+        path to it), or in a function of this module it hands them to, decides the program
+        jit records: `range(n)`, a size or shape the framework needs (`size_arguments`), or
+        (`containers`) an index into a Python list of settings. Passed in as an argument it
+        would fail to trace; captured, each value is its own program."""
+        if type(root) is cst.FunctionDef:
+            base, root = [*base, root], root.body
+        stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(root, ())]
+        while stack:
+            node, above = stack.pop()
+            kind = type(node)
+            if above and (kind is cst.FunctionDef or kind is cst.ClassDef):
+                continue
+            if kind is cst.Name:
+                parent = above[-1] if above else None
+                if node.value in names and not _bound_or_label(node, parent):  # type: ignore[attr-defined]
+                    if self._read_needs_python(node, above, base, depth, containers):
+                        return True
+                elif depth < _MAX_DEPTH and not _bound_or_label(node, parent):
+                    # A local function or lambda it names (`jax.grad(fn)`) reads them too.
+                    here = [*base, *above]
+                    local = self._local_function(node.value, here)  # type: ignore[attr-defined]
+                    if local is not None and self._needs_python(names, local, here, depth + 1):
+                        return True
+                continue
+            stack.extend((child, (*above, node)) for child in iter_children(node))
+        return False
+
+    def _read_needs_python(
+        self,
+        read: cst.Name,
+        above: tuple[cst.CSTNode, ...],
+        base: Path,
+        depth: int,
+        containers: bool,
+    ) -> bool:
+        chain = (*above, read)
+        for index in range(len(above) - 1, -1, -1):
+            parent, child = above[index], chain[index + 1]
+            if counts_passes(parent, child):
+                return True
+            here = [*base, *above[: index + 1]]
+            if containers and type(parent) is cst.SubscriptElement:
+                subscript = above[index - 1] if index else None
+                if type(subscript) is cst.Subscript:
+                    container = self.value_at(subscript.value, here)
+                    if container is not None and value_kind(container.element()) == PYTHON:
+                        return True  # `SETTINGS[i]`: one of a Python list of settings
+            if type(parent) is not cst.Call or child is parent.func:  # type: ignore[attr-defined]
+                continue
+            below = {id(n) for n in chain[index + 1 :]}
+            if any(id(a) in below for a in self.size_arguments(parent, here)):  # type: ignore[arg-type]
+                return True
+            if (
+                depth < _MAX_DEPTH
+                and type(child) is cst.Arg
+                and self._parameter_needs_python(parent, child, here, depth)  # type: ignore[arg-type]
+            ):
+                return True
+        return False
+
+    def _parameter_needs_python(self, call: cst.Call, arg: cst.Arg, path: Path, depth: int) -> bool:
+        """`arg` of `call` (of a `def` of this module, or a `partial` of one) reaches a
+        parameter whose reads decide the program (`_needs_python`)."""
+        args = list(call.args)
+        target: cst.BaseExpression = call.func
+        if self.names.resolves_to(call.func, path, PARTIAL):
+            if not args or args[0].keyword is not None or args[0].star:
+                return False
+            target, args = args[0].value, args[1:]
+        if type(target) is not cst.Name or arg not in args:
+            return False
+        found = self.names.lookup_with_path(target.value, path)
+        if found is None or len(found[0]) != 1 or found[0][0].kind != "def":
+            return False
+        func = found[0][0].node
+        if type(func) is not cst.FunctionDef:
+            return False
+        bound = bind_call(Signature.of(func), call.with_changes(args=args))
+        param = bound.targets[args.index(arg)] if len(bound.targets) == len(args) else None
+        if param is None:
+            return False
+        return self._needs_python({param}, func, found[1], depth + 1)
 
     def _change_kind(self, owner: cst.CSTNode, name: str, change: _Change, path: Path) -> str:
         """The kind of the change to `name`: its value's when rebound; COUNT when the loop
@@ -138,7 +286,7 @@ class Captures:
                 return False
             if kind is cst.If and child is node.body:  # type: ignore[attr-defined]
                 guards.append(node)  # type: ignore[arg-type]
-            if kind in (cst.For, cst.While) and child is node.body:  # type: ignore[attr-defined]
+            if kind in (cst.For, cst.While) and child is node.body and repeats_body(node):  # type: ignore[attr-defined]
                 if not guards:
                     return False
                 assigned = _assigned_in(node.body)  # type: ignore[attr-defined]
@@ -246,10 +394,46 @@ class Captures:
         values = [self.value_at(node, path) for node in reads]
         values += [self.value_at(b.node, path) for b in bindings if b.kind == "assign" and b.node]
         for loop in _fors(owner):
-            if type(loop.target) is cst.Name and loop.target.value == name:
-                iterable = self.value_at(loop.iter, path)
-                values.append(iterable.element() if iterable is not None else None)
+            values += self._target_values(loop.target, loop.iter, name, path)
         return join_kinds(value_kind(v) for v in values)
+
+    def _target_values(
+        self, target: cst.CSTNode, iterable: cst.CSTNode, name: str, path: Path
+    ) -> list[Value | None]:
+        """The values `for target in iterable` gives `name`: an element of the iterable, or
+        through tuple targets, of `zip`'s or `itertools.product`'s arguments, the second of
+        `enumerate`'s (its first is a count: `_counts`), or a written-out dict's keys or
+        values (`for name, width in {"small": 2}.items()`). None where not known."""
+        if type(target) is cst.Name:
+            if target.value != name:  # type: ignore[attr-defined]
+                return []
+            value = self.value_at(iterable, path)
+            return [value.element() if value is not None else None]
+        if type(target) not in (cst.Tuple, cst.List) or type(iterable) is not cst.Call:
+            return []
+        parts = [e.value for e in target.elements]  # type: ignore[attr-defined]
+        if any(type(p) is cst.StarredElement for p in parts):
+            return []
+        args = [a.value for a in iterable.args if not a.star and a.keyword is None]  # type: ignore[attr-defined]
+        meaning = self.names.qualified_names(iterable.func, path)  # type: ignore[attr-defined]
+        sources: list[cst.CSTNode | None] = [None] * len(parts)
+        if meaning and meaning <= _PARALLEL and len(args) == len(parts):
+            sources = list(args)
+        elif meaning == _ENUMERATE and len(parts) == 2 and args:
+            sources = [None, args[0]]
+        elif _dict_items(iterable) is not None and len(parts) == 2:
+            entries = _dict_items(iterable) or []
+            keys = [self.value_at(e.key, path) for e in entries]  # type: ignore[attr-defined]
+            found = [self.value_at(e.value, path) for e in entries]  # type: ignore[attr-defined]
+            for part, values in zip(parts, (keys, found), strict=True):
+                if type(part) is cst.Name and part.value == name:
+                    return list(values)
+            return []
+        out: list[Value | None] = []
+        for part, source in zip(parts, sources, strict=True):
+            if source is not None:
+                out += self._target_values(part, source, name, path)
+        return out
 
     def _reads_in(self, owner: cst.CSTNode) -> dict[str, list[cst.Name]]:
         """Name -> its read nodes in `owner`'s own body (nested functions and classes left
@@ -272,6 +456,23 @@ class Captures:
             stack.extend((child, node) for child in iter_children(node))
         self._reads[id(owner)] = found
         return found
+
+
+_PARALLEL = frozenset({"builtins.zip", "itertools.product"})
+_ENUMERATE = frozenset({"builtins.enumerate"})
+
+
+def _dict_items(call: cst.Call) -> list[cst.DictElement] | None:
+    """The entries of `{...}.items()` on a written-out dict without `**`."""
+    func = call.func
+    if call.args or type(func) is not cst.Attribute or func.attr.value != "items":
+        return None
+    if type(func.value) is not cst.Dict:
+        return None
+    entries = list(func.value.elements)
+    if any(type(e) is not cst.DictElement for e in entries):
+        return None
+    return entries  # type: ignore[return-value]
 
 
 def _owner(path: Path) -> cst.CSTNode:
@@ -305,18 +506,29 @@ _REBOUND = _Change("rebound")
 def _changes_per_pass(path: Path) -> dict[str, _Change]:
     """The names the innermost loop or comprehension around the end of `path` (in its
     function) changes from one pass to the next, and how."""
+    found = _pass_loop(path)
+    if found is None:
+        return {}
+    node = found[1]
+    changes = _changes(node)
+    if type(node) in _COMPREHENSIONS:
+        changes.update(dict.fromkeys(comprehension_targets(node), _REBOUND))
+    return changes
+
+
+def _pass_loop(path: Path) -> tuple[int, cst.CSTNode] | None:
+    """The innermost loop that repeats its body, or comprehension, around the end of `path`
+    in its function, with its index in `path`."""
     for index in range(len(path) - 2, -1, -1):
         node, child = path[index], path[index + 1]
         kind = type(node)
         if kind in _SCOPES:
-            return {}
-        if kind in (cst.For, cst.While) and child is node.body:  # type: ignore[attr-defined]
-            return _changes(node)
+            return None
+        if kind in (cst.For, cst.While) and child is node.body and repeats_body(node):  # type: ignore[attr-defined]
+            return index, node
         if kind in _COMPREHENSIONS:
-            found = _changes(node)
-            found.update(dict.fromkeys(comprehension_targets(node), _REBOUND))
-            return found
-    return {}
+            return index, node
+    return None
 
 
 def _changes(loop: cst.CSTNode) -> dict[str, _Change]:

@@ -19,7 +19,7 @@ import libcst as cst
 
 from jitlint.model.domain import plugins
 from jitlint.python.builtins_facts import METHOD_KINDS
-from jitlint.python.names import Names, leaf_name
+from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.walker import iter_children
 
 # Roots whose own attributes do not matter to the model: an attribute not found in the
@@ -186,11 +186,14 @@ class Classes:
             if arg.keyword is not None or arg.star:
                 info.open = True
                 continue
-            local = self.resolve(arg.value, path)
+            # A generic base, `Solver[State]`, is the class `Solver` (its parameters only
+            # annotate): same members, same framework.
+            base = base_class(arg.value)
+            local = self.resolve(base, path)
             if local is not None:
                 info.bases.append(local)
                 continue
-            qualnames = self.names.qualified_names(arg.value, path)
+            qualnames = self.names.qualified_names(base, path)
             qualname = next(iter(qualnames)) if len(qualnames) == 1 else ""
             if qualname in _PLAIN_ROOTS or plugins.is_known_base(qualname):
                 info.bases.append(qualname)

@@ -93,6 +93,10 @@ class Contract:
     # A traceback showed this very function failing under jit (explain-error's entry hint):
     # its parameters may be tracers, whatever their annotations leave unsaid.
     parameters_traced: bool = False
+    # Its modules are immutable (equinox's frozen dataclasses): a public method that returns
+    # nothing changes nothing a jitted caller could get back, so it is called for what it does
+    # in Python (printing, plotting, saving) and the contract does not trace it.
+    immutable: bool = False
 
     def traced_methods(self, defined: Iterable[str], asked: bool = False) -> set[str]:
         """The methods, of those a class defines, that the contract traces; `asked`: the

@@ -4,10 +4,12 @@ Framework-neutral; the JAX and TF models feed it their call resolution and their
 frameworks' contracts, and rules (JIT113, JIT207) query the answer.
 
 - Within a function, `local_repetition` says why a node may run more than once: it sits in a
-  loop body (one that does not end in an unconditional `break`/`return`: a retry loop such
-  as `while True: try: ...; break` / `except Error: continue` runs its body once on a normal
-  run, again only after a failure) or a comprehension (all of it but the outermost
-  iterable), or else it runs once per call of the innermost enclosing function. The body
+  loop body that repeats (python/uses.py `repeats_body`: not a loop over a written-out
+  collection of one element, nor one whose every path leaves it, as a retry loop `while
+  True: try: ...; break` / `except Error: continue` runs its body once on a normal run,
+  again only after a failure; code in such a loop is in the loops around it, if any) or a
+  comprehension (all of it but the outermost iterable), or else it runs once per call of
+  the innermost enclosing function. The body
   of a run-once guard (`if fn is None: fn = ...`, guards.py) and a lambda's body (where it
   runs is unknown) answer None.
 - Across functions, `find_repeated` says which functions run repeatedly: those called in a
@@ -35,6 +37,7 @@ import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.names import Names
+from jitlint.python.uses import repeats_body
 from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
@@ -48,44 +51,6 @@ StagedLoop = Callable[[cst.CSTNode, Path], bool]
 _LOOPS = (cst.For, cst.While)
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-
-
-def repeats_body(loop: cst.CSTNode) -> bool:
-    """Whether a `for`/`while` runs its body more than once on a normal run: not when every
-    pass through the body ends in an unconditional `break` or `return` (the last statement,
-    or the last of a `try` body), with no `continue` outside an exception handler to skip
-    it. Such a loop repeats only to retry after an error, or never."""
-    body = loop.body.body  # type: ignore[attr-defined]
-    if not body:
-        return True
-    last = body[-1]
-    if type(last) is cst.Try:
-        if last.orelse is not None or last.finalbody is not None:
-            return True
-        last = last.body.body[-1] if last.body.body else last
-    if not _ends_in_exit(last):
-        return True
-    return _has_continue(loop.body)  # type: ignore[attr-defined]
-
-
-def _ends_in_exit(statement: cst.CSTNode) -> bool:
-    if type(statement) is not cst.SimpleStatementLine or not statement.body:
-        return False
-    return type(statement.body[-1]) in (cst.Break, cst.Return, cst.Raise)
-
-
-def _has_continue(node: cst.CSTNode) -> bool:
-    """A `continue` of this loop outside its exception handlers (those retry on failure)."""
-    stack = list(iter_children(node))
-    while stack:
-        child = stack.pop()
-        kind = type(child)
-        if kind is cst.Continue:
-            return True
-        if kind in (*_LOOPS, *_FUNCTIONS, cst.ClassDef, cst.ExceptHandler, cst.ExceptStarHandler):
-            continue  # another loop's continue, a def's, or a retry after an error
-        stack.extend(iter_children(child))
-    return False
 
 
 def _repeating_loop(

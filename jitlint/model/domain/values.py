@@ -695,6 +695,25 @@ def literal_truth(value: Value) -> bool | None:
     return None
 
 
+# Python types whose instances are never None: a STATIC value of one of them answers `is None`.
+_NOT_NONE_TYPES = frozenset({"int", "float", "complex", "str", "bytes", "bool"})
+
+
+def is_none(value: Value) -> bool | None:
+    """Whether the value is None, as `x is None` asks: True for the constant, False for a
+    Python scalar of another known type (an int such as `x.shape[0]` or `len(xs)`, a
+    literal), None otherwise. Arrays, containers and instances are left unknown: a parameter
+    annotated `Optional[int]` or `Optional[State]` is modelled as one, and None still
+    reaches it."""
+    if isinstance(value, Scalar):
+        if value.known:
+            return value.const is None
+        return None if value.pytype is None else value.pytype == "None"
+    if type(value) is Value and value.kind == STATIC and value.pytype in _NOT_NONE_TYPES:
+        return False
+    return None
+
+
 Env = dict[str, Value]
 
 
@@ -704,6 +723,12 @@ def join_envs(a: Env, b: Env) -> Env:
         va, vb = a.get(name), b.get(name)
         out[name] = join(va, vb) if va is not None and vb is not None else U
     return out
+
+
+def same_scalar_type(values: Sequence[Value]) -> bool:
+    """Whether every value is a Python scalar of one known type (an int at every call site)."""
+    types = {v.pytype if isinstance(v, Scalar) else None for v in values}
+    return len(types) == 1 and None not in types
 
 
 def same_class_instances(values: list[Value]) -> bool:

@@ -50,6 +50,7 @@ from jitlint.model.domain.values import (
     FunctionRef,
     Object,
     S,
+    Scalar,
     Seq,
     U,
     Value,
@@ -60,6 +61,7 @@ from jitlint.model.domain.values import (
     merged_instance,
     python_sequence,
     same_class_instances,
+    same_scalar_type,
 )
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
 from jitlint.model.jax.api import HOST_CALLBACKS
@@ -90,11 +92,13 @@ from jitlint.model.jax.frameworks.contracts import (
     Assumptions,
     Contract,
     array_params,
+    array_read_params,
     array_used_params,
     asked_contract,
     assumed_classes,
     assumed_functions,
     built_from_configuration,
+    drivers_of_compiled,
     python_used_params,
     returns_python_value,
     takes_no_arrays,
@@ -130,6 +134,7 @@ from jitlint.python.builtins_facts import (
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
+from jitlint.python.uses import returns_no_value
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -207,6 +212,16 @@ class FunctionTrace:
         if len(top) == 1:
             return _seen(top[0].analyzer, key)
         return merge([_seen(c.analyzer, key) for c in top])
+
+    def reaches(self, expr: cst.CSTNode) -> bool:
+        """Whether some analysis at the function's level evaluated `expr`: a branch that the
+        known arguments of every such call rule out (`if use_jnp:` called with True, `if size
+        is None:` given `x.shape[0]`) never runs there. True when nothing was analysed."""
+        top = self.top()
+        if not top:
+            return True
+        key = id(expr)
+        return any(key in c.analyzer.values or key in c.analyzer.sticky for c in top)  # type: ignore[union-attr]
 
     def summary(self, name: str) -> Value | None:
         """Every value `name` takes in the body (for functions closing over it)."""
@@ -748,6 +763,8 @@ class Tracing:
                     params[name] = first
                 elif sequence is not None and all(python_sequence(v) == sequence for v in values):
                     params[name] = Value(STATIC, pytype=sequence)  # a Python list everywhere
+                elif same_scalar_type(values):
+                    params[name] = Scalar(first.pytype)  # an int everywhere: never None
                 else:
                     params[name] = S
             else:
@@ -877,6 +894,10 @@ class Tracing:
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         asked = self.assumptions.module_constructors
         for info, contract in self.contract_classes:
+            drivers = drivers_of_compiled(
+                {n: m.func for n, m in info.methods.items()},
+                {n for n, m in info.methods.items() if self._compiled_here(m.func)},
+            )
             for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
                 if method is None or method.kind != "method" or not method.plain:
@@ -889,6 +910,13 @@ class Tracing:
                     self.names, method.func, self._path_to(method.func)
                 ):
                     continue  # a setup or driver step (`fit(self, data, steps=100)`)
+                # A public method beyond the contract's own (a constructor returns nothing by
+                # definition: `module-constructors` decides it).
+                public = name not in contract.methods and name != "__init__"
+                if public and name in drivers:
+                    continue  # the Python loop around a step the class compiles itself
+                if public and contract.immutable and returns_no_value(method.func):
+                    continue  # called for its Python effects (`print_parameters`)
                 found = self._traces.get(id(method.func))
                 if found is not None and found.level > 0:
                     continue
@@ -906,6 +934,14 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _compiled_here(self, func: cst.FunctionDef) -> bool:
+        """Whether this file compiles `func` itself (`@jax.jit`, `@eqx.filter_jit`, or
+        `jax.jit(self.step)`), not only another file or a contract."""
+        return any(
+            e.transform.verb == "compiles" and e.origin is None and e.contract is None
+            for e in self.index.entries.get(id(func), ())
+        )
 
     def _reroot_nested(self, outer: cst.FunctionDef) -> None:
         """Entries inside `outer` (a `lax.fori_loop` body, a jitted closure) were rooted
@@ -930,7 +966,11 @@ class Tracing:
             site=func, func=func, params={}, enclosing=None, level=ABSTRACT,
             contract=(owner, contract.says),
         )  # fmt: skip
-        arrays = array_params(self.names, func, path) | array_used_params(self.names, func, path)
+        arrays = (
+            array_params(self.names, func, path)
+            | array_used_params(self.names, func, path)
+            | array_read_params(self.names, func, path)
+        )
         params: dict[str, Value] = {
             name: Array(("param", name, entry), sure=True) if name in arrays else U
             for name in param_names(func)
@@ -1292,7 +1332,7 @@ class Tracing:
                 qualname = self.function_trace(entry.func).qualname
                 if entry.transform.qualname == "frame":
                     return f"`{name}` is a parameter of `{qualname}`, {contract_words(entry)}"
-                said = "annotated as" if _annotated(entry.func, name) else "read only as"
+                said = _array_said(self.names, entry.func, self._path_to(entry.func), name)
                 return (
                     f"`{name}` is {said} an array and is a parameter of "
                     f"`{qualname}`, {contract_words(entry)}"
@@ -1499,6 +1539,16 @@ def unknown_name(qualnames: frozenset[str]) -> bool:
 _ARRAY_PROTOCOL = frozenset(
     {"tree_flatten", "tree_flatten_with_keys", "__jax_array__", "__array__"}
 )
+
+
+def _array_said(names: Names, func: FuncNode, path: Sequence[cst.CSTNode], name: str) -> str:
+    """How a contract knows its parameter `name` is an array: its annotation, every read
+    (`array_used_params`), or a read only arrays admit that no other read doubts."""
+    if _annotated(func, name):
+        return "annotated as"
+    if type(func) is cst.FunctionDef and name in array_used_params(names, func, path):
+        return "read only as"
+    return "read as"
 
 
 def _annotated(func: FuncNode, name: str) -> bool:

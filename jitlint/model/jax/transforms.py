@@ -17,7 +17,14 @@ from typing import TypeVar
 import libcst as cst
 
 from jitlint.model.domain.plugins import ABSTRACT, GRAD, plugins
-from jitlint.model.domain.values import PYTREE, STATIC, UNKNOWN, Value, literal_truth
+from jitlint.model.domain.values import (
+    PYTREE,
+    STATIC,
+    UNKNOWN,
+    Value,
+    is_none,
+    literal_truth,
+)
 from jitlint.model.jax.jit import spec_from_args
 from jitlint.model.library.jax_facts import axis_transform, shard_map_none_spec_argument
 from jitlint.python.binding import (
@@ -702,7 +709,28 @@ def static_truth(
         is_and = type(test.operator) is cst.And  # type: ignore[attr-defined]
         if left is not None and left != is_and:
             return left  # `False and ...` / `True or ...`
+    if kind is cst.Comparison and local is not None:
+        return _none_test_truth(test, local)  # type: ignore[arg-type]
     return None
+
+
+def _none_test_truth(test: cst.Comparison, local: Callable[[str], Value | None]) -> bool | None:
+    """`x is None` / `x is not None` on a local whose value says (`is_none`): a size
+    passed as `x.shape[0]` is never None, so `if size is None:` does not run for that call."""
+    if len(test.comparisons) != 1 or type(test.left) is not cst.Name:
+        return None
+    (target,) = test.comparisons
+    operator = type(target.operator)
+    comparator = target.comparator
+    if operator not in (cst.Is, cst.IsNot) or type(comparator) is not cst.Name:
+        return None
+    if comparator.value != "None":  # type: ignore[attr-defined]
+        return None
+    value = local(test.left.value)  # type: ignore[attr-defined]
+    found = is_none(value) if value is not None else None
+    if found is None:
+        return None
+    return found if operator is cst.Is else not found
 
 
 def _head(expr: cst.BaseExpression) -> str:

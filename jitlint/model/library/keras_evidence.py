@@ -68,6 +68,9 @@ KERAS_3_ONLY_CODE = re.compile(
     rf"\bkeras_core\b|\bkeras\.(?:{_KERAS_3_MODULES})\b|\bkeras\.src\.(?:ops|trainers|random|tree)\b"
     rf"|\bfrom[ \t]+keras[ \t]+import[ \t]+\(?[^\n]*\b(?:{_KERAS_3_MODULES})\b"
 )
+# Text each pattern's every match contains: a file without it is passed over with a fast
+# substring search instead of the patterns' scan (a scan reads a whole project's files).
+_KERAS_2_WORDS = (b"self.add_", b"experimental_run_tf_function", b"tensorflow.python.keras")
 _SCAN_FILES = 3000  # a bound on the scan: past it, nothing is concluded
 _SKIPPED_DIRECTORIES = frozenset({"node_modules", "site-packages", "__pycache__", "venv"})
 
@@ -88,9 +91,12 @@ class Evidence:
 
 def keras_2_code(text: bytes) -> str | None:
     """The Keras-2-only code of one file, described; None when it has none."""
-    setting = LEGACY_KERAS_IN_CODE.search(text)
-    if setting is not None:
-        return f"`{setting.group().decode()}`, which makes `tf.keras` tf-keras (Keras 2)"
+    if b"TF_USE_LEGACY_KERAS" in text:
+        setting = LEGACY_KERAS_IN_CODE.search(text)
+        if setting is not None:
+            return f"`{setting.group().decode()}`, which makes `tf.keras` tf-keras (Keras 2)"
+    if not any(word in text for word in _KERAS_2_WORDS):
+        return None
     for match in KERAS_2_ONLY_CODE.finditer(text):
         spelled = match.group().decode().rstrip("(=").strip()
         method = spelled.removeprefix("self.")
@@ -104,6 +110,8 @@ def keras_2_code(text: bytes) -> str | None:
 
 def keras_3_code(text: str) -> str | None:
     """The Keras-3-only code of one file, as written; None when it has none."""
+    if "keras" not in text:
+        return None
     match = KERAS_3_ONLY_CODE.search(text)
     if match is None:
         return None
@@ -149,7 +157,7 @@ def scan_project(root: Path) -> Evidence | None:
             found = keras_2_code(text)
             if found is not None:
                 return Evidence(2, path, found)
-            if keras_3 is None:
+            if keras_3 is None and b"keras" in text:  # decoded only where it may match
                 found = keras_3_code(text.decode("utf-8", "replace"))
                 if found is not None:
                     keras_3 = Evidence(3, path, found)

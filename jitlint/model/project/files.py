@@ -16,6 +16,7 @@ from typing import Any
 
 from jitlint.model.domain import plugins
 from jitlint.model.jax.crossfile import stars
+from jitlint.model.jax.crossfile.class_facts import MODULE_FACT, MODULE_FORWARD, MODULE_KEY
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
     EntryRecord,
@@ -480,22 +481,62 @@ def _keras_bases(
     """The Keras class fact of the first base of a `KERAS_BASES_FACT` (exported by `path`)
     that is a Keras class of a module of the run, following bases of bases a few hops;
     None when none is known to be one."""
+    return _first_base_fact(
+        project, path, fact, exports, reexports, (KERAS_BASES_FACT, KERAS_CLASS_FACT, ""), deep=True
+    )
+
+
+def _module_bases(
+    project: ProjectFiles,
+    path: str,
+    fact: str,
+    exports: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+) -> str | None:
+    """The framework fact of the first base of a `MODULE_FORWARD` (exported by `path`, its
+    bases as that file spells them) that a module of the run says has one, following bases
+    of bases a few hops; None when none is known."""
+    return _first_base_fact(
+        project,
+        path,
+        fact,
+        exports,
+        reexports,
+        (MODULE_FORWARD, MODULE_FACT, MODULE_KEY),
+        deep=False,
+    )
+
+
+def _first_base_fact(
+    project: ProjectFiles,
+    path: str,
+    fact: str,
+    exports: Mapping[str, Mapping[str, str]],
+    reexports: Mapping[str, Mapping[str, str]],
+    kinds: tuple[str, str, str],
+    *,
+    deep: bool,
+) -> str | None:
+    """Follow the bases a forwarding fact names (`kinds`: the forward prefix, the known
+    fact's prefix, the export key's suffix) to the first one whose module exports a known
+    fact, up to `MAX_HOPS` bases of bases; `deep` takes the newest pending base first."""
+    forward, known, key = kinds
     pending = [(path, fact, 0)]
     seen: set[tuple[str, str]] = set()
     while pending:
-        where, bases, depth = pending.pop()
-        for base in bases[len(KERAS_BASES_FACT) :].split(","):
+        where, bases, depth = pending.pop() if deep else pending.pop(0)
+        for base in bases[len(forward) :].split(","):
             resolved = _tf_resolve(project, where, base, reexports)
             if resolved is None or resolved in seen or not resolved[1]:
                 continue
             seen.add(resolved)
-            found = exports.get(resolved[0], {}).get(resolved[1])
+            found = exports.get(resolved[0], {}).get(resolved[1] + key)
             if found is None:
                 continue
-            if found.startswith(KERAS_BASES_FACT):
+            if found.startswith(forward):
                 if depth < MAX_HOPS:
                     pending.append((resolved[0], found, depth + 1))
-            elif found.startswith(KERAS_CLASS_FACT):
+            elif found.startswith(known):
                 return found
     return None
 
@@ -531,6 +572,11 @@ def _tf_received(
                 if record.status not in (BASE, KERAS_BASE_ONLY):
                     continue
                 found = _keras_bases(project, callee, fact, exports, reexports)
+                if found is None:
+                    continue
+                fact = found
+            if fact.startswith(MODULE_FORWARD):
+                found = _module_bases(project, callee, fact, exports, reexports)
                 if found is None:
                     continue
                 fact = found

@@ -8,10 +8,15 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from jitlint.model.domain.instances import follow_instances
 from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
+from jitlint.model.tf.keras import WEIGHT_READS
 from jitlint.model.tf_records import (
     BASE,
+    INSTANCES_CALLED,
+    INSTANCES_ESCAPE,
+    INSTANCES_HANDED,
     KERAS_BASE_ONLY,
     UNKNOWN_FACT,
     TfRecord,
@@ -144,6 +149,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                 status = BASE if _bound_name(node) in bases else ""  # type: ignore[arg-type]
                 records.add(TfRecord(target, lines[id(node)], "import", status))
     records.update(_creations(model))
+    records.update(_instances(model))
     records.update(_eager_calls(model))
     for name, fact in exports.items():
         records.add(TfRecord(name, 0, "export", fact))
@@ -255,4 +261,64 @@ def _creations(model: TfModel) -> set[TfRecord]:
         if len(statuses) > _MAX_CREATIONS:
             statuses = {_UNKNOWN_ARGUMENTS}
         out.update(TfRecord(target, 0, "new", status) for status in statuses)
+    return out
+
+
+def _instances(model: TfModel) -> set[TfRecord]:
+    """ "inst" and "hand" records: where the instances this file makes of another module's
+    classes, in plain code (`net = Net()`, `name = Cls(...)` in any scope), go
+    (model/domain/instances.py): called only in this file's eager code, handed to functions
+    of the class's own module ("hand": that module follows them), or somewhere not
+    followed. The class's module needs every maker's answer before it takes the class's
+    `call` off the graph roots (model/tf/keras.py `instances_called_directly`)."""
+    creations: dict[str, list[Sequence[cst.CSTNode]]] = {}
+    for call, path, status in model.keras_uses[1]:
+        if status != "plain" or not leaf_name(call.func)[:1].isupper():
+            continue
+        target = foreign_name(model, call.func, path)
+        if target is not None:
+            creations.setdefault(target, []).append(path)
+    if not creations:
+        return set()
+    out: set[TfRecord] = set()
+    contexts = model.contexts if model.may_have_graph_code else {}
+    for target, paths in sorted(creations.items()):
+        home = target.rpartition(".")[0]
+
+        def handoff(
+            call: cst.Call, path: Sequence[cst.CSTNode], position: str, home: str = home
+        ) -> str | None:
+            found = foreign_name(model, call.func, path)
+            # Only to the class's own module, which follows the parameter for this class.
+            return found if found is not None and found.rpartition(".")[0] == home else None
+
+        flow = follow_instances(
+            model.names,
+            model.instance_reads,
+            paths,
+            (),
+            WEIGHT_READS,
+            handoff,
+            model.called_from_elsewhere,
+            model.keeps_attributes,
+        )
+        in_graph = any(
+            id(node) in contexts
+            for path in flow.calls
+            for node in path
+            if type(node) in (cst.FunctionDef, cst.Lambda)
+        )
+        if flow.escaped or in_graph or model.makes_symbolic_inputs:
+            status = INSTANCES_ESCAPE
+        elif flow.calls:
+            status = INSTANCES_CALLED
+        elif flow.handoffs:
+            status = INSTANCES_HANDED
+        else:
+            status = INSTANCES_ESCAPE  # made and never called: nothing is known
+        out.add(TfRecord(target, 0, "inst", status))
+        if status != INSTANCES_ESCAPE:
+            cls = target.rpartition(".")[2]
+            for function, position in flow.handoffs:
+                out.add(TfRecord(function, 0, "hand", f"{cls}|{position}"))
     return out

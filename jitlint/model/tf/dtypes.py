@@ -579,7 +579,7 @@ class TfDtypes:
 
     def _keras_param(self, func: cst.FunctionDef, name: str) -> str | None:
         """Keras casts a layer's inputs to its compute dtype; losses see `floatx`."""
-        context = self.model.function_context(func)
+        context = self.model.keras_input_context(func)
         if context is None or name not in context.tensor_params:
             return None
         if id(func) in self.model.loss_functions:

@@ -28,9 +28,10 @@ A class gets the statuses of the places it is used (`uses`):
 - "plain": created somewhere else (a custom training loop, eager use): not "auto";
 - "eager": created where a model is compiled with `run_eagerly=True` (or passed to that
   `compile`): Keras runs its steps as plain Python; a class used only so runs no graph code.
-A class made only as module-level instances, or as locals of self-contained driver functions,
-that the module only calls or reads the weights of (`instances_called_directly`) runs its
-methods where they are called: TfModel makes them roots only when a call is graph code.
+A class whose every instance the run follows (model/domain/instances.py) to calls, weight
+reads and tests only (`instances_called_directly`; other files' instances come as "inst" and
+"hand" records) runs its methods where they are called: TfModel makes them roots only when
+a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -43,12 +44,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import libcst as cst
 
+from jitlint.model.domain.instances import Reads, follow_instances, parameter_names
 from jitlint.model.library.keras_evidence import keras_3_code
 from jitlint.model.tf.api import (
     KERAS_STATELESS_LAYERS,
@@ -58,7 +60,15 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.function import GraphContext
 from jitlint.model.tf.scan import GraphScan
-from jitlint.model.tf_records import KERAS_BASES_FACT, KERAS_CLASS_FACT, ImportedFacts
+from jitlint.model.tf_records import (
+    COPY_KIND,
+    INSTANCES_CALLED,
+    INSTANCES_HANDED,
+    KERAS_BASES_FACT,
+    KERAS_CLASS_FACT,
+    ImportedFacts,
+    TfInbound,
+)
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -138,6 +148,9 @@ class KerasLinks:
     inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
     inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
     facts: ImportedFacts  # facts of imported names (TfModel), Keras classes' among them
+
+    def records(self, *kinds: str) -> list[TfInbound]:  # provided by TfModel
+        raise NotImplementedError
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -521,21 +534,31 @@ class KerasLinks:
             stack.extend(iter_children(node))
         return False
 
+    @cached_property
+    def backup_copies(self) -> frozenset[str]:
+        """The top-level class names that the project pass says a module the run imports
+        defines too, where no file of the run imports this one ("copy" records)."""
+        return frozenset(record.function for record in self.records(COPY_KIND))
+
     def instances_called_directly(self, scan: GraphScan) -> dict[int, list[Path]]:
-        """Local Keras layers and models made only as module-level instances (`model =
-        Net()`, where no model is built or compiled) that the module only calls (`model(x)`)
-        or reads the weights of, and calls at least once: class id -> the paths of those
-        calls. Keras runs `call` where it is called: when every call is eager code (TfModel
-        checks), the class runs no graph code (tensorflow/recommenders-addons' eager Keras
-        demo). Any other use of the class or an instance (passed on, `fit`/`predict`/`save`,
-        a subclass, another binding of the name) keeps it a graph root; so does an instance
-        the module never calls (another module may import it). Known gap: another module
-        that imports an instance the module calls and runs it in graph code is not seen.
-        A local `m = Net()` counts too inside a self-contained driver, a function with no
-        parameters that returns nothing (`_test_layer()`, `main()`): nothing reaches it from
-        outside, so its calls run on what it makes itself (a module's own eager self-tests:
-        ryancheunggit/tensorflow2_model_zoo); a helper taking inputs or returning an output may
-        feed a functional model, and keeps the class a root."""
+        """Local Keras layers and models whose every instance the project is seen to call
+        (`model(x)`) and otherwise only to test or read the weights of: class id -> the
+        paths of this module's calls. Keras runs `call` where it is called: when every call
+        is eager code (TfModel checks this module's, each other module its own), the class
+        runs no graph code (tensorflow/recommenders-addons' eager Keras demo, a module's
+        self-test, a policy network trained under a plain `GradientTape`).
+
+        Each instance is followed (model/domain/instances.py) from `name = Cls(...)` in any
+        scope through names, the module's functions' parameters and returned values; an
+        instance made in another module comes with that module's answer ("inst" records:
+        model/project/tf_outbound.py), and one passed to a function of this module from
+        another comes as a "hand" record and is followed from that parameter. Any use not
+        followed (passed on elsewhere, `fit`/`predict`/`save`, `tf.function(model)`, a
+        container, a subclass, a block builder calling it on its own input and returning
+        the output, a module making symbolic `Input`s) keeps the class a graph root; so
+        does one no module is seen to call (another module may import it). Known gap:
+        another module that imports a module-level instance and runs it in graph code is
+        not seen."""
         uses = self.keras_uses[0]
         candidates = {
             cls_id: info
@@ -544,66 +567,109 @@ class KerasLinks:
             and uses.get(cls_id)
             and all(status == "plain" for status, _ in uses[cls_id])
         }
-        if not candidates:
+        if not candidates or self.makes_symbolic_inputs:
             return {}
-        by_name = {info.node.name.value: cls_id for cls_id, info in candidates.items()}
-        # instance name -> {creation: class}: one name may be bound to several instances
-        instances: dict[str, dict[int, int]] = {}
-        failed: set[int] = set()
-        reads: list[tuple[cst.Name, list[cst.CSTNode]]] = []
-        stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(self.module, [])]
-        while stack:
-            node, above = stack.pop()
-            here = [*above, node]
-            if type(node) is cst.Name:
-                reads.append((node, here))
-            stack.extend((child, here) for child in iter_children(node))
-        for name, path in reads:
-            cls_id = by_name.get(name.value)
-            if cls_id is None or _not_a_read(name, path):
+        reads = self.instance_reads
+        received = _received_instances(self.records("use", "inst", "hand"))
+        out: dict[int, list[Path]] = {}
+        for cls_id, info in candidates.items():
+            name = info.node.name.value
+            remote = received.get(name) or _Received()
+            if not remote.accounted:
+                continue  # another module makes one and does not say where it goes
+            creations: list[list[cst.CSTNode]] | None = []
+            for node, path in reads.by_name.get(name, ()):
+                bindings = self.names.lookup(name, path)
+                if not bindings or bindings[0].node is not info.node or info.node in path:
+                    continue  # another name, or its own methods (`super(Net, self)`)
+                parent = path[-2]
+                if type(parent) is not cst.Call or parent.func is not node:
+                    creations = None  # subclassed, passed as a class, ...
+                    break
+                creations.append(path[:-1])
+            parameters = self._handed_parameters(remote.handed)
+            if creations is None or parameters is None:
                 continue
-            bindings = self.names.lookup(name.value, path)
-            if not bindings or bindings[0].node is not candidates[cls_id].node:
+            if not (creations or parameters or remote.called):
                 continue
-            if candidates[cls_id].node in path:
-                continue  # its own methods (`super(Net, self)`)
-            instance = _module_instance(path) or _driver_instance(path)
-            if instance is None:
-                failed.add(cls_id)
-            else:
-                instances.setdefault(instance[0], {})[id(instance[1])] = cls_id
-        sites: dict[int, list[Path]] = {cls_id: [] for cls_id in candidates}
-        for name, path in reads:
-            made = instances.get(name.value)
-            if made is None or _not_a_read(name, path):
+            flow = follow_instances(
+                self.names,
+                reads,
+                creations,
+                parameters,
+                WEIGHT_READS,
+                lambda call, path, position: None,  # handed on to a third module: not followed
+                self.called_from_elsewhere,
+                self.keeps_attributes,
+            )
+            if flow.escaped or not (flow.calls or remote.called):
                 continue
-            bindings = self.names.lookup(name.value, path)
-            classes = {made[id(b.node)] for b in bindings if id(b.node) in made}
-            if not bindings or not classes:
-                continue  # another variable of that name
-            parent = path[-2]
-            if len(classes) > 1 or any(id(b.node) not in made for b in bindings):
-                failed.update(classes)  # bound to something else too
-            elif type(parent) is cst.Call and parent.func is name:
-                sites[next(iter(classes))].append(path[:-1])
-            elif not (
-                type(parent) is cst.Attribute
-                and parent.value is name
-                and parent.attr.value in _WEIGHT_READS
-            ):
-                failed.update(classes)
-        # An instance the module never calls is left to whoever imports it (still a root).
-        return {cls_id: found for cls_id, found in sites.items() if found and cls_id not in failed}
+            out[cls_id] = flow.calls
+        return out
+
+    def keeps_attributes(self, cls: cst.ClassDef) -> bool:
+        """Whether an instance stored on `self` of `cls` is followed: not in a Keras class
+        (there it is a sublayer its owner runs, with the owner's status)."""
+        return id(cls) not in self.scan.keras_classes
+
+    @cached_property
+    def instance_reads(self) -> Reads:
+        """The module's reads of names, for following instances."""
+        return Reads(self.module)
+
+    @cached_property
+    def makes_symbolic_inputs(self) -> bool:
+        """The module calls a Keras `Input` (or `InputLayer`): it may build functional
+        models on symbolic inputs, so no call of a layer here is known to be eager."""
+        return any(
+            leaf_name(call.func) in ("Input", "InputLayer") for call, _ in self.scan.all_calls
+        )
+
+    def called_from_elsewhere(self, func: cst.FunctionDef) -> bool:
+        """A top-level function that another file of the run calls (its "eager", "graph"
+        or "loss" records): what it returns leaves the module."""
+        if func not in self.module.body:
+            return False
+        return any(r.function == func.name.value for r in self.records("eager", "graph", "loss"))
+
+    def _handed_parameters(
+        self, handed: set[tuple[str, str]]
+    ) -> list[tuple[cst.FunctionDef, str]] | None:
+        """The parameters of this module's top-level functions that other modules pass an
+        instance to ((function, position or keyword) of "hand" records); None where one
+        names no such function or parameter."""
+        out = []
+        for function, position in sorted(handed):
+            func = next(
+                (
+                    stmt
+                    for stmt in self.module.body
+                    if type(stmt) is cst.FunctionDef and stmt.name.value == function
+                ),
+                None,
+            )
+            if func is None or func.decorators:
+                return None
+            params = parameter_names(func)
+            if position.isdigit():
+                if int(position) >= len(func.params.posonly_params) + len(func.params.params):
+                    return None
+                position = params[int(position)]
+            out.append((func, position))
+        return out
 
     def keras_contexts(self, scan: GraphScan) -> list[tuple[cst.FunctionDef, GraphContext]]:
         """The graph context of every Keras graph method of the module."""
         uses = self.keras_uses[0]
         out = []
+        copies = self.backup_copies
         for cls, method, kind, _path in scan.keras_methods:
             info = scan.keras_classes[id(cls)]
             used = uses.get(id(cls), [])
             if eager_metric(info, used) or (used and all(s == "eager" for s, _ in used)):
                 continue  # run by no model, or only by models compiled with run_eagerly=True
+            if not used and len(info.path) == 1 and cls.name.value in copies:
+                continue  # a backup copy's class, used nowhere: no contract (engine/orphans.py)
             status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED
@@ -639,7 +705,7 @@ class KerasLinks:
 
 
 # Reads of a layer or model that run none of its graph methods.
-_WEIGHT_READS = frozenset(
+WEIGHT_READS = frozenset(
     {
         "trainable_variables", "trainable_weights", "non_trainable_variables",
         "non_trainable_weights", "variables", "weights", "get_weights", "set_weights",
@@ -648,77 +714,51 @@ _WEIGHT_READS = frozenset(
 )  # fmt: skip
 
 
-def _not_a_read(name: cst.Name, path: Sequence[cst.CSTNode]) -> bool:
-    """A `Name` node that reads no variable: an attribute's name, a keyword, a binding
-    target of a def, class, parameter or import."""
-    parent = path[-2] if len(path) > 1 else None
-    kind = type(parent)
-    if kind is cst.Attribute:
-        return parent.attr is name  # type: ignore[union-attr]
-    if kind is cst.Arg:
-        return parent.keyword is name  # type: ignore[union-attr]
-    if kind in (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName):
-        return True
-    return kind is cst.AssignTarget  # a binding; the lookup of a read finds it
+@dataclass
+class _Received:
+    """What other modules said of a class's instances: the files that make one ("use"),
+    those that say where all of theirs go ("inst": called eagerly, or only handed on),
+    whether any was called, and the parameters of this module they were handed to."""
+
+    makers: set[str] = field(default_factory=set)
+    followed: set[str] = field(default_factory=set)
+    escaped: bool = False
+    called: bool = False
+    handed: set[tuple[str, str]] = field(default_factory=set)
+
+    @property
+    def accounted(self) -> bool:
+        return not self.escaped and self.makers <= self.followed
 
 
-def _module_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
-    """(`name`, the call) when the class name at the end of `path` is called as the whole
-    value of a module-level `name = Cls(...)`."""
-    return _assigned_instance(path) if len(path) == 5 else None
+def _received_instances(records: Sequence[TfInbound]) -> dict[str, _Received]:
+    """Per class name, what the "use", "inst" and "hand" records say of its instances."""
+    out: dict[str, _Received] = {}
+    for record in records:
+        if record.kind == "hand":
+            cls, _, position = record.status.partition("|")
+            out.setdefault(cls, _Received()).handed.add((record.function, position))
+            continue
+        entry = out.setdefault(record.function, _Received())
+        where = _site_file(record.site)
+        if record.kind == "use":
+            entry.makers.add(where)
+        elif record.status in (INSTANCES_CALLED, INSTANCES_HANDED):
+            entry.followed.add(where)
+            entry.called |= record.status == INSTANCES_CALLED
+        else:
+            entry.escaped = True
+    return out
 
 
-def _assigned_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
-    """(`name`, the call) when the class name at the end of `path` is called as the whole
-    value of a one-target statement `name = Cls(...)`."""
-    line, assign, call = path[-4], path[-3], path[-2]
-    if (
-        type(line) is cst.SimpleStatementLine
-        and type(assign) is cst.Assign
-        and type(call) is cst.Call
-        and assign.value is call
-        and len(assign.targets) == 1
-        and type(assign.targets[0].target) is cst.Name
-    ):
-        return assign.targets[0].target.value, call
-    return None
-
-
-def _driver_instance(path: Sequence[cst.CSTNode]) -> tuple[str, cst.Call] | None:
-    """(`name`, the call) when the class name at the end of `path` is called as the whole
-    value of a `name = Cls(...)` statement in the body of a function that takes no
-    parameters and returns no value (nor yields): a driver nothing outside can hand a
-    symbolic input to or take the instance's output from."""
-    found = _assigned_instance(path) if len(path) >= 5 else None
-    if found is None:
-        return None
-    func = next(
-        (n for n in reversed(path[:-4]) if type(n) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)),
-        None,
-    )
-    if type(func) is not cst.FunctionDef or not _self_contained(func):
-        return None
-    return found
-
-
-def _self_contained(func: cst.FunctionDef) -> bool:
-    """No parameters, no `return value`, no `yield`, no nested def (a closure could carry
-    an instance out)."""
-    params = func.params
-    if params.params or params.posonly_params or params.kwonly_params:
-        return False
-    if type(params.star_arg) is cst.Param or params.star_kwarg is not None:
-        return False
-    stack: list[cst.CSTNode] = [func.body]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.Return and node.value is not None:  # type: ignore[attr-defined]
-            return False
-        if kind in (cst.Yield, cst.FunctionDef, cst.Lambda, cst.ClassDef):
-            return False
-        stack.extend(iter_children(node))
-    return True
+def _site_file(site: str) -> str:
+    """The file of a record's site: `pkg/train.py:12` -> `pkg/train.py` (a notebook's
+    `nb.ipynb:cell 3:12` -> `nb.ipynb`)."""
+    head, _, tail = site.rpartition(":")
+    if not head or not tail.isdigit():
+        return site
+    cell_head, _, cell = head.rpartition(":")
+    return cell_head if cell_head and cell.startswith("cell ") else head
 
 
 def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:

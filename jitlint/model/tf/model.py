@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.model.domain.repeats import repeats_body
 from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
@@ -54,6 +53,7 @@ from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, Tf
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
+from jitlint.python.uses import repeats_body
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
@@ -154,6 +154,9 @@ class TfModel(KerasLinks):
         # files: name -> (status, where).
         self.inbound_uses: dict[str, list[tuple[str, str]]] = {}
         self.inbound_builds: dict[str, list[tuple[str, str]]] = {}
+        # Keras methods of classes only called eagerly, with the context each would have
+        # had (`contexts` fills it; `keras_input_context`).
+        self.eager_keras: dict[int, GraphContext] = {}
         # The kinds of inbound records read (`records`), for `reads`.
         self._kinds_read: set[str] = set()
         for record in self.records("use"):
@@ -362,6 +365,13 @@ class TfModel(KerasLinks):
 
     def function_context(self, func: Func) -> GraphContext | None:
         return self.contexts.get(id(func))
+
+    def keras_input_context(self, func: Func) -> GraphContext | None:
+        """`function_context`, or for a Keras method whose class the run only calls
+        eagerly (no graph code), the context its class would have had: Keras casts the
+        inputs of `call` to the layer's dtype eagerly too, and dtype facts hold there."""
+        found = self.contexts.get(id(func))
+        return found if found is not None else self.eager_keras.get(id(func))
 
     def trace_time_setting(self, func: cst.FunctionDef, name: str) -> bool:
         """Whether `func`'s writes of the module global `name` set a Python value that only
@@ -975,7 +985,11 @@ class TfModel(KerasLinks):
                 # Propagation is done: a held class called in graph code is a root after all.
                 for cls_id in [c for c in held if _any_in_graph(called[c], contexts)]:
                     for method, context in held.pop(cls_id):
-                        add(method, replace(context, root_name=self._root_name(method)))
+                        rooted = replace(context, root_name=self._root_name(method))
+                        # Reached already (made in graph code): the root's context leads,
+                        # with its tensor parameters, as when it is added first.
+                        known = contexts.pop(id(method), None)
+                        add(method, rooted.merge(known) if known is not None else rooted)
                 if not pending:
                     break
                 continue
@@ -997,6 +1011,10 @@ class TfModel(KerasLinks):
             for func, converts in targets:
                 add(func, helper if converts else replace(helper, autograph=False))
         self._mark_eager_callers(contexts)
+        # What is still held runs only eagerly; Keras still casts the inputs of its `call`.
+        self.eager_keras = {
+            id(method): context for methods in held.values() for method, context in methods
+        }
         return contexts
 
     def _root_name(self, func: Func) -> str:

@@ -221,11 +221,8 @@ def python_collection(model: TfModel, iterable: cst.CSTNode, path: Path, depth: 
             return node is not None and python_collection(model, node, path, depth + 1)
         return False
     if kind is cst.Call and type(iterable.func) is cst.Name:  # type: ignore[attr-defined]
-        bindings = model.names.lookup(iterable.func.value, path)  # type: ignore[attr-defined]
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
-            return False
-        func = bindings[0].node
-        returned = returned_values(func) if type(func) is cst.FunctionDef else None
+        func = model.names.only_def(iterable.func.value, path)  # type: ignore[attr-defined]
+        returned = returned_values(func) if func is not None else None
         return returned is not None and all(type(r) in _DISPLAYS for r in returned)
     return False
 
@@ -317,11 +314,8 @@ def called_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.Function
     parameters; None for a static method or `Class.method(obj, ...)`."""
     func = call.func
     if type(func) is cst.Name:
-        bindings = model.names.lookup(func.value, path)
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
-            return None
-        target = bindings[0].node
-        return (target, 0) if type(target) is cst.FunctionDef else None
+        target = model.names.only_def(func.value, path)
+        return (target, 0) if target is not None else None
     if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
         return None
     owner = model.names.lookup(func.value.value, path)

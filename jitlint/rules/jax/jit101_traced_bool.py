@@ -223,6 +223,19 @@ class TracedBool(Rule):
     uses_tracing = True
 
     VALID = (
+        # A generic base that is a plain class: no contract, the parameter stays unknown.
+        """
+from typing import Generic, TypeVar
+import jax
+T = TypeVar("T")
+class Base(Generic[T]):
+    pass
+class Leaf(Base[T]):
+    def __call__(self, x: jax.Array):
+        if x.sum() > 0:
+            return x
+        return -x
+""",
         # Every call of the jitted function leaves `n` out: it is its default, None, so the
         # `else` never runs under the trace (an annotation that allows an int changes nothing).
         """
@@ -428,8 +441,70 @@ def dropout(x, training=False):
 def run(x):
     return sample(x), scaled(x, None), dropout(x, training=True)
 """,
+        # A public method of an equinox module that drives a step the class compiles itself
+        # (through another method, on a name bound to `self`) is the Python training loop,
+        # not code its users call under jit (flowMC's `NFModel.train`).
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+class Flow(eqx.Module):
+    weight: jax.Array
+    @eqx.filter_jit
+    def train_step(self, x: jax.Array):
+        return jnp.mean((x * self.weight) ** 2), self
+    def train_epoch(self, batches: jax.Array):
+        model = self
+        for batch in batches:
+            loss, model = model.train_step(batch)
+        return loss, model
+    def train(self, data: jax.Array, num_epochs: int):
+        losses = jnp.zeros(num_epochs)
+        best_model = model = self
+        best_loss = 1e9
+        for epoch in range(num_epochs):
+            loss, model = model.train_epoch(data)
+            losses = losses.at[epoch].set(loss)
+            if losses[epoch] < best_loss:
+                best_model, best_loss = model, losses[epoch]
+        return best_model, losses
+""",
     )
     INVALID = (
+        # The same loop in a method that compiles nothing it calls: the public-method
+        # contract traces it.
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+class Flow(eqx.Module):
+    weight: jax.Array
+    def step(self, x: jax.Array):
+        return jnp.mean((x * self.weight) ** 2)
+    def fit(self, data: jax.Array, num_epochs: int):
+        losses = jnp.zeros(num_epochs)
+        best_loss = 1e9
+        for epoch in range(num_epochs):
+            losses = losses.at[epoch].set(self.step(data))
+            if losses[epoch] < best_loss:  # error: JIT101
+                best_loss = losses[epoch]
+        return losses
+""",
+        # A generic base, `Base[T]`, is the class `Base`: the subclass is an equinox module
+        # too, and its `__call__` is traced by contract.
+        """
+from typing import Generic, TypeVar
+import equinox as eqx
+import jax
+T = TypeVar("T")
+class Base(eqx.Module, Generic[T]):
+    pass
+class Leaf(Base[T]):
+    def __call__(self, x: jax.Array):
+        if x.sum() > 0:  # error: JIT101
+            return x
+        return -x
+""",
         # An equinox module's `__call__` is traced by contract (its users call it under
         # jit), and so is the helper method it calls; with no call site in the run.
         """

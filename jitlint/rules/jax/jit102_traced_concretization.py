@@ -144,6 +144,26 @@ class TracedConcretization(Rule):
     uses_tracing = True
 
     VALID = (
+        # The same read of `.shape`, but another read doubts the parameter is an array (a
+        # None test, a type test): it stays unknown, and unknown is never an error.
+        """
+import equinox as eqx
+class Attention(eqx.Module):
+    def __call__(self, x, positions):
+        if positions is None:
+            return x
+        if positions.shape[0] > 1:
+            return x
+        return x * positions[-1].item()
+""",
+        """
+import equinox as eqx
+class Attention(eqx.Module):
+    def __call__(self, x, positions):
+        if isinstance(positions, int):
+            return x * positions
+        return x * positions[-1].item() * positions.shape[0]
+""",
         """
 import jax
 from functools import partial
@@ -233,8 +253,49 @@ def stack(keys, bound: float = 3.0):
         return Squash(bound)
     return eqx.filter_vmap(one)(keys)
 """,
+        # A size left None only by callers that never pass one: the traced call passes a
+        # shape element, an int, so `if dim_size is None:` does not run under the trace.
+        """
+import jax
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def step(x, index):
+    n = x.shape[0]
+    return scatter(x, index, dim_size=n)
+""",
     )
     INVALID = (
+        # The same helper when the traced call leaves the size out.
+        """
+import jax
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1  # error: JIT102
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def step(x, index):
+    return scatter(x, index)
+""",
+        # An equinox module's `__call__` is traced by contract; `positions.shape` proves the
+        # unannotated parameter an array, and nothing doubts it (an index and an argument
+        # passed on do not), so its last element is a tracer there.
+        """
+import equinox as eqx
+import jax
+class Attention(eqx.Module):
+    @jax.jit
+    def update(self, cache, positions):
+        return cache.at[positions].set(0.0)
+    def __call__(self, x, positions, cache):
+        cache = self.update(cache, positions)
+        if positions.shape[0] > 1:
+            return x, cache
+        last = positions[-1].item()  # error: JIT102
+        return x * last, cache
+""",
         """
 import jax
 @jax.jit

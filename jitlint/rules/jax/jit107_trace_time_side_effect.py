@@ -301,6 +301,36 @@ def f(x, params):
     return y
 f(jax.numpy.ones(3), {"a": jax.numpy.ones(2)})
 """,
+        # A draw in a branch that the traced call's literal argument rules out, passed on
+        # through a helper: under jit only the `jax.random` branch runs.
+        """
+import jax
+import numpy as onp
+def pick(v, use_jnp=False, key=None):
+    if use_jnp:
+        i = jax.random.randint(key, [], 0, v.shape[0])
+    else:
+        i = onp.random.randint(0, v.shape[0])
+    return v[i]
+def pick_all(v, use_jnp=False, key=None):
+    return pick(v, use_jnp=use_jnp, key=key)
+@jax.jit
+def step(x, key):
+    return pick_all(x, use_jnp=True, key=key)
+""",
+        # An equinox module's public method that returns nothing and only prints: the module
+        # is immutable, so it is called for its output, in Python (flowMC's print_parameters).
+        """
+import equinox as eqx
+import jax
+class Flow(eqx.Module):
+    mean: jax.Array
+    def __call__(self, x: jax.Array):
+        return x - self.mean
+    def print_parameters(self):
+        print("Flow parameters:")
+        print(f"mean: {self.mean}")
+""",
     )
 
     INVALID = (
@@ -393,6 +423,31 @@ def run(xs):
         step(x)
     return last
 """,
+        # The same draw when the traced call passes False: it runs at trace time.
+        """
+import jax
+import numpy as onp
+def pick(v, use_jnp=False, key=None):
+    if use_jnp:
+        i = jax.random.randint(key, [], 0, v.shape[0])
+    else:
+        i = onp.random.randint(0, v.shape[0])  # error: JIT107
+    return v[i]
+@jax.jit
+def step(x, key):
+    return pick(x, use_jnp=False, key=key)
+""",
+        # A public method of an equinox module that prints a field and returns a value:
+        # traced by the contract, it shows the tracer.
+        """
+import equinox as eqx
+import jax
+class Flow(eqx.Module):
+    mean: jax.Array
+    def centred(self, x: jax.Array):
+        print(f"mean: {self.mean}")  # error: JIT107
+        return x - self.mean
+""",
     )
 
     def _trace(self, node: cst.CSTNode) -> FunctionTrace | None:
@@ -413,8 +468,8 @@ def run(xs):
         elif kind is not cst.Attribute:
             return
         trace = self._trace(node)
-        if trace is None:
-            return
+        if trace is None or not trace.reaches(node):
+            return  # a branch that no traced call runs
         if kind is cst.Attribute and func.attr.value in _MUTATORS:  # type: ignore[attr-defined]
             self._mutation(node, func.value, trace)  # type: ignore[attr-defined]
             return

@@ -28,10 +28,12 @@ class JitInLoop(Rule):
     that runs repeatedly (model/domain/repeats.py): one the module calls from a loop (or
     calls from such a function), or one called repeatedly by contract, even where no loop
     is visible: a model's `predict`, an agent's `act`/`take_action`/`select_action`, a
-    `train_step` method, a request handler (`@app.route(...)`, `do_GET`). Only when nothing
-    the new function captures changes between repetitions, or what changes is an array or a
-    step count: a different configuration per pass (a dtype, a setting, a config object)
-    needs its own compile and is not reported (Known problems).
+    `train_step` method, a request handler (`@app.route(...)`, `do_GET`). A loop that runs
+    its body once (it breaks, returns or raises on every path, or iterates one written-out
+    element) is no repetition. Only when nothing the new function captures changes between
+    repetitions, or what changes is an array or a step count read as data: a different
+    configuration per pass (a dtype, a setting, a config object, a size or shape the
+    function is built for) needs its own compile and is not reported (Known problems).
 
     ## Why is this bad
     jit caches compiled code on the identity of the function it wraps. A new lambda,
@@ -125,7 +127,12 @@ class JitInLoop(Rule):
     code) runs its body once per trace, not once per call: a `jax.jit(...)` there is
     inlined into the outer computation and is not reported unless it is in a loop. A bound
     method of an instance (`jax.jit(sim.step)`) is new on every attribute access. `jax.jit`
-    of a module-level function, or of a parameter, is never reported. Nor is one under a
+    of a module-level function, or of a parameter, is never reported. Nor is one in a loop
+    that runs its body once (python/uses.py): over a written-out collection of one element
+    (`for x in [a]:`), or whose body ends, on every path, in `break`, `return`, `raise` or
+    a process exit (`sys.exit`), an `if`/`else` whose every branch does included, with no
+    `continue` before it; a `try` whose handlers go on to the next pass retries only after
+    an error. Code in such a loop repeats only through the loops around it. Nor is one under a
     run-once guard, an `if` whose test is a flag its own body clears or sets (`if
     need_compile: ...; need_compile = False`, `if self.fn is None: self.fn = ...`): it is
     rebuilt only when other code re-arms the flag, which is usually when its baked-in
@@ -143,9 +150,25 @@ class JitInLoop(Rule):
     Each pass then builds a different function on purpose (a dtype, an option string, a
     window size or None, a settings entry and the grid built from it, a sweep's config
     dict), and a compile per configuration is what the code asks for: a static argument
-    would compile as often. Only when every such value is an array the model knows (it
-    should be an argument) or the target of a `range` loop (a step count) is it reported;
-    a value whose kind the model cannot tell (a loop over a parameter's items) is not.
+    would compile as often. Loop targets unpacked from `zip(...)`, `itertools.product(...)`,
+    `enumerate(...)` or a written-out dict's `.items()` take the kind of what they unpack
+    (`for lr, width in product([0.1, 0.01], [2, 3])` is configuration; `for xb, yb in
+    zip(xs, ys)` over arrays is not), and a config object's attribute (`cfg.width`) is
+    read through the object. Only when every such value is an array the model knows (it
+    should be an argument) or a step count (the target of a `range` loop, an `enumerate`
+    index, a counter the loop adds to) is it reported; a value whose kind the model cannot
+    tell (a loop over a parameter's items) is not. A step count or array that decides the
+    program is configuration too (a size): a `range` value that reaches `range(...)`, a
+    shape or another argument jax needs as a Python value (`jnp.zeros((n, d))`,
+    `jnp.tile(x, n)`, `x.reshape(n, -1)`), also through a `partial` or a call of a function
+    of the module (`partial(stack, depth=n)` where `stack` loops `range(depth)`), or an
+    index into a Python list of settings (`SETTINGS[i]`); and an array the loop rebuilds
+    with a shape read from such a value (`grid = jnp.linspace(0, 1, n)`). Passed as an
+    argument it would have to be static, and each value compiles once either way (observed
+    on jax 0.10.2: three sizes, three compiles, jitted per pass or hoisted with a static
+    argument; a step count read as data, three compiles jitted per pass against one
+    hoisted). A step count read as data (`x * step`, `data[i]` on an array) or by a branch
+    test (many values take the same branch, yet each pass compiles) keeps the finding.
     """
 
     code = "JIT113"
@@ -232,6 +255,71 @@ def adapt(state, sizes, update):
             step = jax.jit(functools.partial(update, n=size))
         current = size
         state = step(state)
+""",
+        # Loops that run their body once: over a written-out collection of one element,
+        # or ending, on every path, in `break`, `raise`, `return` or a process exit.
+        """
+import sys
+import jax
+def run(x, state):
+    for item in [x]:
+        jax.jit(lambda y: y * 2)(item)
+    while True:
+        state = jax.jit(lambda s: s + 1)(state)
+        if state.sum() > 0:
+            break
+        else:
+            raise RuntimeError("diverged")
+    for attempt in range(3):
+        jax.jit(lambda y: y - 1)(x)
+        if attempt:
+            return x
+        sys.exit(1)
+""",
+        # A loop value that decides the program: a depth `range` unrolls, a shape, an
+        # array shaped by it, an index into a Python list of settings. Passed in as an
+        # argument it would have to be static: one compile per value either way.
+        """
+import functools
+import jax
+import jax.numpy as jnp
+SETTINGS = [{"width": 2}, {"width": 3}]
+def stack(y, depth):
+    for _ in range(depth):
+        y = jnp.tanh(y)
+    return y
+def sweep(x):
+    for n in range(1, 4):
+        jax.jit(functools.partial(stack, depth=n))(x)
+        jax.jit(lambda y: jnp.zeros((n, 2)) + y)(x)
+        grid = jnp.linspace(0.0, 1.0, n)
+        jax.jit(lambda y: y.sum() + grid.sum())(x)
+    for i, _ in enumerate(SETTINGS):
+        jax.jit(lambda y: jnp.tile(y, SETTINGS[i]["width"]))(x)
+""",
+        # Configurations unpacked from `itertools.product`, `zip` or a dict's items, a
+        # config object's attribute, and each function of a table jitted in turn.
+        """
+import functools
+import itertools
+import jax
+import jax.numpy as jnp
+class Cfg:
+    def __init__(self, width):
+        self.width = width
+def model(x, width, lr):
+    return jnp.tile(x * lr, width)
+def sweeps(x):
+    for lr, width in itertools.product([0.1, 0.01], [2, 3]):
+        jax.jit(functools.partial(model, width=width, lr=lr))(x)
+    for width, lr in zip([2, 3], [0.1, 0.01]):
+        jax.jit(lambda y: model(y, width, lr))(x)
+    for name, width in {"small": 2, "large": 3}.items():
+        jax.jit(lambda y: model(y, width, 0.1))(x)
+    for cfg in [Cfg(2), Cfg(3)]:
+        jax.jit(lambda y: jnp.tile(y, cfg.width))(x)
+    for name, fn in {"neg": lambda y: -y, "sq": lambda y: y * y}.items():
+        jax.jit(fn)(x)
 """,
         # Rebuilt only when a flag the guarded body clears is set again.
         """
@@ -377,6 +465,52 @@ def fit(coords):
         jax.jit(jax.grad(fn))(coords)  # error: JIT113
     for intor in ["ovlp", "kin"]:
         jax.jit(lambda x: norm(x, 2.0))(coords)  # error: JIT113
+""",
+        # A once-only loop inside one that repeats, and a loop whose `break` is
+        # conditional: both repeat the jit.
+        """
+import jax
+def run(x, passes):
+    for _ in range(passes):
+        for item in [x]:
+            x = jax.jit(lambda y: y * 2)(item)  # error: JIT113
+    while True:
+        x = jax.jit(lambda y: y + 1)(x)  # error: JIT113
+        if x.sum() > 0:
+            break
+    return x
+""",
+        # A range value read as data (a step count), arrays of the same shape each pass,
+        # an `enumerate` index used as a number or in a branch test (two programs, yet a
+        # compile per pass), arrays unpacked from `zip`, and sweeps
+        # whose jitted function reads none of the configuration.
+        """
+import functools
+import itertools
+import jax
+import jax.numpy as jnp
+def scale(y, factor):
+    return y * factor
+def helper(y):
+    return y * 2
+def run(x, sizes, table):
+    data = jnp.ones((4, 2))
+    for n in range(1, 4):
+        jax.jit(functools.partial(scale, factor=n))(x)  # error: JIT113
+        batch = data[n]
+        jax.jit(lambda y: y + batch)(x)  # error: JIT113
+        x = jnp.tanh(x)
+        buf = jnp.zeros(x.shape)
+        jax.jit(lambda y: y + buf)(x)  # error: JIT113
+    for i, size in enumerate(sizes):
+        jax.jit(lambda y: y * i)(x)  # error: JIT113
+        jax.jit(lambda y: y * 2 if i > 1 else y)(x)  # error: JIT113
+    for xb, yb in zip(data, data):
+        jax.jit(lambda y: y * xb - yb)(x)  # error: JIT113
+    for lr, width in itertools.product([0.1, 0.01], [2, 3]):
+        jax.jit(lambda y: helper(y))(x)  # error: JIT113
+    for name, fn in table.items():
+        jax.jit(lambda y: helper(y))(x)  # error: JIT113
 """,
         # A function called in a loop jits a closure over an array argument the loop
         # changes (it should be an argument), and the same function in a comprehension

@@ -90,6 +90,13 @@ class NumpyInGraph(Rule):
     a `tf.function` with an `input_signature`, and the inputs of a Keras `call`. `.numpy()`
     is also reported on any `tf.function` argument. NumPy functions that only read
     `.shape`/`.ndim` (`np.shape`, `np.ndim`) work and are not reported.
+
+    A Keras class's `call` is graph code by contract unless the run shows every instance
+    called only eagerly (followed through names, parameters and returned values, and into
+    the class's module from the file that makes it; handed to a third module, it keeps the
+    contract). A debugging copy that no file imports, beside the module the project runs
+    (`loss_bak.py` and `loss.py` defining the same classes), is skipped in a project run of
+    an application; the one-file run of that copy still reports it.
     """
 
     code = "JIT204"
@@ -101,6 +108,31 @@ class NumpyInGraph(Rule):
     runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
 
     VALID = (
+        # A model made in a function, returned to the module and passed back, and trained
+        # by a helper under a plain GradientTape: every call is eager.
+        """
+import tensorflow as tf
+class Controller(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.logits = tf.keras.layers.Dense(4)
+    def call(self, state):
+        probs = tf.nn.softmax(self.logits(state))
+        print(probs.numpy())
+        return probs
+def train_controller(model, state, steps):
+    for _ in range(steps):
+        with tf.GradientTape() as tape:
+            loss = -tf.reduce_sum(tf.math.log(model(state)))
+        tape.gradient(loss, model.trainable_variables)
+def search(state, controller=None):
+    if controller is None:
+        controller = Controller()
+    train_controller(controller, state, steps=10)
+    return state, controller
+_, controller = search(tf.ones((1, 3)))
+search(tf.ones((1, 3)), controller=controller)
+""",
         # A model made once at module level and only called by an eager training loop: its
         # `call` runs eagerly, where NumPy takes the tensors.
         """
@@ -172,6 +204,33 @@ def f(x, table):
 """,
     )
     INVALID = (
+        # The same model, called by the helper through a `tf.function` step.
+        """
+import tensorflow as tf
+class Controller(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.logits = tf.keras.layers.Dense(4)
+    def call(self, state):
+        probs = tf.nn.softmax(self.logits(state))
+        print(probs.numpy())  # error: JIT204
+        return probs
+@tf.function
+def step(model, state):
+    return model(state)
+def train_controller(model, state, steps):
+    for _ in range(steps):
+        with tf.GradientTape() as tape:
+            loss = -tf.reduce_sum(tf.math.log(step(model, state)))
+        tape.gradient(loss, model.trainable_variables)
+def search(state, controller=None):
+    if controller is None:
+        controller = Controller()
+    train_controller(controller, state, steps=10)
+    return state, controller
+_, controller = search(tf.ones((1, 3)))
+search(tf.ones((1, 3)), controller=controller)
+""",
         # The same kind of module-level model, called by a `tf.function` step.
         """
 import numpy as np

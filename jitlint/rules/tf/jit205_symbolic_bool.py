@@ -239,6 +239,23 @@ class PerUnit(keras.layers.Layer):
             outs.append(tf.reduce_sum(half, axis=-1))
         return tf.stack(outs, axis=-1)
 """,
+        # The same list under a name a loop rebinds: each pass makes it a list again
+        # (tf.unstack) before the inner loop reads it, so the tensor of the pass before
+        # (tf.stack, after the read) never reaches that read.
+        """
+import keras
+import tensorflow as tf
+class Stacked(keras.layers.Layer):
+    def call(self, x):
+        steps = tf.transpose(x, [1, 0, 2])
+        for scale in (1.0, 2.0):
+            outputs = []
+            steps = tf.unstack(steps, axis=0)
+            for step in steps:
+                outputs.append(step * scale)
+            steps = tf.stack(outputs, axis=0)
+        return steps
+""",
         # An argument whose signature is a structure of tensors unpacks fine.
         """
 import collections

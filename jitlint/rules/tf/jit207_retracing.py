@@ -190,6 +190,11 @@ class Retracing(Rule):
     compiles each new one.
 
     ## Known problems
+    A loop that runs its body once is no loop here: one over a written-out collection of
+    one element (`for x in [a]:`, `range(1)`), or one whose body ends, on every path, in
+    `break`, `return`, `raise` or a process exit (an `if`/`else` whose every branch does
+    included; a `try` whose handlers go on retries only after an error).
+
     A Keras model made in repeated code is reported only when the arguments that make it
     read nothing but module-level names and literals (a model per path or per layer is a
     different model each time) and the code does not also compile, fit or evaluate it (a
@@ -219,6 +224,27 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # Loops that run their body once (python/uses.py): over one written-out element, or
+        # leaving on every path of an `if`/`else`.
+        """
+import sys
+import tensorflow as tf
+def g(y):
+    return y * 2
+def run(x):
+    for item in [x]:
+        f = tf.function(g)
+        f(item)
+        f(item * 2)
+    while True:
+        f = tf.function(g)
+        f(x)
+        f(x + 1)
+        if x is not None:
+            break
+        else:
+            sys.exit(1)
+""",
         # A factory called once per element of a list of devices: each tf.function is for
         # another device, traced once.
         """

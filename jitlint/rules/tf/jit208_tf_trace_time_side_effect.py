@@ -11,8 +11,9 @@ from jitlint.fixes.tf_print import (
 )
 from jitlint.fixes.xla_fix import keep_layer_off_xla, run_eagerly_fix
 from jitlint.model.domain.branches import read_after
+from jitlint.model.domain.guards import runs_once_per_key
 from jitlint.model.tf.api import TF_LOG_MODULES, TF_PRINT
-from jitlint.model.tf.function import graph_site
+from jitlint.model.tf.function import GraphContext, graph_site
 from jitlint.model.tf.values import says_traced
 from jitlint.python.attributes import (
     assigned_anywhere,
@@ -129,9 +130,11 @@ class TfTraceTimeSideEffect(Rule):
     this module or another), a `print` of Python values is reported too: such helpers read
     like eager code, and their debug prints silently become trace-time prints (PtychoPINN's
     `print(f"DEBUG ...")` in reshaping helpers of Keras layers). A message that says it is
-    about tracing, compiling or building is left alone. No `tf.print` fix is offered where
-    XLA may compile the code (`jit_compile=True`, or Keras' default "auto"). Only lists bound
-    by a literal outside the function are tracked for `append`/`extend`.
+    about tracing, compiling or building is left alone, and so is code that runs the first
+    time only in any mode: behind a run-once flag, or past `if key in cache: return ...` in
+    a function that fills that cache (a plugin loader's messages). No `tf.print` fix is
+    offered where XLA may compile the code (`jit_compile=True`, or Keras' default "auto").
+    Only lists bound by a literal outside the function are tracked for `append`/`extend`.
     """
 
     code = "JIT208"
@@ -144,6 +147,38 @@ class TfTraceTimeSideEffect(Rule):
     runtime_error = None
 
     VALID = (
+        # A loader that caches what it builds per key and returns early on a hit: its
+        # messages print the first time only, eagerly or while a layer's `call` is traced.
+        """
+import tensorflow as tf
+_built = {}
+def load(name, verbose=True):
+    if name in _built:
+        return _built[name]
+    if verbose:
+        print("loading kernel", name)
+    kernel = tf.constant(2.0)
+    _built[name] = kernel
+    if verbose:
+        print("done.")
+    return kernel
+def warm(name):
+    if name not in _built:
+        print("first use of", name)
+        _built[name] = tf.constant(1.0)
+    return _built[name]
+class Scaled(tf.keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._warned = False
+    def warn_once(self):
+        if not self._warned:
+            print("Scaled: the scale is fixed at 2")
+            self._warned = True
+    def call(self, x):
+        self.warn_once()
+        return x * load("scale") * warm("shift")
+""",
         # A test's log of traces: outside the function only assertions read it, and it
         # grows once per trace on purpose (sonnet's conformance tests count traces so).
         """
@@ -315,6 +350,29 @@ def f(x):
 """,
     )
     INVALID = (
+        # The same loader without its cache hit returning early, and one whose cache is a
+        # local dict (empty on every call): each prints on every call eagerly, once per
+        # trace here.
+        """
+import tensorflow as tf
+_built = {}
+def load(name):
+    if name in _built:
+        print("loading again", name)  # error: JIT208
+    kernel = tf.constant(2.0)
+    _built[name] = kernel
+    return kernel
+def load_local(name):
+    built = {}
+    if name in built:
+        return built[name]
+    print("loading", name)  # error: JIT208
+    built[name] = tf.constant(3.0)
+    return built[name]
+class Scaled(tf.keras.layers.Layer):
+    def call(self, x):
+        return x * load("scale") * load_local("shift")
+""",
         # The same log and counter, read as data: the mean of what was logged, and the
         # counter in arithmetic; only one entry per trace is there.
         """
@@ -438,6 +496,15 @@ g = tf.function(lambda x: show(x), jit_compile=True)
 """,
     )
 
+    def _traced_context(self, path: list[cst.CSTNode]) -> GraphContext | None:
+        """The graph context of the end of `path`, unless that code runs the first time
+        only in any mode (behind a run-once flag or a cache the function fills: a plugin
+        loader's build messages): once per trace is then once, as it is eagerly."""
+        context = self.ctx.tf.context(path)
+        if context is None or runs_once_per_key(path):
+            return None
+        return context
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         kind = type(func)
@@ -458,7 +525,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         """`self.history.append(x)` where the class sets `self.history = []`: the object's
         list grows once per trace."""
         path = self.ctx.path_to(node)
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return
         values = self._attribute_values(path, target.attr.value)
@@ -505,7 +572,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
             return None
         path = self.ctx.path_to(target)
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return None
         owner = self.ctx.tf.values.outer_object(target.value, path)
@@ -519,7 +586,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             self._outer_update(node)
             return
         path = self.ctx.path_to(node)
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return
         values = self._attribute_values(path, attr)
@@ -562,7 +629,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
 
     def _print(self, node: cst.Call) -> None:
         path = self.ctx.path_to(node)
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return
         if not self.ctx.names.resolves_to(node.func, path, PRINT):
@@ -632,7 +699,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         names = self.ctx.names.qualified_names(node.func, path)
         if not names or not all(n.startswith(_LOGGING_MODULES) for n in names):
             return
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return
         if not any(self.ctx.tf.values.shows_tensor(a.value, path) for a in node.args):
@@ -665,7 +732,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
         path = self.ctx.path_to(node)
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return
         found = self.ctx.names.lookup_with_path(target.value, path)
@@ -746,7 +813,7 @@ g = tf.function(lambda x: show(x), jit_compile=True)
 
     def visit_Global(self, node: cst.Global) -> None:
         path = self.ctx.path_to(node)
-        context = self.ctx.tf.context(path)
+        context = self._traced_context(path)
         if context is None:
             return
         func = next((n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda)), None)

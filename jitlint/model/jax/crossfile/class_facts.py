@@ -295,6 +295,9 @@ def _stored_field(func: cst.FunctionDef, receiver: str, name: str) -> str | None
 # plus a key, beside the class's pytree fact; asked for by the key, so a file receives only
 # what it can use (each answer costs it another lint).
 MODULE_FACT = "jax:module:"
+# A class whose framework its own file cannot tell: its imported bases (as that file spells
+# them), which the runner follows to the fact of the first one that has a framework.
+MODULE_FORWARD = "jax:module?"
 MODULE_KEY = ".__framework__"
 SELF_CALL_FACT = "jax:selfcall:"
 SELF_CALL_KEY = ".__selfcalls__"
@@ -330,6 +333,28 @@ def class_imports(names: Names, contract_traces: Callable[[set[str]], bool]) -> 
                 targets.add(qualname + MODULE_KEY)
             targets.add(qualname + SELF_CALL_KEY)
     return [TfRecord(target, 0, IMPORT_KIND) for target in sorted(targets)]
+
+
+def module_forwards(names: Names, classes: Classes) -> list[TfRecord]:
+    """One record per top-level class whose framework this file does not know but whose
+    order reaches bases imported from the project: those bases, for the runner to follow
+    (model/project/files.py) when a file subclassing the class asks for its framework. A
+    class with no method a contract traces asks nothing itself, so a layer of the hierarchy
+    (`class AbstractERK(AbstractRungeKutta)`, docstring and class variables only) passes its
+    framework on without being linted again."""
+    module = names.module
+    out = []
+    for statement in module.body:
+        if type(statement) is not cst.ClassDef:
+            continue
+        info = classes.of(statement, [module])
+        if info.kind is not None:
+            continue
+        bases = [q for cls in info.mro for q in cls.imported_bases if may_be_project_function(q)]
+        if bases:
+            fact = MODULE_FORWARD + ",".join(dict.fromkeys(bases))
+            out.append(TfRecord(info.name + MODULE_KEY, 0, "export", fact))
+    return out
 
 
 def module_framework(inbound: Mapping[str, Sequence[Any]], qualname: str) -> str | None:

@@ -31,8 +31,10 @@ from jitlint.model.domain.values import (
     TRACED,
     UNKNOWN,
     S,
+    Scalar,
     U,
     Value,
+    constant,
     literal,
     python_sequence,
 )
@@ -73,6 +75,16 @@ JIT_PYTREE = 5
 # as a static value of that type.
 PY_LIST, PY_TUPLE = 6, 7
 _SEQUENCE_KINDS = {"list": PY_LIST, "tuple": PY_TUPLE}
+# A Python constant (`True`, `False`, `None`) or an int or str of unknown value (`x.shape[0]`,
+# `len(xs)`): received as that value, so that the callee decides `if use_jnp:` and
+# `if size is None:` for the call as it would in one file.
+PY_NONE, PY_TRUE, PY_FALSE, PY_INT, PY_STR = 8, 9, 10, 11, 12
+_CONSTANT_KINDS: dict[Any, int] = {None: PY_NONE, True: PY_TRUE, False: PY_FALSE}
+_SCALAR_KINDS = {"int": PY_INT, "str": PY_STR}
+_RECEIVED_SCALARS = {
+    PY_NONE: constant(None), PY_TRUE: constant(True), PY_FALSE: constant(False),
+    PY_INT: Scalar("int"), PY_STR: Scalar("str"),
+}  # fmt: skip
 # Marks, in a file's defs, a top-level function or method written with decorators
 # (`f@decorated`, `Net.step@decorated`):
 # only those may be jitted where they are defined, so only calls of those made in Python
@@ -278,8 +290,14 @@ _KIND_VALUES = {STATIC: S, UNKNOWN: U}
 def argument_kind(value: Value) -> int:
     """The kind a record gives an argument: JIT_PYTREE for a parameter of a function
     `jax.jit` compiles (or an instance known to come from one), PY_LIST/PY_TUPLE for a
-    Python list or tuple, else the value's kind."""
+    Python list or tuple, PY_NONE/PY_TRUE/PY_FALSE for those constants, PY_INT/PY_STR for
+    an int or str, else the value's kind."""
+    known = isinstance(value, Scalar) and value.known
+    if known and (value.const is None or type(value.const) is bool):  # type: ignore[attr-defined]
+        return _CONSTANT_KINDS[value.const]  # type: ignore[attr-defined]
     if value.kind == STATIC:
+        if isinstance(value.pytype, str) and value.pytype in _SCALAR_KINDS:
+            return _SCALAR_KINDS[value.pytype]
         return _SEQUENCE_KINDS.get(python_sequence(value) or "", STATIC)
     if value.kind != PYTREE:
         return value.kind
@@ -297,6 +315,8 @@ def received_value(kind: int) -> Value:
         return Value(PYTREE)
     if kind in (PY_LIST, PY_TUPLE):
         return Value(STATIC, pytype="list" if kind == PY_LIST else "tuple")
+    if kind in _RECEIVED_SCALARS:
+        return _RECEIVED_SCALARS[kind]
     return _KIND_VALUES.get(kind) or Value(kind)
 
 

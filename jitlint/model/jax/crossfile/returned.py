@@ -366,13 +366,8 @@ class _Encoder:
 
     def _def(self, name: str) -> cst.FunctionDef | None:
         """The undecorated `def` that `name` is bound to once, where the return reads it."""
-        bindings = self.names.lookup(name, self.path)
-        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
-            return None
-        node = bindings[0].node
-        if type(node) is not cst.FunctionDef or node.decorators:
-            return None
-        return node
+        node = self.names.only_def(name, self.path)
+        return None if node is None or node.decorators else node
 
     def _module_level(self, name: str, kind: str) -> cst.CSTNode | None:
         """The `def` or class (`kind`) the module binds `name` to once, if the return reads

@@ -17,7 +17,7 @@ qualified names); each framework states its contract in its plug-in.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import partial
 
@@ -29,7 +29,7 @@ from jitlint.model.jax.narrowing import tests_for_tracers
 from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
 from jitlint.python.scopes import module_functions
-from jitlint.python.uses import every_use
+from jitlint.python.uses import every_use, receiver_method_calls
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
@@ -150,6 +150,25 @@ def returns_python_value(func: cst.FunctionDef) -> bool:
     scalar array); then only a real traced caller, not the contract, reaches the method."""
     returns = func.returns.annotation if func.returns is not None else None
     return type(returns) is cst.Name and returns.value in _PYTHON_TYPES
+
+
+def drivers_of_compiled(methods: Mapping[str, cst.FunctionDef], compiled: Set[str]) -> set[str]:
+    """The methods that call, on their own instance, a method the class compiles itself
+    (`@eqx.filter_jit def train_step`), directly or through other such methods (`train` calls
+    `model.train_epoch`, which calls `model.train_step`): the Python loop that runs the
+    compiled step (flowMC's `NFModel.train`). Had the author meant them to run under the
+    user's jit, compiling the inner step would have been pointless, so the contract does
+    not trace them."""
+    calls = {name: receiver_method_calls(func) for name, func in methods.items()}
+    drivers: set[str] = set()
+    grew = bool(compiled)
+    while grew:
+        grew = False
+        for name, called in calls.items():
+            if name not in drivers and name not in compiled and called & (compiled | drivers):
+                drivers.add(name)
+                grew = True
+    return drivers
 
 
 def _python_literal(node: cst.BaseExpression | None) -> bool:
@@ -279,6 +298,77 @@ def array_used_params(
         else:
             continue
         if every_use(func, x.name.value, partial(as_array, methods_only=methods_only)):
+            found.add(x.name.value)
+    return frozenset(found)
+
+
+# ---- Parameters some read proves an array ----------------------------------------------------
+# Builtins whose argument is a value whose kind the code is unsure of: a type test.
+_TYPE_TESTS = frozenset(
+    f"builtins.{n}" for n in ("isinstance", "issubclass", "hasattr", "getattr", "callable", "type")
+)
+# Comparisons that ask what a value is, not how big: `x is None`, `k in x`.
+_IDENTITY_TESTS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+def array_read_params(
+    names: Names, func: cst.FunctionDef, path: Sequence[cst.CSTNode]
+) -> frozenset[str]:
+    """The parameters of `func`, without annotation or default, that a read proves a JAX
+    array (`positions.shape[0]`, `x.dtype`: an array's own attributes, which Python values
+    and containers lack) and no read doubts: a test of its type, of None or of membership,
+    a truth test, a call of it, `*x`, or an attribute outside the array ones. Other reads
+    (an index, an operand, an argument passed on) neither prove nor doubt: the value is the
+    array the proving read saw. The parameter must be bound once (every_use). Asked only for
+    a contract's own arguments, where the users' jit traces every array leaf; which methods
+    are contracts still depends on `array_used_params` alone (`takes_no_arrays`)."""
+    inside = [*path, func]
+    proved = False
+
+    def no_doubt(node: cst.Name, ancestors: Sequence[cst.CSTNode]) -> bool:
+        nonlocal proved
+        parent = ancestors[-1]
+        above = ancestors[-2] if len(ancestors) > 1 else None
+        kind = type(parent)
+        if kind is cst.Attribute and parent.value is node:  # type: ignore[attr-defined]
+            attribute = parent.attr.value  # type: ignore[attr-defined]
+            if attribute in _ARRAY_ATTRIBUTES:
+                proved = True
+                return True
+            # NumPy's methods (`.sum()`, `.item()`) are shared with other libraries' values
+            # and prove nothing here (the later operands of `jnp.clip` stay unknown).
+            return attribute in _ARRAY_METHODS and type(above) is cst.Call and above.func is parent  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            return parent.func is not node  # type: ignore[attr-defined]
+        if kind is cst.Arg:
+            if parent.star:  # type: ignore[attr-defined]
+                return False
+            if type(above) is cst.Call:
+                found = names.qualified_names(above.func, inside)  # type: ignore[attr-defined]
+                return not found & _TYPE_TESTS
+            return True
+        if kind in (cst.If, cst.While, cst.IfExp, cst.Assert):
+            return parent.test is not node  # type: ignore[attr-defined]
+        if kind is cst.UnaryOperation:
+            return type(parent.operator) is not cst.Not  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation or kind is cst.StarredElement:
+            return False
+        if kind is cst.Comparison:
+            return not any(isinstance(c.operator, _IDENTITY_TESTS) for c in parent.comparisons)  # type: ignore[attr-defined]
+        if kind is cst.ComparisonTarget:
+            return not isinstance(parent.operator, _IDENTITY_TESTS)  # type: ignore[attr-defined]
+        return True
+
+    p = func.params
+    first = (*p.posonly_params, *p.params)[:1]
+    found = set()
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        if x.annotation is not None or x.default is not None:
+            continue
+        if x in first and type(path[-1] if path else None) is cst.ClassDef:
+            continue  # `self`
+        proved = False
+        if every_use(func, x.name.value, no_doubt) and proved:
             found.add(x.name.value)
     return frozenset(found)
 

@@ -249,6 +249,7 @@ PLUGIN = FrameworkPlugin(
         public=True,
         constructor_when_asked=True,
         array_leaves_traced=True,
+        immutable=True,
     ),
     transforms=(
         TransformSpec(("equinox.filter_jit",), ABSTRACT, "filter", verb="compiles"),

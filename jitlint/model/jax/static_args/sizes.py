@@ -230,3 +230,42 @@ def _index_update(expr: cst.BaseExpression) -> bool:
         and type(expr.value) is cst.Attribute
         and expr.value.attr.value == "at"
     )
+
+
+def size_arguments(names: Names, node: cst.Call, path: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """The arguments of `node` that jax needs as Python values whatever they hold: an
+    `axis=`, the sizes and shapes of the hand tables and the static parameters of jax's
+    facts, of a function (`jnp.zeros((n, d))`, `jnp.tile(x, n)`) or of an array method
+    (`x.reshape(n, -1)`). A loop value read there makes a new program per value: captured
+    by a function jitted per pass, it is configuration, not a step count to pass in."""
+    found: list[cst.CSTNode] = [
+        a.value for a in node.args if a.keyword is not None and a.keyword.value == "axis"
+    ]
+    positional = [a for a in node.args if a.keyword is None]
+    if any(a.star for a in node.args):
+        return found
+    func = node.func
+    qualnames = names.qualified_names(func, path)
+    qualname = next(iter(qualnames)) if len(qualnames) == 1 else ""
+    facts: StaticParameters | None = None
+    if qualname.startswith(("jax.", "numpy.", *plugins.layer_packages())):
+        facts = static_parameters(qualname)
+        spec = SHAPE_ARGS.get(qualname) or plugins.shape_params().get(qualname)
+        if spec is not None:
+            positions, keywords = spec
+            found += [positional[i].value for i in positions if i < len(positional)]
+            found += [a.value for a in node.args if a.keyword and a.keyword.value in keywords]
+        if qualname in REPEAT and len(positional) > REPEAT[qualname]:
+            found.append(positional[REPEAT[qualname]].value)
+    elif type(func) is cst.Attribute:
+        method = func.attr.value
+        if method in STAR_SHAPE_METHODS:
+            return found + [
+                a.value for a in node.args if a.keyword is None or a.keyword.value == "shape"
+            ]
+        facts = method_static_parameters(method)
+    if facts is not None:
+        bound = facts.bind(call_arguments(node))
+        if bound is not None:
+            found += [bound[p] for p, size in facts.concrete(bound) if size not in COUNTED_SIZES]
+    return found
