@@ -471,40 +471,10 @@ def module_file(project: ProjectFiles, caller_path: str, dotted: str) -> str | N
     return found[0] if found is not None else None
 
 
-def _keras_bases(
-    project: ProjectFiles,
-    path: str,
-    fact: str,
-    exports: Mapping[str, Mapping[str, str]],
-    reexports: Mapping[str, Mapping[str, str]],
-) -> str | None:
-    """The Keras class fact of the first base of a `KERAS_BASES_FACT` (exported by `path`)
-    that is a Keras class of a module of the run, following bases of bases a few hops;
-    None when none is known to be one."""
-    return _first_base_fact(
-        project, path, fact, exports, reexports, (KERAS_BASES_FACT, KERAS_CLASS_FACT, ""), deep=True
-    )
-
-
-def _module_bases(
-    project: ProjectFiles,
-    path: str,
-    fact: str,
-    exports: Mapping[str, Mapping[str, str]],
-    reexports: Mapping[str, Mapping[str, str]],
-) -> str | None:
-    """The framework fact of the first base of a `MODULE_FORWARD` (exported by `path`, its
-    bases as that file spells them) that a module of the run says has one, following bases
-    of bases a few hops; None when none is known."""
-    return _first_base_fact(
-        project,
-        path,
-        fact,
-        exports,
-        reexports,
-        (MODULE_FORWARD, MODULE_FACT, MODULE_KEY),
-        deep=False,
-    )
+# What `_first_base_fact` follows: a class's bases to the first Keras class of the run, or
+# (equinox and the other module frameworks) to the first base whose module names its framework.
+_KERAS_BASES = (KERAS_BASES_FACT, KERAS_CLASS_FACT, "")
+_MODULE_BASES = (MODULE_FORWARD, MODULE_FACT, MODULE_KEY)
 
 
 def _first_base_fact(
@@ -571,12 +541,16 @@ def _tf_received(
             if fact.startswith(KERAS_BASES_FACT):
                 if record.status not in (BASE, KERAS_BASE_ONLY):
                     continue
-                found = _keras_bases(project, callee, fact, exports, reexports)
+                found = _first_base_fact(
+                    project, callee, fact, exports, reexports, _KERAS_BASES, deep=True
+                )
                 if found is None:
                     continue
                 fact = found
             if fact.startswith(MODULE_FORWARD):
-                found = _module_bases(project, callee, fact, exports, reexports)
+                found = _first_base_fact(
+                    project, callee, fact, exports, reexports, _MODULE_BASES, deep=False
+                )
                 if found is None:
                     continue
                 fact = found
