@@ -72,7 +72,7 @@ class Names:
         while stack:
             node, parent = stack.pop()
             if type(node) is cst.Name:
-                if node.value == name and parent is not None and not _names_itself(node, parent):  # type: ignore[attr-defined]
+                if node.value == name and parent is not None and not names_itself(node, parent):  # type: ignore[attr-defined]
                     found.append((node, parent))  # type: ignore[arg-type]
                 continue
             stack.extend((child, node) for child in iter_children(node))
@@ -235,7 +235,7 @@ def leaf_name(expr: cst.CSTNode) -> str:
     return ""
 
 
-def _names_itself(node: cst.Name, parent: cst.CSTNode) -> bool:
+def names_itself(node: cst.Name, parent: cst.CSTNode) -> bool:
     """`node` names what `parent` binds or selects, and reads nothing."""
     kind = type(parent)
     if kind in (cst.AssignTarget, cst.FunctionDef, cst.ClassDef, cst.Param):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence, Set
 import libcst as cst
 
 from jitlint.python.builtins_facts import MUTATING_METHODS, PROCESS_EXITS
+from jitlint.python.names import leaf_name
 from jitlint.python.scopes import comprehension_targets
 from jitlint.python.walker import descendants, iter_children, own_scope_nodes
 
@@ -621,18 +622,10 @@ def _checks(node: cst.CSTNode, child: cst.CSTNode) -> bool:
     if kind is cst.Assert:
         return True
     if kind is cst.Call:
-        return child is not node.func and _leaf(node.func).startswith("assert")  # type: ignore[attr-defined]
+        return child is not node.func and leaf_name(node.func).startswith("assert")  # type: ignore[attr-defined]
     if kind is cst.If and child is node.test:  # type: ignore[attr-defined]
-        return any(_leaf(c.func).startswith("skip") for c in calls_in(node.body))  # type: ignore[attr-defined]
+        return any(leaf_name(c.func).startswith("skip") for c in calls_in(node.body))  # type: ignore[attr-defined]
     return False
-
-
-def _leaf(expr: cst.CSTNode) -> str:
-    if type(expr) is cst.Name:
-        return expr.value  # type: ignore[attr-defined]
-    if type(expr) is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    return ""
 
 
 # ---- what an expression reads, and what a loop changes ------------------------------------

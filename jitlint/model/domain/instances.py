@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from jitlint.python.names import Names
+from jitlint.python.names import Names, leaf_name, names_itself
 from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
@@ -80,7 +80,7 @@ class Reads:
                 self.by_name.setdefault(f"self.{node.attr.value}", []).append((node, here))  # type: ignore[attr-defined]
             elif kind is cst.ClassDef:
                 for base in node.bases:  # type: ignore[attr-defined]
-                    self.subclassed.add(leaf(base.value))
+                    self.subclassed.add(leaf_name(base.value))
             if kind not in (cst.Import, cst.ImportFrom):  # module names read nothing
                 stack.extend((child, here) for child in iter_children(node))
 
@@ -371,13 +371,6 @@ def _self_attribute(node: cst.Attribute) -> bool:
     return type(node.value) is cst.Name and node.value.value == "self"
 
 
-def leaf(expr: cst.BaseExpression) -> str:
-    """The last name of `a.b.C` (`C`); "" for anything else."""
-    if type(expr) is cst.Attribute:
-        return expr.attr.value
-    return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
-
-
 def _owner_class(path: Path) -> cst.ClassDef | None:
     """The class whose method the end of `path` is in (its innermost function's)."""
     funcs = [i for i, n in enumerate(path) if type(n) in (cst.FunctionDef, cst.Lambda)]
@@ -464,13 +457,12 @@ def not_a_read(name: cst.Name, path: Sequence[cst.CSTNode]) -> bool:
     """A `Name` node that reads no variable: an attribute's name, a keyword, a binding
     target of a def, class, parameter, import or assignment."""
     parent = path[-2] if len(path) > 1 else None
-    kind = type(parent)
-    if kind is cst.Attribute:
-        return parent.attr is name  # type: ignore[union-attr]
-    if kind is cst.Arg:
-        return parent.keyword is name  # type: ignore[union-attr]
-    if kind in (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName):
+    if parent is None:
+        return False
+    if names_itself(name, parent):
         return True
-    if kind is cst.Element and len(path) > 3 and type(path[-4]) is cst.AssignTarget:
-        return True  # `a, b = ...`
-    return kind is cst.AssignTarget  # a binding; the lookup of a read finds it
+    kind = type(parent)
+    if kind in (cst.ImportAlias, cst.AsName):
+        return True
+    # `a, b = ...`: an element of a tuple target binds.
+    return kind is cst.Element and len(path) > 3 and type(path[-4]) is cst.AssignTarget

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
-from jitlint.python.names import Names
+from jitlint.python.names import Names, leaf_name
 from jitlint.python.uses import repeats_body
 from jitlint.python.walker import iter_children
 
@@ -472,7 +472,7 @@ def handler_contract(cls: cst.ClassDef | None, func: cst.FunctionDef) -> str | N
     method of an `http.server`/`socketserver` handler class, or a function registered
     with a web framework's route decorator (`@app.route("/predict")`, `@app.post("/x")`)."""
     if cls is not None and (func.name.value.startswith("do_") or func.name.value == "handle"):
-        bases = {_leaf(b.value) for b in cls.bases}
+        bases = {leaf_name(b.value) for b in cls.bases}
         if bases & _HANDLER_BASES:
             return f"a request handler, called for every request (`{func.name.value}`)"
     for decorator in func.decorators:
@@ -487,12 +487,6 @@ def handler_contract(cls: cst.ClassDef | None, func: cst.FunctionDef) -> str | N
         ):
             return "a request handler, called for every request (a route)"
     return None
-
-
-def _leaf(expr: cst.BaseExpression) -> str:
-    if type(expr) is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    return expr.value if type(expr) is cst.Name else ""  # type: ignore[attr-defined]
 
 
 # Methods that serve one input or one step by the conventions of machine-learning code

@@ -61,6 +61,7 @@ from jitlint.python.binding import (
 )
 from jitlint.python.binding import bind as bind_arguments
 from jitlint.python.builtins_facts import PARTIAL
+from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
 _NUMPY_FLOAT_MAKERS = {
@@ -1042,7 +1043,7 @@ class TfDtypes:
                 else _calls_in(func, path)
             )
             for call, call_path in calls:
-                if leaf_of(call.func) != "cast":
+                if leaf_name(call.func) != "cast":
                     continue
                 for event in self._call_events(call, call_path):
                     for param, dtype, how in _param_sinks(event):
@@ -1071,15 +1072,6 @@ def _computes_in_its_dtype(qualname: str) -> bool:
     if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in qualname:
         return False
     return parts[-1] in _COMPUTE_IN_DTYPE and "layers" in parts
-
-
-def leaf_of(expr: cst.CSTNode) -> str:
-    kind = type(expr)
-    if kind is cst.Attribute:
-        return expr.attr.value  # type: ignore[attr-defined]
-    if kind is cst.Name:
-        return expr.value  # type: ignore[attr-defined]
-    return ""
 
 
 def _param_sinks(event: Event) -> Iterator[tuple[str, str, str]]:
