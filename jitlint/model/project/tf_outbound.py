@@ -12,6 +12,7 @@ from jitlint.model.domain.instances import follow_instances
 from jitlint.model.project.lines import CallLines, counted_lines, place
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN
 from jitlint.model.tf.keras import WEIGHT_READS
+from jitlint.model.tf.model import any_in_graph
 from jitlint.model.tf_records import (
     BASE,
     INSTANCES_CALLED,
@@ -302,13 +303,7 @@ def _instances(model: TfModel) -> set[TfRecord]:
             model.called_from_elsewhere,
             model.keeps_attributes,
         )
-        in_graph = any(
-            id(node) in contexts
-            for path in flow.calls
-            for node in path
-            if type(node) in (cst.FunctionDef, cst.Lambda)
-        )
-        if flow.escaped or in_graph or model.makes_symbolic_inputs:
+        if flow.escaped or any_in_graph(flow.calls, contexts) or model.makes_symbolic_inputs:
             status = INSTANCES_ESCAPE
         elif flow.calls:
             status = INSTANCES_CALLED

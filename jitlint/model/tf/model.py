@@ -115,7 +115,7 @@ def _func_name(func: Func) -> str:
     return func.name.value if type(func) is cst.FunctionDef else "<lambda>"
 
 
-def _any_in_graph(paths: Sequence[Path], contexts: dict[int, GraphContext]) -> bool:
+def any_in_graph(paths: Sequence[Path], contexts: dict[int, GraphContext]) -> bool:
     """Whether a function with a graph context encloses any of `paths` (the module's code,
     a function without one, is eager)."""
     return any(
@@ -983,7 +983,7 @@ class TfModel(KerasLinks):
         while pending or held:
             if not pending:
                 # Propagation is done: a held class called in graph code is a root after all.
-                for cls_id in [c for c in held if _any_in_graph(called[c], contexts)]:
+                for cls_id in [c for c in held if any_in_graph(called[c], contexts)]:
                     for method, context in held.pop(cls_id):
                         rooted = replace(context, root_name=self._root_name(method))
                         # Reached already (made in graph code): the root's context leads,
