@@ -421,8 +421,7 @@ class Captures:
             sources = list(args)
         elif meaning == _ENUMERATE and len(parts) == 2 and args:
             sources = [None, args[0]]
-        elif _dict_items(iterable) is not None and len(parts) == 2:
-            entries = _dict_items(iterable) or []
+        elif len(parts) == 2 and (entries := _dict_items(iterable)) is not None:
             keys = [self.value_at(e.key, path) for e in entries]  # type: ignore[attr-defined]
             found = [self.value_at(e.value, path) for e in entries]  # type: ignore[attr-defined]
             for part, values in zip(parts, (keys, found), strict=True):
