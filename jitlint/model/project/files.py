@@ -576,6 +576,6 @@ def _tf_received(
         return []
     received = TfInbound(
         name, site, record.kind, record.status, record.xla, record.auto_xla, record.autograph,
-        record.origin, record.per_element,
+        record.origin, record.per_element, record.grid,
     )  # fmt: skip
     return [(callee, received)]

@@ -200,6 +200,12 @@ class Retracing(Rule):
     different model each time) and the code does not also compile, fit or evaluate it (a
     fresh model per fold or trial is wanted).
 
+    A function called in a grid of configurations, every loop around the call a `for` over
+    a written-out list or tuple of literals whose value the call passes (a test over `use_fft
+    in [True, False]`), runs once per configuration, and so do the functions it calls on
+    every path: what they make is not reported (each configuration needs its own trace).
+    A loop over `range(...)` or over data is no such grid.
+
     Only callees defined in the same file (a decorated `def`, a name assigned
     `tf.function(...)`, a decorated method) are checked for varying arguments, and a
     varying value is followed through one parameter. Python arguments that are genuinely
@@ -224,6 +230,26 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # A test's grid of configurations (written-out lists, each loop's value passed): the
+        # visualizer it runs builds its step, one call down, once per configuration and runs
+        # it many times; a shared step would trace once per configuration too.
+        """
+import tensorflow as tf
+def make_step(scale):
+    @tf.function
+    def step(image):
+        return image * scale
+    return step
+def visualize(image, scale, steps):
+    step = make_step(scale)
+    for _ in range(steps):
+        image = step(image)
+    return image
+def test_grid(image):
+    for scale in [0.5, 2.0]:
+        for steps in [2, 4]:
+            visualize(image, scale, steps=steps)
+""",
         # Loops that run their body once (python/uses.py): over one written-out element, or
         # leaving on every path of an `if`/`else`.
         """
@@ -450,6 +476,23 @@ def warm_up(x):
 """,
     )
     INVALID = (
+        # The same visualizer over a count: every pass rebuilds the same step.
+        """
+import tensorflow as tf
+def make_step(scale):
+    @tf.function  # error: JIT207
+    def step(image):
+        return image * scale
+    return step
+def visualize(image, scale, steps):
+    step = make_step(scale)
+    for _ in range(steps):
+        image = step(image)
+    return image
+def test_rounds(image):
+    for scale in range(3):
+        visualize(image, 2.0, steps=scale)
+""",
         # The same factory called once per batch of a dataset: the same work, retraced.
         """
 import tensorflow as tf
