@@ -539,8 +539,9 @@ class KerasLinks:
     def turns_graphs_off(
         self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int = 0
     ) -> bool:
-        """The class's constructor (its own `__init__`, or the one it inherits from a class
-        of the module) calls `tf.config.run_functions_eagerly(True)` on every path: once an
+        """The class's constructor (its own `__init__`, or the one it inherits from, or
+        calls as `super().__init__()`, of a class of the module) calls
+        `tf.config.run_functions_eagerly(True)` on every path: once an
         instance exists, every `tf.function`, Keras' `fit`/`predict`/`evaluate` functions
         included, runs eagerly, so its `call` gets tensors with values (a wrapper around a
         model of another framework does this; observed on TF 2.21 / Keras 3.15)."""
@@ -553,30 +554,39 @@ class KerasLinks:
             None,
         )
         if init is None:
-            if depth >= 3:
-                return False
-            for base in cls.bases:
-                if type(base.value) is not cst.Name:
-                    continue
-                bindings = self.names.lookup(base.value.value, path)
-                node = bindings[0].node if bindings and len(bindings) == 1 else None
-                if type(node) is cst.ClassDef and self.turns_graphs_off(node, path, depth + 1):
-                    return True
-            return False
+            return self._base_turns_graphs_off(cls, path, depth)
         where = (*path, cls, cls.body, init, init.body)
         for stmt in init.body.body:  # type: ignore[attr-defined]
             if type(stmt) is not cst.SimpleStatementLine:
                 continue  # a statement in a branch or a `try` may not run
             for small in stmt.body:
                 call = small.value if type(small) is cst.Expr else None
+                if type(call) is not cst.Call:
+                    continue
                 if (
-                    type(call) is cst.Call
-                    and len(call.args) == 1
+                    len(call.args) == 1
                     and type(call.args[0].value) is cst.Name
                     and call.args[0].value.value == "True"
                     and self.names.resolves_to(call.func, where, RUN_FUNCTIONS_EAGERLY)
                 ):
                     return True
+                if _super_init(call) and self._base_turns_graphs_off(cls, path, depth):
+                    return True
+        return False
+
+    def _base_turns_graphs_off(
+        self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int
+    ) -> bool:
+        """A base of `cls` that is a class of the module turns graphs off in its constructor."""
+        if depth >= 3:
+            return False
+        for base in cls.bases:
+            if type(base.value) is not cst.Name:
+                continue
+            bindings = self.names.lookup(base.value.value, path)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            if type(node) is cst.ClassDef and self.turns_graphs_off(node, path, depth + 1):
+                return True
         return False
 
     @cached_property
@@ -806,6 +816,18 @@ def _site_file(site: str) -> str:
         return site
     cell_head, _, cell = head.rpartition(":")
     return cell_head if cell_head and cell.startswith("cell ") else head
+
+
+def _super_init(call: cst.Call) -> bool:
+    """`super().__init__(...)` (or `super(Cls, self).__init__(...)`)."""
+    func = call.func
+    return (
+        type(func) is cst.Attribute
+        and func.attr.value == "__init__"
+        and type(func.value) is cst.Call
+        and type(func.value.func) is cst.Name
+        and func.value.func.value == "super"
+    )
 
 
 def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:

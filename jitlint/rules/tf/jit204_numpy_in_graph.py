@@ -97,10 +97,10 @@ class NumpyInGraph(Rule):
     contract). A debugging copy that no file imports, beside the module the project runs
     (`loss_bak.py` and `loss.py` defining the same classes), is skipped in a project run of
     an application; the one-file run of that copy still reports it. A class whose
-    constructor (or the one it inherits from a class of its module) calls
-    `tf.config.run_functions_eagerly(True)` on every path has no graph code: each of its
-    instances is made after every `tf.function`, Keras' own included, is set to run
-    eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
+    constructor (its own, or one it inherits or calls through `super()` from a class of its
+    module) calls `tf.config.run_functions_eagerly(True)` on every path has no graph code:
+    each of its instances is made after every `tf.function`, Keras' own included, is set to
+    run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
     """
 
     code = "JIT204"
@@ -222,6 +222,12 @@ class HostBridge(tf.keras.Model):
 class TransposedBridge(HostBridge):
     def call(self, inputs):
         return tf.constant(self.host_fn(np.moveaxis(np.asarray(inputs), 1, 0)))
+class ScaledBridge(HostBridge):
+    def __init__(self, host_fn, scale):
+        super().__init__(host_fn)
+        self.scale = scale
+    def call(self, inputs):
+        return tf.constant(self.host_fn(np.asarray(inputs) * self.scale))
 """,
     )
     INVALID = (
