@@ -58,6 +58,7 @@ from jitlint.model.jax.library import (
     method_result,
     rewhy,
     tracerize,
+    unknown_shape_attribute,
 )
 from jitlint.model.jax.pytree_fields import (
     ARRAY_FIELD,
@@ -779,6 +780,10 @@ class Calls(Transformations):
         self, context: Context, an: Analyzer, node: cst.Attribute, base: Value
     ) -> Value:
         attr = node.attr.value
+        if isinstance(base, Foreign):
+            found = unknown_shape_attribute(base, attr)  # `.shape` of what it returned
+            if found is not None:
+                return found
         found = self.member(context, base, attr, node if an.invoke else None)
         if found is not None:
             return found

@@ -31,6 +31,7 @@ from jitlint.model.domain.values import (
     Object,
     PartialRef,
     Ref,
+    Scalar,
     Seq,
     Transformed,
     U,
@@ -42,7 +43,7 @@ from jitlint.model.jax.jit import JIT_CALLABLES, JitApplication, spec_from_args
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, TRANSFORMS
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.binding import Signature, bind_call
-from jitlint.python.builtins_facts import PARTIAL
+from jitlint.python.builtins_facts import PARTIAL, not_none_annotation
 from jitlint.python.names import Names, leaf_name
 
 VALUE_FACT = "jax:value:"
@@ -53,6 +54,8 @@ _JIT_TEXT = re.compile(r"\bp?jit\b")
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
 _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
+# The Python scalar types a field may be exported as ({"scalar": "int"}).
+_SCALARS = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
 # Call leaves `_may_encode` lets through, besides the module's own classes.
 _MAKERS = LEAVES | {"partial"}
 
@@ -324,11 +327,16 @@ class _Encoder:
         bound = bind_call(Signature(tuple(name for name, _, _ in cls.fields)), call)
         if not bound.certain or bound.surplus:
             return None
+        annotations = {name: annotation for name, annotation, _ in cls.fields}
         fields: dict[str, Any] = {}
         for name, arg in bound.arguments.items():
             found = self.encode(arg, depth + 1)
             if found is not None and (found.get("seq") == "list" or "dict" in found):
                 fields[name] = {"seq": "list"} if "seq" in found else found  # unhashable
+                continue
+            scalar = not_none_annotation(annotations[name])
+            if scalar is not None and not _is_none(arg):
+                fields[name] = {"scalar": scalar}  # `num_graphs: int`: never None
         if not fields:
             return None
         return {"object": cls.name, "kind": cls.kind, "fields": fields}
@@ -378,6 +386,10 @@ class _Encoder:
         if self.names.lookup(name, self.path) is not bindings:
             return None
         return bindings[0].node
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
 def _literal(expr: cst.BaseExpression) -> bool:
@@ -504,6 +516,8 @@ def _decode(value: Any, site: cst.CSTNode, origin: str = "") -> Value:
         return PartialRef(target, [U] * int(args), {str(k): U for k in keywords})
     if "object" in value:
         return _instance(value, site)
+    if value.get("scalar") in _SCALARS:
+        return Scalar(str(value["scalar"]))
     return U
 
 
