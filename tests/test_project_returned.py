@@ -320,13 +320,15 @@ class Context(NamedTuple):
     num_heads: Optional[int]
     label: object
     name: str
+    count: int = None
 
 
 def prepare(data, heads=None):
-    return Context(len(data), 1.0, heads, data, name=None)
+    return Context(len(data), 1.0, heads, data, name=None, count=len(data))
 """
     facts = _exports(source)
-    # Not `name`: given None whatever it is declared, nor the Optional and plain fields.
+    # Not `name`: given None whatever it is declared, nor the Optional and plain fields, nor
+    # `count`, whose None default says None is one of its values.
     value = '{"fields":{"num_graphs":{"scalar":"int"},"scale":{"scalar":"float"}}'
     assert facts == {"prepare": returned.VALUE_FACT + value + ',"kind":"namedtuple",'
                      '"object":"Context"}'}  # fmt: skip

@@ -140,10 +140,13 @@ class ClassInfo:
     def scalar_field(self, name: str) -> str | None:
         """The builtin scalar type (`int`, `str`...) that the field `name` is declared with
         by the first class of the order that declares it: never None. None when no class
-        declares it, or declares it otherwise (`Optional[int]`, no annotation)."""
+        declares it, or declares it otherwise (`Optional[int]`, no annotation, or a None
+        default that belies it: `features: int = None`)."""
         for cls in self.mro:
-            for field_name, annotation, _ in cls.fields:
+            for field_name, annotation, default in cls.fields:
                 if field_name == name:
+                    if type(default) is cst.Name and default.value == "None":
+                        return None
                     return not_none_annotation(annotation)
             if name in cls.methods or name in cls.attributes:
                 return None

@@ -43,7 +43,7 @@ from jitlint.model.jax.jit import JIT_CALLABLES, JitApplication, spec_from_args
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, TRANSFORMS
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.binding import Signature, bind_call
-from jitlint.python.builtins_facts import PARTIAL, not_none_annotation
+from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
 
 VALUE_FACT = "jax:value:"
@@ -327,14 +327,13 @@ class _Encoder:
         bound = bind_call(Signature(tuple(name for name, _, _ in cls.fields)), call)
         if not bound.certain or bound.surplus:
             return None
-        annotations = {name: annotation for name, annotation, _ in cls.fields}
         fields: dict[str, Any] = {}
         for name, arg in bound.arguments.items():
             found = self.encode(arg, depth + 1)
             if found is not None and (found.get("seq") == "list" or "dict" in found):
                 fields[name] = {"seq": "list"} if "seq" in found else found  # unhashable
                 continue
-            scalar = not_none_annotation(annotations[name])
+            scalar = cls.scalar_field(name)
             if scalar is not None and not _is_none(arg):
                 fields[name] = {"scalar": scalar}  # `num_graphs: int`: never None
         if not fields:
