@@ -6,9 +6,11 @@ A factory in one file often builds the jitted step that another file calls
 file reads such returns from the text and exports them as a small value: a jitted `def` of
 its own (the header and the transformation's options), a partial of a named function (its
 target and bound arguments), an instance of its own NamedTuple or dataclass whose fields are
-Python lists or dicts, or a tuple holding one of those. The runner sends each to the files
-that import the name, the partial's target spelled as the receiving file would import it
-(`respell`), and their interpreter calls it like a local one (`decode`).
+Python lists or dicts, or are declared a builtin scalar type (`num_graphs: int`: never None,
+so the caller that passes it on decides `is None` in the callee), or a tuple holding one of
+those. The runner sends each to the files that import the name, the partial's target
+spelled as the receiving file would import it (`respell`), and their interpreter calls it
+like a local one (`decode`).
 
 Only what the text shows is exported; anything else stays unknown in the caller. The facts
 travel as the TensorFlow model's export records, with their own "jax:value:" prefix.
