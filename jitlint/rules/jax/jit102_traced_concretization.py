@@ -287,6 +287,22 @@ def message(x, index):
     h = encoder(x)
     return scatter(h, index, dim_size=h.shape[0])
 """,
+        # ... or that field of an instance made from a `*` argument: no value is seen, the
+        # declaration still says an int.
+        """
+from typing import NamedTuple
+import jax
+from somelib import sizes
+class Graph(NamedTuple):
+    num_graphs: int
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def energy(x, index):
+    return scatter(x, index, dim_size=Graph(*sizes).num_graphs)
+""",
     )
     INVALID = (
         # The same helper when the traced call leaves the size out.
