@@ -66,7 +66,8 @@ class Retracing(Rule):
     factory called in the loop returns. Each traces once and is then reused. Nor is one
     made by a memoised loader, past `if key in cache: return cache[key]` or under
     `if key not in cache:`, that stores it in a cache outliving the call (a module's dict,
-    an attribute of `self`): it is made the first time per key. Nor is one
+    an attribute of `self`): it is made the first time per key (a Keras model loaded
+    that way too). Nor is one
     made in graph code, where it is traced into the outer graph, but only where the code
     runs as graph code on every path: a helper that a `tf.function` calls and eager code
     calls too (at module level, from a plain function) still makes a new one per eager call.
@@ -350,6 +351,21 @@ def train(x, loader):
         x = scaled_for("scale")(x)
         x = loader.get("shift")(x)
     return x
+""",
+        # A Keras model loaded by a memo for every sample: loaded once per key.
+        """
+import tensorflow as tf
+MODEL_PATH = "model.keras"
+_models = {}
+def predicted(name, x):
+    if name not in _models:
+        model = tf.keras.models.load_model(MODEL_PATH)
+        _models[name] = model
+        return model.predict(x)
+    return _models[name].predict(x)
+def serve(samples):
+    for sample in samples:
+        predicted("classifier", sample)
 """,
         # One per host, bound to that host's server and stored, never called in the loop.
         """
@@ -714,8 +730,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
         found = model_remade_for_inference(self.ctx.tf, node, path)
-        if found is None or self._graph_only(path):
-            return
+        if found is None or self._graph_only(path) or runs_once_per_key(path):
+            return  # graph code traces it into the outer graph; a memo loads it once per key
         name, where = found
         self.report(
             node,
