@@ -600,6 +600,11 @@ class TfModel(KerasLinks):
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
             elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
+            children = iter_children(node)
+            if not children:
+                # A leaf (a name, a literal) changes no state: nothing to do on leaving it.
+                # (Functions, classes, calls, loop bodies and comprehensions have children.)
+                continue
             if id(node) in loop_parts or kind in _COMPREHENSIONS:
                 loop_parts.add(id(node))
                 loops[-1] += 1
@@ -608,7 +613,7 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
                 loops.append(0)
-            stack.extend(zip(reversed(iter_children(node)), _ENTERING, strict=False))
+            stack.extend(zip(reversed(children), _ENTERING, strict=False))
         return scan
 
     def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:
