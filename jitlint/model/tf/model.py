@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -75,8 +74,6 @@ _IMPORT_LINE = re.compile(
 )
 _IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# The scan's stack marks a node it enters with True (and its exit with False).
-_ENTERING = repeat(True)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
@@ -613,7 +610,9 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
                 loops.append(0)
-            stack.extend(zip(reversed(children), _ENTERING, strict=False))
+            # Entering (True) each child, then leaving (False) this node; a bare name is a
+            # leaf the scan has nothing to do with, not stacked at all.
+            stack += [(child, True) for child in reversed(children) if type(child) is not cst.Name]
         return scan
 
     def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:
