@@ -67,6 +67,9 @@ _CLASS_TEXT = re.compile(r"^class\s+\w+\s*\(", re.M)
 # A comment JIT002 may report: a `# jitlint: ignore`, or a JIT code after `noqa` on its line
 # (a bare noqa comment and other tools' codes are never reported; codes match in any case).
 _JIT_DIRECTIVE = re.compile(r"jitlint|noqa.*jit", re.I)
+# The same test on an ASCII text lowered first: a pattern starting with a literal is searched
+# for fast, a case-insensitive one is tried at every character (~4x the time on the corpus).
+_JIT_DIRECTIVE_LOWER = re.compile(r"noqa.*jit")
 
 
 @dataclass
@@ -310,7 +313,7 @@ def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
     """Drop the findings the file's comments suppress; with JIT002 selected, report the
     comments' codes that suppress nothing (rules/jit002_unused_suppression.py)."""
     check_unused = "JIT002" in codes
-    if not result.diagnostics and not (check_unused and _JIT_DIRECTIVE.search(source)):
+    if not result.diagnostics and not (check_unused and _may_name_jit_code(source)):
         # Nothing to suppress, and no comment JIT002 could report: tokenizing is the cost.
         return
     found = suppression.collect(source)
@@ -326,6 +329,16 @@ def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
         )
         unused = [item for item in unused if not found.silences(item.directive)]
         result.diagnostics.extend(UnusedSuppression.findings(found, unused, result.path))
+
+
+def _may_name_jit_code(source: str) -> bool:
+    """Whether `_JIT_DIRECTIVE` matches: on an ASCII text, its case-insensitive match is a
+    match in the text lowered (other texts are searched as they are: some non-ASCII
+    letters match ASCII ones without a case, or lower to two characters)."""
+    if not source.isascii():
+        return bool(_JIT_DIRECTIVE.search(source))
+    lowered = source.lower()
+    return "jitlint" in lowered or bool(_JIT_DIRECTIVE_LOWER.search(lowered))
 
 
 def _returned(received: Received) -> bool:
