@@ -633,7 +633,7 @@ class KerasLinks:
             if not remote.accounted:
                 continue  # another module makes one and does not say where it goes
             creations: list[list[cst.CSTNode]] | None = []
-            for node, path in reads.by_name.get(name, ()):
+            for node, path in reads.of(name):
                 bindings = self.names.lookup(name, path)
                 if not bindings or bindings[0].node is not info.node or info.node in path:
                     continue  # another name, or its own methods (`super(Net, self)`)

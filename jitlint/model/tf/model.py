@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -61,12 +60,18 @@ if TYPE_CHECKING:
 
 # Text that any graph context needs: tf.function (called, decorating, or imported under an
 # alias), a tf.data method, or a class deriving from a Keras layer or model.
-_GRAPH_MARKERS = re.compile(
-    r"function\s*\(|@[\w.]*function\b|import[^\n]*\bfunction\b"
-    r"|\.(?:map|filter|flat_map|interleave)\("
-    r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell|Loss|Metric)\b"
-    r"|\.compile\(|\b(?:load_model|clone_model|model_from_json|Sequential)\("
+_GRAPH_MARKER_PARTS = (
+    r"function\s*\(",
+    r"@[\w.]*function\b",
+    r"import[^\n]*\bfunction\b",
+    r"\.(?:map|filter|flat_map|interleave)\(",
+    r"class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell|Loss|Metric)\b",
+    r"\.compile\(",
+    r"\b(?:load_model|clone_model|model_from_json|Sequential)\(",
 )
+# Searched one by one: a pattern that starts with a literal is searched for fast, and their
+# union, which starts with none, was tried at every character (~1.6x the time).
+_GRAPH_MARKER_SEARCHES = tuple(re.compile(part).search for part in _GRAPH_MARKER_PARTS)
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
 # cheap filter for `c.f(...)` calls that may reach a function of another module. A
 # parenthesised list runs to its `)` over several lines, a line ending in `\` goes on.
@@ -75,8 +80,6 @@ _IMPORT_LINE = re.compile(
 )
 _IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# The scan's stack marks a node it enters with True (and its exit with False).
-_ENTERING = repeat(True)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
@@ -143,12 +146,6 @@ class TfModel(KerasLinks):
         self.source = source
         # Read only through `records` and `facts` (what `reads` reports).
         self._inbound = tuple(inbound)
-        # Without any of these spellings a module has no graph code: skip the scan.
-        self.may_have_graph_code = (
-            source is None
-            or bool(_GRAPH_MARKERS.search(source))
-            or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
-        )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
         # files: name -> (status, where).
@@ -165,6 +162,18 @@ class TfModel(KerasLinks):
                 table.setdefault(record.function, []).append((record.status, where))
 
     # ----- public questions -------------------------------------------------------------
+
+    @cached_property
+    def may_have_graph_code(self) -> bool:
+        """Without any of `_GRAPH_MARKER_PARTS`' spellings, or a record that opens the TF rules, a
+        module has no graph code: no scan is needed for it. Asked on first use: the project
+        pass builds the model of files that never ask (a class's bases)."""
+        source = self.source
+        return (
+            source is None
+            or any(search(source) for search in _GRAPH_MARKER_SEARCHES)
+            or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
+        )
 
     @cached_property
     def keras_major(self) -> int | None:
@@ -600,6 +609,11 @@ class TfModel(KerasLinks):
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
             elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
+            children = iter_children(node)
+            if not children:
+                # A leaf (a name, a literal) changes no state: nothing to do on leaving it.
+                # (Functions, classes, calls, loop bodies and comprehensions have children.)
+                continue
             if id(node) in loop_parts or kind in _COMPREHENSIONS:
                 loop_parts.add(id(node))
                 loops[-1] += 1
@@ -608,7 +622,9 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
                 loops.append(0)
-            stack.extend(zip(reversed(iter_children(node)), _ENTERING, strict=False))
+            # Entering (True) each child, then leaving (False) this node; a bare name is a
+            # leaf the scan has nothing to do with, not stacked at all.
+            stack += [(child, True) for child in reversed(children) if type(child) is not cst.Name]
         return scan
 
     def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:
