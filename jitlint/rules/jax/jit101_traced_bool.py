@@ -210,7 +210,10 @@ class TracedBool(Rule):
     declared static are static, array fields are traced, and `int`/`bool` fields are traced
     under `jax.jit` but static under `eqx.filter_jit`. After a guard such as
     `isinstance(n, int)` (in `and`, `if`, a conditional expression, or before an early
-    `return`), `n` is a Python value, never a tracer.
+    `return`), `n` is a Python value, never a tracer. A test in the body of a `try` whose
+    handler catches the error (`except jax.errors.ConcretizationTypeError:`, or a
+    `TypeError`, `Exception` or bare `except:` handler that does not raise again) probes
+    for a tracer on purpose and is not reported.
     """
 
     code = "JIT101"
