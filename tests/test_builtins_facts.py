@@ -18,6 +18,7 @@ from jitlint.python.builtins_facts import (
     LOG_METHODS,
     container_annotation,
     exception_catchers,
+    not_none_annotation,
     tuple_element_annotation,
 )
 
@@ -72,3 +73,13 @@ def test_exception_catchers_are_the_class_and_its_builtin_bases():
         }
         assert exception_catchers(name) == expected
     assert exception_catchers("RuntimeError") == {"builtins.RuntimeError"}
+
+
+def test_only_a_plain_builtin_scalar_annotation_rules_out_none():
+    def parsed(text: str) -> str | None:
+        return not_none_annotation(cst.parse_expression(text))
+
+    assert parsed("int") == "int"
+    assert parsed("builtins.str") == "str"
+    for text in ("Optional[int]", "int | None", "object", "np.int32", "'int'", "List[int]"):
+        assert parsed(text) is None, text

@@ -12,7 +12,9 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
 - "repeat": a loop calls a function of another module, or a method (`status`) of an
   instance of its class: the function runs more than once (model/tf/repeats.py);
   `per_element` when the call passes the loop's element of a Python collection (one run
-  per device, per configuration);
+  per device, per configuration); `grid` when every loop around the call goes over a
+  written-out collection of literals and the call passes its element (`for fft in [True,
+  False]:`): each run is for another configuration;
 - "import"/"export": a module's dtype facts (`FLOAT = tf.float64`, a class attribute dtype,
   a function returning a dtype, float literal data) sent to the modules importing them; and
   which of its classes are Keras layers, models, losses or metrics (`KERAS_CLASS_FACT`),
@@ -89,10 +91,11 @@ class TfRecord:
     origin: str = ""  # the sender's graph context, for messages
     cell: int = 0
     per_element: bool = False  # "repeat": the loop passes its element (see above)
+    grid: bool = False  # "repeat": over a written-out grid of configurations (see above)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.target, self.line, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin, self.cell, self.per_element]  # fmt: skip
+                self.autograph, self.origin, self.cell, self.per_element, self.grid]  # fmt: skip
         return {"tf": data}
 
     @classmethod
@@ -101,6 +104,7 @@ class TfRecord:
         return cls(
             str(target), int(line), str(kind), str(status), bool(xla), bool(auto_xla),
             bool(autograph), str(origin), int(cell), bool(rest[0]) if rest else False,
+            bool(rest[1]) if len(rest) > 1 else False,
         )  # fmt: skip
 
     @property
@@ -125,13 +129,14 @@ class TfInbound:
     autograph: bool = True
     origin: str = ""
     per_element: bool = False
+    grid: bool = False
 
     def rank(self) -> tuple[Any, ...]:
         return (self.function, 0, False, self.site, 0, 2, self)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.function, self.site, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin, self.per_element]  # fmt: skip
+                self.autograph, self.origin, self.per_element, self.grid]  # fmt: skip
         return {"tf": data}
 
 

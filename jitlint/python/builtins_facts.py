@@ -1,8 +1,8 @@
 """Facts of the Python language and its standard library that the model and rules ask about:
 which calls read the clock, which methods mutate a container or emit a log record, which
 builtins compare or truth-test their arguments, the operator an augmented assignment applies,
-what `functools.partial` is and which decorators change how a method binds, and what a type
-annotation says of the parts of a tuple it annotates.
+what `functools.partial` is and which decorators change how a method binds, what a type
+annotation says of the parts of a tuple it annotates, and which annotations rule out None.
 Framework-neutral: what jax does with them is the model's business.
 """
 
@@ -175,3 +175,21 @@ def exception_catchers(name: str) -> frozenset[str]:
         found.append(builtin_qualname(current))
         current = _EXCEPTION_BASES.get(current)
     return frozenset(found)
+
+
+# Builtin types whose instances are never None, as an annotation spells them.
+_NOT_NONE_ANNOTATIONS = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
+
+
+def not_none_annotation(annotation: cst.BaseExpression) -> str | None:
+    """The builtin scalar type a plain annotation names (`int`, `builtins.str`): a value so
+    declared is never None. None for anything else, `Optional[int]` and `int | None` too."""
+    if type(annotation) is cst.Attribute:
+        if type(annotation.value) is not cst.Name or annotation.value.value != "builtins":
+            return None
+        name = annotation.attr.value
+    elif type(annotation) is cst.Name:
+        name = annotation.value
+    else:
+        return None
+    return name if name in _NOT_NONE_ANNOTATIONS else None

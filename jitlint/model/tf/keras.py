@@ -31,7 +31,8 @@ A class gets the statuses of the places it is used (`uses`):
 A class whose every instance the run follows (model/domain/instances.py) to calls, weight
 reads and tests only (`instances_called_directly`; other files' instances come as "inst" and
 "hand" records) runs its methods where they are called: TfModel makes them roots only when
-a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none.
+a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none,
+nor are the classes whose constructor calls `tf.config.run_functions_eagerly(True)`.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -54,6 +55,7 @@ from jitlint.model.domain.instances import Reads, follow_instances, parameter_na
 from jitlint.model.library.keras_evidence import keras_3_code
 from jitlint.model.tf.api import (
     KERAS_STATELESS_LAYERS,
+    RUN_FUNCTIONS_EAGERLY,
     VARIABLE_CONSTRUCTORS,
     WEIGHT_MAKERS,
 )
@@ -534,6 +536,59 @@ class KerasLinks:
             stack.extend(iter_children(node))
         return False
 
+    def turns_graphs_off(
+        self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> bool:
+        """The class's constructor (its own `__init__`, or the one it inherits from, or
+        calls as `super().__init__()`, of a class of the module) calls
+        `tf.config.run_functions_eagerly(True)` on every path: once an
+        instance exists, every `tf.function`, Keras' `fit`/`predict`/`evaluate` functions
+        included, runs eagerly, so its `call` gets tensors with values (a wrapper around a
+        model of another framework does this; observed on TF 2.21 / Keras 3.15)."""
+        init = next(
+            (
+                stmt
+                for stmt in cls.body.body  # type: ignore[attr-defined]
+                if type(stmt) is cst.FunctionDef and stmt.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            return self._base_turns_graphs_off(cls, path, depth)
+        where = (*path, cls, cls.body, init, init.body)
+        for stmt in init.body.body:  # type: ignore[attr-defined]
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue  # a statement in a branch or a `try` may not run
+            for small in stmt.body:
+                call = small.value if type(small) is cst.Expr else None
+                if type(call) is not cst.Call:
+                    continue
+                if (
+                    len(call.args) == 1
+                    and type(call.args[0].value) is cst.Name
+                    and call.args[0].value.value == "True"
+                    and self.names.resolves_to(call.func, where, RUN_FUNCTIONS_EAGERLY)
+                ):
+                    return True
+                if _super_init(call) and self._base_turns_graphs_off(cls, path, depth):
+                    return True
+        return False
+
+    def _base_turns_graphs_off(
+        self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int
+    ) -> bool:
+        """A base of `cls` that is a class of the module turns graphs off in its constructor."""
+        if depth >= 3:
+            return False
+        for base in cls.bases:
+            if type(base.value) is not cst.Name:
+                continue
+            bindings = self.names.lookup(base.value.value, path)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            if type(node) is cst.ClassDef and self.turns_graphs_off(node, path, depth + 1):
+                return True
+        return False
+
     @cached_property
     def backup_copies(self) -> frozenset[str]:
         """The top-level class names that the project pass says a module the run imports
@@ -670,6 +725,8 @@ class KerasLinks:
                 continue  # run by no model, or only by models compiled with run_eagerly=True
             if not used and len(info.path) == 1 and cls.name.value in copies:
                 continue  # a backup copy's class, used nowhere: no contract (engine/orphans.py)
+            if self.turns_graphs_off(cls, info.path):
+                continue  # its every instance exists only once tf.function runs eagerly
             status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED
@@ -759,6 +816,18 @@ def _site_file(site: str) -> str:
         return site
     cell_head, _, cell = head.rpartition(":")
     return cell_head if cell_head and cell.startswith("cell ") else head
+
+
+def _super_init(call: cst.Call) -> bool:
+    """`super().__init__(...)` (or `super(Cls, self).__init__(...)`)."""
+    func = call.func
+    return (
+        type(func) is cst.Attribute
+        and func.attr.value == "__init__"
+        and type(func.value) is cst.Call
+        and type(func.value.func) is cst.Name
+        and func.value.func.value == "super"
+    )
 
 
 def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:
