@@ -96,6 +96,14 @@ IMPORT_ERRORS = frozenset(
     f"builtins.{n}" for n in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
 )
 _BUILTINS = "builtins."
+# Each builtin exception class a handler may name, with its builtin base: `except Exception:`
+# catches a TypeError, and `except LookupError:` an IndexError.
+_EXCEPTION_BASES = {
+    "TypeError": "Exception", "ValueError": "Exception", "AttributeError": "Exception",
+    "IndexError": "LookupError", "KeyError": "LookupError", "LookupError": "Exception",
+    "ModuleNotFoundError": "ImportError", "ImportError": "Exception",
+    "Exception": "BaseException",
+}  # fmt: skip
 # Annotations naming a container, as spelled (builtins, `typing`, `collections.abc`): a value
 # annotated so is a Python container, whatever its elements are.
 CONTAINER_ANNOTATIONS = frozenset(
@@ -155,6 +163,18 @@ def tuple_element_annotation(
     if len(parts) != count or any(type(part) is cst.Ellipsis for part in parts):
         return None
     return parts[index]
+
+
+def exception_catchers(name: str) -> frozenset[str]:
+    """The builtin exception classes (qualified) whose handler catches the builtin exception
+    `name`: itself and its bases (`TypeError`: TypeError, Exception, BaseException); a class
+    the table does not hold gives itself alone."""
+    found = []
+    current: str | None = name
+    while current is not None:
+        found.append(builtin_qualname(current))
+        current = _EXCEPTION_BASES.get(current)
+    return frozenset(found)
 
 
 # Builtin types whose instances are never None, as an annotation spells them.
