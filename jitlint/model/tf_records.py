@@ -210,32 +210,36 @@ class ImportedFacts:
 class TfReads:
     """What one lint's TF model read of the records it was given: the kinds it read whole,
     and of the "fact" records the names it looked up, the beginnings it read every fact
-    of, and whether it asked if there were any."""
+    of, and whether it asked if there were any; and the names whose "use" records it read
+    (where it did not read them whole)."""
 
     kinds: frozenset[str]
     fact_names: frozenset[str]
     fact_prefixes: frozenset[str]
     any_fact: bool
+    use_names: frozenset[str] = frozenset()
 
     def to_json(self) -> list[Any]:
         names, prefixes = sorted(self.fact_names), sorted(self.fact_prefixes)
-        return [sorted(self.kinds), names, prefixes, self.any_fact]
+        return [sorted(self.kinds), names, prefixes, self.any_fact, sorted(self.use_names)]
 
     @staticmethod
     def from_json(data: Any) -> TfReads | None:
         """None for anything but what `to_json` writes (read as "unknown")."""
-        if not isinstance(data, list) or len(data) != 4 or not isinstance(data[3], bool):
+        if not isinstance(data, list) or len(data) != 5 or not isinstance(data[3], bool):
             return None
-        lists = data[:3]
+        lists = [*data[:3], data[4]]
         if not all(isinstance(x, list) and all(isinstance(i, str) for i in x) for x in lists):
             return None
-        kinds, names, prefixes = (frozenset(x) for x in lists)
-        return TfReads(kinds, names, prefixes, data[3])
+        kinds, names, prefixes, uses = (frozenset(x) for x in lists)
+        return TfReads(kinds, names, prefixes, data[3], uses)
 
     def differ(self, before: Sequence[TfInbound], after: Sequence[TfInbound]) -> bool:
         """Whether these reads could tell the two lists of records apart."""
         whole = self.kinds
         if [r for r in before if r.kind in whole] != [r for r in after if r.kind in whole]:
+            return True
+        if self.use_names and _uses_of(before, self.use_names) != _uses_of(after, self.use_names):
             return True
         old, new = ImportedFacts(before), ImportedFacts(after)
         if self.any_fact and bool(old) != bool(new):
@@ -243,3 +247,21 @@ class TfReads:
         if any(old.starting(p) != new.starting(p) for p in self.fact_prefixes):
             return True
         return any(old.get(name) != new.get(name) for name in self.fact_names)
+
+
+def use_entry(record: TfInbound) -> tuple[str, str]:
+    """What the TF model keeps of a "use" record: its status, and where a model built
+    with `jit_compile=True` is (the only status whose message names the place)."""
+    return record.status, f", built at {record.site}" if record.status == "xla" else ""
+
+
+def _uses_of(records: Sequence[TfInbound], names: frozenset[str]) -> list[tuple[str, ...]]:
+    """The "use" records of these names as the TF model reads them: (name, status, where)
+    in order, each once (a second record saying the same of a name changes nothing: the
+    model's tables keep each status and place once, keras.py `class_uses`)."""
+    found = {
+        (r.function, *use_entry(r)): None
+        for r in records
+        if r.kind == "use" and r.function in names
+    }
+    return list(found)

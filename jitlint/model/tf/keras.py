@@ -147,12 +147,13 @@ class KerasLinks:
     module: cst.Module
     _keras_kinds: dict[int, tuple[str, str] | None]
     keras_major: int | None  # the Keras the file targets (None: undecided), TfModel's
-    inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
-    inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
     facts: ImportedFacts  # facts of imported names (TfModel), Keras classes' among them
 
     def records(self, *kinds: str) -> list[TfInbound]:  # provided by TfModel
         raise NotImplementedError
+
+    def uses_received(self, names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        raise NotImplementedError  # provided by TfModel
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -367,7 +368,13 @@ class KerasLinks:
                 if keyword in ("loss", "metrics", "weighted_metrics"):
                     add(self._classes_in(arg.value, path), status, "")
                     foreign.extend((c, p, status) for c, p in self._calls_in(arg.value, path))
-        for name, received in self.inbound_builds.items():
+        # Other files' "use" records, read only for the names they can match here: a
+        # model-building function (a top-level def) and a top-level Keras class.
+        received_uses = self.uses_received(
+            [stmt.name.value for stmt in self.module.body if type(stmt) is cst.FunctionDef]
+            + [info.node.name.value for info in classes.values() if len(info.path) == 1]
+        )
+        for name, received in received_uses.items():
             for stmt in self.module.body:
                 if type(stmt) is cst.FunctionDef and stmt.name.value == name:
                     for status, where in received:
@@ -390,7 +397,7 @@ class KerasLinks:
                 foreign.extend(
                     (c, p, status) for c, p in self._foreign_creations(scan, scope, status)
                 )
-        for name, received in self.inbound_uses.items():
+        for name, received in received_uses.items():
             for cls_id, info in classes.items():
                 if info.node.name.value == name and len(info.path) == 1:
                     uses.setdefault(cls_id, []).extend(received)

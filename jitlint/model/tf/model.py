@@ -19,7 +19,7 @@ The model is built with one walk over the module, the first time a rule asks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
-from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads
+from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads, use_entry
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
@@ -148,18 +148,17 @@ class TfModel(KerasLinks):
         self._inbound = tuple(inbound)
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
-        # files: name -> (status, where).
-        self.inbound_uses: dict[str, list[tuple[str, str]]] = {}
-        self.inbound_builds: dict[str, list[tuple[str, str]]] = {}
+        # files: name -> (status, where); read through `uses_received`, which notes the names.
+        self._uses_received: dict[str, list[tuple[str, str]]] = {}
+        self._use_names_read: set[str] = set()
         # Keras methods of classes only called eagerly, with the context each would have
         # had (`contexts` fills it; `keras_input_context`).
         self.eager_keras: dict[int, GraphContext] = {}
         # The kinds of inbound records read (`records`), for `reads`.
         self._kinds_read: set[str] = set()
-        for record in self.records("use"):
-            where = f", built at {record.site}" if record.status == "xla" else ""
-            for table in (self.inbound_uses, self.inbound_builds):
-                table.setdefault(record.function, []).append((record.status, where))
+        for record in self._inbound:
+            if record.kind == "use":
+                self._uses_received.setdefault(record.function, []).append(use_entry(record))
 
     # ----- public questions -------------------------------------------------------------
 
@@ -257,13 +256,24 @@ class TfModel(KerasLinks):
         self._kinds_read.update(kinds)
         return [r for r in self._inbound if r.kind in kinds]
 
+    def uses_received(self, names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """What other files' "use" records say of these names (this module's classes and
+        model-building functions): name -> (status, where), in the records' order. Only
+        these names' records are read (`reads`): a record of another name, arriving or
+        gone, cannot change what the caller does with them."""
+        wanted = set(names)
+        self._use_names_read |= wanted
+        return {name: got for name, got in self._uses_received.items() if name in wanted}
+
     def reads(self) -> TfReads:
         """What this model read of its inbound records so far (model/tf_records.py)."""
         kinds = frozenset(self._kinds_read)
+        uses = frozenset(self._use_names_read)
         facts = self.__dict__.get("facts")
         if facts is None:
-            return TfReads(kinds, frozenset(), frozenset(), False)
-        return TfReads(kinds, frozenset(facts.asked), frozenset(facts.prefixes), facts.asked_any)
+            return TfReads(kinds, frozenset(), frozenset(), False, uses)
+        asked, prefixes = frozenset(facts.asked), frozenset(facts.prefixes)
+        return TfReads(kinds, asked, prefixes, facts.asked_any, uses)
 
     def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         """The path from the module to a function or class, ending with it."""
