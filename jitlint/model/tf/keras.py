@@ -71,6 +71,7 @@ from jitlint.model.tf_records import (
     ImportedFacts,
     TfInbound,
 )
+from jitlint.python.attributes import is_super_init
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -577,7 +578,7 @@ class KerasLinks:
                     and self.names.resolves_to(call.func, where, RUN_FUNCTIONS_EAGERLY)
                 ):
                     return True
-                if _super_init(call) and self._base_turns_graphs_off(cls, path, depth):
+                if is_super_init(call) and self._base_turns_graphs_off(cls, path, depth):
                     return True
         return False
 
@@ -587,14 +588,10 @@ class KerasLinks:
         """A base of `cls` that is a class of the module turns graphs off in its constructor."""
         if depth >= 3:
             return False
-        for base in cls.bases:
-            if type(base.value) is not cst.Name:
-                continue
-            bindings = self.names.lookup(base.value.value, path)
-            node = bindings[0].node if bindings and len(bindings) == 1 else None
-            if type(node) is cst.ClassDef and self.turns_graphs_off(node, path, depth + 1):
-                return True
-        return False
+        return any(
+            self.turns_graphs_off(base, path, depth + 1)
+            for base in self.names.module_bases(cls, path)
+        )
 
     @cached_property
     def backup_copies(self) -> frozenset[str]:
@@ -823,18 +820,6 @@ def _site_file(site: str) -> str:
         return site
     cell_head, _, cell = head.rpartition(":")
     return cell_head if cell_head and cell.startswith("cell ") else head
-
-
-def _super_init(call: cst.Call) -> bool:
-    """`super().__init__(...)` (or `super(Cls, self).__init__(...)`)."""
-    func = call.func
-    return (
-        type(func) is cst.Attribute
-        and func.attr.value == "__init__"
-        and type(func.value) is cst.Call
-        and type(func.value.func) is cst.Name
-        and func.value.func.value == "super"
-    )
 
 
 def eager_metric(info: KerasClass, uses: Sequence[tuple[str, str]]) -> bool:

@@ -985,13 +985,7 @@ class TfValues:
         defines it, a few levels up."""
         if depth >= 3:
             return None
-        for base in cls.bases:
-            if type(base.value) is not cst.Name:
-                continue
-            bindings = self.names.lookup(base.value.value, path)
-            node = bindings[0].node if bindings and len(bindings) == 1 else None
-            if type(node) is not cst.ClassDef:
-                continue
+        for node in self.names.module_bases(cls, path):
             for stmt in node.body.body:  # type: ignore[attr-defined]
                 if type(stmt) is cst.FunctionDef and stmt.name.value == name:
                     return stmt
