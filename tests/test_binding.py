@@ -17,6 +17,7 @@ from jitlint.python.binding import (
     bind_call,
     call_arguments,
     keyword_argument,
+    may_reach,
     never_passed,
     positional_argument,
     receivers,
@@ -306,3 +307,85 @@ def test_never_passed_keeps_the_defaults_no_call_fills() -> None:
     assert never_passed(sig, [(None, DOUBLE_STARRED)]) == frozenset()
     assert never_passed(sig, [(None, STARRED)]) == {"k", "m"}
     assert never_passed(sig, []) == {"n", "ids", "k", "m"}
+
+
+_BRANCHES = """
+def f(x, axis=None, mode="sum", scale=1, flag=True, other=None):
+    if axis is None:
+        a = 1
+    else:
+        b = 2
+    if mode == "sum" and flag:
+        c = 3
+    elif not flag:
+        d = 4
+    if scale < 0:
+        e = 5
+    if other is not None:
+        return x
+    g = 6
+"""
+
+
+def _reaches(call: str, target: str) -> bool:
+    """Whether `call` of `_BRANCHES`'s `f` may run the assignment to `target`."""
+    module = cst.parse_module(_BRANCHES)
+    func = module.body[0]
+    assert isinstance(func, cst.FunctionDef)
+    found: list[list[cst.CSTNode]] = []
+
+    def walk(node: cst.CSTNode, path: list[cst.CSTNode]) -> None:
+        path = [*path, node]
+        written = isinstance(node, cst.AssignTarget) and cst.Module([]).code_for_node(node.target)
+        if written == target:
+            found.append(path)
+        for child in node.children:
+            walk(child, path)
+
+    walk(module, [])
+    node = cst.parse_expression(call)
+    assert isinstance(node, cst.Call) and len(found) == 1
+    return may_reach(func, bind_call(Signature.of(func), node), found[0])
+
+
+@pytest.mark.parametrize(
+    ("call", "target", "expected"),
+    [
+        ("f(1)", "a", True),  # axis left at its None default: the `if` branch
+        ("f(1)", "b", False),
+        ("f(1, 0)", "a", False),  # a literal that is not None: the `else`
+        ("f(1, axis=0)", "b", True),
+        ("f(1, axis=n)", "a", True),  # a value not written out: either branch
+        ("f(1, axis=n)", "b", True),
+        ("f(1)", "c", True),
+        ("f(1, mode='max')", "c", False),  # `and` decided by one side alone
+        ("f(1, mode='max')", "d", False),  # the elif runs only when flag is false
+        ("f(1, flag=False)", "d", True),
+        ("f(1, flag=x)", "c", True),
+        ("f(1, scale=-2)", "e", True),  # `<` is not decided here: either branch
+        ("f(1, other=None)", "g", True),
+        ("f(1, other=2)", "g", False),  # the `if` before it returns on that branch
+        ("f(1, *rest)", "b", True),  # a star argument may fill axis
+    ],
+)
+def test_may_reach_follows_the_branches_literal_arguments_take(
+    call: str, target: str, expected: bool
+) -> None:
+    assert _reaches(call, target) is expected
+
+
+def test_may_reach_forgets_a_parameter_the_function_rebinds() -> None:
+    module = cst.parse_module(
+        "def f(axis=None):\n    axis = pick()\n    if axis is None:\n        a = 1\n"
+    )
+    func = module.body[0]
+    assert isinstance(func, cst.FunctionDef)
+    branch = func.body.body[1]
+    assert isinstance(branch, cst.If)
+    body = branch.body
+    assert isinstance(body, cst.IndentedBlock)
+    statement = body.body[0]
+    path = [module, func, func.body, branch, body, statement]
+    call = cst.parse_expression("f(axis=0)")
+    assert isinstance(call, cst.Call)
+    assert may_reach(func, bind_call(Signature.of(func), call), path)

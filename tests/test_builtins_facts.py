@@ -17,6 +17,8 @@ from jitlint.python.builtins_facts import (
     CONTAINER_ANNOTATIONS,
     LOG_METHODS,
     container_annotation,
+    exception_catchers,
+    not_none_annotation,
     tuple_element_annotation,
 )
 
@@ -62,3 +64,22 @@ def test_container_annotation():
         assert container_annotation(_annotation(text)), text
     for text in ("tf.Tensor", "jax.Array", "int", "Optional[Dict[str, int]]"):
         assert not container_annotation(_annotation(text)), text
+
+
+def test_exception_catchers_are_the_class_and_its_builtin_bases():
+    for name in ("TypeError", "ValueError", "IndexError", "KeyError", "ModuleNotFoundError"):
+        expected = {
+            f"builtins.{c.__name__}" for c in getattr(builtins, name).__mro__ if c is not object
+        }
+        assert exception_catchers(name) == expected
+    assert exception_catchers("RuntimeError") == {"builtins.RuntimeError"}
+
+
+def test_only_a_plain_builtin_scalar_annotation_rules_out_none():
+    def parsed(text: str) -> str | None:
+        return not_none_annotation(cst.parse_expression(text))
+
+    assert parsed("int") == "int"
+    assert parsed("builtins.str") == "str"
+    for text in ("Optional[int]", "int | None", "object", "np.int32", "'int'", "List[int]"):
+        assert parsed(text) is None, text

@@ -1038,3 +1038,29 @@ def test_filter_jit_keeps_parameters_read_only_as_python_values_static():
     }  # fmt: skip
     # jax.jit traces every argument, whatever the body reads it as.
     assert set(_first_read_kinds(FILTER_JIT, "@jax.jit").values()) == {PYTREE}
+
+
+def test_tracer_testing_bodies_text_gate_changes_nothing():
+    """A module whose text never spells a tracer type has no body that tests for tracers
+    (`tracer_testing_functions` skips the walk): the same bodies with and without the gate,
+    over this file's cases and every rule's, some of which test for tracers."""
+    import libcst as cst
+
+    from jitlint.model.jax.frameworks.contracts import tracer_testing_functions
+    from jitlint.python.names import Names
+    from jitlint.rules import all_rules
+
+    sources = [*POSITIVE.values(), *NEGATIVE.values()]
+    for rule in all_rules().values():
+        sources += [*rule.VALID, *rule.INVALID]
+    testing = 0
+    for source in sources:
+        source = textwrap.dedent(source)
+        try:
+            names = Names(cst.parse_module(source))
+        except cst.ParserSyntaxError:
+            continue
+        ungated = [func for func, _, _ in tracer_testing_functions(names)]
+        assert [func for func, _, _ in tracer_testing_functions(names, source)] == ungated
+        testing += bool(ungated)
+    assert testing >= 1

@@ -266,3 +266,18 @@ def test_jit002_does_not_tokenize_a_clean_file_whose_comments_name_no_jit_code(
 @pytest.mark.parametrize("comment", ["# NOQA: jit101", "# noqa:E501,jit1", "# noqa: JIT9"])
 def test_jit002_still_reads_a_jit_code_in_any_case(comment):
     assert codes_and_lines(f"import jax\nx = 1  {comment}\n", ["ALL"]) == [("JIT002", 2)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 1  # NOQA: Jit101\n", "x = 1  # noqa\njit = 2\n", "# JitLint: ignore\n",
+        "x = 1\n", "# noqa: E501\n", "s = 'é'  # noqa: jit101\n", "s = 'é'  # noqa\n",
+        "# j\u0130tlint: ignore\n", "# noqa: \u212a\n", "# NOQA j\u0131t\n",
+    ],
+)  # fmt: skip
+def test_the_comment_prefilter_is_the_case_insensitive_pattern(text):
+    # The fast path lowers an ASCII text; any other text is searched as it is.
+    from jitlint.engine.linter import _JIT_DIRECTIVE, _may_name_jit_code
+
+    assert _may_name_jit_code(text) == bool(_JIT_DIRECTIVE.search(text))

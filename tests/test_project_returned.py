@@ -307,3 +307,30 @@ def test_facts_go_only_where_the_name_is_called(tmp_path):
     assert got == [("uses.py", ".lib.make_batch"), ("uses.py", ".lib.make_step")]
     # Without the texts (a caller that has none) every importing file gets every fact.
     assert len(_value_facts(project, exports, reexports)) == 4
+
+
+def test_an_instance_exports_the_fields_declared_a_builtin_scalar():
+    source = """
+from typing import NamedTuple, Optional
+
+
+class Context(NamedTuple):
+    num_graphs: int
+    scale: float
+    num_heads: Optional[int]
+    label: object
+    name: str
+    count: int = None
+
+
+def prepare(data, heads=None):
+    return Context(len(data), 1.0, heads, data, name=None, count=len(data))
+"""
+    facts = _exports(source)
+    # Not `name`: given None whatever it is declared, nor the Optional and plain fields, nor
+    # `count`, whose None default says None is one of its values.
+    value = '{"fields":{"num_graphs":{"scalar":"int"},"scale":{"scalar":"float"}}'
+    assert facts == {"prepare": returned.VALUE_FACT + value + ',"kind":"namedtuple",'
+                     '"object":"Context"}'}  # fmt: skip
+    decoded = returned.decode(facts["prepare"], cst.Name("prepare"))
+    assert repr(decoded.fields["num_graphs"]) == "Scalar(int, ?)"  # type: ignore[attr-defined]

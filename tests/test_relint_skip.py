@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import os
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,65 @@ def test_jax_reads_differ_only_where_read() -> None:
     assert not asked_any.differ([NET_FACT], [NET_FACT, UNREAD_FACT], frozenset())
     whole = JaxReads(frozenset(), frozenset(), False, False, True)
     assert whole.differ([NET_FACT], [NET_FACT, UNREAD_FACT], frozenset())
+
+
+# ---- "use" records: read by the names they can match, each (status, place) once ----------
+LAYER = """\
+import tensorflow as tf
+
+
+class Scale(tf.keras.layers.Layer):
+    def call(self, x):
+        if tf.reduce_sum(x) > 0:
+            x = x * 2.0
+        return x
+
+
+class Settings:
+    pass
+
+
+def build():
+    return tf.keras.Sequential([Scale()])
+"""
+PLAIN_USE = TfInbound("Scale", "pkg/train.py:4", "use", "plain")
+PLAIN_USE_ELSEWHERE = TfInbound("Scale", "pkg/eval.py:9", "use", "plain")
+XLA_USE = TfInbound("Scale", "pkg/train.py:7", "use", "xla")
+SETTINGS_USE = TfInbound("Settings", "pkg/train.py:5", "use", "xla")
+
+
+def _lint_layer(inbound: list[TfInbound]) -> FileResult:
+    return lint_text(LAYER, "pkg/layers.py", ALL_CODES, inbound=tuple(inbound))
+
+
+def test_use_records_are_read_by_name() -> None:
+    first = _lint_layer([PLAIN_USE])
+    reads = first.tf_reads
+    assert reads is not None and "use" not in reads.kinds
+    # The Keras class and the model-building function; not the plain class.
+    assert reads.use_names == {"Scale", "build"}
+    # A record of a name the lint never looked up, and a second record saying what one
+    # already said of a name it did (another site, the same status): no relint, and
+    # indeed the same result.
+    for more in ([SETTINGS_USE], [PLAIN_USE_ELSEWHERE]):
+        assert not may_change(first, [PLAIN_USE], [PLAIN_USE, *more])
+        assert _same(first, _lint_layer([PLAIN_USE, *more]))
+
+
+def test_a_new_status_of_a_name_read_may_change_it() -> None:
+    first = _lint_layer([PLAIN_USE])
+    assert may_change(first, [PLAIN_USE], [PLAIN_USE, XLA_USE])
+    # And it does: a model compiled with XLA runs the layer's `call`, with its hazard.
+    assert not _same(first, _lint_layer([PLAIN_USE, XLA_USE]))
+
+
+def test_use_reads_differ_only_where_read() -> None:
+    reads = TfReads(frozenset(), frozenset(), frozenset(), False, frozenset({"Scale"}))
+    assert not reads.differ([PLAIN_USE], [PLAIN_USE, PLAIN_USE_ELSEWHERE, SETTINGS_USE])
+    assert reads.differ([PLAIN_USE], [PLAIN_USE, XLA_USE])
+    # An "xla" record's place is part of its message: another place differs.
+    assert reads.differ([XLA_USE], [dataclasses_replace(XLA_USE, site="pkg/other.py:1")])
+    # Order: what a name received first leads (the first "xla" place is the one named).
+    other = dataclasses_replace(XLA_USE, site="pkg/other.py:1")
+    assert reads.differ([XLA_USE, other], [other, XLA_USE])
+    assert TfReads.from_json(reads.to_json()) == reads

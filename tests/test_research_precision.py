@@ -746,3 +746,99 @@ def test_a_size_passed_from_another_file_as_a_shape_element_is_not_none(tmp_path
 def test_a_size_left_out_by_the_traced_caller_stays_reported(tmp_path):
     _, found, _ = check(_scatter(tmp_path, ""))
     assert ("pkg/scatter.py", 6, "JIT102") in where(found)
+
+
+# mace-jax again: the other traced callers pass the first dimension of what a layer built
+# from another file's wrapper class returned (`node_feats = self.linear_up(node_feats)`), or
+# `ctx.num_graphs`, an `int` field of a NamedTuple that a function of a third file returns.
+GRAPH = """\
+from typing import NamedTuple, Optional
+
+import jax.numpy as jnp
+
+
+class GraphContext(NamedTuple):
+    num_graphs: int
+    vectors: jnp.ndarray
+    num_heads: Optional[int]
+    label: object
+
+
+def prepare_graph(data, heads=None):
+    vectors = jnp.asarray(data["vectors"])
+    num_graphs = int(data["ptr"].shape[0] - 1)
+    return GraphContext(num_graphs=num_graphs, vectors=vectors, num_heads=heads, label=heads)
+"""
+
+WRAPPERS = """\
+from flax import nnx
+
+
+class Linear:
+    def __new__(cls, n_in, n_out, rngs=None):
+        return nnx.Linear(n_in, n_out, rngs=rngs)
+"""
+
+
+def _graph(tmp_path: Path, energy_size: str, block_size: str = "node_feats.shape[0]") -> Path:
+    models = f"""\
+        from flax import nnx
+
+        from pkg.scatter import scatter_sum
+        from pkg.utils import prepare_graph
+
+
+        class Energy(nnx.Module):
+            def __call__(self, data, x):
+                ctx = prepare_graph(data)
+                return scatter_sum(x, data["batch"], dim_size={energy_size})
+        """
+    blocks = f"""\
+        import jax.numpy as jnp
+        from flax import nnx
+
+        from pkg.scatter import scatter_sum
+        from pkg.wrappers import Linear
+
+
+        class Block(nnx.Module):
+            def __init__(self, n, *, rngs: nnx.Rngs) -> None:
+                self.linear_up = Linear(n, n, rngs=rngs)
+
+            def __call__(self, node_feats: jnp.ndarray, edge_index: jnp.ndarray):
+                node_feats = self.linear_up(node_feats)
+                mji = node_feats[edge_index[0]]
+                return scatter_sum(mji, edge_index[1], dim_size={block_size})
+        """
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/scatter.py": SCATTER,
+        "pkg/utils.py": GRAPH,
+        "pkg/wrappers.py": WRAPPERS,
+        "pkg/models.py": models,
+        "pkg/blocks.py": blocks,
+    }
+    return write(tmp_path, files)
+
+
+def test_a_layer_output_dimension_and_an_int_field_of_another_file_are_not_none(tmp_path):
+    status, found, err = check(_graph(tmp_path, "ctx.num_graphs"))
+    assert status == 0, (found, err)
+    # Arithmetic of such ints is an int too.
+    status, found, err = check(_graph(tmp_path, "ctx.num_graphs + 1", "node_feats.shape[0] * 2"))
+    assert status == 0, (found, err)
+
+
+def test_a_field_declared_optional_or_unannotated_stays_maybe_none(tmp_path):
+    for size in ("ctx.num_heads", "ctx.label"):
+        _, found, _ = check(_graph(tmp_path, size))
+        assert ("pkg/scatter.py", 6, "JIT102") in where(found), size
+
+
+def test_a_traced_caller_that_passes_none_among_ints_stays_reported(tmp_path):
+    _, found, _ = check(_graph(tmp_path, "ctx.num_graphs", "None"))
+    assert ("pkg/scatter.py", 6, "JIT102") in where(found)
+    # ... or a value that is None on one path.
+    block = "node_feats.shape[0] if edge_index.ndim == 2 else None"
+    _, found, _ = check(_graph(tmp_path, "ctx.num_graphs", block))
+    assert ("pkg/scatter.py", 6, "JIT102") in where(found)

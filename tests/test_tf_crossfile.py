@@ -456,3 +456,54 @@ def test_a_factory_kept_per_element_by_another_files_comprehension(tmp_path, use
     source = f"{header}def run(f, scales, x, xs):\n    {user}\n"
     found = tf_findings({"pkg/emp.py": _FACTORY, "pkg/use.py": source}, tmp_path)
     assert [(str(p), line, code) for p, line, code in found] == expected
+
+
+# ---- a grid of configurations in another file, reaching a factory one call down ----------
+_VISUALIZE = """\
+import tensorflow as tf
+
+
+def _make_step(scale):
+    @tf.function
+    def step(image):
+        return image * scale
+
+    return step
+
+
+def visualize(image, scale=1.0, steps=8):
+    step = _make_step(scale)
+    for _ in range(steps):
+        image = step(image)
+    return image
+"""
+
+
+@pytest.mark.parametrize(
+    ("loops", "expected"),
+    [
+        # Every pass is a new configuration from written-out lists: one trace each.
+        ("for scale in [0.5, 2.0]:\n        for steps in [2, 4]:", []),
+        # A range is a count, not a grid (an epoch loop retraces the same step).
+        ("for scale in range(3):\n        for steps in [2, 4]:", [("pkg/vis.py", 5, "JIT207")]),
+        # A data loop inside the grid repeats one configuration.
+        ("for scale in [0.5, 2.0]:\n        for steps in batches:", [("pkg/vis.py", 5, "JIT207")]),
+    ],
+)
+def test_a_grid_of_configurations_in_another_file_rebuilds_per_configuration(
+    tmp_path, loops, expected
+):
+    source = (
+        "import tensorflow as tf\nfrom pkg import vis\n\n\n"
+        f"def test_grid(image, batches):\n    {loops}\n"
+        "            vis.visualize(image, scale=scale, steps=steps)\n"
+    )
+    found = tf_findings({"pkg/vis.py": _VISUALIZE, "pkg/test_vis.py": source}, tmp_path)
+    assert [(str(p), line, code) for p, line, code in found] == expected
+
+
+def test_a_repeat_record_keeps_its_grid_flag_through_json():
+    record = TfRecord(".vis.visualize", 7, "repeat", per_element=True, grid=True)
+    assert record_from_json(record.to_json()) == record
+    old = {"tf": [".vis.visualize", 7, "repeat", "", False, False, True, "", 0, True]}
+    assert record_from_json(old) == TfRecord(".vis.visualize", 7, "repeat", per_element=True)

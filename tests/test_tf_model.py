@@ -395,3 +395,24 @@ def test_dtype_call_sites_are_every_call_in_walk_order():
         assert path[0] is ctx.module and path[-1] is call
         for parent, child in pairwise(path):
             assert any(c is child for c in iter_children(parent))
+
+
+@pytest.mark.parametrize(
+    ("source", "marked"),
+    [
+        ("f = tf.function(g)\n", True),
+        ("@tf.function\ndef f(x):\n    return x\n", True),
+        ("from tensorflow import function as tff\n", True),
+        ("ds = ds.map(f)\n", True),
+        ("class Net(keras.layers.Layer):\n    pass\n", True),
+        ("model.compile(optimizer='adam')\n", True),
+        ("m = load_model('m.keras')\n", True),
+        ("import tensorflow as tf\nx = tf.constant(1.0)\n", False),
+        ("class Plain(object):\n    pass\n", False),
+        ("def function_of(x):\n    return x\n", False),
+    ],
+)
+def test_graph_code_needs_one_of_the_markers(source, marked):
+    # Each marker is searched alone (model/tf/model.py `_GRAPH_MARKER_SEARCHES`).
+    ctx, _ = model(source)
+    assert ctx.tf.may_have_graph_code is marked

@@ -51,3 +51,42 @@ def test_walk_visits_in_order_and_leaves_after_children():
         "leave Call",
     ]  # fmt: skip
     assert walker.parents == []
+
+
+def test_a_leaf_is_left_right_after_its_visit_with_the_same_parents():
+    # The walk leaves a node without children at once (no round trip through its stack):
+    # its leave hooks still run after its visit and before its next sibling, and see the
+    # same ancestors.
+    events: list[tuple[str, str, tuple[str, ...]]] = []
+
+    class Listener:
+        parents: list[cst.CSTNode] = []
+
+        def _note(self, what: str, node: cst.CSTNode) -> None:
+            label = node.value if isinstance(node, cst.Name) else type(node).__name__
+            events.append((what, label, tuple(type(p).__name__ for p in self.parents)))
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self._note("visit", node)
+
+        def leave_Name(self, node: cst.Name) -> None:
+            self._note("leave", node)
+
+        def visit_Pass(self, node: cst.Pass) -> None:
+            self._note("visit", node)
+
+        def leave_Pass(self, node: cst.Pass) -> None:
+            self._note("leave", node)
+
+    listener = Listener()
+    walker = Walker([listener])
+    listener.parents = walker.parents
+    walker.walk(cst.parse_module("f(a)\npass\n"))
+    call = ("Module", "SimpleStatementLine", "Expr", "Call")
+    assert events == [
+        ("visit", "f", call), ("leave", "f", call),
+        ("visit", "a", (*call, "Arg")), ("leave", "a", (*call, "Arg")),
+        ("visit", "Pass", ("Module", "SimpleStatementLine")),
+        ("leave", "Pass", ("Module", "SimpleStatementLine")),
+    ]  # fmt: skip
+    assert walker.parents == []

@@ -35,6 +35,7 @@ import libcst as cst
 
 from jitlint.fixes.hoisting.scope import above, insertion_after
 from jitlint.fixes.node_fix import NodeFix
+from jitlint.python.attributes import is_super_init
 from jitlint.python.binding import Signature, bind_call
 from jitlint.python.walker import descendants
 
@@ -283,16 +284,8 @@ def _super_init(func: cst.FunctionDef) -> cst.Call | None:
         for small in statement.body:
             if type(small) is not cst.Expr or type(small.value) is not cst.Call:
                 continue
-            call = small.value
-            func_expr = call.func
-            if (
-                type(func_expr) is cst.Attribute
-                and func_expr.attr.value == "__init__"
-                and type(func_expr.value) is cst.Call
-                and type(func_expr.value.func) is cst.Name
-                and func_expr.value.func.value == "super"
-            ):
-                return call
+            if is_super_init(small.value):
+                return small.value
     return None
 
 

@@ -79,7 +79,7 @@ class FileContext:
         """Which functions JAX traces and which values in them are tracers."""
         from jitlint.model.jax.tracing import Tracing
 
-        return Tracing(self.names, self.inbound, self.assumptions.for_path(self.path))
+        return Tracing(self.names, self.inbound, self.assumptions.for_path(self.path), self.source)
 
     @cached_property
     def repeated(self) -> Repeated:

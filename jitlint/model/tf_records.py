@@ -12,7 +12,9 @@ A file's lint sends these, as `TfRecord`s, to the file that defines the name the
 - "repeat": a loop calls a function of another module, or a method (`status`) of an
   instance of its class: the function runs more than once (model/tf/repeats.py);
   `per_element` when the call passes the loop's element of a Python collection (one run
-  per device, per configuration);
+  per device, per configuration); `grid` when every loop around the call goes over a
+  written-out collection of literals and the call passes its element (`for fft in [True,
+  False]:`): each run is for another configuration;
 - "import"/"export": a module's dtype facts (`FLOAT = tf.float64`, a class attribute dtype,
   a function returning a dtype, float literal data) sent to the modules importing them; and
   which of its classes are Keras layers, models, losses or metrics (`KERAS_CLASS_FACT`),
@@ -89,10 +91,11 @@ class TfRecord:
     origin: str = ""  # the sender's graph context, for messages
     cell: int = 0
     per_element: bool = False  # "repeat": the loop passes its element (see above)
+    grid: bool = False  # "repeat": over a written-out grid of configurations (see above)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.target, self.line, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin, self.cell, self.per_element]  # fmt: skip
+                self.autograph, self.origin, self.cell, self.per_element, self.grid]  # fmt: skip
         return {"tf": data}
 
     @classmethod
@@ -101,6 +104,7 @@ class TfRecord:
         return cls(
             str(target), int(line), str(kind), str(status), bool(xla), bool(auto_xla),
             bool(autograph), str(origin), int(cell), bool(rest[0]) if rest else False,
+            bool(rest[1]) if len(rest) > 1 else False,
         )  # fmt: skip
 
     @property
@@ -125,13 +129,14 @@ class TfInbound:
     autograph: bool = True
     origin: str = ""
     per_element: bool = False
+    grid: bool = False
 
     def rank(self) -> tuple[Any, ...]:
         return (self.function, 0, False, self.site, 0, 2, self)
 
     def to_json(self) -> dict[str, Any]:
         data = [self.function, self.site, self.kind, self.status, self.xla, self.auto_xla,
-                self.autograph, self.origin, self.per_element]  # fmt: skip
+                self.autograph, self.origin, self.per_element, self.grid]  # fmt: skip
         return {"tf": data}
 
 
@@ -205,32 +210,36 @@ class ImportedFacts:
 class TfReads:
     """What one lint's TF model read of the records it was given: the kinds it read whole,
     and of the "fact" records the names it looked up, the beginnings it read every fact
-    of, and whether it asked if there were any."""
+    of, and whether it asked if there were any; and the names whose "use" records it read
+    (where it did not read them whole)."""
 
     kinds: frozenset[str]
     fact_names: frozenset[str]
     fact_prefixes: frozenset[str]
     any_fact: bool
+    use_names: frozenset[str] = frozenset()
 
     def to_json(self) -> list[Any]:
         names, prefixes = sorted(self.fact_names), sorted(self.fact_prefixes)
-        return [sorted(self.kinds), names, prefixes, self.any_fact]
+        return [sorted(self.kinds), names, prefixes, self.any_fact, sorted(self.use_names)]
 
     @staticmethod
     def from_json(data: Any) -> TfReads | None:
         """None for anything but what `to_json` writes (read as "unknown")."""
-        if not isinstance(data, list) or len(data) != 4 or not isinstance(data[3], bool):
+        if not isinstance(data, list) or len(data) != 5 or not isinstance(data[3], bool):
             return None
-        lists = data[:3]
+        lists = [*data[:3], data[4]]
         if not all(isinstance(x, list) and all(isinstance(i, str) for i in x) for x in lists):
             return None
-        kinds, names, prefixes = (frozenset(x) for x in lists)
-        return TfReads(kinds, names, prefixes, data[3])
+        kinds, names, prefixes, uses = (frozenset(x) for x in lists)
+        return TfReads(kinds, names, prefixes, data[3], uses)
 
     def differ(self, before: Sequence[TfInbound], after: Sequence[TfInbound]) -> bool:
         """Whether these reads could tell the two lists of records apart."""
         whole = self.kinds
         if [r for r in before if r.kind in whole] != [r for r in after if r.kind in whole]:
+            return True
+        if self.use_names and _uses_of(before, self.use_names) != _uses_of(after, self.use_names):
             return True
         old, new = ImportedFacts(before), ImportedFacts(after)
         if self.any_fact and bool(old) != bool(new):
@@ -238,3 +247,21 @@ class TfReads:
         if any(old.starting(p) != new.starting(p) for p in self.fact_prefixes):
             return True
         return any(old.get(name) != new.get(name) for name in self.fact_names)
+
+
+def use_entry(record: TfInbound) -> tuple[str, str]:
+    """What the TF model keeps of a "use" record: its status, and where a model built
+    with `jit_compile=True` is (the only status whose message names the place)."""
+    return record.status, f", built at {record.site}" if record.status == "xla" else ""
+
+
+def _uses_of(records: Sequence[TfInbound], names: frozenset[str]) -> list[tuple[str, ...]]:
+    """The "use" records of these names as the TF model reads them: (name, status, where)
+    in order, each once (a second record saying the same of a name changes nothing: the
+    model's tables keep each status and place once, keras.py `class_uses`)."""
+    found = {
+        (r.function, *use_entry(r)): None
+        for r in records
+        if r.kind == "use" and r.function in names
+    }
+    return list(found)

@@ -213,3 +213,15 @@ def _makes_text(node: cst.CSTNode, child: cst.CSTNode) -> bool:
             cst.ConcatenatedString,
         )
     return False
+
+
+def is_super_init(call: cst.Call) -> bool:
+    """`super().__init__(...)` (or `super(Cls, self).__init__(...)`)."""
+    func = call.func
+    return (
+        type(func) is cst.Attribute
+        and func.attr.value == "__init__"
+        and type(func.value) is cst.Call
+        and type(func.value.func) is cst.Name
+        and func.value.func.value == "super"
+    )

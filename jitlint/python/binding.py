@@ -21,6 +21,7 @@ from typing import Generic, TypeVar
 import libcst as cst
 
 from jitlint.python.builtins_facts import STATICMETHOD
+from jitlint.python.uses import bound_names, leaves_on_every_path
 
 T = TypeVar("T")
 
@@ -286,3 +287,117 @@ def positional_argument(call: cst.Call, index: int) -> cst.Arg | None:
 
 # `functools.partial(func, /, *args, **keywords)` (builtins_facts.PARTIAL).
 PARTIAL_SIGNATURE = Signature(("func",), ("func",), (), "args", "keywords")
+
+
+# ---- which branches a call's literal arguments decide ------------------------------------
+
+_UNKNOWN = object()  # an argument whose Python value is not written out
+_LITERAL_NAMES = {"None": None, "True": True, "False": False}
+
+
+def may_reach(
+    func: cst.FunctionDef, bound: Bound[cst.BaseExpression], path: Sequence[cst.CSTNode]
+) -> bool:
+    """Whether a call of `func` bound as `bound` may run the end of `path` (a node in the
+    body of `func`): False when an `if` around it, in `func` itself, tests parameters the
+    call gives literal values (written in the call, or left at a literal default) that
+    `func` never rebinds, and the test takes the other branch (`if axis is None:` for a
+    call that passes no `axis` to a parameter whose default is None), or an `if` before it
+    in its block leaves on every path of the branch the test takes (`if not batched:
+    return ...` for a call with `batched=False`)."""
+    start = next((i for i, node in enumerate(path) if node is func), None)
+    if start is None:
+        return True
+    rebound = bound_names(func.body)
+    for index in range(start + 1, len(path) - 1):
+        node, child = path[index], path[index + 1]
+        if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            return True  # runs when that nested scope is called, which is not known here
+        if type(node) is cst.IndentedBlock:
+            for statement in node.body:  # type: ignore[attr-defined]
+                if statement is child:
+                    break
+                if type(statement) is cst.If and _leaves_when(statement, bound, rebound):
+                    return False
+        if type(node) is not cst.If or child is node.test:  # type: ignore[attr-defined]
+            continue
+        truth = _test_value(node.test, bound, rebound)  # type: ignore[attr-defined]
+        if truth is not _UNKNOWN and bool(truth) != (child is node.body):  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _leaves_when(statement: cst.If, bound: Bound[cst.BaseExpression], rebound: set[str]) -> bool:
+    """The branch of `statement` the call's literal arguments take leaves its block on
+    every path (return, raise, break, a process exit)."""
+    truth = _test_value(statement.test, bound, rebound)
+    if truth is _UNKNOWN:
+        return False
+    if truth:
+        return leaves_on_every_path(statement.body)
+    orelse = statement.orelse
+    return type(orelse) is cst.Else and leaves_on_every_path(orelse.body)
+
+
+def _test_value(test: cst.BaseExpression, bound: Bound[cst.BaseExpression], rebound: set[str]):
+    """The Python value of `test` given the call's literal arguments, or `_UNKNOWN`."""
+    kind = type(test)
+    if kind is cst.Name:
+        name = test.value  # type: ignore[attr-defined]
+        if name in _LITERAL_NAMES:
+            return _LITERAL_NAMES[name]
+        if name in rebound:
+            return _UNKNOWN
+        if name in bound.arguments:
+            return _literal(bound.arguments[name])
+        if name in bound.defaulted:
+            return _literal(bound.defaulted[name])
+        return _UNKNOWN
+    if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+        value = _test_value(test.expression, bound, rebound)  # type: ignore[attr-defined]
+        return _UNKNOWN if value is _UNKNOWN else not value
+    if kind is cst.BooleanOperation:
+        left = _test_value(test.left, bound, rebound)  # type: ignore[attr-defined]
+        right = _test_value(test.right, bound, rebound)  # type: ignore[attr-defined]
+        conjunction = type(test.operator) is cst.And  # type: ignore[attr-defined]
+        for side in (left, right):  # one side decides alone: `False and ...`, `True or ...`
+            if side is not _UNKNOWN and bool(side) != conjunction:
+                return side
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return _UNKNOWN
+        return right
+    if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
+        target = test.comparisons[0]  # type: ignore[attr-defined]
+        left = _test_value(test.left, bound, rebound)  # type: ignore[attr-defined]
+        right = _test_value(target.comparator, bound, rebound)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return _UNKNOWN
+        operator = type(target.operator)
+        if operator is cst.Is:
+            return left is None and right is None if None in (left, right) else _UNKNOWN
+        if operator is cst.IsNot:
+            return not (left is None and right is None) if None in (left, right) else _UNKNOWN
+        if operator is cst.Equal:
+            return left == right
+        if operator is cst.NotEqual:
+            return left != right
+        return _UNKNOWN
+    return _literal(test)
+
+
+def _literal(expr: cst.BaseExpression):
+    """The value of a literal argument (`None`, `True`, `3`, `-1.5`, `"mean"`), else
+    `_UNKNOWN`."""
+    kind = type(expr)
+    if kind is cst.Name:
+        return _LITERAL_NAMES.get(expr.value, _UNKNOWN)  # type: ignore[attr-defined]
+    if kind in (cst.Integer, cst.Float, cst.SimpleString):
+        try:
+            return expr.evaluated_value  # type: ignore[attr-defined]
+        except Exception:
+            return _UNKNOWN
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
+        value = _literal(expr.expression)  # type: ignore[attr-defined]
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return -value if number else _UNKNOWN
+    return _UNKNOWN

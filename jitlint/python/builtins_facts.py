@@ -1,8 +1,8 @@
 """Facts of the Python language and its standard library that the model and rules ask about:
 which calls read the clock, which methods mutate a container or emit a log record, which
 builtins compare or truth-test their arguments, the operator an augmented assignment applies,
-what `functools.partial` is and which decorators change how a method binds, and what a type
-annotation says of the parts of a tuple it annotates.
+what `functools.partial` is and which decorators change how a method binds, what a type
+annotation says of the parts of a tuple it annotates, and which annotations rule out None.
 Framework-neutral: what jax does with them is the model's business.
 """
 
@@ -96,6 +96,14 @@ IMPORT_ERRORS = frozenset(
     f"builtins.{n}" for n in ("ImportError", "ModuleNotFoundError", "AttributeError", "Exception")
 )
 _BUILTINS = "builtins."
+# Each builtin exception class a handler may name, with its builtin base: `except Exception:`
+# catches a TypeError, and `except LookupError:` an IndexError.
+_EXCEPTION_BASES = {
+    "TypeError": "Exception", "ValueError": "Exception", "AttributeError": "Exception",
+    "IndexError": "LookupError", "KeyError": "LookupError", "LookupError": "Exception",
+    "ModuleNotFoundError": "ImportError", "ImportError": "Exception",
+    "Exception": "BaseException",
+}  # fmt: skip
 # Annotations naming a container, as spelled (builtins, `typing`, `collections.abc`): a value
 # annotated so is a Python container, whatever its elements are.
 CONTAINER_ANNOTATIONS = frozenset(
@@ -155,3 +163,33 @@ def tuple_element_annotation(
     if len(parts) != count or any(type(part) is cst.Ellipsis for part in parts):
         return None
     return parts[index]
+
+
+def exception_catchers(name: str) -> frozenset[str]:
+    """The builtin exception classes (qualified) whose handler catches the builtin exception
+    `name`: itself and its bases (`TypeError`: TypeError, Exception, BaseException); a class
+    the table does not hold gives itself alone."""
+    found = []
+    current: str | None = name
+    while current is not None:
+        found.append(builtin_qualname(current))
+        current = _EXCEPTION_BASES.get(current)
+    return frozenset(found)
+
+
+# Builtin types whose instances are never None, as an annotation spells them.
+_NOT_NONE_ANNOTATIONS = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
+
+
+def not_none_annotation(annotation: cst.BaseExpression) -> str | None:
+    """The builtin scalar type a plain annotation names (`int`, `builtins.str`): a value so
+    declared is never None. None for anything else, `Optional[int]` and `int | None` too."""
+    if type(annotation) is cst.Attribute:
+        if type(annotation.value) is not cst.Name or annotation.value.value != "builtins":
+            return None
+        name = annotation.attr.value
+    elif type(annotation) is cst.Name:
+        name = annotation.value
+    else:
+        return None
+    return name if name in _NOT_NONE_ANNOTATIONS else None

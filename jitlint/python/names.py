@@ -91,6 +91,19 @@ class Names:
         node = bindings[0].node
         return node if type(node) is cst.FunctionDef else None
 
+    def module_bases(self, cls: cst.ClassDef, path: Sequence[cst.CSTNode]) -> list[cst.ClassDef]:
+        """The bases of `cls` written as a bare name that binds one class statement of the
+        module (in order); a base imported or bound twice is not among them."""
+        found = []
+        for base in cls.bases:
+            if type(base.value) is not cst.Name:
+                continue
+            bindings = self.lookup(base.value.value, path)
+            node = bindings[0].node if bindings and len(bindings) == 1 else None
+            if type(node) is cst.ClassDef:
+                found.append(node)
+        return found
+
     def lookup_with_path(
         self, name: str, path: Sequence[cst.CSTNode]
     ) -> tuple[list[Binding], list[cst.CSTNode]] | None:

@@ -178,6 +178,34 @@ def _leaves(small: cst.BaseSmallStatement) -> bool:
     return type(small) in (cst.Break, cst.Return, cst.Raise) or _process_exit(small)
 
 
+def raises_on_every_path(block: cst.BaseSuite) -> bool:
+    """Every normal path through `block` (an exception handler's body) ends by raising or
+    ending the process: the error it caught, or another, still leaves it."""
+    if type(block) is cst.SimpleStatementSuite:
+        return bool(block.body) and _raises(block.body[-1])
+    return _ends_raising(list(block.body))  # type: ignore[attr-defined]
+
+
+def _ends_raising(statements: list[cst.CSTNode]) -> bool:
+    if not statements:
+        return False
+    last = statements[-1]
+    if type(last) is cst.SimpleStatementLine:
+        return bool(last.body) and _raises(last.body[-1])  # type: ignore[attr-defined]
+    if type(last) is cst.If:
+        orelse = last.orelse  # type: ignore[attr-defined]
+        if orelse is None or not raises_on_every_path(last.body):  # type: ignore[attr-defined]
+            return False
+        if type(orelse) is cst.If:
+            return _ends_raising([orelse])
+        return raises_on_every_path(orelse.body)
+    return False
+
+
+def _raises(small: cst.BaseSmallStatement) -> bool:
+    return type(small) is cst.Raise or _process_exit(small)
+
+
 def _has_continue(node: cst.CSTNode) -> bool:
     """A `continue` of this loop outside its exception handlers (those retry on failure)."""
     stack = list(iter_children(node))

@@ -225,9 +225,16 @@ class Walker:
             hooks = visit.get(type(node))
             if hooks:
                 self._call(hooks, node)
+            children = iter_children(node)
+            if not children:
+                # A leaf (most are names and literals) is left at once: the same hooks with
+                # the same `parents`, without the round trip through the stack.
+                hooks = leave.get(type(node))
+                if hooks:
+                    self._call(hooks, node)
+                continue
             parents.append(node)
             push((node,))
-            children = iter_children(node)
             children.reverse()
             push_all(children)
 

@@ -18,6 +18,7 @@ from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.domain import plugins
+from jitlint.python.uses import raises_on_every_path
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]
@@ -79,6 +80,11 @@ class Rule:
     # of a `try` that handles one of them, the code probes for a tracer on purpose
     # (`except jax.errors.ConcretizationTypeError: pass`), and nothing is reported.
     caught_by: ClassVar[frozenset[str]] = frozenset()
+    # Builtin exception classes (qualified) that catch that error too, as their subclass
+    # (`except Exception:`, `except TypeError:` around a tracer conversion), and so does a bare
+    # `except:`. A handler written for any error is a probe only when it does not raise again
+    # on every path: `except Exception: log(); raise` passes the tracer's error on.
+    swallowed_by: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -106,7 +112,9 @@ class Rule:
         severity: Severity | None = None,
         fix: NodeFix | None = None,
     ) -> None:
-        if self.caught_by and handled(self.ctx, self.ctx.path_to(node), self.caught_by):
+        if (self.caught_by or self.swallowed_by) and handled(
+            self.ctx, self.ctx.path_to(node), self.caught_by, self.swallowed_by
+        ):
             return
         traced_by = None
         # Only a model some rule already built is asked: a report must not build one.
@@ -119,9 +127,15 @@ class Rule:
         )
 
 
-def handled(ctx: FileContext, path: Sequence[cst.CSTNode], errors: frozenset[str]) -> bool:
+def handled(
+    ctx: FileContext,
+    path: Sequence[cst.CSTNode],
+    errors: frozenset[str],
+    broad: frozenset[str] = frozenset(),
+) -> bool:
     """Whether the end of `path` is in the body of a `try` (in the same function) with a
-    handler naming one of `errors`."""
+    handler naming one of `errors`, or one that names one of `broad` (or none: a bare
+    `except:`) and does not raise again on every path."""
     for index in range(len(path) - 2, -1, -1):
         node = path[index]
         kind = type(node)
@@ -133,8 +147,16 @@ def handled(ctx: FileContext, path: Sequence[cst.CSTNode], errors: frozenset[str
         for handler in node.handlers:  # type: ignore[attr-defined]
             caught = handler.type
             if caught is None:
+                if broad and not raises_on_every_path(handler.body):
+                    return True
                 continue
             names = [e.value for e in caught.elements] if type(caught) is cst.Tuple else [caught]
             if any(ctx.names.resolves_to(name, where, errors) for name in names):  # type: ignore[arg-type]
+                return True
+            if (
+                broad
+                and any(ctx.names.resolves_to(name, where, broad) for name in names)  # type: ignore[arg-type]
+                and not raises_on_every_path(handler.body)
+            ):
                 return True
     return False

@@ -18,7 +18,7 @@ from typing import Any
 import libcst as cst
 
 from jitlint.model.domain import plugins
-from jitlint.python.builtins_facts import METHOD_KINDS
+from jitlint.python.builtins_facts import METHOD_KINDS, not_none_annotation
 from jitlint.python.names import Names, base_class, leaf_name
 from jitlint.python.walker import iter_children
 
@@ -136,6 +136,21 @@ class ClassInfo:
         found = [q for cls in order for q in cls.imported_bases]
         unknown = sum(1 for cls in order for b in cls.bases if b is None)
         return found if found and len(found) == unknown else []
+
+    def scalar_field(self, name: str) -> str | None:
+        """The builtin scalar type (`int`, `str`...) that the field `name` is declared with
+        by the first class of the order that declares it: never None. None when no class
+        declares it, or declares it otherwise (`Optional[int]`, no annotation, or a None
+        default that belies it: `features: int = None`)."""
+        for cls in self.mro:
+            for field_name, annotation, default in cls.fields:
+                if field_name == name:
+                    if type(default) is cst.Name and default.value == "None":
+                        return None
+                    return not_none_annotation(annotation)
+            if name in cls.methods or name in cls.attributes:
+                return None
+        return None
 
     def init_fields(self) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]]:
         """The fields a generated `__init__` takes, base classes' first."""

@@ -81,8 +81,9 @@ def runs_once_per_key(path: Sequence[cst.CSTNode]) -> bool:
     """The end of `path` runs the first time only, in any mode: in the body of a run-once
     guard, or of `if key not in cache:` whose body stores `cache[key]`, or after
     `if key in cache: return ...` in a function that stores `cache[key]` (`cache` not a
-    local of the function: a module's dict or an attribute)."""
-    function = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+    local of the function: a module's dict or an attribute). `path` may end at a `def`
+    itself (a `tf.function` defined there): the function asked about is the one around it."""
+    function = next((n for n in reversed(path[:-1]) if type(n) is cst.FunctionDef), None)
     if function is None:
         return False
     stored = _stored_caches(function)

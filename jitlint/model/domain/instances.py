@@ -59,30 +59,69 @@ class InstanceFlow:
 
 class Reads:
     """Every `Name` of a module that reads a variable, by its text, and every read of a
-    `self.name` attribute in a method, by `self.name`, each with its path."""
+    `self.name` attribute in a method, by `self.name`, each with its path (`of`)."""
 
     def __init__(self, module: cst.Module) -> None:
-        self.by_name: dict[str, list[tuple[cst.BaseExpression, list[cst.CSTNode]]]] = {}
+        # Each read with its ancestors as a linked list (innermost first): a path is built
+        # only for the names asked about, not for every node of the module.
+        self._links: dict[str, list[tuple[cst.BaseExpression, _Link]]] = {}
+        self._paths: dict[str, list[tuple[cst.BaseExpression, list[cst.CSTNode]]]] = {}
         # Class names that a class statement of the module subclasses (by their last name).
         self.subclassed: set[str] = set()
-        stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(module, [])]
+        links = self._links
+        stack: list[tuple[cst.CSTNode, _Link]] = [(module, None)]
         while stack:
-            node, above = stack.pop()
-            here = [*above, node]
+            node, link = stack.pop()
             kind = type(node)
-            if kind is cst.Name and not not_a_read(node, here):  # type: ignore[arg-type]
-                self.by_name.setdefault(node.value, []).append((node, here))  # type: ignore[attr-defined]
-            elif (
+            if kind is cst.Name:
+                if not _not_a_read(node, link):  # type: ignore[arg-type]
+                    links.setdefault(node.value, []).append((node, link))  # type: ignore[attr-defined]
+                continue  # a name has no children
+            if (
                 kind is cst.Attribute
-                and _self_attribute(node)
-                and type(above[-1]) is not cst.AssignTarget
-            ):  # type: ignore[arg-type]
-                self.by_name.setdefault(f"self.{node.attr.value}", []).append((node, here))  # type: ignore[attr-defined]
+                and _self_attribute(node)  # type: ignore[arg-type]
+                and type(link[0]) is not cst.AssignTarget  # type: ignore[index]
+            ):
+                links.setdefault(f"self.{node.attr.value}", []).append((node, link))  # type: ignore[attr-defined]
             elif kind is cst.ClassDef:
                 for base in node.bases:  # type: ignore[attr-defined]
                     self.subclassed.add(leaf_name(base.value))
             if kind not in (cst.Import, cst.ImportFrom):  # module names read nothing
+                here = (node, link)
                 stack.extend((child, here) for child in iter_children(node))
+
+    def of(self, name: str) -> list[tuple[cst.BaseExpression, list[cst.CSTNode]]]:
+        """The reads of `name` (a variable's text, or `self.attr`), each with its path from
+        the module to the read."""
+        found = self._paths.get(name)
+        if found is None:
+            found = self._paths[name] = [
+                (node, _path(link, node)) for node, link in self._links.get(name, ())
+            ]
+        return found
+
+
+# A node's ancestors, innermost first: (parent, the parent's ancestors).
+_Link = tuple[cst.CSTNode, "_Link"] | None
+
+
+def _path(link: _Link, node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = [node]
+    while link is not None:
+        out.append(link[0])
+        link = link[1]
+    out.reverse()
+    return out
+
+
+def _not_a_read(name: cst.Name, link: _Link) -> bool:
+    """`not_a_read` of the name, given its ancestors (it reads at most the last three)."""
+    if link is None:
+        return False
+    up = link[1]
+    if up is None or up[1] is None:
+        return not_a_read(name, [*_path(up, link[0]), name])
+    return not_a_read(name, (up[1][0], up[0], link[0], name))
 
 
 def follow_instances(
@@ -123,7 +162,7 @@ def follow_instances(
             flow.escaped = True
     while pending and not flow.escaped:
         (scope_id, name), made_here = pending.pop()
-        for node, path in reads.by_name.get(name, ()):
+        for node, path in reads.of(name):
             if _read_variable(names, node, path) != (scope_id, name):
                 continue
             _use(names, node, path, made_here, harmless, handoff, exported, kept, flow, add)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
+from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.uses import repeats_body
 from jitlint.python.walker import iter_children
@@ -166,6 +167,23 @@ class Repeated:
         func = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
         why = self.why.get(id(func)) if func is not None else None
         return (func, why) if why is not None else None  # type: ignore[return-value]
+
+    def repeats_at(self, func: cst.FunctionDef, path: Path) -> str | None:
+        """Why the end of `path`, in the body of `func`, runs repeatedly: why `func` does,
+        unless every call that repeats it is one of this module's loop calls (`sites`;
+        nothing else repeats it) and none of them may run that node, because the literal
+        arguments each gives decide an `if` around it the other way (python/binding.py
+        `may_reach`: `if axis is None: ... else: <node>` for loop calls that pass no axis)."""
+        why = self.why.get(id(func))
+        sites = self.sites.get(id(func))
+        if why is None or id(func) in self.open or not sites:
+            return why
+        for call, _ in sites:
+            # A call through an attribute (`self.m(...)`, `obj.m(...)`) binds the receiver.
+            count = receivers(func, type(call.func) is cst.Attribute)
+            if may_reach(func, bind_call(Signature.of(func, count), call), path):
+                return why
+        return None
 
     def inside(self, path: Path) -> str | None:
         """ "inside `f`, which is called in a loop" for messages, when the innermost function

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from jitlint.model.domain import plugins
 from jitlint.model.library.jax_facts import axis_size_is_python_int, numpy_names, pass_through
+from jitlint.python.builtins_facts import exception_catchers
 
 SHAPE_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "size", "weak_type", "sharding", "itemsize", "nbytes", "aval"}
@@ -88,6 +89,13 @@ CONCRETIZING_METHODS = frozenset({"item", "tolist", "__index__", "__bool__", "__
 MAPPING_METHODS = frozenset({"items", "values", "keys", "get", "copy", "pop"})
 
 
+# jax's tracer errors (a conversion to a bool, a number, a NumPy array) are TypeErrors: a
+# handler of TypeError or of one of its bases catches them too.
+TRACER_ERROR_CATCHERS = exception_catchers("TypeError")
+# The error jax raises when NumPy asks a tracer for its buffer (`np.asarray(tracer)`).
+ARRAY_CONVERSION_ERRORS = frozenset(
+    {"jax.errors.TracerArrayConversionError", "jax.errors.JAXTypeError"}
+)
 # The errors jax raises when a tracer is asked for a Python bool or other concrete value
 # (`jax.core.ConcretizationTypeError` is an older alias): what a `try` around it catches.
 CONCRETIZATION_ERRORS = frozenset(

@@ -58,6 +58,7 @@ from jitlint.model.jax.library import (
     method_result,
     rewhy,
     tracerize,
+    unknown_shape_attribute,
 )
 from jitlint.model.jax.pytree_fields import (
     ARRAY_FIELD,
@@ -690,6 +691,9 @@ class Calls(Transformations):
                 return framework
             if attr in base.fields:
                 found = base.fields[attr]
+                if _unknown_python(found):
+                    # Given a Python value the model does not know: its declared type.
+                    found = _declared_scalar(base.cls, attr) or found
                 if base.made_at == 0 and context.level > 0:
                     # Made in Python: a JAX array in it is a concrete constant, which NumPy
                     # may read, not a tracer.
@@ -699,7 +703,7 @@ class Calls(Transformations):
             if isinstance(declared, Instance):
                 kind = field_kind(declared, attr)
                 if kind == STATIC_FIELD:
-                    return S
+                    return _declared_scalar(base.cls, attr) or S
                 if kind == ARRAY_FIELD:
                     return Array(("field", attr, declared, base.why), sure=True)
                 if kind == "pytree":
@@ -709,7 +713,9 @@ class Calls(Transformations):
                 return _inherited(base.cls, attr, None)
             owner, how = found
             if how == "field":
-                return U
+                # Not given a value the model saw: a Python scalar if so declared (an
+                # instance nothing traces; a traced one's fields are leaves, see `declared`).
+                return (not base.traced and _declared_scalar(base.cls, attr)) or U
             return self._class_member(context, owner, attr, how, base, node)
         if isinstance(base, Transformed):
             return haiku.member(base, attr)
@@ -779,6 +785,10 @@ class Calls(Transformations):
         self, context: Context, an: Analyzer, node: cst.Attribute, base: Value
     ) -> Value:
         attr = node.attr.value
+        if isinstance(base, Foreign):
+            found = unknown_shape_attribute(base, attr)  # `.shape` of what it returned
+            if found is not None:
+                return found
         found = self.member(context, base, attr, node if an.invoke else None)
         if found is not None:
             return found
@@ -788,6 +798,21 @@ class Calls(Transformations):
         if isinstance(base, (Seq, Dict, Scalar, Ref)):
             return S if base.kind == STATIC else U
         return S if base.kind == STATIC else U
+
+
+def _unknown_python(value: Value) -> bool:
+    """A value the model knows nothing of but that it is not traced: unknown, a Python
+    value of no known type, or a name of another module (`config.num_graphs`)."""
+    if isinstance(value, Foreign):
+        return True
+    return type(value) is Value and value.pytype is None and not value.traced
+
+
+def _declared_scalar(cls: ClassInfo, attr: str) -> Value | None:
+    """The field `attr` of an instance of `cls` when its class declares it a builtin scalar
+    type (`num_graphs: int`): a Python value of that type, never None."""
+    pytype = cls.scalar_field(attr)
+    return Scalar(pytype) if pytype is not None else None
 
 
 def _inherited(cls: ClassInfo, attr: str, after: ClassInfo | None) -> Value:

@@ -22,6 +22,7 @@ from jitlint.model.domain.values import (
     UNKNOWN,
     Array,
     Dict,
+    Foreign,
     Object,
     Ref,
     S,
@@ -347,6 +348,8 @@ def method_result(receiver: Value, method: str, args: Args) -> Value | None:
 # The attributes (not methods) of a JAX array that are arrays themselves (or `.at`, its
 # indexer); jax.Array has no other attribute holding traced data.
 _ARRAY_VALUED_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
+# The shape attributes that are Python ints (in a tuple, for `shape`) on any array.
+_INT_SHAPE_ATTRIBUTES = frozenset({"shape", "ndim"})
 
 
 def array_attribute(base: Value, attr: str) -> Value | None:
@@ -364,6 +367,9 @@ def array_attribute(base: Value, attr: str) -> Value | None:
         if attr in _ARRAY_VALUED_ATTRIBUTES:
             return Array(base.why, jax=base.jax, dtype=base.dtype, sure=base.sure)
         return None
+    found = unknown_shape_attribute(base, attr)
+    if found is not None:
+        return found
     if attr in SHAPE_ATTRIBUTES:
         return S
     if base.kind == TRACED:
@@ -373,6 +379,17 @@ def array_attribute(base: Value, attr: str) -> Value | None:
     if base.kind == PYTREE and type(base) is Value:
         return traced(base.why, sure=False) if attr in _ARRAY_VALUED_ATTRIBUTES else U
     return None
+
+
+def unknown_shape_attribute(base: Value, attr: str) -> Value | None:
+    """`.shape`/`.ndim` of a value the model does not know (what a layer, a library or a
+    module of the project returned): one that has a shape is an array, JAX or NumPy, whose
+    shape holds Python ints, never None. None for other attributes and known values."""
+    if attr not in _INT_SHAPE_ATTRIBUTES:
+        return None
+    if type(base) is not Value and not (isinstance(base, Foreign) and base.role == "instance"):
+        return None
+    return Seq("tuple", elem=Scalar("int")) if attr == "shape" else Scalar("int")
 
 
 def iterated_unknown(value: Value) -> Value:
@@ -550,4 +567,5 @@ __all__ = [
     "tracerize",
     "tree_leaf",
     "tree_like",
+    "unknown_shape_attribute",
 ]

@@ -258,10 +258,13 @@ class Tracing:
         names: Names,
         inbound: Mapping[str, Sequence[Received]] | None = None,
         assumptions: Assumptions | None = None,
+        source: str | None = None,
     ) -> None:
         self.names = names
         self.module = names.module
         self.assumptions = assumptions or Assumptions()
+        # The module's text, where known: a text gate for the bodies that test for tracers.
+        self.source = source
         # top-level function name -> calls from, and applications in, other files
         # Kept as given (the project pass's `NotedInbound` notes what the model reads).
         self.inbound = inbound if inbound is not None else {}
@@ -379,7 +382,8 @@ class Tracing:
         tracers (contracts.py); read once."""
         found = list(assumed_functions(self.names, self.assumptions))
         named = {id(func) for func, _, _ in found}
-        found += [f for f in tracer_testing_functions(self.names) if id(f[0]) not in named]
+        testing = tracer_testing_functions(self.names, self.source)
+        found += [f for f in testing if id(f[0]) not in named]
         return found
 
     def _framework(self, info: ClassInfo) -> str | None:

@@ -348,9 +348,9 @@ class Discovery:
             elif kind is cst.Import or kind is cst.ImportFrom:
                 imported.update(_import_names(node))
             here = (node, link)
-            children = iter_children(node)
-            for child in reversed(children):
-                stack.append((child, here))
+            for child in reversed(iter_children(node)):
+                if type(child) is not cst.Name:  # a bare name applies and binds nothing here
+                    stack.append((child, here))
         for call, link in calls:
             name = call.func.value  # type: ignore[attr-defined]
             if name in self.def_names:

@@ -443,7 +443,9 @@ def _value_facts(
     if text is None:
         return out
     # An instance's list fields matter only where they may reach a static argument: one of
-    # the file's own (`static_argnums`), or of a jitted function another file returns.
+    # the file's own (`static_argnums`), or of a jitted function another file returns. Its
+    # scalar fields (`num_graphs: int`) wherever they are read: an `is None` test there or
+    # in a function of another file they are passed to.
     static = {i for i, r in out if '"jit"' in r.status} | {
         i for i, _ in out if b"static_arg" in text(i)
     }
@@ -451,7 +453,12 @@ def _value_facts(
 
 
 def _instance_only(fact: str) -> bool:
-    return '"object"' in fact and '"jit"' not in fact and '"partial"' not in fact
+    return (
+        '"object"' in fact
+        and '"jit"' not in fact
+        and '"partial"' not in fact
+        and '"scalar"' not in fact
+    )
 
 
 def _module_leaf(path: str) -> str:
@@ -576,6 +583,6 @@ def _tf_received(
         return []
     received = TfInbound(
         name, site, record.kind, record.status, record.xla, record.auto_xla, record.autograph,
-        record.origin, record.per_element,
+        record.origin, record.per_element, record.grid,
     )  # fmt: skip
     return [(callee, received)]

@@ -121,7 +121,35 @@ def _children(node: ast.AST) -> list[ast.AST]:
     if kind is ast.match_case:
         guard = [node.guard] if node.guard else []  # type: ignore[attr-defined]
         return [node.pattern, *node.body, *guard]  # type: ignore[attr-defined]
-    return list(ast.iter_child_nodes(node))
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        fields = _NODE_FIELDS[kind] = _node_fields(kind)
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name)
+        if type(value) is list:
+            out += value
+        elif value is not None:
+            out.append(value)
+    return out
+
+
+# Fields that never hold a node with a call below it: names, flags, numbers, and leaves
+# (`ctx`, operators, an import's aliases). `ast.iter_child_nodes` tests every field's value
+# with isinstance; reading only the others is ~2x faster over a whole file.
+_NOT_CALL_HOLDERS = frozenset(
+    {"arg", "argtypes", "asname", "attr", "conversion", "ctx", "id", "is_async", "kind"}
+    | {"kwd_attrs", "level", "lineno", "module", "n", "name", "names", "op", "ops", "rest"}
+    | {"s", "simple", "tag", "type_comment"}
+)
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: (), ast.MatchSingleton: ()}
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an `ast` node type that may hold nodes: each is a node, None, or a
+    list of nodes (the lists that may hold None, `Dict.keys` and `kw_defaults`, are read by
+    `_children`'s own cases)."""
+    return tuple(name for name in kind._fields if name not in _NOT_CALL_HOLDERS)
 
 
 def _start(node: ast.AST) -> tuple[int, int]:

@@ -75,6 +75,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
     found: list[tuple[cst.CSTNode, Sequence[cst.CSTNode], str, str, GraphContext | None]] = []
     at: dict[int, cst.CSTNode] = {}  # where a record's line is, when not at its name
     per_element: set[int] = set()  # loop calls that pass their loop's element
+    grid: set[int] = set()  # loop calls over written-out grids of configurations
     exports = model.exports()
     scan = model.scan
     if model.may_have_graph_code:
@@ -93,11 +94,13 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
     for call, path, status in model.keras_uses[1]:
         found.append((call.func, path, "use", status, None))
     if scan.loop_calls:
-        for call, path, expr, method, element in model.repeats.foreign:
+        for call, path, expr, method, element, configured in model.repeats.foreign:
             found.append((expr, path, "repeat", method, None))
             at[id(expr)] = call  # the loop's call, not the creation of the instance
             if element:
                 per_element.add(id(expr))
+            if configured:
+                grid.add(id(expr))
     imports = model.project_imports()
     records: set[TfRecord] = set()
     if found or imports:
@@ -108,7 +111,7 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
             if target is None:
                 continue
             # One record per target and context: the first place names the site.
-            key = (target, kind, status, context, id(expr) in per_element)
+            key = (target, kind, status, context, id(expr) in per_element, id(expr) in grid)
             if key in seen:
                 continue
             seen.add(key)
@@ -142,7 +145,8 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
                     autograph = model.keras_major != 3
                 records.add(
                     TfRecord(target, line, kind, status, status == "xla", auto, autograph,
-                             origin, per_element=id(expr) in per_element)
+                             origin, per_element=id(expr) in per_element,
+                             grid=id(expr) in grid)
                 )  # fmt: skip
         bases = model.base_names() if imports else frozenset()
         for node, _path, target in imports:

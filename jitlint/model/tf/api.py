@@ -27,6 +27,14 @@ TF_FUNCTION = {
     "tensorflow.python.eager.def_function.function",
     "tensorflow.python.eager.polymorphic_function.polymorphic_function.function",
 }
+# `tf.config.run_functions_eagerly(True)`: from then on every `tf.function`, Keras' own
+# train/test/predict functions included, runs its Python eagerly (tf.data functions are still
+# traced). Observed on TF 2.21 / Keras 3.15.
+RUN_FUNCTIONS_EAGERLY = {
+    "tensorflow.config.run_functions_eagerly",
+    "tensorflow.config.experimental_run_functions_eagerly",
+    "tensorflow.compat.v2.config.run_functions_eagerly",
+}
 DO_NOT_CONVERT = {
     "tensorflow.autograph.experimental.do_not_convert",
     "tensorflow.compat.v1.autograph.experimental.do_not_convert",

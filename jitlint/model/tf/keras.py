@@ -31,7 +31,8 @@ A class gets the statuses of the places it is used (`uses`):
 A class whose every instance the run follows (model/domain/instances.py) to calls, weight
 reads and tests only (`instances_called_directly`; other files' instances come as "inst" and
 "hand" records) runs its methods where they are called: TfModel makes them roots only when
-a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none.
+a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none,
+nor are the classes whose constructor calls `tf.config.run_functions_eagerly(True)`.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -54,6 +55,7 @@ from jitlint.model.domain.instances import Reads, follow_instances, parameter_na
 from jitlint.model.library.keras_evidence import keras_3_code
 from jitlint.model.tf.api import (
     KERAS_STATELESS_LAYERS,
+    RUN_FUNCTIONS_EAGERLY,
     VARIABLE_CONSTRUCTORS,
     WEIGHT_MAKERS,
 )
@@ -69,6 +71,7 @@ from jitlint.model.tf_records import (
     ImportedFacts,
     TfInbound,
 )
+from jitlint.python.attributes import is_super_init
 from jitlint.python.names import leaf_name
 from jitlint.python.walker import iter_children
 
@@ -145,12 +148,13 @@ class KerasLinks:
     module: cst.Module
     _keras_kinds: dict[int, tuple[str, str] | None]
     keras_major: int | None  # the Keras the file targets (None: undecided), TfModel's
-    inbound_uses: dict[str, list[tuple[str, str]]]  # class name -> (status, site)
-    inbound_builds: dict[str, list[tuple[str, str]]]  # model-building function -> same
     facts: ImportedFacts  # facts of imported names (TfModel), Keras classes' among them
 
     def records(self, *kinds: str) -> list[TfInbound]:  # provided by TfModel
         raise NotImplementedError
+
+    def uses_received(self, names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        raise NotImplementedError  # provided by TfModel
 
     def resolve_function(self, expr: Any, path: Any) -> Any:  # provided by TfModel
         raise NotImplementedError
@@ -365,7 +369,13 @@ class KerasLinks:
                 if keyword in ("loss", "metrics", "weighted_metrics"):
                     add(self._classes_in(arg.value, path), status, "")
                     foreign.extend((c, p, status) for c, p in self._calls_in(arg.value, path))
-        for name, received in self.inbound_builds.items():
+        # Other files' "use" records, read only for the names they can match here: a
+        # model-building function (a top-level def) and a top-level Keras class.
+        received_uses = self.uses_received(
+            [stmt.name.value for stmt in self.module.body if type(stmt) is cst.FunctionDef]
+            + [info.node.name.value for info in classes.values() if len(info.path) == 1]
+        )
+        for name, received in received_uses.items():
             for stmt in self.module.body:
                 if type(stmt) is cst.FunctionDef and stmt.name.value == name:
                     for status, where in received:
@@ -388,7 +398,7 @@ class KerasLinks:
                 foreign.extend(
                     (c, p, status) for c, p in self._foreign_creations(scan, scope, status)
                 )
-        for name, received in self.inbound_uses.items():
+        for name, received in received_uses.items():
             for cls_id, info in classes.items():
                 if info.node.name.value == name and len(info.path) == 1:
                     uses.setdefault(cls_id, []).extend(received)
@@ -534,6 +544,55 @@ class KerasLinks:
             stack.extend(iter_children(node))
         return False
 
+    def turns_graphs_off(
+        self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> bool:
+        """The class's constructor (its own `__init__`, or the one it inherits from, or
+        calls as `super().__init__()`, of a class of the module) calls
+        `tf.config.run_functions_eagerly(True)` on every path: once an
+        instance exists, every `tf.function`, Keras' `fit`/`predict`/`evaluate` functions
+        included, runs eagerly, so its `call` gets tensors with values (a wrapper around a
+        model of another framework does this; observed on TF 2.21 / Keras 3.15)."""
+        init = next(
+            (
+                stmt
+                for stmt in cls.body.body  # type: ignore[attr-defined]
+                if type(stmt) is cst.FunctionDef and stmt.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            return self._base_turns_graphs_off(cls, path, depth)
+        where = (*path, cls, cls.body, init, init.body)
+        for stmt in init.body.body:  # type: ignore[attr-defined]
+            if type(stmt) is not cst.SimpleStatementLine:
+                continue  # a statement in a branch or a `try` may not run
+            for small in stmt.body:
+                call = small.value if type(small) is cst.Expr else None
+                if type(call) is not cst.Call:
+                    continue
+                if (
+                    len(call.args) == 1
+                    and type(call.args[0].value) is cst.Name
+                    and call.args[0].value.value == "True"
+                    and self.names.resolves_to(call.func, where, RUN_FUNCTIONS_EAGERLY)
+                ):
+                    return True
+                if is_super_init(call) and self._base_turns_graphs_off(cls, path, depth):
+                    return True
+        return False
+
+    def _base_turns_graphs_off(
+        self, cls: cst.ClassDef, path: Sequence[cst.CSTNode], depth: int
+    ) -> bool:
+        """A base of `cls` that is a class of the module turns graphs off in its constructor."""
+        if depth >= 3:
+            return False
+        return any(
+            self.turns_graphs_off(base, path, depth + 1)
+            for base in self.names.module_bases(cls, path)
+        )
+
     @cached_property
     def backup_copies(self) -> frozenset[str]:
         """The top-level class names that the project pass says a module the run imports
@@ -578,7 +637,7 @@ class KerasLinks:
             if not remote.accounted:
                 continue  # another module makes one and does not say where it goes
             creations: list[list[cst.CSTNode]] | None = []
-            for node, path in reads.by_name.get(name, ()):
+            for node, path in reads.of(name):
                 bindings = self.names.lookup(name, path)
                 if not bindings or bindings[0].node is not info.node or info.node in path:
                     continue  # another name, or its own methods (`super(Net, self)`)
@@ -670,6 +729,8 @@ class KerasLinks:
                 continue  # run by no model, or only by models compiled with run_eagerly=True
             if not used and len(info.path) == 1 and cls.name.value in copies:
                 continue  # a backup copy's class, used nowhere: no contract (engine/orphans.py)
+            if self.turns_graphs_off(cls, info.path):
+                continue  # its every instance exists only once tf.function runs eagerly
             status = self.status_of(info, used)
             name = method.name.value
             compiled = name not in NOT_COMPILED

@@ -19,10 +19,9 @@ The model is built with one walk over the module, the first time a rule asks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -49,7 +48,7 @@ from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
 from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
-from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads
+from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads, use_entry
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
@@ -61,12 +60,18 @@ if TYPE_CHECKING:
 
 # Text that any graph context needs: tf.function (called, decorating, or imported under an
 # alias), a tf.data method, or a class deriving from a Keras layer or model.
-_GRAPH_MARKERS = re.compile(
-    r"function\s*\(|@[\w.]*function\b|import[^\n]*\bfunction\b"
-    r"|\.(?:map|filter|flat_map|interleave)\("
-    r"|class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell|Loss|Metric)\b"
-    r"|\.compile\(|\b(?:load_model|clone_model|model_from_json|Sequential)\("
+_GRAPH_MARKER_PARTS = (
+    r"function\s*\(",
+    r"@[\w.]*function\b",
+    r"import[^\n]*\bfunction\b",
+    r"\.(?:map|filter|flat_map|interleave)\(",
+    r"class\s+\w+\s*\([^)]*(?:Layer|Model|Sequential|Cell|Loss|Metric)\b",
+    r"\.compile\(",
+    r"\b(?:load_model|clone_model|model_from_json|Sequential)\(",
 )
+# Searched one by one: a pattern that starts with a literal is searched for fast, and their
+# union, which starts with none, was tried at every character (~1.6x the time).
+_GRAPH_MARKER_SEARCHES = tuple(re.compile(part).search for part in _GRAPH_MARKER_PARTS)
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
 # cheap filter for `c.f(...)` calls that may reach a function of another module. A
 # parenthesised list runs to its `)` over several lines, a line ending in `\` goes on.
@@ -75,8 +80,6 @@ _IMPORT_LINE = re.compile(
 )
 _IMPORT_COMMENT = re.compile(r"#[^\n]*")
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# The scan's stack marks a node it enters with True (and its exit with False).
-_ENTERING = repeat(True)
 # Aliases of libraries, never modules of the project: `tf.f(x)` needs no cross-module record.
 _LIBRARY_ALIASES = frozenset(
     {"tf", "np", "jnp", "jax", "keras", "K", "math", "os", "sys", "tfp", "torch", "functools"}
@@ -143,28 +146,33 @@ class TfModel(KerasLinks):
         self.source = source
         # Read only through `records` and `facts` (what `reads` reports).
         self._inbound = tuple(inbound)
-        # Without any of these spellings a module has no graph code: skip the scan.
-        self.may_have_graph_code = (
-            source is None
-            or bool(_GRAPH_MARKERS.search(source))
-            or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
-        )
         self._keras_kinds: dict[int, tuple[str, str] | None] = {}
         # Uses of this module's classes (and model-building functions) reported by other
-        # files: name -> (status, where).
-        self.inbound_uses: dict[str, list[tuple[str, str]]] = {}
-        self.inbound_builds: dict[str, list[tuple[str, str]]] = {}
+        # files: name -> (status, where); read through `uses_received`, which notes the names.
+        self._uses_received: dict[str, list[tuple[str, str]]] = {}
+        self._use_names_read: set[str] = set()
         # Keras methods of classes only called eagerly, with the context each would have
         # had (`contexts` fills it; `keras_input_context`).
         self.eager_keras: dict[int, GraphContext] = {}
         # The kinds of inbound records read (`records`), for `reads`.
         self._kinds_read: set[str] = set()
-        for record in self.records("use"):
-            where = f", built at {record.site}" if record.status == "xla" else ""
-            for table in (self.inbound_uses, self.inbound_builds):
-                table.setdefault(record.function, []).append((record.status, where))
+        for record in self._inbound:
+            if record.kind == "use":
+                self._uses_received.setdefault(record.function, []).append(use_entry(record))
 
     # ----- public questions -------------------------------------------------------------
+
+    @cached_property
+    def may_have_graph_code(self) -> bool:
+        """Without any of `_GRAPH_MARKER_PARTS`' spellings, or a record that opens the TF rules, a
+        module has no graph code: no scan is needed for it. Asked on first use: the project
+        pass builds the model of files that never ask (a class's bases)."""
+        source = self.source
+        return (
+            source is None
+            or any(search(source) for search in _GRAPH_MARKER_SEARCHES)
+            or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
+        )
 
     @cached_property
     def keras_major(self) -> int | None:
@@ -248,13 +256,24 @@ class TfModel(KerasLinks):
         self._kinds_read.update(kinds)
         return [r for r in self._inbound if r.kind in kinds]
 
+    def uses_received(self, names: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """What other files' "use" records say of these names (this module's classes and
+        model-building functions): name -> (status, where), in the records' order. Only
+        these names' records are read (`reads`): a record of another name, arriving or
+        gone, cannot change what the caller does with them."""
+        wanted = set(names)
+        self._use_names_read |= wanted
+        return {name: got for name, got in self._uses_received.items() if name in wanted}
+
     def reads(self) -> TfReads:
         """What this model read of its inbound records so far (model/tf_records.py)."""
         kinds = frozenset(self._kinds_read)
+        uses = frozenset(self._use_names_read)
         facts = self.__dict__.get("facts")
         if facts is None:
-            return TfReads(kinds, frozenset(), frozenset(), False)
-        return TfReads(kinds, frozenset(facts.asked), frozenset(facts.prefixes), facts.asked_any)
+            return TfReads(kinds, frozenset(), frozenset(), False, uses)
+        asked, prefixes = frozenset(facts.asked), frozenset(facts.prefixes)
+        return TfReads(kinds, asked, prefixes, facts.asked_any, uses)
 
     def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
         """The path from the module to a function or class, ending with it."""
@@ -600,6 +619,11 @@ class TfModel(KerasLinks):
                 self._scan_call(scan, node, parents, funcs[-1])  # type: ignore[arg-type]
             elif (kind is cst.For or kind is cst.While) and repeats_body(node):
                 loop_parts.add(id(node.body))  # type: ignore[attr-defined]
+            children = iter_children(node)
+            if not children:
+                # A leaf (a name, a literal) changes no state: nothing to do on leaving it.
+                # (Functions, classes, calls, loop bodies and comprehensions have children.)
+                continue
             if id(node) in loop_parts or kind in _COMPREHENSIONS:
                 loop_parts.add(id(node))
                 loops[-1] += 1
@@ -608,7 +632,9 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 funcs.append(node)
                 loops.append(0)
-            stack.extend(zip(reversed(iter_children(node)), _ENTERING, strict=False))
+            # Entering (True) each child, then leaving (False) this node; a bare name is a
+            # leaf the scan has nothing to do with, not stacked at all.
+            stack += [(child, True) for child in reversed(children) if type(child) is not cst.Name]
         return scan
 
     def _scan_def(self, scan: GraphScan, node: cst.FunctionDef, parents: Path) -> None:

@@ -16,7 +16,10 @@ loop autograph stages (over a tensor or a dataset, in code that must run as grap
 
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
-them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`).
+them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`). A loop
+call in a *grid* of configurations (every loop around it a `for` over a written-out list or
+tuple of literals whose value it passes, in this file or another) runs its function once per
+configuration, and so do the functions that function alone repeats, on every path.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from jitlint.model.domain.repeats import (
     Repeated,
     calls_into,
     collects,
+    conditional,
     enclosing_loops,
     find_repeated,
     local_repetition,
@@ -62,11 +66,13 @@ class Repeats(Repeated):
     # function id -> parameters that receive varying Python values, with the call site
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, name, method or "", whether the call
-    # passes the loop's element: `configured`) for "repeat" records
-    foreign: list[tuple[cst.Call, Path, cst.CSTNode, str, bool]] = field(default_factory=list)
+    # passes the loop's element: `configured`, whether it runs over a written-out grid of
+    # configurations: `_passes_grid`) for "repeat" records
+    foreign: list[tuple[cst.Call, Path, cst.CSTNode, str, bool, bool]] = field(default_factory=list)
     # ids of functions every loop call of which passes a value that changes per iteration
     # (`for n in [1, 3, 7]: make(n)`, `for device in devices: make(f, device)`): each run
-    # builds for another configuration, or another element of a collection
+    # builds for another configuration, or another element of a collection; and the
+    # functions that only such functions repeat, by calling them on every path
     configured: set[int] = field(default_factory=set)
 
     def configured_owner(self, path: Path) -> bool:
@@ -98,13 +104,14 @@ def find_repeats(model: TfModel) -> Repeats:
     out = Repeats(found.why, found.keeps_result)
     loop_calls: dict[int, int] = {}
     varied_calls: dict[int, int] = {}
+    grid_calls: dict[int, int] = {}
     for call, path in looped:
         target = callee(model, call, path)
         if target is None:
             foreign = foreign_callee(model, call, path)
             if foreign is not None:
                 element = _passes_element(model, call, path) or _kept_element(call, path)
-                out.foreign.append((call, path, *foreign, element))
+                out.foreign.append((call, path, *foreign, element, _passes_grid(call, path)))
             continue
         func, bound = target
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
@@ -113,21 +120,72 @@ def find_repeats(model: TfModel) -> Repeats:
             if varying_python(model, arg, path):
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
                 varied = True
-        varied = varied or (_passes_element(model, call, path) and _factory(model, func))
+        grid = _passes_grid(call, path)
+        grid_calls[id(func)] = grid_calls.get(id(func), 0) + grid
+        varied = varied or grid or (_passes_element(model, call, path) and _factory(model, func))
         varied_calls[id(func)] = varied_calls.get(id(func), 0) + varied
     out.configured = {f for f, count in loop_calls.items() if varied_calls[f] == count}
+    gridded = {f for f, count in loop_calls.items() if grid_calls[f] == count}
     # Another file's loops: configured when every one passes its element (and this file's
-    # loops, if any, do too).
+    # loops, if any, do too): a factory then, any function where every loop is a grid.
     records: dict[str, bool] = {}
+    grids: dict[str, bool] = {}
     for r in model.records("repeat"):
         key = f"{r.function}.{r.status}" if r.status else r.function
         records[key] = records.get(key, True) and r.per_element
+        grids[key] = grids.get(key, True) and r.grid
     for func, key in _repeated_defs(model):
         if not records.get(key) or loop_calls.get(id(func), 0) != varied_calls.get(id(func), 0):
             continue
-        if _factory(model, func):
+        if grids.get(key) and loop_calls.get(id(func), 0) == grid_calls.get(id(func), 0):
+            gridded.add(id(func))
+        if grids.get(key) or _factory(model, func):
             out.configured.add(id(func))
+    out.configured |= gridded | _gridded_callees(model, out, gridded, resolve)
     return out
+
+
+def _gridded_callees(model: TfModel, out: Repeats, gridded: set[int], resolve: Any) -> set[int]:
+    """The functions that run repeatedly only because functions run over grids of
+    configurations (`gridded`) call them on every path (`optimize(config)` calling
+    `make_step(...)`): they run once per configuration too. One also repeated by a loop, a
+    contract, or another repeated caller is not."""
+    callers: dict[int, set[int]] = {}
+    for key in out.why:
+        for call, path in model.scan.calls.get(key, ()):
+            if conditional(path):
+                continue
+            func = resolve(call, path)
+            if func is not None:
+                callers.setdefault(id(func), set()).add(key)
+    return {
+        key
+        for key, found in callers.items()
+        if key not in out.sites
+        and key not in found
+        and out.why.get(key, "").startswith("called from a function")
+        and found <= gridded
+    }
+
+
+def _passes_grid(call: cst.Call, path: Path) -> bool:
+    """Every loop around the call (in its function) is a `for` over a written-out list or
+    tuple of literals whose variable the call passes (`for fft in [True, False]: for size in
+    [None, (20, 20)]: run(fft=fft, size=size)`): a grid of configurations, each pass a new
+    one, not the same work repeated over data."""
+    loops = enclosing_loops(path)
+    if not loops:
+        return False
+    passed = {a.value.value for a in call.args if not a.star and type(a.value) is cst.Name}
+    for loop in loops:
+        if type(loop) is not cst.For or type(loop.iter) not in (cst.List, cst.Tuple):
+            return False
+        elements = loop.iter.elements
+        if not elements or not all(_python_literal(e.value) for e in elements):
+            return False
+        if not target_names(loop.target) & passed:
+            return False
+    return True
 
 
 def _repeated_defs(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:

@@ -15,6 +15,7 @@ assignments reach a read (python/reaching.py); elsewhere a name joins all its as
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -38,7 +39,7 @@ from jitlint.model.tf.api import (
 )
 from jitlint.model.tf.repeats import bind
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
-from jitlint.python.binding import Signature
+from jitlint.python.binding import Signature, receivers
 from jitlint.python.builtins_facts import container_annotation, tuple_element_annotation
 from jitlint.python.names import Names
 from jitlint.python.predicates import Guards, Predicate, TypeTest
@@ -652,7 +653,9 @@ class TfValues:
             # `size: int`: a Python value, baked into each trace (a new value retraces, as
             # any Python argument of a tf.function does), never a tensor XLA must fold.
             return PY
-        if not context.root:
+        if not context.root or (
+            not context.tensor_params and id(func) in self._called_only_in_graph
+        ):
             return self._helper_param(func, name)
         if name in context.tensor_params:
             return Value(TENSOR, frozenset({"param"}) | self._layer_input_shapes(func, name))
@@ -949,11 +952,85 @@ class TfValues:
         sites: dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]] = {}
         for key in model.contexts:  # type: ignore[attr-defined]
             for call, path in scan.calls.get(key, ()):
-                target = model.resolve_function(call.func, path)  # type: ignore[attr-defined]
-                if target is not None:
-                    bound = 1 if type(call.func) is cst.Attribute else 0
-                    sites.setdefault(id(target[0]), []).append((call, path, bound))
+                func = self._called_def(call, path)
+                if func is not None:
+                    bound = (
+                        receivers(func, True)  # `self.f(...)`: 0 for a staticmethod
+                        if type(call.func) is cst.Attribute and type(func) is cst.FunctionDef
+                        else 0
+                    )
+                    sites.setdefault(id(func), []).append((call, path, bound))
         return sites
+
+    def _called_def(
+        self, call: cst.Call, path: Sequence[cst.CSTNode]
+    ) -> cst.FunctionDef | cst.Lambda | None:
+        """The def a call of the module runs: what the model resolves, or a method that
+        `self.f(...)` / `cls.f(...)` inherits from a class of the module."""
+        target = self.model.resolve_function(call.func, path)  # type: ignore[attr-defined]
+        if target is not None:
+            return target[0]
+        func = call.func
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return None
+        if func.value.value not in ("self", "cls"):
+            return None
+        cls = next((n for n in reversed(path) if type(n) is cst.ClassDef), None)
+        return self._inherited(cls, func.attr.value, path) if cls is not None else None
+
+    def _inherited(
+        self, cls: cst.ClassDef, name: str, path: Sequence[cst.CSTNode], depth: int = 0
+    ) -> cst.FunctionDef | None:
+        """The method `name` of the first base of `cls` (a class of the module) that
+        defines it, a few levels up."""
+        if depth >= 3:
+            return None
+        for node in self.names.module_bases(cls, path):
+            for stmt in node.body.body:  # type: ignore[attr-defined]
+                if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+                    return stmt
+            found = self._inherited(node, name, path, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    @cached_property
+    def _called_only_in_graph(self) -> frozenset[int]:
+        """Decorated `tf.function`s that the module calls only from its graph code and names
+        nowhere else (its source has the name once per such call, besides the `def`): TF
+        traces a nested call into the caller's graph, so the parameters hold what the
+        callers pass (a Python int stays a constant), as a helper's do. A call from another
+        module is not seen."""
+        model = self.model
+        scan = model.scan  # type: ignore[attr-defined]
+        source = getattr(model, "source", None)
+        if not source:
+            return frozenset()
+        decorated = {
+            id(app.func): app.func
+            for app, _path in scan.applications
+            if type(app.func) is cst.FunctionDef
+            and any(d.decorator is app.node for d in app.func.decorators)
+        }
+        if not decorated:
+            return frozenset()
+        graph = {key for key in model.contexts}  # type: ignore[attr-defined]
+        calls: dict[int, int] = {}
+        eager: set[int] = set()
+        for key, found in scan.calls.items():
+            for call, path in found:
+                target = self._called_def(call, path)
+                if target is None or id(target) not in decorated:
+                    continue
+                calls[id(target)] = calls.get(id(target), 0) + 1
+                if key not in graph:
+                    eager.add(id(target))
+        out = set()
+        for key, count in calls.items():
+            name = decorated[key].name.value
+            if key not in eager and len(re.findall(rf"\b{name}\b", source)) == count + 1:
+                out.add(key)
+        return frozenset(out)
 
     def _loop_target(
         self, iterable: cst.CSTNode, path: Sequence[cst.CSTNode], whole: bool

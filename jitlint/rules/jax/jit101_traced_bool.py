@@ -13,7 +13,7 @@ from jitlint.fixes.traced.guards import guard_return_fix
 from jitlint.fixes.traced.loops import while_loop_fix
 from jitlint.fixes.traced.masked import masked_assignments_fix
 from jitlint.model.domain.values import TRACED
-from jitlint.model.jax.api import CONCRETIZATION_ERRORS
+from jitlint.model.jax.api import CONCRETIZATION_ERRORS, TRACER_ERROR_CATCHERS
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import builtin_twin
 from jitlint.python.builtins_facts import (
@@ -210,7 +210,10 @@ class TracedBool(Rule):
     declared static are static, array fields are traced, and `int`/`bool` fields are traced
     under `jax.jit` but static under `eqx.filter_jit`. After a guard such as
     `isinstance(n, int)` (in `and`, `if`, a conditional expression, or before an early
-    `return`), `n` is a Python value, never a tracer.
+    `return`), `n` is a Python value, never a tracer. A test in the body of a `try` whose
+    handler catches the error (`except jax.errors.ConcretizationTypeError:`, or a
+    `TypeError`, `Exception` or bare `except:` handler that does not raise again) probes
+    for a tracer on purpose and is not reported.
     """
 
     code = "JIT101"
@@ -219,6 +222,7 @@ class TracedBool(Rule):
     fix_availability = "sometimes"
     runtime_error = "TracerBoolConversionError"
     caught_by = CONCRETIZATION_ERRORS
+    swallowed_by = TRACER_ERROR_CATCHERS
     requires = JAX_TRACING
     uses_tracing = True
 
@@ -404,6 +408,24 @@ def dropout(rate, x):
             return x
     except jax.errors.ConcretizationTypeError:
         pass
+    return x / (1.0 - rate)
+""",
+        # The same probe with a handler for any error (a tracer's bool conversion error is a
+        # TypeError): it does not raise again, so the traced path is the handler's.
+        """
+import jax
+@jax.jit
+def dropout(rate, x):
+    try:
+        if rate == 0.0:
+            return x
+    except Exception:
+        pass
+    try:
+        if rate < 0:
+            raise ValueError(rate)
+    except:  # noqa: E722
+        return x
     return x / (1.0 - rate)
 """,
         # Under vmap alone (nothing stages it) a jnp result of constants is a concrete array:
@@ -670,6 +692,23 @@ def f(x):
         return jax.vmap(g)(x)
     except ConcretizationTypeError:
         return x
+""",
+        # A handler for any error that raises again on every path passes the tracer's error
+        # on.
+        """
+import jax
+@jax.jit
+def f(x, verbose):
+    try:
+        if x.sum() > 0:  # error: JIT101
+            return x
+    except Exception as err:
+        if verbose:
+            print(err)
+            raise
+        else:
+            raise RuntimeError("bad input") from err
+    return -x
 """,
         # A call of a `@jax.jit` def in its own file that passes a number or a bool to a
         # parameter with a default: jit traces what it is given (TracerBoolConversionError).

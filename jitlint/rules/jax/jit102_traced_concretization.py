@@ -266,6 +266,43 @@ def step(x, index):
     n = x.shape[0]
     return scatter(x, index, dim_size=n)
 """,
+        # The size is a NamedTuple's field declared `int` (made from a config the model
+        # does not know), or the first dimension of what a library's layer returned.
+        """
+from typing import NamedTuple
+import jax
+from somelib import config, encoder
+class Graph(NamedTuple):
+    num_graphs: int
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def energy(x, index):
+    graph = Graph(config.num_graphs)
+    return scatter(x, index, dim_size=graph.num_graphs - 1)
+@jax.jit
+def message(x, index):
+    h = encoder(x)
+    return scatter(h, index, dim_size=h.shape[0])
+""",
+        # ... or that field of an instance made from a `*` argument: no value is seen, the
+        # declaration still says an int.
+        """
+from typing import NamedTuple
+import jax
+from somelib import sizes
+class Graph(NamedTuple):
+    num_graphs: int
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def energy(x, index):
+    return scatter(x, index, dim_size=Graph(*sizes).num_graphs)
+""",
     )
     INVALID = (
         # The same helper when the traced call leaves the size out.
@@ -278,6 +315,32 @@ def scatter(src, index, dim_size=None):
 @jax.jit
 def step(x, index):
     return scatter(x, index)
+""",
+        # ... passes None, or a field that may be None (`Optional[int]`).
+        """
+from typing import NamedTuple, Optional
+import jax
+from somelib import config
+class Graph(NamedTuple):
+    num_graphs: Optional[int]
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1  # error: JIT102
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def energy(x, index):
+    graph = Graph(config.num_graphs)
+    return scatter(x, index, dim_size=graph.num_graphs)
+""",
+        """
+import jax
+def scatter(src, index, dim_size=None):
+    if dim_size is None:
+        dim_size = int(index.max()) + 1  # error: JIT102
+    return jax.ops.segment_sum(src, index, num_segments=dim_size)
+@jax.jit
+def step(x, index):
+    return scatter(x, index, dim_size=None)
 """,
         # An equinox module's `__call__` is traced by contract; `positions.shape` proves the
         # unannotated parameter an array, and nothing doubts it (an index and an argument

@@ -4,6 +4,7 @@ import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.values import Array
+from jitlint.model.jax.api import ARRAY_CONVERSION_ERRORS, TRACER_ERROR_CATCHERS
 from jitlint.model.jax.tracing import snippet
 from jitlint.model.library.jax_facts import jax_numpy_twin, numpy_may_convert
 from jitlint.rules.base import Rule
@@ -69,6 +70,9 @@ class NumpyOnTracer(Rule):
     ## Known problems
     NumPy on static data (shapes, Python constants, NumPy constants) is correct inside jit
     and not reported. Functions not known to convert their arguments are not reported.
+    A conversion in the body of a `try` whose handler catches the error (by its name, or as
+    a `TypeError`, `Exception` or bare `except:` that does not raise again) is a probe for a
+    tracer (`try: np.asarray(x) except Exception: return False`) and is not reported.
     """
 
     code = "JIT104"
@@ -77,6 +81,8 @@ class NumpyOnTracer(Rule):
     fix_availability = "sometimes"
     runtime_error = "TracerArrayConversionError"
     requires = ("numpy",)
+    caught_by = ARRAY_CONVERSION_ERRORS
+    swallowed_by = TRACER_ERROR_CATCHERS
 
     VALID = (
         # A NumPy array indexed with Python values.
@@ -114,6 +120,28 @@ import jax.numpy as jnp
 def f(x):
     return np.asarray(jnp.sin(x))
 """,
+        # A probe for a tracer: the conversion error is caught (a TypeError, so `except
+        # Exception` catches it) and the function answers from the handler.
+        """
+import jax
+import numpy as np
+def concrete(v):
+    try:
+        table = np.asarray(v, dtype=np.float32)
+    except Exception:
+        return False
+    return bool(np.isfinite(table).all())
+def pick(x):
+    try:
+        return np.asarray(x).sum()
+    except (TypeError, jax.errors.TracerArrayConversionError):
+        return None
+@jax.jit
+def f(x):
+    if concrete(x) and pick(x) is not None:
+        return x
+    return x * 2
+""",
         # `**kwargs.get(key, python_default)` of a jitted function: the caller picks the keys,
         # so the value may be the Python default (ott's `kwargs.get("t0", 0.0)`).
         """
@@ -126,6 +154,25 @@ def f(x, **kwargs):
 """,
     )
     INVALID = (
+        # A handler that raises again passes the error on; one for another error does not
+        # catch it.
+        """
+import jax
+import logging
+import numpy as np
+@jax.jit
+def f(x):
+    try:
+        y = np.asarray(x)  # error: JIT104
+    except Exception:
+        logging.exception("no buffer")
+        raise
+    try:
+        z = np.sin(x)  # error: JIT104
+    except ValueError:
+        z = x
+    return y + z
+""",
         # A value of `**kwargs` taken by key: traced whenever it is there.
         """
 import jax

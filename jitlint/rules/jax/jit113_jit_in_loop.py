@@ -392,6 +392,31 @@ def run(xs):
         out.append(step(x))
     return step, out
 """,
+        # The loop's calls leave `axis` at its None default, so they take the first branch,
+        # the jit of a module-level function (cached); the jit of a new `vmap` wrapper runs
+        # only from the call after the loop, and so does the method's, which the loop calls
+        # with `batched=False`.
+        """
+import jax
+def forward(x, table):
+    return x * table
+def compare(x, tables, axis=None):
+    if axis is None:
+        fn = jax.jit(forward)
+    else:
+        fn = jax.jit(jax.vmap(forward, in_axes=(None, axis)))
+    return fn(x, tables)
+class Runner:
+    def run(self, x, table, batched=True):
+        if not batched:
+            return forward(x, table)
+        return jax.jit(jax.vmap(forward))(x, table)
+    def sweep(self, x, tables):
+        for t in tables:
+            compare(x, t)
+            self.run(x, t, batched=False)
+        return compare(x, tables, axis=0), self.run(x, tables)
+""",
         # Jitted once per call of `evaluate`, which nothing here calls in a loop (a script's
         # main, a test): one compile per run, and it is then reused in the loop.
         """
@@ -453,6 +478,40 @@ for i in range(3):
 """,
     )
     INVALID = (
+        # The same functions called in a loop with literal arguments that take the branch
+        # of the jit: a new wrapper compiled per pass.
+        """
+import jax
+def forward(x, table):
+    return x * table
+def compare(x, tables, axis=None):
+    if axis is None:
+        fn = jax.jit(forward)
+    else:
+        fn = jax.jit(jax.vmap(forward, in_axes=(None, axis)))  # error: JIT113
+    return fn(x, tables)
+def scale(x, table, batched):
+    if not batched:
+        return forward(x, table)
+    return jax.jit(jax.vmap(forward))(x, table)  # error: JIT113
+def sweep(x, tables):
+    for t in tables:
+        compare(x, t, axis=0)
+        scale(x, t, True)
+""",
+        # A value the model does not know may take either branch.
+        """
+import jax
+def forward(x, table):
+    return x * table
+def compare(x, tables, axis=None):
+    if axis is None:
+        return jax.jit(forward)(x, tables)
+    return jax.jit(jax.vmap(forward, in_axes=(None, axis)))(x, tables)  # error: JIT113
+def sweep(x, tables, settings):
+    for t in tables:
+        compare(x, t, axis=settings.axis)
+""",
         # The same closures over a loop that counts steps, or one over a written-out list
         # whose variable the function does not read: the same function each pass.
         """
@@ -666,7 +725,7 @@ class Model:
         kind = self._fresh_function(node.args[0].value, path, repetition.unit)
         if kind is None or not self._called_here(node, path):
             return
-        where = self._where(repetition)
+        where = self._where(repetition, path)
         if where is None:
             return  # once per call of a function nothing calls repeatedly
         if self._per_configuration(node.args[0].value, path, repetition):
@@ -713,7 +772,7 @@ class Model:
                 calls += 1
             else:
                 return  # returned, stored, passed on: built once and reused
-        where = self._where(repetition)
+        where = self._where(repetition, path)
         if not calls or where is None or self._per_configuration(node, path, repetition):
             return
         fix: NodeFix | str = "it is defined inside a loop"
@@ -754,13 +813,14 @@ class Model:
         varying = captures.varying(built, path, repetition)
         return varying is not None and any(c.configuration for c in varying)
 
-    def _where(self, repetition: Repetition) -> str | None:
-        """Where the code repeats, for the message; None when it runs once per call of a
-        function that nothing calls repeatedly (a script's main, a test)."""
+    def _where(self, repetition: Repetition, path: Sequence[cst.CSTNode]) -> str | None:
+        """Where the code at the end of `path` repeats, for the message; None when it runs
+        once per call of a function that nothing calls repeatedly (a script's main, a test),
+        or that only calls which cannot reach it repeat."""
         func = repetition.function
         if func is None:
             return repetition.where
-        why = self.ctx.repeated.why.get(id(func))
+        why = self.ctx.repeated.repeats_at(func, path)
         return None if why is None else f"on every call of `{func.name.value}`, which is {why}"
 
     def _fresh_function(

@@ -126,7 +126,10 @@ class XlaDynamicShape(Rule):
     ## Known problems
     Values are followed through assignments inside the function, through TensorFlow ops,
     and, for data-dependent shapes, into module helpers' parameters and out of their
-    results (joined over every caller: flow-insensitive).
+    results (joined over every caller: flow-insensitive). A compiled function that the
+    module calls only from compiled code, and names nowhere else, takes its parameters from
+    those calls (a Python int passed there is a constant); a call from another module is
+    not seen, so a library's nested function that users call with tensors is not reported.
     Whether a dynamic-size slice compiles depends on the backend: TensorFlow 2.21 on XLA
     CPU compiles it with bounded dynamic shapes.
     """
@@ -140,6 +143,29 @@ class XlaDynamicShape(Rule):
     fix_availability = "sometimes"
 
     VALID = (
+        # A compiled function that the module calls only from compiled code (TF traces it
+        # into the caller's graph): its sizes are what the callers pass, a Python int and a
+        # size from tf.shape, constants there (observed on TF 2.21: one XLA program for
+        # calls with new data). The callers run it as a method inherited from a base class.
+        """
+import tensorflow as tf
+class Splitter:
+    @staticmethod
+    @tf.function(jit_compile=True)
+    def width(masks):
+        return tf.reduce_prod(tf.shape(masks)[1:])
+    @staticmethod
+    @tf.function(jit_compile=True)
+    def split(values, head, width):
+        head = tf.cast(head, tf.int32)
+        first = values[:head]
+        return first, tf.reshape(values[head * 2 :], tf.stack([width, head]))
+class SumSplitter(Splitter):
+    @tf.function(jit_compile=True)
+    def __call__(self, masks, values, head: int):
+        first, rest = self.split(values, head, self.width(masks))
+        return tf.reduce_sum(first) + tf.reduce_sum(rest)
+""",
         # tf.shape-derived sizes are constants under XLA.
         """
 import tensorflow as tf
@@ -232,6 +258,27 @@ def f(a, img):
 """,
     )
     INVALID = (
+        # The same nested function, given data: by its caller's argument, and by an eager
+        # call with a tensor (each distinct value compiles again).
+        """
+import tensorflow as tf
+class Splitter:
+    @staticmethod
+    @tf.function(jit_compile=True)
+    def split(values, head):
+        return values[: tf.cast(head, tf.int32)]  # error: JIT202
+    @tf.function(jit_compile=True)
+    def __call__(self, values, head):
+        return tf.reduce_sum(self.split(values, head))
+@tf.function(jit_compile=True)
+def first(values, head):
+    return values[: tf.cast(head, tf.int32)]  # error: JIT202
+@tf.function(jit_compile=True)
+def total(values):
+    return tf.reduce_sum(first(values, 4))
+def eager(values):
+    return first(values, tf.constant(4))
+""",
         # Loop variables that change shape, declared by shape_invariants: XLA refuses them.
         """
 import tensorflow as tf

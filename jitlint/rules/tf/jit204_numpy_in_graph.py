@@ -96,7 +96,11 @@ class NumpyInGraph(Rule):
     the class's module from the file that makes it; handed to a third module, it keeps the
     contract). A debugging copy that no file imports, beside the module the project runs
     (`loss_bak.py` and `loss.py` defining the same classes), is skipped in a project run of
-    an application; the one-file run of that copy still reports it.
+    an application; the one-file run of that copy still reports it. A class whose
+    constructor (its own, or one it inherits or calls through `super()` from a class of its
+    module) calls `tf.config.run_functions_eagerly(True)` on every path has no graph code:
+    each of its instances is made after every `tf.function`, Keras' own included, is set to
+    run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
     """
 
     code = "JIT204"
@@ -202,6 +206,29 @@ import numpy as np
 def f(x, table):
     return x * np.asarray(table)
 """,
+        # A model whose constructor switches every tf.function to eager execution (a bridge
+        # to another framework's model): its `call`, and a subclass's, get eager tensors,
+        # also under `predict` and a `tf.function` step.
+        """
+import numpy as np
+import tensorflow as tf
+class HostBridge(tf.keras.Model):
+    def __init__(self, host_fn):
+        super().__init__()
+        self.host_fn = host_fn
+        tf.config.run_functions_eagerly(True)
+    def call(self, inputs):
+        return tf.constant(self.host_fn(np.asarray(inputs)))
+class TransposedBridge(HostBridge):
+    def call(self, inputs):
+        return tf.constant(self.host_fn(np.moveaxis(np.asarray(inputs), 1, 0)))
+class ScaledBridge(HostBridge):
+    def __init__(self, host_fn, scale):
+        super().__init__(host_fn)
+        self.scale = scale
+    def call(self, inputs):
+        return tf.constant(self.host_fn(np.asarray(inputs) * self.scale))
+""",
     )
     INVALID = (
         # The same model, called by the helper through a `tf.function` step.
@@ -246,6 +273,19 @@ ranker = Ranker()
 @tf.function
 def step(ids):
     return ranker(ids)
+""",
+        # The switch only when a flag says so: the default keeps graph code.
+        """
+import numpy as np
+import tensorflow as tf
+class HostBridge(tf.keras.Model):
+    def __init__(self, host_fn, debug=False):
+        super().__init__()
+        self.host_fn = host_fn
+        if debug:
+            tf.config.run_functions_eagerly(True)
+    def call(self, inputs):
+        return tf.constant(self.host_fn(np.asarray(inputs)))  # error: JIT204
 """,
         """
 import tensorflow as tf

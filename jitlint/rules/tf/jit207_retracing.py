@@ -12,6 +12,7 @@ from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.fixes.xla_fix import reduce_retracing_fix
+from jitlint.model.domain.guards import runs_once_per_key
 from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.repeats import (
@@ -63,6 +64,10 @@ class Retracing(Rule):
     data split) and kept without being called there: stored on an object, collected in a
     list, or handed to a call that keeps it (`server.bind(fn)`), directly or as what a
     factory called in the loop returns. Each traces once and is then reused. Nor is one
+    made by a memoised loader, past `if key in cache: return cache[key]` or under
+    `if key not in cache:`, that stores it in a cache outliving the call (a module's dict,
+    an attribute of `self`): it is made the first time per key (a Keras model loaded
+    that way too). Nor is one
     made in graph code, where it is traced into the outer graph, but only where the code
     runs as graph code on every path: a helper that a `tf.function` calls and eager code
     calls too (at module level, from a plain function) still makes a new one per eager call.
@@ -200,6 +205,12 @@ class Retracing(Rule):
     different model each time) and the code does not also compile, fit or evaluate it (a
     fresh model per fold or trial is wanted).
 
+    A function called in a grid of configurations, every loop around the call a `for` over
+    a written-out list or tuple of literals whose value the call passes (a test over `use_fft
+    in [True, False]`), runs once per configuration, and so do the functions it calls on
+    every path: what they make is not reported (each configuration needs its own trace).
+    A loop over `range(...)` or over data is no such grid.
+
     Only callees defined in the same file (a decorated `def`, a name assigned
     `tf.function(...)`, a decorated method) are checked for varying arguments, and a
     varying value is followed through one parameter. Python arguments that are genuinely
@@ -224,6 +235,26 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # A test's grid of configurations (written-out lists, each loop's value passed): the
+        # visualizer it runs builds its step, one call down, once per configuration and runs
+        # it many times; a shared step would trace once per configuration too.
+        """
+import tensorflow as tf
+def make_step(scale):
+    @tf.function
+    def step(image):
+        return image * scale
+    return step
+def visualize(image, scale, steps):
+    step = make_step(scale)
+    for _ in range(steps):
+        image = step(image)
+    return image
+def test_grid(image):
+    for scale in [0.5, 2.0]:
+        for steps in [2, 4]:
+            visualize(image, scale, steps=steps)
+""",
         # Loops that run their body once (python/uses.py): over one written-out element, or
         # leaving on every path of an `if`/`else`.
         """
@@ -311,6 +342,56 @@ class Runner:
 for i in range(3):
     jacobian(tf.exp, tf.constant(float(i)))
     Runner().step_fn()
+""",
+        # Memoised loaders called in a loop: past a cache hit's early return, or under
+        # `if key not in cache:`, into a cache that outlives the call (a module's dict,
+        # `self`'s), the function is made once per key and then reused
+        # (model/domain/guards.py `runs_once_per_key`).
+        """
+import tensorflow as tf
+_steps = {}
+def step_for(name):
+    if name in _steps:
+        return _steps[name]
+    @tf.function
+    def step(x):
+        return x * 2.0
+    _steps[name] = step
+    return step
+def scaled_for(name):
+    if name not in _steps:
+        _steps[name] = tf.function(lambda x: x * 3.0)
+    return _steps[name]
+class Loader:
+    def __init__(self):
+        self.steps = {}
+    def get(self, name):
+        if name in self.steps:
+            return self.steps[name]
+        step = tf.function(lambda x: x - 1.0)
+        self.steps[name] = step
+        return step
+def train(x, loader):
+    for _ in range(10):
+        x = step_for("train")(x)
+        x = scaled_for("scale")(x)
+        x = loader.get("shift")(x)
+    return x
+""",
+        # A Keras model loaded by a memo for every sample: loaded once per key.
+        """
+import tensorflow as tf
+MODEL_PATH = "model.keras"
+_models = {}
+def predicted(name, x):
+    if name not in _models:
+        model = tf.keras.models.load_model(MODEL_PATH)
+        _models[name] = model
+        return model.predict(x)
+    return _models[name].predict(x)
+def serve(samples):
+    for sample in samples:
+        predicted("classifier", sample)
 """,
         # One per host, bound to that host's server and stored, never called in the loop.
         """
@@ -450,6 +531,23 @@ def warm_up(x):
 """,
     )
     INVALID = (
+        # The same visualizer over a count: every pass rebuilds the same step.
+        """
+import tensorflow as tf
+def make_step(scale):
+    @tf.function  # error: JIT207
+    def step(image):
+        return image * scale
+    return step
+def visualize(image, scale, steps):
+    step = make_step(scale)
+    for _ in range(steps):
+        image = step(image)
+    return image
+def test_rounds(image):
+    for scale in range(3):
+        visualize(image, 2.0, steps=scale)
+""",
         # The same factory called once per batch of a dataset: the same work, retraced.
         """
 import tensorflow as tf
@@ -488,6 +586,32 @@ def run(xs):
     return [step(x) for x in xs]
 for _ in range(3):
     run([tf.constant(1.0)])
+""",
+        # Loaders that look like memos but are not: the cache is a local dict, empty on
+        # every call; the cache hit does not return, so the function is made again.
+        """
+import tensorflow as tf
+_steps = {}
+def step_for(name):
+    steps = {}
+    if name in steps:
+        return steps[name]
+    @tf.function  # error: JIT207
+    def step(x):
+        return x * 2.0
+    steps[name] = step
+    return step
+def scaled_for(name):
+    if name in _steps:
+        print("cached")
+    step = tf.function(lambda x: x * 3.0)  # error: JIT207
+    _steps[name] = step
+    return step
+def train(x):
+    for _ in range(10):
+        x = step_for("train")(x)
+        x = scaled_for("scale")(x)
+    return x
 """,
         # A method that runs once per epoch defines the step; a decaying Python float.
         """
@@ -649,8 +773,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
         found = model_remade_for_inference(self.ctx.tf, node, path)
-        if found is None or self._graph_only(path):
-            return
+        if found is None or self._graph_only(path) or runs_once_per_key(path):
+            return  # graph code traces it into the outer graph; a memo loads it once per key
         name, where = found
         self.report(
             node,
@@ -672,8 +796,10 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         if loop is not None and keeping(self.ctx.tf).kept_per_iteration(path):
             loop = None  # one per element of the loop (a host, a device), then reused
         repeated = None if loop is not None else self._repeated_owner(path)
-        if repeated is not None and not used_repeatedly(
-            node, path, self.ctx.tf.repeats.keeps_result
+        # A memoised loader makes it the first time per key only, then reuses it.
+        if repeated is not None and (
+            runs_once_per_key(path)
+            or not used_repeatedly(node, path, self.ctx.tf.repeats.keeps_result)
         ):
             repeated = None
         if repeated is not None and self.ctx.tf.repeats.configured_owner(path):
@@ -712,8 +838,10 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
             self.ctx.tf
         ).def_kept_per_iteration(path)
         repeated = None if in_loop else self._repeated_owner(path)
-        if repeated is not None and not used_repeatedly(
-            node, path, self.ctx.tf.repeats.keeps_result
+        # A memoised loader makes it the first time per key only, then reuses it.
+        if repeated is not None and (
+            runs_once_per_key(path)
+            or not used_repeatedly(node, path, self.ctx.tf.repeats.keeps_result)
         ):
             repeated = None
         if repeated is not None and self.ctx.tf.repeats.configured_owner(path[:-1]):

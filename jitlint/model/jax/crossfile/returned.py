@@ -6,9 +6,11 @@ A factory in one file often builds the jitted step that another file calls
 file reads such returns from the text and exports them as a small value: a jitted `def` of
 its own (the header and the transformation's options), a partial of a named function (its
 target and bound arguments), an instance of its own NamedTuple or dataclass whose fields are
-Python lists or dicts, or a tuple holding one of those. The runner sends each to the files
-that import the name, the partial's target spelled as the receiving file would import it
-(`respell`), and their interpreter calls it like a local one (`decode`).
+Python lists or dicts, or are declared a builtin scalar type (`num_graphs: int`: never None,
+so the caller that passes it on decides `is None` in the callee), or a tuple holding one of
+those. The runner sends each to the files that import the name, the partial's target
+spelled as the receiving file would import it (`respell`), and their interpreter calls it
+like a local one (`decode`).
 
 Only what the text shows is exported; anything else stays unknown in the caller. The facts
 travel as the TensorFlow model's export records, with their own "jax:value:" prefix.
@@ -31,6 +33,7 @@ from jitlint.model.domain.values import (
     Object,
     PartialRef,
     Ref,
+    Scalar,
     Seq,
     Transformed,
     U,
@@ -53,6 +56,8 @@ _JIT_TEXT = re.compile(r"\bp?jit\b")
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
 _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
+# The Python scalar types a field may be exported as ({"scalar": "int"}).
+_SCALARS = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
 # Call leaves `_may_encode` lets through, besides the module's own classes.
 _MAKERS = LEAVES | {"partial"}
 
@@ -329,6 +334,10 @@ class _Encoder:
             found = self.encode(arg, depth + 1)
             if found is not None and (found.get("seq") == "list" or "dict" in found):
                 fields[name] = {"seq": "list"} if "seq" in found else found  # unhashable
+                continue
+            scalar = cls.scalar_field(name)
+            if scalar is not None and not _is_none(arg):
+                fields[name] = {"scalar": scalar}  # `num_graphs: int`: never None
         if not fields:
             return None
         return {"object": cls.name, "kind": cls.kind, "fields": fields}
@@ -378,6 +387,10 @@ class _Encoder:
         if self.names.lookup(name, self.path) is not bindings:
             return None
         return bindings[0].node
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
 def _literal(expr: cst.BaseExpression) -> bool:
@@ -504,6 +517,8 @@ def _decode(value: Any, site: cst.CSTNode, origin: str = "") -> Value:
         return PartialRef(target, [U] * int(args), {str(k): U for k in keywords})
     if "object" in value:
         return _instance(value, site)
+    if value.get("scalar") in _SCALARS:
+        return Scalar(str(value["scalar"]))
     return U
 
 

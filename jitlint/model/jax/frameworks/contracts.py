@@ -25,7 +25,7 @@ import libcst as cst
 
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.plugins import Contract, plugin, plugins
-from jitlint.model.jax.narrowing import tests_for_tracers
+from jitlint.model.jax.narrowing import TRACER_TYPES, tests_for_tracers
 from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
 from jitlint.python.scopes import module_functions
@@ -430,16 +430,25 @@ def python_used_params(
 
 
 # ---- Bodies that test for tracers ------------------------------------------------------------
+# The last names of the tracer types: text every spelling of one holds.
+_TRACER_WORDS = frozenset(qualname.rsplit(".", 1)[-1] for qualname in TRACER_TYPES)
 TRACER_TEST = Contract(
     "tracer-test", frozenset(), "its own test for tracers says it is meant to be"
 )
 
 
-def tracer_testing_functions(names: Names) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
+def tracer_testing_functions(
+    names: Names, source: str | None = None
+) -> Iterator[tuple[cst.FunctionDef, str, Contract]]:
     """Top-level functions and methods of top-level classes whose body asks whether a value
     is a tracer (`if not_jax_tracer(mask):`): written to run under jit, they are traced by
     contract, every parameter unknown. The predicates themselves are not (their body is the
-    test)."""
+    test). `source`, the module's text where known: a tracer type is spelled `Tracer` in
+    every name that resolves to it (an import, an attribute, a star import's name), and
+    only this module's own functions count as predicates, so a module whose text never
+    says `Tracer` has none of these bodies and is not walked (most of it would be)."""
+    if source is not None and not any(word in source for word in _TRACER_WORDS):
+        return
     module = names.module
     for statement in module.body:
         if type(statement) is cst.FunctionDef:

@@ -7,7 +7,6 @@ import libcst as cst
 from jitlint.model.domain.values import Scalar, Seq, Value
 from jitlint.model.jax.api import SHAPE_ATTRIBUTES
 from jitlint.model.jax.tracing import FunctionTrace
-from jitlint.model.jax.transforms import enclosing_function
 from jitlint.model.library.array_sizes import (
     SIZE_KEEPING_METHODS,
     elements,
@@ -187,6 +186,29 @@ def make_step(key):
         # The abstract trace of each innermost function (None: not traced abstractly), asked
         # once per function: the rule sees every name, ~10x more nodes than calls.
         self._abstract: dict[int, FunctionTrace | None] = {}
+        # The functions, lambdas and classes the walk is in, each with its index in
+        # `ctx.parents`: the innermost function of a name without copying its path.
+        self._scopes: list[tuple[cst.FunctionDef | cst.Lambda | cst.ClassDef, int]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.append((node, len(self.ctx.parents)))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+
+    visit_Lambda = visit_ClassDef = visit_FunctionDef  # type: ignore[assignment]
+    leave_Lambda = leave_ClassDef = leave_FunctionDef  # type: ignore[assignment]
+
+    def _enclosing_function(self, node: cst.Name) -> cst.FunctionDef | cst.Lambda | None:
+        """`enclosing_function` of the path to `node`, from the scopes the walk is in."""
+        parents = self.ctx.parents
+        for scope, index in reversed(self._scopes):
+            if type(scope) is cst.ClassDef:
+                return None
+            child = parents[index + 1] if index + 1 < len(parents) else node
+            if child is scope.body:
+                return scope  # type: ignore[return-value]
+        return None
 
     def visit_Name(self, node: cst.Name) -> None:
         parents = self.ctx.parents
@@ -196,15 +218,16 @@ def make_step(key):
                 return  # `x.name`: an attribute, not this name
             if parent.attr.value in SHAPE_ATTRIBUTES:  # read statically, nothing embedded  # type: ignore[attr-defined]
                 return
-        path = self.ctx.path_to(node)
-        func = enclosing_function(path)
+        func = self._enclosing_function(node)
         if func is None:
             return
+        path = None
         if id(func) in self._abstract:
             trace = self._abstract[id(func)]
         else:
             # What function_at answers depends on the innermost function alone, and the
             # traces are fixed once the module is solved (the first ask solves it).
+            path = self.ctx.path_to(node)
             trace = self.ctx.tracing.function_at(path)
             if trace is not None and not trace.abstract:
                 trace = None
@@ -214,6 +237,8 @@ def make_step(key):
         key = (id(trace.func), node.value)
         if key in self._reported:
             return
+        if path is None:
+            path = self.ctx.path_to(node)
         found = self.ctx.names.lookup_with_path(node.value, path)
         if found is None or len(found[0]) != 1 or found[0][0].kind != "assign":
             return
