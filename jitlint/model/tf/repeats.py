@@ -31,6 +31,7 @@ from typing import Any
 
 import libcst as cst
 
+from jitlint.model.domain.guards import runs_once_per_key
 from jitlint.model.domain.repeats import (
     Keeping,
     Repeated,
@@ -42,6 +43,7 @@ from jitlint.model.domain.repeats import (
     local_repetition,
     method_contract,
     per_pass,
+    used_repeatedly,
 )
 from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
@@ -79,6 +81,22 @@ class Repeats(Repeated):
         """The function holding the end of `path` runs once per configuration of a loop."""
         owner = next((n for n in reversed(path) if type(n) in _FUNCTIONS), None)
         return owner is not None and id(owner) in self.configured
+
+    def remade_by_owner(self, node: cst.CSTNode, path: Path, owner_path: Path) -> str | None:
+        """Why `node` (a `tf.function` or model made at the end of `path`) is made anew on
+        each of several runs of the function around it (`owner_path` ends inside that
+        function); None where the function runs once, or makes it the first time per key
+        only (a memoised loader, domain/guards.py), or each run uses it once, or each run is
+        for another configuration of a loop (each needs its own trace)."""
+        why = self.inside(path)
+        if (
+            why is None
+            or runs_once_per_key(path)
+            or not used_repeatedly(node, path, self.keeps_result)
+            or self.configured_owner(owner_path)
+        ):
+            return None
+        return why
 
     @property
     def repeated(self) -> dict[int, str]:
@@ -599,9 +617,12 @@ def model_remade_for_inference(
     loop, or a function called in one or by contract), and the code only predicts with it:
     each new model traces its predict function again (tensorflow/tensorflow#43501, a
     `load_model` per incoming sample). None when unknown: the arguments read something
-    the repeating code binds (a path per iteration), or the model is also trained there."""
+    the repeating code binds (a path per iteration), or the model is also trained there,
+    or a memoised loader loads it the first time per key only (domain/guards.py)."""
     repetition = local_repetition(path, model.staged_loop)
     if repetition is None or not model.names.resolves_to(call.func, path, KERAS_MODEL_MAKERS):
+        return None
+    if runs_once_per_key(path):
         return None
     parent = path[-2]
     if type(parent) is not cst.Assign or len(parent.targets) != 1:  # type: ignore[attr-defined]

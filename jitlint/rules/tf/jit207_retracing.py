@@ -12,8 +12,7 @@ from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.fixes.xla_fix import reduce_retracing_fix
-from jitlint.model.domain.guards import runs_once_per_key
-from jitlint.model.domain.repeats import enclosing_loop, used_repeatedly
+from jitlint.model.domain.repeats import enclosing_loop
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.repeats import (
     KERAS_MODEL_MAKERS,
@@ -773,8 +772,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         runs, and only used there for prediction: each new model traces again."""
         path = self.ctx.path_to(node)
         found = model_remade_for_inference(self.ctx.tf, node, path)
-        if found is None or self._graph_only(path) or runs_once_per_key(path):
-            return  # graph code traces it into the outer graph; a memo loads it once per key
+        if found is None or self._graph_only(path):
+            return  # graph code traces it into the outer graph
         name, where = found
         self.report(
             node,
@@ -784,10 +783,6 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
             "the loop) and reuse it",
         )
 
-    def _repeated_owner(self, path: Sequence[cst.CSTNode]) -> str | None:
-        """Why the function holding the end of `path` runs more than once, if it does."""
-        return self.ctx.tf.repeats.inside(path)
-
     def _built(self, node: cst.Call) -> None:
         if not any(a.keyword is None for a in node.args):
             return  # the decorator factory tf.function(jit_compile=True)
@@ -795,15 +790,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         loop = enclosing_loop(path)
         if loop is not None and keeping(self.ctx.tf).kept_per_iteration(path):
             loop = None  # one per element of the loop (a host, a device), then reused
-        repeated = None if loop is not None else self._repeated_owner(path)
-        # A memoised loader makes it the first time per key only, then reuses it.
-        if repeated is not None and (
-            runs_once_per_key(path)
-            or not used_repeatedly(node, path, self.ctx.tf.repeats.keeps_result)
-        ):
-            repeated = None
-        if repeated is not None and self.ctx.tf.repeats.configured_owner(path):
-            repeated = None  # one per configuration the loop passes: each needs its trace
+        repeats = self.ctx.tf.repeats
+        repeated = None if loop is not None else repeats.remade_by_owner(node, path, path)
         if loop is None and repeated is None:
             return  # built once: at module level, in main(), in a test
         if not self.ctx.names.resolves_to(node.func, path, TF_FUNCTION):
@@ -837,15 +825,9 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         in_loop = enclosing_loop(path) is not None and not keeping(
             self.ctx.tf
         ).def_kept_per_iteration(path)
-        repeated = None if in_loop else self._repeated_owner(path)
-        # A memoised loader makes it the first time per key only, then reuses it.
-        if repeated is not None and (
-            runs_once_per_key(path)
-            or not used_repeatedly(node, path, self.ctx.tf.repeats.keeps_result)
-        ):
-            repeated = None
-        if repeated is not None and self.ctx.tf.repeats.configured_owner(path[:-1]):
-            repeated = None  # one per configuration the loop passes: each needs its trace
+        # The owner of a decorated def is the function around the def itself.
+        repeats = self.ctx.tf.repeats
+        repeated = None if in_loop else repeats.remade_by_owner(node, path, path[:-1])
         if not in_loop and repeated is None:
             return
         for decorator in node.decorators:
