@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 
 import libcst as cst
 
-from jitlint.python.builtins_facts import STATICMETHOD
+from jitlint.python.builtins_facts import LITERAL_NAMES, STATICMETHOD
 from jitlint.python.uses import bound_names, leaves_on_every_path
 
 T = TypeVar("T")
@@ -292,7 +292,6 @@ PARTIAL_SIGNATURE = Signature(("func",), ("func",), (), "args", "keywords")
 # ---- which branches a call's literal arguments decide ------------------------------------
 
 _UNKNOWN = object()  # an argument whose Python value is not written out
-_LITERAL_NAMES = {"None": None, "True": True, "False": False}
 
 
 def may_reach(
@@ -344,8 +343,8 @@ def _test_value(test: cst.BaseExpression, bound: Bound[cst.BaseExpression], rebo
     kind = type(test)
     if kind is cst.Name:
         name = test.value  # type: ignore[attr-defined]
-        if name in _LITERAL_NAMES:
-            return _LITERAL_NAMES[name]
+        if name in LITERAL_NAMES:
+            return LITERAL_NAMES[name]
         if name in rebound:
             return _UNKNOWN
         if name in bound.arguments:
@@ -390,7 +389,7 @@ def _literal(expr: cst.BaseExpression):
     `_UNKNOWN`."""
     kind = type(expr)
     if kind is cst.Name:
-        return _LITERAL_NAMES.get(expr.value, _UNKNOWN)  # type: ignore[attr-defined]
+        return LITERAL_NAMES.get(expr.value, _UNKNOWN)  # type: ignore[attr-defined]
     if kind in (cst.Integer, cst.Float, cst.SimpleString):
         try:
             return expr.evaluated_value  # type: ignore[attr-defined]

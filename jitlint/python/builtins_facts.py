@@ -177,8 +177,10 @@ def exception_catchers(name: str) -> frozenset[str]:
     return frozenset(found)
 
 
-# Builtin types whose instances are never None, as an annotation spells them.
-_NOT_NONE_ANNOTATIONS = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
+# Python's builtin scalar types (their instances are never None), by name.
+SCALAR_TYPES = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
+# The constants spelled as names, and their values.
+LITERAL_NAMES = {"None": None, "True": True, "False": False}
 
 
 def not_none_annotation(annotation: cst.BaseExpression) -> str | None:
@@ -192,4 +194,4 @@ def not_none_annotation(annotation: cst.BaseExpression) -> str | None:
         name = annotation.value
     else:
         return None
-    return name if name in _NOT_NONE_ANNOTATIONS else None
+    return name if name in SCALAR_TYPES else None

@@ -260,6 +260,11 @@ def names_itself(node: cst.Name, parent: cst.CSTNode) -> bool:
     return False
 
 
+def is_none_literal(expr: cst.CSTNode | None) -> bool:
+    """`expr` is the constant `None` as written."""
+    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
+
+
 def base_class(expr: cst.BaseExpression) -> cst.BaseExpression:
     """A class statement's base as a class expression: `Env[State, Params]` is `Env`."""
     return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ from typing import TypeVar
 import libcst as cst
 
 from jitlint.python.binding import Signature, bind_call
-from jitlint.python.names import Names
+from jitlint.python.names import Names, is_none_literal
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,7 @@ class Guards:
         op = type(target.operator)
         left, right = test.left, target.comparator
         # `x is None` holds / `x is not None` fails: x is None, an instance of NoneType.
-        if op in (cst.Is, cst.IsNot) and type(left) is cst.Name and _is_none(right):
+        if op in (cst.Is, cst.IsNot) and type(left) is cst.Name and is_none_literal(right):
             held = outcome == (op is cst.Is)
             return (
                 frozenset({left.value})
@@ -357,7 +357,7 @@ class Guards:
         """`type(None)`."""
         return (
             len(call.args) == 1
-            and _is_none(call.args[0].value)
+            and is_none_literal(call.args[0].value)
             and self.resolves(call.func, "builtins.type")
         )
 
@@ -374,10 +374,6 @@ def conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
         else:
             parts.append(item)
     return parts
-
-
-def _is_none(expr: cst.CSTNode) -> bool:
-    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
 def _positional(call: cst.Call, count: int) -> list[cst.BaseExpression] | None:

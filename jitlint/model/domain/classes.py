@@ -19,7 +19,7 @@ import libcst as cst
 
 from jitlint.model.domain import plugins
 from jitlint.python.builtins_facts import METHOD_KINDS, not_none_annotation
-from jitlint.python.names import Names, base_class, leaf_name
+from jitlint.python.names import Names, base_class, is_none_literal, leaf_name
 from jitlint.python.walker import iter_children
 
 # Roots whose own attributes do not matter to the model: an attribute not found in the
@@ -145,7 +145,7 @@ class ClassInfo:
         for cls in self.mro:
             for field_name, annotation, default in cls.fields:
                 if field_name == name:
-                    if type(default) is cst.Name and default.value == "None":
+                    if is_none_literal(default):
                         return None
                     return not_none_annotation(annotation)
             if name in cls.methods or name in cls.attributes:

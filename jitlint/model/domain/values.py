@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from jitlint.python.builtins_facts import LITERAL_NAMES, SCALAR_TYPES
+
 STATIC, TRACED, PYTREE, UNKNOWN = 0, 1, 2, 3
 KIND_NAMES = {STATIC: "static", TRACED: "traced", PYTREE: "traced", UNKNOWN: "unknown"}
 MISSING: Any = object()  # a Scalar whose value is not known
@@ -675,14 +677,11 @@ def constant(value: Any) -> Value:
     return S
 
 
-_LITERALS = {"True": True, "False": False, "None": None}
-
-
 def literal(text: str) -> Value | None:
     """The value of the constant spelled `text` (`True`, `False`, `None`), else None."""
-    if text not in _LITERALS:
+    if text not in LITERAL_NAMES:
         return None
-    return constant(_LITERALS[text])
+    return constant(LITERAL_NAMES[text])
 
 
 def literal_truth(value: Value) -> bool | None:
@@ -695,10 +694,6 @@ def literal_truth(value: Value) -> bool | None:
     return None
 
 
-# Python types whose instances are never None: a STATIC value of one of them answers `is None`.
-_NOT_NONE_TYPES = frozenset({"int", "float", "complex", "str", "bytes", "bool"})
-
-
 def is_none(value: Value) -> bool | None:
     """Whether the value is None, as `x is None` asks: True for the constant, False for a
     Python scalar of another known type (an int such as `x.shape[0]` or `len(xs)`, a
@@ -709,7 +704,7 @@ def is_none(value: Value) -> bool | None:
         if value.known:
             return value.const is None
         return None if value.pytype is None else value.pytype == "None"
-    if type(value) is Value and value.kind == STATIC and value.pytype in _NOT_NONE_TYPES:
+    if type(value) is Value and value.kind == STATIC and value.pytype in SCALAR_TYPES:
         return False
     return None
 

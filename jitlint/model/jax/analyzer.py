@@ -37,6 +37,7 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.expressions import Expressions, all_params
 from jitlint.python import binding
 from jitlint.python.binding import Signature
+from jitlint.python.builtins_facts import LITERAL_NAMES
 from jitlint.python.names import leaf_name
 from jitlint.python.predicates import Marks, narrow, restore
 from jitlint.python.walker import iter_children
@@ -598,8 +599,8 @@ def default_value(expr: cst.BaseExpression | None) -> Value:
             return constant(expr.evaluated_value)  # type: ignore[attr-defined]
         except (ValueError, SyntaxError):
             return S
-    if kind is cst.Name and expr.value in ("True", "False", "None"):  # type: ignore[attr-defined]
-        return constant({"True": True, "False": False, "None": None}[expr.value])  # type: ignore[attr-defined]
+    if kind is cst.Name and expr.value in LITERAL_NAMES:  # type: ignore[attr-defined]
+        return constant(LITERAL_NAMES[expr.value])  # type: ignore[attr-defined]
     if kind is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
         inner = default_value(expr.expression)  # type: ignore[attr-defined]
         if isinstance(inner, Scalar) and inner.known and isinstance(inner.const, (int, float)):

@@ -45,8 +45,8 @@ from jitlint.model.jax.jit import JIT_CALLABLES, JitApplication, spec_from_args
 from jitlint.model.jax.transforms import LEAVES, PARAM_OPTIONS, TRANSFORMS
 from jitlint.model.tf_records import TfRecord
 from jitlint.python.binding import Signature, bind_call
-from jitlint.python.builtins_facts import PARTIAL
-from jitlint.python.names import Names, leaf_name
+from jitlint.python.builtins_facts import PARTIAL, SCALAR_TYPES
+from jitlint.python.names import Names, is_none_literal, leaf_name
 
 VALUE_FACT = "jax:value:"
 # The key of a value that is the exported name itself (a jitted `def`), not what calling it
@@ -56,8 +56,6 @@ _JIT_TEXT = re.compile(r"\bp?jit\b")
 _OWN = "@"  # a partial target spelled `@name`: a top-level def of the defining file
 _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
-# The Python scalar types a field may be exported as ({"scalar": "int"}).
-_SCALARS = frozenset({"int", "float", "complex", "bool", "str", "bytes"})
 # Call leaves `_may_encode` lets through, besides the module's own classes.
 _MAKERS = LEAVES | {"partial"}
 
@@ -336,7 +334,7 @@ class _Encoder:
                 fields[name] = {"seq": "list"} if "seq" in found else found  # unhashable
                 continue
             scalar = cls.scalar_field(name)
-            if scalar is not None and not _is_none(arg):
+            if scalar is not None and not is_none_literal(arg):
                 fields[name] = {"scalar": scalar}  # `num_graphs: int`: never None
         if not fields:
             return None
@@ -387,10 +385,6 @@ class _Encoder:
         if self.names.lookup(name, self.path) is not bindings:
             return None
         return bindings[0].node
-
-
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
 def _literal(expr: cst.BaseExpression) -> bool:
@@ -517,7 +511,7 @@ def _decode(value: Any, site: cst.CSTNode, origin: str = "") -> Value:
         return PartialRef(target, [U] * int(args), {str(k): U for k in keywords})
     if "object" in value:
         return _instance(value, site)
-    if value.get("scalar") in _SCALARS:
+    if value.get("scalar") in SCALAR_TYPES:
         return Scalar(str(value["scalar"]))
     return U
 
