@@ -146,60 +146,55 @@ def _one_element(iterable: cst.CSTNode) -> bool:
 def leaves_on_every_path(block: cst.BaseSuite) -> bool:
     """Every normal path through `block` (a loop's or a branch's body) ends in `break`,
     `return`, `raise` or a process exit."""
-    if type(block) is cst.SimpleStatementSuite:  # `for x in xs: break`
-        return bool(block.body) and _leaves(block.body[-1])
-    return _ends_leaving(list(block.body))  # type: ignore[arg-type]
-
-
-def _ends_leaving(statements: list[cst.CSTNode]) -> bool:
-    if not statements:
-        return False
-    last = statements[-1]
-    kind = type(last)
-    if kind is cst.SimpleStatementLine:
-        return bool(last.body) and _leaves(last.body[-1])  # type: ignore[attr-defined]
-    if kind is cst.If:
-        orelse = last.orelse  # type: ignore[attr-defined]
-        if orelse is None or not leaves_on_every_path(last.body):  # type: ignore[attr-defined]
-            return False
-        return (
-            _ends_leaving([orelse]) if type(orelse) is cst.If else leaves_on_every_path(orelse.body)
-        )
-    if kind is cst.Try:
-        # Its handlers may fall through to the next pass: a retry after an error.
-        tail = last.orelse.body if last.orelse is not None else last.body  # type: ignore[attr-defined]
-        return leaves_on_every_path(tail)
-    if kind is cst.With:
-        return leaves_on_every_path(last.body)  # type: ignore[attr-defined]
-    return False
-
-
-def _leaves(small: cst.BaseSmallStatement) -> bool:
-    return type(small) in (cst.Break, cst.Return, cst.Raise) or _process_exit(small)
+    return _every_path_ends(block, _leaves, into_blocks=True)
 
 
 def raises_on_every_path(block: cst.BaseSuite) -> bool:
     """Every normal path through `block` (an exception handler's body) ends by raising or
     ending the process: the error it caught, or another, still leaves it."""
-    if type(block) is cst.SimpleStatementSuite:
-        return bool(block.body) and _raises(block.body[-1])
-    return _ends_raising(list(block.body))  # type: ignore[attr-defined]
+    return _every_path_ends(block, _raises, into_blocks=False)
 
 
-def _ends_raising(statements: list[cst.CSTNode]) -> bool:
+def _every_path_ends(
+    block: cst.BaseSuite, ends: Callable[[cst.BaseSmallStatement], bool], into_blocks: bool
+) -> bool:
+    """Every normal path through `block` ends in a small statement that `ends` accepts: its
+    last statement, or each branch of a last `if` with an `else`. `into_blocks`: a last
+    `with` is followed into its body, and a last `try` into its `else` (or its body, when it
+    has none; its handlers may fall through, as a retry does)."""
+    if type(block) is cst.SimpleStatementSuite:  # `for x in xs: break`
+        return bool(block.body) and ends(block.body[-1])
+    statements = block.body  # type: ignore[attr-defined]
     if not statements:
         return False
-    last = statements[-1]
-    if type(last) is cst.SimpleStatementLine:
-        return bool(last.body) and _raises(last.body[-1])  # type: ignore[attr-defined]
-    if type(last) is cst.If:
+    return _statement_ends(statements[-1], ends, into_blocks)
+
+
+def _statement_ends(
+    last: cst.CSTNode, ends: Callable[[cst.BaseSmallStatement], bool], into_blocks: bool
+) -> bool:
+    kind = type(last)
+    if kind is cst.SimpleStatementLine:
+        return bool(last.body) and ends(last.body[-1])  # type: ignore[attr-defined]
+    if kind is cst.If:
         orelse = last.orelse  # type: ignore[attr-defined]
-        if orelse is None or not raises_on_every_path(last.body):  # type: ignore[attr-defined]
+        if orelse is None or not _every_path_ends(last.body, ends, into_blocks):  # type: ignore[attr-defined]
             return False
         if type(orelse) is cst.If:
-            return _ends_raising([orelse])
-        return raises_on_every_path(orelse.body)
+            return _statement_ends(orelse, ends, into_blocks)
+        return _every_path_ends(orelse.body, ends, into_blocks)
+    if not into_blocks:
+        return False
+    if kind is cst.Try:
+        tail = last.orelse.body if last.orelse is not None else last.body  # type: ignore[attr-defined]
+        return _every_path_ends(tail, ends, into_blocks)
+    if kind is cst.With:
+        return _every_path_ends(last.body, ends, into_blocks)  # type: ignore[attr-defined]
     return False
+
+
+def _leaves(small: cst.BaseSmallStatement) -> bool:
+    return type(small) in (cst.Break, cst.Return, cst.Raise) or _process_exit(small)
 
 
 def _raises(small: cst.BaseSmallStatement) -> bool:
