@@ -1014,7 +1014,7 @@ class TfValues:
         }
         if not decorated:
             return frozenset()
-        graph = {key for key in model.contexts}  # type: ignore[attr-defined]
+        graph = model.contexts  # type: ignore[attr-defined]
         calls: dict[int, int] = {}
         eager: set[int] = set()
         for key, found in scan.calls.items():
