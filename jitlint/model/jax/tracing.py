@@ -781,6 +781,8 @@ class Tracing:
         context = Context(trace, level, params, site="root", staged=staged)
         top = [given for (at, _), given in zip(contributions, passable, strict=True) if at == level]
         context.falsy_when_tested = _falsy_when_tested(func, params, top)
+        for name in context.falsy_when_tested:
+            params[name] = Value(UNKNOWN)  # its own object: a rebinding is told apart
         self.analyse(context, invoke=True)
 
     def fails_before_tracing(self, entry: Entry) -> bool:
