@@ -406,9 +406,10 @@ def solar(x, grid=None, strict=True):
     return x
 f = jax.jit(lambda x: solar(x, grid="g"))
 """,
-    # A jit parameter with a falsy default: wherever a test of it completes it holds the
-    # default. Not a None default (a container passed for it is truthy and not traced), not
-    # a static one (a call may pass True), not after the body rebinds it.
+    # A jit parameter whose default is False: wherever a test of it completes it holds the
+    # default. Not a None default (a container passed for it is truthy and not traced), nor
+    # a number (`axis=(0, 1)` for `axis=0`), not a static one (a call may pass True), not
+    # after the body rebinds it.
     """
 from functools import partial
 import jax
@@ -417,7 +418,7 @@ import jax.numpy as jnp
 def plain(x, debug=False, scale=0):
     if debug:
         assert jnp.all(x > 0)
-    if scale and jnp.any(x > scale):
+    if scale and jnp.any(x > scale):  # error: JIT101
         return x
     return x
 @jax.jit

@@ -55,7 +55,6 @@ from jitlint.model.domain.values import (
     U,
     Value,
     first_traced,
-    is_none,
     join,
     literal,
     literal_truth,
@@ -1505,23 +1504,23 @@ def _falsy_when_tested(
 ) -> frozenset[str]:
     """The parameters of a root context whose truth is False wherever a test of them
     completes: every application at its level is a jit that traces the parameter when a
-    call gives it (`render=False` not static), so the body sees either its falsy Python
-    default or a tracer, whose test raises before any branch runs. A default of None is
-    left out: jit passes None (and a container's truth) through."""
+    call gives it (`render=False` not static), so the body sees either its Python default
+    or a tracer, whose test raises before any branch runs. Only a `False` default: jit
+    passes None through, and a container given for a number (`axis=(0, 1)` for `axis=0`)
+    is truthy."""
     if not applications or type(func) is not cst.FunctionDef:
         return frozenset()
     shared = frozenset.intersection(*applications)
     if not shared:
         return frozenset()
     defaults = Signature.of(func).default_of  # type: ignore[arg-type]
-    out = set()
-    for name in shared:
-        default = default_value(defaults.get(name))
-        if params.get(name, U).kind != UNKNOWN or is_none(default) is not False:
-            continue
-        if literal_truth(default) is False:
-            out.add(name)
-    return frozenset(out)
+    return frozenset(
+        name
+        for name in shared
+        if params.get(name, U).kind == UNKNOWN
+        and type(default := defaults.get(name)) is cst.Name
+        and default.value == "False"
+    )
 
 
 def how_traced(caller: FunctionTrace) -> str:
