@@ -804,11 +804,13 @@ class Model:
     ) -> bool:
         """Each repetition builds a different function on purpose, so a compile per pass is
         needed: what it captures changes between passes and is Python configuration (or the
-        model cannot tell: unknown is never reported), or it is rebuilt only when an `if` in
-        the loop sees a setting change. A captured array or step count that changes should
-        have been an argument: the hazard stays."""
+        model cannot tell: unknown is never reported), or each pass is another element of a
+        written-out grid of configurations it captures (`for dtype in ["float32",
+        "bfloat16"]:`), or it is rebuilt only when an `if` in the loop sees a setting change.
+        A captured array or step count that changes should have been an argument: the
+        hazard stays."""
         captures = self.ctx.captures
-        if captures.recompile_guard(path):
+        if captures.recompile_guard(path) or captures.per_grid(built, path, repetition):
             return True
         varying = captures.varying(built, path, repetition)
         return varying is not None and any(c.configuration for c in varying)
