@@ -22,6 +22,11 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).
+- A call or function object in a *grid* of configurations (`grid_pass`: every loop around it
+  a `for` over a written-out list or tuple of literals, or a name bound once to one, whose
+  element it passes or captures) runs once per configuration: each trace or compile is
+  needed, and hoisting cannot remove it. TF's repeats and JIT113 (through captures.py) ask
+  this one fact.
 - A *staged* loop is no repetition either: the framework traces its body once and runs
   the iterations itself (TF's autograph turns a `for` over a tensor in graph code into a
   `while_loop`). Which loops are staged is the framework's answer (`StagedLoop`, given by
