@@ -38,8 +38,16 @@ from jitlint.model.tf.api import (
     single_output,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.model.tf_records import UNKNOWN_FACT, Argument, decode_arguments
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
-from jitlint.python.binding import Signature, receivers
+from jitlint.python.binding import (
+    DOUBLE_STARRED,
+    STARRED,
+    Signature,
+    call_arguments,
+    receivers,
+)
+from jitlint.python.binding import bind as bind_arguments
 from jitlint.python.builtins_facts import container_annotation, tuple_element_annotation
 from jitlint.python.names import Names
 from jitlint.python.predicates import Guards, Predicate, TypeTest
@@ -663,11 +671,14 @@ class TfValues:
 
     def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
         """A helper's parameter: what the module's graph code passes to it (unknown where
-        no call is seen; a call from another module is not seen). Where every call leaves
-        it out, it is its default's value (`training=False`: a Python flag on every path)."""
-        sites = self._helper_sites.get(id(func))
-        if not sites or type(func) is not cst.FunctionDef:
+        no call is seen); for a top-level function only other files' graph code calls, what
+        their "graph" records say each call passes. Where every call leaves it out, it is
+        its default's value (`training=False`: a Python flag on every path)."""
+        if type(func) is not cst.FunctionDef:
             return UNK
+        sites = self._helper_sites.get(id(func))
+        if not sites:
+            return self._received_param(func, name)
         found = []
         defaulted = True  # no call passes it, nor spreads `*args`/`**kwargs` that might
         for call, path, bound in sites:
@@ -682,6 +693,52 @@ class TfValues:
         if defaulted and default is not None:
             return self.value(default, self.model.scope_path(func)[:-1])  # type: ignore[attr-defined]
         return UNK
+
+    def _received_param(self, func: cst.FunctionDef, name: str) -> Value:
+        """What the "graph" records of a top-level function (calls from graph code of other
+        files) say its parameter `name` gets: a tensor, a Python value, or the default where
+        a call leaves it out; unknown where any record carries no arguments (a callback, a
+        record of an older version) or a star argument may fill it."""
+        model = self.model
+        if not any(stmt is func for stmt in model.module.body):  # type: ignore[attr-defined]
+            return UNK
+        wanted = func.name.value
+        records = [r for r in model.records("graph") if r.function == wanted]  # type: ignore[attr-defined]
+        if not records:
+            return UNK
+        signature = Signature.of(func)
+        found = []
+        for record in records:
+            args = decode_arguments(record.status) if record.status else None
+            if args is None:
+                return UNK
+            bound = bind_arguments(signature, args)
+            if name in bound.arguments:
+                fact = bound.arguments[name]
+                if fact.startswith("tensor"):
+                    found.append(Value(TENSOR, frozenset()))
+                elif fact == "py" or fact.startswith("dtype:"):
+                    found.append(PY)
+                else:
+                    return UNK
+            elif name in bound.defaulted:
+                found.append(self.value(bound.defaulted[name], (model.module,)))  # type: ignore[attr-defined]
+            else:
+                return UNK
+        return join(found)
+
+    def argument_kinds(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> list[Argument]:
+        """What each argument of `call` is, for a "graph" record (tf_records.py's facts,
+        without dtypes): a tensor, a Python value, or unknown."""
+        out: list[Argument] = []
+        for keyword, expr in call_arguments(call):
+            if keyword in (STARRED, DOUBLE_STARRED):
+                out.append((keyword, UNKNOWN_FACT))
+                continue
+            kind = self.value(expr, path).kind
+            fact = "tensor" if kind == TENSOR else "py" if kind == PYTHON else UNKNOWN_FACT
+            out.append((keyword, fact))
+        return out
 
     def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
         """What the module's graph code passes for the parameter `name` of the helper
