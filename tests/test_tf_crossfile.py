@@ -549,6 +549,17 @@ def test_a_numpy_table_passed_to_another_file_keeps_the_branch(tmp_path):
     assert tf_findings(files, tmp_path) == [("pkg/edges.py", 9, "JIT204")]
 
 
+def test_a_whole_input_passed_to_another_file_may_be_a_list(tmp_path):
+    # `tf.is_tensor` of a list of tensors is False: the helper's NumPy branch runs.
+    files = {
+        "pkg/edges.py": EDGES,
+        "pkg/layers.py": LOOP_LAYER.replace("inputs[0], inputs[1]", "inputs[0], inputs").format(
+            edge_index="edge_index"
+        ),
+    }
+    assert tf_findings(files, tmp_path) == [("pkg/edges.py", 9, "JIT204")]
+
+
 def test_graph_records_carry_what_each_argument_is():
     records = _outbound(
         """
@@ -556,17 +567,19 @@ def test_graph_records_carry_what_each_argument_is():
         import tensorflow as tf
         from pkg.edges import add_loops
 
-        @tf.function
+        @tf.function(input_signature=[tf.TensorSpec([2, 3])])
         def step(x, *rest):
             add_loops(tf.ones([2, 3]), 4, scale=np.ones(2), *rest)
+            add_loops(x, 4)
             return add_loops(tf.ones([2, 3]), 4)
         """
     )
     graph = sorted((r for r in records if r.kind == "graph"), key=lambda r: r.status)
-    assert [r.target for r in graph] == ["pkg.edges.add_loops"] * 2
+    assert [r.target for r in graph] == ["pkg.edges.add_loops"] * 3
     assert [decode_arguments(r.status) for r in graph] == [
         [(None, "tensor"), (None, "py"), ("scale", "?"), ("*", "?")],
         [(None, "tensor"), (None, "py")],
+        [(None, "tensors"), (None, "py")],  # the whole argument: maybe a list of tensors
     ]
     for record in graph:
         assert record_from_json(record.to_json()) == record  # through the JSON cache
@@ -587,6 +600,7 @@ def _edges_branch_context(records: list[TfInbound]) -> object:
     ("status", "graph_code"),
     [
         (encode_arguments([(None, "tensor"), (None, "py")]), False),
+        (encode_arguments([(None, "tensors"), (None, "py")]), True),  # maybe a list
         (encode_arguments([(None, "py"), (None, "py")]), True),
         (encode_arguments([(None, "?"), (None, "py")]), True),
         (encode_arguments([("*", "?")]), True),  # a star argument may fill it: unknown

@@ -335,7 +335,9 @@ class TfModel(KerasLinks):
         also through a local flag bound once to `tf.is_tensor(x)`) where graph code gives `x`
         as a tensor: there the test decides against the branch, so graph code never runs it.
         Code written for both NumPy and tensor inputs converts back to NumPy this way, and a
-        Keras layer's `__call__` turns NumPy inputs into tensors before `call` (Keras 2 and 3)."""
+        Keras layer's `__call__` turns NumPy inputs into tensors before `call` (Keras 2 and 3).
+        A value that may be a structure of tensors (a root's whole input) decides nothing:
+        `tf.is_tensor` of a list is False."""
         if not self._mentions_is_tensor:
             return False
         key = (id(node), branch is node.body)
@@ -343,7 +345,11 @@ class TfModel(KerasLinks):
         if found is None:
             outcome = branch is node.body
             subjects = self._not_tensor_subjects(node.test, outcome, (*outer, node), 0)
-            found = any(self.values.value(e, at).kind == TENSOR for e, at in subjects)
+            values = self.values
+            found = any(
+                values.value(e, at).kind == TENSOR and not values.whole_input(e, at)
+                for e, at in subjects
+            )
             self._non_tensor_memo[key] = found
         return found
 

@@ -699,46 +699,103 @@ class TfValues:
         files) say its parameter `name` gets: a tensor, a Python value, or the default where
         a call leaves it out; unknown where any record carries no arguments (a callback, a
         record of an older version) or a star argument may fill it."""
-        model = self.model
-        if not any(stmt is func for stmt in model.module.body):  # type: ignore[attr-defined]
+        facts = self._received_facts(func, name)
+        if facts is None:
             return UNK
-        wanted = func.name.value
-        records = [r for r in model.records("graph") if r.function == wanted]  # type: ignore[attr-defined]
-        if not records:
-            return UNK
-        signature = Signature.of(func)
         found = []
-        for record in records:
-            args = decode_arguments(record.status) if record.status else None
-            if args is None:
-                return UNK
-            bound = bind_arguments(signature, args)
-            if name in bound.arguments:
-                fact = bound.arguments[name]
-                if fact.startswith("tensor"):
-                    found.append(Value(TENSOR, frozenset()))
-                elif fact == "py" or fact.startswith("dtype:"):
-                    found.append(PY)
-                else:
-                    return UNK
-            elif name in bound.defaulted:
-                found.append(self.value(bound.defaulted[name], (model.module,)))  # type: ignore[attr-defined]
+        for fact in facts:
+            if isinstance(fact, cst.BaseExpression):  # the default: no call passes it
+                found.append(self.value(fact, (self.model.module,)))  # type: ignore[attr-defined]
+            elif fact.startswith("tensor"):
+                found.append(Value(TENSOR, frozenset()))
+            elif fact == "py" or fact.startswith("dtype:"):
+                found.append(PY)
             else:
                 return UNK
         return join(found)
 
+    def _received_facts(
+        self, func: cst.FunctionDef, name: str
+    ) -> list[str | cst.BaseExpression] | None:
+        """Per "graph" record of the top-level `func`, the fact it gives for the parameter
+        `name` (the default's expression where the call leaves it out); None where there is
+        none, or a record carries no arguments, or a star argument may fill it."""
+        model = self.model
+        if not any(stmt is func for stmt in model.module.body):  # type: ignore[attr-defined]
+            return None
+        wanted = func.name.value
+        records = [r for r in model.records("graph") if r.function == wanted]  # type: ignore[attr-defined]
+        if not records:
+            return None
+        signature = Signature.of(func)
+        out: list[str | cst.BaseExpression] = []
+        for record in records:
+            args = decode_arguments(record.status) if record.status else None
+            if args is None:
+                return None
+            bound = bind_arguments(signature, args)
+            if name in bound.arguments:
+                out.append(bound.arguments[name])
+            elif name in bound.defaulted:
+                out.append(bound.defaulted[name])
+            else:
+                return None
+        return out
+
     def argument_kinds(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> list[Argument]:
         """What each argument of `call` is, for a "graph" record (tf_records.py's facts,
-        without dtypes): a tensor, a Python value, or unknown."""
+        without dtypes): a tensor ("tensors" where it may be a structure of them: the whole
+        input of a graph root), a Python value, or unknown."""
         out: list[Argument] = []
         for keyword, expr in call_arguments(call):
             if keyword in (STARRED, DOUBLE_STARRED):
                 out.append((keyword, UNKNOWN_FACT))
                 continue
             kind = self.value(expr, path).kind
-            fact = "tensor" if kind == TENSOR else "py" if kind == PYTHON else UNKNOWN_FACT
+            if kind == TENSOR:
+                fact = "tensors" if self.whole_input(expr, path) else "tensor"
+            else:
+                fact = "py" if kind == PYTHON else UNKNOWN_FACT
             out.append((keyword, fact))
         return out
+
+    def whole_input(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """Whether `expr`, a tensor to the model, may be a structure of tensors instead (a
+        list, tuple or dict, for which `tf.is_tensor` is False): the whole input of a graph
+        root (a Keras `call`'s inputs, a `tf.function`'s argument), directly, through a plain
+        alias, or passed whole to a helper, by this file or (its record says "tensors") by
+        another. An element of it (`inputs[1]`, `a, b = inputs`) or an op's result is one
+        tensor."""
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)  # type: ignore[arg-type]
+        if not defs or depth > 4:
+            return True
+        for definition in defs:
+            if definition.kind == "assign":
+                if self.whole_input(definition.node, definition.path, depth + 1):  # type: ignore[arg-type]
+                    return True
+            elif definition.kind == "param" and self._whole_param(
+                definition.path[-1], expr.value, depth
+            ):
+                return True
+        return False
+
+    def _whole_param(self, func: cst.CSTNode, name: str, depth: int) -> bool:
+        context = self.model.function_context(func)  # type: ignore[attr-defined]
+        if context is None or context.root:
+            return True
+        sites = self._helper_sites.get(id(func))
+        if not sites:
+            if type(func) is not cst.FunctionDef:
+                return True
+            facts = self._received_facts(func, name)
+            return facts is None or "tensors" in facts
+        for call, path, bound in sites:
+            for param, arg in bind(func, call, bound):  # type: ignore[arg-type]
+                if param == name and self.whole_input(arg, path, depth + 1):
+                    return True
+        return False
 
     def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
         """What the module's graph code passes for the parameter `name` of the helper

@@ -103,8 +103,9 @@ class NumpyInGraph(Rule):
     run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
     A branch that runs only where `tf.is_tensor(x)` fails (`if not tf.is_tensor(x):`, its
     `else`, or a flag bound once to the test) is not graph code where graph code gives `x` as
-    a tensor: a Keras `call`'s inputs (Keras converts NumPy inputs), an op's result, or what
-    every caller passes, in this file or, through their records, in others.
+    one tensor: an element of a Keras `call`'s inputs (Keras converts NumPy inputs), an op's
+    result, or what every caller passes, in this file or, through their records, in others.
+    The whole input of a `call` or a `tf.function` may be a list, and decides nothing.
     """
 
     code = "JIT204"
@@ -360,6 +361,17 @@ class Model(tf.keras.Model):
         loss = tf.reduce_mean(data)
         print(float(loss.numpy()))  # error: JIT204
         return {"loss": loss}
+""",
+        # A layer's whole input may be a list of tensors, for which `tf.is_tensor` is False:
+        # the branch runs in the graph.
+        """
+import numpy as np
+import tensorflow as tf
+class Merge(tf.keras.layers.Layer):
+    def call(self, inputs):
+        if not tf.is_tensor(inputs):
+            inputs = np.stack(inputs)  # error: JIT204
+        return inputs * 2
 """,
         # The same test on a NumPy table graph code captures: the branch runs in the graph.
         """
