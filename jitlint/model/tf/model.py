@@ -345,7 +345,7 @@ class TfModel(KerasLinks):
         if found is None:
             outcome = branch is node.body
             subjects = self._not_tensor_subjects(node.test, outcome, (*outer, node), 0)
-            values = self.values
+            values = self._received_values
             found = any(
                 values.value(e, at).kind == TENSOR and not values.whole_input(e, at)
                 for e, at in subjects
@@ -387,6 +387,12 @@ class TfModel(KerasLinks):
                 return []
             return self._not_tensor_subjects(value, outcome, defs[0].path, depth + 1)  # type: ignore[arg-type]
         return []
+
+    @cached_property
+    def _received_values(self) -> TfValues:
+        """Values that also read other files' "graph" records for the parameters of helpers
+        only they call: kept apart from `values`, which every rule reads."""
+        return TfValues(self.names, self, received=True)
 
     @cached_property
     def _mentions_is_tensor(self) -> bool:

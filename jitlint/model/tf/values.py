@@ -393,9 +393,13 @@ def _guard_subjects(scope: cst.CSTNode) -> set[str]:
 class TfValues:
     """Abstract values of expressions; `model` supplies graph contexts and loop bodies."""
 
-    def __init__(self, names: Names, model: object) -> None:
+    def __init__(self, names: Names, model: object, received: bool = False) -> None:
         self.names = names
         self.model = model
+        # Whether a top-level helper only other files call takes its parameters from their
+        # "graph" records: only for the model's `tf.is_tensor` branches (model.py
+        # `_non_tensor_branch`); every rule's values leave them unknown, as before.
+        self.received = received
         self._defs: dict[int, dict[str, list[Def]]] = {}
         self._memo: dict[int, Value] = {}
         self._dtype_memo: dict[int, str | None] = {}
@@ -671,14 +675,14 @@ class TfValues:
 
     def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
         """A helper's parameter: what the module's graph code passes to it (unknown where
-        no call is seen); for a top-level function only other files' graph code calls, what
-        their "graph" records say each call passes. Where every call leaves it out, it is
-        its default's value (`training=False`: a Python flag on every path)."""
+        no call is seen; with `received`, for a top-level function only other files' graph
+        code calls, what their "graph" records say each call passes). Where every call leaves
+        it out, it is its default's value (`training=False`: a Python flag on every path)."""
         if type(func) is not cst.FunctionDef:
             return UNK
         sites = self._helper_sites.get(id(func))
         if not sites:
-            return self._received_param(func, name)
+            return self._received_param(func, name) if self.received else UNK
         found = []
         defaulted = True  # no call passes it, nor spreads `*args`/`**kwargs` that might
         for call, path, bound in sites:
