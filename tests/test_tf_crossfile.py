@@ -502,6 +502,29 @@ def test_a_grid_of_configurations_in_another_file_rebuilds_per_configuration(
     assert [(str(p), line, code) for p, line, code in found] == expected
 
 
+@pytest.mark.parametrize(
+    ("header", "loops", "expected"),
+    [
+        # A module-level tuple of literals, bound once, is as written out as a list in place.
+        ("SCALES = (0.5, 2.0)\n", "for scale in SCALES:\n        for steps in [2, 4]:", []),
+        # Rebound later, it may hold anything by the time the loop runs.
+        (
+            "SCALES = (0.5, 2.0)\nSCALES = load()\n",
+            "for scale in SCALES:\n        for steps in [2, 4]:",
+            [("pkg/vis.py", 5, "JIT207")],
+        ),
+    ],
+)
+def test_a_grid_over_a_module_level_tuple_of_literals(tmp_path, header, loops, expected):
+    source = (
+        f"import tensorflow as tf\nfrom pkg import vis\n{header}\n\n"
+        f"def test_grid(image, batches):\n    {loops}\n"
+        "            vis.visualize(image, scale=scale, steps=steps)\n"
+    )
+    found = tf_findings({"pkg/vis.py": _VISUALIZE, "pkg/test_vis.py": source}, tmp_path)
+    assert [(str(p), line, code) for p, line, code in found] == expected
+
+
 def test_a_repeat_record_keeps_its_grid_flag_through_json():
     record = TfRecord(".vis.visualize", 7, "repeat", per_element=True, grid=True)
     assert record_from_json(record.to_json()) == record

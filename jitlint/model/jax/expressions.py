@@ -200,6 +200,12 @@ class Expressions:
 
     def _boolean(self, node: Any) -> Value:
         left = self.eval(node.left)
+        is_or = type(node.operator) is cst.Or
+        decided = self.truth(node.left) if self.truth is not None else None
+        if decided is not None and decided == is_or:
+            # `grid is None and jnp.any(x)` given a grid: the right operand never runs, so
+            # it is no value here (and no conversion of it is reached).
+            return left
         # The right operand runs only when `and`'s left is true / `or`'s left is false.
         right = self._narrowed(node.left, type(node.operator) is cst.And, node.right)
         if left.kind == STATIC and right.kind == STATIC:

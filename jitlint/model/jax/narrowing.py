@@ -60,6 +60,31 @@ ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T
 # Every tracer is an instance of these, so `not isinstance(x, Tracer)` proves x is not one.
 TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
 
+# True only while jit is disabled (`with jax.disable_jit():`, JAX_DISABLE_JIT=1), and then jit
+# and the lax loops run their bodies eagerly, so code a test of it guards never runs staged;
+# inside a jit it reads False [observed on jax 0.10.2: an assert on a jnp value under
+# `if jax.config.jax_disable_jit:` in a `lax.map` body under jit runs with and without
+# `jax.disable_jit()`; under vmap the body is still traced and the assert fails].
+EAGER_ONLY_FLAGS = frozenset({"jax.config.jax_disable_jit"})
+# `jax.config.read("jax_disable_jit")` names the same flag (jax 0.10.2 raises AttributeError
+# for it instead: the guarded code is not reached either way).
+CONFIG_READERS = frozenset({"jax.config.read"})
+
+
+def eager_only_flag(expr: cst.CSTNode, resolve: Resolve) -> bool:
+    """Whether `expr` reads a flag that is True only where jit is disabled: the attribute,
+    a name bound to it (names.py follows `flag = jax.config.jax_disable_jit`), or the
+    config's `read` of its name."""
+    if type(expr) is cst.Call:
+        args = expr.args  # type: ignore[attr-defined]
+        if len(args) != 1 or type(args[0].value) is not cst.SimpleString:
+            return False
+        named = args[0].value.evaluated_value  # type: ignore[attr-defined]
+        found = resolve(expr.func)  # type: ignore[attr-defined]
+        return bool(found) and found <= CONFIG_READERS and f"jax.config.{named}" in EAGER_ONLY_FLAGS
+    found = resolve(expr)
+    return bool(found) and found <= EAGER_ONLY_FLAGS
+
 
 # jax functions that are type tests in all but their body. `jax.core.is_concrete(x)` was
 # False for the tracer of jax.jit, vmap, pmap and lax.scan/map [observed on jax 0.10.2], so
