@@ -177,6 +177,44 @@ def test_predicates_that_prove_nothing_leave_the_argument_traced(body):
     assert _value(body, "n > 1", source) == TRACED
 
 
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        # jax's own predicate: False for a tracer under jit, so where it held n is none.
+        ("if not jax.core.is_concrete(n):\n    raise ValueError(n)\nreturn n > 1", STATIC),
+        ("return core.is_concrete(n) and n > 1", STATIC),
+        ("return 0 if not jax.core.is_concrete(n) else n > 1", STATIC),
+        ("if x is not None and not core.is_concrete(n):\n    raise\nreturn n > 1", TRACED),
+        ("if n is not None and not core.is_concrete(n):\n    raise\nreturn n > 1", STATIC),
+        # Failed, or on another name: nothing proven.
+        ("return jax.core.is_concrete(n) or n > 1", TRACED),
+        ("if jax.core.is_concrete(n):\n    raise ValueError(n)\nreturn n > 1", TRACED),
+        ("return jax.core.is_concrete(x) and n > 1", TRACED),
+    ],
+)
+def test_jax_is_concrete_narrows_like_a_type_test(body, kind):
+    assert _value(body, "n > 1") == kind
+
+
+@pytest.mark.jax
+@pytest.mark.filterwarnings("ignore:jax.core.is_concrete is deprecated")
+def test_is_concrete_is_false_for_the_tracers_the_model_reports():
+    jax = pytest.importorskip("jax")
+    seen: list[bool] = []
+
+    def probe(x):
+        seen.append(jax.core.is_concrete(x))
+        return x
+
+    ones = jax.numpy.ones
+    jax.jit(probe)(ones(2))
+    jax.vmap(probe)(ones((2, 2)))
+    jax.lax.scan(lambda c, x: (probe(c), x), ones(()), ones(2))
+    jax.lax.map(probe, ones(2))
+    assert seen == [False] * 4
+    assert jax.core.is_concrete(ones(2))
+
+
 def test_a_shadowed_type_name_does_not_narrow():
     source = HEADER.replace("import jax\n", "import jax\nint = jax.Array\n", 1)
     source += "    if isinstance(n, int) and n > 1:\n        return x\n    return -x\n"

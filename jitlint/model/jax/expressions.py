@@ -13,6 +13,7 @@ import libcst as cst
 
 from jitlint.model.domain.values import (
     MISSING,
+    PYTHON_SET,
     PYTREE,
     STATIC,
     TRACED,
@@ -276,6 +277,8 @@ class Expressions:
                 value = value.element()
             values.append(value)
         pytype = _DISPLAY_TYPES.get(type(node))
+        if pytype == "set":
+            return PYTHON_SET
         if starred and pytype in ("list", "tuple"):
             return Seq(pytype, elem=join_values(values))  # type: ignore[arg-type]
         return container(values, pytype)
@@ -334,7 +337,7 @@ class Expressions:
             return Seq("generator", elem=element)
         if kind is cst.DictComp:
             return Dict(elem=element)
-        return container([element])
+        return PYTHON_SET
 
     def _lambda(self, node: Any) -> Value:
         for param in all_params(node.params):

@@ -16,6 +16,7 @@ from jitlint.model.domain.values import (
     ITEMS,
     MAYBE_KEY,
     PLAIN_OBJECT,
+    PYTHON_SET,
     PYTREE,
     STATIC,
     TRACED,
@@ -185,6 +186,8 @@ def builtin_result(qualname: str, args: Args, star: bool) -> Value | None:
         if isinstance(source, Seq) and qualname in ("builtins.list", "builtins.tuple"):
             return Seq(pytype, source.items, source.elem)
         return Seq(pytype, elem=source.element())
+    if qualname in ("builtins.set", "builtins.frozenset"):
+        return PYTHON_SET
     if qualname == "builtins.range":
         return Seq("range", elem=Scalar("int"))
     if qualname == "builtins.enumerate" and values:

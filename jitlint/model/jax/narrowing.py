@@ -18,17 +18,20 @@ lambda x: isinstance(x, tuple) and x == ()` on a traced leaf). `isinstance(x, ja
 proves nothing: tracers are instances.
 A call of a type-test predicate (`if not_jax_tracer(x):`, numpyro's helper whose body is
 `return not isinstance(x, Tracer)`, python/predicates.py) narrows its arguments the same way,
-wherever the predicate is defined.
+wherever the predicate is defined; so does jax's own `jax.core.is_concrete(x)`, which is
+False for the tracers of jit, vmap, pmap and the lax loops (`LIBRARY_PREDICATES`).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.python.binding import Signature
 from jitlint.python.names import Names
 from jitlint.python.predicates import (
     Guards,
     Negation,
+    Predicate,
     PredicateOf,
     Resolve,
     Test,
@@ -81,6 +84,23 @@ def eager_only_flag(expr: cst.CSTNode, resolve: Resolve) -> bool:
         return bool(found) and found <= CONFIG_READERS and f"jax.config.{named}" in EAGER_ONLY_FLAGS
     found = resolve(expr)
     return bool(found) and found <= EAGER_ONLY_FLAGS
+
+
+# jax functions that are type tests in all but their body. `jax.core.is_concrete(x)` was
+# False for the tracer of jax.jit, vmap, pmap and lax.scan/map [observed on jax 0.10.2], so
+# where it held, `x` is not one: `if not jax.core.is_concrete(x): raise ...` guards a NumPy
+# conversion after it (jax-fli). Under grad alone it is True for the linearize tracer, whose
+# value is concrete: the model does not report a grad-only path either.
+_IS_CONCRETE = Predicate(Signature(("x",)), Negation(TypeTest("x", TRACER_TYPES)))
+LIBRARY_PREDICATES: dict[str, Predicate] = {
+    f"{module}.is_concrete": _IS_CONCRETE for module in ("jax.core", "jax._src.core")
+}
+
+
+def library_predicate(qualnames: frozenset[str]) -> Predicate | None:
+    """The type test a call of the jax function named `qualnames` amounts to, if any."""
+    found = {LIBRARY_PREDICATES.get(name) for name in qualnames}
+    return found.pop() if len(found) == 1 else None
 
 
 def proves_not_tracer(types: frozenset[str], held: bool) -> bool:

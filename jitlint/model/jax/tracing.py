@@ -106,7 +106,12 @@ from jitlint.model.jax.frameworks.contracts import (
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
-from jitlint.model.jax.narrowing import array_guards, eager_only_flag, tracer_guards
+from jitlint.model.jax.narrowing import (
+    array_guards,
+    eager_only_flag,
+    library_predicate,
+    tracer_guards,
+)
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
 from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
@@ -1196,7 +1201,10 @@ class Tracing:
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)
         analyzer.guards = tracer_guards(
             lambda expr: self.qualified(trace, expr),
-            lambda call: self.predicate(analyzer.values.get(id(call.func))),
+            lambda call: (
+                library_predicate(self.qualified(trace, call.func))
+                or self.predicate(analyzer.values.get(id(call.func)))
+            ),
         ).facts
         analyzer.not_arrays = array_guards(lambda expr: self.qualified(trace, expr)).facts
         context.analyzer = analyzer

@@ -535,6 +535,27 @@ def blocks(x):
     return h
 step = jax.jit(lambda xs: jax.lax.map(blocks, xs))
 """,
+        # `set(d)` of a traced dict holds its keys, the pytree's static structure, and a set
+        # holds no tracer (hashing one raises): its truth value is its length
+        # (f1tenth_gym_jax's `batchify` under lax.scan, fesom_jax's `build_params` under jit).
+        """
+import jax
+import jax.numpy as jnp
+def batchify(x, agents):
+    missing = set(agents) - set(x)
+    if missing:
+        raise ValueError(f"missing {sorted(missing)}")
+    return jnp.stack([x[a] for a in agents])
+def body(carry, _):
+    return carry, batchify({"p": carry, "q": carry}, ["p", "q"])
+out = jax.lax.scan(body, jnp.ones(2), None, length=2)
+@jax.jit
+def step(obs):
+    unknown = {k for k in obs} - frozenset({"p", "q"})
+    if unknown:
+        raise ValueError("unknown keys")
+    return batchify(obs, ["p", "q"])
+""",
     )
     INVALID = (
         # The same loop in a method that compiles nothing it calls: the public-method
@@ -812,6 +833,26 @@ def blocks(x):
         assert jnp.all(h < 2)  # error: JIT101
     return h
 step = jax.jit(lambda xs: jax.lax.map(blocks, xs))
+""",
+        # The same helpers testing the dict's values, not its keys: those are tracers.
+        """
+import jax
+import jax.numpy as jnp
+def batchify(x, agents):
+    missing = set(agents) - set(x)
+    if missing:
+        raise ValueError(f"missing {sorted(missing)}")
+    if x[agents[0]].sum() > 0:  # error: JIT101
+        raise ValueError("positive")
+    return jnp.stack([x[a] for a in agents])
+def body(carry, _):
+    return carry, batchify({"p": carry, "q": carry}, ["p", "q"])
+out = jax.lax.scan(body, jnp.ones(2), None, length=2)
+@jax.jit
+def step(obs):
+    if obs["p"].sum() > 0:  # error: JIT101
+        raise ValueError("positive")
+    return obs
 """,
     )
 

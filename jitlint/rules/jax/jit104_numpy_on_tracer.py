@@ -170,6 +170,24 @@ def pick(i):
         table = jnp.asarray(np.arange(8)) * 2
     return table[i]
 """,
+        # `jax.core.is_concrete(x)` is False for a tracer under jit: past a guard that raises
+        # when it fails, `x` is a Python or NumPy value (jax-fli's healpy path).
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+def spectrum(m, m2=None, method="jax"):
+    if method == "numpy":
+        if not jax.core.is_concrete(m):
+            raise ValueError("needs concrete arrays")
+        if m2 is not None and not jax.core.is_concrete(m2):
+            raise ValueError("needs concrete arrays")
+        return jnp.asarray(np.asarray(m)), None if m2 is None else np.asarray(m2)
+    return m, m2
+@jax.jit
+def run(m, m2):
+    return spectrum(m, m2, method="numpy")
+""",
     )
     INVALID = (
         # A handler that raises again passes the error on; one for another error does not
@@ -236,6 +254,23 @@ def sample(idx):
 def cell(m, i):
     return np.arange(1 << m)[i]  # error: JIT104
 fast = jax.jit(lambda i: cell(3, i))
+""",
+        # A guard on another name, or one that does not leave when it fails, proves nothing.
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+def spectrum(m, m2, method="jax"):
+    if method == "numpy":
+        if jax.core.is_concrete(m2):
+            raise ValueError("m2 must be traced")
+        if not jax.core.is_concrete(m2):
+            print("tracing")
+        return jnp.asarray(np.asarray(m)), np.asarray(m2)  # error: JIT104
+    return m, m2
+@jax.jit
+def run(m, m2):
+    return spectrum(m, m2, method="numpy")
 """,
     )
 
