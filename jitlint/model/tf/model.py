@@ -71,8 +71,21 @@ _GRAPH_MARKER_PARTS = (
     r"\b(?:load_model|clone_model|model_from_json|Sequential)\(",
 )
 # Searched one by one: a pattern that starts with a literal is searched for fast, and their
-# union, which starts with none, was tried at every character (~1.6x the time).
-_GRAPH_MARKER_SEARCHES = tuple(re.compile(part).search for part in _GRAPH_MARKER_PARTS)
+# union, which starts with none, was tried at every character (~1.6x the time). So is the
+# last one (`\b` first): it is searched only in a text that holds one of its calls'
+# spellings, found by substring tests (the whole test over the corpus: 0.22 -> 0.065 s).
+_MODEL_MAKER_CALLS = ("load_model(", "clone_model(", "model_from_json(", "Sequential(")
+_GRAPH_MARKER_SEARCHES = tuple(re.compile(part).search for part in _GRAPH_MARKER_PARTS[:-1])
+_MODEL_MAKER_SEARCH = re.compile(_GRAPH_MARKER_PARTS[-1]).search
+
+
+def _has_graph_marker(source: str) -> bool:
+    """Whether any of `_GRAPH_MARKER_PARTS` matches in `source`."""
+    return any(search(source) for search in _GRAPH_MARKER_SEARCHES) or (
+        any(call in source for call in _MODEL_MAKER_CALLS) and bool(_MODEL_MAKER_SEARCH(source))
+    )
+
+
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
 # cheap filter for `c.f(...)` calls that may reach a function of another module. A
 # parenthesised list runs to its `)` over several lines, a line ending in `\` goes on.
@@ -173,7 +186,7 @@ class TfModel(KerasLinks):
         source = self.source
         return (
             source is None
-            or any(search(source) for search in _GRAPH_MARKER_SEARCHES)
+            or _has_graph_marker(source)
             or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
         )
 
