@@ -68,6 +68,29 @@ def test_waves_put_importers_first_and_break_cycles(tmp_path: Path) -> None:
     assert order[paths["pkg/layers.py"]] != order[paths["pkg/model.py"]]
 
 
+def test_an_import_of_the_own_package_is_not_waited_for(tmp_path: Path) -> None:
+    """`import pkg` in modules of `pkg` closes cycles through `pkg/__init__.py`; cut there,
+    the module that imports `layers` goes before it, as it would without them (cut where the
+    greedy order cuts, `layers` went first)."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import app, layers\n",
+            "pkg/app.py": "from pkg.layers import Dense\n",
+            "pkg/layers.py": "import pkg\nfrom pkg import a, b\n",
+            "pkg/a.py": "import pkg\n",
+            "pkg/b.py": "import pkg\n",
+        },
+    )
+    names = ["pkg/__init__.py", "pkg/app.py", "pkg/layers.py", "pkg/a.py", "pkg/b.py"]
+    project, paths = files_of(tmp_path, names)
+    waves = import_waves(project, list(paths.values()), {})
+    order = {path: at for at, wave in enumerate(waves) for path in wave}
+    assert order[paths["pkg/__init__.py"]] < order[paths["pkg/app.py"]]
+    assert order[paths["pkg/app.py"]] < order[paths["pkg/layers.py"]]
+    assert order[paths["pkg/layers.py"]] < order[paths["pkg/a.py"]]
+
+
 def lint_counts(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[Counter, list]:
     counts: Counter[str] = Counter()
     real = runner.lint_text
