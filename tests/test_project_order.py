@@ -13,6 +13,7 @@ from helpers import run_cli
 from test_project import FILLER, TRAIN, project, where, write
 
 import jitlint.engine.runner as runner
+from jitlint.engine.class_bases import framework_questions
 from jitlint.engine.imports import import_waves, imported_files
 from jitlint.model.project.files import ProjectFiles
 
@@ -159,3 +160,39 @@ def test_graph_calls_of_a_subclass_reach_a_helper_in_one_more_lint(tmp_path, mon
     assert ("pkg/helpers.py", 5, "JIT205") in where(found)
     assert counts["pkg/helpers.py"] == 2
     assert max(counts.values()) <= 2
+
+
+def test_the_framework_questions_read_from_the_text() -> None:
+    source = (
+        b"import pkg.mod as m\nimport equinox as eqx\n"
+        b"from .base import (AbstractSolver as AS,\n    Other)\n"
+        b"def f():\n    from .inner import Hidden\n"
+        b"class A(AS, m.Base[T], metaclass=Meta):\n    pass\n"
+        b"class B(eqx.Module, Hidden, Unknown):\n    pass\n"
+        b"    class Nested(Other):\n        pass\n"
+    )
+    assert framework_questions(source) == [
+        ".base.AbstractSolver.__framework__",
+        "equinox.Module.__framework__",
+        "pkg.mod.Base.__framework__",
+    ]
+
+
+def test_a_subclass_gets_its_bases_framework_at_its_first_lint(tmp_path, monkeypatch):
+    """The base's module imports equinox: it is linted first, and the subclass is given the
+    answer to its question (`.base.Base.__framework__`) before its lint, not after."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": "import equinox as eqx\n\n\nclass Base(eqx.Module):\n    pass\n",
+            "pkg/leaf.py": (
+                "import jax\n\nfrom .base import Base\n\n\nclass Leaf(Base):\n"
+                "    def __call__(self, x: jax.Array):\n        return float(x.sum())\n"
+            ),
+        },
+    )
+    counts, found = lint_counts(tmp_path, monkeypatch, "-j1")
+    assert [(f["path"], f["line"], f["code"]) for f in found] == [("pkg/leaf.py", 8, "JIT102")]
+    assert counts[os.path.join("pkg", "leaf.py")] == 1
+    assert set(counts.values()) == {1}
