@@ -167,9 +167,12 @@ def test_the_framework_questions_read_from_the_text() -> None:
         b"import pkg.mod as m\nimport equinox as eqx\n"
         b"from .base import (AbstractSolver as AS,\n    Other)\n"
         b"def f():\n    from .inner import Hidden\n"
-        b"class A(AS, m.Base[T], metaclass=Meta):\n    pass\n"
-        b"class B(eqx.Module, Hidden, Unknown):\n    pass\n"
-        b"    class Nested(Other):\n        pass\n"
+        b"class A(AS, m.Base[T], metaclass=Meta):\n    x: int\n\n    def f(self):\n        pass\n"
+        b"class B(\n    eqx.Module,\n    Hidden,\n    Unknown,\n):\n"
+        b"    async def g(self):\n        pass\n"
+        b"    class Nested(Other):\n        def h(self):\n            pass\n"
+        b"class C(Other):  # no method: it asks nothing\n    pass\n"
+        b"def later():\n    pass\n"
     )
     assert framework_questions(source) == [
         ".base.AbstractSolver.__framework__",

@@ -22,17 +22,27 @@ _IMPORT = re.compile(rb"^import[ \t]+([^\n#;]+)", re.M)
 # `class Name(bases):` or `class Name[T](bases):`, bases up to the first `)` not in brackets
 # is too much for a pattern: the bases' text is cut by `_bases`.
 _CLASS = re.compile(rb"^class[ \t]+\w+[ \t]*(?:\[[^\]]*\])?[ \t]*\(", re.M)
+# The next top-level statement (a line that starts with neither a space nor a comment), and
+# a `def` inside the class before it.
+_TOP_LEVEL = re.compile(rb"^[^ \t\r\n#)\]}]", re.M)
+_METHOD = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]", re.M)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def framework_questions(source: bytes) -> list[str]:
     """The `Cls.__framework__` names, spelled as the file's imports spell them, that its
-    top-level classes' imported bases would ask about; sorted, once each."""
+    top-level classes that define a method would ask about for their imported bases;
+    sorted, once each."""
     bound = _imported_names(source)
     if not bound:
         return []
     found: set[str] = set()
     for match in _CLASS.finditer(source):
+        # A class that defines no method asks nothing (`class_facts.class_imports`); an
+        # answer it did not ask for is one more record its lint may read.
+        end = _TOP_LEVEL.search(source, match.end())
+        if not _METHOD.search(source, match.end(), end.start() if end else len(source)):
+            continue
         for base in _bases(source, match.end()):
             head, dot, rest = base.partition(".")
             qualname = bound.get(head)
