@@ -6,7 +6,10 @@ linted first, in waves: a file's wave comes after those of the files that import
 what the earlier waves sent it is given to its lint (engine/imports.py finds the imports
 from the text). What that order cannot give (import cycles, facts a module sends to its
 importers, imports the text search misses) is given by linting the files that receive
-something new again, until none does (bounded).
+something new again, until none does (bounded). Facts a module sends its importers are
+answers to their questions, which their lints ask; for the commonest, a class's framework, the
+first round guesses the questions from the text and lints the base's module first
+(engine/class_bases.py), so a subclass mostly has its answer at its first lint.
 """
 
 from __future__ import annotations
