@@ -103,3 +103,62 @@ def test_no_node_waits_for_the_cycle_collector(
     assert result.diagnostics, "the sample must exercise the models (it has findings)"
     assert not result.errors
     assert _nodes_left_in_cycles() == 0
+
+
+# A Keras layer whose attributes the TF model reads (python/attributes.py indexes the class).
+LAYER_SOURCE = """
+import math
+
+from keras.src import backend, layers, ops
+
+
+class NoisyScale(layers.Layer):
+    def __init__(self, rate, seed=None):
+        super().__init__()
+        self.rate = rate
+        if rate > 0:
+            self.seed_generator = backend.random.SeedGenerator(seed)
+
+    def call(self, inputs, training=False):
+        if training and self.rate > 0:
+            spread = math.sqrt(self.rate / (1.0 - self.rate))
+            return inputs * backend.random.normal(
+                shape=ops.shape(inputs), stddev=spread, seed=self.seed_generator
+            )
+        return inputs
+"""
+
+
+def _classes_alive(name: str) -> int:
+    gc.collect()
+    return sum(
+        1
+        for item in gc.get_objects()
+        if type(item) is cst.ClassDef and item.name.value == name  # type: ignore[attr-defined]
+    )
+
+
+@pytest.mark.parametrize("inbound", [None, ()], ids=["alone", "project"])
+def test_no_class_of_the_tree_outlives_its_lint(inbound: tuple[()] | None) -> None:
+    """Nothing the lint caches across files holds a node of its tree: the attribute
+    indexes are emptied as the lint ends, so the collector's passes over later files do
+    not scan this file's classes."""
+    from jitlint.python import attributes
+
+    built: list[str] = []
+    index = attributes._Index
+
+    class Noting(index):  # type: ignore[misc, valid-type]
+        def __init__(self, cls: cst.ClassDef) -> None:
+            built.append(cls.name.value)
+            super().__init__(cls)
+
+    attributes._Index = Noting  # type: ignore[misc]
+    try:
+        before = _classes_alive("NoisyScale")
+        result = lint_text(LAYER_SOURCE, "layer.py", ALL_CODES, inbound=inbound)
+    finally:
+        attributes._Index = index  # type: ignore[misc]
+    assert not result.errors
+    assert built, "the sample must make the TF model index the class's attributes"
+    assert _classes_alive("NoisyScale") == before

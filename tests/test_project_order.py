@@ -13,6 +13,7 @@ from helpers import run_cli
 from test_project import FILLER, TRAIN, project, where, write
 
 import jitlint.engine.runner as runner
+from jitlint.engine.class_bases import framework_questions
 from jitlint.engine.imports import import_waves, imported_files
 from jitlint.model.project.files import ProjectFiles
 
@@ -66,6 +67,29 @@ def test_waves_put_importers_first_and_break_cycles(tmp_path: Path) -> None:
     assert order[paths["pkg/model.py"]] < order[paths["pkg/util.py"]]
     # The cycle is cut once: one of its two files waits for the other.
     assert order[paths["pkg/layers.py"]] != order[paths["pkg/model.py"]]
+
+
+def test_an_import_of_the_own_package_is_not_waited_for(tmp_path: Path) -> None:
+    """`import pkg` in modules of `pkg` closes cycles through `pkg/__init__.py`; cut there,
+    the module that imports `layers` goes before it, as it would without them (cut where the
+    greedy order cuts, `layers` went first)."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import app, layers\n",
+            "pkg/app.py": "from pkg.layers import Dense\n",
+            "pkg/layers.py": "import pkg\nfrom pkg import a, b\n",
+            "pkg/a.py": "import pkg\n",
+            "pkg/b.py": "import pkg\n",
+        },
+    )
+    names = ["pkg/__init__.py", "pkg/app.py", "pkg/layers.py", "pkg/a.py", "pkg/b.py"]
+    project, paths = files_of(tmp_path, names)
+    waves = import_waves(project, list(paths.values()), {})
+    order = {path: at for at, wave in enumerate(waves) for path in wave}
+    assert order[paths["pkg/__init__.py"]] < order[paths["pkg/app.py"]]
+    assert order[paths["pkg/app.py"]] < order[paths["pkg/layers.py"]]
+    assert order[paths["pkg/layers.py"]] < order[paths["pkg/a.py"]]
 
 
 def lint_counts(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[Counter, list]:
@@ -136,3 +160,42 @@ def test_graph_calls_of_a_subclass_reach_a_helper_in_one_more_lint(tmp_path, mon
     assert ("pkg/helpers.py", 5, "JIT205") in where(found)
     assert counts["pkg/helpers.py"] == 2
     assert max(counts.values()) <= 2
+
+
+def test_the_framework_questions_read_from_the_text() -> None:
+    source = (
+        b"import pkg.mod as m\nimport equinox as eqx\n"
+        b"from .base import (AbstractSolver as AS,\n    Other)\n"
+        b"def f():\n    from .inner import Hidden\n"
+        b"class A(AS, m.Base[T], metaclass=Meta):\n    x: int\n\n    def f(self):\n        pass\n"
+        b"class B(\n    eqx.Module,\n    Hidden,\n    Unknown,\n):\n"
+        b"    async def g(self):\n        pass\n"
+        b"    class Nested(Other):\n        def h(self):\n            pass\n"
+        b"class C(Other):  # no method: it asks nothing\n    pass\n"
+        b"def later():\n    pass\n"
+    )
+    assert framework_questions(source) == [
+        ".base.AbstractSolver.__framework__",
+        "equinox.Module.__framework__",
+        "pkg.mod.Base.__framework__",
+    ]
+
+
+def test_a_subclass_gets_its_bases_framework_at_its_first_lint(tmp_path, monkeypatch):
+    """The base's module imports equinox: it is linted first, and the subclass is given the
+    answer to its question (`.base.Base.__framework__`) before its lint, not after."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": "import equinox as eqx\n\n\nclass Base(eqx.Module):\n    pass\n",
+            "pkg/leaf.py": (
+                "import jax\n\nfrom .base import Base\n\n\nclass Leaf(Base):\n"
+                "    def __call__(self, x: jax.Array):\n        return float(x.sum())\n"
+            ),
+        },
+    )
+    counts, found = lint_counts(tmp_path, monkeypatch, "-j1")
+    assert [(f["path"], f["line"], f["code"]) for f in found] == [("pkg/leaf.py", 8, "JIT102")]
+    assert counts[os.path.join("pkg", "leaf.py")] == 1
+    assert set(counts.values()) == {1}

@@ -8,7 +8,13 @@ import libcst as cst
 
 from jitlint.api import lint_source
 from jitlint.model.context import FileContext
-from jitlint.model.domain.repeats import enclosing_loops, local_repetition, scan_calls
+from jitlint.model.domain.repeats import (
+    enclosing_loops,
+    grid_pass,
+    local_repetition,
+    passes_grid,
+    scan_calls,
+)
 from jitlint.python.walker import iter_children
 
 
@@ -655,3 +661,130 @@ def test_unpacked_loop_targets_take_the_kinds_of_what_they_unpack():
         {"key": "python", "size": "python", "step": "count"},
         {"entry": "unknown", "label": "unknown"},
     ]
+
+
+# ---- a grid of configurations: one fact, asked by TF's repeats and by JIT113 ------------
+
+
+def _grid_calls(source: str, leaf: str, names: bool = True) -> list[bool]:
+    """`passes_grid` for every call of `leaf(...)`, in order."""
+    ctx = _context(source)
+    found = []
+    for call, path in sorted(
+        scan_calls(ctx.module).loop_calls, key=lambda c: ctx.positions[c[0]].start.line
+    ):
+        func = call.func
+        if type(func) is cst.Name and func.value == leaf:
+            found.append(passes_grid(call, path, ctx.names if names else None))
+    return found
+
+
+def test_a_grid_of_configurations_is_every_loop_over_written_out_literals_it_passes():
+    source = """
+    DTYPES = ("float32", "bfloat16")
+    SIZES = [2, 4]
+    SIZES = load()
+    def sweep(x, xs):
+        for fft in [True, False]:
+            for size in [None, (20, 20), -1]:
+                run(x, fft=fft, size=size)
+        for dtype, n in (("float32", 2), ("bfloat16", 3)):
+            run(x, dtype, n)
+        for dtype in DTYPES:
+            run(x, dtype)
+        for dtype in DTYPES:
+            run(x)
+        for x in xs:
+            run(x)
+        for dtype in DTYPES:
+            for x in xs:
+                run(x, dtype)
+        for dtype in DTYPES:
+            [run(y, dtype) for y in xs]
+        for n in SIZES:
+            run(x, n)
+        for n in range(3):
+            run(x, n)
+        for n in [x, 2]:
+            run(x, n)
+    """
+    assert _grid_calls(source, "run") == [
+        True,  # nested written-out lists, each element passed
+        True,  # tuple targets over a tuple of tuples
+        True,  # a name bound once to a tuple of literals
+        False,  # the element is not passed: the same call each pass
+        False,  # data
+        False,  # a data loop inside the grid repeats one configuration
+        False,  # so does a comprehension
+        False,  # a name bound twice
+        False,  # a count
+        False,  # not all literals
+    ]
+    # Without the module's names only what is written out in place is a grid.
+    assert _grid_calls(source, "run", names=False)[:3] == [True, True, False]
+
+
+def _per_grid(source: str, leaf: str) -> list[bool]:
+    """`Captures.per_grid` for the function jitted by each `leaf(...)` call, in order."""
+    ctx = _context(source)
+    found = []
+    calls = _calls(ctx.module, leaf)
+    for call, path in sorted(calls, key=lambda c: ctx.positions[c[0]].start.line):
+        repetition = local_repetition(path)
+        assert repetition is not None
+        found.append(ctx.captures.per_grid(call.args[0].value, path, repetition))
+    return found
+
+
+def _calls(module: cst.Module, leaf: str) -> list[tuple[cst.Call, list[cst.CSTNode]]]:
+    found = []
+    stack: list[list[cst.CSTNode]] = [[module]]
+    while stack:
+        path = stack.pop()
+        node = path[-1]
+        func = getattr(node, "func", None)
+        if type(node) is cst.Call and type(func) is cst.Attribute and func.attr.value == leaf:
+            found.append((node, path))
+        stack.extend([*path, child] for child in iter_children(node))
+    return found
+
+
+def test_a_jitted_function_that_captures_each_configuration_of_a_grid():
+    source = """
+    import jax
+    DTYPES = ("float32", "bfloat16")
+    def check(x, dtype, scale):
+        return jax.jit(lambda y: y.astype(dtype) * scale)(x)
+    def other(x, dtype):
+        return jax.jit(lambda y: y * 2)(x)
+    def sweep(x, xs):
+        for dtype in DTYPES:
+            for scale in [1, 2]:
+                jax.jit(lambda y: y.astype(dtype) * scale)(x)
+                jax.jit(lambda y: y.astype(dtype))(x)
+        for dtype in DTYPES:
+            check(x, dtype, 1.0)
+            other(x, dtype)
+        for x in xs:
+            jax.jit(lambda y: y * 2)(x)
+        for dtype in DTYPES:
+            [jax.jit(lambda y: y.astype(dtype))(z) for z in xs]
+    """
+    assert _per_grid(source, "jit") == [
+        True,  # `check`: every call that repeats it passes a grid's element it captures
+        False,  # `other` captures nothing of it
+        True,  # both loops' elements captured
+        False,  # `scale` is not: the same function twice per dtype
+        False,  # data batches: the same closure each pass
+        False,  # a comprehension over data inside the grid
+    ]
+    # A call that repeats `check` from a data loop too: not every pass is a configuration.
+    more = source.rstrip() + "\n    for z in xs:\n        check(z, z, 1.0)\n"
+    assert _per_grid(more, "jit")[0] is False
+
+
+def test_grid_pass_reads_the_names_a_function_object_captures():
+    module = cst.parse_module("for d in ['a', 'b']:\n    f(lambda: d)\n")
+    path = _path_to_call(module, "f")
+    assert grid_pass(path, {"d"})
+    assert not grid_pass(path, {"e"})

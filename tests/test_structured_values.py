@@ -228,3 +228,51 @@ def test_is_none_answers_only_for_python_scalars():
     # still reaches it (ott's `sobol_ball_sampler(..., n_per_radius=None)`).
     assert is_none(Array(("param", "n"), sure=True)) is None
     assert is_none(Value(PYTREE)) is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "s = set(d)\nreturn s",
+        "s = frozenset(d) - {'a'}\nreturn s",
+        "s = {k for k in d}\nreturn s",
+        "s = {d['a'].sum()}\nreturn s",
+    ],
+)
+def test_a_set_holds_no_tracer(body):
+    # A set holds hashable values and no tracer is one (hashing it raises): `set(d)` of a
+    # traced dict is its keys, and a set's truth value is its length.
+    source = (
+        "import jax\n@jax.jit\ndef f(d):\n"
+        + textwrap.indent(body.replace("return s", "if s:\n    return 1\nreturn 0"), "    ")
+        + "\nf({'a': jax.numpy.ones(2)})\n"
+    )
+    assert found(source, {"JIT101"}) == set()
+
+
+def test_a_dict_value_under_a_set_test_is_still_a_tracer():
+    source = textwrap.dedent(
+        """
+        import jax
+        @jax.jit
+        def f(d):
+            if set(d) and d["a"].sum() > 0:
+                return 1
+            return 0
+        f({"a": jax.numpy.ones(2)})
+        """
+    )
+    assert found(source, {"JIT101"}) == {(5, "JIT101")}
+
+
+@pytest.mark.jax
+def test_set_of_a_traced_dict_is_its_keys_under_jit():
+    jax = pytest.importorskip("jax")
+
+    @jax.jit
+    def f(d):
+        missing = {"a", "b"} - set(d)
+        assert isinstance(missing, set) and missing == {"b"}
+        return d["a"] * 2
+
+    assert float(f({"a": jax.numpy.ones(())})) == 2.0

@@ -502,8 +502,144 @@ def test_a_grid_of_configurations_in_another_file_rebuilds_per_configuration(
     assert [(str(p), line, code) for p, line, code in found] == expected
 
 
+@pytest.mark.parametrize(
+    ("header", "loops", "expected"),
+    [
+        # A module-level tuple of literals, bound once, is as written out as a list in place.
+        ("SCALES = (0.5, 2.0)\n", "for scale in SCALES:\n        for steps in [2, 4]:", []),
+        # Rebound later, it may hold anything by the time the loop runs.
+        (
+            "SCALES = (0.5, 2.0)\nSCALES = load()\n",
+            "for scale in SCALES:\n        for steps in [2, 4]:",
+            [("pkg/vis.py", 5, "JIT207")],
+        ),
+    ],
+)
+def test_a_grid_over_a_module_level_tuple_of_literals(tmp_path, header, loops, expected):
+    source = (
+        f"import tensorflow as tf\nfrom pkg import vis\n{header}\n\n"
+        f"def test_grid(image, batches):\n    {loops}\n"
+        "            vis.visualize(image, scale=scale, steps=steps)\n"
+    )
+    found = tf_findings({"pkg/vis.py": _VISUALIZE, "pkg/test_vis.py": source}, tmp_path)
+    assert [(str(p), line, code) for p, line, code in found] == expected
+
+
 def test_a_repeat_record_keeps_its_grid_flag_through_json():
     record = TfRecord(".vis.visualize", 7, "repeat", per_element=True, grid=True)
     assert record_from_json(record.to_json()) == record
     old = {"tf": [".vis.visualize", 7, "repeat", "", False, False, True, "", 0, True]}
     assert record_from_json(old) == TfRecord(".vis.visualize", 7, "repeat", per_element=True)
+
+
+# ---- what graph code of another file passes a helper ("graph" records' arguments) ----------
+EDGES = """\
+import numpy as np
+import tensorflow as tf
+
+
+def add_loops(edge_index, num_nodes, scale=None):
+    loops = tf.stack([tf.range(num_nodes)] * 2, axis=0)
+    grown = tf.concat([edge_index, loops], axis=1)
+    if not tf.is_tensor(edge_index):
+        grown = grown.numpy()
+    return grown
+"""
+
+LOOP_LAYER = """\
+import numpy as np
+import tensorflow as tf
+from pkg.edges import add_loops
+
+TABLE = np.array([[0, 1], [1, 0]])
+
+
+class SelfLoops(tf.keras.layers.Layer):
+    def call(self, inputs):
+        x, edge_index = inputs[0], inputs[1]
+        return add_loops({edge_index}, tf.shape(x)[0])
+"""
+
+
+def test_a_keras_input_passed_to_another_file_is_a_tensor_there(tmp_path):
+    # Keras converts NumPy inputs before `call`: the helper's NumPy branch never runs there.
+    files = {"pkg/edges.py": EDGES, "pkg/layers.py": LOOP_LAYER.format(edge_index="edge_index")}
+    assert tf_findings(files, tmp_path) == []
+
+
+def test_a_numpy_table_passed_to_another_file_keeps_the_branch(tmp_path):
+    files = {"pkg/edges.py": EDGES, "pkg/layers.py": LOOP_LAYER.format(edge_index="TABLE")}
+    assert tf_findings(files, tmp_path) == [("pkg/edges.py", 9, "JIT204")]
+
+
+def test_a_whole_input_passed_to_another_file_may_be_a_list(tmp_path):
+    # `tf.is_tensor` of a list of tensors is False: the helper's NumPy branch runs.
+    files = {
+        "pkg/edges.py": EDGES,
+        "pkg/layers.py": LOOP_LAYER.replace("inputs[0], inputs[1]", "inputs[0], inputs").format(
+            edge_index="edge_index"
+        ),
+    }
+    assert tf_findings(files, tmp_path) == [("pkg/edges.py", 9, "JIT204")]
+
+
+def test_graph_records_carry_what_each_argument_is():
+    records = _outbound(
+        """
+        import numpy as np
+        import tensorflow as tf
+        from pkg.edges import add_loops
+
+        @tf.function(input_signature=[tf.TensorSpec([2, 3])])
+        def step(x, *rest):
+            add_loops(tf.ones([2, 3]), 4, scale=np.ones(2), *rest)
+            add_loops(x, 4)
+            return add_loops(tf.ones([2, 3]), 4)
+        """
+    )
+    graph = sorted((r for r in records if r.kind == "graph"), key=lambda r: r.status)
+    assert [r.target for r in graph] == ["pkg.edges.add_loops"] * 3
+    assert [decode_arguments(r.status) for r in graph] == [
+        [(None, "tensor"), (None, "py"), ("scale", "?"), ("*", "?")],
+        [(None, "tensor"), (None, "py")],
+        [(None, "tensors"), (None, "py")],  # the whole argument: maybe a list of tensors
+    ]
+    for record in graph:
+        assert record_from_json(record.to_json()) == record  # through the JSON cache
+
+
+def _edges_branch_context(records: list[TfInbound]) -> object:
+    """The graph context at `grown.numpy()` in EDGES, given these records."""
+    module = cst.parse_module(EDGES)
+    ctx = FileContext(module, "pkg/edges.py", EDGES)
+    ctx.tf_inbound = list(records)
+    func = next(s for s in module.body if type(s) is cst.FunctionDef)
+    branch = next(s for s in func.body.body if type(s) is cst.If)
+    statement = branch.body.body[0]
+    return ctx.tf.context([module, func, func.body, branch, branch.body, statement])
+
+
+@pytest.mark.parametrize(
+    ("status", "graph_code"),
+    [
+        (encode_arguments([(None, "tensor"), (None, "py")]), False),
+        (encode_arguments([(None, "tensors"), (None, "py")]), True),  # maybe a list
+        (encode_arguments([(None, "py"), (None, "py")]), True),
+        (encode_arguments([(None, "?"), (None, "py")]), True),
+        (encode_arguments([("*", "?")]), True),  # a star argument may fill it: unknown
+        ("", True),  # a callback's record, or one of an older version: no arguments
+    ],
+)
+def test_received_arguments_decide_the_tensor_test(status, graph_code):
+    record = TfInbound("add_loops", "pkg/layers.py", "graph", status, origin="`tf.function`")
+    assert (_edges_branch_context([record]) is not None) is graph_code
+
+
+def test_every_graph_caller_must_pass_a_tensor():
+    tensor = encode_arguments([(None, "tensor"), (None, "py")])
+    python = encode_arguments([(None, "py"), (None, "py")])
+    records = [
+        TfInbound("add_loops", "pkg/a.py", "graph", tensor, origin="`tf.function`"),
+        TfInbound("add_loops", "pkg/b.py", "graph", python, origin="`tf.function`"),
+    ]
+    assert _edges_branch_context(records) is not None

@@ -407,12 +407,18 @@ def test_dtype_call_sites_are_every_call_in_walk_order():
         ("class Net(keras.layers.Layer):\n    pass\n", True),
         ("model.compile(optimizer='adam')\n", True),
         ("m = load_model('m.keras')\n", True),
+        ("m = keras.models.clone_model(base)\n", True),
+        ("m = model_from_json(text)\n", True),
+        ("net = Sequential([layer])\n", True),
+        # Its call's spelling is in the text, but not as a word of its own.
+        ("net = mySequential([layer])\n", False),
+        ("net = Sequential\n", False),
         ("import tensorflow as tf\nx = tf.constant(1.0)\n", False),
         ("class Plain(object):\n    pass\n", False),
         ("def function_of(x):\n    return x\n", False),
     ],
 )
 def test_graph_code_needs_one_of_the_markers(source, marked):
-    # Each marker is searched alone (model/tf/model.py `_GRAPH_MARKER_SEARCHES`).
+    # Each marker is searched alone (model/tf/model.py `_has_graph_marker`).
     ctx, _ = model(source)
     assert ctx.tf.may_have_graph_code is marked

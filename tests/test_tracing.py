@@ -10,7 +10,7 @@ import pytest
 from helpers import expected, found
 
 from jitlint.model.context import FileContext
-from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN
+from jitlint.model.domain.values import PYTREE, STATIC, TRACED, UNKNOWN, Array
 from jitlint.model.jax.tracing import ABSTRACT, GRAD
 from jitlint.python.walker import iter_children
 
@@ -502,3 +502,36 @@ STAGING = {
 def test_only_staging_transformations_trace_operations_on_constants(name):
     source = textwrap.dedent(STAGING[name])
     assert found(source, {"JIT101", "JIT102"}) == expected(source)
+
+
+@pytest.mark.parametrize(
+    "make", ["jnp.asarray(TABLE)", "jnp.asarray(TABLE) * 2", "jnp.cumsum(TABLE)"]
+)
+def test_a_jax_numpy_function_run_eagerly_returns_a_jax_value_whatever_it_is_given(make):
+    # Under vmap alone (nothing stages) and inside `ensure_compile_time_eval` a `jnp` call of
+    # a NumPy table runs at once: a concrete JAX array, no longer NumPy, not a tracer.
+    source = f"""
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        TABLE = np.arange(8)
+        def draw(i):
+            table = {make}
+            return table
+        def keep(i):
+            table = np.asarray(TABLE)
+            return table
+        def pick(i):
+            with jax.ensure_compile_time_eval():
+                table = {make}
+            return table
+        jax.vmap(draw)(jnp.arange(3))
+        jax.vmap(keep)(jnp.arange(3))
+        jax.jit(pick)(1)
+        """
+    ctx = _context(source)
+    for name in ("draw", "pick"):
+        value = _value_of_return(ctx, name)
+        assert value.kind == STATIC and not isinstance(value, Array), (name, value)
+    kept = _value_of_return(ctx, "keep")
+    assert isinstance(kept, Array) and not kept.jax

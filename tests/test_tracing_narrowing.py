@@ -177,6 +177,44 @@ def test_predicates_that_prove_nothing_leave_the_argument_traced(body):
     assert _value(body, "n > 1", source) == TRACED
 
 
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        # jax's own predicate: False for a tracer under jit, so where it held n is none.
+        ("if not jax.core.is_concrete(n):\n    raise ValueError(n)\nreturn n > 1", STATIC),
+        ("return core.is_concrete(n) and n > 1", STATIC),
+        ("return 0 if not jax.core.is_concrete(n) else n > 1", STATIC),
+        ("if x is not None and not core.is_concrete(n):\n    raise\nreturn n > 1", TRACED),
+        ("if n is not None and not core.is_concrete(n):\n    raise\nreturn n > 1", STATIC),
+        # Failed, or on another name: nothing proven.
+        ("return jax.core.is_concrete(n) or n > 1", TRACED),
+        ("if jax.core.is_concrete(n):\n    raise ValueError(n)\nreturn n > 1", TRACED),
+        ("return jax.core.is_concrete(x) and n > 1", TRACED),
+    ],
+)
+def test_jax_is_concrete_narrows_like_a_type_test(body, kind):
+    assert _value(body, "n > 1") == kind
+
+
+@pytest.mark.jax
+@pytest.mark.filterwarnings("ignore:jax.core.is_concrete is deprecated")
+def test_is_concrete_is_false_for_the_tracers_the_model_reports():
+    jax = pytest.importorskip("jax")
+    seen: list[bool] = []
+
+    def probe(x):
+        seen.append(jax.core.is_concrete(x))
+        return x
+
+    ones = jax.numpy.ones
+    jax.jit(probe)(ones(2))
+    jax.vmap(probe)(ones((2, 2)))
+    jax.lax.scan(lambda c, x: (probe(c), x), ones(()), ones(2))
+    jax.lax.map(probe, ones(2))
+    assert seen == [False] * 4
+    assert jax.core.is_concrete(ones(2))
+
+
 def test_a_shadowed_type_name_does_not_narrow():
     source = HEADER.replace("import jax\n", "import jax\nint = jax.Array\n", 1)
     source += "    if isinstance(n, int) and n > 1:\n        return x\n    return -x\n"
@@ -356,3 +394,117 @@ def test_a_tracer_compared_with_a_bare_object_is_a_python_bool():
     # A JAX array's `==` defers to a value it does not recognise (a sentinel `object()`, a
     # function), and Python compares identities [observed on jax 0.10.2 inside jit].
     assert found(EQUALITY, {"JIT101"}) == expected(EQUALITY)
+
+
+# Branches a traced call cannot enter (model/jax/tracing.py `leaf_truth`, expressions.py's
+# short-circuit): each source marks what is still reported.
+REACH_CASES = [
+    # The flag, spelled through `config`, a name bound to it, or `read` of its name.
+    """
+import jax
+import jax.numpy as jnp
+from jax import config
+def body(x):
+    flag = jax.config.jax_disable_jit
+    if config.jax_disable_jit:
+        assert jnp.all(x > 0)
+    if flag:
+        assert jnp.all(x > 1)
+    if jax.config.read("jax_disable_jit"):
+        assert jnp.all(x > 2)
+    if x.ndim > 0 and jax.config.jax_disable_jit:
+        assert jnp.all(x > 3)
+    if jax.config.jax_enable_x64:
+        assert jnp.all(x > 4)  # error: JIT101
+    return x
+run = jax.jit(lambda xs: jax.lax.scan(lambda c, x: (c, body(x)), 0, xs))
+""",
+    # Under vmap alone jit's switch does not matter: the body is traced with batch tracers
+    # either way [observed on jax 0.10.2: TracerBoolConversionError under jax.disable_jit()].
+    """
+import jax
+import jax.numpy as jnp
+def body(x):
+    if jax.config.jax_disable_jit:
+        assert jnp.all(x > 0)  # error: JIT101
+    return x
+run = jax.vmap(body)
+""",
+    # `or` stops at a true left operand as `and` at a false one.
+    """
+import jax
+import jax.numpy as jnp
+def solar(x, grid=None, strict=True):
+    if grid is not None or jnp.any(x <= 0.0):
+        x = x + 1
+    if not strict or jnp.any(x > 9.0):  # error: JIT101
+        x = -x
+    if strict and jnp.any(x > 5.0):  # error: JIT101
+        x = x * 2
+    return x
+f = jax.jit(lambda x: solar(x, grid="g"))
+""",
+    # A jit parameter whose default is False: wherever a test of it completes it holds the
+    # default. Not a None default (a container passed for it is truthy and not traced), nor
+    # a number (`axis=(0, 1)` for `axis=0`), not a static one (a call may pass True), not
+    # after the body rebinds it.
+    """
+from functools import partial
+import jax
+import jax.numpy as jnp
+@jax.jit
+def plain(x, debug=False, scale=0):
+    if debug:
+        assert jnp.all(x > 0)
+    if scale and jnp.any(x > scale):  # error: JIT101
+        return x
+    return x
+@jax.jit
+def optional(x, aux=None):
+    if aux:
+        assert jnp.all(x > 0)  # error: JIT101
+    return x
+@partial(jax.jit, static_argnames="debug")
+def static(x, debug=False):
+    if debug:
+        assert jnp.all(x > 0)  # error: JIT101
+    return x
+@jax.jit
+def rebound(x, debug=False):
+    debug = not debug
+    if debug:
+        assert jnp.all(x > 0)  # error: JIT101
+    return x
+""",
+]
+
+
+@pytest.mark.parametrize("source", REACH_CASES)
+def test_a_branch_no_traced_call_enters_is_not_traced(source):
+    assert found(source, {"JIT101"}) == expected(source)
+
+
+@pytest.mark.jax
+def test_jax_disable_jit_is_true_only_where_jit_is_off():
+    # The fact narrowing.EAGER_ONLY_FLAGS states: False inside a jitted `lax.map` body, and
+    # with jit off the same body runs eagerly on concrete arrays (the guarded assert works).
+    jax = pytest.importorskip("jax")
+    from jitlint.model.jax.narrowing import EAGER_ONLY_FLAGS
+
+    assert {"jax.config.jax_disable_jit"} == EAGER_ONLY_FLAGS
+    seen: list[tuple[bool, bool]] = []
+
+    def body(x):
+        flag = bool(jax.config.jax_disable_jit)
+        if flag:
+            assert not jax.numpy.any(jax.numpy.isnan(x))
+        seen.append((flag, isinstance(x, jax.core.Tracer)))
+        return x * 2
+
+    run = jax.jit(lambda xs: jax.lax.map(body, xs))
+    run(jax.numpy.ones((2, 3)))
+    assert seen == [(False, True)]
+    seen.clear()
+    with jax.disable_jit():
+        run(jax.numpy.ones((2, 3)))
+    assert seen and all(flag and not traced for flag, traced in seen), seen

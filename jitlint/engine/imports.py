@@ -4,6 +4,7 @@ a second lint, never a result: the project pass checks what each file received."
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 
@@ -78,6 +79,7 @@ def import_waves(
     `import_map`'s answer, where the caller has it."""
     if imports is None:
         imports = import_map(project, paths, lambda path: read_source(path, sources.get(path)))
+    imports = {path: _not_of_own_packages(path, found) for path, found in imports.items()}
     order = _few_backward(sorted(paths), imports)
     position = {path: at for at, path in enumerate(order)}
     level = dict.fromkeys(order, 0)
@@ -89,6 +91,24 @@ def import_waves(
     for path in sorted(paths):
         waves[level[path]].append(path)
     return waves
+
+
+def _not_of_own_packages(path: str, imported: set[str]) -> set[str]:
+    """`imported` less the `__init__.py` of the packages holding `path`. Python runs a
+    package's `__init__` before any module in it, so such an import is a cycle whenever the
+    `__init__` imports its modules; waiting for it ties whole packages into one import
+    cycle (keras: `import keras` in a module under `keras/src`), whose greedy order then
+    puts many importers after the files they send records to (a second lint each). An
+    `__init__` mostly re-exports: what reaches it before its lint goes on once it is linted."""
+    folder = os.path.dirname(path) + os.sep
+    return {
+        target
+        for target in imported
+        if not (
+            os.path.basename(target) == "__init__.py"
+            and folder.startswith(os.path.dirname(target) + os.sep)
+        )
+    }
 
 
 def _few_backward(nodes: list[str], edges: Mapping[str, set[str]]) -> list[str]:

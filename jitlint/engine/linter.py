@@ -10,7 +10,7 @@ import sys
 import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import libcst as cst
@@ -58,6 +58,18 @@ from jitlint.system.budget import budget_behind
 _NOQA_WORD = re.compile(r"(#\s*)noqa", re.I)
 # Rules the engine itself reports: a file that cannot be read or parsed, unused suppressions.
 _NOT_WALKED = ("JIT001", "JIT002")
+
+
+@cache
+def _codes(kind: str) -> tuple[str, ...]:
+    """The walked rules of every code, whatever is selected, that trace (`"tracing"`) or
+    belong to the TF plug-in (`"tensorflow"`): the project pass's records are built for them."""
+    walked = [code for code in sorted(INDEX) if code not in _NOT_WALKED]
+    if kind == "tracing":
+        return tuple(code for code in walked if rule_class(code).uses_tracing)
+    return tuple(code for code in walked if INDEX[code][4] == kind)
+
+
 # A file that may annotate parameters with another module's pytree classes
 # (model/jax/crossfile/class_facts.py).
 _JAX_WORDS = ("jax", *plugins.tracing_packages(), *plugins.tracing_aliases())
@@ -208,9 +220,19 @@ def lint_text(
             or bool(tf_opened and rule_class(code).framework == "tensorflow")
         )
     ]
+    # The project pass's records do not depend on the selection: a file sends what the rules
+    # of a whole run could need, so `--select` filters findings and never the analysis.
+    tracing_records = tf_records = False
+    if inbound is not None:
+        gates = partial(may_apply, source=gated, mentions=mentions) if text_gates else None
+        tracing_records = bool(ctx.inbound) or any(
+            gates is None or gates(code) for code in _codes("tracing")
+        )
+        tf_records = tf_opened or any(gates is None or gates(code) for code in _codes("tensorflow"))
     # The project pass places its records' calls on lines from the walk's order of calls.
     order = CallOrder() if inbound is not None else None
-    if rules:
+    walked = bool(rules) or tracing_records or tf_records
+    if walked:
         listeners: list[object] = [*rules, order] if order is not None else list(rules)
         walker = Walker(listeners, on_error=lambda rule, exc: _rule_failed(result, rule, exc))
         ctx.parents = walker.parents
@@ -218,17 +240,8 @@ def lint_text(
             order.parents = walker.parents
         walker.walk(module)
     if inbound is not None:
-        calls = CallLines(module, python_tree, order) if rules and order is not None else None
-        _project_facts(
-            result,
-            ctx,
-            any(rule.uses_tracing for rule in rules),
-            any(rule.framework == "tensorflow" for rule in rules),
-            calls,
-            own_names,
-            jax_selected=any(INDEX[c][4] == "jax" for c in codes if c in INDEX),
-            tf_selected=any(INDEX[c][4] == "tensorflow" for c in codes if c in INDEX),
-        )
+        calls = CallLines(module, python_tree, order) if walked and order is not None else None
+        _project_facts(result, ctx, tracing_records, tf_records, calls, own_names)
     result.keras_evidence = dict(ctx.versions.evidence_read)
     reports = [report for rule in rules for report in rule.reports]
     if reports:
@@ -348,23 +361,21 @@ def _returned(received: Received) -> bool:
 def _project_facts(
     result: FileResult,
     ctx: FileContext,
-    tracing_rules: bool,
-    tf_rules: bool,
+    tracing_records: bool,
+    tf_records: bool,
     calls: CallLines | None = None,
     own_names: tuple[frozenset[str], dict[str, str]] | None = None,
-    jax_selected: bool = False,
-    tf_selected: bool = False,
 ) -> None:
-    """What the project pass needs from this file (model/jax/crossfile/records.py). Without a
-    tracing rule (none selected, or the file cannot trace: no jax/flax/... text and no inbound
-    calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
+    """What the project pass needs from this file (model/jax/crossfile/records.py), whatever
+    rules are selected. Where no rule of any run could trace (no jax/flax/... text and no
+    inbound calls), nothing is traced, so nothing goes out; its defs and re-exports are listed
     still (a package's `__init__.py` that only imports need not mention jax). `own_names`:
     the defs and re-exports, where the inbound filter already read them."""
     result.defs = own_names[0] if own_names else top_level_defs(ctx.module)
     has_classes = bool(_CLASS_TEXT.search(ctx.source))
     try:
         result.reexports = own_names[1] if own_names else reexports(ctx.names)
-        if tracing_rules:
+        if tracing_records:
             result.outbound = outbound_calls(ctx.tracing, ctx.source, calls)
             called = [
                 (r.target, r.line)
@@ -378,7 +389,7 @@ def _project_facts(
             if ctx.tracing.active:
                 overridable = self_call_inbound(ctx.tracing, ctx.path, ctx.source, calls)
                 result.outbound.extend(class_facts.self_call_exports(overridable))
-        if jax_selected and has_classes:
+        if has_classes:
             # A subclass need not mention jax: its base's file may trace its methods.
             traced = partial(may_be_traced, module_constructors=ctx.assumptions.module_constructors)
             result.outbound.extend(class_facts.class_imports(ctx.names, traced))
@@ -391,7 +402,7 @@ def _project_facts(
         if has_classes and (ctx.inbound or _mentions_jax(ctx.source)):
             frameworks = [(i.name, c.framework) for i, c in ctx.tracing.contract_classes]
             result.outbound.extend(class_facts.module_exports(frameworks))
-        if jax_selected and has_classes:
+        if has_classes:
             # A class whose framework only its imported bases may say: which bases, for the
             # files that subclass it (the runner follows them; this file asks nothing). After
             # the frameworks this file knows: of two facts for one name the first is kept.
@@ -399,9 +410,9 @@ def _project_facts(
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:
-        if tf_rules:
+        if tf_records:
             result.outbound.extend(tf_outbound(ctx.tf, ctx.source, calls))
-        elif tf_selected and has_classes:
+        elif has_classes:
             # A subclass need not mention Keras: its base's file may say it is a layer.
             result.outbound.extend(tf_base_imports(ctx.tf, ctx.source, calls))
     except Exception as exc:

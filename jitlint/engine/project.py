@@ -6,7 +6,10 @@ linted first, in waves: a file's wave comes after those of the files that import
 what the earlier waves sent it is given to its lint (engine/imports.py finds the imports
 from the text). What that order cannot give (import cycles, facts a module sends to its
 importers, imports the text search misses) is given by linting the files that receive
-something new again, until none does (bounded).
+something new again, until none does (bounded). Facts a module sends its importers are
+answers to their questions, which their lints ask; for the commonest, a class's framework, the
+first round guesses the questions from the text and lints the base's module first
+(engine/class_bases.py), so a subclass mostly has its answer at its first lint.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from jitlint.engine.class_bases import base_modules, framework_questions, reversed_for_bases
 from jitlint.engine.imports import import_map, import_waves, read_source
 from jitlint.engine.linter import FileResult, may_change
 from jitlint.engine.orphans import backup_copies
@@ -23,9 +27,11 @@ from jitlint.model.jax.crossfile.records import Outbound, Received
 from jitlint.model.project.files import (
     ProjectFiles,
     accepts,
+    answered,
     inbound_for,
     rank,
     received_from,
+    tf_exports,
 )
 from jitlint.model.tf_records import TfInbound
 
@@ -64,7 +70,7 @@ def follow_imports(
 
     imports = import_map(project, [path for path, _, _ in members], text)
     copies = backup_copies(project, imports, text)
-    given, waves = _first_round(tasks, members, project, lint, results, imports, copies)
+    given, waves = _first_round(tasks, members, project, lint, results, imports, copies, text)
     done: list[FileResult] = results  # type: ignore[assignment]
 
     # What each file's records gave, while nothing they resolve against changed: the
@@ -138,6 +144,7 @@ def _first_round(
     results: list[FileResult | None],
     imports: dict[str, set[str]],
     copies: dict[str, tuple[TfInbound, ...]],
+    text: Callable[[str], bytes],
 ) -> tuple[dict[str, tuple[Received, ...]], list[list[str]]]:
     """Lint every task once, importing files first; fills `results` and returns what each
     member's lint kept of what it was given (`accepts`), and the waves it linted them in.
@@ -162,12 +169,30 @@ def _first_round(
                 parked.setdefault(path, []).append((caller, record))
                 received.setdefault(path, set()).add(item)
 
-    waves = import_waves(project, [path for path, _, _ in members], {}, imports)
+    # The framework questions each subclass will likely ask, its bases' modules first, and
+    # their answers given at its first lint (engine/class_bases.py).
+    questions = {path: framework_questions(text(path)) for path, _, _ in members}
+    bases = {
+        path: base_modules(project, path, found, text) for path, found in questions.items() if found
+    }
+    order = reversed_for_bases(imports, bases)
+    exports: dict[str, dict[str, str]] = {}
+
+    def answers(path: str) -> set[Received]:
+        if not bases.get(path) or not bases[path] & linted:
+            return set()
+        return {
+            item
+            for question in questions[path]
+            for _, item in answered(project, path, question, defs, reexports, exports)
+        }
+
+    waves = import_waves(project, [path for path, _, _ in members], {}, order)
     for wave in waves:
         batch = [
             dataclasses.replace(
                 by_path[path][0],
-                inbound=tuple(sorted(received.get(path, ()), key=rank)),
+                inbound=tuple(sorted(received.get(path, set()) | answers(path), key=rank)),
             )
             for path in wave
         ]
@@ -176,6 +201,7 @@ def _first_round(
             linted.add(path)
             defs[path] = result.defs
             reexports[path] = result.reexports
+            exports.update(tf_exports({path: result.outbound}))
             given[path] = tuple(
                 item for item in task.inbound if accepts(item, result.defs, result.reexports)
             )

@@ -11,6 +11,7 @@ import libcst as cst
 
 from jitlint.model.jax.frameworks.contracts import Assumptions
 from jitlint.model.library.versions import FrameworkVersions
+from jitlint.python.attributes import forget_indexes
 from jitlint.python.names import Names
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ class FileContext:
         if tf is not None:
             tf.__dict__.clear()
         analyses.clear()
+        forget_indexes()  # the attribute indexes hold classes of this tree
 
     def import_name(self, qualname: str, alias: str) -> tuple[str, str | None]:
         """How fix code should spell module `qualname`, and the import to add if any.

@@ -127,9 +127,18 @@ class _Index:
 
 
 # The classes indexed lately, by id, with the class itself (an id can be reused once a tree
-# is freed); bounded, so a long-running server does not keep old trees alive.
+# is freed); bounded, so a long-running server does not keep old trees alive, and emptied
+# when a file's lint ends (`forget_indexes`).
 _INDEXES: dict[int, tuple[cst.ClassDef, _Index]] = {}
 _MAX_INDEXES = 512
+
+
+def forget_indexes() -> None:
+    """Drop every class index. Each holds its class, so the classes of a linted file's tree
+    would outlive its lint: a run over many files kept up to 512 class subtrees alive
+    across files, which every pass of the cycle collector then scanned (bench/README.md,
+    "Round 3 session 9, the per-file lint")."""
+    _INDEXES.clear()
 
 
 def _index(cls: cst.ClassDef) -> _Index:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from jitlint.model.domain.repeats import Repeated, Repetition
+from jitlint.model.domain.repeats import Repeated, Repetition, grid_pass
 from jitlint.model.domain.values import PYTREE, STATIC, TRACED, Array, Object, Value
 from jitlint.python.binding import Signature, bind_call
 from jitlint.python.builtins_facts import MUTATING_METHODS, PARTIAL
@@ -147,6 +147,33 @@ class Captures:
             elif kind == ARRAY and changes.get(name) is _REBOUND and self._sized(name, path):
                 changing[name] = SIZE  # `jnp.zeros((n, d))`: one program per shape
         return [Capture(name, changing[name]) for name in sorted(reads) if name in changing]
+
+    def per_grid(self, built: cst.CSTNode, path: Path, repetition: Repetition) -> bool:
+        """Each repetition of the function object `built` (`path` ends at the site) is
+        another configuration of a written-out grid that it captures (domain/repeats.py
+        `grid_pass`, the fact TF's repeats ask too): in a loop, every loop around it iterates
+        a grid whose element it reads; in a function that runs repeatedly, every call that
+        repeats it (nothing else does) passes a grid's element, in each of its loops, to a
+        parameter it reads. One compile per configuration is needed, whatever the kinds of
+        the values."""
+        reads = self._closure_reads(built, path, 0)
+        if not reads or repetition.kind == "comprehension":
+            return False
+        func = repetition.function
+        if repetition.kind != "call" or func is None:
+            return grid_pass(path, reads, self.names)
+        sites = self.repeated.sites.get(id(func))
+        if not sites or id(func) in self.repeated.open:
+            return False
+        params = [p.name.value for p in params_of(func.params)]
+        method = bool(params) and params[0] in ("self", "cls") and _in_class(path, func)
+        signature = Signature.of(func, 1 if method else 0)
+        for call, site in sites:
+            bound = bind_call(signature, call).arguments
+            passed = {a.value for p, a in bound.items() if p in reads and type(a) is cst.Name}
+            if not grid_pass(site, passed, self.names):  # type: ignore[arg-type]
+                return False
+        return True
 
     # ---- values that decide the program ------------------------------------------------
     def _sized(self, name: str, path: Path) -> bool:

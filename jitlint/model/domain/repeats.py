@@ -22,6 +22,11 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).
+- A call or function object in a *grid* of configurations (`grid_pass`: every loop around it
+  a `for` over a written-out list or tuple of literals, or a name bound once to one, whose
+  element it passes or captures) runs once per configuration: each trace or compile is
+  needed, and hoisting cannot remove it. TF's repeats and JIT113 (through captures.py) ask
+  this one fact.
 - A *staged* loop is no repetition either: the framework traces its body once and runs
   the iterations itself (TF's autograph turns a `for` over a tensor in graph code into a
   `while_loop`). Which loops are staged is the framework's answer (`StagedLoop`, given by
@@ -38,7 +43,7 @@ import libcst as cst
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import repeats_body
+from jitlint.python.uses import repeats_body, target_names
 from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
@@ -147,6 +152,79 @@ def conditional(path: Path) -> bool:
         if kind in (cst.If, cst.Try, cst.IfExp):
             return True
     return False
+
+
+# ---- grids of configurations -------------------------------------------------------------
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+
+
+def python_literal(node: cst.CSTNode) -> bool:
+    """A Python literal: a number, a string, True/False/None, a negated one, or a written-out
+    tuple or list of them."""
+    kind = type(node)
+    if kind in _LITERALS:
+        return True
+    if kind is cst.Name:
+        return node.value in ("True", "False", "None")  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return python_literal(node.expression)  # type: ignore[attr-defined]
+    if kind in (cst.List, cst.Tuple):
+        return all(python_literal(e.value) for e in node.elements)  # type: ignore[attr-defined]
+    return False
+
+
+def written_out(iterable: cst.CSTNode, path: Path, names: Names | None = None) -> bool:
+    """`iterable` is a written-out list or tuple of Python literals, or (with `names`) a name
+    bound once, by an assignment, to one (`DTYPES = ("float32", "bfloat16")`, usually at
+    module level)."""
+    if type(iterable) is cst.Name and names is not None:
+        bindings = names.lookup(iterable.value, path)  # type: ignore[attr-defined]
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return False
+        iterable = bindings[0].node  # type: ignore[assignment]
+    if type(iterable) not in (cst.List, cst.Tuple):
+        return False
+    elements = iterable.elements  # type: ignore[attr-defined]
+    return bool(elements) and all(python_literal(e.value) for e in elements)
+
+
+def grid_pass(
+    path: Path, reads: set[str], names: Names | None = None, staged: StagedLoop | None = None
+) -> bool:
+    """Every loop around the end of `path` (in its function) is a `for` over a written-out
+    collection of literals (`written_out`) whose target `reads` holds: a grid of
+    configurations (`for fft in [True, False]: for size in [None, (20, 20)]:`). `reads`: the
+    names a call there passes, or those a function object built there captures. Each pass
+    is then another configuration, not the same work over data again: what is traced or
+    compiled per pass is needed once per configuration, and hoisting cannot remove it. A
+    comprehension around it (within the grid: `[run(x, fft) for x in xs]`) repeats it over
+    its elements with the same configuration: no grid."""
+    loops = 0
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            break
+        if kind in COMPREHENSIONS:
+            grandchild = path[index + 2] if index + 2 < len(path) else None
+            if not (child is node.for_in and grandchild is node.for_in.iter):  # type: ignore[attr-defined]
+                return False
+        if not _repeating_loop(node, child, staged, path[: index + 1]):
+            continue
+        if kind is not cst.For or not target_names(node.target) & reads:  # type: ignore[attr-defined]
+            return False
+        if not written_out(node.iter, path, names):  # type: ignore[attr-defined]
+            return False
+        loops += 1
+    return loops > 0
+
+
+def passes_grid(call: cst.Call, path: Path, names: Names | None = None) -> bool:
+    """The call at the end of `path` runs in a grid of configurations (`grid_pass`) and passes
+    each loop's element: `for fft in [True, False]: run(fft=fft)`."""
+    passed = {a.value.value for a in call.args if not a.star and type(a.value) is cst.Name}
+    return grid_pass(path, passed, names)
 
 
 @dataclass

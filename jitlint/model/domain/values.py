@@ -486,6 +486,10 @@ NONE = Scalar("None", None)
 # compared with `==` to a value of a type it does not recognise defers to identity, so
 # `tracer == sentinel` is a Python bool.
 PLAIN_OBJECT = Value(STATIC, pytype="object")
+# A Python set or frozenset: it holds only hashable values, and no JAX array or TF tensor is
+# one (hashing a tracer raises TypeError), so a set that was built holds none; a dict's keys
+# (`set(d)`) are the pytree's static structure. Its truth value is its length.
+PYTHON_SET = Value(STATIC, pytype="set")
 
 
 def plain_python_object(value: Value) -> bool:

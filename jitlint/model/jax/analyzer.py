@@ -506,11 +506,13 @@ class Context:
     lambda called where it was made), and `site`: how it was reached, for messages.
     `staged`: whether a transformation on its path stages every JAX operation (jit, a lax
     body); under vmap or grad alone an operation on none of the traced values returns a
-    concrete array, so there a JAX operation's result is traced only when an input is."""
+    concrete array, so there a JAX operation's result is traced only when an input is.
+    `falsy_when_tested`: parameters whose truth is False wherever a test of them completes
+    (a jit's parameter with a falsy Python default: given, it is a tracer, whose test fails)."""
 
     __slots__ = (
-        "analyzer", "closure", "entry", "func", "level", "owner", "params", "site", "staged",
-        "trace",
+        "analyzer", "closure", "entry", "falsy_when_tested", "func", "level", "owner",
+        "params", "site", "staged", "trace",
     )  # fmt: skip
 
     def __init__(
@@ -532,6 +534,7 @@ class Context:
         self.owner = owner
         self.site = site
         self.entry: Any = None  # the transformation, for a call of a transformed function
+        self.falsy_when_tested: frozenset[str] = frozenset()
         self.analyzer: Any = None  # the Analyzer, once it runs
 
     @property

@@ -13,6 +13,7 @@ import libcst as cst
 
 from jitlint.model.domain.values import (
     MISSING,
+    PYTHON_SET,
     PYTREE,
     STATIC,
     TRACED,
@@ -199,6 +200,12 @@ class Expressions:
 
     def _boolean(self, node: Any) -> Value:
         left = self.eval(node.left)
+        is_or = type(node.operator) is cst.Or
+        decided = self.truth(node.left) if self.truth is not None else None
+        if decided is not None and decided == is_or:
+            # `grid is None and jnp.any(x)` given a grid: the right operand never runs, so
+            # it is no value here (and no conversion of it is reached).
+            return left
         # The right operand runs only when `and`'s left is true / `or`'s left is false.
         right = self._narrowed(node.left, type(node.operator) is cst.And, node.right)
         if left.kind == STATIC and right.kind == STATIC:
@@ -270,6 +277,8 @@ class Expressions:
                 value = value.element()
             values.append(value)
         pytype = _DISPLAY_TYPES.get(type(node))
+        if pytype == "set":
+            return PYTHON_SET
         if starred and pytype in ("list", "tuple"):
             return Seq(pytype, elem=join_values(values))  # type: ignore[arg-type]
         return container(values, pytype)
@@ -328,7 +337,7 @@ class Expressions:
             return Seq("generator", elem=element)
         if kind is cst.DictComp:
             return Dict(elem=element)
-        return container([element])
+        return PYTHON_SET
 
     def _lambda(self, node: Any) -> Value:
         for param in all_params(node.params):

@@ -16,6 +16,7 @@ from jitlint.model.domain.values import (
     ITEMS,
     MAYBE_KEY,
     PLAIN_OBJECT,
+    PYTHON_SET,
     PYTREE,
     STATIC,
     TRACED,
@@ -185,6 +186,8 @@ def builtin_result(qualname: str, args: Args, star: bool) -> Value | None:
         if isinstance(source, Seq) and qualname in ("builtins.list", "builtins.tuple"):
             return Seq(pytype, source.items, source.elem)
         return Seq(pytype, elem=source.element())
+    if qualname in ("builtins.set", "builtins.frozenset"):
+        return PYTHON_SET
     if qualname == "builtins.range":
         return Seq("range", elem=Scalar("int"))
     if qualname == "builtins.enumerate" and values:
@@ -228,7 +231,7 @@ def call_result(
     kind = call_kind(qualname)
     if kind == "jax":
         if compile_time or (eager and not _collective(qualname)):
-            return combine(values)
+            return _run_now(qualname, args, why)
         return jax_result(qualname, args, why)
     if qualname in plugins.array_results():
         return traced(why)
@@ -256,6 +259,17 @@ def call_result(
     if kind != "unknown" and all(v.kind == STATIC for _, v in args):
         return S
     return U
+
+
+def _run_now(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
+    """A JAX operation that runs as it is called (nothing on the path stages it): traced
+    only when an input is. Its result is a JAX array (or the structure `jax_result` gives)
+    whatever it was given, so a NumPy input does not make a NumPy result: with no traced
+    input it is a concrete JAX value, a constant to what traces it later."""
+    combined = combine(positional(args))
+    if isinstance(combined, Array) and not combined.jax:  # `jnp.asarray(np_table)`
+        return from_python(jax_result(qualname, args, why))
+    return combined
 
 
 def _collective(qualname: str) -> bool:

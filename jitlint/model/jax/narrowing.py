@@ -18,17 +18,20 @@ lambda x: isinstance(x, tuple) and x == ()` on a traced leaf). `isinstance(x, ja
 proves nothing: tracers are instances.
 A call of a type-test predicate (`if not_jax_tracer(x):`, numpyro's helper whose body is
 `return not isinstance(x, Tracer)`, python/predicates.py) narrows its arguments the same way,
-wherever the predicate is defined.
+wherever the predicate is defined; so does jax's own `jax.core.is_concrete(x)`, which is
+False for the tracers of jit, vmap, pmap and the lax loops (`LIBRARY_PREDICATES`).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.python.binding import Signature
 from jitlint.python.names import Names
 from jitlint.python.predicates import (
     Guards,
     Negation,
+    Predicate,
     PredicateOf,
     Resolve,
     Test,
@@ -56,6 +59,48 @@ CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("tuple", "list", "dict", "
 ARRAY_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "at", "aval", "T"})
 # Every tracer is an instance of these, so `not isinstance(x, Tracer)` proves x is not one.
 TRACER_TYPES = frozenset({"jax.core.Tracer", "jax._src.core.Tracer"})
+
+# True only while jit is disabled (`with jax.disable_jit():`, JAX_DISABLE_JIT=1), and then jit
+# and the lax loops run their bodies eagerly, so code a test of it guards never runs staged;
+# inside a jit it reads False [observed on jax 0.10.2: an assert on a jnp value under
+# `if jax.config.jax_disable_jit:` in a `lax.map` body under jit runs with and without
+# `jax.disable_jit()`; under vmap the body is still traced and the assert fails].
+EAGER_ONLY_FLAGS = frozenset({"jax.config.jax_disable_jit"})
+# `jax.config.read("jax_disable_jit")` names the same flag (jax 0.10.2 raises AttributeError
+# for it instead: the guarded code is not reached either way).
+CONFIG_READERS = frozenset({"jax.config.read"})
+
+
+def eager_only_flag(expr: cst.CSTNode, resolve: Resolve) -> bool:
+    """Whether `expr` reads a flag that is True only where jit is disabled: the attribute,
+    a name bound to it (names.py follows `flag = jax.config.jax_disable_jit`), or the
+    config's `read` of its name."""
+    if type(expr) is cst.Call:
+        args = expr.args  # type: ignore[attr-defined]
+        if len(args) != 1 or type(args[0].value) is not cst.SimpleString:
+            return False
+        named = args[0].value.evaluated_value  # type: ignore[attr-defined]
+        found = resolve(expr.func)  # type: ignore[attr-defined]
+        return bool(found) and found <= CONFIG_READERS and f"jax.config.{named}" in EAGER_ONLY_FLAGS
+    found = resolve(expr)
+    return bool(found) and found <= EAGER_ONLY_FLAGS
+
+
+# jax functions that are type tests in all but their body. `jax.core.is_concrete(x)` was
+# False for the tracer of jax.jit, vmap, pmap and lax.scan/map [observed on jax 0.10.2], so
+# where it held, `x` is not one: `if not jax.core.is_concrete(x): raise ...` guards a NumPy
+# conversion after it (jax-fli). Under grad alone it is True for the linearize tracer, whose
+# value is concrete: the model does not report a grad-only path either.
+_IS_CONCRETE = Predicate(Signature(("x",)), Negation(TypeTest("x", TRACER_TYPES)))
+LIBRARY_PREDICATES: dict[str, Predicate] = {
+    f"{module}.is_concrete": _IS_CONCRETE for module in ("jax.core", "jax._src.core")
+}
+
+
+def library_predicate(qualnames: frozenset[str]) -> Predicate | None:
+    """The type test a call of the jax function named `qualnames` amounts to, if any."""
+    found = {LIBRARY_PREDICATES.get(name) for name in qualnames}
+    return found.pop() if len(found) == 1 else None
 
 
 def proves_not_tracer(types: frozenset[str], held: bool) -> bool:

@@ -106,7 +106,12 @@ from jitlint.model.jax.frameworks.contracts import (
 )
 from jitlint.model.jax.frameworks.lifting import Lifting
 from jitlint.model.jax.library import from_python
-from jitlint.model.jax.narrowing import array_guards, tracer_guards
+from jitlint.model.jax.narrowing import (
+    array_guards,
+    eager_only_flag,
+    library_predicate,
+    tracer_guards,
+)
 from jitlint.model.jax.pytree_fields import Instance, PytreeClasses, attach_instances
 from jitlint.model.jax.static_args.hashable import StaticEvent
 from jitlint.model.jax.transforms import (
@@ -646,6 +651,8 @@ class Tracing:
         if any(c.site == "root" for c in trace.contexts):
             return
         contributions: list[tuple[int, dict[str, Value]]] = []
+        # Per contribution: the parameters it would trace if given (see `_falsy_when_tested`).
+        passable: list[frozenset[str]] = []
         entries = list(self.index.entries.get(id(func), []))
         inbound: list[Inbound] = []
         python_scalars_given: dict[str, Inbound] = {}  # parameter -> the call that gives it
@@ -728,6 +735,7 @@ class Tracing:
             )  # fmt: skip
             self._receiver(entry.func, path, params)
             contributions.append((level, params))
+            passable.append(entry.traced_if_passed if entry.func is func else frozenset())
         for call in inbound:
             given = inbound_contribution(func, call)  # type: ignore[arg-type]
             if id(call) in made:
@@ -736,6 +744,7 @@ class Tracing:
                 if given.get(name, U).kind == PYTREE:
                     given[name] = self._jit_instance(func, name, given[name])  # type: ignore[arg-type]
             contributions.append((call.level, given))
+            passable.append(frozenset())
         if not contributions:
             return
         level = max(c[0] for c in contributions)
@@ -774,6 +783,10 @@ class Tracing:
             else:
                 params[name] = U
         context = Context(trace, level, params, site="root", staged=staged)
+        top = [given for (at, _), given in zip(contributions, passable, strict=True) if at == level]
+        context.falsy_when_tested = _falsy_when_tested(func, params, top)
+        for name in context.falsy_when_tested:
+            params[name] = Value(UNKNOWN)  # its own object: a rebinding is told apart
         self.analyse(context, invoke=True)
 
     def fails_before_tracing(self, entry: Entry) -> bool:
@@ -1174,10 +1187,24 @@ class Tracing:
             analyzer.item = lambda an, node, base, index: self.calls.item(
                 context, node, base, index
             )
-        analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get)
+
+        def leaf_truth(test: cst.BaseExpression) -> bool | None:
+            # Staged code never runs where jit is off, so there the flag reads False.
+            if context.staged and eager_only_flag(test, lambda e: self.qualified(trace, e)):
+                return False
+            if type(test) is cst.Name and test.value in context.falsy_when_tested:  # type: ignore[attr-defined]
+                name = test.value  # type: ignore[attr-defined]
+                if analyzer.env.get(name) is context.params.get(name):  # not rebound
+                    return False
+            return None
+
+        analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)
         analyzer.guards = tracer_guards(
             lambda expr: self.qualified(trace, expr),
-            lambda call: self.predicate(analyzer.values.get(id(call.func))),
+            lambda call: (
+                library_predicate(self.qualified(trace, call.func))
+                or self.predicate(analyzer.values.get(id(call.func)))
+            ),
         ).facts
         analyzer.not_arrays = array_guards(lambda expr: self.qualified(trace, expr)).facts
         context.analyzer = analyzer
@@ -1478,6 +1505,30 @@ def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | Non
 
 
 _PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "differentiated"}
+
+
+def _falsy_when_tested(
+    func: FuncNode, params: Env, applications: list[frozenset[str]]
+) -> frozenset[str]:
+    """The parameters of a root context whose truth is False wherever a test of them
+    completes: every application at its level is a jit that traces the parameter when a
+    call gives it (`render=False` not static), so the body sees either its Python default
+    or a tracer, whose test raises before any branch runs. Only a `False` default: jit
+    passes None through, and a container given for a number (`axis=(0, 1)` for `axis=0`)
+    is truthy."""
+    if not applications or type(func) is not cst.FunctionDef:
+        return frozenset()
+    shared = frozenset.intersection(*applications)
+    if not shared:
+        return frozenset()
+    defaults = Signature.of(func).default_of  # type: ignore[arg-type]
+    return frozenset(
+        name
+        for name in shared
+        if params.get(name, U).kind == UNKNOWN
+        and type(default := defaults.get(name)) is cst.Name
+        and default.value == "False"
+    )
 
 
 def how_traced(caller: FunctionTrace) -> str:

@@ -214,6 +214,9 @@ class Entry:
     # own file fills with a Python number or bool, with that call: jit traces what it is
     # given, so such a call makes them tracers (another file's calls: crossfile/records.py).
     given: dict[str, cst.Call] = field(default_factory=dict)
+    # Parameters with a default (UNKNOWN in `params`) that a jit traces when a call passes
+    # them: the body sees either the Python default or a tracer.
+    traced_if_passed: frozenset[str] = frozenset()
     # Whether a transformation of the application stages the body (Transform.stages; an
     # enclosing one may stage it too). Contract roots and other files' applications: staged.
     staged: bool = True
@@ -387,6 +390,7 @@ class Discovery:
             entry = Entry(transform, site, func, params, enclosing, staged=transform.stages)
             if transform.style == "jit" and len(decorators) == 1:
                 entry.given = self._given_numbers(func, path, transform, options, params)
+                entry.traced_if_passed = traced_if_passed(transform, options, func, params)
             self._add(entry)
 
     def _given_numbers(
@@ -522,6 +526,10 @@ class Discovery:
             func = method
         params = application_params(transform, options, func, False, bound_positional, bound_names)
         entry = Entry(transform, site, func, params, enclosing, staged=transform.stages)
+        if transform.style == "jit":
+            entry.traced_if_passed = traced_if_passed(
+                transform, options, func, params, bound_positional, bound_names
+            )
         calls = self._calls_of(transform, path)
         entry.defaulted = defaulted(func, calls, bound_positional, bound_names)
         self._add(entry)
@@ -685,11 +693,18 @@ def static_truth(
     names: Names,
     test: cst.BaseExpression,
     local: Callable[[str], Value | None] | None = None,
+    leaf: Callable[[cst.BaseExpression], bool | None] | None = None,
 ) -> bool | None:
     """The truth of a test on module-level constants bound once to True/False, such as
     `if JAX_MODE:` in code generated for several backends, or on a local name whose value is
-    a known literal (`local` gives the analyser's current value); None when unknown."""
+    a known literal (`local` gives the analyser's current value); None when unknown. `leaf`
+    answers first for a name, attribute or call that the caller's context decides (a flag
+    that is False wherever the code is staged)."""
     kind = type(test)
+    if leaf is not None and kind in (cst.Name, cst.Attribute, cst.Call):
+        found = leaf(test)
+        if found is not None:
+            return found
     if kind is cst.Name and local is not None:
         value = local(test.value)  # type: ignore[attr-defined]
         if value is not None:
@@ -702,13 +717,18 @@ def static_truth(
                 return value.value == "True"  # type: ignore[attr-defined]
         return None
     if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
-        inner = static_truth(names, test.expression, local)  # type: ignore[attr-defined]
+        inner = static_truth(names, test.expression, local, leaf)  # type: ignore[attr-defined]
         return None if inner is None else not inner
     if kind is cst.BooleanOperation:
-        left = static_truth(names, test.left, local)  # type: ignore[attr-defined]
+        left = static_truth(names, test.left, local, leaf)  # type: ignore[attr-defined]
         is_and = type(test.operator) is cst.And  # type: ignore[attr-defined]
         if left is not None and left != is_and:
             return left  # `False and ...` / `True or ...`
+        if leaf is not None:
+            # `debug and FLAG` with the flag False: never true, whatever `debug` is.
+            right = static_truth(names, test.right, local, leaf)  # type: ignore[attr-defined]
+            if right is not None and right != is_and:
+                return right
     if kind is cst.Comparison and local is not None:
         return _none_test_truth(test, local)  # type: ignore[arg-type]
     return None
@@ -960,6 +980,25 @@ def application_params(
         if name in out and out[name] == PYTREE:
             out[name] = UNKNOWN
     return out
+
+
+def traced_if_passed(
+    transform: Transform,
+    options: Sequence[cst.Arg],
+    func: FuncNode,
+    params: dict[str, int],
+    bound_positional: int = 0,
+    bound_names: set[str] | frozenset[str] = frozenset(),
+) -> frozenset[str]:
+    """The parameters an application leaves UNKNOWN for their default that it would trace
+    if a call passed them (not bound by a partial, not static)."""
+    passed = application_params(
+        transform, options, func, False, bound_positional, set(bound_names),
+        defaults_unknown=False,
+    )  # fmt: skip
+    return frozenset(
+        name for name, kind in params.items() if kind == UNKNOWN and passed.get(name) == PYTREE
+    )
 
 
 def scalar_params(func: FuncNode) -> set[str]:

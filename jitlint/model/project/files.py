@@ -305,6 +305,25 @@ def received_from(
     return [(callee, call)]
 
 
+def answered(
+    project: ProjectFiles,
+    caller_path: str,
+    question: str,
+    defs: Mapping[str, frozenset[str]],
+    reexports: Mapping[str, Mapping[str, str]],
+    exports: Mapping[str, Mapping[str, str]],
+) -> list[tuple[str, Received]]:
+    """What `caller_path` would receive for a "jax-import" record of `question` (a name as it
+    spells it), from the files whose `exports` are known."""
+    record = TfRecord(question, 0, IMPORT_KIND)
+    return received_from(project, caller_path, record, defs, reexports, exports)
+
+
+def tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[str, str]]:
+    """Each file's exported facts: its own dotted name -> fact (`_tf_exports`)."""
+    return _tf_exports(outbound)
+
+
 def _defines(name: str, defs: frozenset[str]) -> bool:
     if name in defs:
         return True

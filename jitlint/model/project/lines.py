@@ -95,14 +95,38 @@ def _calls_in_walk_order(root: ast.AST) -> list[ast.Call]:
     after its body, a class's bases after its body, ...)."""
     found = []
     stack = [root]
+    fields_of = _NODE_FIELDS
     while stack:
         node = stack.pop()
-        if type(node) is ast.Call:
-            found.append(node)
-        children = _children(node)
+        kind = type(node)
+        if kind in _OWN_ORDER:
+            if kind is ast.Call:
+                found.append(node)
+            children = _children(node)
+        else:
+            # The common case read here, not through `_children`: most nodes are names and
+            # constants, left at once (a call per node was ~a sixth of the walk).
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = _node_fields(kind)
+            if not fields:
+                continue
+            children = []
+            for name in fields:
+                value = getattr(node, name)
+                if type(value) is list:
+                    children += value
+                elif value is not None:
+                    children.append(value)
         children.reverse()
-        stack.extend(children)
+        stack += children
     return found
+
+
+# The kinds whose children `_children` orders (or filters) itself.
+_OWN_ORDER = frozenset(
+    {ast.Call, ast.ClassDef, ast.arguments, ast.Dict, ast.ExceptHandler, ast.match_case}
+)
 
 
 def _children(node: ast.AST) -> list[ast.AST]:

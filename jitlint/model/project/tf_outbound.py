@@ -82,7 +82,11 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
         for key, context in model.contexts.items():
             calls = (*scan.calls.get(key, ()), *scan.attribute_calls.get(key, ()))
             for call, path in calls:
-                found.append((call.func, path, "graph", "", context))
+                # What the call passes, for the receiver's parameters (its helpers' values).
+                status = ""
+                if foreign_name(model, call.func, path) is not None:
+                    status = encode_arguments(model.values.argument_kinds(call, path))
+                found.append((call.func, path, "graph", status, context))
             for expr, path in scan.foreign_callbacks.get(key, ()):
                 found.append((expr, path, "graph", "", context))
         for expr, path, flag in scan.foreign_losses:
@@ -125,10 +129,19 @@ def tf_outbound(model: TfModel, source: str, call_lines: CallLines | None = None
         ]
         sites += [(node, path[1] if len(path) > 1 else None) for node, path, _ in imports]
         lines = _lines(model, source, call_lines, sites)
+        # Past `_MAX_CREATIONS` argument lists for one function, its calls say only that
+        # their arguments are unknown.
+        statuses: dict[str, set[str]] = {}
+        for _expr, _path, kind, status, _context, target in named:
+            if kind == "graph":
+                statuses.setdefault(target, set()).add(status)
+        crowded = {target for target, seen in statuses.items() if len(seen) > _MAX_CREATIONS}
         for expr, _path, kind, status, context, target in named:
             found = 0 if kind == "graph" else lines.get(id(at.get(id(expr), expr)))
             if found is None:
                 continue  # a site whose line was not found: no record rather than a crash
+            if kind == "graph" and target in crowded:
+                status = _UNKNOWN_ARGUMENTS
             line = found
             if context is not None:
                 flags = (context.xla, context.auto_xla, context.autograph)

@@ -30,6 +30,7 @@ from jitlint.model.tf.api import (
     DATASET_METHODS,
     DO_NOT_CONVERT,
     GRAPH_CALLBACK_ARGS,
+    IS_TENSOR,
     SHAPE_KEEPING_DATASET_METHODS,
     TF_FUNCTION,
     VARYING_SHAPE_DATASETS,
@@ -70,8 +71,21 @@ _GRAPH_MARKER_PARTS = (
     r"\b(?:load_model|clone_model|model_from_json|Sequential)\(",
 )
 # Searched one by one: a pattern that starts with a literal is searched for fast, and their
-# union, which starts with none, was tried at every character (~1.6x the time).
-_GRAPH_MARKER_SEARCHES = tuple(re.compile(part).search for part in _GRAPH_MARKER_PARTS)
+# union, which starts with none, was tried at every character (~1.6x the time). So is the
+# last one (`\b` first): it is searched only in a text that holds one of its calls'
+# spellings, found by substring tests (the whole test over the corpus: 0.22 -> 0.065 s).
+_MODEL_MAKER_CALLS = ("load_model(", "clone_model(", "model_from_json(", "Sequential(")
+_GRAPH_MARKER_SEARCHES = tuple(re.compile(part).search for part in _GRAPH_MARKER_PARTS[:-1])
+_MODEL_MAKER_SEARCH = re.compile(_GRAPH_MARKER_PARTS[-1]).search
+
+
+def _has_graph_marker(source: str) -> bool:
+    """Whether any of `_GRAPH_MARKER_PARTS` matches in `source`."""
+    return any(search(source) for search in _GRAPH_MARKER_SEARCHES) or (
+        any(call in source for call in _MODEL_MAKER_CALLS) and bool(_MODEL_MAKER_SEARCH(source))
+    )
+
+
 # `import a.b as c`, `from x import a, b as c`: the names a module binds by importing, a
 # cheap filter for `c.f(...)` calls that may reach a function of another module. A
 # parenthesised list runs to its `)` over several lines, a line ending in `\` goes on.
@@ -156,6 +170,8 @@ class TfModel(KerasLinks):
         self.eager_keras: dict[int, GraphContext] = {}
         # The kinds of inbound records read (`records`), for `reads`.
         self._kinds_read: set[str] = set()
+        # (id of an `if`, whether its body) -> whether graph code never runs that branch.
+        self._non_tensor_memo: dict[tuple[int, bool], bool] = {}
         for record in self._inbound:
             if record.kind == "use":
                 self._uses_received.setdefault(record.function, []).append(use_entry(record))
@@ -170,7 +186,7 @@ class TfModel(KerasLinks):
         source = self.source
         return (
             source is None
-            or any(search(source) for search in _GRAPH_MARKER_SEARCHES)
+            or _has_graph_marker(source)
             or any(record.kind not in PASSIVE_KINDS for record in self._inbound)
         )
 
@@ -317,13 +333,83 @@ class TfModel(KerasLinks):
                 found = contexts.get(id(node))
                 if found is not None:
                     return found
-            elif (
-                kind is cst.If
-                and index + 1 < len(path)
-                and self._eager_branch(node, path[index + 1], path[:index])  # type: ignore[arg-type]
-            ):
-                return None
+            elif kind is cst.If and index + 1 < len(path):
+                branch, outer = path[index + 1], path[:index]
+                if self._eager_branch(node, branch, outer) or self._non_tensor_branch(
+                    node,  # type: ignore[arg-type]
+                    branch,
+                    outer,
+                ):
+                    return None
         return None
+
+    def _non_tensor_branch(self, node: cst.If, branch: cst.CSTNode, outer: Path) -> bool:
+        """The branch of `if not tf.is_tensor(x):` (or the `else` of `if tf.is_tensor(x):`,
+        also through a local flag bound once to `tf.is_tensor(x)`) where graph code gives `x`
+        as a tensor: there the test decides against the branch, so graph code never runs it.
+        Code written for both NumPy and tensor inputs converts back to NumPy this way, and a
+        Keras layer's `__call__` turns NumPy inputs into tensors before `call` (Keras 2 and 3).
+        A value that may be a structure of tensors (a root's whole input) decides nothing:
+        `tf.is_tensor` of a list is False."""
+        if not self._mentions_is_tensor:
+            return False
+        key = (id(node), branch is node.body)
+        found = self._non_tensor_memo.get(key)
+        if found is None:
+            outcome = branch is node.body
+            subjects = self._not_tensor_subjects(node.test, outcome, (*outer, node), 0)
+            values = self._received_values
+            found = any(
+                values.value(e, at).kind == TENSOR and not values.whole_input(e, at)
+                for e, at in subjects
+            )
+            self._non_tensor_memo[key] = found
+        return found
+
+    def _not_tensor_subjects(
+        self, test: cst.BaseExpression, outcome: bool, path: Path, depth: int
+    ) -> list[tuple[cst.BaseExpression, Path]]:
+        """The expressions (with the path each is read at) that `test` evaluating to
+        `outcome` proves are not tensors: `tf.is_tensor(e)` false, under `not`, in every part
+        of an `and` that holds (or of an `or` that fails), or a local name bound once to such a
+        call."""
+        kind = type(test)
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+            return self._not_tensor_subjects(test.expression, not outcome, path, depth)  # type: ignore[attr-defined]
+        if kind is cst.BooleanOperation:
+            # `A and B` held (or `A or B` failed): each part did; otherwise no one part is known.
+            if (type(test.operator) is cst.And) != outcome:  # type: ignore[attr-defined]
+                return []
+            return [
+                found
+                for part in (test.left, test.right)  # type: ignore[attr-defined]
+                for found in self._not_tensor_subjects(part, outcome, path, depth)
+            ]
+        if kind is cst.Call:
+            if outcome or len(test.args) != 1 or test.args[0].keyword or test.args[0].star:  # type: ignore[attr-defined]
+                return []
+            if canonical(self.names.qualified_names(test.func, path)) != {IS_TENSOR}:  # type: ignore[attr-defined]
+                return []
+            return [(test.args[0].value, (*path, test))]  # type: ignore[attr-defined]
+        if kind is cst.Name and depth == 0:
+            defs = self.values.name_defs(test, path)  # type: ignore[arg-type]
+            if defs is None or len(defs) != 1 or defs[0].kind != "assign":
+                return []
+            value = defs[0].node
+            if type(value) is not cst.Call:
+                return []
+            return self._not_tensor_subjects(value, outcome, defs[0].path, depth + 1)  # type: ignore[arg-type]
+        return []
+
+    @cached_property
+    def _received_values(self) -> TfValues:
+        """Values that also read other files' "graph" records for the parameters of helpers
+        only they call: kept apart from `values`, which every rule reads."""
+        return TfValues(self.names, self, received=True)
+
+    @cached_property
+    def _mentions_is_tensor(self) -> bool:
+        return self.source is None or "is_tensor" in self.source
 
     def staged_loop(self, loop: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
         """Autograph stages `loop` (`path` ends at it) into a `tf.while_loop`, so its body is

@@ -18,7 +18,8 @@ A loop call passes a *varying* Python value when the argument is the loop's vari
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
 them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`). A loop
 call in a *grid* of configurations (every loop around it a `for` over a written-out list or
-tuple of literals whose value it passes, in this file or another) runs its function once per
+tuple of literals, or a name bound once to one, whose value it passes, in this file or
+another: domain/repeats.py `passes_grid`, which JIT113 asks too) runs its function once per
 configuration, and so do the functions that function alone repeats, on every path.
 """
 
@@ -42,7 +43,9 @@ from jitlint.model.domain.repeats import (
     find_repeated,
     local_repetition,
     method_contract,
+    passes_grid,
     per_pass,
+    python_literal,
     used_repeatedly,
 )
 from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
@@ -58,7 +61,6 @@ from jitlint.python.walker import iter_children
 TfModel = Any
 
 _FUNCTIONS = (cst.FunctionDef, cst.Lambda)
-_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
 # Methods a Keras callback's owner calls on every batch or epoch, eagerly, between steps.
 _CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|end)$")
 
@@ -69,7 +71,7 @@ class Repeats(Repeated):
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, name, method or "", whether the call
     # passes the loop's element: `configured`, whether it runs over a written-out grid of
-    # configurations: `_passes_grid`) for "repeat" records
+    # configurations: domain/repeats.py `passes_grid`) for "repeat" records
     foreign: list[tuple[cst.Call, Path, cst.CSTNode, str, bool, bool]] = field(default_factory=list)
     # ids of functions every loop call of which passes a value that changes per iteration
     # (`for n in [1, 3, 7]: make(n)`, `for device in devices: make(f, device)`): each run
@@ -129,7 +131,9 @@ def find_repeats(model: TfModel) -> Repeats:
             foreign = foreign_callee(model, call, path)
             if foreign is not None:
                 element = _passes_element(model, call, path) or _kept_element(call, path)
-                out.foreign.append((call, path, *foreign, element, _passes_grid(call, path)))
+                out.foreign.append(
+                    (call, path, *foreign, element, passes_grid(call, path, model.names))
+                )
             continue
         func, bound = target
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
@@ -138,7 +142,7 @@ def find_repeats(model: TfModel) -> Repeats:
             if varying_python(model, arg, path):
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
                 varied = True
-        grid = _passes_grid(call, path)
+        grid = passes_grid(call, path, model.names)
         grid_calls[id(func)] = grid_calls.get(id(func), 0) + grid
         varied = varied or grid or (_passes_element(model, call, path) and _factory(model, func))
         varied_calls[id(func)] = varied_calls.get(id(func), 0) + varied
@@ -184,26 +188,6 @@ def _gridded_callees(model: TfModel, out: Repeats, gridded: set[int], resolve: A
         and out.why.get(key, "").startswith("called from a function")
         and found <= gridded
     }
-
-
-def _passes_grid(call: cst.Call, path: Path) -> bool:
-    """Every loop around the call (in its function) is a `for` over a written-out list or
-    tuple of literals whose variable the call passes (`for fft in [True, False]: for size in
-    [None, (20, 20)]: run(fft=fft, size=size)`): a grid of configurations, each pass a new
-    one, not the same work repeated over data."""
-    loops = enclosing_loops(path)
-    if not loops:
-        return False
-    passed = {a.value.value for a in call.args if not a.star and type(a.value) is cst.Name}
-    for loop in loops:
-        if type(loop) is not cst.For or type(loop.iter) not in (cst.List, cst.Tuple):
-            return False
-        elements = loop.iter.elements
-        if not elements or not all(_python_literal(e.value) for e in elements):
-            return False
-        if not target_names(loop.target) & passed:
-            return False
-    return True
 
 
 def _repeated_defs(model: TfModel) -> list[tuple[cst.FunctionDef, str]]:
@@ -537,25 +521,12 @@ def python_iterable(model: TfModel, iterable: cst.CSTNode, path: Path, depth: in
         return model.names.resolves_to(iterable.func, path, {"builtins.range"})  # type: ignore[attr-defined]
     if kind in (cst.List, cst.Tuple):
         elements = iterable.elements  # type: ignore[attr-defined]
-        return bool(elements) and all(_python_literal(e.value) for e in elements)
+        return bool(elements) and all(python_literal(e.value) for e in elements)
     if kind is cst.Name and depth < 2:
         bindings = model.names.lookup(iterable.value, path)  # type: ignore[attr-defined]
         if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
             node = bindings[0].node
             return node is not None and python_iterable(model, node, path, depth + 1)
-    return False
-
-
-def _python_literal(node: cst.CSTNode) -> bool:
-    kind = type(node)
-    if kind in _LITERALS:
-        return True
-    if kind is cst.Name:
-        return node.value in ("True", "False", "None")  # type: ignore[attr-defined]
-    if kind is cst.UnaryOperation:
-        return _python_literal(node.expression)  # type: ignore[attr-defined]
-    if kind in (cst.List, cst.Tuple):
-        return all(_python_literal(e.value) for e in node.elements)  # type: ignore[attr-defined]
     return False
 
 

@@ -38,8 +38,16 @@ from jitlint.model.tf.api import (
     single_output,
 )
 from jitlint.model.tf.repeats import bind
+from jitlint.model.tf_records import UNKNOWN_FACT, Argument, decode_arguments
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
-from jitlint.python.binding import Signature, receivers
+from jitlint.python.binding import (
+    DOUBLE_STARRED,
+    STARRED,
+    Signature,
+    call_arguments,
+    receivers,
+)
+from jitlint.python.binding import bind as bind_arguments
 from jitlint.python.builtins_facts import container_annotation, tuple_element_annotation
 from jitlint.python.names import Names
 from jitlint.python.predicates import Guards, Predicate, TypeTest
@@ -385,9 +393,13 @@ def _guard_subjects(scope: cst.CSTNode) -> set[str]:
 class TfValues:
     """Abstract values of expressions; `model` supplies graph contexts and loop bodies."""
 
-    def __init__(self, names: Names, model: object) -> None:
+    def __init__(self, names: Names, model: object, received: bool = False) -> None:
         self.names = names
         self.model = model
+        # Whether a top-level helper only other files call takes its parameters from their
+        # "graph" records: only for the model's `tf.is_tensor` branches (model.py
+        # `_non_tensor_branch`); every rule's values leave them unknown, as before.
+        self.received = received
         self._defs: dict[int, dict[str, list[Def]]] = {}
         self._memo: dict[int, Value] = {}
         self._dtype_memo: dict[int, str | None] = {}
@@ -663,11 +675,14 @@ class TfValues:
 
     def _helper_param(self, func: cst.CSTNode, name: str) -> Value:
         """A helper's parameter: what the module's graph code passes to it (unknown where
-        no call is seen; a call from another module is not seen). Where every call leaves
+        no call is seen; with `received`, for a top-level function only other files' graph
+        code calls, what their "graph" records say each call passes). Where every call leaves
         it out, it is its default's value (`training=False`: a Python flag on every path)."""
-        sites = self._helper_sites.get(id(func))
-        if not sites or type(func) is not cst.FunctionDef:
+        if type(func) is not cst.FunctionDef:
             return UNK
+        sites = self._helper_sites.get(id(func))
+        if not sites:
+            return self._received_param(func, name) if self.received else UNK
         found = []
         defaulted = True  # no call passes it, nor spreads `*args`/`**kwargs` that might
         for call, path, bound in sites:
@@ -682,6 +697,109 @@ class TfValues:
         if defaulted and default is not None:
             return self.value(default, self.model.scope_path(func)[:-1])  # type: ignore[attr-defined]
         return UNK
+
+    def _received_param(self, func: cst.FunctionDef, name: str) -> Value:
+        """What the "graph" records of a top-level function (calls from graph code of other
+        files) say its parameter `name` gets: a tensor, a Python value, or the default where
+        a call leaves it out; unknown where any record carries no arguments (a callback, a
+        record of an older version) or a star argument may fill it."""
+        facts = self._received_facts(func, name)
+        if facts is None:
+            return UNK
+        found = []
+        for fact in facts:
+            if isinstance(fact, cst.BaseExpression):  # the default: no call passes it
+                found.append(self.value(fact, (self.model.module,)))  # type: ignore[attr-defined]
+            elif fact.startswith("tensor"):
+                found.append(Value(TENSOR, frozenset()))
+            elif fact == "py" or fact.startswith("dtype:"):
+                found.append(PY)
+            else:
+                return UNK
+        return join(found)
+
+    def _received_facts(
+        self, func: cst.FunctionDef, name: str
+    ) -> list[str | cst.BaseExpression] | None:
+        """Per "graph" record of the top-level `func`, the fact it gives for the parameter
+        `name` (the default's expression where the call leaves it out); None where there is
+        none, or a record carries no arguments, or a star argument may fill it."""
+        model = self.model
+        if not any(stmt is func for stmt in model.module.body):  # type: ignore[attr-defined]
+            return None
+        wanted = func.name.value
+        records = [r for r in model.records("graph") if r.function == wanted]  # type: ignore[attr-defined]
+        if not records:
+            return None
+        signature = Signature.of(func)
+        out: list[str | cst.BaseExpression] = []
+        for record in records:
+            args = decode_arguments(record.status) if record.status else None
+            if args is None:
+                return None
+            bound = bind_arguments(signature, args)
+            if name in bound.arguments:
+                out.append(bound.arguments[name])
+            elif name in bound.defaulted:
+                out.append(bound.defaulted[name])
+            else:
+                return None
+        return out
+
+    def argument_kinds(self, call: cst.Call, path: Sequence[cst.CSTNode]) -> list[Argument]:
+        """What each argument of `call` is, for a "graph" record (tf_records.py's facts,
+        without dtypes): a tensor ("tensors" where it may be a structure of them: the whole
+        input of a graph root), a Python value, or unknown."""
+        out: list[Argument] = []
+        for keyword, expr in call_arguments(call):
+            if keyword in (STARRED, DOUBLE_STARRED):
+                out.append((keyword, UNKNOWN_FACT))
+                continue
+            kind = self.value(expr, path).kind
+            if kind == TENSOR:
+                fact = "tensors" if self.whole_input(expr, path) else "tensor"
+            else:
+                fact = "py" if kind == PYTHON else UNKNOWN_FACT
+            out.append((keyword, fact))
+        return out
+
+    def whole_input(self, expr: cst.CSTNode, path: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """Whether `expr`, a tensor to the model, may be a structure of tensors instead (a
+        list, tuple or dict, for which `tf.is_tensor` is False): the whole input of a graph
+        root (a Keras `call`'s inputs, a `tf.function`'s argument), directly, through a plain
+        alias, or passed whole to a helper, by this file or (its record says "tensors") by
+        another. An element of it (`inputs[1]`, `a, b = inputs`) or an op's result is one
+        tensor."""
+        if type(expr) is not cst.Name:
+            return False
+        defs = self.name_defs(expr, path)  # type: ignore[arg-type]
+        if not defs or depth > 4:
+            return True
+        for definition in defs:
+            if definition.kind == "assign":
+                if self.whole_input(definition.node, definition.path, depth + 1):  # type: ignore[arg-type]
+                    return True
+            elif definition.kind == "param" and self._whole_param(
+                definition.path[-1], expr.value, depth
+            ):
+                return True
+        return False
+
+    def _whole_param(self, func: cst.CSTNode, name: str, depth: int) -> bool:
+        context = self.model.function_context(func)  # type: ignore[attr-defined]
+        if context is None or context.root:
+            return True
+        sites = self._helper_sites.get(id(func))
+        if not sites:
+            if type(func) is not cst.FunctionDef:
+                return True
+            facts = self._received_facts(func, name)
+            return facts is None or "tensors" in facts
+        for call, path, bound in sites:
+            for param, arg in bind(func, call, bound):  # type: ignore[arg-type]
+                if param == name and self.whole_input(arg, path, depth + 1):
+                    return True
+        return False
 
     def passed_to_helper(self, func: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
         """What the module's graph code passes for the parameter `name` of the helper

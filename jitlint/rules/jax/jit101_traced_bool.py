@@ -491,6 +491,71 @@ class Flow(eqx.Module):
                 best_model, best_loss = model, losses[epoch]
         return best_model, losses
 """,
+        # A helper run only under `if render:`, a jit parameter left at its falsy default:
+        # given, `render` is a tracer and the test itself fails, so the loop is never traced.
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+def settle(board):
+    old = board + 1
+    while not jnp.all(old == board):
+        old = board
+    return board
+@partial(jax.jit, static_argnums=(1,))
+def reset(board, size, render=False):
+    if render:
+        board = settle(board)
+    return board * size
+""",
+        # The traced call passes a grid: `and` stops at `grid is None`, the conversion on its
+        # right never runs under the trace.
+        """
+import jax
+import jax.numpy as jnp
+def solar(x, grid=None):
+    if grid is None and jnp.any(x <= 0.0):
+        raise ValueError("x too small")
+    return x * 2
+f = jax.jit(lambda x: solar(x, grid="g"))
+""",
+        # `jax.config.jax_disable_jit` is True only where jit is off, and then jit and
+        # `lax.map` run eagerly: under the trace the debug branch is skipped (directly, or
+        # through a name bound to the flag).
+        """
+import jax
+import jax.numpy as jnp
+def blocks(x):
+    h = jnp.sin(x)
+    if jax.config.jax_disable_jit:
+        assert not jnp.any(jnp.isnan(h))
+    disabled = jax.config.jax_disable_jit
+    if disabled and x.ndim > 0:
+        assert jnp.all(h < 2)
+    return h
+step = jax.jit(lambda xs: jax.lax.map(blocks, xs))
+""",
+        # `set(d)` of a traced dict holds its keys, the pytree's static structure, and a set
+        # holds no tracer (hashing one raises): its truth value is its length
+        # (f1tenth_gym_jax's `batchify` under lax.scan, fesom_jax's `build_params` under jit).
+        """
+import jax
+import jax.numpy as jnp
+def batchify(x, agents):
+    missing = set(agents) - set(x)
+    if missing:
+        raise ValueError(f"missing {sorted(missing)}")
+    return jnp.stack([x[a] for a in agents])
+def body(carry, _):
+    return carry, batchify({"p": carry, "q": carry}, ["p", "q"])
+out = jax.lax.scan(body, jnp.ones(2), None, length=2)
+@jax.jit
+def step(obs):
+    unknown = {k for k in obs} - frozenset({"p", "q"})
+    if unknown:
+        raise ValueError("unknown keys")
+    return batchify(obs, ["p", "q"])
+""",
     )
     INVALID = (
         # The same loop in a method that compiles nothing it calls: the public-method
@@ -726,6 +791,68 @@ def dropout(x, training=False):
     return x
 def run(x):
     return sample(x, temperature=0.7), dropout(x, True)
+""",
+        # The helper called with `render=True` from traced code: its loop is traced.
+        """
+import jax
+import jax.numpy as jnp
+def settle(board):
+    old = board + 1
+    while not jnp.all(old == board):  # error: JIT101
+        old = board
+    return board
+def reset(board, size, render=False):
+    if render:
+        board = settle(board)
+    return board * size
+@jax.jit
+def run(board):
+    return reset(board, 2, True)
+""",
+        # No grid under jit: `grid is None` holds and the conversion runs.
+        """
+import jax
+import jax.numpy as jnp
+def solar(x, grid=None):
+    if grid is None and jnp.any(x <= 0.0):  # error: JIT101
+        raise ValueError("x too small")
+    return x * 2
+f = jax.jit(lambda x: solar(x))
+""",
+        # The assert outside the `jax_disable_jit` guard, and one under its negation, run
+        # under the trace.
+        """
+import jax
+import jax.numpy as jnp
+def blocks(x):
+    h = jnp.sin(x)
+    if jax.config.jax_disable_jit:
+        h = h + 0
+    assert not jnp.any(jnp.isnan(h))  # error: JIT101
+    if not jax.config.jax_disable_jit:
+        assert jnp.all(h < 2)  # error: JIT101
+    return h
+step = jax.jit(lambda xs: jax.lax.map(blocks, xs))
+""",
+        # The same helpers testing the dict's values, not its keys: those are tracers.
+        """
+import jax
+import jax.numpy as jnp
+def batchify(x, agents):
+    missing = set(agents) - set(x)
+    if missing:
+        raise ValueError(f"missing {sorted(missing)}")
+    if x[agents[0]].sum() > 0:  # error: JIT101
+        raise ValueError("positive")
+    return jnp.stack([x[a] for a in agents])
+def body(carry, _):
+    return carry, batchify({"p": carry, "q": carry}, ["p", "q"])
+out = jax.lax.scan(body, jnp.ones(2), None, length=2)
+@jax.jit
+def step(obs):
+    if obs["p"].sum() > 0:  # error: JIT101
+        raise ValueError("positive")
+    return obs
 """,
     )
 

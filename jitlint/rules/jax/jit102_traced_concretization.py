@@ -303,6 +303,18 @@ def scatter(src, index, dim_size=None):
 def energy(x, index):
     return scatter(x, index, dim_size=Graph(*sizes).num_graphs)
 """,
+        # A jit parameter left at its falsy default: given, `diff_mode` is a tracer and
+        # `if not diff_mode:` fails first, so the conversion after the early return is
+        # never traced.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def flux(x, diff_mode=False):
+    if not diff_mode:
+        return x * 2
+    return float(jnp.sum(x))
+""",
     )
     INVALID = (
         # The same helper when the traced call leaves the size out.
@@ -410,6 +422,17 @@ def totals(xs):
     def row(x):
         return float(x.sum())  # error: JIT102
     return jax.vmap(row)(xs)
+""",
+        # The same with `diff_mode` static: a call may pass True as a Python value.
+        """
+from functools import partial
+import jax
+import jax.numpy as jnp
+@partial(jax.jit, static_argnames="diff_mode")
+def flux(x, diff_mode=False):
+    if not diff_mode:
+        return x * 2
+    return float(jnp.sum(x))  # error: JIT102
 """,
     )
 

@@ -152,6 +152,42 @@ def f(x, **kwargs):
     t0 = kwargs.get("t0", 0.0)
     return x * np.linspace(t0, 1.0, 5).sum()
 """,
+        # A `jax.numpy` function returns a JAX array whatever it is given: a NumPy table made
+        # one before a traced index reaches it, on a path only vmap traces or inside
+        # `ensure_compile_time_eval` (each runs as it is called).
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+def draw(m, i):
+    table = jnp.asarray(np.arange(1 << m))
+    return table[i]
+def sample(idx):
+    return jax.vmap(lambda i: draw(3, i))(idx)
+@jax.jit
+def pick(i):
+    with jax.ensure_compile_time_eval():
+        table = jnp.asarray(np.arange(8)) * 2
+    return table[i]
+""",
+        # `jax.core.is_concrete(x)` is False for a tracer under jit: past a guard that raises
+        # when it fails, `x` is a Python or NumPy value (jax-fli's healpy path).
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+def spectrum(m, m2=None, method="jax"):
+    if method == "numpy":
+        if not jax.core.is_concrete(m):
+            raise ValueError("needs concrete arrays")
+        if m2 is not None and not jax.core.is_concrete(m2):
+            raise ValueError("needs concrete arrays")
+        return jnp.asarray(np.asarray(m)), None if m2 is None else np.asarray(m2)
+    return m, m2
+@jax.jit
+def run(m, m2):
+    return spectrum(m, m2, method="numpy")
+""",
     )
     INVALID = (
         # A handler that raises again passes the error on; one for another error does not
@@ -205,6 +241,36 @@ import numpy as onp
 from jax import lax
 def run(x):
     return lax.scan(lambda c, v: (c + onp.exp(v), None), 0.0, x)  # error: JIT104
+""",
+        # The same table kept NumPy: indexed by a tracer under vmap alone and under jit.
+        """
+import jax
+import numpy as np
+def draw(m, i):
+    table = np.arange(1 << m)
+    return table[i]  # error: JIT104
+def sample(idx):
+    return jax.vmap(lambda i: draw(3, i))(idx)
+def cell(m, i):
+    return np.arange(1 << m)[i]  # error: JIT104
+fast = jax.jit(lambda i: cell(3, i))
+""",
+        # A guard on another name, or one that does not leave when it fails, proves nothing.
+        """
+import jax
+import jax.numpy as jnp
+import numpy as np
+def spectrum(m, m2, method="jax"):
+    if method == "numpy":
+        if jax.core.is_concrete(m2):
+            raise ValueError("m2 must be traced")
+        if not jax.core.is_concrete(m2):
+            print("tracing")
+        return jnp.asarray(np.asarray(m)), np.asarray(m2)  # error: JIT104
+    return m, m2
+@jax.jit
+def run(m, m2):
+    return spectrum(m, m2, method="numpy")
 """,
     )
 

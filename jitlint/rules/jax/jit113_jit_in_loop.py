@@ -169,6 +169,13 @@ class JitInLoop(Rule):
     argument; a step count read as data, three compiles jitted per pass against one
     hoisted). A step count read as data (`x * step`, `data[i]` on an array) or by a branch
     test (many values take the same branch, yet each pass compiles) keeps the finding.
+    Whatever the kinds, a grid of configurations is not reported (model/domain/repeats.py,
+    the fact TensorFlow's JIT207 asks too): every loop around the jit a `for` over a
+    written-out list or tuple of literals, or a name bound once to one (`DTYPES =
+    ("float32", "bfloat16")`), whose element the function captures, or, in a function that
+    runs repeatedly, every call that repeats it passing such an element, in each of its
+    loops, to a parameter the function captures. A loop over data or a comprehension
+    inside the grid repeats one configuration and keeps the finding.
     """
 
     code = "JIT113"
@@ -180,6 +187,21 @@ class JitInLoop(Rule):
     runtime_error = None
 
     VALID = (
+        # A grid of configurations written out (here as a module-level tuple): each pass
+        # jits a closure over another dtype and scale, or calls a function that does with
+        # another dtype. One compile per configuration is needed; hoisting cannot remove it.
+        """
+import jax
+DTYPES = ("float32", "bfloat16")
+def cast(x, dtype):
+    return jax.jit(lambda y: y.astype(dtype) + 1)(x)
+def sweep(x):
+    for dtype in DTYPES:
+        for scale in [1, 2]:
+            jax.jit(lambda y: y.astype(dtype) * scale)(x)
+    for dtype in DTYPES:
+        cast(x, dtype)
+""",
         # One function per configuration the loop writes out: each compile is needed.
         """
 import jax
@@ -478,6 +500,24 @@ for i in range(3):
 """,
     )
     INVALID = (
+        # Data batches, also inside a grid of configurations: the same closure is jitted
+        # again for every batch (a comprehension over them too).
+        """
+import jax
+DTYPES = ("float32", "bfloat16")
+def cast(x, dtype):
+    return jax.jit(lambda y: y.astype(dtype) + 1)(x)  # error: JIT113
+def train(params, batches):
+    for batch in batches:
+        params = jax.jit(lambda p, b: p - 0.1 * b.mean())(params, batch)  # error: JIT113
+    for dtype in DTYPES:
+        for batch in batches:
+            jax.jit(lambda y: y.astype(dtype))(batch)  # error: JIT113
+        [jax.jit(lambda y: y.astype(dtype))(b) for b in batches]  # error: JIT113
+    for batch in batches:
+        cast(batch, "float32")
+    return params
+""",
         # The same functions called in a loop with literal arguments that take the branch
         # of the jit: a new wrapper compiled per pass.
         """
@@ -804,11 +844,13 @@ class Model:
     ) -> bool:
         """Each repetition builds a different function on purpose, so a compile per pass is
         needed: what it captures changes between passes and is Python configuration (or the
-        model cannot tell: unknown is never reported), or it is rebuilt only when an `if` in
-        the loop sees a setting change. A captured array or step count that changes should
-        have been an argument: the hazard stays."""
+        model cannot tell: unknown is never reported), or each pass is another element of a
+        written-out grid of configurations it captures (`for dtype in ["float32",
+        "bfloat16"]:`), or it is rebuilt only when an `if` in the loop sees a setting change.
+        A captured array or step count that changes should have been an argument: the
+        hazard stays."""
         captures = self.ctx.captures
-        if captures.recompile_guard(path):
+        if captures.recompile_guard(path) or captures.per_grid(built, path, repetition):
             return True
         varying = captures.varying(built, path, repetition)
         return varying is not None and any(c.configuration for c in varying)

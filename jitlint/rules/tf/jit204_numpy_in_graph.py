@@ -101,6 +101,11 @@ class NumpyInGraph(Rule):
     module) calls `tf.config.run_functions_eagerly(True)` on every path has no graph code:
     each of its instances is made after every `tf.function`, Keras' own included, is set to
     run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
+    A branch that runs only where `tf.is_tensor(x)` fails (`if not tf.is_tensor(x):`, its
+    `else`, or a flag bound once to the test) is not graph code where graph code gives `x` as
+    one tensor: an element of a Keras `call`'s inputs (Keras converts NumPy inputs), an op's
+    result, or what every caller passes, in this file or, through their records, in others.
+    The whole input of a `call` or a `tf.function` may be a list, and decides nothing.
     """
 
     code = "JIT204"
@@ -229,6 +234,41 @@ class ScaledBridge(HostBridge):
     def call(self, inputs):
         return tf.constant(self.host_fn(np.asarray(inputs) * self.scale))
 """,
+        # Code written for NumPy and tensor inputs alike: it converts back to NumPy only
+        # under a failed `tf.is_tensor` (directly, in an `else`, or through a flag), and the
+        # layer's inputs reach it as tensors (Keras' `__call__` converts NumPy inputs).
+        """
+import numpy as np
+import tensorflow as tf
+def drop_edges(inputs, rate):
+    edge_index, *attrs = inputs
+    was_tensor = tf.is_tensor(edge_index)
+    if not was_tensor:
+        edge_index = tf.convert_to_tensor(edge_index)
+    keep = tf.where(tf.random.uniform(tf.shape(edge_index[0])) > rate)[:, 0]
+    kept = tf.gather(edge_index, keep, axis=-1)
+    for i in range(len(attrs)):
+        if tf.is_tensor(attrs[i]):
+            attrs[i] = tf.gather(attrs[i], keep, axis=-1)
+        else:
+            attrs[i] = np.take(attrs[i], keep, axis=-1)
+    if not was_tensor:
+        kept = kept.numpy()
+    return [kept] + attrs
+def add_loops(edge_index, num_nodes):
+    loops = tf.stack([tf.range(num_nodes)] * 2, axis=0)
+    grown = tf.concat([edge_index, loops], axis=1)
+    if not tf.is_tensor(edge_index):
+        grown = grown.numpy()
+    return grown
+class DropEdge(tf.keras.Model):
+    def call(self, inputs):
+        return drop_edges(inputs, 0.5)
+class SelfLoops(tf.keras.layers.Layer):
+    def call(self, inputs):
+        x, edge_index = inputs[0], inputs[1]
+        return add_loops(edge_index, tf.shape(x)[0])
+""",
     )
     INVALID = (
         # The same model, called by the helper through a `tf.function` step.
@@ -321,6 +361,30 @@ class Model(tf.keras.Model):
         loss = tf.reduce_mean(data)
         print(float(loss.numpy()))  # error: JIT204
         return {"loss": loss}
+""",
+        # A layer's whole input may be a list of tensors, for which `tf.is_tensor` is False:
+        # the branch runs in the graph.
+        """
+import numpy as np
+import tensorflow as tf
+class Merge(tf.keras.layers.Layer):
+    def call(self, inputs):
+        if not tf.is_tensor(inputs):
+            inputs = np.stack(inputs)  # error: JIT204
+        return inputs * 2
+""",
+        # The same test on a NumPy table graph code captures: the branch runs in the graph.
+        """
+import numpy as np
+import tensorflow as tf
+TABLE = np.arange(4)
+@tf.function
+def lookup(i):
+    table = TABLE
+    out = tf.gather(table, i)
+    if not tf.is_tensor(table):
+        out = out.numpy()  # error: JIT204
+    return out
 """,
     )
 
