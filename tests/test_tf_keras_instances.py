@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from test_project import check, where, write
 
 from jitlint.api import lint_source
@@ -196,6 +197,24 @@ def test_one_file_an_attribute_a_subclass_may_use_keeps_the_contract() -> None:
     last = "return tape.gradient(loss, self.model.trainable_variables)"
     more = TRAINER.format(last=last) + "\n\nclass Fitting(Trainer):\n    pass\n"
     assert codes(ONE_FILE.format(more=more)) == ["JIT204"]
+
+
+# An instance given positionally past a callee's named parameters lands in its `*args`:
+# nothing follows it there, so it escapes (and the follower must not index past them).
+STARRED_CALLEES = {
+    "a constructor": "class Holder:\n    def __init__(self, *parts):\n        self.parts = parts\n"
+    "\n\nholder = Holder(make(None))\n",
+    "a constructor, after a named one": "class Pair:\n    def __init__(self, first, *rest):\n"
+    "        self.rest = rest\n\n\npair = Pair(1, make(None))\n",
+    "a function": "def keep(*items):\n    return items\n\n\nkept = keep(make(None))\n",
+}
+
+
+@pytest.mark.parametrize("callee", sorted(STARRED_CALLEES))
+def test_one_file_an_instance_given_to_starred_parameters_keeps_the_contract(
+    callee: str,
+) -> None:
+    assert codes(ONE_FILE.format(more=STARRED_CALLEES[callee])) == ["JIT204"]
 
 
 def test_an_eager_only_layer_keeps_its_input_dtype() -> None:

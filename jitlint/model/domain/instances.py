@@ -242,8 +242,12 @@ def _passed(
             position = str(int(position) + 1)
     if func is not None:
         params = parameter_names(func)
+        # Past the named parameters a positional argument lands in `*args`: an escape.
+        if position.isdigit() and int(position) >= len(params):
+            add(None)
+            return
         param = params[int(position)] if position.isdigit() else position
-        if (position.isdigit() and int(position) >= len(params)) or param not in params:
+        if param not in params:
             add(None)
         else:
             add((id(func), param))
