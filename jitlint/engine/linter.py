@@ -181,6 +181,7 @@ def lint_text(
         return result
 
     ctx = FileContext(module, path, parsed)
+    ctx.project_run = inbound is not None
     own_names: tuple[frozenset[str], dict[str, str]] | None = None
     if inbound:
         # The project pass may give a file what reached it before its defs were known.

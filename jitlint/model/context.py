@@ -41,6 +41,9 @@ class FileContext:
         # What other files of the run say about this file's names for the TF model: graph
         # code calling its functions, its Keras classes' uses, dtype facts it imports.
         self.tf_inbound: list[TfInbound] = []
+        # Whether the project pass lints this file (the engine sets it): without it, what
+        # the file imports from its own project is not in the run.
+        self.project_run = False
         # The framework versions the file is linted for (model/library/versions.py); rules
         # whose hazard exists only in some versions read `ctx.versions.keras` and the like.
         self.versions = FrameworkVersions({})
@@ -80,7 +83,13 @@ class FileContext:
         """Which functions JAX traces and which values in them are tracers."""
         from jitlint.model.jax.tracing import Tracing
 
-        return Tracing(self.names, self.inbound, self.assumptions.for_path(self.path), self.source)
+        return Tracing(
+            self.names,
+            self.inbound,
+            self.assumptions.for_path(self.path),
+            self.source,
+            one_file=not self.project_run,
+        )
 
     @cached_property
     def repeated(self) -> Repeated:

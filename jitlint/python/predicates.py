@@ -233,11 +233,16 @@ class Guards:
         predicate: PredicateOf | None,
         proves: Proves,
         attributes: frozenset[str] = frozenset(),
+        opaque: Callable[[cst.Call], bool] | None = None,
     ) -> None:
         self.resolve = resolve
         self.predicate = predicate
         self.proves = proves
         self.attributes = attributes
+        # A called function the run cannot read (`opaque` says which) may be a type test of
+        # its arguments, either way round: in neither branch are they taken for the kind, so
+        # what the run does not know yields no error.
+        self.opaque = opaque
         self._memo: dict[tuple[int, bool], Facts] = {}
 
     def facts(self, test: cst.BaseExpression, outcome: bool) -> Facts:
@@ -266,6 +271,12 @@ class Guards:
                 predicate = self.predicate(test)  # type: ignore[arg-type]
                 if predicate is not None:
                     return proven(predicate, test, outcome, self.proves)  # type: ignore[arg-type]
+            if not found and self.opaque is not None and self.opaque(test):  # type: ignore[arg-type]
+                return frozenset(
+                    arg.value.value  # type: ignore[attr-defined]
+                    for arg in test.args  # type: ignore[attr-defined]
+                    if arg.keyword is None and not arg.star and type(arg.value) is cst.Name
+                )
             return found
         if kind is cst.Comparison:
             return self._comparison(test, outcome)  # type: ignore[arg-type]

@@ -24,6 +24,8 @@ False for the tracers of jit, vmap, pmap and the lax loops (`LIBRARY_PREDICATES`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from jitlint.python.binding import Signature
@@ -124,10 +126,15 @@ def array_guards(resolve: Resolve) -> Guards:
     return Guards(resolve, None, proves_not_array, ARRAY_ATTRIBUTES)
 
 
-def tracer_guards(resolve: Resolve, predicate: PredicateOf | None = None) -> Guards:
+def tracer_guards(
+    resolve: Resolve,
+    predicate: PredicateOf | None = None,
+    opaque: Callable[[cst.Call], bool] | None = None,
+) -> Guards:
     """Guards that read a test for the names it proves are not tracers (python/predicates.py
-    reads the test; what proves "not a tracer" is this module's)."""
-    return Guards(resolve, predicate, proves_not_tracer, ARRAY_ATTRIBUTES)
+    reads the test; what proves "not a tracer" is this module's). `opaque`: the calls of
+    functions the run cannot read, which may be tracer tests (a one-file run's imports)."""
+    return Guards(resolve, predicate, proves_not_tracer, ARRAY_ATTRIBUTES, opaque)
 
 
 def tests_for_tracers(names: Names, func: cst.FunctionDef, path: list[cst.CSTNode]) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -264,6 +264,7 @@ class Tracing:
         inbound: Mapping[str, Sequence[Received]] | None = None,
         assumptions: Assumptions | None = None,
         source: str | None = None,
+        one_file: bool = False,
     ) -> None:
         self.names = names
         self.module = names.module
@@ -273,6 +274,8 @@ class Tracing:
         # top-level function name -> calls from, and applications in, other files
         # Kept as given (the project pass's `NotedInbound` notes what the model reads).
         self.inbound = inbound if inbound is not None else {}
+        # A run of this file alone: what its project imports define is unknown, not absent.
+        self.one_file = one_file
         self._traces: dict[int, FunctionTrace] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
@@ -1205,6 +1208,7 @@ class Tracing:
                 library_predicate(self.qualified(trace, call.func))
                 or self.predicate(analyzer.values.get(id(call.func)))
             ),
+            self._opaque_call(analyzer) if self.one_file else None,
         ).facts
         analyzer.not_arrays = array_guards(lambda expr: self.qualified(trace, expr)).facts
         context.analyzer = analyzer
@@ -1284,6 +1288,17 @@ class Tracing:
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
         return S
+
+    @staticmethod
+    def _opaque_call(analyzer: Analyzer) -> Callable[[cst.Call], bool]:
+        """In a one-file run, a call of a function another module of the project defines: its
+        body is not in the run, so it may be a tracer test (numpyro's `not_jax_tracer`)."""
+
+        def opaque(call: cst.Call) -> bool:
+            callee = analyzer.values.get(id(call.func))
+            return type(callee) is Foreign and callee.role == "name"
+
+        return opaque
 
     def predicate(self, callee: Value | None) -> Predicate | None:
         """The type-test summary of the function `callee` (a value the analyzer gave a called

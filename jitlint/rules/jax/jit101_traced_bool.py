@@ -556,6 +556,22 @@ def step(obs):
         raise ValueError("unknown keys")
     return batchify(obs, ["p", "q"])
 """,
+        # Run alone, a file cannot read what its project's other modules define: an imported
+        # function used as a test of `ok` may be a tracer test (numpyro's `not_jax_tracer`),
+        # so what it guards is not reported (the project pass reads the predicate itself).
+        """
+import jax
+import jax.numpy as jnp
+from jax import device_get
+from mypkg.util import not_tracer
+def find(x):
+    ok = jnp.isfinite(x).all()
+    if not_tracer(ok):
+        if device_get(ok):
+            return x
+    return x * 2
+run = jax.jit(find)
+""",
     )
     INVALID = (
         # The same loop in a method that compiles nothing it calls: the public-method
@@ -853,6 +869,20 @@ def step(obs):
     if obs["p"].sum() > 0:  # error: JIT101
         raise ValueError("positive")
     return obs
+""",
+        # The same imported function testing another name guards nothing about `ok`.
+        """
+import jax
+import jax.numpy as jnp
+from jax import device_get
+from mypkg.util import not_tracer
+def find(x, y):
+    ok = jnp.isfinite(x).all()
+    if not_tracer(y):
+        if device_get(ok):  # error: JIT101
+            return x
+    return x * 2
+run = jax.jit(find)
 """,
     )
 
