@@ -1,15 +1,16 @@
 """Precision of jitlint on real library code: findings per rule and per package.
 
 Usage: python bench/precision.py [--cache DIR] [--select CODES] [--framework jax|tensorflow|any]
-                                 [--json OUT] [NAME ...]
+                                 [--one-file] [--json OUT] [NAME ...]
 
 Builds (or reuses) the pinned corpus with bench/corpus.py, lints every kept .py file with the
 selected rules (default: every registered rule; `--framework jax` keeps the JAX rules), each
 package as one project, as `jitlint PACKAGE_DIR` does (traced calls into helpers imported from
-other files of the package are followed), and prints, per package and per rule: files, lines,
-findings, findings per 1,000 and per 10,000 lines, then every finding as `path:line: CODE
-message`. Library code is mostly correct, so nearly every finding is either a real bug or a
-false positive to fix at its root; read them.
+other files of the package are followed; with `--one-file`, each file alone, as flake8,
+pre-commit on one staged file and the editor's first lint see it), and prints, per package
+and per rule: files, lines, findings, findings per 1,000 and per 10,000 lines, then every
+finding as `path:line: CODE message`. Library code is mostly correct, so nearly every
+finding is either a real bug or a false positive to fix at its root; read them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import corpus  # bench/ is not a package
 
+from jitlint.api import lint_source
 from jitlint.engine.runner import Task, run
 from jitlint.rules import all_rules
 
@@ -39,13 +41,23 @@ class PackageResult:
     errors: list[str] = field(default_factory=list)
 
 
-def lint_package(pin: corpus.Pin, root: Path, codes: set[str]) -> PackageResult:
+def lint_package(
+    pin: corpus.Pin, root: Path, codes: set[str], one_file: bool = False
+) -> PackageResult:
     result = PackageResult(pin.name, pin.version)
     tasks = []
     for path in corpus.python_files(root):
         result.files += 1
-        result.lines += path.read_bytes().count(b"\n")
-        tasks.append(Task(str(path.relative_to(root.parent)), str(path), frozenset(codes), {}))
+        text = path.read_bytes()
+        result.lines += text.count(b"\n")
+        display = str(path.relative_to(root.parent))
+        if one_file:  # no project pass: what the file's imports define is unknown
+            for d in lint_source(text, path=display, select=sorted(codes)):
+                result.findings.append((d.path, d.line, d.code, d.message))
+            continue
+        tasks.append(Task(display, str(path), frozenset(codes), {}))
+    if one_file:
+        return result
     # The CLI's path without the cache: one process, the whole package as one project.
     linted = run(tasks, jobs=1, project_root=root)
     result.errors.extend(linted.errors)
@@ -108,6 +120,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=corpus.default_cache())
     parser.add_argument("--select", help="comma-separated rule codes (default: all rules)")
     parser.add_argument("--framework", choices=("jax", "tensorflow", "any"))
+    parser.add_argument("--one-file", action="store_true", help="lint each file alone")
     parser.add_argument("--json", type=Path, help="also write the findings as JSON here")
     parser.add_argument("names", nargs="*", help="packages (default: every pin)")
     args = parser.parse_args()
@@ -128,7 +141,8 @@ def main() -> int:
     for pin in corpus.read_pins():
         if args.names and pin.name not in args.names:
             continue
-        results.append(lint_package(pin, corpus.ensure(pin, args.cache), codes))
+        root = corpus.ensure(pin, args.cache)
+        results.append(lint_package(pin, root, codes, args.one_file))
     elapsed = time.perf_counter() - started
 
     print(f"rules: {', '.join(sorted(codes))}")
