@@ -165,9 +165,7 @@ class Captures:
         sites = self.repeated.sites.get(id(func))
         if not sites or id(func) in self.repeated.open:
             return False
-        params = [p.name.value for p in params_of(func.params)]
-        method = bool(params) and params[0] in ("self", "cls") and _in_class(path, func)
-        signature = Signature.of(func, 1 if method else 0)
+        signature = Signature.of(func, 1 if _bound_method(func, path) else 0)
         for call, site in sites:
             bound = bind_call(signature, call).arguments
             passed = {a.value for p, a in bound.items() if p in reads and type(a) is cst.Name}
@@ -368,10 +366,8 @@ class Captures:
     def _changed_per_call(self, func: cst.FunctionDef, path: Path) -> dict[str, str]:
         """Name -> kind for the parameters, module-level names and derived locals of `func`
         that change from one call to the next (see the module docstring)."""
-        params = [p.name.value for p in params_of(func.params)]
-        method = bool(params) and params[0] in ("self", "cls") and _in_class(path, func)
-        if method:
-            params = params[1:]
+        method = _bound_method(func, path)
+        params = [p.name.value for p in params_of(func.params)][1 if method else 0 :]
         changing: dict[str, str] = {}
         sites = self.repeated.sites.get(id(func))
         if sites is None or id(func) in self.repeated.open:
@@ -508,6 +504,13 @@ def _owner(path: Path) -> cst.CSTNode:
         if type(node) is cst.FunctionDef and path[index + 1] is node.body:  # type: ignore[attr-defined]
             return node
     return path[0]
+
+
+def _bound_method(func: cst.FunctionDef, path: Path) -> bool:
+    """`func` is a method of a class around it whose first parameter (`self`, `cls`) its
+    calls do not pass."""
+    params = params_of(func.params)
+    return bool(params) and params[0].name.value in ("self", "cls") and _in_class(path, func)
 
 
 def _in_class(path: Path, func: cst.FunctionDef) -> bool:

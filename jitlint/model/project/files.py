@@ -199,7 +199,7 @@ def inbound_for(
     if memo is None:
         memo = {}
     reexports = reexports or {}
-    exports = _tf_exports(outbound, memo.setdefault(_EXPORTS, {}))
+    exports = tf_exports(outbound, memo.setdefault(_EXPORTS, {}))
     state = (dict(defs), dict(reexports), exports)
     before = memo.get(_STATE)
     # The paths whose entries changed since the last call, per table; None: no call before.
@@ -319,11 +319,6 @@ def answered(
     return received_from(project, caller_path, record, defs, reexports, exports)
 
 
-def tf_exports(outbound: Mapping[str, Sequence[Outbound]]) -> dict[str, dict[str, str]]:
-    """Each file's exported facts: its own dotted name -> fact (`_tf_exports`)."""
-    return _tf_exports(outbound)
-
-
 def _defines(name: str, defs: frozenset[str]) -> bool:
     if name in defs:
         return True
@@ -351,7 +346,7 @@ def rank(received: Received) -> tuple[Any, ...]:
 
 
 # ---- TensorFlow records (model/tf_records.py) -----------------------------------------------
-def _tf_exports(
+def tf_exports(
     outbound: Mapping[str, Sequence[Outbound]], memo: dict[str, Any] | None = None
 ) -> dict[str, dict[str, str]]:
     """Each file's exported facts: its own dotted name -> fact. `memo` (path -> its records

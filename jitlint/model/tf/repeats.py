@@ -45,8 +45,8 @@ from jitlint.model.domain.repeats import (
     method_contract,
     passes_grid,
     per_pass,
-    python_literal,
     used_repeatedly,
+    written_out,
 )
 from jitlint.model.tf.api import OPTIMIZER_APPLY_METHODS, RUNS_ITS_ARGUMENT, TF_FUNCTION
 from jitlint.model.tf.function import tf_function_options
@@ -520,8 +520,7 @@ def python_iterable(model: TfModel, iterable: cst.CSTNode, path: Path, depth: in
     if kind is cst.Call:
         return model.names.resolves_to(iterable.func, path, {"builtins.range"})  # type: ignore[attr-defined]
     if kind in (cst.List, cst.Tuple):
-        elements = iterable.elements  # type: ignore[attr-defined]
-        return bool(elements) and all(python_literal(e.value) for e in elements)
+        return written_out(iterable, path)
     if kind is cst.Name and depth < 2:
         bindings = model.names.lookup(iterable.value, path)  # type: ignore[attr-defined]
         if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
