@@ -736,7 +736,12 @@ class Tracing:
                 self.pytree_classes, self.classes, entry, path, params,
                 self.imported_pytrees.annotated,
             )  # fmt: skip
-            self._receiver(entry.func, path, params)
+            # A non-static argument is flattened by the transformation and rebuilt inside
+            # the trace (a pytree's unflatten makes a new object): `self` there is not the
+            # caller's object, so setting its attributes changes nothing outside the trace.
+            first = param_names(entry.func)[:1]
+            rebuilt = bool(first) and entry.params.get(first[0]) == PYTREE
+            self._receiver(entry.func, path, params, None if rebuilt else 0)
             contributions.append((level, params))
             passable.append(entry.traced_if_passed if entry.func is func else frozenset())
         for call in inbound:
