@@ -508,11 +508,13 @@ class Context:
     body); under vmap or grad alone an operation on none of the traced values returns a
     concrete array, so there a JAX operation's result is traced only when an input is.
     `falsy_when_tested`: parameters whose truth is False wherever a test of them completes
-    (a jit's parameter with a falsy Python default: given, it is a tracer, whose test fails)."""
+    (a jit's parameter with a falsy Python default: given, it is a tracer, whose test fails).
+    `never_none`: parameters that hold an array wherever the body runs (a contract's parameter
+    its annotation says is a JAX array, with no default): `x is None` is False while unbound."""
 
     __slots__ = (
-        "analyzer", "closure", "entry", "falsy_when_tested", "func", "level", "owner",
-        "params", "site", "staged", "trace",
+        "analyzer", "closure", "entry", "falsy_when_tested", "func", "level", "never_none",
+        "owner", "params", "site", "staged", "trace",
     )  # fmt: skip
 
     def __init__(
@@ -535,6 +537,7 @@ class Context:
         self.site = site
         self.entry: Any = None  # the transformation, for a call of a transformed function
         self.falsy_when_tested: frozenset[str] = frozenset()
+        self.never_none: frozenset[str] = frozenset()
         self.analyzer: Any = None  # the Analyzer, once it runs
 
     @property

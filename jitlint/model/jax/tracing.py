@@ -124,6 +124,7 @@ from jitlint.model.jax.transforms import (
     Index,
     Transform,
     enclosing_function,
+    none_test,
     param_names,
     scalar_params,
     static_truth,
@@ -914,9 +915,11 @@ class Tracing:
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         asked = self.assumptions.module_constructors
         for info, contract in self.contract_classes:
+            compilers = self._compilers(info)
             drivers = drivers_of_compiled(
                 {n: m.func for n, m in info.methods.items()},
                 {n for n, m in info.methods.items() if self._compiled_here(m.func)},
+                compilers,
             )
             for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
@@ -926,6 +929,8 @@ class Tracing:
                     continue  # a model built once, eagerly, from its configuration
                 if returns_python_value(method.func):
                     continue  # a Python-side check: `-> bool` cannot come out of jit
+                if name in compilers:
+                    continue  # compiles the class's own step and runs it: a driver, eager
                 if name not in contract.methods and takes_no_arrays(
                     self.names, method.func, self._path_to(method.func)
                 ):
@@ -954,6 +959,28 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _compilers(self, info: ClassInfo) -> set[str]:
+        """The methods of `info` whose own body compiles a method of their instance
+        (`update_fn = eqx.filter_jit(self.step_fn)` in a training `__call__`)."""
+        own = {id(m.func): n for n, m in info.methods.items() if m.kind == "method"}
+        found = set()
+        for application in self.index.foreign:
+            method = application.enclosing
+            target = application.target
+            if (
+                application.transform.verb != "compiles"
+                or method is None
+                or id(method) not in own
+                or type(target) is not cst.Attribute
+                or type(target.value) is not cst.Name  # type: ignore[attr-defined]
+                or target.attr.value not in info.methods  # type: ignore[attr-defined]
+            ):
+                continue
+            params = [*method.params.posonly_params, *method.params.params]  # type: ignore[union-attr]
+            if params and target.value.value == params[0].name.value:  # type: ignore[attr-defined]
+                found.add(own[id(method)])
+        return found
 
     def _compiled_here(self, func: cst.FunctionDef) -> bool:
         """Whether this file compiles `func` itself (`@jax.jit`, `@eqx.filter_jit`, or
@@ -1022,7 +1049,11 @@ class Tracing:
         trace = self.function_trace(func)
         trace.entries = [*trace.entries, entry] if contract.parameters_traced else [entry]
         trace._top = None
-        self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
+        context = Context(trace, ABSTRACT, params, site="root")
+        # What the annotation says is a JAX array, and no default stands in for: the users'
+        # jit passes an array there, so the body's `if key is None:` fallback does not run.
+        context.never_none = array_params(self.names, func, path)
+        self.analyse(context, invoke=True)
 
     def _receiver(
         self, func: FuncNode, path: list[cst.CSTNode], params: Env, made_at: int | None = 0
@@ -1199,6 +1230,12 @@ class Tracing:
                 name = test.value  # type: ignore[attr-defined]
                 if analyzer.env.get(name) is context.params.get(name):  # not rebound
                     return False
+            if type(test) is cst.Comparison and context.never_none:
+                tested = none_test(test)  # type: ignore[arg-type]
+                if tested is not None and tested[0] in context.never_none:
+                    name, is_none_test = tested
+                    if analyzer.env.get(name) is context.params.get(name):  # not rebound
+                        return not is_none_test
             return None
 
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)

@@ -331,9 +331,37 @@ class Flow(eqx.Module):
         print("Flow parameters:")
         print(f"mean: {self.mean}")
 """,
+        # A module's key parameter annotated as a JAX array, with no default: its users' jit
+        # passes a key there, so the clock-seeded fallback under `key is None` never runs.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x: jax.Array, *, key: jax.Array):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
     )
 
     INVALID = (
+        # The same fallback after the body rebinds the key to None itself: then it runs.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x: jax.Array, *, key: jax.Array):
+        key = None if x.ndim > 2 else key
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
         # An attribute of an object made in Python, updated while tracing and returned.
         """
 import jax
