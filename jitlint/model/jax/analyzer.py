@@ -509,8 +509,9 @@ class Context:
     concrete array, so there a JAX operation's result is traced only when an input is.
     `falsy_when_tested`: parameters whose truth is False wherever a test of them completes
     (a jit's parameter with a falsy Python default: given, it is a tracer, whose test fails).
-    `never_none`: parameters that hold an array wherever the body runs (a contract's parameter
-    its annotation says is a JAX array, with no default): `x is None` is False while unbound."""
+    `never_none`: parameters a contract root takes as given, not None: one its annotation says
+    is a JAX array, with no default, and one defaulting to None (no call of the run leaves it
+    out); `x is None` is False there while the body has not rebound it."""
 
     __slots__ = (
         "analyzer", "closure", "entry", "falsy_when_tested", "func", "level", "never_none",

@@ -1053,6 +1053,15 @@ class Tracing:
         # What the annotation says is a JAX array, and no default stands in for: the users'
         # jit passes an array there, so the body's `if key is None:` fallback does not run.
         context.never_none = array_params(self.names, func, path)
+        if not contract.parameters_traced:
+            # No call of the run says its users leave out a parameter defaulting to None:
+            # the body's `if p is None:` fallback is not what the contract traces.
+            defaults = Signature.of(func).default_of
+            context.never_none |= frozenset(
+                name
+                for name, default in defaults.items()
+                if type(default) is cst.Name and default.value == "None"
+            )
         self.analyse(context, invoke=True)
 
     def _receiver(

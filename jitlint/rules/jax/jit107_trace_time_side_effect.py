@@ -345,9 +345,40 @@ class Noisy(nn.Module):
             key = jax.random.PRNGKey(int(time.time()))
         return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
 """,
+        # The same fallback behind a `key=None` default: the contract says the module is
+        # called under jit, not that its users leave the key out, and no call here does.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x, key=None):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
     )
 
     INVALID = (
+        # A jitted function of the run that applies the module without a key: the fallback
+        # runs at trace time, and its clock is baked into the compiled step.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x, key=None):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+def forward(params, x):
+    return Noisy(4).apply(params, x)
+step = jax.jit(forward)
+""",
         # The same fallback after the body rebinds the key to None itself: then it runs.
         """
 import time
