@@ -8,7 +8,9 @@ interprets such a body, at the traced level, with the arguments its own text sta
 parameter annotated as a JAX array (`x: jax.Array`, `Float[Array, "n"]`, `chex.Array`) is a
 traced array, and so is one without annotation or default every read of which only an array
 admits (`array_used_params`); every other parameter stays unknown, and unknown is never an
-error.
+error. A contract says its users call the body under jit, not which arguments they leave
+out: a parameter defaulting to None, like one annotated as an array, is taken as given, so
+the body's `if key is None:` fallback is traced only where a call of the run omits it.
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
 qualified names); each framework states its contract in its plug-in.
