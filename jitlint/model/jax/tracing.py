@@ -930,7 +930,12 @@ class Tracing:
                 if returns_python_value(method.func):
                     continue  # a Python-side check: `-> bool` cannot come out of jit
                 if name in compilers:
-                    continue  # compiles the class's own step and runs it: a driver, eager
+                    # It compiles the class's own step and runs it: an eager driver, read in
+                    # Python, so that the step it compiles is traced where it calls it.
+                    found = self._traces.get(id(method.func))
+                    if found is None:
+                        self._driver_root(method.func)
+                    continue
                 if name not in contract.methods and takes_no_arrays(
                     self.names, method.func, self._path_to(method.func)
                 ):
@@ -959,6 +964,14 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _driver_root(self, func: cst.FunctionDef) -> None:
+        """Interpret `func`, a method that compiles one of its instance's methods and runs it,
+        in Python (level 0): only what its compiled calls trace is traced."""
+        params: dict[str, Value] = {name: U for name in param_names(func)}
+        self._receiver(func, self._path_to(func), params)
+        trace = self.function_trace(func)
+        self.analyse(Context(trace, 0, params, site="root"), invoke=True)
 
     def _compilers(self, info: ClassInfo) -> set[str]:
         """The methods of `info` whose own body compiles a method of their instance
