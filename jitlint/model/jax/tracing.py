@@ -124,6 +124,7 @@ from jitlint.model.jax.transforms import (
     Index,
     Transform,
     enclosing_function,
+    none_test,
     param_names,
     scalar_params,
     static_truth,
@@ -919,9 +920,11 @@ class Tracing:
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         asked = self.assumptions.module_constructors
         for info, contract in self.contract_classes:
+            compilers = self._compilers(info)
             drivers = drivers_of_compiled(
                 {n: m.func for n, m in info.methods.items()},
                 {n for n, m in info.methods.items() if self._compiled_here(m.func)},
+                compilers,
             )
             for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
@@ -931,6 +934,13 @@ class Tracing:
                     continue  # a model built once, eagerly, from its configuration
                 if returns_python_value(method.func):
                     continue  # a Python-side check: `-> bool` cannot come out of jit
+                if name in compilers:
+                    # It compiles the class's own step and runs it: an eager driver, read in
+                    # Python, so that the step it compiles is traced where it calls it.
+                    found = self._traces.get(id(method.func))
+                    if found is None:
+                        self._driver_root(method.func)
+                    continue
                 if name not in contract.methods and takes_no_arrays(
                     self.names, method.func, self._path_to(method.func)
                 ):
@@ -959,6 +969,36 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _driver_root(self, func: cst.FunctionDef) -> None:
+        """Interpret `func`, a method that compiles one of its instance's methods and runs it,
+        in Python (level 0): only what its compiled calls trace is traced."""
+        params: dict[str, Value] = {name: U for name in param_names(func)}
+        self._receiver(func, self._path_to(func), params)
+        trace = self.function_trace(func)
+        self.analyse(Context(trace, 0, params, site="root"), invoke=True)
+
+    def _compilers(self, info: ClassInfo) -> set[str]:
+        """The methods of `info` whose own body compiles a method of their instance
+        (`update_fn = eqx.filter_jit(self.step_fn)` in a training `__call__`)."""
+        own = {id(m.func): n for n, m in info.methods.items() if m.kind == "method"}
+        found = set()
+        for application in self.index.foreign:
+            method = application.enclosing
+            target = application.target
+            if (
+                application.transform.verb != "compiles"
+                or method is None
+                or id(method) not in own
+                or type(target) is not cst.Attribute
+                or type(target.value) is not cst.Name  # type: ignore[attr-defined]
+                or target.attr.value not in info.methods  # type: ignore[attr-defined]
+            ):
+                continue
+            params = [*method.params.posonly_params, *method.params.params]  # type: ignore[union-attr]
+            if params and target.value.value == params[0].name.value:  # type: ignore[attr-defined]
+                found.add(own[id(method)])
+        return found
 
     def _compiled_here(self, func: cst.FunctionDef) -> bool:
         """Whether this file compiles `func` itself (`@jax.jit`, `@eqx.filter_jit`, or
@@ -1027,7 +1067,20 @@ class Tracing:
         trace = self.function_trace(func)
         trace.entries = [*trace.entries, entry] if contract.parameters_traced else [entry]
         trace._top = None
-        self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
+        context = Context(trace, ABSTRACT, params, site="root")
+        # What the annotation says is a JAX array, and no default stands in for: the users'
+        # jit passes an array there, so the body's `if key is None:` fallback does not run.
+        context.never_none = array_params(self.names, func, path)
+        if not contract.parameters_traced:
+            # No call of the run says its users leave out a parameter defaulting to None:
+            # the body's `if p is None:` fallback is not what the contract traces.
+            defaults = Signature.of(func).default_of
+            context.never_none |= frozenset(
+                name
+                for name, default in defaults.items()
+                if type(default) is cst.Name and default.value == "None"
+            )
+        self.analyse(context, invoke=True)
 
     def _receiver(
         self, func: FuncNode, path: list[cst.CSTNode], params: Env, made_at: int | None = 0
@@ -1204,6 +1257,12 @@ class Tracing:
                 name = test.value  # type: ignore[attr-defined]
                 if analyzer.env.get(name) is context.params.get(name):  # not rebound
                     return False
+            if type(test) is cst.Comparison and context.never_none:
+                tested = none_test(test)  # type: ignore[arg-type]
+                if tested is not None and tested[0] in context.never_none:
+                    name, is_none_test = tested
+                    if analyzer.env.get(name) is context.params.get(name):  # not rebound
+                        return not is_none_test
             return None
 
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)

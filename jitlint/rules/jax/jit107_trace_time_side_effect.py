@@ -353,9 +353,68 @@ class Flow(eqx.Module):
         print("Flow parameters:")
         print(f"mean: {self.mean}")
 """,
+        # A module's key parameter annotated as a JAX array, with no default: its users' jit
+        # passes a key there, so the clock-seeded fallback under `key is None` never runs.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x: jax.Array, *, key: jax.Array):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
+        # The same fallback behind a `key=None` default: the contract says the module is
+        # called under jit, not that its users leave the key out, and no call here does.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x, key=None):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
     )
 
     INVALID = (
+        # A jitted function of the run that applies the module without a key: the fallback
+        # runs at trace time, and its clock is baked into the compiled step.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x, key=None):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+def forward(params, x):
+    return Noisy(4).apply(params, x)
+step = jax.jit(forward)
+""",
+        # The same fallback after the body rebinds the key to None itself: then it runs.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x: jax.Array, *, key: jax.Array):
+        key = None if x.ndim > 2 else key
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
         # An attribute of an object made in Python, updated while tracing and returned.
         """
 import jax

@@ -8,7 +8,9 @@ interprets such a body, at the traced level, with the arguments its own text sta
 parameter annotated as a JAX array (`x: jax.Array`, `Float[Array, "n"]`, `chex.Array`) is a
 traced array, and so is one without annotation or default every read of which only an array
 admits (`array_used_params`); every other parameter stays unknown, and unknown is never an
-error.
+error. A contract says its users call the body under jit, not which arguments they leave
+out: a parameter defaulting to None, like one annotated as an array, is taken as given, so
+the body's `if key is None:` fallback is traced only where a call of the run omits it.
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
 qualified names); each framework states its contract in its plug-in.
@@ -152,16 +154,19 @@ def returns_python_value(func: cst.FunctionDef) -> bool:
     return type(returns) is cst.Name and returns.value in _PYTHON_TYPES
 
 
-def drivers_of_compiled(methods: Mapping[str, cst.FunctionDef], compiled: Set[str]) -> set[str]:
+def drivers_of_compiled(
+    methods: Mapping[str, cst.FunctionDef], compiled: Set[str], compilers: Set[str] = frozenset()
+) -> set[str]:
     """The methods that call, on their own instance, a method the class compiles itself
     (`@eqx.filter_jit def train_step`), directly or through other such methods (`train` calls
     `model.train_epoch`, which calls `model.train_step`): the Python loop that runs the
     compiled step (flowMC's `NFModel.train`). Had the author meant them to run under the
     user's jit, compiling the inner step would have been pointless, so the contract does
-    not trace them."""
+    not trace them. `compilers`, the methods whose own body compiles one of the class's
+    methods (`update = eqx.filter_jit(self.step_fn)`), are drivers themselves."""
     calls = {name: receiver_method_calls(func) for name, func in methods.items()}
-    drivers: set[str] = set()
-    grew = bool(compiled)
+    drivers: set[str] = set(compilers) - set(compiled)
+    grew = bool(compiled) or bool(drivers)
     while grew:
         grew = False
         for name, called in calls.items():
