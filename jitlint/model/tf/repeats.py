@@ -507,6 +507,24 @@ def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:
     return False
 
 
+def received_varying(model: TfModel, name: cst.Name, path: Path) -> str | None:
+    """Where the parameter read as `name` at the end of `path` receives a Python value that
+    changes from call to call ("called in a loop"), if it does: only where the parameter's
+    own binding is all that reaches the read. A name rebound before it
+    (`obs = np.asarray(obs, "float32")`) holds another value, and one the model does not
+    follow is no evidence of a changing Python value."""
+    owner = next((n for n in reversed(path) if type(n) in _FUNCTIONS), None)
+    if type(owner) is not cst.FunctionDef:
+        return None
+    where = model.repeats.varying.get(id(owner), {}).get(name.value)
+    if where is None:
+        return None
+    defs = model.values.name_defs(name, path)
+    if not defs or any(d.kind != "param" or d.path[-1] is not owner for d in defs):
+        return None
+    return where
+
+
 def target_names(target: cst.CSTNode) -> set[str]:
     if type(target) is cst.Name:
         return {target.value}  # type: ignore[attr-defined]
