@@ -548,7 +548,9 @@ def python_iterable(model: TfModel, iterable: cst.CSTNode, path: Path, depth: in
 
 
 def reassigned_with_python(body: cst.CSTNode, name: str) -> bool:
-    """`name op= <literal or name>` or `name = name op <literal>` in a loop body."""
+    """`name op= <literal or name>` or `name = name op <literal>` in a loop body. A copy of
+    another name (`obs = next_obs`) is no arithmetic: it holds whatever that name holds,
+    which is not followed here (an observation from `env.step` is an array)."""
     stack: list[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
@@ -562,7 +564,8 @@ def reassigned_with_python(body: cst.CSTNode, name: str) -> bool:
         elif kind is cst.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target.target) is cst.Name and target.target.value == name:
-                    return _arithmetic(node.value)  # type: ignore[attr-defined]
+                    value = node.value  # type: ignore[attr-defined]
+                    return type(value) is not cst.Name and _arithmetic(value)
         stack.extend(iter_children(node))
     return False
 

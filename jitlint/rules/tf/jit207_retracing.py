@@ -235,6 +235,22 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # The loop hands the tf.function what the environment returned, copied from one
+        # name to another (`state = following`): an array, not Python arithmetic.
+        """
+import tensorflow as tf
+@tf.function
+def scores(state):
+    return state * 2.0
+def rollout(env):
+    state = env.reset()
+    while True:
+        scores(state)
+        following, done = env.step(0)
+        if done:
+            break
+        state = following
+""",
         # The parameter that a loop fills with a decaying Python float is rebound to a NumPy
         # array before the call: the tf.function receives an array, traced by shape and
         # dtype, and the parameter's own value never reaches it.
