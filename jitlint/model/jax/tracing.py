@@ -32,7 +32,13 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain import plugins
-from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
+from jitlint.model.domain.classes import (
+    DISPLAY_TYPES,
+    Classes,
+    ClassInfo,
+    built_attributes,
+    container_attributes,
+)
 from jitlint.model.domain.flows import PASS, TEXT, Flows
 from jitlint.model.domain.values import (
     PLAIN_OBJECT,
@@ -101,6 +107,7 @@ from jitlint.model.jax.frameworks.contracts import (
     drivers_of_compiled,
     python_used_params,
     returns_python_value,
+    submodule_classes,
     takes_no_arrays,
     tracer_testing_functions,
 )
@@ -919,7 +926,10 @@ class Tracing:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         asked = self.assumptions.module_constructors
+        parts = submodule_classes(self.names, [info.node for info, _ in self.contract_classes])
         for info, contract in self.contract_classes:
+            if id(info.node) in parts:
+                continue  # traced where the module that builds it calls it
             compilers = self._compilers(info)
             drivers = drivers_of_compiled(
                 {n: m.func for n, m in info.methods.items()},
@@ -1055,6 +1065,10 @@ class Tracing:
             # any instance, wherever it was built: a Python list indexed by a tracer fails.
             for name, pytype in container_attributes(receiver.cls).items():
                 receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
+            # Its parts (`self.embeddings = Embeddings(cfg)`): calling one runs its class's
+            # code, traced with this body (a part is not traced by contract on its own).
+            for name, part in built_attributes(receiver.cls, self._module_class).items():
+                receiver.fields.setdefault(name, self._part(part))
             if contract.made_in_trace:
                 receiver.made_at = ABSTRACT
             elif contract.array_leaves_traced:
@@ -1081,6 +1095,24 @@ class Tracing:
                 if type(default) is cst.Name and default.value == "None"
             )
         self.analyse(context, invoke=True)
+
+    def _part(self, info: ClassInfo, depth: int = 0) -> Object:
+        """An instance of `info` that a module builds as one of its parts, with the parts
+        it builds itself in turn (a model's encoder, the encoder's layers), a few deep."""
+        part = Object(info)
+        if depth < 4:
+            for name, inner in built_attributes(info, self._module_class).items():
+                if inner is not info:
+                    part.fields[name] = self._part(inner, depth + 1)
+        return part
+
+    def _module_class(self, name: cst.Name) -> ClassInfo | None:
+        """The class of this module that `name`, read at module level, is."""
+        bindings = self.names.lookup(name.value, [self.module])
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+            return None
+        node = bindings[0].node
+        return self.classes.of(node, [self.module]) if type(node) is cst.ClassDef else None
 
     def _receiver(
         self, func: FuncNode, path: list[cst.CSTNode], params: Env, made_at: int | None = 0

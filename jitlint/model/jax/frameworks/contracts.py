@@ -32,6 +32,7 @@ from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
 from jitlint.python.scopes import module_functions
 from jitlint.python.uses import every_use, receiver_method_calls
+from jitlint.python.walker import iter_children
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
@@ -174,6 +175,33 @@ def drivers_of_compiled(
                 drivers.add(name)
                 grew = True
     return drivers
+
+
+def submodule_classes(names: Names, classes: Sequence[cst.ClassDef]) -> set[int]:
+    """The classes of `classes` (a module's classes that a contract traces) that a method of
+    another of them builds (`self.visual = VisionModel(...)` in a constructor, `Dense(...)(x)`
+    inside `__call__`): parts of a larger module, which users reach through that module, not
+    on their own. Their bodies are traced where the enclosing module's trace calls them, with
+    what it passes; the contract does not also trace them with arguments of its own (a
+    vision tower that only an eager entry point of the model calls, its text-only jitted
+    forward leaving the images None)."""
+    by_id = {id(cls): cls for cls in classes}
+    built: set[int] = set()
+    for cls in classes:
+        for stmt in cls.body.body:  # type: ignore[attr-defined]
+            if type(stmt) is not cst.FunctionDef:
+                continue
+            stack: list[cst.CSTNode] = [stmt.body]
+            while stack:
+                node = stack.pop()
+                if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+                    bindings = names.lookup(node.func.value, [names.module])  # type: ignore[attr-defined]
+                    if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                        target = bindings[0].node
+                        if id(target) in by_id and target is not cls:
+                            built.add(id(target))
+                stack.extend(iter_children(node))
+    return built
 
 
 def _python_literal(node: cst.BaseExpression | None) -> bool:
