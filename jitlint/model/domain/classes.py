@@ -360,13 +360,14 @@ def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | No
 
 def built_attributes(
     info: ClassInfo, class_of: Callable[[cst.Name], ClassInfo | None]
-) -> dict[str, ClassInfo]:
+) -> dict[str, tuple[ClassInfo, bool]]:
     """Instance attributes that every assignment in the class's methods sets to an instance
-    it builds of one class (`self.embeddings = Embeddings(cfg)`), with that class;
-    `class_of` says which class a called name is, if any. Whatever the constructor's
-    arguments, such an attribute holds an instance of that class: a method that calls it
-    (`self.embeddings(x)`) runs that class's code."""
-    found: dict[str, set[int]] = {}
+    it builds of one class (`self.embeddings = Embeddings(cfg)`), or to a list of such
+    instances (`self.blocks = [Block(cfg) for _ in range(n)]`, also wrapped in one call,
+    `nnx.List([...])`): the class, and whether it is a list of them. `class_of` says which
+    class a called name is, if any. Whatever the constructor's arguments, such an attribute
+    holds instances of that class: a method that calls one runs that class's code."""
+    found: dict[str, set[tuple[int, bool]]] = {}
     classes: dict[int, ClassInfo] = {}
     for cls in info.mro:
         for method in cls.methods.values():
@@ -376,18 +377,36 @@ def built_attributes(
                 continue
             receiver = first[0].name.value
             for target, value in _attribute_assignments(method.func.body, receiver):
-                built = None
-                if type(value) is cst.Call and type(value.func) is cst.Name:  # type: ignore[attr-defined]
-                    built = class_of(value.func)  # type: ignore[attr-defined]
-                key = id(built) if built is not None else 0
+                built = _built(value, class_of)
                 if built is not None:
-                    classes[key] = built
+                    classes[id(built[0])] = built[0]
+                key = (id(built[0]), built[1]) if built is not None else (0, False)
                 found.setdefault(target, set()).add(key)
-    return {
-        name: classes[next(iter(keys))]
-        for name, keys in found.items()
-        if len(keys) == 1 and 0 not in keys
-    }
+    out: dict[str, tuple[ClassInfo, bool]] = {}
+    for name, keys in found.items():
+        if len(keys) == 1:
+            (key, listed) = next(iter(keys))
+            if key:
+                out[name] = (classes[key], listed)
+    return out
+
+
+def _built(
+    value: cst.BaseExpression | None, class_of: Callable[[cst.Name], ClassInfo | None]
+) -> tuple[ClassInfo, bool] | None:
+    """The class `value` builds an instance of (`Cls(...)`), or a list of (`[Cls(...) for
+    ...]`, alone or as the one argument of a call), and whether it is a list."""
+    listed = False
+    if type(value) is cst.Call and len(value.args) == 1 and not value.args[0].keyword:  # type: ignore[attr-defined]
+        inner = value.args[0].value  # type: ignore[attr-defined]
+        if type(inner) is cst.ListComp:
+            value = inner
+    if type(value) is cst.ListComp:
+        value, listed = value.elt, True  # type: ignore[attr-defined]
+    if type(value) is not cst.Call or type(value.func) is not cst.Name:  # type: ignore[attr-defined]
+        return None
+    built = class_of(value.func)  # type: ignore[attr-defined]
+    return (built, listed) if built is not None else None
 
 
 def _attribute_assignments(

@@ -1067,8 +1067,8 @@ class Tracing:
                 receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
             # Its parts (`self.embeddings = Embeddings(cfg)`): calling one runs its class's
             # code, traced with this body (a part is not traced by contract on its own).
-            for name, part in built_attributes(receiver.cls, self._module_class).items():
-                receiver.fields.setdefault(name, self._part(part))
+            for name, built in built_attributes(receiver.cls, self._module_class).items():
+                receiver.fields.setdefault(name, self._part(*built))
             if contract.made_in_trace:
                 receiver.made_at = ABSTRACT
             elif contract.array_leaves_traced:
@@ -1096,15 +1096,16 @@ class Tracing:
             )
         self.analyse(context, invoke=True)
 
-    def _part(self, info: ClassInfo, depth: int = 0) -> Object:
-        """An instance of `info` that a module builds as one of its parts, with the parts
-        it builds itself in turn (a model's encoder, the encoder's layers), a few deep."""
+    def _part(self, info: ClassInfo, listed: bool = False, depth: int = 0) -> Value:
+        """An instance of `info` that a module builds as one of its parts (or a list of
+        them), with the parts it builds itself in turn (a model's encoder, the encoder's
+        layers), a few deep."""
         part = Object(info)
         if depth < 4:
-            for name, inner in built_attributes(info, self._module_class).items():
+            for name, (inner, inner_listed) in built_attributes(info, self._module_class).items():
                 if inner is not info:
-                    part.fields[name] = self._part(inner, depth + 1)
-        return part
+                    part.fields[name] = self._part(inner, inner_listed, depth + 1)
+        return Seq("list", elem=part) if listed else part
 
     def _module_class(self, name: cst.Name) -> ClassInfo | None:
         """The class of this module that `name`, read at module level, is."""
