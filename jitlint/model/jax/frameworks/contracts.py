@@ -10,7 +10,10 @@ traced array, and so is one without annotation or default every read of which on
 admits (`array_used_params`); every other parameter stays unknown, and unknown is never an
 error. A contract says its users call the body under jit, not which arguments they leave
 out: a parameter defaulting to None, like one annotated as an array, is taken as given, so
-the body's `if key is None:` fallback is traced only where a call of the run omits it.
+the body's `if key is None:` fallback is traced only where a call of the run omits it. A
+module class that another module class of the file builds (a part: `self.encoder =
+Encoder(cfg)`) is reached through that module, with what it passes, and is not traced by
+contract on its own (`submodule_classes`).
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
 qualified names); each framework states its contract in its plug-in.
