@@ -285,6 +285,7 @@ class Tracing:
         # A run of this file alone: what its project imports define is unknown, not absent.
         self.one_file = one_file
         self._traces: dict[int, FunctionTrace] = {}
+        self._parts_memo: dict[int, dict[str, tuple[ClassInfo, bool]]] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
         self._predicates: dict[int, Predicate | None] = {}
@@ -1067,7 +1068,7 @@ class Tracing:
                 receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
             # Its parts (`self.embeddings = Embeddings(cfg)`): calling one runs its class's
             # code, traced with this body (a part is not traced by contract on its own).
-            for name, built in built_attributes(receiver.cls, self._module_class).items():
+            for name, built in self._parts_of(receiver.cls).items():
                 receiver.fields.setdefault(name, self._part(*built))
             if contract.made_in_trace:
                 receiver.made_at = ABSTRACT
@@ -1102,10 +1103,17 @@ class Tracing:
         layers), a few deep."""
         part = Object(info)
         if depth < 4:
-            for name, (inner, inner_listed) in built_attributes(info, self._module_class).items():
+            for name, (inner, inner_listed) in self._parts_of(info).items():
                 if inner is not info:
                     part.fields[name] = self._part(inner, inner_listed, depth + 1)
         return Seq("list", elem=part) if listed else part
+
+    def _parts_of(self, info: ClassInfo) -> dict[str, tuple[ClassInfo, bool]]:
+        """`built_attributes` of a class of this module, read once per class."""
+        found = self._parts_memo.get(id(info))
+        if found is None:
+            found = self._parts_memo[id(info)] = built_attributes(info, self._module_class)
+        return found
 
     def _module_class(self, name: cst.Name) -> ClassInfo | None:
         """The class of this module that `name`, read at module level, is."""
