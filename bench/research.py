@@ -79,7 +79,8 @@ def report(
         verdict = verdict_of(key, reviews)
         where = f"{repo} {f['path']}:{f['line']} {f['code']}"
         if show:
-            print(f"{where} [{verdict}] {f['message'][:160]}")
+            by = " (contract)" if f.get("traced_by") == "contract" else ""
+            print(f"{where} [{verdict}]{by} {f['message'][:160]}")
         if verdict == "false":
             came_back.append(f"{where}: {reviews[key].reason}")
     return came_back

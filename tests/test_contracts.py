@@ -204,6 +204,27 @@ POSITIVE = {
                     return 1.0
                 return 0.0
     """,
+    # A part a module builds (here a list of blocks) is traced through that module, with
+    # what it passes: `h > 0` alone would not say `h` is an array.
+    "nnx_part_traced_through_the_module_that_builds_it": """
+        import flax.nnx as nnx
+        import jax
+
+        class Block(nnx.Module):
+            def __call__(self, h):
+                if h > 0:  # error: JIT101
+                    return h
+                return -h
+
+        class Stack(nnx.Module):
+            def __init__(self, depth: int):
+                self.blocks = nnx.List([Block() for _ in range(depth)])
+
+            def __call__(self, x: jax.Array):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+    """,
 }
 
 # Constructors of an equinox module: traced only where the project asks
@@ -484,6 +505,35 @@ NEGATIVE = {
         class Gate(eqx.Module):
             def _describe(self, x: jax.Array) -> str:
                 return "positive" if float(x.sum()) > 0 else "negative"
+    """,
+    # A part (a vision tower) that its model calls only when images are given: the
+    # jitted forward gives none, and the entry point that does runs eagerly (its shapes
+    # depend on the data). The contract does not trace the part on its own.
+    "nnx_part_its_module_never_calls_under_jit": """
+        import flax.nnx as nnx
+        import jax
+        import jax.numpy as jnp
+
+        class Vision(nnx.Module):
+            def __call__(self, pixels: jax.Array, grid: jax.Array):
+                rows = int(grid[0, 1])
+                return jnp.zeros((rows, 3)) + pixels.sum()
+
+        class Model(nnx.Module):
+            def __init__(self):
+                self.visual = Vision()
+
+            def __call__(self, tokens: jax.Array, pixels=None, grid=None):
+                if pixels is not None and grid is not None:
+                    tokens = tokens + self.visual(pixels, grid).sum()
+                return tokens
+
+        @jax.jit
+        def forward(model: Model, tokens: jax.Array):
+            return model(tokens)
+
+        def forward_vision(model, tokens, pixels, grid):
+            return model(tokens, pixels, grid)
     """,
 }
 

@@ -800,6 +800,29 @@ def test_jit205_keras_methods_follow_the_keras_version(versions, flagged):
     assert [d.line for d in result.diagnostics] == ([4] if flagged else [])
 
 
+DROPOUT_IN_CALL = """\
+import tensorflow as tf
+class Attend(tf.keras.layers.Layer):
+    def call(self, x):
+        dropped = tf.keras.layers.Dropout(0.2)(x)
+        return tf.reduce_sum(dropped, axis=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("versions", "flagged"),
+    [
+        ({}, True),  # the facts' Keras 3: the constructor makes a SeedGenerator variable
+        ({"tensorflow": "2.16"}, True),
+        ({"tensorflow": "2.7"}, False),  # Keras 2's Dropout draws with random ops: no variable
+        ({"keras": "2.15"}, False),
+    ],
+)
+def test_jit206_a_dropout_owns_a_variable_only_under_keras_3(versions, flagged):
+    result = lint_text(DROPOUT_IN_CALL, "m.py", {"JIT206"}, {OPTIONS_KEY: versions})
+    assert [d.line for d in result.diagnostics] == ([4] if flagged else [])
+
+
 def test_the_api_uses_the_configured_versions(tmp_path):
     write(tmp_path / "jitlint.toml", 'keras-version = "2"\n')
     settings = load_settings(tmp_path / "jitlint.toml")

@@ -207,6 +207,12 @@ STARRED_CALLEES = {
     "a constructor, after a named one": "class Pair:\n    def __init__(self, first, *rest):\n"
     "        self.rest = rest\n\n\npair = Pair(1, make(None))\n",
     "a function": "def keep(*items):\n    return items\n\n\nkept = keep(make(None))\n",
+    # `model` is keyword-only: the second positional argument is collected by `*rest`.
+    "a function with a keyword-only parameter after them": "def keep(first, *rest, model=None):"
+    "\n    return rest\n\n\nkept = keep(1, make(None))\n",
+    "a constructor with a keyword-only parameter after them": "class Box:\n"
+    "    def __init__(self, *parts, model=None):\n        self.parts = parts\n\n\n"
+    "box = Box(make(None))\n",
 }
 
 

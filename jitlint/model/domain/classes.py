@@ -10,7 +10,7 @@ order: a name not found before it is unknown, unless the base is a known root (`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -353,7 +353,68 @@ def container_attributes(info: ClassInfo) -> dict[str, str]:
 def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | None]]) -> None:
     """Record what each `receiver.attr = value` (and augmented or annotated assignment)
     under `node` assigns, outside nested functions and classes."""
-    # The walker's field reader, not libcst's `children` (which rebuilds each node it lists).
+    for target, value in _attribute_assignments(node, receiver):
+        display = DISPLAY_TYPES.get(type(value)) if value is not None else None
+        kinds.setdefault(target, set()).add(display)
+
+
+def built_attributes(
+    info: ClassInfo, class_of: Callable[[cst.Name], ClassInfo | None]
+) -> dict[str, tuple[ClassInfo, bool]]:
+    """Instance attributes that every assignment in the class's methods sets to an instance
+    it builds of one class (`self.embeddings = Embeddings(cfg)`), or to a list of such
+    instances (`self.blocks = [Block(cfg) for _ in range(n)]`, also wrapped in one call,
+    `nnx.List([...])`): the class, and whether it is a list of them. `class_of` says which
+    class a called name is, if any. Whatever the constructor's arguments, such an attribute
+    holds instances of that class: a method that calls one runs that class's code."""
+    found: dict[str, set[tuple[int, bool]]] = {}
+    classes: dict[int, ClassInfo] = {}
+    for cls in info.mro:
+        for method in cls.methods.values():
+            params = method.func.params
+            first = [*params.posonly_params, *params.params]
+            if method.kind != "method" or not first:
+                continue
+            receiver = first[0].name.value
+            for target, value in _attribute_assignments(method.func.body, receiver):
+                built = _built(value, class_of)
+                if built is not None:
+                    classes[id(built[0])] = built[0]
+                key = (id(built[0]), built[1]) if built is not None else (0, False)
+                found.setdefault(target, set()).add(key)
+    out: dict[str, tuple[ClassInfo, bool]] = {}
+    for name, keys in found.items():
+        if len(keys) == 1:
+            (key, listed) = next(iter(keys))
+            if key:
+                out[name] = (classes[key], listed)
+    return out
+
+
+def _built(
+    value: cst.BaseExpression | None, class_of: Callable[[cst.Name], ClassInfo | None]
+) -> tuple[ClassInfo, bool] | None:
+    """The class `value` builds an instance of (`Cls(...)`), or a list of (`[Cls(...) for
+    ...]`, alone or as the one argument of a call), and whether it is a list."""
+    listed = False
+    if type(value) is cst.Call and len(value.args) == 1 and not value.args[0].keyword:  # type: ignore[attr-defined]
+        inner = value.args[0].value  # type: ignore[attr-defined]
+        if type(inner) is cst.ListComp:
+            value = inner
+    if type(value) is cst.ListComp:
+        value, listed = value.elt, True  # type: ignore[attr-defined]
+    if type(value) is not cst.Call or type(value.func) is not cst.Name:  # type: ignore[attr-defined]
+        return None
+    built = class_of(value.func)  # type: ignore[attr-defined]
+    return (built, listed) if built is not None else None
+
+
+def _attribute_assignments(
+    node: cst.CSTNode, receiver: str
+) -> list[tuple[str, cst.BaseExpression | None]]:
+    """Each `receiver.attr = value` under `node` (outside nested functions and classes), with
+    its value (None for an augmented assignment: an update, not a new object)."""
+    out: list[tuple[str, cst.BaseExpression | None]] = []
     stack = iter_children(node)
     while stack:
         item = stack.pop()
@@ -364,13 +425,13 @@ def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | No
             targets = (
                 [t.target for t in item.targets] if kind is cst.Assign else [item.target]  # type: ignore[attr-defined]
             )
-            value = item.value  # type: ignore[attr-defined]
-            display = DISPLAY_TYPES.get(type(value)) if kind is not cst.AugAssign else None
+            value = item.value if kind is not cst.AugAssign else None  # type: ignore[attr-defined]
             for target in targets:
                 if (
                     type(target) is cst.Attribute
                     and type(target.value) is cst.Name
                     and target.value.value == receiver
                 ):
-                    kinds.setdefault(target.attr.value, set()).add(display)
+                    out.append((target.attr.value, value))
         stack.extend(iter_children(item))
+    return out

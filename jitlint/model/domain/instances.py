@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from jitlint.python.binding import Signature, bind_call
 from jitlint.python.names import Names, leaf_name, names_itself
 from jitlint.python.walker import iter_children
 
@@ -238,16 +239,12 @@ def _passed(
     constructor = _local_constructor(names, call.func, path[:-2]) if func is None else None
     if constructor is not None:  # `Trainer(model)`: to `__init__`, after its `self`
         func = constructor
-        if position.isdigit():
-            position = str(int(position) + 1)
     if func is not None:
-        params = parameter_names(func)
-        # Past the named parameters a positional argument lands in `*args`: an escape.
-        if position.isdigit() and int(position) >= len(params):
-            add(None)
-            return
-        param = params[int(position)] if position.isdigit() else position
-        if param not in params:
+        signature = Signature.of(func, 1 if constructor is not None else 0)
+        targets = bind_call(signature, call).targets
+        param = next(t for a, t in zip(call.args, targets, strict=True) if a is arg)
+        # Collected by `*args` or `**kwargs`, or taken by no parameter: an escape.
+        if param is None or param in (signature.var_positional, signature.var_keyword):
             add(None)
         else:
             add((id(func), param))

@@ -508,11 +508,14 @@ class Context:
     body); under vmap or grad alone an operation on none of the traced values returns a
     concrete array, so there a JAX operation's result is traced only when an input is.
     `falsy_when_tested`: parameters whose truth is False wherever a test of them completes
-    (a jit's parameter with a falsy Python default: given, it is a tracer, whose test fails)."""
+    (a jit's parameter with a falsy Python default: given, it is a tracer, whose test fails).
+    `never_none`: parameters a contract root takes as given, not None: one its annotation says
+    is a JAX array, with no default, and one defaulting to None (no call of the run leaves it
+    out); `x is None` is False there while the body has not rebound it."""
 
     __slots__ = (
-        "analyzer", "closure", "entry", "falsy_when_tested", "func", "level", "owner",
-        "params", "site", "staged", "trace",
+        "analyzer", "closure", "entry", "falsy_when_tested", "func", "level", "never_none",
+        "owner", "params", "site", "staged", "trace",
     )  # fmt: skip
 
     def __init__(
@@ -535,6 +538,7 @@ class Context:
         self.site = site
         self.entry: Any = None  # the transformation, for a call of a transformed function
         self.falsy_when_tested: frozenset[str] = frozenset()
+        self.never_none: frozenset[str] = frozenset()
         self.analyzer: Any = None  # the Analyzer, once it runs
 
     @property

@@ -32,7 +32,13 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from jitlint.model.domain import plugins
-from jitlint.model.domain.classes import DISPLAY_TYPES, Classes, ClassInfo, container_attributes
+from jitlint.model.domain.classes import (
+    DISPLAY_TYPES,
+    Classes,
+    ClassInfo,
+    built_attributes,
+    container_attributes,
+)
 from jitlint.model.domain.flows import PASS, TEXT, Flows
 from jitlint.model.domain.values import (
     PLAIN_OBJECT,
@@ -101,6 +107,7 @@ from jitlint.model.jax.frameworks.contracts import (
     drivers_of_compiled,
     python_used_params,
     returns_python_value,
+    submodule_classes,
     takes_no_arrays,
     tracer_testing_functions,
 )
@@ -124,6 +131,7 @@ from jitlint.model.jax.transforms import (
     Index,
     Transform,
     enclosing_function,
+    none_test,
     param_names,
     scalar_params,
     static_truth,
@@ -736,7 +744,12 @@ class Tracing:
                 self.pytree_classes, self.classes, entry, path, params,
                 self.imported_pytrees.annotated,
             )  # fmt: skip
-            self._receiver(entry.func, path, params)
+            # A non-static argument is flattened by the transformation and rebuilt inside
+            # the trace (a pytree's unflatten makes a new object): `self` there is not the
+            # caller's object, so setting its attributes changes nothing outside the trace.
+            first = param_names(entry.func)[:1]
+            rebuilt = bool(first) and entry.params.get(first[0]) == PYTREE
+            self._receiver(entry.func, path, params, None if rebuilt else 0)
             contributions.append((level, params))
             passable.append(entry.traced_if_passed if entry.func is func else frozenset())
         for call in inbound:
@@ -913,10 +926,15 @@ class Tracing:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         asked = self.assumptions.module_constructors
+        parts = submodule_classes(self.names, [info.node for info, _ in self.contract_classes])
         for info, contract in self.contract_classes:
+            if id(info.node) in parts:
+                continue  # traced where the module that builds it calls it
+            compilers = self._compilers(info)
             drivers = drivers_of_compiled(
                 {n: m.func for n, m in info.methods.items()},
                 {n for n, m in info.methods.items() if self._compiled_here(m.func)},
+                compilers,
             )
             for name in sorted(contract.traced_methods(info.methods, asked)):
                 method = info.methods.get(name)
@@ -926,6 +944,13 @@ class Tracing:
                     continue  # a model built once, eagerly, from its configuration
                 if returns_python_value(method.func):
                     continue  # a Python-side check: `-> bool` cannot come out of jit
+                if name in compilers:
+                    # It compiles the class's own step and runs it: an eager driver, read in
+                    # Python, so that the step it compiles is traced where it calls it.
+                    found = self._traces.get(id(method.func))
+                    if found is None:
+                        self._driver_root(method.func)
+                    continue
                 if name not in contract.methods and takes_no_arrays(
                     self.names, method.func, self._path_to(method.func)
                 ):
@@ -954,6 +979,36 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _driver_root(self, func: cst.FunctionDef) -> None:
+        """Interpret `func`, a method that compiles one of its instance's methods and runs it,
+        in Python (level 0): only what its compiled calls trace is traced."""
+        params: dict[str, Value] = {name: U for name in param_names(func)}
+        self._receiver(func, self._path_to(func), params)
+        trace = self.function_trace(func)
+        self.analyse(Context(trace, 0, params, site="root"), invoke=True)
+
+    def _compilers(self, info: ClassInfo) -> set[str]:
+        """The methods of `info` whose own body compiles a method of their instance
+        (`update_fn = eqx.filter_jit(self.step_fn)` in a training `__call__`)."""
+        own = {id(m.func): n for n, m in info.methods.items() if m.kind == "method"}
+        found = set()
+        for application in self.index.foreign:
+            method = application.enclosing
+            target = application.target
+            if (
+                application.transform.verb != "compiles"
+                or method is None
+                or id(method) not in own
+                or type(target) is not cst.Attribute
+                or type(target.value) is not cst.Name  # type: ignore[attr-defined]
+                or target.attr.value not in info.methods  # type: ignore[attr-defined]
+            ):
+                continue
+            params = [*method.params.posonly_params, *method.params.params]  # type: ignore[union-attr]
+            if params and target.value.value == params[0].name.value:  # type: ignore[attr-defined]
+                found.add(own[id(method)])
+        return found
 
     def _compiled_here(self, func: cst.FunctionDef) -> bool:
         """Whether this file compiles `func` itself (`@jax.jit`, `@eqx.filter_jit`, or
@@ -1010,6 +1065,10 @@ class Tracing:
             # any instance, wherever it was built: a Python list indexed by a tracer fails.
             for name, pytype in container_attributes(receiver.cls).items():
                 receiver.fields[name] = Dict(elem=U) if pytype == "dict" else Seq(pytype, elem=U)
+            # Its parts (`self.embeddings = Embeddings(cfg)`): calling one runs its class's
+            # code, traced with this body (a part is not traced by contract on its own).
+            for name, built in built_attributes(receiver.cls, self._module_class).items():
+                receiver.fields.setdefault(name, self._part(*built))
             if contract.made_in_trace:
                 receiver.made_at = ABSTRACT
             elif contract.array_leaves_traced:
@@ -1022,7 +1081,39 @@ class Tracing:
         trace = self.function_trace(func)
         trace.entries = [*trace.entries, entry] if contract.parameters_traced else [entry]
         trace._top = None
-        self.analyse(Context(trace, ABSTRACT, params, site="root"), invoke=True)
+        context = Context(trace, ABSTRACT, params, site="root")
+        # What the annotation says is a JAX array, and no default stands in for: the users'
+        # jit passes an array there, so the body's `if key is None:` fallback does not run.
+        context.never_none = array_params(self.names, func, path)
+        if not contract.parameters_traced:
+            # No call of the run says its users leave out a parameter defaulting to None:
+            # the body's `if p is None:` fallback is not what the contract traces.
+            defaults = Signature.of(func).default_of
+            context.never_none |= frozenset(
+                name
+                for name, default in defaults.items()
+                if type(default) is cst.Name and default.value == "None"
+            )
+        self.analyse(context, invoke=True)
+
+    def _part(self, info: ClassInfo, listed: bool = False, depth: int = 0) -> Value:
+        """An instance of `info` that a module builds as one of its parts (or a list of
+        them), with the parts it builds itself in turn (a model's encoder, the encoder's
+        layers), a few deep."""
+        part = Object(info)
+        if depth < 4:
+            for name, (inner, inner_listed) in built_attributes(info, self._module_class).items():
+                if inner is not info:
+                    part.fields[name] = self._part(inner, inner_listed, depth + 1)
+        return Seq("list", elem=part) if listed else part
+
+    def _module_class(self, name: cst.Name) -> ClassInfo | None:
+        """The class of this module that `name`, read at module level, is."""
+        bindings = self.names.lookup(name.value, [self.module])
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "class":
+            return None
+        node = bindings[0].node
+        return self.classes.of(node, [self.module]) if type(node) is cst.ClassDef else None
 
     def _receiver(
         self, func: FuncNode, path: list[cst.CSTNode], params: Env, made_at: int | None = 0
@@ -1199,6 +1290,12 @@ class Tracing:
                 name = test.value  # type: ignore[attr-defined]
                 if analyzer.env.get(name) is context.params.get(name):  # not rebound
                     return False
+            if type(test) is cst.Comparison and context.never_none:
+                tested = none_test(test)  # type: ignore[arg-type]
+                if tested is not None and tested[0] in context.never_none:
+                    name, is_none_test = tested
+                    if analyzer.env.get(name) is context.params.get(name):  # not rebound
+                        return not is_none_test
             return None
 
         analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)

@@ -698,10 +698,11 @@ def static_truth(
     """The truth of a test on module-level constants bound once to True/False, such as
     `if JAX_MODE:` in code generated for several backends, or on a local name whose value is
     a known literal (`local` gives the analyser's current value); None when unknown. `leaf`
-    answers first for a name, attribute or call that the caller's context decides (a flag
-    that is False wherever the code is staged)."""
+    answers first for a name, attribute, call or comparison that the caller's context
+    decides (a flag that is False wherever the code is staged, `x is None` of a parameter
+    that holds an array)."""
     kind = type(test)
-    if leaf is not None and kind in (cst.Name, cst.Attribute, cst.Call):
+    if leaf is not None and kind in (cst.Name, cst.Attribute, cst.Call, cst.Comparison):
         found = leaf(test)
         if found is not None:
             return found
@@ -734,9 +735,8 @@ def static_truth(
     return None
 
 
-def _none_test_truth(test: cst.Comparison, local: Callable[[str], Value | None]) -> bool | None:
-    """`x is None` / `x is not None` on a local whose value says (`is_none`): a size
-    passed as `x.shape[0]` is never None, so `if size is None:` does not run for that call."""
+def none_test(test: cst.Comparison) -> tuple[str, bool] | None:
+    """`x is None` -> ("x", True), `x is not None` -> ("x", False); None for other tests."""
     if len(test.comparisons) != 1 or type(test.left) is not cst.Name:
         return None
     (target,) = test.comparisons
@@ -746,11 +746,21 @@ def _none_test_truth(test: cst.Comparison, local: Callable[[str], Value | None])
         return None
     if comparator.value != "None":  # type: ignore[attr-defined]
         return None
-    value = local(test.left.value)  # type: ignore[attr-defined]
+    return test.left.value, operator is cst.Is  # type: ignore[attr-defined]
+
+
+def _none_test_truth(test: cst.Comparison, local: Callable[[str], Value | None]) -> bool | None:
+    """`x is None` / `x is not None` on a local whose value says (`is_none`): a size
+    passed as `x.shape[0]` is never None, so `if size is None:` does not run for that call."""
+    tested = none_test(test)
+    if tested is None:
+        return None
+    name, is_none_test = tested
+    value = local(name)
     found = is_none(value) if value is not None else None
     if found is None:
         return None
-    return found if operator is cst.Is else not found
+    return found if is_none_test else not found
 
 
 def _head(expr: cst.BaseExpression) -> str:

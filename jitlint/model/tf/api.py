@@ -60,6 +60,15 @@ KERAS_STATELESS_LAYERS = frozenset(
         "StackedRNNCells", "RNN", "TimeDistributed",
     }
 )  # fmt: skip
+# Keras layers that own a variable only under Keras 3: their random draws come from a
+# `SeedGenerator`, whose state is a variable made by the constructor. Keras 2's draw from
+# TensorFlow's random ops (no generator unless one is asked for), and make none.
+KERAS_3_SEEDED_LAYERS = frozenset(
+    {
+        "Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D",
+        "GaussianNoise", "GaussianDropout", "AlphaDropout",
+    }
+)  # fmt: skip
 # `tf.data` methods whose function argument runs as graph code.
 DATASET_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "parallel_interleave"})
 # Methods (besides TensorFlow's own functions) that call a function argument right away:

@@ -54,6 +54,7 @@ import libcst as cst
 from jitlint.model.domain.instances import Reads, follow_instances, parameter_names
 from jitlint.model.library.keras_evidence import keras_3_code
 from jitlint.model.tf.api import (
+    KERAS_3_SEEDED_LAYERS,
     KERAS_STATELESS_LAYERS,
     RUN_FUNCTIONS_EAGERLY,
     VARIABLE_CONSTRUCTORS,
@@ -875,15 +876,18 @@ def in_setup_method(path: Sequence[cst.CSTNode]) -> bool:
     return False
 
 
-def keras_state(qualname: str) -> str | None:
+def keras_state(qualname: str, keras_major: int | None = 3) -> str | None:
     """What state a Keras class of the library makes when created ("Keras layer", "Keras
     metric", "Keras optimizer", "Keras model"); None for a weightless layer and anything
-    else."""
+    else. `keras_major` is the Keras the file targets (None: undecided): a dropout or noise
+    layer owns a seed variable only under Keras 3, so elsewhere it is weightless."""
     parts = qualname.split(".")
     if parts[0] not in ("keras", "tensorflow", "tf_keras") or "keras" not in parts[:3]:
         return None
     leaf = parts[-1]
     if leaf in KERAS_STATELESS_LAYERS or not leaf[:1].isupper():
+        return None
+    if leaf in KERAS_3_SEEDED_LAYERS and (keras_major != 3 or parts[0] == "tf_keras"):
         return None
     if "optimizers" in parts:
         return "Keras optimizer"

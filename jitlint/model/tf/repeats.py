@@ -507,6 +507,24 @@ def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:
     return False
 
 
+def received_varying(model: TfModel, name: cst.Name, path: Path) -> str | None:
+    """Where the parameter read as `name` at the end of `path` receives a Python value that
+    changes from call to call ("called in a loop"), if it does: only where the parameter's
+    own binding is all that reaches the read. A name rebound before it
+    (`obs = np.asarray(obs, "float32")`) holds another value, and one the model does not
+    follow is no evidence of a changing Python value."""
+    owner = next((n for n in reversed(path) if type(n) in _FUNCTIONS), None)
+    if type(owner) is not cst.FunctionDef:
+        return None
+    where = model.repeats.varying.get(id(owner), {}).get(name.value)
+    if where is None:
+        return None
+    defs = model.values.name_defs(name, path)
+    if not defs or any(d.kind != "param" or d.path[-1] is not owner for d in defs):
+        return None
+    return where
+
+
 def target_names(target: cst.CSTNode) -> set[str]:
     if type(target) is cst.Name:
         return {target.value}  # type: ignore[attr-defined]
@@ -530,7 +548,9 @@ def python_iterable(model: TfModel, iterable: cst.CSTNode, path: Path, depth: in
 
 
 def reassigned_with_python(body: cst.CSTNode, name: str) -> bool:
-    """`name op= <literal or name>` or `name = name op <literal>` in a loop body."""
+    """`name op= <literal or name>` or `name = name op <literal>` in a loop body. A copy of
+    another name (`obs = next_obs`) is no arithmetic: it holds whatever that name holds,
+    which is not followed here (an observation from `env.step` is an array)."""
     stack: list[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
@@ -544,7 +564,8 @@ def reassigned_with_python(body: cst.CSTNode, name: str) -> bool:
         elif kind is cst.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target.target) is cst.Name and target.target.value == name:
-                    return _arithmetic(node.value)  # type: ignore[attr-defined]
+                    value = node.value  # type: ignore[attr-defined]
+                    return type(value) is not cst.Name and _arithmetic(value)
         stack.extend(iter_children(node))
     return False
 

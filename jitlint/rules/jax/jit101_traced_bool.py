@@ -574,6 +574,21 @@ run = jax.jit(find)
 """,
     )
     INVALID = (
+        # A module's `__call__` that jits a method of its own instance and calls it: read in
+        # Python, as a driver, it still traces the helper it compiles.
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+class Gate(eqx.Module):
+    weight: jax.Array
+    def _apply(self, x):
+        if jnp.sum(x) > 0:  # error: JIT101
+            return x * self.weight
+        return x
+    def __call__(self, x: jax.Array):
+        return eqx.filter_jit(self._apply)(x)
+""",
         # The same loop in a method that compiles nothing it calls: the public-method
         # contract traces it.
         """

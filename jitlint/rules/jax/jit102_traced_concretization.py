@@ -315,6 +315,29 @@ def flux(x, diff_mode=False):
         return x * 2
     return float(jnp.sum(x))
 """,
+        # A module's `__call__` that compiles the class's own step itself and runs it in a
+        # Python loop is the eager training driver, not code its users call under jit: the
+        # helper it builds sizes its schedule with `int(jnp.ceil(...))` of Python ints.
+        """
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+class Schedule(eqx.Module):
+    rounds: int
+    def __init__(self, samples, batch):
+        self.rounds = int(jnp.ceil(samples / batch))
+class Fitter(eqx.Module):
+    samples: int
+    batch: int
+    def step(self, model, data: jax.Array):
+        return jax.tree_util.tree_map(lambda p: p - 0.1 * jnp.mean(data), model)
+    def __call__(self, model, data: jax.Array):
+        plan = Schedule(self.samples, self.batch)
+        update = eqx.filter_jit(self.step)
+        for _ in range(plan.rounds):
+            model = update(model, data)
+        return model
+""",
     )
     INVALID = (
         # The same helper when the traced call leaves the size out.

@@ -100,7 +100,10 @@ class TraceTimeSideEffect(Rule):
     callback (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`;
     Python values appended to outer lists (names, shapes) or stored in registries and
     caches. A write of a value that does not depend on the old one (`self.mode = "eval"`)
-    loses nothing by running once per trace and is not reported either. A counter meant
+    loses nothing by running once per trace and is not reported either. Nor is an update
+    of `self` in a method jitted with `self` as an ordinary (not static) argument: the jit
+    flattens it, and the trace works on the copy its pytree class rebuilds, which the method
+    usually returns (a module class of a library the run does not read). A counter meant
     to count calls but read only by Python code after the calls (`total += 1`, then
     `return total` in the untraced caller) is missed with them: the model cannot tell it
     from a count of compiles. A value is followed through at most
@@ -122,6 +125,25 @@ class TraceTimeSideEffect(Rule):
     uses_tracing = True
 
     VALID = (
+        # `self` given to the jit as an argument, not static: the jit flattens it and the
+        # trace works on the copy its class's unflatten builds (a pytree module of a library
+        # the run does not read), which the method returns.
+        """
+from functools import partial
+import jax
+from pytree_lib import Module
+class Model(Module):
+    @partial(jax.jit, static_argnums=(1,))
+    def init_step(self, seed, inputs):
+        self.module = self.module.init(seed, inputs=inputs)
+        return self
+    @jax.jit
+    def predict(self, x):
+        return self.module(x)
+model = Model()
+model = model.init_step(0, 1.0)
+model.predict(1.0)
+""",
         # A tracer stored on the object leaks (a leaked tracer, not a value set once).
         """
 import jax
@@ -331,9 +353,68 @@ class Flow(eqx.Module):
         print("Flow parameters:")
         print(f"mean: {self.mean}")
 """,
+        # A module's key parameter annotated as a JAX array, with no default: its users' jit
+        # passes a key there, so the clock-seeded fallback under `key is None` never runs.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x: jax.Array, *, key: jax.Array):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
+        # The same fallback behind a `key=None` default: the contract says the module is
+        # called under jit, not that its users leave the key out, and no call here does.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x, key=None):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
     )
 
     INVALID = (
+        # A jitted function of the run that applies the module without a key: the fallback
+        # runs at trace time, and its clock is baked into the compiled step.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x, key=None):
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+def forward(params, x):
+    return Noisy(4).apply(params, x)
+step = jax.jit(forward)
+""",
+        # The same fallback after the body rebinds the key to None itself: then it runs.
+        """
+import time
+import jax
+import flax.linen as nn
+class Noisy(nn.Module):
+    width: int
+    @nn.compact
+    def __call__(self, x: jax.Array, *, key: jax.Array):
+        key = None if x.ndim > 2 else key
+        if key is None:
+            key = jax.random.PRNGKey(int(time.time()))  # error: JIT107
+        return nn.Dense(self.width)(x + jax.random.normal(key, x.shape))
+""",
         # An attribute of an object made in Python, updated while tracing and returned.
         """
 import jax

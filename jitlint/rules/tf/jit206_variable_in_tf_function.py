@@ -649,7 +649,7 @@ class Scale(keras.layers.Layer):
         names = canonical(self.ctx.names.qualified_names(func, path))
         if names and names <= VARIABLE_CONSTRUCTORS:
             return "variable"
-        found = {keras_state(name) for name in names}
+        found = {keras_state(name, self.ctx.tf.keras_major) for name in names}
         if len(found) == 1 and None not in found:
             return found.pop()
         if type(func) is cst.Name:

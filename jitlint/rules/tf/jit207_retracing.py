@@ -21,6 +21,7 @@ from jitlint.model.tf.repeats import (
     called_tf_function_options,
     keeping,
     model_remade_for_inference,
+    received_varying,
     varying_python,
 )
 from jitlint.python.builtins_facts import ENUMERATE
@@ -234,6 +235,42 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # The loop hands the tf.function what the environment returned, copied from one
+        # name to another (`state = following`): an array, not Python arithmetic.
+        """
+import tensorflow as tf
+@tf.function
+def scores(state):
+    return state * 2.0
+def rollout(env):
+    state = env.reset()
+    while True:
+        scores(state)
+        following, done = env.step(0)
+        if done:
+            break
+        state = following
+""",
+        # The parameter that a loop fills with a decaying Python float is rebound to a NumPy
+        # array before the call: the tf.function receives an array, traced by shape and
+        # dtype, and the parameter's own value never reaches it.
+        """
+import numpy as np
+import tensorflow as tf
+class Agent:
+    @tf.function
+    def scores(self, state):
+        return state * 2.0
+    def act(self, state):
+        state = np.asarray([state], dtype="float32")
+        return self.scores(state)
+def main():
+    agent = Agent()
+    temperature = 1.0
+    for _ in range(100):
+        agent.act(temperature)
+        temperature *= 0.99
+""",
         # A test's grid of configurations (written-out lists, each loop's value passed): the
         # visualizer it runs builds its step, one call down, once per configuration and runs
         # it many times; a shared step would trace once per configuration too.
@@ -980,29 +1017,18 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
     ) -> list[tuple[cst.Name, str]]:
         out = []
         model = self.ctx.tf
-        owner = next((n for n in reversed(path[:-1]) if type(n) in _FUNCTIONS), None)
-        passed = model.repeats.varying.get(id(owner), {}) if owner is not None else {}
         for arg in node.args:
             value = arg.value
             if type(value) is not cst.Name or arg.star:
                 continue
             if varying_python(model, value, path):
                 out.append((value, "a Python value that changes every loop iteration"))
-            elif value.value in passed and self._is_parameter(value, owner):
-                where = passed[value.value]
+                continue
+            where = received_varying(model, value, path)
+            if where is not None:
                 why = f"a parameter that receives a changing Python value ({where})"
                 out.append((value, why))
         return out
-
-    @staticmethod
-    def _is_parameter(name: cst.Name, func: cst.CSTNode | None) -> bool:
-        if type(func) is not cst.FunctionDef:
-            return False
-        params = func.params  # type: ignore[attr-defined]
-        return any(
-            p.name.value == name.value
-            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-        )
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:

@@ -8,7 +8,12 @@ interprets such a body, at the traced level, with the arguments its own text sta
 parameter annotated as a JAX array (`x: jax.Array`, `Float[Array, "n"]`, `chex.Array`) is a
 traced array, and so is one without annotation or default every read of which only an array
 admits (`array_used_params`); every other parameter stays unknown, and unknown is never an
-error.
+error. A contract says its users call the body under jit, not which arguments they leave
+out: a parameter defaulting to None, like one annotated as an array, is taken as given, so
+the body's `if key is None:` fallback is traced only where a call of the run omits it. A
+module class that another module class of the file builds (a part: `self.encoder =
+Encoder(cfg)`) is reached through that module, with what it passes, and is not traced by
+contract on its own (`submodule_classes`).
 
 The table is keyed by the framework a class belongs to (`ClassInfo.kind`, from its bases'
 qualified names); each framework states its contract in its plug-in.
@@ -30,6 +35,7 @@ from jitlint.python.names import Names, base_class
 from jitlint.python.predicates import predicate_of
 from jitlint.python.scopes import module_functions
 from jitlint.python.uses import every_use, receiver_method_calls
+from jitlint.python.walker import iter_children
 
 # The frameworks' contracts, from their plug-ins (model/jax/frameworks/).
 CONTRACTS: dict[str, Contract] = {
@@ -152,16 +158,19 @@ def returns_python_value(func: cst.FunctionDef) -> bool:
     return type(returns) is cst.Name and returns.value in _PYTHON_TYPES
 
 
-def drivers_of_compiled(methods: Mapping[str, cst.FunctionDef], compiled: Set[str]) -> set[str]:
+def drivers_of_compiled(
+    methods: Mapping[str, cst.FunctionDef], compiled: Set[str], compilers: Set[str] = frozenset()
+) -> set[str]:
     """The methods that call, on their own instance, a method the class compiles itself
     (`@eqx.filter_jit def train_step`), directly or through other such methods (`train` calls
     `model.train_epoch`, which calls `model.train_step`): the Python loop that runs the
     compiled step (flowMC's `NFModel.train`). Had the author meant them to run under the
     user's jit, compiling the inner step would have been pointless, so the contract does
-    not trace them."""
+    not trace them. `compilers`, the methods whose own body compiles one of the class's
+    methods (`update = eqx.filter_jit(self.step_fn)`), are drivers themselves."""
     calls = {name: receiver_method_calls(func) for name, func in methods.items()}
-    drivers: set[str] = set()
-    grew = bool(compiled)
+    drivers: set[str] = set(compilers) - set(compiled)
+    grew = bool(compiled) or bool(drivers)
     while grew:
         grew = False
         for name, called in calls.items():
@@ -169,6 +178,33 @@ def drivers_of_compiled(methods: Mapping[str, cst.FunctionDef], compiled: Set[st
                 drivers.add(name)
                 grew = True
     return drivers
+
+
+def submodule_classes(names: Names, classes: Sequence[cst.ClassDef]) -> set[int]:
+    """The classes of `classes` (a module's classes that a contract traces) that a method of
+    another of them builds (`self.visual = VisionModel(...)` in a constructor, `Dense(...)(x)`
+    inside `__call__`): parts of a larger module, which users reach through that module, not
+    on their own. Their bodies are traced where the enclosing module's trace calls them, with
+    what it passes; the contract does not also trace them with arguments of its own (a
+    vision tower that only an eager entry point of the model calls, its text-only jitted
+    forward leaving the images None)."""
+    by_id = {id(cls): cls for cls in classes}
+    built: set[int] = set()
+    for cls in classes:
+        for stmt in cls.body.body:  # type: ignore[attr-defined]
+            if type(stmt) is not cst.FunctionDef:
+                continue
+            stack: list[cst.CSTNode] = [stmt.body]
+            while stack:
+                node = stack.pop()
+                if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+                    bindings = names.lookup(node.func.value, [names.module])  # type: ignore[attr-defined]
+                    if bindings and len(bindings) == 1 and bindings[0].kind == "class":
+                        target = bindings[0].node
+                        if id(target) in by_id and target is not cls:
+                            built.add(id(target))
+                stack.extend(iter_children(node))
+    return built
 
 
 def _python_literal(node: cst.BaseExpression | None) -> bool:
