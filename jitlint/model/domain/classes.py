@@ -10,7 +10,7 @@ order: a name not found before it is unknown, unless the base is a known root (`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -334,13 +334,9 @@ def container_attributes(info: ClassInfo) -> dict[str, str]:
     if info._containers is not None:
         return info._containers
     kinds: dict[str, set[str | None]] = {}
-    for cls in info.mro:
-        for method in cls.methods.values():
-            params = method.func.params
-            first = [*params.posonly_params, *params.params]
-            if method.kind != "method" or not first:
-                continue
-            _assignments(method.func.body, first[0].name.value, kinds)
+    for target, value in _instance_assignments(info):
+        display = DISPLAY_TYPES.get(type(value)) if value is not None else None
+        kinds.setdefault(target, set()).add(display)
     declared = {f[0] for cls in info.mro for f in cls.fields}
     info._containers = {
         name: next(iter(found))  # type: ignore[misc]
@@ -348,14 +344,6 @@ def container_attributes(info: ClassInfo) -> dict[str, str]:
         if len(found) == 1 and None not in found and name not in declared
     }
     return info._containers
-
-
-def _assignments(node: cst.CSTNode, receiver: str, kinds: dict[str, set[str | None]]) -> None:
-    """Record what each `receiver.attr = value` (and augmented or annotated assignment)
-    under `node` assigns, outside nested functions and classes."""
-    for target, value in _attribute_assignments(node, receiver):
-        display = DISPLAY_TYPES.get(type(value)) if value is not None else None
-        kinds.setdefault(target, set()).add(display)
 
 
 def built_attributes(
@@ -369,19 +357,12 @@ def built_attributes(
     holds instances of that class: a method that calls one runs that class's code."""
     found: dict[str, set[tuple[int, bool]]] = {}
     classes: dict[int, ClassInfo] = {}
-    for cls in info.mro:
-        for method in cls.methods.values():
-            params = method.func.params
-            first = [*params.posonly_params, *params.params]
-            if method.kind != "method" or not first:
-                continue
-            receiver = first[0].name.value
-            for target, value in _attribute_assignments(method.func.body, receiver):
-                built = _built(value, class_of)
-                if built is not None:
-                    classes[id(built[0])] = built[0]
-                key = (id(built[0]), built[1]) if built is not None else (0, False)
-                found.setdefault(target, set()).add(key)
+    for target, value in _instance_assignments(info):
+        built = _built(value, class_of)
+        if built is not None:
+            classes[id(built[0])] = built[0]
+        key = (id(built[0]), built[1]) if built is not None else (0, False)
+        found.setdefault(target, set()).add(key)
     out: dict[str, tuple[ClassInfo, bool]] = {}
     for name, keys in found.items():
         if len(keys) == 1:
@@ -407,6 +388,17 @@ def _built(
         return None
     built = class_of(value.func)  # type: ignore[attr-defined]
     return (built, listed) if built is not None else None
+
+
+def _instance_assignments(info: ClassInfo) -> Iterator[tuple[str, cst.BaseExpression | None]]:
+    """Each `self.attr = value` in the methods of the class and its bases (`self` being each
+    method's first parameter), with its value (None for an augmented assignment)."""
+    for cls in info.mro:
+        for method in cls.methods.values():
+            params = method.func.params
+            first = [*params.posonly_params, *params.params]
+            if method.kind == "method" and first:
+                yield from _attribute_assignments(method.func.body, first[0].name.value)
 
 
 def _attribute_assignments(
