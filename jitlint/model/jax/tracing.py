@@ -145,7 +145,7 @@ from jitlint.python.builtins_facts import (
     WARN,
 )
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
-from jitlint.python.names import Names, base_class, leaf_name
+from jitlint.python.names import Names, base_class, is_none_literal, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
 from jitlint.python.uses import returns_no_value
 
@@ -927,7 +927,7 @@ class Tracing:
         """Interpret, at the traced level, the methods a framework's users call under jit
         (`Contract`) that no entry, inbound call or traced caller of the run reached."""
         asked = self.assumptions.module_constructors
-        parts = submodule_classes(self.names, [info.node for info, _ in self.contract_classes])
+        parts = submodule_classes([info for info, _ in self.contract_classes], self._module_class)
         for info, contract in self.contract_classes:
             if id(info.node) in parts:
                 continue  # traced where the module that builds it calls it
@@ -1091,9 +1091,7 @@ class Tracing:
             # the body's `if p is None:` fallback is not what the contract traces.
             defaults = Signature.of(func).default_of
             context.never_none |= frozenset(
-                name
-                for name, default in defaults.items()
-                if type(default) is cst.Name and default.value == "None"
+                name for name, default in defaults.items() if is_none_literal(default)
             )
         self.analyse(context, invoke=True)
 

@@ -22,7 +22,7 @@ qualified names); each framework states its contract in its plug-in.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import partial
 
@@ -31,7 +31,7 @@ import libcst as cst
 from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.plugins import Contract, plugin, plugins
 from jitlint.model.jax.narrowing import TRACER_TYPES, tests_for_tracers
-from jitlint.python.names import Names, base_class
+from jitlint.python.names import Names, base_class, is_none_literal
 from jitlint.python.predicates import predicate_of
 from jitlint.python.scopes import module_functions
 from jitlint.python.uses import every_use, receiver_method_calls
@@ -180,29 +180,34 @@ def drivers_of_compiled(
     return drivers
 
 
-def submodule_classes(names: Names, classes: Sequence[cst.ClassDef]) -> set[int]:
-    """The classes of `classes` (a module's classes that a contract traces) that a method of
-    another of them builds (`self.visual = VisionModel(...)` in a constructor, `Dense(...)(x)`
-    inside `__call__`): parts of a larger module, which users reach through that module, not
-    on their own. Their bodies are traced where the enclosing module's trace calls them, with
-    what it passes; the contract does not also trace them with arguments of its own (a
-    vision tower that only an eager entry point of the model calls, its text-only jitted
-    forward leaving the images None)."""
-    by_id = {id(cls): cls for cls in classes}
+def submodule_classes(
+    classes: Sequence[ClassInfo], class_of: Callable[[cst.Name], ClassInfo | None]
+) -> set[int]:
+    """The classes of `classes` (a module's classes that a contract traces, by `id` of their
+    node) that a method of another of them builds (`self.visual = VisionModel(...)` in a
+    constructor, `Dense(...)(x)` inside `__call__`); `class_of` says which class a called
+    name is, if any. These are parts of a larger module, which users reach through that
+    module, not on their own. Their bodies are traced where the enclosing module's trace
+    calls them, with what it passes; the contract does not also trace them with arguments of
+    its own (a vision tower that only an eager entry point of the model calls, its text-only
+    jitted forward leaving the images None)."""
+    ids = {id(info.node) for info in classes}
     built: set[int] = set()
-    for cls in classes:
-        for stmt in cls.body.body:  # type: ignore[attr-defined]
+    for info in classes:
+        for stmt in info.node.body.body:  # type: ignore[attr-defined]
             if type(stmt) is not cst.FunctionDef:
                 continue
             stack: list[cst.CSTNode] = [stmt.body]
             while stack:
                 node = stack.pop()
                 if type(node) is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
-                    bindings = names.lookup(node.func.value, [names.module])  # type: ignore[attr-defined]
-                    if bindings and len(bindings) == 1 and bindings[0].kind == "class":
-                        target = bindings[0].node
-                        if id(target) in by_id and target is not cls:
-                            built.add(id(target))
+                    target = class_of(node.func)  # type: ignore[attr-defined]
+                    if (
+                        target is not None
+                        and id(target.node) in ids
+                        and target.node is not info.node
+                    ):
+                        built.add(id(target.node))
                 stack.extend(iter_children(node))
     return built
 
@@ -329,7 +334,7 @@ def array_used_params(
             continue
         if x.default is None:
             methods_only = False
-        elif _python_literal(x.default) or _is_none(x.default):
+        elif _python_literal(x.default) or is_none_literal(x.default):
             methods_only = True
         else:
             continue
@@ -407,10 +412,6 @@ def array_read_params(
         if every_use(func, x.name.value, no_doubt) and proved:
             found.add(x.name.value)
     return frozenset(found)
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "None"
 
 
 # ---- Parameters used only as Python values -------------------------------------------------
