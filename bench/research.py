@@ -1,7 +1,7 @@
 """Precision on research code nobody tuned the rules on: lint pinned research repositories.
 
 Usage: python bench/research.py [--mirror DIR] [--cache DIR] [--repo TEXT] [-j N]
-                                [--held-out [--show]]
+                                [--held-out [--show]] [--one-file]
 
 For each repository of bench/research-pins.tsv, writes the *.py files of its pinned commit (and
 the `pyproject.toml`/`requirements*.txt` files that declare its framework versions) into
@@ -20,6 +20,11 @@ does not tune to them; `--held-out --show` prints everything, for whoever review
 when a finding reviewed false is reported again (that false positive is still there) or when
 jitlint crashed on a repository (its error is printed, the other repositories still run). The
 sources never enter the repository.
+
+`--one-file` lints each file alone, as the flake8 plugin does (`lint_text` on the file's text,
+with no project pass: what other files define is unknown), instead of the folder as one
+project. The verdicts are the project run's, matched on the same keys: a finding only this
+mode reports comes out unreviewed, and is a candidate false positive of one-file runs.
 """
 
 from __future__ import annotations
@@ -63,6 +68,36 @@ def lint(folder: Path, jobs: int) -> tuple[list[dict], float, str | None]:
     return json.loads(done.stdout or "[]"), cpu, None
 
 
+# The flake8 plugin's path (frontends/flake8_plugin.py): every file alone, default rules.
+ONE_FILE = """
+import json, sys
+from pathlib import Path
+from jitlint.engine.linter import lint_text
+from jitlint.rules import default_codes
+codes = frozenset(default_codes())
+found = []
+for path in sorted(Path(".").rglob("*.py")):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for d in lint_text(text, path.as_posix(), codes, {}).diagnostics:
+        found.append({"path": d.path, "line": d.line, "code": d.code, "message": d.message,
+                      "severity": d.severity, "traced_by": d.traced_by})
+print(json.dumps(found))
+"""
+
+
+def lint_each_file(folder: Path) -> tuple[list[dict], float, str | None]:
+    """As `lint`, each file of `folder` linted alone."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [sys.executable, "-c", ONE_FILE], cwd=folder, capture_output=True, text=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        return [], cpu, f"one-file lint exited {done.returncode}: {done.stderr.strip()[-300:]}"
+    return json.loads(done.stdout or "[]"), cpu, None
+
+
 def counts_text(counts: Tally) -> str:
     return (f"findings={counts.findings} true={counts.true} false={counts.false} "
             f"unreviewed={counts.unreviewed}")  # fmt: skip
@@ -101,6 +136,9 @@ def main() -> int:
     parser.add_argument(
         "--show", action="store_true", help="with --held-out: every finding too (its reviewer)"
     )
+    parser.add_argument(
+        "--one-file", action="store_true", help="lint each file alone, as the flake8 plugin"
+    )
     args = parser.parse_args()
     cache = args.cache.resolve()
     if cache.is_relative_to(REPO):
@@ -132,7 +170,7 @@ def main() -> int:
         except LookupError as error:
             sys.exit(f"research: {error}")
         _, repo_lines = write_snapshot(git, pin.commit, out)
-        found, seconds, crash = lint(out, args.j)
+        found, seconds, crash = lint_each_file(out) if args.one_file else lint(out, args.j)
         if crash is not None:
             crashed.append(f"{pin.repo}: {crash}")
         decided = [f for f in found if f["code"] != "JIT001"]
