@@ -21,10 +21,11 @@ when a finding reviewed false is reported again (that false positive is still th
 jitlint crashed on a repository (its error is printed, the other repositories still run). The
 sources never enter the repository.
 
-`--one-file` lints each file alone, as the flake8 plugin does (`lint_text` on the file's text,
-with no project pass: what other files define is unknown), instead of the folder as one
-project. The verdicts are the project run's, matched on the same keys: a finding only this
-mode reports comes out unreviewed, and is a candidate false positive of one-file runs.
+`--one-file` lints each file alone through the flake8 plugin (its options built as the
+command line builds them; no project pass, so what other files define is unknown; a `# noqa`
+finding still counts, flake8 would drop it) instead of the folder as one project. The verdicts
+are the project run's, matched on the same keys: a finding only this mode reports comes out
+unreviewed, and is a candidate false positive of one-file runs.
 """
 
 from __future__ import annotations
@@ -68,19 +69,20 @@ def lint(folder: Path, jobs: int) -> tuple[list[dict], float, str | None]:
     return json.loads(done.stdout or "[]"), cpu, None
 
 
-# The flake8 plugin's path (frontends/flake8_plugin.py): every file alone, default rules.
+# Every file alone through the flake8 plugin (frontends/flake8_plugin.py), default rules.
 ONE_FILE = """
-import json, sys
+import json
 from pathlib import Path
-from jitlint.engine.linter import lint_text
+from jitlint.frontends.flake8_plugin import JitlintChecker
 from jitlint.rules import default_codes
-codes = frozenset(default_codes())
+JitlintChecker.codes = frozenset(default_codes())
 found = []
 for path in sorted(Path(".").rglob("*.py")):
     text = path.read_text(encoding="utf-8", errors="replace")
-    for d in lint_text(text, path.as_posix(), codes, {}).diagnostics:
-        found.append({"path": d.path, "line": d.line, "code": d.code, "message": d.message,
-                      "severity": d.severity, "traced_by": d.traced_by})
+    checker = JitlintChecker(None, text.splitlines(keepends=True), path.as_posix())
+    for line, _column, message, _ in checker.run():
+        code, _, message = message.partition(" ")
+        found.append({"path": path.as_posix(), "line": line, "code": code, "message": message})
 print(json.dumps(found))
 """
 
