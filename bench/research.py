@@ -77,7 +77,7 @@ from jitlint.frontends.flake8_plugin import JitlintChecker
 from jitlint.rules import default_codes
 JitlintChecker.codes = frozenset(default_codes())
 found = []
-for path in sorted(Path(".").rglob("*.py")):
+for path in sorted(p for p in Path(".").rglob("*.py") if p.is_file()):
     text = path.read_text(encoding="utf-8", errors="replace")
     checker = JitlintChecker(None, text.splitlines(keepends=True), path.as_posix())
     for line, _column, message, _ in checker.run():
