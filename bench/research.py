@@ -9,7 +9,8 @@ CACHE/<owner>+<name>/ (from a git mirror folder holding `<owner>+<name>` git dir
 `git clone` when --mirror is not given), lints that folder as one project with the default
 rules (`python -m jitlint --no-cache --format json`), and prints every finding with its verdict
 from bench/research-reviewed.tsv (`true`, `false` or `unreviewed`; matched on repository, path,
-line and code). Then one line per repository, one per framework, and a last line
+line and code). Then one line per repository, one per framework (also how many repositories
+had a finding, and how many a false one), and a last line
 `repos=R lines=L errors=E findings=F true=T false=X unreviewed=U gone=G crashed=C cpu_s=S
 lines_per_cpu_s=V` (JIT001, a file that does not parse, is counted apart: it says nothing about
 the rules; the CPU time is user+sys of the lint runs alone). The repositories pinned under the
@@ -156,6 +157,9 @@ def main() -> int:
     show = args.show or not args.held_out
     total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
     lines = {"jax": 0, "tf": 0}
+    # Repositories with a finding, and with a false one: a few repositories that repeat one
+    # false shape can outweigh the rest in the per-finding totals.
+    with_findings, with_false = Counter[str](), Counter[str]()
     errors, cpu = 0, 0.0
     summary, came_back, seen, crashed = [], [], set(), []
     false_codes: Counter[str] = Counter()
@@ -190,6 +194,8 @@ def main() -> int:
         summary.append(f"{head} {counts_text(counts)} unparsable={unparsed} cpu_s={seconds:.1f}")
         total.add(counts)
         by_framework[pin.framework].add(counts)
+        with_findings[pin.framework] += counts.findings > 0
+        with_false[pin.framework] += counts.false > 0
         lines[pin.framework] += repo_lines
         cpu += seconds
         errors += sum(1 for f in decided if f.get("severity") == "error")
@@ -201,7 +207,11 @@ def main() -> int:
         print("false_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(false_codes.items())))
     for framework, counts in by_framework.items():
         repos = sum(1 for pin in pins if pin.framework == framework)
-        print(f"framework={framework} repos={repos} lines={lines[framework]} {counts_text(counts)}")
+        print(
+            f"framework={framework} repos={repos} lines={lines[framework]} {counts_text(counts)}"
+            f" repos_with_findings={with_findings[framework]}"
+            f" repos_with_false={with_false[framework]}"
+        )
     print(f"traced_by=contract {counts_text(by_contract)}")
     all_lines = sum(lines.values())
     speed = all_lines / cpu if cpu else 0.0
