@@ -101,6 +101,29 @@ def tf_function_options(args: Sequence[cst.Arg]) -> tuple[bool | None, bool, boo
     return xla, autograph, signature, retracing
 
 
+def signature_params(app: TfFunction, func: Func, receivers: int) -> frozenset[str]:
+    """The parameters of `func` that `app`'s `input_signature` makes tensors: TF binds its
+    specs to the leading parameters after the receiver (`self`), so where the signature
+    is a written-out list or tuple only as many as it has entries; those after them keep
+    their Python defaults (`input_signature=[]` on `def f(self, index=0)`: `index` is the
+    int 0 in every trace). Where its length is not written out, every parameter after the
+    receiver."""
+    params = [p.name.value for p in func.params.params][receivers:]
+    node = app.node
+    spec = None
+    if type(node) is cst.Call:
+        spec = next(
+            (a.value for a in node.args if a.keyword and a.keyword.value == "input_signature"),
+            None,
+        )
+    if type(spec) in (cst.List, cst.Tuple) and not any(
+        type(e) is cst.StarredElement
+        for e in spec.elements  # type: ignore[union-attr]
+    ):
+        params = params[: len(spec.elements)]  # type: ignore[union-attr]
+    return frozenset(params)
+
+
 def graph_origin(app: TfFunction) -> str:
     if app.xla:
         return "`tf.function(jit_compile=True)`"

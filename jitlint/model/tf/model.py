@@ -43,6 +43,7 @@ from jitlint.model.tf.function import (
     GraphContext,
     TfFunction,
     graph_origin,
+    signature_params,
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
@@ -50,6 +51,7 @@ from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
 from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads, use_entry
+from jitlint.python.binding import receivers
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
@@ -737,9 +739,10 @@ class TfModel(KerasLinks):
             return
 
     def _add_root(self, scan: GraphScan, func: Func, app: TfFunction) -> None:
-        params = frozenset()
+        params: frozenset[str] = frozenset()
         if app.input_signature:
-            params = frozenset(p.name.value for p in func.params.params)
+            in_class = type(func) is cst.FunctionDef and id(func) in scan.owner_class
+            params = signature_params(app, func, receivers(func, in_class) if in_class else 0)  # type: ignore[arg-type]
         context = GraphContext(
             bool(app.xla), app.autograph, graph_origin(app), params, root_kind="tf.function"
         )

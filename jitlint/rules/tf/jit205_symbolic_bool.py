@@ -162,6 +162,19 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # `input_signature=[]` binds no spec: a parameter after it keeps its Python default,
+        # so the test is Python's (tensorflow/decision-forests' yggdrasil_model_path_tensor).
+        """
+import tensorflow as tf
+class Holder(tf.Module):
+    def __init__(self, models):
+        self._models = models
+    @tf.function(input_signature=[])
+    def path(self, index=0):
+        if index >= len(self._models):
+            raise ValueError("no such model")
+        return tf.constant("p")
+""",
         # A layer made and called only in the module's own self-test, a driver that takes
         # nothing and returns nothing: `call` runs eagerly on the test's tensors.
         """
@@ -366,6 +379,16 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # One spec: the leading parameter after `self` is a tensor, the next keeps its default.
+        """
+import tensorflow as tf
+class Holder(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+    def pick(self, index, strict=True):
+        if strict and index >= 3:
+            raise ValueError("too big")  # error: JIT205
+        return index
+""",
         # The same layer made in a helper that takes its input and returns its output: the
         # helper may build a functional model on symbolic inputs, so `call` stays graph code.
         """
