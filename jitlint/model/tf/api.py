@@ -252,6 +252,16 @@ NOT_TENSOR_TYPES = frozenset(
 )
 
 
+# Python's containers: where `isinstance(x, T)` holds, x is a list, tuple or dict, which the
+# model may read as the tensors it holds, but which Python tests and unpacks itself.
+CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("list", "tuple", "dict", "set", "frozenset"))
+
+
+def proves_container(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is a Python container."""
+    return held and bool(types) and types <= CONTAINER_TYPES
+
+
 def proves_tensor(types: frozenset[str], held: bool) -> bool:
     """Whether `isinstance(x, types)` evaluating to `held` proves x is a tensor (not Python)."""
     return held and bool(types) and types <= TENSOR_TYPES

@@ -33,6 +33,7 @@ from jitlint.model.tf.api import (
     WEIGHT_MAKERS,
     canonical,
     list_output,
+    proves_container,
     proves_not_tensor,
     proves_tensor,
     single_output,
@@ -463,18 +464,32 @@ class TfValues:
 
         not_tensor = Guards(resolve, None, proves_not_tensor, _TENSOR_ATTRIBUTES)
         tensor = Guards(resolve, is_tensor_call, proves_tensor)
+        container = Guards(resolve, None, proves_container)
         kept = []
         for definition in defs:
             passed = guards_passed(definition.path, read, scope, name.value)
             if passed:
                 proven_not = any(name.value in not_tensor.facts(t, o) for t, o in passed)
                 proven = any(name.value in tensor.facts(t, o) for t, o in passed)
+                # A Python container: no other binding than one read as a list or tuple
+                # (a display, `tf.unstack(x)`) is the value here, neither a tensor nor None.
+                if any(
+                    name.value in container.facts(t, o) for t, o in passed
+                ) and not self._python_list(definition):
+                    continue
                 if proven_not or proven:
                     kind = self._def_value(name, definition).kind
                     if (proven_not and kind == TENSOR) or (proven and kind == PYTHON):
                         continue
             kept.append(definition)
         return kept
+
+    def _python_list(self, definition: Def) -> bool:
+        """`definition` binds a list or tuple display, or a TF function's list of tensors."""
+        node = definition.node
+        if definition.kind != "assign" or node is None:
+            return False
+        return type(node) in (cst.List, cst.Tuple) or self.tensor_list(node, definition.path)
 
     # ----- values -------------------------------------------------------------------------
 

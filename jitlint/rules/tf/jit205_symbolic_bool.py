@@ -162,6 +162,43 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # Made a tuple on every path (`if not isinstance(x, tuple): x = (x,)`), then tested
+        # for emptiness: Python's truth of a tuple (keras-hub's packers).
+        """
+import keras
+class Packer(keras.layers.Layer):
+    def _sanitize(self, inputs):
+        if not isinstance(inputs, tuple):
+            inputs = (inputs,)
+        if not inputs:
+            raise ValueError("need an input")
+        return inputs
+    def call(self, inputs):
+        return self._sanitize(inputs)[0]
+""",
+        # Under an `isinstance` test for a list or tuple the value is a Python container:
+        # its truth and its unpacking are Python's, even when the model read it as a tensor.
+        """
+import keras
+import tensorflow as tf
+class Canonical(keras.layers.Layer):
+    def call(self, inputs):
+        def flat(values):
+            if isinstance(values, (tuple, list)):
+                if not values:
+                    return []
+                first = values[0]
+                if isinstance(first, (tuple, list)) and not first:
+                    return []
+            return values
+        return flat(inputs)
+@tf.function
+def step(images, mask):
+    logits = tf.boolean_mask(images, mask)
+    if isinstance(logits, (list, tuple)):
+        logits, _ = logits
+    return logits
+""",
         # `input_signature=[]` binds no spec: a parameter after it keeps its Python default,
         # so the test is Python's (tensorflow/decision-forests' yggdrasil_model_path_tensor).
         """
@@ -567,7 +604,9 @@ class Dense(keras.layers.Layer):
     def _python_container(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
         """A list or tuple display, or a local name that every binding reaching here makes
         one (`if not isinstance(x, list): x = [x]`): iterating or testing a Python list of
-        tensors is Python's, in any graph."""
+        tensors is Python's, in any graph. `not x` tests the truth of `x`."""
+        while type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+            expr = expr.expression  # type: ignore[attr-defined]
         if type(expr) in (cst.List, cst.Tuple) or self.ctx.tf.values.tensor_list(expr, path):
             return True
         if type(expr) is not cst.Name:
