@@ -252,6 +252,11 @@ NOT_TENSOR_TYPES = frozenset(
 )
 
 
+# `tf.ragged` functions that make a RaggedTensor with the row partition of one they are
+# given (an op applied to the flat values): their raggedness is their input's, not new.
+PARTITION_KEEPING_RAGGED = frozenset({f"{TF}.ragged.map_flat_values"})
+
+
 # Python's containers: where `isinstance(x, T)` holds, x is a list, tuple or dict, which the
 # model may read as the tensors it holds, but which Python tests and unpacks itself.
 CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("list", "tuple", "dict", "set", "frozenset"))

@@ -27,6 +27,7 @@ from jitlint.model.tf.api import (
     IS_TENSOR,
     NON_TENSOR_CALLS,
     NON_TENSOR_NAMESPACES,
+    PARTITION_KEEPING_RAGGED,
     SHAPE_QUERIES,
     STATEFUL_RNG,
     VARIABLE_CLASSES,
@@ -251,6 +252,8 @@ def _index_shape_vector(origins: frozenset[str], expr: cst.Subscript) -> set[str
 def _dynamic_output(names: frozenset[str], call: cst.Call) -> bool:
     """An op whose output shape depends on the data (the op table's `dynamic_shape`; a
     one-argument `tf.where`), or a RaggedTensor made from data."""
+    if names and names <= PARTITION_KEEPING_RAGGED:
+        return False  # the rows of the RaggedTensor it was given, whatever made that one
     if any(n.startswith("tensorflow.ragged.") for n in names):
         return True
     _, table = op_table()
