@@ -43,8 +43,8 @@ import libcst as cst
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import repeats_body, target_names
-from jitlint.python.walker import iter_children
+from jitlint.python.uses import free_reads, repeats_body, target_names
+from jitlint.python.walker import iter_children, own_scope_nodes
 
 Path = Sequence[cst.CSTNode]
 Func = cst.FunctionDef | cst.Lambda
@@ -193,7 +193,8 @@ def grid_pass(
     path: Path, reads: set[str], names: Names | None = None, staged: StagedLoop | None = None
 ) -> bool:
     """Every loop around the end of `path` (in its function) is a `for` over a written-out
-    collection of literals (`written_out`) whose target `reads` holds: a grid of
+    collection of literals (`written_out`) one of whose configured names (its target, or a
+    name its body binds from it: `configured_names`) `reads` holds: a grid of
     configurations (`for fft in [True, False]: for size in [None, (20, 20)]:`). `reads`: the
     names a call there passes, or those a function object built there captures. Each pass
     is then another configuration, not the same work over data again: what is traced or
@@ -212,12 +213,34 @@ def grid_pass(
                 return False
         if not _repeating_loop(node, child, staged, path[: index + 1]):
             continue
-        if kind is not cst.For or not target_names(node.target) & reads:  # type: ignore[attr-defined]
+        if kind is not cst.For or not configured_names(node) & reads:  # type: ignore[arg-type]
             return False
         if not written_out(node.iter, path, names):  # type: ignore[attr-defined]
             return False
         loops += 1
     return loops > 0
+
+
+def configured_names(loop: cst.For) -> set[str]:
+    """The names each pass of `loop` binds from its element: its target, and, in turn, the
+    names its body assigns from an expression that reads one of them (`dec =
+    Decoder(terminate=t)` in `for t in [False, True]:`). What reads them is configured by
+    the pass too."""
+    found = target_names(loop.target)
+    assigns: list[tuple[set[str], cst.BaseExpression]] = []
+    for node in own_scope_nodes(loop.body, (*_FUNCTIONS, cst.ClassDef)):
+        if type(node) is cst.Assign:
+            targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
+            if targets:
+                assigns.append((targets, node.value))  # type: ignore[attr-defined]
+    grown = True
+    while grown:
+        grown = False
+        for targets, value in assigns:
+            if targets - found and (free_reads(value) or set()) & found:
+                found |= targets
+                grown = True
+    return found
 
 
 def passes_grid(call: cst.Call, path: Path, names: Names | None = None) -> bool:
