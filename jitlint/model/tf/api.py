@@ -241,14 +241,14 @@ TENSOR_TYPES = frozenset(
         f"{TF}.python.framework.ops.Tensor", IS_TENSOR,
     }
 )  # fmt: skip
-# No tensor, Variable or TensorArray is an instance of these (nor `None`): where
-# `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
-# tensors, and the model reads a list of tensors as one.
+# No tensor, Variable or TensorArray is an instance of these (nor `None`, nor a PIL image):
+# where `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
+# tensors, and the model reads a list of tensors as one (CONTAINER_TYPES below).
 NOT_TENSOR_TYPES = frozenset(
     {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
     | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
     | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
-    | {"types.NoneType"}
+    | {"types.NoneType", "PIL.Image.Image"}
 )
 
 

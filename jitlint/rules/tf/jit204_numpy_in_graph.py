@@ -117,6 +117,18 @@ class NumpyInGraph(Rule):
     runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
 
     VALID = (
+        # Under `isinstance(image, Image.Image)` the value is a PIL image, never a tensor:
+        # NumPy converts it (keras-vision-models' image processors).
+        """
+import keras
+import numpy as np
+from PIL import Image
+class Processor(keras.layers.Layer):
+    def call(self, image):
+        if isinstance(image, Image.Image):
+            image = np.array(image)
+        return keras.ops.convert_to_tensor(image)
+""",
         # A model made in a function, returned to the module and passed back, and trained
         # by a helper under a plain GradientTape: every call is eager.
         """
