@@ -206,8 +206,9 @@ class Retracing(Rule):
     included; a `try` whose handlers go on retries only after an error).
 
     A Keras model made in repeated code is reported only when the arguments that make it
-    read nothing but module-level names and literals (a model per path or per layer is a
-    different model each time) and the code does not also compile, fit or evaluate it (a
+    read nothing but module-level names that the repeating code does not rebind, and
+    literals (a model per path, per layer or per converted variant is a different model
+    each time) and the code does not also compile, fit or evaluate it (a
     fresh model per fold or trial is wanted).
 
     A function called in a grid of configurations, every loop around the call a `for` over
@@ -240,6 +241,19 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # A module-level loop over model variants: each pass builds another model, and a
+        # sub-model of it to compare (keras-vision-models' conversion scripts).
+        """
+import keras
+import numpy as np
+configs = [{"name": "small"}, {"name": "large"}]
+sample = np.zeros((1, 8))
+for config in configs:
+    model = keras.Sequential([keras.layers.Dense(4, name=config["name"])])
+    model.build((None, 8))
+    head = keras.Model(inputs=model.input, outputs=model.layers[-1].output)
+    print(head.predict(sample))
+""",
         # A test's grid of configurations: each pass builds another decoder from the element
         # (or compiles with another `jit_compile`), and a new tf.function for it: one trace
         # per configuration, nothing to reuse (sionna's decoder tests).
@@ -597,6 +611,16 @@ def warm_up(x):
 """,
     )
     INVALID = (
+        # A sub-model of one model built before the loop is the same on every pass.
+        """
+import keras
+import numpy as np
+sample = np.zeros((1, 8))
+base = keras.Sequential([keras.layers.Dense(4)])
+for name in ["a", "b"]:
+    probe = keras.Model(inputs=base.input, outputs=base.output)  # error: JIT207
+    print(name, probe.predict(sample))
+""",
         # Within a grid pass, a loop over steps makes the same tf.function again each step.
         """
 import tensorflow as tf
