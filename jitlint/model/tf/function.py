@@ -7,6 +7,9 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from jitlint.model.tf_records import decode_arguments
+from jitlint.python.binding import Bound, Signature, bind, bind_call
+
 Func = cst.FunctionDef | cst.Lambda
 
 
@@ -152,3 +155,41 @@ def graph_site(context: GraphContext) -> str:
     """The graph context as a message names it: its origin and the path's root, where the
     origin leaves it out (`in `tf.function` when called from `step``)."""
     return context.origin + graph_path_note(context)
+
+
+def graph_defaults(
+    func: cst.FunctionDef,
+    calls: Sequence[tuple[cst.Call, int]],
+    statuses: Sequence[str],
+) -> Bound[cst.BaseExpression] | None:
+    """What every graph call of the helper `func` leaves it: its parameters with a default
+    that no call fills, at that default (a `binding.may_reach` bound: `if verbose:` with
+    `verbose=False` decides against its body on every graph path). `calls`: this module's
+    graph calls, with the receivers each binds (1 for `self.f(...)`); `statuses`: the
+    arguments of other files' "graph" records. None when no call is known, or one cannot be
+    read: a record without arguments, a star argument that may fill any parameter."""
+    if not calls and not statuses:
+        return None
+    passed: set[str] = set()
+    for call, receivers in calls:
+        bound = bind_call(Signature.of(func, receivers), call)
+        if bound.open_positional or bound.open_keywords or bound.floating:
+            return None
+        passed.update(bound.arguments)
+        passed.update(bound.uncertain)
+    signature = Signature.of(func)
+    for status in statuses:
+        args = decode_arguments(status) if status else None
+        if args is None:
+            return None
+        bound = bind(signature, [(keyword, None) for keyword, _ in args])
+        if bound.open_positional or bound.open_keywords or bound.floating:
+            return None
+        passed.update(bound.arguments)
+        passed.update(bound.uncertain)
+    left = bind(signature, [])
+    return replace(
+        left,
+        arguments={},
+        defaulted={k: v for k, v in left.defaulted.items() if k not in passed},
+    )

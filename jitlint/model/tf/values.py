@@ -698,7 +698,7 @@ class TfValues:
         it out, it is its default's value (`training=False`: a Python flag on every path)."""
         if type(func) is not cst.FunctionDef:
             return UNK
-        sites = self._helper_sites.get(id(func))
+        sites = self.helper_sites.get(id(func))
         if not sites:
             return self._received_param(func, name) if self.received else UNK
         found = []
@@ -807,7 +807,7 @@ class TfValues:
         context = self.model.function_context(func)  # type: ignore[attr-defined]
         if context is None or context.root:
             return True
-        sites = self._helper_sites.get(id(func))
+        sites = self.helper_sites.get(id(func))
         if not sites:
             if type(func) is not cst.FunctionDef:
                 return True
@@ -823,7 +823,7 @@ class TfValues:
         """What the module's graph code passes for the parameter `name` of the helper
         `func`, at every call seen (a call that leaves it out passes nothing); None where
         no call is seen, or one spreads `*args`/`**kwargs` (what it passes is not known)."""
-        sites = self._helper_sites.get(id(func))
+        sites = self.helper_sites.get(id(func))
         if not sites or type(func) is not cst.FunctionDef:
             return None
         found = []
@@ -1082,7 +1082,9 @@ class TfValues:
         return Value(UNKNOWN, frozenset(origins)) if origins else None
 
     @cached_property
-    def _helper_sites(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]]:
+    def helper_sites(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]]:
+        """Per function, the calls this module's graph code makes of it, with their paths and
+        the receivers each binds (1 for `self.f(...)`)."""
         model = self.model
         scan = model.scan  # type: ignore[attr-defined]
         sites: dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]] = {}
