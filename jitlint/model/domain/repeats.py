@@ -42,6 +42,7 @@ import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
+from jitlint.python.builtins_facts import SETATTR
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.uses import free_reads, repeats_body, target_names
 from jitlint.python.walker import iter_children, own_scope_nodes
@@ -441,7 +442,8 @@ def used_repeatedly(made: cst.CSTNode, path: Path, keeps_result: set[int]) -> bo
 
 def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
     """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
-    argument, or (when `returned`) returned."""
+    argument (not stored by `setattr(obj, "attr", name)`, as `obj.attr = name` stores it),
+    or (when `returned`) returned."""
     calls = 0
     stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
     loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -451,10 +453,14 @@ def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bo
         if kind in _FUNCTIONS:
             continue
         looping = looping or kind in loops
-        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
-            calls += 1
-            if looping or calls > 1:
-                return True
+        if kind is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+            if node.func.value == name:  # type: ignore[attr-defined]
+                calls += 1
+                if looping or calls > 1:
+                    return True
+            elif node.func.value == SETATTR and len(node.args) == 3:  # type: ignore[attr-defined]
+                stack.extend((arg, looping) for arg in node.args[:2])  # type: ignore[attr-defined]
+                continue
         if (
             (kind is cst.Arg or (returned and kind is cst.Return))
             and type(node.value) is cst.Name  # type: ignore[attr-defined]

@@ -241,6 +241,20 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # A factory called per stage stores each stage's serving function on the model it
+        # returns, with `setattr` as `model.serving_fn = serving` would: one per stage, kept
+        # (tensorflow/gnn's sampler stages).
+        """
+import tensorflow as tf
+def make_stage(model):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def serving(x):
+        return model(x)
+    setattr(model, "serving_fn", serving)
+    return model
+def build(stages):
+    return {i: make_stage(stage) for i, stage in enumerate(stages)}
+""",
         # A module-level loop over model variants: each pass builds another model, and a
         # sub-model of it to compare (keras-vision-models' conversion scripts).
         """
