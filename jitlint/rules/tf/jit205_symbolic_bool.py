@@ -147,7 +147,8 @@ class SymbolicBool(Rule):
 
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
-    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`; classes derived from
+    only tensors or `None`); for a truth test or a loop, not a `call`'s whole input nor a
+    part unpacked from it, which may be a list or dict. Keras 2 (`tf_keras`) autographs `call`; classes derived from
     it are treated like `tf.function`, and so are `keras`/`tf.keras` classes in a project
     that leaves the Keras major undecided (README, "Framework versions"): a Python `if` on a
     tensor in their `call` is reported only where Keras 3 is the target.
@@ -162,6 +163,19 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # A part unpacked from a Keras layer's whole input may be a structure itself: here
+        # the context features, a dict, `{}` when none is configured (TF-GNN's next-state
+        # layers), whose truth is Python's.
+        """
+import keras
+class NextState(keras.layers.Layer):
+    def call(self, inputs):
+        node_state, edge_inputs, context_state = inputs
+        if context_state:
+            raise ValueError("context input is not supported")
+        assert not context_state, "expected no context"
+        return node_state + sum(edge_inputs.values())
+""",
         # Made a tuple on every path (`if not isinstance(x, tuple): x = (x,)`), then tested
         # for emptiness: Python's truth of a tuple (keras-hub's packers).
         """
@@ -620,12 +634,18 @@ class Dense(keras.layers.Layer):
             for d in defs
         )
 
-    def _keras_inputs(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
+    def _keras_inputs(self, expr: cst.CSTNode, path, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]
         """`inputs` as a Keras method received it: one tensor, or a list or dict of them
-        (a merge layer's `for x in inputs:` iterates a list), so nothing is claimed."""
+        (a merge layer's `for x in inputs:` iterates a list), so nothing is claimed; nor of
+        a part unpacked from it (`state, edges, context = inputs`), which may be a structure
+        in turn (TF-GNN passes a dict of context features there, `{}` when there is none)."""
+        while type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+            expr = expr.expression  # type: ignore[attr-defined]
         if type(expr) is not cst.Name:
             return False
         defs = self.ctx.tf.values.name_defs(expr, path)
+        if defs and depth == 0 and all(d.kind == "elem" for d in defs):
+            return all(self._keras_inputs(d.node, d.path, depth + 1) for d in defs)
         if not defs or any(d.kind != "param" for d in defs):
             return False
         return self.ctx.tf.keras_class_of(defs[0].path[-1]) is not None
