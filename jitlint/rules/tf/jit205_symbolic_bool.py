@@ -148,10 +148,11 @@ class SymbolicBool(Rule):
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
     only tensors or `None`); for a truth test or a loop, not a `call`'s whole input nor a
-    part unpacked from it, which may be a list or dict. Keras 2 (`tf_keras`) autographs `call`; classes derived from
-    it are treated like `tf.function`, and so are `keras`/`tf.keras` classes in a project
-    that leaves the Keras major undecided (README, "Framework versions"): a Python `if` on a
-    tensor in their `call` is reported only where Keras 3 is the target.
+    part unpacked from it, which may be a list or dict. Keras 2 (`tf_keras`) autographs
+    `call`; classes derived from it are treated like `tf.function`, and so are
+    `keras`/`tf.keras` classes in a project that leaves the Keras major undecided (README,
+    "Framework versions"): a Python `if` on a tensor in their `call` is reported only where
+    Keras 3 is the target.
     """
 
     code = "JIT205"
