@@ -199,6 +199,14 @@ def dropped_check(name: str) -> bool:
     return leaf in DROPPED_CHECK_LEAVES and f"{namespace}." in _CHECK_NAMESPACES
 
 
+def checks_constants_while_tracing(name: str) -> bool:
+    """The comparisons among the dropped checks (`assert_equal`, `assert_positive`, ...)
+    compare inputs whose values are known while tracing (Python values) right there, and
+    raise then: such a check still fires under XLA (TensorFlow's static check of a
+    constant condition)."""
+    return dropped_check(name) and name.rpartition(".")[2].startswith("assert_")
+
+
 # Ops whose value under XLA is a compile-time constant even when their input is not: XLA
 # compiles per static shape, so shape queries fold to constants (observed, hazards T03).
 # Single APIs the TF rules ask about by name.
