@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from jitlint.model.domain.repeats import python_literal
 from jitlint.model.tf.api import (
     DROPPED_CHECK_LEAVES,
     canonical,
@@ -10,7 +11,6 @@ from jitlint.model.tf.api import (
 )
 from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.function import graph_site
-from jitlint.model.tf.values import PYTHON
 from jitlint.model.tf.xla_checks import call_leaf
 from jitlint.rules.base import Rule
 
@@ -26,8 +26,9 @@ class XlaDropsAssert(Rule):
     Keras turns XLA on (a GPU or TPU); in a model compiled with a `jit_compile` chosen at
     run time (an environment variable, a config), in the runs where that value is true.
     A comparison (`assert_equal`, `assert_less`, ...) whose compared values are Python
-    values while tracing is not reported: TensorFlow checks constant inputs right there
-    and raises while tracing, under XLA too.
+    values whatever the names hold (literals, `n is not None`, `and`/`or`/`not` of them)
+    is not reported: TensorFlow checks constant inputs right there and raises while
+    tracing, under XLA too.
 
     ## Why is this bad
     XLA has kernels for `Assert` and `CheckNumerics` that do nothing. Under
@@ -184,11 +185,24 @@ class Accumulate(tf.keras.layers.Layer):
 
     def _python_inputs(self, node: cst.Call, path) -> bool:  # type: ignore[no-untyped-def]
         """Every value the check compares (`x`, `y`; not its message or name) is a Python
-        value while tracing."""
+        value while tracing, by its spelling: a literal, or an identity test (`n is not
+        None`) and `and`/`or`/`not` of them."""
         checked = [
             a.value
             for a in node.args
             if not a.star and (a.keyword is None or a.keyword.value in ("x", "y"))
         ]
-        values = self.ctx.tf.values
-        return bool(checked) and all(values.value(v, path).kind == PYTHON for v in checked)
+        return bool(checked) and all(_constant(v) for v in checked)
+
+
+def _constant(expr: cst.BaseExpression) -> bool:
+    """A Python value whatever the names in it hold: a literal, an identity test, or
+    `and`/`or`/`not` of such."""
+    kind = type(expr)
+    if kind is cst.Comparison:
+        return all(type(c.operator) in (cst.Is, cst.IsNot) for c in expr.comparisons)  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        return _constant(expr.left) and _constant(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+        return _constant(expr.expression)  # type: ignore[attr-defined]
+    return python_literal(expr)
