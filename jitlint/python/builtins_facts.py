@@ -81,6 +81,8 @@ AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
 }
 # Single builtins the model and rules ask about by what they do.
 PRINT = frozenset({"builtins.print"})  # writes its arguments to stdout
+# `setattr(obj, "name", value)` stores its third argument as `obj.name = value` does.
+SETATTR = "setattr"
 # `warnings.warn(message)`: like a log record, emitted where Python runs it.
 WARN = frozenset({"warnings.warn"})
 # Builtins that turn their argument into text.

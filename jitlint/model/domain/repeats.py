@@ -42,9 +42,10 @@ import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
+from jitlint.python.builtins_facts import SETATTR
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import repeats_body, target_names
-from jitlint.python.walker import iter_children
+from jitlint.python.uses import free_reads, repeats_body, target_names
+from jitlint.python.walker import iter_children, own_scope_nodes
 
 Path = Sequence[cst.CSTNode]
 Func = cst.FunctionDef | cst.Lambda
@@ -193,7 +194,8 @@ def grid_pass(
     path: Path, reads: set[str], names: Names | None = None, staged: StagedLoop | None = None
 ) -> bool:
     """Every loop around the end of `path` (in its function) is a `for` over a written-out
-    collection of literals (`written_out`) whose target `reads` holds: a grid of
+    collection of literals (`written_out`) one of whose configured names (its target, or a
+    name its body binds from it: `configured_names`) `reads` holds: a grid of
     configurations (`for fft in [True, False]: for size in [None, (20, 20)]:`). `reads`: the
     names a call there passes, or those a function object built there captures. Each pass
     is then another configuration, not the same work over data again: what is traced or
@@ -212,12 +214,34 @@ def grid_pass(
                 return False
         if not _repeating_loop(node, child, staged, path[: index + 1]):
             continue
-        if kind is not cst.For or not target_names(node.target) & reads:  # type: ignore[attr-defined]
+        if kind is not cst.For or not configured_names(node) & reads:  # type: ignore[arg-type]
             return False
         if not written_out(node.iter, path, names):  # type: ignore[attr-defined]
             return False
         loops += 1
     return loops > 0
+
+
+def configured_names(loop: cst.For) -> set[str]:
+    """The names each pass of `loop` binds from its element: its target, and, in turn, the
+    names its body assigns from an expression that reads one of them (`dec =
+    Decoder(terminate=t)` in `for t in [False, True]:`). What reads them is configured by
+    the pass too."""
+    found = target_names(loop.target)
+    assigns: list[tuple[set[str], cst.BaseExpression]] = []
+    for node in own_scope_nodes(loop.body, (*_FUNCTIONS, cst.ClassDef)):
+        if type(node) is cst.Assign:
+            targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
+            if targets:
+                assigns.append((targets, node.value))  # type: ignore[attr-defined]
+    grown = True
+    while grown:
+        grown = False
+        for targets, value in assigns:
+            if targets - found and (free_reads(value) or set()) & found:
+                found |= targets
+                grown = True
+    return found
 
 
 def passes_grid(call: cst.Call, path: Path, names: Names | None = None) -> bool:
@@ -418,7 +442,8 @@ def used_repeatedly(made: cst.CSTNode, path: Path, keeps_result: set[int]) -> bo
 
 def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
     """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
-    argument, or (when `returned`) returned."""
+    argument (not stored by `setattr(obj, "attr", name)`, as `obj.attr = name` stores it),
+    or (when `returned`) returned."""
     calls = 0
     stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
     loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -428,10 +453,14 @@ def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bo
         if kind in _FUNCTIONS:
             continue
         looping = looping or kind in loops
-        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
-            calls += 1
-            if looping or calls > 1:
-                return True
+        if kind is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+            if node.func.value == name:  # type: ignore[attr-defined]
+                calls += 1
+                if looping or calls > 1:
+                    return True
+            elif node.func.value == SETATTR and len(node.args) == 3:  # type: ignore[attr-defined]
+                stack.extend((arg, looping) for arg in node.args[:2])  # type: ignore[attr-defined]
+                continue
         if (
             (kind is cst.Arg or (returned and kind is cst.Return))
             and type(node.value) is cst.Name  # type: ignore[attr-defined]
