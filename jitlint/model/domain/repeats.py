@@ -19,6 +19,9 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   unconditionally (further down, callees tend to cache what they build). It keeps the loop
   calls that repeat each function (`sites`), and which functions something else repeats too
   (`open`), so that captures.py can tell which parameters change from call to call.
+- A *memoized* function (`@functools.lru_cache`, `@functools.cache`) runs its body once per
+  distinct arguments: a loop or contract that calls it again with the same ones does not
+  run it again, so it is never repeated, nor, through it, what it calls.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).
@@ -42,7 +45,7 @@ import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
-from jitlint.python.builtins_facts import SETATTR
+from jitlint.python.builtins_facts import MEMOIZING, SETATTR
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.uses import free_reads, repeats_body, target_names
 from jitlint.python.walker import iter_children, own_scope_nodes
@@ -304,16 +307,20 @@ def find_repeated(
     contracts: Iterable[tuple[cst.FunctionDef, str]] = (),
     kept: Callable[[Path], bool] = lambda path: False,
     staged: StagedLoop | None = None,
+    names: Names | None = None,
 ) -> Repeated:
     """Which functions run repeatedly (see the docstring). `loop_calls`: calls inside loop
     bodies and comprehensions; `calls`: each function's calls, by id; `contracts`: functions
     repeated by contract or by another file's loop, with why; `kept(path)`: the loop
     iteration keeps what the call at the end of `path` returns, uncalled; `staged`: the
-    loops the framework stages, whose calls run once per call of their function."""
+    loops the framework stages, whose calls run once per call of their function; `names`:
+    the module's names, to tell a memoized function (`@functools.lru_cache`), whose body
+    runs once per distinct arguments however often it is called: never repeated."""
     out = Repeated()
+    once = (lambda func: memoized(names, func)) if names is not None else (lambda func: False)
     for call, path in per_pass(loop_calls, staged):
         func = callee(call, path)
-        if func is None:
+        if func is None or once(func):
             continue
         if id(func) not in out.why:
             out.keeps_result.add(id(func))
@@ -322,6 +329,8 @@ def find_repeated(
         if not kept(path):
             out.keeps_result.discard(id(func))
     for func, why in contracts:
+        if once(func):
+            continue
         out.why.setdefault(id(func), why)
         out.open.add(id(func))
         out.keeps_result.discard(id(func))  # what its caller does with it is not known
@@ -332,10 +341,23 @@ def find_repeated(
             if conditional(path):
                 continue
             func = callee(call, path)
-            if func is not None:
+            if func is not None and not once(func):
                 out.open.add(id(func))
                 out.why.setdefault(id(func), f"called from a function {why}")
     return out
+
+
+def memoized(names: Names, func: cst.FunctionDef) -> bool:
+    """`func` is decorated with a memoizing decorator (builtins_facts.MEMOIZING), bare or
+    called (`@functools.lru_cache(maxsize=8)`): a call with arguments seen before does not
+    run its body again, so a jit it builds and runs is built once per configuration."""
+    for decorator in getattr(func, "decorators", ()):
+        expr = decorator.decorator
+        if type(expr) is cst.Call:
+            expr = expr.func
+        if names.resolves_to(expr, [names.module], set(MEMOIZING)):
+            return True
+    return False
 
 
 def per_pass(

@@ -120,7 +120,9 @@ def find_repeats(model: TfModel) -> Repeats:
         return found[0] if found is not None else None
 
     looped = per_pass(scan.loop_calls, model.staged_loop)
-    found = find_repeated(looped, scan.calls, resolve, _contracts(model), keep.kept_per_iteration)
+    found = find_repeated(
+        looped, scan.calls, resolve, _contracts(model), keep.kept_per_iteration, names=model.names
+    )
     out = Repeats(found.why, found.keeps_result)
     loop_calls: dict[int, int] = {}
     varied_calls: dict[int, int] = {}
