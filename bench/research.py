@@ -1,7 +1,7 @@
 """Precision on research code nobody tuned the rules on: lint pinned research repositories.
 
 Usage: python bench/research.py [--mirror DIR] [--cache DIR] [--repo TEXT] [-j N]
-                                [--held-out [--show]]
+                                [--held-out [--show]] [--one-file]
 
 For each repository of bench/research-pins.tsv, writes the *.py files of its pinned commit (and
 the `pyproject.toml`/`requirements*.txt` files that declare its framework versions) into
@@ -9,7 +9,8 @@ CACHE/<owner>+<name>/ (from a git mirror folder holding `<owner>+<name>` git dir
 `git clone` when --mirror is not given), lints that folder as one project with the default
 rules (`python -m jitlint --no-cache --format json`), and prints every finding with its verdict
 from bench/research-reviewed.tsv (`true`, `false` or `unreviewed`; matched on repository, path,
-line and code). Then one line per repository, one per framework, and a last line
+line and code). Then one line per repository, one per framework (also how many repositories
+had a finding, and how many a false one), and a last line
 `repos=R lines=L errors=E findings=F true=T false=X unreviewed=U gone=G crashed=C cpu_s=S
 lines_per_cpu_s=V` (JIT001, a file that does not parse, is counted apart: it says nothing about
 the rules; the CPU time is user+sys of the lint runs alone). The repositories pinned under the
@@ -20,6 +21,12 @@ does not tune to them; `--held-out --show` prints everything, for whoever review
 when a finding reviewed false is reported again (that false positive is still there) or when
 jitlint crashed on a repository (its error is printed, the other repositories still run). The
 sources never enter the repository.
+
+`--one-file` lints each file alone through the flake8 plugin (its options built as the
+command line builds them; no project pass, so what other files define is unknown; a `# noqa`
+finding still counts, flake8 would drop it) instead of the folder as one project. The verdicts
+are the project run's, matched on the same keys: a finding only this mode reports comes out
+unreviewed, and is a candidate false positive of one-file runs.
 """
 
 from __future__ import annotations
@@ -63,6 +70,37 @@ def lint(folder: Path, jobs: int) -> tuple[list[dict], float, str | None]:
     return json.loads(done.stdout or "[]"), cpu, None
 
 
+# Every file alone through the flake8 plugin (frontends/flake8_plugin.py), default rules.
+ONE_FILE = """
+import json
+from pathlib import Path
+from jitlint.frontends.flake8_plugin import JitlintChecker
+from jitlint.rules import default_codes
+JitlintChecker.codes = frozenset(default_codes())
+found = []
+for path in sorted(p for p in Path(".").rglob("*.py") if p.is_file()):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    checker = JitlintChecker(None, text.splitlines(keepends=True), path.as_posix())
+    for line, _column, message, _ in checker.run():
+        code, _, message = message.partition(" ")
+        found.append({"path": path.as_posix(), "line": line, "code": code, "message": message})
+print(json.dumps(found))
+"""
+
+
+def lint_each_file(folder: Path) -> tuple[list[dict], float, str | None]:
+    """As `lint`, each file of `folder` linted alone."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [sys.executable, "-c", ONE_FILE], cwd=folder, capture_output=True, text=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        return [], cpu, f"one-file lint exited {done.returncode}: {done.stderr.strip()[-300:]}"
+    return json.loads(done.stdout or "[]"), cpu, None
+
+
 def counts_text(counts: Tally) -> str:
     return (f"findings={counts.findings} true={counts.true} false={counts.false} "
             f"unreviewed={counts.unreviewed}")  # fmt: skip
@@ -101,6 +139,9 @@ def main() -> int:
     parser.add_argument(
         "--show", action="store_true", help="with --held-out: every finding too (its reviewer)"
     )
+    parser.add_argument(
+        "--one-file", action="store_true", help="lint each file alone, as the flake8 plugin"
+    )
     args = parser.parse_args()
     cache = args.cache.resolve()
     if cache.is_relative_to(REPO):
@@ -116,6 +157,9 @@ def main() -> int:
     show = args.show or not args.held_out
     total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
     lines = {"jax": 0, "tf": 0}
+    # Repositories with a finding, and with a false one: a few repositories that repeat one
+    # false shape can outweigh the rest in the per-finding totals.
+    with_findings, with_false = Counter[str](), Counter[str]()
     errors, cpu = 0, 0.0
     summary, came_back, seen, crashed = [], [], set(), []
     false_codes: Counter[str] = Counter()
@@ -132,7 +176,7 @@ def main() -> int:
         except LookupError as error:
             sys.exit(f"research: {error}")
         _, repo_lines = write_snapshot(git, pin.commit, out)
-        found, seconds, crash = lint(out, args.j)
+        found, seconds, crash = lint_each_file(out) if args.one_file else lint(out, args.j)
         if crash is not None:
             crashed.append(f"{pin.repo}: {crash}")
         decided = [f for f in found if f["code"] != "JIT001"]
@@ -150,6 +194,8 @@ def main() -> int:
         summary.append(f"{head} {counts_text(counts)} unparsable={unparsed} cpu_s={seconds:.1f}")
         total.add(counts)
         by_framework[pin.framework].add(counts)
+        with_findings[pin.framework] += counts.findings > 0
+        with_false[pin.framework] += counts.false > 0
         lines[pin.framework] += repo_lines
         cpu += seconds
         errors += sum(1 for f in decided if f.get("severity") == "error")
@@ -161,7 +207,11 @@ def main() -> int:
         print("false_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(false_codes.items())))
     for framework, counts in by_framework.items():
         repos = sum(1 for pin in pins if pin.framework == framework)
-        print(f"framework={framework} repos={repos} lines={lines[framework]} {counts_text(counts)}")
+        print(
+            f"framework={framework} repos={repos} lines={lines[framework]} {counts_text(counts)}"
+            f" repos_with_findings={with_findings[framework]}"
+            f" repos_with_false={with_false[framework]}"
+        )
     print(f"traced_by=contract {counts_text(by_contract)}")
     all_lines = sum(lines.values())
     speed = all_lines / cpu if cpu else 0.0

@@ -11,7 +11,6 @@ the inherited ones, and the inherited patterns stay relative to the file that wr
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -383,6 +382,8 @@ def did_you_mean(key: str, known: Iterable[str]) -> str:
     normalized = key.replace("_", "-").lower()
     if normalized in candidates and normalized != key:
         return f" (did you mean `{normalized}`?)"
+    import difflib  # only a typo needs it
+
     close = difflib.get_close_matches(normalized, candidates, n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""
 

@@ -142,6 +142,20 @@ def test_findings_come_back_with_no_crash(tmp_path, monkeypatch):
     assert crash is None
 
 
+def test_one_file_mode_lints_each_file_alone(tmp_path):
+    # Through the flake8 plugin, file by file: the finding keeps the project run's keys.
+    (tmp_path / "steps.py").write_text(
+        "import jax\n\n\ndef make():\n    return jax.jit(lambda x: x)\n", encoding="utf-8"
+    )
+    (tmp_path / "alone.py").write_text(
+        "import jax\n\n\n@jax.jit\ndef f(x):\n    if x > 0:\n        return x\n    return -x\n",
+        encoding="utf-8",
+    )
+    found, seconds, crash = research.lint_each_file(tmp_path)
+    assert crash is None and seconds > 0
+    assert [(f["path"], f["line"], f["code"]) for f in found] == [("alone.py", 6, "JIT101")]
+
+
 def test_the_held_out_block_is_the_pins_below_its_comment(tmp_path):
     pins = tmp_path / "pins.tsv"
     commit = "0" * 40

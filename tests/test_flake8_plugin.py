@@ -173,3 +173,17 @@ def test_flake8_rule_option_from_config(tmp_path):
     )
     assert "JIT110" in proc.stdout, proc.stdout + proc.stderr
     assert jitlint_json(tmp_path, "a.py") == []  # the CLI reads [tool.jitlint] instead
+
+
+def test_flake8_reads_the_frameworks_the_project_declares(tmp_path):
+    # The same facts as the CLI (profiles.py): a project pinned to Keras 2 gets no finding
+    # that needs Keras 3's auto-jit, under flake8 too.
+    source = section_code(all_rules()["JIT213"], "Example")
+    assert source is not None
+    (tmp_path / "a.py").write_text(source, encoding="utf-8")
+    before = {row[3] for row in flake8(tmp_path, "--select=JIT", "a.py")}
+    assert "JIT213" in before
+    assert "JIT213" in {d["code"] for d in jitlint_json(tmp_path, "a.py")}
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.15.0\n", encoding="utf-8")
+    assert "JIT213" not in {row[3] for row in flake8(tmp_path, "--select=JIT", "a.py")}
+    assert "JIT213" not in {d["code"] for d in jitlint_json(tmp_path, "a.py")}

@@ -66,3 +66,27 @@ def test_flake8_plugin_imports_no_framework(tmp_path, examples):
     modules = _imported("-m", "flake8", "--select=JIT", *examples, cwd=tmp_path)
     assert any(m.startswith("jitlint.engine") for m in modules)  # the plugin was loaded
     assert _heavy(modules) == set()
+
+
+def test_a_jax_file_loads_no_tensorflow_model(tmp_path):
+    # A one-file run pays for what its text can trigger (rules/_index.py's gates): a JAX-only
+    # file with no class loads neither the TF rules nor the TF model. (Rule modules come
+    # through importlib, which -X importtime does not list: sys.modules is read instead.)
+    (tmp_path / "step.py").write_text(
+        "import jax\n\n@jax.jit\ndef step(x):\n    if x > 0:\n        return x\n    return -x\n",
+        encoding="utf-8",
+    )
+    script = (
+        "import sys\n"
+        "from jitlint.frontends.cli import main\n"
+        "code = main(['--no-cache', '-j1', 'step.py'])\n"
+        "print('LOADED', code, *sorted(m for m in sys.modules if m.startswith('jitlint.')))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    code, *loaded = proc.stdout.rpartition("LOADED ")[2].split()
+    assert code == "1"  # the JIT101 finding: the rules did run
+    assert "jitlint.rules.jax.jit101_traced_bool" in loaded
+    tf_parts = {m for m in loaded if m.startswith(("jitlint.rules.tf.", "jitlint.model.tf."))}
+    assert tf_parts == set()

@@ -8,6 +8,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from jitlint.engine import parsing
 from jitlint.engine.parsing import _cheap_constructors, parse
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jitlint"
@@ -69,6 +70,17 @@ def test_the_cheap_constructors_are_used_and_put_back():
     assert cst.Name.__dict__["__init__"] is own
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")
+
+
+def test_the_cheap_constructors_are_made_only_after_enough_source(monkeypatch):
+    # Making them costs what they save on about 100 KB: a one-file run must not pay for them.
+    monkeypatch.setattr(parsing, "_constructors", None)
+    monkeypatch.setattr(parsing, "_parsed_chars", 0)
+    assert parse("x = y\n").code == "x = y\n"
+    assert parsing._constructors is None
+    source = "x = y\n" * 20_000
+    assert parse(source).deep_equals(cst.parse_module(source))
+    assert parsing._constructors is not None and cst.Name in parsing._constructors
 
 
 def test_a_cheap_constructor_sets_the_fields_as_the_dataclass_does():

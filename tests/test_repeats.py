@@ -788,3 +788,32 @@ def test_grid_pass_reads_the_names_a_function_object_captures():
     path = _path_to_call(module, "f")
     assert grid_pass(path, {"d"})
     assert not grid_pass(path, {"e"})
+
+
+def test_a_memoized_function_is_not_repeated_by_its_loop_calls():
+    # An `lru_cache`d or `cache`d function runs its body once per distinct arguments: the
+    # jit it builds and runs is built once per setting, however often the loop asks.
+    source = """
+        import functools
+        from functools import lru_cache
+        import jax
+        import jax.numpy as jnp
+        def scale(x, n):
+            return x * n
+        @functools.lru_cache(maxsize=None)
+        def table(n):
+            return jax.jit(functools.partial(scale, n=n))(jnp.arange(4.0))
+        @lru_cache
+        def helper(n):
+            inner(n)
+        def inner(n):
+            return jax.jit(functools.partial(scale, n=n))(jnp.arange(4.0))
+        def uncached(n):
+            return jax.jit(functools.partial(scale, n=n))(jnp.arange(4.0))
+        def main():
+            for step in range(100):
+                table(3)
+                helper(3)
+                uncached(3)
+        """
+    assert _codes(source) == [("JIT113", 17)]

@@ -48,14 +48,15 @@ SOURCES = _sources()
 def test_the_index_matches_the_rule_classes() -> None:
     rules = all_rules()
     assert set(INDEX) == set(rules)
-    for code, (module, name, default, requires, framework) in INDEX.items():
+    for code, (module, name, default, requires, framework, traces) in INDEX.items():
         rule = rules[code]
         assert rule.__module__ == f"jitlint.rules.{module}"
-        assert (name, default, requires, framework) == (
+        assert (name, default, requires, framework, traces) == (
             rule.name,
             rule.default_enabled,
             tuple(rule.requires),
             rule.framework,
+            rule.uses_tracing,
         )
 
 

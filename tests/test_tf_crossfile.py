@@ -643,3 +643,43 @@ def test_every_graph_caller_must_pass_a_tensor():
         TfInbound("add_loops", "pkg/b.py", "graph", python, origin="`tf.function`"),
     ]
     assert _edges_branch_context(records) is not None
+
+
+# ---- a flag every graph caller of another file leaves at its default -----------------------
+DECODE = """\
+import tensorflow as tf
+
+
+def decode(index, verbose=False):
+    index = tf.cast(index, tf.int32)
+    if verbose:
+        print(index.numpy())
+    return index * 2
+"""
+
+DECODE_XLA = """\
+import tensorflow as tf
+from pkg.codes import decode
+
+
+@tf.function(jit_compile=True)
+def decode_xla(index):
+    return decode(index{passed})
+"""
+
+
+@pytest.mark.parametrize(
+    ("passed", "expected"),
+    [
+        ("", []),  # `verbose` left at False by every graph call: the branch never runs there
+        (", verbose=True", [("pkg/codes.py", 7, "JIT204")]),
+        (", verbose=LOUD", [("pkg/codes.py", 7, "JIT204")]),  # not known: kept
+    ],
+)
+def test_a_flag_left_at_its_default_by_graph_callers(tmp_path, passed, expected):
+    files = {
+        "pkg/codes.py": DECODE,
+        "pkg/xla.py": "LOUD = True\n" + DECODE_XLA.format(passed=passed),
+    }
+    found = [f for f in tf_findings(files, tmp_path) if f[2] == "JIT204"]
+    assert found == expected

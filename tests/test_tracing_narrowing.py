@@ -476,6 +476,32 @@ def rebound(x, debug=False):
         assert jnp.all(x > 0)  # error: JIT101
     return x
 """,
+    # A flag built from an `is None` test of a parameter the call leaves at its None default
+    # is a known False, and so is the `if` on it; where the caller passes a hook, both run.
+    """
+from functools import partial
+import jax
+import jax.numpy as jnp
+def sample(x, steps, hook=None):
+    hooked = hook is not None and hook["on"]
+    for _ in range(steps):
+        x = jnp.maximum(x, 0.0)
+        if hooked:
+            if bool(x > 0):
+                x = x + 1
+    return x
+def sample_hooked(x, hook=None):
+    hooked = hook is not None
+    x = jnp.maximum(x, 0.0)
+    if hooked:
+        if bool(x > 0):  # error: JIT101
+            x = x + 1
+    return x
+plain = jax.jit(partial(sample, steps=3))
+with_hook = jax.jit(partial(sample_hooked, hook={"on": True}))
+def main(x):
+    return plain(x) + with_hook(x)
+""",
 ]
 
 

@@ -43,12 +43,11 @@ from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
 from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
-from jitlint.model.project.tf_outbound import tf_base_imports, tf_outbound
 from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound, TfReads
 from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
-from jitlint.rules import may_apply, rule_class, rule_name
+from jitlint.rules import may_apply, rule_class, rule_framework, rule_name, rule_traces
 from jitlint.rules._index import INDEX
 from jitlint.rules.base import Report, Rule
 from jitlint.system.budget import budget_behind
@@ -66,8 +65,8 @@ def _codes(kind: str) -> tuple[str, ...]:
     belong to the TF plug-in (`"tensorflow"`): the project pass's records are built for them."""
     walked = [code for code in sorted(INDEX) if code not in _NOT_WALKED]
     if kind == "tracing":
-        return tuple(code for code in walked if rule_class(code).uses_tracing)
-    return tuple(code for code in walked if INDEX[code][4] == kind)
+        return tuple(code for code in walked if rule_traces(code))
+    return tuple(code for code in walked if rule_framework(code) == kind)
 
 
 # A file that may annotate parameters with another module's pytree classes
@@ -216,9 +215,9 @@ def lint_text(
             not text_gates
             or may_apply(code, gated, mentions)
             # A helper traced from another file need not mention jax at all.
-            or bool(ctx.inbound and rule_class(code).uses_tracing)
+            or bool(ctx.inbound and rule_traces(code))
             # Nor a helper that graph code of another file calls mention Keras.
-            or bool(tf_opened and rule_class(code).framework == "tensorflow")
+            or bool(tf_opened and rule_framework(code) == "tensorflow")
         )
     ]
     # The project pass's records do not depend on the selection: a file sends what the rules
@@ -411,6 +410,9 @@ def _project_facts(
     except Exception as exc:  # a crash here must not lose the file's findings
         _rule_failed(result, "project pass", exc)
     try:
+        if tf_records or has_classes:
+            # Imported here: a file with neither TF code nor classes never loads the TF model.
+            from jitlint.model.project.tf_outbound import tf_base_imports, tf_outbound
         if tf_records:
             result.outbound.extend(tf_outbound(ctx.tf, ctx.source, calls))
         elif has_classes:

@@ -5,8 +5,10 @@ dataclass constructor costs: one `object.__setattr__` per field (the classes are
 the check `__post_init__` runs (`_validate`). The parser builds only valid trees, so for the
 length of a parse the check is a no-op, and each node class whose constructor only sets its
 fields gets one that sets them through their slot descriptors directly (about half the
-constructor's time). Both are put back as soon as the parse ends, so the nodes that fixes and
-rules build are checked as libcst checks them.
+constructor's time). Making those constructors costs about as much as they save on 100 KB of
+source, so a process makes them only once it has parsed that much: a one-file run in the
+editor or a hook never pays for them. Both are put back as soon as the parse ends, so the
+nodes that fixes and rules build are checked as libcst checks them.
 """
 
 from __future__ import annotations
@@ -28,16 +30,21 @@ _constructors: Constructors | None = None
 # pass's thread, and an unguarded second parse would take the first one's swapped-in
 # check for libcst's own and leave it in place.
 _swap_lock = threading.Lock()
+# Source parsed by this process so far, and how much before the cheap constructors pay off.
+_parsed_chars = 0
+_CHEAP_AFTER_CHARS = 100_000
 
 
 def parse(text: str) -> cst.Module:
     """`cst.parse_module(text)`, built without the per-node check and with the cheaper
     constructors (another libcst, one these do not fit: parsed as libcst does)."""
+    global _parsed_chars
     with _swap_lock:
         check = CSTNode.__dict__.get("__post_init__")
         if check is None:
             return cst.parse_module(text)
-        constructors = _cheap_constructors()
+        _parsed_chars += len(text)
+        constructors = _cheap_constructors() if _parsed_chars > _CHEAP_AFTER_CHARS else {}
         CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
         for cls, (_, cheap) in constructors.items():
             type.__setattr__(cls, "__init__", cheap)

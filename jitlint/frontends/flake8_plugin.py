@@ -7,6 +7,9 @@ know, are applied here. Lint only: flake8 has no fixes.
 
 Rule options are flake8 options named `--jitlint-<rule-name>-<option>` (in a config file:
 `jitlint-<rule-name>-<option> = ...`), the same names as `[tool.jitlint.<rule-name>]`.
+What the project says of each file is read as the command line reads it (profiles.py): the
+framework versions it declares (a Keras 2 project gets no Keras-3-only finding), the nearest
+jitlint config's version keys, `assume-traced` and rule options; flake8's rule options win.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ import argparse
 import ast
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
+from jitlint.config import ConfigError, ConfigResolver
 from jitlint.engine.linter import lint_text
+from jitlint.profiles import Overrides, Profiles
 from jitlint.rules import all_rules
 from jitlint.version import __version__
 
@@ -40,6 +46,8 @@ class JitlintChecker:
     # Filled once per run by `parse_options` (flake8 calls it before any file is checked).
     codes: ClassVar[frozenset[str] | None] = None
     rule_settings: ClassVar[dict[str, dict[str, Any]]] = {}
+    # Each config and each directory's requirements are read once per flake8 process.
+    profiles: ClassVar[Profiles | None] = None
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         # flake8 classifies plugins by their parameters; `tree` marks an AST plugin. The
@@ -89,15 +97,28 @@ class JitlintChecker:
         codes = self.codes if self.codes is not None else frozenset(all_rules())
         if not codes:
             return
-        result = lint_text(
-            "".join(self.lines), self.filename, codes, self.rule_settings, noqa=False
-        )
+        result = lint_text("".join(self.lines), self.filename, codes, self._settings(), noqa=False)
         for error in result.errors:
             # flake8 would abort the whole run on an exception; say it and go on.
             print(f"jitlint: error: {error}", file=sys.stderr)
         for d in result.diagnostics:
             # flake8 takes 0-based columns from plugins and prints them 1-based.
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)
+
+    def _settings(self) -> dict[str, Any]:
+        """The file's options as the command line builds them, under flake8's own."""
+        if JitlintChecker.profiles is None:
+            JitlintChecker.profiles = Profiles(ConfigResolver(), Overrides())
+        profiles = JitlintChecker.profiles
+        path = Path(self.filename)
+        try:
+            options = dict(profiles.rule_options(path, profiles.for_file(path).settings))
+        except ConfigError as error:  # flake8 would abort the run: say it, lint with defaults
+            print(f"jitlint: error: {error}", file=sys.stderr)
+            options = {}
+        for code, values in self.rule_settings.items():
+            options[code] = {**options.get(code, {}), **values}
+        return options
 
 
 def _codes_flake8_keeps(options: argparse.Namespace, rules: dict[str, Any]) -> frozenset[str]:

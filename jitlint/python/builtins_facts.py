@@ -53,6 +53,9 @@ ELEMENT_BUILTINS = frozenset(f"builtins.{n}" for n in ("enumerate", "zip", "list
 # `functools.partial(func, /, *args, **keywords)`: the callable with leading arguments and
 # keywords bound (its signature: binding.PARTIAL_SIGNATURE).
 PARTIAL = frozenset({"functools.partial"})
+# Decorators that memoize a function: its body runs once per distinct arguments, and a later
+# call with the same arguments returns the stored result without running it.
+MEMOIZING = frozenset({"functools.lru_cache", "functools.cache"})
 # The decorators that make a method static or a class method.
 STATICMETHOD = frozenset({"builtins.staticmethod"})
 CLASSMETHOD = frozenset({"builtins.classmethod"})
@@ -81,6 +84,8 @@ AUGMENTED_OPERATORS: dict[type[cst.BaseAugOp], str] = {
 }
 # Single builtins the model and rules ask about by what they do.
 PRINT = frozenset({"builtins.print"})  # writes its arguments to stdout
+# `setattr(obj, "name", value)` stores its third argument as `obj.name = value` does.
+SETATTR = "setattr"
 # `warnings.warn(message)`: like a log record, emitted where Python runs it.
 WARN = frozenset({"warnings.warn"})
 # Builtins that turn their argument into text.

@@ -14,7 +14,6 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 from jitlint.diagnostics import Diagnostic
 from jitlint.reporting.options import ReportOptions, help_text
@@ -34,6 +33,8 @@ def format_junit(
 ) -> str:
     """One `<testsuite>` per file, one failed `<testcase>` per finding (as ruff writes them);
     a run with no findings is one suite with one passing case, so the report is never empty."""
+    from xml.etree import ElementTree  # only this format needs it; a lint run need not load it
+
     ordered = sorted(diagnostics, key=Diagnostic.sort_key)
     suites = ElementTree.Element("testsuites", name="jitlint")
     suites.set("tests", str(max(len(ordered), 1)))

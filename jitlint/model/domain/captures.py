@@ -226,7 +226,7 @@ class Captures:
                 elif depth < _MAX_DEPTH and not _bound_or_label(node, parent):
                     # A local function or lambda it names (`jax.grad(fn)`) reads them too.
                     here = [*base, *above]
-                    local = self._local_function(node.value, here)  # type: ignore[attr-defined]
+                    local = _local_function(self.names, node.value, here)  # type: ignore[attr-defined]
                     if local is not None and self._needs_python(names, local, here, depth + 1):
                         return True
                 continue
@@ -320,47 +320,7 @@ class Captures:
 
     # ---- what the function object reads ------------------------------------------------
     def _closure_reads(self, built: cst.CSTNode, path: Path, depth: int) -> set[str] | None:
-        """Names `built` reads from the code around it; a local function or lambda it names
-        contributes what it reads in turn (its own name is not a value it bakes in)."""
-        if type(built) is cst.FunctionDef:
-            own = frozenset(self.names.scope(built).bindings)  # type: ignore[arg-type]
-            parts: list[cst.CSTNode] = [built.body]
-            parts += [d.decorator for d in built.decorators]
-            parts += [p.default for p in params_of(built.params) if p.default is not None]
-            found: set[str] | None = set()
-            for part in parts:
-                more = free_reads(part, own if part is built.body else frozenset())
-                if more is None:
-                    return None
-                found |= more
-        else:
-            found = free_reads(built)
-        if found is None:
-            return None
-        out: set[str] = set()
-        for name in found:
-            local = self._local_function(name, path) if depth < _MAX_DEPTH else None
-            if local is None:
-                out.add(name)
-                continue
-            inner = self._closure_reads(local, path, depth + 1)
-            if inner is None:
-                return None
-            out |= inner
-        return out
-
-    def _local_function(self, name: str, path: Path) -> cst.CSTNode | None:
-        """The `def` or lambda `name` is bound to (once) in a function around `path`."""
-        found = self.names.lookup_with_path(name, path)
-        if found is None or len(found[0]) != 1:
-            return None
-        binding, scope_path = found[0][0], found[1]
-        if len(scope_path) < 2 or type(scope_path[-2]) not in (cst.FunctionDef, cst.Lambda):
-            return None
-        node = binding.node
-        if binding.kind == "def" or (binding.kind == "assign" and type(node) is cst.Lambda):
-            return node
-        return None
+        return closure_reads(self.names, built, path, depth)
 
     # ---- what changes per call of a repeated function ----------------------------------
     def _changed_per_call(self, func: cst.FunctionDef, path: Path) -> dict[str, str]:
@@ -699,3 +659,58 @@ def _bound_or_label(node: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
     if kind in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr):
         return node is parent.target  # type: ignore[union-attr]
     return False
+
+
+def closure_reads(names: Names, built: cst.CSTNode, path: Path, depth: int = 0) -> set[str] | None:
+    """Names `built` reads from the code around it; a local function or lambda it names
+    contributes what it reads in turn (its own name is not a value it bakes in)."""
+    if type(built) is cst.FunctionDef:
+        own = frozenset(names.scope(built).bindings)  # type: ignore[arg-type]
+        parts: list[cst.CSTNode] = [built.body]
+        parts += [d.decorator for d in built.decorators]
+        parts += [p.default for p in params_of(built.params) if p.default is not None]
+        found: set[str] | None = set()
+        for part in parts:
+            more = free_reads(part, own if part is built.body else frozenset())
+            if more is None:
+                return None
+            found |= more
+    else:
+        found = free_reads(built)
+    if found is None:
+        return None
+    out: set[str] = set()
+    for name in found:
+        local = _local_function(names, name, path) if depth < _MAX_DEPTH else None
+        if local is None:
+            out.add(name)
+            continue
+        inner = closure_reads(names, local, path, depth + 1)
+        if inner is None:
+            return None
+        out |= inner
+    return out
+
+
+def _local_function(names: Names, name: str, path: Path) -> cst.CSTNode | None:
+    """The `def` or lambda `name` is bound to (once) in a function around `path`."""
+    found = names.lookup_with_path(name, path)
+    if found is None or len(found[0]) != 1:
+        return None
+    binding, scope_path = found[0][0], found[1]
+    if len(scope_path) < 2 or type(scope_path[-2]) not in (cst.FunctionDef, cst.Lambda):
+        return None
+    node = binding.node
+    if binding.kind == "def" or (binding.kind == "assign" and type(node) is cst.Lambda):
+        return node
+    return None
+
+
+def per_configuration(names: Names, built: cst.CSTNode, path: Path) -> bool:
+    """The function object `built` (a decorated `def`, or the function a `tf.function(f)`
+    call wraps; `path` ends at the site), made in a loop, is another configuration on each
+    pass: every loop around it goes over a written-out grid whose element it reads, in its
+    body, decorators or defaults, or through a name the pass binds from it (repeats.py
+    `grid_pass`). Each one is traced once and is needed: nothing could be reused."""
+    reads = closure_reads(names, built, path)
+    return bool(reads) and grid_pass(path, reads, names)

@@ -19,6 +19,9 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   unconditionally (further down, callees tend to cache what they build). It keeps the loop
   calls that repeat each function (`sites`), and which functions something else repeats too
   (`open`), so that captures.py can tell which parameters change from call to call.
+- A *memoized* function (`@functools.lru_cache`, `@functools.cache`) runs its body once per
+  distinct arguments: a loop or contract that calls it again with the same ones does not
+  run it again, so it is never repeated, nor, through it, what it calls.
 - A function made in a loop iteration and *kept* without being called there (stored on an
   object, collected in a list, handed to a call that does not run it now) is built once per
   element (a host, a device, a data split) and then reused: not a repetition (issue 28).
@@ -42,9 +45,10 @@ import libcst as cst
 
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
+from jitlint.python.builtins_facts import MEMOIZING, SETATTR
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import repeats_body, target_names
-from jitlint.python.walker import iter_children
+from jitlint.python.uses import free_reads, repeats_body, target_names
+from jitlint.python.walker import iter_children, own_scope_nodes
 
 Path = Sequence[cst.CSTNode]
 Func = cst.FunctionDef | cst.Lambda
@@ -193,7 +197,8 @@ def grid_pass(
     path: Path, reads: set[str], names: Names | None = None, staged: StagedLoop | None = None
 ) -> bool:
     """Every loop around the end of `path` (in its function) is a `for` over a written-out
-    collection of literals (`written_out`) whose target `reads` holds: a grid of
+    collection of literals (`written_out`) one of whose configured names (its target, or a
+    name its body binds from it: `configured_names`) `reads` holds: a grid of
     configurations (`for fft in [True, False]: for size in [None, (20, 20)]:`). `reads`: the
     names a call there passes, or those a function object built there captures. Each pass
     is then another configuration, not the same work over data again: what is traced or
@@ -212,12 +217,34 @@ def grid_pass(
                 return False
         if not _repeating_loop(node, child, staged, path[: index + 1]):
             continue
-        if kind is not cst.For or not target_names(node.target) & reads:  # type: ignore[attr-defined]
+        if kind is not cst.For or not configured_names(node) & reads:  # type: ignore[arg-type]
             return False
         if not written_out(node.iter, path, names):  # type: ignore[attr-defined]
             return False
         loops += 1
     return loops > 0
+
+
+def configured_names(loop: cst.For) -> set[str]:
+    """The names each pass of `loop` binds from its element: its target, and, in turn, the
+    names its body assigns from an expression that reads one of them (`dec =
+    Decoder(terminate=t)` in `for t in [False, True]:`). What reads them is configured by
+    the pass too."""
+    found = target_names(loop.target)
+    assigns: list[tuple[set[str], cst.BaseExpression]] = []
+    for node in own_scope_nodes(loop.body, (*_FUNCTIONS, cst.ClassDef)):
+        if type(node) is cst.Assign:
+            targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
+            if targets:
+                assigns.append((targets, node.value))  # type: ignore[attr-defined]
+    grown = True
+    while grown:
+        grown = False
+        for targets, value in assigns:
+            if targets - found and (free_reads(value) or set()) & found:
+                found |= targets
+                grown = True
+    return found
 
 
 def passes_grid(call: cst.Call, path: Path, names: Names | None = None) -> bool:
@@ -280,16 +307,20 @@ def find_repeated(
     contracts: Iterable[tuple[cst.FunctionDef, str]] = (),
     kept: Callable[[Path], bool] = lambda path: False,
     staged: StagedLoop | None = None,
+    names: Names | None = None,
 ) -> Repeated:
     """Which functions run repeatedly (see the docstring). `loop_calls`: calls inside loop
     bodies and comprehensions; `calls`: each function's calls, by id; `contracts`: functions
     repeated by contract or by another file's loop, with why; `kept(path)`: the loop
     iteration keeps what the call at the end of `path` returns, uncalled; `staged`: the
-    loops the framework stages, whose calls run once per call of their function."""
+    loops the framework stages, whose calls run once per call of their function; `names`:
+    the module's names, to tell a memoized function (`@functools.lru_cache`), whose body
+    runs once per distinct arguments however often it is called: never repeated."""
     out = Repeated()
+    once = (lambda func: memoized(names, func)) if names is not None else (lambda func: False)
     for call, path in per_pass(loop_calls, staged):
         func = callee(call, path)
-        if func is None:
+        if func is None or once(func):
             continue
         if id(func) not in out.why:
             out.keeps_result.add(id(func))
@@ -298,6 +329,8 @@ def find_repeated(
         if not kept(path):
             out.keeps_result.discard(id(func))
     for func, why in contracts:
+        if once(func):
+            continue
         out.why.setdefault(id(func), why)
         out.open.add(id(func))
         out.keeps_result.discard(id(func))  # what its caller does with it is not known
@@ -308,10 +341,23 @@ def find_repeated(
             if conditional(path):
                 continue
             func = callee(call, path)
-            if func is not None:
+            if func is not None and not once(func):
                 out.open.add(id(func))
                 out.why.setdefault(id(func), f"called from a function {why}")
     return out
+
+
+def memoized(names: Names, func: cst.FunctionDef) -> bool:
+    """`func` is decorated with a memoizing decorator (builtins_facts.MEMOIZING), bare or
+    called (`@functools.lru_cache(maxsize=8)`): a call with arguments seen before does not
+    run its body again, so a jit it builds and runs is built once per configuration."""
+    for decorator in getattr(func, "decorators", ()):
+        expr = decorator.decorator
+        if type(expr) is cst.Call:
+            expr = expr.func
+        if names.resolves_to(expr, [names.module], set(MEMOIZING)):
+            return True
+    return False
 
 
 def per_pass(
@@ -418,7 +464,8 @@ def used_repeatedly(made: cst.CSTNode, path: Path, keeps_result: set[int]) -> bo
 
 def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bool:
     """`name` is called in a loop or comprehension of `owner`, called twice, passed as an
-    argument, or (when `returned`) returned."""
+    argument (not stored by `setattr(obj, "attr", name)`, as `obj.attr = name` stores it),
+    or (when `returned`) returned."""
     calls = 0
     stack: list[tuple[cst.CSTNode, bool]] = [(owner.body, False)]  # type: ignore[attr-defined]
     loops = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -428,10 +475,14 @@ def _uses_repeatedly(owner: cst.CSTNode, name: str, returned: bool = True) -> bo
         if kind in _FUNCTIONS:
             continue
         looping = looping or kind in loops
-        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:  # type: ignore[attr-defined]
-            calls += 1
-            if looping or calls > 1:
-                return True
+        if kind is cst.Call and type(node.func) is cst.Name:  # type: ignore[attr-defined]
+            if node.func.value == name:  # type: ignore[attr-defined]
+                calls += 1
+                if looping or calls > 1:
+                    return True
+            elif node.func.value == SETATTR and len(node.args) == 3:  # type: ignore[attr-defined]
+                stack.extend((arg, looping) for arg in node.args[:2])  # type: ignore[attr-defined]
+                continue
         if (
             (kind is cst.Arg or (returned and kind is cst.Return))
             and type(node.value) is cst.Name  # type: ignore[attr-defined]

@@ -240,7 +240,10 @@ class Expressions:
             if type(target.comparator) in _DISPLAY_TYPES or _is_none(target.comparator):
                 container_literal = True
         if identity:
-            return Scalar("bool")
+            # `x is None` / `x is not None` where the context knows x: the bool it makes is
+            # known, so a flag built from it (`on = x is not None and ...`) decides an `if`.
+            truth = self.truth(node) if self.truth is not None else None
+            return Scalar("bool") if truth is None else Scalar("bool", truth)
         if _equality_with_plain_object(node, values):
             return Scalar("bool")  # `state == sentinel`: the array defers, identity decides
         if any(type(n) in _STRINGS for n in (node.left, *(t.comparator for t in node.comparisons))):

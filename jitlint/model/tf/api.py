@@ -199,6 +199,14 @@ def dropped_check(name: str) -> bool:
     return leaf in DROPPED_CHECK_LEAVES and f"{namespace}." in _CHECK_NAMESPACES
 
 
+def checks_constants_while_tracing(name: str) -> bool:
+    """The comparisons among the dropped checks (`assert_equal`, `assert_positive`, ...)
+    compare inputs whose values are known while tracing (Python values) right there, and
+    raise then: such a check still fires under XLA (TensorFlow's static check of a
+    constant condition)."""
+    return dropped_check(name) and name.rpartition(".")[2].startswith("assert_")
+
+
 # Ops whose value under XLA is a compile-time constant even when their input is not: XLA
 # compiles per static shape, so shape queries fold to constants (observed, hazards T03).
 # Single APIs the TF rules ask about by name.
@@ -241,15 +249,30 @@ TENSOR_TYPES = frozenset(
         f"{TF}.python.framework.ops.Tensor", IS_TENSOR,
     }
 )  # fmt: skip
-# No tensor, Variable or TensorArray is an instance of these (nor `None`): where
-# `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
-# tensors, and the model reads a list of tensors as one.
+# No tensor, Variable or TensorArray is an instance of these (nor `None`, nor a PIL image):
+# where `isinstance(x, T)` holds, x is not a tensor. Containers are left out: a list may hold
+# tensors, and the model reads a list of tensors as one (CONTAINER_TYPES below).
 NOT_TENSOR_TYPES = frozenset(
     {f"builtins.{n}" for n in ("int", "float", "bool", "complex", "str", "bytes")}
     | {f"numbers.{n}" for n in ("Number", "Complex", "Real", "Rational", "Integral")}
     | {f"numpy.{n}" for n in ("ndarray", "generic", "number", "integer", "floating", "bool_")}
-    | {"types.NoneType"}
+    | {"types.NoneType", "PIL.Image.Image"}
 )
+
+
+# `tf.ragged` functions that make a RaggedTensor with the row partition of one they are
+# given (an op applied to the flat values): their raggedness is their input's, not new.
+PARTITION_KEEPING_RAGGED = frozenset({f"{TF}.ragged.map_flat_values"})
+
+
+# Python's containers: where `isinstance(x, T)` holds, x is a list, tuple or dict, which the
+# model may read as the tensors it holds, but which Python tests and unpacks itself.
+CONTAINER_TYPES = frozenset(f"builtins.{n}" for n in ("list", "tuple", "dict", "set", "frozenset"))
+
+
+def proves_container(types: frozenset[str], held: bool) -> bool:
+    """Whether `isinstance(x, types)` evaluating to `held` proves x is a Python container."""
+    return held and bool(types) and types <= CONTAINER_TYPES
 
 
 def proves_tensor(types: frozenset[str], held: bool) -> bool:

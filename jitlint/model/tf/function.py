@@ -7,6 +7,9 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from jitlint.model.tf_records import decode_arguments
+from jitlint.python.binding import Bound, Signature, bind, bind_call
+
 Func = cst.FunctionDef | cst.Lambda
 
 
@@ -101,6 +104,29 @@ def tf_function_options(args: Sequence[cst.Arg]) -> tuple[bool | None, bool, boo
     return xla, autograph, signature, retracing
 
 
+def signature_params(app: TfFunction, func: Func, receivers: int) -> frozenset[str]:
+    """The parameters of `func` that `app`'s `input_signature` makes tensors: TF binds its
+    specs to the leading parameters after the receiver (`self`), so where the signature
+    is a written-out list or tuple only as many as it has entries; those after them keep
+    their Python defaults (`input_signature=[]` on `def f(self, index=0)`: `index` is the
+    int 0 in every trace). Where its length is not written out, every parameter after the
+    receiver."""
+    params = [p.name.value for p in func.params.params][receivers:]
+    node = app.node
+    spec = None
+    if type(node) is cst.Call:
+        spec = next(
+            (a.value for a in node.args if a.keyword and a.keyword.value == "input_signature"),
+            None,
+        )
+    if type(spec) in (cst.List, cst.Tuple) and not any(
+        type(e) is cst.StarredElement
+        for e in spec.elements  # type: ignore[union-attr]
+    ):
+        params = params[: len(spec.elements)]  # type: ignore[union-attr]
+    return frozenset(params)
+
+
 def graph_origin(app: TfFunction) -> str:
     if app.xla:
         return "`tf.function(jit_compile=True)`"
@@ -129,3 +155,41 @@ def graph_site(context: GraphContext) -> str:
     """The graph context as a message names it: its origin and the path's root, where the
     origin leaves it out (`in `tf.function` when called from `step``)."""
     return context.origin + graph_path_note(context)
+
+
+def graph_defaults(
+    func: cst.FunctionDef,
+    calls: Sequence[tuple[cst.Call, int]],
+    statuses: Sequence[str],
+) -> Bound[cst.BaseExpression] | None:
+    """What every graph call of the helper `func` leaves it: its parameters with a default
+    that no call fills, at that default (a `binding.may_reach` bound: `if verbose:` with
+    `verbose=False` decides against its body on every graph path). `calls`: this module's
+    graph calls, with the receivers each binds (1 for `self.f(...)`); `statuses`: the
+    arguments of other files' "graph" records. None when no call is known, or one cannot be
+    read: a record without arguments, a star argument that may fill any parameter."""
+    if not calls and not statuses:
+        return None
+    passed: set[str] = set()
+    for call, receivers in calls:
+        bound = bind_call(Signature.of(func, receivers), call)
+        if bound.open_positional or bound.open_keywords or bound.floating:
+            return None
+        passed.update(bound.arguments)
+        passed.update(bound.uncertain)
+    signature = Signature.of(func)
+    for status in statuses:
+        args = decode_arguments(status) if status else None
+        if args is None:
+            return None
+        bound = bind(signature, [(keyword, None) for keyword, _ in args])
+        if bound.open_positional or bound.open_keywords or bound.floating:
+            return None
+        passed.update(bound.arguments)
+        passed.update(bound.uncertain)
+    left = bind(signature, [])
+    return replace(
+        left,
+        arguments={},
+        defaulted={k: v for k, v in left.defaulted.items() if k not in passed},
+    )

@@ -42,7 +42,9 @@ from jitlint.model.tf.dtypes import DTYPE_LEAVES, TfDtypes
 from jitlint.model.tf.function import (
     GraphContext,
     TfFunction,
+    graph_defaults,
     graph_origin,
+    signature_params,
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
@@ -50,6 +52,7 @@ from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
 from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads, use_entry
+from jitlint.python.binding import Bound, may_reach, receivers
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
@@ -172,6 +175,7 @@ class TfModel(KerasLinks):
         self._kinds_read: set[str] = set()
         # (id of an `if`, whether its body) -> whether graph code never runs that branch.
         self._non_tensor_memo: dict[tuple[int, bool], bool] = {}
+        self._graph_defaults: dict[int, Bound[cst.BaseExpression] | None] = {}
         for record in self._inbound:
             if record.kind == "use":
                 self._uses_received.setdefault(record.function, []).append(use_entry(record))
@@ -332,6 +336,8 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 found = contexts.get(id(node))
                 if found is not None:
+                    if not found.root and self._defaults_decide_against(node, path):
+                        return None
                     return found
             elif kind is cst.If and index + 1 < len(path):
                 branch, outer = path[index + 1], path[:index]
@@ -342,6 +348,24 @@ class TfModel(KerasLinks):
                 ):
                     return None
         return None
+
+    def _defaults_decide_against(self, func: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """An `if` of the helper `func` on a parameter that every graph call leaves at its
+        literal default takes the other branch on every graph path (`if verbose:
+        print(x.numpy())` where no graph call passes `verbose`): the end of `path` runs only
+        where eager code calls the helper (python/binding.py `may_reach`)."""
+        if type(func) is not cst.FunctionDef or not func.params.params:
+            return False
+        key = id(func)
+        if key not in self._graph_defaults:
+            calls = [(c, r) for c, _, r in self.values.helper_sites.get(key, ())]
+            statuses: list[str] = []
+            if any(stmt is func for stmt in self.module.body):
+                name = func.name.value
+                statuses = [r.status for r in self.records("graph") if r.function == name]
+            self._graph_defaults[key] = graph_defaults(func, calls, statuses)
+        bound = self._graph_defaults[key]
+        return bound is not None and not may_reach(func, bound, path)
 
     def _non_tensor_branch(self, node: cst.If, branch: cst.CSTNode, outer: Path) -> bool:
         """The branch of `if not tf.is_tensor(x):` (or the `else` of `if tf.is_tensor(x):`,
@@ -737,9 +761,10 @@ class TfModel(KerasLinks):
             return
 
     def _add_root(self, scan: GraphScan, func: Func, app: TfFunction) -> None:
-        params = frozenset()
+        params: frozenset[str] = frozenset()
         if app.input_signature:
-            params = frozenset(p.name.value for p in func.params.params)
+            in_class = type(func) is cst.FunctionDef and id(func) in scan.owner_class
+            params = signature_params(app, func, receivers(func, in_class) if in_class else 0)  # type: ignore[arg-type]
         context = GraphContext(
             bool(app.xla), app.autograph, graph_origin(app), params, root_kind="tf.function"
         )

@@ -54,7 +54,7 @@ from jitlint.model.tf.scan import Func, Path
 from jitlint.python import binding
 from jitlint.python.binding import Signature
 from jitlint.python.scopes import module_functions
-from jitlint.python.uses import calls_in, returned_values
+from jitlint.python.uses import bound_names, calls_in, returned_values
 from jitlint.python.walker import iter_children
 
 # The TF model (model.py imports this module, so it is not imported back).
@@ -120,7 +120,9 @@ def find_repeats(model: TfModel) -> Repeats:
         return found[0] if found is not None else None
 
     looped = per_pass(scan.loop_calls, model.staged_loop)
-    found = find_repeated(looped, scan.calls, resolve, _contracts(model), keep.kept_per_iteration)
+    found = find_repeated(
+        looped, scan.calls, resolve, _contracts(model), keep.kept_per_iteration, names=model.names
+    )
     out = Repeats(found.why, found.keeps_result)
     loop_calls: dict[int, int] = {}
     varied_calls: dict[int, int] = {}
@@ -642,12 +644,14 @@ def model_remade_for_inference(
 
 def _invariant(model: TfModel, call: cst.Call, path: Path, unit: cst.CSTNode) -> bool:
     """Every name the call's arguments read is bound at module level (a constant path, an
-    imported name), or in `unit` only to values that are so in turn and never changed in
+    imported name) and not again in `unit` (a module-level loop rebinds its names on each
+    pass), or in `unit` only to values that are so in turn and never changed in
     place there (`layer = Dense(4)`, not `layers = []` then `layers.append(...)`): the same
     model every time. A parameter, a loop's variable or anything else bound locally may
     differ between runs."""
     stack: list[cst.CSTNode] = [a.value for a in call.args]
     followed: set[str] = set()
+    unit_binds: set[str] | None = None  # what a module-level loop rebinds on each pass
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -656,8 +660,13 @@ def _invariant(model: TfModel, call: cst.Call, path: Path, unit: cst.CSTNode) ->
             found = model.names.lookup_with_path(name, path)
             if found is None:
                 return False
-            if found[1][-1] is model.module or name in followed:
+            if name in followed:
                 continue
+            if found[1][-1] is model.module:
+                if unit_binds is None:
+                    unit_binds = bound_names(unit)
+                if name not in unit_binds:
+                    continue  # bound outside the repeating code: the same every time
             bindings = found[0]
             if any(b.kind != "assign" or b.node is None for b in bindings):
                 return False

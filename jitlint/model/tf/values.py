@@ -27,12 +27,14 @@ from jitlint.model.tf.api import (
     IS_TENSOR,
     NON_TENSOR_CALLS,
     NON_TENSOR_NAMESPACES,
+    PARTITION_KEEPING_RAGGED,
     SHAPE_QUERIES,
     STATEFUL_RNG,
     VARIABLE_CLASSES,
     WEIGHT_MAKERS,
     canonical,
     list_output,
+    proves_container,
     proves_not_tensor,
     proves_tensor,
     single_output,
@@ -250,6 +252,8 @@ def _index_shape_vector(origins: frozenset[str], expr: cst.Subscript) -> set[str
 def _dynamic_output(names: frozenset[str], call: cst.Call) -> bool:
     """An op whose output shape depends on the data (the op table's `dynamic_shape`; a
     one-argument `tf.where`), or a RaggedTensor made from data."""
+    if names and names <= PARTITION_KEEPING_RAGGED:
+        return False  # the rows of the RaggedTensor it was given, whatever made that one
     if any(n.startswith("tensorflow.ragged.") for n in names):
         return True
     _, table = op_table()
@@ -463,18 +467,32 @@ class TfValues:
 
         not_tensor = Guards(resolve, None, proves_not_tensor, _TENSOR_ATTRIBUTES)
         tensor = Guards(resolve, is_tensor_call, proves_tensor)
+        container = Guards(resolve, None, proves_container)
         kept = []
         for definition in defs:
             passed = guards_passed(definition.path, read, scope, name.value)
             if passed:
                 proven_not = any(name.value in not_tensor.facts(t, o) for t, o in passed)
                 proven = any(name.value in tensor.facts(t, o) for t, o in passed)
+                # A Python container: no other binding than one read as a list or tuple
+                # (a display, `tf.unstack(x)`) is the value here, neither a tensor nor None.
+                if any(
+                    name.value in container.facts(t, o) for t, o in passed
+                ) and not self._python_list(definition):
+                    continue
                 if proven_not or proven:
                     kind = self._def_value(name, definition).kind
                     if (proven_not and kind == TENSOR) or (proven and kind == PYTHON):
                         continue
             kept.append(definition)
         return kept
+
+    def _python_list(self, definition: Def) -> bool:
+        """`definition` binds a list or tuple display, or a TF function's list of tensors."""
+        node = definition.node
+        if definition.kind != "assign" or node is None:
+            return False
+        return type(node) in (cst.List, cst.Tuple) or self.tensor_list(node, definition.path)
 
     # ----- values -------------------------------------------------------------------------
 
@@ -680,7 +698,7 @@ class TfValues:
         it out, it is its default's value (`training=False`: a Python flag on every path)."""
         if type(func) is not cst.FunctionDef:
             return UNK
-        sites = self._helper_sites.get(id(func))
+        sites = self.helper_sites.get(id(func))
         if not sites:
             return self._received_param(func, name) if self.received else UNK
         found = []
@@ -789,7 +807,7 @@ class TfValues:
         context = self.model.function_context(func)  # type: ignore[attr-defined]
         if context is None or context.root:
             return True
-        sites = self._helper_sites.get(id(func))
+        sites = self.helper_sites.get(id(func))
         if not sites:
             if type(func) is not cst.FunctionDef:
                 return True
@@ -805,7 +823,7 @@ class TfValues:
         """What the module's graph code passes for the parameter `name` of the helper
         `func`, at every call seen (a call that leaves it out passes nothing); None where
         no call is seen, or one spreads `*args`/`**kwargs` (what it passes is not known)."""
-        sites = self._helper_sites.get(id(func))
+        sites = self.helper_sites.get(id(func))
         if not sites or type(func) is not cst.FunctionDef:
             return None
         found = []
@@ -1064,7 +1082,9 @@ class TfValues:
         return Value(UNKNOWN, frozenset(origins)) if origins else None
 
     @cached_property
-    def _helper_sites(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]]:
+    def helper_sites(self) -> dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]]:
+        """Per function, the calls this module's graph code makes of it, with their paths and
+        the receivers each binds (1 for `self.f(...)`)."""
         model = self.model
         scan = model.scan  # type: ignore[attr-defined]
         sites: dict[int, list[tuple[cst.Call, Sequence[cst.CSTNode], int]]] = {}

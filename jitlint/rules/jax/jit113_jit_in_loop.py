@@ -123,8 +123,10 @@ class JitInLoop(Rule):
     calls it (`f(...)`, `self.f(...)`, or `obj.f(...)` on an instance the tracing model
     knows) inside a loop, or it is one of the methods called repeatedly by contract above:
     a `main()` or a test that runs once compiles once, and callers in other modules are not
-    seen. A function JAX itself traces (a jitted `train_step`, a helper called from traced
-    code) runs its body once per trace, not once per call: a `jax.jit(...)` there is
+    seen. A function memoized with `functools.lru_cache` or `functools.cache` runs its body
+    once per distinct arguments, so it is not repeated by the loops that call it. A function
+    JAX itself traces (a jitted `train_step`, a helper called from traced code) runs its
+    body once per trace, not once per call: a `jax.jit(...)` there is
     inlined into the outer computation and is not reported unless it is in a loop. A bound
     method of an instance (`jax.jit(sim.step)`) is new on every attribute access. `jax.jit`
     of a module-level function, or of a parameter, is never reported. Nor is one in a loop

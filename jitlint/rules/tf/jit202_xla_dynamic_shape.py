@@ -68,7 +68,8 @@ class XlaDynamicShape(Rule):
     an exact constant (`tf.one_hot`'s depth, `tf.linspace`'s num, `tf.range`'s delta, an
     axis) fails (observed, TensorFlow 2.21 XLA:CPU). A reduction of a
     RaggedTensor made from data (`tf.ragged.boolean_mask`) needs its row lengths as
-    constants and fails too (reported where the RaggedTensor is made).
+    constants and fails too (reported where the RaggedTensor is made;
+    `tf.ragged.map_flat_values` keeps the rows it is given and makes none).
 
     ## Why is this bad
     XLA compiles for fixed shapes. A shape computed inside the compiled program from
@@ -143,6 +144,16 @@ class XlaDynamicShape(Rule):
     fix_availability = "sometimes"
 
     VALID = (
+        # `tf.ragged.map_flat_values` keeps the rows of the RaggedTensor it is given, here
+        # written out: reducing its result needs no row length made from data.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def check_nodes(flat):
+    msg = tf.RaggedTensor.from_row_lengths(flat, [2, 1, 3])
+    signs = tf.ragged.map_flat_values(tf.sign, msg)
+    return tf.reduce_prod(signs, axis=1)
+""",
         # A compiled function that the module calls only from compiled code (TF traces it
         # into the caller's graph): its sizes are what the callers pass, a Python int and a
         # size from tf.shape, constants there (observed on TF 2.21: one XLA program for
@@ -258,6 +269,16 @@ def f(a, img):
 """,
     )
     INVALID = (
+        # Rows made from data stay so through `tf.ragged.map_flat_values`: reported where
+        # they are made.
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def masked_sums(flat, mask):
+    picked = tf.ragged.boolean_mask(flat, mask)  # error: JIT202
+    scaled = tf.ragged.map_flat_values(tf.abs, picked)
+    return tf.reduce_sum(scaled, axis=1)
+""",
         # The same nested function, given data: by its caller's argument, and by an eager
         # call with a tensor (each distinct value compiles again).
         """

@@ -117,6 +117,34 @@ class NumpyInGraph(Rule):
     runtime_error = "no attribute 'numpy'|Cannot convert a symbolic"
 
     VALID = (
+        # `if verbose:` in a helper whose graph caller leaves `verbose` at its default
+        # False: the conversion runs only where eager code asks for it (sionna's
+        # decode_mcs_index).
+        """
+import tensorflow as tf
+def decode(index, verbose=False):
+    index = tf.cast(index, tf.int32)
+    if verbose:
+        print(index.numpy())
+    return index * 2
+@tf.function(jit_compile=True)
+def decode_xla(index):
+    return decode(index)
+decode_xla(tf.constant([1, 2]))
+decode(tf.constant([3]), verbose=True)
+""",
+        # Under `isinstance(image, Image.Image)` the value is a PIL image, never a tensor:
+        # NumPy converts it (keras-vision-models' image processors).
+        """
+import keras
+import numpy as np
+from PIL import Image
+class Processor(keras.layers.Layer):
+    def call(self, image):
+        if isinstance(image, Image.Image):
+            image = np.array(image)
+        return keras.ops.convert_to_tensor(image)
+""",
         # A model made in a function, returned to the module and passed back, and trained
         # by a helper under a plain GradientTape: every call is eager.
         """
@@ -271,6 +299,19 @@ class SelfLoops(tf.keras.layers.Layer):
 """,
     )
     INVALID = (
+        # A graph call that passes `verbose` may run the conversion in the graph.
+        """
+import tensorflow as tf
+def decode(index, verbose=False):
+    index = tf.cast(index, tf.int32)
+    if verbose:
+        print(index.numpy())  # error: JIT204
+    return index * 2
+@tf.function
+def decode_loud(index):
+    return decode(index, verbose=True)
+decode_loud(tf.constant([1, 2]))
+""",
         # The same model, called by the helper through a `tf.function` step.
         """
 import tensorflow as tf

@@ -147,10 +147,12 @@ class SymbolicBool(Rule):
 
     Only values known to be tensors are checked (TensorFlow op results, arguments with an
     `input_signature`, a Keras `call`'s inputs, attributes the class's own methods assign
-    only tensors or `None`). Keras 2 (`tf_keras`) autographs `call`; classes derived from
-    it are treated like `tf.function`, and so are `keras`/`tf.keras` classes in a project
-    that leaves the Keras major undecided (README, "Framework versions"): a Python `if` on a
-    tensor in their `call` is reported only where Keras 3 is the target.
+    only tensors or `None`); for a truth test or a loop, not a `call`'s whole input nor a
+    part unpacked from it, which may be a list or dict. Keras 2 (`tf_keras`) autographs
+    `call`; classes derived from it are treated like `tf.function`, and so are
+    `keras`/`tf.keras` classes in a project that leaves the Keras major undecided (README,
+    "Framework versions"): a Python `if` on a tensor in their `call` is reported only where
+    Keras 3 is the target.
     """
 
     code = "JIT205"
@@ -162,6 +164,69 @@ class SymbolicBool(Rule):
     runtime_error = "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"
 
     VALID = (
+        # A part unpacked from a Keras layer's whole input may be a structure itself: here
+        # the context features, a dict, `{}` when none is configured (TF-GNN's next-state
+        # layers), whose truth is Python's.
+        """
+import keras
+class NextState(keras.layers.Layer):
+    def call(self, inputs):
+        node_state, edge_inputs, context_state = inputs
+        if context_state:
+            raise ValueError("context input is not supported")
+        assert not context_state, "expected no context"
+        return node_state + sum(edge_inputs.values())
+""",
+        # Made a tuple on every path (`if not isinstance(x, tuple): x = (x,)`), then tested
+        # for emptiness: Python's truth of a tuple (keras-hub's packers).
+        """
+import keras
+class Packer(keras.layers.Layer):
+    def _sanitize(self, inputs):
+        if not isinstance(inputs, tuple):
+            inputs = (inputs,)
+        if not inputs:
+            raise ValueError("need an input")
+        return inputs
+    def call(self, inputs):
+        return self._sanitize(inputs)[0]
+""",
+        # Under an `isinstance` test for a list or tuple the value is a Python container:
+        # its truth and its unpacking are Python's, even when the model read it as a tensor.
+        """
+import keras
+import tensorflow as tf
+class Canonical(keras.layers.Layer):
+    def call(self, inputs):
+        def flat(values):
+            if isinstance(values, (tuple, list)):
+                if not values:
+                    return []
+                first = values[0]
+                if isinstance(first, (tuple, list)) and not first:
+                    return []
+            return values
+        return flat(inputs)
+@tf.function
+def step(images, mask):
+    logits = tf.boolean_mask(images, mask)
+    if isinstance(logits, (list, tuple)):
+        logits, _ = logits
+    return logits
+""",
+        # `input_signature=[]` binds no spec: a parameter after it keeps its Python default,
+        # so the test is Python's (tensorflow/decision-forests' yggdrasil_model_path_tensor).
+        """
+import tensorflow as tf
+class Holder(tf.Module):
+    def __init__(self, models):
+        self._models = models
+    @tf.function(input_signature=[])
+    def path(self, index=0):
+        if index >= len(self._models):
+            raise ValueError("no such model")
+        return tf.constant("p")
+""",
         # A layer made and called only in the module's own self-test, a driver that takes
         # nothing and returns nothing: `call` runs eagerly on the test's tensors.
         """
@@ -366,6 +431,16 @@ class L(tf_keras.layers.Layer):
 """,
     )
     INVALID = (
+        # One spec: the leading parameter after `self` is a tensor, the next keeps its default.
+        """
+import tensorflow as tf
+class Holder(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+    def pick(self, index, strict=True):
+        if strict and index >= 3:
+            raise ValueError("too big")  # error: JIT205
+        return index
+""",
         # The same layer made in a helper that takes its input and returns its output: the
         # helper may build a functional model on symbolic inputs, so `call` stays graph code.
         """
@@ -544,7 +619,9 @@ class Dense(keras.layers.Layer):
     def _python_container(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
         """A list or tuple display, or a local name that every binding reaching here makes
         one (`if not isinstance(x, list): x = [x]`): iterating or testing a Python list of
-        tensors is Python's, in any graph."""
+        tensors is Python's, in any graph. `not x` tests the truth of `x`."""
+        while type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+            expr = expr.expression  # type: ignore[attr-defined]
         if type(expr) in (cst.List, cst.Tuple) or self.ctx.tf.values.tensor_list(expr, path):
             return True
         if type(expr) is not cst.Name:
@@ -558,12 +635,18 @@ class Dense(keras.layers.Layer):
             for d in defs
         )
 
-    def _keras_inputs(self, expr: cst.CSTNode, path) -> bool:  # type: ignore[no-untyped-def]
+    def _keras_inputs(self, expr: cst.CSTNode, path, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]
         """`inputs` as a Keras method received it: one tensor, or a list or dict of them
-        (a merge layer's `for x in inputs:` iterates a list), so nothing is claimed."""
+        (a merge layer's `for x in inputs:` iterates a list), so nothing is claimed; nor of
+        a part unpacked from it (`state, edges, context = inputs`), which may be a structure
+        in turn (TF-GNN passes a dict of context features there, `{}` when there is none)."""
+        while type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+            expr = expr.expression  # type: ignore[attr-defined]
         if type(expr) is not cst.Name:
             return False
         defs = self.ctx.tf.values.name_defs(expr, path)
+        if defs and depth == 0 and all(d.kind == "elem" for d in defs):
+            return all(self._keras_inputs(d.node, d.path, depth + 1) for d in defs)
         if not defs or any(d.kind != "param" for d in defs):
             return False
         return self.ctx.tf.keras_class_of(defs[0].path[-1]) is not None

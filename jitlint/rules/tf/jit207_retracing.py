@@ -12,6 +12,7 @@ from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
 from jitlint.fixes.xla_fix import reduce_retracing_fix
+from jitlint.model.domain.captures import per_configuration
 from jitlint.model.domain.repeats import enclosing_loop
 from jitlint.model.tf.api import TF_FUNCTION
 from jitlint.model.tf.repeats import (
@@ -64,6 +65,10 @@ class Retracing(Rule):
     data split) and kept without being called there: stored on an object, collected in a
     list, or handed to a call that keeps it (`server.bind(fn)`), directly or as what a
     factory called in the loop returns. Each traces once and is then reused. Nor is one
+    made on each pass of a grid of configurations, every loop around it a `for` over a
+    written-out list of literals whose element it reads (in its body, in its decorator's
+    arguments such as `jit_compile=jc`, or through what the pass builds from it, `dec =
+    Decoder(terminate=t)`): each configuration needs its own trace. Nor is one
     made by a memoised loader, past `if key in cache: return cache[key]` or under
     `if key not in cache:`, that stores it in a cache outliving the call (a module's dict,
     an attribute of `self`): it is made the first time per key (a Keras model loaded
@@ -201,8 +206,9 @@ class Retracing(Rule):
     included; a `try` whose handlers go on retries only after an error).
 
     A Keras model made in repeated code is reported only when the arguments that make it
-    read nothing but module-level names and literals (a model per path or per layer is a
-    different model each time) and the code does not also compile, fit or evaluate it (a
+    read nothing but module-level names that the repeating code does not rebind, and
+    literals (a model per path, per layer or per converted variant is a different model
+    each time) and the code does not also compile, fit or evaluate it (a
     fresh model per fold or trial is wanted).
 
     A function called in a grid of configurations, every loop around the call a `for` over
@@ -235,6 +241,58 @@ class Retracing(Rule):
     runtime_error = None
 
     VALID = (
+        # A factory called per stage stores each stage's serving function on the model it
+        # returns, with `setattr` as `model.serving_fn = serving` would: one per stage, kept
+        # (tensorflow/gnn's sampler stages).
+        """
+import tensorflow as tf
+def make_stage(model):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def serving(x):
+        return model(x)
+    setattr(model, "serving_fn", serving)
+    return model
+def build(stages):
+    return {i: make_stage(stage) for i, stage in enumerate(stages)}
+""",
+        # A module-level loop over model variants: each pass builds another model, and a
+        # sub-model of it to compare (keras-vision-models' conversion scripts).
+        """
+import keras
+import numpy as np
+configs = [{"name": "small"}, {"name": "large"}]
+sample = np.zeros((1, 8))
+for config in configs:
+    model = keras.Sequential([keras.layers.Dense(4, name=config["name"])])
+    model.build((None, 8))
+    head = keras.Model(inputs=model.input, outputs=model.layers[-1].output)
+    print(head.predict(sample))
+""",
+        # A test's grid of configurations: each pass builds another decoder from the element
+        # (or compiles with another `jit_compile`), and a new tf.function for it: one trace
+        # per configuration, nothing to reuse (sionna's decoder tests).
+        """
+import tensorflow as tf
+class Decoder(tf.Module):
+    def __init__(self, terminate):
+        self.terminate = terminate
+    def __call__(self, u):
+        return u
+def test_decoders(u):
+    for t in [False, True]:
+        dec = Decoder(terminate=t)
+        @tf.function
+        def run_graph(x):
+            return dec(x)
+        run_graph(u)
+    for jc in (False, True):
+        @tf.function(jit_compile=jc)
+        def run(x):
+            return x * 2
+        run(u)
+        twice = tf.function(lambda x: x + x, jit_compile=jc)
+        twice(u)
+""",
         # The loop hands the tf.function what the environment returned, copied from one
         # name to another (`state = following`): an array, not Python arithmetic.
         """
@@ -567,6 +625,27 @@ def warm_up(x):
 """,
     )
     INVALID = (
+        # A sub-model of one model built before the loop is the same on every pass.
+        """
+import keras
+import numpy as np
+sample = np.zeros((1, 8))
+base = keras.Sequential([keras.layers.Dense(4)])
+for name in ["a", "b"]:
+    probe = keras.Model(inputs=base.input, outputs=base.output)  # error: JIT207
+    print(name, probe.predict(sample))
+""",
+        # Within a grid pass, a loop over steps makes the same tf.function again each step.
+        """
+import tensorflow as tf
+def train(u, steps, dec):
+    for t in [False, True]:
+        for _ in range(steps):
+            @tf.function  # error: JIT207
+            def again(x):
+                return dec(x) if t else x
+            again(u)
+""",
         # The same visualizer over a count: every pass rebuilds the same step.
         """
 import tensorflow as tf
@@ -825,8 +904,11 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
             return  # the decorator factory tf.function(jit_compile=True)
         path = self.ctx.path_to(node)
         loop = enclosing_loop(path)
-        if loop is not None and keeping(self.ctx.tf).kept_per_iteration(path):
-            loop = None  # one per element of the loop (a host, a device), then reused
+        if loop is not None and (
+            keeping(self.ctx.tf).kept_per_iteration(path)
+            or per_configuration(self.ctx.names, node, path)
+        ):
+            loop = None  # one per element of the loop (a host, a device, a configuration)
         repeats = self.ctx.tf.repeats
         repeated = None if loop is not None else repeats.remade_by_owner(node, path, path)
         if loop is None and repeated is None:
@@ -859,9 +941,11 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         if not node.decorators:
             return
         path = self.ctx.path_to(node)
-        in_loop = enclosing_loop(path) is not None and not keeping(
-            self.ctx.tf
-        ).def_kept_per_iteration(path)
+        in_loop = (
+            enclosing_loop(path) is not None
+            and not keeping(self.ctx.tf).def_kept_per_iteration(path)
+            and not per_configuration(self.ctx.names, node, path)
+        )
         # The owner of a decorated def is the function around the def itself.
         repeats = self.ctx.tf.repeats
         repeated = None if in_loop else repeats.remade_by_owner(node, path, path[:-1])

@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.model.tf.api import DROPPED_CHECK_LEAVES, canonical, dropped_check
+from jitlint.model.domain.repeats import python_literal
+from jitlint.model.tf.api import (
+    DROPPED_CHECK_LEAVES,
+    canonical,
+    checks_constants_while_tracing,
+    dropped_check,
+)
 from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf
@@ -19,6 +25,10 @@ class XlaDropsAssert(Rule):
     model left at the default `jit_compile="auto"` it says that the check is dropped where
     Keras turns XLA on (a GPU or TPU); in a model compiled with a `jit_compile` chosen at
     run time (an environment variable, a config), in the runs where that value is true.
+    A comparison (`assert_equal`, `assert_less`, ...) whose compared values are Python
+    values whatever the names hold (literals, `n is not None`, `and`/`or`/`not` of them)
+    is not reported: TensorFlow checks constant inputs right there and raises while
+    tracing, under XLA too.
 
     ## Why is this bad
     XLA has kernels for `Assert` and `CheckNumerics` that do nothing. Under
@@ -85,6 +95,18 @@ class XlaDropsAssert(Rule):
     runtime_error = None  # the hazard is that nothing is raised
 
     VALID = (
+        # The compared values are Python values while tracing: TensorFlow checks them right
+        # there and raises then, under XLA too (sionna's calculate_tb_size).
+        """
+import tensorflow as tf
+@tf.function(jit_compile=True)
+def sizes(x, num_prbs=None, num_symbols=None):
+    tf.debugging.assert_equal(
+        (num_prbs is not None) and (num_symbols is not None), True,
+        message="num_prbs and num_symbols must be given")
+    tf.debugging.assert_less(3, 14, "a written-out bound")
+    return x * 2
+""",
         # Without XLA the check runs.
         """
 import tensorflow as tf
@@ -145,6 +167,10 @@ class Accumulate(tf.keras.layers.Layer):
         names = canonical(self.ctx.names.qualified_names(node.func, path))
         if not names or not all(dropped_check(n) for n in names):
             return
+        if all(checks_constants_while_tracing(n) for n in names) and self._python_inputs(
+            node, path
+        ):
+            return  # checked while tracing: it raises then, XLA or not
         api = min(names).replace("tensorflow.", "tf.", 1)
         if context.xla:
             where = f"{graph_site(context)} is compiled with XLA, where"
@@ -156,3 +182,27 @@ class Accumulate(tf.keras.layers.Layer):
             "the code goes on with the bad values",
             help="check the inputs before the compiled call, or the result after it",
         )
+
+    def _python_inputs(self, node: cst.Call, path) -> bool:  # type: ignore[no-untyped-def]
+        """Every value the check compares (`x`, `y`; not its message or name) is a Python
+        value while tracing, by its spelling: a literal, or an identity test (`n is not
+        None`) and `and`/`or`/`not` of them."""
+        checked = [
+            a.value
+            for a in node.args
+            if not a.star and (a.keyword is None or a.keyword.value in ("x", "y"))
+        ]
+        return bool(checked) and all(_constant(v) for v in checked)
+
+
+def _constant(expr: cst.BaseExpression) -> bool:
+    """A Python value whatever the names in it hold: a literal, an identity test, or
+    `and`/`or`/`not` of such."""
+    kind = type(expr)
+    if kind is cst.Comparison:
+        return all(type(c.operator) in (cst.Is, cst.IsNot) for c in expr.comparisons)  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        return _constant(expr.left) and _constant(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+        return _constant(expr.expression)  # type: ignore[attr-defined]
+    return python_literal(expr)

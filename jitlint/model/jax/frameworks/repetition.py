@@ -90,7 +90,9 @@ def jax_repeated(names: Names, tracing: Tracing) -> Repeated:
                 contracts.append((stmt, why))
     seen.update((id(f), f) for f, _ in contracts)
     keep = Keeping(module, lambda call, path: calls_into(names, call, path, _RUNS_ARGUMENTS))
-    found = find_repeated(scan.loop_calls, scan.calls, callee, contracts, keep.kept_per_iteration)
+    found = find_repeated(
+        scan.loop_calls, scan.calls, callee, contracts, keep.kept_per_iteration, names=names
+    )
     if tracing.active and found.why:
         # Traced by JAX: its body runs once per trace, not once per call (or never, when its
         # jit decorator raises before tracing).
