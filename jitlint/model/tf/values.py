@@ -475,10 +475,13 @@ class TfValues:
                 proven_not = any(name.value in not_tensor.facts(t, o) for t, o in passed)
                 proven = any(name.value in tensor.facts(t, o) for t, o in passed)
                 # A Python container: no other binding than one read as a list or tuple
-                # (a display, `tf.unstack(x)`) is the value here, neither a tensor nor None.
-                if any(
-                    name.value in container.facts(t, o) for t, o in passed
-                ) and not self._python_list(definition):
+                # (a display, `tf.unstack(x)`) is the value here, neither a tensor nor None;
+                # a graph root's whole input stays, its elements tensors (`inputs[0]`).
+                if (
+                    any(name.value in container.facts(t, o) for t, o in passed)
+                    and not self._python_list(definition)
+                    and not self._may_be_structure(definition)
+                ):
                     continue
                 if proven_not or proven:
                     kind = self._def_value(name, definition).kind
@@ -486,6 +489,16 @@ class TfValues:
                         continue
             kept.append(definition)
         return kept
+
+    def _may_be_structure(self, definition: Def) -> bool:
+        """`definition` binds a parameter of a graph root (a Keras `call`'s inputs), whose
+        whole value may be a list of tensors: under a container test its elements are the
+        root's tensors (`inputs[0]`). A helper's parameter is not kept: what reaches it is
+        read where the helper is called."""
+        if definition.kind != "param":
+            return False
+        context = self.model.function_context(definition.path[-1])  # type: ignore[attr-defined]
+        return context is not None and context.root
 
     def _python_list(self, definition: Def) -> bool:
         """`definition` binds a list or tuple display, or a TF function's list of tensors."""

@@ -299,6 +299,19 @@ class SelfLoops(tf.keras.layers.Layer):
 """,
     )
     INVALID = (
+        # Under `isinstance(inputs, list)` a Keras call's whole input is a list of tensors:
+        # its elements are still graph tensors.
+        """
+import tensorflow as tf
+class Shift(tf.keras.layers.Layer):
+    def call(self, inputs):
+        if isinstance(inputs, list):
+            images, offsets = inputs[0], inputs[1]
+        else:
+            raise ValueError("expects [images, offsets]")
+        print(offsets.numpy())  # error: JIT204
+        return images
+""",
         # A graph call that passes `verbose` may run the conversion in the graph.
         """
 import tensorflow as tf
