@@ -295,7 +295,10 @@ _UNKNOWN = object()  # an argument whose Python value is not written out
 
 
 def may_reach(
-    func: cst.FunctionDef, bound: Bound[cst.BaseExpression], path: Sequence[cst.CSTNode]
+    func: cst.FunctionDef,
+    bound: Bound[cst.BaseExpression],
+    path: Sequence[cst.CSTNode],
+    rebound: set[str] | frozenset[str] | None = None,
 ) -> bool:
     """Whether a call of `func` bound as `bound` may run the end of `path` (a node in the
     body of `func`): False when an `if` around it, in `func` itself, tests parameters the
@@ -303,11 +306,13 @@ def may_reach(
     `func` never rebinds, and the test takes the other branch (`if axis is None:` for a
     call that passes no `axis` to a parameter whose default is None), or an `if` before it
     in its block leaves on every path of the branch the test takes (`if not batched:
-    return ...` for a call with `batched=False`)."""
+    return ...` for a call with `batched=False`). `rebound`: the names `func` binds
+    (`uses.bound_names` of its body), where the caller asks many paths of one function."""
     start = next((i for i, node in enumerate(path) if node is func), None)
     if start is None:
         return True
-    rebound = bound_names(func.body)
+    if rebound is None:
+        rebound = bound_names(func.body)
     for index in range(start + 1, len(path) - 1):
         node, child = path[index], path[index + 1]
         if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):

@@ -56,7 +56,7 @@ from jitlint.python.binding import Bound, may_reach, receivers
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
-from jitlint.python.uses import repeats_body
+from jitlint.python.uses import bound_names, repeats_body
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
@@ -176,6 +176,8 @@ class TfModel(KerasLinks):
         # (id of an `if`, whether its body) -> whether graph code never runs that branch.
         self._non_tensor_memo: dict[tuple[int, bool], bool] = {}
         self._graph_defaults: dict[int, Bound[cst.BaseExpression] | None] = {}
+        # A helper's own bindings, read once for every path `_defaults_decide_against` asks.
+        self._rebound: dict[int, frozenset[str]] = {}
         for record in self._inbound:
             if record.kind == "use":
                 self._uses_received.setdefault(record.function, []).append(use_entry(record))
@@ -365,7 +367,12 @@ class TfModel(KerasLinks):
                 statuses = [r.status for r in self.records("graph") if r.function == name]
             self._graph_defaults[key] = graph_defaults(func, calls, statuses)
         bound = self._graph_defaults[key]
-        return bound is not None and not may_reach(func, bound, path)
+        if bound is None or not bound.defaulted:
+            return False  # nothing left at a default: no test can be decided
+        rebound = self._rebound.get(key)
+        if rebound is None:
+            rebound = self._rebound[key] = frozenset(bound_names(func.body))
+        return not may_reach(func, bound, path, rebound)
 
     def _non_tensor_branch(self, node: cst.If, branch: cst.CSTNode, outer: Path) -> bool:
         """The branch of `if not tf.is_tensor(x):` (or the `else` of `if tf.is_tensor(x):`,
