@@ -47,7 +47,7 @@ from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.builtins_facts import MEMOIZING, SETATTR
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import free_reads, repeats_body, target_names
+from jitlint.python.uses import bound_names, free_reads, repeats_body, target_names
 from jitlint.python.walker import iter_children, own_scope_nodes
 
 Path = Sequence[cst.CSTNode]
@@ -283,10 +283,11 @@ class Repeated:
         sites = self.sites.get(id(func))
         if why is None or id(func) in self.open or not sites:
             return why
+        rebound = bound_names(func.body)  # read once for all the sites
         for call, _ in sites:
             # A call through an attribute (`self.m(...)`, `obj.m(...)`) binds the receiver.
             count = receivers(func, type(call.func) is cst.Attribute)
-            if may_reach(func, bind_call(Signature.of(func, count), call), path):
+            if may_reach(func, bind_call(Signature.of(func, count), call), path, rebound):
                 return why
         return None
 

@@ -170,19 +170,15 @@ def graph_defaults(
     read: a record without arguments, a star argument that may fill any parameter."""
     if not calls and not statuses:
         return None
-    passed: set[str] = set()
-    for call, receivers in calls:
-        bound = bind_call(Signature.of(func, receivers), call)
-        if bound.open_positional or bound.open_keywords or bound.floating:
-            return None
-        passed.update(bound.arguments)
-        passed.update(bound.uncertain)
     signature = Signature.of(func)
+    bounds = [bind_call(Signature.of(func, receivers), call) for call, receivers in calls]
     for status in statuses:
         args = decode_arguments(status) if status else None
         if args is None:
             return None
-        bound = bind(signature, [(keyword, None) for keyword, _ in args])
+        bounds.append(bind(signature, [(keyword, None) for keyword, _ in args]))
+    passed: set[str] = set()
+    for bound in bounds:
         if bound.open_positional or bound.open_keywords or bound.floating:
             return None
         passed.update(bound.arguments)

@@ -175,9 +175,9 @@ class TfModel(KerasLinks):
         self._kinds_read: set[str] = set()
         # (id of an `if`, whether its body) -> whether graph code never runs that branch.
         self._non_tensor_memo: dict[tuple[int, bool], bool] = {}
-        self._graph_defaults: dict[int, Bound[cst.BaseExpression] | None] = {}
-        # A helper's own bindings, read once for every path `_defaults_decide_against` asks.
-        self._rebound: dict[int, frozenset[str]] = {}
+        # Per helper: what every graph call leaves at its default, and the names the helper
+        # binds (read once for every path `_defaults_decide_against` asks).
+        self._graph_defaults: dict[int, tuple[Bound | None, frozenset[str]]] = {}
         for record in self._inbound:
             if record.kind == "use":
                 self._uses_received.setdefault(record.function, []).append(use_entry(record))
@@ -359,20 +359,21 @@ class TfModel(KerasLinks):
         if type(func) is not cst.FunctionDef or not func.params.params:
             return False
         key = id(func)
-        if key not in self._graph_defaults:
+        found = self._graph_defaults.get(key)
+        if found is None:
             calls = [(c, r) for c, _, r in self.values.helper_sites.get(key, ())]
             statuses: list[str] = []
             if any(stmt is func for stmt in self.module.body):
                 name = func.name.value
                 statuses = [r.status for r in self.records("graph") if r.function == name]
-            self._graph_defaults[key] = graph_defaults(func, calls, statuses)
-        bound = self._graph_defaults[key]
-        if bound is None or not bound.defaulted:
-            return False  # nothing left at a default: no test can be decided
-        rebound = self._rebound.get(key)
-        if rebound is None:
-            rebound = self._rebound[key] = frozenset(bound_names(func.body))
-        return not may_reach(func, bound, path, rebound)
+            bound = graph_defaults(func, calls, statuses)
+            if bound is None or not bound.defaulted:
+                found = (None, frozenset())  # nothing left at a default decides no test
+            else:
+                found = (bound, frozenset(bound_names(func.body)))
+            self._graph_defaults[key] = found
+        bound, rebound = found
+        return bound is not None and not may_reach(func, bound, path, rebound)
 
     def _non_tensor_branch(self, node: cst.If, branch: cst.CSTNode, outer: Path) -> bool:
         """The branch of `if not tf.is_tensor(x):` (or the `else` of `if tf.is_tensor(x):`,
