@@ -265,6 +265,37 @@ def is_none_literal(expr: cst.CSTNode | None) -> bool:
     return type(expr) is cst.Name and expr.value == "None"  # type: ignore[attr-defined]
 
 
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+
+
+def python_literal(node: cst.CSTNode) -> bool:
+    """A Python literal: a number, a string, True/False/None, a negated one, or a written-out
+    tuple or list of them."""
+    kind = type(node)
+    if kind in _LITERALS:
+        return True
+    if kind is cst.Name:
+        return node.value in ("True", "False", "None")  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation:
+        return python_literal(node.expression)  # type: ignore[attr-defined]
+    if kind in (cst.List, cst.Tuple):
+        return all(python_literal(e.value) for e in node.elements)  # type: ignore[attr-defined]
+    return False
+
+
+def python_valued(expr: cst.BaseExpression) -> bool:
+    """A Python value whatever the names in it hold: a literal, an identity test, or
+    `and`/`or`/`not` of such."""
+    kind = type(expr)
+    if kind is cst.Comparison:
+        return all(type(c.operator) in (cst.Is, cst.IsNot) for c in expr.comparisons)  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        return python_valued(expr.left) and python_valued(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+        return python_valued(expr.expression)  # type: ignore[attr-defined]
+    return python_literal(expr)
+
+
 def base_class(expr: cst.BaseExpression) -> cst.BaseExpression:
     """A class statement's base as a class expression: `Env[State, Params]` is `Env`."""
     return expr.value if type(expr) is cst.Subscript else expr  # type: ignore[attr-defined]

@@ -46,7 +46,7 @@ import libcst as cst
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.builtins_facts import MEMOIZING, SETATTR
-from jitlint.python.names import Names, leaf_name
+from jitlint.python.names import Names, leaf_name, python_literal
 from jitlint.python.uses import bound_names, free_reads, repeats_body, target_names
 from jitlint.python.walker import iter_children, own_scope_nodes
 
@@ -159,23 +159,6 @@ def conditional(path: Path) -> bool:
 
 
 # ---- grids of configurations -------------------------------------------------------------
-
-_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
-
-
-def python_literal(node: cst.CSTNode) -> bool:
-    """A Python literal: a number, a string, True/False/None, a negated one, or a written-out
-    tuple or list of them."""
-    kind = type(node)
-    if kind in _LITERALS:
-        return True
-    if kind is cst.Name:
-        return node.value in ("True", "False", "None")  # type: ignore[attr-defined]
-    if kind is cst.UnaryOperation:
-        return python_literal(node.expression)  # type: ignore[attr-defined]
-    if kind in (cst.List, cst.Tuple):
-        return all(python_literal(e.value) for e in node.elements)  # type: ignore[attr-defined]
-    return False
 
 
 def written_out(iterable: cst.CSTNode, path: Path, names: Names | None = None) -> bool:

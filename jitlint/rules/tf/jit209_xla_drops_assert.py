@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.model.domain.repeats import python_literal
 from jitlint.model.tf.api import (
     DROPPED_CHECK_LEAVES,
     canonical,
@@ -12,6 +11,7 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import xla_when
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf
+from jitlint.python.names import python_valued
 from jitlint.rules.base import Rule
 
 
@@ -192,17 +192,4 @@ class Accumulate(tf.keras.layers.Layer):
             for a in node.args
             if not a.star and (a.keyword is None or a.keyword.value in ("x", "y"))
         ]
-        return bool(checked) and all(_constant(v) for v in checked)
-
-
-def _constant(expr: cst.BaseExpression) -> bool:
-    """A Python value whatever the names in it hold: a literal, an identity test, or
-    `and`/`or`/`not` of such."""
-    kind = type(expr)
-    if kind is cst.Comparison:
-        return all(type(c.operator) in (cst.Is, cst.IsNot) for c in expr.comparisons)  # type: ignore[attr-defined]
-    if kind is cst.BooleanOperation:
-        return _constant(expr.left) and _constant(expr.right)  # type: ignore[attr-defined]
-    if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
-        return _constant(expr.expression)  # type: ignore[attr-defined]
-    return python_literal(expr)
+        return bool(checked) and all(python_valued(v) for v in checked)
