@@ -163,6 +163,7 @@ def main() -> int:
     errors, cpu = 0, 0.0
     summary, came_back, seen, crashed = [], [], set(), []
     false_codes: Counter[str] = Counter()
+    true_codes: Counter[str] = Counter()
     # Findings in code traced only by a framework's contract (no jitted caller in the run),
     # counted apart: the contract is an assumption, and this says how often it holds.
     by_contract = Tally()
@@ -184,6 +185,7 @@ def main() -> int:
         keys = [(pin.repo, f["path"], f["line"], f["code"]) for f in decided]
         seen.update(keys)
         false_codes.update(key[3] for key in keys if verdict_of(key, reviews) == "false")
+        true_codes.update(key[3] for key in keys if verdict_of(key, reviews) == "true")
         counts = tally(keys, reviews)
         contract = [
             k for k, f in zip(keys, decided, strict=True) if f.get("traced_by") == "contract"
@@ -203,8 +205,9 @@ def main() -> int:
     gone = [r for key, r in reviews.items() if r.repo in run and key not in seen]
     if show:
         print_details(gone, came_back, crashed, summary)
-    else:  # held out: what is false, counted per rule code, and no file names
-        print("false_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(false_codes.items())))
+    else:  # held out: verdicts counted per rule code, and no file names
+        for verdict, codes in (("false", false_codes), ("true", true_codes)):
+            print(f"{verdict}_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(codes.items())))
     for framework, counts in by_framework.items():
         repos = sum(1 for pin in pins if pin.framework == framework)
         print(
