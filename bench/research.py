@@ -131,6 +131,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=base / "research")
     parser.add_argument("--repo", default="", help="only repositories whose name contains this")
     parser.add_argument("-j", type=int, default=1, help="jitlint's -j")
+    parser.add_argument("--framework", choices=("jax", "tf"), help="only this framework's pins")
     parser.add_argument(
         "--held-out",
         action="store_true",
@@ -154,6 +155,7 @@ def main() -> int:
     held_out = held_out_repos()
     pins = [pin for pin in read_pins() if args.repo in pin.repo]
     pins = [pin for pin in pins if (pin.repo in held_out) == args.held_out]
+    pins = [pin for pin in pins if args.framework in (None, pin.framework)]
     show = args.show or not args.held_out
     total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
     lines = {"jax": 0, "tf": 0}
