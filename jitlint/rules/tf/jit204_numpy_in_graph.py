@@ -101,6 +101,8 @@ class NumpyInGraph(Rule):
     module) calls `tf.config.run_functions_eagerly(True)` on every path has no graph code:
     each of its instances is made after every `tf.function`, Keras' own included, is set to
     run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
+    Nor is the `call` of a layer that passes `dynamic=True` to `super().__init__()` graph
+    code by contract: Keras 2 runs such a layer only eagerly, and Keras 3 refuses it.
     A branch that runs only where `tf.is_tensor(x)` fails (`if not tf.is_tensor(x):`, its
     `else`, or a flag bound once to the test) is not graph code where graph code gives `x` as
     one tensor: an element of a Keras `call`'s inputs (Keras converts NumPy inputs), an op's
@@ -261,6 +263,23 @@ class ScaledBridge(HostBridge):
         self.scale = scale
     def call(self, inputs):
         return tf.constant(self.host_fn(np.asarray(inputs) * self.scale))
+""",
+        # A layer that asks to run eagerly (`dynamic=True`): Keras 2 runs it, and the model
+        # holding it, as plain Python; Keras 3 refuses the argument when the layer is made.
+        """
+import numpy as np
+import tensorflow as tf
+class TreeSum(tf.keras.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(dynamic=True, **kwargs)
+    def call(self, inputs):
+        return tf.constant(np.cumsum(inputs.numpy(), axis=-1))
+    def compute_output_shape(self, input_shape):
+        return input_shape
+def train(x, y):
+    model = tf.keras.Sequential([TreeSum()])
+    model.compile(loss="mse")
+    model.fit(x, y)
 """,
         # Code written for NumPy and tensor inputs alike: it converts back to NumPy only
         # under a failed `tf.is_tensor` (directly, in an `else`, or through a flag), and the
