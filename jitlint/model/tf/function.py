@@ -7,8 +7,10 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from jitlint.model.tf.api import RUN_FUNCTIONS_EAGERLY
 from jitlint.model.tf_records import decode_arguments
 from jitlint.python.binding import Bound, Signature, bind, bind_call
+from jitlint.python.names import Names
 
 Func = cst.FunctionDef | cst.Lambda
 
@@ -189,3 +191,28 @@ def graph_defaults(
         arguments={},
         defaulted={k: v for k, v in left.defaulted.items() if k not in passed},
     )
+
+
+def switches_functions_eagerly(module: cst.Module, names: Names) -> bool:
+    """The module's last top-level `tf.config.run_functions_eagerly(...)` statement, outside
+    any branch, passes `True`: once the module is imported (and it runs whenever its functions
+    can be called), every `tf.function`, Keras' own train/test/predict functions included,
+    runs its Python eagerly; `tf.data` functions are still traced (observed on TF 2.21 /
+    Keras 3.15). A switch in a branch, a function or with another argument decides nothing."""
+    last = None
+    for stmt in module.body:
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            call = small.value if type(small) is cst.Expr else None
+            if type(call) is cst.Call and names.resolves_to(
+                call.func, (module,), RUN_FUNCTIONS_EAGERLY
+            ):
+                args = call.args
+                last = (
+                    len(args) == 1
+                    and args[0].keyword is None
+                    and type(args[0].value) is cst.Name
+                    and args[0].value.value == "True"
+                )
+    return bool(last)

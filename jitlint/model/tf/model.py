@@ -45,6 +45,7 @@ from jitlint.model.tf.function import (
     graph_defaults,
     graph_origin,
     signature_params,
+    switches_functions_eagerly,
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
@@ -1107,13 +1108,17 @@ class TfModel(KerasLinks):
                 funcs[id(func)] = func
                 pending.append(id(func))
 
+        # Functions switched to eager execution at the module's top: only `tf.data` traces.
+        eager = switches_functions_eagerly(self.module, self.names)
         for func, context in scan.roots.values():
+            if eager and context.root_kind != "tf.data":
+                continue
             add(func, replace(context, root_name=self._root_name(func)))
         # Classes whose instances the module only calls: roots only if a call is graph code.
         called = self.instances_called_directly(scan) if scan.keras_classes else {}
         held: dict[int, list[tuple[cst.FunctionDef, GraphContext]]] = {}
         if scan.keras_classes:
-            for method, context in self.keras_contexts(scan):
+            for method, context in [] if eager else self.keras_contexts(scan):
                 cls = self.scan.owner_class.get(id(method))
                 if cls is not None and id(cls) in called:
                     held.setdefault(id(cls), []).append((method, context))
