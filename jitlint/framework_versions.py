@@ -23,11 +23,10 @@ TensorFlow or Keras, is *undecided*: its code decides (model/library/keras_evide
 Keras 2 API that Keras 3 removed, `self.add_metric(...)`, or `TF_USE_LEGACY_KERAS` set true
 in code, says 2; a module only Keras 3 has, `keras.ops`, `keras.random`, says 3), read only
 when a TensorFlow rule asks; else no finding that needs Keras 3 semantics is reported there.
-`keras-version` in the config decides it. A file outside any declaring project (a lone script)
-is undecided the same way, the code of its package deciding (the topmost folder of its chain
-of `__init__.py` folders; for a module in no package, its own folder's `*.py` files): the
-facts' Keras 3 says nothing of the Keras such code was written for. Only a text linted
-without a path (no versions given at all) gets the facts' Keras.
+`keras-version` in the config decides it. A file outside any declaring project (a lone script,
+stdin) is linted for the facts' Keras, unless the code of its package (the topmost folder of
+its chain of `__init__.py` folders; for a module in no package, its own folder's `*.py`
+files) shows Keras 2 the same way: then Keras 2 (read only when a TensorFlow rule asks).
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ from jitlint.model.library.keras_evidence import (
     project_evidence,
 )
 from jitlint.model.library.versions import (
+    CODE_OR_FACTS,
     FRAMEWORKS,
     KERAS_3_SINCE_TENSORFLOW,
     PROJECT_KEY,
@@ -88,9 +88,9 @@ class Resolved:
     framework: str
     version: str
     # "config", "requirements", "tensorflow" (Keras from it), "legacy-keras", "undecided"
-    # (a declaring project whose declarations and code leave the Keras major open, or a file
-    # in no declaring project whose package's code does: the file is the project's root or the
-    # package's scope; in the options, its code is not read yet), "code" (code of
+    # (a declaring project whose declarations and code leave the Keras major open: the file
+    # is its root; in the options, its code is not read yet), "code-or-facts" (only in the
+    # options: a file in no declaring project, the file its package's scope), "code" (code of
     # the project that runs on one Keras major only) or "facts"
     source: str
     file: Path | None = None  # the config or requirements file
@@ -153,7 +153,7 @@ class VersionResolver:
         found = self.for_file(path, settings, with_facts=False)
         options = {name: resolved.version for name, resolved in found.items()}
         keras = found.get("keras")
-        if keras is not None and keras.source == "undecided":
+        if keras is not None and keras.source in ("undecided", "code-or-facts"):
             options[PROJECT_KEY] = str(keras.file)
         jax = found.get("jax")
         if jax is not None and jax.source == "requirements":
@@ -250,11 +250,11 @@ class VersionResolver:
 
     def _undecided(
         self, directory: Path, requirement: Declared | None, with_facts: bool
-    ) -> Resolved:
+    ) -> Resolved | None:
         """The Keras of a project whose declarations leave the major open: "undecided", its
         root the file, for the options (the code scan waits until a TF rule asks: see
         model/library/versions.py); with the facts (`--show-settings`), what the project's
-        code shows, scanned now. Outside any declaring project, the same for its package."""
+        code shows, scanned now. None outside any declaring project: the facts' Keras."""
         root = nearest_up(directory, self._roots, _declaring_root)
         if root is None:
             return self._outside_projects(directory, with_facts)
@@ -266,22 +266,23 @@ class VersionResolver:
         return Resolved("keras", UNDECIDED, "undecided", root, detail)
 
     @staticmethod
-    def _outside_projects(directory: Path, with_facts: bool) -> Resolved:
-        """The Keras of a file in no declaring project: what the code of its package shows (a
-        repository of the TF 2.0-2.5 era often declares nothing, and neither does one written
-        for Keras 3 yesterday), else undecided, as in a project whose declarations leave the
-        major open: the facts' Keras 3 is no evidence that the file runs on it."""
+    def _outside_projects(directory: Path, with_facts: bool) -> Resolved | None:
+        """The Keras of a file in no declaring project: Keras 2 where the code of its package
+        shows it (a repository of the TF 2.0-2.5 era often declares nothing; its Keras 2 code
+        says which Keras it ran), else the facts' (None with the facts; "code-or-facts" in the
+        options, the scan waiting until a TF rule asks)."""
         package = directory
         while (package / "__init__.py").is_file() and package.parent != package:
             if not (package.parent / "__init__.py").is_file():
                 break
             package = package.parent
         scope = str(package) if (package / "__init__.py").is_file() else directory_scope(directory)
-        if with_facts:
-            found = project_evidence(scope)
-            if found is not None:
-                return Resolved("keras", str(found.major), "code", found.file, found.detail)
-        return Resolved("keras", UNDECIDED, "undecided", Path(scope))
+        if not with_facts:
+            return Resolved("keras", CODE_OR_FACTS, "code-or-facts", Path(scope))
+        found = project_evidence(scope)
+        if found is not None and found.major == 2:
+            return Resolved("keras", "2", "code", found.file, found.detail)
+        return None
 
     def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""

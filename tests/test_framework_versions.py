@@ -316,9 +316,8 @@ def test_setup_py_without_literal_requirements_declares_nothing(tmp_path, text):
     write(tmp_path / "setup.py", text)
     declared = declared_in(tmp_path)
     assert declared is None or "tensorflow" not in declared
-    # A setup.py that declares requirements makes a project, whose Keras is then undecided;
-    # one that declares nothing leaves the file in no project, undecided too.
-    assert resolved(tmp_path)["keras"] == U
+    # A setup.py that declares requirements makes a project, whose Keras is then undecided.
+    assert resolved(tmp_path)["keras"] == (("3", "facts") if declared is None else U)
 
 
 def test_setup_cfg_install_requires_and_extras(tmp_path):
@@ -355,7 +354,7 @@ def test_precedence_config_then_requirements_then_tensorflow_then_facts(tmp_path
     assert resolved(tmp_path) == {
         "jax": (facts_versions()["jax"], "facts"),
         "tensorflow": (facts_versions()["tensorflow"], "facts"),
-        "keras": ("undecided", "undecided"),  # no project, no code: the major is not known
+        "keras": ("3", "facts"),
     }
     write(tmp_path / "requirements.txt", "jax==0.4.25\ntensorflow==2.15.1\n")
     assert resolved(tmp_path) == {
@@ -377,7 +376,7 @@ def test_only_configured_or_declared_versions_travel_in_the_options(tmp_path):
     target = tmp_path / "m.py"
     settings = ConfigResolver(cwd=tmp_path).for_file(target)
     assert VersionResolver().options(target, settings) == {
-        "keras": "undecided",  # the code of the file's folder decides, or nothing does
+        "keras": "code-or-facts",  # the code of the file's folder may still say Keras 2
         "keras-project": str(tmp_path / "*.py"),
     }
     write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")
@@ -455,7 +454,7 @@ def test_a_legacy_keras_setting_makes_keras_2(tmp_path, setting):
 
 def test_a_setting_named_otherwise_is_not_legacy_keras(tmp_path):
     write(tmp_path / "tox.ini", "[testenv]\nsetenv = TF_USE_LEGACY_KERAS_X=1\n")
-    assert resolved(tmp_path)["keras"] == U
+    assert resolved(tmp_path)["keras"] == ("3", "facts")
 
 
 U = ("undecided", "undecided")  # a project whose declarations and code leave it open
@@ -509,23 +508,22 @@ def test_code_that_only_one_keras_runs_decides_an_undecided_project(
     assert resolved(tmp_path, "pkg/m.py")["keras"] == expected
 
 
-def test_the_code_decides_a_file_outside_any_declaring_project(tmp_path):
-    # No requirement file anywhere (a TF 2.0-2.5 era repository often declares nothing, and
-    # so does many a Keras 3 one): the module's own folder (no package) shows Keras 2 code,
-    # so Keras 2; its subfolders are not read. Code that shows neither leaves it undecided
-    # (the facts' Keras 3 is no evidence), and Keras 3 code says 3.
+def test_keras_2_code_decides_a_file_outside_any_declaring_project(tmp_path):
+    # No requirement file anywhere (a TF 2.0-2.5 era repository often declares nothing): the
+    # module's own folder (no package) shows Keras 2 code, so Keras 2; its subfolders are not
+    # read, and Keras 3 code changes nothing (the facts' Keras is 3 already).
     write(tmp_path / "heads.py", "from tensorflow.python.keras.engine import keras_tensor\n")
     write(tmp_path / "model.py", "import tensorflow as tf\n")
     assert resolved(tmp_path, "model.py")["keras"] == ("2", "code")
     write(tmp_path / "app" / "m.py", "import tensorflow as tf\n")
-    assert resolved(tmp_path, "app/m.py")["keras"] == U
+    assert resolved(tmp_path, "app/m.py")["keras"] == ("3", "facts")
     write(tmp_path / "app" / "k.py", "import keras\nx = keras.ops.ones(2)\n")
-    assert resolved(tmp_path, "app/m.py")["keras"] == ("3", "code")
+    assert resolved(tmp_path, "app/m.py")["keras"] == ("3", "facts")
     # In a package, the whole package: from its topmost `__init__.py` folder down.
     for folder in ("pkg", "pkg/layers", "pkg/metrics"):
         write(tmp_path / folder / "__init__.py", "")
     write(tmp_path / "pkg" / "layers" / "attention.py", "import tensorflow as tf\n")
-    assert resolved(tmp_path, "pkg/layers/attention.py")["keras"] == U
+    assert resolved(tmp_path, "pkg/layers/attention.py")["keras"] == ("3", "facts")
     write(
         tmp_path / "pkg" / "metrics" / "head.py",
         "class Head:\n    def call(self):\n        self.add_metric(1)\n",
@@ -566,10 +564,10 @@ def test_an_undecided_project_travels_as_undecided_and_its_root(tmp_path):
     # The code is not read to make the options: a JAX-only file pays no scan.
     write(tmp_path / "pkg" / "k.py", "from keras import ops\n")
     assert VersionResolver().options(target, settings)["keras"] == "undecided"
-    # Outside any declaring project: undecided too, its folder's code read on request.
+    # Outside any declaring project: its folder's code, read on request, else the facts'.
     lone = tmp_path.parent / f"{tmp_path.name}-lone" / "m.py"
     assert VersionResolver().options(lone, ConfigResolver(cwd=lone.parent).for_file(lone)) == {
-        "keras": "undecided",
+        "keras": "code-or-facts",
         "keras-project": str(lone.parent / "*.py"),
     }
 
@@ -615,17 +613,12 @@ def test_the_keras_major_of_an_undecided_project_is_read_from_its_code_on_reques
     assert versions.keras_major_of_file('os.environ["TF_USE_LEGACY_KERAS"] = "1"') == 2
     assert FrameworkVersions.from_options({}).keras_major_of_file("") == 3
     assert FrameworkVersions.from_options({}).evidence_read == []
-    # Outside any declaring project: the major the folder's code shows, else undecided (the
-    # facts' Keras 3 is no evidence of the Keras a lone repository was written for).
+    # Outside any declaring project: Keras 2 where the folder's code shows it, else the facts'.
     scope = str(tmp_path / "pkg" / "*.py")
-    outside = {"keras": "undecided", "keras-project": scope}
+    outside = {"keras": "code-or-facts", "keras-project": scope}
     keras_evidence.forget_evidence()
     versions = FrameworkVersions.from_options(outside)
-    assert versions.keras_major_of_file("") == 3 and versions.keras_stated  # k.py's keras.random
-    (tmp_path / "pkg" / "k.py").unlink()
-    keras_evidence.forget_evidence()
-    versions = FrameworkVersions.from_options(outside)
-    assert versions.keras_major_of_file("") is None and not versions.keras_stated
+    assert versions.keras_major_of_file("") == 3 and not versions.keras_stated
     update = "class H:\n    def call(self, x):\n        self.add_update(x)\n"
     write(tmp_path / "pkg" / "h.py", update)
     keras_evidence.forget_evidence()
@@ -675,9 +668,7 @@ model.compile(loss="mse"{flag})
 @pytest.mark.parametrize(
     ("requirements", "reported"),
     [
-        # A lone file: no declaring project, and its folder's code (none here) shows no Keras:
-        # undecided, as a declaring project that leaves the major open.
-        (None, False),
+        (None, True),  # a lone file: no declaring project, the facts' Keras 3, as before
         ("tensorflow>=2.16\n", True),  # tf.keras is Keras 3
         ("tensorflow>=2.6\n", False),  # either Keras, and no Keras 3 code: undecided
         ("tensorflow>=2.6\nkeras>=3\n", True),
@@ -694,55 +685,9 @@ def test_keras_3_findings_are_left_out_where_the_major_is_undecided(
     if requirements is not None:
         write(tmp_path / "requirements.txt", requirements)
     versions = VersionResolver().options(target, ConfigResolver(cwd=tmp_path).for_file(target))
-    undecided = requirements in (None, "tensorflow>=2.6\n")
-    assert (versions.get("keras") == "undecided") == undecided
+    assert (versions.get("keras") == "undecided") == (requirements == "tensorflow>=2.6\n")
     result = lint_text(source, str(target), {code}, {OPTIONS_KEY: versions})
     assert [d.line for d in result.diagnostics] == (lines if reported else [])
-
-
-UNDECLARED_LAYERS = """\
-import numpy as np
-import tensorflow as tf
-
-
-class Gate(tf.keras.layers.Layer):
-    def call(self, x):
-        if tf.reduce_sum(x) > 0:
-            x = x * 2.0
-        return np.log(x)
-
-
-def train(data):
-    model = tf.keras.Sequential([Gate()])
-    model.compile(loss="mse")
-    model.fit(data)
-"""
-
-
-@pytest.mark.parametrize(
-    ("other", "expected"),
-    [
-        # No requirement anywhere and no code that shows a Keras: a Keras 2 `call` is
-        # autograph-converted, so the `if` may be fine; only NumPy on the tensor, which fails
-        # under both majors, is reported.
-        ("x = 1\n", [(9, "JIT204")]),
-        # The package's code runs only on Keras 3 (`keras.ops`): `call` is not converted.
-        ("import keras\ny = keras.ops.ones(2)\n", [(7, "JIT205"), (9, "JIT204")]),
-        # Keras 2 code (`add_metric`, removed by Keras 3): the `if` is converted.
-        ("class M:\n    def call(self, x):\n        self.add_metric(x)\n", [(9, "JIT204")]),
-    ],
-)
-def test_a_repository_declaring_nothing_gets_keras_3_findings_only_where_its_code_shows_it(
-    tmp_path, monkeypatch, other, expected
-):
-    write(tmp_path / "pkg" / "__init__.py", "")
-    write(tmp_path / "pkg" / "layers.py", UNDECLARED_LAYERS)
-    write(tmp_path / "pkg" / "other.py", other)
-    monkeypatch.chdir(tmp_path)
-    status, out, err = run_cli("--select", "JIT204,JIT205,JIT213", "--format", "json", "pkg")
-    assert status in (0, 1), err
-    found = [(d["line"], d["code"]) for d in json.loads(out) if d["path"] == "pkg/layers.py"]
-    assert sorted(found) == expected
 
 
 def test_findings_that_hold_under_both_majors_stay_where_it_is_undecided(tmp_path):
@@ -1027,9 +972,6 @@ def test_the_editor_lints_a_buffer_for_the_file_s_versions(tmp_path):
     from jitlint.frontends.lsp.editor import EditorState
 
     path = write(tmp_path / "m.py", KERAS_LAYER)
-    state = EditorState([tmp_path])
-    assert state.lint(state.setup(path), KERAS_LAYER) == []  # no declaration: undecided
-    write(tmp_path / "requirements.txt", "tensorflow>=2.16\n")
     state = EditorState([tmp_path])
     assert [d.line for d in state.lint(state.setup(path), KERAS_LAYER)] == [7]
     write(tmp_path / "requirements.txt", "tensorflow==2.15.1\n")

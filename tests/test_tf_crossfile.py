@@ -173,8 +173,6 @@ class Scaled(tf.keras.layers.Layer):
 
 
 # ---- a Keras base class in another module --------------------------------------------------
-# The `if` on a tensor fails in a Keras 3 `call` (not autograph-converted): the project says so.
-KERAS_3 = {"requirements.txt": "tensorflow>=2.16\n"}  # tf.keras is Keras 3: stated, not guessed
 SUB = """\
 import tensorflow as tf
 {imports}
@@ -199,7 +197,6 @@ class Sub({base}):
 )
 def test_a_keras_base_class_of_another_module(tmp_path, imports, base):
     files = {
-        **KERAS_3,
         "pkg/base.py": BASE,
         "pkg/sub.py": SUB.format(imports=imports, base=base),
     }
@@ -212,7 +209,6 @@ def test_a_keras_base_class_of_another_module(tmp_path, imports, base):
 def test_a_keras_base_two_modules_away(tmp_path, mentions_tf, spelled):
     base = "Base" if spelled.endswith("import Base") else "Base.Base"
     files = {
-        **KERAS_3,
         "pkg/base.py": BASE,
         "pkg/mid.py": f"{mentions_tf}{spelled}\n\n\nclass Mid({base}): ...\n",
         "pkg/sub.py": SUB.format(imports="from pkg.mid import Mid", base="Mid"),

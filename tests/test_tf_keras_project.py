@@ -213,7 +213,7 @@ def main():
     root = write(
         tmp_path,
         {"pkg/__init__.py": "", "pkg/layers.py": LAYER, "pkg/helpers.py": HELPERS,
-         "pkg/train.py": train, "requirements.txt": "tensorflow>=2.16\n"},  # Keras 3's "auto"
+         "pkg/train.py": train},
     )  # fmt: skip
     _, diagnostics, err = check(root)
     assert where(diagnostics) == expected, err
@@ -421,7 +421,6 @@ def test_a_tf_function_of_another_module_called_from_a_keras_call_converts_itsel
     root = write(
         tmp_path,
         {
-            "requirements.txt": "tensorflow>=2.16\n",  # a Keras 3 project
             "pkg/__init__.py": "",
             "pkg/losses.py": """\
 import tensorflow as tf

@@ -253,7 +253,6 @@ def test_a_helper_in_another_module_prints_and_checks_under_a_layer(tmp_path):
     root = write(
         tmp_path,
         {
-            "requirements.txt": "tensorflow>=2.16\n",  # Keras 3: "auto" may compile with XLA
             "pkg/__init__.py": "",
             "pkg/helpers.py": """\
                 import tensorflow as tf

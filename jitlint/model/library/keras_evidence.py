@@ -31,10 +31,10 @@ held back). `tensorflow.python.keras` is the Keras 2 that TensorFlow carried ins
 `KerasTensor` imported from it is never the one a Keras 3 model makes), so code that imports
 from it was written for Keras 2.
 
-A file outside any declaring project (no requirements anywhere above it) is undecided the same way
-(framework_versions.py): the code read then is its package's (the topmost directory of the chain
-of `__init__.py` folders above it, all of it) or, for a module in no package, the `*.py` files of
-its own directory (`directory_scope`).
+A file outside any declaring project (no requirements anywhere above it) is linted for the
+facts' Keras, unless its code shows Keras 2 (framework_versions.py): the code read then is its
+package's (the topmost directory of the chain of `__init__.py` folders above it, all of it) or,
+for a module in no package, the `*.py` files of its own directory (`directory_scope`).
 """
 
 from __future__ import annotations

@@ -6,12 +6,12 @@ and hand them to the engine in the file's rule options under `OPTIONS_KEY`, so t
 wherever the options do: to worker processes, into the cache key, through fix passes and
 notebooks. What is not given is the version jitlint's generated facts were made for.
 
+A file outside any declaring project gets `keras: "code-or-facts"` and `keras-project`: its
+package (or its own directory's files): Keras 2 where that code shows it, else the facts'.
 A project whose declarations leave the Keras major open gets `keras: "undecided"` and
-`keras-project: <its root>` in the options, and so does a file outside any declaring project,
-its `keras-project` the code of its package (or its own directory's files): nothing there says
-which Keras runs it. The Keras major of those files is then what that code shows
-(model/library/keras_evidence.py), read only when a TensorFlow rule asks (`keras_major_of_file`),
-or undecided: no finding that needs Keras 3 semantics is reported.
+`keras-project: <its root>` in the options; the Keras major of its files is then what the
+project's code shows (model/library/keras_evidence.py), read only when a TensorFlow rule asks
+(`keras_major_of_file`), or undecided: no finding that needs Keras 3 semantics is reported.
 Why the scan is not in the options (and so not in the cache key): it reads every `*.py` file
 of the project, which a lint of a JAX-only file should not pay. Instead a lint that read it
 records its answer (`evidence_read`), the result cache stores that answer beside the result,
@@ -30,11 +30,13 @@ from jitlint.model.library.keras_evidence import evidence_key, project_evidence
 
 FRAMEWORKS = ("jax", "tensorflow", "keras")
 OPTIONS_KEY = "framework-versions"
-# The Keras "version" of a project whose declarations do not decide the major (or of a file in
-# no declaring project), and the key naming the code that decides it (a project's root, or a
-# lone file's package or `directory_scope`).
+# The Keras "version" of a project whose declarations do not decide the major, and the key
+# naming that project's root (the directory whose code decides it).
 UNDECIDED = "undecided"
 PROJECT_KEY = "keras-project"
+# The Keras "version" of a file outside any declaring project: Keras 2 where the code of its
+# package (`keras-project`, a root or a `directory_scope`) shows it, else the facts' Keras.
+CODE_OR_FACTS = "code-or-facts"
 # "jax-upper": the declared range's upper bound, as `<=0.4.7` or `<0.5` (absent: none).
 UPPER_KEY = "{}-upper"
 # TensorFlow 2.16 made Keras 3 its `tf.keras`; before it, `tf.keras` was Keras 2.
@@ -91,7 +93,7 @@ class FrameworkVersions:
 
     def text(self, framework: str) -> str:
         given = self.given.get(framework)
-        if framework == "keras" and given == UNDECIDED:
+        if framework == "keras" and given in (UNDECIDED, CODE_OR_FACTS):
             return facts_versions()["keras"]  # the major itself: `keras_major_of_file`
         if given is not None:
             return given
@@ -130,10 +132,11 @@ class FrameworkVersions:
     def keras_major_of_file(self, source: str) -> int | None:
         """The Keras major a file with this text runs: 2 where it turns on tf-keras itself;
         else the configured or declared one; in an undecided project, the one its code
-        shows, or None (undecided); the facts' Keras where no versions were given at all (a
-        text linted without a path)."""
+        shows, or None (undecided); the facts' Keras where there is no declaring project."""
         if _LEGACY_KERAS_IN_FILE.search(source):
             return 2
+        if self.given.get("keras") == CODE_OR_FACTS:
+            return 2 if self._package_shows_keras_2() else self.version("keras")[0]
         if self.given.get("keras") == UNDECIDED:
             root = self.given.get(PROJECT_KEY, "")
             if not root:
@@ -152,4 +155,18 @@ class FrameworkVersions:
         if self.given.get("keras") == UNDECIDED:
             root = self.given.get(PROJECT_KEY, "")
             return bool(root) and project_evidence(root) is not None
+        if self.given.get("keras") == CODE_OR_FACTS:
+            return self._package_shows_keras_2() or "tensorflow" in self.given
         return "keras" in self.given or "tensorflow" in self.given
+
+    def _package_shows_keras_2(self) -> bool:
+        """Whether the code of the package of a file outside any declaring project shows
+        Keras 2 (the scan's answer is recorded as an undecided project's is)."""
+        root = self.given.get(PROJECT_KEY, "")
+        if not root:
+            return False
+        found = project_evidence(root)
+        answer = (root, evidence_key(root))
+        if answer not in self.evidence_read:
+            self.evidence_read.append(answer)
+        return found is not None and found.major == 2
