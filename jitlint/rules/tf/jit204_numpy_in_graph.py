@@ -101,6 +101,8 @@ class NumpyInGraph(Rule):
     module) calls `tf.config.run_functions_eagerly(True)` on every path has no graph code:
     each of its instances is made after every `tf.function`, Keras' own included, is set to
     run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
+    So is a class whose constructor passes `dynamic=True` to `super().__init__()`: Keras 2
+    runs it (and a model holding it) eagerly, and Keras 3 refuses the argument.
     A branch that runs only where `tf.is_tensor(x)` fails (`if not tf.is_tensor(x):`, its
     `else`, or a flag bound once to the test) is not graph code where graph code gives `x` as
     one tensor: an element of a Keras `call`'s inputs (Keras converts NumPy inputs), an op's
@@ -262,6 +264,18 @@ class ScaledBridge(HostBridge):
     def call(self, inputs):
         return tf.constant(self.host_fn(np.asarray(inputs) * self.scale))
 """,
+        # A layer built with `dynamic=True` (Keras 2): Keras runs it, and any model that
+        # holds it, eagerly; Keras 3 rejects the argument, so no graph of it exists.
+        """
+import numpy as np
+import tensorflow as tf
+class TreeEncoder(tf.keras.layers.Layer):
+    def __init__(self, depth, **kwargs):
+        super().__init__(dynamic=True, **kwargs)
+        self.depth = depth
+    def call(self, inputs):
+        return tf.constant(np.cumsum(inputs.numpy(), axis=-1))
+""",
         # Code written for NumPy and tensor inputs alike: it converts back to NumPy only
         # under a failed `tf.is_tensor` (directly, in an `else`, or through a flag), and the
         # layer's inputs reach it as tensors (Keras' `__call__` converts NumPy inputs).
@@ -367,6 +381,17 @@ ranker = Ranker()
 @tf.function
 def step(ids):
     return ranker(ids)
+""",
+        # `dynamic` left False: the layer's call is graph code.
+        """
+import numpy as np
+import tensorflow as tf
+class TreeEncoder(tf.keras.layers.Layer):
+    def __init__(self, depth, **kwargs):
+        super().__init__(dynamic=False, **kwargs)
+        self.depth = depth
+    def call(self, inputs):
+        return tf.constant(np.cumsum(inputs.numpy(), axis=-1))  # error: JIT204
 """,
         # The switch only when a flag says so: the default keeps graph code.
         """
