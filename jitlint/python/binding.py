@@ -13,8 +13,8 @@ parameter that takes a keyword. Such parameters are *uncertain*, never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Generic, TypeVar
 
@@ -387,6 +387,47 @@ def _test_value(test: cst.BaseExpression, bound: Bound[cst.BaseExpression], rebo
             return left != right
         return _UNKNOWN
     return _literal(test)
+
+
+def known_arguments(
+    bound: Bound[T], value_of: Callable[[str, T], cst.BaseExpression | None]
+) -> Bound[cst.BaseExpression]:
+    """`bound` for `may_reach`, with each argument replaced by the literal `value_of` gives
+    for it (parameter name, argument) on the paths asked about: `f(verbose=verbose)` inside
+    a function whose every call leaves `verbose` at False gives `verbose` False. An argument
+    without one is left out, so tests of it stay unknown."""
+    arguments: dict[str, cst.BaseExpression] = {}
+    for name, argument in bound.arguments.items():
+        value = value_of(name, argument)
+        if value is not None:
+            arguments[name] = value
+    return replace(bound, arguments=arguments)  # type: ignore[arg-type]
+
+
+def agreed_value(
+    bounds: Sequence[Bound[cst.BaseExpression]], name: str
+) -> cst.BaseExpression | None:
+    """The literal every one of `bounds` gives the parameter `name` (passed or left at its
+    default), or None where one gives none or two differ."""
+    found: cst.BaseExpression | None = None
+    for bound in bounds:
+        expr = bound.arguments.get(name, bound.defaulted.get(name))
+        value = _UNKNOWN if expr is None else _literal(expr)
+        if value is _UNKNOWN:
+            return None
+        if found is not None:
+            seen = _literal(found)
+            if type(seen) is not type(value) or seen != value:
+                return None
+        found = expr
+    return found
+
+
+def literal_value(expr: cst.BaseExpression) -> tuple[bool, object]:
+    """(True, value) for a literal (`None`, `True`, `3`, `-1.5`, `"mean"`), else (False,
+    None)."""
+    value = _literal(expr)
+    return (False, None) if value is _UNKNOWN else (True, value)
 
 
 def _literal(expr: cst.BaseExpression):
