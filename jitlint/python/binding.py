@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import pairwise
 from typing import Generic, TypeVar
 
 import libcst as cst
 
 from jitlint.python.builtins_facts import LITERAL_NAMES, STATICMETHOD
 from jitlint.python.uses import bound_names, leaves_on_every_path
+from jitlint.python.walker import iter_children, own_scope_nodes
 
 T = TypeVar("T")
 
@@ -446,3 +448,122 @@ def _literal(expr: cst.BaseExpression):
         number = isinstance(value, int | float) and not isinstance(value, bool)
         return -value if number else _UNKNOWN
     return _UNKNOWN
+
+
+# ---- which names the branches around a statement prove are not None ----------------------
+
+
+def not_none_at(func: cst.FunctionDef, site: cst.CSTNode) -> frozenset[str]:
+    """The names of `func` that the `if`s around `site` (a node of its body, nested scopes
+    aside) prove are not None where `site` runs, and that `func` never binds again: `x`
+    under `if x is not None:`, `if x:`, the `else` of `if x is None:`, `if a and x:`, or
+    under a local flag bound once to such a test (`on = x is not None` ... `if on:`)."""
+    path = _path_in(func.body, site)
+    if path is None:
+        return frozenset()
+    bindings = _single_assignments(func.body)
+    rebound = bound_names(func.body)
+    found: set[str] = set()
+    for node, child in pairwise(path):
+        if type(node) is not cst.If or child is node.test:  # type: ignore[attr-defined]
+            continue
+        outcome = child is node.body  # type: ignore[attr-defined]
+        found |= _not_none(node.test, outcome, bindings, 0)  # type: ignore[attr-defined]
+    return frozenset(name for name in found if name not in rebound)
+
+
+def _not_none(
+    test: cst.BaseExpression,
+    outcome: bool,
+    bindings: dict[str, cst.BaseExpression],
+    depth: int,
+) -> set[str]:
+    """The names `test` evaluating to `outcome` proves are not None (flags read through
+    `bindings`, a local's one assigned value)."""
+    kind = type(test)
+    if kind is cst.Name:
+        name = test.value  # type: ignore[attr-defined]
+        flag = bindings.get(name)
+        if flag is not None and depth < 3:
+            return _not_none(flag, outcome, bindings, depth + 1)
+        return {name} if outcome and name not in LITERAL_NAMES else set()
+    if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+        return _not_none(test.expression, not outcome, bindings, depth)  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        # `a and b` held (or `a or b` failed): each part did.
+        if (type(test.operator) is cst.And) != outcome:  # type: ignore[attr-defined]
+            return set()
+        left = _not_none(test.left, outcome, bindings, depth)  # type: ignore[attr-defined]
+        return left | _not_none(test.right, outcome, bindings, depth)  # type: ignore[attr-defined]
+    if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
+        target = test.comparisons[0]  # type: ignore[attr-defined]
+        subject, other = test.left, target.comparator  # type: ignore[attr-defined]
+        if type(subject) is not cst.Name or type(other) is not cst.Name or other.value != "None":  # type: ignore[attr-defined]
+            return set()
+        operator = type(target.operator)
+        if (operator is cst.IsNot and outcome) or (operator is cst.Is and not outcome):
+            return {subject.value}  # type: ignore[attr-defined]
+    return set()
+
+
+def _single_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression]:
+    """The locals of a function body (nested scopes aside) that one plain `name = value`
+    binds and nothing else does, with that value."""
+    counts: dict[str, int] = {}
+    values: dict[str, cst.BaseExpression] = {}
+    for node in own_scope_nodes(body, _SCOPES):
+        if type(node) is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name:
+                    name = target.target.value
+                    counts[name] = counts.get(name, 0) + 1
+                    values[name] = node.value  # type: ignore[attr-defined]
+    written = bound_names(body)
+    return {
+        name: value
+        for name, value in values.items()
+        if counts[name] == 1 and name in written and _assigned_only(body, name)
+    }
+
+
+def _assigned_only(body: cst.BaseSuite, name: str) -> bool:
+    """No binding of `name` in `body` other than a plain `name = value` (a loop or unpacking
+    target, an augmented or annotated assignment, an import, a `with ... as`, a walrus,
+    `except ... as`, `del`, `global`)."""
+    for node in own_scope_nodes(body, _SCOPES):
+        kind = type(node)
+        if kind is cst.Assign:
+            parts = [t.target for t in node.targets if type(t.target) is not cst.Name]  # type: ignore[attr-defined]
+        elif kind in (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+            parts = [node.target]  # type: ignore[attr-defined]
+        elif kind is cst.WithItem:
+            parts = [node.asname] if node.asname is not None else []  # type: ignore[attr-defined]
+        elif kind is cst.ExceptHandler:
+            parts = [node.name] if node.name is not None else []  # type: ignore[attr-defined]
+        elif kind in (cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal, cst.Match):
+            parts = [node]
+        else:
+            continue
+        if any(name in _names_in(part) for part in parts):
+            return False
+    return True
+
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in own_scope_nodes(node, ()) if type(n) is cst.Name}  # type: ignore[attr-defined]
+
+
+def _path_in(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes from `root` down to `target` (both included), nested scopes aside."""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(root, ())]
+    while stack:
+        node, above = stack.pop()
+        if node is target:
+            return [*above, node]
+        if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef) and node is not root:
+            continue
+        stack.extend((child, (*above, node)) for child in iter_children(node))
+    return None
