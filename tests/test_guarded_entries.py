@@ -90,8 +90,7 @@ def fluxes(x, grid=None):
     def step(c, xs):
         return check_light(c, grid=grid), None
 
-    if grid is not None:
-        x, _ = jax.lax.scan(step, x, jnp.ones(3))
+    x, _ = jax.lax.scan(step, x, jnp.ones(3))
     return x
 
 
@@ -120,6 +119,35 @@ def test_a_name_bound_to_an_instance_is_not_none(made, expected):
     assert found(FORWARD.format(made=made), {"JIT101"}) == expected
 
 
+NEIGHBORS = """\
+import jax
+import jax.numpy as jnp
+
+
+def update(position, neighbors=None):
+    def rebuild(x):
+        if neighbors is None:
+            if jnp.all(x < 3.0):
+                return x
+        return x + 1
+
+    nbrs = neighbors
+    if nbrs is None:
+        return rebuild(position)
+    return jax.lax.cond(jnp.any(position > 1.0), rebuild, lambda x: x, position)
+
+
+update(jnp.ones(3), {given})
+"""
+
+
+@pytest.mark.parametrize(("given", "expected"), [("object()", set()), ("None", set())])
+def test_a_branch_after_an_early_return_on_an_alias(given, expected):
+    # The cond runs only after `nbrs`, another name for `neighbors`, is known not None:
+    # `rebuild`'s `if neighbors is None:` branch runs only eagerly.
+    assert found(NEIGHBORS.format(given=given), {"JIT101"}) == expected
+
+
 def _not_none(source: str) -> frozenset[str]:
     module = cst.parse_module(textwrap.dedent(source))
     func = module.body[0]
@@ -142,6 +170,15 @@ def _not_none(source: str) -> frozenset[str]:
             "def f(b=None):\n    on = b is not None\n    on = True\n    if on:\n        site()\n",
             set(),
         ),
+        # After an early exit on the test, through a plain alias bound before it.
+        ("def f(b=None):\n    if b is None:\n        return 0\n    site()\n", {"b"}),
+        ("def f(b=None):\n    c = b\n    if c is None:\n        return 0\n    site()\n", {"b"}),
+        (
+            "def f(b=None):\n    c = b\n    c = g()\n"
+            "    if c is None:\n        return 0\n    site()\n",
+            set(),
+        ),
+        ("def f(b=None):\n    if b is None:\n        log()\n    site()\n", set()),
         (
             "def f(b=None):\n    on = b is not None\n    for on in xs:\n        pass\n"
             "    if on:\n        site()\n",

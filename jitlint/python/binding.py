@@ -457,19 +457,55 @@ def not_none_at(func: cst.FunctionDef, site: cst.CSTNode) -> frozenset[str]:
     """The names of `func` that the `if`s around `site` (a node of its body, nested scopes
     aside) prove are not None where `site` runs, and that `func` never binds again: `x`
     under `if x is not None:`, `if x:`, the `else` of `if x is None:`, `if a and x:`, or
-    under a local flag bound once to such a test (`on = x is not None` ... `if on:`)."""
+    under a local flag bound once to such a test (`on = x is not None` ... `if on:`); and
+    after an `if x is None: return ...` before it in its block. A test of a local that a
+    plain `alias = x` bound before it proves `x` too (`nbrs = neighbors; if nbrs is None:
+    return`)."""
     path = _path_in(func.body, site)
     if path is None:
         return frozenset()
     bindings = _single_assignments(func.body)
     rebound = bound_names(func.body)
+    aliases: dict[str, str] = {}
     found: set[str] = set()
+
+    def prove(test: cst.BaseExpression, outcome: bool) -> None:
+        for name in _not_none(test, outcome, bindings, 0):
+            found.add(name)
+            if name in aliases:
+                found.add(aliases[name])
+
     for node, child in pairwise(path):
-        if type(node) is not cst.If or child is node.test:  # type: ignore[attr-defined]
+        if type(node) is cst.If and child is not node.test:  # type: ignore[attr-defined]
+            prove(node.test, child is node.body)  # type: ignore[attr-defined]
+        if type(node) not in (cst.IndentedBlock, cst.Module):
             continue
-        outcome = child is node.body  # type: ignore[attr-defined]
-        found |= _not_none(node.test, outcome, bindings, 0)  # type: ignore[attr-defined]
+        for statement in node.body:  # type: ignore[attr-defined]
+            if statement is child:
+                break
+            if type(statement) is cst.If:
+                orelse = statement.orelse  # type: ignore[attr-defined]
+                if leaves_on_every_path(statement.body):  # type: ignore[attr-defined]
+                    prove(statement.test, False)  # type: ignore[attr-defined]
+                elif type(orelse) is cst.Else and leaves_on_every_path(orelse.body):
+                    prove(statement.test, True)  # type: ignore[attr-defined]
+            _note_alias(statement, aliases)
     return frozenset(name for name in found if name not in rebound)
+
+
+def _note_alias(statement: cst.CSTNode, aliases: dict[str, str]) -> None:
+    """`alias = name` makes `alias` another name for `name` until it is bound again."""
+    for name in list(aliases):
+        if name in bound_names(statement):
+            del aliases[name]
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:  # type: ignore[attr-defined]
+        return
+    assign = statement.body[0]  # type: ignore[attr-defined]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1:
+        return
+    target, value = assign.targets[0].target, assign.value
+    if type(target) is cst.Name and type(value) is cst.Name and value.value not in LITERAL_NAMES:
+        aliases[target.value] = value.value
 
 
 def _not_none(

@@ -1309,7 +1309,15 @@ class Tracing:
                         return not is_none_test
             return None
 
-        analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)
+        def known(name: str) -> Value | None:
+            # A local's current value; a name the body does not bind: its closure's or
+            # global's (a parameter of the enclosing function known not to be None).
+            found = analyzer.env.get(name)
+            if found is None and name not in analyzer.local_names:
+                return analyzer.free(name)
+            return found
+
+        analyzer.truth = lambda test: static_truth(self.names, test, known, leaf_truth)
         analyzer.guards = tracer_guards(
             lambda expr: self.qualified(trace, expr),
             lambda call: (
@@ -1331,7 +1339,8 @@ class Tracing:
             if found is None:
                 found = closure.summary.get(name)
             if found is not None:
-                return found
+                owner = closure.context.func if closure.context is not None else None
+                return self._guarded(context, owner, name, found)
             if name not in closure.local_names:
                 return closure.free(name)
             return U
@@ -1349,6 +1358,11 @@ class Tracing:
         if type(owner) is cst.Module:
             return self._global_value(name, bindings, scope_path)
         value = self._enclosing_value(name, owner, bindings, scope_path)
+        return self._guarded(context, owner, name, value)
+
+    def _guarded(self, context: Context, owner: Any, name: str, value: Value) -> Value:
+        """`value`, the enclosing function's `name` as `context` reads it; NOT_NONE where
+        every way into `context` passes a branch that proves it is not None."""
         if (
             type(owner) is cst.FunctionDef
             and not value.traced
