@@ -453,31 +453,26 @@ def _literal(expr: cst.BaseExpression):
 # ---- which names the branches around a statement prove are not None ----------------------
 
 
-def not_none_at(func: cst.FunctionDef, site: cst.CSTNode) -> frozenset[str]:
+def not_none_at(
+    func: cst.FunctionDef,
+    site: cst.CSTNode,
+    facts: tuple[dict[str, cst.BaseExpression], frozenset[str]] | None = None,
+) -> frozenset[str]:
     """The names of `func` that the `if`s around `site` (a node of its body, nested scopes
     aside) prove are not None where `site` runs, and that `func` never binds again: `x`
     under `if x is not None:`, `if x:`, the `else` of `if x is None:`, `if a and x:`, or
     under a local flag bound once to such a test (`on = x is not None` ... `if on:`); and
     after an `if x is None: return ...` before it in its block. A test of a local that a
     plain `alias = x` bound before it proves `x` too (`nbrs = neighbors; if nbrs is None:
-    return`)."""
+    return`). `facts`: `flag_facts(func)`, where the caller asks of many sites."""
     path = _path_in(func.body, site)
     if path is None:
         return frozenset()
-    bindings = _single_assignments(func.body)
-    rebound = bound_names(func.body)
     aliases: dict[str, str] = {}
-    found: set[str] = set()
-
-    def prove(test: cst.BaseExpression, outcome: bool) -> None:
-        for name in _not_none(test, outcome, bindings, 0):
-            found.add(name)
-            if name in aliases:
-                found.add(aliases[name])
-
+    tests: list[tuple[cst.BaseExpression, bool, dict[str, str]]] = []
     for node, child in pairwise(path):
         if type(node) is cst.If and child is not node.test:  # type: ignore[attr-defined]
-            prove(node.test, child is node.body)  # type: ignore[attr-defined]
+            tests.append((node.test, child is node.body, dict(aliases)))  # type: ignore[attr-defined]
         if type(node) not in (cst.IndentedBlock, cst.Module):
             continue
         for statement in node.body:  # type: ignore[attr-defined]
@@ -486,17 +481,35 @@ def not_none_at(func: cst.FunctionDef, site: cst.CSTNode) -> frozenset[str]:
             if type(statement) is cst.If:
                 orelse = statement.orelse  # type: ignore[attr-defined]
                 if leaves_on_every_path(statement.body):  # type: ignore[attr-defined]
-                    prove(statement.test, False)  # type: ignore[attr-defined]
+                    tests.append((statement.test, False, dict(aliases)))  # type: ignore[attr-defined]
                 elif type(orelse) is cst.Else and leaves_on_every_path(orelse.body):
-                    prove(statement.test, True)  # type: ignore[attr-defined]
+                    tests.append((statement.test, True, dict(aliases)))  # type: ignore[attr-defined]
             _note_alias(statement, aliases)
+    if not tests:
+        return frozenset()
+    bindings, rebound = facts if facts is not None else flag_facts(func)
+    found: set[str] = set()
+    for test, outcome, known in tests:
+        for name in _not_none(test, outcome, bindings, 0):
+            found.add(name)
+            if name in known:
+                found.add(known[name])
     return frozenset(name for name in found if name not in rebound)
+
+
+def flag_facts(
+    func: cst.FunctionDef,
+) -> tuple[dict[str, cst.BaseExpression], frozenset[str]]:
+    """What `not_none_at` reads of `func`'s body: its locals bound once by a plain
+    assignment, with their values, and every name it binds."""
+    return _single_assignments(func.body), frozenset(bound_names(func.body))
 
 
 def _note_alias(statement: cst.CSTNode, aliases: dict[str, str]) -> None:
     """`alias = name` makes `alias` another name for `name` until it is bound again."""
-    for name in list(aliases):
-        if name in bound_names(statement):
+    if aliases:
+        written = bound_names(statement)
+        for name in [n for n in aliases if n in written]:
             del aliases[name]
     if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:  # type: ignore[attr-defined]
         return
@@ -544,45 +557,36 @@ def _not_none(
 
 def _single_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression]:
     """The locals of a function body (nested scopes aside) that one plain `name = value`
-    binds and nothing else does, with that value."""
+    binds and nothing else does (a loop or unpacking target, an augmented or annotated
+    assignment, an import, a `with ... as`, a walrus, `except ... as`, `del`, `global`),
+    with that value."""
     counts: dict[str, int] = {}
     values: dict[str, cst.BaseExpression] = {}
+    other: set[str] = set()
     for node in own_scope_nodes(body, _SCOPES):
-        if type(node) is cst.Assign:
+        kind = type(node)
+        parts: list[cst.CSTNode] = []
+        if kind is cst.Assign:
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target.target) is cst.Name:
                     name = target.target.value
                     counts[name] = counts.get(name, 0) + 1
                     values[name] = node.value  # type: ignore[attr-defined]
-    written = bound_names(body)
-    return {
-        name: value
-        for name, value in values.items()
-        if counts[name] == 1 and name in written and _assigned_only(body, name)
-    }
-
-
-def _assigned_only(body: cst.BaseSuite, name: str) -> bool:
-    """No binding of `name` in `body` other than a plain `name = value` (a loop or unpacking
-    target, an augmented or annotated assignment, an import, a `with ... as`, a walrus,
-    `except ... as`, `del`, `global`)."""
-    for node in own_scope_nodes(body, _SCOPES):
-        kind = type(node)
-        if kind is cst.Assign:
-            parts = [t.target for t in node.targets if type(t.target) is not cst.Name]  # type: ignore[attr-defined]
+                else:
+                    parts.append(target.target)
         elif kind in (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
             parts = [node.target]  # type: ignore[attr-defined]
-        elif kind is cst.WithItem:
-            parts = [node.asname] if node.asname is not None else []  # type: ignore[attr-defined]
-        elif kind is cst.ExceptHandler:
-            parts = [node.name] if node.name is not None else []  # type: ignore[attr-defined]
+        elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
+            parts = [node.asname]  # type: ignore[attr-defined]
+        elif kind is cst.ExceptHandler and node.name is not None:  # type: ignore[attr-defined]
+            parts = [node.name]  # type: ignore[attr-defined]
         elif kind in (cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal, cst.Match):
             parts = [node]
-        else:
-            continue
-        if any(name in _names_in(part) for part in parts):
-            return False
-    return True
+        for part in parts:
+            other |= _names_in(part)
+    return {
+        name: value for name, value in values.items() if counts[name] == 1 and name not in other
+    }
 
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)

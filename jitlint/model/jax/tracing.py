@@ -138,7 +138,7 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.python.binding import Signature, not_none_at
+from jitlint.python.binding import Signature, flag_facts, not_none_at
 from jitlint.python.builtins_facts import (
     CONTAINER_MUTATORS,
     LOG_METHODS,
@@ -290,6 +290,7 @@ class Tracing:
         self._parts_memo: dict[int, dict[str, tuple[ClassInfo, bool]]] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
         self._not_none_memo: dict[tuple[int, int], frozenset[str]] = {}
+        self._flag_facts: dict[int, tuple[dict[str, cst.BaseExpression], frozenset[str]]] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
         self._predicates: dict[int, Predicate | None] = {}
         self.solving = False
@@ -1439,7 +1440,10 @@ class Tracing:
         key = (id(owner), id(site))
         found = self._not_none_memo.get(key)
         if found is None:
-            found = self._not_none_memo[key] = not_none_at(owner, site)
+            facts = self._flag_facts.get(id(owner))
+            if facts is None:
+                facts = self._flag_facts[id(owner)] = flag_facts(owner)
+            found = self._not_none_memo[key] = not_none_at(owner, site, facts)
         return found
 
     def _nested_in(self, func: cst.CSTNode, owner: cst.CSTNode) -> bool:
