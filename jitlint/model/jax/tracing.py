@@ -41,6 +41,7 @@ from jitlint.model.domain.classes import (
 )
 from jitlint.model.domain.flows import PASS, TEXT, Flows
 from jitlint.model.domain.values import (
+    NOT_NONE,
     PLAIN_OBJECT,
     PYTREE,
     STATIC,
@@ -61,6 +62,7 @@ from jitlint.model.domain.values import (
     U,
     Value,
     first_traced,
+    is_none,
     join,
     literal,
     literal_truth,
@@ -136,7 +138,7 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.python.binding import Signature
+from jitlint.python.binding import Signature, flag_facts, not_none_at
 from jitlint.python.builtins_facts import (
     CONTAINER_MUTATORS,
     LOG_METHODS,
@@ -287,6 +289,8 @@ class Tracing:
         self._traces: dict[int, FunctionTrace] = {}
         self._parts_memo: dict[int, dict[str, tuple[ClassInfo, bool]]] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
+        self._not_none_memo: dict[tuple[int, int], frozenset[str]] = {}
+        self._flag_facts: dict[int, tuple[dict[str, cst.BaseExpression], frozenset[str]]] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
         self._predicates: dict[int, Predicate | None] = {}
         self.solving = False
@@ -795,6 +799,8 @@ class Tracing:
                     params[name] = Value(STATIC, pytype=sequence)  # a Python list everywhere
                 elif same_scalar_type(values):
                     params[name] = Scalar(first.pytype)  # an int everywhere: never None
+                elif all(is_none(v) is False for v in values):
+                    params[name] = NOT_NONE  # never None, whatever else it is
                 else:
                     params[name] = S
             else:
@@ -1304,7 +1310,15 @@ class Tracing:
                         return not is_none_test
             return None
 
-        analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)
+        def known(name: str) -> Value | None:
+            # A local's current value; a name the body does not bind: its closure's or
+            # global's (a parameter of the enclosing function known not to be None).
+            found = analyzer.env.get(name)
+            if found is None and name not in analyzer.local_names:
+                return analyzer.free(name)
+            return found
+
+        analyzer.truth = lambda test: static_truth(self.names, test, known, leaf_truth)
         analyzer.guards = tracer_guards(
             lambda expr: self.qualified(trace, expr),
             lambda call: (
@@ -1326,7 +1340,8 @@ class Tracing:
             if found is None:
                 found = closure.summary.get(name)
             if found is not None:
-                return found
+                owner = closure.context.func if closure.context is not None else None
+                return self._guarded(context, owner, name, found)
             if name not in closure.local_names:
                 return closure.free(name)
             return U
@@ -1341,6 +1356,28 @@ class Tracing:
             return known if known is not None else S  # a builtin
         bindings, scope_path = found_bindings
         owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
+        if type(owner) is cst.Module:
+            return self._global_value(name, bindings, scope_path)
+        value = self._enclosing_value(name, owner, bindings, scope_path)
+        return self._guarded(context, owner, name, value)
+
+    def _guarded(self, context: Context, owner: Any, name: str, value: Value) -> Value:
+        """`value`, the enclosing function's `name` as `context` reads it; NOT_NONE where
+        every way into `context` passes a branch that proves it is not None."""
+        if (
+            type(owner) is cst.FunctionDef
+            and not value.traced
+            and is_none(value) is not False
+            and self._entered_not_none(context.trace, context, owner, name, 0)
+        ):
+            return NOT_NONE
+        return value
+
+    def _enclosing_value(
+        self, name: str, owner: cst.CSTNode, bindings: list[Any], scope_path: list[cst.CSTNode]
+    ) -> Value:
+        """A name of the function `owner` that a function defined in it reads: what the
+        analyses of `owner` gave it, else what its one binding says."""
         if type(owner) in (cst.FunctionDef, cst.Lambda):
             outer = self._traces.get(id(owner))
             if outer is not None and outer.level > 0:
@@ -1351,11 +1388,67 @@ class Tracing:
                 value = outer.summary(name)
                 if value is not None:
                     return from_python(value)
-        if type(owner) is cst.Module:
-            return self._global_value(name, bindings, scope_path)
         if len(bindings) == 1:
             return self._binding_value(bindings[0], scope_path)
         return S
+
+    def _entered_not_none(
+        self,
+        trace: FunctionTrace,
+        context: Context | None,
+        owner: cst.FunctionDef,
+        name: str,
+        depth: int,
+    ) -> bool:
+        """Every way into `trace`'s function (only `context`'s, when given) starts at a
+        site in `owner` that the branches around it guard with `name` not None
+        (python/binding.py `not_none_at`): a transformation's application (`if grid is not
+        None: jax.lax.scan(step, ...)`), or a call from `owner` or from a function nested in
+        it that is itself entered so (`step` calling `physics`, both defined in `owner`).
+        The runs of `owner` that do not take that branch never reach the name's reader."""
+        if depth > 4:
+            return False
+        contexts = [context] if context is not None else list(trace.contexts)
+        if not contexts:
+            return False
+        for each in contexts:
+            site = each.site
+            if site == "root":
+                entries = self.index.entries.get(id(trace.func), [])
+                if not entries or any(
+                    e.enclosing is not owner or name not in self._not_none_at(owner, e.site)
+                    for e in entries
+                ):
+                    return False
+            elif type(site) is tuple and len(site) == 2:
+                caller, call = site
+                func = caller.func
+                if func is owner:
+                    if name not in self._not_none_at(owner, call):
+                        return False
+                elif (
+                    type(func) is cst.Module
+                    or not self._nested_in(func, owner)
+                    or not self._entered_not_none(caller, None, owner, name, depth + 1)
+                ):
+                    return False
+            else:
+                return False
+        return True
+
+    def _not_none_at(self, owner: cst.FunctionDef, site: cst.CSTNode) -> frozenset[str]:
+        key = (id(owner), id(site))
+        found = self._not_none_memo.get(key)
+        if found is None:
+            facts = self._flag_facts.get(id(owner))
+            if facts is None:
+                facts = self._flag_facts[id(owner)] = flag_facts(owner)
+            found = self._not_none_memo[key] = not_none_at(owner, site, facts)
+        return found
+
+    def _nested_in(self, func: cst.CSTNode, owner: cst.CSTNode) -> bool:
+        path = self.index.path(func)
+        return path is not None and any(node is owner for node in path)
 
     def _global_value(self, name: str, bindings: list[Any], scope_path: list[cst.CSTNode]) -> Value:
         if len(bindings) == 1:
@@ -1390,7 +1483,24 @@ class Tracing:
             pytype = DISPLAY_TYPES.get(type(binding.node))
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
+            if self._makes_instance(binding.node, scope_path):
+                return NOT_NONE
         return S
+
+    def _makes_instance(self, expr: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
+        """`expr` calls a class (of this module, or a pytree class another file's facts
+        describe): its value is an instance, never None (`grid = Grid(n)` read by a
+        function defined beside it)."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name:  # type: ignore[attr-defined]
+            return False
+        callee: cst.Name = expr.func  # type: ignore[attr-defined]
+        found = self.names.lookup_with_path(callee.value, path)
+        if found is None or len(found[0]) != 1:
+            return False
+        kind = found[0][0].kind
+        if kind == "class":
+            return True
+        return kind == "import" and self.imported_pytrees.annotated(callee, path) is not None
 
     @staticmethod
     def _opaque_call(analyzer: Analyzer) -> Callable[[cst.Call], bool]:

@@ -352,7 +352,7 @@ class Transformations:
         if not method.plain or method.kind != "method":
             return None
         obj = Object(cls)
-        obj.building, obj.made_at = True, level
+        obj.building, obj.constructed, obj.made_at = True, True, level
         return BoundMethod(FunctionRef(method.func, None, found[0]), obj)
 
     def _check_aux(self, value: Value, call: cst.CSTNode) -> None:
