@@ -13,9 +13,10 @@ differently. What a passing or failing test proves about the types is the framew
 (`proves`), not this module's.
 
 Narrowing (`Guards`) reads a test (`isinstance(x, T)`, `type(x) is T`, `x is None`,
-`hasattr(x, "a")`, a predicate's call, a test only text has (`x.startswith("a")`), under `not`/`and`/`or`) for the names it proves are not
-of one kind of value where the test evaluated to a given outcome; the kind (a framework's
-tracer, say) is given by what its type tests prove and the attributes all its values have.
+`hasattr(x, "a")`, a predicate's call, a test only text has (`x.startswith("a")`), under
+`not`/`and`/`or`) for the names it proves are not of one kind of value where the test
+evaluated to a given outcome; the kind (a framework's tracer, say) is given by what its type
+tests prove and the attributes all its values have.
 `narrow` and `restore` apply such a proof to a flow-sensitive environment of local names and
 undo it where the guarded code ends, for the early exits, branches and asserts an interpreter
 follows.
