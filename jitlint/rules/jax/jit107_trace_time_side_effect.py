@@ -14,6 +14,7 @@ from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
 from jitlint.python.builtins_facts import LOG_MODULES, PRINT, WARN, builtin_name
+from jitlint.python.uses import read_only_by_checks
 from jitlint.python.walker import descendants
 from jitlint.rules.base import JAX_TRACING, Rule
 
@@ -93,27 +94,26 @@ class TraceTimeSideEffect(Rule):
     making it pure (return the new state) keeps jit but needs a person.
 
     ## Known problems
-    Side effects whose result only Python reads are trace-time bookkeeping and are not
-    reported: `print` and logging of static values (shapes, dtypes, configuration, strings)
-    or of values of unknown kind; a counter of traces or a label allocator (`global n;
-    n += 1` read only outside the trace or only as text); a clock read only by a host
-    callback (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`;
-    Python values appended to outer lists (names, shapes) or stored in registries and
-    caches. A write of a value that does not depend on the old one (`self.mode = "eval"`)
-    loses nothing by running once per trace and is not reported either. Nor is an update
-    of `self` in a method jitted with `self` as an ordinary (not static) argument: the jit
-    flattens it, and the trace works on the copy its pytree class rebuilds, which the method
-    usually returns (a module class of a library the run does not read). A counter meant
-    to count calls but read only by Python code after the calls (`total += 1`, then
-    `return total` in the untraced caller) is missed with them: the model cannot tell it
-    from a count of compiles. A value is followed through at most
+    Side effects whose result only Python reads are trace-time bookkeeping and are not reported:
+    `print` and logging of static values (shapes, dtypes, configuration, strings) or of values
+    of unknown kind; a counter of traces or a label allocator (`global n; n += 1` read only
+    outside the trace or only as text); a clock read only by a host callback
+    (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`; Python values
+    appended to outer lists (names, shapes) or stored in registries and caches, and tracers kept
+    in an outer list that only assertions read (a test counting what the trace saw). A write of
+    a value that does not depend on the old one (`self.mode = "eval"`) loses nothing by running
+    once per trace and is not reported either. Nor is an update of `self` in a method jitted
+    with `self` as an ordinary (not static) argument: the jit flattens it, and the trace works
+    on the copy its pytree class rebuilds, which the method usually returns (a module class of a
+    library the run does not read). A counter meant to count calls but read only by Python code
+    after the calls (`total += 1`, then `return total` in the untraced caller) is missed with
+    them: the model cannot tell it from a count of compiles. A value is followed through at most
     four names or attributes, within one file, and through `self.attr` only inside its own
-    class; a draw or an update whose use the model loses (passed to a function of another
-    file, stored in a container first) is not reported, nor are draws from a generator
-    object (`rng = np.random.default_rng(); rng.normal()`): making or seeding one is not a
-    draw, and with a fixed seed its draws are the same on every call. Mutations are
-    reported only for names bound at module level, `global` names, or names of enclosing
-    untraced functions.
+    class; a draw or an update whose use the model loses (passed to a function of another file,
+    stored in a container first) is not reported, nor are draws from a generator object (`rng =
+    np.random.default_rng(); rng.normal()`): making or seeding one is not a draw, and with a
+    fixed seed its draws are the same on every call. Mutations are reported only for names bound
+    at module level, `global` names, or names of enclosing untraced functions.
     """
 
     code = "JIT107"
@@ -199,6 +199,18 @@ def contains(tree, node):
 @jax.jit
 def f(x):
     return x if contains(x, None) else -x
+""",
+        # A test that keeps what the trace saw, to count it: only its assertions read the
+        # list, so it fills once per trace on purpose.
+        """
+import jax
+import jax.numpy as jnp
+def test_jit_sees_two_leaves():
+    seen = []
+    jax.jit(lambda tree: seen.append(jax.tree_util.tree_leaves(tree)) or 0.0)(
+        {"a": jnp.ones(2), "b": jnp.zeros(3)}
+    )
+    assert len(seen[0]) == 2
 """,
         # Printing static values at trace time is deliberate.
         """
@@ -384,6 +396,17 @@ class Noisy(nn.Module):
     )
 
     INVALID = (
+        # The same log, but its tracer is used once the trace is over.
+        """
+import jax
+import jax.numpy as jnp
+def leaked():
+    seen = []
+    jax.jit(lambda tree: seen.append(jax.tree_util.tree_leaves(tree)) or 0.0)(  # error: JIT107
+        {"a": jnp.ones(2), "b": jnp.zeros(3)}
+    )
+    return seen[0][0] + 1
+""",
         # A jitted function of the run that applies the module without a key: the fallback
         # runs at trace time, and its clock is baked into the compiled step.
         """
@@ -624,7 +647,7 @@ class Flow(eqx.Module):
         value = next(
             (trace.value(a.value) for a in node.args if shows_tracer(trace.value(a.value))), None
         )
-        if value is None or type(target) is not cst.Name or not self._outer(target, trace):
+        if value is None or type(target) is not cst.Name or not self._outer(target, trace, node):
             return
         self.report(
             node,
@@ -636,9 +659,10 @@ class Flow(eqx.Module):
             fix=mutation_callback_fix(self.ctx, node, self.ctx.path_to(node)),
         )
 
-    def _outer(self, name: cst.Name, trace: FunctionTrace) -> bool:
+    def _outer(self, name: cst.Name, trace: FunctionTrace, store: cst.CSTNode) -> bool:
         """Whether `name` is bound outside the traced function (module, global, untraced
-        enclosing function), to a container display or constructor."""
+        enclosing function), to a container display or constructor, and read there other than
+        by checks (a log of traces a test asserts on fills once per trace on purpose)."""
         found = self.ctx.names.lookup_with_path(name.value, trace.path)
         if found is None:
             return False
@@ -652,7 +676,12 @@ class Flow(eqx.Module):
                 return False  # a container built while tracing: it is fresh per trace
         elif type(owner) is not cst.Module:
             return False
-        return all(b.kind == "assign" and _is_container(b.node) for b in bindings)
+        if not all(b.kind == "assign" and _is_container(b.node) for b in bindings):
+            return False
+        path = self.ctx.path_to(store)
+        below = path[next(i for i, n in enumerate(path) if n is owner) + 1 :]
+        staged = next((n for n in below if type(n) in (cst.FunctionDef, cst.Lambda)), None)
+        return staged is None or not read_only_by_checks(owner, name.value, staged)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._global_write(node, node.target)
@@ -736,7 +765,7 @@ class Flow(eqx.Module):
         trace = self._trace(node)
         if trace is None or not shows_tracer(trace.value(node.value)):
             return
-        if not self._outer(target.value, trace):
+        if not self._outer(target.value, trace, node):
             return
         self.report(
             node,
