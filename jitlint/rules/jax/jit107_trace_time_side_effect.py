@@ -100,7 +100,9 @@ class TraceTimeSideEffect(Rule):
     outside the trace or only as text); a clock read only by a host callback
     (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`; Python values
     appended to outer lists (names, shapes) or stored in registries and caches, and tracers kept
-    in an outer list that only assertions read (a test counting what the trace saw). A write of
+    in an outer list that only assertions read (a test counting what the trace saw) or in a
+    module's container that a function of the module returns or yields (a tap whose record the
+    traced caller returns). A write of
     a value that does not depend on the old one (`self.mode = "eval"`) loses nothing by running
     once per trace and is not reported either. Nor is an update of `self` in a method jitted
     with `self` as an ordinary (not static) argument: the jit flattens it, and the trace works
@@ -211,6 +213,29 @@ def test_jit_sees_two_leaves():
         {"a": jnp.ones(2), "b": jnp.zeros(3)}
     )
     assert len(seen[0]) == 2
+""",
+        # A tap: the module hands its record to the traced caller (a context manager yields
+        # it), which returns what it holds as outputs; where it is read is the caller's.
+        """
+import contextlib
+import jax
+_TAPS = {}
+@contextlib.contextmanager
+def tapping():
+    global _TAPS
+    previous, _TAPS = _TAPS, {}
+    try:
+        yield _TAPS
+    finally:
+        _TAPS = previous
+def tap(name, value):
+    _TAPS[name] = value
+    return value
+@jax.jit
+def model(x):
+    with tapping() as taps:
+        y = tap("hidden", x * 2)
+        return y + 1, dict(taps)
 """,
         # Printing static values at trace time is deliberate.
         """
@@ -661,8 +686,10 @@ class Flow(eqx.Module):
 
     def _outer(self, name: cst.Name, trace: FunctionTrace, store: cst.CSTNode) -> bool:
         """Whether `name` is bound outside the traced function (module, global, untraced
-        enclosing function), to a container display or constructor, and read there other than
-        by checks (a log of traces a test asserts on fills once per trace on purpose)."""
+        enclosing function), to a container display or constructor, read there other than by
+        checks (a log of traces a test asserts on fills once per trace on purpose), and not
+        handed out by a function of the module (a context manager yielding a tap's record to
+        the traced code that returns it: where it is read is not known)."""
         found = self.ctx.names.lookup_with_path(name.value, trace.path)
         if found is None:
             return False
@@ -678,6 +705,8 @@ class Flow(eqx.Module):
             return False
         if not all(b.kind == "assign" and _is_container(b.node) for b in bindings):
             return False
+        if type(owner) is cst.Module and self.ctx.names.handed_out(name.value):
+            return False  # its readers are the callers the module hands it to, unseen here
         path = self.ctx.path_to(store)
         below = path[next(i for i, n in enumerate(path) if n is owner) + 1 :]
         staged = next((n for n in below if type(n) in (cst.FunctionDef, cst.Lambda)), None)
