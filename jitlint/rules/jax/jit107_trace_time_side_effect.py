@@ -223,7 +223,8 @@ _TAPS = {}
 @contextlib.contextmanager
 def tapping():
     global _TAPS
-    previous, _TAPS = _TAPS, {}
+    previous = _TAPS
+    _TAPS = {}
     try:
         yield _TAPS
     finally:
