@@ -9,6 +9,7 @@ from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.api import HOST_RANDOM_PREFIXES, HOST_RANDOM_STATE
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
+from jitlint.python.attributes import read_again
 from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
@@ -951,6 +952,11 @@ class LeakedTracer(Rule):
     Only objects the model sees made in Python (at module level, or passed as the receiver
     of a jitted bound method) and classes of no framework are checked: equinox, flax and
     haiku modules keep state their own way. Stores into outer lists and dicts are JIT107's.
+    The leak raises only where the tracer is used, so a store is reported only where the
+    file reads the attribute again after the trace: outside the storing method (another
+    method, the object's users), or in it before the store (the next trace reads what the
+    last one left). A tracer kept for a debugger, or read only later in the same trace, is
+    not reported; neither is one whose reader is in another file.
     """
 
     code = "JIT108"
@@ -962,6 +968,23 @@ class LeakedTracer(Rule):
     uses_tracing = True
 
     VALID = (
+        # The tracer is kept, but nothing reads the attribute once the trace is over: only
+        # the rest of the same trace uses it, so it never leaves the trace in use.
+        """
+import jax
+import jax.numpy as jnp
+class Map:
+    def __init__(self, gain):
+        self.gain = gain
+    def body(self, carry):
+        i, state = carry
+        self.scaled = self.gain * state
+        return i + 1, jnp.tanh(self.scaled)
+    def run(self, x0):
+        return jax.lax.while_loop(lambda c: c[0] < 3, self.body, (0, x0))[1]
+m = Map(1.5)
+jax.jit(m.run)(jnp.ones(3))
+""",
         # A Python value set on the object: JIT107's, not a leaked tracer.
         """
 import jax
@@ -1005,6 +1028,21 @@ class Map:
         return jax.lax.while_loop(lambda c: c[0] < 3, self.body, (0, x0))[1]
 m = Map(1.5)
 jax.jit(m.run)(jnp.ones(3))
+print(m.last)
+""",
+        # Read by the next trace, before the store: what the last trace left.
+        """
+import jax
+import jax.numpy as jnp
+class Smoother:
+    def __init__(self):
+        self.prev = jnp.zeros(3)
+    def step(self, x):
+        y = 0.5 * (x + self.prev)
+        self.prev = y  # error: JIT108
+        return y
+s = Smoother()
+jax.jit(s.step)(jnp.ones(3))
 """,
     )
 
@@ -1027,6 +1065,8 @@ jax.jit(m.run)(jnp.ones(3))
         value = trace.value(node.value)
         if not shows_tracer(value):
             return
+        if not read_again(self.ctx.module, target.attr.value, trace.func, node):
+            return  # nothing reads it once the trace is over: the tracer is never used
         self.report(
             node,
             f"`{snippet(self.ctx.module, target)}` keeps a tracer on an object made outside "
