@@ -33,7 +33,7 @@ NO_APPLY_RNG = "haiku.without_apply_rng"
 # The transforms table's entries (style "pair": a pair of functions, parameters unknown).
 TRANSFORMS = (TRANSFORM, WITH_STATE)
 STYLE = "pair"
-VERB = "makes part of `apply` (which haiku code compiles with `jax.jit`)"
+VERB = "makes into `init` and `apply`"  # it traces nothing: its function makes no entry
 PAIR_DESCRIPTION = "the `hk.transform` pair, a NamedTuple of two Python functions (`init`, `apply`)"
 
 
