@@ -149,7 +149,7 @@ from jitlint.python.builtins_facts import (
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, is_none_literal, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
-from jitlint.python.uses import returns_no_value
+from jitlint.python.uses import calls_in, returns_no_value
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -440,6 +440,18 @@ class Tracing:
             return None
         found = self.trace(func)
         return found if found is not None and found.level > 0 else None
+
+    def paired_at(self, path: Sequence[cst.CSTNode]) -> bool:
+        """Whether the end of `path` is in the body of a function the file makes into a pair
+        (`hk.transform(f)`): it runs inside the pair's `init` and `apply`, traced or not."""
+        paired = {id(f) for f in self.index.paired}
+        return (
+            bool(paired)
+            and any(
+                id(node) in paired and path[i + 1] is node.body  # type: ignore[attr-defined]
+                for i, node in enumerate(path[:-1])
+            )
+        )
 
     def any_function_at(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
         """Like `function_at`, but untraced code (level 0, the module too) also answers."""
@@ -937,6 +949,8 @@ class Tracing:
         for info, contract in self.contract_classes:
             if id(info.node) in parts:
                 continue  # traced where the module that builds it calls it
+            if contract.built_in_pair and self._built_in_pair(info):
+                continue  # it runs where the pair's `apply` is called: the run shows where
             compilers = self._compilers(info)
             drivers = drivers_of_compiled(
                 {n: m.func for n, m in info.methods.items()},
@@ -986,6 +1000,19 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _built_in_pair(self, info: ClassInfo) -> bool:
+        """Whether a function of the file that a pair transformation wraps (`hk.transform(f)`)
+        builds `info`'s class in its own body."""
+        for func in self.index.paired:
+            path = [*self._path_to(func), func, func.body]
+            for call in calls_in(func.body):
+                if type(call.func) is not cst.Name or call.func.value != info.name:
+                    continue
+                bindings = self.names.lookup(info.name, path)
+                if bindings and any(b.node is info.node for b in bindings):
+                    return True
+        return False
 
     def _driver_root(self, func: cst.FunctionDef) -> None:
         """Interpret `func`, a method that compiles one of its instance's methods and runs it,
@@ -1565,9 +1592,14 @@ class Tracing:
         )
         if site is not None:
             caller, call = site
+            if type(caller.func) is cst.Module:
+                # module code running it, as `jax.jit(net.apply)` and its call do
+                func = getattr(call, "func", None)
+                spelled = snippet(self.module, func if type(func) is cst.Call else call)
+                return f"{name}, which `{spelled}` traces at line {self.line(call)}"
             text = f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
-            root = _framework_root(caller)
-            if root is not None and root is not trace:
+            root = _called_root(caller)
+            if root is not None:
                 text += f"; {self.describe(root)}"
             return text
         return f"{name}, which traced code calls"
@@ -1716,20 +1748,24 @@ class _TraceOracle:
         return PASS
 
 
-def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:
-    """The function a framework transformation makes traced (`hk.transform(f)`) that traced
-    code reaches `trace` from, following the first caller of each function."""
-    if depth > 6:
-        return None
-    if any(e.transform.style == "pair" for e in trace.entries):
-        return trace
-    if trace.entries or trace.inbound:
-        return None
-    site = next(
-        (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
-        None,
-    )
-    return _framework_root(site[0], depth + 1) if site is not None else None
+def _called_root(trace: FunctionTrace) -> FunctionTrace | None:
+    """The first function up `trace`'s chain of first callers that module code calls (a
+    `jax.jit(net.apply)(...)` of the module running a pair's function), when no function on
+    the way has an entry or inbound call of its own."""
+    seen = trace
+    for _ in range(6):
+        if seen.entries or seen.inbound:
+            return None
+        site = next(
+            (c.site for c in seen.top() if isinstance(c.site, tuple) and c.site[1] is not None),
+            None,
+        )
+        if site is None:
+            return None
+        if type(site[0].func) is cst.Module:
+            return seen
+        seen = site[0]
+    return None
 
 
 _PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "differentiated"}
