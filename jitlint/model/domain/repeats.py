@@ -48,7 +48,7 @@ from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.builtins_facts import MEMOIZING, SETATTR
 from jitlint.python.names import Names, leaf_name, python_literal
 from jitlint.python.uses import bound_names, free_reads, repeats_body, target_names
-from jitlint.python.walker import iter_children, own_scope_nodes
+from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
 Func = cst.FunctionDef | cst.Lambda
@@ -161,10 +161,16 @@ def conditional(path: Path) -> bool:
 # ---- grids of configurations -------------------------------------------------------------
 
 
-def written_out(iterable: cst.CSTNode, path: Path, names: Names | None = None) -> bool:
+def written_out(
+    iterable: cst.CSTNode, path: Path, names: Names | None = None, references: bool = False
+) -> bool:
     """`iterable` is a written-out list or tuple of Python literals, or (with `names`) a name
     bound once, by an assignment, to one (`DTYPES = ("float32", "bfloat16")`, usually at
-    module level)."""
+    module level). With `references` (and `names`), its elements may also name values that
+    exist already: an attribute chain (`tf.float32`) or a name bound once, by an import, a
+    class, a def or an assignment (`[cns1, cns2, cns3]`, a tuple of imported classes), not a
+    parameter nor a loop's variable: nothing is computed per element, so it is still a
+    handful of fixed values written in the source."""
     if type(iterable) is cst.Name and names is not None:
         bindings = names.lookup(iterable.value, path)  # type: ignore[attr-defined]
         if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
@@ -173,7 +179,27 @@ def written_out(iterable: cst.CSTNode, path: Path, names: Names | None = None) -
     if type(iterable) not in (cst.List, cst.Tuple):
         return False
     elements = iterable.elements  # type: ignore[attr-defined]
-    return bool(elements) and all(python_literal(e.value) for e in elements)
+    return bool(elements) and all(
+        type(e) is cst.Element
+        and (
+            python_literal(e.value)
+            or (references and names is not None and _reference(e.value, path, names))
+        )
+        for e in elements
+    )
+
+
+def _reference(node: cst.CSTNode, path: Path, names: Names) -> bool:
+    """A value read, not made: an attribute chain, or a name bound once by an import, a
+    class, a def or an assignment."""
+    if type(node) is cst.Attribute:
+        while type(node) is cst.Attribute:
+            node = node.value  # type: ignore[attr-defined]
+        return type(node) is cst.Name
+    if type(node) is not cst.Name:
+        return False
+    bindings = names.lookup(node.value, path)  # type: ignore[attr-defined]
+    return len(bindings) == 1 and bindings[0].kind in ("import", "class", "def", "assign")
 
 
 def grid_pass(
@@ -202,7 +228,7 @@ def grid_pass(
             continue
         if kind is not cst.For or not configured_names(node) & reads:  # type: ignore[arg-type]
             return False
-        if not written_out(node.iter, path, names):  # type: ignore[attr-defined]
+        if not written_out(node.iter, path, names, references=True):  # type: ignore[attr-defined]
             return False
         loops += 1
     return loops > 0
@@ -211,23 +237,43 @@ def grid_pass(
 def configured_names(loop: cst.For) -> set[str]:
     """The names each pass of `loop` binds from its element: its target, and, in turn, the
     names its body assigns from an expression that reads one of them (`dec =
-    Decoder(terminate=t)` in `for t in [False, True]:`). What reads them is configured by
+    Decoder(terminate=t)` in `for t in [False, True]:`), or under an `if` whose test reads
+    one (`if dt == tf.float64: precision = "double"`). What reads them is configured by
     the pass too."""
     found = target_names(loop.target)
-    assigns: list[tuple[set[str], cst.BaseExpression]] = []
-    for node in own_scope_nodes(loop.body, (*_FUNCTIONS, cst.ClassDef)):
-        if type(node) is cst.Assign:
-            targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
-            if targets:
-                assigns.append((targets, node.value))  # type: ignore[attr-defined]
+    assigns: list[tuple[set[str], set[str]]] = []
+    _collect_assigns(loop.body, set(), assigns)
     grown = True
     while grown:
         grown = False
-        for targets, value in assigns:
-            if targets - found and (free_reads(value) or set()) & found:
+        for targets, reads in assigns:
+            if targets - found and reads & found:
                 found |= targets
                 grown = True
     return found
+
+
+def _collect_assigns(
+    node: cst.CSTNode, tests: set[str], out: list[tuple[set[str], set[str]]]
+) -> None:
+    """The simple-name assignments under `node` (its own scope), each with the names its
+    value reads and those the tests of the `if`s around it (below `node`) read."""
+    kind = type(node)
+    if kind in _FUNCTIONS or kind is cst.ClassDef:
+        return
+    if kind is cst.Assign:
+        targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
+        if targets:
+            out.append((targets, (free_reads(node.value) or set()) | tests))  # type: ignore[attr-defined]
+        return
+    if kind is cst.If:
+        inner = tests | (free_reads(node.test) or set())  # type: ignore[attr-defined]
+        _collect_assigns(node.body, inner, out)  # type: ignore[attr-defined]
+        if node.orelse is not None:  # type: ignore[attr-defined]
+            _collect_assigns(node.orelse, inner, out)  # type: ignore[attr-defined]
+        return
+    for child in iter_children(node):
+        _collect_assigns(child, tests, out)
 
 
 def passes_grid(call: cst.Call, path: Path, names: Names | None = None) -> bool:

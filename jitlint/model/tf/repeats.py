@@ -69,6 +69,10 @@ _CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|en
 class Repeats(Repeated):
     # function id -> parameters that receive varying Python values, with the call site
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
+    # function id -> those of them that some loop call passes a grid's element
+    # (`varying_kind` "grid"), and those that some loop call passes a counted value
+    grid_varying: dict[int, set[str]] = field(default_factory=dict)
+    counted_varying: dict[int, set[str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, name, method or "", whether the call
     # passes the loop's element: `configured`, whether it runs over a written-out grid of
     # configurations: domain/repeats.py `passes_grid`) for "repeat" records
@@ -141,8 +145,13 @@ def find_repeats(model: TfModel) -> Repeats:
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
         varied = False
         for param, arg in bind(func, call, bound):
-            if varying_python(model, arg, path):
+            kind = varying_kind(model, arg, path)
+            if kind is not None:
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
+                if kind == "grid":
+                    out.grid_varying.setdefault(id(func), set()).add(param)
+                else:
+                    out.counted_varying.setdefault(id(func), set()).add(param)
                 varied = True
         grid = passes_grid(call, path, model.names)
         grid_calls[id(func)] = grid_calls.get(id(func), 0) + grid
@@ -393,6 +402,29 @@ def called_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.Function
     return method, found[1]
 
 
+def traced_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.FunctionDef, int] | None:
+    """The `def` whose body the tf.function `call` runs traces, with its implicitly bound
+    leading parameters: `called_def`, or, for a name bound once to `tf.function(f, ...)`,
+    the module function `f` that it wraps."""
+    found = called_def(model, call, path)
+    if found is not None or type(call.func) is not cst.Name:
+        return found
+    bound = model.names.lookup_with_path(call.func.value, path)
+    if bound is None or len(bound[0]) != 1 or bound[0][0].kind != "assign":
+        return None
+    node, scope_path = bound[0][0].node, bound[1]
+    if (
+        type(node) is not cst.Call
+        or not node.args
+        or node.args[0].keyword is not None
+        or type(node.args[0].value) is not cst.Name
+        or not model.names.resolves_to(node.func, [*scope_path, node], TF_FUNCTION)
+    ):
+        return None
+    target = model.names.only_def(node.args[0].value.value, [*scope_path, node])
+    return (target, 0) if target is not None else None
+
+
 def called_tf_function(model: TfModel, call: cst.Call, path: Path) -> str | None:
     """The name of the tf.function without an input_signature that `call` runs (a decorated
     `def` or method, or a name assigned `tf.function(...)`), else None."""
@@ -499,14 +531,32 @@ def bind(func: Func, call: cst.Call, bound: int) -> list[tuple[str, cst.BaseExpr
 
 def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:
     """A Python value that changes from one iteration of an enclosing loop to the next."""
+    return varying_kind(model, arg, path) is not None
+
+
+def varying_kind(model: TfModel, arg: cst.BaseExpression, path: Path) -> str | None:
+    """How a Python value read at the end of `path` changes from one call there to the
+    next: "count" for the variable of a loop over `range(...)` or a name the loop reassigns
+    with Python arithmetic (a new value on every pass, as many as there are passes), "grid"
+    for the variable of a loop over a written-out list or tuple of literals (a handful of
+    values, each one pass: configurations); None when it does not. The variable of a grid
+    with a repeating loop inside it, around the read, holds one value over all of that
+    loop's passes: one trace per configuration, reused by the inner passes (`for phase in
+    ["pretrain", "distill"]: for epoch in range(n): step(phase)`), so it does not change."""
     if type(arg) is not cst.Name:
-        return False
+        return None
+    inner = False
     for loop in enclosing_loops(path):
         if type(loop) is cst.For and arg.value in target_names(loop.target):
-            return python_iterable(model, loop.iter, path)
+            if not python_iterable(model, loop.iter, path):
+                return None
+            if not written_out(loop.iter, path, model.names):
+                return "count"  # range(...)
+            return None if inner else "grid"
         if reassigned_with_python(loop.body, arg.value):
-            return True
-    return False
+            return "count"
+        inner = True
+    return None
 
 
 def received_varying(model: TfModel, name: cst.Name, path: Path) -> str | None:
@@ -525,6 +575,18 @@ def received_varying(model: TfModel, name: cst.Name, path: Path) -> str | None:
     if not defs or any(d.kind != "param" or d.path[-1] is not owner for d in defs):
         return None
     return where
+
+
+def received_grid_only(model: TfModel, name: cst.Name, path: Path) -> bool:
+    """The parameter read as `name` (`received_varying`) changes only as the element of
+    written-out grids of configurations: no loop call passes it a counted value."""
+    owner = next((n for n in reversed(path) if type(n) in _FUNCTIONS), None)
+    repeats = model.repeats
+    return (
+        owner is not None
+        and name.value in repeats.grid_varying.get(id(owner), set())
+        and name.value not in repeats.counted_varying.get(id(owner), set())
+    )
 
 
 def target_names(target: cst.CSTNode) -> set[str]:

@@ -22,8 +22,10 @@ from jitlint.model.tf.repeats import (
     called_tf_function_options,
     keeping,
     model_remade_for_inference,
+    received_grid_only,
     received_varying,
-    varying_python,
+    traced_def,
+    varying_kind,
 )
 from jitlint.python.builtins_facts import ENUMERATE
 from jitlint.python.uses import loop_iterable
@@ -349,6 +351,62 @@ def test_grid(image):
         for steps in [2, 4]:
             visualize(image, scale, steps=steps)
 """,
+        # A test's grid called directly: the shape and the option the tf.function reads as
+        # Python values (a shape, a constructor's argument) make another program per pass;
+        # a tensor could not serve them, so each trace is needed.
+        """
+import tensorflow as tf
+class Coder:
+    def __init__(self, kind):
+        self.kind = kind
+    def __call__(self, x):
+        return x
+@tf.function
+def encode(shape, kind):
+    return Coder(kind)(tf.zeros(shape))
+def test_shapes():
+    for kind in ["short", "long", "wide"]:
+        for shape in [[4], [2, 4], [1, 2, 8]]:
+            encode(shape, kind)
+""",
+        # A grid's value held over an inner loop: two rates, each traced once and reused on
+        # every epoch.
+        """
+import tensorflow as tf
+@tf.function
+def step(x, rate):
+    return x * rate
+def train(x, epochs):
+    for rate in [0.1, 0.01]:
+        for epoch in range(epochs):
+            x = step(x, rate)
+    return x
+""",
+        # A grid of values that exist already (dtypes, names bound once), and what each pass
+        # derives from them under an `if` on the element: each pass builds its own channel
+        # and a tf.function closing over it, one trace per configuration.
+        """
+import tensorflow as tf
+class Channel:
+    def __init__(self, precision, schedule):
+        self.precision = precision
+    def __call__(self, x):
+        return x
+FLOODING = "flooding"
+LAYERED = "layered"
+def test_channels(x):
+    for schedule in [FLOODING, LAYERED]:
+        for dt in (tf.float32, tf.float64):
+            if dt == tf.float64:
+                precision = "double"
+            else:
+                precision = "single"
+            channel = Channel(precision, schedule)
+            @tf.function
+            def run(y):
+                return channel(y)
+            run(tf.cast(x, dt))
+""",
         # Loops that run their body once (python/uses.py): over one written-out element, or
         # leaving on every path of an `if`/`else`.
         """
@@ -625,6 +683,29 @@ def warm_up(x):
 """,
     )
     INVALID = (
+        # A grid's value read only where a tensor would serve (an arithmetic operand): every
+        # rate traces again for nothing.
+        """
+import tensorflow as tf
+@tf.function
+def scaled(x, rate):
+    return x * rate
+def sweep(x):
+    for rate in [0.5, 0.25, 0.125, 0.0625]:
+        scaled(x, rate)  # error: JIT207
+""",
+        # A counted value held over an inner loop still traces once per epoch.
+        """
+import tensorflow as tf
+@tf.function
+def step(x, epoch):
+    return x * epoch
+def train(x, batches):
+    for epoch in range(100):
+        for batch in batches:
+            x = step(x, epoch)  # error: JIT207
+    return x
+""",
         # A sub-model of one model built before the loop is the same on every pass.
         """
 import keras
@@ -1099,20 +1180,54 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
     def _varying_arguments(
         self, node: cst.Call, path: Sequence[cst.CSTNode]
     ) -> list[tuple[cst.Name, str]]:
+        """The arguments of the tf.function call `node` that change from call to call, each
+        with why. A value that changes only as the element of a written-out grid of
+        configurations (model/tf/repeats.py `varying_kind`) is one trace per configuration,
+        needed where the function reads it as a Python value (a shape, a branch, a
+        constructor's option): only where a tensor would serve every read as well (the
+        conversion the tensor fix checks) is each trace after the first for nothing."""
         out = []
         model = self.ctx.tf
         for arg in node.args:
             value = arg.value
             if type(value) is not cst.Name or arg.star:
                 continue
-            if varying_python(model, value, path):
+            kind = varying_kind(model, value, path)
+            if kind is not None:
+                if kind == "grid" and not self._tensor_serves(node, path, value):
+                    continue
                 out.append((value, "a Python value that changes every loop iteration"))
                 continue
             where = received_varying(model, value, path)
-            if where is not None:
-                why = f"a parameter that receives a changing Python value ({where})"
-                out.append((value, why))
+            if where is None:
+                continue
+            if received_grid_only(model, value, path) and not self._tensor_serves(
+                node, path, value
+            ):
+                continue
+            why = f"a parameter that receives a changing Python value ({where})"
+            out.append((value, why))
         return out
+
+    def _tensor_serves(self, node: cst.Call, path: Sequence[cst.CSTNode], value: cst.Name) -> bool:
+        """The tf.function `node` calls (a `def` of the module) reads the parameter that
+        `value` binds only where a tensor would do as well: as the value `tf.cast` converts,
+        the indices of `tf.gather`, or an arithmetic or ordering operand
+        (fixes/tensor_argument.py `conversion_dtype`, whatever the other operand's dtype)."""
+        found = traced_def(self.ctx.tf, node, path)
+        if found is None:
+            return False
+        func, bound = found
+        arg = next(a for a in node.args if a.value is value)
+        param = parameter_for(func, node, arg, bound)
+        if param is None:
+            return False
+
+        def qualified(call: cst.Call, path: Sequence[cst.CSTNode]) -> set[str]:
+            return self.ctx.names.qualified_names(call.func, path)
+
+        func_path = self.ctx.tf.scope_path(func)
+        return conversion_dtype(func, func_path, param, qualified, lambda e, p: "any") is not None
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
