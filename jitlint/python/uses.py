@@ -257,6 +257,28 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     return found
 
 
+def echoes(func: cst.FunctionDef, call: cst.Call) -> list[cst.Call]:
+    """The other calls in `func`'s own body whose arguments read every name that the
+    positional arguments of `call` read (at least one): the same values handed on again
+    (`print(msg % args)` beside `logging.info(msg, *args)`)."""
+    read: set[str] = set()
+    for arg in call.args:
+        if arg.keyword is None:
+            read |= free_reads(arg.value) or set()
+    if not read:
+        return []
+    found = []
+    for other in calls_in(func.body):
+        if other is call:
+            continue
+        reads: set[str] = set()
+        for arg in other.args:
+            reads |= free_reads(arg.value) or set()
+        if read <= reads:
+            found.append(other)
+    return found
+
+
 def bound_names(node: cst.CSTNode) -> set[str]:
     """Names bound anywhere in `node` (outside nested scopes)."""
     events = _Events("", frozenset(), frozenset())

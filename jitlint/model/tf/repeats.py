@@ -16,7 +16,10 @@ loop autograph stages (over a tensor or a dataset, in code that must run as grap
 
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
-them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`). A loop
+them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`)
+(`varying_kind`: "count", or "grid" for a written-out list: a handful of configurations,
+which retrace for nothing only where a tensor would serve the function's reads; a grid's
+variable held over a repeating inner loop does not vary per call). A loop
 call in a *grid* of configurations (every loop around it a `for` over a written-out list or
 tuple of literals, or a name bound once to one, whose value it passes, in this file or
 another: domain/repeats.py `passes_grid`, which JIT113 asks too) runs its function once per
