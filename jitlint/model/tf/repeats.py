@@ -532,11 +532,6 @@ def bind(func: Func, call: cst.Call, bound: int) -> list[tuple[str, cst.BaseExpr
     return list(binding.bind_call(Signature.of(func, bound), call).arguments.items())
 
 
-def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:
-    """A Python value that changes from one iteration of an enclosing loop to the next."""
-    return varying_kind(model, arg, path) is not None
-
-
 def varying_kind(model: TfModel, arg: cst.BaseExpression, path: Path) -> str | None:
     """How a Python value read at the end of `path` changes from one call there to the
     next: "count" for the variable of a loop over `range(...)` or a name the loop reassigns
