@@ -10,7 +10,7 @@ from jitlint.fixes.hoist_fix import names_in
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
+from jitlint.fixes.tensor_argument import parameter_for, tensor_argument_fix
 from jitlint.fixes.xla_fix import reduce_retracing_fix
 from jitlint.model.domain.captures import per_configuration
 from jitlint.model.domain.repeats import enclosing_loop
@@ -20,12 +20,10 @@ from jitlint.model.tf.repeats import (
     called_def,
     called_tf_function,
     called_tf_function_options,
+    conversion_dtype,
     keeping,
     model_remade_for_inference,
-    received_grid_only,
-    received_varying,
-    traced_def,
-    varying_kind,
+    retracing_argument,
 )
 from jitlint.python.builtins_facts import ENUMERATE
 from jitlint.python.uses import loop_iterable
@@ -1180,54 +1178,22 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
     def _varying_arguments(
         self, node: cst.Call, path: Sequence[cst.CSTNode]
     ) -> list[tuple[cst.Name, str]]:
-        """The arguments of the tf.function call `node` that change from call to call, each
-        with why. A value that changes only as the element of a written-out grid of
-        configurations (model/tf/repeats.py `varying_kind`) is one trace per configuration,
-        needed where the function reads it as a Python value (a shape, a branch, a
-        constructor's option): only where a tensor would serve every read as well (the
-        conversion the tensor fix checks) is each trace after the first for nothing."""
+        """The arguments of the tf.function call `node` that make it trace again for
+        nothing (model/tf/repeats.py `retracing_argument`), each with why."""
         out = []
-        model = self.ctx.tf
         for arg in node.args:
-            value = arg.value
-            if type(value) is not cst.Name or arg.star:
+            if arg.star:
                 continue
-            kind = varying_kind(model, value, path)
-            if kind is not None:
-                if kind == "grid" and not self._tensor_serves(node, path, value):
-                    continue
-                out.append((value, "a Python value that changes every loop iteration"))
+            found = retracing_argument(self.ctx.tf, node, path, arg.value)
+            if found is None:
                 continue
-            where = received_varying(model, value, path)
-            if where is None:
-                continue
-            if received_grid_only(model, value, path) and not self._tensor_serves(
-                node, path, value
-            ):
-                continue
-            why = f"a parameter that receives a changing Python value ({where})"
-            out.append((value, why))
+            kind, where = found
+            if kind == "loop":
+                out.append((arg.value, "a Python value that changes every loop iteration"))
+            else:
+                why = f"a parameter that receives a changing Python value ({where})"
+                out.append((arg.value, why))
         return out
-
-    def _tensor_serves(self, node: cst.Call, path: Sequence[cst.CSTNode], value: cst.Name) -> bool:
-        """The tf.function `node` calls (a `def` of the module) reads the parameter that
-        `value` binds only where a tensor would do as well: as the value `tf.cast` converts,
-        the indices of `tf.gather`, or an arithmetic or ordering operand
-        (fixes/tensor_argument.py `conversion_dtype`, whatever the other operand's dtype)."""
-        found = traced_def(self.ctx.tf, node, path)
-        if found is None:
-            return False
-        func, bound = found
-        arg = next(a for a in node.args if a.value is value)
-        param = parameter_for(func, node, arg, bound)
-        if param is None:
-            return False
-
-        def qualified(call: cst.Call, path: Sequence[cst.CSTNode]) -> set[str]:
-            return self.ctx.names.qualified_names(call.func, path)
-
-        func_path = self.ctx.tf.scope_path(func)
-        return conversion_dtype(func, func_path, param, qualified, lambda e, p: "any") is not None
 
 
 def _base(node: cst.Call, path: Sequence[cst.CSTNode]) -> str:
