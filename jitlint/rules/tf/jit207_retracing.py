@@ -52,7 +52,12 @@ class Retracing(Rule):
       or an instance) called with a Python value that changes from call to call: the
       variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
       a name the loop reassigns with Python arithmetic (`epsilon *= 0.9`), or a parameter
-      that receives such a value where its function is called in a loop;
+      that receives such a value where its function is called in a loop. A value from a
+      written-out list is a handful of configurations: it is reported only where the
+      function reads it where a tensor would serve as well (`tf.cast`, `tf.gather`'s
+      indices, an arithmetic or ordering operand), not as a shape, a branch or an option
+      (each value then needs its own trace), and not where a loop inside the one over the
+      list calls the function again with the same value (one trace per value, reused);
     - a `tf.function` without `input_signature` or `reduce_retracing=True` called, in a
       `for` loop over a `tf.data` dataset whose elements vary in shape, with an element:
       `.padded_batch(n)` without fixed `padded_shapes` (each batch padded to its own
@@ -68,7 +73,9 @@ class Retracing(Rule):
     made on each pass of a grid of configurations, every loop around it a `for` over a
     written-out list of literals whose element it reads (in its body, in its decorator's
     arguments such as `jit_compile=jc`, or through what the pass builds from it, `dec =
-    Decoder(terminate=t)`): each configuration needs its own trace. Nor is one
+    Decoder(terminate=t)`, or what the pass sets under an `if` on the element); the list may
+    also name values that exist already (`(tf.float32, tf.float64)`, a tuple of classes,
+    names bound once): each configuration needs its own trace. Nor is one
     made by a memoised loader, past `if key in cache: return cache[key]` or under
     `if key not in cache:`, that stores it in a cache outliving the call (a module's dict,
     an attribute of `self`): it is made the first time per key (a Keras model loaded
