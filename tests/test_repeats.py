@@ -747,6 +747,8 @@ def test_a_grid_may_name_values_that_exist_already_and_configure_under_an_if():
         for dt in (tf.float32, tf.float64):
             precision = "single"
             run(x, precision)
+        for model in [Unbound, FAST]:
+            run(x, model)
     """
     assert _grid_calls(source, "run") == [
         True,  # attribute chains
@@ -755,6 +757,7 @@ def test_a_grid_may_name_values_that_exist_already_and_configure_under_an_if():
         False,  # a value made per element
         True,  # bound under an `if` on the element
         False,  # bound the same way on every pass
+        False,  # a name bound nowhere the module shows
     ]
     # Without the module's names, only literals.
     assert _grid_calls(source, "run", names=False)[:2] == [False, False]

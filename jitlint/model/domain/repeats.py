@@ -199,7 +199,11 @@ def _reference(node: cst.CSTNode, path: Path, names: Names) -> bool:
     if type(node) is not cst.Name:
         return False
     bindings = names.lookup(node.value, path)  # type: ignore[attr-defined]
-    return len(bindings) == 1 and bindings[0].kind in ("import", "class", "def", "assign")
+    return (
+        bindings is not None
+        and len(bindings) == 1
+        and bindings[0].kind in ("import", "class", "def", "assign")
+    )
 
 
 def grid_pass(
