@@ -18,7 +18,11 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   `on_batch_end`: which ones is each plug-in's table), and, one level down, what those call
   unconditionally (further down, callees tend to cache what they build). It keeps the loop
   calls that repeat each function (`sites`), and which functions something else repeats too
-  (`open`), so that captures.py can tell which parameters change from call to call.
+  (`open`), so that captures.py can tell which parameters change from call to call. A loop
+  call that sets the flag its `while` tests, as every normal pass ends (`while running:
+  try: running = run(config) except Unavailable: ...`), to what a function returning a
+  false literal on every path returns, runs that function once on a normal run, and again
+  only to retry after an error: no repetition (`stops_its_loop`).
 - A *memoized* function (`@functools.lru_cache`, `@functools.cache`) runs its body once per
   distinct arguments: a loop or contract that calls it again with the same ones does not
   run it again, so it is never repeated, nor, through it, what it calls.
@@ -47,7 +51,14 @@ from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.builtins_facts import MEMOIZING, SETATTR
 from jitlint.python.names import Names, leaf_name, python_literal
-from jitlint.python.uses import bound_names, free_reads, repeats_body, target_names
+from jitlint.python.uses import (
+    bound_names,
+    free_reads,
+    repeats_body,
+    returned_values,
+    sets_flag_of_loop,
+    target_names,
+)
 from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
@@ -354,7 +365,7 @@ def find_repeated(
     once = (lambda func: memoized(names, func)) if names is not None else (lambda func: False)
     for call, path in per_pass(loop_calls, staged):
         func = callee(call, path)
-        if func is None or once(func):
+        if func is None or once(func) or stops_its_loop(call, path, func):
             continue
         if id(func) not in out.why:
             out.keeps_result.add(id(func))
@@ -379,6 +390,23 @@ def find_repeated(
                 out.open.add(id(func))
                 out.why.setdefault(id(func), f"called from a function {why}")
     return out
+
+
+def stops_its_loop(call: cst.Call, path: Path, func: cst.FunctionDef) -> bool:
+    """The loop call at the end of `path` sets the flag its `while` loop tests
+    (python/uses.py `sets_flag_of_loop`), and `func`, which it runs, returns a false literal
+    (`False`, `None`, `0`) on every path: the loop runs it once on a normal run, and again
+    only when an error sends a handler round to retry."""
+    if not sets_flag_of_loop(call, path):
+        return False
+    values = returned_values(func)
+    return bool(values) and all(_false_literal(v) for v in values)
+
+
+def _false_literal(value: cst.BaseExpression) -> bool:
+    if type(value) is cst.Name:
+        return value.value in ("False", "None")  # type: ignore[attr-defined]
+    return type(value) is cst.Integer and value.value == "0"  # type: ignore[attr-defined]
 
 
 def memoized(names: Names, func: cst.FunctionDef) -> bool:

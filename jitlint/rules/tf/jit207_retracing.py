@@ -83,6 +83,9 @@ class Retracing(Rule):
     made in graph code, where it is traced into the outer graph, but only where the code
     runs as graph code on every path: a helper that a `tf.function` calls and eager code
     calls too (at module level, from a plain function) still makes a new one per eager call.
+    Nor is one made in a function that a retry loop runs once (`while running: try: running
+    = run_experiment(config)`, where `run_experiment` returns `False` on every path): the
+    loop runs it again only after an error, to start over.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
@@ -355,6 +358,25 @@ def test_grid(image):
     for scale in [0.5, 2.0]:
         for steps in [2, 4]:
             visualize(image, scale, steps=steps)
+""",
+        # A retry loop on a flag: the experiment returns False on every path, so the loop
+        # runs it once, and again only after an error (a new run, rebuilt from scratch).
+        """
+import tensorflow as tf
+def run_experiment(scale, xs):
+    @tf.function
+    def step(x):
+        return x * scale
+    for x in xs:
+        step(x)
+    return False
+def main(xs):
+    running = True
+    while running:
+        try:
+            running = run_experiment(2.0, xs)
+        except tf.errors.UnavailableError:
+            print("retrying")
 """,
         # A test's grid called directly: the shape and the option the tf.function reads as
         # Python values (a shape, a constructor's argument) make another program per pass;
@@ -698,6 +720,24 @@ def scaled(x, rate):
 def sweep(x):
     for rate in [0.5, 0.25, 0.125, 0.0625]:
         scaled(x, rate)  # error: JIT207
+""",
+        # A loop on a flag that the call may leave true: it runs the call again and again.
+        """
+import tensorflow as tf
+def poll(queue):
+    @tf.function  # error: JIT207
+    def step(x):
+        return x * 2.0
+    for x in queue.batch():
+        step(x)
+    return queue.is_open()
+def serve(queue):
+    running = True
+    while running:
+        try:
+            running = poll(queue)
+        except tf.errors.UnavailableError:
+            print("retrying")
 """,
         # A counted value held over an inner loop still traces once per epoch.
         """
