@@ -50,7 +50,7 @@ import libcst as cst
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.builtins_facts import MEMOIZING, SETATTR
-from jitlint.python.names import Names, leaf_name, python_literal
+from jitlint.python.names import Names, false_literal, leaf_name, python_literal
 from jitlint.python.uses import (
     bound_names,
     free_reads,
@@ -400,13 +400,7 @@ def stops_its_loop(call: cst.Call, path: Path, func: cst.FunctionDef) -> bool:
     if not sets_flag_of_loop(call, path):
         return False
     values = returned_values(func)
-    return bool(values) and all(_false_literal(v) for v in values)
-
-
-def _false_literal(value: cst.BaseExpression) -> bool:
-    if type(value) is cst.Name:
-        return value.value in ("False", "None")  # type: ignore[attr-defined]
-    return type(value) is cst.Integer and value.value == "0"  # type: ignore[attr-defined]
+    return bool(values) and all(false_literal(v) for v in values)
 
 
 def memoized(names: Names, func: cst.FunctionDef) -> bool:
