@@ -293,6 +293,13 @@ def python_literal(node: cst.CSTNode) -> bool:
     return False
 
 
+def false_literal(expr: cst.BaseExpression) -> bool:
+    """A literal Python reads as false in a test: `False`, `None` or `0`."""
+    if type(expr) is cst.Name:
+        return expr.value in ("False", "None")  # type: ignore[attr-defined]
+    return type(expr) is cst.Integer and expr.evaluated_value == 0  # type: ignore[attr-defined]
+
+
 def python_valued(expr: cst.BaseExpression) -> bool:
     """A Python value whatever the names in it hold: a literal, an identity test, or
     `and`/`or`/`not` of such."""

@@ -124,6 +124,36 @@ def repeats_body(loop: cst.CSTNode) -> bool:
     return _has_continue(loop.body)  # type: ignore[attr-defined]
 
 
+def sets_flag_of_loop(call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
+    """The call at the end of `path` decides whether the innermost loop around it (in its
+    function) runs again: the loop is `while flag:`, and every normal path through its body
+    ends with `flag = <this call>` (in a `try` without `else`, whose handlers may retry
+    after an error), with no `continue` outside the handlers to skip it. Whether the loop
+    repeats is then what the call returns (`while running: try: running = run(config)
+    except Unavailable: ...`)."""
+    loop = None
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        if type(node) in _FUNCTIONS:
+            return False
+        if type(node) in _LOOPS and child is node.body:  # type: ignore[attr-defined]
+            loop = node
+            break
+    if type(loop) is not cst.While or type(loop.test) is not cst.Name:
+        return False
+    flag = loop.test.value
+
+    def ends(small: cst.BaseSmallStatement) -> bool:
+        if type(small) is not cst.Assign or small.value is not call:
+            return _leaves(small)
+        if len(small.targets) != 1:
+            return False
+        target = small.targets[0].target
+        return type(target) is cst.Name and target.value == flag  # type: ignore[attr-defined]
+
+    return _every_path_ends(loop.body, ends, into_blocks=True) and not _has_continue(loop.body)
+
+
 def _one_element(iterable: cst.CSTNode) -> bool:
     """`[a]`, `(a,)`, `{a}` or `range(1)`."""
     if type(iterable) is cst.Call:
@@ -254,6 +284,28 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
         if type(current) is cst.Call:
             found.append(current)  # type: ignore[arg-type]
         stack.extend(reversed(list(iter_children(current))))
+    return found
+
+
+def echoes(func: cst.FunctionDef, call: cst.Call) -> list[cst.Call]:
+    """The other calls in `func`'s own body whose arguments read every name that the
+    positional arguments of `call` read (at least one): the same values handed on again
+    (`print(msg % args)` beside `logging.info(msg, *args)`)."""
+    read: set[str] = set()
+    for arg in call.args:
+        if arg.keyword is None:
+            read |= free_reads(arg.value) or set()
+    if not read:
+        return []
+    found = []
+    for other in calls_in(func.body):
+        if other is call:
+            continue
+        reads: set[str] = set()
+        for arg in other.args:
+            reads |= free_reads(arg.value) or set()
+        if read <= reads:
+            found.append(other)
     return found
 
 
