@@ -32,8 +32,7 @@ A class whose every instance the run follows (model/domain/instances.py) to call
 reads and tests only (`instances_called_directly`; other files' instances come as "inst" and
 "hand" records) runs its methods where they are called: TfModel makes them roots only when
 a call is graph code. A backup copy's classes (engine/orphans.py) used nowhere are none,
-nor are the classes whose constructor calls `tf.config.run_functions_eagerly(True)` or passes
-`dynamic=True` to `super().__init__()` (a layer Keras 2 runs only eagerly, Keras 3 refuses).
+nor are the classes whose constructor calls `tf.config.run_functions_eagerly(True)`.
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
@@ -555,11 +554,9 @@ class KerasLinks:
         instance exists, every `tf.function`, Keras' `fit`/`predict`/`evaluate` functions
         included, runs eagerly, so its `call` gets tensors with values (a wrapper around a
         model of another framework does this; observed on TF 2.21 / Keras 3.15). Or it
-        passes `dynamic=True` to `super().__init__()`: Keras 2 then runs the layer, and any
-        model holding it, only eagerly (`run_eagerly` forced on); Keras 3 refuses the
-        argument when the layer is made ("Unrecognized keyword arguments passed to ...:
-        {'dynamic': True}", observed on TF 2.21 / Keras 3.15). Under neither does Keras
-        trace its `call`."""
+        passes `dynamic=True` to its base's constructor: Keras 2 then runs the layer, and
+        any model holding it, eagerly (`run_eagerly` is forced on; observed on tf-keras
+        2.21), and Keras 3 refuses the argument, so no graph of it is ever traced."""
         init = next(
             (
                 stmt
@@ -774,17 +771,6 @@ class KerasLinks:
         return out
 
 
-def _passes_true(call: cst.Call, keyword: str) -> bool:
-    """`call` passes `keyword=True`, written out."""
-    return any(
-        arg.keyword is not None
-        and arg.keyword.value == keyword
-        and type(arg.value) is cst.Name
-        and arg.value.value == "True"
-        for arg in call.args
-    )
-
-
 # Reads of a layer or model that run none of its graph methods.
 WEIGHT_READS = frozenset(
     {
@@ -969,3 +955,14 @@ def keras_base(qualname: str, keras_major: int | None = 3) -> tuple[str, str] | 
     if layerish or leaf.endswith(("Layer", "Model", "Cell")):
         return kind, "layer"
     return None
+
+
+def _passes_true(call: cst.Call, keyword: str) -> bool:
+    """`call` passes `keyword=True`."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == keyword
+        and type(a.value) is cst.Name
+        and a.value.value == "True"
+        for a in call.args
+    )

@@ -103,8 +103,8 @@ class NumpyInGraph(Rule):
     run eagerly. So is a module whose last top-level switch, outside any branch, turns it on:
     its `tf.function`s and Keras classes run eagerly (its `tf.data` functions are still
     traced). The same switch in a branch or a function is not followed.
-    Nor is the `call` of a layer that passes `dynamic=True` to `super().__init__()` graph
-    code by contract: Keras 2 runs such a layer only eagerly, and Keras 3 refuses it.
+    So is a class whose constructor passes `dynamic=True` to `super().__init__()`: Keras 2
+    runs it (and a model holding it) eagerly, and Keras 3 refuses the argument.
     A branch that runs only where `tf.is_tensor(x)` fails (`if not tf.is_tensor(x):`, its
     `else`, or a flag bound once to the test) is not graph code where graph code gives `x` as
     one tensor: an element of a Keras `call`'s inputs (Keras converts NumPy inputs), an op's
@@ -284,22 +284,17 @@ def train(x, y):
     model.fit(x, y)
     return step(x)
 """,
-        # A layer that asks to run eagerly (`dynamic=True`): Keras 2 runs it, and the model
-        # holding it, as plain Python; Keras 3 refuses the argument when the layer is made.
+        # A layer built with `dynamic=True` (Keras 2): Keras runs it, and any model that
+        # holds it, eagerly; Keras 3 rejects the argument, so no graph of it exists.
         """
 import numpy as np
 import tensorflow as tf
-class TreeSum(tf.keras.layers.Layer):
-    def __init__(self, **kwargs):
+class TreeEncoder(tf.keras.layers.Layer):
+    def __init__(self, depth, **kwargs):
         super().__init__(dynamic=True, **kwargs)
+        self.depth = depth
     def call(self, inputs):
         return tf.constant(np.cumsum(inputs.numpy(), axis=-1))
-    def compute_output_shape(self, input_shape):
-        return input_shape
-def train(x, y):
-    model = tf.keras.Sequential([TreeSum()])
-    model.compile(loss="mse")
-    model.fit(x, y)
 """,
         # Code written for NumPy and tensor inputs alike: it converts back to NumPy only
         # under a failed `tf.is_tensor` (directly, in an `else`, or through a flag), and the
@@ -406,6 +401,17 @@ ranker = Ranker()
 @tf.function
 def step(ids):
     return ranker(ids)
+""",
+        # `dynamic` left False: the layer's call is graph code.
+        """
+import numpy as np
+import tensorflow as tf
+class TreeEncoder(tf.keras.layers.Layer):
+    def __init__(self, depth, **kwargs):
+        super().__init__(dynamic=False, **kwargs)
+        self.depth = depth
+    def call(self, inputs):
+        return tf.constant(np.cumsum(inputs.numpy(), axis=-1))  # error: JIT204
 """,
         # The switch only when a flag says so: the default keeps graph code.
         """
