@@ -1441,10 +1441,15 @@ class Tracing:
         for each in contexts:
             site = each.site
             if site == "root":
-                entries = self.index.entries.get(id(trace.func), [])
-                if not entries or any(
-                    e.enclosing is not owner or name not in self._not_none_at(owner, e.site)
-                    for e in entries
+                # Every contribution of a root: its applications, no other file's calls.
+                entries = trace.entries
+                if (
+                    not entries
+                    or trace.inbound
+                    or any(
+                        e.enclosing is not owner or name not in self._not_none_at(owner, e.site)
+                        for e in entries
+                    )
                 ):
                     return False
             elif type(site) is tuple and len(site) == 2:
