@@ -131,6 +131,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=base / "research")
     parser.add_argument("--repo", default="", help="only repositories whose name contains this")
     parser.add_argument("-j", type=int, default=1, help="jitlint's -j")
+    parser.add_argument("--framework", choices=("jax", "tf"), help="only this framework's pins")
     parser.add_argument(
         "--held-out",
         action="store_true",
@@ -154,6 +155,7 @@ def main() -> int:
     held_out = held_out_repos()
     pins = [pin for pin in read_pins() if args.repo in pin.repo]
     pins = [pin for pin in pins if (pin.repo in held_out) == args.held_out]
+    pins = [pin for pin in pins if args.framework in (None, pin.framework)]
     show = args.show or not args.held_out
     total, by_framework = Tally(), {"jax": Tally(), "tf": Tally()}
     lines = {"jax": 0, "tf": 0}
@@ -163,6 +165,7 @@ def main() -> int:
     errors, cpu = 0, 0.0
     summary, came_back, seen, crashed = [], [], set(), []
     false_codes: Counter[str] = Counter()
+    true_codes: Counter[str] = Counter()
     # Findings in code traced only by a framework's contract (no jitted caller in the run),
     # counted apart: the contract is an assumption, and this says how often it holds.
     by_contract = Tally()
@@ -184,6 +187,7 @@ def main() -> int:
         keys = [(pin.repo, f["path"], f["line"], f["code"]) for f in decided]
         seen.update(keys)
         false_codes.update(key[3] for key in keys if verdict_of(key, reviews) == "false")
+        true_codes.update(key[3] for key in keys if verdict_of(key, reviews) == "true")
         counts = tally(keys, reviews)
         contract = [
             k for k, f in zip(keys, decided, strict=True) if f.get("traced_by") == "contract"
@@ -203,8 +207,9 @@ def main() -> int:
     gone = [r for key, r in reviews.items() if r.repo in run and key not in seen]
     if show:
         print_details(gone, came_back, crashed, summary)
-    else:  # held out: what is false, counted per rule code, and no file names
-        print("false_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(false_codes.items())))
+    else:  # held out: verdicts counted per rule code, and no file names
+        for verdict, codes in (("false", false_codes), ("true", true_codes)):
+            print(f"{verdict}_by_code=" + ",".join(f"{c}:{n}" for c, n in sorted(codes.items())))
     for framework, counts in by_framework.items():
         repos = sum(1 for pin in pins if pin.framework == framework)
         print(

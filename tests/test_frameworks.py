@@ -11,6 +11,7 @@ CODES = {"JIT101", "JIT102", "JIT103", "JIT110", "JIT111"}
 
 HK_STANDALONE = """
 import haiku as hk
+import jax
 import jax.numpy as jnp
 
 
@@ -41,7 +42,26 @@ def make():
         return Model()(x, names)
 
     return hk.transform(model_fn)
+
+
+net = make()
+x = jnp.ones((3, 2))
+params = net.init(None, x, ["a", "b", "c"])
+jax.jit(net.apply)(params, None, x, ["a", "b", "c"])
 """
+
+# The same module and factory, but the project applies the pair eagerly and never traces an
+# apply: `hk.transform` traces nothing by itself, and the module is built in the file's own
+# transformed function, so no contract stands in for users the run cannot see.
+HK_EAGER_APPLY = (
+    HK_STANDALONE.replace("  # error: JIT101", "")
+    .replace("  # error: JIT102", "")
+    .replace("jax.jit(net.apply)(", "net.apply(")
+)
+
+# A factory whose pair leaves the file, the module built in it: the project transforms its
+# module itself, and where the pair goes the run does not show; unknown is never an error.
+HK_FACTORY_ONLY = HK_EAGER_APPLY[: HK_EAGER_APPLY.index("net = make()")]
 
 HK_JITTED_APPLY = """
 import functools
@@ -337,6 +357,8 @@ def plain(w, x):
     "source",
     [
         HK_STANDALONE,
+        HK_EAGER_APPLY,
+        HK_FACTORY_ONLY,
         HK_JITTED_APPLY,
         HK_STATIC_FLAG,
         EQX_STATIC_SELF,
@@ -350,6 +372,8 @@ def plain(w, x):
     ],
     ids=[
         "hk-standalone",
+        "hk-eager-apply",
+        "hk-factory-only",
         "hk-jitted-apply",
         "hk-static-flag",
         "eqx-static-self",
@@ -379,7 +403,7 @@ def test_haiku_message_names_the_transform() -> None:
 
     result = lint_text(HK_STANDALONE, "case.py", {"JIT101"})
     (diagnostic,) = result.diagnostics
-    assert "haiku.transform" in diagnostic.message
+    assert "`model_fn`, which `jax.jit(net.apply)` traces at line" in diagnostic.message
 
 
 OPTAX_NORM = """

@@ -149,3 +149,29 @@ class Layer:
 """
     cls = cst.parse_module(source).body[0]
     assert read_only_into_text(cls, "n") is text  # type: ignore[arg-type]
+
+
+def test_a_dict_of_functions_that_is_only_iterated_calls_them_in_its_loop():
+    source = """\
+        def run(x):
+            g = make()
+            table = {"plain": f, "made": g}
+            for key, fn in table.items():
+                fn(x, key=key)
+            for fn in table.values():
+                fn(x)
+        """
+    assert _calls_of(source) == ["fn(x, key=key)", "fn(x)"]
+
+
+@pytest.mark.parametrize("use", ["keep(table)", "table['made'](x)", "for fn in table: fn(x)"])
+def test_a_dict_of_functions_used_otherwise_hides_their_calls(use):
+    source = f"""\
+        def run(x):
+            g = make()
+            table = {{"made": g}}
+            for key, fn in table.items():
+                fn(x)
+            {use}
+        """
+    assert _calls_of(source) is None

@@ -724,6 +724,45 @@ def test_a_grid_of_configurations_is_every_loop_over_written_out_literals_it_pas
     assert _grid_calls(source, "run", names=False)[:3] == [True, True, False]
 
 
+def test_a_grid_may_name_values_that_exist_already_and_configure_under_an_if():
+    source = """
+    import tensorflow as tf
+    from codes import Flooding, Layered
+    FAST = "fast"
+    def sweep(x, a, b):
+        for dt in (tf.float32, tf.float64):
+            run(x, dt)
+        for schedule in [FAST, Flooding, Layered]:
+            run(x, schedule)
+        for v in [a, b]:
+            run(x, v)
+        for v in [make(), b]:
+            run(x, v)
+        for dt in (tf.float32, tf.float64):
+            if dt == tf.float64:
+                precision = "double"
+            else:
+                precision = "single"
+            run(x, precision)
+        for dt in (tf.float32, tf.float64):
+            precision = "single"
+            run(x, precision)
+        for model in [Unbound, FAST]:
+            run(x, model)
+    """
+    assert _grid_calls(source, "run") == [
+        True,  # attribute chains
+        True,  # names bound once: an assignment, imports
+        False,  # parameters: data
+        False,  # a value made per element
+        True,  # bound under an `if` on the element
+        False,  # bound the same way on every pass
+        False,  # a name bound nowhere the module shows
+    ]
+    # Without the module's names, only literals.
+    assert _grid_calls(source, "run", names=False)[:2] == [False, False]
+
+
 def _per_grid(source: str, leaf: str) -> list[bool]:
     """`Captures.per_grid` for the function jitted by each `leaf(...)` call, in order."""
     ctx = _context(source)

@@ -600,9 +600,10 @@ def test_graph_records_carry_what_each_argument_is():
     graph = sorted((r for r in records if r.kind == "graph"), key=lambda r: r.status)
     assert [r.target for r in graph] == ["pkg.edges.add_loops"] * 3
     assert [decode_arguments(r.status) for r in graph] == [
-        [(None, "tensor"), (None, "py"), ("scale", "?"), ("*", "?")],
-        [(None, "tensor"), (None, "py")],
-        [(None, "tensors"), (None, "py")],  # the whole argument: maybe a list of tensors
+        # A literal argument carries its value (for the helper's branches it decides).
+        [(None, "tensor"), (None, "py=4"), ("scale", "?"), ("*", "?")],
+        [(None, "tensor"), (None, "py=4")],
+        [(None, "tensors"), (None, "py=4")],  # the whole argument: maybe a list of tensors
     ]
     for record in graph:
         assert record_from_json(record.to_json()) == record  # through the JSON cache
@@ -680,6 +681,44 @@ def test_a_flag_left_at_its_default_by_graph_callers(tmp_path, passed, expected)
     files = {
         "pkg/codes.py": DECODE,
         "pkg/xla.py": "LOUD = True\n" + DECODE_XLA.format(passed=passed),
+    }
+    found = [f for f in tf_findings(files, tmp_path) if f[2] == "JIT204"]
+    assert found == expected
+
+
+# ---- a flag a graph root forwards, left at its default by every call of the root ----------
+FORWARD_XLA = """\
+import tensorflow as tf
+from pkg.codes import decode
+
+
+def check(index):
+    @tf.function(jit_compile=True)
+    def decode_xla(index, verbose=False):
+        return decode(index, verbose=verbose)
+
+    modes = {{"eager": decode, "xla": decode_xla}}
+    for name, run in modes.items():
+        run(index{passed})
+{after}"""
+
+
+@pytest.mark.parametrize(
+    ("passed", "after", "expected"),
+    [
+        # Every call of the root (through the dict it is only iterated from) leaves
+        # `verbose` at False, and the root forwards it: the branch never runs in the graph.
+        ("", "", []),
+        (", verbose=True", "", [("pkg/codes.py", 7, "JIT204")]),
+        ("", "    return modes\n", [("pkg/codes.py", 7, "JIT204")]),  # called elsewhere too
+    ],
+)
+def test_a_flag_a_root_forwards_from_calls_that_leave_it_at_its_default(
+    tmp_path, passed, after, expected
+):
+    files = {
+        "pkg/codes.py": DECODE,
+        "pkg/xla.py": FORWARD_XLA.format(passed=passed, after=after),
     }
     found = [f for f in tf_findings(files, tmp_path) if f[2] == "JIT204"]
     assert found == expected

@@ -4,7 +4,8 @@
 `tf.constant(value)` has the dtype TensorFlow infers for the value (int32 for a Python int,
 float32 for a float), which may not be the dtype the function's ops meet: `x * factor` with
 a float32 `x` refuses an int32 factor where it accepted the Python int. The fix is therefore
-offered only where the tensor is converted as the Python value was:
+offered only where the tensor is converted as the Python value was (model/tf/repeats.py
+`conversion_dtype`, which the rule asks):
 
 - every read of the parameter is the value `tf.cast(param, dtype)` converts (`tf.cast`
   converts a Python value with exactly the dtype `tf.constant` infers, then casts it) or
@@ -22,10 +23,6 @@ import libcst as cst
 
 from jitlint.diagnostics import Applicability
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.python.walker import iter_children
-
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
-           cst.DictComp, cst.GeneratorExp)  # fmt: skip
 
 
 def parameter_for(func: cst.FunctionDef, call: cst.Call, arg: cst.Arg, bound: int) -> str | None:
@@ -43,121 +40,6 @@ def parameter_for(func: cst.FunctionDef, call: cst.Call, arg: cst.Arg, bound: in
     index = bound + positional.index(arg)
     ordered = [*params.posonly_params, *params.params]
     return ordered[index].name.value if index < len(ordered) else None
-
-
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
-               cst.Power)  # fmt: skip
-_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
-Parent = cst.CSTNode | None
-Path = tuple[cst.CSTNode, ...]
-
-
-# Arguments TensorFlow converts with the dtype `tf.constant` infers (int32, or int64 when a
-# value does not fit; float32): position and keyword. `tf.cast` then casts; `tf.gather`'s
-# indices accept the int32/int64 a list of Python ints becomes.
-_CONVERTED = {
-    "tensorflow.cast": (0, "x"),
-    "tensorflow.dtypes.cast": (0, "x"),
-    "tensorflow.gather": (1, "indices"),
-}
-
-
-def conversion_dtype(
-    func: cst.FunctionDef,
-    func_path: Path,
-    name: str,
-    qualified: Callable[[cst.Call, Path], set[str]],
-    dtype_of: Callable[[cst.BaseExpression, Path], str | None],
-) -> str | None:
-    """How `tf.constant` must convert the value parameter `name` of `func` receives: ""
-    (its inferred dtype) when every read is an argument TensorFlow converts that way (the
-    first of `tf.cast`, the indices of `tf.gather`), a dtype name when every read is an
-    operand beside a tensor of that known dtype; None otherwise, or when the body rebinds
-    the parameter or reads it in a nested scope. `func_path` is the path from the module
-    to `func`, ending with it; the callbacks get a node's full path (`qualified`: what a
-    call's callee can be)."""
-    casts = 0
-    dtypes: set[str | None] = set()
-    stack: list[tuple[cst.CSTNode, Path]] = [(func.body, (*func_path, func.body))]
-    while stack:
-        node, path = stack.pop()
-        parent, grandparent = path[-2], path[-3]
-        kind = type(node)
-        if kind in _SCOPES:
-            if _mentions(node, name):
-                return None  # a nested function, class or comprehension reads or binds it
-            continue
-        if kind in (cst.Global, cst.Nonlocal):
-            return None
-        if kind is cst.Name and node.value == name:  # type: ignore[attr-defined]
-            if _converted_argument(parent, grandparent, path[:-2], qualified):
-                casts += 1
-                continue
-            other = _other_operand(node, parent, grandparent)
-            if other is None:
-                return None  # any other read, or a binding
-            at = parent if type(parent) is not cst.ComparisonTarget else grandparent
-            dtypes.add(dtype_of(other, (*path[: path.index(at) + 1], other)))
-            continue
-        if kind is cst.Attribute:  # `obj.name` is not the parameter
-            stack.append((node.value, (*path, node.value)))  # type: ignore[attr-defined]
-            continue
-        stack.extend((child, (*path, child)) for child in iter_children(node))
-    if casts and not dtypes:
-        return ""
-    if not casts and len(dtypes) == 1 and None not in dtypes:
-        return next(iter(dtypes))
-    return None
-
-
-def _converted_argument(
-    parent: Parent,
-    grandparent: Parent,
-    call_path: Path,
-    qualified: Callable[[cst.Call, Path], set[str]],
-) -> bool:
-    """`parent` is the argument of call `grandparent` that TensorFlow converts as
-    `tf.constant` would (`_CONVERTED`)."""
-    if type(parent) is not cst.Arg or type(grandparent) is not cst.Call or parent.star:
-        return False
-    slots = {_CONVERTED.get(n) for n in qualified(grandparent, call_path)}
-    if len(slots) != 1 or None in slots:
-        return False
-    position, keyword = slots.pop()  # type: ignore[misc]
-    if parent.keyword is not None:
-        return parent.keyword.value == keyword
-    positional = [a for a in grandparent.args if a.keyword is None]
-    if any(a.star for a in positional[: positional.index(parent)]):
-        return False
-    return positional.index(parent) == position
-
-
-def _other_operand(
-    node: cst.Name, parent: Parent, grandparent: Parent
-) -> cst.BaseExpression | None:
-    """The other operand of the arithmetic operator or single ordering comparison that
-    `node` is an operand of."""
-    if type(parent) is cst.BinaryOperation and type(parent.operator) in _ARITHMETIC:
-        return parent.right if parent.left is node else parent.left
-    comparison = parent if type(parent) is cst.Comparison else grandparent
-    if type(comparison) is not cst.Comparison or len(comparison.comparisons) != 1:
-        return None
-    (target,) = comparison.comparisons
-    if type(target.operator) not in _ORDERING:
-        return None
-    if comparison.left is node:
-        return target.comparator
-    return comparison.left if target.comparator is node else None
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if type(current) is cst.Name and current.value == name:  # type: ignore[attr-defined]
-            return True
-        stack.extend(iter_children(current))
-    return False
 
 
 def tensor_argument_fix(

@@ -234,3 +234,41 @@ def is_super_init(call: cst.Call) -> bool:
         and type(func.value.func) is cst.Name
         and func.value.func.value == "super"
     )
+
+
+def read_again(module: cst.Module, attr: str, func: cst.CSTNode, store: cst.CSTNode) -> bool:
+    """Whether a value `store` (a statement of `func`) sets as `<obj>.<attr>` can be read
+    again once `func` has returned: `<x>.<attr>` is read somewhere in the module outside
+    `func`, or in `func` before `store` (the next run reads what the last one left). An
+    update (`x.attr += 1`) reads; a plain assignment does not. Any receiver counts: the
+    question is whether anything reads such an attribute at all."""
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(module, None)]
+    while stack:
+        node, parent = stack.pop()
+        if node is func:
+            if _read_before(node, attr, store):
+                return True
+            continue
+        if _reads(node, parent, attr):
+            return True
+        stack.extend((child, node) for child in iter_children(node))
+    return False
+
+
+def _read_before(func: cst.CSTNode, attr: str, store: cst.CSTNode) -> bool:
+    """A read of `.<attr>` in `func` before `store`, in source order."""
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(func, None)]
+    while stack:
+        node, parent = stack.pop()
+        if node is store:
+            return False
+        if _reads(node, parent, attr):
+            return True
+        stack.extend((child, node) for child in reversed(iter_children(node)))
+    return False
+
+
+def _reads(node: cst.CSTNode, parent: cst.CSTNode | None, attr: str) -> bool:
+    if type(node) is not cst.Attribute or node.attr.value != attr:  # type: ignore[attr-defined]
+        return False
+    return type(parent) not in (cst.AssignTarget, cst.AnnAssign)

@@ -13,15 +13,17 @@ parameter that takes a keyword. Such parameters are *uncertain*, never guessed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import pairwise
 from typing import Generic, TypeVar
 
 import libcst as cst
 
 from jitlint.python.builtins_facts import LITERAL_NAMES, STATICMETHOD
 from jitlint.python.uses import bound_names, leaves_on_every_path
+from jitlint.python.walker import iter_children, own_scope_nodes
 
 T = TypeVar("T")
 
@@ -389,6 +391,47 @@ def _test_value(test: cst.BaseExpression, bound: Bound[cst.BaseExpression], rebo
     return _literal(test)
 
 
+def known_arguments(
+    bound: Bound[T], value_of: Callable[[str, T], cst.BaseExpression | None]
+) -> Bound[cst.BaseExpression]:
+    """`bound` for `may_reach`, with each argument replaced by the literal `value_of` gives
+    for it (parameter name, argument) on the paths asked about: `f(verbose=verbose)` inside
+    a function whose every call leaves `verbose` at False gives `verbose` False. An argument
+    without one is left out, so tests of it stay unknown."""
+    arguments: dict[str, cst.BaseExpression] = {}
+    for name, argument in bound.arguments.items():
+        value = value_of(name, argument)
+        if value is not None:
+            arguments[name] = value
+    return replace(bound, arguments=arguments)  # type: ignore[arg-type]
+
+
+def agreed_value(
+    bounds: Sequence[Bound[cst.BaseExpression]], name: str
+) -> cst.BaseExpression | None:
+    """The literal every one of `bounds` gives the parameter `name` (passed or left at its
+    default), or None where one gives none or two differ."""
+    found: cst.BaseExpression | None = None
+    for bound in bounds:
+        expr = bound.arguments.get(name, bound.defaulted.get(name))
+        value = _UNKNOWN if expr is None else _literal(expr)
+        if value is _UNKNOWN:
+            return None
+        if found is not None:
+            seen = _literal(found)
+            if type(seen) is not type(value) or seen != value:
+                return None
+        found = expr
+    return found
+
+
+def literal_value(expr: cst.BaseExpression) -> tuple[bool, object]:
+    """(True, value) for a literal (`None`, `True`, `3`, `-1.5`, `"mean"`), else (False,
+    None)."""
+    value = _literal(expr)
+    return (False, None) if value is _UNKNOWN else (True, value)
+
+
 def _literal(expr: cst.BaseExpression):
     """The value of a literal argument (`None`, `True`, `3`, `-1.5`, `"mean"`), else
     `_UNKNOWN`."""
@@ -405,3 +448,162 @@ def _literal(expr: cst.BaseExpression):
         number = isinstance(value, int | float) and not isinstance(value, bool)
         return -value if number else _UNKNOWN
     return _UNKNOWN
+
+
+# ---- which names the branches around a statement prove are not None ----------------------
+
+
+def not_none_at(
+    func: cst.FunctionDef,
+    site: cst.CSTNode,
+    facts: tuple[dict[str, cst.BaseExpression], frozenset[str]] | None = None,
+) -> frozenset[str]:
+    """The names of `func` that the `if`s around `site` (a node of its body, nested scopes
+    aside) prove are not None where `site` runs, and that `func` never binds again: `x`
+    under `if x is not None:`, `if x:`, the `else` of `if x is None:`, `if a and x:`, or
+    under a local flag bound once to such a test (`on = x is not None` ... `if on:`); and
+    after an `if x is None: return ...` before it in its block. A test of a local that a
+    plain `alias = x` bound before it proves `x` too (`nbrs = neighbors; if nbrs is None:
+    return`). `facts`: `flag_facts(func)`, where the caller asks of many sites."""
+    path = _path_in(func.body, site)
+    if path is None:
+        return frozenset()
+    aliases: dict[str, str] = {}
+    tests: list[tuple[cst.BaseExpression, bool, dict[str, str]]] = []
+    for node, child in pairwise(path):
+        if type(node) is cst.If and child is not node.test:  # type: ignore[attr-defined]
+            tests.append((node.test, child is node.body, dict(aliases)))  # type: ignore[attr-defined]
+        if type(node) not in (cst.IndentedBlock, cst.Module):
+            continue
+        for statement in node.body:  # type: ignore[attr-defined]
+            if statement is child:
+                break
+            if type(statement) is cst.If:
+                orelse = statement.orelse  # type: ignore[attr-defined]
+                if leaves_on_every_path(statement.body):  # type: ignore[attr-defined]
+                    tests.append((statement.test, False, dict(aliases)))  # type: ignore[attr-defined]
+                elif type(orelse) is cst.Else and leaves_on_every_path(orelse.body):
+                    tests.append((statement.test, True, dict(aliases)))  # type: ignore[attr-defined]
+            _note_alias(statement, aliases)
+    if not tests:
+        return frozenset()
+    bindings, rebound = facts if facts is not None else flag_facts(func)
+    found: set[str] = set()
+    for test, outcome, known in tests:
+        for name in _not_none(test, outcome, bindings, 0):
+            found.add(name)
+            if name in known:
+                found.add(known[name])
+    return frozenset(name for name in found if name not in rebound)
+
+
+def flag_facts(
+    func: cst.FunctionDef,
+) -> tuple[dict[str, cst.BaseExpression], frozenset[str]]:
+    """What `not_none_at` reads of `func`'s body: its locals bound once by a plain
+    assignment, with their values, and every name it binds."""
+    return _single_assignments(func.body), frozenset(bound_names(func.body))
+
+
+def _note_alias(statement: cst.CSTNode, aliases: dict[str, str]) -> None:
+    """`alias = name` makes `alias` another name for `name` until it is bound again."""
+    if aliases:
+        written = bound_names(statement)
+        for name in [n for n in aliases if n in written]:
+            del aliases[name]
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:  # type: ignore[attr-defined]
+        return
+    assign = statement.body[0]  # type: ignore[attr-defined]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1:
+        return
+    target, value = assign.targets[0].target, assign.value
+    if type(target) is cst.Name and type(value) is cst.Name and value.value not in LITERAL_NAMES:
+        aliases[target.value] = value.value
+
+
+def _not_none(
+    test: cst.BaseExpression,
+    outcome: bool,
+    bindings: dict[str, cst.BaseExpression],
+    depth: int,
+) -> set[str]:
+    """The names `test` evaluating to `outcome` proves are not None (flags read through
+    `bindings`, a local's one assigned value)."""
+    kind = type(test)
+    if kind is cst.Name:
+        name = test.value  # type: ignore[attr-defined]
+        flag = bindings.get(name)
+        if flag is not None and depth < 3:
+            return _not_none(flag, outcome, bindings, depth + 1)
+        return {name} if outcome and name not in LITERAL_NAMES else set()
+    if kind is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+        return _not_none(test.expression, not outcome, bindings, depth)  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        # `a and b` held (or `a or b` failed): each part did.
+        if (type(test.operator) is cst.And) != outcome:  # type: ignore[attr-defined]
+            return set()
+        left = _not_none(test.left, outcome, bindings, depth)  # type: ignore[attr-defined]
+        return left | _not_none(test.right, outcome, bindings, depth)  # type: ignore[attr-defined]
+    if kind is cst.Comparison and len(test.comparisons) == 1:  # type: ignore[attr-defined]
+        target = test.comparisons[0]  # type: ignore[attr-defined]
+        subject, other = test.left, target.comparator  # type: ignore[attr-defined]
+        if type(subject) is not cst.Name or type(other) is not cst.Name or other.value != "None":  # type: ignore[attr-defined]
+            return set()
+        operator = type(target.operator)
+        if (operator is cst.IsNot and outcome) or (operator is cst.Is and not outcome):
+            return {subject.value}  # type: ignore[attr-defined]
+    return set()
+
+
+def _single_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression]:
+    """The locals of a function body (nested scopes aside) that one plain `name = value`
+    binds and nothing else does (a loop or unpacking target, an augmented or annotated
+    assignment, an import, a `with ... as`, a walrus, `except ... as`, `del`, `global`),
+    with that value."""
+    counts: dict[str, int] = {}
+    values: dict[str, cst.BaseExpression] = {}
+    other: set[str] = set()
+    for node in own_scope_nodes(body, _SCOPES):
+        kind = type(node)
+        parts: list[cst.CSTNode] = []
+        if kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name:
+                    name = target.target.value
+                    counts[name] = counts.get(name, 0) + 1
+                    values[name] = node.value  # type: ignore[attr-defined]
+                else:
+                    parts.append(target.target)
+        elif kind in (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+            parts = [node.target]  # type: ignore[attr-defined]
+        elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
+            parts = [node.asname]  # type: ignore[attr-defined]
+        elif kind is cst.ExceptHandler and node.name is not None:  # type: ignore[attr-defined]
+            parts = [node.name]  # type: ignore[attr-defined]
+        elif kind in (cst.Import, cst.ImportFrom, cst.Del, cst.Global, cst.Nonlocal, cst.Match):
+            parts = [node]
+        for part in parts:
+            other |= _names_in(part)
+    return {
+        name: value for name, value in values.items() if counts[name] == 1 and name not in other
+    }
+
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in own_scope_nodes(node, ()) if type(n) is cst.Name}  # type: ignore[attr-defined]
+
+
+def _path_in(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes from `root` down to `target` (both included), nested scopes aside."""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(root, ())]
+    while stack:
+        node, above = stack.pop()
+        if node is target:
+            return [*above, node]
+        if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef) and node is not root:
+            continue
+        stack.extend((child, (*above, node)) for child in iter_children(node))
+    return None

@@ -90,6 +90,14 @@ SETATTR = "setattr"
 WARN = frozenset({"warnings.warn"})
 # Builtins that turn their argument into text.
 MAKES_TEXT = frozenset({"builtins.str", "builtins.repr", "builtins.format", "builtins.ascii"})
+# Tests only text has: `str` and `bytes` methods that answer a question about the text. A call
+# of one that completed (whatever it answered) proves its subject is text: no other builtin,
+# array or number has the method, so on anything else the call raises before its test is read.
+TEXT_TESTS = frozenset(
+    {"startswith", "endswith", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit"}
+    | {"isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper"}
+)
+TEXT_TYPES = frozenset({"builtins.str", "builtins.bytes"})
 TRUTH_TEST = frozenset({"builtins.bool"})  # `bool(x)` asks `x.__bool__()`
 FLOAT_CONVERSION = frozenset({"builtins.float"})
 RANGE = frozenset({"builtins.range"})

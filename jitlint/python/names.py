@@ -78,6 +78,16 @@ class Names:
             stack.extend((child, node) for child in iter_children(node))
         return found
 
+    def handed_out(self, name: str) -> bool:
+        """Whether a function of the module returns or yields the name itself (a getter, a
+        context manager yielding a module-level container): what the module binds to it is
+        then read by its callers, wherever they are. A local of the same spelling counts too
+        (a walk of the module: for rare questions)."""
+        return any(
+            type(parent) in (cst.Return, cst.Yield) and parent.value is node  # type: ignore[attr-defined]
+            for node, parent in self.reads(name)
+        )
+
     def lookup(self, name: str, path: Sequence[cst.CSTNode]) -> list[Binding] | None:
         """The bindings `name` refers to at the end of `path`; None if nothing binds it."""
         found = self.lookup_with_path(name, path)
@@ -281,6 +291,13 @@ def python_literal(node: cst.CSTNode) -> bool:
     if kind in (cst.List, cst.Tuple):
         return all(python_literal(e.value) for e in node.elements)  # type: ignore[attr-defined]
     return False
+
+
+def false_literal(expr: cst.BaseExpression) -> bool:
+    """A literal Python reads as false in a test: `False`, `None` or `0`."""
+    if type(expr) is cst.Name:
+        return expr.value in ("False", "None")  # type: ignore[attr-defined]
+    return type(expr) is cst.Integer and expr.evaluated_value == 0  # type: ignore[attr-defined]
 
 
 def python_valued(expr: cst.BaseExpression) -> bool:

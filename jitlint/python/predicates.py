@@ -13,9 +13,10 @@ differently. What a passing or failing test proves about the types is the framew
 (`proves`), not this module's.
 
 Narrowing (`Guards`) reads a test (`isinstance(x, T)`, `type(x) is T`, `x is None`,
-`hasattr(x, "a")`, a predicate's call, under `not`/`and`/`or`) for the names it proves are not
-of one kind of value where the test evaluated to a given outcome; the kind (a framework's
-tracer, say) is given by what its type tests prove and the attributes all its values have.
+`hasattr(x, "a")`, a predicate's call, a test only text has (`x.startswith("a")`), under
+`not`/`and`/`or`) for the names it proves are not of one kind of value where the test
+evaluated to a given outcome; the kind (a framework's tracer, say) is given by what its type
+tests prove and the attributes all its values have.
 `narrow` and `restore` apply such a proof to a flow-sensitive environment of local names and
 undo it where the guarded code ends, for the early exits, branches and asserts an interpreter
 follows.
@@ -31,6 +32,7 @@ from typing import TypeVar
 import libcst as cst
 
 from jitlint.python.binding import Signature, bind_call
+from jitlint.python.builtins_facts import TEXT_TESTS, TEXT_TYPES
 from jitlint.python.names import Names, is_none_literal
 
 
@@ -266,7 +268,7 @@ class Guards:
         if kind is cst.Call:
             if not outcome and self._is_kind_hasattr(test):  # type: ignore[arg-type]
                 return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
-            found = self._isinstance(test, outcome)  # type: ignore[arg-type]
+            found = self._isinstance(test, outcome) or self._text_test(test)  # type: ignore[arg-type]
             if not found and self.predicate is not None:
                 predicate = self.predicate(test)  # type: ignore[arg-type]
                 if predicate is not None:
@@ -291,6 +293,15 @@ class Guards:
             return NOTHING
         types = self._guard_types(args[1])
         return frozenset({subject.value}) if self.proves(types, outcome) else NOTHING
+
+    def _text_test(self, call: cst.Call) -> Facts:
+        """`x.startswith("X")`, either way it came out: the call completed, so `x` is text."""
+        func = call.func
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name:
+            return NOTHING
+        if func.attr.value not in TEXT_TESTS or not self.proves(TEXT_TYPES, True):
+            return NOTHING
+        return frozenset({func.value.value})
 
     def _is_kind_hasattr(self, call: cst.Call) -> bool:
         """`hasattr(x, "shape")` for an attribute every value of the kind has."""

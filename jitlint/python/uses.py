@@ -124,6 +124,36 @@ def repeats_body(loop: cst.CSTNode) -> bool:
     return _has_continue(loop.body)  # type: ignore[attr-defined]
 
 
+def sets_flag_of_loop(call: cst.Call, path: Sequence[cst.CSTNode]) -> bool:
+    """The call at the end of `path` decides whether the innermost loop around it (in its
+    function) runs again: the loop is `while flag:`, and every normal path through its body
+    ends with `flag = <this call>` (in a `try` without `else`, whose handlers may retry
+    after an error), with no `continue` outside the handlers to skip it. Whether the loop
+    repeats is then what the call returns (`while running: try: running = run(config)
+    except Unavailable: ...`)."""
+    loop = None
+    for index in range(len(path) - 2, -1, -1):
+        node, child = path[index], path[index + 1]
+        if type(node) in _FUNCTIONS:
+            return False
+        if type(node) in _LOOPS and child is node.body:  # type: ignore[attr-defined]
+            loop = node
+            break
+    if type(loop) is not cst.While or type(loop.test) is not cst.Name:
+        return False
+    flag = loop.test.value
+
+    def ends(small: cst.BaseSmallStatement) -> bool:
+        if type(small) is not cst.Assign or small.value is not call:
+            return _leaves(small)
+        if len(small.targets) != 1:
+            return False
+        target = small.targets[0].target
+        return type(target) is cst.Name and target.value == flag  # type: ignore[attr-defined]
+
+    return _every_path_ends(loop.body, ends, into_blocks=True) and not _has_continue(loop.body)
+
+
 def _one_element(iterable: cst.CSTNode) -> bool:
     """`[a]`, `(a,)`, `{a}` or `range(1)`."""
     if type(iterable) is cst.Call:
@@ -254,6 +284,28 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
         if type(current) is cst.Call:
             found.append(current)  # type: ignore[arg-type]
         stack.extend(reversed(list(iter_children(current))))
+    return found
+
+
+def echoes(func: cst.FunctionDef, call: cst.Call) -> list[cst.Call]:
+    """The other calls in `func`'s own body whose arguments read every name that the
+    positional arguments of `call` read (at least one): the same values handed on again
+    (`print(msg % args)` beside `logging.info(msg, *args)`)."""
+    read: set[str] = set()
+    for arg in call.args:
+        if arg.keyword is None:
+            read |= free_reads(arg.value) or set()
+    if not read:
+        return []
+    found = []
+    for other in calls_in(func.body):
+        if other is call:
+            continue
+        reads: set[str] = set()
+        for arg in other.args:
+            reads |= free_reads(arg.value) or set()
+        if read <= reads:
+            found.append(other)
     return found
 
 
@@ -525,26 +577,97 @@ def _names(
 
 
 # ---- every call of a name -----------------------------------------------------------------
-def calls_of_name(scope: cst.CSTNode, name: str, bound_at: cst.Name) -> list[cst.Call] | None:
+def calls_of_name(
+    scope: cst.CSTNode, name: str, bound_at: cst.Name, depth: int = 0
+) -> list[cst.Call] | None:
     """Every call `name(...)` in `scope` (nested scopes included) of a name bound once, at
     `bound_at`; None when the value may go anywhere else: a mention of the name that is not
     the function of a call (passed on, stored, returned, rebound, a parameter or a local of a
-    nested scope with the same spelling), or no call at all."""
+    nested scope with the same spelling), or no call at all. A value of a dict display bound
+    to a name that is only iterated (`for key, f in fns.items(): f(x)`) is called where the
+    loop's name is."""
     found: list[cst.Call] = []
-    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(scope, None)]
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(scope, ())]
     while stack:
-        node, parent = stack.pop()
+        node, above = stack.pop()
         if type(node) is cst.Name:
             if node.value != name or node is bound_at:  # type: ignore[attr-defined]
                 continue
+            parent = above[-1] if above else None
             if parent is not None and _not_a_read(node, [parent]):  # type: ignore[arg-type]
                 continue
-            if type(parent) is not cst.Call or parent.func is not node:  # type: ignore[attr-defined]
+            if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
+                found.append(parent)  # type: ignore[arg-type]
+                continue
+            through = _calls_through_dict(scope, node, above, depth)
+            if through is None:
                 return None
-            found.append(parent)  # type: ignore[arg-type]
+            found.extend(through)
             continue
-        stack.extend((child, node) for child in reversed(iter_children(node)))
+        stack.extend((child, (*above, node)) for child in reversed(iter_children(node)))
     return found or None
+
+
+def _calls_through_dict(
+    scope: cst.CSTNode, node: cst.Name, above: tuple[cst.CSTNode, ...], depth: int
+) -> list[cst.Call] | None:
+    """The calls of `node`, a value of a dict display `d = {k: node, ...}` in `scope`, where
+    every mention of `d` is `for k, f in d.items():` or `for f in d.values():` and `f` is
+    only called in the loop's body; None otherwise."""
+    if depth > 1 or len(above) < 3:
+        return None
+    element, display, statement = above[-1], above[-2], above[-3]
+    if type(element) is not cst.DictElement or element.value is not node:  # type: ignore[attr-defined]
+        return None
+    if type(display) is not cst.Dict or type(statement) is not cst.Assign:
+        return None
+    targets = statement.targets  # type: ignore[attr-defined]
+    if len(targets) != 1 or type(targets[0].target) is not cst.Name:
+        return None
+    dict_name: cst.Name = targets[0].target
+    found: list[cst.Call] = []
+    loops: list[cst.For] = []  # in the order of the text
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.For:
+            loops.append(node)  # type: ignore[arg-type]
+        stack.extend(reversed(iter_children(node)))
+    mentions = 0
+    for loop in loops:
+        loop_name = _iterated_value(loop, dict_name.value)  # type: ignore[arg-type]
+        if loop_name is None:
+            continue
+        mentions += 1
+        calls = calls_of_name(loop.body, loop_name.value, loop_name, depth + 1)  # type: ignore[attr-defined]
+        if calls is None:
+            return None
+        found.extend(calls)
+    named = sum(
+        1
+        for n in descendants(scope)
+        if type(n) is cst.Name and n.value == dict_name.value and n is not dict_name  # type: ignore[attr-defined]
+    )
+    return found if mentions and named == mentions else None
+
+
+def _iterated_value(loop: cst.For, dict_name: str) -> cst.Name | None:
+    """`f` of `for k, f in d.items():` or `for f in d.values():`, for `d` spelled
+    `dict_name`."""
+    it = loop.iter
+    if type(it) is not cst.Call or it.args or type(it.func) is not cst.Attribute:
+        return None
+    owner, method = it.func.value, it.func.attr.value
+    if type(owner) is not cst.Name or owner.value != dict_name:
+        return None
+    target = loop.target
+    if method == "values" and type(target) is cst.Name:
+        return target
+    if method == "items" and type(target) in (cst.Tuple, cst.List):
+        elements = target.elements  # type: ignore[attr-defined]
+        if len(elements) == 2 and type(elements[1].value) is cst.Name:
+            return elements[1].value
+    return None
 
 
 def returned_values(func: cst.FunctionDef) -> list[cst.BaseExpression] | None:

@@ -90,6 +90,11 @@ class Contract:
     # The module object itself is made inside the user's trace (haiku and flax linen build or
     # bind it in `apply`): setting its attributes there changes nothing outside.
     made_in_trace: bool = False
+    # Its modules are built only inside a function made into a pair of pure functions
+    # (haiku's `hk.transform`): where the file itself builds one in such a function, the run
+    # shows where the module runs (where the pair's `apply` is called, traced or not), and
+    # the contract does not stand in for callers it cannot see.
+    built_in_pair: bool = False
     # A traceback showed this very function failing under jit (explain-error's entry hint):
     # its parameters may be tracers, whatever their annotations leave unsaid.
     parameters_traced: bool = False

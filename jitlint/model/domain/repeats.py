@@ -18,7 +18,11 @@ frameworks' contracts, and rules (JIT113, JIT207) query the answer.
   `on_batch_end`: which ones is each plug-in's table), and, one level down, what those call
   unconditionally (further down, callees tend to cache what they build). It keeps the loop
   calls that repeat each function (`sites`), and which functions something else repeats too
-  (`open`), so that captures.py can tell which parameters change from call to call.
+  (`open`), so that captures.py can tell which parameters change from call to call. A loop
+  call that sets the flag its `while` tests, as every normal pass ends (`while running:
+  try: running = run(config) except Unavailable: ...`), to what a function returning a
+  false literal on every path returns, runs that function once on a normal run, and again
+  only to retry after an error: no repetition (`stops_its_loop`).
 - A *memoized* function (`@functools.lru_cache`, `@functools.cache`) runs its body once per
   distinct arguments: a loop or contract that calls it again with the same ones does not
   run it again, so it is never repeated, nor, through it, what it calls.
@@ -46,9 +50,16 @@ import libcst as cst
 from jitlint.model.domain.guards import is_run_once_guard
 from jitlint.python.binding import Signature, bind_call, may_reach, receivers
 from jitlint.python.builtins_facts import MEMOIZING, SETATTR
-from jitlint.python.names import Names, leaf_name, python_literal
-from jitlint.python.uses import bound_names, free_reads, repeats_body, target_names
-from jitlint.python.walker import iter_children, own_scope_nodes
+from jitlint.python.names import Names, false_literal, leaf_name, python_literal
+from jitlint.python.uses import (
+    bound_names,
+    free_reads,
+    repeats_body,
+    returned_values,
+    sets_flag_of_loop,
+    target_names,
+)
+from jitlint.python.walker import iter_children
 
 Path = Sequence[cst.CSTNode]
 Func = cst.FunctionDef | cst.Lambda
@@ -161,10 +172,16 @@ def conditional(path: Path) -> bool:
 # ---- grids of configurations -------------------------------------------------------------
 
 
-def written_out(iterable: cst.CSTNode, path: Path, names: Names | None = None) -> bool:
+def written_out(
+    iterable: cst.CSTNode, path: Path, names: Names | None = None, references: bool = False
+) -> bool:
     """`iterable` is a written-out list or tuple of Python literals, or (with `names`) a name
     bound once, by an assignment, to one (`DTYPES = ("float32", "bfloat16")`, usually at
-    module level)."""
+    module level). With `references` (and `names`), its elements may also name values that
+    exist already: an attribute chain (`tf.float32`) or a name bound once, by an import, a
+    class, a def or an assignment (`[cns1, cns2, cns3]`, a tuple of imported classes), not a
+    parameter nor a loop's variable: nothing is computed per element, so it is still a
+    handful of fixed values written in the source."""
     if type(iterable) is cst.Name and names is not None:
         bindings = names.lookup(iterable.value, path)  # type: ignore[attr-defined]
         if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
@@ -173,7 +190,31 @@ def written_out(iterable: cst.CSTNode, path: Path, names: Names | None = None) -
     if type(iterable) not in (cst.List, cst.Tuple):
         return False
     elements = iterable.elements  # type: ignore[attr-defined]
-    return bool(elements) and all(python_literal(e.value) for e in elements)
+    return bool(elements) and all(
+        type(e) is cst.Element
+        and (
+            python_literal(e.value)
+            or (references and names is not None and _reference(e.value, path, names))
+        )
+        for e in elements
+    )
+
+
+def _reference(node: cst.CSTNode, path: Path, names: Names) -> bool:
+    """A value read, not made: an attribute chain, or a name bound once by an import, a
+    class, a def or an assignment."""
+    if type(node) is cst.Attribute:
+        while type(node) is cst.Attribute:
+            node = node.value  # type: ignore[attr-defined]
+        return type(node) is cst.Name
+    if type(node) is not cst.Name:
+        return False
+    bindings = names.lookup(node.value, path)  # type: ignore[attr-defined]
+    return (
+        bindings is not None
+        and len(bindings) == 1
+        and bindings[0].kind in ("import", "class", "def", "assign")
+    )
 
 
 def grid_pass(
@@ -202,7 +243,7 @@ def grid_pass(
             continue
         if kind is not cst.For or not configured_names(node) & reads:  # type: ignore[arg-type]
             return False
-        if not written_out(node.iter, path, names):  # type: ignore[attr-defined]
+        if not written_out(node.iter, path, names, references=True):  # type: ignore[attr-defined]
             return False
         loops += 1
     return loops > 0
@@ -211,23 +252,43 @@ def grid_pass(
 def configured_names(loop: cst.For) -> set[str]:
     """The names each pass of `loop` binds from its element: its target, and, in turn, the
     names its body assigns from an expression that reads one of them (`dec =
-    Decoder(terminate=t)` in `for t in [False, True]:`). What reads them is configured by
+    Decoder(terminate=t)` in `for t in [False, True]:`), or under an `if` whose test reads
+    one (`if dt == tf.float64: precision = "double"`). What reads them is configured by
     the pass too."""
     found = target_names(loop.target)
-    assigns: list[tuple[set[str], cst.BaseExpression]] = []
-    for node in own_scope_nodes(loop.body, (*_FUNCTIONS, cst.ClassDef)):
-        if type(node) is cst.Assign:
-            targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
-            if targets:
-                assigns.append((targets, node.value))  # type: ignore[attr-defined]
+    assigns: list[tuple[set[str], set[str]]] = []
+    _collect_assigns(loop.body, set(), assigns)
     grown = True
     while grown:
         grown = False
-        for targets, value in assigns:
-            if targets - found and (free_reads(value) or set()) & found:
+        for targets, reads in assigns:
+            if targets - found and reads & found:
                 found |= targets
                 grown = True
     return found
+
+
+def _collect_assigns(
+    node: cst.CSTNode, tests: set[str], out: list[tuple[set[str], set[str]]]
+) -> None:
+    """The simple-name assignments under `node` (its own scope), each with the names its
+    value reads and those the tests of the `if`s around it (below `node`) read."""
+    kind = type(node)
+    if kind in _FUNCTIONS or kind is cst.ClassDef:
+        return
+    if kind is cst.Assign:
+        targets = {t.target.value for t in node.targets if type(t.target) is cst.Name}  # type: ignore[attr-defined]
+        if targets:
+            out.append((targets, (free_reads(node.value) or set()) | tests))  # type: ignore[attr-defined]
+        return
+    if kind is cst.If:
+        inner = tests | (free_reads(node.test) or set())  # type: ignore[attr-defined]
+        _collect_assigns(node.body, inner, out)  # type: ignore[attr-defined]
+        if node.orelse is not None:  # type: ignore[attr-defined]
+            _collect_assigns(node.orelse, inner, out)  # type: ignore[attr-defined]
+        return
+    for child in iter_children(node):
+        _collect_assigns(child, tests, out)
 
 
 def passes_grid(call: cst.Call, path: Path, names: Names | None = None) -> bool:
@@ -304,7 +365,7 @@ def find_repeated(
     once = (lambda func: memoized(names, func)) if names is not None else (lambda func: False)
     for call, path in per_pass(loop_calls, staged):
         func = callee(call, path)
-        if func is None or once(func):
+        if func is None or once(func) or stops_its_loop(call, path, func):
             continue
         if id(func) not in out.why:
             out.keeps_result.add(id(func))
@@ -329,6 +390,17 @@ def find_repeated(
                 out.open.add(id(func))
                 out.why.setdefault(id(func), f"called from a function {why}")
     return out
+
+
+def stops_its_loop(call: cst.Call, path: Path, func: cst.FunctionDef) -> bool:
+    """The loop call at the end of `path` sets the flag its `while` loop tests
+    (python/uses.py `sets_flag_of_loop`), and `func`, which it runs, returns a false literal
+    (`False`, `None`, `0`) on every path: the loop runs it once on a normal run, and again
+    only when an error sends a handler round to retry."""
+    if not sets_flag_of_loop(call, path):
+        return False
+    values = returned_values(func)
+    return bool(values) and all(false_literal(v) for v in values)
 
 
 def memoized(names: Names, func: cst.FunctionDef) -> bool:

@@ -254,9 +254,10 @@ class Object(Value):
     model saw the instance get (in `__init__`, or as a traced argument of a known pytree
     class); `declared` (a pytree_fields.Instance) says how a transformation treats the
     fields of a traced argument. `building`: `__init__` is still running, so assignments to
-    `self.x` add fields."""
+    `self.x` add fields. `constructed`: a call of the class made it, so it is no None (an
+    instance the model assumes from an annotation, `Optional[State]`, may be)."""
 
-    __slots__ = ("building", "cls", "declared", "fields", "made_at")
+    __slots__ = ("building", "cls", "constructed", "declared", "fields", "made_at")
 
     def __init__(
         self,
@@ -272,6 +273,7 @@ class Object(Value):
         self.fields = fields if fields is not None else {}
         self.declared = declared
         self.building = False
+        self.constructed = False
         # The level of the code that made it (0: Python, outside any trace), if known.
         self.made_at: int | None = None
 
@@ -490,6 +492,9 @@ PLAIN_OBJECT = Value(STATIC, pytype="object")
 # one (hashing a tracer raises TypeError), so a set that was built holds none; a dict's keys
 # (`set(d)`) are the pytree's static structure. Its truth value is its length.
 PYTHON_SET = Value(STATIC, pytype="set")
+# A Python value known not to be None, and nothing more: an instance a call of a class made,
+# a name that an `is not None` test guards.
+NOT_NONE = Value(STATIC, pytype="not None")
 
 
 def plain_python_object(value: Value) -> bool:
@@ -589,7 +594,9 @@ def _join_objects(a: Object, b: Object) -> Value | None:
         return None
     fields = {k: join(v, b.fields[k]) for k, v in a.fields.items() if k in b.fields}
     kind = a.kind if a.kind == b.kind else UNKNOWN
-    return Object(a.cls, fields, kind=kind, why=a.why or b.why, declared=a.declared)
+    out = Object(a.cls, fields, kind=kind, why=a.why or b.why, declared=a.declared)
+    out.constructed = a.constructed and b.constructed
+    return out
 
 
 def _join_refs(a: Value, b: Value) -> Value | None:
@@ -703,12 +710,16 @@ def is_none(value: Value) -> bool | None:
     Python scalar of another known type (an int such as `x.shape[0]` or `len(xs)`, a
     literal), None otherwise. Arrays, containers and instances are left unknown: a parameter
     annotated `Optional[int]` or `Optional[State]` is modelled as one, and None still
-    reaches it."""
+    reaches it. An instance a call of its class made is no None."""
     if isinstance(value, Scalar):
         if value.known:
             return value.const is None
         return None if value.pytype is None else value.pytype == "None"
     if type(value) is Value and value.kind == STATIC and value.pytype in SCALAR_TYPES:
+        return False
+    if isinstance(value, Object) and value.constructed:
+        return False
+    if type(value) is Value and value.pytype == "not None":
         return False
     return None
 
@@ -759,4 +770,5 @@ def merged_instance(values: list[Object]) -> Object:
             out.fields[name] = U
     levels = {v.made_at for v in values}
     out.made_at = levels.pop() if len(levels) == 1 else None
+    out.constructed = all(v.constructed for v in values)
     return out

@@ -543,7 +543,7 @@ class Calls(Transformations):
         if cls.pytree is None:
             cls.pytree = self.tracing.pytree_classes.of(cls.node, cls.path)
         obj = Object(cls)
-        obj.building = True
+        obj.building = obj.constructed = True
         obj.made_at = context.level
         label = f"`{cls.name}(...)`"
         framework = plugins.plugin(cls.kind)

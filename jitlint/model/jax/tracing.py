@@ -41,6 +41,7 @@ from jitlint.model.domain.classes import (
 )
 from jitlint.model.domain.flows import PASS, TEXT, Flows
 from jitlint.model.domain.values import (
+    NOT_NONE,
     PLAIN_OBJECT,
     PYTREE,
     STATIC,
@@ -61,6 +62,7 @@ from jitlint.model.domain.values import (
     U,
     Value,
     first_traced,
+    is_none,
     join,
     literal,
     literal_truth,
@@ -136,7 +138,7 @@ from jitlint.model.jax.transforms import (
     scalar_params,
     static_truth,
 )
-from jitlint.python.binding import Signature
+from jitlint.python.binding import Signature, flag_facts, not_none_at
 from jitlint.python.builtins_facts import (
     CONTAINER_MUTATORS,
     LOG_METHODS,
@@ -147,7 +149,7 @@ from jitlint.python.builtins_facts import (
 from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, is_none_literal, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
-from jitlint.python.uses import returns_no_value
+from jitlint.python.uses import calls_in, returns_no_value
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -287,6 +289,8 @@ class Tracing:
         self._traces: dict[int, FunctionTrace] = {}
         self._parts_memo: dict[int, dict[str, tuple[ClassInfo, bool]]] = {}
         self._untraced_traces: dict[int, FunctionTrace] = {}
+        self._not_none_memo: dict[tuple[int, int], frozenset[str]] = {}
+        self._flag_facts: dict[int, tuple[dict[str, cst.BaseExpression], frozenset[str]]] = {}
         self._qualnames: dict[int, frozenset[str]] = {}
         self._predicates: dict[int, Predicate | None] = {}
         self.solving = False
@@ -436,6 +440,18 @@ class Tracing:
             return None
         found = self.trace(func)
         return found if found is not None and found.level > 0 else None
+
+    def paired_at(self, path: Sequence[cst.CSTNode]) -> bool:
+        """Whether the end of `path` is in the body of a function the file makes into a pair
+        (`hk.transform(f)`): it runs inside the pair's `init` and `apply`, traced or not."""
+        paired = {id(f) for f in self.index.paired}
+        return (
+            bool(paired)
+            and any(
+                id(node) in paired and path[i + 1] is node.body  # type: ignore[attr-defined]
+                for i, node in enumerate(path[:-1])
+            )
+        )
 
     def any_function_at(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
         """Like `function_at`, but untraced code (level 0, the module too) also answers."""
@@ -795,6 +811,8 @@ class Tracing:
                     params[name] = Value(STATIC, pytype=sequence)  # a Python list everywhere
                 elif same_scalar_type(values):
                     params[name] = Scalar(first.pytype)  # an int everywhere: never None
+                elif all(is_none(v) is False for v in values):
+                    params[name] = NOT_NONE  # never None, whatever else it is
                 else:
                     params[name] = S
             else:
@@ -931,6 +949,8 @@ class Tracing:
         for info, contract in self.contract_classes:
             if id(info.node) in parts:
                 continue  # traced where the module that builds it calls it
+            if contract.built_in_pair and self._built_in_pair(info):
+                continue  # it runs where the pair's `apply` is called: the run shows where
             compilers = self._compilers(info)
             drivers = drivers_of_compiled(
                 {n: m.func for n, m in info.methods.items()},
@@ -980,6 +1000,19 @@ class Tracing:
                 self._contract_root(func, owner, contract)
                 if untraced:
                     self._reroot_nested(func)
+
+    def _built_in_pair(self, info: ClassInfo) -> bool:
+        """Whether a function of the file that a pair transformation wraps (`hk.transform(f)`)
+        builds `info`'s class in its own body."""
+        for func in self.index.paired:
+            path = [*self._path_to(func), func, func.body]
+            for call in calls_in(func.body):
+                if type(call.func) is not cst.Name or call.func.value != info.name:
+                    continue
+                bindings = self.names.lookup(info.name, path)
+                if bindings and any(b.node is info.node for b in bindings):
+                    return True
+        return False
 
     def _driver_root(self, func: cst.FunctionDef) -> None:
         """Interpret `func`, a method that compiles one of its instance's methods and runs it,
@@ -1304,7 +1337,15 @@ class Tracing:
                         return not is_none_test
             return None
 
-        analyzer.truth = lambda test: static_truth(self.names, test, analyzer.env.get, leaf_truth)
+        def known(name: str) -> Value | None:
+            # A local's current value; a name the body does not bind: its closure's or
+            # global's (a parameter of the enclosing function known not to be None).
+            found = analyzer.env.get(name)
+            if found is None and name not in analyzer.local_names:
+                return analyzer.free(name)
+            return found
+
+        analyzer.truth = lambda test: static_truth(self.names, test, known, leaf_truth)
         analyzer.guards = tracer_guards(
             lambda expr: self.qualified(trace, expr),
             lambda call: (
@@ -1326,7 +1367,8 @@ class Tracing:
             if found is None:
                 found = closure.summary.get(name)
             if found is not None:
-                return found
+                owner = closure.context.func if closure.context is not None else None
+                return self._guarded(context, owner, name, found)
             if name not in closure.local_names:
                 return closure.free(name)
             return U
@@ -1341,6 +1383,28 @@ class Tracing:
             return known if known is not None else S  # a builtin
         bindings, scope_path = found_bindings
         owner = scope_path[-2] if len(scope_path) >= 2 else scope_path[-1]
+        if type(owner) is cst.Module:
+            return self._global_value(name, bindings, scope_path)
+        value = self._enclosing_value(name, owner, bindings, scope_path)
+        return self._guarded(context, owner, name, value)
+
+    def _guarded(self, context: Context, owner: Any, name: str, value: Value) -> Value:
+        """`value`, the enclosing function's `name` as `context` reads it; NOT_NONE where
+        every way into `context` passes a branch that proves it is not None."""
+        if (
+            type(owner) is cst.FunctionDef
+            and not value.traced
+            and is_none(value) is not False
+            and self._entered_not_none(context.trace, context, owner, name, 0)
+        ):
+            return NOT_NONE
+        return value
+
+    def _enclosing_value(
+        self, name: str, owner: cst.CSTNode, bindings: list[Any], scope_path: list[cst.CSTNode]
+    ) -> Value:
+        """A name of the function `owner` that a function defined in it reads: what the
+        analyses of `owner` gave it, else what its one binding says."""
         if type(owner) in (cst.FunctionDef, cst.Lambda):
             outer = self._traces.get(id(owner))
             if outer is not None and outer.level > 0:
@@ -1351,11 +1415,72 @@ class Tracing:
                 value = outer.summary(name)
                 if value is not None:
                     return from_python(value)
-        if type(owner) is cst.Module:
-            return self._global_value(name, bindings, scope_path)
         if len(bindings) == 1:
             return self._binding_value(bindings[0], scope_path)
         return S
+
+    def _entered_not_none(
+        self,
+        trace: FunctionTrace,
+        context: Context | None,
+        owner: cst.FunctionDef,
+        name: str,
+        depth: int,
+    ) -> bool:
+        """Every way into `trace`'s function (only `context`'s, when given) starts at a
+        site in `owner` that the branches around it guard with `name` not None
+        (python/binding.py `not_none_at`): a transformation's application (`if grid is not
+        None: jax.lax.scan(step, ...)`), or a call from `owner` or from a function nested in
+        it that is itself entered so (`step` calling `physics`, both defined in `owner`).
+        The runs of `owner` that do not take that branch never reach the name's reader."""
+        if depth > 4:
+            return False
+        contexts = [context] if context is not None else list(trace.contexts)
+        if not contexts:
+            return False
+        for each in contexts:
+            site = each.site
+            if site == "root":
+                # Every contribution of a root: its applications, no other file's calls.
+                entries = trace.entries
+                if (
+                    not entries
+                    or trace.inbound
+                    or any(
+                        e.enclosing is not owner or name not in self._not_none_at(owner, e.site)
+                        for e in entries
+                    )
+                ):
+                    return False
+            elif type(site) is tuple and len(site) == 2:
+                caller, call = site
+                func = caller.func
+                if func is owner:
+                    if name not in self._not_none_at(owner, call):
+                        return False
+                elif (
+                    type(func) is cst.Module
+                    or not self._nested_in(func, owner)
+                    or not self._entered_not_none(caller, None, owner, name, depth + 1)
+                ):
+                    return False
+            else:
+                return False
+        return True
+
+    def _not_none_at(self, owner: cst.FunctionDef, site: cst.CSTNode) -> frozenset[str]:
+        key = (id(owner), id(site))
+        found = self._not_none_memo.get(key)
+        if found is None:
+            facts = self._flag_facts.get(id(owner))
+            if facts is None:
+                facts = self._flag_facts[id(owner)] = flag_facts(owner)
+            found = self._not_none_memo[key] = not_none_at(owner, site, facts)
+        return found
+
+    def _nested_in(self, func: cst.CSTNode, owner: cst.CSTNode) -> bool:
+        path = self.index.path(func)
+        return path is not None and any(node is owner for node in path)
 
     def _global_value(self, name: str, bindings: list[Any], scope_path: list[cst.CSTNode]) -> Value:
         if len(bindings) == 1:
@@ -1390,7 +1515,24 @@ class Tracing:
             pytype = DISPLAY_TYPES.get(type(binding.node))
             if pytype is not None:
                 return Value(STATIC, pytype=pytype)
+            if self._makes_instance(binding.node, scope_path):
+                return NOT_NONE
         return S
+
+    def _makes_instance(self, expr: cst.CSTNode, path: list[cst.CSTNode]) -> bool:
+        """`expr` calls a class (of this module, or a pytree class another file's facts
+        describe): its value is an instance, never None (`grid = Grid(n)` read by a
+        function defined beside it)."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name:  # type: ignore[attr-defined]
+            return False
+        callee: cst.Name = expr.func  # type: ignore[attr-defined]
+        found = self.names.lookup_with_path(callee.value, path)
+        if found is None or len(found[0]) != 1:
+            return False
+        kind = found[0][0].kind
+        if kind == "class":
+            return True
+        return kind == "import" and self.imported_pytrees.annotated(callee, path) is not None
 
     @staticmethod
     def _opaque_call(analyzer: Analyzer) -> Callable[[cst.Call], bool]:
@@ -1455,9 +1597,14 @@ class Tracing:
         )
         if site is not None:
             caller, call = site
+            if type(caller.func) is cst.Module:
+                # module code running it, as `jax.jit(net.apply)` and its call do
+                func = getattr(call, "func", None)
+                spelled = snippet(self.module, func if type(func) is cst.Call else call)
+                return f"{name}, which `{spelled}` traces at line {self.line(call)}"
             text = f"{name}, which `{caller.qualname}` calls at line {self.line(call)}"
-            root = _framework_root(caller)
-            if root is not None and root is not trace:
+            root = _called_root(caller)
+            if root is not None:
                 text += f"; {self.describe(root)}"
             return text
         return f"{name}, which traced code calls"
@@ -1606,20 +1753,24 @@ class _TraceOracle:
         return PASS
 
 
-def _framework_root(trace: FunctionTrace, depth: int = 0) -> FunctionTrace | None:
-    """The function a framework transformation makes traced (`hk.transform(f)`) that traced
-    code reaches `trace` from, following the first caller of each function."""
-    if depth > 6:
-        return None
-    if any(e.transform.style == "pair" for e in trace.entries):
-        return trace
-    if trace.entries or trace.inbound:
-        return None
-    site = next(
-        (c.site for c in trace.top() if isinstance(c.site, tuple) and c.site[1] is not None),
-        None,
-    )
-    return _framework_root(site[0], depth + 1) if site is not None else None
+def _called_root(trace: FunctionTrace) -> FunctionTrace | None:
+    """The first function up `trace`'s chain of first callers that module code calls (a
+    `jax.jit(net.apply)(...)` of the module running a pair's function), when no function on
+    the way has an entry or inbound call of its own."""
+    seen = trace
+    for _ in range(6):
+        if seen.entries or seen.inbound:
+            return None
+        site = next(
+            (c.site for c in seen.top() if isinstance(c.site, tuple) and c.site[1] is not None),
+            None,
+        )
+        if site is None:
+            return None
+        if type(site[0].func) is cst.Module:
+            return seen
+        seen = site[0]
+    return None
 
 
 _PARTICIPLES = {"compiles": "compiled", "traces": "traced", "differentiates": "differentiated"}

@@ -51,6 +51,7 @@ from jitlint.model.jax.transforms import (
     Transform,
     application_params,
     option_args,
+    param_names,
     target_arguments,
 )
 from jitlint.python.binding import PARTIAL_SIGNATURE, Signature, bind
@@ -102,6 +103,16 @@ class Transformations:
             params = [a for a in options if a.keyword is not None]
             bound = (len(target.args), tuple(sorted(target.keywords)))
             self._record(context, call, target.target.path, [], False, params, level, bound)
+        if transform.style == "jit" and isinstance(target, haiku.PairMethod):
+            # `jax.jit(net.apply)`: the project compiles the pair's function. Where the
+            # compiled function is called, the call's arguments go in; it runs here too, with
+            # arguments unknown, for a jitted apply kept or handed on (`self.fn = jax.jit(...)`).
+            function = target.pair.target
+            if isinstance(function, FunctionRef):
+                given = [(name, U) for name in param_names(function.func)]
+                level = max(context.level, transform.level)
+                label = f"{transform.qualname}(....{target.method})"
+                self._call_at(context, call, function, given, level, label, stages=True)
         if transform.style == "jit" and isinstance(targets[0], Object):
             # jit keys its cache on the callable: an instance must be hashable.
             reason = unhashable(targets[0])
@@ -352,7 +363,7 @@ class Transformations:
         if not method.plain or method.kind != "method":
             return None
         obj = Object(cls)
-        obj.building, obj.made_at = True, level
+        obj.building, obj.constructed, obj.made_at = True, True, level
         return BoundMethod(FunctionRef(method.func, None, found[0]), obj)
 
     def _check_aux(self, value: Value, call: cst.CSTNode) -> None:

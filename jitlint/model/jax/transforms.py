@@ -50,7 +50,8 @@ class Transform:
     level: int
     # How parameters are treated: jit, vmap, pmap, grad, all, filter, ckpt, shard; "lifted"
     # (a framework's lifted transformation: the module comes first) or "pair" (a function
-    # made into a pair of pure functions, `hk.transform`: parameters unknown).
+    # made into a pair of pure functions, `hk.transform`: it traces nothing by itself; the
+    # function runs where the pair's `apply`/`init` is called, traced or not).
     style: str
     targets: tuple[int, ...] = (0,)  # positions of the traced functions among the arguments
     target_keywords: tuple[str, ...] = ("fun", "f", "fn")
@@ -284,6 +285,9 @@ class Index:
     instance_calls: list[tuple[cst.Call, Link]] = field(default_factory=list)
     # Applications whose target is a name or attribute but no module-local function.
     foreign: list[Foreign] = field(default_factory=list)
+    # The module-local functions a "pair" transformation makes into a pair (`hk.transform(f)`):
+    # not entries; what they build runs where the pair's functions are called.
+    paired: list[FuncNode] = field(default_factory=list)
 
 
 def enclosing_function(path: Sequence[cst.CSTNode]) -> FuncNode | None:
@@ -510,6 +514,11 @@ class Discovery:
                             self._add(entry)
                 return
         func = self._function(target, path)
+        if transform.style == "pair":
+            # `hk.transform(f)` traces nothing: `f` runs where `apply`/`init` is called.
+            if func is not None and type(func) is not cst.ClassDef:
+                self.index.paired.append(func)
+            return
         if func is None:
             self._foreign(
                 Foreign(transform, transform, list(options), site, target, path, enclosing,

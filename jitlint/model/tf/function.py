@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import libcst as cst
 
+from jitlint.model.tf.api import RUN_FUNCTIONS_EAGERLY
 from jitlint.model.tf_records import decode_arguments
-from jitlint.python.binding import Bound, Signature, bind, bind_call
+from jitlint.python.binding import (
+    Bound,
+    Signature,
+    agreed_value,
+    bind,
+    bind_call,
+    known_arguments,
+    literal_value,
+    may_reach,
+)
+from jitlint.python.names import Names
+from jitlint.python.uses import bound_names, calls_of_name
 
 Func = cst.FunctionDef | cst.Lambda
 
@@ -157,35 +170,182 @@ def graph_site(context: GraphContext) -> str:
     return context.origin + graph_path_note(context)
 
 
-def graph_defaults(
-    func: cst.FunctionDef,
-    calls: Sequence[tuple[cst.Call, int]],
-    statuses: Sequence[str],
-) -> Bound[cst.BaseExpression] | None:
-    """What every graph call of the helper `func` leaves it: its parameters with a default
-    that no call fills, at that default (a `binding.may_reach` bound: `if verbose:` with
-    `verbose=False` decides against its body on every graph path). `calls`: this module's
-    graph calls, with the receivers each binds (1 for `self.f(...)`); `statuses`: the
-    arguments of other files' "graph" records. None when no call is known, or one cannot be
-    read: a record without arguments, a star argument that may fill any parameter."""
-    if not calls and not statuses:
+class GraphArguments:
+    """What the graph paths give a function's parameters, as far as literals go: one
+    `binding.Bound` per graph call of a helper (this module's, with its literal arguments,
+    and those it forwards from its own caller, `f(verbose=verbose)`, where every graph path
+    of that caller gives the name one literal; and other files' "graph" records, whose
+    facts carry such literals), or per call of a `tf.function` root whose every call the
+    module shows. `model` answers `contexts`, `graph_sites(func)`, `graph_records(func)`
+    and `scope_path(func)` (the TF model)."""
+
+    def __init__(self, model: GraphSource) -> None:
+        self.model = model
+        self._memo: dict[int, list[Bound[cst.BaseExpression]] | None] = {}
+        self._rebound: dict[int, frozenset[str]] = {}
+
+    def rebound(self, func: cst.FunctionDef) -> frozenset[str]:
+        """The names `func` binds in its body (python/uses.py `bound_names`)."""
+        key = id(func)
+        found = self._rebound.get(key)
+        if found is None:
+            found = self._rebound[key] = frozenset(bound_names(func.body))
+        return found
+
+    def decides_against(self, func: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
+        """Every graph path of `func` takes the other branch of an `if` around the end of
+        `path` (or leaves its block before it): python/binding.py `may_reach` for each."""
+        if type(func) is not cst.FunctionDef:
+            return False
+        bounds = self.bounds(func)
+        if not bounds:
+            return False
+        rebound = self.rebound(func)
+        return all(not may_reach(func, bound, path, rebound) for bound in bounds)
+
+    def bounds(self, func: cst.FunctionDef) -> list[Bound[cst.BaseExpression]] | None:
+        """One bound per graph call of `func` (None where a call is unknown or cannot be
+        read: a star argument that may fill any parameter, a record without arguments)."""
+        key = id(func)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # a recursive call of its own knows nothing
+        found = self._bounds(func)
+        if found is not None and not any(b.arguments or b.defaulted for b in found):
+            found = None  # no literal decides a test
+        self._memo[key] = found
+        return found
+
+    def literal(
+        self, expr: cst.BaseExpression, path: Sequence[cst.CSTNode]
+    ) -> cst.BaseExpression | None:
+        """The literal `expr`, read at the end of `path` in graph code, has on every graph
+        path: itself when it is one, or a parameter of the function around it that the
+        function never rebinds and that every graph call gives one literal."""
+        if literal_value(expr)[0]:
+            return expr
+        if type(expr) is not cst.Name:
+            return None
+        func = next(
+            (n for n in reversed(path) if type(n) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)),
+            None,
+        )
+        if type(func) is not cst.FunctionDef:
+            return None
+        name = expr.value  # type: ignore[attr-defined]
+        if name not in Signature.of(func).names or name in self.rebound(func):
+            return None
+        bounds = self.bounds(func)
+        return agreed_value(bounds, name) if bounds else None
+
+    def _bounds(self, func: cst.FunctionDef) -> list[Bound[cst.BaseExpression]] | None:
+        context = self.model.contexts.get(id(func))
+        if context is None:
+            return None
+        if context.root:
+            return self._root_bounds(func, context)
+        bounds: list[Bound[cst.BaseExpression]] = []
+        for call, path, receivers in self.model.graph_sites(func):
+            bound = bind_call(Signature.of(func, receivers), call)
+            bounds.append(known_arguments(bound, lambda _name, e, p=path: self.literal(e, p)))
+        signature = Signature.of(func)
+        for status in self.model.graph_records(func):
+            args = decode_arguments(status) if status else None
+            if args is None:
+                return None
+            facts = bind(signature, args)
+            bounds.append(known_arguments(facts, lambda _name, fact: fact_literal(fact)))
+        return _readable(bounds)
+
+    def _root_bounds(
+        self, func: cst.FunctionDef, context: GraphContext
+    ) -> list[Bound[cst.BaseExpression]] | None:
+        """A `tf.function` decorating a function of a module or of a function: its calls
+        there, with their literal arguments, when they are all it gets (the name is only
+        called, also through a dict of functions that is only iterated)."""
+        if context.root_kind != "tf.function" or not func.decorators:
+            return None
+        path = self.model.scope_path(func)
+        outer = path[-2] if len(path) > 1 else None
+        if type(outer) is cst.IndentedBlock and len(path) > 2:
+            outer = path[-3]
+        if type(outer) not in (cst.FunctionDef, cst.Module):
+            return None
+        scope = outer.body if type(outer) is cst.FunctionDef else outer  # type: ignore[union-attr]
+        calls = calls_of_name(scope, func.name.value, func.name)  # type: ignore[arg-type]
+        if calls is None:
+            return None
+        signature = Signature.of(func)
+        return _readable(
+            [
+                known_arguments(
+                    bind_call(signature, c), lambda _n, e: e if literal_value(e)[0] else None
+                )
+                for c in calls
+            ]
+        )
+
+
+class GraphSource(Protocol):
+    """What `GraphArguments` asks of the TF model."""
+
+    @property
+    def contexts(self) -> dict[int, GraphContext]: ...
+
+    def graph_sites(
+        self, func: cst.FunctionDef
+    ) -> Sequence[tuple[cst.Call, Sequence[cst.CSTNode], int]]: ...
+
+    def graph_records(self, func: cst.FunctionDef) -> list[str]: ...
+
+    def scope_path(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]: ...
+
+
+def _readable(bounds: list[Bound[cst.BaseExpression]]) -> list[Bound[cst.BaseExpression]] | None:
+    if not bounds or any(b.open_positional or b.open_keywords or b.floating for b in bounds):
         return None
-    signature = Signature.of(func)
-    bounds = [bind_call(Signature.of(func, receivers), call) for call, receivers in calls]
-    for status in statuses:
-        args = decode_arguments(status) if status else None
-        if args is None:
-            return None
-        bounds.append(bind(signature, [(keyword, None) for keyword, _ in args]))
-    passed: set[str] = set()
-    for bound in bounds:
-        if bound.open_positional or bound.open_keywords or bound.floating:
-            return None
-        passed.update(bound.arguments)
-        passed.update(bound.uncertain)
-    left = bind(signature, [])
-    return replace(
-        left,
-        arguments={},
-        defaulted={k: v for k, v in left.defaulted.items() if k not in passed},
-    )
+    return bounds
+
+
+LITERAL_FACT = "py="  # a "graph" record's fact of a Python literal: "py=False"
+
+
+def literal_fact(expr: cst.BaseExpression) -> str:
+    """The fact of a literal argument, for a "graph" record."""
+    return LITERAL_FACT + cst.Module([]).code_for_node(expr)
+
+
+def fact_literal(fact: str) -> cst.BaseExpression | None:
+    """The literal a record's fact gives, or None."""
+    if not fact.startswith(LITERAL_FACT):
+        return None
+    try:
+        expr = cst.parse_expression(fact[len(LITERAL_FACT) :])
+    except cst.ParserSyntaxError:
+        return None
+    return expr if literal_value(expr)[0] else None
+
+
+def switches_functions_eagerly(module: cst.Module, names: Names) -> bool:
+    """The module's last top-level `tf.config.run_functions_eagerly(...)` statement, outside
+    any branch, passes `True`: once the module is imported (and it runs whenever its functions
+    can be called), every `tf.function`, Keras' own train/test/predict functions included,
+    runs its Python eagerly; `tf.data` functions are still traced (observed on TF 2.21 /
+    Keras 3.15). A switch in a branch, a function or with another argument decides nothing."""
+    last = None
+    for stmt in module.body:
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            call = small.value if type(small) is cst.Expr else None
+            if type(call) is cst.Call and names.resolves_to(
+                call.func, (module,), RUN_FUNCTIONS_EAGERLY
+            ):
+                args = call.args
+                last = (
+                    len(args) == 1
+                    and args[0].keyword is None
+                    and type(args[0].value) is cst.Name
+                    and args[0].value.value == "True"
+                )
+    return bool(last)

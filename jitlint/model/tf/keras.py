@@ -553,7 +553,10 @@ class KerasLinks:
         `tf.config.run_functions_eagerly(True)` on every path: once an
         instance exists, every `tf.function`, Keras' `fit`/`predict`/`evaluate` functions
         included, runs eagerly, so its `call` gets tensors with values (a wrapper around a
-        model of another framework does this; observed on TF 2.21 / Keras 3.15)."""
+        model of another framework does this; observed on TF 2.21 / Keras 3.15). Or it
+        passes `dynamic=True` to its base's constructor: Keras 2 then runs the layer, and
+        any model holding it, eagerly (`run_eagerly` is forced on; observed on tf-keras
+        2.21), and Keras 3 refuses the argument, so no graph of it is ever traced."""
         init = next(
             (
                 stmt
@@ -579,7 +582,9 @@ class KerasLinks:
                     and self.names.resolves_to(call.func, where, RUN_FUNCTIONS_EAGERLY)
                 ):
                     return True
-                if is_super_init(call) and self._base_turns_graphs_off(cls, path, depth):
+                if is_super_init(call) and (
+                    _passes_true(call, "dynamic") or self._base_turns_graphs_off(cls, path, depth)
+                ):
                     return True
         return False
 
@@ -950,3 +955,14 @@ def keras_base(qualname: str, keras_major: int | None = 3) -> tuple[str, str] | 
     if layerish or leaf.endswith(("Layer", "Model", "Cell")):
         return kind, "layer"
     return None
+
+
+def _passes_true(call: cst.Call, keyword: str) -> bool:
+    """`call` passes `keyword=True`."""
+    return any(
+        a.keyword is not None
+        and a.keyword.value == keyword
+        and type(a.value) is cst.Name
+        and a.value.value == "True"
+        for a in call.args
+    )

@@ -40,11 +40,12 @@ from jitlint.model.tf.api import (
 from jitlint.model.tf.compile_flag import SWITCH_ORIGIN, UNKNOWN, compile_flag
 from jitlint.model.tf.dtypes import DTYPE_LEAVES, TfDtypes
 from jitlint.model.tf.function import (
+    GraphArguments,
     GraphContext,
     TfFunction,
-    graph_defaults,
     graph_origin,
     signature_params,
+    switches_functions_eagerly,
     tf_function_options,
 )
 from jitlint.model.tf.keras import MODEL_BUILDERS, KerasLinks, keras_3_imported
@@ -52,11 +53,11 @@ from jitlint.model.tf.repeats import Repeats, callee, find_repeats
 from jitlint.model.tf.scan import Func, GraphScan, Path
 from jitlint.model.tf.values import TENSOR, TfValues
 from jitlint.model.tf_records import PASSIVE_KINDS, ImportedFacts, TfInbound, TfReads, use_entry
-from jitlint.python.binding import Bound, may_reach, receivers
+from jitlint.python.binding import receivers
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names
 from jitlint.python.predicates import conjuncts
-from jitlint.python.uses import bound_names, repeats_body
+from jitlint.python.uses import repeats_body
 from jitlint.python.walker import iter_children
 
 if TYPE_CHECKING:
@@ -175,9 +176,6 @@ class TfModel(KerasLinks):
         self._kinds_read: set[str] = set()
         # (id of an `if`, whether its body) -> whether graph code never runs that branch.
         self._non_tensor_memo: dict[tuple[int, bool], bool] = {}
-        # Per helper: what every graph call leaves at its default, and the names the helper
-        # binds (read once for every path `_defaults_decide_against` asks).
-        self._graph_defaults: dict[int, tuple[Bound | None, frozenset[str]]] = {}
         for record in self._inbound:
             if record.kind == "use":
                 self._uses_received.setdefault(record.function, []).append(use_entry(record))
@@ -338,7 +336,7 @@ class TfModel(KerasLinks):
             if kind is cst.FunctionDef or kind is cst.Lambda:
                 found = contexts.get(id(node))
                 if found is not None:
-                    if not found.root and self._defaults_decide_against(node, path):
+                    if self.graph_arguments.decides_against(node, path):
                         return None
                     return found
             elif kind is cst.If and index + 1 < len(path):
@@ -351,29 +349,26 @@ class TfModel(KerasLinks):
                     return None
         return None
 
-    def _defaults_decide_against(self, func: cst.CSTNode, path: Sequence[cst.CSTNode]) -> bool:
-        """An `if` of the helper `func` on a parameter that every graph call leaves at its
-        literal default takes the other branch on every graph path (`if verbose:
-        print(x.numpy())` where no graph call passes `verbose`): the end of `path` runs only
-        where eager code calls the helper (python/binding.py `may_reach`)."""
-        if type(func) is not cst.FunctionDef or not func.params.params:
-            return False
-        key = id(func)
-        found = self._graph_defaults.get(key)
-        if found is None:
-            calls = [(c, r) for c, _, r in self.values.helper_sites.get(key, ())]
-            statuses: list[str] = []
-            if any(stmt is func for stmt in self.module.body):
-                name = func.name.value
-                statuses = [r.status for r in self.records("graph") if r.function == name]
-            bound = graph_defaults(func, calls, statuses)
-            if bound is None or not bound.defaulted:
-                found = (None, frozenset())  # nothing left at a default decides no test
-            else:
-                found = (bound, frozenset(bound_names(func.body)))
-            self._graph_defaults[key] = found
-        bound, rebound = found
-        return bound is not None and not may_reach(func, bound, path, rebound)
+    @cached_property
+    def graph_arguments(self) -> GraphArguments:
+        """What the graph paths give each function's parameters, as far as literals go: a
+        helper's branch that every graph path decides against is no graph code (`if
+        verbose: print(x.numpy())` where every graph call leaves or forwards `verbose` at
+        False; python/binding.py `may_reach`)."""
+        return GraphArguments(self)
+
+    def graph_sites(
+        self, func: cst.FunctionDef
+    ) -> Sequence[tuple[cst.Call, Sequence[cst.CSTNode], int]]:
+        """This module's graph calls of `func`, with their paths and receivers."""
+        return self.values.helper_sites.get(id(func), ())
+
+    def graph_records(self, func: cst.FunctionDef) -> list[str]:
+        """The arguments of other files' "graph" records of the top-level `func`."""
+        if not any(stmt is func for stmt in self.module.body):
+            return []
+        name = func.name.value
+        return [r.status for r in self.records("graph") if r.function == name]
 
     def _non_tensor_branch(self, node: cst.If, branch: cst.CSTNode, outer: Path) -> bool:
         """The branch of `if not tf.is_tensor(x):` (or the `else` of `if tf.is_tensor(x):`,
@@ -1107,13 +1102,17 @@ class TfModel(KerasLinks):
                 funcs[id(func)] = func
                 pending.append(id(func))
 
+        # Functions switched to eager execution at the module's top: only `tf.data` traces.
+        eager = switches_functions_eagerly(self.module, self.names)
         for func, context in scan.roots.values():
+            if eager and context.root_kind != "tf.data":
+                continue
             add(func, replace(context, root_name=self._root_name(func)))
         # Classes whose instances the module only calls: roots only if a call is graph code.
         called = self.instances_called_directly(scan) if scan.keras_classes else {}
         held: dict[int, list[tuple[cst.FunctionDef, GraphContext]]] = {}
         if scan.keras_classes:
-            for method, context in self.keras_contexts(scan):
+            for method, context in [] if eager else self.keras_contexts(scan):
                 cls = self.scan.owner_class.get(id(method))
                 if cls is not None and id(cls) in called:
                     held.setdefault(id(cls), []).append((method, context))

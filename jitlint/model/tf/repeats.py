@@ -16,7 +16,10 @@ loop autograph stages (over a tensor or a dataset, in code that must run as grap
 
 A loop call passes a *varying* Python value when the argument is the loop's variable over
 `range(...)` or over a literal list or tuple (of numbers, strings, bools, or lists of
-them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`). A loop
+them), or a name the loop body reassigns with Python arithmetic (`epsilon *= 0.9`)
+(`varying_kind`: "count", or "grid" for a written-out list: a handful of configurations,
+which retrace for nothing only where a tensor would serve the function's reads; a grid's
+variable held over a repeating inner loop does not vary per call). A loop
 call in a *grid* of configurations (every loop around it a `for` over a written-out list or
 tuple of literals, or a name bound once to one, whose value it passes, in this file or
 another: domain/repeats.py `passes_grid`, which JIT113 asks too) runs its function once per
@@ -26,7 +29,7 @@ configuration, and so do the functions that function alone repeats, on every pat
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +72,10 @@ _CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|en
 class Repeats(Repeated):
     # function id -> parameters that receive varying Python values, with the call site
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
+    # function id -> those of them that some loop call passes a grid's element
+    # (`varying_kind` "grid"), and those that some loop call passes a counted value
+    grid_varying: dict[int, set[str]] = field(default_factory=dict)
+    counted_varying: dict[int, set[str]] = field(default_factory=dict)
     # loop calls of names of other modules: (call, path, name, method or "", whether the call
     # passes the loop's element: `configured`, whether it runs over a written-out grid of
     # configurations: domain/repeats.py `passes_grid`) for "repeat" records
@@ -141,8 +148,13 @@ def find_repeats(model: TfModel) -> Repeats:
         loop_calls[id(func)] = loop_calls.get(id(func), 0) + 1
         varied = False
         for param, arg in bind(func, call, bound):
-            if varying_python(model, arg, path):
+            kind = varying_kind(model, arg, path)
+            if kind is not None:
                 out.varying.setdefault(id(func), {})[param] = "called in a loop"
+                if kind == "grid":
+                    out.grid_varying.setdefault(id(func), set()).add(param)
+                else:
+                    out.counted_varying.setdefault(id(func), set()).add(param)
                 varied = True
         grid = passes_grid(call, path, model.names)
         grid_calls[id(func)] = grid_calls.get(id(func), 0) + grid
@@ -393,6 +405,29 @@ def called_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.Function
     return method, found[1]
 
 
+def traced_def(model: TfModel, call: cst.Call, path: Path) -> tuple[cst.FunctionDef, int] | None:
+    """The `def` whose body the tf.function `call` runs traces, with its implicitly bound
+    leading parameters: `called_def`, or, for a name bound once to `tf.function(f, ...)`,
+    the module function `f` that it wraps."""
+    found = called_def(model, call, path)
+    if found is not None or type(call.func) is not cst.Name:
+        return found
+    bound = model.names.lookup_with_path(call.func.value, path)
+    if bound is None or len(bound[0]) != 1 or bound[0][0].kind != "assign":
+        return None
+    node, scope_path = bound[0][0].node, bound[1]
+    if (
+        type(node) is not cst.Call
+        or not node.args
+        or node.args[0].keyword is not None
+        or type(node.args[0].value) is not cst.Name
+        or not model.names.resolves_to(node.func, [*scope_path, node], TF_FUNCTION)
+    ):
+        return None
+    target = model.names.only_def(node.args[0].value.value, [*scope_path, node])
+    return (target, 0) if target is not None else None
+
+
 def called_tf_function(model: TfModel, call: cst.Call, path: Path) -> str | None:
     """The name of the tf.function without an input_signature that `call` runs (a decorated
     `def` or method, or a name assigned `tf.function(...)`), else None."""
@@ -497,16 +532,29 @@ def bind(func: Func, call: cst.Call, bound: int) -> list[tuple[str, cst.BaseExpr
     return list(binding.bind_call(Signature.of(func, bound), call).arguments.items())
 
 
-def varying_python(model: TfModel, arg: cst.BaseExpression, path: Path) -> bool:
-    """A Python value that changes from one iteration of an enclosing loop to the next."""
+def varying_kind(model: TfModel, arg: cst.BaseExpression, path: Path) -> str | None:
+    """How a Python value read at the end of `path` changes from one call there to the
+    next: "count" for the variable of a loop over `range(...)` or a name the loop reassigns
+    with Python arithmetic (a new value on every pass, as many as there are passes), "grid"
+    for the variable of a loop over a written-out list or tuple of literals (a handful of
+    values, each one pass: configurations); None when it does not. The variable of a grid
+    with a repeating loop inside it, around the read, holds one value over all of that
+    loop's passes: one trace per configuration, reused by the inner passes (`for phase in
+    ["pretrain", "distill"]: for epoch in range(n): step(phase)`), so it does not change."""
     if type(arg) is not cst.Name:
-        return False
+        return None
+    inner = False
     for loop in enclosing_loops(path):
         if type(loop) is cst.For and arg.value in target_names(loop.target):
-            return python_iterable(model, loop.iter, path)
+            if not python_iterable(model, loop.iter, path):
+                return None
+            if not written_out(loop.iter, path, model.names):
+                return "count"  # range(...)
+            return None if inner else "grid"
         if reassigned_with_python(loop.body, arg.value):
-            return True
-    return False
+            return "count"
+        inner = True
+    return None
 
 
 def received_varying(model: TfModel, name: cst.Name, path: Path) -> str | None:
@@ -525,6 +573,191 @@ def received_varying(model: TfModel, name: cst.Name, path: Path) -> str | None:
     if not defs or any(d.kind != "param" or d.path[-1] is not owner for d in defs):
         return None
     return where
+
+
+def received_grid_only(model: TfModel, name: cst.Name, path: Path) -> bool:
+    """The parameter read as `name` (`received_varying`) changes only as the element of
+    written-out grids of configurations: no loop call passes it a counted value."""
+    owner = next((n for n in reversed(path) if type(n) in _FUNCTIONS), None)
+    repeats = model.repeats
+    return (
+        owner is not None
+        and name.value in repeats.grid_varying.get(id(owner), set())
+        and name.value not in repeats.counted_varying.get(id(owner), set())
+    )
+
+
+# ---- reads a tensor would serve as well as the Python value ---------------------------------
+# `tf.constant(value)` has the dtype TensorFlow infers for a Python value (int32, float32), which
+# may not be the one the function's ops meet: `x * factor` with a float32 `x` refuses an int32
+# factor where it accepted the Python int. A read is served as well by a tensor when it is the
+# value `tf.cast(param, dtype)` converts, the indices of `tf.gather(params, param)`, or an
+# operand of an arithmetic operator or ordering comparison beside a tensor (which converts a
+# Python operand to its own dtype). JIT207 asks it of a changing Python argument, and its fix
+# (fixes/tensor_argument.py) spells the conversion.
+
+_READ_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
+           cst.DictComp, cst.GeneratorExp)  # fmt: skip
+
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+               cst.Power)  # fmt: skip
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+Parent = cst.CSTNode | None
+_Chain = tuple[cst.CSTNode, ...]
+
+
+# Arguments TensorFlow converts with the dtype `tf.constant` infers (int32, or int64 when a
+# value does not fit; float32): position and keyword. `tf.cast` then casts; `tf.gather`'s
+# indices accept the int32/int64 a list of Python ints becomes.
+_CONVERTED = {
+    "tensorflow.cast": (0, "x"),
+    "tensorflow.dtypes.cast": (0, "x"),
+    "tensorflow.gather": (1, "indices"),
+}
+
+
+def conversion_dtype(
+    func: cst.FunctionDef,
+    func_path: _Chain,
+    name: str,
+    qualified: Callable[[cst.Call, _Chain], set[str]],
+    dtype_of: Callable[[cst.BaseExpression, _Chain], str | None],
+) -> str | None:
+    """How `tf.constant` must convert the value parameter `name` of `func` receives: ""
+    (its inferred dtype) when every read is an argument TensorFlow converts that way (the
+    first of `tf.cast`, the indices of `tf.gather`), a dtype name when every read is an
+    operand beside a tensor of that known dtype; None otherwise, or when the body rebinds
+    the parameter or reads it in a nested scope. `func_path` is the path from the module
+    to `func`, ending with it; the callbacks get a node's full path (`qualified`: what a
+    call's callee can be)."""
+    casts = 0
+    dtypes: set[str | None] = set()
+    stack: list[tuple[cst.CSTNode, _Chain]] = [(func.body, (*func_path, func.body))]
+    while stack:
+        node, path = stack.pop()
+        parent, grandparent = path[-2], path[-3]
+        kind = type(node)
+        if kind in _READ_SCOPES:
+            if _mentions(node, name):
+                return None  # a nested function, class or comprehension reads or binds it
+            continue
+        if kind in (cst.Global, cst.Nonlocal):
+            return None
+        if kind is cst.Name and node.value == name:  # type: ignore[attr-defined]
+            if _converted_argument(parent, grandparent, path[:-2], qualified):
+                casts += 1
+                continue
+            other = _other_operand(node, parent, grandparent)
+            if other is None:
+                return None  # any other read, or a binding
+            at = parent if type(parent) is not cst.ComparisonTarget else grandparent
+            dtypes.add(dtype_of(other, (*path[: path.index(at) + 1], other)))
+            continue
+        if kind is cst.Attribute:  # `obj.name` is not the parameter
+            stack.append((node.value, (*path, node.value)))  # type: ignore[attr-defined]
+            continue
+        stack.extend((child, (*path, child)) for child in iter_children(node))
+    if casts and not dtypes:
+        return ""
+    if not casts and len(dtypes) == 1 and None not in dtypes:
+        return next(iter(dtypes))
+    return None
+
+
+def _converted_argument(
+    parent: Parent,
+    grandparent: Parent,
+    call_path: _Chain,
+    qualified: Callable[[cst.Call, _Chain], set[str]],
+) -> bool:
+    """`parent` is the argument of call `grandparent` that TensorFlow converts as
+    `tf.constant` would (`_CONVERTED`)."""
+    if type(parent) is not cst.Arg or type(grandparent) is not cst.Call or parent.star:
+        return False
+    slots = {_CONVERTED.get(n) for n in qualified(grandparent, call_path)}
+    if len(slots) != 1 or None in slots:
+        return False
+    position, keyword = slots.pop()  # type: ignore[misc]
+    if parent.keyword is not None:
+        return parent.keyword.value == keyword
+    positional = [a for a in grandparent.args if a.keyword is None]
+    if any(a.star for a in positional[: positional.index(parent)]):
+        return False
+    return positional.index(parent) == position
+
+
+def _other_operand(
+    node: cst.Name, parent: Parent, grandparent: Parent
+) -> cst.BaseExpression | None:
+    """The other operand of the arithmetic operator or single ordering comparison that
+    `node` is an operand of."""
+    if type(parent) is cst.BinaryOperation and type(parent.operator) in _ARITHMETIC:
+        return parent.right if parent.left is node else parent.left
+    comparison = parent if type(parent) is cst.Comparison else grandparent
+    if type(comparison) is not cst.Comparison or len(comparison.comparisons) != 1:
+        return None
+    (target,) = comparison.comparisons
+    if type(target.operator) not in _ORDERING:
+        return None
+    if comparison.left is node:
+        return target.comparator
+    return comparison.left if target.comparator is node else None
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name and current.value == name:  # type: ignore[attr-defined]
+            return True
+        stack.extend(iter_children(current))
+    return False
+
+
+def tensor_serves(model: TfModel, call: cst.Call, path: Path, value: cst.BaseExpression) -> bool:
+    """The tf.function `call` runs (a `def` of the module, `traced_def`) reads the parameter
+    that the argument `value` binds only where a tensor would serve as well as the Python
+    value (`conversion_dtype`, whatever the other operand's dtype): each distinct Python
+    value then traces again for nothing."""
+    found = traced_def(model, call, path)
+    if found is None:
+        return False
+    func, bound = found
+    params = [param for param, arg in bind(func, call, bound) if arg is value]
+    if len(params) != 1:
+        return False
+
+    def qualified(call: cst.Call, path: Sequence[cst.CSTNode]) -> set[str]:
+        return model.names.qualified_names(call.func, path)
+
+    func_path = tuple(model.scope_path(func))
+    return conversion_dtype(func, func_path, params[0], qualified, lambda e, p: "any") is not None
+
+
+def retracing_argument(
+    model: TfModel, call: cst.Call, path: Path, value: cst.BaseExpression
+) -> tuple[str, str | None] | None:
+    """Whether the argument `value` of the tf.function call `call` is evidence of retracing
+    for nothing: ("loop", None) for a Python value that changes on every pass of a loop
+    around the call (`varying_kind`), ("received", where) for a parameter that receives one
+    (`received_varying`); None otherwise. A value that changes only as the element of
+    written-out grids of configurations is one trace per configuration, needed where the
+    function reads it as a Python value (a shape, a branch, a constructor's option): it is
+    evidence only where a tensor would serve every read as well (`tensor_serves`)."""
+    if type(value) is not cst.Name:
+        return None
+    kind = varying_kind(model, value, path)
+    if kind is not None:
+        if kind == "grid" and not tensor_serves(model, call, path, value):
+            return None
+        return ("loop", None)
+    where = received_varying(model, value, path)
+    if where is None:
+        return None
+    if received_grid_only(model, value, path) and not tensor_serves(model, call, path, value):
+        return None
+    return ("received", where)
 
 
 def target_names(target: cst.CSTNode) -> set[str]:

@@ -39,6 +39,7 @@ from jitlint.model.tf.api import (
     proves_tensor,
     single_output,
 )
+from jitlint.model.tf.function import LITERAL_FACT, literal_fact
 from jitlint.model.tf.repeats import bind
 from jitlint.model.tf_records import UNKNOWN_FACT, Argument, decode_arguments
 from jitlint.python.attributes import assigned_only_plainly, self_assignments
@@ -743,7 +744,7 @@ class TfValues:
                 found.append(self.value(fact, (self.model.module,)))  # type: ignore[attr-defined]
             elif fact.startswith("tensor"):
                 found.append(Value(TENSOR, frozenset()))
-            elif fact == "py" or fact.startswith("dtype:"):
+            elif fact == "py" or fact.startswith(("dtype:", LITERAL_FACT)):
                 found.append(PY)
             else:
                 return UNK
@@ -787,7 +788,10 @@ class TfValues:
                 out.append((keyword, UNKNOWN_FACT))
                 continue
             kind = self.value(expr, path).kind
-            if kind == TENSOR:
+            literal = self.model.graph_arguments.literal(expr, path)  # type: ignore[attr-defined]
+            if literal is not None:
+                fact = literal_fact(literal)  # one literal on every graph path: "py=False"
+            elif kind == TENSOR:
                 fact = "tensors" if self.whole_input(expr, path) else "tensor"
             else:
                 fact = "py" if kind == PYTHON else UNKNOWN_FACT

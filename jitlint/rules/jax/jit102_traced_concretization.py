@@ -144,6 +144,22 @@ class TracedConcretization(Rule):
     uses_tracing = True
 
     VALID = (
+        # A name a text-only test read (`startswith`) is text, whatever the pytree it came
+        # from: a variable name like "X3" parsed back into its number.
+        """
+import jax
+import jax.numpy as jnp
+@jax.jit
+def step(batch):
+    indices = []
+    for action in batch["actions"]:
+        name = list(action["targets"])[0]
+        if name.startswith("X") and len(name) > 1:
+            indices.append(int(name[1:]))
+        else:
+            indices.append(0)
+    return jnp.array(indices)
+""",
         # The same read of `.shape`, but another read doubts the parameter is an array (a
         # None test, a type test): it stays unknown, and unknown is never an error.
         """

@@ -9,11 +9,13 @@ from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.api import HOST_RANDOM_PREFIXES, HOST_RANDOM_STATE
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.jax.transforms import enclosing_function
+from jitlint.python.attributes import read_again
 from jitlint.python.builtins_facts import CLOCKS as _CLOCKS
 from jitlint.python.builtins_facts import CONTAINER_MUTATORS as _MUTATORS
 from jitlint.python.builtins_facts import CONTAINER_TYPES as _CONTAINERS
 from jitlint.python.builtins_facts import LOG_METHODS as _LOG_METHODS
 from jitlint.python.builtins_facts import LOG_MODULES, PRINT, WARN, builtin_name
+from jitlint.python.uses import read_only_by_checks
 from jitlint.python.walker import descendants
 from jitlint.rules.base import JAX_TRACING, Rule
 
@@ -93,27 +95,28 @@ class TraceTimeSideEffect(Rule):
     making it pure (return the new state) keeps jit but needs a person.
 
     ## Known problems
-    Side effects whose result only Python reads are trace-time bookkeeping and are not
-    reported: `print` and logging of static values (shapes, dtypes, configuration, strings)
-    or of values of unknown kind; a counter of traces or a label allocator (`global n;
-    n += 1` read only outside the trace or only as text); a clock read only by a host
-    callback (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`;
-    Python values appended to outer lists (names, shapes) or stored in registries and
-    caches. A write of a value that does not depend on the old one (`self.mode = "eval"`)
-    loses nothing by running once per trace and is not reported either. Nor is an update
-    of `self` in a method jitted with `self` as an ordinary (not static) argument: the jit
-    flattens it, and the trace works on the copy its pytree class rebuilds, which the method
-    usually returns (a module class of a library the run does not read). A counter meant
-    to count calls but read only by Python code after the calls (`total += 1`, then
-    `return total` in the untraced caller) is missed with them: the model cannot tell it
-    from a count of compiles. A value is followed through at most
+    Side effects whose result only Python reads are trace-time bookkeeping and are not reported:
+    `print` and logging of static values (shapes, dtypes, configuration, strings) or of values
+    of unknown kind; a counter of traces or a label allocator (`global n; n += 1` read only
+    outside the trace or only as text); a clock read only by a host callback
+    (`jax.debug.callback`); a draw that only becomes text; `np.random.seed(...)`; Python values
+    appended to outer lists (names, shapes) or stored in registries and caches, and tracers kept
+    in an outer list that only assertions read (a test counting what the trace saw) or in a
+    module's container that a function of the module returns or yields (a tap whose record the
+    traced caller returns). A write of
+    a value that does not depend on the old one (`self.mode = "eval"`) loses nothing by running
+    once per trace and is not reported either. Nor is an update of `self` in a method jitted
+    with `self` as an ordinary (not static) argument: the jit flattens it, and the trace works
+    on the copy its pytree class rebuilds, which the method usually returns (a module class of a
+    library the run does not read). A counter meant to count calls but read only by Python code
+    after the calls (`total += 1`, then `return total` in the untraced caller) is missed with
+    them: the model cannot tell it from a count of compiles. A value is followed through at most
     four names or attributes, within one file, and through `self.attr` only inside its own
-    class; a draw or an update whose use the model loses (passed to a function of another
-    file, stored in a container first) is not reported, nor are draws from a generator
-    object (`rng = np.random.default_rng(); rng.normal()`): making or seeding one is not a
-    draw, and with a fixed seed its draws are the same on every call. Mutations are
-    reported only for names bound at module level, `global` names, or names of enclosing
-    untraced functions.
+    class; a draw or an update whose use the model loses (passed to a function of another file,
+    stored in a container first) is not reported, nor are draws from a generator object (`rng =
+    np.random.default_rng(); rng.normal()`): making or seeding one is not a draw, and with a
+    fixed seed its draws are the same on every call. Mutations are reported only for names bound
+    at module level, `global` names, or names of enclosing untraced functions.
     """
 
     code = "JIT107"
@@ -199,6 +202,42 @@ def contains(tree, node):
 @jax.jit
 def f(x):
     return x if contains(x, None) else -x
+""",
+        # A test that keeps what the trace saw, to count it: only its assertions read the
+        # list, so it fills once per trace on purpose.
+        """
+import jax
+import jax.numpy as jnp
+def test_jit_sees_two_leaves():
+    seen = []
+    jax.jit(lambda tree: seen.append(jax.tree_util.tree_leaves(tree)) or 0.0)(
+        {"a": jnp.ones(2), "b": jnp.zeros(3)}
+    )
+    assert len(seen[0]) == 2
+""",
+        # A tap: the module hands its record to the traced caller (a context manager yields
+        # it), which returns what it holds as outputs; where it is read is the caller's.
+        """
+import contextlib
+import jax
+_TAPS = {}
+@contextlib.contextmanager
+def tapping():
+    global _TAPS
+    previous = _TAPS
+    _TAPS = {}
+    try:
+        yield _TAPS
+    finally:
+        _TAPS = previous
+def tap(name, value):
+    _TAPS[name] = value
+    return value
+@jax.jit
+def model(x):
+    with tapping() as taps:
+        y = tap("hidden", x * 2)
+        return y + 1, dict(taps)
 """,
         # Printing static values at trace time is deliberate.
         """
@@ -384,6 +423,17 @@ class Noisy(nn.Module):
     )
 
     INVALID = (
+        # The same log, but its tracer is used once the trace is over.
+        """
+import jax
+import jax.numpy as jnp
+def leaked():
+    seen = []
+    jax.jit(lambda tree: seen.append(jax.tree_util.tree_leaves(tree)) or 0.0)(  # error: JIT107
+        {"a": jnp.ones(2), "b": jnp.zeros(3)}
+    )
+    return seen[0][0] + 1
+""",
         # A jitted function of the run that applies the module without a key: the fallback
         # runs at trace time, and its clock is baked into the compiled step.
         """
@@ -624,7 +674,7 @@ class Flow(eqx.Module):
         value = next(
             (trace.value(a.value) for a in node.args if shows_tracer(trace.value(a.value))), None
         )
-        if value is None or type(target) is not cst.Name or not self._outer(target, trace):
+        if value is None or type(target) is not cst.Name or not self._outer(target, trace, node):
             return
         self.report(
             node,
@@ -636,9 +686,12 @@ class Flow(eqx.Module):
             fix=mutation_callback_fix(self.ctx, node, self.ctx.path_to(node)),
         )
 
-    def _outer(self, name: cst.Name, trace: FunctionTrace) -> bool:
+    def _outer(self, name: cst.Name, trace: FunctionTrace, store: cst.CSTNode) -> bool:
         """Whether `name` is bound outside the traced function (module, global, untraced
-        enclosing function), to a container display or constructor."""
+        enclosing function), to a container display or constructor, read there other than by
+        checks (a log of traces a test asserts on fills once per trace on purpose), and not
+        handed out by a function of the module (a context manager yielding a tap's record to
+        the traced code that returns it: where it is read is not known)."""
         found = self.ctx.names.lookup_with_path(name.value, trace.path)
         if found is None:
             return False
@@ -652,7 +705,14 @@ class Flow(eqx.Module):
                 return False  # a container built while tracing: it is fresh per trace
         elif type(owner) is not cst.Module:
             return False
-        return all(b.kind == "assign" and _is_container(b.node) for b in bindings)
+        if not all(b.kind == "assign" and _is_container(b.node) for b in bindings):
+            return False
+        if type(owner) is cst.Module and self.ctx.names.handed_out(name.value):
+            return False  # its readers are the callers the module hands it to, unseen here
+        path = self.ctx.path_to(store)
+        below = path[next(i for i, n in enumerate(path) if n is owner) + 1 :]
+        staged = next((n for n in below if type(n) in (cst.FunctionDef, cst.Lambda)), None)
+        return staged is None or not read_only_by_checks(owner, name.value, staged)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._global_write(node, node.target)
@@ -736,7 +796,7 @@ class Flow(eqx.Module):
         trace = self._trace(node)
         if trace is None or not shows_tracer(trace.value(node.value)):
             return
-        if not self._outer(target.value, trace):
+        if not self._outer(target.value, trace, node):
             return
         self.report(
             node,
@@ -892,6 +952,11 @@ class LeakedTracer(Rule):
     Only objects the model sees made in Python (at module level, or passed as the receiver
     of a jitted bound method) and classes of no framework are checked: equinox, flax and
     haiku modules keep state their own way. Stores into outer lists and dicts are JIT107's.
+    The leak raises only where the tracer is used, so a store is reported only where the
+    file reads the attribute again after the trace: outside the storing method (another
+    method, the object's users), or in it before the store (the next trace reads what the
+    last one left). A tracer kept for a debugger, or read only later in the same trace, is
+    not reported; neither is one whose reader is in another file.
     """
 
     code = "JIT108"
@@ -903,6 +968,23 @@ class LeakedTracer(Rule):
     uses_tracing = True
 
     VALID = (
+        # The tracer is kept, but nothing reads the attribute once the trace is over: only
+        # the rest of the same trace uses it, so it never leaves the trace in use.
+        """
+import jax
+import jax.numpy as jnp
+class Map:
+    def __init__(self, gain):
+        self.gain = gain
+    def body(self, carry):
+        i, state = carry
+        self.scaled = self.gain * state
+        return i + 1, jnp.tanh(self.scaled)
+    def run(self, x0):
+        return jax.lax.while_loop(lambda c: c[0] < 3, self.body, (0, x0))[1]
+m = Map(1.5)
+jax.jit(m.run)(jnp.ones(3))
+""",
         # A Python value set on the object: JIT107's, not a leaked tracer.
         """
 import jax
@@ -946,6 +1028,21 @@ class Map:
         return jax.lax.while_loop(lambda c: c[0] < 3, self.body, (0, x0))[1]
 m = Map(1.5)
 jax.jit(m.run)(jnp.ones(3))
+print(m.last)
+""",
+        # Read by the next trace, before the store: what the last trace left.
+        """
+import jax
+import jax.numpy as jnp
+class Smoother:
+    def __init__(self):
+        self.prev = jnp.zeros(3)
+    def step(self, x):
+        y = 0.5 * (x + self.prev)
+        self.prev = y  # error: JIT108
+        return y
+s = Smoother()
+jax.jit(s.step)(jnp.ones(3))
 """,
     )
 
@@ -968,6 +1065,8 @@ jax.jit(m.run)(jnp.ones(3))
         value = trace.value(node.value)
         if not shows_tracer(value):
             return
+        if not read_again(self.ctx.module, target.attr.value, trace.func, node):
+            return  # nothing reads it once the trace is over: the tracer is never used
         self.report(
             node,
             f"`{snippet(self.ctx.module, target)}` keeps a tracer on an object made outside "

@@ -100,7 +100,11 @@ class NumpyInGraph(Rule):
     constructor (its own, or one it inherits or calls through `super()` from a class of its
     module) calls `tf.config.run_functions_eagerly(True)` on every path has no graph code:
     each of its instances is made after every `tf.function`, Keras' own included, is set to
-    run eagerly. The same switch elsewhere (at module level, in a branch) is not followed.
+    run eagerly. So is a module whose last top-level switch, outside any branch, turns it on:
+    its `tf.function`s and Keras classes run eagerly (its `tf.data` functions are still
+    traced). The same switch in a branch or a function is not followed.
+    So is a class whose constructor passes `dynamic=True` to `super().__init__()`: Keras 2
+    runs it (and a model holding it) eagerly, and Keras 3 refuses the argument.
     A branch that runs only where `tf.is_tensor(x)` fails (`if not tf.is_tensor(x):`, its
     `else`, or a flag bound once to the test) is not graph code where graph code gives `x` as
     one tensor: an element of a Keras `call`'s inputs (Keras converts NumPy inputs), an op's
@@ -262,6 +266,36 @@ class ScaledBridge(HostBridge):
     def call(self, inputs):
         return tf.constant(self.host_fn(np.asarray(inputs) * self.scale))
 """,
+        # Every tf.function switched to eager execution at the module's top (a debugging
+        # script): the step's Python runs eagerly, its tensors have values.
+        """
+import numpy as np
+import tensorflow as tf
+tf.config.run_functions_eagerly(True)
+@tf.function
+def step(x):
+    return tf.constant(np.mean(x.numpy()))
+class Probe(tf.keras.layers.Layer):
+    def call(self, x):
+        return x * float(np.max(x.numpy()))
+def train(x, y):
+    model = tf.keras.Sequential([Probe()])
+    model.compile(loss="mse")
+    model.fit(x, y)
+    return step(x)
+""",
+        # A layer built with `dynamic=True` (Keras 2): Keras runs it, and any model that
+        # holds it, eagerly; Keras 3 rejects the argument, so no graph of it exists.
+        """
+import numpy as np
+import tensorflow as tf
+class TreeEncoder(tf.keras.layers.Layer):
+    def __init__(self, depth, **kwargs):
+        super().__init__(dynamic=True, **kwargs)
+        self.depth = depth
+    def call(self, inputs):
+        return tf.constant(np.cumsum(inputs.numpy(), axis=-1))
+""",
         # Code written for NumPy and tensor inputs alike: it converts back to NumPy only
         # under a failed `tf.is_tensor` (directly, in an `else`, or through a flag), and the
         # layer's inputs reach it as tensors (Keras' `__call__` converts NumPy inputs).
@@ -368,6 +402,17 @@ ranker = Ranker()
 def step(ids):
     return ranker(ids)
 """,
+        # `dynamic` left False: the layer's call is graph code.
+        """
+import numpy as np
+import tensorflow as tf
+class TreeEncoder(tf.keras.layers.Layer):
+    def __init__(self, depth, **kwargs):
+        super().__init__(dynamic=False, **kwargs)
+        self.depth = depth
+    def call(self, inputs):
+        return tf.constant(np.cumsum(inputs.numpy(), axis=-1))  # error: JIT204
+""",
         # The switch only when a flag says so: the default keeps graph code.
         """
 import numpy as np
@@ -380,6 +425,34 @@ class HostBridge(tf.keras.Model):
             tf.config.run_functions_eagerly(True)
     def call(self, inputs):
         return tf.constant(self.host_fn(np.asarray(inputs)))  # error: JIT204
+""",
+        # The module-level switch turned off again, or in a branch: graph code stays; and a
+        # `tf.data` function is traced whatever the switch says.
+        """
+import numpy as np
+import tensorflow as tf
+tf.config.run_functions_eagerly(True)
+tf.config.run_functions_eagerly(False)
+@tf.function
+def step(x):
+    return x.numpy() + 1  # error: JIT204
+""",
+        """
+import sys
+import tensorflow as tf
+if "--debug" in sys.argv:
+    tf.config.run_functions_eagerly(True)
+@tf.function
+def step(x):
+    return x.numpy() + 1  # error: JIT204
+""",
+        """
+import numpy as np
+import tensorflow as tf
+tf.config.run_functions_eagerly(True)
+def scale(x):
+    return np.float32(2.0) * x.numpy()  # error: JIT204
+dataset = tf.data.Dataset.range(4).map(scale)
 """,
         """
 import tensorflow as tf

@@ -227,6 +227,19 @@ class Holder(tf.Module):
             raise ValueError("no such model")
         return tf.constant("p")
 """,
+        # A model built with `dynamic=True` (Keras 2 runs it eagerly, `fit` included; Keras
+        # 3 refuses the argument): its `call` branches on tensors with values.
+        """
+import tensorflow as tf
+class RecursiveCell(tf.keras.Model):
+    def __init__(self):
+        super(RecursiveCell, self).__init__(dynamic=True)
+        self.dense = tf.keras.layers.Dense(4)
+    def call(self, x):
+        while tf.reduce_sum(x) > 1.0:
+            x = self.dense(x) * 0.5
+        return x
+""",
         # A layer made and called only in the module's own self-test, a driver that takes
         # nothing and returns nothing: `call` runs eagerly on the test's tensors.
         """

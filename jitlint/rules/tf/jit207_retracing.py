@@ -10,7 +10,7 @@ from jitlint.fixes.hoist_fix import names_in
 from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
 from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tensor_argument import conversion_dtype, parameter_for, tensor_argument_fix
+from jitlint.fixes.tensor_argument import parameter_for, tensor_argument_fix
 from jitlint.fixes.xla_fix import reduce_retracing_fix
 from jitlint.model.domain.captures import per_configuration
 from jitlint.model.domain.repeats import enclosing_loop
@@ -20,10 +20,10 @@ from jitlint.model.tf.repeats import (
     called_def,
     called_tf_function,
     called_tf_function_options,
+    conversion_dtype,
     keeping,
     model_remade_for_inference,
-    received_varying,
-    varying_python,
+    retracing_argument,
 )
 from jitlint.python.builtins_facts import ENUMERATE
 from jitlint.python.uses import loop_iterable
@@ -52,7 +52,12 @@ class Retracing(Rule):
       or an instance) called with a Python value that changes from call to call: the
       variable of a loop over `range(...)` or a literal list (numbers, strings, lists),
       a name the loop reassigns with Python arithmetic (`epsilon *= 0.9`), or a parameter
-      that receives such a value where its function is called in a loop;
+      that receives such a value where its function is called in a loop. A value from a
+      written-out list is a handful of configurations: it is reported only where the
+      function reads it where a tensor would serve as well (`tf.cast`, `tf.gather`'s
+      indices, an arithmetic or ordering operand), not as a shape, a branch or an option
+      (each value then needs its own trace), and not where a loop inside the one over the
+      list calls the function again with the same value (one trace per value, reused);
     - a `tf.function` without `input_signature` or `reduce_retracing=True` called, in a
       `for` loop over a `tf.data` dataset whose elements vary in shape, with an element:
       `.padded_batch(n)` without fixed `padded_shapes` (each batch padded to its own
@@ -68,7 +73,9 @@ class Retracing(Rule):
     made on each pass of a grid of configurations, every loop around it a `for` over a
     written-out list of literals whose element it reads (in its body, in its decorator's
     arguments such as `jit_compile=jc`, or through what the pass builds from it, `dec =
-    Decoder(terminate=t)`): each configuration needs its own trace. Nor is one
+    Decoder(terminate=t)`, or what the pass sets under an `if` on the element); the list may
+    also name values that exist already (`(tf.float32, tf.float64)`, a tuple of classes,
+    names bound once): each configuration needs its own trace. Nor is one
     made by a memoised loader, past `if key in cache: return cache[key]` or under
     `if key not in cache:`, that stores it in a cache outliving the call (a module's dict,
     an attribute of `self`): it is made the first time per key (a Keras model loaded
@@ -76,6 +83,9 @@ class Retracing(Rule):
     made in graph code, where it is traced into the outer graph, but only where the code
     runs as graph code on every path: a helper that a `tf.function` calls and eager code
     calls too (at module level, from a plain function) still makes a new one per eager call.
+    Nor is one made in a function that a retry loop runs once (`while running: try: running
+    = run_experiment(config)`, where `run_experiment` returns `False` on every path): the
+    loop runs it again only after an error, to start over.
 
     ## Why is this bad
     Tracing runs the Python function and builds a graph (and, with `jit_compile=True`,
@@ -348,6 +358,81 @@ def test_grid(image):
     for scale in [0.5, 2.0]:
         for steps in [2, 4]:
             visualize(image, scale, steps=steps)
+""",
+        # A retry loop on a flag: the experiment returns False on every path, so the loop
+        # runs it once, and again only after an error (a new run, rebuilt from scratch).
+        """
+import tensorflow as tf
+def run_experiment(scale, xs):
+    @tf.function
+    def step(x):
+        return x * scale
+    for x in xs:
+        step(x)
+    return False
+def main(xs):
+    running = True
+    while running:
+        try:
+            running = run_experiment(2.0, xs)
+        except tf.errors.UnavailableError:
+            print("retrying")
+""",
+        # A test's grid called directly: the shape and the option the tf.function reads as
+        # Python values (a shape, a constructor's argument) make another program per pass;
+        # a tensor could not serve them, so each trace is needed.
+        """
+import tensorflow as tf
+class Coder:
+    def __init__(self, kind):
+        self.kind = kind
+    def __call__(self, x):
+        return x
+@tf.function
+def encode(shape, kind):
+    return Coder(kind)(tf.zeros(shape))
+def test_shapes():
+    for kind in ["short", "long", "wide"]:
+        for shape in [[4], [2, 4], [1, 2, 8]]:
+            encode(shape, kind)
+""",
+        # A grid's value held over an inner loop: two rates, each traced once and reused on
+        # every epoch.
+        """
+import tensorflow as tf
+@tf.function
+def step(x, rate):
+    return x * rate
+def train(x, epochs):
+    for rate in [0.1, 0.01]:
+        for epoch in range(epochs):
+            x = step(x, rate)
+    return x
+""",
+        # A grid of values that exist already (dtypes, names bound once), and what each pass
+        # derives from them under an `if` on the element: each pass builds its own channel
+        # and a tf.function closing over it, one trace per configuration.
+        """
+import tensorflow as tf
+class Channel:
+    def __init__(self, precision, schedule):
+        self.precision = precision
+    def __call__(self, x):
+        return x
+FLOODING = "flooding"
+LAYERED = "layered"
+def test_channels(x):
+    for schedule in [FLOODING, LAYERED]:
+        for dt in (tf.float32, tf.float64):
+            if dt == tf.float64:
+                precision = "double"
+            else:
+                precision = "single"
+            channel = Channel(precision, schedule)
+            @tf.function
+            def run(y):
+                return channel(y)
+            run(tf.cast(x, dt))
 """,
         # Loops that run their body once (python/uses.py): over one written-out element, or
         # leaving on every path of an `if`/`else`.
@@ -625,6 +710,47 @@ def warm_up(x):
 """,
     )
     INVALID = (
+        # A grid's value read only where a tensor would serve (an arithmetic operand): every
+        # rate traces again for nothing.
+        """
+import tensorflow as tf
+@tf.function
+def scaled(x, rate):
+    return x * rate
+def sweep(x):
+    for rate in [0.5, 0.25, 0.125, 0.0625]:
+        scaled(x, rate)  # error: JIT207
+""",
+        # A loop on a flag that the call may leave true: it runs the call again and again.
+        """
+import tensorflow as tf
+def poll(queue):
+    @tf.function  # error: JIT207
+    def step(x):
+        return x * 2.0
+    for x in queue.batch():
+        step(x)
+    return queue.is_open()
+def serve(queue):
+    running = True
+    while running:
+        try:
+            running = poll(queue)
+        except tf.errors.UnavailableError:
+            print("retrying")
+""",
+        # A counted value held over an inner loop still traces once per epoch.
+        """
+import tensorflow as tf
+@tf.function
+def step(x, epoch):
+    return x * epoch
+def train(x, batches):
+    for epoch in range(100):
+        for batch in batches:
+            x = step(x, epoch)  # error: JIT207
+    return x
+""",
         # A sub-model of one model built before the loop is the same on every pass.
         """
 import keras
@@ -1099,19 +1225,21 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
     def _varying_arguments(
         self, node: cst.Call, path: Sequence[cst.CSTNode]
     ) -> list[tuple[cst.Name, str]]:
+        """The arguments of the tf.function call `node` that make it trace again for
+        nothing (model/tf/repeats.py `retracing_argument`), each with why."""
         out = []
-        model = self.ctx.tf
         for arg in node.args:
-            value = arg.value
-            if type(value) is not cst.Name or arg.star:
+            if arg.star:
                 continue
-            if varying_python(model, value, path):
-                out.append((value, "a Python value that changes every loop iteration"))
+            found = retracing_argument(self.ctx.tf, node, path, arg.value)
+            if found is None:
                 continue
-            where = received_varying(model, value, path)
-            if where is not None:
+            kind, where = found
+            if kind == "loop":
+                out.append((arg.value, "a Python value that changes every loop iteration"))
+            else:
                 why = f"a parameter that receives a changing Python value ({where})"
-                out.append((value, why))
+                out.append((arg.value, why))
         return out
 
 

@@ -22,7 +22,7 @@ from jitlint.python.attributes import (
     self_attr_name,
 )
 from jitlint.python.builtins_facts import LIST_MUTATORS, LOG_METHODS, LOG_MODULES, PRINT
-from jitlint.python.uses import assigned_names, before_exit, read_only_by_checks
+from jitlint.python.uses import assigned_names, before_exit, echoes, read_only_by_checks
 from jitlint.rules.base import Rule
 
 _LOGGING_MODULES = tuple(f"{m}." for m in sorted(LOG_MODULES | TF_LOG_MODULES))
@@ -129,7 +129,9 @@ class TfTraceTimeSideEffect(Rule):
     result, or an argument of the traced function. In a helper that graph code calls (in
     this module or another), a `print` of Python values is reported too: such helpers read
     like eager code, and their debug prints silently become trace-time prints (PtychoPINN's
-    `print(f"DEBUG ...")` in reshaping helpers of Keras layers). A message that says it is
+    `print(f"DEBUG ...")` in reshaping helpers of Keras layers), unless the helper hands
+    what it prints to a logging call as well (a logging helper that also shows its message
+    on the console: a log line, judged as log calls are). A message that says it is
     about tracing, compiling or building is left alone, and so is code that runs the first
     time only in any mode: behind a run-once flag, or past `if key in cache: return ...` in
     a function that fills that cache (a plugin loader's messages). No `tf.print` fix is
@@ -260,6 +262,19 @@ def f(x, name="x"):
     for i in range(2):
         tf.print(f"step {i} of {name}:", x)
     tf.print("mean", tf.reduce_mean(x))
+    return x
+""",
+        # A logging helper that also prints its message to the console: a configuration
+        # message logged once per trace, which is when it is meant.
+        """
+import logging
+import tensorflow as tf
+def note(message, *values):
+    print("note:", message % values, flush=True)
+    logging.info(message, *values)
+@tf.function
+def f(x):
+    note("using %d preprocessing stages", 3)
     return x
 """,
         # Outside graph code print runs every time.
@@ -480,8 +495,10 @@ class Recorder(keras.layers.Layer):
         # A debug print of Python values in a helper of a Keras layer's `call`.
         """
 import tensorflow as tf
+import logging
 def to_channels(img, gridsize):
     print(f"DEBUG to_channels: gridsize={gridsize}")  # error: JIT208
+    logging.info("reshaping to channels")
     return tf.reshape(img, (-1, gridsize, gridsize, 1))
 class ToChannels(tf.keras.layers.Layer):
     def call(self, x):
@@ -647,6 +664,10 @@ g = tf.function(lambda x: show(x), jit_compile=True)
         if not tensor and (before_exit(path) or values.off_by_default(path)):
             # An error message before the process ends, or a print that no call turns on.
             return
+        if not tensor and self._echoes_log(node, path):
+            # A logging helper that shows its message on the console too: a log line of
+            # Python values, which trace-time logging means (as `_log` leaves it).
+            return
         fix = None
         if context.xla or context.auto_xla:
             # Under Keras' "auto", tf.print would fail where XLA turns on (JIT213).
@@ -667,6 +688,18 @@ g = tf.function(lambda x: show(x), jit_compile=True)
                 f"model is built), not on every call: it is in {graph_site(context)}"
             )
         self.report(node, message, help=help, fix=fix)
+
+    def _echoes_log(self, node: cst.Call, path: list[cst.CSTNode]) -> bool:
+        """The function around the `print` `node` also hands what it prints to a logging
+        call (python/uses.py `echoes`): the print is that log message, shown on the console."""
+        func = next((n for n in reversed(path) if type(n) is cst.FunctionDef), None)
+        if func is None:
+            return False
+        for other in echoes(func, node):
+            names = self.ctx.names.qualified_names(other.func, self.ctx.path_to(other))
+            if names and all(n.startswith(_LOGGING_MODULES) for n in names):
+                return True
+        return False
 
     def _formatted_tf_print(self, node: cst.Call) -> None:
         """`tf.print(f"loss {loss}")`: the f-string is made once, while tracing, from the

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from jitlint.model.domain.values import (
+    NOT_NONE,
     PYTREE,
     STATIC,
     TRACED,
@@ -81,9 +82,12 @@ _SEQUENCE_KINDS = {"list": PY_LIST, "tuple": PY_TUPLE}
 PY_NONE, PY_TRUE, PY_FALSE, PY_INT, PY_STR = 8, 9, 10, 11, 12
 _CONSTANT_KINDS: dict[Any, int] = {None: PY_NONE, True: PY_TRUE, False: PY_FALSE}
 _SCALAR_KINDS = {"int": PY_INT, "str": PY_STR}
+# A Python value known not to be None, and nothing more (values.NOT_NONE): `if grid is
+# None:` is decided for the call.
+PY_NOT_NONE = 13
 _RECEIVED_SCALARS = {
     PY_NONE: constant(None), PY_TRUE: constant(True), PY_FALSE: constant(False),
-    PY_INT: Scalar("int"), PY_STR: Scalar("str"),
+    PY_INT: Scalar("int"), PY_STR: Scalar("str"), PY_NOT_NONE: NOT_NONE,
 }  # fmt: skip
 # Marks, in a file's defs, a top-level function or method written with decorators
 # (`f@decorated`, `Net.step@decorated`):
@@ -291,13 +295,16 @@ def argument_kind(value: Value) -> int:
     """The kind a record gives an argument: JIT_PYTREE for a parameter of a function
     `jax.jit` compiles (or an instance known to come from one), PY_LIST/PY_TUPLE for a
     Python list or tuple, PY_NONE/PY_TRUE/PY_FALSE for those constants, PY_INT/PY_STR for
-    an int or str, else the value's kind."""
+    an int or str, PY_NOT_NONE for a Python value known not to be None, else the value's
+    kind."""
     known = isinstance(value, Scalar) and value.known
     if known and (value.const is None or type(value.const) is bool):  # type: ignore[attr-defined]
         return _CONSTANT_KINDS[value.const]  # type: ignore[attr-defined]
     if value.kind == STATIC:
         if isinstance(value.pytype, str) and value.pytype in _SCALAR_KINDS:
             return _SCALAR_KINDS[value.pytype]
+        if value.pytype == NOT_NONE.pytype:
+            return PY_NOT_NONE
         return _SEQUENCE_KINDS.get(python_sequence(value) or "", STATIC)
     if value.kind != PYTREE:
         return value.kind

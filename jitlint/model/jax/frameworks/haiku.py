@@ -1,10 +1,13 @@
 """haiku: `hk.transform(f)` returns a pair of pure functions, `init(rng, *args)` and
 `apply(params, rng, *args)` (`transform_with_state`: `init(rng, *args)` and
 `apply(params, state, rng, *args)`; `hk.without_apply_rng` drops `apply`'s rng). Both run
-`f(*args)`, and with it the `hk.Module.__call__` methods it reaches. Haiku code compiles
-`apply` with `jax.jit` (a train or eval step), so `f` is an entry of its own whose
-arguments are unknown; where a traced caller calls `apply`, `f` also runs with that
-caller's arguments.
+`f(*args)`, and with it the `hk.Module.__call__` methods it reaches. `hk.transform` traces
+nothing by itself: `f` runs where `apply`/`init` is called, with that caller's arguments and
+at its level (traced under `jax.jit(net.apply)` or in a jitted step that calls it, eagerly
+where Python calls it). A module class the file builds in such an `f` is therefore not traced
+by contract (`Contract.built_in_pair`): the run shows where it runs. Only a module class
+whose transform the run does not show (a library's, transformed in its users' scripts) is
+traced by the contract, as haiku code compiles `apply` with `jax.jit`.
 
 [bench/cases/jax-modules/hk_*.py record it at run time (jax 0.10.2, dm-haiku 0.0.17);
 tests/test_frameworks.py]
@@ -30,7 +33,7 @@ NO_APPLY_RNG = "haiku.without_apply_rng"
 # The transforms table's entries (style "pair": a pair of functions, parameters unknown).
 TRANSFORMS = (TRANSFORM, WITH_STATE)
 STYLE = "pair"
-VERB = "makes part of `apply` (which haiku code compiles with `jax.jit`)"
+VERB = "makes into `init` and `apply`"  # it traces nothing: its function makes no entry
 PAIR_DESCRIPTION = "the `hk.transform` pair, a NamedTuple of two Python functions (`init`, `apply`)"
 
 
@@ -155,6 +158,7 @@ PLUGIN = FrameworkPlugin(
         frozenset({"__call__"}),
         "haiku modules run inside `hk.transform`, whose `apply` is meant to be",
         made_in_trace=True,
+        built_in_pair=True,
     ),
     transforms=(
         TransformSpec(("haiku.vmap",), ABSTRACT, "vmap", stages=False),

@@ -322,8 +322,12 @@ dream = Dreaming().init(jax.random.PRNGKey(0), jnp.ones((2, 4)))
             return
         qualname = next(iter(qualnames))
         lifting = self.ctx.tracing.lifting
-        if lifting.framework_class(path) is None and self.ctx.tracing.function_at(path) is None:
-            return
+        if (
+            lifting.framework_class(path) is None
+            and self.ctx.tracing.function_at(path) is None
+            and not self.ctx.tracing.paired_at(path)
+        ):
+            return  # neither a module's method nor code that runs in `init`/`apply`
         uses = lifting.uses(node, qualname, path)
         if not uses:
             return
