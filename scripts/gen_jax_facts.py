@@ -75,6 +75,11 @@ about itself, by introspection or by probing under `jax.jit` on the CPU:
     that also take objects), from the constructor that defined it, seen by profiling a fresh
     interpreter's `import jax`. `bool_env_strings`: the strings jax's `bool_env` reads as True
     and as False (case-insensitive; others are an error).
+18. **Array attributes** (`array_attributes`): every attribute name `hasattr` finds on a JAX
+    array: a concrete one, and the tracers of `jax.jit`, `jax.vmap`, `jax.grad` and a
+    `lax.scan` body (the names `dir` lists for each and for its abstract value, kept where
+    `hasattr` holds on at least one). A name outside them (`hasattr(x, "items")`) holding
+    proves `x` is not one array.
 
 Array methods (`x.min(axis)`) are probed like functions, as `jax.Array.<name>`, the receiver a
 concrete array. Each entry lists the parameters that can be passed by position
@@ -955,6 +960,38 @@ def value_reading_methods() -> list[str]:
     return found
 
 
+def _attributes(value: Any) -> set[str]:
+    """The names `dir` lists for `value` and its abstract value that `hasattr` finds on it
+    (a name whose lookup raises something else counts as found: it is there)."""
+    names = set(dir(value)) | set(dir(getattr(value, "aval", None)))
+    found = set()
+    for name in names:
+        try:
+            getattr(value, name)
+        except AttributeError:
+            continue
+        except Exception:
+            pass
+        found.add(name)
+    return found
+
+
+def array_attributes() -> list[str]:
+    """The attribute names `hasattr` finds on a concrete array or on a tracer of jit, vmap,
+    grad or a scan body, read while the trace runs."""
+    found = _attributes(jnp.arange(2.0))
+
+    def keep(v: Any) -> Any:
+        found.update(_attributes(v))
+        return v.sum()
+
+    jax.jit(keep)(jnp.arange(2.0))
+    jax.vmap(keep)(jnp.arange(4.0).reshape(2, 2))
+    jax.grad(keep)(jnp.arange(2.0))
+    lax.scan(lambda c, v: (c, keep(v)), 0.0, jnp.arange(4.0).reshape(2, 2))
+    return sorted(found)
+
+
 # Candidates for the weak-type facts, each with a sample call (the random functions get a key).
 MAKER_CALLS: dict[str, Callable[[Any], Any]] = {
     **{f"jax.numpy.{n}": (lambda f: f((2,))) for n in ("ones", "zeros", "empty")},
@@ -1112,6 +1149,7 @@ def main(argv: list[str]) -> int:
         "weak_types": weak_types(),
         "config_env": config_env(),
         "bool_env_strings": bool_env_strings(),
+        "array_attributes": array_attributes(),
     }
     target.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     count = len(facts["static_parameters"])

@@ -76,6 +76,10 @@ def _value(body: str, expr: str, header: str = HEADER):
         "return isinstance(n, tuple) and n > 1",
         "return isinstance(n, (list, tuple)) and n > 1",
         "return 0 if not isinstance(n, dict) else n > 1",
+        # No JAX array has `items` or `values` (the generated `array_attributes`): where
+        # `hasattr` finds one, `n` is a dict or some other object, never the traced array.
+        "return hasattr(n, 'items') and n > 1",
+        "if hasattr(n, 'values'):\n    return n > 1\nreturn x",
     ],
 )
 def test_guards_make_the_name_static_where_they_hold(body):
@@ -107,6 +111,11 @@ def test_guards_make_the_name_static_where_they_hold(body):
         "return hasattr(n, 'shape') and n > 1",
         "return 0 if hasattr(n, 'numpy') else n > 1",
         "return 0 if hasattr(x, 'shape') else n > 1",
+        # Arrays have `reshape` and `update`: finding one proves nothing.
+        "return hasattr(n, 'reshape') and n > 1",
+        "return hasattr(n, 'update') and n > 1",
+        # Where an attribute no array has is missing, n may well be the array.
+        "return 0 if hasattr(n, 'items') else n > 1",
     ],
 )
 def test_guards_that_prove_nothing_leave_the_name_traced(body):
@@ -119,6 +128,7 @@ def test_guards_that_prove_nothing_leave_the_name_traced(body):
         "return isinstance(x, tuple) and x[0] > 1",
         "return isinstance(x, (list, tuple)) and x[0] > 1",
         "if isinstance(x, dict):\n    return x[0] > 1\nreturn n",
+        "if hasattr(x, 'items'):\n    return x[0] > 1\nreturn n",
     ],
 )
 def test_a_container_guard_keeps_the_tracers_a_pytree_argument_holds(body):
@@ -295,6 +305,27 @@ def test_no_tracer_is_an_instance_of_the_narrowing_types():
         seen.clear()
         transform(probe)(jax.numpy.ones(()) if transform is jax.grad else jax.numpy.ones(2))
         assert {q for q, hit in seen.items() if hit} == TRACER_TYPES, transform
+
+
+@pytest.mark.jax
+def test_no_array_has_the_attributes_a_dict_is_told_apart_by():
+    jax = pytest.importorskip("jax")
+    from jitlint.model.jax.narrowing import ARRAY_ATTRIBUTES
+    from jitlint.model.library.jax_facts import array_attributes
+
+    names = ("items", "values", "keys", "get")
+    seen: list[bool] = []
+
+    def probe(x):
+        seen.extend(hasattr(x, n) for n in names)
+        return x
+
+    probe(jax.numpy.ones(2))
+    jax.jit(probe)(jax.numpy.ones(2))
+    jax.vmap(probe)(jax.numpy.ones((2, 2)))
+    assert seen and not any(seen)
+    assert not set(names) & array_attributes()
+    assert array_attributes() >= ARRAY_ATTRIBUTES
 
 
 @pytest.mark.jax

@@ -16,7 +16,8 @@ Narrowing (`Guards`) reads a test (`isinstance(x, T)`, `type(x) is T`, `x is Non
 `hasattr(x, "a")`, a predicate's call, a test only text has (`x.startswith("a")`), under
 `not`/`and`/`or`) for the names it proves are not of one kind of value where the test
 evaluated to a given outcome; the kind (a framework's tracer, say) is given by what its type
-tests prove and the attributes all its values have.
+tests prove, the attributes all its values have (a failed `hasattr` of one) and, where known,
+every attribute any of them has (a held `hasattr` of another).
 `narrow` and `restore` apply such a proof to a flow-sensitive environment of local names and
 undo it where the guarded code ends, for the early exits, branches and asserts an interpreter
 follows.
@@ -236,11 +237,15 @@ class Guards:
         proves: Proves,
         attributes: frozenset[str] = frozenset(),
         opaque: Callable[[cst.Call], bool] | None = None,
+        members: frozenset[str] = frozenset(),
     ) -> None:
         self.resolve = resolve
         self.predicate = predicate
         self.proves = proves
         self.attributes = attributes
+        # Every attribute a value of the kind may have (none known: empty): where
+        # `hasattr(x, "items")` holds for a name outside them, x is not of the kind.
+        self.members = members
         # A called function the run cannot read (`opaque` says which) may be a type test of
         # its arguments, either way round: in neither branch are they taken for the kind, so
         # what the run does not know yields no error.
@@ -267,6 +272,8 @@ class Guards:
             return left | right if is_and == outcome else left & right
         if kind is cst.Call:
             if not outcome and self._is_kind_hasattr(test):  # type: ignore[arg-type]
+                return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
+            if outcome and self._is_foreign_hasattr(test):  # type: ignore[arg-type]
                 return frozenset({test.args[0].value.value})  # type: ignore[attr-defined]
             found = self._isinstance(test, outcome) or self._text_test(test)  # type: ignore[arg-type]
             if not found and self.predicate is not None:
@@ -313,6 +320,19 @@ class Guards:
             type(subject) is cst.Name
             and type(attr) is cst.SimpleString
             and attr.evaluated_value in self.attributes  # type: ignore[attr-defined]
+            and self.resolves(call.func, "builtins.hasattr")
+        )
+
+    def _is_foreign_hasattr(self, call: cst.Call) -> bool:
+        """`hasattr(x, "items")` for an attribute no value of the kind has."""
+        args = _positional(call, 2)
+        if args is None or not self.members:
+            return False
+        subject, attr = args
+        return (
+            type(subject) is cst.Name
+            and type(attr) is cst.SimpleString
+            and attr.evaluated_value not in self.members  # type: ignore[attr-defined]
             and self.resolves(call.func, "builtins.hasattr")
         )
 

@@ -13,9 +13,10 @@ Only guards that prove "not a tracer" narrow: `isinstance(x, <Python or NumPy ty
 `hasattr(x, "shape")` (every tracer has the array attributes). Container types (`tuple`,
 `list`, `dict`) do not prove that: a tuple may hold tracers, and a traced pytree's own truth
 value is not reported anyway. They prove only that the name is not one array
-(`array_guards`): a value known to be one never takes that path (equinox's `is_empty_tuple =
-lambda x: isinstance(x, tuple) and x == ()` on a traced leaf). `isinstance(x, jax.Array)`
-proves nothing: tracers are instances.
+(`array_guards`), as does a held `hasattr(x, "items")` for an attribute no JAX array has (the
+generated `array_attributes`): a value known to be one never takes that path (equinox's
+`is_empty_tuple = lambda x: isinstance(x, tuple) and x == ()` on a traced leaf).
+`isinstance(x, jax.Array)` proves nothing: tracers are instances.
 A call of a type-test predicate (`if not_jax_tracer(x):`, numpyro's helper whose body is
 `return not isinstance(x, Tracer)`, python/predicates.py) narrows its arguments the same way,
 wherever the predicate is defined; so does jax's own `jax.core.is_concrete(x)`, which is
@@ -28,6 +29,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from jitlint.model.library.jax_facts import array_attributes
 from jitlint.python.binding import Signature
 from jitlint.python.names import Names
 from jitlint.python.predicates import (
@@ -122,8 +124,10 @@ def proves_not_array(types: frozenset[str], held: bool) -> bool:
 
 def array_guards(resolve: Resolve) -> Guards:
     """Guards that read a test for the names it proves are not one JAX array: where
-    `isinstance(x, tuple)` holds, a value known to be one array is never there."""
-    return Guards(resolve, None, proves_not_array, ARRAY_ATTRIBUTES)
+    `isinstance(x, tuple)` holds, or `hasattr(x, "items")` for an attribute no JAX array has
+    (the generated `array_attributes`: jaxrl2's `_flatten_dict` takes a dict or an array), a
+    value known to be one array is never there."""
+    return Guards(resolve, None, proves_not_array, ARRAY_ATTRIBUTES, members=array_attributes())
 
 
 def tracer_guards(

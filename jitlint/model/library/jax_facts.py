@@ -126,6 +126,14 @@ def python_constants() -> frozenset[str]:
 
 
 @cache
+def array_attributes() -> frozenset[str]:
+    """Every attribute `hasattr` finds on a JAX array, concrete or a tracer of jit, vmap,
+    grad or a scan body: a value on which `hasattr(x, name)` holds for any other name is not
+    one array."""
+    return frozenset(_raw().get("array_attributes", ()))
+
+
+@cache
 def value_reading_methods() -> frozenset[str]:
     """Methods of an array that hand back its values as Python data (`x.item()`,
     `x.tolist()`): on a tracer they fail, there being no values yet."""

@@ -572,6 +572,22 @@ def find(x):
     return x * 2
 run = jax.jit(find)
 """,
+        # A helper that takes a dict of arrays or one array tells them apart by an attribute
+        # no JAX array has: under `hasattr(x, "items")` it is the dict, and sorting its items
+        # is Python work, even where the caller's annotation says array (jaxrl2's MLP).
+        """
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+def flatten(x):
+    if hasattr(x, "items"):
+        return jnp.concatenate([flatten(v) for _, v in sorted(x.items())], -1)
+    return x
+class Net(nn.Module):
+    @nn.compact
+    def __call__(self, x: jnp.ndarray) -> jnp.ndarray:
+        return nn.Dense(3)(flatten(x))
+""",
     )
     INVALID = (
         # A module's `__call__` that jits a method of its own instance and calls it: read in
