@@ -412,16 +412,15 @@ def agreed_value(
     """The literal every one of `bounds` gives the parameter `name` (passed or left at its
     default), or None where one gives none or two differ."""
     found: cst.BaseExpression | None = None
+    seen: object = _UNKNOWN  # the value of `found`
     for bound in bounds:
         expr = bound.arguments.get(name, bound.defaulted.get(name))
         value = _UNKNOWN if expr is None else _literal(expr)
         if value is _UNKNOWN:
             return None
-        if found is not None:
-            seen = _literal(found)
-            if type(seen) is not type(value) or seen != value:
-                return None
-        found = expr
+        if found is not None and (type(seen) is not type(value) or seen != value):
+            return None
+        found, seen = expr, value
     return found
 
 

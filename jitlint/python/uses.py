@@ -627,11 +627,15 @@ def _calls_through_dict(
     dict_name: cst.Name = targets[0].target
     found: list[cst.Call] = []
     loops: list[cst.For] = []  # in the order of the text
+    named = 0  # mentions of the dict's name besides its binding
     stack = [scope]
     while stack:
         node = stack.pop()
-        if type(node) is cst.For:
+        kind = type(node)
+        if kind is cst.For:
             loops.append(node)  # type: ignore[arg-type]
+        elif kind is cst.Name and node.value == dict_name.value and node is not dict_name:  # type: ignore[attr-defined]
+            named += 1
         stack.extend(reversed(iter_children(node)))
     mentions = 0
     for loop in loops:
@@ -643,11 +647,6 @@ def _calls_through_dict(
         if calls is None:
             return None
         found.extend(calls)
-    named = sum(
-        1
-        for n in descendants(scope)
-        if type(n) is cst.Name and n.value == dict_name.value and n is not dict_name  # type: ignore[attr-defined]
-    )
     return found if mentions and named == mentions else None
 
 

@@ -444,7 +444,7 @@ class Tracing:
     def paired_at(self, path: Sequence[cst.CSTNode]) -> bool:
         """Whether the end of `path` is in the body of a function the file makes into a pair
         (`hk.transform(f)`): it runs inside the pair's `init` and `apply`, traced or not."""
-        paired = {id(f) for f in self.index.paired}
+        paired = self._paired_ids
         return (
             bool(paired)
             and any(
@@ -452,6 +452,10 @@ class Tracing:
                 for i, node in enumerate(path[:-1])
             )
         )
+
+    @cached_property
+    def _paired_ids(self) -> frozenset[int]:
+        return frozenset(id(f) for f in self.index.paired)
 
     def any_function_at(self, path: Sequence[cst.CSTNode]) -> FunctionTrace | None:
         """Like `function_at`, but untraced code (level 0, the module too) also answers."""
