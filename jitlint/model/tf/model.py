@@ -221,9 +221,10 @@ class TfModel(KerasLinks):
     @cached_property
     def keras_uses(
         self,
-    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]]]:
+    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]], set[int]]:
         """(statuses of each local Keras class, calls that create classes of other modules
-        where a model is built or compiled, with the status to send): keras.py."""
+        where a model is built or compiled, with the status to send, the classes created
+        outside Keras classes' methods): keras.py."""
         return self.class_uses(self.scan)
 
     @cached_property
