@@ -32,7 +32,6 @@ files) shows Keras 2 the same way: then Keras 2 (read only when a TensorFlow rul
 from __future__ import annotations
 
 import ast
-import configparser
 import os
 import re
 from dataclasses import dataclass
@@ -538,6 +537,8 @@ def _requirements_txt(path: Path) -> list[tuple[str, str]]:
 def _setup_cfg_requirements(path: Path) -> list[tuple[str, str]] | None:
     """(section, requirement) pairs of a setup.cfg's `[options] install_requires` and
     `[options.extras_require]`; None when it has neither."""
+    import configparser  # only a project with a setup.cfg pays for it
+
     try:
         text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
         parser = configparser.ConfigParser(interpolation=None)

@@ -7,7 +7,6 @@ import bisect
 import dataclasses
 import re
 import sys
-import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -44,7 +43,6 @@ from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound, TfReads
-from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
 from jitlint.rules import may_apply, rule_class, rule_framework, rule_name, rule_traces
@@ -329,6 +327,8 @@ def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
     if not result.diagnostics and not (check_unused and _may_name_jit_code(source)):
         # Nothing to suppress, and no comment JIT002 could report: tokenizing is the cost.
         return
+    from jitlint.python import suppression  # only a file with findings or JIT002 pays
+
     found = suppression.collect(source)
     if found is None:
         return
@@ -450,6 +450,8 @@ def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
     hidden = budget_behind(exc)
     if hidden is not None:
         raise hidden  # the file is over its budget, not a rule crashing (system/budget.py)
+    import traceback  # a rule that crashed is rare: other runs do without the module
+
     where = traceback.extract_tb(exc.__traceback__)[-1]
     result.errors.append(
         f"{result.path}: internal error in {getattr(rule, 'code', rule)}: "
