@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,62 @@ def test_a_jax_file_loads_no_tensorflow_model(tmp_path):
     assert "jitlint.rules.jax.jit101_traced_bool" in loaded
     tf_parts = {m for m in loaded if m.startswith(("jitlint.rules.tf.", "jitlint.model.tf."))}
     assert tf_parts == set()
+
+
+def test_a_clean_one_file_run_loads_only_what_it_uses(tmp_path):
+    # A one-file run (pre-commit's) pays for what it uses: with no finding it loads no fix
+    # builder, no output format but the one it writes, no result cache (nor hashlib) under
+    # --no-cache, no project pass (one file has no other file to call it), no parser of
+    # suppression comments, and reads the shipped facts without importlib.resources.
+    (tmp_path / "step.py").write_text(
+        "import jax\n\n@jax.jit\ndef step(x):\n    return x + 1\n\nprint(step(1))\n",
+        encoding="utf-8",
+    )
+    script = (
+        "import sys\n"
+        "from jitlint.frontends.cli import main\n"
+        "code = main(['--no-cache', '-j1', 'step.py'])\n"
+        "print('LOADED', code, *sorted(sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    code, *loaded = proc.stdout.rpartition("LOADED ")[2].split()
+    assert code == "0"
+    assert "jitlint.rules.jax.jit101_traced_bool" in loaded  # the JAX rules did run
+    assert "jitlint.model.library.jax_facts" in loaded
+    fixes = {m for m in loaded if m.startswith("jitlint.fixes.")}
+    assert fixes == {"jitlint.fixes.node_fix"}  # the type of every rule's fix (rules/base.py)
+    formats = {m for m in loaded if m.startswith("jitlint.reporting.")}
+    assert formats == {
+        "jitlint.reporting.options",
+        "jitlint.reporting.style",
+        "jitlint.reporting.text",
+    }
+    late = {
+        "jitlint.engine.cache",
+        "jitlint.engine.project",
+        "jitlint.python.suppression",
+        "hashlib",
+        "configparser",
+        "importlib.resources",
+        "shutil",
+        "traceback",
+    }
+    assert late & set(loaded) == set()
+
+
+def test_dataclasses_have_docstrings():
+    # Without one, `dataclass` computes `inspect.signature` of the class for its __doc__: a
+    # cost paid at import by every process, ~0.1 ms a class.
+    package = Path(__file__).resolve().parents[1] / "jitlint"
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ClassDef)
+                and any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+                and ast.get_docstring(node) is None
+            ):
+                missing.append(f"{path.relative_to(package)}: {node.name}")
+    assert missing == []

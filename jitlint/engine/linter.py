@@ -83,6 +83,8 @@ _JIT_DIRECTIVE_LOWER = re.compile(r"noqa.*jit")
 
 @dataclass
 class FileResult:
+    """What linting one file gave: findings, internal errors and the project pass's facts."""
+
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Internal errors (a rule crashed): "path: JIT110: ValueError: ..." lines for stderr.

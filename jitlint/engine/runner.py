@@ -33,6 +33,8 @@ _MIN_FILES_FOR_POOL = 16
 
 @dataclass(frozen=True)
 class Task:
+    """One file (or stdin) to lint, with its rules, their options and its budgets."""
+
     display: str  # the path as shown to the user
     path: str | None  # where to read it; None for stdin
     codes: frozenset[str]
@@ -62,6 +64,8 @@ class Progress(Protocol):
 
 @dataclass
 class RunResult:
+    """The results of a run's files."""
+
     files: list[FileResult] = field(default_factory=list)
 
     @property

@@ -10,6 +10,8 @@ from jitlint.diagnostics import Diagnostic
 
 @dataclass(frozen=True)
 class ReportOptions:
+    """How a report is written."""
+
     unsafe_fixes: bool = False  # whether `--fix` would apply unsafe fixes (`[*]`, help)
     colour: bool = False  # ANSI colours (text formats)
     show_fixes: bool = False  # `full`: each fix's edits under its finding

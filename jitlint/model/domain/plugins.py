@@ -227,6 +227,8 @@ def plugin(kind: str | None) -> FrameworkPlugin | None:
 
 @dataclass(frozen=True)
 class _Index:
+    """The registered plug-ins' tables, merged for lookups by name."""
+
     base_kinds: dict[str, str]
     decorator_kinds: dict[str, str]
     transparent: frozenset[str]

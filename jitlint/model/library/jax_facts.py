@@ -56,6 +56,8 @@ class StaticParameters:
 
 @dataclass(frozen=True)
 class Collective:
+    """What a collective returns."""
+
     returns_structure: bool  # `pmean({"a": x}, axis)` is a dict of arrays
     constant_gives_python_value: bool  # `psum(1, axis)` is the axis size, a Python int
 

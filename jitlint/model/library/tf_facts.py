@@ -19,6 +19,8 @@ OP_TABLE = "xla_ops_tf2.21.json"
 
 @dataclass(frozen=True)
 class XlaSupport:
+    """The TF ops XLA compiles, lacks a kernel for per device, or gives a dynamic shape."""
+
     ops: tuple[str, ...]
     no_kernel_cpu: tuple[str, ...]
     no_kernel_gpu: tuple[str, ...]
