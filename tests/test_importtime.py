@@ -95,9 +95,10 @@ def test_a_jax_file_loads_no_tensorflow_model(tmp_path):
 
 def test_a_clean_one_file_run_loads_only_what_it_uses(tmp_path):
     # A one-file run (pre-commit's) pays for what it uses: with no finding it loads no fix
-    # builder, no output format but the one it writes, no result cache (nor hashlib) under
-    # --no-cache, no project pass (one file has no other file to call it), no parser of
-    # suppression comments, and reads the shipped facts without importlib.resources.
+    # builder, no output format but the one it writes, no diagnostics nor their positions,
+    # no result cache (nor hashlib) under --no-cache, no project pass (one file has no other
+    # file to call it), no parser of suppression comments, and reads the shipped facts
+    # without importlib.resources.
     (tmp_path / "step.py").write_text(
         "import jax\n\n@jax.jit\ndef step(x):\n    return x + 1\n\nprint(step(1))\n",
         encoding="utf-8",
@@ -124,6 +125,10 @@ def test_a_clean_one_file_run_loads_only_what_it_uses(tmp_path):
         "jitlint.reporting.text",
     }
     late = {
+        "jitlint.diagnostics",  # findings, and their positions and edits
+        "jitlint.engine.positions",
+        "jitlint.engine.fixloop.edits",
+        "jitlint.model.project.files",  # resolving another file's records
         "jitlint.engine.cache",
         "jitlint.engine.project",
         "jitlint.python.suppression",

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from jitlint import selection
 from jitlint.config import Settings
-from jitlint.diagnostics import Diagnostic
 from jitlint.engine.linter import FileResult, lint_text
 from jitlint.model.jax.crossfile.records import Received
 from jitlint.model.library.keras_evidence import evidence_key, forget_evidence
@@ -25,6 +24,7 @@ from jitlint.system.reading import TooLarge, Unreadable, read_regular_file, real
 from jitlint.system.workers import Workers
 
 if TYPE_CHECKING:
+    from jitlint.diagnostics import Diagnostic
     from jitlint.engine.cache import ResultCache
 
 # Below this many files a process pool costs more (workers re-import libcst) than it saves.
@@ -216,6 +216,8 @@ def jit001(task: Task, message: str) -> FileResult:
     """The result of a file that is not linted: one JIT001 finding (when selected)."""
     result = FileResult(task.display)
     if "JIT001" in task.codes:
+        from jitlint.diagnostics import Diagnostic
+
         result.diagnostics.append(
             Diagnostic("JIT001", "parse-error", message, task.display, 1, 1, 1, 2)
         )
