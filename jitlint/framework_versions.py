@@ -299,8 +299,9 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         if tables is not None:
             has_requirements = True
             sources.extend((pyproject, where, text) for where, text in tables)
-    for path in sorted(directory.glob("requirements*.txt")):
-        if not path.is_file():
+    for name in _names(directory):  # requirements*.txt
+        path = directory / name
+        if not (name.startswith("requirements") and name.endswith(".txt") and path.is_file()):
             continue
         has_requirements = True
         sources.extend((path, where, text) for where, text in _requirements_txt(path))
@@ -335,10 +336,23 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
     return declared
 
 
-# Where a project sets the environment its tests run in; a `TF_USE_LEGACY_KERAS` there says
-# the project targets tf-keras (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
-_ENVIRONMENT_FILES = ("tox.ini", "setup.cfg", ".github/workflows/*.yml", ".github/workflows/*.yaml")
+# Where a project sets the environment its tests run in (tox.ini, setup.cfg, the workflows of
+# .github/workflows/); a `TF_USE_LEGACY_KERAS` there says the project targets tf-keras
+# (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
+_ENVIRONMENT_FILES = ("tox.ini", "setup.cfg")
+_WORKFLOW_SUFFIXES = (".yml", ".yaml")
 _LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
+
+
+def _names(directory: Path) -> list[str]:
+    """The names in `directory`, sorted; none where it is not a directory that can be
+    listed. (What the probes above read of each directory, as a glob would list them: every
+    one-file run probes every directory above its file, and pathlib's globs cost several
+    times as much.)"""
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
 
 
 def _declaring_root(directory: Path) -> Path | None:
@@ -348,14 +362,18 @@ def _declaring_root(directory: Path) -> Path | None:
 def legacy_keras_setting(directory: Path) -> Path | None:
     """The first file of `directory` that sets up an environment with `TF_USE_LEGACY_KERAS`,
     or None (the search goes on upwards)."""
-    for pattern in _ENVIRONMENT_FILES:
-        for path in sorted(directory.glob(pattern)):
-            try:
-                text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
-            except (Unreadable, TooLarge):
-                continue
-            if _LEGACY_KERAS.search(text):
-                return path
+    workflows = directory / ".github" / "workflows"
+    listed = _names(workflows)
+    paths = [directory / name for name in _ENVIRONMENT_FILES]
+    for suffix in _WORKFLOW_SUFFIXES:
+        paths += [workflows / name for name in listed if name.endswith(suffix)]
+    for path in paths:
+        try:
+            text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
+        except (Unreadable, TooLarge):
+            continue
+        if _LEGACY_KERAS.search(text):
+            return path
     return None
 
 
@@ -455,12 +473,11 @@ def _tensorflow_image(directory: Path) -> tuple[Path, str, str] | None:
     found: list[tuple[Version, str, Path, str]] = []
     for folder in _DOCKER_FOLDERS:
         base = directory / folder
-        if not base.is_dir():
-            continue
-        for path in sorted(base.iterdir()):
-            name = path.name.lower()
-            if not (name.startswith("dockerfile") or name.endswith(".dockerfile")):
+        for name in _names(base):
+            lowered = name.lower()
+            if not (lowered.startswith("dockerfile") or lowered.endswith(".dockerfile")):
                 continue
+            path = base / name
             try:
                 text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode(
                     "utf-8", "replace"
