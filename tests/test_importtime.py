@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,68 @@ def test_dataclasses_have_docstrings():
             ):
                 missing.append(f"{path.relative_to(package)}: {node.name}")
     assert missing == []
+
+
+def test_the_command_line_collects_only_after_its_imports(tmp_path):
+    # `python -m jitlint` keeps the garbage collector off while a command imports what it
+    # needs (libcst, the models, the engine), then freezes what the imports made and lints
+    # with the collector on.
+    (tmp_path / "step.py").write_text("import jax\n\nstep = jax.jit(abs)\n", encoding="utf-8")
+    script = (
+        "import gc, sys\n"
+        "from jitlint.__main__ import run\n"
+        "early = []\n"
+        "def noted(phase, info):\n"
+        "    if phase == 'start' and 'jitlint.engine.linter' not in sys.modules:\n"
+        "        early.append(info['generation'])\n"
+        "gc.callbacks.append(noted)\n"
+        "sys.argv = ['jitlint', '--no-cache', 'step.py']\n"
+        "code = run()\n"
+        "print('STATE', code, len(early), gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    code, early, enabled, frozen = proc.stdout.rpartition("STATE ")[2].split()
+    assert (code, early, enabled) == ("0", "0", "True")  # no pass while importing
+    assert int(frozen) > 10_000  # the imports' objects, out of every later pass
+    # The lint itself runs with the collector on.
+    script = (
+        "import gc, sys\n"
+        "import jitlint.engine.runner as runner\n"
+        "from jitlint.frontends.cli import main\n"
+        "from jitlint.system import collector\n"
+        "seen = []\n"
+        "original = runner.run_task\n"
+        "def run_task(task):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    return original(task)\n"
+        "runner.run_task = run_task\n"
+        "collector.pause()\n"
+        "code = main(['--no-cache', 'step.py'])\n"
+        "print('STATE', code, seen)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.rpartition("STATE ")[2].split() == ["0", "[True]"]
+
+
+def test_the_collector_resumes_only_its_own_pause():
+    from jitlint.system import collector
+
+    assert gc.isenabled()
+    try:
+        gc.disable()  # a caller's own choice stands
+        collector.pause()
+        collector.resume()
+        assert not gc.isenabled()
+        gc.enable()
+        collector.pause()
+        assert not gc.isenabled()
+        collector.resume()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
