@@ -141,6 +141,7 @@ class VersionResolver:
         self._declared: dict[Path, dict[str, Declared] | None] = {}
         self._legacy_keras: dict[Path, Path | None] = {}
         self._roots: dict[Path, Path | None] = {}
+        self._here: dict[Path, dict[str, Declared] | None] = {}  # declared_in, by directory
         # The code scans are the process's (engine workers ask them too); a new resolver (a
         # run, the editor's settings read again) reads the code as it is now.
         forget_evidence()
@@ -254,7 +255,7 @@ class VersionResolver:
         root the file, for the options (the code scan waits until a TF rule asks: see
         model/library/versions.py); with the facts (`--show-settings`), what the project's
         code shows, scanned now. None outside any declaring project: the facts' Keras."""
-        root = nearest_up(directory, self._roots, _declaring_root)
+        root = nearest_up(directory, self._roots, self._declaring_root)
         if root is None:
             return self._outside_projects(directory, with_facts)
         if with_facts:
@@ -285,7 +286,17 @@ class VersionResolver:
 
     def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""
-        return nearest_up(directory, self._declared, declared_in) or {}
+        return nearest_up(directory, self._declared, self._declared_in) or {}
+
+    def _declared_in(self, directory: Path) -> dict[str, Declared] | None:
+        """`declared_in`, read once per directory: the nearest declarations and the
+        declaring root of an undecided Keras probe the same directories."""
+        if directory not in self._here:
+            self._here[directory] = declared_in(directory)
+        return self._here[directory]
+
+    def _declaring_root(self, directory: Path) -> Path | None:
+        return directory if self._declared_in(directory) is not None else None
 
 
 def declared_in(directory: Path) -> dict[str, Declared] | None:
@@ -353,10 +364,6 @@ def _names(directory: Path) -> list[str]:
         return sorted(os.listdir(directory))
     except OSError:
         return []
-
-
-def _declaring_root(directory: Path) -> Path | None:
-    return directory if declared_in(directory) is not None else None
 
 
 def legacy_keras_setting(directory: Path) -> Path | None:
