@@ -72,8 +72,10 @@ _DISTRIBUTIONS = {
 # The Keras 2 distribution that TF_USE_LEGACY_KERAS makes `tf.keras`: declared beside a Keras 3,
 # it leaves the project's Keras major open.
 TF_KERAS = "tf-keras"
-_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
-_SPECIFIER = re.compile(r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)")
+# Patterns as text, compiled by `re` (and kept in its cache) when a project's files are first
+# read: a file in no project reads none.
+_REQUIREMENT = r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)"
+_SPECIFIER = r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)"
 _LOWER_BOUNDS = ("===", "==", "~=", ">=", ">", "^", "~", "")
 # The first version of each framework's next major line that a declared upper bound can put
 # out of reach: TensorFlow's `tf.keras` is Keras 3 from 2.16 on, Keras 3 is Keras 3.
@@ -352,7 +354,7 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
 # (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
 _ENVIRONMENT_FILES = ("tox.ini", "setup.cfg")
 _WORKFLOW_SUFFIXES = (".yml", ".yaml")
-_LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
+_LEGACY_KERAS = rb"\bTF_USE_LEGACY_KERAS\b"
 
 
 def _names(directory: Path) -> list[str]:
@@ -379,14 +381,14 @@ def legacy_keras_setting(directory: Path) -> Path | None:
             text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
         except (Unreadable, TooLarge):
             continue
-        if _LEGACY_KERAS.search(text):
+        if re.search(_LEGACY_KERAS, text):
             return path
     return None
 
 
 def _distribution(text: str) -> str | None:
     """The distribution a requirement names, normalized as pip does (`tf_keras` is `tf-keras`)."""
-    match = _REQUIREMENT.match(text.split(";", 1)[0])
+    match = re.match(_REQUIREMENT, text.split(";", 1)[0])
     return _normalized(match.group(1)) if match is not None else None
 
 
@@ -398,7 +400,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     """(framework, lower bound, upper bound) of a PEP 508 requirement (or a Poetry
     `name = spec` entry given as `name spec`), or None when it is not a framework or bounds
     its version neither way."""
-    match = _REQUIREMENT.match(text.split(";", 1)[0])
+    match = re.match(_REQUIREMENT, text.split(";", 1)[0])
     if match is None:
         return None
     framework = _DISTRIBUTIONS.get(_normalized(match.group(1)))
@@ -407,7 +409,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     lower: list[str] = []
     upper: list[Bound] = []
     for part in match.group(2).split(","):
-        spec = _SPECIFIER.fullmatch(part.strip())
+        spec = re.fullmatch(_SPECIFIER, part.strip())
         if spec is None:
             continue
         operator, version = spec.group(1) or "", spec.group(2)
@@ -464,10 +466,9 @@ def _trimmed(version: Version) -> Version:
 # The official TensorFlow image a project's container starts from names the TensorFlow it runs
 # in (`FROM tensorflow/tensorflow:2.3.1-gpu`); research code of the TF 2.x era often declares
 # its versions nowhere else. Other images (python, ubuntu, a vendor's) say nothing.
-_TENSORFLOW_IMAGE = re.compile(
-    r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(?:docker\.io/)?tensorflow/tensorflow:"
-    r"v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)",
-    re.IGNORECASE | re.MULTILINE,
+_TENSORFLOW_IMAGE = (
+    r"(?im)^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(?:docker\.io/)?tensorflow/tensorflow:"
+    r"v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)"
 )
 _DOCKER_FOLDERS = (".", "docker")
 
@@ -491,7 +492,7 @@ def _tensorflow_image(directory: Path) -> tuple[Path, str, str] | None:
                 )
             except (Unreadable, TooLarge):
                 continue
-            for match in _TENSORFLOW_IMAGE.finditer(text):
+            for match in re.finditer(_TENSORFLOW_IMAGE, text):
                 parsed = parse_version(match.group(1))
                 if parsed is not None:
                     where = f"{path.relative_to(directory).as_posix()} `{match.group().strip()}`"

@@ -4,6 +4,7 @@ gates on (JIT213 and Keras 2), the cache key, and `--show-settings`."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -1044,9 +1045,9 @@ def test_the_scans_substring_tests_pass_every_match(code):
     found = [
         m.group()
         for pattern in (ke.KERAS_2_ONLY_CODE, ke.LEGACY_KERAS_IN_CODE)
-        for m in pattern.finditer(code.encode())
+        for m in re.finditer(pattern, code.encode())
     ]
-    found += [m.group().encode() for m in ke.KERAS_3_ONLY_CODE.finditer(code)]
+    found += [m.group().encode() for m in re.finditer(ke.KERAS_3_ONLY_CODE, code)]
     assert found
     words = (*ke._KERAS_2_WORDS, b"TF_USE_LEGACY_KERAS", b"keras")
     assert all(any(word in match for word in words) for match in found)
