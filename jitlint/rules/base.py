@@ -10,15 +10,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import libcst as cst
 
-from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.domain import plugins
 from jitlint.python.uses import raises_on_every_path
+
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Severity
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]

@@ -119,10 +119,12 @@ class Contract:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FrameworkPlugin:
     """What one framework says about itself. Every field has a neutral default, so that a
-    plug-in states only what its framework does."""
+    plug-in states only what its framework does. One per framework, compared by identity:
+    no `__eq__` or `__hash__` over its 45 fields is generated (compiling them cost every
+    process ~1 ms)."""
 
     kind: str  # ClassInfo.kind of its classes: "equinox", "linen", "flax.struct", ...
     display: str  # for messages: "flax linen"
@@ -225,8 +227,10 @@ def plugin(kind: str | None) -> FrameworkPlugin | None:
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Index:
+    """The registered plug-ins' tables, merged for lookups by name (one, compared by identity)."""
+
     base_kinds: dict[str, str]
     decorator_kinds: dict[str, str]
     transparent: frozenset[str]

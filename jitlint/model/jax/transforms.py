@@ -46,6 +46,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Transform:
+    """A JAX transformation: what it traces, and which of its arguments are functions."""
+
     qualname: str
     level: int
     # How parameters are treated: jit, vmap, pmap, grad, all, filter, ckpt, shard; "lifted"
@@ -261,6 +263,8 @@ def materialise(link: Link) -> list[cst.CSTNode]:
 
 @dataclass
 class Index:
+    """The file's transformation applications by function, and each function's ancestors."""
+
     entries: dict[int, list[Entry]] = field(default_factory=dict)
     links: dict[int, Link] = field(default_factory=dict)  # function -> its ancestors
     _paths: dict[int, list[cst.CSTNode]] = field(default_factory=dict)
