@@ -36,10 +36,7 @@ nor are the classes whose constructor calls `tf.config.run_functions_eagerly(Tru
 Explicit statuses win; then "model"; a class used nowhere (in this file and, in a project
 run, in any other file: `uses` includes what other files report) is a library class that
 Keras models will run at their default, "auto" (except a metric: its `update_state` is graph
-code only where a model is seen to run it), but only in a module none of whose top-level
-Keras classes the run is seen to create (`makes_its_classes`): where the project makes some
-of them itself, the ones it is never seen to make are chosen where the run does not show,
-and run no one knows how. Classes created in graph code run in that
+code only where a model is seen to run it). Classes created in graph code run in that
 graph code's context (propagated by TfModel).
 """
 
@@ -333,11 +330,10 @@ class KerasLinks:
 
     def class_uses(
         self, scan: GraphScan
-    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]], set[int]]:
+    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]]]:
         """Per local Keras class, every (status, where) found in this file and received;
-        the calls in those places that may create classes of other modules (or call
-        their model-building functions), with the status to send them; and the classes
-        created outside the methods of Keras classes (`makes_its_classes`)."""
+        and the calls in those places that may create classes of other modules (or call
+        their model-building functions), with the status to send them."""
         uses: dict[int, list[tuple[str, str]]] = {}
         foreign: list[tuple[cst.Call, Path, str]] = []
         classes = scan.keras_classes
@@ -405,19 +401,10 @@ class KerasLinks:
                 foreign.extend(
                     (c, p, status) for c, p in self._foreign_creations(scan, scope, status)
                 )
-        received_classes: set[int] = set()
         for name, received in received_uses.items():
             for cls_id, info in classes.items():
                 if info.node.name.value == name and len(info.path) == 1:
                     uses.setdefault(cls_id, []).extend(received)
-                    received_classes.add(cls_id)
-        # Created by the project itself: outside the methods of Keras classes, or in
-        # another file of the run.
-        made = {key for key, found in uses.items() if found and key in received_classes}
-        for scope in scan.scopes.values():
-            if type(scope) is cst.FunctionDef and self._is_method_of_keras_class(scan, scope):
-                continue
-            made |= self._instantiated(scan, scope) & classes.keys()
         # Sublayers: classes created in a Keras class's methods share its status.
         changed = True
         while changed:
@@ -440,7 +427,7 @@ class KerasLinks:
                     foreign.extend(
                         (c, p, inherited) for c, p in self._foreign_creations(scan, stmt, inherited)
                     )
-        return uses, foreign, made
+        return uses, foreign
 
     def _foreign_creations(
         self, scan: GraphScan, scope: cst.CSTNode, status: str, classes_only: bool = False
@@ -614,17 +601,6 @@ class KerasLinks:
             for base in self.names.module_bases(cls, path)
         )
 
-    @staticmethod
-    def makes_its_classes(scan: GraphScan, made: set[int]) -> bool:
-        """Whether the run is seen to create some top-level Keras class of this module
-        outside the methods of Keras classes (`made`, from `class_uses`): the project makes
-        the module's classes itself, so one it is never seen to create is made where the
-        run does not show (chosen by name from a configuration or a registry), and how that
-        one runs (eagerly, in a graph) is unknown. Only the classes of a module the project
-        never creates are a library's, run by its users' Keras models. (A sublayer that a
-        class used nowhere creates in its own methods says nothing of how the project runs.)"""
-        return any(key in made for key, info in scan.keras_classes.items() if len(info.path) == 1)
-
     @cached_property
     def backup_copies(self) -> frozenset[str]:
         """The top-level class names that the project pass says a module the run imports
@@ -754,7 +730,6 @@ class KerasLinks:
         uses = self.keras_uses[0]
         out = []
         copies = self.backup_copies
-        project_made = self.makes_its_classes(scan, self.keras_uses[2])
         for cls, method, kind, _path in scan.keras_methods:
             info = scan.keras_classes[id(cls)]
             used = uses.get(id(cls), [])
@@ -762,8 +737,6 @@ class KerasLinks:
                 continue  # run by no model, or only by models compiled with run_eagerly=True
             if not used and len(info.path) == 1 and cls.name.value in copies:
                 continue  # a backup copy's class, used nowhere: no contract (engine/orphans.py)
-            if not used and len(info.path) == 1 and project_made:
-                continue  # made where the run does not show (a registry, a configuration)
             if self.turns_graphs_off(cls, info.path):
                 continue  # its every instance exists only once tf.function runs eagerly
             status = self.status_of(info, used)

@@ -221,10 +221,9 @@ class TfModel(KerasLinks):
     @cached_property
     def keras_uses(
         self,
-    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]], set[int]]:
+    ) -> tuple[dict[int, list[tuple[str, str]]], list[tuple[cst.Call, Path, str]]]:
         """(statuses of each local Keras class, calls that create classes of other modules
-        where a model is built or compiled, with the status to send, the classes created
-        outside Keras classes' methods): keras.py."""
+        where a model is built or compiled, with the status to send): keras.py."""
         return self.class_uses(self.scan)
 
     @cached_property
