@@ -118,12 +118,12 @@ class Rule:
             self.ctx, self.ctx.path_to(node), self.caught_by, self.swallowed_by
         ):
             return
-        traced_by = None
         # Only a model some rule already built is asked: a report must not build one.
-        if "tracing" in vars(self.ctx) and self.ctx.tracing.traced_by_contract(
-            self.ctx.path_to(node)
-        ):
-            traced_by = "contract"
+        known, path = vars(self.ctx), self.ctx.path_to(node)
+        by_contract = ("tracing" in known and self.ctx.tracing.traced_by_contract(path)) or (
+            "tf" in known and self.ctx.tf.graph_by_contract(path)
+        )
+        traced_by = "contract" if by_contract else None
         self.reports.append(
             Report(self.code, node, message, help, severity or self.severity, fix, traced_by)
         )

@@ -767,6 +767,7 @@ class KerasLinks:
                         auto_xla=auto,
                         layer=cls.name.value,
                         root_kind="keras",
+                        assumed=not used,
                     ),
                 )
             )
