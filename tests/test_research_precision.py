@@ -380,6 +380,46 @@ def test_a_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp
     assert ("pkg/segments.py", 11, "JIT101") in where(found)
 
 
+def _maker_project(tmp_path: Path, use: str) -> Path:
+    """The same jitted function made by a local factory that returns `jax.jit(partial(...))`,
+    the factory's result called at once (FoldJAX's backend comparison script)."""
+    test = f"""\
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+        from pkg import divergence
+
+        def test_divergence():
+            def make(sizes):
+                return jax.jit(partial(divergence.divergence, sizes=sizes))
+
+            return {use}
+        """
+    files = {"__init__.py": "", "segments.py": SEGMENTS, "divergence.py": DIVERGENCE}
+    write(tmp_path / "pkg", files)
+    write(tmp_path, {"test_divergence.py": test})
+    return tmp_path
+
+
+def test_a_parameter_no_call_of_a_factorys_jitted_function_passes_keeps_its_default(tmp_path):
+    root = _maker_project(tmp_path, "make((2, 2))(jnp.ones(4)), make((1, 3))(jnp.ones(4))")
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_a_parameter_a_call_of_a_factorys_jitted_function_passes_is_traced(tmp_path):
+    root = _maker_project(tmp_path, "make((2, 2))(jnp.ones(4), num_segments=2)")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+def test_a_factorys_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp_path):
+    root = _maker_project(tmp_path, "make((2, 2))(jnp.ones(4)), make((2, 2))")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
 PLACEMENT = """\
 import tensorflow as tf
 

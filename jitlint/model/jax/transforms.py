@@ -37,7 +37,7 @@ from jitlint.python.binding import (
 )
 from jitlint.python.builtins_facts import PARTIAL
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import calls_of_name
+from jitlint.python.uses import calls_of_name, calls_of_result
 from jitlint.python.walker import iter_children
 
 FuncNode = cst.FunctionDef | cst.Lambda
@@ -566,11 +566,28 @@ class Discovery:
                 return None
             body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
             calls = calls_of_name(body, target.value, target)
+        elif type(parent) is cst.Return and parent.value is site:  # type: ignore[attr-defined]
+            calls = self._calls_of_maker(path)
         else:
             return None
         if calls is None:
             return None
         return tuple(tuple(_keyword(a) for a in call.args) for call in calls)
+
+    def _calls_of_maker(self, path: list[cst.CSTNode]) -> list[cst.Call] | None:
+        """`def make(...): return jax.jit(f)`, a `def` bound once whose every use is
+        `make(...)(x)`: the calls `(x)`, which are all the calls the returned function gets."""
+        maker = self.names.scope_chain(path)[0]
+        if type(maker) is not cst.FunctionDef or maker.decorators:
+            return None
+        outer = path[: path.index(maker) + 1]
+        if self.names.only_def(maker.name.value, outer) is not maker:
+            return None
+        scope = self.names.scope_chain(outer)[0]
+        if type(scope) not in (cst.FunctionDef, cst.Module):
+            return None
+        body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
+        return calls_of_result(body, maker.name.value, maker.name)
 
     def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
         return target_arguments(transform, _arguments(call))  # type: ignore[arg-type]
