@@ -882,3 +882,34 @@ def test_a_traced_caller_that_passes_none_among_ints_stays_reported(tmp_path):
     block = "node_feats.shape[0] if edge_index.ndim == 2 else None"
     _, found, _ = check(_graph(tmp_path, "ctx.num_graphs", block))
     assert ("pkg/scatter.py", 6, "JIT102") in where(found)
+
+
+CHAIN_COUNT = """\
+import jax
+import jax.numpy as jnp
+
+
+def heads(x, n_chains: int | None = None):
+    if n_chains is None:
+        n_chains = int(x.max()) + 1
+    return jnp.stack([x * i for i in range(n_chains)])
+
+
+def run(x, n_chains{annotation}, scale: float = 1.0):
+    return heads(x, n_chains=n_chains) * scale
+
+
+def main(x, n):
+    return jax.jit(run, static_argnums=(1,))(x, n)
+"""
+
+
+def test_a_static_argument_annotated_as_a_python_int_is_never_none():
+    # FoldJAX's ESMFold2: the chain count travels as a static `int`, read off the host data.
+    assert not found(CHAIN_COUNT.format(annotation=": int"), {"JIT102"})
+
+
+def test_a_static_argument_that_may_be_none_still_reaches_the_fallback():
+    for annotation in ("", ": int | None", ": int = None"):
+        source = CHAIN_COUNT.format(annotation=annotation)
+        assert found(source, {"JIT102"}) == {(7, "JIT102")}, annotation

@@ -35,7 +35,7 @@ from jitlint.python.binding import (
     bind_call,
     never_passed,
 )
-from jitlint.python.builtins_facts import PARTIAL
+from jitlint.python.builtins_facts import PARTIAL, SCALAR_TYPES
 from jitlint.python.names import Names, leaf_name
 from jitlint.python.uses import calls_of_name, calls_of_result
 from jitlint.python.walker import iter_children
@@ -1099,6 +1099,22 @@ def python_number(expr: cst.BaseExpression) -> bool:
     if type(expr) in (cst.Integer, cst.Float, cst.Imaginary):
         return True
     return type(expr) is cst.Name and expr.value in ("True", "False")  # type: ignore[attr-defined]
+
+
+def plain_scalar_params(func: FuncNode) -> dict[str, str]:
+    """Parameters annotated with a bare Python scalar type (`n: int`, `mode: str`), not
+    optional and without a None default: the type's name. Passed as a Python value (a static
+    argument), such a parameter is taken at its word: that type, never None."""
+    p = func.params
+    found: dict[str, str] = {}
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        annotation = x.annotation.annotation if x.annotation is not None else None
+        if type(annotation) is not cst.Name or annotation.value not in SCALAR_TYPES:  # type: ignore[attr-defined]
+            continue
+        if x.default is not None and _is_none(x.default):
+            continue
+        found[x.name.value] = annotation.value  # type: ignore[attr-defined]
+    return found
 
 
 def optional_scalar_params(func: FuncNode) -> set[str]:
