@@ -121,7 +121,21 @@ def test_every_call_of_what_a_factory_returns():
     assert _calls_of_result(source) == ["make(2)(x)", "make(3)(x, k=1)"]
 
 
-@pytest.mark.parametrize("use", ["f = make(2)", "keep(make)", "return make(2)", "make(2)"])
+def test_every_call_of_a_factorys_result_bound_once():
+    source = """\
+        def run(x):
+            def make(n):
+                return lambda v: v * n
+            step = make(2)
+            return [step(v) for v in x], make(3)(x)
+        """
+    assert _calls_of_result(source) == ["step(v)", "make(3)(x)"]
+
+
+@pytest.mark.parametrize(
+    "use",
+    ["f = make(2)", "f = make(2); keep(f)", "keep(make)", "return make(2)", "make(2)"],
+)
 def test_a_factory_whose_result_may_be_called_elsewhere_has_no_known_calls(use):
     source = f"""\
         def run(x):
