@@ -135,6 +135,7 @@ from jitlint.model.jax.transforms import (
     enclosing_function,
     none_test,
     param_names,
+    plain_scalar_params,
     scalar_params,
     static_truth,
 )
@@ -729,6 +730,7 @@ class Tracing:
             scalars = scalar_params(entry.func)
             if entry.func is func:
                 scalars = scalars | set(python_scalars_given)
+            plain = plain_scalar_params(entry.func)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (
@@ -737,6 +739,9 @@ class Tracing:
                     else Value(PYTREE, ("param", name, entry))
                 )
                 if kind == PYTREE
+                # A static argument annotated `n: int` is an int: never None.
+                else Scalar(plain[name])
+                if kind == STATIC and name in plain
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }

@@ -35,9 +35,9 @@ from jitlint.python.binding import (
     bind_call,
     never_passed,
 )
-from jitlint.python.builtins_facts import PARTIAL
+from jitlint.python.builtins_facts import PARTIAL, SCALAR_TYPES
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import calls_of_name
+from jitlint.python.uses import calls_of_name, calls_of_result
 from jitlint.python.walker import iter_children
 
 FuncNode = cst.FunctionDef | cst.Lambda
@@ -570,11 +570,28 @@ class Discovery:
                 return None
             body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
             calls = calls_of_name(body, target.value, target)
+        elif type(parent) is cst.Return and parent.value is site:  # type: ignore[attr-defined]
+            calls = self._calls_of_maker(path)
         else:
             return None
         if calls is None:
             return None
         return tuple(tuple(_keyword(a) for a in call.args) for call in calls)
+
+    def _calls_of_maker(self, path: list[cst.CSTNode]) -> list[cst.Call] | None:
+        """`def make(...): return jax.jit(f)`, a `def` bound once whose every use is
+        `make(...)(x)`: the calls `(x)`, which are all the calls the returned function gets."""
+        maker = self.names.scope_chain(path)[0]
+        if type(maker) is not cst.FunctionDef or maker.decorators:
+            return None
+        outer = path[: path.index(maker) + 1]
+        if self.names.only_def(maker.name.value, outer) is not maker:
+            return None
+        scope = self.names.scope_chain(outer)[0]
+        if type(scope) not in (cst.FunctionDef, cst.Module):
+            return None
+        body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
+        return calls_of_result(body, maker.name.value, maker.name)
 
     def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
         return target_arguments(transform, _arguments(call))  # type: ignore[arg-type]
@@ -1086,6 +1103,22 @@ def python_number(expr: cst.BaseExpression) -> bool:
     if type(expr) in (cst.Integer, cst.Float, cst.Imaginary):
         return True
     return type(expr) is cst.Name and expr.value in ("True", "False")  # type: ignore[attr-defined]
+
+
+def plain_scalar_params(func: FuncNode) -> dict[str, str]:
+    """Parameters annotated with a bare Python scalar type (`n: int`, `mode: str`), not
+    optional and without a None default: the type's name. Passed as a Python value (a static
+    argument), such a parameter is taken at its word: that type, never None."""
+    p = func.params
+    found: dict[str, str] = {}
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        annotation = x.annotation.annotation if x.annotation is not None else None
+        if type(annotation) is not cst.Name or annotation.value not in SCALAR_TYPES:  # type: ignore[attr-defined]
+            continue
+        if x.default is not None and _is_none(x.default):
+            continue
+        found[x.name.value] = annotation.value  # type: ignore[attr-defined]
+    return found
 
 
 def optional_scalar_params(func: FuncNode) -> set[str]:

@@ -112,6 +112,13 @@ def pass_through() -> frozenset[str]:
 
 
 @cache
+def tree_mapping() -> frozenset[str]:
+    """Top-level jax functions of one pytree argument that return its structure with every
+    leaf an array (`jax.lax.stop_gradient` of a dict is a dict)."""
+    return frozenset(_raw().get("tree_mapping", ()))
+
+
+@cache
 def fresh_wrappers() -> frozenset[str]:
     """Transformations of one function whose every application is a new function that
     `jax.jit` traces again (`jax.jit(jax.vmap(f))` made twice from the same `f`)."""
