@@ -74,6 +74,7 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
 from jitlint.model.jax.api import HOST_CALLBACKS
 from jitlint.model.jax.calls import Calls
+from jitlint.model.jax.crossfile import returned
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
     ImportedPytrees,
@@ -85,6 +86,7 @@ from jitlint.model.jax.crossfile.records import (
     Inbound,
     MadeWith,
     Received,
+    bind_arguments,
     given_defaults,
     inbound_contribution,
     inbound_entry,
@@ -616,6 +618,8 @@ class Tracing:
             return None
         if not method:
             return node  # type: ignore[return-value]
+        if type(node) is cst.FunctionDef:
+            return self._nested_def(node, method)  # type: ignore[arg-type]
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
@@ -624,6 +628,22 @@ class Tracing:
             method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
+
+    def _nested_def(self, func: cst.FunctionDef, name: str) -> cst.FunctionDef | None:
+        """The undecorated `def` that `func`'s body binds `name` to once, by a statement of
+        the body itself."""
+        bindings = self.names.scope(func).bindings.get(name)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        node = bindings[0].node
+        body = func.body
+        if (
+            type(node) is not cst.FunctionDef
+            or node.decorators
+            or type(body) is not cst.IndentedBlock
+        ):
+            return None
+        return node if any(s is node for s in body.body) else None
 
     def _inbound_constructors(self) -> None:
         """Classes other files instantiate from traced code: run their constructors with the
@@ -1246,7 +1266,9 @@ class Tracing:
             return []
         path = self.index.path(func)
         name = func.name.value
-        if path is not None and len(path) == 3 and type(path[1]) is cst.ClassDef:
+        if path is not None and len(path) == 3 and type(path[1]) in (cst.ClassDef, cst.FunctionDef):
+            # a method, or a `def` in a top-level function's body (a pair's function that
+            # another file's traced code runs: `make.forward`)
             name = f"{path[1].name.value}.{name}"  # type: ignore[attr-defined]
         calls = list(self.inbound.get(name, ()))
         if func.name.value == "__call__" and "." in name:
@@ -1419,9 +1441,37 @@ class Tracing:
                 value = outer.summary(name)
                 if value is not None:
                     return from_python(value)
+        if len(bindings) == 1 and bindings[0].kind == "param" and type(owner) is cst.FunctionDef:
+            given = self._given_in_python(owner, name)
+            if given is not None:
+                return given
         if len(bindings) == 1:
             return self._binding_value(bindings[0], scope_path)
         return S
+
+    def _given_in_python(self, func: cst.FunctionDef, name: str) -> Value | None:
+        """The value every call made in Python in another file gives `func`'s parameter
+        `name`, where each passes the same value the records carry (a pair of functions:
+        crossfile/returned.py `argument_fact`); None otherwise."""
+        calls = [c for c in self._inbound_calls(func) if isinstance(c, Inbound)]
+        if not calls or any(c.level > 0 or not c.values for c in calls):
+            return None
+        facts = set()
+        for call in calls:
+            markers = {index: Value(UNKNOWN) for index, _ in call.values}
+            args = [
+                (keyword, markers.get(index, U)) for index, (keyword, _) in enumerate(call.args)
+            ]
+            bound = bind_arguments(func, args, call.star, lambda _name, value: value)
+            found = bound.get(name)
+            fact = next((f for i, f in call.values if markers.get(i) is found), None)
+            if fact is None:
+                return None
+            facts.add(fact)
+        if len(facts) != 1:
+            return None
+        origin = f"`{func.name.value}`"
+        return returned.decode(facts.pop(), func, origin)
 
     def _entered_not_none(
         self,

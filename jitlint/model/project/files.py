@@ -19,6 +19,7 @@ from jitlint.model.jax.crossfile import stars
 from jitlint.model.jax.crossfile.class_facts import MODULE_FACT, MODULE_FORWARD, MODULE_KEY
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
+    CallRecord,
     EntryRecord,
     Inbound,
     InboundEntry,
@@ -283,7 +284,8 @@ def received_from(
     callee, function = resolved
     python_call = not isinstance(record, EntryRecord) and record.level == 0
     known = linted is None or callee in linted
-    if known and python_call and function + DECORATED not in defs.get(callee, ()):
+    values = _respelled_values(project, caller_path, callee, record)
+    if known and python_call and not values and function + DECORATED not in defs.get(callee, ()):
         return []  # a call made in Python of a function no decorator may have jitted
     site = f"{display}:{record.place}"
     if isinstance(record, EntryRecord):
@@ -301,8 +303,25 @@ def received_from(
         record.args,
         record.star,
         record.staged,
+        values,
     )
     return [(callee, call)]
+
+
+def _respelled_values(
+    project: ProjectFiles, caller_path: str, callee: str, record: Outbound
+) -> tuple[tuple[int, str], ...]:
+    """A call's arguments that travel as value facts (a pair of functions), with the
+    functions they name spelled as the callee's file would import them; those that cannot
+    be so spelled are left out."""
+    if not isinstance(record, CallRecord) or not record.values:
+        return ()
+    out = []
+    for index, fact in record.values:
+        respelled = respell(fact, project.resolve, caller_path, callee)
+        if respelled is not None:
+            out.append((index, respelled))
+    return tuple(out)
 
 
 def answered(
@@ -337,7 +356,7 @@ def accepts(received: Received, defs: frozenset[str], reexports: Mapping[str, st
     if not _defines(received.function, defs):
         return False
     if isinstance(received, Inbound) and received.level == 0:
-        return received.function + DECORATED in defs
+        return bool(received.values) or received.function + DECORATED in defs
     return True
 
 

@@ -70,8 +70,10 @@ def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list
         if record.options is None:
             out.append(
                 CallRecord(
-                    record.target, line, f"`{caller.qualname}`", how_traced(caller), record.level,
+                    record.target, line, f"`{caller.qualname}`",
+                    how_traced(caller) if record.level else "called from Python", record.level,
                     tuple(record.args), record.star, staged=record.context.staged,
+                    values=record.values,
                 )
             )  # fmt: skip
             continue
