@@ -1454,10 +1454,12 @@ class Tracing:
         `name`, where each passes the same value the records carry (a pair of functions:
         crossfile/returned.py `argument_fact`); None otherwise."""
         calls = [c for c in self._inbound_calls(func) if isinstance(c, Inbound)]
-        if not calls or any(c.level > 0 or not c.values for c in calls):
+        # A call site may also send a record of its numbers (project/outbound.py).
+        sites = {c.site for c in calls if c.values}
+        if not sites or any(c.level > 0 or c.site not in sites for c in calls):
             return None
         facts = set()
-        for call in calls:
+        for call in (c for c in calls if c.values):
             markers = {index: Value(UNKNOWN) for index, _ in call.values}
             args = [
                 (keyword, markers.get(index, U)) for index, (keyword, _) in enumerate(call.args)

@@ -5,7 +5,9 @@
 nothing by itself: `f` runs where `apply`/`init` is called, with that caller's arguments and
 at its level (traced under `jax.jit(net.apply)` or in a jitted step that calls it, eagerly
 where Python calls it). A module class the file builds in such an `f` is therefore not traced
-by contract (`Contract.built_in_pair`): the run shows where it runs. Only a module class
+by contract (`Contract.built_in_pair`): the run shows where it runs, in other files too (a
+factory's pair travels to its callers and on, as an argument of their Python calls, to the
+traced code that calls its `apply`: crossfile/returned.py `argument_fact`). Only a module class
 whose transform the run does not show (a library's, transformed in its users' scripts) is
 traced by the contract, as haiku code compiles `apply` with `jax.jit`.
 
