@@ -10,7 +10,7 @@ from test_project import check, where, write
 
 from jitlint.model.domain.classes import Classes
 from jitlint.model.jax.crossfile import returned
-from jitlint.model.jax.crossfile.records import CallRecord, Inbound
+from jitlint.model.jax.crossfile.records import RETURNED, CallRecord, Inbound, given_values
 from jitlint.python.names import Names
 
 NETS = """
@@ -141,3 +141,76 @@ def test_call_record_values_survive_json():
     inbound = Inbound("build_step", "pkg/run.py:12", "module code", "called from Python", 0,
                       ((None, 2),), False, values=((0, fact),))  # fmt: skip
     assert inbound.to_json()[-1] == ((0, fact),)
+
+
+LIBRARY_NETS = """
+import haiku as hk
+import jax.numpy as jnp
+
+
+class Scorer(hk.Module):
+    def __call__(self, x):
+        if jnp.mean(x) > 0:  # error: JIT101
+            return x
+        return -x
+
+
+def make_net():
+    def forward(x):
+        return Scorer()(x)
+
+    return hk.transform(forward)
+"""
+
+
+def test_pair_that_leaves_the_run_keeps_the_contract(tmp_path):
+    # Nothing of the run calls the factory: its pair leaves the run, as a library's does,
+    # and haiku's users compile `apply` with `jax.jit`: the module is traced by contract.
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/nets.py": LIBRARY_NETS})
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == [("pkg/nets.py", 8, "JIT101")]
+    assert "haiku modules run inside `hk.transform`" in str(found[0]["message"])
+
+
+def test_pair_taken_by_an_eager_caller_stays_in_the_run(tmp_path):
+    # Another file calls the factory and runs the pair in Python only: the run shows where
+    # the pair goes (records.RETURNED), and nothing is traced.
+    script = """
+import jax
+import jax.numpy as jnp
+
+from pkg.nets import make_net
+
+net = make_net()
+key = jax.random.PRNGKey(0)
+x = jnp.ones(3)
+params = net.init(key, x)
+print(net.apply(params, key, x))
+"""
+    files = {"pkg/__init__.py": "", "pkg/nets.py": LIBRARY_NETS, "pkg/run.py": script}
+    root = write(tmp_path, files)
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == []
+
+
+def test_pair_of_a_factory_the_file_calls_stays_in_the_run(tmp_path):
+    nets = (
+        NETS
+        + """
+
+net = make_net()
+"""
+    )
+    root = write(tmp_path, {"pkg/__init__.py": "", "pkg/nets.py": nets})
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == []
+
+
+def test_returned_marker_is_no_parameters_value():
+    fact = returned.VALUE_FACT + '{"pair":"@make_net.forward","transform":"haiku.transform"}'
+    call = Inbound("make_net", "pkg/run.py:3", "module code", "called from Python", 0,
+                   (), False, values=((RETURNED, ""), (0, fact)))  # fmt: skip
+    assert given_values(call) == ((0, fact),)

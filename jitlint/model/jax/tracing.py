@@ -88,6 +88,7 @@ from jitlint.model.jax.crossfile.records import (
     Received,
     bind_arguments,
     given_defaults,
+    given_values,
     inbound_contribution,
     inbound_entry,
     jit_pytree_params,
@@ -152,6 +153,7 @@ from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, is_none_literal, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
 from jitlint.python.uses import calls_in, returns_no_value
+from jitlint.python.walker import descendants
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -1027,7 +1029,8 @@ class Tracing:
 
     def _built_in_pair(self, info: ClassInfo) -> bool:
         """Whether a function of the file that a pair transformation wraps (`hk.transform(f)`)
-        builds `info`'s class in its own body."""
+        builds `info`'s class in its own body, and the run shows where each of its pairs
+        goes (`_pair_stays`)."""
         for func in self.index.paired:
             path = [*self._path_to(func), func, func.body]
             for call in calls_in(func.body):
@@ -1035,8 +1038,35 @@ class Tracing:
                     continue
                 bindings = self.names.lookup(info.name, path)
                 if bindings and any(b.node is info.node for b in bindings):
-                    return True
+                    if self._pair_stays(func):
+                        return True
+                    break
         return False
+
+    def _pair_stays(self, func: FuncNode) -> bool:
+        """Whether every pair the file makes of `func` stays in the run: one that a top-level
+        factory returns (its return fact names a pair) leaves it where nothing of the file
+        names the factory again and no other file of the run calls it (they say so:
+        records.RETURNED), as a library's pair does."""
+        for paired, enclosing in self.index.pair_sites:
+            if paired is not func or type(enclosing) is not cst.FunctionDef:
+                continue
+            if self.index.path(enclosing) != [self.module]:
+                continue
+            if not returned.returns_pair(self.names, self.classes, enclosing):  # type: ignore[arg-type]
+                continue
+            if self._inbound_calls(enclosing) or self._named_again(enclosing):  # type: ignore[arg-type]
+                continue
+            return False
+        return True
+
+    def _named_again(self, func: cst.FunctionDef) -> bool:
+        """Whether the module names `func` anywhere but in its own `def`."""
+        name = func.name.value
+        return any(
+            type(node) is cst.Name and node.value == name and node is not func.name
+            for node in descendants(self.module)
+        )
 
     def _driver_root(self, func: cst.FunctionDef) -> None:
         """Interpret `func`, a method that compiles one of its instance's methods and runs it,
@@ -1455,11 +1485,11 @@ class Tracing:
         crossfile/returned.py `argument_fact`); None otherwise."""
         calls = [c for c in self._inbound_calls(func) if isinstance(c, Inbound)]
         # A call site may also send a record of its numbers (project/outbound.py).
-        sites = {c.site for c in calls if c.values}
+        sites = {c.site for c in calls if given_values(c)}
         if not sites or any(c.level > 0 or c.site not in sites for c in calls):
             return None
         facts = set()
-        for call in (c for c in calls if c.values):
+        for call in (c for c in calls if given_values(c)):
             markers = {index: Value(UNKNOWN) for index, _ in call.values}
             args = [
                 (keyword, markers.get(index, U)) for index, (keyword, _) in enumerate(call.args)

@@ -19,6 +19,7 @@ from jitlint.model.jax.crossfile import stars
 from jitlint.model.jax.crossfile.class_facts import MODULE_FACT, MODULE_FORWARD, MODULE_KEY
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
+    RETURNED,
     CallRecord,
     EntryRecord,
     Inbound,
@@ -313,11 +314,15 @@ def _respelled_values(
 ) -> tuple[tuple[int, str], ...]:
     """A call's arguments that travel as value facts (a pair of functions), with the
     functions they name spelled as the callee's file would import them; those that cannot
-    be so spelled are left out."""
+    be so spelled are left out. The mark that the call took the callee's returned pair
+    (records.RETURNED) passes as it is."""
     if not isinstance(record, CallRecord) or not record.values:
         return ()
     out = []
     for index, fact in record.values:
+        if index == RETURNED:
+            out.append((index, fact))  # the callee's own value: no fact to spell
+            continue
         respelled = respell(fact, project.resolve, caller_path, callee)
         if respelled is not None:
             out.append((index, respelled))

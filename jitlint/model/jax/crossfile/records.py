@@ -59,11 +59,20 @@ Arguments = tuple[tuple[str | None, int], ...]
 # (index into the record's arguments, a value fact: crossfile/returned.py's VALUE_FACT text)
 # for each argument whose value a fact describes.
 ArgumentValues = tuple[tuple[int, str], ...]
+# The index that stands for the call's returned value, with no fact: a Python call that
+# took the pair a function of another file returns (the callee learns that the run shows
+# where its pair goes: tracing.py `_pair_stays`).
+RETURNED = -1
 
 
 def argument_values(data: Any) -> ArgumentValues:
     """`ArgumentValues` read back from JSON (lists of [index, fact])."""
     return tuple((int(index), str(fact)) for index, fact in data or ())
+
+
+def given_values(call: Inbound) -> ArgumentValues:
+    """The values a call gives its callee's parameters (not the one it takes back)."""
+    return tuple((index, fact) for index, fact in call.values if index != RETURNED)
 
 
 def arguments_order(args: Arguments) -> tuple[tuple[bool, str, int], ...]:

@@ -120,6 +120,21 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
     return out
 
 
+def returns_pair(names: Names, classes: Classes, func: cst.FunctionDef) -> bool:
+    """Whether the top-level `func` exports a pair of functions (`hk.transform(f)`) as what
+    it returns: its callers in other files of the run take the pair and say so
+    (records.RETURNED), and a run that shows none lets the pair leave it."""
+    module = names.module
+    value = _last_return(func)
+    if value is None or not _may_encode(value, func.body.body, _MAKERS, 0):  # type: ignore[attr-defined]
+        return False
+    fact = _fact(names, classes, func, [module], value)
+    if fact is None or not fact.startswith(VALUE_FACT):
+        return False
+    decoded = json.loads(fact[len(VALUE_FACT) :])
+    return isinstance(decoded, dict) and PAIR in decoded
+
+
 def _jitted_def_fact(
     names: Names, classes: Classes, func: cst.FunctionDef, module: cst.Module
 ) -> str | None:
