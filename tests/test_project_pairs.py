@@ -214,3 +214,22 @@ def test_returned_marker_is_no_parameters_value():
     call = Inbound("make_net", "pkg/run.py:3", "module code", "called from Python", 0,
                    (), False, values=((RETURNED, ""), (0, fact)))  # fmt: skip
     assert given_values(call) == ((0, fact),)
+
+
+def test_pair_taken_through_a_local_import_stays_in_the_run(tmp_path):
+    # A wrapper imports the factory in its own body (no return fact reaches it there): the
+    # call still says the run shows a caller, and the module is not traced by contract.
+    wrapper = """
+import jax
+
+
+def make_net_again():
+    from pkg.nets import make_net as old_make
+
+    return old_make()
+"""
+    files = {"pkg/__init__.py": "", "pkg/nets.py": LIBRARY_NETS, "pkg/wrap.py": wrapper}
+    root = write(tmp_path, files)
+    _, found, err = check(root)
+    assert err == ""
+    assert where(found) == []

@@ -46,7 +46,7 @@ from jitlint.model.domain.values import (
 )
 from jitlint.model.jax.analyzer import Analyzer, Args, Context, ForeignRecord, bind, default_value
 from jitlint.model.jax.crossfile import returned
-from jitlint.model.jax.crossfile.records import MADE_BY, RETURNED, argument_kind, made_with_args
+from jitlint.model.jax.crossfile.records import MADE_BY, argument_kind, made_with_args
 from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.returns import ARRAY_FACT, LIST_FACT
 from jitlint.model.jax.frameworks import haiku, linen
@@ -209,13 +209,12 @@ class Calls(Transformations):
                 if found is not None:
                     return found
         result = self.library_value(context, an, call, args, star)
-        foreign = isinstance(callee, Foreign) and callee.role == "name"
-        given = self.returned_value(callee.path, call) if foreign and result is U else None  # type: ignore[union-attr]
-        if context.level == 0 and foreign:
-            self._python_call(context, call, callee.path, args, star, given)  # type: ignore[union-attr]
-        if result is U and foreign:
-            if given is not None:
-                return given
+        if context.level == 0 and isinstance(callee, Foreign) and callee.role == "name":
+            self._python_call(context, call, callee.path, args, star)
+        if result is U and isinstance(callee, Foreign) and callee.role == "name":
+            returned = self.returned_value(callee.path, call)
+            if returned is not None:
+                return returned
             facts = {getattr(r, "status", "") for r in self.tracing.inbound.get(callee.path, ())}
             if LIST_FACT in facts:  # the function returns a list (model/jax/crossfile/returns.py)
                 return Seq("list", elem=U)
@@ -671,18 +670,13 @@ class Calls(Transformations):
         self.tracing.foreign_records.append(record)
 
     def _python_call(
-        self,
-        context: Context,
-        call: cst.CSTNode,
-        target: str,
-        args: Args,
-        star: bool,
-        given: Value | None = None,
+        self, context: Context, call: cst.CSTNode, target: str, args: Args, star: bool
     ) -> None:
         """A call made in Python of another module's function that passes a value the
-        records carry (a pair of functions: returned.argument_fact), or takes one it returns
-        (`given`: records.RETURNED): an outbound record at level 0, so that the callee's file
-        knows what its parameter holds, or that the run shows where its pair goes."""
+        records carry (a pair of functions: returned.argument_fact): an outbound record at
+        level 0, so that the callee's file knows what its parameter holds."""
+        if star:
+            return
         module = self.tracing.module
         index = self.tracing.index
 
@@ -691,12 +685,10 @@ class Calls(Transformations):
             return func.name.value if top else None
 
         values = []
-        for position, (_, value) in enumerate(() if star else args):
+        for position, (_, value) in enumerate(args):
             fact = returned.argument_fact(value, own)
             if fact is not None:
                 values.append((position, fact))
-        if given is not None and returned.argument_fact(given, own) is not None:
-            values.append((RETURNED, ""))  # only that it took the pair: nothing to decode
         if values:
             # Only the values: what a Python call's other arguments become is the Python
             # calls' own records' concern (project/outbound.py).

@@ -27,7 +27,7 @@ from jitlint.model.jax.crossfile.records import (
     Outbound,
     Received,
 )
-from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
+from jitlint.model.jax.crossfile.returned import VALUE_FACT, names_a_pair, respell
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
 from jitlint.model.project.reads import NotedLookups, changed_paths
 from jitlint.model.tf_records import (
@@ -288,6 +288,9 @@ def received_from(
     values = _respelled_values(project, caller_path, callee, record)
     if known and python_call and not values and function + DECORATED not in defs.get(callee, ()):
         return []  # a call made in Python of a function no decorator may have jitted
+    taken_only = bool(values) and all(index == RETURNED for index, _ in values)
+    if taken_only and not names_a_pair(exports.get(callee, {}).get(function, "")):
+        return []  # it took back no pair: nothing the callee reads
     site = f"{display}:{record.place}"
     if isinstance(record, EntryRecord):
         entry = InboundEntry(

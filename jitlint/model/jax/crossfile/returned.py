@@ -123,15 +123,24 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
 def returns_pair(names: Names, classes: Classes, func: cst.FunctionDef) -> bool:
     """Whether the top-level `func` exports a pair of functions (`hk.transform(f)`) as what
     it returns: its callers in other files of the run take the pair and say so
-    (records.RETURNED), and a run that shows none lets the pair leave it."""
+    (records.RETURNED: project/outbound.py), and a run that shows none lets it leave."""
     module = names.module
     value = _last_return(func)
     if value is None or not _may_encode(value, func.body.body, _MAKERS, 0):  # type: ignore[attr-defined]
         return False
     fact = _fact(names, classes, func, [module], value)
-    if fact is None or not fact.startswith(VALUE_FACT):
+    return fact is not None and names_a_pair(fact)
+
+
+def names_a_pair(fact: str) -> bool:
+    """Whether a return fact (an "export" record's status) says the function returns a pair
+    of functions."""
+    if not fact.startswith(VALUE_FACT):
         return False
-    decoded = json.loads(fact[len(VALUE_FACT) :])
+    try:
+        decoded = json.loads(fact[len(VALUE_FACT) :])
+    except ValueError:
+        return False
     return isinstance(decoded, dict) and PAIR in decoded
 
 
