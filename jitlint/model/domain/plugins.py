@@ -93,7 +93,8 @@ class Contract:
     # Its modules are built only inside a function made into a pair of pure functions
     # (haiku's `hk.transform`): where the file itself builds one in such a function, the run
     # shows where the module runs (where the pair's `apply` is called, traced or not), and
-    # the contract does not stand in for callers it cannot see.
+    # the contract does not stand in for callers it cannot see, unless a pair of that
+    # function leaves the run (returned by a factory nothing of the run calls).
     built_in_pair: bool = False
     # A traceback showed this very function failing under jit (explain-error's entry hint):
     # its parameters may be tracers, whatever their annotations leave unsaid.

@@ -292,6 +292,9 @@ class Index:
     # The module-local functions a "pair" transformation makes into a pair (`hk.transform(f)`):
     # not entries; what they build runs where the pair's functions are called.
     paired: list[FuncNode] = field(default_factory=list)
+    # Each such transformation: (the function, the function whose body makes the pair; None
+    # at module level).
+    pair_sites: list[tuple[FuncNode, FuncNode | None]] = field(default_factory=list)
 
 
 def enclosing_function(path: Sequence[cst.CSTNode]) -> FuncNode | None:
@@ -522,6 +525,7 @@ class Discovery:
             # `hk.transform(f)` traces nothing: `f` runs where `apply`/`init` is called.
             if func is not None and type(func) is not cst.ClassDef:
                 self.index.paired.append(func)
+                self.index.pair_sites.append((func, enclosing))
             return
         if func is None:
             self._foreign(
