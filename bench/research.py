@@ -168,7 +168,8 @@ def main() -> int:
     true_codes: Counter[str] = Counter()
     # Findings in code traced only by a framework's contract (no jitted caller in the run),
     # counted apart: the contract is an assumption, and this says how often it holds.
-    by_contract = Tally()
+    by_contract: dict[str, Tally] = {}
+    contract_false: dict[str, list[int]] = {}  # per framework, per repository with any
     for pin in pins:
         out = cache / pin.repo.replace("/", "+")
         if out.exists():
@@ -192,7 +193,10 @@ def main() -> int:
         contract = [
             k for k, f in zip(keys, decided, strict=True) if f.get("traced_by") == "contract"
         ]
-        by_contract.add(tally(contract, reviews))
+        contract_counts = tally(contract, reviews)
+        by_contract.setdefault(pin.framework, Tally()).add(contract_counts)
+        if contract_counts.false:
+            contract_false.setdefault(pin.framework, []).append(contract_counts.false)
         unparsed = len(found) - len(decided)
         head = f"{pin.repo}@{pin.commit[:7]} {pin.framework} lines={repo_lines}"
         summary.append(f"{head} {counts_text(counts)} unparsable={unparsed} cpu_s={seconds:.1f}")
@@ -217,7 +221,13 @@ def main() -> int:
             f" repos_with_findings={with_findings[framework]}"
             f" repos_with_false={with_false[framework]}"
         )
-    print(f"traced_by=contract {counts_text(by_contract)}")
+    # Findings in code traced (JAX) or graph code (TF) only by a framework's contract.
+    for framework, counts in sorted(by_contract.items()):
+        spread = sorted(contract_false.get(framework, []), reverse=True)
+        print(
+            f"traced_by=contract framework={framework} {counts_text(counts)}"
+            f" repos_with_false={len(spread)} false_per_repo={','.join(map(str, spread))}"
+        )
     all_lines = sum(lines.values())
     speed = all_lines / cpu if cpu else 0.0
     print(f"repos={len(pins)} lines={all_lines} errors={errors} {counts_text(total)} "

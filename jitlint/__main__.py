@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import gc
+from jitlint.system import collector
 
 
 def run() -> int:
-    # The imports build classes and tables that live as long as the process: collecting while
-    # they are made is wasted work, and once frozen no later collection rescans them (about
-    # 3% of a one-file run).
-    collecting = gc.isenabled()
-    gc.disable()
-    from jitlint.frontends.cli import main
+    # The command line imports what a command needs when it starts the command (a lint
+    # imports libcst, the models and the engine there): the collector stays off until the
+    # work begins (system/collector.py; `resume` is called where each command starts it).
+    collector.pause()
+    try:
+        from jitlint.frontends.cli import main
 
-    if collecting:
-        gc.freeze()
-        gc.enable()
-    return main()
+        return main()
+    finally:
+        collector.resume()
 
 
 if __name__ == "__main__":

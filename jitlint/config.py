@@ -58,6 +58,8 @@ PatternGroup = tuple[Path, list[str]]
 
 @dataclass
 class Settings:
+    """One configuration file's settings (or the defaults), as read from it."""
+
     root: Path
     config_path: Path | None = None
     select: list[str] | None = None

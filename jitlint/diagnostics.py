@@ -30,6 +30,8 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """The edits that fix a finding, and whether they are safe to apply."""
+
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...]
@@ -37,6 +39,8 @@ class Fix:
 
 @dataclass(frozen=True)
 class Diagnostic:
+    """One finding: the rule, the message and the span it covers in a file."""
+
     code: str
     name: str
     message: str

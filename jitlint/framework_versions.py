@@ -32,7 +32,6 @@ files) shows Keras 2 the same way: then Keras 2 (read only when a TensorFlow rul
 from __future__ import annotations
 
 import ast
-import configparser
 import os
 import re
 from dataclasses import dataclass
@@ -73,8 +72,10 @@ _DISTRIBUTIONS = {
 # The Keras 2 distribution that TF_USE_LEGACY_KERAS makes `tf.keras`: declared beside a Keras 3,
 # it leaves the project's Keras major open.
 TF_KERAS = "tf-keras"
-_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
-_SPECIFIER = re.compile(r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)")
+# Patterns as text, compiled by `re` (and kept in its cache) when a project's files are first
+# read: a file in no project reads none.
+_REQUIREMENT = r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)"
+_SPECIFIER = r"(===|==|~=|>=|<=|!=|>|<|\^|~)?\s*v?([0-9][0-9A-Za-z.*+!-]*)"
 _LOWER_BOUNDS = ("===", "==", "~=", ">=", ">", "^", "~", "")
 # The first version of each framework's next major line that a declared upper bound can put
 # out of reach: TensorFlow's `tf.keras` is Keras 3 from 2.16 on, Keras 3 is Keras 3.
@@ -142,6 +143,7 @@ class VersionResolver:
         self._declared: dict[Path, dict[str, Declared] | None] = {}
         self._legacy_keras: dict[Path, Path | None] = {}
         self._roots: dict[Path, Path | None] = {}
+        self._here: dict[Path, dict[str, Declared] | None] = {}  # declared_in, by directory
         # The code scans are the process's (engine workers ask them too); a new resolver (a
         # run, the editor's settings read again) reads the code as it is now.
         forget_evidence()
@@ -255,7 +257,7 @@ class VersionResolver:
         root the file, for the options (the code scan waits until a TF rule asks: see
         model/library/versions.py); with the facts (`--show-settings`), what the project's
         code shows, scanned now. None outside any declaring project: the facts' Keras."""
-        root = nearest_up(directory, self._roots, _declaring_root)
+        root = nearest_up(directory, self._roots, self._declaring_root)
         if root is None:
             return self._outside_projects(directory, with_facts)
         if with_facts:
@@ -286,7 +288,17 @@ class VersionResolver:
 
     def _nearest(self, directory: Path) -> dict[str, Declared]:
         """The declarations of the nearest directory that declares requirements at all."""
-        return nearest_up(directory, self._declared, declared_in) or {}
+        return nearest_up(directory, self._declared, self._declared_in) or {}
+
+    def _declared_in(self, directory: Path) -> dict[str, Declared] | None:
+        """`declared_in`, read once per directory: the nearest declarations and the
+        declaring root of an undecided Keras probe the same directories."""
+        if directory not in self._here:
+            self._here[directory] = declared_in(directory)
+        return self._here[directory]
+
+    def _declaring_root(self, directory: Path) -> Path | None:
+        return directory if self._declared_in(directory) is not None else None
 
 
 def declared_in(directory: Path) -> dict[str, Declared] | None:
@@ -300,8 +312,9 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
         if tables is not None:
             has_requirements = True
             sources.extend((pyproject, where, text) for where, text in tables)
-    for path in sorted(directory.glob("requirements*.txt")):
-        if not path.is_file():
+    for name in _names(directory):  # requirements*.txt
+        path = directory / name
+        if not (name.startswith("requirements") and name.endswith(".txt") and path.is_file()):
             continue
         has_requirements = True
         sources.extend((path, where, text) for where, text in _requirements_txt(path))
@@ -336,33 +349,46 @@ def declared_in(directory: Path) -> dict[str, Declared] | None:
     return declared
 
 
-# Where a project sets the environment its tests run in; a `TF_USE_LEGACY_KERAS` there says
-# the project targets tf-keras (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
-_ENVIRONMENT_FILES = ("tox.ini", "setup.cfg", ".github/workflows/*.yml", ".github/workflows/*.yaml")
-_LEGACY_KERAS = re.compile(rb"\bTF_USE_LEGACY_KERAS\b")
+# Where a project sets the environment its tests run in (tox.ini, setup.cfg, the workflows of
+# .github/workflows/); a `TF_USE_LEGACY_KERAS` there says the project targets tf-keras
+# (Keras 2) even on a TensorFlow whose own `tf.keras` is Keras 3.
+_ENVIRONMENT_FILES = ("tox.ini", "setup.cfg")
+_WORKFLOW_SUFFIXES = (".yml", ".yaml")
+_LEGACY_KERAS = rb"\bTF_USE_LEGACY_KERAS\b"
 
 
-def _declaring_root(directory: Path) -> Path | None:
-    return directory if declared_in(directory) is not None else None
+def _names(directory: Path) -> list[str]:
+    """The names in `directory`, sorted; none where it is not a directory that can be
+    listed. (What the probes above read of each directory, as a glob would list them: every
+    one-file run probes every directory above its file, and pathlib's globs cost several
+    times as much.)"""
+    try:
+        return sorted(os.listdir(directory))
+    except OSError:
+        return []
 
 
 def legacy_keras_setting(directory: Path) -> Path | None:
     """The first file of `directory` that sets up an environment with `TF_USE_LEGACY_KERAS`,
     or None (the search goes on upwards)."""
-    for pattern in _ENVIRONMENT_FILES:
-        for path in sorted(directory.glob(pattern)):
-            try:
-                text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
-            except (Unreadable, TooLarge):
-                continue
-            if _LEGACY_KERAS.search(text):
-                return path
+    workflows = directory / ".github" / "workflows"
+    listed = _names(workflows)
+    paths = [directory / name for name in _ENVIRONMENT_FILES]
+    for suffix in _WORKFLOW_SUFFIXES:
+        paths += [workflows / name for name in listed if name.endswith(suffix)]
+    for path in paths:
+        try:
+            text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE)
+        except (Unreadable, TooLarge):
+            continue
+        if re.search(_LEGACY_KERAS, text):
+            return path
     return None
 
 
 def _distribution(text: str) -> str | None:
     """The distribution a requirement names, normalized as pip does (`tf_keras` is `tf-keras`)."""
-    match = _REQUIREMENT.match(text.split(";", 1)[0])
+    match = re.match(_REQUIREMENT, text.split(";", 1)[0])
     return _normalized(match.group(1)) if match is not None else None
 
 
@@ -374,7 +400,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     """(framework, lower bound, upper bound) of a PEP 508 requirement (or a Poetry
     `name = spec` entry given as `name spec`), or None when it is not a framework or bounds
     its version neither way."""
-    match = _REQUIREMENT.match(text.split(";", 1)[0])
+    match = re.match(_REQUIREMENT, text.split(";", 1)[0])
     if match is None:
         return None
     framework = _DISTRIBUTIONS.get(_normalized(match.group(1)))
@@ -383,7 +409,7 @@ def _requirement(text: str) -> tuple[str, str | None, Bound | None] | None:
     lower: list[str] = []
     upper: list[Bound] = []
     for part in match.group(2).split(","):
-        spec = _SPECIFIER.fullmatch(part.strip())
+        spec = re.fullmatch(_SPECIFIER, part.strip())
         if spec is None:
             continue
         operator, version = spec.group(1) or "", spec.group(2)
@@ -440,10 +466,9 @@ def _trimmed(version: Version) -> Version:
 # The official TensorFlow image a project's container starts from names the TensorFlow it runs
 # in (`FROM tensorflow/tensorflow:2.3.1-gpu`); research code of the TF 2.x era often declares
 # its versions nowhere else. Other images (python, ubuntu, a vendor's) say nothing.
-_TENSORFLOW_IMAGE = re.compile(
-    r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(?:docker\.io/)?tensorflow/tensorflow:"
-    r"v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)",
-    re.IGNORECASE | re.MULTILINE,
+_TENSORFLOW_IMAGE = (
+    r"(?im)^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(?:docker\.io/)?tensorflow/tensorflow:"
+    r"v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)"
 )
 _DOCKER_FOLDERS = (".", "docker")
 
@@ -456,19 +481,18 @@ def _tensorflow_image(directory: Path) -> tuple[Path, str, str] | None:
     found: list[tuple[Version, str, Path, str]] = []
     for folder in _DOCKER_FOLDERS:
         base = directory / folder
-        if not base.is_dir():
-            continue
-        for path in sorted(base.iterdir()):
-            name = path.name.lower()
-            if not (name.startswith("dockerfile") or name.endswith(".dockerfile")):
+        for name in _names(base):
+            lowered = name.lower()
+            if not (lowered.startswith("dockerfile") or lowered.endswith(".dockerfile")):
                 continue
+            path = base / name
             try:
                 text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode(
                     "utf-8", "replace"
                 )
             except (Unreadable, TooLarge):
                 continue
-            for match in _TENSORFLOW_IMAGE.finditer(text):
+            for match in re.finditer(_TENSORFLOW_IMAGE, text):
                 parsed = parse_version(match.group(1))
                 if parsed is not None:
                     where = f"{path.relative_to(directory).as_posix()} `{match.group().strip()}`"
@@ -538,6 +562,8 @@ def _requirements_txt(path: Path) -> list[tuple[str, str]]:
 def _setup_cfg_requirements(path: Path) -> list[tuple[str, str]] | None:
     """(section, requirement) pairs of a setup.cfg's `[options] install_requires` and
     `[options.extras_require]`; None when it has neither."""
+    import configparser  # only a project with a setup.cfg pays for it
+
     try:
         text = read_regular_file(str(path), DEFAULT_MAX_FILE_SIZE).decode("utf-8", "replace")
         parser = configparser.ConfigParser(interpolation=None)

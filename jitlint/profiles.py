@@ -56,6 +56,8 @@ def parse_per_file_ignores(entries: list[str]) -> dict[str, list[str]]:
 
 @dataclass
 class Profile:
+    """One configuration's settings with the command line's overrides applied."""
+
     settings: Settings
     rule_sets: RuleSets
     fixable: frozenset[str]

@@ -445,6 +445,40 @@ def pass_through() -> list[str]:
     return found
 
 
+TREE_MAPPING_CANDIDATES = ("lax.stop_gradient", "device_put")
+
+
+def tree_mapping() -> list[str]:
+    """The jax functions of one pytree argument that, under `jax.jit`, return its structure
+    with every leaf an array (`lax.stop_gradient` of a dict is a dict, not an array)."""
+    found = []
+    for name in TREE_MAPPING_CANDIDATES:
+        fn: Any = jax
+        for part in name.split("."):
+            fn = getattr(fn, part, None)
+        if fn is None:
+            continue
+        seen: dict[str, bool] = {}
+
+        def body(x: Any, fn: Callable[..., Any] = fn, seen: dict[str, bool] = seen) -> Any:
+            result = fn({"a": x, "b": [x, 1.0]})
+            seen["kept"] = (
+                isinstance(result, dict)
+                and set(result) == {"a", "b"}
+                and isinstance(result["b"], list)
+                and all(hasattr(leaf, "shape") for leaf in (result["a"], *result["b"]))
+            )
+            return x
+
+        try:
+            jax.jit(body)(jnp.ones(2))
+        except Exception:
+            continue
+        if seen.get("kept"):
+            found.append(f"jax.{name}")
+    return found
+
+
 # Parameters of a transformation that name axes: `axis_name` binds one for collectives inside;
 # the others bind names the linter cannot read (a mesh's axes, an axis environment).
 AXIS_PARAMETERS = ("axis_name", "axis_names", "spmd_axis_name", "axis_env", "mesh")
@@ -1135,6 +1169,7 @@ def main(argv: list[str]) -> int:
         "axis_size_is_python_int": axis_size_is_python_int(),
         "shard_map_none_in_spec": shard_map_none_spec(),
         "pass_through": pass_through(),
+        "tree_mapping": tree_mapping(),
         "axis_collectives": axis_collectives(),
         "axis_transforms": axis_transforms(),
         "importable_modules": removed_modules(),

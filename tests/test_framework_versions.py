@@ -4,6 +4,7 @@ gates on (JIT213 and Keras 2), the cache key, and `--show-settings`."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -1044,10 +1045,32 @@ def test_the_scans_substring_tests_pass_every_match(code):
     found = [
         m.group()
         for pattern in (ke.KERAS_2_ONLY_CODE, ke.LEGACY_KERAS_IN_CODE)
-        for m in pattern.finditer(code.encode())
+        for m in re.finditer(pattern, code.encode())
     ]
-    found += [m.group().encode() for m in ke.KERAS_3_ONLY_CODE.finditer(code)]
+    found += [m.group().encode() for m in re.finditer(ke.KERAS_3_ONLY_CODE, code)]
     assert found
     words = (*ke._KERAS_2_WORDS, b"TF_USE_LEGACY_KERAS", b"keras")
     assert all(any(word in match for word in words) for match in found)
     assert (ke.keras_2_code(code.encode()) or ke.keras_3_code(code)) is not None
+
+
+def test_each_directory_is_probed_for_declarations_once(tmp_path, monkeypatch):
+    # The nearest declarations and the root of an undecided Keras walk up the same
+    # directories: a one-file run outside any project reads each of them once.
+    from jitlint import framework_versions
+
+    probed: list[Path] = []
+    real = framework_versions.declared_in
+
+    def declared_in_counted(directory: Path):
+        probed.append(directory)
+        return real(directory)
+
+    monkeypatch.setattr(framework_versions, "declared_in", declared_in_counted)
+    target = tmp_path / "a" / "b" / "m.py"
+    target.parent.mkdir(parents=True)
+    target.write_text("import jax\n", encoding="utf-8")
+    settings = ConfigResolver(cwd=tmp_path).for_file(target)
+    options = VersionResolver().options(target, settings)
+    assert options["keras"] == "code-or-facts"  # no declaring project above the file
+    assert probed and len(probed) == len(set(probed))

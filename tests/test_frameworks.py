@@ -59,9 +59,10 @@ HK_EAGER_APPLY = (
     .replace("jax.jit(net.apply)(", "net.apply(")
 )
 
-# A factory whose pair leaves the file, the module built in it: the project transforms its
-# module itself, and where the pair goes the run does not show; unknown is never an error.
-HK_FACTORY_ONLY = HK_EAGER_APPLY[: HK_EAGER_APPLY.index("net = make()")]
+# A factory whose pair leaves the run, the module built in it: nothing of the run calls the
+# factory, so its users are where a library's are, and haiku's users compile `apply` with
+# `jax.jit`: the module keeps the haiku contract (tracing.py `_pair_stays`).
+HK_FACTORY_ONLY = HK_STANDALONE[: HK_STANDALONE.index("net = make()")]
 
 HK_JITTED_APPLY = """
 import functools

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +92,132 @@ def test_a_jax_file_loads_no_tensorflow_model(tmp_path):
     assert "jitlint.rules.jax.jit101_traced_bool" in loaded
     tf_parts = {m for m in loaded if m.startswith(("jitlint.rules.tf.", "jitlint.model.tf."))}
     assert tf_parts == set()
+
+
+def test_a_clean_one_file_run_loads_only_what_it_uses(tmp_path):
+    # A one-file run (pre-commit's) pays for what it uses: with no finding it loads no fix
+    # builder, no output format but the one it writes, no diagnostics nor their positions,
+    # no result cache (nor hashlib) under --no-cache, no project pass (one file has no other
+    # file to call it), no parser of suppression comments, and reads the shipped facts
+    # without importlib.resources.
+    (tmp_path / "step.py").write_text(
+        "import jax\n\n@jax.jit\ndef step(x):\n    return x + 1\n\nprint(step(1))\n",
+        encoding="utf-8",
+    )
+    script = (
+        "import sys\n"
+        "from jitlint.frontends.cli import main\n"
+        "code = main(['--no-cache', '-j1', 'step.py'])\n"
+        "print('LOADED', code, *sorted(sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    code, *loaded = proc.stdout.rpartition("LOADED ")[2].split()
+    assert code == "0"
+    assert "jitlint.rules.jax.jit101_traced_bool" in loaded  # the JAX rules did run
+    assert "jitlint.model.library.jax_facts" in loaded
+    fixes = {m for m in loaded if m.startswith("jitlint.fixes.")}
+    assert fixes == {"jitlint.fixes.node_fix"}  # the type of every rule's fix (rules/base.py)
+    formats = {m for m in loaded if m.startswith("jitlint.reporting.")}
+    assert formats == {
+        "jitlint.reporting.options",
+        "jitlint.reporting.style",
+        "jitlint.reporting.text",
+    }
+    late = {
+        "jitlint.diagnostics",  # findings, and their positions and edits
+        "jitlint.engine.positions",
+        "jitlint.engine.fixloop.edits",
+        "jitlint.model.project.files",  # resolving another file's records
+        "jitlint.engine.cache",
+        "jitlint.engine.project",
+        "jitlint.python.suppression",
+        "hashlib",
+        "configparser",
+        "importlib.resources",
+        "shutil",
+        "traceback",
+    }
+    assert late & set(loaded) == set()
+
+
+def test_dataclasses_have_docstrings():
+    # Without one, `dataclass` computes `inspect.signature` of the class for its __doc__: a
+    # cost paid at import by every process, ~0.1 ms a class.
+    package = Path(__file__).resolve().parents[1] / "jitlint"
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ClassDef)
+                and any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+                and ast.get_docstring(node) is None
+            ):
+                missing.append(f"{path.relative_to(package)}: {node.name}")
+    assert missing == []
+
+
+def test_the_command_line_collects_only_after_its_imports(tmp_path):
+    # `python -m jitlint` keeps the garbage collector off while a command imports what it
+    # needs (libcst, the models, the engine), then freezes what the imports made and lints
+    # with the collector on.
+    (tmp_path / "step.py").write_text("import jax\n\nstep = jax.jit(abs)\n", encoding="utf-8")
+    script = (
+        "import gc, sys\n"
+        "from jitlint.__main__ import run\n"
+        "early = []\n"
+        "def noted(phase, info):\n"
+        "    if phase == 'start' and 'jitlint.engine.linter' not in sys.modules:\n"
+        "        early.append(info['generation'])\n"
+        "gc.callbacks.append(noted)\n"
+        "sys.argv = ['jitlint', '--no-cache', 'step.py']\n"
+        "code = run()\n"
+        "print('STATE', code, len(early), gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    code, early, enabled, frozen = proc.stdout.rpartition("STATE ")[2].split()
+    assert (code, early, enabled) == ("0", "0", "True")  # no pass while importing
+    assert int(frozen) > 10_000  # the imports' objects, out of every later pass
+    # The lint itself runs with the collector on.
+    script = (
+        "import gc, sys\n"
+        "import jitlint.engine.runner as runner\n"
+        "from jitlint.frontends.cli import main\n"
+        "from jitlint.system import collector\n"
+        "seen = []\n"
+        "original = runner.run_task\n"
+        "def run_task(task):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    return original(task)\n"
+        "runner.run_task = run_task\n"
+        "collector.pause()\n"
+        "code = main(['--no-cache', 'step.py'])\n"
+        "print('STATE', code, seen)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.rpartition("STATE ")[2].split() == ["0", "[True]"]
+
+
+def test_the_collector_resumes_only_its_own_pause():
+    from jitlint.system import collector
+
+    assert gc.isenabled()
+    try:
+        gc.disable()  # a caller's own choice stands
+        collector.pause()
+        collector.resume()
+        assert not gc.isenabled()
+        gc.enable()
+        collector.pause()
+        assert not gc.isenabled()
+        collector.resume()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

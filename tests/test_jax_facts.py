@@ -124,6 +124,11 @@ def test_fresh_wrappers():
     assert "jax.lax.scan" not in wrappers and "jax.eval_shape" not in wrappers
 
 
+def test_tree_mapping():
+    # Of a dict, a dict of arrays: only an array argument gives an array.
+    assert {"jax.lax.stop_gradient", "jax.device_put"} <= jax_facts.tree_mapping()
+
+
 def test_weak_types():
     weak = jax_facts.weak_types
     # The makers of strong float arrays; integer makers leave a weak float weak.

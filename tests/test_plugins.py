@@ -4,6 +4,7 @@ framework named by a string outside its plug-in."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -224,3 +225,14 @@ def test_name_resolver_tells_a_missing_name() -> None:
         _resolve("json.no_such_function")
     with pytest.raises(ImportError):
         _resolve("no_such_package_here.thing")
+
+
+def test_plugins_compare_by_identity():
+    # One plug-in per framework: no value equality or hash over its 45 fields is generated
+    # (compiling them was ~1 ms of every process), so a plug-in is its own key.
+    from jitlint.model.domain.plugins import plugins
+
+    registered = plugins()
+    assert len({*registered}) == len(registered)
+    first = registered[0]
+    assert first == first and first != dataclasses.replace(first)

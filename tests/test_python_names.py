@@ -9,7 +9,7 @@ import pytest
 
 from jitlint.python.attributes import read_only_into_text
 from jitlint.python.names import UNKNOWN, Names
-from jitlint.python.uses import calls_of_name, read_only_by_checks
+from jitlint.python.uses import calls_of_name, calls_of_result, read_only_by_checks
 
 
 def _meanings(source: str, name: str) -> frozenset[str]:
@@ -99,6 +99,52 @@ def test_a_name_that_may_be_called_elsewhere_has_no_known_calls(use):
             {use}
         """
     assert _calls_of(source) is None
+
+
+def _calls_of_result(source: str) -> list[str] | None:
+    module = cst.parse_module(textwrap.dedent(source))
+    func = module.body[0]
+    assert isinstance(func, cst.FunctionDef)
+    maker = func.body.body[0]
+    assert isinstance(maker, cst.FunctionDef)
+    found = calls_of_result(func.body, maker.name.value, maker.name)
+    return None if found is None else [module.code_for_node(call) for call in found]
+
+
+def test_every_call_of_what_a_factory_returns():
+    source = """\
+        def run(x):
+            def make(n):
+                return lambda v: v * n
+            return make(2)(x), make(3)(x, k=1), obj.make, h(make=1)
+        """
+    assert _calls_of_result(source) == ["make(2)(x)", "make(3)(x, k=1)"]
+
+
+def test_every_call_of_a_factorys_result_bound_once():
+    source = """\
+        def run(x):
+            def make(n):
+                return lambda v: v * n
+            step = make(2)
+            return [step(v) for v in x], make(3)(x)
+        """
+    assert _calls_of_result(source) == ["step(v)", "make(3)(x)"]
+
+
+@pytest.mark.parametrize(
+    "use",
+    ["f = make(2)", "f = make(2); keep(f)", "keep(make)", "return make(2)", "make(2)"],
+)
+def test_a_factory_whose_result_may_be_called_elsewhere_has_no_known_calls(use):
+    source = f"""\
+        def run(x):
+            def make(n):
+                return lambda v: v * n
+            make(1)(x)
+            {use}
+        """
+    assert _calls_of_result(source) is None
 
 
 @pytest.mark.parametrize(

@@ -380,6 +380,46 @@ def test_a_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp
     assert ("pkg/segments.py", 11, "JIT101") in where(found)
 
 
+def _maker_project(tmp_path: Path, use: str) -> Path:
+    """The same jitted function made by a local factory that returns `jax.jit(partial(...))`,
+    the factory's result called at once (FoldJAX's backend comparison script)."""
+    test = f"""\
+        from functools import partial
+
+        import jax
+        import jax.numpy as jnp
+        from pkg import divergence
+
+        def test_divergence():
+            def make(sizes):
+                return jax.jit(partial(divergence.divergence, sizes=sizes))
+
+            return {use}
+        """
+    files = {"__init__.py": "", "segments.py": SEGMENTS, "divergence.py": DIVERGENCE}
+    write(tmp_path / "pkg", files)
+    write(tmp_path, {"test_divergence.py": test})
+    return tmp_path
+
+
+def test_a_parameter_no_call_of_a_factorys_jitted_function_passes_keeps_its_default(tmp_path):
+    root = _maker_project(tmp_path, "make((2, 2))(jnp.ones(4)), make((1, 3))(jnp.ones(4))")
+    status, found, err = check(root, ".")
+    assert status == 0, (found, err)
+
+
+def test_a_parameter_a_call_of_a_factorys_jitted_function_passes_is_traced(tmp_path):
+    root = _maker_project(tmp_path, "make((2, 2))(jnp.ones(4), num_segments=2)")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
+def test_a_factorys_jitted_function_that_escapes_keeps_every_defaulted_parameter_open(tmp_path):
+    root = _maker_project(tmp_path, "make((2, 2))(jnp.ones(4)), make((2, 2))")
+    _, found, _ = check(root, ".")
+    assert ("pkg/segments.py", 11, "JIT101") in where(found)
+
+
 PLACEMENT = """\
 import tensorflow as tf
 
@@ -842,3 +882,34 @@ def test_a_traced_caller_that_passes_none_among_ints_stays_reported(tmp_path):
     block = "node_feats.shape[0] if edge_index.ndim == 2 else None"
     _, found, _ = check(_graph(tmp_path, "ctx.num_graphs", block))
     assert ("pkg/scatter.py", 6, "JIT102") in where(found)
+
+
+CHAIN_COUNT = """\
+import jax
+import jax.numpy as jnp
+
+
+def heads(x, n_chains: int | None = None):
+    if n_chains is None:
+        n_chains = int(x.max()) + 1
+    return jnp.stack([x * i for i in range(n_chains)])
+
+
+def run(x, n_chains{annotation}, scale: float = 1.0):
+    return heads(x, n_chains=n_chains) * scale
+
+
+def main(x, n):
+    return jax.jit(run, static_argnums=(1,))(x, n)
+"""
+
+
+def test_a_static_argument_annotated_as_a_python_int_is_never_none():
+    # FoldJAX's ESMFold2: the chain count travels as a static `int`, read off the host data.
+    assert not found(CHAIN_COUNT.format(annotation=": int"), {"JIT102"})
+
+
+def test_a_static_argument_that_may_be_none_still_reaches_the_fallback():
+    for annotation in ("", ": int | None", ": int = None"):
+        source = CHAIN_COUNT.format(annotation=annotation)
+        assert found(source, {"JIT102"}) == {(7, "JIT102")}, annotation

@@ -516,3 +516,25 @@ def plain(labels):
         return 0.0
     return tf.reduce_mean(labels)
 """
+
+
+def test_reports_in_a_library_class_say_they_rest_on_the_keras_contract():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+        from tensorflow import keras
+        class Gate(keras.layers.Layer):
+            def call(self, x):
+                if tf.reduce_sum(x) > 0:
+                    return x
+                return -x
+        """
+    )
+    from jitlint.api import lint_text
+
+    library = lint_text(source, "case.py", TF_CODES).diagnostics
+    assert [(d.code, d.traced_by) for d in library] == [("JIT205", "contract")]
+    # Built into a model the file compiles: graph code the run shows, not a contract.
+    built = source + "model = keras.Sequential([Gate()])\nmodel.compile(loss='mse')\n"
+    shown = lint_text(built, "case.py", TF_CODES).diagnostics
+    assert [(d.code, d.traced_by) for d in shown] == [("JIT205", None)]

@@ -90,3 +90,42 @@ def test_a_leaf_is_left_right_after_its_visit_with_the_same_parents():
         ("leave", "Pass", ("Module", "SimpleStatementLine")),
     ]  # fmt: skip
     assert walker.parents == []
+
+
+def test_a_node_type_reads_alike_before_and_after_its_reader_is_compiled(monkeypatch):
+    # A type is read by a loop over its fields until it has been read often; then by a
+    # reader compiled for it. Both list the same children, in the same order.
+    from jitlint.python import walker
+
+    monkeypatch.setattr(walker, "_readers", {})
+    module = cst.parse_module(
+        "import a.b as c\n"
+        "from d import (e, f)\n"
+        "@g(h=1)\n"
+        "def i(j, *k, l: int = 2, **m) -> None:\n"
+        "    '''doc'''\n"
+        "    for n, o in p[1:2, ::3]:\n"
+        "        q = [r for r in s if r] or {t: u for t, u in v}\n"
+        "        w += x if y else (lambda z: z)(-1)\n"
+        "    while not (a < b <= c):\n"
+        "        try:\n"
+        "            raise E from F\n"
+        "        except (G, H) as I:\n"
+        "            del J[0], K.L\n"
+        "        finally:\n"
+        "            yield f'{M!r:>{N}}'\n"
+        "    with O() as P, Q:\n"
+        "        return [*R], {**S}, (T := 1), U[...]\n"
+        "class V(W, metaclass=X):\n"
+        "    Y: int = 3\n"
+    )
+    nodes = list(walker.descendants(module))
+    first = [[id(child) for child in iter_children(node)] for node in nodes]
+    # Read twice (a compile costs more than a small file's few reads), a type is not compiled.
+    assert walker._readers[cst.ClassDef].__code__.co_filename == walker.__file__
+    assert walker._readers[cst.Name] is walker._no_children  # a name holds no node
+    for _ in range(walker._COMPILE_AFTER + 1):
+        again = [[id(child) for child in iter_children(node)] for node in nodes]
+        assert again == first
+    compiled = [r for r in walker._readers.values() if r.__code__.co_filename.startswith("<")]
+    assert compiled  # the second phase was read too

@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 import ast
-import bisect
-import dataclasses
 import re
 import sys
-import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from jitlint.diagnostics import Diagnostic, Edit, Fix
-from jitlint.engine.fixloop.edits import line_starts, offsets
 from jitlint.engine.parsing import parse
 from jitlint.engine.source import (
     DecodeProblem,
-    FormFeedShift,
     cut_indentation_form_feeds,
     decode_source,
 )
-from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.domain import plugins
 from jitlint.model.jax.crossfile import class_facts, returned, returns, stars
@@ -40,17 +33,18 @@ from jitlint.model.jax.crossfile.returned import VALUE_FACT
 from jitlint.model.jax.crossfile.stars import ALIAS_FACT
 from jitlint.model.jax.frameworks.contracts import ASSUME_KEY, Assumptions, may_be_traced
 from jitlint.model.library.versions import OPTIONS_KEY, FrameworkVersions
-from jitlint.model.project.files import accepts
 from jitlint.model.project.lines import CallLines, CallOrder
 from jitlint.model.project.outbound import outbound_calls, self_call_inbound
 from jitlint.model.tf_records import PASSIVE_KINDS, TfInbound, TfReads
-from jitlint.python import suppression
 from jitlint.python.guards import guarded_tree
 from jitlint.python.walker import Walker
 from jitlint.rules import may_apply, rule_class, rule_framework, rule_name, rule_traces
 from jitlint.rules._index import INDEX
-from jitlint.rules.base import Report, Rule
+from jitlint.rules.base import Rule
 from jitlint.system.budget import budget_behind
+
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Diagnostic
 
 # flake8's own line-level noqa comment (flake8 applies it); not ruff's file-level one, which
 # flake8 does not know.
@@ -85,6 +79,8 @@ _JIT_DIRECTIVE_LOWER = re.compile(r"noqa.*jit")
 
 @dataclass
 class FileResult:
+    """What linting one file gave: findings, internal errors and the project pass's facts."""
+
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Internal errors (a rule crashed): "path: JIT110: ValueError: ..." lines for stderr.
@@ -183,6 +179,8 @@ def lint_text(
     ctx.project_run = inbound is not None
     own_names: tuple[frozenset[str], dict[str, str]] | None = None
     if inbound:
+        from jitlint.model.project.files import accepts  # only records need resolving
+
         # The project pass may give a file what reached it before its defs were known.
         own_names = top_level_defs(module), reexports(ctx.names)
         inbound = [call for call in inbound if accepts(call, *own_names)]
@@ -245,10 +243,12 @@ def lint_text(
     result.keras_evidence = dict(ctx.versions.evidence_read)
     reports = [report for rule in rules for report in rule.reports]
     if reports:
-        result.diagnostics.extend(_position(ctx, path, reports, shift))
+        from jitlint.engine.positions import positioned  # a file with findings pays for it
+
+        result.diagnostics.extend(positioned(ctx, path, reports, shift))
     if not settings.get(ENGINE_OPTIONS, {}).get("ignore-noqa"):
         _suppress(result, source if noqa else _hide_noqa(source), codes)
-    result.diagnostics.sort(key=Diagnostic.sort_key)
+    result.diagnostics.sort(key=_sort_key)
     if inbound is not None and not result.errors:
         tf = ctx.__dict__.get("tf")
         result.tf_reads = tf.reads() if tf is not None else _NO_TF_READS
@@ -274,6 +274,8 @@ def may_change(result: FileResult, before: Sequence[Received], after: Sequence[R
     reads, jax_reads = result.tf_reads, result.jax_reads
     if reads is None or jax_reads is None:
         return True
+    from jitlint.model.project.files import accepts
+
     own = result.defs, result.reexports
     kept_before = [r for r in before if accepts(r, *own)]
     kept_after = [r for r in after if accepts(r, *own)]
@@ -329,6 +331,8 @@ def _suppress(result: FileResult, source: str, codes: Collection[str]) -> None:
     if not result.diagnostics and not (check_unused and _may_name_jit_code(source)):
         # Nothing to suppress, and no comment JIT002 could report: tokenizing is the cost.
         return
+    from jitlint.python import suppression  # only a file with findings or JIT002 pays
+
     found = suppression.collect(source)
     if found is None:
         return
@@ -450,6 +454,8 @@ def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
     hidden = budget_behind(exc)
     if hidden is not None:
         raise hidden  # the file is over its budget, not a rule crashing (system/budget.py)
+    import traceback  # a rule that crashed is rare: other runs do without the module
+
     where = traceback.extract_tb(exc.__traceback__)[-1]
     result.errors.append(
         f"{result.path}: internal error in {getattr(rule, 'code', rule)}: "
@@ -457,7 +463,13 @@ def _rule_failed(result: FileResult, rule: object, exc: BaseException) -> None:
     )
 
 
+def _sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, int, str]:
+    return diagnostic.sort_key()
+
+
 def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
+    from jitlint.diagnostics import Diagnostic
+
     return Diagnostic(
         "JIT001",
         rule_name("JIT001"),
@@ -469,138 +481,3 @@ def _parse_error(path: str, message: str, line: int, column: int) -> Diagnostic:
         max(column, 1) + 1,
         "error",
     )
-
-
-def _position(
-    ctx: FileContext, path: str, reports: list[Report], shift: FormFeedShift | None
-) -> list[Diagnostic]:
-    # Positions cost a full codegen pass (~1.9x a parse), so only files with findings pay it.
-    module = ctx.module
-    positions = ctx.positions
-    starts = (module.code, line_starts(module.code)) if any(r.fix for r in reports) else None
-    out = []
-    for report in reports:
-        where = positions[report.node]
-        fix = _edits(module, positions, report.fix, starts) if report.fix is not None else None
-        diagnostic = Diagnostic(
-            code=report.code,
-            name=rule_name(report.code),
-            message=report.message,
-            path=path,
-            line=where.start.line,
-            column=where.start.column + 1,
-            end_line=where.end.line,
-            end_column=where.end.column + 1,
-            severity=report.severity,
-            help=report.help,
-            fix=fix,
-            traced_by=report.traced_by,
-        )
-        out.append(diagnostic if shift is None else _shifted(diagnostic, shift))
-    return out
-
-
-def _shifted(diagnostic: Diagnostic, shift: FormFeedShift) -> Diagnostic:
-    """`diagnostic`, positioned in the text before form feeds were cut from it."""
-    fix = diagnostic.fix
-    if fix is not None:
-        edits = tuple(
-            dataclasses.replace(
-                e,
-                column=shift.column(e.line, e.column),
-                end_column=shift.column(e.end_line, e.end_column),
-            )
-            for e in fix.edits
-        )
-        fix = dataclasses.replace(fix, edits=edits)
-    return dataclasses.replace(
-        diagnostic,
-        column=shift.column(diagnostic.line, diagnostic.column),
-        end_column=shift.column(diagnostic.end_line, diagnostic.end_column),
-        fix=fix,
-    )
-
-
-def _edits(
-    module: cst.Module, positions: Any, fix: NodeFix, starts: tuple[str, list[int]] | None
-) -> Fix | None:
-    edits = []
-    for target, text in fix.replacements:
-        # A pair of nodes stands for the text from the start of the first to the end of the
-        # second (e.g. two consecutive statements merged into one).
-        first, last = target if type(target) is tuple else (target, target)
-        begin, end = positions.get(first), positions.get(last)
-        if begin is None or end is None or starts is None:
-            return None
-        edit = Edit(
-            begin.start.line, begin.start.column + 1, end.end.line, end.end.column + 1, text
-        )
-        if first is last:
-            edit = _with_parentheses(module, first, edit, *starts)
-        edits.append(edit)
-    missing = [statement for statement in fix.imports if statement not in _existing_imports(module)]
-    if missing:
-        line = _import_line(module, positions)
-        text = "".join(f"{s}{module.default_newline}" for s in missing)
-        edits.append(Edit(line, 1, line, 1, text))
-    edits.sort(key=lambda e: (e.line, e.column))
-    return Fix(fix.applicability, fix.message, tuple(edits))
-
-
-def _with_parentheses(
-    module: cst.Module, node: cst.CSTNode, edit: Edit, code: str, starts: list[int]
-) -> Edit:
-    """Widen `edit` over the node's own parentheses, which libcst's positions leave out but
-    `code_for_node` (what fixes are rendered with) includes."""
-    lpar, rpar = getattr(node, "lpar", ()), getattr(node, "rpar", ())
-    if not lpar and not rpar:
-        return edit
-    before = "".join(module.code_for_node(p) for p in lpar)
-    after = "".join(module.code_for_node(p) for p in rpar)
-    start, end = offsets(code, edit, starts)
-    if code[start - len(before) : start] != before or code[end : end + len(after)] != after:
-        return edit
-    return _edit_between(starts, start - len(before), end + len(after), edit.content)
-
-
-def _edit_between(starts: list[int], start: int, end: int, content: str) -> Edit:
-    def where(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(starts, offset)
-        return line, offset - starts[line - 1] + 1
-
-    (line, column), (end_line, end_column) = where(start), where(end)
-    return Edit(line, column, end_line, end_column, content)
-
-
-def _existing_imports(module: cst.Module) -> set[str]:
-    found = set()
-    for statement in module.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Import | cst.ImportFrom):
-                    found.add(module.code_for_node(small))
-    return found
-
-
-def _import_line(module: cst.Module, positions: Any) -> int:
-    """Where new imports go: after the docstring and `from __future__` imports, else before
-    the first statement (so shebangs and leading comments stay on top)."""
-    line = None
-    for index, statement in enumerate(module.body):
-        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
-        is_docstring = (
-            index == 0
-            and len(small) == 1
-            and isinstance(small[0], cst.Expr)
-            and isinstance(small[0].value, cst.SimpleString | cst.ConcatenatedString)
-        )
-        is_future = any(
-            isinstance(s, cst.ImportFrom)
-            and isinstance(s.module, cst.Name)
-            and s.module.value == "__future__"
-            for s in small
-        )
-        if not (is_docstring or is_future):
-            return line if line is not None else positions[statement].start.line
-        line = positions[statement].end.line + 1
-    return line if line is not None else len(module.header) + 1

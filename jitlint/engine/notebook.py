@@ -52,6 +52,8 @@ def lint_notebook(
 
 @dataclass
 class NotebookFix:
+    """What fixing a notebook's code cells did."""
+
     text: str  # the file's new text; the original when nothing was fixed
     applied: list[Diagnostic] = field(default_factory=list)
     remaining: list[Diagnostic] = field(default_factory=list)

@@ -10,14 +10,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jitlint import selection
 from jitlint.config import Settings
-from jitlint.diagnostics import Diagnostic
-from jitlint.engine.cache import ResultCache, content_hash, inbound_key
 from jitlint.engine.linter import FileResult, lint_text
-from jitlint.engine.project import follow_imports
 from jitlint.model.jax.crossfile.records import Received
 from jitlint.model.library.keras_evidence import evidence_key, forget_evidence
 from jitlint.notebook import is_notebook
@@ -26,12 +23,18 @@ from jitlint.system.budget import DEFAULT_MEMORY, DEFAULT_SECONDS, OverBudget, b
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file, real_path
 from jitlint.system.workers import Workers
 
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Diagnostic
+    from jitlint.engine.cache import ResultCache
+
 # Below this many files a process pool costs more (workers re-import libcst) than it saves.
 _MIN_FILES_FOR_POOL = 16
 
 
 @dataclass(frozen=True)
 class Task:
+    """One file (or stdin) to lint, with its rules, their options and its budgets."""
+
     display: str  # the path as shown to the user
     path: str | None  # where to read it; None for stdin
     codes: frozenset[str]
@@ -61,6 +64,8 @@ class Progress(Protocol):
 
 @dataclass
 class RunResult:
+    """The results of a run's files."""
+
     files: list[FileResult] = field(default_factory=list)
 
     @property
@@ -211,6 +216,8 @@ def jit001(task: Task, message: str) -> FileResult:
     """The result of a file that is not linted: one JIT001 finding (when selected)."""
     result = FileResult(task.display)
     if "JIT001" in task.codes:
+        from jitlint.diagnostics import Diagnostic
+
         result.diagnostics.append(
             Diagnostic("JIT001", "parse-error", message, task.display, 1, 1, 1, 2)
         )
@@ -270,7 +277,7 @@ def run(
                 progress.planned(len(batch))
             return _lint(batch, mapper, caches, digests, progress)
 
-        files, _ = follow_imports(tasks, lint, str(root) if root is not None else None)
+        files, _ = _project_pass(tasks, lint, str(root) if root is not None else None)
     if caches is not None:
         caches.save()
     files.sort(key=lambda f: f.path)
@@ -296,10 +303,23 @@ def project_inbound(
             return _lint(batch, mapper, caches, digests)
 
         root = str(project_root) if project_root is not None else None
-        inbound = follow_imports(tasks, lint, root)[1]
+        inbound = _project_pass(tasks, lint, root)[1]
     if caches is not None:
         caches.save()
     return inbound
+
+
+def _project_pass(
+    tasks: list[Task], lint: Callable[[list[Task]], list[FileResult]], root: str | None
+) -> tuple[list[FileResult], dict[str, tuple[Received, ...]]]:
+    """`follow_imports` (engine/project.py), which only a run of two files or more imports:
+    one file alone has no other file of the run to call it (the project pass's modules cost
+    a one-file run ~4 ms)."""
+    if sum(task.path is not None for task in tasks) < 2:
+        return lint(tasks), {}
+    from jitlint.engine.project import follow_imports
+
+    return follow_imports(tasks, lint, root)
 
 
 class _Caches:
@@ -313,6 +333,8 @@ class _Caches:
         self._by_options: dict[str, ResultCache] = {}
 
     def for_task(self, task: Task) -> ResultCache:
+        from jitlint.engine.cache import ResultCache  # a --no-cache run imports no hashing
+
         key = json.dumps(task.rule_options, sort_keys=True, default=str)
         if key not in self._by_options:
             self._by_options[key] = ResultCache(
@@ -336,6 +358,8 @@ def _lint(
     each file's cache key and content hash (by display path) from its first lint on."""
     if caches is None:
         return mapper(run_task, tasks)
+    from jitlint.engine.cache import inbound_key
+
     results: list[FileResult | None] = []
     todo: list[tuple[int, Task, str]] = []
     for task in tasks:
@@ -369,6 +393,8 @@ def _lint(
 
 def _read_for_cache(cache: ResultCache, task: Task, digests: dict[str, tuple[str, str]]) -> Task:
     """The task with its bytes read, and its cache key and digest noted in `digests`."""
+    from jitlint.engine.cache import content_hash
+
     source = task.source
     if source is None and task.path is not None:
         try:

@@ -22,6 +22,8 @@ class DecodeProblem(Exception):
 
 @dataclass(frozen=True)
 class SourceText:
+    """A file's bytes decoded as Python decodes them, and how to write them back."""
+
     text: str
     encoding: str
     has_bom: bool

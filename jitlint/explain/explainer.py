@@ -43,6 +43,8 @@ _TRACER_CODES = frozenset({"JIT101", "JIT102", "JIT103", "JIT104", "JIT105"})
 
 @dataclass
 class Explanation:
+    """What explains one reported error: the known error, the finding, where it points."""
+
     reported: Reported
     known: KnownError | None = None
     finding: Diagnostic | None = None

@@ -19,6 +19,8 @@ FRAMEWORK_TREES = (("jax", "_src"), ("tensorflow", "python"), ("keras", "src"), 
 
 @dataclass(frozen=True)
 class Skipped:
+    """A frame of the traceback that no file here stands for, and why."""
+
     frame: Frame
     why: str  # "not a file", "installed code", "not found here", ...
 

@@ -23,6 +23,8 @@ from jitlint.explain.parse import Frame, Reported
 
 @dataclass(frozen=True)
 class KnownError:
+    """An error the frameworks raise, and the rules whose findings can cause it."""
+
     title: str  # how the explanation names the error
     exceptions: frozenset[str]  # class names (last dotted component); empty: any
     message: re.Pattern[str] | None  # searched in the message; None: any

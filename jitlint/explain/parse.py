@@ -41,6 +41,8 @@ _RETRACING = re.compile(
 
 @dataclass(frozen=True)
 class Frame:
+    """A place in a traceback or a log: a file's line and its function."""
+
     path: str  # as the log gives it
     line: int
     function: str = ""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from jitlint.diagnostics import Applicability
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Applicability
 
 
 @dataclass(frozen=True)

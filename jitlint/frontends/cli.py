@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from jitlint.system import collector
 from jitlint.version import __version__
 
 if TYPE_CHECKING:
@@ -332,6 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["server"]:  # `jitlint server`: the Language Server (frontends/lsp/server.py)
         from jitlint.frontends.lsp.server import main as serve
 
+        collector.resume()  # a long-lived process
         return serve(argv[1:])
     if argv[:1] in (["rule"], ["clean"]):  # ruff's `rule CODE|--all` and `clean`
         from jitlint.frontends import commands
@@ -342,6 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["explain-error"]:  # a traceback -> the finding that explains it
         from jitlint.explain.command import main as explain_error
 
+        collector.resume()
         return explain_error(argv[1:])
     # `jitlint verify PATHS` and `jitlint check PATHS` (ruff's spelling of the default):
     # subcommands, told apart before argparse sees positional paths. `./check` names a path.
@@ -611,6 +614,7 @@ def _lint(args: argparse.Namespace, plan: _Plan) -> int:
     from jitlint.engine.runner import run
     from jitlint.frontends.terminal import TerminalProgress
 
+    collector.resume()  # the engine is imported: the lint begins
     settings, tasks = plan.settings, plan.tasks
     stdin = bool(tasks) and tasks[0].path is None
     progress = TerminalProgress.for_run(sys.stderr, args.quiet)
@@ -707,6 +711,7 @@ def _fix(args: argparse.Namespace, settings: Settings, tasks: list[Task], unsafe
     from jitlint.frontends.terminal import TerminalProgress
     from jitlint.reporting import TEXT_FORMATS
 
+    collector.resume()
     fixable = selection.resolve_layers(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
     )
@@ -770,6 +775,7 @@ def _verify(args: argparse.Namespace, settings: Settings, tasks: list[Task], uns
     from jitlint.verify import report
     from jitlint.verify.command import options_for, run_verify
 
+    collector.resume()
     fixable = selection.resolve_layers(
         [selection.Layer(settings.fixable or ["ALL"], [], settings.unfixable)]
     )

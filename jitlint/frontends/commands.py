@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -145,6 +144,8 @@ def clean_command(argv: Sequence[str]) -> int:
     extra = cache_dir(args.cache_dir)
     if extra is not None and extra.is_dir():
         folders.append(extra)
+    import shutil  # `jitlint clean` alone removes folders
+
     status = EXIT_CLEAN
     for folder in folders:
         if not _made_by_jitlint(folder):

@@ -37,6 +37,8 @@ def lines_of(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class CodeCell:
+    """A notebook's code cell."""
+
     number: int  # 1-based among all cells (markdown too), as Jupyter and ruff count them
     index: int  # 0-based index in the `cells` array
     text: str  # the cell's source
@@ -44,6 +46,8 @@ class CodeCell:
 
 @dataclass
 class Notebook:
+    """A notebook file: its code cells and where their sources are in its text."""
+
     text: str  # the file's JSON text, without a BOM
     has_bom: bool
     cells: list[CodeCell]  # the code cells, in order

@@ -47,6 +47,8 @@ class TypeTest:
 
 @dataclass(frozen=True)
 class Negation:
+    """`not` of a test."""
+
     operand: Test
 
 

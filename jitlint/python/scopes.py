@@ -21,6 +21,8 @@ ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef | cst.Lambda
 
 @dataclass(frozen=True)
 class Binding:
+    """One binding of a name in a scope."""
+
     kind: BindingKind
     node: cst.CSTNode | None = None  # the def/class, or the assigned value of `name = value`
     qualname: str | None = None  # for imports: the dotted name the alias stands for
@@ -28,6 +30,8 @@ class Binding:
 
 @dataclass
 class Scope:
+    """A scope's bindings, and the names it declares global or nonlocal."""
+
     node: ScopeNode
     bindings: dict[str, list[Binding]] = field(default_factory=dict)
     declared_global: set[str] = field(default_factory=set)

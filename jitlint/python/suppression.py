@@ -61,6 +61,8 @@ class Directive:
 
 @dataclass
 class Suppressions:
+    """A file's suppression comments, and the lines they cover."""
+
     file_codes: set[str] = field(default_factory=set)
     # physical line of a comment -> code prefixes it suppresses
     line_codes: dict[int, frozenset[str]] = field(default_factory=dict)

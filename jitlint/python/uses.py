@@ -587,25 +587,68 @@ def calls_of_name(
     to a name that is only iterated (`for key, f in fns.items(): f(x)`) is called where the
     loop's name is."""
     found: list[cst.Call] = []
+    for node, above in _reads_of(scope, name, bound_at):
+        parent = above[-1] if above else None
+        if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
+            found.append(parent)  # type: ignore[arg-type]
+            continue
+        through = _calls_through_dict(scope, node, above, depth)
+        if through is None:
+            return None
+        found.extend(through)
+    return found or None
+
+
+def _reads_of(
+    scope: cst.CSTNode, name: str, bound_at: cst.Name
+) -> Iterator[tuple[cst.Name, tuple[cst.CSTNode, ...]]]:
+    """Each read of `name` in `scope` (nested scopes included) but `bound_at`, in source
+    order, with the nodes above it."""
     stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(scope, ())]
     while stack:
         node, above = stack.pop()
         if type(node) is cst.Name:
-            if node.value != name or node is bound_at:  # type: ignore[attr-defined]
-                continue
-            parent = above[-1] if above else None
-            if parent is not None and _not_a_read(node, [parent]):  # type: ignore[arg-type]
-                continue
-            if type(parent) is cst.Call and parent.func is node:  # type: ignore[attr-defined]
-                found.append(parent)  # type: ignore[arg-type]
-                continue
-            through = _calls_through_dict(scope, node, above, depth)
-            if through is None:
-                return None
-            found.extend(through)
+            mine = node.value == name and node is not bound_at  # type: ignore[attr-defined]
+            if mine and (not above or not _not_a_read(node, [above[-1]])):  # type: ignore[arg-type]
+                yield node, above  # type: ignore[misc]
             continue
         stack.extend((child, (*above, node)) for child in reversed(iter_children(node)))
+
+
+def calls_of_result(scope: cst.CSTNode, name: str, bound_at: cst.Name) -> list[cst.Call] | None:
+    """Every call of what the function bound once at `bound_at` returns, where each mention
+    of `name` in `scope` calls it and calls the result at once (`make(a)(x)`), or binds the
+    result to a name that is bound only there and only ever called (`f = make(a)`, then
+    `f(x)`): those calls. None on any other mention (the function or its result passed on,
+    stored, returned or rebound), or when there is no call at all."""
+    found: list[cst.Call] = []
+    for node, above in _reads_of(scope, name, bound_at):
+        if len(above) < 2:
+            return None
+        inner, outer = above[-1], above[-2]
+        if type(inner) is not cst.Call or inner.func is not node:  # type: ignore[attr-defined]
+            return None
+        if type(outer) is cst.Call and outer.func is inner:  # type: ignore[attr-defined]
+            found.append(outer)  # type: ignore[arg-type]
+            continue
+        kept = _calls_of_bound_result(scope, inner, outer)  # type: ignore[arg-type]
+        if kept is None:
+            return None
+        found.extend(kept)
     return found or None
+
+
+def _calls_of_bound_result(
+    scope: cst.CSTNode, call: cst.Call, statement: cst.CSTNode
+) -> list[cst.Call] | None:
+    """The calls of `f` in `f = call`, where `f` is bound only there and only ever called."""
+    if type(statement) is not cst.Assign or statement.value is not call:  # type: ignore[attr-defined]
+        return None
+    targets = statement.targets  # type: ignore[attr-defined]
+    if len(targets) != 1 or type(targets[0].target) is not cst.Name:
+        return None
+    target: cst.Name = targets[0].target
+    return calls_of_name(scope, target.value, target, depth=2)
 
 
 def _calls_through_dict(

@@ -2,28 +2,47 @@
 
 from __future__ import annotations
 
-from jitlint.reporting.ci_reports import format_gitlab, format_junit, format_rdjson
-from jitlint.reporting.github import format_github
-from jitlint.reporting.grouped import format_grouped
-from jitlint.reporting.json_format import format_json
-from jitlint.reporting.lines import format_azure, format_json_lines, format_pylint
-from jitlint.reporting.sarif import format_sarif
-from jitlint.reporting.text import format_concise, format_full, format_statistics
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
-FORMATS = {
-    "full": format_full,
-    "concise": format_concise,
-    "grouped": format_grouped,
-    "json": format_json,
-    "json-lines": format_json_lines,
-    "sarif": format_sarif,
-    "github": format_github,
-    "gitlab": format_gitlab,
-    "junit": format_junit,
-    "pylint": format_pylint,
-    "rdjson": format_rdjson,
-    "azure": format_azure,
+from jitlint.reporting.text import format_statistics
+
+# Each `--output-format`: the module of this package that writes it and its function.
+_WRITERS = {
+    "full": ("text", "format_full"),
+    "concise": ("text", "format_concise"),
+    "grouped": ("grouped", "format_grouped"),
+    "json": ("json_format", "format_json"),
+    "json-lines": ("lines", "format_json_lines"),
+    "sarif": ("sarif", "format_sarif"),
+    "github": ("github", "format_github"),
+    "gitlab": ("ci_reports", "format_gitlab"),
+    "junit": ("ci_reports", "format_junit"),
+    "pylint": ("lines", "format_pylint"),
+    "rdjson": ("ci_reports", "format_rdjson"),
+    "azure": ("lines", "format_azure"),
 }
+
+
+class _Formats(Mapping[str, Callable[..., str]]):
+    """The formatters by name, each module imported when its format is asked for: a run
+    writes one format, and the others' modules (hashing for GitLab's fingerprints, SARIF's
+    tables) would cost every one-file run ~3 ms."""
+
+    def __getitem__(self, name: str) -> Callable[..., str]:
+        module, function = _WRITERS[name]
+        writer: Any = getattr(importlib.import_module(f"{__name__}.{module}"), function)
+        return writer
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WRITERS)
+
+    def __len__(self) -> int:
+        return len(_WRITERS)
+
+
+FORMATS: Mapping[str, Callable[..., str]] = _Formats()
 # Read by people: coloured, followed by a summary. The others are read by tools and own
 # their stream (the summary of `--fix` goes to stderr beside them).
 TEXT_FORMATS = ("full", "concise", "grouped")

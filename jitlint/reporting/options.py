@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jitlint.diagnostics import Diagnostic
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Diagnostic
 
 
 @dataclass(frozen=True)
 class ReportOptions:
+    """How a report is written."""
+
     unsafe_fixes: bool = False  # whether `--fix` would apply unsafe fixes (`[*]`, help)
     colour: bool = False  # ANSI colours (text formats)
     show_fixes: bool = False  # `full`: each fix's edits under its finding

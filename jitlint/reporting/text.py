@@ -5,15 +5,22 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from jitlint.diagnostics import Diagnostic, Edit
 from jitlint.reporting.options import ReportOptions, fixable, help_text
 from jitlint.reporting.style import Style
 from jitlint.rules._index import INDEX
 
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Diagnostic, Edit
+
 __all__ = ["fixable", "format_concise", "format_full", "format_statistics", "summary"]
 
 _DEFAULT = ReportOptions()
+
+
+def _sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, int, str]:
+    return diagnostic.sort_key()
 
 
 def _header(d: Diagnostic, options: ReportOptions, style: Style) -> str:
@@ -27,9 +34,7 @@ def format_concise(
     options: ReportOptions = _DEFAULT,
 ) -> str:
     style = Style(options.colour)
-    return "".join(
-        _header(d, options, style) + "\n" for d in sorted(diagnostics, key=Diagnostic.sort_key)
-    )
+    return "".join(_header(d, options, style) + "\n" for d in sorted(diagnostics, key=_sort_key))
 
 
 def format_full(
@@ -43,7 +48,7 @@ def format_full(
     sources = sources or {}
     style = Style(options.colour)
     blocks = []
-    for d in sorted(diagnostics, key=Diagnostic.sort_key):
+    for d in sorted(diagnostics, key=_sort_key):
         lines = [_header(d, options, style)]
         text_lines = sources.get(d.where, ())  # a notebook's are by cell
         if 0 < d.line <= len(text_lines):

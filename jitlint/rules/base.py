@@ -10,15 +10,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import libcst as cst
 
-from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.context import FileContext
 from jitlint.model.domain import plugins
 from jitlint.python.uses import raises_on_every_path
+
+if TYPE_CHECKING:
+    from jitlint.diagnostics import Severity
 
 FixAvailability = Literal["none", "sometimes", "always"]
 Framework = Literal["jax", "tensorflow", "any"]
@@ -116,12 +118,12 @@ class Rule:
             self.ctx, self.ctx.path_to(node), self.caught_by, self.swallowed_by
         ):
             return
-        traced_by = None
         # Only a model some rule already built is asked: a report must not build one.
-        if "tracing" in vars(self.ctx) and self.ctx.tracing.traced_by_contract(
-            self.ctx.path_to(node)
-        ):
-            traced_by = "contract"
+        known, path = vars(self.ctx), self.ctx.path_to(node)
+        by_contract = ("tracing" in known and self.ctx.tracing.traced_by_contract(path)) or (
+            "tf" in known and self.ctx.tf.graph_by_contract(path)
+        )
+        traced_by = "contract" if by_contract else None
         self.reports.append(
             Report(self.code, node, message, help, severity or self.severity, fix, traced_by)
         )

@@ -103,6 +103,8 @@ class Exclusion:
 
 @dataclass
 class Found:
+    """The files a run lints, and the paths it was given that it does not."""
+
     files: list[Path]  # to lint, in a stable order
     missing: list[Path]  # named but not there
     not_python: list[Path]  # named, but not Python files: skipped

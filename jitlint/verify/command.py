@@ -101,6 +101,8 @@ class FixVerifier:
 
 @dataclass
 class VerifyRun:
+    """What `jitlint verify` found."""
+
     results: list[FunctionResult]
     applied: list  # fixes that were verified in memory (nothing is written)
     findings: list  # the findings of the original files

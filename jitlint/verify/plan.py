@@ -64,6 +64,8 @@ class Recipe:
 
 @dataclass
 class FuncInfo:
+    """A function of the module to verify."""
+
     qualname: str
     name: str
     node: cst.FunctionDef
@@ -85,6 +87,8 @@ class FuncInfo:
 
 @dataclass(frozen=True)
 class ClassInfo:
+    """A class of the module to verify, by its lines."""
+
     qualname: str
     start: int
     end: int
@@ -92,6 +96,8 @@ class ClassInfo:
 
 @dataclass
 class ModuleFacts:
+    """The functions, classes and calls of a module to verify."""
+
     module: cst.Module
     functions: list[FuncInfo]
     by_qualname: dict[str, FuncInfo]
@@ -396,6 +402,8 @@ class Target:
 
 @dataclass
 class ModulePlan:
+    """What to run to verify one module's fixes and findings."""
+
     path: str
     original: str
     fixed: str

@@ -19,6 +19,8 @@ FindingStatus = Literal["confirmed", "not reproduced", "not checked"]
 
 @dataclass
 class FindingCheck:
+    """Whether running the code confirmed one finding."""
+
     code: str
     line: int
     status: FindingStatus
@@ -27,6 +29,8 @@ class FindingCheck:
 
 @dataclass
 class FunctionResult:
+    """What verifying one function found."""
+
     path: str  # display path of the module
     line: int  # the `def` line (or the first decorator's)
     function: str  # qualified name inside the module; "<module>" for module-level changes

@@ -44,6 +44,8 @@ _ORIGINAL_PHASES = ("start", "importing the original module", "importing the exa
 
 @dataclass
 class Options:
+    """The options of a verification run."""
+
     root: Path  # the configuration's directory: examples keys may name modules from here
     examples: list[Path]
     record_file: Path | None
@@ -55,6 +57,8 @@ class Options:
 
 @dataclass
 class Work:
+    """One module's plan, for a worker."""
+
     plan: ModulePlan
     file: Path  # the module's real path
 

@@ -23,6 +23,8 @@ MAX_PASSES = 10
 
 @dataclass
 class FixOutcome:
+    """A text after the fix passes: the findings fixed, those left, internal errors."""
+
     source: str
     applied: list[Diagnostic] = field(default_factory=list)
     remaining: list[Diagnostic] = field(default_factory=list)

@@ -41,6 +41,8 @@ class PendingWrite:
 
 @dataclass
 class FixedFile:
+    """What `--fix` did to one file."""
+
     path: str
     applied: list[Diagnostic] = field(default_factory=list)
     remaining: list[Diagnostic] = field(default_factory=list)

@@ -45,6 +45,8 @@ _TRANSPARENT = frozenset(
 
 @dataclass
 class Method:
+    """A function a class body defines, with how it is bound."""
+
     func: cst.FunctionDef
     kind: str  # "method", "staticmethod", "classmethod", "property"
     plain: bool  # no decorator that may change what calling it does
@@ -53,6 +55,8 @@ class Method:
 
 @dataclass
 class ClassInfo:
+    """A class of the file: its bases, methods, attributes and annotated fields."""
+
     node: cst.ClassDef
     name: str
     path: list[cst.CSTNode]  # into the scope that defines the class

@@ -93,7 +93,8 @@ class Contract:
     # Its modules are built only inside a function made into a pair of pure functions
     # (haiku's `hk.transform`): where the file itself builds one in such a function, the run
     # shows where the module runs (where the pair's `apply` is called, traced or not), and
-    # the contract does not stand in for callers it cannot see.
+    # the contract does not stand in for callers it cannot see, unless a pair of that
+    # function leaves the run (returned by a factory nothing of the run calls).
     built_in_pair: bool = False
     # A traceback showed this very function failing under jit (explain-error's entry hint):
     # its parameters may be tracers, whatever their annotations leave unsaid.
@@ -119,10 +120,12 @@ class Contract:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FrameworkPlugin:
     """What one framework says about itself. Every field has a neutral default, so that a
-    plug-in states only what its framework does."""
+    plug-in states only what its framework does. One per framework, compared by identity:
+    no `__eq__` or `__hash__` over its 45 fields is generated (compiling them cost every
+    process ~1 ms)."""
 
     kind: str  # ClassInfo.kind of its classes: "equinox", "linen", "flax.struct", ...
     display: str  # for messages: "flax linen"
@@ -225,8 +228,10 @@ def plugin(kind: str | None) -> FrameworkPlugin | None:
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Index:
+    """The registered plug-ins' tables, merged for lookups by name (one, compared by identity)."""
+
     base_kinds: dict[str, str]
     decorator_kinds: dict[str, str]
     transparent: frozenset[str]

@@ -567,6 +567,8 @@ def calls_into(names: Names, call: cst.Call, path: Path, packages: tuple[str, ..
 
 @dataclass(frozen=True)
 class Keeping:
+    """Whether a loop keeps the functions it makes instead of calling them."""
+
     module: cst.Module
     runs_arguments: RunsArguments
 

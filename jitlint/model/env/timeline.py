@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Happened:
+    """The framework events certainly past at a point of the module."""
+
     jax_import: cst.CSTNode | None = None
     jax_backend: cst.CSTNode | None = None
     tf_runtime: cst.CSTNode | None = None
@@ -61,6 +63,8 @@ WriteKind = Literal["setitem", "augassign", "update", "setdefault", "putenv"]
 
 @dataclass(frozen=True)
 class EnvWrite:
+    """A write of an environment variable, and what had happened before it."""
+
     key: str
     kind: WriteKind
     node: cst.CSTNode  # the statement part or call to report
@@ -416,6 +420,8 @@ def _calls(roots: Sequence[cst.CSTNode]) -> Iterator[cst.Call]:
 
 @dataclass(frozen=True)
 class _Done:
+    """On `_calls`' stack: the call's arguments are past, the call itself comes next."""
+
     call: cst.Call
 
 

@@ -556,7 +556,9 @@ class Context:
 class ForeignRecord:
     """An outbound call (`options` None) or transformation found by interpretation."""
 
-    __slots__ = ("args", "bound", "call", "context", "level", "options", "star", "target", "top")
+    __slots__ = (
+        "args", "bound", "call", "context", "level", "options", "star", "target", "top", "values",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -568,9 +570,12 @@ class ForeignRecord:
         star: bool,
         options: list[cst.Arg] | None = None,
         bound: tuple[int, tuple[str, ...]] = (1, ()),
+        values: tuple[tuple[int, str], ...] = (),
     ) -> None:
         self.target = target
         self.call = call
+        # A call's arguments that travel as value facts (records.CallRecord.values).
+        self.values = values
         self.context = context
         self.level = level
         self.args = args

@@ -209,6 +209,8 @@ class Calls(Transformations):
                 if found is not None:
                     return found
         result = self.library_value(context, an, call, args, star)
+        if context.level == 0 and isinstance(callee, Foreign) and callee.role == "name":
+            self._python_call(context, call, callee.path, args, star)
         if result is U and isinstance(callee, Foreign) and callee.role == "name":
             returned = self.returned_value(callee.path, call)
             if returned is not None:
@@ -407,10 +409,14 @@ class Calls(Transformations):
         given = None if star else haiku.split_arguments(method, args)
         target = method.pair.target
         returned: Value = U
+        at = context.level if level is None else level
         if given is not None and isinstance(target, (FunctionRef, PartialRef, BoundMethod)):
-            at = context.level if level is None else level
             passer = label or method.method
             returned = self._call_at(context, call, target, given, at, passer, stages)
+        elif given is not None and isinstance(target, Foreign) and target.role == "name":
+            # Another module's function (a pair that travelled to this file): the project
+            # pass runs it there with these arguments.
+            self._record(context, call, target.path, given, False, level=at)
         return haiku.result(method, returned, why)
 
     def _module_method(
@@ -662,6 +668,33 @@ class Calls(Transformations):
         kinds = [(k, argument_kind(v)) for k, v in args]
         record = ForeignRecord(target, call, context, level, kinds, star, options, bound)
         self.tracing.foreign_records.append(record)
+
+    def _python_call(
+        self, context: Context, call: cst.CSTNode, target: str, args: Args, star: bool
+    ) -> None:
+        """A call made in Python of another module's function that passes a value the
+        records carry (a pair of functions: returned.argument_fact): an outbound record at
+        level 0, so that the callee's file knows what its parameter holds."""
+        if star:
+            return
+        module = self.tracing.module
+        index = self.tracing.index
+
+        def own(func: Any) -> str | None:
+            top = type(func) is cst.FunctionDef and index.path(func) == [module]
+            return func.name.value if top else None
+
+        values = []
+        for position, (_, value) in enumerate(args):
+            fact = returned.argument_fact(value, own)
+            if fact is not None:
+                values.append((position, fact))
+        if values:
+            # Only the values: what a Python call's other arguments become is the Python
+            # calls' own records' concern (project/outbound.py).
+            kinds = [(k, UNKNOWN) for k, _ in args]
+            record = ForeignRecord(target, call, context, 0, kinds, star, values=tuple(values))
+            self.tracing.foreign_records.append(record)
 
     def member(
         self, context: Context, base: Value, attr: str, node: cst.CSTNode | None = None

@@ -86,6 +86,9 @@ def jax_result(qualname: str, args: Args, why: tuple[Any, ...]) -> Value:
     values = positional(args)
     if qualname in jax_facts.pass_through():
         return values[0] if len(args) == 1 and values else U  # its argument, tracers and all
+    if qualname in jax_facts.tree_mapping():
+        # Its argument's structure, every leaf an array: an array only for an array.
+        return arrays(values[0], why) if values else U
     facts = jax_facts.collective(qualname)
     if facts is not None and facts.returns_structure:
         return collective(values[0] if values else U, why, facts.constant_gives_python_value)

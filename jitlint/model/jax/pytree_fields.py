@@ -53,6 +53,8 @@ _CUSTOM_INIT = frozenset({"__init__", "__post_init__", "__new__"})
 
 @dataclass(frozen=True)
 class PytreeClass:
+    """A pytree class of the file and how JAX treats each of its fields."""
+
     name: str
     framework: str  # the plug-in's kind ("equinox", "flax.struct", "namedtuple")
     # field -> STATIC_FIELD / ARRAY_FIELD / SCALAR_FIELD / PYTHON_FIELD / LEAF_FIELD

@@ -74,6 +74,7 @@ from jitlint.model.domain.values import (
 from jitlint.model.jax.analyzer import Analyzer, Context, ForeignRecord, default_value
 from jitlint.model.jax.api import HOST_CALLBACKS
 from jitlint.model.jax.calls import Calls
+from jitlint.model.jax.crossfile import returned
 from jitlint.model.jax.crossfile.class_facts import (
     SELF_CALL_KEY,
     ImportedPytrees,
@@ -85,7 +86,9 @@ from jitlint.model.jax.crossfile.records import (
     Inbound,
     MadeWith,
     Received,
+    bind_arguments,
     given_defaults,
+    given_values,
     inbound_contribution,
     inbound_entry,
     jit_pytree_params,
@@ -135,6 +138,7 @@ from jitlint.model.jax.transforms import (
     enclosing_function,
     none_test,
     param_names,
+    plain_scalar_params,
     scalar_params,
     static_truth,
 )
@@ -150,6 +154,7 @@ from jitlint.python.names import UNKNOWN as UNKNOWN_NAME
 from jitlint.python.names import Names, base_class, is_none_literal, leaf_name
 from jitlint.python.predicates import Predicate, predicate_of
 from jitlint.python.uses import calls_in, returns_no_value
+from jitlint.python.walker import descendants
 
 __all__ = ["ABSTRACT", "GRAD", "TRANSFORMED", "Context", "FunctionTrace", "Tracing", "Value"]
 
@@ -616,6 +621,8 @@ class Tracing:
             return None
         if not method:
             return node  # type: ignore[return-value]
+        if type(node) is cst.FunctionDef:
+            return self._nested_def(node, method)  # type: ignore[arg-type]
         if type(node) is not cst.ClassDef:
             return None
         cls = self.classes.of(node, [self.module])  # type: ignore[arg-type]
@@ -624,6 +631,22 @@ class Tracing:
             method = "__call__"  # `model.apply(variables, x)` from another file
         found = cls.methods.get(method)
         return found.func if found is not None and found.plain else None
+
+    def _nested_def(self, func: cst.FunctionDef, name: str) -> cst.FunctionDef | None:
+        """The undecorated `def` that `func`'s body binds `name` to once, by a statement of
+        the body itself."""
+        bindings = self.names.scope(func).bindings.get(name)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        node = bindings[0].node
+        body = func.body
+        if (
+            type(node) is not cst.FunctionDef
+            or node.decorators
+            or type(body) is not cst.IndentedBlock
+        ):
+            return None
+        return node if any(s is node for s in body.body) else None
 
     def _inbound_constructors(self) -> None:
         """Classes other files instantiate from traced code: run their constructors with the
@@ -729,6 +752,7 @@ class Tracing:
             scalars = scalar_params(entry.func)
             if entry.func is func:
                 scalars = scalars | set(python_scalars_given)
+            plain = plain_scalar_params(entry.func)
             params = {
                 # A parameter annotated `bool`/`int`/`float` is one array, not a container.
                 name: (
@@ -737,6 +761,9 @@ class Tracing:
                     else Value(PYTREE, ("param", name, entry))
                 )
                 if kind == PYTREE
+                # A static argument annotated `n: int` is an int: never None.
+                else Scalar(plain[name])
+                if kind == STATIC and name in plain
                 else _KINDS[kind]
                 for name, kind in entry.params.items()
             }
@@ -1007,7 +1034,8 @@ class Tracing:
 
     def _built_in_pair(self, info: ClassInfo) -> bool:
         """Whether a function of the file that a pair transformation wraps (`hk.transform(f)`)
-        builds `info`'s class in its own body."""
+        builds `info`'s class in its own body, and the run shows where each of its pairs
+        goes (`_pair_stays`)."""
         for func in self.index.paired:
             path = [*self._path_to(func), func, func.body]
             for call in calls_in(func.body):
@@ -1015,8 +1043,35 @@ class Tracing:
                     continue
                 bindings = self.names.lookup(info.name, path)
                 if bindings and any(b.node is info.node for b in bindings):
-                    return True
+                    if self._pair_stays(func):
+                        return True
+                    break
         return False
+
+    def _pair_stays(self, func: FuncNode) -> bool:
+        """Whether every pair the file makes of `func` stays in the run: one that a top-level
+        factory returns (its return fact names a pair) leaves it where nothing of the file
+        names the factory again and no other file of the run calls it (they say so:
+        records.RETURNED), as a library's pair does."""
+        for paired, enclosing in self.index.pair_sites:
+            if paired is not func or type(enclosing) is not cst.FunctionDef:
+                continue
+            if self.index.path(enclosing) != [self.module]:
+                continue
+            if not returned.returns_pair(self.names, self.classes, enclosing):  # type: ignore[arg-type]
+                continue
+            if self._inbound_calls(enclosing) or self._named_again(enclosing):  # type: ignore[arg-type]
+                continue
+            return False
+        return True
+
+    def _named_again(self, func: cst.FunctionDef) -> bool:
+        """Whether the module names `func` anywhere but in its own `def`."""
+        name = func.name.value
+        return any(
+            type(node) is cst.Name and node.value == name and node is not func.name
+            for node in descendants(self.module)
+        )
 
     def _driver_root(self, func: cst.FunctionDef) -> None:
         """Interpret `func`, a method that compiles one of its instance's methods and runs it,
@@ -1246,7 +1301,9 @@ class Tracing:
             return []
         path = self.index.path(func)
         name = func.name.value
-        if path is not None and len(path) == 3 and type(path[1]) is cst.ClassDef:
+        if path is not None and len(path) == 3 and type(path[1]) in (cst.ClassDef, cst.FunctionDef):
+            # a method, or a `def` in a top-level function's body (a pair's function that
+            # another file's traced code runs: `make.forward`)
             name = f"{path[1].name.value}.{name}"  # type: ignore[attr-defined]
         calls = list(self.inbound.get(name, ()))
         if func.name.value == "__call__" and "." in name:
@@ -1419,9 +1476,39 @@ class Tracing:
                 value = outer.summary(name)
                 if value is not None:
                     return from_python(value)
+        if len(bindings) == 1 and bindings[0].kind == "param" and type(owner) is cst.FunctionDef:
+            given = self._given_in_python(owner, name)
+            if given is not None:
+                return given
         if len(bindings) == 1:
             return self._binding_value(bindings[0], scope_path)
         return S
+
+    def _given_in_python(self, func: cst.FunctionDef, name: str) -> Value | None:
+        """The value every call made in Python in another file gives `func`'s parameter
+        `name`, where each passes the same value the records carry (a pair of functions:
+        crossfile/returned.py `argument_fact`); None otherwise."""
+        calls = [c for c in self._inbound_calls(func) if isinstance(c, Inbound)]
+        # A call site may also send a record of its numbers (project/outbound.py).
+        sites = {c.site for c in calls if given_values(c)}
+        if not sites or any(c.level > 0 or c.site not in sites for c in calls):
+            return None
+        facts = set()
+        for call in (c for c in calls if given_values(c)):
+            markers = {index: Value(UNKNOWN) for index, _ in call.values}
+            args = [
+                (keyword, markers.get(index, U)) for index, (keyword, _) in enumerate(call.args)
+            ]
+            bound = bind_arguments(func, args, call.star, lambda _name, value: value)
+            found = bound.get(name)
+            fact = next((f for i, f in call.values if markers.get(i) is found), None)
+            if fact is None:
+                return None
+            facts.add(fact)
+        if len(facts) != 1:
+            return None
+        origin = f"`{func.name.value}`"
+        return returned.decode(facts.pop(), func, origin)
 
     def _entered_not_none(
         self,

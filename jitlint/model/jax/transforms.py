@@ -35,9 +35,9 @@ from jitlint.python.binding import (
     bind_call,
     never_passed,
 )
-from jitlint.python.builtins_facts import PARTIAL
+from jitlint.python.builtins_facts import PARTIAL, SCALAR_TYPES
 from jitlint.python.names import Names, leaf_name
-from jitlint.python.uses import calls_of_name
+from jitlint.python.uses import calls_of_name, calls_of_result
 from jitlint.python.walker import iter_children
 
 FuncNode = cst.FunctionDef | cst.Lambda
@@ -46,6 +46,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Transform:
+    """A JAX transformation: what it traces, and which of its arguments are functions."""
+
     qualname: str
     level: int
     # How parameters are treated: jit, vmap, pmap, grad, all, filter, ckpt, shard; "lifted"
@@ -261,6 +263,8 @@ def materialise(link: Link) -> list[cst.CSTNode]:
 
 @dataclass
 class Index:
+    """The file's transformation applications by function, and each function's ancestors."""
+
     entries: dict[int, list[Entry]] = field(default_factory=dict)
     links: dict[int, Link] = field(default_factory=dict)  # function -> its ancestors
     _paths: dict[int, list[cst.CSTNode]] = field(default_factory=dict)
@@ -288,6 +292,9 @@ class Index:
     # The module-local functions a "pair" transformation makes into a pair (`hk.transform(f)`):
     # not entries; what they build runs where the pair's functions are called.
     paired: list[FuncNode] = field(default_factory=list)
+    # Each such transformation: (the function, the function whose body makes the pair; None
+    # at module level).
+    pair_sites: list[tuple[FuncNode, FuncNode | None]] = field(default_factory=list)
 
 
 def enclosing_function(path: Sequence[cst.CSTNode]) -> FuncNode | None:
@@ -518,6 +525,7 @@ class Discovery:
             # `hk.transform(f)` traces nothing: `f` runs where `apply`/`init` is called.
             if func is not None and type(func) is not cst.ClassDef:
                 self.index.paired.append(func)
+                self.index.pair_sites.append((func, enclosing))
             return
         if func is None:
             self._foreign(
@@ -566,11 +574,28 @@ class Discovery:
                 return None
             body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
             calls = calls_of_name(body, target.value, target)
+        elif type(parent) is cst.Return and parent.value is site:  # type: ignore[attr-defined]
+            calls = self._calls_of_maker(path)
         else:
             return None
         if calls is None:
             return None
         return tuple(tuple(_keyword(a) for a in call.args) for call in calls)
+
+    def _calls_of_maker(self, path: list[cst.CSTNode]) -> list[cst.Call] | None:
+        """`def make(...): return jax.jit(f)`, a `def` bound once whose every use is
+        `make(...)(x)`: the calls `(x)`, which are all the calls the returned function gets."""
+        maker = self.names.scope_chain(path)[0]
+        if type(maker) is not cst.FunctionDef or maker.decorators:
+            return None
+        outer = path[: path.index(maker) + 1]
+        if self.names.only_def(maker.name.value, outer) is not maker:
+            return None
+        scope = self.names.scope_chain(outer)[0]
+        if type(scope) not in (cst.FunctionDef, cst.Module):
+            return None
+        body = scope.body if type(scope) is cst.FunctionDef else scope  # type: ignore[attr-defined]
+        return calls_of_result(body, maker.name.value, maker.name)
 
     def _targets_of(self, call: cst.CSTNode, transform: Transform) -> list[cst.BaseExpression]:
         return target_arguments(transform, _arguments(call))  # type: ignore[arg-type]
@@ -1082,6 +1107,22 @@ def python_number(expr: cst.BaseExpression) -> bool:
     if type(expr) in (cst.Integer, cst.Float, cst.Imaginary):
         return True
     return type(expr) is cst.Name and expr.value in ("True", "False")  # type: ignore[attr-defined]
+
+
+def plain_scalar_params(func: FuncNode) -> dict[str, str]:
+    """Parameters annotated with a bare Python scalar type (`n: int`, `mode: str`), not
+    optional and without a None default: the type's name. Passed as a Python value (a static
+    argument), such a parameter is taken at its word: that type, never None."""
+    p = func.params
+    found: dict[str, str] = {}
+    for x in (*p.posonly_params, *p.params, *p.kwonly_params):
+        annotation = x.annotation.annotation if x.annotation is not None else None
+        if type(annotation) is not cst.Name or annotation.value not in SCALAR_TYPES:  # type: ignore[attr-defined]
+            continue
+        if x.default is not None and _is_none(x.default):
+            continue
+        found[x.name.value] = annotation.value  # type: ignore[attr-defined]
+    return found
 
 
 def optional_scalar_params(func: FuncNode) -> set[str]:

@@ -7,13 +7,12 @@ checks that the shipped file is what the script produces. Nothing here imports j
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from importlib import resources
 from typing import Any, TypeVar
 
+from jitlint.model.library import shipped_json
 from jitlint.python.binding import Signature, bind
 
 T = TypeVar("T")
@@ -57,14 +56,15 @@ class StaticParameters:
 
 @dataclass(frozen=True)
 class Collective:
+    """What a collective returns."""
+
     returns_structure: bool  # `pmean({"a": x}, axis)` is a dict of arrays
     constant_gives_python_value: bool  # `psum(1, axis)` is the axis size, a Python int
 
 
 @cache
 def _raw() -> dict[str, Any]:
-    text = resources.files("jitlint.data").joinpath(FACTS_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    return shipped_json(FACTS_FILE)
 
 
 def jax_version() -> str:
@@ -109,6 +109,13 @@ def pass_through() -> frozenset[str]:
     """Top-level jax functions that return their argument, tracers and all
     (`jax.device_get(x)` under jit is `x`)."""
     return frozenset(_raw().get("pass_through", ()))
+
+
+@cache
+def tree_mapping() -> frozenset[str]:
+    """Top-level jax functions of one pytree argument that return its structure with every
+    leaf an array (`jax.lax.stop_gradient` of a dict is a dict)."""
+    return frozenset(_raw().get("tree_mapping", ()))
 
 
 @cache

@@ -47,24 +47,26 @@ from pathlib import Path
 from jitlint.python.guards import DEFAULT_MAX_FILE_SIZE
 from jitlint.system.reading import TooLarge, Unreadable, read_regular_file
 
+# The patterns are text, compiled by `re` (and kept in its cache) when code is first scanned:
+# most runs scan none.
 # Keras 2 APIs that Keras 3 removed (observed on Keras 3.15.1: `Layer.add_metric` raises
 # NotImplementedError, `Layer.add_update` is gone, `compile` rejects
 # `experimental_run_tf_function` with a TypeError): code that calls them runs only on Keras 2.
-KERAS_2_ONLY_CODE = re.compile(
+KERAS_2_ONLY_CODE = (
     rb"\bself\.add_(?:metric|update)\(|\bexperimental_run_tf_function\s*="
     rb"|\b(?:from|import)[ \t]+tensorflow\.python\.keras\b"
 )
 # The project's code choosing tf-keras at run time: `TF_USE_LEGACY_KERAS` set to a value
 # TensorFlow reads as true ("1", "true", "True") by item assignment, `setdefault` or `putenv`
 # (a read such as `environ.get("TF_USE_LEGACY_KERAS", "1")` or a `== "1"` test is not a setting).
-LEGACY_KERAS_IN_CODE = re.compile(
+LEGACY_KERAS_IN_CODE = (
     rb"""(?:\[\s*(['"])TF_USE_LEGACY_KERAS\1\s*\]\s*=(?!=)"""
     rb"""|\b(?:setdefault|putenv)\(\s*(['"])TF_USE_LEGACY_KERAS\2\s*,)"""
     rb"""\s*(['"])(?:1|true|True)\3"""
 )
 # Modules only Keras 3 has (the table above); `tf.keras.ops` matches too (TF 2.16 on).
 _KERAS_3_MODULES = r"ops|config|random|tree|dtype_policies"
-KERAS_3_ONLY_CODE = re.compile(
+KERAS_3_ONLY_CODE = (
     rf"\bkeras_core\b|\bkeras\.(?:{_KERAS_3_MODULES})\b|\bkeras\.src\.(?:ops|trainers|random|tree)\b"
     rf"|\bfrom[ \t]+keras[ \t]+import[ \t]+\(?[^\n]*\b(?:{_KERAS_3_MODULES})\b"
 )
@@ -92,12 +94,12 @@ class Evidence:
 def keras_2_code(text: bytes) -> str | None:
     """The Keras-2-only code of one file, described; None when it has none."""
     if b"TF_USE_LEGACY_KERAS" in text:
-        setting = LEGACY_KERAS_IN_CODE.search(text)
+        setting = re.search(LEGACY_KERAS_IN_CODE, text)
         if setting is not None:
             return f"`{setting.group().decode()}`, which makes `tf.keras` tf-keras (Keras 2)"
     if not any(word in text for word in _KERAS_2_WORDS):
         return None
-    for match in KERAS_2_ONLY_CODE.finditer(text):
+    for match in re.finditer(KERAS_2_ONLY_CODE, text):
         spelled = match.group().decode().rstrip("(=").strip()
         method = spelled.removeprefix("self.")
         if method != spelled and f"def {method}(".encode() in text:
@@ -112,7 +114,7 @@ def keras_3_code(text: str) -> str | None:
     """The Keras-3-only code of one file, as written; None when it has none."""
     if "keras" not in text:
         return None
-    match = KERAS_3_ONLY_CODE.search(text)
+    match = re.search(KERAS_3_ONLY_CODE, text)
     if match is None:
         return None
     return f"`{match.group().strip()}`, which only Keras 3 has"

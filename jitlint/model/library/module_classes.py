@@ -7,18 +7,17 @@ Nothing here imports a framework.
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from jitlint.model.library import shipped_json
 
 FACTS_FILE = "framework_modules.json"
 
 
 @cache
 def _raw() -> dict[str, Any]:
-    text = resources.files("jitlint.data").joinpath(FACTS_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    return shipped_json(FACTS_FILE)
 
 
 @cache

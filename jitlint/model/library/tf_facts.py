@@ -8,17 +8,19 @@ constants.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from jitlint.model.library import shipped_json
 
 OP_TABLE = "xla_ops_tf2.21.json"
 
 
 @dataclass(frozen=True)
 class XlaSupport:
+    """The TF ops XLA compiles, lacks a kernel for per device, or gives a dynamic shape."""
+
     ops: tuple[str, ...]
     no_kernel_cpu: tuple[str, ...]
     no_kernel_gpu: tuple[str, ...]
@@ -27,8 +29,7 @@ class XlaSupport:
 
 @cache
 def _op_file() -> dict[str, Any]:
-    text = resources.files("jitlint.data").joinpath(OP_TABLE).read_text(encoding="utf-8")
-    return json.loads(text)
+    return shipped_json(OP_TABLE)
 
 
 @cache
@@ -72,8 +73,7 @@ def constant_args() -> dict[str, tuple[ConstantArg, ...]]:
     """API qualified name -> the arguments XLA needs as compile-time constants, from
     `scripts/gen_xla_constants.py` (probed under XLA with TensorFlow). APIs with none are left
     out."""
-    text = resources.files("jitlint.data").joinpath(CONSTANT_TABLE).read_text(encoding="utf-8")
-    raw = json.loads(text)
+    raw = shipped_json(CONSTANT_TABLE)
     return {
         name: tuple(
             ConstantArg(arg["position"], arg["param"], arg["op"], arg["bounded"]) for arg in args

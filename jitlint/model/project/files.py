@@ -19,13 +19,15 @@ from jitlint.model.jax.crossfile import stars
 from jitlint.model.jax.crossfile.class_facts import MODULE_FACT, MODULE_FORWARD, MODULE_KEY
 from jitlint.model.jax.crossfile.records import (
     DECORATED,
+    RETURNED,
+    CallRecord,
     EntryRecord,
     Inbound,
     InboundEntry,
     Outbound,
     Received,
 )
-from jitlint.model.jax.crossfile.returned import VALUE_FACT, respell
+from jitlint.model.jax.crossfile.returned import VALUE_FACT, names_a_pair, respell
 from jitlint.model.jax.crossfile.returns import IMPORT_KIND
 from jitlint.model.project.reads import NotedLookups, changed_paths
 from jitlint.model.tf_records import (
@@ -283,8 +285,12 @@ def received_from(
     callee, function = resolved
     python_call = not isinstance(record, EntryRecord) and record.level == 0
     known = linted is None or callee in linted
-    if known and python_call and function + DECORATED not in defs.get(callee, ()):
+    values = _respelled_values(project, caller_path, callee, record)
+    if known and python_call and not values and function + DECORATED not in defs.get(callee, ()):
         return []  # a call made in Python of a function no decorator may have jitted
+    taken_only = bool(values) and all(index == RETURNED for index, _ in values)
+    if taken_only and not names_a_pair(exports.get(callee, {}).get(function, "")):
+        return []  # it took back no pair: nothing the callee reads
     site = f"{display}:{record.place}"
     if isinstance(record, EntryRecord):
         entry = InboundEntry(
@@ -301,8 +307,29 @@ def received_from(
         record.args,
         record.star,
         record.staged,
+        values,
     )
     return [(callee, call)]
+
+
+def _respelled_values(
+    project: ProjectFiles, caller_path: str, callee: str, record: Outbound
+) -> tuple[tuple[int, str], ...]:
+    """A call's arguments that travel as value facts (a pair of functions), with the
+    functions they name spelled as the callee's file would import them; those that cannot
+    be so spelled are left out. The mark that the call took the callee's returned pair
+    (records.RETURNED) passes as it is."""
+    if not isinstance(record, CallRecord) or not record.values:
+        return ()
+    out = []
+    for index, fact in record.values:
+        if index == RETURNED:
+            out.append((index, fact))  # the callee's own value: no fact to spell
+            continue
+        respelled = respell(fact, project.resolve, caller_path, callee)
+        if respelled is not None:
+            out.append((index, respelled))
+    return tuple(out)
 
 
 def answered(
@@ -337,7 +364,7 @@ def accepts(received: Received, defs: frozenset[str], reexports: Mapping[str, st
     if not _defines(received.function, defs):
         return False
     if isinstance(received, Inbound) and received.level == 0:
-        return received.function + DECORATED in defs
+        return bool(received.values) or received.function + DECORATED in defs
     return True
 
 

@@ -14,7 +14,9 @@ import libcst as cst
 
 from jitlint.model.domain.values import UNKNOWN
 from jitlint.model.jax.api import call_kind
+from jitlint.model.jax.crossfile import returned
 from jitlint.model.jax.crossfile.records import (
+    RETURNED,
     SCALAR,
     CallRecord,
     EntryRecord,
@@ -40,7 +42,7 @@ def outbound_calls(tracing: Tracing, source: str, calls: CallLines | None = None
     """Calls from traced code to functions that the imports place in another module, then
     transformations applied to such functions. `source` is the module's text; `calls`
     places calls on their lines where it can."""
-    python = _python_calls(tracing, source, calls)
+    python = [*_python_calls(tracing, source, calls), *_pairs_taken(tracing, source, calls)]
     if not tracing.active:
         entries = _outbound_entries(tracing, source, calls) if tracing.index.foreign else []
         return [*python, *entries]
@@ -70,8 +72,10 @@ def _interpreted(tracing: Tracing, source: str, calls: CallLines | None) -> list
         if record.options is None:
             out.append(
                 CallRecord(
-                    record.target, line, f"`{caller.qualname}`", how_traced(caller), record.level,
+                    record.target, line, f"`{caller.qualname}`",
+                    how_traced(caller) if record.level else "called from Python", record.level,
                     tuple(record.args), record.star, staged=record.context.staged,
+                    values=record.values,
                 )
             )  # fmt: skip
             continue
@@ -137,6 +141,52 @@ def _python_calls(tracing: Tracing, source: str, calls: CallLines | None) -> lis
         line = lines[id(call)]
         out.add(CallRecord(target, line, name, "called from Python", 0, tuple(args), star))
     return sorted(out)
+
+
+def _pairs_taken(tracing: Tracing, source: str, calls: CallLines | None) -> list[CallRecord]:
+    """Calls of a function of another module whose return fact names a pair of functions
+    (`hk.transform(f)`, crossfile/returned.py), wherever they are made: the callee learns
+    that the run shows where its pair goes (records.RETURNED), whatever the call's
+    arguments (unknown: `star`). A name a function imports in its own body gets no return
+    fact (files.py reads module-level imports): its calls say so whatever they return."""
+    if not tracing.index.imported_calls:
+        return []
+    facts = bool(tracing.inbound)
+    found: list[tuple[cst.Call, list[cst.CSTNode], str]] = []
+    for call, link in tracing.index.imported_calls:
+        path = [*materialise(link), call]
+        target = _target(tracing, call, path)
+        if target is None:
+            continue
+        records = tracing.inbound.get(target, ()) if facts else ()
+        if any(returned.names_a_pair(getattr(r, "status", "")) for r in records) or (
+            _imported_locally(tracing, call, path)
+        ):
+            found.append((call, path, target))
+    if not found:
+        return []
+    lines = _lines(tracing, [(call, _top(path)) for call, path, _ in found], source, calls)
+    out = set()
+    for call, path, target in found:
+        caller = enclosing_function(path)
+        name = f"`{caller.name.value}`" if type(caller) is cst.FunctionDef else "module code"
+        line = lines[id(call)]
+        taken = ((RETURNED, ""),)
+        out.add(CallRecord(target, line, name, "called from Python", 0, (), True, values=taken))
+    return sorted(out, key=CallRecord.order)
+
+
+def _imported_locally(tracing: Tracing, call: cst.Call, path: list[cst.CSTNode]) -> bool:
+    """Whether the call's name is bound only by imports in a function's body."""
+    head: cst.BaseExpression = call.func
+    while type(head) is cst.Attribute:
+        head = head.value  # type: ignore[attr-defined]
+    if type(head) is not cst.Name:
+        return False
+    found = tracing.names.lookup_with_path(head.value, path)  # type: ignore[attr-defined]
+    if not found or not found[0] or len(found[1]) < 2:
+        return False
+    return all(binding.kind == "import" for binding in found[0])
 
 
 def _target(tracing: Tracing, call: cst.Call, path: list[cst.CSTNode]) -> str | None:

@@ -34,6 +34,8 @@ _GROWERS = {
 
 @dataclass(frozen=True)
 class BranchMismatch:
+    """Two branches of a conditional that give a value different shapes."""
+
     grown: str  # the branch that changes the size, as written
     kept: str  # the branch that returns the value unchanged
     op: str  # "tf.repeat", ...; "" when the static shapes differ
@@ -205,6 +207,8 @@ _DEPTH = 6  # helpers inside helpers followed at most this deep
 
 @dataclass(frozen=True)
 class Sym:
+    """A name, as bound in one scope."""
+
     name: str
     scope: int  # id of the scope node that binds the name
 

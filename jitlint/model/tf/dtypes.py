@@ -134,6 +134,8 @@ Path = Sequence[cst.CSTNode]
 
 @dataclass(frozen=True)
 class DType:
+    """What is known of a value's dtype and where it comes from."""
+
     name: str | None = None
     consts: frozenset[int] = frozenset()
     params: frozenset[str] = frozenset()
@@ -198,6 +200,8 @@ class Event:
 
 @dataclass
 class _Sites:
+    """The calls of each function or class of the module, by callee (`TfDtypes._sites`)."""
+
     by_function: dict[int, list[tuple[cst.Call, tuple[cst.CSTNode, ...], int]]] = field(
         default_factory=dict
     )

@@ -54,6 +54,11 @@ class GraphContext:
     # through helpers of the file); None when that is not one class: where a fix can turn
     # XLA off for the code (`self.supports_jit = False`).
     layer: str | None = None
+    # Graph code only by Keras' contract: every root it comes from is a Keras class that no
+    # file of the run is seen to use (a library class, run by its users' models). Reports
+    # in such code say `traced_by: "contract"`, as JAX's contract-traced ones do. A context
+    # received from another file is not counted so (its record does not say).
+    assumed: bool = False
 
     def merge(self, other: GraphContext) -> GraphContext:
         """A helper reached from two graph contexts: hazards of either apply."""
@@ -67,6 +72,7 @@ class GraphContext:
             root_kind=stronger.root_kind,
             root_name=stronger.root_name,
             layer=self.layer if self.layer == other.layer else None,
+            assumed=self.assumed and other.assumed,
         )
 
 

@@ -126,6 +126,8 @@ _CLASS_NAME = re.compile(r"^[ \t]*class[ \t]+(\w+)", re.M)
 
 @dataclass(frozen=True)
 class KerasClass:
+    """A Keras class of the file: its Keras major and category."""
+
     node: cst.ClassDef
     kind: str  # KERAS_3 / KERAS_2 / KERAS_EITHER
     category: str  # "layer" / "loss" / "metric"
@@ -765,6 +767,7 @@ class KerasLinks:
                         auto_xla=auto,
                         layer=cls.name.value,
                         root_kind="keras",
+                        assumed=not used,
                     ),
                 )
             )

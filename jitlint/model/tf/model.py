@@ -349,6 +349,12 @@ class TfModel(KerasLinks):
                     return None
         return None
 
+    def graph_by_contract(self, path: Sequence[cst.CSTNode]) -> bool:
+        """Whether the end of `path` is graph code only by Keras' contract (a class no file
+        of the run is seen to use: `GraphContext.assumed`)."""
+        context = self.context(path) if "contexts" in vars(self) else None
+        return context is not None and context.assumed
+
     @cached_property
     def graph_arguments(self) -> GraphArguments:
         """What the graph paths give each function's parameters, as far as literals go: a

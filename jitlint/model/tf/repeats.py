@@ -70,6 +70,8 @@ _CALLBACK_HOOK = re.compile(r"on_(train_|test_|predict_)?(batch|epoch)_(begin|en
 
 @dataclass
 class Repeats(Repeated):
+    """How often TF code runs, with the Python values that change per call."""
+
     # function id -> parameters that receive varying Python values, with the call site
     varying: dict[int, dict[str, str]] = field(default_factory=dict)
     # function id -> those of them that some loop call passes a grid's element

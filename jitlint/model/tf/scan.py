@@ -15,6 +15,8 @@ Path = list[cst.CSTNode]
 
 @dataclass
 class GraphScan:
+    """What one walk of the module gathers for the graph model: roots, applications, calls."""
+
     roots: dict[int, tuple[Func, GraphContext]] = field(default_factory=dict)
     applications: list[tuple[TfFunction, Path]] = field(default_factory=list)
     # per function (or module): calls to names and `self.x` attributes, with their paths

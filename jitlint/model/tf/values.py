@@ -78,6 +78,8 @@ _TENSOR_METHODS = {
 
 @dataclass(frozen=True)
 class Value:
+    """What a name holds in graph code: its kind and where it came from."""
+
     kind: str
     origins: frozenset[str] = frozenset()
 
@@ -223,6 +225,8 @@ def _returns(
 
 @dataclass(frozen=True)
 class Def:
+    """One binding of a local name."""
+
     kind: str  # "param", "assign", "elem", "for", "for-elem", "aug", "python", "other"
     node: cst.CSTNode | None
     path: tuple[cst.CSTNode, ...]

@@ -35,6 +35,8 @@ PER_VALUE = {"param": "an argument of the compiled function", "variable": "a tf.
 
 @dataclass(frozen=True)
 class Problem:
+    """Why XLA cannot compile an op or an argument of it."""
+
     node: cst.CSTNode
     kind: str  # "no-kernel", "dynamic-output", "never-constant", "per-value", "loop-slice",
     # "loop-shape"

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.hoisting.env_write import move_write_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.env.timeline import (
     EnvWrite,
@@ -222,6 +221,8 @@ os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/dump"  # error: JIT301
             events = [event]
             if write.key == "XLA_FLAGS" and write.before.tf_xla is not None:
                 events.append(write.before.tf_xla)
+            from jitlint.fixes.hoisting.env_write import move_write_fix
+
             self.report(
                 write.node,
                 f"`{write.key}` is written after {describe(self.ctx, event)} started {backend}: "

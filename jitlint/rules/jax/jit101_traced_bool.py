@@ -2,16 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.framework_modules import lifted_argnums_fix
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.statement_fix import assert_removal_fix, or_default_fix
-from jitlint.fixes.static_fix import static_argname_fix, static_field_fix
-from jitlint.fixes.traced.checks import raise_check_fix
-from jitlint.fixes.traced.conds import branch_fix_or_reason
-from jitlint.fixes.traced.expressions import chained_comparison_fix, logical_not_fix
-from jitlint.fixes.traced.guards import guard_return_fix
-from jitlint.fixes.traced.loops import while_loop_fix
-from jitlint.fixes.traced.masked import masked_assignments_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.api import CONCRETIZATION_ERRORS, TRACER_ERROR_CATCHERS
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -960,15 +951,24 @@ run = jax.jit(find)
             if value.kind == TRACED:
                 fix = None
                 if type(sink) is cst.Name:
+                    from jitlint.fixes.framework_modules import lifted_argnums_fix
+                    from jitlint.fixes.static_fix import static_argname_fix
+
                     fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
                         self.ctx, value, self.ctx.path_to(owner)
                     )
                 no_fix = None
                 if fix is None and type(owner) in (cst.If, cst.IfExp):
+                    from jitlint.fixes.traced.conds import branch_fix_or_reason
+
                     found = branch_fix_or_reason(self.ctx, owner, self.ctx.path_to(owner), trace)
                     fix, no_fix = (found, None) if isinstance(found, NodeFix) else (None, found)
                 if fix is None and type(owner) is cst.If:
                     path = self.ctx.path_to(owner)
+                    from jitlint.fixes.traced.checks import raise_check_fix
+                    from jitlint.fixes.traced.guards import guard_return_fix
+                    from jitlint.fixes.traced.masked import masked_assignments_fix
+
                     fix = (
                         raise_check_fix(self.ctx, owner, path)
                         or guard_return_fix(self.ctx, owner, path, trace)
@@ -976,14 +976,22 @@ run = jax.jit(find)
                     )
                     no_fix = None if fix is not None else no_fix
                 if fix is None and type(owner) is cst.While:
+                    from jitlint.fixes.traced.loops import while_loop_fix
+
                     fix = while_loop_fix(self.ctx, owner, self.ctx.path_to(owner))
                 if fix is None:  # `if n < 20:` on a parameter: a count or a threshold
                     name = sink if type(sink) is cst.Attribute else _compared_name(sink)
                     if type(name) is cst.Name:
+                        from jitlint.fixes.static_fix import static_argname_fix
+
                         fix = static_argname_fix(self.ctx, trace.value(name))
                     elif type(name) is cst.Attribute:  # `if self.rate > 0:`, an equinox field
+                        from jitlint.fixes.static_fix import static_field_fix
+
                         fix = static_field_fix(self.ctx, name, self.ctx.path_to(owner))
                 if fix is None and type(owner) is cst.Assert:
+                    from jitlint.fixes.statement_fix import assert_removal_fix
+
                     fix = assert_removal_fix(self.ctx.module, self.ctx.path_to(owner))
                 validation = type(owner) is cst.Assert or _raises(owner)
                 if validation and type(owner) is cst.If:
@@ -1008,6 +1016,8 @@ run = jax.jit(find)
         if value.kind == TRACED:
             operator = "and" if type(node.operator) is cst.And else "or"
             # Reported on the chain up to the conversion: `a and b` is what `and` converts.
+            from jitlint.fixes.statement_fix import or_default_fix
+
             fix = or_default_fix(self.ctx.module, node) if left is node.left else None
             self._report(left, value, trace, f"`{operator}`", fix, at=node.left)
 
@@ -1021,10 +1031,15 @@ run = jax.jit(find)
         if value.kind == TRACED:
             fix = None
             if type(node.expression) is cst.Name:
+                from jitlint.fixes.framework_modules import lifted_argnums_fix
+                from jitlint.fixes.static_fix import static_argname_fix
+
                 fix = static_argname_fix(self.ctx, value) or lifted_argnums_fix(
                     self.ctx, value, self.ctx.path_to(node)
                 )
             if fix is None:
+                from jitlint.fixes.traced.expressions import logical_not_fix
+
                 fix = logical_not_fix(self.ctx, node, self.ctx.parents[-1])
             self._report(node.expression, value, trace, "`not`", fix)
 
@@ -1056,6 +1071,8 @@ run = jax.jit(find)
             if hit is None and not any(_is_display_or_none(o) for o in pair):
                 hit = next((v for v in values if v.traced), None)
             if hit is not None:
+                from jitlint.fixes.traced.expressions import chained_comparison_fix
+
                 fix = chained_comparison_fix(self.ctx.module, node)
                 self._report(node, hit, trace, "this chained comparison", fix)
                 return
@@ -1081,6 +1098,8 @@ run = jax.jit(find)
             if value.kind == TRACED:
                 fix = self._minmax_fix(node, qualname)
                 if fix is None:  # `assert bool(x)`: the assert can go (unsafe)
+                    from jitlint.fixes.statement_fix import assert_removal_fix
+
                     fix = assert_removal_fix(self.ctx.module, self.ctx.parents)
                 self._report(node, value, trace, f"`{func.value}()`", fix)
                 return

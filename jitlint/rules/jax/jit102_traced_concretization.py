@@ -3,15 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import static_argname_fix
-from jitlint.fixes.traced.expressions import (
-    float_to_array_fix,
-    printed_fstring_fix,
-    stacked_index_fix,
-    switch_call_fix,
-)
-from jitlint.fixes.traced.loops import for_range_fix
-from jitlint.fixes.traced.unroll import unrolled_fori_fix
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
 from jitlint.model.library.jax_facts import math_twins, value_reading_methods
@@ -536,13 +527,19 @@ def flux(x, diff_mode=False):
                 if fix is None and qualname in NUMBER_CONVERSIONS:
                     fix = self._returned_fix(node)
                 if fix is None and qualname in FLOAT_CONVERSION:
+                    from jitlint.fixes.traced.expressions import float_to_array_fix
+
                     fix = float_to_array_fix(self.ctx, node)
                 # `range(n)`, `range(n - 1)`: a count; not `range(x.sum())` of an array
                 counted = qualname in COUNTS
                 if fix is None and counted and _arithmetic(arg.value):
+                    from jitlint.fixes.static_fix import static_argname_fix
+
                     fix = static_argname_fix(self.ctx, value)
                 loop = self.ctx.parents[-1] if self.ctx.parents else None
                 if fix is None and type(loop) is cst.For and loop.iter is node:  # type: ignore[attr-defined]
+                    from jitlint.fixes.traced.loops import for_range_fix
+
                     fix = for_range_fix(self.ctx, loop, self.ctx.parents)  # type: ignore[arg-type]
                 self._report(node, f"`{name}()`", value, fix)
                 return
@@ -637,6 +634,9 @@ def flux(x, diff_mode=False):
         index = node.slice[0].slice.value  # type: ignore[attr-defined]
         value = trace.value(index)
         if value.traced:
+            from jitlint.fixes.traced.expressions import stacked_index_fix, switch_call_fix
+            from jitlint.fixes.traced.unroll import unrolled_fori_fix
+
             fix = (
                 stacked_index_fix(self.ctx, node, base)
                 or switch_call_fix(self.ctx, node, base, self.ctx.parents)
@@ -656,6 +656,8 @@ def flux(x, diff_mode=False):
             fstring = parents[-1] if parents else None
             fix = None
             if type(fstring) is cst.FormattedString:
+                from jitlint.fixes.traced.expressions import printed_fstring_fix
+
                 fix = printed_fstring_fix(self.ctx, fstring, parents[:-1])
             self._report(node.expression, "a format spec", value, fix)
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import static_argname_fix, with_static_name
 from jitlint.model.domain.values import python_sequence
 from jitlint.model.jax.api import JAX_JIT
 from jitlint.model.jax.static_args.sizes import (
@@ -201,6 +200,8 @@ def run(x, key):
         static_fix: bool = True,
     ) -> None:
         if fix is None and static_fix:
+            from jitlint.fixes.static_fix import static_argname_fix
+
             fix = static_argname_fix(self.ctx, value, leaves=True)
         self.report(
             node,
@@ -303,6 +304,8 @@ def run(x, key):
         names = self.ctx.names.qualified_names(jit_call.func, self.ctx.path_to(jit_call))
         if names != JAX_JIT:
             return None
+        from jitlint.fixes.static_fix import with_static_name
+
         text = with_static_name(self.ctx.module, jit_call, param)
         if text is None or "\n" in text:
             return None

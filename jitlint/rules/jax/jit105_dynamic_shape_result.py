@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.traced.masks import masked_reduction_fix
 from jitlint.model.domain.values import TRACED
 from jitlint.model.jax.api import WHERE, WHERE_OPERANDS
 from jitlint.model.jax.tracing import FunctionTrace, Value, snippet
@@ -163,6 +162,8 @@ def f(x):
                 return
 
     def _report_mask(self, node: cst.Subscript, mask: cst.CSTNode, value: Value) -> None:
+        from jitlint.fixes.traced.masks import masked_reduction_fix
+
         self.report(
             node,
             f"indexing with the traced boolean mask `{snippet(self.ctx.module, mask)}` gives "

@@ -118,6 +118,14 @@ def f(x):
     parts[0] = parts[0] * 2
     return parts
 """,
+        # `lax.stop_gradient` keeps its argument's structure: of a dict, a dict.
+        """
+import jax
+def f(state, params):
+    variables = jax.lax.stop_gradient(dict(state))
+    variables["params"] = params
+    return variables
+""",
     )
     INVALID = (
         """
@@ -139,6 +147,14 @@ def f(x):
     y = x * 2
     y[0] = 0  # error: JIT106
     return y
+""",
+        """
+import jax
+import jax.numpy as jnp
+def f(x):
+    frozen = jax.lax.stop_gradient(jnp.zeros(3))
+    frozen[0] = x  # error: JIT106
+    return frozen
 """,
     )
 

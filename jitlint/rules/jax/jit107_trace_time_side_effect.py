@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.eager_fix import unjit_fix
-from jitlint.fixes.host_callbacks import debug_print_fix, log_callback_fix, mutation_callback_fix
 from jitlint.model.domain.flows import Sink
 from jitlint.model.domain.values import Object, shows_tracer
 from jitlint.model.jax.api import HOST_RANDOM_PREFIXES, HOST_RANDOM_STATE
@@ -637,8 +635,12 @@ class Flow(eqx.Module):
                 if shows_tracer(value):
                     name = builtin_name(qualname) or qualname
                     if name == "print":
+                        from jitlint.fixes.host_callbacks import debug_print_fix
+
                         fix = debug_print_fix(self.ctx, node)
                     else:
+                        from jitlint.fixes.host_callbacks import log_callback_fix
+
                         fix = None if qualname in WARN else log_callback_fix(self.ctx, node)
                     self.report(
                         node,
@@ -676,6 +678,8 @@ class Flow(eqx.Module):
         )
         if value is None or type(target) is not cst.Name or not self._outer(target, trace, node):
             return
+        from jitlint.fixes.host_callbacks import mutation_callback_fix
+
         self.report(
             node,
             f"`{snippet(self.ctx.module, node)}` stores a tracer in `{target.value}`, which "
@@ -753,6 +757,8 @@ class Flow(eqx.Module):
             # structure out of an `hk.remat` closure this way).
             return
         kind = "global" if target.value in scope.declared_global else "outer"
+        from jitlint.fixes.host_callbacks import mutation_callback_fix
+
         fix = mutation_callback_fix(self.ctx, node, path)
         help = "return the value from the function instead of storing it outside"
         if shows_tracer(trace.value(node.value)):  # type: ignore[attr-defined]
@@ -825,6 +831,8 @@ class Flow(eqx.Module):
         sink = self._update_used(node, target, self.ctx.path_to(node))
         if sink is None:
             return
+        from jitlint.fixes.eager_fix import unjit_fix
+
         self.report(
             node,
             f"updating `{snippet(self.ctx.module, target)}` changes an object made outside "
@@ -1067,6 +1075,8 @@ jax.jit(s.step)(jnp.ones(3))
             return
         if not read_again(self.ctx.module, target.attr.value, trace.func, node):
             return  # nothing reads it once the trace is over: the tracer is never used
+        from jitlint.fixes.eager_fix import unjit_fix
+
         self.report(
             node,
             f"`{snippet(self.ctx.module, target)}` keeps a tracer on an object made outside "

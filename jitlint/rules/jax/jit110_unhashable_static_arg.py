@@ -4,13 +4,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from jitlint.fixes.framework_modules import filter_jit_fix, unflag_static_field_fix
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import (
-    frozen_dataclass_fix,
-    static_argname_fix,
-    without_static_fix,
-)
 from jitlint.model.domain.classes import ClassInfo
 from jitlint.model.domain.hashing import unfrozen_dataclass, unhashable
 from jitlint.model.domain.values import Object, Value
@@ -337,6 +331,8 @@ f(x, ([0], 1))  # error: JIT110
         tracing = self.ctx.tracing
         info = tracing.classes.of(node, self.ctx.path_to(node)[:-1])
         for name, declaration in static_array_fields(tracing.classes, info):
+            from jitlint.fixes.framework_modules import unflag_static_field_fix
+
             self.report(
                 declaration,
                 f"field `{name}` of `{info.name}` is declared static but holds a JAX array: "
@@ -408,6 +404,8 @@ f(x, ([0], 1))  # error: JIT110
         else:
             bases = ", ".join(f"`{b.rsplit('.', 1)[-1]}`" for b in cls.imported_bases)
             what = f"`{cls.name}` declares its fields like an `eqx.Module` (through {bases})"
+        from jitlint.fixes.framework_modules import filter_jit_fix
+
         self.report(
             anchor,
             f"`{name}` is a static argument of `{fname}`, so JAX hashes it on every call; "
@@ -465,6 +463,8 @@ f(x, ([0], 1))  # error: JIT110
         parameter of an enclosing `jax.jit` has that parameter made static there, and
         another array makes the parameter of this file's decorator traced again."""
         if value.traced:
+            from jitlint.fixes.static_fix import static_argname_fix
+
             fix = static_argname_fix(self.ctx, value)
             if fix is not None or type(func) is not cst.FunctionDef:
                 return fix
@@ -476,6 +476,8 @@ f(x, ([0], 1))  # error: JIT110
             return None
         # A field JAX cannot hash (an array) defeats a field hash: identity then.
         by_identity = any(unhashable(field) is not None for field in value.fields.values())
+        from jitlint.fixes.static_fix import frozen_dataclass_fix
+
         return frozen_dataclass_fix(self.ctx, name, by_identity)
 
     def _made_traced(self, app: JitApplication | None, param: str | None) -> NodeFix | None:
@@ -484,6 +486,8 @@ f(x, ([0], 1))  # error: JIT110
             return None  # (a jit applied in another file is not edited from here)
         positional = app.signature.positional
         position = positional.index(param) if param in positional else None
+        from jitlint.fixes.static_fix import without_static_fix
+
         return without_static_fix(self.ctx.module, app.node, app.spec, param, position)
 
     def _literal(self, node: cst.Call) -> bool:

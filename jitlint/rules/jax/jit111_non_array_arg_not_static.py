@@ -6,7 +6,6 @@ from functools import cached_property
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.static_fix import with_static_name
 from jitlint.model.jax.jit import JitApplication, jit_arguments
 from jitlint.model.jax.static_args.nonarray import NonArray, NonArrays
 from jitlint.python.binding import Signature, bind_call
@@ -491,6 +490,8 @@ jax.jit(lambda x, name: x)(1.0, "a")  # error: JIT111
         ):
             return None  # hashing is the class's own: it may be unhashable or by value
         if type(node) is cst.Call:  # `partial(jax.jit, static_argnums=(1,))`: `self` joins
+            from jitlint.fixes.static_fix import with_static_name
+
             text = with_static_name(self.ctx.module, node, "self", 0)
             return NodeFix("unsafe", _STATIC_SELF, ((node, text),)) if text else None
         if not isinstance(node, cst.Name | cst.Attribute):

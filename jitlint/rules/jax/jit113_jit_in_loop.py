@@ -5,9 +5,6 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.fixes.hoist_fix import base_name, hoist_fix_or_reason, names_in
-from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason, move_def_fix_or_reason
-from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import Repetition, local_repetition
 from jitlint.model.domain.values import BoundMethod, Object
@@ -774,10 +771,15 @@ class Model:
             return
         found: NodeFix | str = ""
         if repetition.kind == "loop":
+            from jitlint.fixes.hoist_fix import hoist_fix_or_reason
+
             found = hoist_fix_or_reason(self.ctx, node, path, self._names_taken)
         if not isinstance(found, NodeFix):
             # Built once per call of the function or method instead (module level or
             # `__init__`); a loop's own reason comes first.
+            from jitlint.fixes.hoist_fix import base_name
+            from jitlint.fixes.hoisting.out import hoist_call_fix_or_reason
+
             out = hoist_call_fix_or_reason(
                 self.ctx, node, path, self._new_names, base_name(node, path)
             )
@@ -819,6 +821,8 @@ class Model:
             return
         fix: NodeFix | str = "it is defined inside a loop"
         if repetition.function is not None:
+            from jitlint.fixes.hoisting.out import move_def_fix_or_reason
+
             fix = move_def_fix_or_reason(self.ctx, node, path, self._new_names[1])
         no_fix = f"; no automatic fix: {fix}" if isinstance(fix, str) else ""
         self.report(
@@ -834,11 +838,15 @@ class Model:
     @cached_property
     def _names_taken(self) -> set[str]:
         """Names a hoisting fix must not choose: the module's, and those already chosen."""
+        from jitlint.fixes.hoist_fix import names_in
+
         return names_in(self.ctx.module)
 
     @cached_property
     def _new_names(self) -> tuple[set[str], set[str]]:
         """Names and attribute names a fix out of a function must not choose."""
+        from jitlint.fixes.hoisting.scope import attribute_names
+
         return self._names_taken, attribute_names(self.ctx.module)
 
     def _per_configuration(

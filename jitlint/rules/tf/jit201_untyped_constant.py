@@ -5,7 +5,6 @@ from collections.abc import Sequence
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tensor_argument import add_dtype_fix, cast_to_float32_fix, typed_constant_fix
 from jitlint.model.tf.api import FLOAT_DTYPES, WIDE_DTYPES
 from jitlint.model.tf.dtypes import (
     NUMPY_FIRST_FIXES_DTYPE,
@@ -385,6 +384,8 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
             return
         self._reported.add(id(expr))
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        from jitlint.fixes.tensor_argument import cast_to_float32_fix
+
         fix = cast_to_float32_fix(expr, spelled, imports, self.ctx.module.code_for_node)
         self.report(
             expr,
@@ -489,6 +490,8 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
         self, call: cst.Call, dtype_code: str, applicability: str, imports: str | None
     ) -> NodeFix:
         code = self.ctx.module.code_for_node
+        from jitlint.fixes.tensor_argument import add_dtype_fix
+
         return add_dtype_fix(call, dtype_code, applicability, imports, code)  # type: ignore[arg-type]
 
     def _cast(self, event: Event) -> None:
@@ -505,6 +508,8 @@ logits = tf.matmul(np.random.uniform(size=(3, 4)), weights)  # error: JIT201
             self._reported.add(id(call))
             direct = data is not None and data.value is call
             if direct and target is not None:
+                from jitlint.fixes.tensor_argument import typed_constant_fix
+
                 fix = typed_constant_fix(node, call, dtype, target, code)
                 how = f"before the cast to {dtype}"
             else:

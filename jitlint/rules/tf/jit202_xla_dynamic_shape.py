@@ -4,7 +4,6 @@ import libcst as cst
 
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.tf.api import COND_LEAF, LOOP_SHAPE_LEAVES, SLICE_LEAF, reduction_leaf
 from jitlint.model.tf.cond_shapes import cond_mismatch
 from jitlint.model.tf.function import graph_site
@@ -423,6 +422,8 @@ f = tf.function(step, jit_compile=True)
     ) -> None:
         """Every finding gets the fix that compiles without XLA, or says why not."""
         if fix is None:
+            from jitlint.fixes.xla_fix import with_xla_off_fix
+
             fix, help = with_xla_off_fix(self.ctx, self.ctx.path_to(node), True, help)
         super().report(node, message, help=help, severity=severity, fix=fix)
 

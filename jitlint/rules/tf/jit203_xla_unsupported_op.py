@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.xla_fix import with_xla_off_fix, xla_twin_fix
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.xla_checks import call_leaf, loop_problem, op_leaves, op_problem
@@ -238,6 +237,8 @@ def step(x):
             self._loop(problem, graph_site(context), path)
 
     def _loop(self, problem, origin: str, path) -> None:  # type: ignore[no-untyped-def]
+        from jitlint.fixes.xla_fix import with_xla_off_fix
+
         fix, help = with_xla_off_fix(
             self.ctx,
             path,
@@ -265,6 +266,8 @@ def step(x):
             return
         version = op_table()[0]
         if problem.kind == "no-kernel":
+            from jitlint.fixes.xla_fix import with_xla_off_fix
+
             fix, help = with_xla_off_fix(
                 self.ctx,
                 path,
@@ -272,6 +275,8 @@ def step(x):
                 "move the call out of the XLA-compiled code, or compile without jit_compile",
             )
             # The same result from ops XLA compiles keeps the code compiled: better.
+            from jitlint.fixes.xla_fix import xla_twin_fix
+
             fix = (
                 xla_twin_fix(self.ctx, node, self.ctx.names.qualified_names(node.func, path)) or fix
             )

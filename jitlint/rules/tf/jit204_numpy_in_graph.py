@@ -3,8 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.numpy_to_tf import dataset_py_function_fix, numpy_to_tf_fix
-from jitlint.fixes.xla_fix import run_eagerly_fix
 from jitlint.model.tf.api import EAGER_VALUE_METHOD, NUMPY_METADATA_FUNCTIONS, TF_PRINT, numpy_api
 from jitlint.model.tf.function import graph_site
 from jitlint.model.tf.values import TENSOR
@@ -549,10 +547,14 @@ def lookup(i):
         this file gets `run_eagerly=True`, so the method gets tensors with values. In a
         module-level `tf.data` map function: it runs through `tf.py_function`."""
         if context.layer is not None:
+            from jitlint.fixes.xla_fix import run_eagerly_fix
+
             return run_eagerly_fix(self.ctx)
         if context.root and context.root_kind == "tf.data" and type(path[1]) is cst.FunctionDef:
             spelled, imports = self.ctx.import_name("tensorflow", "tf")
             imported = (imports,) if imports else ()
+            from jitlint.fixes.numpy_to_tf import dataset_py_function_fix
+
             return dataset_py_function_fix(self.ctx, path[1], spelled, imported)
         return None
 
@@ -619,4 +621,6 @@ def lookup(i):
             return None
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         numpy_name = next(iter(names)).removeprefix("numpy.")
+        from jitlint.fixes.numpy_to_tf import numpy_to_tf_fix
+
         return numpy_to_tf_fix(node, numpy_name, is_tensor, spelled, (imports,) if imports else ())

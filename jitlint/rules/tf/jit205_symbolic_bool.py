@@ -3,9 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.traced.checks import tf_raise_check_fix
-from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
-from jitlint.fixes.traced.guards import tf_guard_return_fix
 from jitlint.model.domain.branches import Mismatch, branch_mismatches
 from jitlint.model.tf.api import DO_NOT_CONVERT, TF_RANGE, TF_SHAPE
 from jitlint.model.tf.function import graph_site
@@ -734,9 +731,13 @@ class Dense(keras.layers.Layer):
 
     def _cond_fix(self, node: cst.If | cst.IfExp) -> tuple[NodeFix | None, str]:
         path = self.ctx.path_to(node)
+        from jitlint.fixes.traced.conds import tf_cond_fix_or_reason
+
         found = tf_cond_fix_or_reason(self.ctx, node, path)
         if isinstance(found, NodeFix):
             return found, ""
+        from jitlint.fixes.traced.guards import tf_guard_return_fix
+
         guard = tf_guard_return_fix(self.ctx, node, path) if type(node) is cst.If else None
         return (guard, "") if guard is not None else (None, found)
 
@@ -778,6 +779,8 @@ class Dense(keras.layers.Layer):
 
     def _raise_fix(self, node: cst.If) -> NodeFix | None:
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        from jitlint.fixes.traced.checks import tf_raise_check_fix
+
         return tf_raise_check_fix(self.ctx.module, node, spelled, (imports,) if imports else ())
 
     def visit_While(self, node: cst.While) -> None:

@@ -5,11 +5,6 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.fixes.eager_fix import eager_fix
-from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason, names_in
-from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
-from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, snake
-from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.repeats import enclosing_loops
 from jitlint.model.tf.api import (
@@ -442,13 +437,20 @@ class Scale(keras.layers.Layer):
         what = self._creates_state(func, leaf, path)
         if what is None or self._inside_reported_creation(path):
             return
+        from jitlint.fixes.hoist_fix import hoist_creation_fix_or_reason
+
         found = hoist_creation_fix_or_reason(self.ctx, node, path)
         if isinstance(found, str) and type(path[1]) is cst.ClassDef:
+            from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason
+
             found = hoist_call_fix_or_reason(
                 self.ctx, node, path, self._new_names, _base(node, path, leaf),
                 module_level=False, prefixes=TF_BASES, what=f"the `{leaf}`",
             )  # fmt: skip
         if isinstance(found, str) and found.startswith("it is made in a loop"):
+            from jitlint.fixes.hoisting.loop import per_iteration_fix_or_reason
+            from jitlint.fixes.hoisting.out import TF_BASES
+
             found = per_iteration_fix_or_reason(
                 self.ctx, node, path, self._new_names, _base(node, path, leaf),
                 TF_BASES, f"the `{leaf}`",
@@ -587,12 +589,17 @@ class Scale(keras.layers.Layer):
         for decorator in func.decorators:  # type: ignore[attr-defined]
             where = [*path[: depth + 1], decorator]
             if self.ctx.tf.tf_function_spec(decorator.decorator, where) is not None:
+                from jitlint.fixes.eager_fix import eager_fix
+
                 return eager_fix(self.ctx, func, decorator, path[: depth + 1])  # type: ignore[arg-type]
         return None
 
     @cached_property
     def _new_names(self) -> tuple[set[str], set[str]]:
         """Names and attribute names a fix out of a method must not choose."""
+        from jitlint.fixes.hoist_fix import names_in
+        from jitlint.fixes.hoisting.scope import attribute_names
+
         return names_in(self.ctx.module), attribute_names(self.ctx.module)
 
     def _inside_reported_creation(self, path: list[cst.CSTNode]) -> bool:
@@ -679,5 +686,9 @@ def _base(node: cst.Call, path: Sequence[cst.CSTNode], leaf: str) -> str:
         if type(target) is cst.Name:
             return target.value
         if type(target) is cst.Attribute:
+            from jitlint.fixes.hoisting.out import snake
+
             return target.attr.value.lstrip("_") or snake(leaf)
+    from jitlint.fixes.hoisting.out import snake
+
     return snake(leaf)

@@ -5,13 +5,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from jitlint.fixes.eager_fix import eager_fix
-from jitlint.fixes.hoist_fix import names_in
-from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason, move_def_fix_or_reason
-from jitlint.fixes.hoisting.scope import attribute_names
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tensor_argument import parameter_for, tensor_argument_fix
-from jitlint.fixes.xla_fix import reduce_retracing_fix
 from jitlint.model.domain.captures import per_configuration
 from jitlint.model.domain.repeats import enclosing_loop
 from jitlint.model.tf.api import TF_FUNCTION
@@ -1046,6 +1040,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
         where = "inside a loop" if loop is not None else repeated
         found: NodeFix | str = "it is inside a loop"
         if loop is None:
+            from jitlint.fixes.hoisting.out import TF_BASES, hoist_call_fix_or_reason
+
             found = hoist_call_fix_or_reason(
                 self.ctx,
                 node,
@@ -1096,10 +1092,14 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
                 )
             found: NodeFix | str = "it is defined inside a loop"
             if not in_loop:
+                from jitlint.fixes.hoisting.out import TF_BASES, move_def_fix_or_reason
+
                 found = move_def_fix_or_reason(
                     self.ctx, node, path, self._new_names[1], prefixes=TF_BASES
                 )
             if isinstance(found, str):  # it cannot be made once: run it eagerly
+                from jitlint.fixes.eager_fix import eager_fix
+
                 found = eager_fix(self.ctx, node, decorator, path) or found
             self.report(
                 decorator.decorator,
@@ -1114,6 +1114,9 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
     @cached_property
     def _new_names(self) -> tuple[set[str], set[str]]:
         """Names and attribute names a fix out of a function must not choose."""
+        from jitlint.fixes.hoist_fix import names_in
+        from jitlint.fixes.hoisting.scope import attribute_names
+
         return names_in(self.ctx.module), attribute_names(self.ctx.module)
 
     def _called(self, node: cst.Call) -> None:
@@ -1184,6 +1187,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
             expr = decorator.decorator
             if self.ctx.tf.tf_function_spec(expr, [*path, decorator]) is None:
                 continue
+            from jitlint.fixes.xla_fix import reduce_retracing_fix
+
             return reduce_retracing_fix(self.ctx, expr)
         return None
 
@@ -1205,6 +1210,8 @@ run_epochs(tf.constant([1.0, 2.0]), tf.constant(4))
             return None if info.numpy else info.name  # a NumPy operand stays NumPy
 
         func_path = self.ctx.tf.scope_path(func)
+        from jitlint.fixes.tensor_argument import parameter_for, tensor_argument_fix
+
         dtypes = set()
         for value in varying:
             arg = next(a for a in node.args if a.value is value)

@@ -3,13 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.tf_print import (
-    py_function_append_fix,
-    py_function_call_fix,
-    split_fstring_fix,
-    tf_print_fix,
-)
-from jitlint.fixes.xla_fix import keep_layer_off_xla, run_eagerly_fix
 from jitlint.model.domain.branches import read_after
 from jitlint.model.domain.guards import runs_once_per_key
 from jitlint.model.tf.api import TF_LOG_MODULES, TF_PRINT
@@ -614,6 +607,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             # It only names things (`name = "{}".format(self.call_id)`): a new name per
             # trace is what a per-trace counter is for.
             return
+        from jitlint.fixes.xla_fix import run_eagerly_fix
+
         self.report(
             node,
             f"`self.{attr}` is a Python number updated in {graph_site(context)}: the "
@@ -679,6 +674,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             help = "use tf.print, which runs on every call"
             if "tensorflow" in self.ctx.source:
                 spelled, imports = self.ctx.import_name("tensorflow", "tf")
+                from jitlint.fixes.tf_print import tf_print_fix
+
                 fix = tf_print_fix(node, spelled, (imports,) if imports else ())
         if tensor:
             message = f"`print` in {graph_site(context)} runs once per trace, not on every call"
@@ -715,6 +712,8 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return
         for string in strings:
             if self.ctx.tf.values.formats_tensor(string, path):  # type: ignore[arg-type]
+                from jitlint.fixes.tf_print import split_fstring_fix
+
                 self.report(
                     string,
                     f"this f-string is formatted once, while {graph_site(context)} is traced: "
@@ -760,7 +759,11 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return None  # it reads a local value of unknown kind (a Python int, `self`)
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
         code = self.ctx.module.code_for_node(node)
+        from jitlint.fixes.tf_print import py_function_call_fix
+
         fix = py_function_call_fix(node, code, tensors, spelled, (imports,) if imports else ())
+        from jitlint.fixes.xla_fix import keep_layer_off_xla
+
         return keep_layer_off_xla(self.ctx, fix, path, context)
 
     def _append(self, node: cst.Call, target: cst.Name) -> None:
@@ -839,9 +842,13 @@ g = tf.function(lambda x: show(x), jit_compile=True)
             return None
         code = self.ctx.module.code_for_node
         spelled, imports = self.ctx.import_name("tensorflow", "tf")
+        from jitlint.fixes.tf_print import py_function_append_fix
+
         fix = py_function_append_fix(
             node, code(node.func), code(arg.value), spelled, (imports,) if imports else ()
         )
+        from jitlint.fixes.xla_fix import keep_layer_off_xla
+
         return keep_layer_off_xla(self.ctx, fix, path, context)
 
     def visit_Global(self, node: cst.Global) -> None:

@@ -6,7 +6,6 @@ import libcst as cst
 
 from jitlint.diagnostics import Severity
 from jitlint.fixes.node_fix import NodeFix
-from jitlint.fixes.xla_fix import with_xla_off_fix
 from jitlint.model.library.tf_facts import op_table
 from jitlint.model.tf.api import COND_LEAF, reduction_leaf
 from jitlint.model.tf.compile_flag import xla_when
@@ -316,6 +315,8 @@ class Staircase(keras.layers.Layer):
             path = self.ctx.path_to(node)
             context = self.ctx.tf.context(path)
             layer = context.layer if context is not None else None
+            from jitlint.fixes.xla_fix import with_xla_off_fix
+
             fix, help = with_xla_off_fix(self.ctx, path, False, help, layer)
         super().report(node, message, help=help, severity=severity, fix=fix)
 

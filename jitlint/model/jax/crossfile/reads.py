@@ -19,6 +19,8 @@ from typing import Any
 
 @dataclass
 class _Noted:
+    """What the JAX model read of one function's inbound records."""
+
     names: set[str] = field(default_factory=set)
     key_parts: set[str] = field(default_factory=set)
     any_record: bool = False

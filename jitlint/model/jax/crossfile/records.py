@@ -56,6 +56,23 @@ if TYPE_CHECKING:
 
 # (keyword or None, kind) for each argument before the first `*`/`**`.
 Arguments = tuple[tuple[str | None, int], ...]
+# (index into the record's arguments, a value fact: crossfile/returned.py's VALUE_FACT text)
+# for each argument whose value a fact describes.
+ArgumentValues = tuple[tuple[int, str], ...]
+# The index that stands for the call's returned value, with no fact: a Python call that
+# took the pair a function of another file returns (the callee learns that the run shows
+# where its pair goes: tracing.py `_pair_stays`).
+RETURNED = -1
+
+
+def argument_values(data: Any) -> ArgumentValues:
+    """`ArgumentValues` read back from JSON (lists of [index, fact])."""
+    return tuple((int(index), str(fact)) for index, fact in data or ())
+
+
+def given_values(call: Inbound) -> ArgumentValues:
+    """The values a call gives its callee's parameters (not the one it takes back)."""
+    return tuple((index, fact) for index, fact in call.values if index != RETURNED)
 
 
 def arguments_order(args: Arguments) -> tuple[tuple[bool, str, int], ...]:
@@ -110,9 +127,14 @@ class CallRecord:
     cell: int = 0  # a notebook's cell that `line` is in (0: a plain file)
     # Whether a transformation on the caller's path stages it (jit; not vmap or grad alone).
     staged: bool = True
+    # Arguments that are values a fact describes (`ArgumentValues`): a callable that
+    # travels, as a function's returned value does (crossfile/returned.py).
+    values: ArgumentValues = ()
 
     def to_json(self) -> list[Any]:
         data = [self.target, self.line, self.caller, self.how, self.level, self.args, self.star]
+        if self.values:
+            return [*data, self.cell, self.staged, self.values]
         if not self.staged:
             return [*data, self.cell, False]
         return [*data, self.cell] if self.cell else data
@@ -124,6 +146,7 @@ class CallRecord:
         return cls(
             str(target), int(line), str(caller), str(how), int(level), bound, bool(star),
             int(rest[0]) if rest else 0, bool(rest[1]) if len(rest) > 1 else True,
+            argument_values(rest[2]) if len(rest) > 2 else (),
         )  # fmt: skip
 
     @property
@@ -135,7 +158,7 @@ class CallRecord:
         """A sort key: the fields in order, the arguments as `arguments_order` ranks them."""
         return (
             self.target, self.line, self.caller, self.how, self.level,
-            arguments_order(self.args), self.star, self.cell, self.staged,
+            arguments_order(self.args), self.star, self.cell, self.staged, self.values,
         )  # fmt: skip
 
 
@@ -151,6 +174,7 @@ class Inbound:
     args: Arguments
     star: bool
     staged: bool = True  # as CallRecord.staged
+    values: ArgumentValues = ()  # as CallRecord.values, spelled as this file imports
 
     @property
     def origin(self) -> str:
@@ -165,7 +189,8 @@ class Inbound:
         return (*key, 1, arguments_order(self.args), self)  # equal arguments: safe to compare
 
     def to_json(self) -> list[Any]:
-        return [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]
+        data = [self.function, self.site, self.caller, self.how, self.level, self.args, self.star]
+        return [*data, self.values] if self.values else data
 
 
 @dataclass(frozen=True, order=True)
@@ -430,16 +455,26 @@ def reexports(names: Names) -> dict[str, str]:
 
 
 def top_level_defs(module: cst.Module) -> frozenset[str]:
-    """Names of the module's top-level `def`s and classes, and `Class.method` for the
-    methods of those classes: what inbound calls may reach. A cheap superset for the runner;
+    """Names of the module's top-level `def`s and classes, `Class.method` for the methods
+    of those classes and `func.inner` for the undecorated `def`s in a function's body:
+    what inbound calls may reach. A cheap superset for the runner;
     `Tracing` checks the name is bound once, by that statement."""
     names = set()
     for statement in module.body:
         kind = type(statement)
         if kind is cst.FunctionDef:
-            names.add(statement.name.value)  # type: ignore[attr-defined]
+            name = statement.name.value  # type: ignore[attr-defined]
+            names.add(name)
             if statement.decorators:  # type: ignore[attr-defined]
-                names.add(statement.name.value + DECORATED)  # type: ignore[attr-defined]
+                names.add(name + DECORATED)
+            body = statement.body  # type: ignore[attr-defined]
+            if type(body) is cst.IndentedBlock:
+                # `make.forward`: a function it defines, which a pair it returns runs
+                names.update(
+                    f"{name}.{inner.name.value}"
+                    for inner in body.body
+                    if type(inner) is cst.FunctionDef and not inner.decorators
+                )
         elif kind is cst.ClassDef:
             cls = statement.name.value  # type: ignore[attr-defined]
             names.add(cls)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import libcst as cst
@@ -30,6 +30,7 @@ from jitlint.model.domain.classes import Classes, ClassInfo
 from jitlint.model.domain.values import (
     Dict,
     Foreign,
+    FunctionRef,
     Object,
     PartialRef,
     Ref,
@@ -58,6 +59,11 @@ _OBJECT_KINDS = frozenset({"namedtuple", "dataclass"})
 _MAX_DEPTH = 3
 # Call leaves `_may_encode` lets through, besides the module's own classes.
 _MAKERS = LEAVES | {"partial"}
+# A transformation that makes a function into a pair of functions (`hk.transform`): its
+# value names the function, which runs where the pair's functions are called.
+PAIR = "pair"
+# The keys whose value is a function spelled as the importing file imports it.
+_FUNCTION_KEYS = ("partial", PAIR)
 
 
 class ForeignFunction(Ref):
@@ -112,6 +118,30 @@ def exports(names: Names, classes: Classes) -> list[TfRecord]:
                     name = f"{statement.name.value}.{inner.name.value}"  # type: ignore[attr-defined]
                     out.append(TfRecord(name, 0, "export", fact))
     return out
+
+
+def returns_pair(names: Names, classes: Classes, func: cst.FunctionDef) -> bool:
+    """Whether the top-level `func` exports a pair of functions (`hk.transform(f)`) as what
+    it returns: its callers in other files of the run take the pair and say so
+    (records.RETURNED: project/outbound.py), and a run that shows none lets it leave."""
+    module = names.module
+    value = _last_return(func)
+    if value is None or not _may_encode(value, func.body.body, _MAKERS, 0):  # type: ignore[attr-defined]
+        return False
+    fact = _fact(names, classes, func, [module], value)
+    return fact is not None and names_a_pair(fact)
+
+
+def names_a_pair(fact: str) -> bool:
+    """Whether a return fact (an "export" record's status) says the function returns a pair
+    of functions."""
+    if not fact.startswith(VALUE_FACT):
+        return False
+    try:
+        decoded = json.loads(fact[len(VALUE_FACT) :])
+    except ValueError:
+        return False
+    return isinstance(decoded, dict) and PAIR in decoded
 
 
 def _jitted_def_fact(
@@ -214,7 +244,7 @@ def _fact(
 def _informative(value: dict[str, Any]) -> bool:
     if "seq" in value:
         return any(item is not None and _informative(item) for item in value.get("items", ()))
-    return "jit" in value or "partial" in value or "object" in value
+    return "jit" in value or "partial" in value or PAIR in value or "object" in value
 
 
 class _Encoder:
@@ -267,6 +297,8 @@ class _Encoder:
         if qualname in PARTIAL:
             return self._partial(call)
         transform = TRANSFORMS.get(qualname)
+        if transform is not None and transform.style == PAIR:
+            return self._pair(qualname, call)
         if transform is not None:
             if transform.style != "jit" or not call.args or call.args[0].keyword is not None:
                 return None
@@ -291,6 +323,27 @@ class _Encoder:
             module.code_for_node(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in kept
         )
         return {"jit": qualname, "def": header, "options": text}
+
+    def _pair(self, qualname: str, call: cst.Call) -> dict[str, Any] | None:
+        """`hk.transform(f)`: a pair of functions that run `f` where they are called, `f` a
+        top-level `def` or one the returning function defines in its own body."""
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        target = call.args[0].value
+        if type(target) is not cst.Name:
+            return None
+        func = self._def(target.value)
+        if func is None:
+            return None
+        if self._module_level(target.value, "def") is func:
+            spelled = _OWN + target.value
+        else:
+            owner = self.path[-2] if len(self.path) == 3 else None
+            body = getattr(owner, "body", None)
+            if type(owner) is not cst.FunctionDef or func not in getattr(body, "body", ()):
+                return None
+            spelled = f"{_OWN}{owner.name.value}.{target.value}"
+        return {PAIR: spelled, "transform": qualname}
 
     def _partial(self, call: cst.Call) -> dict[str, Any] | None:
         args = call.args
@@ -421,8 +474,9 @@ def _respell(value: Any, resolve: Any, exporter: str, importer: str) -> bool:
     for item in value.get("items", ()) or ():
         if not _respell(item, resolve, exporter, importer):
             return False
-    target = value.get("partial")
-    if not isinstance(target, str):
+    key = next((k for k in _FUNCTION_KEYS if k in value), None)
+    target = value.get(key) if key is not None else None
+    if key is None or not isinstance(target, str):
         return True
     if target.startswith(_OWN):
         found = (exporter, target[len(_OWN) :])
@@ -435,7 +489,7 @@ def _respell(value: Any, resolve: Any, exporter: str, importer: str) -> bool:
     module = _relative_module(importer, found[0])
     if module is None:
         return False
-    value["partial"] = f"{module}.{found[1]}" if module != "." else f".{found[1]}"
+    value[key] = f"{module}.{found[1]}" if module != "." else f".{found[1]}"
     return True
 
 
@@ -456,6 +510,28 @@ def _relative_module(importer: str, target: str) -> str | None:
     if not all(part.isidentifier() for part in rest):
         return None
     return "." * (ups + 1) + ".".join(rest)
+
+
+# ---- a call's arguments --------------------------------------------------------------------
+def argument_fact(value: Value, own: Callable[[Any], str | None]) -> str | None:
+    """The fact an argument of a call to another file travels as (records.CallRecord's
+    `values`), spelled as this file imports: a pair of functions (`hk.transform(f)`, a
+    Transformed of style "pair") of another module's function, or of one of this module's
+    (`own(func)`: its name, or None when it is no top-level `def`). None for anything else."""
+    if type(value) is not Transformed or value.transform.style != PAIR or value.options:
+        return None  # a subclass (haiku's `without_apply_rng` pair) calls differently
+    target = value.target
+    if type(target) is Foreign and target.role == "name":
+        spelled: str | None = target.path
+    elif type(target) is FunctionRef and target.owner is None:
+        found = own(target.func)
+        spelled = _OWN + found if found is not None else None
+    else:
+        spelled = None
+    if spelled is None:
+        return None
+    fact = {PAIR: spelled, "transform": value.transform.qualname}
+    return VALUE_FACT + json.dumps(fact, sort_keys=True, separators=(",", ":"))
 
 
 # ---- the calling file ---------------------------------------------------------------------
@@ -509,6 +585,12 @@ def _decode(value: Any, site: cst.CSTNode, origin: str = "") -> Value:
         keywords = value.get("keywords", [])
         target = Foreign(str(value["partial"]))
         return PartialRef(target, [U] * int(args), {str(k): U for k in keywords})
+    if PAIR in value:
+        transform = TRANSFORMS.get(str(value.get("transform")))
+        if transform is None or transform.style != PAIR:
+            return U
+        why = ("transform", transform.qualname, site)
+        return Transformed(transform, Foreign(str(value[PAIR])), [], why)
     if "object" in value:
         return _instance(value, site)
     if value.get("scalar") in SCALAR_TYPES:

@@ -23,6 +23,8 @@ from jitlint.model.domain.classes import ClassInfo
 
 @dataclass(frozen=True)
 class Flattening:
+    """What a custom pytree's flatten method makes children and what aux data."""
+
     children: tuple[str, ...]
     aux: tuple[str, ...]
     aux_node: cst.CSTNode  # the aux-data expression, for messages

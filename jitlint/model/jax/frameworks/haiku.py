@@ -5,9 +5,13 @@
 nothing by itself: `f` runs where `apply`/`init` is called, with that caller's arguments and
 at its level (traced under `jax.jit(net.apply)` or in a jitted step that calls it, eagerly
 where Python calls it). A module class the file builds in such an `f` is therefore not traced
-by contract (`Contract.built_in_pair`): the run shows where it runs. Only a module class
-whose transform the run does not show (a library's, transformed in its users' scripts) is
-traced by the contract, as haiku code compiles `apply` with `jax.jit`.
+by contract (`Contract.built_in_pair`) where the run shows where each pair of `f` goes, in
+other files too (a factory's pair travels to its callers and on, as an argument of their
+Python calls, to the traced code that calls its `apply`: crossfile/returned.py
+`argument_fact`; a caller that takes it says so: records.RETURNED). A module class whose
+transform the run does not show (a library's, transformed in its users' scripts), or whose
+pair leaves the run (a factory that returns it and that nothing of the run calls: tracing.py
+`_pair_stays`), is traced by the contract, as haiku code compiles `apply` with `jax.jit`.
 
 [bench/cases/jax-modules/hk_*.py record it at run time (jax 0.10.2, dm-haiku 0.0.17);
 tests/test_frameworks.py]

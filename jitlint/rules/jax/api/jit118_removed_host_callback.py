@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.host_callbacks import host_callback_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.jax.api import (
     HOST_CALLBACK,
@@ -245,6 +244,8 @@ lax.scan(body, 0.0, jnp.arange(3.0))
 
     def _fix(self, node: cst.Import | cst.ImportFrom) -> NodeFix | None:
         line = self.ctx.parents[-1] if self.ctx.parents else None
+        from jitlint.fixes.host_callbacks import host_callback_fix
+
         return host_callback_fix(self.ctx, line) if type(line) is cst.SimpleStatementLine else None
 
     def _removed(self, node: cst.CSTNode, api: str | None, fix: NodeFix | None = None) -> None:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from jitlint.fixes.framework_modules import lifted_scan_fix
 from jitlint.fixes.node_fix import NodeFix
 from jitlint.model.domain.plugins import FrameworkPlugin, plugin, plugins
 from jitlint.model.jax.api import LAX_SCAN
@@ -359,6 +358,8 @@ dream = Dreaming().init(jax.random.PRNGKey(0), jnp.ones((2, 4)))
         found = self.ctx.tracing.lifting.framework_class(path)
         if found is None or found[0] != framework.kind:
             return None
+        from jitlint.fixes.framework_modules import lifted_scan_fix
+
         return lifted_scan_fix(self.ctx, node, path, framework)
 
     def _rename_fix(self, node: cst.Call, qualname: str, uses: list[ModuleUse]) -> NodeFix | None:
