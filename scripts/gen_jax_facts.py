@@ -421,38 +421,13 @@ def shard_map_none_spec() -> dict[str, str]:
 PASS_THROUGH_CANDIDATES = ("device_get", "block_until_ready")
 
 
-def pass_through() -> list[str]:
-    """The top-level jax functions that, under `jax.jit`, return their argument's structure
-    with the very tracers they were given."""
+def _holds_under_jit(
+    names: tuple[str, ...], argument: Callable[[Any], Any], check: Callable[[Any, Any], bool]
+) -> list[str]:
+    """The jax functions among `names` (dotted below `jax`) that, called under `jax.jit` on
+    `argument(x)` for a traced `x`, give a result for which `check(result, x)` holds."""
     found = []
-    for name in PASS_THROUGH_CANDIDATES:
-        fn = getattr(jax, name, None)
-        if fn is None:
-            continue
-        seen: dict[str, bool] = {}
-
-        def body(x: Any, fn: Callable[..., Any] = fn, seen: dict[str, bool] = seen) -> Any:
-            result = fn({"a": x})
-            seen["same"] = isinstance(result, dict) and result.get("a") is x
-            return x
-
-        try:
-            jax.jit(body)(jnp.ones(2))
-        except Exception:
-            continue
-        if seen.get("same"):
-            found.append(f"jax.{name}")
-    return found
-
-
-TREE_MAPPING_CANDIDATES = ("lax.stop_gradient", "device_put")
-
-
-def tree_mapping() -> list[str]:
-    """The jax functions of one pytree argument that, under `jax.jit`, return its structure
-    with every leaf an array (`lax.stop_gradient` of a dict is a dict, not an array)."""
-    found = []
-    for name in TREE_MAPPING_CANDIDATES:
+    for name in names:
         fn: Any = jax
         for part in name.split("."):
             fn = getattr(fn, part, None)
@@ -461,22 +436,46 @@ def tree_mapping() -> list[str]:
         seen: dict[str, bool] = {}
 
         def body(x: Any, fn: Callable[..., Any] = fn, seen: dict[str, bool] = seen) -> Any:
-            result = fn({"a": x, "b": [x, 1.0]})
-            seen["kept"] = (
-                isinstance(result, dict)
-                and set(result) == {"a", "b"}
-                and isinstance(result["b"], list)
-                and all(hasattr(leaf, "shape") for leaf in (result["a"], *result["b"]))
-            )
+            seen["held"] = check(fn(argument(x)), x)
             return x
 
         try:
             jax.jit(body)(jnp.ones(2))
         except Exception:
             continue
-        if seen.get("kept"):
+        if seen.get("held"):
             found.append(f"jax.{name}")
     return found
+
+
+def pass_through() -> list[str]:
+    """The top-level jax functions that, under `jax.jit`, return their argument's structure
+    with the very tracers they were given."""
+    return _holds_under_jit(
+        PASS_THROUGH_CANDIDATES,
+        lambda x: {"a": x},
+        lambda result, x: isinstance(result, dict) and result.get("a") is x,
+    )
+
+
+TREE_MAPPING_CANDIDATES = ("lax.stop_gradient", "device_put")
+
+
+def _same_tree_of_arrays(result: Any, _x: Any) -> bool:
+    return (
+        isinstance(result, dict)
+        and set(result) == {"a", "b"}
+        and isinstance(result["b"], list)
+        and all(hasattr(leaf, "shape") for leaf in (result["a"], *result["b"]))
+    )
+
+
+def tree_mapping() -> list[str]:
+    """The jax functions of one pytree argument that, under `jax.jit`, return its structure
+    with every leaf an array (`lax.stop_gradient` of a dict is a dict, not an array)."""
+    return _holds_under_jit(
+        TREE_MAPPING_CANDIDATES, lambda x: {"a": x, "b": [x, 1.0]}, _same_tree_of_arrays
+    )
 
 
 # Parameters of a transformation that name axes: `axis_name` binds one for collectives inside;
